@@ -1,0 +1,200 @@
+/**
+ * Boot: configuration → plugins (loaded, checked, ordered) → master key →
+ * database → migrations (or, on a replica, the wait for them) → settings →
+ * plugin init → routes → start hooks → listen. Any refusal is a BootError
+ * with a code, raised before a single request is served.
+ */
+import http from 'node:http'
+import path from 'node:path'
+import type { AddressInfo } from 'node:net'
+import type { Socket } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { coreServices, type DatabaseService, type Logger, type PluginContributions } from '../sdk/index.js'
+import { BootError } from './boot-error.js'
+import type { Config } from './config.js'
+import { projectRoot, platformVersion } from './version.js'
+import { createLogger } from './logger.js'
+import { createTranslator } from './i18n.js'
+import { loadPlugins, orderPlugins, type LoadedPlugin } from './plugins/load.js'
+import { ContributionRegistry } from './plugins/registry.js'
+import { ServiceRegistry } from './container.js'
+import { loadMasterKey } from './security/master-key.js'
+import { createSecrets, keyCheckValue } from './security/secrets.js'
+import { TokenService } from './security/tokens.js'
+import { Gate } from './security/gate.js'
+import { connect } from './db/connect.js'
+import { migrateAll, urlToDir, waitForSchemaHead, type MigrationOwner } from './db/migrate.js'
+import { checkMasterKey, loadNodeId, registerNode } from './cluster/node.js'
+import { SettingsStore } from './settings/store.js'
+import { createAuditTrail } from './audit/trail.js'
+import { Validation } from './http/validation.js'
+import { RateLimiter } from './http/rate-limit.js'
+import { createHttpApp } from './http/server.js'
+import { buildOpenApi } from './http/openapi.js'
+import type { KernelContext } from './routes/context.js'
+import { healthRoutes } from './routes/health.js'
+import { systemInfoRoutes } from './routes/system-info.js'
+import { auditRoutes } from './routes/audit.js'
+import { settingsRoutes } from './routes/settings.js'
+import { rbacRoutes } from './routes/rbac.js'
+import en from './locales/en.js'
+import ru from './locales/ru.js'
+
+export interface App {
+  server: http.Server
+  url: string
+  version: string
+  nodeId: string
+  db: DatabaseService
+  tokens: TokenService | null
+  log: Logger
+  registry: ContributionRegistry
+  /** Stop accepting, drain in-flight requests, stop plugins, close the database. */
+  stop(): Promise<void>
+}
+
+/** Where compiled (dist/) or source code lives: built-in plugins are found beside the kernel. */
+const codeDir = () => path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+export async function startApp(config: Config, opts: { log?: Logger } = {}): Promise<App> {
+  const startedAt = new Date()
+  const log = opts.log ?? createLogger(config.logLevel)
+  const version = platformVersion(config.serviceVersion)
+  const i18n = await createTranslator()
+  const validation = new Validation()
+
+  const plugins = orderPlugins(await loadPlugins(config.plugins, { root: projectRoot(), codeDir: codeDir() }))
+
+  const master = loadMasterKey({ ...config, mayGenerate: !config.databaseUrl })
+  if (master.source === 'generated') log.info({ file: path.join(config.dataDir, 'master.key') }, 'generated a new master key (mode 0600): back it up; secrets cannot be read without it')
+  if (!master.key) log.error('no master key (MASTER_KEY or MASTER_KEY_FILE): readiness is degraded and secrets and tokens are unavailable')
+  const secrets = createSecrets(master.key)
+  const tokens = master.key ? new TokenService(master.key) : null
+
+  const db = connect(config)
+  const stopDb = () => db.knex.destroy().catch(() => undefined)
+  try {
+    await db.knex.raw('select 1')
+  } catch (e) {
+    await stopDb()
+    throw new BootError('DATABASE_UNREACHABLE', `cannot reach the database: ${(e as Error).message}`)
+  }
+
+  try {
+    const owners: MigrationOwner[] = [
+      { owner: 'kernel', dir: path.join(codeDir(), 'migrations') },
+      ...plugins.filter((p) => p.def.migrations).map((p) => ({ owner: p.def.id, dir: urlToDir(p.def.migrations!) })),
+    ]
+    const primary = config.role === 'primary'
+    if (primary) await migrateAll(db.knex, owners, log)
+    else await waitForSchemaHead(db.knex, owners, log)
+    await checkMasterKey(db.knex, master.key ? keyCheckValue(master.key) : null, primary)
+
+    const nodeId = loadNodeId(config.nodeId, config.dataDir)
+    if (primary) await registerNode(db.knex, { nodeId, role: config.role, version, startedAt })
+
+    const audit = createAuditTrail(db.knex)
+    const settings = new SettingsStore(db.knex, validation, audit)
+    const registry = new ContributionRegistry()
+    const services = new ServiceRegistry()
+    services.provide(coreServices.logger, log, 'kernel')
+    services.provide(coreServices.database, db, 'kernel')
+    services.provide(coreServices.secrets, secrets, 'kernel')
+    services.provide(coreServices.settings, settings, 'kernel')
+    services.provide(coreServices.audit, audit, 'kernel')
+    services.provide(coreServices.cluster, { nodeId, role: config.role }, 'kernel')
+    services.provide(coreServices.platform, { version, dataDir: config.dataDir, startedAt }, 'kernel')
+
+    registry.addPermissions(
+      'kernel',
+      Object.fromEntries(Object.entries(en.permissions).map(([k, v]) => [k, { en: v, ru: (ru.permissions as Record<string, string>)[k] }])),
+    )
+    const k: KernelContext = {
+      knex: db.knex, version, startedAt, nodeId, role: config.role, engine: db.engine, owners, settings, registry,
+      masterKeyLoaded: master.key !== null,
+      plugins: plugins.map((p) => ({ id: p.def.id, version: p.def.version })),
+    }
+    for (const r of [...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k)]) registry.addRoute('kernel', r)
+
+    const started: { id: string; c: PluginContributions }[] = []
+    for (const p of plugins) started.push({ id: p.def.id, c: await initPlugin(p, { services, registry, settings, i18n, log }) })
+    registry.verifyPermissions()
+    await settings.verifyAndSeed(config.settings, primary)
+
+    const gate = new Gate(tokens)
+    const app = createHttpApp({
+      log,
+      i18n,
+      routes: registry.routes,
+      trustProxy: config.trustProxy,
+      docs: config.docsEnabled ? () => buildOpenApi(registry.routes, { version }) : null,
+      mount: { validation, gate, rateLimiter: new RateLimiter(db.knex), container: services.container, knex: db.knex, audit, i18n, bodyLimit: config.bodyLimit, validateResponses: config.validateResponses },
+    })
+
+    for (const s of started) {
+      if (s.c.start) await s.c.start()
+    }
+
+    const server = http.createServer(app.callback())
+    server.keepAliveTimeout = 5000
+    const sockets = new Set<Socket>()
+    server.on('connection', (s) => {
+      sockets.add(s)
+      s.on('close', () => sockets.delete(s))
+    })
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) => reject(new BootError('CONFIG_INVALID', `cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`)))
+      server.listen(config.port, config.host, resolve)
+    })
+    const addr = server.address() as AddressInfo
+    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
+    const url = `http://${host}:${addr.port}`
+
+    let stopping: Promise<void> | null = null
+    const stop = () =>
+      (stopping ??= (async () => {
+        // Stop accepting; idle keep-alive sockets close now, busy ones after their response.
+        const closed = new Promise<void>((r) => server.close(() => r()))
+        server.closeIdleConnections()
+        const timer = setTimeout(() => {
+          log.warn({ open: sockets.size }, 'shutdown timeout: closing remaining connections')
+          for (const s of sockets) s.destroy()
+        }, config.shutdownTimeoutMs)
+        await closed
+        clearTimeout(timer)
+        for (const s of [...started].reverse()) {
+          try {
+            await s.c.stop?.()
+          } catch (e) {
+            log.error({ plugin: s.id, err: (e as Error).message }, 'plugin stop failed')
+          }
+        }
+        await stopDb()
+      })())
+
+    return { server, url, version, nodeId, db, tokens, log, registry, stop }
+  } catch (e) {
+    await stopDb()
+    throw e
+  }
+}
+
+async function initPlugin(
+  p: LoadedPlugin,
+  k: { services: ServiceRegistry; registry: ContributionRegistry; settings: SettingsStore; i18n: Awaited<ReturnType<typeof createTranslator>>; log: Logger },
+): Promise<PluginContributions> {
+  const def = p.def
+  if (def.locales) k.i18n.addNamespace(def.id, def.locales)
+  k.registry.addPermissions(def.id, def.permissions ?? {})
+  for (const s of def.settings ?? []) k.settings.declare(def.id, s)
+  const deps = k.services.resolveDeps(def.id, def.dependsOn ?? [], def.deps ?? {})
+  const c = (await def.init?.(deps)) ?? {}
+  for (const s of c.services ?? []) {
+    if (!s.ref.id.startsWith(def.id + '.')) throw new BootError('PLUGIN_INVALID', `plugin ${def.id} provides ${s.ref.id}, outside its namespace "${def.id}."`)
+    k.services.provide(s.ref, s.implementation, def.id)
+  }
+  for (const r of c.routes ?? []) k.registry.addRoute(def.id, r)
+  for (const r of c.renderers ?? []) k.registry.addRenderer(def.id, r)
+  k.log.debug({ plugin: def.id, version: def.version }, 'plugin initialized')
+  return c
+}

@@ -1,0 +1,93 @@
+/**
+ * Configuration: environment variables, optionally a JSON config file
+ * (PORTCULLIS_CONFIG) underneath them. Every key is documented in README.md.
+ */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { BootError } from './boot-error.js'
+
+export interface Config {
+  port: number
+  host: string
+  databaseUrl: string | null
+  dataDir: string
+  masterKey: string | null
+  masterKeyFile: string | null
+  docsEnabled: boolean
+  serviceVersion: string | null
+  /** Plugin specifiers: a built-in id (`inventory`), a path, or a package name. */
+  plugins: string[]
+  logLevel: string
+  adminPassword: string | null
+  nodeId: string | null
+  role: 'primary' | 'replica'
+  /** Largest request body accepted, in bytes. */
+  bodyLimit: number
+  /** Time allowed for in-flight requests on shutdown. */
+  shutdownTimeoutMs: number
+  /** Validate handler output against response schemas (on in tests). */
+  validateResponses: boolean
+  /** Trust X-Forwarded-For for the client IP (behind the bundled front end). */
+  trustProxy: boolean
+  /** Initial values for plugin settings, validated at boot. */
+  settings: Record<string, unknown>
+}
+
+type Env = Record<string, string | undefined>
+
+const bool = (v: string | undefined, name: string): boolean | undefined => {
+  if (v === undefined || v === '') return undefined
+  if (/^(1|true|yes|on)$/i.test(v)) return true
+  if (/^(0|false|no|off)$/i.test(v)) return false
+  throw new BootError('CONFIG_INVALID', `${name} must be true or false, got "${v}"`)
+}
+
+const int = (v: string | undefined, name: string, min: number, max: number): number | undefined => {
+  if (v === undefined || v === '') return undefined
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < min || n > max) throw new BootError('CONFIG_INVALID', `${name} must be an integer from ${min} to ${max}, got "${v}"`)
+  return n
+}
+
+function readConfigFile(file: string | undefined): Partial<Record<string, unknown>> {
+  if (!file) return {}
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+  } catch (e) {
+    throw new BootError('CONFIG_INVALID', `cannot read config file ${file}: ${(e as Error).message}`)
+  }
+}
+
+/** Default plugin list: the edition, from package.json's `portcullis.plugins`. */
+export function loadConfig(env: Env = process.env, defaults: { plugins: string[] } = { plugins: [] }): Config {
+  const file = readConfigFile(env.PORTCULLIS_CONFIG)
+  const f = (k: string) => (file[k] === undefined ? undefined : String(file[k]))
+  const pick = (envName: string, fileKey: string) => env[envName] ?? f(fileKey)
+
+  const role = pick('ROLE', 'role') ?? 'primary'
+  if (role !== 'primary' && role !== 'replica') throw new BootError('CONFIG_INVALID', `ROLE must be primary or replica, got "${role}"`)
+  const pluginsRaw = env.PLUGINS ?? (Array.isArray(file.plugins) ? (file.plugins as string[]).join(',') : f('plugins'))
+  const settings = (file.settings ?? {}) as Record<string, unknown>
+  if (typeof settings !== 'object' || Array.isArray(settings)) throw new BootError('CONFIG_INVALID', 'config file "settings" must be an object')
+
+  return {
+    port: int(pick('PORT', 'port'), 'PORT', 0, 65535) ?? 8080,
+    host: pick('HOST', 'host') ?? '127.0.0.1',
+    databaseUrl: pick('DATABASE_URL', 'database_url') || null,
+    dataDir: path.resolve(pick('DATA_DIR', 'data_dir') ?? './var'),
+    masterKey: pick('MASTER_KEY', 'master_key') || null,
+    masterKeyFile: pick('MASTER_KEY_FILE', 'master_key_file') || null,
+    docsEnabled: bool(pick('DOCS_ENABLED', 'docs_enabled'), 'DOCS_ENABLED') ?? false,
+    serviceVersion: pick('SERVICE_VERSION', 'service_version') || null,
+    plugins: pluginsRaw === undefined ? defaults.plugins : pluginsRaw.split(',').map((s) => s.trim()).filter(Boolean),
+    logLevel: pick('LOG_LEVEL', 'log_level') ?? 'info',
+    adminPassword: pick('ADMIN_PASSWORD', 'admin_password') || null,
+    nodeId: pick('NODE_ID', 'node_id') || null,
+    role,
+    bodyLimit: int(pick('BODY_LIMIT', 'body_limit'), 'BODY_LIMIT', 1024, 64 * 1024 * 1024) ?? 1024 * 1024,
+    shutdownTimeoutMs: int(pick('SHUTDOWN_TIMEOUT_MS', 'shutdown_timeout_ms'), 'SHUTDOWN_TIMEOUT_MS', 0, 600_000) ?? 10_000,
+    validateResponses: bool(pick('VALIDATE_RESPONSES', 'validate_responses'), 'VALIDATE_RESPONSES') ?? false,
+    trustProxy: bool(pick('TRUST_PROXY', 'trust_proxy'), 'TRUST_PROXY') ?? false,
+    settings,
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * One knex for the whole process. DATABASE_URL selects a real PostgreSQL;
+ * without it the embedded engine (PGlite) keeps its files in <DATA_DIR>/pgdata.
+ * PGlite has exactly one connection, so the pool is 1 and every query inside a
+ * transaction must go through that transaction (see sdk DatabaseService).
+ */
+import path from 'node:path'
+import { mkdirSync } from 'node:fs'
+import knexPkg, { type Knex } from 'knex'
+import ClientPgLite from 'knex-pglite'
+import pg from 'pg'
+import type { DatabaseService } from '../../sdk/index.js'
+
+// bigint (count(*)) and numeric as JS numbers: counts here stay far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v))
+pg.types.setTypeParser(1700, (v) => Number(v))
+
+export function connect(opts: { databaseUrl: string | null; dataDir: string }): DatabaseService {
+  let knex: Knex
+  let engine: DatabaseService['engine']
+  if (opts.databaseUrl) {
+    engine = 'postgres'
+    knex = knexPkg.knex({
+      client: 'pg',
+      connection: { connectionString: opts.databaseUrl, connectionTimeoutMillis: 2000, application_name: 'portcullis' },
+      // A short acquire timeout turns a database outage into a quick 503 instead of a hung request.
+      acquireConnectionTimeout: 3000,
+      pool: { min: 0, max: 10, idleTimeoutMillis: 10_000 },
+    })
+  } else {
+    engine = 'embedded'
+    const dir = path.join(opts.dataDir, 'pgdata')
+    mkdirSync(dir, { recursive: true })
+    knex = knexPkg.knex({
+      client: ClientPgLite as unknown as typeof knexPkg.Client,
+      dialect: 'postgres',
+      connection: { filename: dir },
+      acquireConnectionTimeout: 60_000,
+    } as Knex.Config)
+  }
+  return {
+    knex,
+    engine,
+    transaction(fn, o) {
+      return knex.transaction(fn, o?.isolation ? { isolationLevel: o.isolation } : undefined) as ReturnType<typeof fn>
+    },
+  }
+}

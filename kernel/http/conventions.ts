@@ -1,0 +1,70 @@
+/**
+ * Middleware every response passes through, errors and 404s included:
+ * X-Request-ID (echoed when sane, generated otherwise), X-API-Version: 1,
+ * the negotiated language, an access log line, and the error envelope.
+ */
+import { randomUUID } from 'node:crypto'
+import type Koa from 'koa'
+import { isPortcullisError, PortcullisError, type Logger } from '../../sdk/index.js'
+import { isDatabaseOutage } from '../db/outage.js'
+import { negotiateLanguage, type Translator } from '../i18n.js'
+
+export interface State {
+  requestId: string
+  lang: string
+  log: Logger
+}
+
+/** Printable ASCII without spaces or quotes, bounded: safe to echo into headers and logs. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/
+
+export function requestContext(log: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    const sent = ctx.get('x-request-id')
+    const requestId = SAFE_REQUEST_ID.test(sent) ? sent : randomUUID()
+    const state = ctx.state as State
+    state.requestId = requestId
+    state.lang = negotiateLanguage(ctx.get('accept-language'))
+    state.log = log.child({ request_id: requestId })
+    ctx.set('X-Request-ID', requestId)
+    ctx.set('X-API-Version', '1')
+    const started = process.hrtime.bigint()
+    try {
+      await next()
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6
+      state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request')
+    }
+  }
+}
+
+export function errorEnvelope(i18n: Translator): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next()
+    } catch (raw) {
+      const state = ctx.state as State
+      const err = classify(raw)
+      if (err.status >= 500 && err.code === 'INTERNAL_ERROR') state.log.error({ err: raw }, 'unhandled error')
+      else if (err.status === 503) state.log.warn({ code: err.code, err: (raw as Error)?.message }, 'unavailable')
+      ctx.status = err.status
+      for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v)
+      if (err.code === 'RATE_LIMITED') {
+        // The contract's exception: 429 answers { detail, retry_after }, not the envelope.
+        ctx.body = { detail: i18n.t(state.lang, err.messageKey, err.vars), retry_after: err.vars.retryAfter }
+        return
+      }
+      ctx.body = { detail: i18n.t(state.lang, err.messageKey, { requestId: state.requestId, ...err.vars }), code: err.code, field: err.field }
+    }
+  }
+}
+
+/** Anything thrown becomes a PortcullisError; bugs become a 500 that leaks no stack or SQL. */
+export function classify(raw: unknown): PortcullisError {
+  if (isPortcullisError(raw)) return raw
+  if (isDatabaseOutage(raw)) return new PortcullisError(503, 'DATABASE_UNAVAILABLE', 'core:errors.database_unavailable', { headers: { 'Retry-After': '5' } })
+  const status = (raw as { status?: number; statusCode?: number })?.status ?? (raw as { statusCode?: number })?.statusCode
+  // koa's own http errors (a request that never parsed, a socket error) keep their 4xx status.
+  if (typeof status === 'number' && status >= 400 && status < 500) return new PortcullisError(status, 'BAD_REQUEST', 'core:errors.validation')
+  return new PortcullisError(500, 'INTERNAL_ERROR', 'core:errors.internal')
+}

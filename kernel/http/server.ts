@@ -1,0 +1,48 @@
+/**
+ * The Koa application: conventions first (request id, version header,
+ * envelope), then docs, then the router; anything unmatched is a 404 (or a
+ * 405 with Allow) in the envelope.
+ */
+import Koa from 'koa'
+import { Router } from '@koa/router'
+import { PortcullisError, type Logger } from '../../sdk/index.js'
+import type { Translator } from '../i18n.js'
+import type { OwnedRoute } from '../plugins/registry.js'
+import { errorEnvelope, requestContext } from './conventions.js'
+import { docsMiddleware } from './docs.js'
+import { mountRoute, type MountDeps } from './mount.js'
+
+export interface HttpOptions {
+  log: Logger
+  i18n: Translator
+  routes: OwnedRoute[]
+  mount: MountDeps
+  docs: (() => object) | null
+  trustProxy: boolean
+}
+
+export function createHttpApp(o: HttpOptions): Koa {
+  const app = new Koa({ proxy: o.trustProxy })
+  // Errors are answered by the envelope middleware; koa's default handler would print stacks.
+  app.silent = true
+  app.on('error', (err: Error) => o.log.debug({ err: err.message }, 'socket or stream error'))
+
+  const router = new Router({ strict: false })
+  for (const { owner, route } of o.routes) mountRoute(router, route, owner, o.mount)
+
+  app.use(requestContext(o.log))
+  app.use(errorEnvelope(o.i18n))
+  if (o.docs) app.use(docsMiddleware(o.docs))
+  app.use(router.routes())
+  app.use(async (ctx) => {
+    const allowed = router.match(ctx.path, ctx.method).path.flatMap((l) => l.methods).filter((m) => m !== 'HEAD')
+    if (allowed.length) {
+      throw new PortcullisError(405, 'METHOD_NOT_ALLOWED', 'core:errors.method_not_allowed', {
+        vars: { method: ctx.method, allowed: [...new Set(allowed)].join(', ') },
+        headers: { Allow: [...new Set(allowed)].join(', ') },
+      })
+    }
+    throw new PortcullisError(404, 'ROUTE_NOT_FOUND', 'core:errors.route_not_found', { vars: { method: ctx.method, path: ctx.path.slice(0, 200) } })
+  })
+  return app
+}

@@ -1,0 +1,133 @@
+/**
+ * The one validator. Bodies are validated as sent (no coercion); path and
+ * query values arrive as strings and are coerced to the schema's types.
+ * Ajv's first error becomes a 422 whose `field` names the offending path
+ * (`commands[0].action`) and whose detail is localized from its keyword.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import addFormatsPkg from 'ajv-formats'
+import { PortcullisError, type TSchema } from '../../sdk/index.js'
+
+const addFormats = addFormatsPkg as unknown as (ajv: Ajv) => Ajv
+
+const make = (coerce: boolean) => {
+  const ajv = new Ajv({ allErrors: false, strict: true, coerceTypes: coerce ? 'array' : false, useDefaults: coerce, allowUnionTypes: true })
+  addFormats(ajv)
+  return ajv
+}
+
+/** `/commands/0/action` → `commands[0].action`. */
+export function toFieldPath(instancePath: string, extra?: string): string | null {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  if (extra !== undefined) parts.push(extra)
+  let out = ''
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p
+  return out || null
+}
+
+export class Validation {
+  private readonly body = make(false)
+  private readonly params = make(true)
+
+  compileBody(schema: TSchema): ValidateFunction {
+    return this.body.compile(schema)
+  }
+
+  compileParams(schema: TSchema): ValidateFunction {
+    return this.params.compile(schema)
+  }
+
+  /** Plain data (settings, config): no coercion. */
+  compileData(schema: TSchema): ValidateFunction {
+    return this.body.compile(schema)
+  }
+
+  describe(errors: ErrorObject[] | null | undefined): string {
+    const e = errors?.[0]
+    return e ? `${toFieldPath(e.instancePath) ?? '(value)'} ${e.message}` : 'invalid'
+  }
+
+  /** The 422 for Ajv's first error; `prefix` names where the value came from (`value` for a setting). */
+  toError(errors: ErrorObject[] | null | undefined, prefix?: string): PortcullisError {
+    const e = pickError(errors ?? [])
+    if (!e) return new PortcullisError(422, 'VALIDATION_FAILED', 'core:errors.validation')
+    const base = prefix ? `/${prefix}${e.instancePath}` : e.instancePath
+    const p = e.params as Record<string, unknown>
+    let field = toFieldPath(base)
+    const vars: Record<string, unknown> = {}
+    let code = 'VALIDATION_FAILED'
+    switch (e.keyword) {
+      case 'additionalProperties':
+        field = toFieldPath(base, String(p.additionalProperty))
+        vars.name = p.additionalProperty
+        code = 'UNKNOWN_FIELD'
+        break
+      case 'required':
+        field = toFieldPath(base, String(p.missingProperty))
+        vars.name = p.missingProperty
+        code = 'FIELD_REQUIRED'
+        break
+      case 'type':
+        vars.type = Array.isArray(p.type) ? p.type.join(' or ') : p.type
+        break
+      case 'enum':
+        vars.allowed = (p.allowedValues as unknown[]).join(', ')
+        break
+      case 'const':
+        vars.allowed = String(p.allowedValue)
+        break
+      case 'format':
+        vars.format = p.format
+        break
+      default:
+        if ('limit' in p) vars.limit = p.limit
+    }
+    const known = ['additionalProperties', 'required', 'type', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems', 'uniqueItems', 'enum', 'const', 'format', 'pattern', 'anyOf']
+    const key = `core:validation.${known.includes(e.keyword) ? e.keyword : 'default'}`
+    return new PortcullisError(422, code, key, { field, vars })
+  }
+}
+
+/**
+ * For a union (`string | null`), Ajv reports each branch's failure and then
+ * `anyOf`; the branch error with the deepest path says more than `anyOf`.
+ */
+function pickError(errors: ErrorObject[]): ErrorObject | undefined {
+  const first = errors[0]
+  if (!first) return undefined
+  const anyOf = errors.find((e) => e.keyword === 'anyOf')
+  if (!anyOf) return first
+  const branch = errors.find((e) => e !== anyOf && e.keyword !== 'type' && e.instancePath === anyOf.instancePath)
+  return branch ?? anyOf
+}
+
+/**
+ * Blank optional text becomes null: for every property whose schema admits
+ * both a string and null, a value that is empty or only white space is
+ * replaced by null before validation. Walks nested objects and arrays.
+ */
+export function blankToNull(schema: TSchema | undefined, value: unknown): unknown {
+  if (!schema || value === null || typeof value !== 'object') return value
+  const s = schema as { properties?: Record<string, TSchema>; items?: TSchema; type?: unknown }
+  if (Array.isArray(value)) {
+    if (s.items) for (let i = 0; i < value.length; i++) value[i] = blankToNull(s.items, value[i])
+    return value
+  }
+  if (s.properties) {
+    const obj = value as Record<string, unknown>
+    for (const [k, ps] of Object.entries(s.properties)) {
+      if (!(k in obj)) continue
+      const v = obj[k]
+      if (typeof v === 'string' && v.trim() === '' && admitsStringAndNull(ps)) obj[k] = null
+      else obj[k] = blankToNull(ps, v)
+    }
+  }
+  return value
+}
+
+function admitsStringAndNull(schema: TSchema): boolean {
+  const s = schema as { anyOf?: { type?: string }[]; type?: string | string[] }
+  if (Array.isArray(s.type)) return s.type.includes('string') && s.type.includes('null')
+  if (!s.anyOf) return false
+  return s.anyOf.some((b) => b.type === 'string') && s.anyOf.some((b) => b.type === 'null')
+}

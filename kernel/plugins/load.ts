@@ -1,0 +1,89 @@
+/**
+ * Plugins named by configuration, never by import in the kernel. A specifier
+ * is a built-in id (`inventory` → plugins/inventory/index), a path (relative
+ * to the working directory), or an installed package name.
+ */
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import semver from 'semver'
+import { SDK_VERSION, type PluginDefinition } from '../../sdk/index.js'
+import { BootError } from '../boot-error.js'
+
+export interface LoadedPlugin {
+  def: PluginDefinition
+  specifier: string
+}
+
+const ID = /^[a-z][a-z0-9-]{1,39}$/
+
+function candidates(root: string, codeDir: string, spec: string): string[] {
+  const entries = (base: string) => [base, `${base}.js`, `${base}.ts`, path.join(base, 'index.js'), path.join(base, 'index.ts')]
+  if (spec.startsWith('.') || path.isAbsolute(spec)) return entries(path.resolve(spec))
+  if (ID.test(spec)) return [...entries(path.join(codeDir, 'plugins', spec)), ...entries(path.join(root, 'plugins', spec))]
+  return []
+}
+
+export async function loadPlugins(specs: string[], dirs: { root: string; codeDir: string }): Promise<LoadedPlugin[]> {
+  const out: LoadedPlugin[] = []
+  for (const spec of specs) {
+    const file = candidates(dirs.root, dirs.codeDir, spec).find((f) => existsSync(f) && !f.endsWith(path.sep))
+    let mod: { default?: unknown }
+    try {
+      mod = file ? await import(pathToFileURL(file).href) : await import(spec)
+    } catch (e) {
+      const notFound = (e as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && !file
+      throw new BootError(notFound ? 'PLUGIN_NOT_FOUND' : 'PLUGIN_INVALID', notFound ? `plugin "${spec}" was not found (not a built-in id, a path, or an installed package)` : `plugin "${spec}" failed to load: ${(e as Error).message}`)
+    }
+    out.push({ def: validateManifest(mod.default, spec), specifier: spec })
+  }
+  return out
+}
+
+export function validateManifest(def: unknown, spec: string): PluginDefinition {
+  const p = def as PluginDefinition | undefined
+  const bad = (why: string) => new BootError('PLUGIN_INVALID', `plugin "${spec}": ${why}`)
+  if (!p || typeof p !== 'object') throw bad('its module has no default export from definePlugin()')
+  if (typeof p.id !== 'string' || !ID.test(p.id)) throw bad(`id must match ${ID} (got ${JSON.stringify(p.id)})`)
+  if (p.id === 'kernel' || p.id === 'core') throw bad(`id "${p.id}" is reserved`)
+  if (typeof p.version !== 'string' || !semver.valid(p.version)) throw bad(`version must be semver (got ${JSON.stringify(p.version)})`)
+  if (typeof p.sdk !== 'string' || !semver.validRange(p.sdk)) throw bad(`sdk must be a semver range (got ${JSON.stringify(p.sdk)})`)
+  if (!semver.satisfies(SDK_VERSION, p.sdk)) {
+    throw new BootError('PLUGIN_SDK_MISMATCH', `plugin ${p.id} was built for SDK ${p.sdk}, this platform has SDK ${SDK_VERSION}`)
+  }
+  if (p.dependsOn !== undefined && (!Array.isArray(p.dependsOn) || p.dependsOn.some((d) => typeof d !== 'string'))) throw bad('dependsOn must be a list of plugin ids')
+  if (p.init !== undefined && typeof p.init !== 'function') throw bad('init must be a function')
+  if (p.migrations !== undefined && !(p.migrations instanceof URL)) throw bad('migrations must be a URL (new URL("./migrations/", import.meta.url))')
+  return p
+}
+
+/** Dependency order (a plugin after everything it depends on); refuses missing dependencies and cycles. */
+export function orderPlugins(plugins: LoadedPlugin[]): LoadedPlugin[] {
+  const byId = new Map<string, LoadedPlugin>()
+  for (const p of plugins) {
+    if (byId.has(p.def.id)) throw new BootError('PLUGIN_DUPLICATE', `plugin id ${p.def.id} is loaded twice (${byId.get(p.def.id)!.specifier}, ${p.specifier})`)
+    byId.set(p.def.id, p)
+  }
+  for (const p of plugins) {
+    for (const d of p.def.dependsOn ?? []) {
+      if (!byId.has(d)) throw new BootError('PLUGIN_DEPENDENCY_MISSING', `plugin ${p.def.id} depends on ${d}, which is not loaded (add it to PLUGINS)`)
+    }
+  }
+  const out: LoadedPlugin[] = []
+  const state = new Map<string, 'visiting' | 'done'>()
+  const visit = (p: LoadedPlugin, trail: string[]) => {
+    const s = state.get(p.def.id)
+    if (s === 'done') return
+    if (s === 'visiting') {
+      const cycle = [...trail.slice(trail.indexOf(p.def.id)), p.def.id]
+      throw new BootError('PLUGIN_DEPENDENCY_CYCLE', `plugins depend on each other in a cycle: ${cycle.join(' → ')}`)
+    }
+    state.set(p.def.id, 'visiting')
+    for (const d of p.def.dependsOn ?? []) visit(byId.get(d)!, [...trail, p.def.id])
+    state.set(p.def.id, 'done')
+    out.push(p)
+  }
+  // Sorted by id first so that independent plugins always come up in the same order.
+  for (const p of [...plugins].sort((a, b) => a.def.id.localeCompare(b.def.id))) visit(p, [])
+  return out
+}

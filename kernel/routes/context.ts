@@ -1,0 +1,19 @@
+import type { Knex } from 'knex'
+import type { SettingsStore } from '../settings/store.js'
+import type { ContributionRegistry } from '../plugins/registry.js'
+import type { MigrationOwner } from '../db/migrate.js'
+
+/** What the kernel's own routes may read of the running kernel. */
+export interface KernelContext {
+  knex: Knex
+  version: string
+  startedAt: Date
+  nodeId: string
+  role: 'primary' | 'replica'
+  engine: 'postgres' | 'embedded'
+  owners: MigrationOwner[]
+  settings: SettingsStore
+  registry: ContributionRegistry
+  masterKeyLoaded: boolean
+  plugins: { id: string; version: string }[]
+}

@@ -1,0 +1,72 @@
+/**
+ * Liveness and readiness. /healthz answers while the process runs, whatever
+ * the database does (so an orchestrator does not restart a node for an outage
+ * it cannot fix); /ready reports the dependencies and answers 503 when degraded,
+ * so a load balancer stops sending traffic.
+ */
+import { defineRoute, reply, PUBLIC, Type, StringEnum } from '../../sdk/index.js'
+import type { KernelContext } from './context.js'
+
+const Liveness = Type.Object({ status: StringEnum(['ok'] as const) }, { title: 'LivenessReport', additionalProperties: false })
+
+export const ReadinessReport = Type.Object(
+  {
+    status: StringEnum(['healthy', 'degraded'] as const),
+    version: Type.String(),
+    uptime_seconds: Type.Integer({ minimum: 0 }),
+    checks: Type.Object(
+      {
+        database: StringEnum(['ok', 'unreachable'] as const),
+        master_key: StringEnum(['loaded', 'missing'] as const),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { title: 'ReadinessReport', additionalProperties: false },
+)
+
+/** `select 1` bounded in time: a hung server counts as unreachable, not as a hung probe. */
+export async function pingDatabase(k: KernelContext, timeoutMs = 800): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)))
+  try {
+    return await Promise.race([k.knex.raw('select 1').then(() => true, () => false), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export const healthRoutes = (k: KernelContext) => [
+  defineRoute({
+    method: 'GET',
+    path: '/healthz',
+    root: true,
+    permission: PUBLIC,
+    summary: 'Liveness',
+    description: 'Answers `{ status: "ok" }` while the process runs; carries no version.',
+    tags: ['operations'],
+    schema: { response: { 200: Liveness } },
+    handler: async () => ({ status: 'ok' as const }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ready',
+    root: true,
+    permission: PUBLIC,
+    summary: 'Readiness',
+    description: '`healthy` when the database is reachable and the master key loaded; otherwise `degraded` with status 503.',
+    tags: ['operations'],
+    schema: { response: { 200: ReadinessReport, 503: ReadinessReport } },
+    handler: async () => {
+      const db = await pingDatabase(k)
+      const healthy = db && k.masterKeyLoaded
+      const body = {
+        status: healthy ? ('healthy' as const) : ('degraded' as const),
+        version: k.version,
+        uptime_seconds: Math.floor((Date.now() - k.startedAt.getTime()) / 1000),
+        checks: { database: db ? ('ok' as const) : ('unreachable' as const), master_key: k.masterKeyLoaded ? ('loaded' as const) : ('missing' as const) },
+      }
+      return reply({ status: healthy ? 200 : 503, body, headers: { 'Cache-Control': 'no-store' } })
+    },
+  }),
+]

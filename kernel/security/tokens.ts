@@ -1,0 +1,63 @@
+/**
+ * Access tokens: JWTs (HS256) signed with a key derived from the master key.
+ * Each states its purpose; the gate accepts `session` unless a route widens it.
+ * Verification pins the algorithm, so `alg: none` and other algorithms fail.
+ */
+import { randomUUID } from 'node:crypto'
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose'
+import { deriveKey } from './secrets.js'
+
+export const TOKEN_PURPOSES = ['session', 'password_change', 'mfa_enrollment', 'mfa', 'byod_mfa'] as const
+export type TokenPurpose = (typeof TOKEN_PURPOSES)[number]
+
+export interface TokenClaims {
+  sub: string
+  purpose: TokenPurpose
+  jti: string
+  exp: number
+  iat: number
+  /** Username, for logs and the audit trail. */
+  name: string
+  adm?: boolean
+  /** Permissions granted to the bearer (until roles exist in the database). */
+  perms?: string[]
+}
+
+const ISSUER = 'portcullis'
+
+export class TokenService {
+  private readonly key: Uint8Array
+
+  constructor(master: Buffer) {
+    this.key = new Uint8Array(deriveKey(master, 'jwt'))
+  }
+
+  async issue(c: { sub: string; name: string; purpose: TokenPurpose; ttlSeconds: number; adm?: boolean; perms?: string[] }): Promise<{ token: string; jti: string; exp: number }> {
+    const jti = randomUUID()
+    const now = Math.floor(Date.now() / 1000)
+    const exp = now + c.ttlSeconds
+    const token = await new SignJWT({ purpose: c.purpose, name: c.name, adm: c.adm ?? false, perms: c.perms ?? [] })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(c.sub)
+      .setIssuer(ISSUER)
+      .setJti(jti)
+      .setIssuedAt(now)
+      .setExpirationTime(exp)
+      .sign(this.key)
+    return { token, jti, exp }
+  }
+
+  /** The claims of a valid token, or null for anything expired, tampered, unsigned or malformed. */
+  async verify(token: string): Promise<TokenClaims | null> {
+    if (token.length > 8192) return null
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: ISSUER })
+      if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.purpose !== 'string') return null
+      if (!(TOKEN_PURPOSES as readonly string[]).includes(payload.purpose)) return null
+      return payload as unknown as TokenClaims
+    } catch (e) {
+      if (e instanceof joseErrors.JOSEError || e instanceof TypeError) return null
+      throw e
+    }
+  }
+}

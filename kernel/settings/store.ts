@@ -1,0 +1,90 @@
+/**
+ * Typed settings, namespaced by plugin (`nac.est_enabled`). Each plugin
+ * declares its keys with `defineSetting`; values are validated against the
+ * declared schema on write and at boot (a stored or configured value of the
+ * wrong type refuses the boot with SETTING_INVALID).
+ */
+import type { Knex } from 'knex'
+import type { ValidateFunction } from 'ajv'
+import { CommonErrors, type AuditService, type SettingRef, type SettingsService } from '../../sdk/index.js'
+import { BootError } from '../boot-error.js'
+import type { Validation } from '../http/validation.js'
+
+export class SettingsStore implements SettingsService {
+  private readonly refs = new Map<string, { ref: SettingRef<unknown>; owner: string; check: ValidateFunction }>()
+  private cache = new Map<string, unknown>()
+
+  constructor(private readonly knex: Knex, private readonly validation: Validation, private readonly audit: AuditService) {}
+
+  declare(owner: string, ref: SettingRef<unknown>): void {
+    if (this.refs.has(ref.key)) throw new BootError('SETTING_DUPLICATE', `setting ${ref.key} is declared twice (by ${this.refs.get(ref.key)!.owner} and ${owner})`)
+    if (owner !== 'kernel' && !ref.key.startsWith(owner + '.')) throw new BootError('PLUGIN_INVALID', `plugin ${owner} declares setting ${ref.key} outside its namespace "${owner}."`)
+    const check = this.validation.compileData(ref.schema)
+    if (!check(structuredClone(ref.default))) throw new BootError('SETTING_INVALID', `default of setting ${ref.key} does not match its schema: ${this.validation.describe(check.errors)}`)
+    this.refs.set(ref.key, { ref, owner, check })
+  }
+
+  list(): { key: string; owner: string; ref: SettingRef<unknown> }[] {
+    return [...this.refs.entries()].map(([key, v]) => ({ key, owner: v.owner, ref: v.ref })).sort((a, b) => a.key.localeCompare(b.key))
+  }
+
+  find(key: string): SettingRef<unknown> | undefined {
+    return this.refs.get(key)?.ref
+  }
+
+  /** Boot check: every stored value, and every value from the config file, must be valid. Config values are written. */
+  async verifyAndSeed(configured: Record<string, unknown>, canWrite: boolean): Promise<void> {
+    const rows = (await this.knex('settings').select('key', 'value')) as { key: string; value: unknown }[]
+    for (const row of rows) {
+      const d = this.refs.get(row.key)
+      if (!d) continue // a setting of a plugin not loaded in this edition
+      if (!d.check(row.value)) throw new BootError('SETTING_INVALID', `stored value of ${row.key} is invalid: ${this.validation.describe(d.check.errors)}`)
+    }
+    for (const [key, value] of Object.entries(configured)) {
+      const d = this.refs.get(key)
+      if (!d) throw new BootError('SETTING_INVALID', `config file sets unknown setting ${key}`)
+      if (!d.check(value)) throw new BootError('SETTING_INVALID', `configured value of ${key} is invalid: ${this.validation.describe(d.check.errors)}`)
+      if (canWrite) await this.write(key, value, 'config-file')
+    }
+    this.cache.clear()
+  }
+
+  async get<T>(ref: SettingRef<T>): Promise<T> {
+    if (this.cache.has(ref.key)) return this.cache.get(ref.key) as T
+    const row = (await this.knex('settings').where({ key: ref.key }).first('value')) as { value: T } | undefined
+    const value = row ? row.value : ref.default
+    this.cache.set(ref.key, value)
+    return value
+  }
+
+  async set<T>(ref: SettingRef<T>, value: T, ctx: Parameters<SettingsService['set']>[2] = {}): Promise<void> {
+    const d = this.refs.get(ref.key)
+    if (!d) throw CommonErrors.notFound({ field: 'key' })
+    if (!d.check(value)) throw this.validation.toError(d.check.errors, 'value')
+    const run = async (trx: Knex.Transaction) => {
+      const before = await this.getIn(trx, ref)
+      await this.write(ref.key, value, ctx.actor?.username ?? null, trx)
+      await this.audit.record({ action: 'setting.update', resourceType: 'setting', resourceId: ref.key, before, after: value }, { actor: ctx.actor ?? null, requestId: ctx.requestId, trx })
+    }
+    if (ctx.trx) await run(ctx.trx)
+    else await this.knex.transaction(run)
+    this.cache.delete(ref.key)
+  }
+
+  private async getIn<T>(trx: Knex.Transaction, ref: SettingRef<T>): Promise<T> {
+    const row = (await trx('settings').where({ key: ref.key }).first('value')) as { value: T } | undefined
+    return row ? row.value : ref.default
+  }
+
+  private async write(key: string, value: unknown, by: string | null, trx: Knex | Knex.Transaction = this.knex) {
+    await trx('settings')
+      .insert({ key, value: JSON.stringify(value), updated_at: new Date(), updated_by: by })
+      .onConflict('key')
+      .merge(['value', 'updated_at', 'updated_by'])
+  }
+
+  /** Another node may have changed a value: drop what this node remembers. */
+  invalidate(): void {
+    this.cache.clear()
+  }
+}

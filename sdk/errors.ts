@@ -1,0 +1,56 @@
+/**
+ * One error family for the whole platform. Every failure a client sees is a
+ * PortcullisError rendered as `{ detail, code, field }`; `detail` is produced
+ * from `messageKey` by i18next in the caller's language, so a plugin never
+ * formats user-facing text itself.
+ */
+export interface ErrorOptions {
+  field?: string | null
+  /** Interpolation values for the localized message. */
+  vars?: Record<string, unknown>
+  headers?: Record<string, string>
+  cause?: unknown
+}
+
+export class PortcullisError extends Error {
+  readonly status: number
+  readonly code: string
+  readonly messageKey: string
+  readonly field: string | null
+  readonly vars: Record<string, unknown>
+  readonly headers: Record<string, string>
+
+  constructor(status: number, code: string, messageKey: string, opts: ErrorOptions = {}) {
+    super(`${code}: ${messageKey}`, { cause: opts.cause })
+    this.name = 'PortcullisError'
+    this.status = status
+    this.code = code
+    this.messageKey = messageKey
+    this.field = opts.field ?? null
+    this.vars = opts.vars ?? {}
+    this.headers = opts.headers ?? {}
+  }
+}
+
+export type ErrorFactory = (opts?: ErrorOptions) => PortcullisError
+
+/**
+ * Fastify-style coded error factory: declare once, throw anywhere.
+ * `messageKey` is an i18next key (`namespace:key`); plugins ship their own namespace.
+ */
+export function defineError(status: number, code: string, messageKey: string): ErrorFactory & { code: string; status: number } {
+  const factory = (opts?: ErrorOptions) => new PortcullisError(status, code, messageKey, opts)
+  return Object.assign(factory, { code, status })
+}
+
+export const isPortcullisError = (e: unknown): e is PortcullisError => e instanceof PortcullisError
+
+/** Errors every plugin may need; codes are documented in docs/errors.md. */
+export const CommonErrors = {
+  notFound: defineError(404, 'NOT_FOUND', 'core:errors.not_found'),
+  validation: defineError(422, 'VALIDATION_FAILED', 'core:errors.validation'),
+  conflict: defineError(409, 'CONFLICT', 'core:errors.conflict'),
+  forbidden: defineError(403, 'FORBIDDEN', 'core:errors.forbidden'),
+  unauthorized: defineError(401, 'UNAUTHORIZED', 'core:errors.unauthorized'),
+  unavailable: defineError(503, 'SERVICE_UNAVAILABLE', 'core:errors.unavailable'),
+} as const

@@ -1,0 +1,10 @@
+/** The Portcullis plugin SDK: the only module a plugin imports from the platform. */
+export { SDK_VERSION } from './version.js'
+export * from './errors.js'
+export * from './schema.js'
+export * from './pagination.js'
+export * from './service-ref.js'
+export * from './services.js'
+export * from './route.js'
+export * from './renderer.js'
+export * from './plugin.js'

@@ -1,0 +1,49 @@
+/**
+ * A plugin declares; the kernel does. `definePlugin` takes the manifest
+ * (id, version, SDK range, dependencies, permissions, settings, migrations,
+ * locales) and an `init` that receives the resolved `deps` and returns the
+ * plugin's routes, services, renderers and lifecycle hooks.
+ */
+import type { ConfigRenderer } from './renderer.js'
+import type { RouteDefinition } from './route.js'
+import type { ProvidedService, ResolvedDeps, ServiceRef } from './service-ref.js'
+import type { SettingRef } from './services.js'
+
+/** Localized text: English required, Russian expected. */
+export interface LocalizedText {
+  en: string
+  ru?: string
+}
+
+/** i18next resources of one language: nested keys to strings. */
+export type LocaleResources = { [key: string]: string | LocaleResources }
+
+export interface PluginContributions {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each route keeps its own inferred schema types
+  routes?: RouteDefinition<any>[]
+  services?: ProvidedService[]
+  renderers?: ConfigRenderer[]
+  /** Background work (log ingestion …); awaited before the server listens. */
+  start?: () => Promise<void>
+  /** Called on shutdown, in reverse start order. */
+  stop?: () => Promise<void>
+}
+
+export interface PluginDefinition<D extends Record<string, ServiceRef<unknown>> = Record<string, ServiceRef<unknown>>> {
+  id: string
+  version: string
+  /** Semver range of the SDK the plugin was built for. */
+  sdk: string
+  description?: string
+  dependsOn?: string[]
+  permissions?: Record<string, LocalizedText>
+  settings?: SettingRef<unknown>[]
+  /** Folder of migration files (`NNNN_name.ts`, each exporting `up(knex)`), run in the plugin's own table. */
+  migrations?: URL
+  /** i18next resources under the plugin's namespace (its id). */
+  locales?: { en: LocaleResources; ru?: LocaleResources }
+  deps?: D
+  init?: (deps: ResolvedDeps<D>) => Promise<PluginContributions> | PluginContributions
+}
+
+export const definePlugin = <D extends Record<string, ServiceRef<unknown>> = {}>(p: PluginDefinition<D>): PluginDefinition<D> => p

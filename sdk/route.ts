@@ -1,0 +1,84 @@
+/**
+ * Schema-first routes. The same TypeBox schemas validate the request, shape
+ * the handler's types and document the operation in OpenAPI.
+ */
+import type { Knex } from 'knex'
+import type { IncomingHttpHeaders } from 'node:http'
+import type { Readable } from 'node:stream'
+import type { Static, TSchema } from './schema.js'
+import type { Actor, AuditEntry, Logger } from './services.js'
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** A route anyone may call (health, public downloads). Listed in the public allow-list. */
+export const PUBLIC = Symbol.for('portcullis.public')
+export type Permission = string | typeof PUBLIC
+
+export interface RateLimit {
+  /** Requests allowed per client IP within the window. */
+  max: number
+  windowSeconds: number
+}
+
+export interface RouteSchema {
+  params?: TSchema
+  query?: TSchema
+  body?: TSchema
+  /** Status → body schema. `null` for a response without a body (204), `'file'` for a download. */
+  response: Record<number, TSchema | null | 'file'>
+}
+
+type S<T> = T extends TSchema ? Static<T> : undefined
+
+export interface RouteRequest<P, Q, B> {
+  params: P
+  query: Q
+  body: B
+  /** Null only on PUBLIC routes. */
+  actor: Actor | null
+  requestId: string
+  /** The negotiated language (`en`, `ru`). */
+  lang: string
+  ip: string
+  headers: IncomingHttpHeaders
+  log: Logger
+  /** Translate a key for this request's language. */
+  t(key: string, vars?: Record<string, unknown>): string
+  /** The request's transaction: opened on first use, shared by nested calls, committed when `fn` resolves. */
+  transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>
+  /** Record a change in the audit trail, in the given transaction. */
+  audit(entry: AuditEntry, trx: Knex.Transaction): Promise<void>
+}
+
+/** A reply with a chosen status, headers, or a streamed body. */
+export interface Reply {
+  readonly __reply: true
+  status?: number
+  body?: unknown
+  headers?: Record<string, string>
+  stream?: Readable
+  contentType?: string
+}
+
+export const reply = (r: Omit<Reply, '__reply'>): Reply => ({ __reply: true, ...r })
+export const isReply = (x: unknown): x is Reply => typeof x === 'object' && x !== null && (x as Reply).__reply === true
+
+export interface RouteDefinition<Sc extends RouteSchema = RouteSchema> {
+  method: HttpMethod
+  /** OpenAPI-style path under /api/v1 (or absolute with `root: true`), e.g. `/tacacs/command-sets/{command_set_id}`. */
+  path: string
+  /** Mount outside /api/v1 (root routes such as /.well-known/est/…). */
+  root?: boolean
+  permission: Permission
+  /** Purposes of bearer token accepted besides `session` (e.g. `password_change`). */
+  acceptTokenPurposes?: string[]
+  rateLimit?: RateLimit
+  summary: string
+  description?: string
+  tags?: string[]
+  schema: Sc
+  handler: (req: RouteRequest<S<Sc['params']>, S<Sc['query']>, S<Sc['body']>>) => Promise<unknown>
+}
+
+/** Identity function that infers the handler's types from the schemas. */
+export const defineRoute = <Sc extends RouteSchema>(r: RouteDefinition<Sc>): RouteDefinition<Sc> => r

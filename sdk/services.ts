@@ -1,0 +1,93 @@
+/**
+ * The kernel's services, as a plugin sees them. Plugins name these refs in
+ * their `deps`; the kernel provides the implementations.
+ */
+import type { Knex } from 'knex'
+import type { Static, TSchema } from './schema.js'
+import { createServiceRef } from './service-ref.js'
+
+export interface Logger {
+  debug(obj: object | string, msg?: string): void
+  info(obj: object | string, msg?: string): void
+  warn(obj: object | string, msg?: string): void
+  error(obj: object | string, msg?: string): void
+  child(bindings: Record<string, unknown>): Logger
+}
+
+/** Database access. Under the embedded engine there is one connection: inside a
+ * transaction, use the transaction object for every query, never `knex`. */
+export interface DatabaseService {
+  knex: Knex
+  /** 'postgres' (a real server) or 'embedded' (PGlite). */
+  engine: 'postgres' | 'embedded'
+  /** Run `fn` in one transaction; `isolation: 'repeatable read'` gives a consistent snapshot for renderers. */
+  transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>, opts?: { isolation?: 'read committed' | 'repeatable read' | 'serializable' }): Promise<T>
+}
+
+/** Encrypts secrets at rest (AES-256-GCM) with a key derived from the master key per purpose. */
+export interface SecretsService {
+  encrypt(purpose: string, plaintext: string): string
+  decrypt(purpose: string, sealed: string): string
+  readonly loaded: boolean
+}
+
+export interface SettingRef<T> {
+  readonly key: string
+  readonly schema: TSchema
+  readonly default: T
+  readonly description: string
+}
+
+export function defineSetting<S extends TSchema>(key: string, schema: S, def: Static<S>, description = ''): SettingRef<Static<S>> {
+  if (!/^[a-z][a-z0-9_-]*\.[a-z0-9_.]+$/.test(key)) throw new Error(`setting key "${key}" must be "<plugin-id>.<name>"`)
+  return Object.freeze({ key, schema, default: def, description })
+}
+
+export interface SettingsService {
+  get<T>(ref: SettingRef<T>): Promise<T>
+  /** Validates against the setting's schema; throws a 422 PortcullisError on a bad value. */
+  set<T>(ref: SettingRef<T>, value: T, ctx?: { actor?: Actor | null; trx?: Knex.Transaction; requestId?: string }): Promise<void>
+}
+
+export interface AuditEntry {
+  action: string
+  resourceType: string
+  resourceId?: string | null
+  before?: unknown
+  after?: unknown
+}
+
+export interface AuditService {
+  record(entry: AuditEntry, ctx: { actor: Actor | null; requestId?: string; trx?: Knex.Transaction }): Promise<void>
+}
+
+export interface ClusterInfo {
+  nodeId: string
+  role: 'primary' | 'replica'
+}
+
+export interface PlatformInfo {
+  version: string
+  dataDir: string
+  startedAt: Date
+}
+
+/** Who makes a request. */
+export interface Actor {
+  id: string
+  username: string
+  isAdmin: boolean
+  permissions: ReadonlySet<string>
+  /** The session token's id, for revocation. */
+  tokenId?: string
+}
+
+export const coreServices = {
+  logger: createServiceRef<Logger>({ id: 'core.logger' }),
+  database: createServiceRef<DatabaseService>({ id: 'core.database' }),
+  secrets: createServiceRef<SecretsService>({ id: 'core.secrets' }),
+  settings: createServiceRef<SettingsService>({ id: 'core.settings' }),
+  audit: createServiceRef<AuditService>({ id: 'core.audit' }),
+  cluster: createServiceRef<ClusterInfo>({ id: 'core.cluster' }),
+  platform: createServiceRef<PlatformInfo>({ id: 'core.platform' }),
+} as const
