@@ -12,7 +12,11 @@ export interface ErrorOptions {
   cause?: unknown
 }
 
+/** Brand shared by every copy of the SDK: a plugin installed from npm may bundle its own. */
+const BRAND = Symbol.for('portcullis.error')
+
 export class PortcullisError extends Error {
+  readonly [BRAND] = true
   readonly status: number
   readonly code: string
   readonly messageKey: string
@@ -43,7 +47,8 @@ export function defineError(status: number, code: string, messageKey: string): E
   return Object.assign(factory, { code, status })
 }
 
-export const isPortcullisError = (e: unknown): e is PortcullisError => e instanceof PortcullisError
+export const isPortcullisError = (e: unknown): e is PortcullisError =>
+  e instanceof PortcullisError || (typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BRAND] === true)
 
 /** Errors every plugin may need; codes are documented in docs/errors.md. */
 export const CommonErrors = {

@@ -1,0 +1,1 @@
+export default { errors: { name_taken: 'A greeting for "{{name}}" already exists.' } }

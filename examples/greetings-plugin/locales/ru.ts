@@ -1,0 +1,1 @@
+export default { errors: { name_taken: 'Приветствие для «{{name}}» уже существует.' } }
