@@ -15,7 +15,8 @@ function parserFor(limit: number): Koa.Middleware {
   if (!p) {
     p = koaBody({
       json: true,
-      jsonStrict: true,
+      // Any JSON value parses; the schema then says what is wrong with it (null is JSON, not malformed).
+      jsonStrict: false,
       jsonLimit: limit,
       urlencoded: false,
       text: false,
