@@ -1,0 +1,95 @@
+/** Secrets at rest and the master key. */
+import { expect } from 'chai'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createSecrets } from '../../kernel/security/secrets.js'
+import { loadMasterKey, parseMasterKey } from '../../kernel/security/master-key.js'
+import { BootError } from '../../kernel/boot-error.js'
+import { isPortcullisError } from '../../sdk/index.js'
+
+describe('secrets at rest', () => {
+  const key = randomBytes(32)
+  const s = createSecrets(key)
+
+  it('round-trips, and never stores the plaintext or the same ciphertext twice', () => {
+    const a = s.encrypt('radius.secret', 'testing123')
+    const b = s.encrypt('radius.secret', 'testing123')
+    expect(a).not.to.equal(b)
+    expect(a).not.to.contain('testing123')
+    expect(s.decrypt('radius.secret', a)).to.equal('testing123')
+    expect(s.decrypt('radius.secret', s.encrypt('radius.secret', 'ключ ✓ "quote" $x'))).to.equal('ключ ✓ "quote" $x')
+  })
+
+  it('refuses a ciphertext under another purpose, another key, or altered', () => {
+    const sealed = s.encrypt('radius.secret', 'testing123')
+    expect(() => s.decrypt('mfa.totp_seed', sealed)).to.throw()
+    expect(() => createSecrets(randomBytes(32)).decrypt('radius.secret', sealed)).to.throw()
+    const parts = sealed.split('.')
+    const ct = Buffer.from(parts[3], 'base64url')
+    ct[0] ^= 1
+    expect(() => s.decrypt('radius.secret', [...parts.slice(0, 3), ct.toString('base64url')].join('.'))).to.throw()
+  })
+
+  it('answers 503 MASTER_KEY_UNAVAILABLE without a key', () => {
+    const none = createSecrets(null)
+    expect(none.loaded).to.equal(false)
+    try {
+      none.encrypt('x', 'y')
+      expect.fail('encrypted without a key')
+    } catch (e) {
+      expect(isPortcullisError(e) && e.status === 503 && e.code === 'MASTER_KEY_UNAVAILABLE').to.equal(true)
+    }
+  })
+})
+
+describe('master key', () => {
+  let dir: string
+  beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-key-'))))
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('accepts hex, base64 and long passphrases, and refuses a short one', () => {
+    const k = randomBytes(32)
+    expect(parseMasterKey(k.toString('hex'), 'k').equals(k)).to.equal(true)
+    expect(parseMasterKey(k.toString('base64'), 'k').equals(k)).to.equal(true)
+    expect(parseMasterKey('a passphrase of thirty-two chars!', 'k').length).to.be.greaterThan(0)
+    expect(() => parseMasterKey('short', 'MASTER_KEY')).to.throw(BootError, /MASTER_KEY must be/)
+  })
+
+  it('generates a 0600 key file on first embedded start and reads it back afterwards', () => {
+    const first = loadMasterKey({ masterKey: null, masterKeyFile: null, dataDir: dir, mayGenerate: true })
+    expect(first.source).to.equal('generated')
+    expect(statSync(path.join(dir, 'master.key')).mode & 0o777).to.equal(0o600)
+    const again = loadMasterKey({ masterKey: null, masterKeyFile: null, dataDir: dir, mayGenerate: true })
+    expect(again.source).to.equal('data-dir')
+    expect(again.key!.equals(first.key!)).to.equal(true)
+  })
+
+  it('does not invent a key where it may not (a real PostgreSQL), and prefers MASTER_KEY and MASTER_KEY_FILE', () => {
+    expect(loadMasterKey({ masterKey: null, masterKeyFile: null, dataDir: dir, mayGenerate: false })).to.deep.equal({ key: null, source: 'missing' })
+    const hex = randomBytes(32).toString('hex')
+    writeFileSync(path.join(dir, 'k'), hex + '\n')
+    expect(loadMasterKey({ masterKey: null, masterKeyFile: path.join(dir, 'k'), dataDir: dir, mayGenerate: true }).source).to.equal('file')
+    expect(loadMasterKey({ masterKey: hex, masterKeyFile: null, dataDir: dir, mayGenerate: true }).key!.toString('hex')).to.equal(hex)
+    expect(() => readFileSync(path.join(dir, 'master.key'))).to.throw()
+  })
+})
+
+describe('an app on a real PostgreSQL without a master key', () => {
+  it('starts degraded: /ready 503 with master_key missing, gated routes 503, /healthz ok', async () => {
+    const { startTestApp } = await import('../kit/app.js')
+    const t = await startTestApp({ env: { MASTER_KEY: '' } })
+    try {
+      const ready = await t.req('GET', '/ready')
+      expect(ready.status).to.equal(503)
+      expect(ready.body).to.deep.include({ status: 'degraded', checks: { database: 'ok', master_key: 'missing' } })
+      expect((await t.req('GET', '/healthz')).status).to.equal(200)
+      const gated = await t.req('GET', '/api/v1/dashboard/system-info', { headers: { authorization: 'Bearer x.y.z' } })
+      expect(gated.status).to.equal(503)
+      expect(gated.body.code).to.equal('MASTER_KEY_UNAVAILABLE')
+    } finally {
+      await t.stop()
+    }
+  })
+})
