@@ -9,7 +9,7 @@ import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { coreServices, type DatabaseService, type Logger, type PluginContributions } from '../sdk/index.js'
+import { coreServices, identityServices, isPortcullisError, type DatabaseService, type Logger, type PluginContributions } from '../sdk/index.js'
 import { BootError } from './boot-error.js'
 import type { Config } from './config.js'
 import { projectRoot, platformVersion } from './version.js'
@@ -30,6 +30,7 @@ import { createAuditTrail } from './audit/trail.js'
 import { Validation } from './http/validation.js'
 import { RateLimiter } from './http/rate-limit.js'
 import { createHttpApp } from './http/server.js'
+import { answerClientError } from './http/conventions.js'
 import { buildOpenApi } from './http/openapi.js'
 import type { KernelContext } from './routes/context.js'
 import { healthRoutes } from './routes/health.js'
@@ -37,6 +38,14 @@ import { systemInfoRoutes } from './routes/system-info.js'
 import { auditRoutes } from './routes/audit.js'
 import { settingsRoutes } from './routes/settings.js'
 import { rbacRoutes } from './routes/rbac.js'
+import { ActorCache } from './identity/actors.js'
+import { Identity } from './identity/service.js'
+import { createMail } from './identity/mail.js'
+import { identitySettings } from './identity/settings.js'
+import { bootstrapAdmin } from './identity/bootstrap.js'
+import { authRoutes } from './identity/routes/auth.js'
+import { passwordResetRoutes } from './identity/routes/password-reset.js'
+import { identityRoutes } from './identity/routes/index.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 
@@ -49,6 +58,9 @@ export interface App {
   tokens: TokenService | null
   log: Logger
   registry: ContributionRegistry
+  identity: Identity
+  /** Set on the very first start: the administrator's password, to print once. */
+  bootstrap: { password: string; generated: boolean } | null
   /** Stop accepting, drain in-flight requests, stop plugins, close the database. */
   stop(): Promise<void>
 }
@@ -94,7 +106,11 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     if (primary) await registerNode(db.knex, { nodeId, role: config.role, version, startedAt })
 
     const audit = createAuditTrail(db.knex)
-    const settings = new SettingsStore(db.knex, validation, audit)
+    const settings = new SettingsStore(db.knex, validation, audit, secrets)
+    for (const s of identitySettings) settings.declare('kernel', s)
+    const actors = new ActorCache(db.knex, log)
+    const identity = new Identity(db.knex, tokens, secrets, settings, actors)
+    const mail = createMail(settings)
     const registry = new ContributionRegistry()
     const services = new ServiceRegistry()
     services.provide(coreServices.logger, log, 'kernel')
@@ -104,6 +120,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     services.provide(coreServices.audit, audit, 'kernel')
     services.provide(coreServices.cluster, { nodeId, role: config.role }, 'kernel')
     services.provide(coreServices.platform, { version, dataDir: config.dataDir, startedAt }, 'kernel')
+    services.provide(identityServices.identity, identity, 'kernel')
+    services.provide(identityServices.mail, mail, 'kernel')
 
     registry.addPermissions(
       'kernel',
@@ -114,14 +132,28 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       masterKeyLoaded: master.key !== null,
       plugins: plugins.map((p) => ({ id: p.def.id, version: p.def.version })),
     }
-    for (const r of [...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k)]) registry.addRoute('kernel', r)
+    const identityDeps = { knex: db.knex, identity, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
+    for (const r of [
+      ...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k),
+      ...authRoutes(identityDeps), ...passwordResetRoutes(identityDeps), ...identityRoutes(identityDeps),
+    ]) registry.addRoute('kernel', r)
 
     const started: { id: string; c: PluginContributions }[] = []
     for (const p of plugins) started.push({ id: p.def.id, c: await initPlugin(p, { services, registry, settings, i18n, log }) })
     registry.verifyPermissions()
     await settings.verifyAndSeed(config.settings, primary)
+    let bootstrap: App['bootstrap'] = null
+    if (primary && master.key) {
+      try {
+        bootstrap = await bootstrapAdmin(db.knex, secrets, config.adminPassword)
+      } catch (e) {
+        if (isPortcullisError(e)) throw new BootError('CONFIG_INVALID', `ADMIN_PASSWORD does not meet the password policy (${i18n.t('en', e.messageKey, e.vars)})`)
+        throw e
+      }
+    }
+    await actors.start()
 
-    const gate = new Gate(tokens)
+    const gate = new Gate(tokens, (c) => actors.resolve(c))
     const app = createHttpApp({
       log,
       i18n,
@@ -135,8 +167,19 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       if (s.c.start) await s.c.start()
     }
 
-    const server = http.createServer(app.callback())
+    // A keep-alive client would otherwise hold its socket through the drain, sending
+    // more requests on it and delaying the exit; while draining, answers close their connection.
+    const handle = app.callback()
+    const pending = new Set<http.ServerResponse>()
+    let draining = false
+    const server = http.createServer((req, res) => {
+      if (draining) res.setHeader('Connection', 'close')
+      pending.add(res)
+      res.on('close', () => pending.delete(res))
+      void handle(req, res)
+    })
     server.keepAliveTimeout = 5000
+    server.on('clientError', answerClientError(i18n))
     const sockets = new Set<Socket>()
     server.on('connection', (s) => {
       sockets.add(s)
@@ -154,6 +197,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const stop = () =>
       (stopping ??= (async () => {
         // Stop accepting; idle keep-alive sockets close now, busy ones after their response.
+        draining = true
+        for (const res of pending) if (!res.headersSent) res.setHeader('Connection', 'close')
         const closed = new Promise<void>((r) => server.close(() => r()))
         server.closeIdleConnections()
         const timer = setTimeout(() => {
@@ -169,10 +214,11 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
             log.error({ plugin: s.id, err: (e as Error).message }, 'plugin stop failed')
           }
         }
+        actors.stop()
         await stopDb()
       })())
 
-    return { server, url, version, nodeId, db, tokens, log, registry, stop }
+    return { server, url, version, nodeId, db, tokens, log, registry, identity, bootstrap, stop }
   } catch (e) {
     await stopDb()
     throw e

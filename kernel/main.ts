@@ -8,6 +8,18 @@ import { BootError } from './boot-error.js'
 import { loadConfig } from './config.js'
 import { packageJson } from './version.js'
 
+function signInLines(url: string, boot: { password: string; generated: boolean } | null): string[] {
+  const login = (pw: string) => `  curl -s -X POST ${url}/api/v1/auth/login -H 'content-type: application/json' -d '{"username":"admin","password":"${pw}"}'`
+  if (!boot) return ['  Sign in: POST /api/v1/auth/login with { "username", "password" }; send the access_token as `Authorization: Bearer <token>`.']
+  return [
+    boot.generated
+      ? `  First start: administrator "admin" created with password  ${boot.password}  (shown only this once).`
+      : '  First start: administrator "admin" created with the password from ADMIN_PASSWORD.',
+    '  Sign in (the first sign-in asks for a new password: POST /api/v1/auth/change-password with the password_change_token):',
+    login(boot.generated ? boot.password : '<ADMIN_PASSWORD>'),
+  ]
+}
+
 async function main() {
   const t0 = performance.now()
   let app
@@ -21,8 +33,7 @@ async function main() {
       `  Portcullis ${app.version} is listening on ${app.url}  (database: ${app.db.engine === 'embedded' ? `embedded, in ${config.dataDir}` : 'PostgreSQL'}; ready in ${ms} ms)`,
       `  Health:  ${app.url}/healthz   Readiness: ${app.url}/ready`,
       config.docsEnabled ? `  API docs: ${app.url}/docs  (OpenAPI: ${app.url}/openapi.json)` : '  API docs: start with DOCS_ENABLED=true to serve /docs and /openapi.json',
-      '  Sign in: `npm run token` prints an administrator bearer token for this data folder;',
-      '           send it as `Authorization: Bearer <token>`.',
+      ...signInLines(app.url, app.bootstrap),
       '',
     ]
     process.stderr.write(lines.join('\n') + '\n')

@@ -12,7 +12,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 /** A route anyone may call (health, public downloads). Listed in the public allow-list. */
 export const PUBLIC = Symbol.for('portcullis.public')
-export type Permission = string | typeof PUBLIC
+/** Any signed-in caller, whatever their permissions (sign-out, own profile, password change). */
+export const AUTHENTICATED = Symbol.for('portcullis.authenticated')
+export type Permission = string | typeof PUBLIC | typeof AUTHENTICATED
 
 export interface RateLimit {
   /** Requests allowed per client IP within the window. */
@@ -70,8 +72,8 @@ export interface RouteDefinition<Sc extends RouteSchema = RouteSchema> {
   /** Mount outside /api/v1 (root routes such as /.well-known/est/…). */
   root?: boolean
   permission: Permission
-  /** Purposes of bearer token accepted besides `session` (e.g. `password_change`). */
-  acceptTokenPurposes?: string[]
+  /** Bearer token purposes accepted; default `['session']`. Widen for `password_change`, `mfa_enrollment`. */
+  acceptTokenPurposes?: ('session' | 'password_change' | 'mfa_enrollment')[]
   rateLimit?: RateLimit
   summary: string
   description?: string

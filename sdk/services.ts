@@ -32,15 +32,17 @@ export interface SecretsService {
 }
 
 export interface SettingRef<T> {
+  /** Stored sealed with the master key and never returned by the API. */
+  readonly secret?: boolean
   readonly key: string
   readonly schema: TSchema
   readonly default: T
   readonly description: string
 }
 
-export function defineSetting<S extends TSchema>(key: string, schema: S, def: Static<S>, description = ''): SettingRef<Static<S>> {
+export function defineSetting<S extends TSchema>(key: string, schema: S, def: Static<S>, description = '', opts: { secret?: boolean } = {}): SettingRef<Static<S>> {
   if (!/^[a-z][a-z0-9_-]*\.[a-z0-9_.]+$/.test(key)) throw new Error(`setting key "${key}" must be "<plugin-id>.<name>"`)
-  return Object.freeze({ key, schema, default: def, description })
+  return Object.freeze({ key, schema, default: def, description, secret: opts.secret === true })
 }
 
 export interface SettingsService {

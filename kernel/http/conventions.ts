@@ -4,6 +4,8 @@
  * the negotiated language, an access log line, and the error envelope.
  */
 import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type Koa from 'koa'
 import { isPortcullisError, PortcullisError, type Logger } from '../../sdk/index.js'
 import { isDatabaseOutage } from '../db/outage.js'
@@ -63,8 +65,32 @@ export function errorEnvelope(i18n: Translator): Koa.Middleware {
 export function classify(raw: unknown): PortcullisError {
   if (isPortcullisError(raw)) return raw
   if (isDatabaseOutage(raw)) return new PortcullisError(503, 'DATABASE_UNAVAILABLE', 'core:errors.database_unavailable', { headers: { 'Retry-After': '5' } })
+  // PostgreSQL cannot store a NUL character (22021 in text, 22P05 in jsonb): the client's input, not a bug.
+  const pgCode = (raw as { code?: unknown })?.code
+  if (pgCode === '22021' || pgCode === '22P05') return new PortcullisError(422, 'VALIDATION_FAILED', 'core:errors.validation')
   const status = (raw as { status?: number; statusCode?: number })?.status ?? (raw as { statusCode?: number })?.statusCode
   // koa's own http errors (a request that never parsed, a socket error) keep their 4xx status.
   if (typeof status === 'number' && status >= 400 && status < 500) return new PortcullisError(status, 'BAD_REQUEST', 'core:errors.validation')
   return new PortcullisError(500, 'INTERNAL_ERROR', 'core:errors.internal')
+}
+
+/**
+ * A request Node refuses before koa sees it (request line or headers beyond
+ * maxHeaderSize: 431; a malformed request: 400) still answers in the envelope
+ * with X-Request-ID and X-API-Version, not with Node's bare status line.
+ */
+export function answerClientError(i18n: Translator): (err: NodeJS.ErrnoException, socket: Duplex) => void {
+  return (err, socket) => {
+    // As Node does: write only if no response of this connection has started.
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
+      const body = JSON.stringify({ detail: i18n.t('en', 'core:errors.validation'), code: 'BAD_REQUEST', field: null })
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `X-Request-ID: ${randomUUID()}\r\nX-API-Version: 1\r\nConnection: close\r\n\r\n${body}`,
+      )
+    }
+    socket.destroy()
+  }
 }

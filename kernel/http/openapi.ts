@@ -3,7 +3,7 @@
  * A schema with a `title` becomes a component and is referenced by `$ref`.
  * Built only when documentation is enabled.
  */
-import { PUBLIC, ErrorBody, RateLimitBody, type TSchema } from '../../sdk/index.js'
+import { AUTHENTICATED, PUBLIC, ErrorBody, RateLimitBody, type TSchema } from '../../sdk/index.js'
 import type { OwnedRoute } from '../plugins/registry.js'
 import { fullPath, successStatus } from './mount.js'
 
@@ -60,7 +60,7 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
       else responses[code] = { description: STATUS_TEXT[c] ?? code, content: { 'application/json': { schema: lift(schema) } } }
     }
     const gated = route.permission !== PUBLIC
-    const errorCodes = [...(gated ? [401, 403] : []), ...(route.schema.params || route.schema.query || route.schema.body ? [422] : []), ...(route.schema.body ? [413, 415] : []), 500, 503]
+    const errorCodes = [...(gated ? (route.permission === AUTHENTICATED ? [401] : [401, 403]) : []), ...(route.schema.params || route.schema.query || route.schema.body ? [422] : []), ...(route.schema.body ? [413, 415] : []), 500, 503]
     for (const c of errorCodes) if (!responses[c]) responses[c] = errorResponse(c)
     if (route.rateLimit) {
       responses['429'] = {
@@ -80,7 +80,8 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
       parameters,
       responses,
       security: gated ? [{ bearer: [] }] : [],
-      ...(gated ? { 'x-permission': route.permission } : {}),
+      ...(gated ? { 'x-permission': route.permission === AUTHENTICATED ? 'any signed-in user' : route.permission } : {}),
+      ...(route.acceptTokenPurposes ? { 'x-token-purposes': route.acceptTokenPurposes } : {}),
       'x-plugin': owner,
     }
     if (route.schema.body) op.requestBody = { required: true, content: { 'application/json': { schema: lift(route.schema.body) } } }

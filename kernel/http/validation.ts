@@ -13,6 +13,8 @@ const addFormats = addFormatsPkg as unknown as (ajv: Ajv) => Ajv
 const make = (coerce: boolean) => {
   const ajv = new Ajv({ allErrors: false, strict: true, coerceTypes: coerce ? 'array' : false, useDefaults: coerce, allowUnionTypes: true })
   addFormats(ajv)
+  // ajv-formats also admits `urn:uuid:…`, which PostgreSQL's uuid type cannot read (a 500 instead of a 422).
+  ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i)
   return ajv
 }
 

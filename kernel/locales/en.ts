@@ -19,6 +19,20 @@ export default {
     body_unsupported_type: 'The request body must be JSON (Content-Type: application/json).',
     body_required: 'A request body is required.',
     setting_unknown: 'Unknown setting {{key}}.',
+    mail_not_configured: 'Mail is not configured (setting mail.smtp_host).',
+  },
+  auth: {
+    invalid_credentials: 'Wrong user name or password.',
+    current_password_wrong: 'The current password is wrong.',
+    reset_token_invalid: 'This reset link is not valid, was already used, or has expired.',
+    reset_sent: 'If the account exists and has an email address, a reset link is on its way.',
+  },
+  password: {
+    too_short: 'The password must be at least {{min}} characters long.',
+    too_long: 'The password must be at most {{max}} characters long.',
+    contains_username: 'The password must not contain the user name.',
+    common: 'This password is on the list of common, breached passwords; choose another.',
+    same_as_current: 'The new password must differ from the current one.',
   },
   validation: {
     additionalProperties: 'Unknown field "{{name}}".',
@@ -41,6 +55,12 @@ export default {
     default: 'Is not valid.',
   },
   permissions: {
+    'users.read': 'List and read users.',
+    'users.write': 'Create, change and delete users and set their passwords.',
+    'groups.read': 'List and read user groups.',
+    'groups.write': 'Create, change and delete user groups and their members.',
+    'roles.read': 'List and read roles.',
+    'roles.write': 'Create, change and delete roles.',
     'system.info.read': 'Read system information (version, schema revision, uptime, clock).',
     'audit.read': 'Read the audit trail.',
     'settings.read': 'Read platform and plugin settings.',

@@ -3,7 +3,7 @@
  * method and path, every permission declared once and every route's
  * permission declared by someone.
  */
-import { PUBLIC, type LocalizedText, type RouteDefinition, type ConfigRenderer } from '../../sdk/index.js'
+import { AUTHENTICATED, PUBLIC, type LocalizedText, type RouteDefinition, type ConfigRenderer } from '../../sdk/index.js'
 import { BootError } from '../boot-error.js'
 import { fullPath } from '../http/mount.js'
 
@@ -55,7 +55,7 @@ export class ContributionRegistry {
   /** Every gated route names a declared permission. */
   verifyPermissions(): void {
     for (const { owner, route } of this.routes) {
-      if (route.permission === PUBLIC) continue
+      if (route.permission === PUBLIC || route.permission === AUTHENTICATED) continue
       if (!this.permissions.has(route.permission)) {
         throw new BootError('PERMISSION_UNDECLARED', `route ${route.method} ${fullPath(route)} of ${owner} is gated by ${String(route.permission)}, which no plugin declares`)
       }

@@ -22,7 +22,10 @@ export const settingsRoutes = (k: KernelContext) => {
     const ref = k.settings.find(key)
     if (!ref) throw CommonErrors.notFound({ field: 'key' })
     const owner = k.settings.list().find((s) => s.key === key)!.owner
-    return { key, owner, description: ref.description, value: await k.settings.get(ref), default: ref.default, schema: JSON.parse(JSON.stringify(ref.schema)) as unknown }
+    const value = await k.settings.get(ref)
+    // A secret setting is write-only: the API says whether it is set, never what it is.
+    const shown = ref.secret ? (value === null ? null : '***') : value
+    return { key, owner, description: ref.description, value: shown, default: ref.default, schema: JSON.parse(JSON.stringify(ref.schema)) as unknown }
   }
   return [
     defineRoute({

@@ -3,30 +3,18 @@
  * be valid and of purpose `session` unless the route widens the purposes;
  * any other purpose answers 401. Admins bypass the permission check.
  */
-import { PortcullisError, PUBLIC, type Actor, type RouteDefinition } from '../../sdk/index.js'
+import { AUTHENTICATED, PortcullisError, PUBLIC, type Actor, type RouteDefinition } from '../../sdk/index.js'
 import { masterKeyUnavailable } from './secrets.js'
 import type { TokenClaims, TokenService } from './tokens.js'
 
 export const tokenInvalid = () => new PortcullisError(401, 'TOKEN_INVALID', 'core:errors.token_invalid', { headers: { 'WWW-Authenticate': 'Bearer' } })
 const tokenPurpose = () => new PortcullisError(401, 'TOKEN_PURPOSE_NOT_ACCEPTED', 'core:errors.token_purpose', { headers: { 'WWW-Authenticate': 'Bearer' } })
 
-/** Turns verified claims into an actor; identity replaces the default to check revocation and roles. */
+/** Turns verified claims into the current actor (enabled, not revoked, with today's permissions), or null. */
 export type ActorResolver = (claims: TokenClaims) => Promise<Actor | null>
 
-export const actorFromClaims: ActorResolver = async (c) => ({
-  id: c.sub,
-  username: c.name,
-  isAdmin: c.adm === true,
-  permissions: new Set(c.perms ?? []),
-  tokenId: c.jti,
-})
-
 export class Gate {
-  constructor(private readonly tokens: TokenService | null, private resolveActor: ActorResolver = actorFromClaims) {}
-
-  setActorResolver(r: ActorResolver) {
-    this.resolveActor = r
-  }
+  constructor(private readonly tokens: TokenService | null, private readonly resolveActor: ActorResolver) {}
 
   /** Null on a public route; otherwise the actor, or a thrown 401/403. */
   async check(route: RouteDefinition, authorization: string | undefined): Promise<Actor | null> {
@@ -36,10 +24,11 @@ export class Gate {
     if (!this.tokens) throw masterKeyUnavailable()
     const claims = await this.tokens.verify(m[1])
     if (!claims) throw tokenInvalid()
-    const accepted = ['session', ...(route.acceptTokenPurposes ?? [])]
+    const accepted: string[] = route.acceptTokenPurposes ?? ['session']
     if (!accepted.includes(claims.purpose)) throw tokenPurpose()
     const actor = await this.resolveActor(claims)
     if (!actor) throw tokenInvalid()
+    if (route.permission === AUTHENTICATED) return actor
     if (!actor.isAdmin && !actor.permissions.has(route.permission)) {
       throw new PortcullisError(403, 'PERMISSION_DENIED', 'core:errors.forbidden', { vars: { permission: route.permission } })
     }

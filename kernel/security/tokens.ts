@@ -16,27 +16,26 @@ export interface TokenClaims {
   jti: string
   exp: number
   iat: number
-  /** Username, for logs and the audit trail. */
+  /** Username, for logs. Rights are never read from the token: the gate looks the user up. */
   name: string
-  adm?: boolean
-  /** Permissions granted to the bearer (until roles exist in the database). */
-  perms?: string[]
 }
 
 const ISSUER = 'portcullis'
 
 export class TokenService {
-  private readonly key: Uint8Array
+  private readonly key: Uint8Array<ArrayBuffer>
+  /** Imported once: handing jose raw bytes would re-import the key on every verification. */
+  private verifyKey: Promise<CryptoKey> | null = null
 
   constructor(master: Buffer) {
     this.key = new Uint8Array(deriveKey(master, 'jwt'))
   }
 
-  async issue(c: { sub: string; name: string; purpose: TokenPurpose; ttlSeconds: number; adm?: boolean; perms?: string[] }): Promise<{ token: string; jti: string; exp: number }> {
+  async issue(c: { sub: string; name: string; purpose: TokenPurpose; ttlSeconds: number }): Promise<{ token: string; jti: string; exp: number }> {
     const jti = randomUUID()
     const now = Math.floor(Date.now() / 1000)
     const exp = now + c.ttlSeconds
-    const token = await new SignJWT({ purpose: c.purpose, name: c.name, adm: c.adm ?? false, perms: c.perms ?? [] })
+    const token = await new SignJWT({ purpose: c.purpose, name: c.name })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(c.sub)
       .setIssuer(ISSUER)
@@ -51,7 +50,8 @@ export class TokenService {
   async verify(token: string): Promise<TokenClaims | null> {
     if (token.length > 8192) return null
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: ISSUER })
+      this.verifyKey ??= crypto.subtle.importKey('raw', this.key, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
+      const { payload } = await jwtVerify(token, await this.verifyKey, { algorithms: ['HS256'], issuer: ISSUER })
       if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.purpose !== 'string') return null
       if (!(TOKEN_PURPOSES as readonly string[]).includes(payload.purpose)) return null
       return payload as unknown as TokenClaims

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex'
 import type { ValidateFunction } from 'ajv'
-import { CommonErrors, type AuditService, type SettingRef, type SettingsService } from '../../sdk/index.js'
+import { CommonErrors, type AuditService, type SecretsService, type SettingRef, type SettingsService } from '../../sdk/index.js'
 import { BootError } from '../boot-error.js'
 import type { Validation } from '../http/validation.js'
 
@@ -14,7 +14,17 @@ export class SettingsStore implements SettingsService {
   private readonly refs = new Map<string, { ref: SettingRef<unknown>; owner: string; check: ValidateFunction }>()
   private cache = new Map<string, unknown>()
 
-  constructor(private readonly knex: Knex, private readonly validation: Validation, private readonly audit: AuditService) {}
+  constructor(private readonly knex: Knex, private readonly validation: Validation, private readonly audit: AuditService, private readonly secrets: SecretsService) {}
+
+  /** Secret settings are stored sealed: `{ "sealed": "v1…" }` in place of the value. */
+  private seal(ref: SettingRef<unknown> | undefined, value: unknown): unknown {
+    return ref?.secret && value !== null ? { sealed: this.secrets.encrypt(`setting:${ref.key}`, JSON.stringify(value)) } : value
+  }
+
+  private open(ref: SettingRef<unknown>, stored: unknown): unknown {
+    if (!ref.secret || stored === null || typeof stored !== 'object' || !('sealed' in (stored as object))) return stored
+    return JSON.parse(this.secrets.decrypt(`setting:${ref.key}`, (stored as { sealed: string }).sealed))
+  }
 
   declare(owner: string, ref: SettingRef<unknown>): void {
     if (this.refs.has(ref.key)) throw new BootError('SETTING_DUPLICATE', `setting ${ref.key} is declared twice (by ${this.refs.get(ref.key)!.owner} and ${owner})`)
@@ -38,6 +48,7 @@ export class SettingsStore implements SettingsService {
     for (const row of rows) {
       const d = this.refs.get(row.key)
       if (!d) continue // a setting of a plugin not loaded in this edition
+      if (d.ref.secret) continue // sealed: checked when written
       if (!d.check(row.value)) throw new BootError('SETTING_INVALID', `stored value of ${row.key} is invalid: ${this.validation.describe(d.check.errors)}`)
     }
     for (const [key, value] of Object.entries(configured)) {
@@ -52,7 +63,7 @@ export class SettingsStore implements SettingsService {
   async get<T>(ref: SettingRef<T>): Promise<T> {
     if (this.cache.has(ref.key)) return this.cache.get(ref.key) as T
     const row = (await this.knex('settings').where({ key: ref.key }).first('value')) as { value: T } | undefined
-    const value = row ? row.value : ref.default
+    const value = row ? (this.open(ref as SettingRef<unknown>, row.value) as T) : ref.default
     this.cache.set(ref.key, value)
     return value
   }
@@ -64,7 +75,8 @@ export class SettingsStore implements SettingsService {
     const run = async (trx: Knex.Transaction) => {
       const before = await this.getIn(trx, ref)
       await this.write(ref.key, value, ctx.actor?.username ?? null, trx)
-      await this.audit.record({ action: 'setting.update', resourceType: 'setting', resourceId: ref.key, before, after: value }, { actor: ctx.actor ?? null, requestId: ctx.requestId, trx })
+      const shown = (v: unknown) => (ref.secret && v !== null ? '***' : v)
+      await this.audit.record({ action: 'setting.update', resourceType: 'setting', resourceId: ref.key, before: shown(before), after: shown(value) }, { actor: ctx.actor ?? null, requestId: ctx.requestId, trx })
     }
     if (ctx.trx) await run(ctx.trx)
     else await this.knex.transaction(run)
@@ -73,12 +85,12 @@ export class SettingsStore implements SettingsService {
 
   private async getIn<T>(trx: Knex.Transaction, ref: SettingRef<T>): Promise<T> {
     const row = (await trx('settings').where({ key: ref.key }).first('value')) as { value: T } | undefined
-    return row ? row.value : ref.default
+    return row ? (this.open(ref as SettingRef<unknown>, row.value) as T) : ref.default
   }
 
   private async write(key: string, value: unknown, by: string | null, trx: Knex | Knex.Transaction = this.knex) {
     await trx('settings')
-      .insert({ key, value: JSON.stringify(value), updated_at: new Date(), updated_by: by })
+      .insert({ key, value: JSON.stringify(this.seal(this.refs.get(key)?.ref, value)), updated_at: new Date(), updated_by: by })
       .onConflict('key')
       .merge(['value', 'updated_at', 'updated_by'])
   }

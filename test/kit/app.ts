@@ -41,6 +41,9 @@ export interface TestApp {
   stop(): Promise<void>
 }
 
+/** The bootstrap administrator's password in test apps (user `admin`, must change it at first sign-in). */
+export const TEST_ADMIN_PASSWORD = 'Correct-Horse-Battery-9'
+
 export const silentLogger = (): Logger => pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) as unknown as Logger
 
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
@@ -57,15 +60,32 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     VALIDATE_RESPONSES: 'true',
     PLUGINS: (o.plugins ?? []).join(','),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
     ...(o.env ?? {}),
   })
   if (o.settings) config.settings = o.settings
   const app = await startApp(config, { log: silentLogger() })
+  /**
+   * A token for a real test account: a user (admin, or holding a role with the
+   * given permissions) created in the database, so the gate resolves it exactly
+   * as it resolves a signed-in user.
+   */
   const token: TestApp['token'] = async (t = {}) => {
     if (!app.tokens) throw new Error('this app has no master key, so it cannot sign tokens')
-    return (await app.tokens.issue({ sub: t.sub ?? randomUUID(), name: 'tester', purpose: t.purpose ?? 'session', ttlSeconds: t.ttlSeconds ?? 600, adm: t.admin ?? false, perms: t.permissions ?? [] })).token
+    const knex = app.db.knex
+    const n = `kit-${randomUUID().slice(0, 8)}`
+    const sub = t.sub ?? randomUUID()
+    const existing = await knex('users').where({ id: sub }).first('id')
+    if (!existing) {
+      await knex('users').insert({ id: sub, username: n, display_name: 'tester', is_admin: t.admin ?? false, source: 'local' })
+      if (t.permissions?.length) {
+        const [role] = (await knex('roles').insert({ name: n, permissions: JSON.stringify(t.permissions) }).returning('id')) as { id: string }[]
+        await knex('user_roles').insert({ user_id: sub, role_id: role.id })
+      }
+    }
+    return (await app.tokens.issue({ sub, name: 'tester', purpose: t.purpose ?? 'session', ttlSeconds: t.ttlSeconds ?? 600 })).token
   }
-  const adminToken = app.tokens ? await token({ admin: true, sub: '00000000-0000-4000-8000-000000000001' }) : ''
+  const adminToken = app.tokens ? await token({ admin: true }) : ''
   return {
     app,
     url: app.url,

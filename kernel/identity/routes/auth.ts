@@ -1,0 +1,101 @@
+/** Sign-in, sign-out, the caller's own profile and password. */
+import { AUTHENTICATED, defineError, defineRoute, PUBLIC, reply } from '../../../sdk/index.js'
+import type { Knex } from 'knex'
+import type { SecretsService } from '../../../sdk/index.js'
+import type { Identity, UserRow } from '../service.js'
+import { setPassword } from '../passwords-set.js'
+import { verifyPassword } from '../passwords.js'
+import { ChangePasswordRequest, LoginRequest, LoginResponse, MeResponse, SessionToken } from '../schemas.js'
+
+export const invalidCredentials = defineError(401, 'INVALID_CREDENTIALS', 'core:auth.invalid_credentials')
+const wrongCurrentPassword = defineError(422, 'CURRENT_PASSWORD_WRONG', 'core:auth.current_password_wrong')
+const passwordReused = defineError(422, 'PASSWORD_POLICY', 'core:password.same_as_current')
+
+/** Login attempts per client IP per minute: enough for people, a wall for guessing. */
+export const LOGIN_LIMIT = { max: 10, windowSeconds: 60 }
+
+export function authRoutes(d: { knex: Knex; identity: Identity; secrets: SecretsService; docsEnabled: boolean }) {
+  const { identity } = d
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/auth/login',
+      permission: PUBLIC,
+      rateLimit: LOGIN_LIMIT,
+      summary: 'Sign in',
+      description:
+        'Answers a session token; or `mfa_required` with an `mfa_token` to spend at POST /api/v1/mfa/verify; or `password_change_required` with a token that opens only POST /api/v1/auth/change-password. A wrong password, an unknown user, a disabled or a directory-only account all answer the same 401 INVALID_CREDENTIALS, after the same work.',
+      tags: ['auth'],
+      schema: { body: LoginRequest, response: { 200: LoginResponse, 401: null } },
+      handler: async ({ body, log }) => {
+        const row = await identity.authenticate(body.username, body.password)
+        if (!row) {
+          log.info({ username: body.username.slice(0, 64) }, 'login failed')
+          throw invalidCredentials()
+        }
+        return identity.afterPassword(row)
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/logout',
+      permission: AUTHENTICATED,
+      summary: 'Sign out',
+      description: 'Revokes the session token of the request on every node.',
+      tags: ['auth'],
+      schema: { response: { 204: null } },
+      handler: async ({ actor, headers }) => {
+        const token = String(headers.authorization).slice(7)
+        const exp = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).exp as number
+        await identity.revokeToken(actor!.tokenId!, exp)
+        return reply({ status: 204 })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/auth/me',
+      permission: AUTHENTICATED,
+      summary: 'Who am I',
+      tags: ['auth'],
+      schema: { response: { 200: MeResponse } },
+      handler: async ({ actor }) => {
+        const row = (await identity.findRow({ id: actor!.id })) as UserRow
+        return {
+          id: row.id,
+          username: row.username,
+          display_name: row.display_name,
+          email: row.email,
+          is_admin: row.is_admin,
+          permissions: [...actor!.permissions].sort(),
+          groups: await identity.groupsOf(row.id),
+          must_change_password: row.must_change_password,
+          mfa_enabled: await identity.hasSecondFactor(row.id),
+          docs_enabled: d.docsEnabled,
+        }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/change-password',
+      permission: AUTHENTICATED,
+      acceptTokenPurposes: ['session', 'password_change'],
+      summary: 'Change my password',
+      description:
+        'Accepts a session token or the `password_change` token from login. The new password must meet the policy (docs/security.md). Every earlier token of the user becomes void; the answer is a new session token.',
+      tags: ['auth'],
+      schema: { body: ChangePasswordRequest, response: { 200: SessionToken } },
+      handler: async (req) => {
+        const row = (await identity.findRow({ id: req.actor!.id })) as UserRow
+        if (row.source !== 'local' || !(await verifyPassword(row.password_hash, req.body.current_password))) throw wrongCurrentPassword({ field: 'current_password' })
+        if (req.body.new_password === req.body.current_password) throw passwordReused({ field: 'new_password' })
+        await req.transaction(async (trx) => {
+          await setPassword(trx, d.secrets, row, req.body.new_password, 'new_password')
+          await req.audit({ action: 'user.password_change', resourceType: 'user', resourceId: row.id }, trx)
+          await identity.actors.bump(trx)
+        })
+        identity.actors.invalidate()
+        return identity.session(row)
+      },
+    }),
+  ]
+}

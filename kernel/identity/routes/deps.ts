@@ -1,0 +1,15 @@
+import type { Knex } from 'knex'
+import type { MailService, SecretsService, SettingsService } from '../../../sdk/index.js'
+import type { ContributionRegistry } from '../../plugins/registry.js'
+import type { Identity } from '../service.js'
+
+/** What the identity routes need from the kernel. */
+export interface IdentityRouteDeps {
+  knex: Knex
+  identity: Identity
+  secrets: SecretsService
+  settings: SettingsService
+  mail: MailService
+  registry: ContributionRegistry
+  docsEnabled: boolean
+}

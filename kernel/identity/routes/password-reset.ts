@@ -1,0 +1,77 @@
+/**
+ * Password reset by emailed link. The request always answers 202 with the same
+ * words, so it cannot be used to find out which accounts exist. The link holds
+ * a random token; only its SHA-256 is stored; it works once, for 30 minutes.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import type { Knex } from 'knex'
+import { defineError, defineRoute, PUBLIC, reply, type MailService, type SecretsService, type SettingsService } from '../../../sdk/index.js'
+import type { Identity, UserRow } from '../service.js'
+import { setPassword } from '../passwords-set.js'
+import { publicUrl } from '../settings.js'
+import { Accepted, PasswordResetConfirm, PasswordResetRequest } from '../schemas.js'
+
+const RESET_TTL_MS = 30 * 60 * 1000
+const invalidResetToken = defineError(422, 'RESET_TOKEN_INVALID', 'core:auth.reset_token_invalid')
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
+
+export const RESET_LIMIT = { max: 5, windowSeconds: 900 }
+
+export function passwordResetRoutes(d: { knex: Knex; identity: Identity; secrets: SecretsService; settings: SettingsService; mail: MailService }) {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/auth/password-reset',
+      permission: PUBLIC,
+      rateLimit: RESET_LIMIT,
+      summary: 'Request a password reset link',
+      description: 'Emails a one-time link (valid 30 minutes) to a local account with an email address. Always answers 202 with the same body.',
+      tags: ['auth'],
+      schema: { body: PasswordResetRequest, response: { 202: Accepted } },
+      handler: async (req) => {
+        const key = req.body.username_or_email.trim()
+        const row = (await d.knex('users').whereRaw('lower(username) = lower(?) OR lower(email) = lower(?)', [key, key]).first()) as UserRow | undefined
+        if (row && row.enabled && row.source === 'local' && row.email) {
+          const token = randomBytes(32).toString('base64url')
+          await d.knex('password_resets').insert({ token_hash: sha256(token), user_id: row.id, expires_at: new Date(Date.now() + RESET_TTL_MS) })
+          const base = (await d.settings.get(publicUrl)) ?? `${req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http'}://${req.headers.host}`
+          const link = `${base.replace(/\/$/, '')}/reset-password?token=${token}`
+          try {
+            await d.mail.send({
+              to: row.email,
+              subject: 'Portcullis password reset',
+              text: `A password reset was requested for ${row.username}.\n\nSet a new password within 30 minutes:\n${link}\n\nToken: ${token}\n\nIf you did not ask for this, ignore this message.\n`,
+            })
+          } catch (e) {
+            req.log.error({ err: (e as Error).message, user: row.id }, 'password reset mail not sent')
+          }
+        }
+        return reply({ status: 202, body: { detail: req.t('core:auth.reset_sent') } })
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/password-reset/confirm',
+      permission: PUBLIC,
+      rateLimit: RESET_LIMIT,
+      summary: 'Set a new password with a reset token',
+      tags: ['auth'],
+      schema: { body: PasswordResetConfirm, response: { 204: null } },
+      handler: async (req) =>
+        req.transaction(async (trx) => {
+          // Lock the row so two confirmations of one token cannot both win.
+          const reset = (await trx('password_resets').where({ token_hash: sha256(req.body.token) }).forUpdate().first()) as
+            | { user_id: string; expires_at: Date; used_at: Date | null; token_hash: string }
+            | undefined
+          if (!reset || reset.used_at || new Date(reset.expires_at).getTime() < Date.now()) throw invalidResetToken({ field: 'token' })
+          const row = (await trx('users').where({ id: reset.user_id }).first()) as UserRow
+          if (!row.enabled || row.source !== 'local') throw invalidResetToken({ field: 'token' })
+          await setPassword(trx, d.secrets, row, req.body.new_password, 'new_password')
+          await trx('password_resets').where({ token_hash: reset.token_hash }).update({ used_at: new Date() })
+          await req.audit({ action: 'user.password_reset', resourceType: 'user', resourceId: row.id }, trx)
+          await d.identity.actors.bump(trx)
+          return reply({ status: 204 })
+        }),
+    }),
+  ]
+}

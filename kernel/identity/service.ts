@@ -1,0 +1,137 @@
+/** The identity service: users, tokens of every purpose, second factors. */
+import type { Knex } from 'knex'
+import type { IdentityService, LoginGrant, SecondFactor, SecretsService, SettingsService, UserRef } from '../../sdk/index.js'
+import type { TokenService } from '../security/tokens.js'
+import { masterKeyUnavailable } from '../security/secrets.js'
+import type { ActorCache } from './actors.js'
+import { verifyPassword } from './passwords.js'
+import { sessionTtl } from './settings.js'
+import { openVerifiers } from './verifiers.js'
+
+export const PASSWORD_CHANGE_TTL = 10 * 60
+export const MFA_TOKEN_TTL = 5 * 60
+
+export interface UserRow {
+  id: string
+  username: string
+  display_name: string | null
+  email: string | null
+  enabled: boolean
+  source: 'local' | 'directory'
+  password_hash: string | null
+  network_verifiers: string | null
+  network_login: boolean
+  is_admin: boolean
+  must_change_password: boolean
+  password_changed_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+export const toUserRef = (r: UserRow): UserRef => ({
+  id: r.id, username: r.username, display_name: r.display_name, email: r.email, enabled: r.enabled, is_admin: r.is_admin, source: r.source,
+})
+
+export class Identity implements IdentityService {
+  private readonly factors: SecondFactor[] = []
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly tokens: TokenService | null,
+    private readonly secrets: SecretsService,
+    private readonly settings: SettingsService,
+    readonly actors: ActorCache,
+  ) {}
+
+  private signer(): TokenService {
+    if (!this.tokens) throw masterKeyUnavailable()
+    return this.tokens
+  }
+
+  async findRow(by: { id: string } | { username: string }): Promise<UserRow | null> {
+    const q = this.knex('users')
+    if ('id' in by) {
+      if (!/^[0-9a-f-]{36}$/i.test(by.id)) return null
+      q.where({ id: by.id })
+    } else q.whereRaw('lower(username) = lower(?)', [by.username])
+    return ((await q.first()) as UserRow | undefined) ?? null
+  }
+
+  async findUser(by: { id: string } | { username: string }) {
+    const r = await this.findRow(by)
+    return r ? toUserRef(r) : null
+  }
+
+  /** The user row when the password is right and the account may sign in locally; costs one argon2 check either way. */
+  async authenticate(username: string, password: string): Promise<UserRow | null> {
+    const row = username.length <= 64 ? await this.findRow({ username }) : null
+    const usable = row && row.enabled && row.source === 'local' ? row.password_hash : null
+    const ok = await verifyPassword(usable, password)
+    return ok && row ? row : null
+  }
+
+  async checkPassword(username: string, password: string) {
+    const r = await this.authenticate(username, password)
+    return r ? toUserRef(r) : null
+  }
+
+  issueToken(user: Pick<UserRef, 'id' | 'username'>, purpose: Parameters<IdentityService['issueToken']>[1], ttlSeconds: number) {
+    return this.signer().issue({ sub: user.id, name: user.username, purpose, ttlSeconds })
+  }
+
+  async verifyToken(token: string, purpose: Parameters<IdentityService['verifyToken']>[1]) {
+    const c = await this.signer().verify(token)
+    if (!c || c.purpose !== purpose) return null
+    if (!(await this.actors.resolve(c))) return null
+    return { sub: c.sub, jti: c.jti, purpose: c.purpose, exp: c.exp, name: c.name }
+  }
+
+  async revokeToken(jti: string, exp: number) {
+    await this.knex('revoked_tokens').insert({ jti, expires_at: new Date(exp * 1000) }).onConflict('jti').ignore()
+    await this.actors.bump()
+  }
+
+  registerSecondFactor(f: SecondFactor) {
+    this.factors.push(f)
+  }
+
+  async hasSecondFactor(userId: string): Promise<boolean> {
+    for (const f of this.factors) if (await f.isEnrolled(userId)) return true
+    return false
+  }
+
+  /** After the password: a second factor if enrolled, else whatever completes the login. */
+  async afterPassword(row: UserRow): Promise<LoginGrant> {
+    if (await this.hasSecondFactor(row.id)) {
+      const t = await this.issueToken(row, 'mfa', MFA_TOKEN_TTL)
+      return { status: 'mfa_required', mfa_token: t.token, expires_in: MFA_TOKEN_TTL }
+    }
+    return this.completeLogin(row.id)
+  }
+
+  async completeLogin(userId: string): Promise<LoginGrant> {
+    const row = await this.findRow({ id: userId })
+    if (!row || !row.enabled) throw new Error('completeLogin for a user that cannot sign in')
+    if (row.must_change_password) {
+      const t = await this.issueToken(row, 'password_change', PASSWORD_CHANGE_TTL)
+      return { status: 'password_change_required', password_change_token: t.token, expires_in: PASSWORD_CHANGE_TTL }
+    }
+    return this.session(row)
+  }
+
+  async session(user: Pick<UserRef, 'id' | 'username'>): Promise<{ access_token: string; token_type: 'bearer'; expires_in: number }> {
+    const ttl = await this.settings.get(sessionTtl)
+    const t = await this.issueToken(user, 'session', ttl)
+    return { access_token: t.token, token_type: 'bearer', expires_in: ttl }
+  }
+
+  async groupsOf(userId: string): Promise<string[]> {
+    return (await this.knex('user_groups as g').join('user_group_members as m', 'm.group_id', 'g.id').where('m.user_id', userId).orderBy('g.name').pluck('g.name')) as string[]
+  }
+
+  async networkVerifiers(userId: string) {
+    const row = await this.findRow({ id: userId })
+    if (!row || !row.network_login || !row.network_verifiers) return null
+    return openVerifiers(this.secrets, row.network_verifiers)
+  }
+}

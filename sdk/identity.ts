@@ -1,0 +1,86 @@
+/**
+ * Identity as plugins see it: users, tokens of each purpose, second factors,
+ * and mail. The kernel implements it; the MFA plugin registers a second factor;
+ * EST checks a local password; renderers read the network verifiers.
+ */
+import { createServiceRef } from './service-ref.js'
+
+export type TokenPurpose = 'session' | 'password_change' | 'mfa_enrollment' | 'mfa' | 'byod_mfa'
+
+export interface UserRef {
+  id: string
+  username: string
+  display_name: string | null
+  email: string | null
+  enabled: boolean
+  is_admin: boolean
+  source: 'local' | 'directory'
+}
+
+export interface IssuedToken {
+  token: string
+  jti: string
+  /** Expiry, seconds since the epoch. */
+  exp: number
+}
+
+export interface VerifiedToken {
+  sub: string
+  jti: string
+  purpose: TokenPurpose
+  exp: number
+  name: string
+}
+
+/** What a successful first factor (or a passed second factor) leads to. */
+export type LoginGrant =
+  | { access_token: string; token_type: 'bearer'; expires_in: number }
+  | { status: 'mfa_required'; mfa_token: string; expires_in: number }
+  | { status: 'password_change_required'; password_change_token: string; expires_in: number }
+
+/** A second factor a plugin offers (TOTP, push …). */
+export interface SecondFactor {
+  id: string
+  /** True when the user must pass this factor to sign in. */
+  isEnrolled(userId: string): Promise<boolean>
+}
+
+export interface NetworkVerifiers {
+  /** SHA-512 crypt, for PAP and TACACS+ ASCII/PAP login. */
+  sha512_crypt: string
+  /** Upper-case hex NT hash, for MS-CHAPv2. */
+  nt_hash: string
+}
+
+export interface IdentityService {
+  findUser(by: { id: string } | { username: string }): Promise<UserRef | null>
+  /** argon2id check of a local, enabled account; null for a directory-only, disabled or unknown account, or a wrong password. */
+  checkPassword(username: string, password: string): Promise<UserRef | null>
+  issueToken(user: Pick<UserRef, 'id' | 'username'>, purpose: TokenPurpose, ttlSeconds: number): Promise<IssuedToken>
+  /** A token handed over in a body (mfa, byod_mfa): null when invalid, expired, revoked or of another purpose. */
+  verifyToken(token: string, purpose: TokenPurpose): Promise<VerifiedToken | null>
+  revokeToken(jti: string, exp: number): Promise<void>
+  /** After every factor has passed: a session, or the password change the account still owes. */
+  completeLogin(userId: string): Promise<LoginGrant>
+  registerSecondFactor(factor: SecondFactor): void
+  /** Names of the user groups the user belongs to. */
+  groupsOf(userId: string): Promise<string[]>
+  /** The sealed verifiers, opened; null when the account has no network login. */
+  networkVerifiers(userId: string): Promise<NetworkVerifiers | null>
+}
+
+export interface MailMessage {
+  to: string
+  subject: string
+  text: string
+}
+
+export interface MailService {
+  /** Sends through the SMTP server configured in the `mail.*` settings. */
+  send(message: MailMessage): Promise<void>
+}
+
+export const identityServices = {
+  identity: createServiceRef<IdentityService>({ id: 'core.identity' }),
+  mail: createServiceRef<MailService>({ id: 'core.mail' }),
+} as const
