@@ -62,7 +62,8 @@ function readConfigFile(file: string | undefined): Partial<Record<string, unknow
 export function loadConfig(env: Env = process.env, defaults: { plugins: string[] } = { plugins: [] }): Config {
   const file = readConfigFile(env.PORTCULLIS_CONFIG)
   const f = (k: string) => (file[k] === undefined ? undefined : String(file[k]))
-  const pick = (envName: string, fileKey: string) => env[envName] ?? f(fileKey)
+  // An empty variable counts as unset: `HOST=` must not mean "every interface".
+  const pick = (envName: string, fileKey: string) => (env[envName] === '' ? undefined : env[envName]) ?? f(fileKey)
 
   const role = pick('ROLE', 'role') ?? 'primary'
   if (role !== 'primary' && role !== 'replica') throw new BootError('CONFIG_INVALID', `ROLE must be primary or replica, got "${role}"`)
@@ -70,6 +71,8 @@ export function loadConfig(env: Env = process.env, defaults: { plugins: string[]
   const settings = (file.settings ?? {}) as Record<string, unknown>
   if (typeof settings !== 'object' || Array.isArray(settings)) throw new BootError('CONFIG_INVALID', 'config file "settings" must be an object')
 
+  const logLevel = pick('LOG_LEVEL', 'log_level') ?? 'info'
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new BootError('CONFIG_INVALID', `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`)
   return {
     port: int(pick('PORT', 'port'), 'PORT', 0, 65535) ?? 8080,
     host: pick('HOST', 'host') ?? '127.0.0.1',
@@ -80,7 +83,7 @@ export function loadConfig(env: Env = process.env, defaults: { plugins: string[]
     docsEnabled: bool(pick('DOCS_ENABLED', 'docs_enabled'), 'DOCS_ENABLED') ?? false,
     serviceVersion: pick('SERVICE_VERSION', 'service_version') || null,
     plugins: pluginsRaw === undefined ? defaults.plugins : pluginsRaw.split(',').map((s) => s.trim()).filter(Boolean),
-    logLevel: pick('LOG_LEVEL', 'log_level') ?? 'info',
+    logLevel,
     adminPassword: pick('ADMIN_PASSWORD', 'admin_password') || null,
     nodeId: pick('NODE_ID', 'node_id') || null,
     role,

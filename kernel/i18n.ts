@@ -49,7 +49,7 @@ export function negotiateLanguage(header: string | undefined): Language {
     const base = tag.trim().toLowerCase().split('-')[0]
     const qParam = params.find((p) => p.trim().startsWith('q='))
     const q = qParam ? Number(qParam.trim().slice(2)) : 1
-    if ((LANGUAGES as readonly string[]).includes(base) && Number.isFinite(q) && q > bestQ) {
+    if ((LANGUAGES as readonly string[]).includes(base) && Number.isFinite(q) && q > 0 && q > bestQ) {
       best = base as Language
       bestQ = q
     }

@@ -55,7 +55,7 @@ export const CommonErrors = {
   notFound: defineError(404, 'NOT_FOUND', 'core:errors.not_found'),
   validation: defineError(422, 'VALIDATION_FAILED', 'core:errors.validation'),
   conflict: defineError(409, 'CONFLICT', 'core:errors.conflict'),
-  forbidden: defineError(403, 'FORBIDDEN', 'core:errors.forbidden'),
+  forbidden: defineError(403, 'FORBIDDEN', 'core:errors.forbidden_generic'),
   unauthorized: defineError(401, 'UNAUTHORIZED', 'core:errors.unauthorized'),
   unavailable: defineError(503, 'SERVICE_UNAVAILABLE', 'core:errors.unavailable'),
 } as const

@@ -3,7 +3,9 @@
  * and mail. The kernel implements it; the MFA plugin registers a second factor;
  * EST checks a local password; renderers read the network verifiers.
  */
+import { Nullable, Type } from './schema.js'
 import { createServiceRef } from './service-ref.js'
+import { defineSetting } from './services.js'
 
 export type TokenPurpose = 'session' | 'password_change' | 'mfa_enrollment' | 'mfa' | 'byod_mfa'
 
@@ -83,4 +85,17 @@ export interface MailService {
 export const identityServices = {
   identity: createServiceRef<IdentityService>({ id: 'core.identity' }),
   mail: createServiceRef<MailService>({ id: 'core.mail' }),
+} as const
+
+/**
+ * Kernel identity settings that plugins read but never declare: the kernel
+ * declares them, so a plugin reads the same value through the same ref.
+ */
+export const identitySettingRefs = {
+  publicUrl: defineSetting(
+    'identity.public_url',
+    Nullable(Type.String({ maxLength: 500, pattern: '^https?://' })),
+    null,
+    'Base URL users reach the platform at, used in emailed links (password reset, MFA setup). Null: the URL of the request.',
+  ),
 } as const

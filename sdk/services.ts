@@ -46,7 +46,8 @@ export function defineSetting<S extends TSchema>(key: string, schema: S, def: St
 }
 
 export interface SettingsService {
-  get<T>(ref: SettingRef<T>): Promise<T>
+  /** Pass the transaction you are in (a renderer's snapshot): the embedded engine has one connection. */
+  get<T>(ref: SettingRef<T>, db?: Knex | Knex.Transaction): Promise<T>
   /** Validates against the setting's schema; throws a 422 PortcullisError on a bad value. */
   set<T>(ref: SettingRef<T>, value: T, ctx?: { actor?: Actor | null; trx?: Knex.Transaction; requestId?: string }): Promise<void>
 }

@@ -7,7 +7,7 @@ export const motdRenderer = (d: { greetings: GreetingsService; settings: Setting
   id: 'greetings.motd',
   daemon: 'motd',
   async render(snapshot) {
-    const suffix = await d.settings.get(greetingSuffix)
+    const suffix = await d.settings.get(greetingSuffix, snapshot)
     const lines = (await d.greetings.list(snapshot)).map((g) => `${g.message}, ${g.name}${suffix}`)
     return [{ path: 'motd.txt', content: lines.join('\n') + '\n', mode: 0o644 }]
   },

@@ -6,6 +6,11 @@
  */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN'])
 
+/** A write reached a read-only server (a node pointed at a standby). */
+export function isReadOnly(e: unknown): boolean {
+  return (e as { code?: unknown })?.code === '25006'
+}
+
 export function isDatabaseOutage(e: unknown): boolean {
   for (let cur = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
     const err = cur as { code?: unknown; name?: unknown; message?: unknown }

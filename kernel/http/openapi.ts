@@ -55,7 +55,7 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
     const responses: Record<string, Json> = {}
     for (const [code, schema] of Object.entries(route.schema.response)) {
       const c = Number(code)
-      if (schema === null) responses[code] = { description: STATUS_TEXT[c] ?? code }
+      if (schema === null) responses[code] = c >= 400 ? errorResponse(c) : { description: STATUS_TEXT[c] ?? code }
       else if (schema === 'file') responses[code] = { description: 'A file download', content: { 'application/octet-stream': { schema: {} } } }
       else responses[code] = { description: STATUS_TEXT[c] ?? code, content: { 'application/json': { schema: lift(schema) } } }
     }

@@ -20,7 +20,7 @@ export class RateLimiter {
       `INSERT INTO rate_limit_hits (bucket, client, window_start, hits) VALUES (?, ?, ?, 1)
        ON CONFLICT (bucket, client, window_start) DO UPDATE SET hits = rate_limit_hits.hits + 1
        RETURNING hits`,
-      [bucket, client.slice(0, 64), windowStart],
+      [bucket.slice(0, 128), client.slice(0, 64), windowStart],
     )) as { rows: { hits: number }[] }
     void this.sweep(nowMs)
     if (row.rows[0].hits > limit.max) {
@@ -33,6 +33,7 @@ export class RateLimiter {
   private async sweep(nowMs: number) {
     if (nowMs - this.lastSweep < 60_000) return
     this.lastSweep = nowMs
-    await this.knex('rate_limit_hits').where('window_start', '<', nowMs - 3_600_000).delete().catch(() => undefined)
+    // A day covers any window a route declares; older counters can no longer count.
+    await this.knex('rate_limit_hits').where('window_start', '<', nowMs - 86_400_000).delete().catch(() => undefined)
   }
 }

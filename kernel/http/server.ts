@@ -22,7 +22,9 @@ export interface HttpOptions {
 }
 
 export function createHttpApp(o: HttpOptions): Koa {
-  const app = new Koa({ proxy: o.trustProxy })
+  // Behind the bundled front end only its own hop is trusted: the rightmost X-Forwarded-For address,
+  // so a client cannot choose its IP (and escape a rate limit) by sending the header itself.
+  const app = new Koa({ proxy: o.trustProxy, maxIpsCount: 1 })
   // Errors are answered by the envelope middleware; koa's default handler would print stacks.
   app.silent = true
   app.on('error', (err: Error) => o.log.debug({ err: err.message }, 'socket or stream error'))

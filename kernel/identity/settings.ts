@@ -1,5 +1,5 @@
 /** The kernel's identity and mail settings. */
-import { defineSetting, Nullable, Type } from '../../sdk/index.js'
+import { defineSetting, identitySettingRefs, Nullable, Type } from '../../sdk/index.js'
 
 export const sessionTtl = defineSetting(
   'identity.session_ttl_seconds',
@@ -7,12 +7,8 @@ export const sessionTtl = defineSetting(
   8 * 3600,
   'Lifetime of a session token, in seconds (default 8 hours: one working shift).',
 )
-export const publicUrl = defineSetting(
-  'identity.public_url',
-  Nullable(Type.String({ maxLength: 500, pattern: '^https?://' })),
-  null,
-  'Base URL users reach the platform at, used in emailed links (password reset, MFA setup). Null: the URL of the request.',
-)
+// Defined in the SDK so that plugins sending mail build links from the same value.
+export const publicUrl = identitySettingRefs.publicUrl
 export const smtpHost = defineSetting('mail.smtp_host', Nullable(Type.String({ maxLength: 255 })), null, 'SMTP server host; null disables mail.')
 export const smtpPort = defineSetting('mail.smtp_port', Type.Integer({ minimum: 1, maximum: 65535 }), 587, 'SMTP server port.')
 export const smtpSecure = defineSetting('mail.smtp_tls', Type.Union([Type.Literal('starttls'), Type.Literal('tls'), Type.Literal('none')]), 'starttls', 'starttls (port 587), tls (465) or none (a local relay).')

@@ -3,7 +3,7 @@
  * is a built-in id (`inventory` → plugins/inventory/index), a path (relative
  * to the working directory), or an installed package name.
  */
-import { existsSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import semver from 'semver'
@@ -15,7 +15,7 @@ export interface LoadedPlugin {
   specifier: string
 }
 
-const ID = /^[a-z][a-z0-9-]{1,39}$/
+const ID = /^[a-z][a-z0-9_-]{1,39}$/
 
 function candidates(root: string, codeDir: string, spec: string): string[] {
   const entries = (base: string) => [base, `${base}.js`, `${base}.ts`, path.join(base, 'index.js'), path.join(base, 'index.ts')]
@@ -27,7 +27,8 @@ function candidates(root: string, codeDir: string, spec: string): string[] {
 export async function loadPlugins(specs: string[], dirs: { root: string; codeDir: string }): Promise<LoadedPlugin[]> {
   const out: LoadedPlugin[] = []
   for (const spec of specs) {
-    const file = candidates(dirs.root, dirs.codeDir, spec).find((f) => existsSync(f) && !f.endsWith(path.sep))
+    // Regular files only: Node refuses to import a directory (tsx would hide that in tests).
+    const file = candidates(dirs.root, dirs.codeDir, spec).find((f) => statSync(f, { throwIfNoEntry: false })?.isFile())
     let mod: { default?: unknown }
     try {
       mod = file ? await import(pathToFileURL(file).href) : await import(spec)

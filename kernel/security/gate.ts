@@ -19,7 +19,7 @@ export class Gate {
   /** Null on a public route; otherwise the actor, or a thrown 401/403. */
   async check(route: RouteDefinition, authorization: string | undefined): Promise<Actor | null> {
     if (route.permission === PUBLIC) return null
-    const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(authorization ?? '')
+    const m = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization ?? '')
     if (!m) throw tokenInvalid()
     if (!this.tokens) throw masterKeyUnavailable()
     const claims = await this.tokens.verify(m[1])

@@ -12,7 +12,8 @@ import type { Validation } from '../http/validation.js'
 
 export class SettingsStore implements SettingsService {
   private readonly refs = new Map<string, { ref: SettingRef<unknown>; owner: string; check: ValidateFunction }>()
-  private cache = new Map<string, unknown>()
+  /** Values remembered for a second: fast on the request path, and another node's change shows within a second. */
+  private cache = new Map<string, { value: unknown; at: number }>()
 
   constructor(private readonly knex: Knex, private readonly validation: Validation, private readonly audit: AuditService, private readonly secrets: SecretsService) {}
 
@@ -42,7 +43,11 @@ export class SettingsStore implements SettingsService {
     return this.refs.get(key)?.ref
   }
 
-  /** Boot check: every stored value, and every value from the config file, must be valid. Config values are written. */
+  /**
+   * Boot check: every stored value, and every value from the config file, must be valid.
+   * Config-file values are initial values: written only where no value is stored yet, so a
+   * change made through the API survives the next restart.
+   */
   async verifyAndSeed(configured: Record<string, unknown>, canWrite: boolean): Promise<void> {
     const rows = (await this.knex('settings').select('key', 'value')) as { key: string; value: unknown }[]
     for (const row of rows) {
@@ -55,16 +60,17 @@ export class SettingsStore implements SettingsService {
       const d = this.refs.get(key)
       if (!d) throw new BootError('SETTING_INVALID', `config file sets unknown setting ${key}`)
       if (!d.check(value)) throw new BootError('SETTING_INVALID', `configured value of ${key} is invalid: ${this.validation.describe(d.check.errors)}`)
-      if (canWrite) await this.write(key, value, 'config-file')
+      if (canWrite && !rows.some((r) => r.key === key)) await this.write(key, value, 'config-file')
     }
     this.cache.clear()
   }
 
-  async get<T>(ref: SettingRef<T>): Promise<T> {
-    if (this.cache.has(ref.key)) return this.cache.get(ref.key) as T
-    const row = (await this.knex('settings').where({ key: ref.key }).first('value')) as { value: T } | undefined
+  async get<T>(ref: SettingRef<T>, db: Knex | Knex.Transaction = this.knex): Promise<T> {
+    const hit = this.cache.get(ref.key)
+    if (hit && Date.now() - hit.at < 1000) return hit.value as T
+    const row = (await db('settings').where({ key: ref.key }).first('value')) as { value: T } | undefined
     const value = row ? (this.open(ref as SettingRef<unknown>, row.value) as T) : ref.default
-    this.cache.set(ref.key, value)
+    this.cache.set(ref.key, { value, at: Date.now() })
     return value
   }
 
@@ -95,8 +101,4 @@ export class SettingsStore implements SettingsService {
       .merge(['value', 'updated_at', 'updated_by'])
   }
 
-  /** Another node may have changed a value: drop what this node remembers. */
-  invalidate(): void {
-    this.cache.clear()
-  }
 }

@@ -5,7 +5,7 @@ import type { SecretsService } from '../../../sdk/index.js'
 import type { Identity, UserRow } from '../service.js'
 import { setPassword } from '../passwords-set.js'
 import { verifyPassword } from '../passwords.js'
-import { ChangePasswordRequest, LoginRequest, LoginResponse, MeResponse, SessionToken } from '../schemas.js'
+import { ChangePasswordRequest, LoginRequest, LoginResponse, MeResponse, SessionToken } from '../schemas/auth.js'
 
 export const invalidCredentials = defineError(401, 'INVALID_CREDENTIALS', 'core:auth.invalid_credentials')
 const wrongCurrentPassword = defineError(422, 'CURRENT_PASSWORD_WRONG', 'core:auth.current_password_wrong')

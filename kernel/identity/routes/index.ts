@@ -1,7 +1,10 @@
 /** Users, user groups and roles: the administration routes of identity. */
 import type { RouteDefinition } from '../../../sdk/index.js'
 import type { IdentityRouteDeps } from './deps.js'
+import { roleRoutes } from './roles.js'
+import { userGroupRoutes } from './user-groups.js'
+import { userRoutes } from './users.js'
 
-export function identityRoutes(_d: IdentityRouteDeps): RouteDefinition[] {
-  return []
+export function identityRoutes(d: IdentityRouteDeps): RouteDefinition[] {
+  return [...userRoutes(d), ...userGroupRoutes(d), ...roleRoutes(d)] as RouteDefinition[]
 }

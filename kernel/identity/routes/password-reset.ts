@@ -9,7 +9,7 @@ import { defineError, defineRoute, PUBLIC, reply, type MailService, type Secrets
 import type { Identity, UserRow } from '../service.js'
 import { setPassword } from '../passwords-set.js'
 import { publicUrl } from '../settings.js'
-import { Accepted, PasswordResetConfirm, PasswordResetRequest } from '../schemas.js'
+import { Accepted, PasswordResetConfirm, PasswordResetRequest } from '../schemas/auth.js'
 
 const RESET_TTL_MS = 30 * 60 * 1000
 const invalidResetToken = defineError(422, 'RESET_TOKEN_INVALID', 'core:auth.reset_token_invalid')
@@ -34,17 +34,19 @@ export function passwordResetRoutes(d: { knex: Knex; identity: Identity; secrets
         if (row && row.enabled && row.source === 'local' && row.email) {
           const token = randomBytes(32).toString('base64url')
           await d.knex('password_resets').insert({ token_hash: sha256(token), user_id: row.id, expires_at: new Date(Date.now() + RESET_TTL_MS) })
-          const base = (await d.settings.get(publicUrl)) ?? `${req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http'}://${req.headers.host}`
-          const link = `${base.replace(/\/$/, '')}/reset-password?token=${token}`
-          try {
-            await d.mail.send({
+          // Never from the request's Host header: anyone may ask for anyone's reset, and a link to a
+          // host they name would hand them the token (reset poisoning). Without identity.public_url
+          // the mail carries the token alone.
+          const base = await d.settings.get(publicUrl)
+          const link = base ? `Set a new password within 30 minutes:\n${base.replace(/\/+$/, '')}/reset-password?token=${token}\n\n` : 'Set a new password within 30 minutes with this token:\n\n'
+          // Not awaited: the answer must not wait for the SMTP server, or its timing would tell which accounts exist.
+          void d.mail
+            .send({
               to: row.email,
               subject: 'Portcullis password reset',
-              text: `A password reset was requested for ${row.username}.\n\nSet a new password within 30 minutes:\n${link}\n\nToken: ${token}\n\nIf you did not ask for this, ignore this message.\n`,
+              text: `A password reset was requested for ${row.username}.\n\n${link}Token: ${token}\n\nIf you did not ask for this, ignore this message.\n`,
             })
-          } catch (e) {
-            req.log.error({ err: (e as Error).message, user: row.id }, 'password reset mail not sent')
-          }
+            .catch((e: Error) => req.log.error({ err: e.message, user: row.id }, 'password reset mail not sent'))
         }
         return reply({ status: 202, body: { detail: req.t('core:auth.reset_sent') } })
       },
@@ -57,8 +59,8 @@ export function passwordResetRoutes(d: { knex: Knex; identity: Identity; secrets
       summary: 'Set a new password with a reset token',
       tags: ['auth'],
       schema: { body: PasswordResetConfirm, response: { 204: null } },
-      handler: async (req) =>
-        req.transaction(async (trx) => {
+      handler: async (req) => {
+        const out = await req.transaction(async (trx) => {
           // Lock the row so two confirmations of one token cannot both win.
           const reset = (await trx('password_resets').where({ token_hash: sha256(req.body.token) }).forUpdate().first()) as
             | { user_id: string; expires_at: Date; used_at: Date | null; token_hash: string }
@@ -67,11 +69,16 @@ export function passwordResetRoutes(d: { knex: Knex; identity: Identity; secrets
           const row = (await trx('users').where({ id: reset.user_id }).first()) as UserRow
           if (!row.enabled || row.source !== 'local') throw invalidResetToken({ field: 'token' })
           await setPassword(trx, d.secrets, row, req.body.new_password, 'new_password')
-          await trx('password_resets').where({ token_hash: reset.token_hash }).update({ used_at: new Date() })
+          // This link and every other outstanding one of the user.
+          await trx('password_resets').where({ user_id: row.id }).whereNull('used_at').update({ used_at: new Date() })
           await req.audit({ action: 'user.password_reset', resourceType: 'user', resourceId: row.id }, trx)
           await d.identity.actors.bump(trx)
           return reply({ status: 204 })
-        }),
+        })
+        // Again after the commit: a request in between may have cached the old row.
+        d.identity.actors.invalidate()
+        return out
+      },
     }),
   ]
 }

@@ -1,4 +1,4 @@
-import { Type, Nullable, Uuid } from '../../sdk/index.js'
+import { Type, Nullable, Uuid } from '../../../sdk/index.js'
 
 export const LoginRequest = Type.Object(
   { username: Type.String({ minLength: 1, maxLength: 64 }), password: Type.String({ minLength: 1, maxLength: 256 }) },

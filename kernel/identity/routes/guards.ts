@@ -1,0 +1,118 @@
+/**
+ * What the user, group and role routes share: their coded errors, reference
+ * checks, and the rule against privilege escalation. That rule: an actor who
+ * is not an administrator may only hand out permissions they hold themselves,
+ * and may only act on users, groups and roles whose permissions they hold, so
+ * that no combination of users.write, groups.write and roles.write is a path
+ * to more (setting a stronger user's password and signing in as them, adding
+ * a permission to a role of one's own, joining a stronger group).
+ */
+import type { Knex } from 'knex'
+import { defineError, type Actor } from '../../../sdk/index.js'
+
+export const E = {
+  usernameTaken: defineError(409, 'USERNAME_TAKEN', 'core:identity.username_taken'),
+  groupNameTaken: defineError(409, 'GROUP_NAME_TAKEN', 'core:identity.group_name_taken'),
+  roleNameTaken: defineError(409, 'ROLE_NAME_TAKEN', 'core:identity.role_name_taken'),
+  cannotDeleteSelf: defineError(409, 'CANNOT_DELETE_SELF', 'core:identity.cannot_delete_self'),
+  lastAdmin: defineError(409, 'LAST_ADMIN', 'core:identity.last_admin'),
+  groupNotFound: defineError(422, 'REFERENCE_NOT_FOUND', 'core:identity.group_not_found'),
+  roleNotFound: defineError(422, 'REFERENCE_NOT_FOUND', 'core:identity.role_not_found'),
+  permissionUnknown: defineError(422, 'PERMISSION_UNKNOWN', 'core:identity.permission_unknown'),
+  passwordNotAllowed: defineError(422, 'PASSWORD_NOT_ALLOWED', 'core:identity.password_directory'),
+  adminRequired: defineError(403, 'ADMIN_REQUIRED', 'core:identity.admin_required'),
+  roleExceeds: defineError(403, 'ROLE_EXCEEDS_OWN_PERMISSIONS', 'core:identity.role_exceeds'),
+  groupExceeds: defineError(403, 'GROUP_EXCEEDS_OWN_PERMISSIONS', 'core:identity.group_exceeds'),
+  userExceeds: defineError(403, 'USER_EXCEEDS_OWN_PERMISSIONS', 'core:identity.user_exceeds'),
+}
+
+/** PostgreSQL's unique_violation: two requests raced past the uniqueness check. */
+export const isUniqueViolation = (e: unknown) => (e as { code?: unknown } | null)?.code === '23505'
+
+export const iso = (d: Date | string) => new Date(d).toISOString()
+export const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d))
+
+/** Throws 422 naming `field[i]` for the first id that is not a row of `table`. */
+export async function checkRefs(trx: Knex.Transaction, table: 'roles' | 'user_groups', ids: readonly string[] | undefined, field: string): Promise<void> {
+  if (!ids?.length) return
+  const found = new Set((await trx(table).whereIn('id', ids).pluck('id')) as string[])
+  const i = ids.findIndex((id) => !found.has(id))
+  if (i < 0) return
+  const err = table === 'roles' ? E.roleNotFound : E.groupNotFound
+  throw err({ field: `${field}[${i}]`, vars: { id: ids[i] } })
+}
+
+/** The first permission in `perms` the actor does not hold; null for an administrator. */
+export function notHeld(actor: Actor, perms: Iterable<string>): string | null {
+  if (actor.isAdmin) return null
+  for (const p of perms) if (!actor.permissions.has(p)) return p
+  return null
+}
+
+/** Permissions each role grants. */
+export async function rolePermissions(trx: Knex.Transaction, roleIds: readonly string[]): Promise<Map<string, string[]>> {
+  if (!roleIds.length) return new Map()
+  const rows = (await trx('roles').whereIn('id', roleIds).select('id', 'permissions')) as { id: string; permissions: string[] }[]
+  return new Map(rows.map((r) => [r.id, r.permissions]))
+}
+
+/** Permissions each group grants its members, through its roles. */
+export async function groupPermissions(trx: Knex.Transaction, groupIds: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(groupIds.map((id) => [id, []]))
+  if (!groupIds.length) return out
+  const rows = (await trx('group_roles as gr').join('roles as r', 'r.id', 'gr.role_id').whereIn('gr.group_id', groupIds).select('gr.group_id', 'r.permissions')) as {
+    group_id: string
+    permissions: string[]
+  }[]
+  for (const r of rows) out.get(r.group_id)!.push(...r.permissions)
+  return out
+}
+
+/** Throws 403 at `role_ids[i]` for the first role granting a permission the actor lacks. */
+export async function assertRolesHeld(trx: Knex.Transaction, actor: Actor, roleIds: readonly string[] | undefined, field = 'role_ids'): Promise<void> {
+  if (actor.isAdmin || !roleIds?.length) return
+  const perms = await rolePermissions(trx, roleIds)
+  for (const [i, id] of roleIds.entries()) {
+    const p = notHeld(actor, perms.get(id) ?? [])
+    if (p) throw E.roleExceeds({ field: `${field}[${i}]`, vars: { permission: p } })
+  }
+}
+
+/** Throws 403 at `group_ids[i]` for the first group whose roles grant a permission the actor lacks. */
+export async function assertGroupsHeld(trx: Knex.Transaction, actor: Actor, groupIds: readonly string[] | undefined): Promise<void> {
+  if (actor.isAdmin || !groupIds?.length) return
+  const perms = await groupPermissions(trx, groupIds)
+  for (const [i, id] of groupIds.entries()) {
+    const p = notHeld(actor, perms.get(id) ?? [])
+    if (p) throw E.groupExceeds({ field: `group_ids[${i}]`, vars: { permission: p } })
+  }
+}
+
+/** Everything a user may do, from roles given directly and through groups (what the actor cache computes). */
+export async function effectivePermissions(trx: Knex.Transaction, userId: string): Promise<string[]> {
+  const r = (await trx.raw(
+    `SELECT DISTINCT jsonb_array_elements_text(r.permissions) AS p FROM roles r
+     WHERE r.id IN (SELECT role_id FROM user_roles WHERE user_id = ?
+                    UNION SELECT gr.role_id FROM group_roles gr JOIN user_group_members m ON m.group_id = gr.group_id WHERE m.user_id = ?)`,
+    [userId, userId],
+  )) as { rows: { p: string }[] }
+  return r.rows.map((x) => x.p)
+}
+
+/** A non-administrator may act only on a user who is not an administrator and holds nothing the actor lacks. */
+export async function assertUserManageable(trx: Knex.Transaction, actor: Actor, target: { id: string; is_admin: boolean }): Promise<void> {
+  if (actor.isAdmin) return
+  if (target.is_admin) throw E.adminRequired({ field: 'user_id' })
+  const p = notHeld(actor, await effectivePermissions(trx, target.id))
+  if (p) throw E.userExceeds({ field: 'user_id', vars: { permission: p } })
+}
+
+/**
+ * Locks the enabled administrators (in id order, so two requests cannot
+ * deadlock) and returns their ids. Every user write takes this lock before
+ * touching its target, so two requests demoting, disabling or deleting the
+ * last two administrators run one after the other and the second sees one left.
+ */
+export async function lockEnabledAdmins(trx: Knex.Transaction): Promise<string[]> {
+  return (await trx('users').where({ is_admin: true, enabled: true }).orderBy('id').forUpdate().pluck('id')) as string[]
+}

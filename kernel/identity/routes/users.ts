@@ -1,0 +1,251 @@
+/** Users: the accounts of the management API and, with network_login, of the TACACS+/RADIUS daemons. */
+import type { Knex } from 'knex'
+import { CommonErrors, defineRoute, ErrorBody, paginate, reply, type Actor, type Static } from '../../../sdk/index.js'
+import { passwordColumns } from '../passwords-set.js'
+import { UserCreate, UserListQuery, UserListResponse, UserParams, UserResponse, UserUpdate } from '../schemas/users.js'
+import type { IdentityRouteDeps } from './deps.js'
+import { assertGroupsHeld, assertRolesHeld, assertUserManageable, checkRefs, E, isUniqueViolation, iso, isoOrNull, lockEnabledAdmins } from './guards.js'
+
+/** The row as read for the API: flags instead of the hash and the sealed verifiers, which never leave the database here. */
+interface Row {
+  id: string
+  username: string
+  display_name: string | null
+  email: string | null
+  enabled: boolean
+  source: 'local' | 'directory'
+  is_admin: boolean
+  network_login: boolean
+  network_verifiers_set: boolean
+  must_change_password: boolean
+  password_set: boolean
+  password_changed_at: Date | null
+  group_ids: string[]
+  role_ids: string[]
+  created_at: Date
+  updated_at: Date
+}
+
+const select = (db: Knex | Knex.Transaction) =>
+  db('users').select(
+    'id', 'username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'must_change_password', 'password_changed_at', 'created_at', 'updated_at',
+    db.raw('(password_hash IS NOT NULL) AS password_set'),
+    db.raw('(network_verifiers IS NOT NULL) AS network_verifiers_set'),
+    db.raw(`(SELECT coalesce(json_agg(m.group_id ORDER BY m.group_id), '[]'::json) FROM user_group_members m WHERE m.user_id = users.id) AS group_ids`),
+    db.raw(`(SELECT coalesce(json_agg(r.role_id ORDER BY r.role_id), '[]'::json) FROM user_roles r WHERE r.user_id = users.id) AS role_ids`),
+  )
+
+export const toUser = (r: Row): Static<typeof UserResponse> => ({
+  ...r,
+  password_changed_at: isoOrNull(r.password_changed_at),
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+})
+
+async function load(db: Knex | Knex.Transaction, id: string): Promise<Static<typeof UserResponse> | null> {
+  const row = (await select(db).where({ id }).first()) as Row | undefined
+  return row ? toUser(row) : null
+}
+
+/** Unknown ids are a 422 on the item; ids granting more than the actor holds, a 403. */
+async function checkLinks(trx: Knex.Transaction, actor: Actor, b: { group_ids?: string[]; role_ids?: string[] }) {
+  await checkRefs(trx, 'user_groups', b.group_ids, 'group_ids')
+  await checkRefs(trx, 'roles', b.role_ids, 'role_ids')
+  await assertGroupsHeld(trx, actor, b.group_ids)
+  await assertRolesHeld(trx, actor, b.role_ids)
+}
+
+async function writeLinks(trx: Knex.Transaction, userId: string, b: { group_ids?: string[]; role_ids?: string[] }) {
+  if (b.group_ids) {
+    await trx('user_group_members').where({ user_id: userId }).delete()
+    if (b.group_ids.length) await trx('user_group_members').insert(b.group_ids.map((group_id) => ({ group_id, user_id: userId })))
+  }
+  if (b.role_ids) {
+    await trx('user_roles').where({ user_id: userId }).delete()
+    if (b.role_ids.length) await trx('user_roles').insert(b.role_ids.map((role_id) => ({ role_id, user_id: userId })))
+  }
+}
+
+async function assertUsernameFree(trx: Knex.Transaction, username: string, exceptId?: string) {
+  const q = trx('users').whereRaw('lower(username) = lower(?)', [username])
+  if (exceptId) q.whereNot({ id: exceptId })
+  if (await q.first('id')) throw E.usernameTaken({ field: 'username', vars: { username } })
+}
+
+/** The unique index is the last word when two requests race past the check. */
+const onUniqueUsername = (username: string) => (e: unknown) => {
+  throw isUniqueViolation(e) ? E.usernameTaken({ field: 'username', vars: { username } }) : e
+}
+
+const GUARDS =
+  'Only an administrator may set `is_admin` or act on an administrator (403 ADMIN_REQUIRED). Anyone else may only give roles and groups whose permissions they hold (403 ROLE_EXCEEDS_OWN_PERMISSIONS at `role_ids[i]`, GROUP_EXCEEDS_OWN_PERMISSIONS at `group_ids[i]`), and only act on users who hold nothing they lack (403 USER_EXCEEDS_OWN_PERMISSIONS).'
+
+export function userRoutes(d: IdentityRouteDeps) {
+  const { knex, identity } = d
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/users',
+      permission: 'users.read',
+      summary: 'List users',
+      description: '`search` matches username, display name and email. `role_id` matches roles held directly or through a group. Password hashes and network verifiers are never returned.',
+      tags: ['identity'],
+      schema: { query: UserListQuery, response: { 200: UserListResponse } },
+      handler: async ({ query }) =>
+        paginate(query, {
+          base: () => select(knex),
+          filter: (qb) => {
+            if (query.enabled !== undefined) qb.where('users.enabled', query.enabled)
+            if (query.source) qb.where('users.source', query.source)
+            if (query.is_admin !== undefined) qb.where('users.is_admin', query.is_admin)
+            if (query.group_id) qb.whereExists((s) => s.select(1).from('user_group_members as fm').whereRaw('fm.user_id = users.id').where('fm.group_id', query.group_id!))
+            if (query.role_id) {
+              qb.whereRaw(
+                `(EXISTS (SELECT 1 FROM user_roles fr WHERE fr.user_id = users.id AND fr.role_id = ?)
+                  OR EXISTS (SELECT 1 FROM group_roles fg JOIN user_group_members fm ON fm.group_id = fg.group_id WHERE fm.user_id = users.id AND fg.role_id = ?))`,
+                [query.role_id, query.role_id],
+              )
+            }
+          },
+          searchColumns: ['users.username', 'users.display_name', 'users.email'],
+          sortColumns: { username: 'users.username', display_name: 'users.display_name', email: 'users.email', created_at: 'users.created_at', updated_at: 'users.updated_at' },
+          defaultSort: 'username',
+          defaultPerPage: 20,
+          tieBreaker: 'users.id',
+          map: toUser,
+        }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/users',
+      permission: 'users.write',
+      summary: 'Create a user',
+      description: `A local user without a password exists but cannot sign in until one is set. \`password\` is refused for \`source: directory\` (422 PASSWORD_NOT_ALLOWED). With \`network_login\` and a password, the daemons' verifiers (SHA-512 crypt, NT hash) are derived and sealed. ${GUARDS}`,
+      tags: ['identity'],
+      schema: { body: UserCreate, response: { 201: UserResponse, 403: ErrorBody, 409: ErrorBody } },
+      handler: async (req) => {
+        const b = req.body
+        const actor = req.actor!
+        if (b.is_admin && !actor.isAdmin) throw E.adminRequired({ field: 'is_admin' })
+        const source = b.source ?? 'local'
+        if (b.password !== undefined && source === 'directory') throw E.passwordNotAllowed({ field: 'password' })
+        const networkLogin = b.network_login ?? false
+        const created = await req.transaction(async (trx) => {
+          await checkLinks(trx, actor, b)
+          await assertUsernameFree(trx, b.username)
+          const pw = b.password !== undefined ? await passwordColumns(d.secrets, b.username, b.password, 'password', networkLogin) : {}
+          const [{ id }] = (await trx('users')
+            .insert({
+              username: b.username,
+              display_name: b.display_name ?? null,
+              email: b.email ?? null,
+              enabled: b.enabled ?? true,
+              source,
+              is_admin: b.is_admin ?? false,
+              network_login: networkLogin,
+              must_change_password: b.must_change_password ?? false,
+              ...pw,
+            })
+            .returning('id')
+            .catch(onUniqueUsername(b.username))) as { id: string }[]
+          await writeLinks(trx, id, b)
+          const user = (await load(trx, id))!
+          await req.audit({ action: 'user.create', resourceType: 'user', resourceId: id, after: user }, trx)
+          await identity.actors.bump(trx)
+          return user
+        })
+        identity.actors.invalidate()
+        return created
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/users/{user_id}',
+      permission: 'users.read',
+      summary: 'Get a user',
+      tags: ['identity'],
+      schema: { params: UserParams, response: { 200: UserResponse, 404: ErrorBody } },
+      handler: async ({ params }) => {
+        const user = await load(knex, params.user_id)
+        if (!user) throw CommonErrors.notFound({ field: 'user_id' })
+        return user
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/users/{user_id}',
+      permission: 'users.write',
+      summary: 'Change a user',
+      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. Turning \`network_login\` on without a password in the same request leaves \`network_verifiers_set\` false until the password is set again: the platform never stores the cleartext to derive them from. Turning it off, or switching to \`source: directory\`, discards the verifiers (and, for directory, the local password). Disabling a user voids their sessions. Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN. ${GUARDS}`,
+      tags: ['identity'],
+      schema: { params: UserParams, body: UserUpdate, response: { 200: UserResponse, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
+      handler: async (req) => {
+        const b = req.body
+        const actor = req.actor!
+        const updated = await req.transaction(async (trx) => {
+          const admins = await lockEnabledAdmins(trx)
+          if (!(await trx('users').where({ id: req.params.user_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'user_id' })
+          const before = (await load(trx, req.params.user_id))!
+          await assertUserManageable(trx, actor, before)
+          if (b.is_admin !== undefined && b.is_admin !== before.is_admin && !actor.isAdmin) throw E.adminRequired({ field: 'is_admin' })
+          const source = b.source ?? before.source
+          if (b.password !== undefined && source === 'directory') throw E.passwordNotAllowed({ field: 'password' })
+          await checkLinks(trx, actor, b)
+          const username = b.username ?? before.username
+          if (b.username !== undefined) await assertUsernameFree(trx, b.username, before.id)
+          const enabled = b.enabled ?? before.enabled
+          const isAdmin = b.is_admin ?? before.is_admin
+          if (before.is_admin && before.enabled && (!enabled || !isAdmin) && admins.length <= 1) {
+            throw E.lastAdmin({ field: isAdmin ? 'enabled' : 'is_admin' })
+          }
+          const networkLogin = b.network_login ?? before.network_login
+          const now = new Date()
+          const cols: Record<string, unknown> = { updated_at: now }
+          for (const k of ['username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'must_change_password'] as const) {
+            if (b[k] !== undefined) cols[k] = b[k]
+          }
+          if (b.password !== undefined) {
+            Object.assign(cols, await passwordColumns(d.secrets, username, b.password, 'password', networkLogin), { sessions_valid_after: now })
+          }
+          // Verifiers exist only while network login is on: a stale set must not come back when it is switched on again.
+          if (!networkLogin) cols.network_verifiers = null
+          if (source === 'directory' && before.source !== 'directory') Object.assign(cols, { password_hash: null, network_verifiers: null, password_changed_at: null })
+          if (before.enabled && !enabled) cols.sessions_valid_after = now
+          await trx('users').where({ id: before.id }).update(cols).catch(onUniqueUsername(username))
+          await writeLinks(trx, before.id, b)
+          const after = (await load(trx, before.id))!
+          await req.audit({ action: 'user.update', resourceType: 'user', resourceId: before.id, before, after }, trx)
+          await identity.actors.bump(trx)
+          return after
+        })
+        identity.actors.invalidate()
+        return updated
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/users/{user_id}',
+      permission: 'users.write',
+      summary: 'Delete a user',
+      description: `Removes the user with their group memberships, directly given roles and pending password resets. Deleting yourself answers 409 CANNOT_DELETE_SELF; deleting the last enabled administrator, 409 LAST_ADMIN. ${GUARDS}`,
+      tags: ['identity'],
+      schema: { params: UserParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
+      handler: async (req) => {
+        const actor = req.actor!
+        await req.transaction(async (trx) => {
+          const admins = await lockEnabledAdmins(trx)
+          if (!(await trx('users').where({ id: req.params.user_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'user_id' })
+          const before = (await load(trx, req.params.user_id))!
+          if (before.id === actor.id) throw E.cannotDeleteSelf({ field: 'user_id' })
+          await assertUserManageable(trx, actor, before)
+          if (before.is_admin && before.enabled && admins.length <= 1) throw E.lastAdmin({ field: 'user_id' })
+          await trx('users').where({ id: before.id }).delete()
+          await req.audit({ action: 'user.delete', resourceType: 'user', resourceId: before.id, before }, trx)
+          await identity.actors.bump(trx)
+        })
+        identity.actors.invalidate()
+        return reply({ status: 204 })
+      },
+    }),
+  ]
+}

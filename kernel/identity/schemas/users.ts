@@ -1,0 +1,90 @@
+import { listQuery, Nullable, OptionalText, Paginated, StringEnum, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
+import { MAX_PASSWORD } from '../passwords.js'
+
+/** Ids a user is given, directly or through a group; bounded so one request cannot fan out without limit. */
+export const MAX_LINKS = 100
+
+// Usernames are written into daemon configuration files: no spaces, quotes or other characters those files would need to escape.
+const username = (description?: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$', description })
+const email = () => Type.Optional(Nullable(Type.String({ maxLength: 254, format: 'email', description: 'Address for password-reset mail. Blank is stored as null.' })))
+const password = () =>
+  Type.String({
+    minLength: 1,
+    maxLength: MAX_PASSWORD,
+    writeOnly: true,
+    description:
+      'Write-only; never returned. Must meet the password policy (12 to 256 characters, not the username, not a common breached password). Setting it voids every older session of the user and, when `network_login` is on, derives the network verifiers. Forbidden for `source: directory`.',
+  })
+const ids = (what: string) =>
+  Type.Array(Uuid(), { uniqueItems: true, maxItems: MAX_LINKS, description: `Ids of the ${what}; the whole list is replaced when given. Unknown ids answer 422 naming the item.` })
+const source = () => StringEnum(['local', 'directory'] as const, { description: '`local`: password kept here (argon2id). `directory`: authenticated elsewhere; no local password.', default: 'local' })
+
+const fields = {
+  username: username('Unique, case-insensitively. Letters, digits and `. _ @ -` only, as it lands in daemon configuration.'),
+  display_name: OptionalText({ maxLength: 128 }),
+  email: email(),
+  enabled: Type.Optional(Type.Boolean({ default: true, description: 'A disabled user cannot sign in, and disabling voids their sessions.' })),
+  source: Type.Optional(source()),
+  password: Type.Optional(password()),
+  is_admin: Type.Optional(Type.Boolean({ default: false, description: 'Bypasses every permission check. Only an administrator may set or change it.' })),
+  network_login: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'Whether the TACACS+/RADIUS daemons accept this user. The daemons need verifiers derived from the password, and the platform never keeps the cleartext: turning this on without a `password` in the same request leaves `network_verifiers_set` false until a password is set again.',
+    }),
+  ),
+  must_change_password: Type.Optional(Type.Boolean({ default: false, description: 'The next sign-in must change the password before getting a session.' })),
+  group_ids: Type.Optional(ids('user groups the user belongs to')),
+  role_ids: Type.Optional(ids('roles given directly to the user')),
+}
+
+export const UserCreate = Type.Object(fields, { title: 'UserCreate', additionalProperties: false })
+
+export const UserUpdate = Type.Object(
+  { ...fields, username: Type.Optional(fields.username) },
+  { title: 'UserUpdate', additionalProperties: false, description: 'Partial: only the fields given change. `group_ids` and `role_ids` replace the whole list.' },
+)
+
+export const UserResponse = Type.Object(
+  {
+    id: Uuid(),
+    username: Type.String(),
+    display_name: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    enabled: Type.Boolean(),
+    source: source(),
+    is_admin: Type.Boolean(),
+    network_login: Type.Boolean(),
+    network_verifiers_set: Type.Boolean({ description: 'Whether the daemons hold verifiers for this user (network_login on and a password set since).' }),
+    must_change_password: Type.Boolean(),
+    password_set: Type.Boolean({ description: 'Whether a local password is set; the hash itself is never returned.' }),
+    password_changed_at: Nullable(Timestamp()),
+    group_ids: Type.Array(Uuid()),
+    role_ids: Type.Array(Uuid()),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  },
+  { title: 'UserResponse', additionalProperties: false },
+)
+
+export const UserListResponse = Paginated(UserResponse, 'UserListResponse')
+
+export const UserParams = Type.Object({ user_id: Uuid() }, { additionalProperties: false })
+
+export const UserListQuery = listQuery({
+  maxPerPage: 100,
+  defaultPerPage: 20,
+  sortBy: ['username', 'display_name', 'email', 'created_at', 'updated_at'] as const,
+  filters: {
+    enabled: Type.Optional(Type.Boolean()),
+    source: Type.Optional(StringEnum(['local', 'directory'] as const)),
+    is_admin: Type.Optional(Type.Boolean()),
+    group_id: Type.Optional(Uuid({ description: 'Members of this user group.' })),
+    role_id: Type.Optional(Uuid({ description: 'Users holding this role, directly or through one of their groups.' })),
+  },
+})
+
+export type UserCreate = Static<typeof UserCreate>
+export type UserUpdate = Static<typeof UserUpdate>
+export type UserResponse = Static<typeof UserResponse>
