@@ -1,7 +1,7 @@
 # Portcullis: build dist/ in one stage, run it in a slim one as a non-root user.
 #   docker build -t portcullis .
 #   docker run -d --name portcullis -p 8080:8080 -v portcullis-data:/var/lib/portcullis portcullis
-#   docker exec portcullis node dist/kernel/cli.js token
+#   docker logs portcullis   (the first start prints the administrator's one-time password)
 
 # ---- build: all dependencies (tsup is a devDependency), then transpile to dist/
 FROM node:20-bookworm-slim AS build
