@@ -51,7 +51,7 @@ export class TokenService {
     if (token.length > 8192) return null
     try {
       this.verifyKey ??= crypto.subtle.importKey('raw', this.key, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
-      const { payload } = await jwtVerify(token, await this.verifyKey, { algorithms: ['HS256'], issuer: ISSUER })
+      const { payload } = await jwtVerify(token, await this.verifyKey, { algorithms: ['HS256'], issuer: ISSUER, requiredClaims: ['exp', 'iat', 'jti', 'sub'] })
       if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.purpose !== 'string') return null
       if (!(TOKEN_PURPOSES as readonly string[]).includes(payload.purpose)) return null
       return payload as unknown as TokenClaims

@@ -108,6 +108,7 @@ export function roleRoutes(d: IdentityRouteDeps) {
           await identity.actors.bump(trx)
           return role
         })
+        // bump() emptied this node's cache before the commit; a request in between may have cached the old rows again.
         identity.actors.invalidate()
         return created
       },

@@ -105,6 +105,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
           await identity.actors.bump(trx)
           return group
         })
+        // bump() emptied this node's cache before the commit; a request in between may have cached the old rows again.
         identity.actors.invalidate()
         return created
       },

@@ -35,7 +35,7 @@ const select = (db: Knex | Knex.Transaction) =>
     db.raw(`(SELECT coalesce(json_agg(r.role_id ORDER BY r.role_id), '[]'::json) FROM user_roles r WHERE r.user_id = users.id) AS role_ids`),
   )
 
-export const toUser = (r: Row): Static<typeof UserResponse> => ({
+const toUser = (r: Row): Static<typeof UserResponse> => ({
   ...r,
   password_changed_at: isoOrNull(r.password_changed_at),
   created_at: iso(r.created_at),
@@ -154,6 +154,7 @@ export function userRoutes(d: IdentityRouteDeps) {
           await identity.actors.bump(trx)
           return user
         })
+        // bump() emptied this node's cache before the commit; a request in between may have cached the old rows again.
         identity.actors.invalidate()
         return created
       },
