@@ -83,7 +83,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
   const secrets = createSecrets(master.key)
   const tokens = master.key ? new TokenService(master.key) : null
 
-  const db = connect(config)
+  const db = connect({ ...config, log })
   const stopDb = () => db.knex.destroy().catch(() => undefined)
   try {
     await db.knex.raw('select 1')

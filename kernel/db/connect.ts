@@ -9,13 +9,15 @@ import { mkdirSync } from 'node:fs'
 import knexPkg, { type Knex } from 'knex'
 import ClientPgLite from 'knex-pglite'
 import pg from 'pg'
-import type { DatabaseService } from '../../sdk/index.js'
+import type { DatabaseService, Logger } from '../../sdk/index.js'
 
 // bigint (count(*)) and numeric as JS numbers: counts here stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v))
 pg.types.setTypeParser(1700, (v) => Number(v))
 
-export function connect(opts: { databaseUrl: string | null; dataDir: string }): DatabaseService {
+export function connect(opts: { databaseUrl: string | null; dataDir: string; log?: Logger }): DatabaseService {
+  // knex writes its own warnings (pool acquire errors during an outage) to the console; route them to the log.
+  const log = opts.log && { warn: (m: unknown) => opts.log!.warn({ knex: String(m) }, 'knex'), error: (m: unknown) => opts.log!.error({ knex: String(m) }, 'knex'), deprecate: () => undefined, debug: () => undefined }
   let knex: Knex
   let engine: DatabaseService['engine']
   if (opts.databaseUrl) {
@@ -25,6 +27,7 @@ export function connect(opts: { databaseUrl: string | null; dataDir: string }): 
       connection: { connectionString: opts.databaseUrl, connectionTimeoutMillis: 2000, application_name: 'portcullis' },
       // A short acquire timeout turns a database outage into a quick 503 instead of a hung request.
       acquireConnectionTimeout: 3000,
+      log,
       pool: { min: 0, max: 10, idleTimeoutMillis: 10_000 },
     })
   } else {
@@ -36,6 +39,7 @@ export function connect(opts: { databaseUrl: string | null; dataDir: string }): 
       dialect: 'postgres',
       connection: { filename: dir },
       acquireConnectionTimeout: 60_000,
+      log,
     } as Knex.Config)
   }
   return {

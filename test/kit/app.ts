@@ -64,7 +64,13 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.env ?? {}),
   })
   if (o.settings) config.settings = o.settings
-  const app = await startApp(config, { log: silentLogger() })
+  let app: App
+  try {
+    app = await startApp(config, { log: silentLogger() })
+  } catch (e) {
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true })
+    throw e
+  }
   /**
    * A token for a real test account: a user (admin, or holding a role with the
    * given permissions) created in the database, so the gate resolves it exactly
