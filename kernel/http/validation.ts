@@ -36,7 +36,7 @@ export class Validation {
   }
 
   compileParams(schema: TSchema): ValidateFunction {
-    return this.params.compile(schema)
+    return finiteOnly(schema, this.params.compile(schema))
   }
 
   /** Plain data (settings, config): no coercion. */
@@ -88,6 +88,30 @@ export class Validation {
     const key = `core:validation.${known.includes(e.keyword) ? e.keyword : 'default'}`
     return new PortcullisError(422, code, key, { field, vars })
   }
+}
+
+/**
+ * Ajv coerces `Infinity` or `1e400` to a number and then skips the type and
+ * range checks of a non-finite one, so `?page=Infinity` would reach a handler.
+ */
+function finiteOnly(schema: TSchema, fn: ValidateFunction): ValidateFunction {
+  const props = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}
+  const wrapped = ((data: unknown) => {
+    wrapped.errors = null
+    if (!fn(data)) {
+      wrapped.errors = fn.errors
+      return false
+    }
+    for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
+      if ([v].flat().some((x) => typeof x === 'number' && !Number.isFinite(x))) {
+        const type = typeof props[k]?.type === 'string' ? props[k].type : 'number'
+        wrapped.errors = [{ keyword: 'type', instancePath: `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, schemaPath: `#/properties/${k}/type`, params: { type }, message: `must be ${type}` }]
+        return false
+      }
+    }
+    return true
+  }) as ValidateFunction
+  return wrapped
 }
 
 /**

@@ -3,7 +3,7 @@
  * recommended parameters (64 MiB, 3 passes, 4 lanes), stronger than OWASP's
  * minimum (19 MiB, 2 passes, 1 lane). The policy: 12 to 256 characters, not
  * the username, and not on the common-password list shipped with
- * @zxcvbn-ts/language-common (about 30,000 passwords from breach corpora).
+ * @zxcvbn-ts/language-common (49,233 passwords from breach corpora in 4.1.3).
  */
 import argon2 from 'argon2'
 import common from '@zxcvbn-ts/language-common'
