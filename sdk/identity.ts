@@ -96,6 +96,6 @@ export const identitySettingRefs = {
     'identity.public_url',
     Nullable(Type.String({ maxLength: 500, pattern: '^https?://' })),
     null,
-    'Base URL users reach the platform at, used in emailed links (password reset, MFA setup). Null: the URL of the request.',
+    'Base URL users reach the platform at, used in emailed links. While null, password-reset mail carries the token without a link (a forged Host header must not choose where it points) and MFA setup links use the URL of the request.',
   ),
 } as const

@@ -1,0 +1,39 @@
+/**
+ * Second factor for sign-in, TOTP first. The plugin registers a second factor
+ * with identity, so a login of an enrolled user answers `mfa_required`; the
+ * `mfa` token is then redeemed at POST /api/v1/mfa/verify. Enrollment is by an
+ * emailed setup link; the RADIUS/NAC daemons check codes through the internal
+ * surface. See docs/mfa.md.
+ */
+import { coreServices, definePlugin, identityServices } from '../../sdk/index.js'
+import en from './locales/en.js'
+import ru from './locales/ru.js'
+import { mfaPermissions } from './permissions.js'
+import { mfaRoutes } from './routes/index.js'
+import { TokenBudget } from './services/token-budget.js'
+import { TotpStore } from './services/totp-store.js'
+import { mfaSettings } from './settings.js'
+
+export default definePlugin({
+  id: 'mfa',
+  version: '0.1.0',
+  sdk: '^0.1.0',
+  description: 'Multi-factor sign-in: TOTP authenticator apps (RFC 6238), setup by emailed link, per-token code budget, daemon check surface.',
+  permissions: mfaPermissions,
+  settings: mfaSettings,
+  migrations: new URL('./migrations/', import.meta.url),
+  locales: { en, ru },
+  deps: {
+    database: coreServices.database,
+    secrets: coreServices.secrets,
+    settings: coreServices.settings,
+    identity: identityServices.identity,
+    mail: identityServices.mail,
+  },
+  init({ database, secrets, settings, identity, mail }) {
+    const store = new TotpStore(database.knex, secrets)
+    const budget = new TokenBudget(database.knex)
+    identity.registerSecondFactor({ id: 'totp', isEnrolled: (userId) => store.isEnrolled(userId) })
+    return { routes: mfaRoutes({ identity, mail, settings, store, budget }) }
+  },
+})

@@ -1,0 +1,12 @@
+import type { IdentityService, MailService, SettingsService } from '../../../sdk/index.js'
+import type { TokenBudget } from '../services/token-budget.js'
+import type { TotpStore } from '../services/totp-store.js'
+
+/** What the plugin's routes share. */
+export interface MfaRouteDeps {
+  identity: IdentityService
+  mail: MailService
+  settings: SettingsService
+  store: TotpStore
+  budget: TokenBudget
+}

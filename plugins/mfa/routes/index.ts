@@ -1,0 +1,11 @@
+import type { RouteDefinition } from '../../../sdk/index.js'
+import type { MfaRouteDeps } from './deps.js'
+import { enrollmentLinkRoutes } from './enrollment-link.js'
+import { enrollmentRoutes } from './enrollment.js'
+import { internalRoutes } from './internal.js'
+import { userMfaRoutes } from './user-mfa.js'
+import { verifyRoutes } from './verify.js'
+
+export function mfaRoutes(d: MfaRouteDeps): RouteDefinition[] {
+  return [...verifyRoutes(d), ...enrollmentLinkRoutes(d), ...enrollmentRoutes(d), ...userMfaRoutes(d), ...internalRoutes(d)] as RouteDefinition[]
+}

@@ -1,0 +1,481 @@
+/**
+ * The MFA plugin end to end, against the real application and a real SMTP
+ * server on loopback: the emailed setup link, enrollment, sign-in with a
+ * second factor, the per-token budget of wrong codes (checked before any code
+ * is computed), replay refusal, token purposes, the admin routes and the
+ * daemons' internal surface.
+ */
+import { randomUUID } from 'node:crypto'
+import { expect } from 'chai'
+import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { hashPassword } from '../../../kernel/identity/passwords.js'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { base32Decode, hotp, timeStep } from '../services/totp.js'
+import { totpProvider } from '../services/totp-provider.js'
+import { startSmtp, type TestSmtp } from './smtp.js'
+
+const PASSWORD = 'Tulip-Granite-Orbit-42'
+const INTERNAL_KEY = 'k'.repeat(20) + randomUUID()
+
+/** The code of the step `offset` steps from now, computed the moment it is needed. */
+const codeAt = (secret: string, offset = 0) => hotp(base32Decode(secret), timeStep(Date.now()) + offset)
+
+/** A six-digit code that is none of the codes the server could accept now (or a step either side of that). */
+function wrongCode(secret: string): string {
+  const near = new Set([-2, -1, 0, 1, 2].map((d) => codeAt(secret, d)))
+  let n = 123456
+  while (near.has(String(n))) n++
+  return String(n)
+}
+
+/** Counts calls to the TOTP provider: the proof that a burnt token costs no code computation. */
+function spyOnProvider() {
+  const original = totpProvider.check
+  const spy = { calls: 0, restore: () => void (totpProvider.check = original) }
+  totpProvider.check = function (...args: Parameters<typeof original>) {
+    spy.calls++
+    return original.apply(this, args)
+  }
+  return spy
+}
+
+describe('mfa plugin: TOTP second factor', function () {
+  let t: TestApp
+  let smtp: TestSmtp
+
+  before(async () => {
+    smtp = await startSmtp()
+    t = await startTestApp({ plugins: ['mfa'], env: { DOCS_ENABLED: 'true' } })
+    for (const [key, value] of Object.entries({ 'mail.smtp_host': '127.0.0.1', 'mail.smtp_port': smtp.port, 'mail.smtp_tls': 'none' })) {
+      const res = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+      expect(res.status, key).to.equal(200)
+    }
+  })
+  after(async () => {
+    await t?.stop()
+    await smtp?.stop()
+  })
+  // Every test signs in and verifies several times from 127.0.0.1; the per-IP limits are tested on their own.
+  beforeEach(async () => {
+    await t.app.db.knex('rate_limit_hits').delete()
+  })
+
+  /** A local user with a password (through the users API; straight into the table while that API is not there). */
+  async function createUser(o: { email?: string | null; mustChange?: boolean } = {}): Promise<{ id: string; username: string; email: string | null }> {
+    const username = `mfa-${randomUUID().slice(0, 8)}`
+    const email = o.email === undefined ? `${username}@example.test` : o.email
+    const res = await t.admin('POST', '/api/v1/users', { body: { username, email, password: PASSWORD, must_change_password: o.mustChange ?? false } })
+    if (res.status === 201) return { id: res.body.id, username, email }
+    expect(res.status, JSON.stringify(res.body)).to.be.oneOf([404, 405])
+    const [row] = (await t.app.db
+      .knex('users')
+      .insert({ username, email, source: 'local', password_hash: await hashPassword(PASSWORD), must_change_password: o.mustChange ?? false })
+      .returning('id')) as { id: string }[]
+    return { id: row.id, username, email }
+  }
+
+  const login = (username: string) => t.req('POST', '/api/v1/auth/login', { body: { username, password: PASSWORD } })
+
+  /** The enrollment token from the mail the admin route sends. */
+  async function enrollmentToken(user: { id: string; email: string | null }): Promise<string> {
+    const sent = await t.admin('POST', `/api/v1/users/${user.id}/mfa/enrollment-link`)
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(202)
+    const mail = await smtp.take(user.email!)
+    const m = /Setup token: (\S+)/.exec(mail.text)
+    expect(m, mail.text).to.not.equal(null)
+    return m![1]
+  }
+
+  /** A user with a confirmed authenticator; the confirming code spent the current step. */
+  async function enrolledUser(o: { mustChange?: boolean } = {}) {
+    const user = await createUser(o)
+    const token = await enrollmentToken(user)
+    const started = await t.req('POST', '/api/v1/mfa/enrollment', { token })
+    expect(started.status, JSON.stringify(started.body)).to.equal(200)
+    const secret = started.body.secret as string
+    const confirmed = await t.req('POST', '/api/v1/mfa/enrollment/confirm', { token, body: { code: codeAt(secret) } })
+    expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200)
+    return { ...user, secret }
+  }
+
+  async function mfaToken(username: string): Promise<string> {
+    const res = await login(username)
+    expect(res.status).to.equal(200)
+    expect(res.body.status).to.equal('mfa_required')
+    return res.body.mfa_token as string
+  }
+
+  const verify = (mfa_token: string, code: string, headers?: Record<string, string>) => t.req('POST', '/api/v1/mfa/verify', { body: { mfa_token, code }, headers })
+
+  describe('enrollment by emailed link', () => {
+    it('runs the whole flow: link by mail, enroll, confirm, then sign-in asks for a code and the code gives a working session', async () => {
+      const user = await createUser()
+      expect((await login(user.username)).body, 'no second factor yet').to.have.property('access_token')
+
+      const sent = await t.admin('POST', `/api/v1/users/${user.id}/mfa/enrollment-link`)
+      expect(sent.status).to.equal(202)
+      expect(sent.body.detail).to.be.a('string')
+      const mail = await smtp.take(user.email!)
+      expect(mail.subject).to.match(/two-factor/i)
+      const link = /(https?:\/\/\S+\/mfa\/setup\?token=\S+)/.exec(mail.text)![1]
+      expect(link.startsWith(t.url), 'without identity.public_url the link uses the request origin').to.equal(true)
+      const token = /Setup token: (\S+)/.exec(mail.text)![1]
+      expect(decodeURIComponent(new URL(link).searchParams.get('token')!)).to.equal(token)
+
+      const started = await t.req('POST', '/api/v1/mfa/enrollment', { token })
+      expect(started.status).to.equal(200)
+      const { secret, otpauth_uri, qr_svg } = started.body
+      expect(secret).to.match(/^[A-Z2-7]{32}$/)
+      expect(otpauth_uri).to.equal(`otpauth://totp/Portcullis:${user.username}?secret=${secret}&issuer=Portcullis&algorithm=SHA1&digits=6&period=30`)
+      expect(qr_svg).to.match(/^data:image\/svg\+xml;base64,/)
+      expect(Buffer.from(qr_svg.split(',')[1], 'base64').toString()).to.match(/<svg[\s>]/)
+
+      expect((await t.admin('GET', `/api/v1/users/${user.id}/mfa`)).body, 'a pending enrollment guards nothing').to.deep.equal({ enrolled: false, confirmed_at: null })
+      expect((await login(user.username)).body).to.have.property('access_token')
+
+      const wrong = await t.req('POST', '/api/v1/mfa/enrollment/confirm', { token, body: { code: wrongCode(secret) } })
+      expect(wrong.status).to.equal(422)
+      expect(wrong.body).to.include({ code: 'MFA_CODE_INVALID', field: 'code' })
+
+      const confirmed = await t.req('POST', '/api/v1/mfa/enrollment/confirm', { token, body: { code: codeAt(secret) } })
+      expect(confirmed.status).to.equal(200)
+      expect(confirmed.body.enrolled).to.equal(true)
+      const status = await t.admin('GET', `/api/v1/users/${user.id}/mfa`)
+      expect(status.body.enrolled).to.equal(true)
+      expect(Date.parse(status.body.confirmed_at)).to.be.closeTo(Date.now(), 60_000)
+
+      const mfa = await login(user.username)
+      expect(mfa.body).to.include({ status: 'mfa_required' })
+      expect(mfa.body).to.not.have.property('access_token')
+      const done = await verify(mfa.body.mfa_token, codeAt(secret, 1))
+      expect(done.status, JSON.stringify(done.body)).to.equal(200)
+      expect(done.body).to.include({ token_type: 'bearer' })
+      const me = await t.req('GET', '/api/v1/auth/me', { token: done.body.access_token })
+      expect(me.status).to.equal(200)
+      expect(me.body).to.include({ username: user.username, mfa_enabled: true })
+
+      const audit = await t.admin('GET', `/api/v1/audit?resource_type=user&resource_id=${user.id}`)
+      expect(audit.body.items.map((i: { action: string }) => i.action)).to.include.members(['mfa.enrollment_link', 'mfa.enrollment_start', 'mfa.enroll'])
+    })
+
+    it('spends the setup token on confirmation, and the setup token opens nothing but enrollment', async () => {
+      const user = await createUser()
+      const token = await enrollmentToken(user)
+      const me = await t.req('GET', '/api/v1/auth/me', { token })
+      expect(me.status, 'an mfa_enrollment token is not a session').to.equal(401)
+      expect(me.body.code).to.equal('TOKEN_PURPOSE_NOT_ACCEPTED')
+      expect((await t.req('POST', '/api/v1/mfa/enrollment-link', { token })).status).to.equal(401)
+
+      const started = await t.req('POST', '/api/v1/mfa/enrollment', { token })
+      const restarted = await t.req('POST', '/api/v1/mfa/enrollment', { token })
+      expect(restarted.status).to.equal(200)
+      expect(restarted.body.secret, 'a restart issues a new seed').to.not.equal(started.body.secret)
+      const stale = await t.req('POST', '/api/v1/mfa/enrollment/confirm', { token, body: { code: codeAt(started.body.secret) } })
+      expect(stale.status, 'the replaced seed no longer confirms').to.equal(422)
+      const ok = await t.req('POST', '/api/v1/mfa/enrollment/confirm', { token, body: { code: codeAt(restarted.body.secret) } })
+      expect(ok.status).to.equal(200)
+      const again = await t.req('POST', '/api/v1/mfa/enrollment', { token })
+      expect(again.status, 'the setup token was spent').to.equal(401)
+    })
+
+    it('refuses to replace a confirmed authenticator until an administrator resets it, and the reset removes the second factor', async () => {
+      const user = await enrolledUser()
+      const session = await t.token({ sub: user.id })
+      const restart = await t.req('POST', '/api/v1/mfa/enrollment', { token: session })
+      expect(restart.status).to.equal(409)
+      expect(restart.body.code).to.equal('MFA_ALREADY_ENROLLED')
+      const link = await t.admin('POST', `/api/v1/users/${user.id}/mfa/enrollment-link`)
+      expect(link.status).to.equal(409)
+      expect(link.body.code).to.equal('MFA_ALREADY_ENROLLED')
+
+      const reset = await t.admin('DELETE', `/api/v1/users/${user.id}/mfa`)
+      expect(reset.status).to.equal(204)
+      expect(reset.text).to.equal('')
+      expect((await t.admin('GET', `/api/v1/users/${user.id}/mfa`)).body).to.deep.equal({ enrolled: false, confirmed_at: null })
+      expect((await login(user.username)).body, 'no code asked after the reset').to.have.property('access_token')
+      expect((await t.admin('DELETE', `/api/v1/users/${user.id}/mfa`)).status, 'a reset is idempotent').to.equal(204)
+      const audit = await t.admin('GET', `/api/v1/audit?resource_type=user&resource_id=${user.id}`)
+      expect(audit.body.items.filter((i: { action: string }) => i.action === 'mfa.reset')).to.have.length(1)
+
+      // Self-service enrollment with a session, by the user's own link.
+      const self = await t.req('POST', '/api/v1/mfa/enrollment-link', { token: session })
+      expect(self.status).to.equal(202)
+      const mail = await smtp.take(user.email!)
+      expect(mail.text).to.include(user.username)
+      const started = await t.req('POST', '/api/v1/mfa/enrollment', { token: session })
+      expect(started.status).to.equal(200)
+      const confirmed = await t.req('POST', '/api/v1/mfa/enrollment/confirm', { token: session, body: { code: codeAt(started.body.secret) } })
+      expect(confirmed.status).to.equal(200)
+      expect((await t.req('GET', '/api/v1/auth/me', { token: session })).status, 'a session that enrolled stays valid').to.equal(200)
+    })
+
+    it('answers 409 MFA_EMAIL_MISSING for a user without email, 404 for an unknown user, and 403 without mfa.manage', async () => {
+      const noMail = await createUser({ email: null })
+      const res = await t.admin('POST', `/api/v1/users/${noMail.id}/mfa/enrollment-link`, { headers: { 'accept-language': 'ru' } })
+      expect(res.status).to.equal(409)
+      expect(res.body).to.deep.equal({ code: 'MFA_EMAIL_MISSING', field: null, detail: 'У учётной записи нет адреса почты для отправки ссылки настройки.' })
+      expect((await t.admin('POST', `/api/v1/users/${randomUUID()}/mfa/enrollment-link`)).status).to.equal(404)
+      expect((await t.admin('GET', `/api/v1/users/${randomUUID()}/mfa`)).status).to.equal(404)
+      expect((await t.admin('DELETE', `/api/v1/users/${randomUUID()}/mfa`)).status).to.equal(404)
+      expect((await t.admin('GET', '/api/v1/users/not-a-uuid/mfa')).status).to.equal(422)
+
+      const plain = await t.token({ permissions: [] })
+      const manager = await t.token({ permissions: ['mfa.manage'] })
+      for (const [method, path] of [['POST', `/api/v1/users/${noMail.id}/mfa/enrollment-link`], ['GET', `/api/v1/users/${noMail.id}/mfa`], ['DELETE', `/api/v1/users/${noMail.id}/mfa`]]) {
+        const denied = await t.req(method, path, { token: plain })
+        expect(denied.status, `${method} ${path}`).to.equal(403)
+        expect(denied.body.code).to.equal('PERMISSION_DENIED')
+      }
+      expect((await t.req('GET', `/api/v1/users/${noMail.id}/mfa`, { token: manager })).status).to.equal(200)
+
+      const rbac = await t.admin('GET', '/api/v1/rbac/schema', { headers: { 'accept-language': 'ru' } })
+      const group = rbac.body.groups.find((g: { plugin: string }) => g.plugin === 'mfa')
+      expect(group.permissions.map((p: { name: string }) => p.name)).to.deep.equal(['mfa.manage'])
+    })
+
+    it('builds the link from identity.public_url when it is set', async () => {
+      expect((await t.admin('PUT', '/api/v1/settings/identity.public_url', { body: { value: 'https://nac.example.test/' } })).status).to.equal(200)
+      try {
+        const user = await createUser()
+        await t.admin('POST', `/api/v1/users/${user.id}/mfa/enrollment-link`)
+        const mail = await smtp.take(user.email!)
+        expect(mail.text).to.match(/https:\/\/nac\.example\.test\/mfa\/setup\?token=\S+/)
+      } finally {
+        await t.admin('PUT', '/api/v1/settings/identity.public_url', { body: { value: null } })
+      }
+    })
+
+    it('uses the mfa.issuer setting in the otpauth URI', async () => {
+      expect((await t.admin('PUT', '/api/v1/settings/mfa.issuer', { body: { value: 'ACME NAC' } })).status).to.equal(200)
+      expect((await t.admin('PUT', '/api/v1/settings/mfa.issuer', { body: { value: 'a:b' } })).status, 'a colon would break the label').to.equal(422)
+      try {
+        const user = await createUser()
+        const started = await t.req('POST', '/api/v1/mfa/enrollment', { token: await enrollmentToken(user) })
+        expect(started.body.otpauth_uri).to.equal(`otpauth://totp/ACME%20NAC:${user.username}?secret=${started.body.secret}&issuer=ACME%20NAC&algorithm=SHA1&digits=6&period=30`)
+      } finally {
+        await t.admin('PUT', '/api/v1/settings/mfa.issuer', { body: { value: 'Portcullis' } })
+      }
+    })
+
+    it('keeps the seed sealed at rest', async () => {
+      const user = await enrolledUser()
+      const row = await t.app.db.knex('mfa_totp').where({ user_id: user.id }).first()
+      expect(row.secret).to.match(/^v1\./)
+      expect(row.secret).to.not.include(user.secret)
+      expect(row.confirmed).to.equal(true)
+    })
+  })
+
+  describe('POST /api/v1/mfa/verify', () => {
+    it('burns the token on the fifth wrong code; afterwards even a right code is refused and the provider is not called', async () => {
+      const user = await enrolledUser()
+      const token = await mfaToken(user.username)
+      const jti = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).jti as string
+      const spy = spyOnProvider()
+      try {
+        for (let i = 1; i <= 4; i++) {
+          const res = await verify(token, wrongCode(user.secret))
+          expect(res.status, `wrong code ${i}`).to.equal(401)
+          expect(res.body, `wrong code ${i}`).to.include({ code: 'MFA_CODE_INVALID', field: 'code' })
+          expect(res.body.detail).to.include(String(5 - i))
+        }
+        const fifth = await verify(token, wrongCode(user.secret))
+        expect(fifth.status).to.equal(401)
+        expect(fifth.body).to.include({ code: 'MFA_TOKEN_BURNT', field: 'mfa_token' })
+        expect(spy.calls, 'five codes were checked').to.equal(5)
+
+        const right = await verify(token, codeAt(user.secret, 1))
+        expect(right.status).to.equal(401)
+        expect(right.body.code).to.equal('MFA_TOKEN_BURNT')
+        expect(spy.calls, 'no code is computed for a burnt token').to.equal(5)
+
+        const row = await t.app.db.knex('mfa_token_budget').where({ jti }).first()
+        expect(row.failures).to.equal(5)
+        expect(row.burnt_at).to.be.instanceOf(Date)
+
+        // A node that has not yet seen the revocation still refuses: the budget in the database decides, before the provider.
+        await t.app.db.knex('revoked_tokens').where({ jti }).delete()
+        t.app.identity.actors.invalidate()
+        const elsewhere = await verify(token, codeAt(user.secret, 1))
+        expect(elsewhere.status).to.equal(401)
+        expect(elsewhere.body.code).to.equal('MFA_TOKEN_BURNT')
+        expect(spy.calls, 'still no code computed').to.equal(5)
+      } finally {
+        spy.restore()
+      }
+      const fresh = await verify(await mfaToken(user.username), codeAt(user.secret, 1))
+      expect(fresh.status, 'the budget is per token: a new sign-in starts afresh').to.equal(200)
+    })
+
+    it('does not let parallel wrong codes spend more than five attempts', async () => {
+      const user = await enrolledUser()
+      const token = await mfaToken(user.username)
+      const spy = spyOnProvider()
+      try {
+        const answers = await Promise.all(Array.from({ length: 8 }, () => verify(token, wrongCode(user.secret))))
+        expect(answers.map((a) => a.status)).to.deep.equal(Array(8).fill(401))
+        expect(spy.calls).to.equal(5)
+        expect(answers.filter((a) => a.body.code === 'MFA_CODE_INVALID')).to.have.length(4)
+        expect(answers.filter((a) => a.body.code === 'MFA_TOKEN_BURNT')).to.have.length(4)
+      } finally {
+        spy.restore()
+      }
+    })
+
+    it('lets a right fifth attempt through after four wrong ones', async () => {
+      const user = await enrolledUser()
+      const token = await mfaToken(user.username)
+      for (let i = 0; i < 4; i++) expect((await verify(token, wrongCode(user.secret))).status).to.equal(401)
+      const ok = await verify(token, codeAt(user.secret, 1))
+      expect(ok.status).to.equal(200)
+      expect(ok.body).to.have.property('access_token')
+    })
+
+    it('refuses a replayed code, and spends the mfa token on success', async () => {
+      const user = await enrolledUser()
+      const code = codeAt(user.secret, 1)
+      const first = await mfaToken(user.username)
+      expect((await verify(first, code)).status).to.equal(200)
+
+      const reused = await verify(first, codeAt(user.secret, 1))
+      expect(reused.status, 'the mfa token is single use').to.equal(401)
+      expect(reused.body.code).to.equal('MFA_TOKEN_INVALID')
+
+      const second = await mfaToken(user.username)
+      const replay = await verify(second, code)
+      expect(replay.status, 'the same code on a new sign-in').to.equal(401)
+      expect(replay.body).to.include({ code: 'MFA_CODE_INVALID', field: 'code' })
+      const older = await verify(second, codeAt(user.secret, 0))
+      expect(older.status, 'a code older than the last used one').to.equal(401)
+      expect(older.body.code).to.equal('MFA_CODE_INVALID')
+    })
+
+    it('lets only one of two parallel requests with the same right code through', async () => {
+      const user = await enrolledUser()
+      const [a, b] = [await mfaToken(user.username), await mfaToken(user.username)]
+      const code = codeAt(user.secret, 1)
+      const answers = await Promise.all([verify(a, code), verify(b, code)])
+      expect(answers.map((r) => r.status).sort()).to.deep.equal([200, 401])
+    })
+
+    it('answers password_change_required when the account still owes a password change', async () => {
+      const user = await enrolledUser({ mustChange: true })
+      const res = await verify(await mfaToken(user.username), codeAt(user.secret, 1))
+      expect(res.status).to.equal(200)
+      expect(res.body).to.include({ status: 'password_change_required' })
+      expect(res.body.password_change_token).to.be.a('string')
+    })
+
+    it('never takes the mfa token as a bearer token', async () => {
+      const user = await enrolledUser()
+      const token = await mfaToken(user.username)
+      for (const [method, path] of [['GET', '/api/v1/auth/me'], ['POST', '/api/v1/mfa/enrollment'], ['POST', '/api/v1/mfa/enrollment-link']]) {
+        const res = await t.req(method, path, { token })
+        expect(res.status, `${method} ${path}`).to.equal(401)
+        expect(res.body.code).to.equal('TOKEN_PURPOSE_NOT_ACCEPTED')
+      }
+      expect((await verify(token, codeAt(user.secret, 1))).status, 'the token is still good where it belongs').to.equal(200)
+    })
+
+    it('takes only a token of purpose mfa in the body: session, password_change, byod_mfa and mfa_enrollment answer 401', async () => {
+      const user = await enrolledUser()
+      const spy = spyOnProvider()
+      try {
+        for (const purpose of ['session', 'password_change', 'byod_mfa', 'mfa_enrollment'] as const) {
+          const other = (await t.app.identity.issueToken(user, purpose, 300)).token
+          const res = await verify(other, codeAt(user.secret, 1))
+          expect(res.status, purpose).to.equal(401)
+          expect(res.body, purpose).to.include({ code: 'MFA_TOKEN_INVALID', field: 'mfa_token' })
+        }
+        const forged = await verify('eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', codeAt(user.secret, 1))
+        expect(forged.status).to.equal(401)
+        expect(spy.calls, 'no code is computed for a token of another purpose').to.equal(0)
+      } finally {
+        spy.restore()
+      }
+      const expired = (await t.app.identity.issueToken(user, 'mfa', -10)).token
+      expect((await verify(expired, codeAt(user.secret, 1))).body.code).to.equal('MFA_TOKEN_INVALID')
+      const bad = await verify(await mfaToken(user.username), '12345')
+      expect(bad.status, 'a malformed code is a validation error and costs no attempt').to.equal(422)
+      expect(bad.body.field).to.equal('code')
+    })
+
+    it('is rate limited per client IP', async () => {
+      for (let i = 0; i < 10; i++) expect((await verify('x.y.z', '123456')).status).to.equal(401)
+      const limited = await verify('x.y.z', '123456')
+      expect(limited.status).to.equal(429)
+      expect(limited.headers.get('retry-after')).to.match(/^\d+$/)
+      expect(limited.body).to.have.keys('detail', 'retry_after')
+    })
+  })
+
+  describe('POST /api/v1/mfa/internal/verify (daemons)', () => {
+    const internal = (body: unknown, key?: string) => t.req('POST', '/api/v1/mfa/internal/verify', { body, headers: key === undefined ? {} : { 'x-internal-key': key } })
+
+    it('is disabled (404) while mfa.internal_key is not set', async () => {
+      const user = await enrolledUser()
+      const res = await internal({ username: user.username, code: codeAt(user.secret, 1) }, INTERNAL_KEY)
+      expect(res.status).to.equal(404)
+      expect(res.body).to.include({ code: 'MFA_INTERNAL_DISABLED' })
+    })
+
+    it('wants the right X-Internal-Key, answers { valid }, and spends a valid code', async () => {
+      const set = await t.admin('PUT', '/api/v1/settings/mfa.internal_key', { body: { value: INTERNAL_KEY } })
+      expect(set.status).to.equal(200)
+      expect(set.body.value, 'the key is write-only').to.equal('***')
+      expect(JSON.stringify(await t.app.db.knex('settings').where({ key: 'mfa.internal_key' }).first())).to.not.include(INTERNAL_KEY)
+      try {
+        const user = await enrolledUser()
+        const code = codeAt(user.secret, 1)
+        for (const key of [undefined, '', 'wrong', INTERNAL_KEY.slice(0, -1), INTERNAL_KEY + 'x']) {
+          const res = await internal({ username: user.username, code }, key)
+          expect(res.status, `key ${JSON.stringify(key)}`).to.equal(401)
+          expect(res.body.code).to.equal('INTERNAL_KEY_INVALID')
+        }
+        expect((await internal({ username: user.username, code: wrongCode(user.secret) }, INTERNAL_KEY)).body).to.deep.equal({ valid: false })
+        expect((await internal({ username: user.username, code }, INTERNAL_KEY)).body).to.deep.equal({ valid: true })
+        expect((await internal({ username: user.username, code }, INTERNAL_KEY)).body, 'replay').to.deep.equal({ valid: false })
+        const web = await verify(await mfaToken(user.username), code)
+        expect(web.status, 'a code spent by a daemon is spent for the web too').to.equal(401)
+        expect((await internal({ username: 'nobody-' + randomUUID().slice(0, 8), code }, INTERNAL_KEY)).body).to.deep.equal({ valid: false })
+        const plain = await createUser()
+        expect((await internal({ username: plain.username, code }, INTERNAL_KEY)).body, 'no authenticator').to.deep.equal({ valid: false })
+        const bearer = await t.req('POST', '/api/v1/mfa/internal/verify', { token: t.adminToken, body: { username: user.username, code } })
+        expect(bearer.status, 'a session is not the internal key').to.equal(401)
+      } finally {
+        await t.admin('PUT', '/api/v1/settings/mfa.internal_key', { body: { value: null } })
+      }
+      expect((await internal({ username: 'x', code: '123456' }, INTERNAL_KEY)).status, 'disabled again').to.equal(404)
+    })
+  })
+
+  describe('documentation', () => {
+    it('publishes every route in a valid OpenAPI document, with the internal surface and the verify budget described', async () => {
+      const doc = (await t.req('GET', '/openapi.json')).body
+      const validator = new Validator()
+      const result = await validator.validate(doc)
+      expect(result.valid, JSON.stringify(result.errors, null, 2)).to.equal(true)
+      const ops: [string, string, string | null][] = [
+        ['post', '/api/v1/mfa/verify', null],
+        ['post', '/api/v1/mfa/internal/verify', null],
+        ['post', '/api/v1/mfa/enrollment', 'any signed-in user'],
+        ['post', '/api/v1/mfa/enrollment/confirm', 'any signed-in user'],
+        ['post', '/api/v1/mfa/enrollment-link', 'any signed-in user'],
+        ['post', '/api/v1/users/{user_id}/mfa/enrollment-link', 'mfa.manage'],
+        ['get', '/api/v1/users/{user_id}/mfa', 'mfa.manage'],
+        ['delete', '/api/v1/users/{user_id}/mfa', 'mfa.manage'],
+      ]
+      for (const [method, path, permission] of ops) {
+        const op = doc.paths[path]?.[method]
+        expect(op, `${method} ${path}`).to.be.an('object')
+        expect(op['x-plugin']).to.equal('mfa')
+        if (permission === null) expect(op.security, path).to.deep.equal([])
+        else expect(op['x-permission'], path).to.equal(permission)
+      }
+      expect(doc.paths['/api/v1/mfa/enrollment'].post['x-token-purposes']).to.deep.equal(['mfa_enrollment', 'session'])
+      expect(doc.paths['/api/v1/mfa/internal/verify'].post.description).to.include('X-Internal-Key')
+      expect(doc.paths['/api/v1/mfa/verify'].post.description).to.include('MFA_TOKEN_BURNT')
+      expect(doc.paths['/api/v1/mfa/verify'].post.responses).to.include.keys('200', '401', '422', '429')
+    })
+  })
+})
