@@ -24,6 +24,7 @@ export class ActorCache {
   private revoked = new Set<string>()
   private version = ''
   private timer: NodeJS.Timeout | null = null
+  private lastSweep = 0
 
   constructor(private readonly knex: Knex, private readonly log: Logger) {}
 
@@ -43,12 +44,32 @@ export class ActorCache {
     this.invalidate()
   }
 
+  /**
+   * An identity change: `fn` in the request's transaction with the version bumped in that same
+   * transaction (other nodes reload), then this node's cache dropped once more after the commit,
+   * because a request in between may have cached the old rows.
+   */
+  async change<T>(transaction: <R>(fn: (trx: Knex.Transaction) => Promise<R>) => Promise<R>, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const out = await transaction(async (trx) => {
+      const result = await fn(trx)
+      await this.bump(trx)
+      return result
+    })
+    this.invalidate()
+    return out
+  }
+
   invalidate(): void {
     this.users.clear()
     this.version = ''
   }
 
   private async refresh(): Promise<void> {
+    if (Date.now() - this.lastSweep > 600_000) {
+      this.lastSweep = Date.now()
+      // An expired token is refused by its signature check anyway; its revocation row has done its work.
+      await this.knex('revoked_tokens').where('expires_at', '<', new Date()).delete().catch(() => undefined)
+    }
     const row = (await this.knex('kernel_meta').where({ key: 'identity_version' }).first('value')) as { value: string } | undefined
     const v = row?.value ?? '0'
     if (v === this.version) return

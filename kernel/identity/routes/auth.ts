@@ -88,12 +88,10 @@ export function authRoutes(d: { knex: Knex; identity: Identity; secrets: Secrets
         const row = (await identity.findRow({ id: req.actor!.id })) as UserRow
         if (row.source !== 'local' || !(await verifyPassword(row.password_hash, req.body.current_password))) throw wrongCurrentPassword({ field: 'current_password' })
         if (req.body.new_password === req.body.current_password) throw passwordReused({ field: 'new_password' })
-        await req.transaction(async (trx) => {
+        await identity.actors.change(req.transaction, async (trx) => {
           await setPassword(trx, d.secrets, row, req.body.new_password, 'new_password')
           await req.audit({ action: 'user.password_change', resourceType: 'user', resourceId: row.id }, trx)
-          await identity.actors.bump(trx)
         })
-        identity.actors.invalidate()
         return identity.session(row)
       },
     }),

@@ -1,7 +1,8 @@
 /**
- * Password reset by emailed link. The request always answers 202 with the same
- * words, so it cannot be used to find out which accounts exist. The link holds
- * a random token; only its SHA-256 is stored; it works once, for 30 minutes.
+ * Password reset by emailed token. The request always answers 202 with the
+ * same words, without waiting for the mail server, so it cannot be used to find
+ * out which accounts exist. The token is random; only its SHA-256 is stored; it
+ * works once, for 30 minutes, and using it spends the user's other tokens.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
@@ -25,7 +26,8 @@ export function passwordResetRoutes(d: { knex: Knex; identity: Identity; secrets
       permission: PUBLIC,
       rateLimit: RESET_LIMIT,
       summary: 'Request a password reset link',
-      description: 'Emails a one-time link (valid 30 minutes) to a local account with an email address. Always answers 202 with the same body.',
+      description:
+        'Emails a one-time token (valid 30 minutes) to a local account with an email address, inside a link when `identity.public_url` is set (never from the request\'s Host header). Always answers 202 with the same body, without waiting for the mail server.',
       tags: ['auth'],
       schema: { body: PasswordResetRequest, response: { 202: Accepted } },
       handler: async (req) => {
@@ -60,7 +62,7 @@ export function passwordResetRoutes(d: { knex: Knex; identity: Identity; secrets
       tags: ['auth'],
       schema: { body: PasswordResetConfirm, response: { 204: null } },
       handler: async (req) => {
-        const out = await req.transaction(async (trx) => {
+        return d.identity.actors.change(req.transaction, async (trx) => {
           // Lock the row so two confirmations of one token cannot both win.
           const reset = (await trx('password_resets').where({ token_hash: sha256(req.body.token) }).forUpdate().first()) as
             | { user_id: string; expires_at: Date; used_at: Date | null; token_hash: string }
@@ -72,12 +74,8 @@ export function passwordResetRoutes(d: { knex: Knex; identity: Identity; secrets
           // This link and every other outstanding one of the user.
           await trx('password_resets').where({ user_id: row.id }).whereNull('used_at').update({ used_at: new Date() })
           await req.audit({ action: 'user.password_reset', resourceType: 'user', resourceId: row.id }, trx)
-          await d.identity.actors.bump(trx)
           return reply({ status: 204 })
         })
-        // Again after the commit: a request in between may have cached the old row.
-        d.identity.actors.invalidate()
-        return out
       },
     }),
   ]

@@ -97,7 +97,7 @@ export function roleRoutes(d: IdentityRouteDeps) {
       handler: async (req) => {
         const b = req.body
         checkPermissions(req.actor!, b.permissions)
-        const created = await req.transaction(async (trx) => {
+        const created = await identity.actors.change(req.transaction, async (trx) => {
           await assertNameFree(trx, b.name)
           const [{ id }] = (await trx('roles')
             .insert({ name: b.name, description: b.description ?? null, permissions: JSON.stringify(b.permissions ?? []) })
@@ -105,11 +105,8 @@ export function roleRoutes(d: IdentityRouteDeps) {
             .catch(onUniqueName(b.name))) as { id: string }[]
           const role = (await load(trx, id))!
           await req.audit({ action: 'role.create', resourceType: 'role', resourceId: id, after: role }, trx)
-          await identity.actors.bump(trx)
           return role
         })
-        // bump() emptied this node's cache before the commit; a request in between may have cached the old rows again.
-        identity.actors.invalidate()
         return created
       },
     }),
@@ -136,7 +133,7 @@ export function roleRoutes(d: IdentityRouteDeps) {
       schema: { params: RoleParams, body: RoleUpdate, response: { 200: RoleResponse, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         const b = req.body
-        const updated = await req.transaction(async (trx) => {
+        const updated = await identity.actors.change(req.transaction, async (trx) => {
           if (!(await trx('roles').where({ id: req.params.role_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'role_id' })
           const before = (await load(trx, req.params.role_id))!
           assertRoleManageable(req.actor!, before)
@@ -149,10 +146,8 @@ export function roleRoutes(d: IdentityRouteDeps) {
           await trx('roles').where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
           const after = (await load(trx, before.id))!
           await req.audit({ action: 'role.update', resourceType: 'role', resourceId: before.id, before, after }, trx)
-          await identity.actors.bump(trx)
           return after
         })
-        identity.actors.invalidate()
         return updated
       },
     }),
@@ -165,15 +160,13 @@ export function roleRoutes(d: IdentityRouteDeps) {
       tags: ['identity'],
       schema: { params: RoleParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
-        await req.transaction(async (trx) => {
+        await identity.actors.change(req.transaction, async (trx) => {
           if (!(await trx('roles').where({ id: req.params.role_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'role_id' })
           const before = (await load(trx, req.params.role_id))!
           assertRoleManageable(req.actor!, before)
           await trx('roles').where({ id: before.id }).delete()
           await req.audit({ action: 'role.delete', resourceType: 'role', resourceId: before.id, before }, trx)
-          await identity.actors.bump(trx)
         })
-        identity.actors.invalidate()
         return reply({ status: 204 })
       },
     }),

@@ -91,7 +91,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
       schema: { body: UserGroupCreate, response: { 201: UserGroupResponse, 403: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         const b = req.body
-        const created = await req.transaction(async (trx) => {
+        const created = await identity.actors.change(req.transaction, async (trx) => {
           await checkRefs(trx, 'roles', b.role_ids, 'role_ids')
           await assertRolesHeld(trx, req.actor!, b.role_ids)
           await assertNameFree(trx, b.name)
@@ -102,11 +102,8 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
           await writeRoles(trx, id, b.role_ids)
           const group = (await load(trx, id))!
           await req.audit({ action: 'user_group.create', resourceType: 'user_group', resourceId: id, after: group }, trx)
-          await identity.actors.bump(trx)
           return group
         })
-        // bump() emptied this node's cache before the commit; a request in between may have cached the old rows again.
-        identity.actors.invalidate()
         return created
       },
     }),
@@ -133,7 +130,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
       schema: { params: UserGroupParams, body: UserGroupUpdate, response: { 200: UserGroupResponse, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         const b = req.body
-        const updated = await req.transaction(async (trx) => {
+        const updated = await identity.actors.change(req.transaction, async (trx) => {
           if (!(await trx('user_groups').where({ id: req.params.group_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'group_id' })
           const before = (await load(trx, req.params.group_id))!
           await assertGroupManageable(trx, req.actor!, before.id)
@@ -147,10 +144,8 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
           await writeRoles(trx, before.id, b.role_ids)
           const after = (await load(trx, before.id))!
           await req.audit({ action: 'user_group.update', resourceType: 'user_group', resourceId: before.id, before, after }, trx)
-          await identity.actors.bump(trx)
           return after
         })
-        identity.actors.invalidate()
         return updated
       },
     }),
@@ -163,15 +158,13 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
       tags: ['identity'],
       schema: { params: UserGroupParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
-        await req.transaction(async (trx) => {
+        await identity.actors.change(req.transaction, async (trx) => {
           if (!(await trx('user_groups').where({ id: req.params.group_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'group_id' })
           const before = (await load(trx, req.params.group_id))!
           await assertGroupManageable(trx, req.actor!, before.id)
           await trx('user_groups').where({ id: before.id }).delete()
           await req.audit({ action: 'user_group.delete', resourceType: 'user_group', resourceId: before.id, before }, trx)
-          await identity.actors.bump(trx)
         })
-        identity.actors.invalidate()
         return reply({ status: 204 })
       },
     }),

@@ -130,7 +130,7 @@ export function userRoutes(d: IdentityRouteDeps) {
         const source = b.source ?? 'local'
         if (b.password !== undefined && source === 'directory') throw E.passwordNotAllowed({ field: 'password' })
         const networkLogin = b.network_login ?? false
-        const created = await req.transaction(async (trx) => {
+        const created = await identity.actors.change(req.transaction, async (trx) => {
           await checkLinks(trx, actor, b)
           await assertUsernameFree(trx, b.username)
           const pw = b.password !== undefined ? await passwordColumns(d.secrets, b.username, b.password, 'password', networkLogin) : {}
@@ -151,11 +151,8 @@ export function userRoutes(d: IdentityRouteDeps) {
           await writeLinks(trx, id, b)
           const user = (await load(trx, id))!
           await req.audit({ action: 'user.create', resourceType: 'user', resourceId: id, after: user }, trx)
-          await identity.actors.bump(trx)
           return user
         })
-        // bump() emptied this node's cache before the commit; a request in between may have cached the old rows again.
-        identity.actors.invalidate()
         return created
       },
     }),
@@ -183,7 +180,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       handler: async (req) => {
         const b = req.body
         const actor = req.actor!
-        const updated = await req.transaction(async (trx) => {
+        const updated = await identity.actors.change(req.transaction, async (trx) => {
           const admins = await lockEnabledAdmins(trx)
           if (!(await trx('users').where({ id: req.params.user_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'user_id' })
           const before = (await load(trx, req.params.user_id))!
@@ -216,10 +213,8 @@ export function userRoutes(d: IdentityRouteDeps) {
           await writeLinks(trx, before.id, b)
           const after = (await load(trx, before.id))!
           await req.audit({ action: 'user.update', resourceType: 'user', resourceId: before.id, before, after }, trx)
-          await identity.actors.bump(trx)
           return after
         })
-        identity.actors.invalidate()
         return updated
       },
     }),
@@ -233,7 +228,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       schema: { params: UserParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         const actor = req.actor!
-        await req.transaction(async (trx) => {
+        await identity.actors.change(req.transaction, async (trx) => {
           const admins = await lockEnabledAdmins(trx)
           if (!(await trx('users').where({ id: req.params.user_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'user_id' })
           const before = (await load(trx, req.params.user_id))!
@@ -242,9 +237,7 @@ export function userRoutes(d: IdentityRouteDeps) {
           if (before.is_admin && before.enabled && admins.length <= 1) throw E.lastAdmin({ field: 'user_id' })
           await trx('users').where({ id: before.id }).delete()
           await req.audit({ action: 'user.delete', resourceType: 'user', resourceId: before.id, before }, trx)
-          await identity.actors.bump(trx)
         })
-        identity.actors.invalidate()
         return reply({ status: 204 })
       },
     }),

@@ -1,0 +1,285 @@
+/**
+ * The authorization matrix, generated from the route table: every route of
+ * the kernel, of every plugin under plugins/ and of the example plugin, called
+ * with every kind of credential, must get the answer its declaration promises.
+ * A new route is covered the day it is registered, with no change here.
+ *
+ * The point is the gate, not the handler: path parameters are random UUIDs
+ * and no body is sent, so a request that passes the gate may still answer
+ * 404 or 422. What is asserted:
+ *
+ * - PUBLIC routes never answer 401/403 from the gate (and are on the allow-list below);
+ * - gated routes answer 401 to every invalid token and to every purpose they
+ *   do not accept, 403 to a valid session without the permission (except
+ *   AUTHENTICATED routes), and pass the permission holder (directly or
+ *   through a group) and the administrator;
+ * - nothing answers 500.
+ */
+import { expect } from 'chai'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { existsSync, readdirSync } from 'node:fs'
+import path from 'node:path'
+import { SignJWT } from 'jose'
+import { AUTHENTICATED, PUBLIC, type RouteDefinition } from '../../sdk/index.js'
+import { fullPath } from '../../kernel/http/mount.js'
+import { parseMasterKey } from '../../kernel/security/master-key.js'
+import { deriveKey } from '../../kernel/security/secrets.js'
+import { TokenService, type TokenPurpose } from '../../kernel/security/tokens.js'
+import { startTestApp, type TestApp } from '../kit/app.js'
+import { request, type TestResponse } from '../kit/http.js'
+
+/**
+ * Every route anyone may call without a bearer token. A PUBLIC route missing
+ * here fails the test: nothing becomes open by accident. `owner` is the
+ * plugin that registers it (entries of plugins not loaded are not checked);
+ * `ownCredential` marks a route that checks a credential of its own (not a
+ * bearer token) and so may answer 401/403 itself.
+ */
+const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredential?: true }> = {
+  'GET /healthz': { owner: 'kernel', why: 'liveness probe of the orchestrator' },
+  'GET /ready': { owner: 'kernel', why: 'readiness probe of the load balancer' },
+  'POST /api/v1/auth/login': { owner: 'kernel', why: 'sign-in; rate-limited per IP' },
+  'POST /api/v1/auth/password-reset': { owner: 'kernel', why: 'reset request; always 202; rate-limited per IP' },
+  'POST /api/v1/auth/password-reset/confirm': { owner: 'kernel', why: 'spends the emailed one-time token; rate-limited per IP' },
+  'POST /api/v1/mfa/verify': { owner: 'mfa', why: 'spends an `mfa` token carried in the body, never a bearer token', ownCredential: true },
+  'POST /api/v1/mfa/internal/verify': { owner: 'mfa', why: 'RADIUS/NAC daemons, shared secret in X-Internal-Key', ownCredential: true },
+}
+
+/** Codes only the gate answers with. */
+const GATE_CODES = ['TOKEN_INVALID', 'TOKEN_PURPOSE_NOT_ACCEPTED', 'PERMISSION_DENIED']
+
+/** Every plugin that exists under plugins/ (a folder with index.ts), plus the example plugin. */
+function allPlugins(): string[] {
+  const dir = 'plugins'
+  const own = existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && existsSync(path.join(dir, d.name, 'index.ts')))
+        .map((d) => `./${dir}/${d.name}`)
+        .sort()
+    : []
+  return [...own, './examples/greetings-plugin']
+}
+
+const routeKey = (r: RouteDefinition) => `${r.method} ${fullPath(r)}`
+const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Record<string, unknown>
+
+type Who = 'admin' | 'plain' | 'holder' | 'group-holder' | 'sans'
+type Credential =
+  | { name: string; kind: 'invalid'; header: string | null }
+  | { name: string; kind: 'valid'; who: Who; purpose: TokenPurpose }
+
+describe('authorization matrix (every route × every credential)', function () {
+  this.timeout(180_000)
+  let t: TestApp
+  let tokens: TokenService
+  let master: Buffer
+  const invalid: Extract<Credential, { kind: 'invalid' }>[] = []
+  let disabledAfterMs = 0
+
+  /** A user with a role holding `permissions` (directly, or through a group). */
+  async function mkUser(o: { admin?: boolean; permissions?: string[]; viaGroup?: boolean } = {}): Promise<{ id: string; username: string }> {
+    const knex = t.app.db.knex
+    const id = randomUUID()
+    const username = `mx-${id.slice(0, 13)}`
+    await knex.transaction(async (trx) => {
+      await trx('users').insert({ id, username, is_admin: o.admin ?? false, source: 'local' })
+      if (o.permissions?.length) {
+        const [role] = (await trx('roles').insert({ name: username, permissions: JSON.stringify(o.permissions) }).returning('id')) as { id: string }[]
+        if (o.viaGroup) {
+          const [g] = (await trx('user_groups').insert({ name: username }).returning('id')) as { id: string }[]
+          await trx('group_roles').insert({ group_id: g.id, role_id: role.id })
+          await trx('user_group_members').insert({ group_id: g.id, user_id: id })
+        } else await trx('user_roles').insert({ user_id: id, role_id: role.id })
+      }
+    })
+    return { id, username }
+  }
+
+  const sign = async (sub: string, purpose: TokenPurpose = 'session', ttlSeconds = 600) => (await tokens.issue({ sub, name: 'matrix', purpose, ttlSeconds })).token
+
+  before(async () => {
+    t = await startTestApp({ plugins: allPlugins() })
+    tokens = t.app.tokens!
+    master = parseMasterKey(t.masterKey, 'masterKey')
+    const knex = t.app.db.knex
+
+    const victim = await mkUser({ admin: true })
+    const plain = await mkUser()
+    const adminSession = await sign(victim.id)
+    const plainSession = await sign(plain.id)
+    const p = adminSession.split('.')[1]
+
+    // Revoked: a valid admin session, signed out through the API.
+    const revokedUser = await mkUser({ admin: true })
+    const revoked = await sign(revokedUser.id)
+    expect((await t.req('GET', '/api/v1/auth/me', { token: revoked })).status).to.equal(200)
+    expect((await t.req('POST', '/api/v1/auth/logout', { token: revoked })).status).to.equal(204)
+
+    // Disabled: a valid admin session whose account is then disabled directly in the
+    // database; the identity_version bump reaches the node's cache at its next poll.
+    const disabledUser = await mkUser({ admin: true })
+    const disabled = await sign(disabledUser.id)
+    expect((await t.req('GET', '/api/v1/auth/me', { token: disabled })).status).to.equal(200)
+    await knex('users').where({ id: disabledUser.id }).update({ enabled: false })
+    await knex.raw(`UPDATE kernel_meta SET value = (value::bigint + 1)::text WHERE key = 'identity_version'`)
+    const t0 = Date.now()
+    while ((await t.req('GET', '/api/v1/auth/me', { token: disabled })).status !== 401) {
+      if (Date.now() - t0 > 3000) throw new Error('a disabled account still signs in after 3 s')
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    disabledAfterMs = Date.now() - t0
+
+    const expiredAdmin = await sign(victim.id, 'session', -60)
+    const pwChange = await sign(plain.id, 'password_change')
+    const rightKey = deriveKey(master, 'jwt')
+    const now = Math.floor(Date.now() / 1000)
+    const forged = (claims: Record<string, unknown>, alg = 'HS256', key: Uint8Array = rightKey) =>
+      new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT' }).sign(key)
+    const base = { sub: victim.id, name: 'x', jti: randomUUID(), iat: now, exp: now + 600, iss: 'portcullis' }
+
+    invalid.push(
+      { name: 'no token', kind: 'invalid', header: null },
+      { name: 'Basic credentials', kind: 'invalid', header: `Basic ${Buffer.from(`${victim.username}:x`).toString('base64')}` },
+      { name: 'garbage bearer', kind: 'invalid', header: 'Bearer not.a.jwt' },
+      { name: 'expired admin session', kind: 'invalid', header: `Bearer ${expiredAdmin}` },
+      // Payload edited, signature kept.
+      { name: 'tampered: sub → an admin', kind: 'invalid', header: `Bearer ${plainSession.split('.')[0]}.${b64({ ...claimsOf(plainSession), sub: victim.id })}.${plainSession.split('.')[2]}` },
+      { name: 'tampered: purpose → session', kind: 'invalid', header: `Bearer ${pwChange.split('.')[0]}.${b64({ ...claimsOf(pwChange), purpose: 'session' })}.${pwChange.split('.')[2]}` },
+      { name: 'tampered: exp extended', kind: 'invalid', header: `Bearer ${expiredAdmin.split('.')[0]}.${b64({ ...claimsOf(expiredAdmin), exp: now + 3600 })}.${expiredAdmin.split('.')[2]}` },
+      { name: 'alg none', kind: 'invalid', header: `Bearer ${b64({ alg: 'none', typ: 'JWT' })}.${p}.` },
+      { name: 'alg HS512 with the right key', kind: 'invalid', header: `Bearer ${await forged({ ...base, purpose: 'session' }, 'HS512', Buffer.concat([rightKey, rightKey]))}` },
+      { name: 'signed with a wrong key', kind: 'invalid', header: `Bearer ${(await new TokenService(randomBytes(32)).issue({ sub: victim.id, name: 'x', purpose: 'session', ttlSeconds: 600 })).token}` },
+      { name: 'right key, wrong issuer', kind: 'invalid', header: `Bearer ${await forged({ ...base, purpose: 'session', iss: 'elsewhere' })}` },
+      { name: 'right key, unknown purpose', kind: 'invalid', header: `Bearer ${await forged({ ...base, purpose: 'superuser' })}` },
+      // Without iat a token would escape "void every session issued before the password change"; without exp it would never expire.
+      { name: 'right key, no exp', kind: 'invalid', header: `Bearer ${await forged({ ...base, purpose: 'session', exp: undefined })}` },
+      { name: 'right key, no iat', kind: 'invalid', header: `Bearer ${await forged({ ...base, purpose: 'session', iat: undefined })}` },
+      { name: 'right key, unknown user', kind: 'invalid', header: `Bearer ${await sign(randomUUID())}` },
+      { name: 'revoked (signed out) admin session', kind: 'invalid', header: `Bearer ${revoked}` },
+      { name: 'session of a since-disabled admin', kind: 'invalid', header: `Bearer ${disabled}` },
+    )
+  })
+  after(async () => t?.stop())
+
+  it('a disabled account loses its sessions within ~1.5 s (identity_version poll)', () => {
+    expect(disabledAfterMs).to.be.below(1500)
+  })
+
+  it('loads every plugin under plugins/ and the example plugin', async () => {
+    const info = await t.admin('GET', '/api/v1/dashboard/system-info')
+    expect(info.status).to.equal(200)
+    expect(info.body.plugins.map((p: { id: string }) => p.id)).to.include('greetings')
+    expect(info.body.plugins).to.have.length(allPlugins().length)
+  })
+
+  it('every route is gated (a permission or AUTHENTICATED) or on the PUBLIC allow-list', () => {
+    const open = t.app.registry.routes.filter(({ route }) => route.permission === PUBLIC && !PUBLIC_ALLOWLIST[routeKey(route)])
+    expect(open.map(({ owner, route }) => `${routeKey(route)} (${owner})`), 'PUBLIC routes missing from PUBLIC_ALLOWLIST in test/auth/authorization-matrix.test.ts').to.deep.equal([])
+    for (const { route } of t.app.registry.routes) {
+      const p = route.permission
+      expect(p === PUBLIC || p === AUTHENTICATED || (typeof p === 'string' && t.app.registry.permissions.has(p)), routeKey(route)).to.equal(true)
+    }
+  })
+
+  it('the allow-list does not rot: each entry of a loaded owner is a PUBLIC route', () => {
+    const owners = new Set(t.app.registry.routes.map((r) => r.owner))
+    const byKey = new Map(t.app.registry.routes.map(({ route }) => [routeKey(route), route]))
+    const stale = Object.entries(PUBLIC_ALLOWLIST)
+      .filter(([, v]) => owners.has(v.owner))
+      .filter(([k]) => byKey.get(k)?.permission !== PUBLIC)
+      .map(([k]) => k)
+    expect(stale, 'allow-list entries that are not (or no longer) PUBLIC routes').to.deep.equal([])
+  })
+
+  it('bearer purposes are widened only as the contract allows', () => {
+    for (const { route } of t.app.registry.routes) {
+      const accepted: string[] = route.acceptTokenPurposes ?? ['session']
+      const k = routeKey(route)
+      // `mfa` and `byod_mfa` are never bearer tokens; each is spent in the body of its verify call.
+      expect(accepted, k).not.to.include.members(['mfa'])
+      expect(accepted, k).not.to.include.members(['byod_mfa'])
+      if (accepted.includes('password_change')) expect(k).to.equal('POST /api/v1/auth/change-password')
+      if (accepted.includes('mfa_enrollment')) expect(k).to.match(/^[A-Z]+ \/api\/v1\/mfa\//)
+    }
+  })
+
+  it('answers every route × credential as declared', async function () {
+    const routes = t.app.registry.routes
+    const allPerms = [...t.app.registry.permissions.keys()]
+    const failures: string[] = []
+    let requests = 0
+
+    /** Fresh accounts per route, so that a route with side effects on its caller cannot spoil another's credentials. */
+    async function usersFor(route: RouteDefinition): Promise<Record<Who, string>> {
+      const perm = typeof route.permission === 'string' ? route.permission : null
+      const admin = await mkUser({ admin: true })
+      const plain = await mkUser()
+      const ids: Record<Who, string> = { admin: admin.id, plain: plain.id, holder: plain.id, 'group-holder': plain.id, sans: plain.id }
+      if (perm) {
+        ids.holder = (await mkUser({ permissions: [perm] })).id
+        ids['group-holder'] = (await mkUser({ permissions: [perm], viaGroup: true })).id
+        const others = allPerms.filter((x) => x !== perm)
+        ids.sans = (await mkUser({ permissions: others.length ? others : ['nothing.at-all'] })).id
+      }
+      return ids
+    }
+
+    function credentials(route: RouteDefinition): Credential[] {
+      const out: Credential[] = [...invalid]
+      for (const purpose of ['session', 'password_change', 'mfa_enrollment', 'mfa', 'byod_mfa'] as const) {
+        out.push({ name: `admin, purpose ${purpose}`, kind: 'valid', who: 'admin', purpose })
+        out.push({ name: `user without permissions, purpose ${purpose}`, kind: 'valid', who: 'plain', purpose })
+      }
+      if (typeof route.permission === 'string') {
+        out.push({ name: 'user with every permission but this one', kind: 'valid', who: 'sans', purpose: 'session' })
+        out.push({ name: 'user with exactly this permission', kind: 'valid', who: 'holder', purpose: 'session' })
+        out.push({ name: 'user with this permission through a group', kind: 'valid', who: 'group-holder', purpose: 'session' })
+      }
+      return out
+    }
+
+    /** null when the answer is as declared, else why not. */
+    function judge(route: RouteDefinition, c: Credential, r: TestResponse): string | null {
+      const code = typeof r.body === 'object' && r.body ? (r.body as { code?: string }).code : undefined
+      if (r.status === 500) return `500 ${code ?? ''}`
+      if (route.permission === PUBLIC) {
+        const entry = PUBLIC_ALLOWLIST[routeKey(route)]
+        if (code && GATE_CODES.includes(code)) return `PUBLIC route answered the gate's ${r.status} ${code}`
+        if ((r.status === 401 || r.status === 403) && !entry?.ownCredential) return `PUBLIC route answered ${r.status} ${code ?? ''}`
+        return null
+      }
+      const want401 = (codes: string[]) =>
+        r.status === 401 && codes.includes(code ?? '') && /^Bearer/.test(r.headers.get('www-authenticate') ?? '') ? null : `expected 401 ${codes.join('|')}, got ${r.status} ${code ?? ''}`
+      if (c.kind === 'invalid') return want401(['TOKEN_INVALID', 'TOKEN_PURPOSE_NOT_ACCEPTED'])
+      const accepted: string[] = route.acceptTokenPurposes ?? ['session']
+      if (!accepted.includes(c.purpose)) return want401(['TOKEN_PURPOSE_NOT_ACCEPTED'])
+      const allowed = c.who === 'admin' || route.permission === AUTHENTICATED || c.who === 'holder' || c.who === 'group-holder'
+      if (allowed) return r.status === 401 || r.status === 403 ? `expected to pass the gate, got ${r.status} ${code ?? ''}` : null
+      return r.status === 403 && code === 'PERMISSION_DENIED' ? null : `expected 403 PERMISSION_DENIED, got ${r.status} ${code ?? ''}`
+    }
+
+    async function runRoute({ route }: { route: RouteDefinition }) {
+      const ids = await usersFor(route)
+      const url = fullPath(route).replace(/\{[^}]+\}/g, () => randomUUID())
+      for (const c of credentials(route)) {
+        // Tokens are minted per request: a route that signs out (or otherwise spends its
+        // token) cannot spoil the credentials of the next request.
+        const header = c.kind === 'invalid' ? c.header : `Bearer ${await sign(ids[c.who], c.purpose)}`
+        const r = await request(t.url, route.method, url, { headers: header ? { authorization: header } : {} })
+        requests++
+        const why = judge(route, c, r)
+        if (why) failures.push(`${route.method} ${fullPath(route)} [${c.name}]: ${why}`)
+      }
+    }
+
+    const started = Date.now()
+    const BATCH = 8
+    for (let i = 0; i < routes.length; i += BATCH) await Promise.all(routes.slice(i, i + BATCH).map(runRoute))
+    const perRoute = requests / routes.length
+    console.log(`      ${routes.length} routes × ~${perRoute.toFixed(1)} credentials = ${requests} requests in ${Date.now() - started} ms`)
+    expect(failures, `${failures.length} answers differ from the declaration:\n${failures.join('\n')}\n`).to.deep.equal([])
+    // Every credential kind was exercised on every route.
+    expect(requests).to.be.at.least(routes.length * (invalid.length + 10))
+  })
+})
