@@ -87,6 +87,7 @@ export async function startPostgres(): Promise<PgCluster> {
   const start = () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start'])
   start()
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+  let destroyed = false
   return {
     url,
     owned: true,
@@ -94,6 +95,8 @@ export async function startPostgres(): Promise<PgCluster> {
     stopServer: () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']),
     startServer: start,
     destroy: () => {
+      if (destroyed) return
+      destroyed = true
       try {
         run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'])
       } catch {

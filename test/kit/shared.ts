@@ -4,7 +4,14 @@ import { startPostgres, type PgCluster } from './postgres.js'
 let cluster: Promise<PgCluster> | null = null
 
 export function sharedPostgres(): Promise<PgCluster> {
-  cluster ??= startPostgres()
+  if (!cluster) {
+    cluster = startPostgres()
+    // A run cut short (Ctrl-C, a CI timeout, a bail) must not leave a server behind: stopping is synchronous.
+    void cluster.then((c) => {
+      process.once('exit', () => c.destroy())
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130))
+    })
+  }
   return cluster
 }
 
