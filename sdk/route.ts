@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { Static, TSchema } from './schema.js'
 import type { Actor, AuditEntry, Logger } from './services.js'
+import type { ServiceRef } from './service-ref.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -50,6 +51,8 @@ export interface RouteRequest<P, Q, B> {
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>
   /** Record a change in the audit trail, in the given transaction. */
   audit(entry: AuditEntry, trx: Knex.Transaction): Promise<void>
+  /** A service from the request's scope (made on first use, disposed when the request ends). */
+  resolve<T>(ref: ServiceRef<T>): T
 }
 
 /** A reply with a chosen status, headers, or a streamed body. */

@@ -94,3 +94,9 @@ export const coreServices = {
   cluster: createServiceRef<ClusterInfo>({ id: 'core.cluster' }),
   platform: createServiceRef<PlatformInfo>({ id: 'core.platform' }),
 } as const
+
+/** Services of one request, resolved with `req.resolve(ref)` from the request's scope. */
+export const requestServices = {
+  actor: createServiceRef<Actor | null>({ id: 'core.actor' }),
+  requestId: createServiceRef<string>({ id: 'core.requestId' }),
+} as const

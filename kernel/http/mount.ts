@@ -10,7 +10,7 @@ import type { AwilixContainer } from 'awilix'
 import { asValue } from 'awilix'
 import type { Knex } from 'knex'
 import type { ValidateFunction } from 'ajv'
-import { isReply, type RouteDefinition, type RouteRequest, type AuditService } from '../../sdk/index.js'
+import { isReply, requestServices, type RouteDefinition, type RouteRequest, type AuditService } from '../../sdk/index.js'
 import type { Gate } from '../security/gate.js'
 import type { RateLimiter } from './rate-limit.js'
 import { blankToNull, type Validation } from './validation.js'
@@ -64,8 +64,9 @@ export function mountRoute(router: Router, route: RouteDefinition, owner: string
       body = check(v.body, blankToNull(route.schema.body, body), d.validation)
     }
 
-    const scope = d.container.createScope()
-    scope.register({ actor: asValue(actor), requestId: asValue(state.requestId) })
+    // The request's Awilix scope (actor, request id) is made on first use: most requests resolve
+    // nothing from it, and making and disposing one costs more than the rest of the gate.
+    let scope: AwilixContainer | null = null
     let current: Knex.Transaction | null = null
     const req: RouteRequest<unknown, unknown, unknown> = {
       params,
@@ -90,12 +91,19 @@ export function mountRoute(router: Router, route: RouteDefinition, owner: string
         })
       },
       audit: (entry, trx) => d.audit.record(entry, { actor, requestId: state.requestId, trx }),
+      resolve(ref) {
+        if (!scope) {
+          scope = d.container.createScope()
+          scope.register({ [requestServices.actor.id]: asValue(actor), [requestServices.requestId.id]: asValue(state.requestId) })
+        }
+        return scope.resolve(ref.id)
+      },
     }
     try {
       const out = await route.handler(req as never)
       send(ctx, out, okStatus, checkResponse, d.validation)
     } finally {
-      await scope.dispose()
+      if (scope) await (scope as AwilixContainer).dispose()
     }
   }
   ;(router as unknown as Record<string, (p: string, m: Koa.Middleware) => void>)[route.method.toLowerCase()](toKoaPath(fullPath(route)), handler)

@@ -46,9 +46,32 @@ export class TokenService {
     return { token, jti, exp }
   }
 
+  /**
+   * Tokens already verified, by their exact text, until they expire: the same bytes carry the
+   * same valid signature, so a client's every request need not pay the HMAC again. Revocation
+   * and disabled accounts are not decided here but by the actor cache, on every request.
+   */
+  private readonly verified = new Map<string, TokenClaims>()
+
   /** The claims of a valid token, or null for anything expired, tampered, unsigned or malformed. */
   async verify(token: string): Promise<TokenClaims | null> {
     if (token.length > 8192) return null
+    const known = this.verified.get(token)
+    if (known) {
+      if (known.exp * 1000 > Date.now()) return known
+      this.verified.delete(token)
+      return null
+    }
+    const claims = await this.check(token)
+    if (claims) {
+      // Bounded: past the cap, start over rather than track recency on the hot path.
+      if (this.verified.size >= 10_000) this.verified.clear()
+      this.verified.set(token, claims)
+    }
+    return claims
+  }
+
+  private async check(token: string): Promise<TokenClaims | null> {
     try {
       this.verifyKey ??= crypto.subtle.importKey('raw', this.key, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
       const { payload } = await jwtVerify(token, await this.verifyKey, { algorithms: ['HS256'], issuer: ISSUER, requiredClaims: ['exp', 'iat', 'jti', 'sub'] })

@@ -79,6 +79,12 @@ describe('HTTP conventions', () => {
     })
   })
 
+  it('gives each request a scope that resolves its actor, its request id and core services by typed ref', async () => {
+    const r = await t.admin('GET', '/api/v1/probe/whoami', { headers: { 'x-request-id': 'scope-check-1' } })
+    expect(r.status).to.equal(200)
+    expect(r.body).to.deep.equal({ username: (await t.admin('GET', '/api/v1/auth/me')).body.username, request_id: 'scope-check-1', node_id: t.app.nodeId })
+  })
+
   describe('authentication gate', () => {
     it('refuses a missing, malformed, tampered, expired or wrong-purpose token with 401', async () => {
       const good = await t.token({ permissions: ['probe.use'] })
