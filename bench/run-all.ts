@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { runFramework } from './framework.js'
 import { runStartup } from './startup.js'
+import { runIdentity } from './identity.js'
 import { machine } from './lib.js'
 
 async function main() {
@@ -15,8 +16,9 @@ async function main() {
   console.log(`load average at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (figures are only comparable on an otherwise idle machine)`)
   const framework = await runFramework({ printMachine: false })
   const startup = await runStartup({ printMachine: false })
+  const identity = await runIdentity({ printMachine: false })
   console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
-  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, framework, startup }, null, 2) + '\n')
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, framework, startup, identity }, null, 2) + '\n')
 }
 
 main().then(
