@@ -4,6 +4,7 @@
  * EST checks a local password; renderers read the network verifiers.
  */
 import { Nullable, Type } from './schema.js'
+import type { Knex } from 'knex'
 import { createServiceRef } from './service-ref.js'
 import { defineSetting } from './services.js'
 
@@ -54,6 +55,14 @@ export interface NetworkVerifiers {
   nt_hash: string
 }
 
+export interface NetworkUser {
+  id: string
+  username: string
+  group_ids: string[]
+  /** Null when no password was set since network login was turned on. */
+  verifiers: NetworkVerifiers | null
+}
+
 export interface IdentityService {
   findUser(by: { id: string } | { username: string }): Promise<UserRef | null>
   /** argon2id check of a local, enabled account; null for a directory-only, disabled or unknown account, or a wrong password. */
@@ -67,6 +76,12 @@ export interface IdentityService {
   registerSecondFactor(factor: SecondFactor): void
   /** Names of the user groups the user belongs to. */
   groupsOf(userId: string): Promise<string[]>
+  /** Ids of the user groups the user belongs to. */
+  groupIdsOf(userId: string, db?: Knex | Knex.Transaction): Promise<string[]>
+  /** Every enabled user allowed on the network, with group ids, for the renderers. Read it through the snapshot. */
+  networkUsers(db: Knex | Knex.Transaction): Promise<NetworkUser[]>
+  /** Every user group (id, name), for the renderers. */
+  userGroups(db: Knex | Knex.Transaction): Promise<{ id: string; name: string }[]>
   /** The sealed verifiers, opened; null when the account has no network login. */
   networkVerifiers(userId: string): Promise<NetworkVerifiers | null>
 }

@@ -1,6 +1,6 @@
 /** The identity service: users, tokens of every purpose, second factors. */
 import type { Knex } from 'knex'
-import type { IdentityService, LoginGrant, SecondFactor, SecretsService, SettingsService, UserRef } from '../../sdk/index.js'
+import type { IdentityService, LoginGrant, NetworkUser, SecondFactor, SecretsService, SettingsService, UserRef } from '../../sdk/index.js'
 import type { TokenService } from '../security/tokens.js'
 import { masterKeyUnavailable } from '../security/secrets.js'
 import type { ActorCache } from './actors.js'
@@ -127,6 +127,28 @@ export class Identity implements IdentityService {
 
   async groupsOf(userId: string): Promise<string[]> {
     return (await this.knex('user_groups as g').join('user_group_members as m', 'm.group_id', 'g.id').where('m.user_id', userId).orderBy('g.name').pluck('g.name')) as string[]
+  }
+
+  async groupIdsOf(userId: string, db: Knex | Knex.Transaction = this.knex): Promise<string[]> {
+    if (!/^[0-9a-f-]{36}$/i.test(userId)) return []
+    return (await db('user_group_members').where({ user_id: userId }).orderBy('group_id').pluck('group_id')) as string[]
+  }
+
+  async networkUsers(db: Knex | Knex.Transaction): Promise<NetworkUser[]> {
+    const rows = (await db('users').where({ enabled: true, network_login: true }).orderBy('username').select('id', 'username', 'network_verifiers')) as Pick<UserRow, 'id' | 'username' | 'network_verifiers'>[]
+    // A join, not a list of ids: tens of thousands of users would overflow the statement's parameters.
+    const members = (await db('user_group_members as m')
+      .join('users as u', 'u.id', 'm.user_id')
+      .where({ 'u.enabled': true, 'u.network_login': true })
+      .orderBy('m.group_id')
+      .select('m.user_id', 'm.group_id')) as { user_id: string; group_id: string }[]
+    const groups = new Map<string, string[]>()
+    for (const m of members) (groups.get(m.user_id) ?? groups.set(m.user_id, []).get(m.user_id)!).push(m.group_id)
+    return rows.map((r) => ({ id: r.id, username: r.username, group_ids: groups.get(r.id) ?? [], verifiers: r.network_verifiers ? openVerifiers(this.secrets, r.network_verifiers) : null }))
+  }
+
+  async userGroups(db: Knex | Knex.Transaction): Promise<{ id: string; name: string }[]> {
+    return (await db('user_groups').orderBy('name').select('id', 'name')) as { id: string; name: string }[]
   }
 
   async networkVerifiers(userId: string) {

@@ -1,0 +1,102 @@
+/**
+ * The tacacs plugin's contract: TACACS+ profiles, command sets, the command
+ * decision (identical to what the rendered tac_plus-ng profile decides), and
+ * the rendering of one policy rule. The AAA policy depends on this plugin and
+ * hands it its rules through `registerPolicySource`, so the tac_plus-ng
+ * renderer can write the ruleset without this plugin depending on the policy.
+ */
+import type { Knex } from 'knex'
+import { createServiceRef } from '../../sdk/index.js'
+
+export interface ArgumentRule {
+  /** exact: the arguments equal `value`; prefix: they start with it; regex: the pattern matches them whole. */
+  match_type: 'exact' | 'prefix' | 'regex'
+  value: string
+}
+
+export interface Command {
+  /** The command word(s) as typed on the device: `show`, `configure terminal`. */
+  command: string
+  action: 'permit' | 'deny'
+  /** Empty: any arguments. Otherwise the entry matches when any rule matches. */
+  arguments: ArgumentRule[]
+}
+
+export interface CommandSet {
+  id: string
+  name: string
+  description: string | null
+  commands: Command[]
+  created_at: string
+  updated_at: string
+}
+
+export interface ShellAttribute {
+  /** A TACACS+ attribute of service shell (`idletime`, `timeout`, `autocmd`, or a vendor AV pair name). */
+  name: string
+  value: string
+}
+
+export interface TacacsProfile {
+  id: string
+  name: string
+  description: string | null
+  /** Privilege level 0–15 given at the start of an exec shell. */
+  privilege_level: number
+  shell_attributes: ShellAttribute[]
+  /** Applied in this order; the first matching command of the first set that has one decides. */
+  command_set_ids: string[]
+  /** For a command no set matches. */
+  default_action: 'permit' | 'deny'
+  created_at: string
+  updated_at: string
+}
+
+export interface CommandDecision {
+  decision: 'permit' | 'deny'
+  /** The command entry that decided, or null when the default action did. */
+  matched: { command_set_id: string; command_set_name: string; index: number; command: string } | null
+  /** A sentence for the policy test's explanation. */
+  reason: string
+}
+
+/** One AAA policy rule as the renderers see it, names resolved. */
+export interface PolicyRuleView {
+  id: string
+  name: string
+  position: number
+  enabled: boolean
+  is_default: boolean
+  who: { type: 'user'; user_id: string; username: string } | { type: 'group'; group_id: string; group_name: string } | { type: 'any' }
+  where: { type: 'device'; device_id: string; device_name: string } | { type: 'device_group'; device_group_id: string; device_group_name: string } | { type: 'any' }
+  tacacs_profile_id: string | null
+  radius_profile_id: string | null
+}
+
+/** Who supplies the ordered rules (the AAA policy plugin). */
+export interface PolicySource {
+  /** Every rule in evaluation order, the default rule last. */
+  listRules(db: Knex | Knex.Transaction): Promise<PolicyRuleView[]>
+}
+
+type Db = Knex | Knex.Transaction
+
+export interface TacacsService {
+  getProfile(id: string, db?: Db): Promise<TacacsProfile | null>
+  listProfiles(db?: Db): Promise<TacacsProfile[]>
+  getCommandSet(id: string, db?: Db): Promise<CommandSet | null>
+  listCommandSets(db?: Db): Promise<CommandSet[]>
+  /**
+   * Decide a command line (`show running-config`) as the rendered profile does in tac_plus-ng:
+   * the profile's command sets in order, each set's commands in order, first match wins,
+   * otherwise the profile's default action.
+   */
+  authorizeCommand(profile: TacacsProfile, commandLine: string, db?: Db): Promise<CommandDecision>
+  /** The tac_plus-ng text of one ruleset rule: the very code the full configuration uses. */
+  renderRule(rule: PolicyRuleView, profileName: string | null): string
+  /** The tac_plus-ng text of one profile (with its command sets compiled): the very code the full configuration uses. */
+  renderProfile(profile: TacacsProfile, db?: Db): Promise<string>
+  registerPolicySource(source: PolicySource): void
+}
+
+export const tacacsServiceRef = createServiceRef<TacacsService>({ id: 'tacacs.service' })
