@@ -12,7 +12,8 @@ const SECRET_FIELD = /(password|secret|key|token|seed|hash)$/i
 export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact)
   if (value && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELD.test(k) && v != null ? '***' : redact(v)]))
+    // A boolean cannot hold a secret: `has_tacacs_key: true` says only that one is set, which the trail should show.
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELD.test(k) && v != null && typeof v !== 'boolean' ? '***' : redact(v)]))
   }
   return value
 }

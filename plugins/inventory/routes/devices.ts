@@ -1,0 +1,172 @@
+/** Network access devices: the clients the TACACS+ and RADIUS daemons accept, with their shared secrets. */
+import { CommonErrors, defineRoute, ErrorBody, paginate, reply } from '../../../sdk/index.js'
+import type { Device } from '../api.js'
+import { InventoryErrors as E, isForeignKeyViolation } from '../errors.js'
+import { INVENTORY_READ, INVENTORY_WRITE } from '../permissions.js'
+import { parseHost } from '../services/address.js'
+import { SUBTREE_IDS } from '../services/hierarchy.js'
+import { DEVICES, loadDevice, selectDevices, toDevice } from '../services/rows.js'
+import { DeviceCreate, DeviceListQuery, DeviceListResponse, DeviceParams, DeviceResponse, DeviceUpdate, OVERLAP_RULE } from '../schemas/devices.js'
+import type { InventoryRouteDeps } from './deps.js'
+import { assertAddressFree, assertDeviceNameFree, assertGroupExists, canonicalAddress, guardedWrite, sealedKeys } from './device-writes.js'
+
+const SECRETS =
+  '`tacacs_key` and `radius_secret` are write-only: they are sealed with the master key and never returned; `has_tacacs_key` and `has_radius_secret` say whether they are set, and the audit trail records only that.'
+
+export function deviceRoutes(d: InventoryRouteDeps) {
+  const { knex, secrets } = d
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/devices',
+      permission: INVENTORY_READ,
+      summary: 'List network devices',
+      description: `\`search\` matches name, address, vendor, model and description. \`sort_by=address\` orders by address family, then network, then prefix length. ${OVERLAP_RULE}`,
+      tags: ['inventory'],
+      schema: { query: DeviceListQuery, response: { 200: DeviceListResponse } },
+      handler: async ({ query }) => {
+        // Parsed before the query runs: a malformed address is the caller's 422, not a database cast error.
+        const contains = query.address_contains === undefined ? undefined : parseHost(query.address_contains)
+        if (contains === null) throw E.addressInvalid({ field: 'address_contains' })
+        return paginate(query, {
+          base: () => selectDevices(knex),
+          filter: (qb) => {
+            if (query.device_group_id) {
+              if (query.include_subgroups) qb.whereRaw(`${DEVICES}.device_group_id IN (${SUBTREE_IDS})`, [query.device_group_id])
+              else qb.where(`${DEVICES}.device_group_id`, query.device_group_id)
+            }
+            if (query.enabled !== undefined) qb.where(`${DEVICES}.enabled`, query.enabled)
+            if (query.vendor !== undefined) qb.whereRaw(`lower(${DEVICES}.vendor) = lower(?)`, [query.vendor])
+            if (contains !== undefined) qb.whereRaw(`${DEVICES}.address_cidr >>= ?::inet`, [contains])
+          },
+          searchColumns: [`${DEVICES}.name`, `${DEVICES}.address`, `${DEVICES}.vendor`, `${DEVICES}.model`, `${DEVICES}.description`],
+          sortColumns: {
+            name: `${DEVICES}.name`,
+            address: `${DEVICES}.address_cidr`,
+            vendor: `${DEVICES}.vendor`,
+            created_at: `${DEVICES}.created_at`,
+            updated_at: `${DEVICES}.updated_at`,
+          },
+          defaultSort: 'name',
+          defaultPerPage: 20,
+          tieBreaker: `${DEVICES}.id`,
+          map: toDevice,
+        })
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/devices',
+      permission: INVENTORY_WRITE,
+      summary: 'Add a network device',
+      description: `Name taken (case-insensitively): 409 DEVICE_NAME_TAKEN. ${OVERLAP_RULE} ${SECRETS}`,
+      tags: ['inventory'],
+      schema: { body: DeviceCreate, response: { 201: DeviceResponse, 409: ErrorBody } },
+      handler: async (req) => {
+        const b = req.body
+        const address = canonicalAddress(b.address)
+        const groupId = b.device_group_id ?? null
+        return req.transaction(async (trx) => {
+          await assertDeviceNameFree(trx, b.name)
+          await assertGroupExists(trx, groupId, 'device_group_id')
+          await assertAddressFree(trx, address)
+          const [{ id }] = await guardedWrite(trx, { name: b.name, address, groupId }, (sp) =>
+            sp(DEVICES)
+              .insert({
+                name: b.name,
+                address,
+                address_cidr: address,
+                vendor: b.vendor ?? null,
+                model: b.model ?? null,
+                description: b.description ?? null,
+                device_group_id: groupId,
+                enabled: b.enabled ?? true,
+                ...sealedKeys(secrets, b),
+              })
+              .returning('id') as Promise<{ id: string }[]>,
+          )
+          const device = (await loadDevice(trx, id))!
+          await req.audit({ action: 'device.create', resourceType: 'device', resourceId: id, after: device }, trx)
+          return device
+        })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/devices/{device_id}',
+      permission: INVENTORY_READ,
+      summary: 'Get a network device',
+      description: SECRETS,
+      tags: ['inventory'],
+      schema: { params: DeviceParams, response: { 200: DeviceResponse, 404: ErrorBody } },
+      handler: async ({ params }) => {
+        const device = await loadDevice(knex, params.device_id)
+        if (!device) throw CommonErrors.notFound({ field: 'device_id' })
+        return device
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/devices/{device_id}',
+      permission: INVENTORY_WRITE,
+      summary: 'Change a network device',
+      description: `Partial: only the fields given change. \`device_group_id: null\` takes the device out of its group. For the keys, \`null\` removes, absence keeps. ${OVERLAP_RULE} ${SECRETS}`,
+      tags: ['inventory'],
+      schema: { params: DeviceParams, body: DeviceUpdate, response: { 200: DeviceResponse, 404: ErrorBody, 409: ErrorBody } },
+      handler: async (req) => {
+        const b = req.body
+        const id = req.params.device_id
+        return req.transaction(async (trx) => {
+          if (!(await trx(DEVICES).where({ id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'device_id' })
+          const before = (await loadDevice(trx, id))!
+          const cols: Record<string, unknown> = { updated_at: new Date() }
+          if (b.name !== undefined) {
+            await assertDeviceNameFree(trx, b.name, id)
+            cols.name = b.name
+          }
+          const address = b.address === undefined ? before.address : canonicalAddress(b.address)
+          if (b.address !== undefined) {
+            await assertAddressFree(trx, address, id)
+            Object.assign(cols, { address, address_cidr: address })
+          }
+          if (b.device_group_id !== undefined) await assertGroupExists(trx, b.device_group_id, 'device_group_id')
+          for (const k of ['vendor', 'model', 'description', 'device_group_id', 'enabled'] as const) {
+            if (b[k] !== undefined) cols[k] = b[k]
+          }
+          Object.assign(cols, sealedKeys(secrets, b))
+          const groupId = b.device_group_id === undefined ? before.device_group_id : b.device_group_id
+          await guardedWrite(trx, { name: b.name ?? before.name, address, groupId }, (sp) => sp(DEVICES).where({ id }).update(cols))
+          const after = (await loadDevice(trx, id))!
+          // Which keys were written (set, replaced or removed): a rotation shows in the trail, the value never does.
+          const secretsChanged = (['tacacs_key', 'radius_secret'] as const).filter((k) => b[k] !== undefined)
+          await req.audit({ action: 'device.update', resourceType: 'device', resourceId: id, before, after: { ...after, secrets_changed: secretsChanged } }, trx)
+          return after
+        })
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/devices/{device_id}',
+      permission: INVENTORY_WRITE,
+      summary: 'Remove a network device',
+      description: 'The device and its sealed keys go. A device still referenced by another plugin (an AAA policy rule naming it) answers 409 DEVICE_IN_USE.',
+      tags: ['inventory'],
+      schema: { params: DeviceParams, response: { 204: null, 404: ErrorBody, 409: ErrorBody } },
+      handler: async (req) => {
+        const id = req.params.device_id
+        await req.transaction(async (trx) => {
+          if (!(await trx(DEVICES).where({ id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'device_id' })
+          const before: Device = (await loadDevice(trx, id))!
+          await trx(DEVICES)
+            .where({ id })
+            .delete()
+            .catch((e: unknown) => {
+              throw isForeignKeyViolation(e) ? E.deviceInUse({ field: 'device_id' }) : e
+            })
+          await req.audit({ action: 'device.delete', resourceType: 'device', resourceId: id, before }, trx)
+        })
+        return reply({ status: 204 })
+      },
+    }),
+  ]
+}
