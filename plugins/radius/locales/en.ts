@@ -1,0 +1,21 @@
+export default {
+  errors: {
+    profile_name_taken: 'A RADIUS profile named "{{name}}" already exists.',
+    attribute_unknown: 'Unknown RADIUS attribute "{{name}}". GET /api/v1/radius/dictionary lists the supported ones.',
+    attribute_unknown_suggest: 'Unknown RADIUS attribute "{{name}}". Did you mean "{{suggestion}}"?',
+    attribute_repeated: '{{name}} may appear only once in a profile.',
+    value: {
+      control: 'The value of {{name}} contains a control character (line break, tab …), which is not allowed.',
+      percent: 'The value of {{name}} contains "%", which FreeRADIUS would expand; it is not allowed.',
+      variable: 'The value of {{name}} contains "${" or "$ENV{", which FreeRADIUS would replace with a configuration or environment value; it is not allowed.',
+      too_long: 'The value of {{name}} is longer than {{max}} bytes (UTF-8).',
+      integer: '{{name}} takes a whole number from {{min}} to {{max}}.',
+      enum: '{{name}} takes one of: {{values}}.',
+      ipaddr: '{{name}} takes an IPv4 address such as 192.0.2.10.',
+      ipv6addr: '{{name}} takes an IPv6 address such as 2001:db8::10.',
+      hex: 'A {{name}} value starting with 0x is read as hex: it needs an even number of hex digits after 0x.',
+      avpair: '{{name}} takes attribute=value (or attribute*value), for example shell:priv-lvl=15.',
+      tag: 'The value of {{name}} must not start with ":": FreeRADIUS would read ":N:" as a tag.',
+    },
+  },
+}

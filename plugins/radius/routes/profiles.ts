@@ -1,0 +1,146 @@
+/** RADIUS profiles: named, ordered lists of reply attributes that AAA policy rules hand to devices. */
+import type { Knex } from 'knex'
+import { CommonErrors, defineRoute, ErrorBody, paginate, reply } from '../../../sdk/index.js'
+import type { RadiusAttribute } from '../api.js'
+import { attributeError, RadiusErrors } from '../errors.js'
+import { RADIUS_READ, RADIUS_WRITE } from '../permissions.js'
+import {
+  RadiusProfileCreate,
+  RadiusProfileListQuery,
+  RadiusProfileListResponse,
+  RadiusProfileParams,
+  RadiusProfileResponse,
+  RadiusProfileUpdate,
+} from '../schemas/profiles.js'
+import { loadProfile, PROFILES, toProfile } from '../services/profiles.js'
+import { attributesProblem } from '../services/values.js'
+
+/** PostgreSQL's unique_violation: two requests raced past the name check. */
+const isUniqueViolation = (e: unknown) => (e as { code?: unknown } | null)?.code === '23505'
+
+const onUniqueName = (name: string) => (e: unknown) => {
+  throw isUniqueViolation(e) ? RadiusErrors.profileNameTaken({ field: 'name', vars: { name } }) : e
+}
+
+async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
+  const q = trx(PROFILES).whereRaw('lower(name) = lower(?)', [name])
+  if (exceptId) q.whereNot({ id: exceptId })
+  if (await q.first('id')) throw RadiusErrors.profileNameTaken({ field: 'name', vars: { name } })
+}
+
+/** Checked before any transaction opens: a bad list costs no database work. */
+function checkAttributes(list: readonly RadiusAttribute[] | undefined) {
+  const problem = list && attributesProblem(list)
+  if (problem) throw attributeError(problem)
+}
+
+/** Only `name` and `value`, in the order given: the stored JSON is exactly what the API shows. */
+const attributesJson = (list: readonly RadiusAttribute[]) => JSON.stringify(list.map((a) => ({ name: a.name, value: a.value })))
+
+const VALUE_RULES =
+  'Each attribute must be in the dictionary (GET /api/v1/radius/dictionary; else 422 RADIUS_ATTRIBUTE_UNKNOWN at `attributes[i].name`), have a value of its type (else 422 RADIUS_ATTRIBUTE_VALUE_INVALID at `attributes[i].value`), and appear once unless repeatable (else 422 RADIUS_ATTRIBUTE_REPEATED at `attributes[i].name`). A name taken (case-insensitively) answers 409 PROFILE_NAME_TAKEN.'
+
+export function profileRoutes(knex: Knex) {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/radius/profiles',
+      permission: RADIUS_READ,
+      summary: 'List RADIUS profiles',
+      description: '`search` matches name and description.',
+      tags: ['radius'],
+      schema: { query: RadiusProfileListQuery, response: { 200: RadiusProfileListResponse } },
+      handler: async ({ query }) =>
+        paginate(query, {
+          base: () => knex(PROFILES),
+          searchColumns: ['name', 'description'],
+          sortColumns: { name: 'name', created_at: 'created_at', updated_at: 'updated_at' },
+          defaultSort: 'name',
+          defaultPerPage: 20,
+          tieBreaker: 'id',
+          map: toProfile,
+        }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/radius/profiles',
+      permission: RADIUS_WRITE,
+      summary: 'Create a RADIUS profile',
+      description: VALUE_RULES,
+      tags: ['radius'],
+      schema: { body: RadiusProfileCreate, response: { 201: RadiusProfileResponse, 409: ErrorBody } },
+      handler: async (req) => {
+        const b = req.body
+        checkAttributes(b.attributes)
+        return req.transaction(async (trx) => {
+          await assertNameFree(trx, b.name)
+          const [{ id }] = (await trx(PROFILES)
+            .insert({ name: b.name, description: b.description ?? null, attributes: attributesJson(b.attributes ?? []) })
+            .returning('id')
+            .catch(onUniqueName(b.name))) as { id: string }[]
+          const created = (await loadProfile(trx, id))!
+          await req.audit({ action: 'radius_profile.create', resourceType: 'radius_profile', resourceId: id, after: created }, trx)
+          return created
+        })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/radius/profiles/{profile_id}',
+      permission: RADIUS_READ,
+      summary: 'Get a RADIUS profile',
+      tags: ['radius'],
+      schema: { params: RadiusProfileParams, response: { 200: RadiusProfileResponse, 404: ErrorBody } },
+      handler: async ({ params }) => {
+        const profile = await loadProfile(knex, params.profile_id)
+        if (!profile) throw CommonErrors.notFound({ field: 'profile_id' })
+        return profile
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/radius/profiles/{profile_id}',
+      permission: RADIUS_WRITE,
+      summary: 'Change a RADIUS profile',
+      description: `Partial: only the fields given change; \`attributes\` replaces the whole list. ${VALUE_RULES}`,
+      tags: ['radius'],
+      schema: { params: RadiusProfileParams, body: RadiusProfileUpdate, response: { 200: RadiusProfileResponse, 404: ErrorBody, 409: ErrorBody } },
+      handler: async (req) => {
+        const b = req.body
+        checkAttributes(b.attributes)
+        return req.transaction(async (trx) => {
+          // The row lock orders concurrent changes, so each audit `before` is what the change replaced.
+          if (!(await trx(PROFILES).where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
+          const before = (await loadProfile(trx, req.params.profile_id))!
+          if (b.name !== undefined) await assertNameFree(trx, b.name, before.id)
+          const cols: Record<string, unknown> = { updated_at: new Date() }
+          if (b.name !== undefined) cols.name = b.name
+          if (b.description !== undefined) cols.description = b.description
+          if (b.attributes !== undefined) cols.attributes = attributesJson(b.attributes)
+          await trx(PROFILES).where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          const after = (await loadProfile(trx, before.id))!
+          await req.audit({ action: 'radius_profile.update', resourceType: 'radius_profile', resourceId: before.id, before, after }, trx)
+          return after
+        })
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/radius/profiles/{profile_id}',
+      permission: RADIUS_WRITE,
+      summary: 'Delete a RADIUS profile',
+      description: 'Allowed while AAA policy rules use the profile: their reference is cleared (the policy declares it ON DELETE SET NULL), so those rules send no RADIUS reply attributes until given another profile.',
+      tags: ['radius'],
+      schema: { params: RadiusProfileParams, response: { 204: null, 404: ErrorBody } },
+      handler: async (req) => {
+        await req.transaction(async (trx) => {
+          if (!(await trx(PROFILES).where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
+          const before = (await loadProfile(trx, req.params.profile_id))!
+          await trx(PROFILES).where({ id: before.id }).delete()
+          await req.audit({ action: 'radius_profile.delete', resourceType: 'radius_profile', resourceId: before.id, before }, trx)
+        })
+        return reply({ status: 204 })
+      },
+    }),
+  ]
+}

@@ -1,0 +1,52 @@
+/** Reading RADIUS profiles: the one row shape, shared by the routes and the service other plugins use. */
+import type { Knex } from 'knex'
+import type { RadiusAttribute, RadiusProfile, RadiusService } from '../api.js'
+
+type Db = Knex | Knex.Transaction
+
+export const PROFILES = 'radius_profiles'
+
+export interface ProfileRow {
+  id: string
+  name: string
+  description: string | null
+  attributes: RadiusAttribute[]
+  created_at: Date | string
+  updated_at: Date | string
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString()
+
+/** A copy of each attribute with only its two fields, so nothing else stored in the JSON leaks out. */
+export const toProfile = (r: ProfileRow): RadiusProfile => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  attributes: r.attributes.map((a) => ({ name: a.name, value: a.value })),
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+})
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export async function loadProfile(db: Db, id: string): Promise<RadiusProfile | null> {
+  // A string that is not a UUID names no profile; asking PostgreSQL would fail the whole transaction.
+  if (!UUID.test(id)) return null
+  const row = (await db(PROFILES).where({ id }).first()) as ProfileRow | undefined
+  return row ? toProfile(row) : null
+}
+
+/**
+ * The service behind `radiusServiceRef`. Every call takes the connection to
+ * use: inside a transaction (a renderer's snapshot) pass it, since the
+ * embedded engine has a single connection.
+ */
+export function createRadiusService(knex: Knex): RadiusService {
+  return {
+    getProfile: (id, db = knex) => loadProfile(db, id),
+    // Name, then id: a stable order, so rendered files come out the same from run to run.
+    async listProfiles(db = knex) {
+      return ((await db(PROFILES).orderBy('name').orderBy('id')) as ProfileRow[]).map(toProfile)
+    },
+  }
+}
