@@ -1,0 +1,11 @@
+import type { RouteDefinition } from '../../../sdk/index.js'
+import type { PolicyRouteDeps } from './deps.js'
+import { previewRoutes } from './preview.js'
+import { reorderRoutes } from './reorder.js'
+import { ruleRoutes } from './rules.js'
+import { policyTestRoutes } from './test.js'
+
+export function policyRoutes(d: PolicyRouteDeps): RouteDefinition[] {
+  // The reorder route first: `/rules/reorder` must not be read as `/rules/{rule_id}`.
+  return [...reorderRoutes(d), ...ruleRoutes(d), ...previewRoutes(d), ...policyTestRoutes(d)] as RouteDefinition[]
+}

@@ -1,0 +1,36 @@
+/** GET /aaa/policy/rules/{rule_id}/tacacs/preview: what this rule becomes in tac_plus-ng. */
+import { CommonErrors, defineRoute, ErrorBody } from '../../../sdk/index.js'
+import { POLICY_READ } from '../permissions.js'
+import { RuleParams, RuleTacacsPreviewResponse } from '../schemas/rules.js'
+import { loadRow, toView } from '../services/rules.js'
+import type { PolicyRouteDeps } from './deps.js'
+
+export function previewRoutes(d: PolicyRouteDeps) {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/aaa/policy/rules/{rule_id}/tacacs/preview',
+      permission: POLICY_READ,
+      summary: "Preview an AAA policy rule's tac_plus-ng configuration",
+      description:
+        "`snippet` is the rule's entry of the tac_plus-ng ruleset and `profile_snippet` its TACACS+ profile (with the command sets compiled in), both rendered by the very code that writes the full configuration. A rule without a TACACS+ profile renders `deny` and has no profile snippet.",
+      tags: ['aaa-policy'],
+      schema: { params: RuleParams, response: { 200: RuleTacacsPreviewResponse, 404: ErrorBody } },
+      handler: async ({ params }) =>
+        // One snapshot for the rule and its profile; every read goes through it (the embedded engine has one connection).
+        d.database.transaction(
+          async (trx) => {
+            const row = await loadRow(trx, params.rule_id)
+            if (!row) throw CommonErrors.notFound({ field: 'rule_id' })
+            const profile = row.tacacs_profile_id ? await d.tacacs.getProfile(row.tacacs_profile_id, trx) : null
+            return {
+              rule_id: row.id,
+              snippet: d.tacacs.renderRule(toView(row), profile?.name ?? null),
+              profile_snippet: profile ? await d.tacacs.renderProfile(profile, trx) : null,
+            }
+          },
+          { isolation: 'repeatable read' },
+        ),
+    }),
+  ]
+}

@@ -1,0 +1,182 @@
+/** /aaa/policy/rules: list (in evaluation order, filtered), create, read, change, delete. */
+import type { Knex } from 'knex'
+import { CommonErrors, defineRoute, ErrorBody, reply, type ErrorFactory, type Static } from '../../../sdk/index.js'
+import { PolicyErrors } from '../errors.js'
+import { POLICY_READ, POLICY_WRITE } from '../permissions.js'
+import { AaaPolicyRuleCreate, AaaPolicyRuleList, AaaPolicyRuleListQuery, AaaPolicyRuleResponse, AaaPolicyRuleUpdate, RuleParams, Where, Who } from '../schemas/rules.js'
+import { applyFilters } from '../services/filter.js'
+import { lockOrder, lockReferences, moveRule, openGap, type RefCheck } from '../services/order.js'
+import { loadRow, RULES, selectRules, toResponse, type RuleRow } from '../services/rules.js'
+import type { PolicyRouteDeps } from './deps.js'
+
+const RESOURCE = 'aaa_policy_rule'
+
+/** `who`/`where` carry exactly one key; the schema cannot say "exactly one" in a way its errors explain. */
+function exactlyOne<T extends object>(value: T | undefined, field: string, err: ErrorFactory): void {
+  if (value === undefined) return
+  if (Object.values(value).filter((v) => v !== undefined).length !== 1) throw err({ field })
+}
+
+type WhoBody = Static<typeof Who>
+type WhereBody = Static<typeof Where>
+
+function refChecks(b: { who?: WhoBody; where?: WhereBody; tacacs_profile_id?: string | null; radius_profile_id?: string | null }): RefCheck[] {
+  return [
+    { kind: 'user', id: b.who?.user_id, field: 'who.user_id' },
+    { kind: 'group', id: b.who?.group_id, field: 'who.group_id' },
+    { kind: 'device', id: b.where?.device_id, field: 'where.device_id' },
+    { kind: 'device_group', id: b.where?.device_group_id, field: 'where.device_group_id' },
+    { kind: 'tacacs_profile', id: b.tacacs_profile_id, field: 'tacacs_profile_id' },
+    { kind: 'radius_profile', id: b.radius_profile_id, field: 'radius_profile_id' },
+  ]
+}
+
+async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
+  const q = trx(RULES).whereRaw('lower(name) = lower(?)', [name])
+  if (exceptId) q.whereNot({ id: exceptId })
+  if (await q.first('id')) throw PolicyErrors.nameTaken({ field: 'name', vars: { name } })
+}
+
+/** The unique index has the last word (every writer holds the order lock, so this should not happen). */
+const onUniqueName = (name: string) => (e: unknown) => {
+  const err = e as { code?: string; constraint?: string } | null
+  throw err?.code === '23505' && err.constraint === 'aaa_policy_rules_name_lower' ? PolicyErrors.nameTaken({ field: 'name', vars: { name } }) : e
+}
+
+const whoColumns = (w: WhoBody) => ({ who_user_id: w.user_id ?? null, who_group_id: w.group_id ?? null })
+const whereColumns = (w: WhereBody) => ({ where_device_id: w.device_id ?? null, where_device_group_id: w.device_group_id ?? null })
+
+const mustLoad = async (db: Knex | Knex.Transaction, id: string): Promise<RuleRow> => {
+  const row = await loadRow(db, id)
+  if (!row) throw CommonErrors.notFound({ field: 'rule_id' })
+  return row
+}
+
+export function ruleRoutes(d: PolicyRouteDeps) {
+  const { knex } = d.database
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/aaa/policy/rules',
+      permission: POLICY_READ,
+      summary: 'List the AAA policy rules in evaluation order',
+      description:
+        'Not paginated: the whole ordered list, the default rule last. Filters of different dimensions (WHO: `who_user_id`, `who_group_id`; WHERE: `where_device_id`, `where_device_group_id`; `tacacs_profile_id`; `radius_profile_id`) combine with AND; values within one dimension (repeat a parameter, or give both parameters of a dimension) combine with OR. Without filters the default rule is listed; with a WHO or WHERE filter it is listed only when `resolve_groups` is true (it applies to anyone, anywhere). With `resolve_groups`, `who_user_id` also matches rules that target a group of the user, and `where_device_id` rules that target the device group of the device or any group above it.',
+      tags: ['aaa-policy'],
+      schema: { query: AaaPolicyRuleListQuery, response: { 200: AaaPolicyRuleList } },
+      handler: async ({ query }) => {
+        const qb = selectRules(knex)
+        await applyFilters(qb, query, d)
+        return ((await qb) as RuleRow[]).map(toResponse)
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/aaa/policy/rules',
+      permission: POLICY_WRITE,
+      summary: 'Create an AAA policy rule',
+      description:
+        'WHO is exactly one of `who.user_id`, `who.group_id`; WHERE exactly one of `where.device_id`, `where.device_group_id` (422 VALIDATION_FAILED at `who`/`where`). An id that names nothing answers 422 REFERENCE_NOT_FOUND at its field. The rule goes in just before the default rule, or at `position` (the rules from there on move down one; at most the default rule\'s position: 422 at `position`). A rule without a TACACS+ (RADIUS) profile denies the requests of that protocol it matches. Names are unique, case-insensitively (409 RULE_NAME_TAKEN).',
+      tags: ['aaa-policy'],
+      schema: { body: AaaPolicyRuleCreate, response: { 201: AaaPolicyRuleResponse, 409: ErrorBody } },
+      handler: async (req) => {
+        const b = req.body
+        exactlyOne(b.who, 'who', PolicyErrors.whoExactlyOne)
+        exactlyOne(b.where, 'where', PolicyErrors.whereExactlyOne)
+        return req.transaction(async (trx) => {
+          await lockReferences(trx, refChecks(b))
+          const order = await lockOrder(trx)
+          await assertNameFree(trx, b.name)
+          const position = b.position ?? order.defaultPosition
+          if (position > order.defaultPosition) throw PolicyErrors.positionRange({ field: 'position', vars: { max: order.defaultPosition } })
+          await openGap(trx, position)
+          const [{ id }] = (await trx(RULES)
+            .insert({
+              name: b.name,
+              description: b.description ?? null,
+              enabled: b.enabled ?? true,
+              position,
+              ...whoColumns(b.who),
+              ...whereColumns(b.where),
+              tacacs_profile_id: b.tacacs_profile_id ?? null,
+              radius_profile_id: b.radius_profile_id ?? null,
+            })
+            .returning('id')
+            .catch(onUniqueName(b.name))) as { id: string }[]
+          const created = toResponse(await mustLoad(trx, id))
+          await req.audit({ action: `${RESOURCE}.create`, resourceType: RESOURCE, resourceId: id, after: created }, trx)
+          return created
+        })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/aaa/policy/rules/{rule_id}',
+      permission: POLICY_READ,
+      summary: 'Get an AAA policy rule',
+      tags: ['aaa-policy'],
+      schema: { params: RuleParams, response: { 200: AaaPolicyRuleResponse, 404: ErrorBody } },
+      handler: async ({ params }) => toResponse(await mustLoad(knex, params.rule_id)),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/aaa/policy/rules/{rule_id}',
+      permission: POLICY_WRITE,
+      summary: 'Change an AAA policy rule',
+      description:
+        "Partial: only the fields given change. `who` or `where` replaces that part whole; `tacacs_profile_id`/`radius_profile_id` null clears the profile. `position` moves the rule there (the rules between shift by one); it must stay above the default rule (422 at `position`). The default rule's `who`, `where` and `position` cannot be set (422 DEFAULT_RULE_FIXED); its name, description, enabled flag and profiles can.",
+      tags: ['aaa-policy'],
+      schema: { params: RuleParams, body: AaaPolicyRuleUpdate, response: { 200: AaaPolicyRuleResponse, 404: ErrorBody, 409: ErrorBody } },
+      handler: async (req) => {
+        const b = req.body
+        const id = req.params.rule_id
+        exactlyOne(b.who, 'who', PolicyErrors.whoExactlyOne)
+        exactlyOne(b.where, 'where', PolicyErrors.whereExactlyOne)
+        return req.transaction(async (trx) => {
+          // Not found answers before the body's references are looked at; the lock order comes after.
+          await mustLoad(trx, id)
+          await lockReferences(trx, refChecks(b))
+          const order = await lockOrder(trx)
+          const before = await mustLoad(trx, id)
+          if (before.is_default) {
+            for (const k of ['who', 'where', 'position'] as const) if (b[k] !== undefined) throw PolicyErrors.defaultFixed({ field: k, vars: { name: k } })
+          }
+          if (b.name !== undefined) await assertNameFree(trx, b.name, id)
+          if (b.position !== undefined) {
+            const max = order.defaultPosition - 1
+            if (b.position > max) throw PolicyErrors.positionRange({ field: 'position', vars: { max } })
+            await moveRule(trx, id, before.position, b.position)
+          }
+          const cols: Record<string, unknown> = { updated_at: new Date() }
+          for (const k of ['name', 'description', 'enabled', 'tacacs_profile_id', 'radius_profile_id'] as const) if (b[k] !== undefined) cols[k] = b[k]
+          if (b.who) Object.assign(cols, whoColumns(b.who))
+          if (b.where) Object.assign(cols, whereColumns(b.where))
+          await trx(RULES).where({ id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          const [was, now] = [toResponse(before), toResponse(await mustLoad(trx, id))]
+          await req.audit({ action: `${RESOURCE}.update`, resourceType: RESOURCE, resourceId: id, before: was, after: now }, trx)
+          return now
+        })
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/aaa/policy/rules/{rule_id}',
+      permission: POLICY_WRITE,
+      summary: 'Delete an AAA policy rule',
+      description: 'The rules after it move up one, so positions stay 0..n-1. The default rule cannot be deleted: 409 DEFAULT_RULE_PROTECTED.',
+      tags: ['aaa-policy'],
+      schema: { params: RuleParams, response: { 204: null, 404: ErrorBody, 409: ErrorBody } },
+      handler: async (req) => {
+        await req.transaction(async (trx) => {
+          await lockOrder(trx)
+          const before = await mustLoad(trx, req.params.rule_id)
+          if (before.is_default) throw PolicyErrors.defaultProtected({ field: 'rule_id' })
+          // The table's delete trigger closes the gap (for cascades too).
+          await trx(RULES).where({ id: before.id }).delete()
+          await req.audit({ action: `${RESOURCE}.delete`, resourceType: RESOURCE, resourceId: before.id, before: toResponse(before) }, trx)
+        })
+        return reply({ status: 204 })
+      },
+    }),
+  ]
+}

@@ -1,0 +1,155 @@
+/**
+ * The policy test: what the rendered configuration would answer, computed from
+ * the same rules the renderers read (`listRules`), with the daemons' rules:
+ *
+ * - the user must be known to the daemon (the name exactly, enabled, network login on),
+ *   and so must the device (found by id or by most specific prefix, enabled,
+ *   holding a key for the protocol); otherwise the request is refused before
+ *   any rule is tried;
+ * - rules are tried in order; a disabled rule is skipped; a rule matches when
+ *   its WHO (the user, or a group the user is a member of) and its WHERE (the
+ *   device, or its group or any ancestor group) both match; the default rule
+ *   matches anyone anywhere;
+ * - the first matching rule decides: with a profile for the protocol asked it
+ *   permits with that profile, without one it denies (the rule renders `deny`);
+ * - no matching rule (only possible with the default rule disabled): deny.
+ */
+import type { Knex } from 'knex'
+import type { IdentityService, Static } from '../../../sdk/index.js'
+import type { Device, InventoryService } from '../../inventory/index.js'
+import type { RadiusService } from '../../radius/index.js'
+import type { TacacsService } from '../../tacacs/index.js'
+import type { PolicyRuleView } from '../api.js'
+import type { PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
+
+export type PolicyTestInput = Static<typeof PolicyTestRequest>
+export type PolicyTestResult = Static<typeof PolicyTestResponse>
+type Step = Static<typeof PolicyTraceStep>
+
+export interface EvaluateDeps {
+  identity: IdentityService
+  inventory: InventoryService
+  tacacs: TacacsService
+  radius: RadiusService
+  listRules(db: Knex | Knex.Transaction): Promise<PolicyRuleView[]>
+}
+
+interface UserRow {
+  id: string
+  username: string
+  enabled: boolean
+  network_login: boolean
+}
+
+const PROTOCOL = { tacacs: 'TACACS+', radius: 'RADIUS' } as const
+
+/** Why WHO does or does not match; null when it matches. */
+function whoMismatch(rule: PolicyRuleView, user: UserRow, groupIds: Set<string>): string | null {
+  switch (rule.who.type) {
+    case 'any':
+      return null
+    case 'user':
+      return rule.who.user_id === user.id ? null : `user is not ${rule.who.username}`
+    case 'group':
+      return groupIds.has(rule.who.group_id) ? null : `user ${user.username} is not a member of group ${rule.who.group_name}`
+  }
+}
+
+function whereMismatch(rule: PolicyRuleView, device: Device, deviceGroups: Set<string>): string | null {
+  switch (rule.where.type) {
+    case 'any':
+      return null
+    case 'device':
+      return rule.where.device_id === device.id ? null : `device ${device.name} is not ${rule.where.device_name}`
+    case 'device_group':
+      return deviceGroups.has(rule.where.device_group_id) ? null : `device ${device.name} is not in group ${rule.where.device_group_name}`
+  }
+}
+
+function matchedReason(rule: PolicyRuleView, user: UserRow, device: Device): string {
+  const who = rule.who.type === 'group' ? `user ${user.username} in group ${rule.who.group_name}` : rule.who.type === 'user' ? `user ${user.username}` : 'any user'
+  const where =
+    rule.where.type === 'device_group' ? `device ${device.name} in group ${rule.where.device_group_name}` : rule.where.type === 'device' ? `device ${device.name}` : 'any device'
+  return `matched: ${who}, ${where}`
+}
+
+export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput): Promise<PolicyTestResult> {
+  const protocol = input.protocol
+  const trace: Step[] = []
+  const result: PolicyTestResult = { decision: 'deny', reason: '', user: null, device: null, matched_rule: null, profile: null, attributes: [], command_decision: null, trace }
+  const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
+
+  // The user, as the daemons know users: they are rendered from the enabled users with network login.
+  const user = (await db('users').whereRaw('lower(username) = lower(?)', [input.username]).first('id', 'username', 'enabled', 'network_login')) as UserRow | undefined
+  if (!user) return deny(`user ${input.username} is unknown: the daemon refuses a user it does not know`)
+  // The platform keeps names unique case-insensitively, but tac_plus-ng looks a user up with strcmp
+  // (config.c compare_name): another case is another, unknown, name. Applied to RADIUS too, until
+  // its renderer says otherwise.
+  if (user.username !== input.username) {
+    return deny(`user ${input.username} is unknown: the daemon compares user names exactly, and the account is ${user.username}`)
+  }
+  result.user = { id: user.id, username: user.username }
+  if (!user.enabled) return deny(`user ${user.username} is disabled`)
+  if (!user.network_login) return deny(`user ${user.username} has network login turned off, so the daemons do not know the account`)
+
+  // The device (the daemon's client): by id, or the most specific prefix containing the address.
+  const device = input.device_id ? await d.inventory.getDevice(input.device_id, db) : await d.inventory.findDeviceByAddress(input.nas_ip!, db)
+  if (!device) {
+    return deny(
+      input.device_id
+        ? `no device has the id ${input.device_id}`
+        : `no enabled device's address contains ${input.nas_ip}: the daemon refuses a client it does not know`,
+    )
+  }
+  result.device = { id: device.id, name: device.name, address: device.address }
+  if (!device.enabled) return deny(`device ${device.name} is disabled: the daemon does not know it as a client`)
+  if (protocol === 'tacacs' && !device.has_tacacs_key) return deny(`device ${device.name} has no TACACS+ key: the daemon refuses its requests`)
+  if (protocol === 'radius' && !device.has_radius_secret) return deny(`device ${device.name} has no RADIUS secret: the daemon refuses its requests`)
+
+  // One after another: a transaction is one connection, which takes one query at a time.
+  const groupIds = new Set(await d.identity.groupIdsOf(user.id, db))
+  const deviceGroups = new Set(await d.inventory.deviceGroupIds(device.id, db))
+  const rules = await d.listRules(db)
+  const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace)
+  if (!matched) return deny('no enabled rule matched (the default rule is disabled): the daemon denies when no rule decides')
+  result.matched_rule = { id: matched.id, name: matched.name, position: matched.position }
+
+  const profileId = protocol === 'tacacs' ? matched.tacacs_profile_id : matched.radius_profile_id
+  if (!profileId) return deny(`rule ${matched.name} has no ${PROTOCOL[protocol]} profile, so it denies`)
+  return protocol === 'tacacs' ? permitTacacs(d, db, input, result, matched, profileId) : permitRadius(d, db, result, matched, profileId)
+}
+
+/** Every rule tried, in order, into `trace`; the first one that matches, or null. */
+function firstMatch(rules: PolicyRuleView[], user: UserRow, device: Device, groupIds: Set<string>, deviceGroups: Set<string>, trace: Step[]): PolicyRuleView | null {
+  for (const rule of rules) {
+    const step = { rule_id: rule.id, name: rule.name, position: rule.position, enabled: rule.enabled }
+    const why = !rule.enabled ? 'disabled' : (whoMismatch(rule, user, groupIds) ?? whereMismatch(rule, device, deviceGroups))
+    trace.push({ ...step, matched: why === null, reason: why ?? (rule.is_default ? 'matched: the default rule (any user, any device)' : matchedReason(rule, user, device)) })
+    if (why === null) return rule
+  }
+  return null
+}
+
+async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
+  const profile = await d.tacacs.getProfile(profileId, db)
+  // The foreign key clears a deleted profile, so this only happens in a race with its deletion.
+  if (!profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no TACACS+ profile, so it denies` })
+  result.profile = { type: 'tacacs', id: profile.id, name: profile.name }
+  const service = input.service ?? 'shell'
+  // The rendered profile answers service shell only (priv-lvl and attributes at the shell's start,
+  // then the command sets); for any other service its script gives no verdict, and the daemon denies.
+  if (service !== 'shell') {
+    return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} gives TACACS+ profile ${profile.name}, which answers service shell only: the daemon denies service ${service}` })
+  }
+  result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...profile.shell_attributes.map((a) => ({ name: a.name, value: a.value }))]
+  if (input.command !== undefined) result.command_decision = await d.tacacs.authorizeCommand(profile, input.command, db)
+  return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
+}
+
+async function permitRadius(d: EvaluateDeps, db: Knex.Transaction, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
+  const profile = await d.radius.getProfile(profileId, db)
+  if (!profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no RADIUS profile, so it denies` })
+  result.profile = { type: 'radius', id: profile.id, name: profile.name }
+  result.attributes = profile.attributes.map((a) => ({ name: a.name, value: a.value }))
+  return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} accepts with RADIUS profile ${profile.name}` })
+}
