@@ -50,6 +50,16 @@ export function defineError(status: number, code: string, messageKey: string): E
 export const isPortcullisError = (e: unknown): e is PortcullisError =>
   e instanceof PortcullisError || (typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BRAND] === true)
 
+/**
+ * A write refused by a foreign key: the record is still referenced (SQLSTATE 23503 for NO ACTION,
+ * 23001 for RESTRICT). Plugins turn it into their own 409 (`DEVICE_IN_USE` …); unmapped, the
+ * kernel answers 409 RECORD_IN_USE.
+ */
+export const isReferenceViolation = (e: unknown): boolean => {
+  const code = (e as { code?: unknown } | null)?.code
+  return code === '23503' || code === '23001'
+}
+
 /** Errors every plugin may need; codes are documented in docs/errors.md. */
 export const CommonErrors = {
   notFound: defineError(404, 'NOT_FOUND', 'core:errors.not_found'),

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type Koa from 'koa'
-import { isPortcullisError, PortcullisError, type Logger } from '../../sdk/index.js'
+import { isPortcullisError, isReferenceViolation, PortcullisError, type Logger } from '../../sdk/index.js'
 import { isDatabaseOutage, isReadOnly } from '../db/outage.js'
 import { negotiateLanguage, type Translator } from '../i18n.js'
 
@@ -64,6 +64,9 @@ export function errorEnvelope(i18n: Translator): Koa.Middleware {
 /** Anything thrown becomes a PortcullisError; bugs become a 500 that leaks no stack or SQL. */
 export function classify(raw: unknown): PortcullisError {
   if (isPortcullisError(raw)) return raw
+  // A delete refused by a foreign key (23503 no action, 23001 restrict): the record is still
+  // referenced, by an AAA policy rule for instance.
+  if (isReferenceViolation(raw)) return new PortcullisError(409, 'RECORD_IN_USE', 'core:errors.record_in_use')
   if (isReadOnly(raw)) return new PortcullisError(503, 'READ_ONLY_NODE', 'core:errors.read_only_node', { headers: { 'Retry-After': '5' } })
   if (isDatabaseOutage(raw)) return new PortcullisError(503, 'DATABASE_UNAVAILABLE', 'core:errors.database_unavailable', { headers: { 'Retry-After': '5' } })
   // PostgreSQL cannot store a NUL character (22021 in text, 22P05 in jsonb): the client's input, not a bug.

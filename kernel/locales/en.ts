@@ -5,6 +5,7 @@ export default {
     method_not_allowed: 'Method {{method}} is not allowed here; allowed: {{allowed}}.',
     validation: 'The request is not valid.',
     conflict: 'The request conflicts with the current state.',
+    record_in_use: 'This record is still referenced elsewhere (for example by an AAA policy rule); change or remove those references first.',
     forbidden: 'You do not have the permission this requires ({{permission}}).',
     forbidden_generic: 'This action is not allowed.',
     read_only_node: 'This node is connected to a read-only database; send changes to a node on the primary.',

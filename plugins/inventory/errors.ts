@@ -28,4 +28,3 @@ export const uniqueViolation = (e: unknown): string | null => {
 }
 
 /** PostgreSQL's foreign_key_violation: another table still references the row. */
-export const isForeignKeyViolation = (e: unknown) => (e as { code?: unknown } | null)?.code === '23503'

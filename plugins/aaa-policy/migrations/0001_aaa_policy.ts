@@ -10,13 +10,13 @@ export async function up(knex: Knex): Promise<void> {
     // (below) so that a move or a reorder can rewrite many positions in one transaction.
     t.integer('position').notNullable()
     t.boolean('is_default').notNullable().defaultTo(false)
-    // WHO: a rule that targets only a user or a group goes away with it (cascade); the
-    // statement trigger below then closes the gap in the order.
-    t.uuid('who_user_id').references('users.id').onDelete('CASCADE')
-    t.uuid('who_group_id').references('user_groups.id').onDelete('CASCADE')
-    // WHERE: likewise for the device or device group it targets.
-    t.uuid('where_device_id').references('inventory_devices.id').onDelete('CASCADE')
-    t.uuid('where_device_group_id').references('inventory_device_groups.id').onDelete('CASCADE')
+    // WHO and WHERE: blocking references. Deleting a user, user group, device or device group that
+    // a rule targets is refused (409) until the rule is changed or removed: an access rule must
+    // never vanish as a side effect of an inventory clean-up.
+    t.uuid('who_user_id').references('users.id').onDelete('RESTRICT')
+    t.uuid('who_group_id').references('user_groups.id').onDelete('RESTRICT')
+    t.uuid('where_device_id').references('inventory_devices.id').onDelete('RESTRICT')
+    t.uuid('where_device_group_id').references('inventory_device_groups.id').onDelete('RESTRICT')
     // Auto-clearing references: a deleted profile leaves the rule without one (it then denies).
     t.uuid('tacacs_profile_id').references('tacacs_profiles.id').onDelete('SET NULL')
     t.uuid('radius_profile_id').references('radius_profiles.id').onDelete('SET NULL')

@@ -245,7 +245,7 @@ describe('AAA policy rules: CRUD', () => {
   })
 
   describe('what deleting a referenced record does', () => {
-    it('deleting a user, group, device or device group removes the rules that target it and keeps the order dense', async () => {
+    it('refuses to delete a user, user group, device or device group a rule targets, until the rule is gone', async () => {
       const [u, g, dev, dg] = await Promise.all([createUser(t), createUserGroup(t), createDevice(t), createDeviceGroup(t)])
       const keep = await createRule(t, { who: { user_id: user.id }, where: { device_id: device.id } })
       const byUser = await createRule(t, { who: { user_id: u.id }, where: { device_id: device.id }, position: 0 })
@@ -253,9 +253,12 @@ describe('AAA policy rules: CRUD', () => {
       const byDevice = await createRule(t, { who: { user_id: user.id }, where: { device_id: dev.id }, position: 0 })
       const byDg = await createRule(t, { who: { user_id: user.id }, where: { device_group_id: dg.id }, position: 2 })
       for (const [path, rule] of [[`/api/v1/users/${u.id}`, byUser], [`/api/v1/user-groups/${g.id}`, byGroup], [`/api/v1/devices/${dev.id}`, byDevice], [`/api/v1/device-groups/${dg.id}`, byDg]] as const) {
-        const r = await t.admin('DELETE', path)
-        expect(r.status, `${path} ${JSON.stringify(r.body)}`).to.equal(204)
-        expect((await t.admin('GET', `${RULES}/${rule.id}`)).status, path).to.equal(404)
+        const refused = await t.admin('DELETE', path)
+        expect(refused.status, `${path} ${JSON.stringify(refused.body)}`).to.equal(409)
+        expect(refused.body.code, path).to.be.oneOf(['RECORD_IN_USE', 'DEVICE_IN_USE', 'GROUP_IN_USE'])
+        expect((await t.admin('GET', `${RULES}/${rule.id}`)).status, path).to.equal(200)
+        expect((await t.admin('DELETE', `${RULES}/${rule.id}`)).status, path).to.equal(204)
+        expect((await t.admin('DELETE', path)).status, path).to.equal(204)
         await expectOrderIntact(t)
       }
       expect((await t.admin('GET', `${RULES}/${keep.id}`)).status).to.equal(200)

@@ -4,7 +4,8 @@
  */
 import type { Knex } from 'knex'
 import { CommonErrors, defineRoute, ErrorBody, paginate, reply } from '../../../sdk/index.js'
-import { InventoryErrors as E, isForeignKeyViolation, uniqueViolation } from '../errors.js'
+import { InventoryErrors as E, uniqueViolation } from '../errors.js'
+import { isReferenceViolation } from '../../../sdk/index.js'
 import { INVENTORY_READ, INVENTORY_WRITE } from '../permissions.js'
 import { groupAncestry, lockTree, MAX_GROUP_DEPTH, subtreeHeight } from '../services/hierarchy.js'
 import { GROUPS, loadGroup, loadGroupWithCounts, selectGroupsWithCounts, toGroupWithCounts } from '../services/rows.js'
@@ -36,7 +37,7 @@ async function assertPlacement(trx: Knex.Transaction, parentId: string, groupId:
 /** The unique index and the parent's foreign key are the last word when two requests race past the checks. */
 const onWriteError = (name: string, parentId: string | null) => (e: unknown) => {
   if (uniqueViolation(e) === 'inventory_device_groups_name_unique') throw E.groupNameTaken({ field: 'name', vars: { name } })
-  if (isForeignKeyViolation(e) && parentId) throw E.groupNotFound({ field: 'parent_id', vars: { id: parentId } })
+  if (isReferenceViolation(e) && parentId) throw E.groupNotFound({ field: 'parent_id', vars: { id: parentId } })
   throw e
 }
 
@@ -161,7 +162,7 @@ export function deviceGroupRoutes(d: InventoryRouteDeps) {
             .where({ id })
             .delete()
             .catch((e: unknown) => {
-              throw isForeignKeyViolation(e) ? E.groupReferenced({ field: 'device_group_id' }) : e
+              throw isReferenceViolation(e) ? E.groupReferenced({ field: 'device_group_id' }) : e
             })
           const { device_count: _d, child_count: _c, ...group } = before
           await req.audit({ action: 'device_group.delete', resourceType: 'device_group', resourceId: id, before: group }, trx)

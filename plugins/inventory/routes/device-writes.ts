@@ -6,7 +6,8 @@
  */
 import type { Knex } from 'knex'
 import type { SecretsService } from '../../../sdk/index.js'
-import { InventoryErrors as E, isForeignKeyViolation, uniqueViolation } from '../errors.js'
+import { InventoryErrors as E, uniqueViolation } from '../errors.js'
+import { isReferenceViolation } from '../../../sdk/index.js'
 import { parsePrefix } from '../services/address.js'
 import { SEAL } from '../services/inventory.js'
 import { DEVICES, GROUPS } from '../services/rows.js'
@@ -60,7 +61,7 @@ export async function guardedWrite<T>(trx: Knex.Transaction, v: { name: string; 
       throw E.addressTaken({ field: 'address', vars: { address: v.address, device: '?' } })
     }
     // The group was deleted between the check and the write.
-    if (isForeignKeyViolation(e) && v.groupId) throw E.groupNotFound({ field: 'device_group_id', vars: { id: v.groupId } })
+    if (isReferenceViolation(e) && v.groupId) throw E.groupNotFound({ field: 'device_group_id', vars: { id: v.groupId } })
     throw e
   }
 }

@@ -1,7 +1,8 @@
 /** Network access devices: the clients the TACACS+ and RADIUS daemons accept, with their shared secrets. */
 import { CommonErrors, defineRoute, ErrorBody, paginate, reply } from '../../../sdk/index.js'
 import type { Device } from '../api.js'
-import { InventoryErrors as E, isForeignKeyViolation } from '../errors.js'
+import { InventoryErrors as E } from '../errors.js'
+import { isReferenceViolation } from '../../../sdk/index.js'
 import { INVENTORY_READ, INVENTORY_WRITE } from '../permissions.js'
 import { parseHost } from '../services/address.js'
 import { SUBTREE_IDS } from '../services/hierarchy.js'
@@ -161,7 +162,7 @@ export function deviceRoutes(d: InventoryRouteDeps) {
             .where({ id })
             .delete()
             .catch((e: unknown) => {
-              throw isForeignKeyViolation(e) ? E.deviceInUse({ field: 'device_id' }) : e
+              throw isReferenceViolation(e) ? E.deviceInUse({ field: 'device_id' }) : e
             })
           await req.audit({ action: 'device.delete', resourceType: 'device', resourceId: id, before }, trx)
         })
