@@ -1,0 +1,20 @@
+/** The plugin's coded errors; messages live in locales/ under the `tacacs` namespace. */
+import { defineError, PortcullisError } from '../../sdk/index.js'
+import type { RegexProblem } from './services/regex-rules.js'
+
+export const TacacsErrors = {
+  commandSetNameTaken: defineError(409, 'COMMAND_SET_NAME_TAKEN', 'tacacs:errors.command_set_name_taken'),
+  /** `detail` names the profiles (the first 20 of `count`). */
+  commandSetInUse: defineError(409, 'COMMAND_SET_IN_USE', 'tacacs:errors.command_set_in_use'),
+  profileNameTaken: defineError(409, 'TACACS_PROFILE_NAME_TAKEN', 'tacacs:errors.profile_name_taken'),
+  commandSetNotFound: defineError(422, 'REFERENCE_NOT_FOUND', 'tacacs:errors.command_set_not_found'),
+  shellAttributeReserved: defineError(422, 'SHELL_ATTRIBUTE_RESERVED', 'tacacs:errors.shell_attribute_reserved'),
+  shellAttributePrivLvl: defineError(422, 'SHELL_ATTRIBUTE_RESERVED', 'tacacs:errors.shell_attribute_priv_lvl'),
+}
+
+/** 422 REGEX_INVALID, its detail saying what the pattern breaks. */
+export const regexInvalid = (problem: RegexProblem, field: string) => new PortcullisError(422, 'REGEX_INVALID', `tacacs:errors.regex.${problem}`, { field })
+
+/** PostgreSQL's unique_violation: two requests raced past the uniqueness check. */
+export const isUniqueViolation = (e: unknown) => (e as { code?: unknown } | null)?.code === '23505'
+/** PostgreSQL's foreign_key_violation. */

@@ -1,0 +1,41 @@
+/**
+ * TACACS+ device administration: command sets (ordered commands with
+ * argument rules) and TACACS+ profiles (privilege level, shell attributes,
+ * ordered command sets, default action), the command decision the
+ * simulation and the tac_plus-ng renderer share, and the rendering of
+ * profiles and policy rules. See docs/tacacs.md.
+ */
+import { coreServices, definePlugin, provide } from '../../sdk/index.js'
+import { tacacsServiceRef } from './api.js'
+import en from './locales/en.js'
+import ru from './locales/ru.js'
+import { tacacsPermissions } from './permissions.js'
+import { tacacsRoutes } from './routes/index.js'
+import { createTacacsService } from './services/tacacs-service.js'
+import { createTacPlusNgRenderer } from './renderers/config.js'
+import { tacPlusNgDeps, tacPlusNgSettingRefs, tacPlusNgSettings } from './renderers/settings.js'
+
+export * from './api.js'
+
+export default definePlugin({
+  id: 'tacacs',
+  version: '0.1.0',
+  sdk: '^0.1.0',
+  description: 'TACACS+ (tac_plus-ng): command sets, profiles, command authorization and their configuration.',
+  dependsOn: ['inventory'],
+  permissions: tacacsPermissions,
+  settings: tacPlusNgSettings,
+  migrations: new URL('./migrations/', import.meta.url),
+  locales: { en, ru },
+  deps: { database: coreServices.database, ...tacPlusNgDeps },
+  init({ database, inventory, identity, settings, platform }) {
+    const service = createTacacsService(database)
+    return {
+      services: [provide(tacacsServiceRef, service)],
+      routes: tacacsRoutes({ knex: database.knex, service }),
+      renderers: [
+        createTacPlusNgRenderer({ inventory, identity, settings, tacacs: service, policySource: service.policySource, dataDir: platform.dataDir, refs: tacPlusNgSettingRefs }),
+      ],
+    }
+  },
+})

@@ -1,0 +1,245 @@
+/**
+ * The whole tac_plus-ng configuration (renderer `tacacs.tac_plus-ng`): the
+ * spawnd listener, the log destinations of the ingester's format, the device
+ * tree with keys, the profiles, the user groups, the network users with their
+ * SHA-512 crypt verifier, and the ruleset in AAA policy order. One file,
+ * `tac_plus-ng.cfg`, mode 0600 (it holds keys and password hashes).
+ *
+ * `buildTacPlusNgConfig` is the pure part (data in, text out, byte-identical
+ * for the same data); `createTacPlusNgRenderer` reads the data through the
+ * snapshot and hands it over. Declaration order is the daemon's: logs,
+ * devices, profiles, groups, users, ruleset (a name must be declared before a
+ * later block uses it).
+ *
+ * Devices. Device groups become device blocks without an address, nested as
+ * the group tree is, and each device sits in its group's block, so that
+ * `device == "group:NAME"` holds for every device below that group. A device
+ * without a TACACS+ key is still written, with its address and no key: the
+ * client address then still selects it (the most specific prefix wins) and
+ * tac_plus-ng refuses its packets, instead of falling through to a wider
+ * device and its key. A disabled device is written without an address (a rule
+ * may still name it; it never matches a client).
+ */
+import path from 'node:path'
+import type { Knex } from 'knex'
+import type { ConfigRenderer, IdentityService, NetworkUser, RenderedFile, SettingRef, SettingsService } from '../../../sdk/index.js'
+import type { Device, DeviceGroup, InventoryService } from '../../inventory/index.js'
+import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
+import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
+import { deviceGroupIdent, deviceIdent, userGroupIdent, userIdent } from './names.js'
+import { byteOrder, indent, tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
+
+export const TAC_PLUS_NG_CONFIG_FILE = 'tac_plus-ng.cfg'
+
+export interface TacPlusNgConfigInput {
+  listen: { address: string; port: number }
+  /** Absolute folder the daemon writes its logs to. */
+  logDirectory: string
+  deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
+  devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; tacacsKey: string | null }[]
+  userGroups: { id: string; name: string }[]
+  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers'>[]
+  /** Each profile with its text from `TacacsService.renderProfile`. */
+  profiles: { profile: Pick<TacacsProfile, 'id' | 'name'>; text: string }[]
+  /** Rule texts from `TacacsService.renderRule`, in evaluation order; null when no policy source is registered. */
+  rules: string[] | null
+}
+
+const T = '    '
+
+/** A SHA-512 crypt string as crypt(3) writes it. */
+const SHA512_CRYPT = /^\$6\$(rounds=[0-9]{1,9}\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{86}$/
+
+/** An IPv4 or IPv6 prefix in the inventory's canonical form (digits, hex, `.`, `:`, `/`). */
+const CIDR = /^[0-9A-Fa-f.:]+\/[0-9]{1,3}$/
+
+function logDestination(dir: string, kind: TacacsLogKind): string {
+  if (!path.isAbsolute(dir)) throw new TacPlusNgRenderError(`the log directory must be an absolute path`)
+  // The destination goes through strftime(3): a `%` of the folder itself is doubled.
+  return '>' + path.posix.join(dir.replace(/%/g, '%%'), logFilePattern(kind))
+}
+
+function renderLogs(dir: string): string[] {
+  const out: string[] = []
+  for (const kind of LOG_KINDS) {
+    out.push(
+      `log ${tacString(kind)} {`,
+      `${T}destination = ${tacString(logDestination(dir, kind), 'the log directory')}`,
+      `${T}timestamp = RFC5424`,
+      `${T}prefix = ${tacString('${TIMESTAMP}\t', 'a log prefix', { variables: true })}`,
+      `${T}postfix = ${tacString('\n', 'a log postfix')}`,
+      `${T}${kind} format = ${tacString(logFormatValue(kind), 'a log format', { variables: true })}`,
+      '}',
+    )
+  }
+  for (const kind of LOG_KINDS) out.push(`${kind} log = ${tacString(kind)}`)
+  return out
+}
+
+function renderDevices(input: TacPlusNgConfigInput): string[] {
+  const groups = [...input.deviceGroups].sort((a, b) => byteOrder(a.name, b.name) || byteOrder(a.id, b.id))
+  const known = new Set(groups.map((g) => g.id))
+  const childGroups = new Map<string | null, typeof groups>()
+  for (const g of groups) {
+    const parent = g.parent_id && known.has(g.parent_id) && g.parent_id !== g.id ? g.parent_id : null
+    ;(childGroups.get(parent) ?? childGroups.set(parent, []).get(parent)!).push(g)
+  }
+  const devices = [...input.devices].sort((a, b) => byteOrder(a.device.name, b.device.name) || byteOrder(a.device.id, b.device.id))
+  const devicesIn = new Map<string | null, typeof devices>()
+  for (const d of devices) {
+    const g = d.device.device_group_id && known.has(d.device.device_group_id) ? d.device.device_group_id : null
+    ;(devicesIn.get(g) ?? devicesIn.set(g, []).get(g)!).push(d)
+  }
+
+  const out: string[] = []
+  const seen = new Set<string>()
+  const emitDevice = (d: (typeof devices)[number], depth: number) => {
+    const p = T.repeat(depth)
+    const { device } = d
+    out.push(`${p}device ${deviceIdent(device.name)} {`)
+    if (!device.enabled) out.push(`${p}${T}${tacComment('disabled: no address, so no client selects it')}`)
+    else {
+      if (!CIDR.test(device.address)) throw new TacPlusNgRenderError(`device ${device.name}: the address is not a CIDR prefix`)
+      out.push(`${p}${T}address = ${tacString(device.address)}`)
+      if (d.tacacsKey === null || d.tacacsKey === '') out.push(`${p}${T}${tacComment('no TACACS+ key: tac_plus-ng refuses this device')}`)
+      else out.push(`${p}${T}key = ${tacString(d.tacacsKey, `the TACACS+ key of device ${device.name}`)}`)
+    }
+    out.push(`${p}}`)
+  }
+  const emitGroup = (g: (typeof groups)[number], depth: number) => {
+    if (seen.has(g.id)) return
+    seen.add(g.id)
+    const p = T.repeat(depth)
+    out.push(`${p}device ${deviceGroupIdent(g.name)} {`)
+    for (const c of childGroups.get(g.id) ?? []) emitGroup(c, depth + 1)
+    for (const d of devicesIn.get(g.id) ?? []) emitDevice(d, depth + 1)
+    out.push(`${p}}`)
+  }
+  for (const g of childGroups.get(null) ?? []) emitGroup(g, 0)
+  // Groups caught in a parent cycle (the inventory refuses those) still get declared.
+  for (const g of groups) if (!seen.has(g.id)) emitGroup({ ...g, parent_id: null }, 0)
+  for (const d of devicesIn.get(null) ?? []) emitDevice(d, 0)
+  return out
+}
+
+function renderUsers(input: TacPlusNgConfigInput): string[] {
+  const groupName = new Map(input.userGroups.map((g) => [g.id, userGroupIdent(g.name)]))
+  const users = [...input.users].sort((a, b) => byteOrder(a.username, b.username) || byteOrder(a.id, b.id))
+  const out: string[] = []
+  for (const u of users) {
+    const members = [...new Set(u.group_ids.map((id) => groupName.get(id)).filter((n): n is string => n !== undefined))].sort(byteOrder)
+    out.push(`user ${userIdent(u.username)} {`)
+    if (u.verifiers) {
+      if (!SHA512_CRYPT.test(u.verifiers.sha512_crypt)) throw new TacPlusNgRenderError(`user ${u.username}: the stored verifier is not a SHA-512 crypt string`)
+      out.push(`${T}password login = crypt ${tacString(u.verifiers.sha512_crypt)}`, `${T}password pap = login`)
+    } else {
+      // Known to the daemon (authorization follows the rules, as the policy test says), but no password logs in.
+      out.push(`${T}${tacComment('no network password set since network login was turned on')}`, `${T}password login = deny`, `${T}password pap = deny`)
+    }
+    if (members.length) out.push(`${T}member = ${members.join(',')}`)
+    out.push('}')
+  }
+  return out
+}
+
+/** The configuration text. Same input, same bytes. */
+export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
+  const { address, port } = input.listen
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new TacPlusNgRenderError(`listen port ${port} is not a TCP port`)
+  if (!/^[0-9A-Fa-f.:]+$/.test(address)) throw new TacPlusNgRenderError(`listen address is not an IP address`)
+
+  const body: string[] = []
+  const section = (title: string, lines: string[]) => {
+    body.push('', tacComment(title), ...lines)
+  }
+  // The reader compiles `/…/` caseless only until the first `}` of the file (mavis_parse.c keeps a
+  // stack of the flag per brace level that starts at "match case"): the spawnd block's `}` already
+  // turned it off. This restores caseless matching for everything in this block, as the command
+  // simulation (and the profile texts) expect.
+  section('Regular expressions match regardless of case', ['regex-match-case = no'])
+  section('Logs for the platform ingester (format: plugins/tacacs/renderers/log-format.ts)', renderLogs(input.logDirectory))
+  section('Devices; device groups are device blocks named "group:NAME" that their members nest in', renderDevices(input))
+
+  const profiles = [...input.profiles].sort((a, b) => byteOrder(a.profile.name, b.profile.name) || byteOrder(a.profile.id, b.profile.id))
+  section(
+    'TACACS+ profiles',
+    profiles.flatMap((p) => p.text.replace(/\n+$/, '').split('\n')),
+  )
+
+  const groups = [...input.userGroups].sort((a, b) => byteOrder(userGroupIdent(a.name), userGroupIdent(b.name)) || byteOrder(a.id, b.id))
+  section(
+    'User groups',
+    groups.map((g) => `group ${userGroupIdent(g.name)}`),
+  )
+  section('Users allowed on the network', renderUsers(input))
+
+  if (input.rules === null) section('No AAA policy is loaded: no rule permits anyone', ['ruleset {', '}'])
+  else section('AAA policy rules, in evaluation order (the first permit or deny decides; none means deny)', ['ruleset {', ...input.rules.flatMap((r) => indent(r.replace(/\n+$/, ''), T).split('\n')), '}'])
+
+  const lines = [
+    tacComment('Written by Portcullis (renderer tacacs.tac_plus-ng). Do not edit: the next deploy replaces this file.'),
+    'id = spawnd {',
+    `${T}listen {`,
+    `${T}${T}address = ${tacString(address)}`,
+    `${T}${T}port = ${port}`,
+    `${T}}`,
+    '}',
+    '',
+    'id = tac_plus-ng {',
+    ...body.map((l) => (l.length ? T + l : l)),
+    '}',
+  ]
+  return lines.join('\n') + '\n'
+}
+
+export interface TacPlusNgRendererDeps {
+  inventory: InventoryService
+  identity: IdentityService
+  tacacs: TacacsService
+  settings: SettingsService
+  /** The registered AAA policy (the tacacs service keeps it); null when none is. */
+  policySource: () => PolicySource | null
+  /** Where logs go when the log directory setting is null: the platform's data folder. */
+  dataDir: string
+  refs: { listenAddress: SettingRef<string>; listenPort: SettingRef<number>; logDirectory: SettingRef<string | null> }
+}
+
+/** Rule texts in order: the very `renderRule` text the preview shows, with the profile's name. */
+async function renderRules(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction, profiles: TacacsProfile[]): Promise<string[] | null> {
+  const source = d.policySource()
+  if (!source) return null
+  const byId = new Map(profiles.map((p) => [p.id, p.name]))
+  const rules: PolicyRuleView[] = await source.listRules(snapshot)
+  return rules.map((r) => d.tacacs.renderRule(r, r.tacacs_profile_id ? (byId.get(r.tacacs_profile_id) ?? null) : null))
+}
+
+export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRenderer => ({
+  id: 'tacacs.tac_plus-ng',
+  daemon: 'tac_plus-ng',
+  async render(snapshot: Knex.Transaction): Promise<RenderedFile[]> {
+    const [address, port, logDirectory] = [await d.settings.get(d.refs.listenAddress, snapshot), await d.settings.get(d.refs.listenPort, snapshot), await d.settings.get(d.refs.logDirectory, snapshot)]
+    const deviceGroups = await d.inventory.listGroups(snapshot)
+    const devices: TacPlusNgConfigInput['devices'] = []
+    for (const device of await d.inventory.listDevices(snapshot)) {
+      const tacacsKey = device.enabled && device.has_tacacs_key ? (await d.inventory.deviceSecrets(device.id, snapshot)).tacacs_key : null
+      devices.push({ device, tacacsKey })
+    }
+    const userGroups = await d.identity.userGroups(snapshot)
+    const users = await d.identity.networkUsers(snapshot)
+    const profileList = await d.tacacs.listProfiles(snapshot)
+    const profiles: TacPlusNgConfigInput['profiles'] = []
+    for (const profile of profileList) profiles.push({ profile, text: await d.tacacs.renderProfile(profile, snapshot) })
+    const rules = await renderRules(d, snapshot, profileList)
+    const content = buildTacPlusNgConfig({
+      listen: { address, port },
+      logDirectory: logDirectory ?? path.join(d.dataDir, 'logs', 'tacacs'),
+      deviceGroups,
+      devices,
+      userGroups,
+      users,
+      profiles,
+      rules,
+    })
+    return [{ path: TAC_PLUS_NG_CONFIG_FILE, content, mode: 0o600 }]
+  },
+})

@@ -1,0 +1,173 @@
+/** /tacacs/profiles: CRUD of TACACS+ profiles (privilege level, shell attributes, ordered command sets) and their references. */
+import type { Knex } from 'knex'
+import { CommonErrors, defineRoute, ErrorBody, paginate, PortcullisError, reply } from '../../../sdk/index.js'
+import type { ShellAttribute } from '../api.js'
+import { isUniqueViolation, TacacsErrors } from '../errors.js'
+import { TACACS_READ, TACACS_WRITE } from '../permissions.js'
+import { ReferenceReport } from '../schemas/common.js'
+import { TacacsProfileCreate, TacacsProfileListQuery, TacacsProfilePage, TacacsProfileParams, TacacsProfileResponse, TacacsProfileUpdate } from '../schemas/profiles.js'
+import { checkCommandSetIds, getProfile, selectProfiles, toProfile, writeProfileSets } from '../services/profile-store.js'
+import { rulesUsingProfile } from '../services/references.js'
+import type { TacacsRouteDeps } from './deps.js'
+
+/** Attributes of the request itself, which a profile cannot set. */
+const REQUEST_ATTRIBUTES = new Set(['service', 'cmd', 'cmd-arg', 'protocol'])
+
+function checkShellAttributes(attrs: readonly ShellAttribute[] | undefined) {
+  for (const [i, a] of (attrs ?? []).entries()) {
+    const name = a.name.toLowerCase()
+    const field = `shell_attributes[${i}].name`
+    if (name === 'priv-lvl') throw TacacsErrors.shellAttributePrivLvl({ field })
+    if (REQUEST_ATTRIBUTES.has(name)) throw TacacsErrors.shellAttributeReserved({ field, vars: { name: a.name } })
+  }
+}
+
+/** Ids as PostgreSQL returns them, so that `A…` and `a…` are one id (and, given both, a duplicate: 422). */
+function lowerIds(ids: string[] | undefined): string[] | undefined {
+  const out = ids?.map((id) => id.toLowerCase())
+  if (out && new Set(out).size !== out.length) throw new PortcullisError(422, 'VALIDATION_FAILED', 'core:validation.uniqueItems', { field: 'command_set_ids' })
+  return out
+}
+
+async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
+  const q = trx('tacacs_profiles').whereRaw('lower(name) = lower(?)', [name])
+  if (exceptId) q.whereNot({ id: exceptId })
+  if (await q.first('id')) throw TacacsErrors.profileNameTaken({ field: 'name', vars: { name } })
+}
+
+const onUniqueName = (name: string) => (e: unknown) => {
+  throw isUniqueViolation(e) ? TacacsErrors.profileNameTaken({ field: 'name', vars: { name } }) : e
+}
+
+const REFS = 'Every id in `command_set_ids` must name a command set (422 REFERENCE_NOT_FOUND at `command_set_ids[i]`); a name taken (case-insensitively) answers 409 TACACS_PROFILE_NAME_TAKEN.'
+
+export function profileRoutes(d: TacacsRouteDeps) {
+  const { knex, service } = d
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/tacacs/profiles',
+      permission: TACACS_READ,
+      summary: 'List TACACS+ profiles',
+      description: '`search` matches name and description (case-insensitive substring).',
+      tags: ['tacacs'],
+      schema: { query: TacacsProfileListQuery, response: { 200: TacacsProfilePage } },
+      handler: async ({ query }) =>
+        paginate(query, {
+          base: () => selectProfiles(knex),
+          searchColumns: ['tacacs_profiles.name', 'tacacs_profiles.description'],
+          sortColumns: { name: 'tacacs_profiles.name', created_at: 'tacacs_profiles.created_at', updated_at: 'tacacs_profiles.updated_at' },
+          defaultSort: 'name',
+          defaultPerPage: 20,
+          tieBreaker: 'tacacs_profiles.id',
+          map: toProfile,
+        }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/tacacs/profiles',
+      permission: TACACS_WRITE,
+      summary: 'Create a TACACS+ profile',
+      description: `Defaults: \`privilege_level\` 1, \`default_action\` deny, no shell attributes, no command sets. ${REFS}`,
+      tags: ['tacacs'],
+      schema: { body: TacacsProfileCreate, response: { 201: TacacsProfileResponse, 409: ErrorBody } },
+      handler: async (req) => {
+        const b = req.body
+        checkShellAttributes(b.shell_attributes)
+        const setIds = lowerIds(b.command_set_ids) ?? []
+        return req.transaction(async (trx) => {
+          await assertNameFree(trx, b.name)
+          await checkCommandSetIds(trx, setIds)
+          const [{ id }] = (await trx('tacacs_profiles')
+            .insert({
+              name: b.name,
+              description: b.description ?? null,
+              privilege_level: b.privilege_level ?? 1,
+              shell_attributes: JSON.stringify(b.shell_attributes ?? []),
+              default_action: b.default_action ?? 'deny',
+            })
+            .returning('id')
+            .catch(onUniqueName(b.name))) as { id: string }[]
+          await writeProfileSets(trx, id, setIds)
+          const created = (await getProfile(trx, id))!
+          await req.audit({ action: 'tacacs.profile.create', resourceType: 'tacacs_profile', resourceId: id, after: created }, trx)
+          return created
+        })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/tacacs/profiles/{profile_id}',
+      permission: TACACS_READ,
+      summary: 'Get a TACACS+ profile',
+      tags: ['tacacs'],
+      schema: { params: TacacsProfileParams, response: { 200: TacacsProfileResponse, 404: ErrorBody } },
+      handler: async ({ params }) => {
+        const profile = await getProfile(knex, params.profile_id)
+        if (!profile) throw CommonErrors.notFound({ field: 'profile_id' })
+        return profile
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/tacacs/profiles/{profile_id}',
+      permission: TACACS_WRITE,
+      summary: 'Change a TACACS+ profile',
+      description: `Partial: only the fields given change; \`shell_attributes\` and \`command_set_ids\` replace the whole list. ${REFS}`,
+      tags: ['tacacs'],
+      schema: { params: TacacsProfileParams, body: TacacsProfileUpdate, response: { 200: TacacsProfileResponse, 404: ErrorBody, 409: ErrorBody } },
+      handler: async (req) => {
+        const b = req.body
+        checkShellAttributes(b.shell_attributes)
+        const setIds = lowerIds(b.command_set_ids)
+        return req.transaction(async (trx) => {
+          if (!(await trx('tacacs_profiles').where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
+          const before = (await getProfile(trx, req.params.profile_id))!
+          if (b.name !== undefined) await assertNameFree(trx, b.name, before.id)
+          if (setIds) await checkCommandSetIds(trx, setIds)
+          const cols: Record<string, unknown> = { updated_at: new Date() }
+          for (const k of ['name', 'description', 'privilege_level', 'default_action'] as const) if (b[k] !== undefined) cols[k] = b[k]
+          if (b.shell_attributes !== undefined) cols.shell_attributes = JSON.stringify(b.shell_attributes)
+          await trx('tacacs_profiles').where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          if (setIds) await writeProfileSets(trx, before.id, setIds)
+          const after = (await getProfile(trx, before.id))!
+          await req.audit({ action: 'tacacs.profile.update', resourceType: 'tacacs_profile', resourceId: before.id, before, after }, trx)
+          return after
+        })
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/tacacs/profiles/{profile_id}',
+      permission: TACACS_WRITE,
+      summary: 'Delete a TACACS+ profile',
+      description:
+        'Always allowed: AAA policy rules that assign the profile lose it (their TACACS+ profile becomes null, see GET …/references), and its command sets stay. A rule without a TACACS+ profile denies TACACS+ access.',
+      tags: ['tacacs'],
+      schema: { params: TacacsProfileParams, response: { 204: null, 404: ErrorBody } },
+      handler: async (req) => {
+        await req.transaction(async (trx) => {
+          if (!(await trx('tacacs_profiles').where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
+          const before = (await getProfile(trx, req.params.profile_id))!
+          await trx('tacacs_profiles').where({ id: before.id }).delete()
+          await req.audit({ action: 'tacacs.profile.delete', resourceType: 'tacacs_profile', resourceId: before.id, before }, trx)
+        })
+        return reply({ status: 204 })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/tacacs/profiles/{profile_id}/references',
+      permission: TACACS_READ,
+      summary: 'What refers to a TACACS+ profile',
+      description:
+        '`blocking` is always empty: nothing keeps a profile from being deleted. `auto_clearing`: the AAA policy rules that assign the profile (`type: aaa_policy_rule`); deleting the profile sets their TACACS+ profile to null. Empty while no AAA policy is loaded.',
+      tags: ['tacacs'],
+      schema: { params: TacacsProfileParams, response: { 200: ReferenceReport, 404: ErrorBody } },
+      handler: async ({ params }) => {
+        if (!(await knex('tacacs_profiles').where({ id: params.profile_id }).first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
+        return { blocking: [], auto_clearing: await rulesUsingProfile(knex, service.policySource(), params.profile_id) }
+      },
+    }),
+  ]
+}

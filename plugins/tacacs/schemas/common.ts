@@ -1,0 +1,49 @@
+import { Type } from '../../../sdk/index.js'
+
+/** Names land unquoted-safe in tac_plus-ng configuration and in its logs. */
+export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$'
+
+export const ObjectName = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 64, pattern: NAME_PATTERN, description: `${description} Letters, digits and \`. _ -\`, starting with a letter or digit; unique, case-insensitively.` })
+
+const Reference = Type.Object(
+  {
+    type: Type.String({ description: 'What refers: `tacacs_profile`, `aaa_policy_rule`.' }),
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+  },
+  { title: 'ResourceReference', additionalProperties: false },
+)
+
+export const ReferenceReport = Type.Object(
+  {
+    blocking: Type.Array(Reference, { description: 'References that make a delete fail (409) while they exist. Ordered by type, then name.' }),
+    auto_clearing: Type.Array(Reference, { description: 'References a delete removes by itself (the referring record stays, without the reference). Ordered by type, then name.' }),
+  },
+  { title: 'ReferenceReport', additionalProperties: false },
+)
+
+export const RefCount = Type.Object(
+  {
+    blocking: Type.Integer({ minimum: 0 }),
+    auto_clearing: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'RefCount', additionalProperties: false },
+)
+
+export const RefCountsRequest = Type.Object(
+  {
+    command_set_ids: Type.Array(Type.String({ format: 'uuid' }), {
+      minItems: 1,
+      maxItems: 500,
+      uniqueItems: true,
+      description: 'Command sets to count references of; an id that names no command set counts 0 and 0.',
+    }),
+  },
+  { title: 'RefCountsRequest', additionalProperties: false },
+)
+
+export const RefCountsResponse = Type.Record(Type.String({ format: 'uuid' }), RefCount, {
+  title: 'RefCountsResponse',
+  description: 'Each requested command set id mapped to its reference counts.',
+})

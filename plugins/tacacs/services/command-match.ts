@@ -1,0 +1,160 @@
+/**
+ * The one definition of what a command entry matches, used both to write the
+ * tac_plus-ng profile (`if (cmd =~ /PCRE/) permit|deny`) and to simulate it
+ * (`authorizeCommand`, the policy test). Pure: no database, no I/O.
+ *
+ * What tac_plus-ng matches against: `cmd` is the NAS's `cmd=` value and each
+ * `cmd-arg=` appended after one space (author.c, eval_args), so a Cisco NAS
+ * yields `show running-config <cr>`. The pattern of one entry is
+ *
+ *   ^CMD(?: .*)?$                                        no argument rules
+ *   ^CMD (?!<cr>$)(?:A1|A2|…)(?<! <cr>)(?: <cr>)?$       argument rules
+ *   ^CMD(?: (?!<cr>$)(?:A1|A2|…)(?<! <cr>))?(?: <cr>)?$  … one of which matches no arguments
+ *
+ * CMD is the command words with metacharacters escaped, so `show` matches
+ * `show running-config` but never `showrun`. Ai is an escaped exact value, an
+ * escaped prefix followed by `.*`, or `(?:REGEX)`. The arguments are what
+ * follows the command words, without the trailing ` <cr>`: the look-around
+ * keeps a rule from taking a lone `<cr>` for an argument, or the ` <cr>` for
+ * the end of one, so the daemon (which sees `<cr>`) and the simulation
+ * (which usually does not) decide alike.
+ */
+import type { ArgumentRule, Command, CommandDecision, CommandSet, TacacsProfile } from '../api.js'
+import { REGEX_FLAGS } from './regex-rules.js'
+
+export { REGEX_FLAGS }
+
+/** Regex metacharacters of both engines, and `/`, which delimits the pattern in the configuration. */
+const META = /[\\^$.|?*+()[\]{}/]/g
+
+/** A literal, for PCRE and JavaScript alike. */
+export const escapeLiteral = (s: string): string => s.replace(META, (c) => `\\${c}`)
+
+/** One alternative of the argument group. */
+function argumentAlternative(rule: ArgumentRule): string {
+  switch (rule.match_type) {
+    case 'exact':
+      return escapeLiteral(rule.value)
+    case 'prefix':
+      return `${escapeLiteral(rule.value)}.*`
+    case 'regex':
+      return `(?:${rule.value})`
+  }
+}
+
+/** The PCRE text of one command entry: what `cmd =~ /…/` compiles (see the file comment). */
+export function commandPattern(cmd: Pick<Command, 'command' | 'arguments'>): string {
+  const words = escapeLiteral(cmd.command)
+  if (!cmd.arguments.length) return `^${words}(?: .*)?$`
+  const alts = cmd.arguments.map(argumentAlternative).join('|')
+  const args = `(?!<cr>$)(?:${alts})(?<! <cr>)`
+  // A rule that accepts no arguments at all makes the argument part optional.
+  const emptyOk = new RegExp(`^(?:${alts})$`, REGEX_FLAGS).test('')
+  return emptyOk ? `^${words}(?: ${args})?(?: <cr>)?$` : `^${words} ${args}(?: <cr>)?$`
+}
+
+/**
+ * The pattern as written between the delimiters of `cmd =~ /…/`. The
+ * configuration reader turns `\\` into `\` and `\/` into `/` and keeps every
+ * other escape (mavis_parse.c), so a backslash is doubled and a slash escaped;
+ * what PCRE then compiles means exactly what `pcre` means.
+ */
+export function configRegex(pcre: string): string {
+  let out = ''
+  for (let i = 0; i < pcre.length; i++) {
+    const c = pcre[i]
+    if (c === '\\' && i + 1 < pcre.length) {
+      const n = pcre[++i]
+      out += n === '\\' ? '\\\\\\\\' : n === '/' ? '\\/' : `\\${n}`
+    } else if (c === '/') out += '\\/'
+    else out += c
+  }
+  return `/${out}/`
+}
+
+// Compiled patterns and entries: the simulation meets the same entries again and again.
+const compiled = new Map<string, RegExp>()
+const MAX_CACHED = 10_000
+
+/** The JavaScript RegExp of a PCRE text, with the daemon's default flags (case-insensitive, multi-line). */
+export function commandRegExp(pcre: string): RegExp {
+  let re = compiled.get(pcre)
+  if (!re) {
+    if (compiled.size >= MAX_CACHED) compiled.clear()
+    re = new RegExp(pcre, REGEX_FLAGS)
+    compiled.set(pcre, re)
+  }
+  return re
+}
+
+export interface CompiledCommand {
+  /** The PCRE text. */
+  pcre: string
+  /** `/…/` as written into the configuration. */
+  config: string
+  /** The same pattern for the simulation. */
+  regex: RegExp
+}
+
+const entries = new Map<string, CompiledCommand>()
+
+export function compileCommand(cmd: Pick<Command, 'command' | 'arguments'>): CompiledCommand {
+  const key = cmd.arguments.length ? `${cmd.command}\n${JSON.stringify(cmd.arguments.map((a) => [a.match_type, a.value]))}` : cmd.command
+  let c = entries.get(key)
+  if (!c) {
+    const pcre = commandPattern(cmd)
+    c = { pcre, config: configRegex(pcre), regex: commandRegExp(pcre) }
+    if (entries.size >= MAX_CACHED) entries.clear()
+    entries.set(key, c)
+  }
+  return c
+}
+
+/** A command line as the simulation takes it: trimmed, runs of white space made one space. */
+export const normalizeCommandLine = (line: string): string => line.trim().replace(/\s+/g, ' ')
+
+/**
+ * Control characters: the daemon compiles patterns multi-line, so a line
+ * holding a line break could match a permit on its second line. The rendered
+ * profile denies such lines before any command entry; so does the simulation.
+ */
+export const CONTROL_PCRE = '[\\x00-\\x1f\\x7f]'
+const CONTROL = new RegExp(CONTROL_PCRE)
+
+/**
+ * The decision of `profile` on `line`, with `sets` the profile's command sets
+ * in the profile's order: the first entry of the first set whose pattern
+ * matches decides; none matching, the profile's default action does. An
+ * empty line is the start of an exec shell, which every profile permits.
+ */
+export function decideCommand(
+  profile: Pick<TacacsProfile, 'privilege_level' | 'default_action'>,
+  sets: readonly Pick<CommandSet, 'id' | 'name' | 'commands'>[],
+  line: string,
+): CommandDecision {
+  const cmd = normalizeCommandLine(line)
+  if (cmd === '') {
+    return { decision: 'permit', matched: null, reason: `An empty command line starts an exec shell, which the profile permits at privilege level ${profile.privilege_level}.` }
+  }
+  if (CONTROL.test(cmd)) return { decision: 'deny', matched: null, reason: 'The command line holds control characters, which the profile always denies.' }
+  for (const set of sets) {
+    for (const [index, entry] of set.commands.entries()) {
+      if (!compileCommand(entry).regex.test(cmd)) continue
+      return {
+        decision: entry.action,
+        matched: { command_set_id: set.id, command_set_name: set.name, index, command: entry.command },
+        reason: `Command ${index + 1} ("${entry.command}"${describeArguments(entry)}) of command set "${set.name}" matches and ${entry.action === 'permit' ? 'permits' : 'denies'} it.`,
+      }
+    }
+  }
+  return {
+    decision: profile.default_action,
+    matched: null,
+    reason: `No command of the profile's command sets matches; the profile's default action ${profile.default_action === 'permit' ? 'permits' : 'denies'} it.`,
+  }
+}
+
+function describeArguments(entry: Pick<Command, 'arguments'>): string {
+  if (!entry.arguments.length) return ', any arguments'
+  return `, arguments ${entry.arguments.map((r) => `${r.match_type} "${r.value}"`).join(' or ')}`
+}

@@ -1,0 +1,67 @@
+/** Reading TACACS+ profiles with their ordered command sets, and checking what a write refers to. */
+import type { Knex } from 'knex'
+import type { TacacsProfile } from '../api.js'
+import { TacacsErrors } from '../errors.js'
+import { iso } from './command-set-store.js'
+
+type Db = Knex | Knex.Transaction
+
+interface ProfileRow extends Omit<TacacsProfile, 'created_at' | 'updated_at'> {
+  created_at: Date
+  updated_at: Date
+}
+
+export const selectProfiles = (db: Db) =>
+  db('tacacs_profiles').select(
+    'tacacs_profiles.id',
+    'tacacs_profiles.name',
+    'tacacs_profiles.description',
+    'tacacs_profiles.privilege_level',
+    'tacacs_profiles.shell_attributes',
+    'tacacs_profiles.default_action',
+    'tacacs_profiles.created_at',
+    'tacacs_profiles.updated_at',
+    db.raw(
+      `(SELECT coalesce(json_agg(pcs.command_set_id ORDER BY pcs.position), '[]'::json) FROM tacacs_profile_command_sets pcs WHERE pcs.profile_id = tacacs_profiles.id) AS command_set_ids`,
+    ),
+  )
+
+export const toProfile = (r: ProfileRow): TacacsProfile => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  privilege_level: r.privilege_level,
+  shell_attributes: r.shell_attributes,
+  command_set_ids: r.command_set_ids,
+  default_action: r.default_action,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+})
+
+export async function getProfile(db: Db, id: string): Promise<TacacsProfile | null> {
+  const row = (await selectProfiles(db).where('tacacs_profiles.id', id).first()) as ProfileRow | undefined
+  return row ? toProfile(row) : null
+}
+
+/** Every profile, by name. */
+export async function listProfiles(db: Db): Promise<TacacsProfile[]> {
+  return ((await selectProfiles(db).orderBy([{ column: 'tacacs_profiles.name' }, { column: 'tacacs_profiles.id' }])) as ProfileRow[]).map(toProfile)
+}
+
+/**
+ * 422 REFERENCE_NOT_FOUND at `command_set_ids[i]` for the first id naming no
+ * set. The sets found are locked (KEY SHARE, as the foreign key would) so that
+ * none is deleted before the profile's rows are written.
+ */
+export async function checkCommandSetIds(trx: Knex.Transaction, ids: readonly string[]): Promise<void> {
+  if (!ids.length) return
+  const found = new Set(((await trx('tacacs_command_sets').whereIn('id', ids).forKeyShare().pluck('id')) as string[]).map((id) => id.toLowerCase()))
+  const i = ids.findIndex((id) => !found.has(id.toLowerCase()))
+  if (i >= 0) throw TacacsErrors.commandSetNotFound({ field: `command_set_ids[${i}]`, vars: { id: ids[i] } })
+}
+
+/** Replaces the profile's ordered command sets. */
+export async function writeProfileSets(trx: Knex.Transaction, profileId: string, ids: readonly string[]): Promise<void> {
+  await trx('tacacs_profile_command_sets').where({ profile_id: profileId }).delete()
+  if (ids.length) await trx('tacacs_profile_command_sets').insert(ids.map((command_set_id, position) => ({ profile_id: profileId, command_set_id, position })))
+}

@@ -1,0 +1,38 @@
+/** The implementation of `TacacsService` (api.ts), the plugin's contract with other plugins. */
+import type { Knex } from 'knex'
+import type { DatabaseService } from '../../../sdk/index.js'
+import type { PolicySource, TacacsService } from '../api.js'
+import { renderProfileText } from '../renderers/profile.js'
+import { renderRuleText } from '../renderers/rule.js'
+import { commandSetsByIds, getCommandSet, listCommandSets } from './command-set-store.js'
+import { decideCommand } from './command-match.js'
+import { getProfile, listProfiles } from './profile-store.js'
+
+/** What the plugin itself reaches beyond the contract: the registered policy source (references, the configuration renderer). */
+export interface TacacsServiceInternal extends TacacsService {
+  policySource(): PolicySource | null
+}
+
+export function createTacacsService(database: DatabaseService): TacacsServiceInternal {
+  const knex = database.knex
+  let source: PolicySource | null = null
+  return {
+    getProfile: (id, db: Knex | Knex.Transaction = knex) => getProfile(db, id),
+    listProfiles: (db = knex) => listProfiles(db),
+    getCommandSet: (id, db = knex) => getCommandSet(db, id),
+    listCommandSets: (db = knex) => listCommandSets(db),
+    async authorizeCommand(profile, commandLine, db = knex) {
+      return decideCommand(profile, await commandSetsByIds(db, profile.command_set_ids), commandLine)
+    },
+    renderRule: (rule, profileName) => renderRuleText(rule, profileName),
+    async renderProfile(profile, db = knex) {
+      return renderProfileText(profile, await commandSetsByIds(db, profile.command_set_ids))
+    },
+    registerPolicySource(s) {
+      // One policy decides; a second source would be a wiring mistake, not a choice.
+      if (source && source !== s) throw new Error('tacacs: a policy source is already registered')
+      source = s
+    },
+    policySource: () => source,
+  }
+}

@@ -1,0 +1,30 @@
+/** The plugin's operations in the OpenAPI document: every command set endpoint, under the schema names of the contract. */
+import { expect } from 'chai'
+import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+
+describe('tacacs command sets in OpenAPI', () => {
+  let t: TestApp
+  before(async () => {
+    t = await startTestApp({ plugins: ['inventory', 'tacacs'], env: { DOCS_ENABLED: 'true' } })
+  })
+  after(async () => t?.stop())
+
+  it('documents every endpoint with the schema names of the contract, in a valid document', async () => {
+    const doc = (await t.req('GET', '/openapi.json')).body
+    const { Validator } = await import('@seriousme/openapi-schema-validator')
+    const res = await new Validator().validate(doc)
+    expect(res.valid, JSON.stringify(res.errors)).to.equal(true)
+    for (const name of ['CommandSetCreate', 'CommandSetUpdate', 'CommandSetResponse', 'CommandSetListResponse', 'CommandSetPage', 'ReferenceReport', 'RefCount', 'RefCountsRequest']) {
+      expect(doc.components.schemas, name).to.have.property(name)
+    }
+    const paths = doc.paths as Record<string, Record<string, any>>
+    expect(Object.keys(paths['/api/v1/tacacs/command-sets']).sort()).to.include.members(['get', 'post'])
+    expect(Object.keys(paths['/api/v1/tacacs/command-sets/{command_set_id}'])).to.include.members(['get', 'put', 'delete'])
+    expect(paths['/api/v1/tacacs/command-sets/{command_set_id}/references']).to.have.property('get')
+    expect(paths['/api/v1/tacacs/command-sets/references/counts']).to.have.property('post')
+    expect(paths['/api/v1/tacacs/command-sets'].get.responses['200'].content['application/json'].schema.$ref).to.equal('#/components/schemas/CommandSetPage')
+    expect(doc.components.schemas.CommandSetPage.properties.items.items.$ref).to.equal('#/components/schemas/CommandSetListResponse')
+    expect(paths['/api/v1/tacacs/command-sets'].post.responses).to.have.property('201')
+    expect(paths['/api/v1/tacacs/command-sets/{command_set_id}'].delete.responses).to.have.property('204')
+  })
+})
