@@ -161,16 +161,10 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   section('Devices; device groups are device blocks named "group:NAME" that their members nest in', renderDevices(input))
 
   const profiles = [...input.profiles].sort((a, b) => byteOrder(a.profile.name, b.profile.name) || byteOrder(a.profile.id, b.profile.id))
-  section(
-    'TACACS+ profiles',
-    profiles.flatMap((p) => p.text.replace(/\n+$/, '').split('\n')),
-  )
+  section('TACACS+ profiles', profiles.flatMap((p) => p.text.replace(/\n+$/, '').split('\n')))
 
   const groups = [...input.userGroups].sort((a, b) => byteOrder(userGroupIdent(a.name), userGroupIdent(b.name)) || byteOrder(a.id, b.id))
-  section(
-    'User groups',
-    groups.map((g) => `group ${userGroupIdent(g.name)}`),
-  )
+  section('User groups', groups.map((g) => `group ${userGroupIdent(g.name)}`))
   section('Users allowed on the network', renderUsers(input))
 
   if (input.rules === null) section('No AAA policy is loaded: no rule permits anyone', ['ruleset {', '}'])

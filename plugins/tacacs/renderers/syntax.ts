@@ -18,9 +18,6 @@ export class TacPlusNgRenderError extends Error {
   override name = 'TacPlusNgRenderError'
 }
 
-/** True when `value` survives `tacString` (no `${`, no NUL). */
-export const isRenderable = (value: string): boolean => !value.includes('${') && !value.includes('\0')
-
 /**
  * A tac_plus-ng double-quoted string whose parsed value is exactly `value`.
  * `what` names the value in the error (never the value itself: it may be a key).
