@@ -1,0 +1,40 @@
+/**
+ * AAA logs: the five log kinds of the daemons (TACACS+ authentication,
+ * authorization, accounting; RADIUS authentication, accounting), their lists,
+ * exports and entries, the log exclusion rules, and the ingester that tails
+ * the daemons' files into the database. The daemons never call the API.
+ */
+import { coreServices, definePlugin, identityServices } from '../../sdk/index.js'
+import { createIngester } from './ingest/index.js'
+import { ingestSettings } from './ingest/settings.js'
+import { permissions } from './permissions.js'
+import { logRoutes } from './routes/index.js'
+import { exclusionLoader } from './services/exclusions.js'
+
+export * from './api.js'
+
+export default definePlugin({
+  id: 'aaa-logs',
+  version: '0.1.0',
+  sdk: '^0.1.0',
+  description: 'AAA logs: ingestion from the daemons, exclusion rules, search and export.',
+  permissions,
+  settings: ingestSettings,
+  migrations: new URL('./migrations/', import.meta.url),
+  deps: {
+    database: coreServices.database,
+    settings: coreServices.settings,
+    logger: coreServices.logger,
+    cluster: coreServices.cluster,
+    platform: coreServices.platform,
+    identity: identityServices.identity,
+  },
+  init(d) {
+    const ingester = createIngester({ ...d, loadExclusions: exclusionLoader(d.identity) })
+    return {
+      routes: logRoutes(d),
+      start: () => ingester.start(),
+      stop: () => ingester.stop(),
+    }
+  },
+})

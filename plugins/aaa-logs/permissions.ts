@@ -1,0 +1,4 @@
+/** Filled by the API side. */
+import type { LocalizedText } from '../../sdk/index.js'
+
+export const permissions: Record<string, LocalizedText> = {}
