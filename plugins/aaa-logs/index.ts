@@ -7,6 +7,8 @@
 import { coreServices, definePlugin, identityServices } from '../../sdk/index.js'
 import { createIngester } from './ingest/index.js'
 import { ingestSettings } from './ingest/settings.js'
+import en from './locales/en.js'
+import ru from './locales/ru.js'
 import { permissions } from './permissions.js'
 import { logRoutes } from './routes/index.js'
 import { exclusionLoader } from './services/exclusions.js'
@@ -19,6 +21,7 @@ export default definePlugin({
   sdk: '^0.1.0',
   description: 'AAA logs: ingestion from the daemons, exclusion rules, search and export.',
   permissions,
+  locales: { en, ru },
   settings: ingestSettings,
   migrations: new URL('./migrations/', import.meta.url),
   deps: {

@@ -1,7 +1,9 @@
-/** Every route of the AAA logs plugin (filled by the API side). */
+/** Every route of the AAA logs plugin. */
 import type { RouteDefinition } from '../../../sdk/index.js'
 import type { LogsRouteDeps } from './deps.js'
+import { exclusionRoutes } from './exclusions.js'
+import { logKindRoutes } from './logs.js'
 
-export function logRoutes(_d: LogsRouteDeps): RouteDefinition[] {
-  return []
+export function logRoutes(d: LogsRouteDeps): RouteDefinition[] {
+  return [...exclusionRoutes(d.database.knex, d.identity), ...logKindRoutes(d.database.knex)]
 }

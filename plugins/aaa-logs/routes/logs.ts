@@ -1,0 +1,105 @@
+/** /api/v1/aaa/logs/{tacacs|radius}/{kind}: list, export and get-one for each of the five log kinds. */
+import type { Knex } from 'knex'
+import { CommonErrors, defineRoute, ErrorBody, exportReply, paginate, type ExportFormat, type RouteDefinition } from '../../../sdk/index.js'
+import { LOGS_READ } from '../permissions.js'
+import { entrySchema, listSchema, logExportQuery, logListQuery, LogParams } from '../schemas/logs.js'
+import { applyLogFilters, checkLogFilters, exportColumns, KINDS, toEntry, type KindDef, type LogFilters } from '../services/logs.js'
+
+/** The most rows one export holds. */
+export const EXPORT_CEILING = 10_000
+
+const FILTER_DOC =
+  'Filters (all optional, combined with AND): `username` (exact), `nas_ip` (exact address), `node_id`, `date_from` / `date_to` (inclusive, UTC), `search` (case-insensitive substring over the kind\'s text fields), and the kind\'s own filters. `sort_order` defaults to `desc`; the id breaks ties so pages are stable.'
+
+function kindRoutes(knex: Knex, k: KindDef): RouteDefinition[] {
+  const base = `/aaa/logs/${k.path}`
+  const sortColumns = Object.fromEntries(k.sortBy.map((s) => [s, s]))
+  const columns = exportColumns(k)
+  const entry = (row: Record<string, unknown>) => toEntry(k, row)
+  const filtered = (q: LogFilters) => {
+    const qb = knex(k.table)
+    applyLogFilters(k, qb, q)
+    return qb
+  }
+  const ordered = (q: LogFilters & { sort_by?: string; sort_order?: 'asc' | 'desc' }) => {
+    const order = q.sort_order ?? 'desc'
+    return filtered(q)
+      .orderBy(sortColumns[q.sort_by ?? 'timestamp'] ?? 'timestamp', order)
+      .orderBy('id', order)
+  }
+  return [
+    defineRoute({
+      method: 'GET',
+      path: base,
+      permission: LOGS_READ,
+      summary: `List the ${k.summary}`,
+      description: `${FILTER_DOC} Kind filters: ${[...Object.keys(k.enumFilters), ...k.textFilters].map((f) => `\`${f}\``).join(', ') || 'none'}.`,
+      tags: ['aaa-logs'],
+      schema: { query: logListQuery(k), response: { 200: listSchema(k), 422: ErrorBody } },
+      handler: async ({ query }) => {
+        const q = query as LogFilters & typeof query
+        checkLogFilters(q)
+        return paginate({ ...query, search: undefined }, {
+          base: () => knex(k.table),
+          filter: (qb) => applyLogFilters(k, qb, q),
+          searchColumns: [],
+          sortColumns,
+          defaultSort: 'timestamp',
+          defaultPerPage: 50,
+          tieBreaker: 'id',
+          map: entry,
+        })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${base}/export`,
+      permission: LOGS_READ,
+      summary: `Export the ${k.summary}`,
+      description: `The list's filters and sort, as a file: \`format\` \`xlsx\` (default) or \`csv\`. With \`page\` (and \`per_page\`, default 50) that page only; without, the whole filtered set up to ${EXPORT_CEILING.toLocaleString('en')} rows, and a cut export says so in \`X-Service-Export-Truncated: true\`. \`X-Service-Export-Rows\` gives the number of rows in the file; \`Content-Disposition\` names it \`${k.fileBase}-YYYYMMDD-HHMMSS.<format>\` (UTC). CSV is RFC 4180 (UTF-8 with BOM, CRLF); a text cell starting with \`=\`, \`+\`, \`-\`, \`@\`, a tab or a CR is prefixed with \`'\` so spreadsheet programs do not evaluate it. XLSX cells are plain values, never formulas. Times are ISO-8601 UTC.`,
+      tags: ['aaa-logs'],
+      schema: { query: logExportQuery(k), response: { 200: 'file', 422: ErrorBody } },
+      handler: async ({ query }) => {
+        const q = query as LogFilters & typeof query
+        const qb = ordered(q)
+        let truncated = false
+        let rows: Record<string, unknown>[]
+        if (q.page !== undefined || q.per_page !== undefined) {
+          const per = q.per_page ?? 50
+          rows = (await qb.limit(per).offset(((q.page ?? 1) - 1) * per)) as Record<string, unknown>[]
+        } else {
+          rows = (await qb.limit(EXPORT_CEILING + 1)) as Record<string, unknown>[]
+          if (rows.length > EXPORT_CEILING) {
+            truncated = true
+            rows.length = EXPORT_CEILING
+          }
+        }
+        return exportReply({
+          rows: rows.map(entry),
+          columns,
+          format: (q.format ?? 'xlsx') as ExportFormat,
+          fileBase: k.fileBase,
+          rowCount: rows.length,
+          truncated,
+          sheetName: k.summary,
+        })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${base}/{log_id}`,
+      permission: LOGS_READ,
+      summary: `Get one ${k.summary} entry`,
+      description: 'Every column of the entry, with the raw line reference (`source_file`, `source_offset`).',
+      tags: ['aaa-logs'],
+      schema: { params: LogParams, response: { 200: entrySchema(k, false), 404: ErrorBody } },
+      handler: async ({ params }) => {
+        const row = (await knex(k.table).where({ id: params.log_id }).first()) as Record<string, unknown> | undefined
+        if (!row) throw CommonErrors.notFound({ field: 'log_id' })
+        return entry(row)
+      },
+    }),
+  ]
+}
+
+export const logKindRoutes = (knex: Knex): RouteDefinition[] => KINDS.flatMap((k) => kindRoutes(knex, k))

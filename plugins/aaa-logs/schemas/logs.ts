@@ -1,0 +1,94 @@
+import { EXPORT_FORMATS, listQuery, Nullable, Paginated, StringEnum, Timestamp, Type, Uuid, type TSchema } from '../../../sdk/index.js'
+import type { KindDef } from '../services/logs.js'
+
+const str = () => Nullable(Type.String())
+const int = () => Nullable(Type.Integer())
+
+const COMMON: Record<string, TSchema> = {
+  id: Uuid(),
+  timestamp: Timestamp({ description: 'When the daemon logged the event (UTC).' }),
+  username: Type.String(),
+  nas_ip: Nullable(Type.String({ description: 'The device (NAS) address.' })),
+  node_id: Uuid({ description: 'The cluster node that processed (ingested) the event.' }),
+  device_name: str(),
+  client_address: str(),
+  session_id: str(),
+}
+const TRAILING: Record<string, TSchema> = {
+  source_file: Type.String({ description: 'Raw line reference: the daemon log file the event was read from.' }),
+  source_offset: Type.Integer({ minimum: 0, description: 'Raw line reference: byte offset of the line in source_file.' }),
+  ingested_at: Timestamp(),
+}
+
+const FIELD: Record<string, TSchema> = {
+  status: Type.String(),
+  action: Type.String(),
+  acct_status_type: Type.String(),
+  rule_name: str(),
+  rule_label: str(),
+  profile: str(),
+  authen_type: str(),
+  auth_type: str(),
+  port: str(),
+  message: str(),
+  service: str(),
+  priv_lvl: int(),
+  command: str(),
+  arguments: Type.Array(Type.String()),
+  reply_arguments: Type.Array(Type.String()),
+  calling_station_id: str(),
+  called_station_id: str(),
+  nas_port: str(),
+  nas_identifier: str(),
+  reply_attributes: Type.Array(Type.Unknown()),
+  reason: str(),
+  acct_session_id: str(),
+  framed_ip: str(),
+  session_time: int(),
+  input_octets: int(),
+  output_octets: int(),
+}
+
+export function entrySchema(k: KindDef, list: boolean) {
+  const props: Record<string, TSchema> = { ...COMMON }
+  for (const c of k.columns) {
+    const e = k.enumFilters[c]
+    props[c] = e ? StringEnum(e) : FIELD[c]
+  }
+  Object.assign(props, TRAILING)
+  return Type.Object(props, { title: `${k.schemaStem}Log${list ? 'List' : ''}Response`, additionalProperties: false })
+}
+
+export const listSchema = (k: KindDef) => Paginated(entrySchema(k, true), `${k.schemaStem}LogPage`)
+
+function filters(k: KindDef) {
+  const f: Record<string, TSchema> = {
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'Exact user name.' })),
+    nas_ip: Type.Optional(Type.String({ minLength: 2, maxLength: 45, description: 'Exact device address (IPv4 or IPv6).' })),
+    node_id: Type.Optional(Uuid({ description: 'The cluster node that processed the events.' })),
+    date_from: Type.Optional(Timestamp({ description: 'Entries at or after this instant.' })),
+    date_to: Type.Optional(Timestamp({ description: 'Entries at or before this instant.' })),
+  }
+  for (const [name, values] of Object.entries(k.enumFilters)) f[name] = Type.Optional(StringEnum(values))
+  for (const name of k.textFilters) f[name] = Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Exact value.' }))
+  return f
+}
+
+export const logListQuery = (k: KindDef) =>
+  listQuery({ maxPerPage: 200, defaultPerPage: 50, sortBy: k.sortBy, defaultSortOrder: 'desc', filters: filters(k) })
+
+/** The list's filters, plus `format`; `page`/`per_page` optional and without defaults (omitted: the whole filtered set up to the ceiling). */
+export function logExportQuery(k: KindDef) {
+  const base = logListQuery(k)
+  return Type.Object(
+    {
+      ...base.properties,
+      page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+      per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+      format: Type.Optional(StringEnum(EXPORT_FORMATS, { default: 'xlsx' })),
+    },
+    { additionalProperties: false },
+  )
+}
+
+export const LogParams = Type.Object({ log_id: Uuid() }, { additionalProperties: false })
