@@ -1,6 +1,22 @@
-/** The ingester (filled by the ingestion side). */
+/**
+ * The ingester: tails every daemon log file of the two log folders into the
+ * AAA log tables (pipeline: ./core.ts). Rotation:
+ * - date-named files (strftime patterns) are simply new files, each with its own checkpoint;
+ * - rename + new file: the path's inode changed, so the old inode is finished
+ *   from its checkpoint (found by inode in the folder under its new name), then
+ *   the new file starts at 0; a renamed file whose new name is itself tailed
+ *   takes over the checkpoint of its inode;
+ * - copytruncate: the file is shorter than the checkpoint, so it restarts at 0.
+ * A partial last line (no newline yet) waits for the next poll.
+ */
+import { readdir, stat } from 'node:fs/promises'
+import path from 'node:path'
 import type { ClusterInfo, DatabaseService, Logger, PlatformInfo, SettingsService } from '../../../sdk/index.js'
-import type { Ingester, LoadExclusions } from '../api.js'
+import { freeradiusFileKind } from '../../../sdk/logs/freeradius.js'
+import { logFileKind } from '../../../sdk/logs/tac-plus-ng.js'
+import type { Ingester, LoadExclusions, LogKind } from '../api.js'
+import { IngestCore } from './core.js'
+import { ingestSettingRefs } from './settings.js'
 
 export interface IngesterDeps {
   database: DatabaseService
@@ -11,6 +27,167 @@ export interface IngesterDeps {
   loadExclusions: LoadExclusions
 }
 
-export function createIngester(_d: IngesterDeps): Ingester {
-  return { start: async () => undefined, stop: async () => undefined }
+export interface IngesterOptions {
+  /** How often settings and exclusion rules are re-read (ms; default 5000). */
+  reloadMs?: number
+}
+
+/** The source (checkpoint name) a file of a folder feeds, from its name. */
+export function sourceOf(protocol: 'tacacs' | 'radius', fileName: string): LogKind | null {
+  if (protocol === 'tacacs') {
+    const k = logFileKind(fileName)
+    return k ? (`tacacs_${k}` as LogKind) : null
+  }
+  const k = freeradiusFileKind(fileName)
+  return k === 'auth' ? 'radius_authentication' : k === 'acct' ? 'radius_accounting' : null
+}
+
+interface Config {
+  enabled: boolean
+  dirs: { protocol: 'tacacs' | 'radius'; dir: string }[]
+  batchSize: number
+  pollMs: number
+}
+
+export function createIngester(d: IngesterDeps, opts: IngesterOptions = {}): Ingester & { pollOnce(): Promise<void>; core: IngestCore } {
+  const log = d.logger.child({ component: 'aaa-logs.ingest' })
+  const core = new IngestCore({ database: d.database, logger: log, nodeId: d.cluster.nodeId, loadExclusions: d.loadExclusions, exclusionReloadMs: opts.reloadMs })
+  let running = false
+  let loop: Promise<void> | null = null
+  let wake: (() => void) | null = null
+  let config: Config | null = null
+  let configAt = 0
+
+  async function readConfig(): Promise<Config> {
+    if (config && Date.now() - configAt < (opts.reloadMs ?? 5000)) return config
+    const get = <T>(ref: { key: string; default: T }) => d.settings.get(ref as never) as Promise<T>
+    const [enabled, tdir, rdir, batchSize, pollMs] = await Promise.all([
+      get(ingestSettingRefs.enabled),
+      get(ingestSettingRefs.tacacsLogDirectory),
+      get(ingestSettingRefs.radiusLogDirectory),
+      get(ingestSettingRefs.batchSize),
+      get(ingestSettingRefs.pollMs),
+    ])
+    config = {
+      enabled,
+      dirs: [
+        { protocol: 'tacacs', dir: tdir ?? path.join(d.platform.dataDir, 'logs', 'tacacs') },
+        { protocol: 'radius', dir: rdir ?? path.join(d.platform.dataDir, 'logs', 'radius') },
+      ],
+      batchSize,
+      pollMs,
+    }
+    configAt = Date.now()
+    return config
+  }
+
+  async function pollDir(protocol: 'tacacs' | 'radius', dir: string, batchSize: number): Promise<void> {
+    let names: string[]
+    try {
+      names = await readdir(dir)
+    } catch {
+      return // not there (yet)
+    }
+    const inodes = new Map<number, string>() // inode → name, every file of the folder
+    const stats = new Map<string, { ino: number; size: number }>()
+    for (const n of names) {
+      try {
+        const s = await stat(path.join(dir, n))
+        if (!s.isFile()) continue
+        inodes.set(s.ino, n)
+        stats.set(n, { ino: s.ino, size: s.size })
+      } catch {
+        /* gone meanwhile */
+      }
+    }
+    const tailed = names.filter((n) => stats.has(n) && sourceOf(protocol, n)).sort()
+    for (const name of tailed) {
+      if (!running) return
+      const source = sourceOf(protocol, name)!
+      const file = path.join(dir, name)
+      const st = stats.get(name)!
+      let cp = await core.checkpoint(source, file)
+      if (cp && cp.inode !== st.ino) {
+        // Rename rotation: finish the old inode if it is still here under a name we do not tail.
+        const oldName = inodes.get(cp.inode)
+        if (oldName !== undefined && !sourceOf(protocol, oldName)) {
+          await core.drain(source, source, file, path.join(dir, oldName), cp.inode, cp.offset, { batchSize, final: true, shouldStop: () => !running })
+          if (!running) return
+        } else if (oldName !== undefined && sourceOf(protocol, oldName) === source && !(await core.checkpoint(source, path.join(dir, oldName)))) {
+          // Renamed to a name we tail: that name takes over the position (stored before this one is reset).
+          await core.saveCheckpoint(source, path.join(dir, oldName), { ...cp })
+        }
+        cp = { inode: st.ino, offset: 0 }
+        core.setCheckpoint(source, file, cp)
+      }
+      if (!cp) {
+        // A new name: a file renamed from a tailed name keeps its inode's checkpoint.
+        let adopted: { inode: number; offset: number } | null = null
+        for (const [other, ocp] of core.checkpointsOf(source)) {
+          if (other !== file && ocp.inode === st.ino && stats.get(path.basename(other))?.ino !== st.ino && ocp.offset <= st.size) adopted = { ...ocp }
+        }
+        cp = adopted ?? { inode: st.ino, offset: 0 }
+        if (adopted) await core.saveCheckpoint(source, file, cp)
+        else core.setCheckpoint(source, file, cp)
+      }
+      if (st.size < cp.offset) {
+        log.info({ file, offset: cp.offset, size: st.size }, 'aaa-logs: file truncated (copytruncate); reading it again from the start')
+        cp = { inode: st.ino, offset: 0 }
+        core.setCheckpoint(source, file, cp)
+      }
+      if (st.size > cp.offset) await core.drain(source, source, file, file, st.ino, cp.offset, { batchSize, shouldStop: () => !running })
+    }
+  }
+
+  async function pollOnce(): Promise<void> {
+    const c = await readConfig()
+    if (!c.enabled) return
+    for (const { protocol, dir } of c.dirs) await pollDir(protocol, dir, c.batchSize)
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      let pollMs = 500
+      try {
+        pollMs = (await readConfig()).pollMs
+        await pollOnce()
+      } catch (e) {
+        log.error({ err: e }, 'aaa-logs: ingestion round failed; retrying')
+        pollMs = Math.max(pollMs, 1000)
+      }
+      if (!running) break
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, pollMs)
+        wake = () => {
+          clearTimeout(t)
+          resolve()
+        }
+      })
+      wake = null
+    }
+  }
+
+  return {
+    core,
+    async pollOnce() {
+      const was = running
+      running = true
+      try {
+        await pollOnce()
+      } finally {
+        running = was
+      }
+    },
+    async start() {
+      if (running) return
+      running = true
+      loop = run()
+    },
+    async stop() {
+      running = false
+      wake?.()
+      await loop
+      loop = null
+    },
+  }
 }

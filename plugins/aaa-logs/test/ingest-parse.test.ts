@@ -1,0 +1,117 @@
+import { expect } from 'chai'
+import { FREERADIUS_LINE_TEMPLATES, freeradiusFileKind, freeradiusLogModules, parseFreeradiusLine } from '../../../sdk/logs/freeradius.js'
+import { logFileKind, parseLogLineDetailed } from '../../../sdk/logs/tac-plus-ng.js'
+import { parseLine } from '../ingest/records.js'
+
+const TS = '2026-11-21T06:34:11.184829+00:00'
+const authz = (user: string) =>
+  [TS, 'authorization', 'AUTHZ-PASS', user, 'core1', '10.0.0.1', 'tty1', '192.0.2.9', 'netops', 'admin', 'permit', 'shell', '15', 'show running-config', 'service=shell\\037cmd=show', 'priv-lvl=15', '', '77'].join('\t')
+
+describe('aaa-logs ingest: parsing', () => {
+  describe('tac_plus-ng lines', () => {
+    it('parses an authorization line into a row', () => {
+      const p = parseLine('tacacs_authorization', Buffer.from(authz('alice')))
+      expect(p.ok).to.equal(true)
+      if (!p.ok) return
+      expect(p.row).to.include({ username: 'alice', nas_ip: '10.0.0.1', action: 'permit', priv_lvl: 15, command: 'show running-config', rule_name: 'netops' })
+      expect(p.row.arguments).to.deep.equal(['service=shell', 'cmd=show'])
+    })
+    it('keeps a " in a value, unescapes octal escapes and backslashes', () => {
+      const p = parseLine('tacacs_authorization', Buffer.from(authz('a"b\\\\c\\011d')))
+      expect(p.ok && p.username).to.equal('a"b\\c\td')
+    })
+    it('refuses truncated lines, wrong field counts, bad timestamps, invalid UTF-8, other kinds', () => {
+      const line = authz('bob')
+      expect(parseLogLineDetailed(line.slice(0, 40)).ok).to.equal(false)
+      expect(parseLine('tacacs_authorization', Buffer.from(line + '\textra')).ok).to.equal(false)
+      expect(parseLine('tacacs_authorization', Buffer.from(line.replace(TS, 'yesterday'))).ok).to.equal(false)
+      const bad = parseLine('tacacs_authorization', Buffer.concat([Buffer.from(line.slice(0, 60)), Buffer.from([0xff, 0xfe]), Buffer.from(line.slice(60))]))
+      expect(bad).to.deep.equal({ ok: false, reason: 'invalid UTF-8' })
+      expect(parseLine('tacacs_accounting', Buffer.from(line)).ok).to.equal(false)
+      expect(parseLogLineDetailed('').ok).to.equal(false)
+    })
+    it('names files by kind', () => {
+      expect(logFileKind('authentication-2026-11-21.log')).to.equal('authentication')
+      expect(logFileKind('authentication-2026-11-21.log.1')).to.equal(null)
+    })
+  })
+
+  describe('FreeRADIUS lines', () => {
+    const auth = (user: string, extra = '') =>
+      `{"v":1,"kind":"auth","ts":"1763706851","us":"123456","result":"accept","request":{"User-Name":"${user}","NAS-IP-Address":"10.1.1.1","Calling-Station-Id":"aa-bb-cc-dd-ee-ff","NAS-Port":"7"${extra}},"control":{"Auth-Type":"MS-CHAP","Tmp-String-0":"corp-wifi","Tmp-String-1":"Corporate"},"reply":{"Tunnel-Private-Group-Id":"100","Session-Timeout":"3600"}}`
+    it('parses an accept', () => {
+      const r = parseFreeradiusLine(auth('alice'))
+      expect(r.kind).to.equal('auth')
+      if (r.kind !== 'auth') return
+      expect(r.event).to.include({ username: 'alice', nasIp: '10.1.1.1', authType: 'MS-CHAPv2', result: 'accept', ruleName: 'corp-wifi', ruleLabel: 'Corporate', nasPort: '7' })
+      expect(r.event.timestamp).to.equal('2025-11-21T06:34:11.123Z')
+      expect(r.event.replyAttributes).to.deep.equal([
+        { name: 'Tunnel-Private-Group-Id', value: '100' },
+        { name: 'Session-Timeout', value: '3600' },
+      ])
+    })
+    it('undoes the double escaping of " and \\', () => {
+      const r = parseFreeradiusLine(auth('a\\\\\\"b'))
+      expect(r.kind === 'auth' && r.event.username).to.equal('a"b')
+      const r2 = parseFreeradiusLine(auth('CORP\\\\\\\\bob'))
+      expect(r2.kind === 'auth' && r2.event.username).to.equal('CORP\\bob')
+    })
+    it('parses accounting with counters', () => {
+      const r = parseFreeradiusLine(
+        '{"v":1,"kind":"acct","ts":"1763706851","us":"0","request":{"User-Name":"bob","Packet-Src-IP-Address":"10.2.2.2","Acct-Status-Type":"Stop","Acct-Session-Id":"S1","Framed-IP-Address":"172.16.0.5","Acct-Session-Time":"60","Acct-Input-Octets":"1000","Acct-Output-Octets":2000}}',
+      )
+      expect(r.kind).to.equal('acct')
+      if (r.kind !== 'acct') return
+      expect(r.event).to.include({ username: 'bob', nasIp: '10.2.2.2', acctStatusType: 'Stop', acctSessionId: 'S1', framedIp: '172.16.0.5', sessionTime: 60, inputOctets: 1000, outputOctets: 2000 })
+    })
+    it('returns a reason for hostile lines, never throws', () => {
+      const cases: (string | Buffer)[] = [
+        auth('alice').slice(0, 80),
+        '',
+        'garbage',
+        '[1,2]',
+        '{"v":2}',
+        '{"v":1,"kind":"auth","ts":"x","request":{}}',
+        '{"v":1,"kind":"auth","ts":"1","request":{},"result":"maybe"}',
+        '{"v":1,"kind":"acct","ts":"1","request":{}}',
+        Buffer.concat([Buffer.from(auth('x').slice(0, 50)), Buffer.from([0xc3, 0x28]), Buffer.from(auth('x').slice(50))]),
+        auth('a"b'),
+      ]
+      for (const c of cases) {
+        const r = parseFreeradiusLine(c)
+        expect(r.kind, String(c)).to.equal('error')
+        if (r.kind === 'error') expect(r.reason).to.be.a('string').and.not.equal('')
+      }
+      expect(parseFreeradiusLine(auth('alice').slice(0, 80))).to.deep.equal({ kind: 'error', reason: 'truncated JSON (no closing brace)' })
+    })
+    it('reads lines captured from FreeRADIUS 3.2.1 running the exported linelog modules', () => {
+      // accept (PAP), accept (MS-CHAP), reject of CORP\\bob, reject of a"b, accounting Stop
+      const captured = [
+        "{\"v\":1,\"kind\":\"auth\",\"ts\":\"1795244302\",\"us\":\"349838\",\"result\":\"accept\",\"request\":{\"User-Name\":\"alice\",\"NAS-IP-Address\":\"127.0.0.1\",\"NAS-Port\":\"0\"},\"control\":{\"Auth-Type\":\"PAP\",\"Tmp-String-0\":\"corp-rule\",\"Tmp-String-1\":\"Corp \\\\\\\"label\\\\\\\"\"},\"reply\":{\"Tunnel-Private-Group-Id\":\"100\",\"Session-Timeout\":\"3600\"}}",
+        "{\"v\":1,\"kind\":\"auth\",\"ts\":\"1795244303\",\"us\":\"403627\",\"result\":\"accept\",\"request\":{\"User-Name\":\"alice\",\"NAS-IP-Address\":\"127.0.0.1\",\"NAS-Port\":\"0\"},\"control\":{\"Auth-Type\":\"mschap\",\"Tmp-String-0\":\"corp-rule\",\"Tmp-String-1\":\"Corp \\\\\\\"label\\\\\\\"\"},\"reply\":{\"Tunnel-Private-Group-Id\":\"100\",\"Session-Timeout\":\"3600\"}}",
+        "{\"v\":1,\"kind\":\"auth\",\"ts\":\"1795244307\",\"us\":\"858074\",\"result\":\"reject\",\"request\":{\"User-Name\":\"CORP\\\\\\\\bob\",\"NAS-IP-Address\":\"127.0.0.1\",\"Module-Failure-Message\":\"No Auth-Type found: rejecting the user via Post-Auth-Type = Reject\"},\"control\":{},\"reply\":{}}",
+        "{\"v\":1,\"kind\":\"auth\",\"ts\":\"1795244308\",\"us\":\"874538\",\"result\":\"reject\",\"request\":{\"User-Name\":\"a\\\\\\\"b\",\"NAS-IP-Address\":\"127.0.0.1\",\"Module-Failure-Message\":\"No Auth-Type found: rejecting the user via Post-Auth-Type = Reject\"},\"control\":{},\"reply\":{}}",
+        "{\"v\":1,\"kind\":\"acct\",\"ts\":\"1795244303\",\"us\":\"418401\",\"request\":{\"User-Name\":\"bob\",\"NAS-IP-Address\":\"10.2.2.2\",\"Acct-Status-Type\":\"Stop\",\"Acct-Session-Id\":\"S1\",\"Framed-IP-Address\":\"172.16.0.5\",\"Acct-Session-Time\":\"60\",\"Acct-Input-Octets\":\"1000\",\"Acct-Output-Octets\":\"2000\"}}"
+      ]
+      const [pap, mschap, domain, quote, acct] = captured.map((l) => parseFreeradiusLine(l))
+      expect(pap.kind === 'auth' && pap.event).to.include({ username: 'alice', authType: 'PAP', result: 'accept', ruleName: 'corp-rule', ruleLabel: 'Corp "label"', nasIp: '127.0.0.1' })
+      expect(mschap.kind === 'auth' && mschap.event.authType).to.equal('MS-CHAPv2')
+      expect(domain.kind === 'auth' && domain.event).to.include({ username: 'CORP\\bob', result: 'reject' })
+      expect(quote.kind === 'auth' && quote.event.username).to.equal('a"b')
+      expect(acct.kind === 'acct' && acct.event).to.include({ acctStatusType: 'Stop', sessionTime: 60, framedIp: '172.16.0.5' })
+    })
+    it('exports templates with explicit attribute lists and no secrets', () => {
+      for (const t of Object.values(FREERADIUS_LINE_TEMPLATES)) {
+        expect(t).to.not.match(/Password|MS-MPPE|\[\*\]|State|Message-Authenticator/)
+        expect(t).to.include('%{json_encode:&request:User-Name')
+      }
+      expect(freeradiusLogModules('/var/log/pc')).to.include('/var/log/pc/radius-auth-%Y-%m-%d.jsonl')
+      expect(freeradiusFileKind('radius-acct-2026-11-21.jsonl')).to.equal('acct')
+    })
+    it('maps to radius rows', () => {
+      const p = parseLine('radius_authentication', Buffer.from(auth('alice')))
+      expect(p.ok && p.row).to.include({ status: 'accept', auth_type: 'MS-CHAPv2', rule_label: 'Corporate', calling_station_id: 'aa-bb-cc-dd-ee-ff' })
+      expect(parseLine('radius_accounting', Buffer.from(auth('alice'))).ok).to.equal(false)
+    })
+  })
+})

@@ -1,0 +1,292 @@
+/**
+ * The lines FreeRADIUS 3.2 writes for the platform's ingester, and their parser.
+ * Shared by the RADIUS renderer (writes the linelog module below) and the
+ * aaa-logs ingester (reads the files).
+ *
+ * One JSON object per line, written by `linelog` with the `json` module's
+ * `%{json_encode:…}` xlat (output mode `object_simple`) over an EXPLICIT list of
+ * attributes: logging whole lists breaks JSON on EAP-TLS and writes passwords
+ * and MSK keys. Daily files in the log directory, named by the request time:
+ * `radius-auth-YYYY-MM-DD.jsonl` (post-auth, accept and reject) and
+ * `radius-acct-YYYY-MM-DD.jsonl` (accounting).
+ *
+ * Line layout (version 1):
+ *   {"v":1,"kind":"auth","ts":"<%l epoch s>","us":"<%M µs>","result":"accept"|"reject",
+ *    "request":{…},"control":{…},"reply":{…}}
+ *   {"v":1,"kind":"acct","ts":"<%l>","us":"<%M>","request":{…}}
+ * `request` holds `REQUEST_ATTRIBUTES[kind]`, `control` the attributes the
+ * policy sets (`CONTROL_ATTRIBUTES`), `reply` a few selected reply attributes
+ * (`REPLY_ATTRIBUTES`: never passwords, keys or State).
+ *
+ * Escaping: values holding `"` come out of linelog escaped twice (`a"b` as
+ * `a\\\"b`). The parser undoes a second layer (`\"` → `"`, `\\` → `\`) inside
+ * values after JSON decoding, and when the line is not valid JSON it retries
+ * once with a layer of escapes removed from the whole line. It never throws:
+ * a line it cannot read comes back as a `FreeradiusParseError` with a reason.
+ *
+ * Checked against FreeRADIUS 3.2.1 (Debian) running `freeradiusLogModules()`:
+ * `freeradius -C` accepts it; PAP/MS-CHAP accepts, rejects and accounting
+ * produce lines like those in plugins/aaa-logs/test/ingest-parse.test.ts
+ * (`CORP\bob` arrives as `CORP\\\\bob`, `a"b` as `a\\\"b`; Auth-Type is `PAP`,
+ * `CHAP` or `mschap`; `%M` is the microseconds of the request time).
+ */
+
+export const FREERADIUS_LOG_FORMAT_VERSION = 1
+
+export type FreeradiusLogKind = 'auth' | 'acct'
+
+/** The control attributes the RADIUS renderer's policy sets, read back by the ingester. */
+export const CONTROL_ATTRIBUTES = {
+  /** How the password was checked: FreeRADIUS sets it (PAP, CHAP, MS-CHAP, eap …). */
+  authType: 'Auth-Type',
+  /** The name of the policy rule that decided (set by the renderer with `update control`). */
+  ruleName: 'Tmp-String-0',
+  /** The label of that rule. */
+  ruleLabel: 'Tmp-String-1',
+} as const
+
+export const REQUEST_ATTRIBUTES = {
+  auth: ['User-Name', 'NAS-IP-Address', 'Packet-Src-IP-Address', 'Calling-Station-Id', 'Called-Station-Id', 'NAS-Port', 'NAS-Identifier', 'Module-Failure-Message'],
+  acct: [
+    'User-Name',
+    'NAS-IP-Address',
+    'Packet-Src-IP-Address',
+    'Calling-Station-Id',
+    'Called-Station-Id',
+    'NAS-Port',
+    'NAS-Identifier',
+    'Acct-Status-Type',
+    'Acct-Session-Id',
+    'Framed-IP-Address',
+    'Acct-Session-Time',
+    'Acct-Input-Octets',
+    'Acct-Output-Octets',
+  ],
+} as const
+
+/** The reply attributes logged with an authentication (authorization results only; no secrets). */
+export const REPLY_ATTRIBUTES = ['Tunnel-Type', 'Tunnel-Medium-Type', 'Tunnel-Private-Group-Id', 'Filter-Id', 'Session-Timeout', 'Framed-IP-Address', 'Reply-Message'] as const
+
+/** File name patterns (FreeRADIUS xlat, expanded with the request time) inside the log directory. */
+export const FREERADIUS_FILE_PATTERNS: Record<FreeradiusLogKind, string> = {
+  auth: 'radius-auth-%Y-%m-%d.jsonl',
+  acct: 'radius-acct-%Y-%m-%d.jsonl',
+}
+
+/** The kind a file of the log directory holds, from its name, or null. */
+export function freeradiusFileKind(fileName: string): FreeradiusLogKind | null {
+  const m = /^radius-(auth|acct)-.*\.jsonl$/.exec(fileName)
+  return m ? (m[1] as FreeradiusLogKind) : null
+}
+
+const enc = (list: string, names: readonly string[]) => '%{json_encode:' + names.map((n) => `&${list}:${n}`).join(' ') + '}'
+
+/** The line templates (linelog `messages` values, before quoting for the config file). */
+export const FREERADIUS_LINE_TEMPLATES = {
+  accept: `{"v":1,"kind":"auth","ts":"%l","us":"%M","result":"accept","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"reply":${enc('reply', REPLY_ATTRIBUTES)}}`,
+  reject: `{"v":1,"kind":"auth","ts":"%l","us":"%M","result":"reject","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"reply":{}}`,
+  acct: `{"v":1,"kind":"acct","ts":"%l","us":"%M","request":${enc('request', REQUEST_ATTRIBUTES.acct)}}`,
+} as const
+
+const q = (s: string) => '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'
+
+/**
+ * The `json` and `linelog` module definitions for `mods-enabled/` (call
+ * `portcullis_log_auth` in post-auth and in `Post-Auth-Type REJECT`, and
+ * `portcullis_log_acct` in accounting).
+ */
+export function freeradiusLogModules(logDirectory: string): string {
+  return `json {
+	encode {
+		output_mode = object_simple
+		value {
+			single_value_as_array = no
+			always_string = yes
+		}
+	}
+}
+
+linelog portcullis_log_auth {
+	filename = ${q(`${logDirectory}/${FREERADIUS_FILE_PATTERNS.auth}`)}
+	escape_filenames = no
+	permissions = 0640
+	format = ""
+	reference = "messages.%{%{reply:Packet-Type}:-default}"
+	messages {
+		Access-Accept = ${q(FREERADIUS_LINE_TEMPLATES.accept)}
+		Access-Reject = ${q(FREERADIUS_LINE_TEMPLATES.reject)}
+		default = ${q(FREERADIUS_LINE_TEMPLATES.reject)}
+	}
+}
+
+linelog portcullis_log_acct {
+	filename = ${q(`${logDirectory}/${FREERADIUS_FILE_PATTERNS.acct}`)}
+	escape_filenames = no
+	permissions = 0640
+	format = ${q(FREERADIUS_LINE_TEMPLATES.acct)}
+}
+`
+}
+
+export interface RadiusReplyAttribute {
+  name: string
+  value: string
+}
+
+export interface FreeradiusAuthEvent {
+  /** ISO 8601, UTC. */
+  timestamp: string
+  username: string
+  /** NAS-IP-Address, or the packet's source address when absent. */
+  nasIp: string | null
+  callingStationId: string | null
+  calledStationId: string | null
+  nasPort: string | null
+  nasIdentifier: string | null
+  /** PAP | CHAP | MS-CHAPv2, or null (EAP and others). */
+  authType: 'PAP' | 'CHAP' | 'MS-CHAPv2' | null
+  result: 'accept' | 'reject'
+  ruleName: string | null
+  ruleLabel: string | null
+  replyAttributes: RadiusReplyAttribute[]
+  /** Why a reject happened (Module-Failure-Message), when FreeRADIUS says. */
+  reason: string | null
+}
+
+export interface FreeradiusAcctEvent {
+  timestamp: string
+  username: string
+  nasIp: string | null
+  callingStationId: string | null
+  calledStationId: string | null
+  nasPort: string | null
+  nasIdentifier: string | null
+  acctStatusType: string
+  acctSessionId: string | null
+  framedIp: string | null
+  sessionTime: number | null
+  inputOctets: number | null
+  outputOctets: number | null
+}
+
+export type FreeradiusLogRecord = { kind: 'auth'; event: FreeradiusAuthEvent } | { kind: 'acct'; event: FreeradiusAcctEvent }
+
+export interface FreeradiusParseError {
+  kind: 'error'
+  reason: string
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** Undo the second layer of escapes linelog adds inside values. */
+const undoSecondEscape = (s: string): string => (s.includes('\\') ? s.replace(/\\(["\\/])/g, '$1') : s)
+
+function parseJsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text)
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+
+/** One attribute's value as a string: strings, numbers and booleans; the first of an array. */
+function attr(list: unknown, name: string): string | null {
+  if (list === null || typeof list !== 'object') return null
+  let v = (list as Record<string, unknown>)[name]
+  if (Array.isArray(v)) v = v[0]
+  if (typeof v === 'string') return v === '' ? null : undoSecondEscape(v)
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
+  return null
+}
+
+const num = (s: string | null): number | null => (s !== null && /^\d{1,18}$/.test(s) ? Number(s) : null)
+
+function authTypeOf(raw: string | null): FreeradiusAuthEvent['authType'] {
+  switch ((raw ?? '').toUpperCase()) {
+    case 'PAP':
+      return 'PAP'
+    case 'CHAP':
+      return 'CHAP'
+    case 'MS-CHAP':
+    case 'MSCHAP':
+    case 'MS-CHAPV2':
+      return 'MS-CHAPv2'
+    default:
+      return null
+  }
+}
+
+/**
+ * One line (a string, or the raw bytes without the newline) → a record, or an
+ * error with its reason (never throws).
+ */
+export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRecord | FreeradiusParseError {
+  let text: string
+  if (typeof line === 'string') text = line
+  else {
+    try {
+      text = utf8.decode(line)
+    } catch {
+      return { kind: 'error', reason: 'invalid UTF-8' }
+    }
+  }
+  text = text.replace(/\r?\n$/, '')
+  if (text.trim() === '') return { kind: 'error', reason: 'empty line' }
+  const obj = parseJsonObject(text) ?? parseJsonObject(undoSecondEscape(text))
+  if (!obj) return { kind: 'error', reason: text.trimEnd().endsWith('}') ? 'not valid JSON' : 'truncated JSON (no closing brace)' }
+  if (obj.v !== FREERADIUS_LOG_FORMAT_VERSION) return { kind: 'error', reason: `unknown format version ${JSON.stringify(obj.v ?? null).slice(0, 20)}` }
+  const secs = typeof obj.ts === 'number' ? obj.ts : Number(obj.ts)
+  if (!Number.isFinite(secs) || secs <= 0) return { kind: 'error', reason: 'missing or bad timestamp' }
+  const us = Number(obj.us)
+  const timestamp = new Date(secs * 1000 + (Number.isFinite(us) && us >= 0 && us < 1e6 ? Math.floor(us / 1000) : 0)).toISOString()
+  const req = obj.request
+  if (req === null || typeof req !== 'object') return { kind: 'error', reason: 'missing request attributes' }
+  const common = {
+    timestamp,
+    username: attr(req, 'User-Name') ?? '',
+    nasIp: attr(req, 'NAS-IP-Address') ?? attr(req, 'Packet-Src-IP-Address'),
+    callingStationId: attr(req, 'Calling-Station-Id'),
+    calledStationId: attr(req, 'Called-Station-Id'),
+    nasPort: attr(req, 'NAS-Port'),
+    nasIdentifier: attr(req, 'NAS-Identifier'),
+  }
+  if (obj.kind === 'auth') {
+    if (obj.result !== 'accept' && obj.result !== 'reject') return { kind: 'error', reason: 'missing or bad result' }
+    const reply = obj.reply !== null && typeof obj.reply === 'object' ? obj.reply : {}
+    const replyAttributes: RadiusReplyAttribute[] = []
+    for (const name of REPLY_ATTRIBUTES) {
+      const v = attr(reply, name)
+      if (v !== null) replyAttributes.push({ name, value: v })
+    }
+    return {
+      kind: 'auth',
+      event: {
+        ...common,
+        authType: authTypeOf(attr(obj.control, CONTROL_ATTRIBUTES.authType)),
+        result: obj.result,
+        ruleName: attr(obj.control, CONTROL_ATTRIBUTES.ruleName),
+        ruleLabel: attr(obj.control, CONTROL_ATTRIBUTES.ruleLabel),
+        replyAttributes,
+        reason: attr(req, 'Module-Failure-Message'),
+      },
+    }
+  }
+  if (obj.kind === 'acct') {
+    const acctStatusType = attr(req, 'Acct-Status-Type')
+    if (!acctStatusType) return { kind: 'error', reason: 'accounting line without Acct-Status-Type' }
+    return {
+      kind: 'acct',
+      event: {
+        ...common,
+        acctStatusType,
+        acctSessionId: attr(req, 'Acct-Session-Id'),
+        framedIp: attr(req, 'Framed-IP-Address'),
+        sessionTime: num(attr(req, 'Acct-Session-Time')),
+        inputOctets: num(attr(req, 'Acct-Input-Octets')),
+        outputOctets: num(attr(req, 'Acct-Output-Octets')),
+      },
+    }
+  }
+  return { kind: 'error', reason: `unknown record kind ${JSON.stringify(obj.kind ?? null).slice(0, 20)}` }
+}
