@@ -1,6 +1,8 @@
 /**
  * The one renderer contract: a pure function from a consistent database
- * snapshot to daemon files. Same data in, byte-identical files out.
+ * snapshot to daemon files. Same data in, byte-identical files out. The deploy
+ * pipeline (kernel) writes them to a new release folder, runs the daemon's own
+ * check when its binary is present, and only then makes the release current.
  */
 import type { Knex } from 'knex'
 
@@ -12,6 +14,16 @@ export interface RenderedFile {
   mode: number
 }
 
+/** The daemon's own configuration check, run on a release folder before it is activated. */
+export interface DaemonCheck {
+  /** The binary: an absolute path, or a name looked up on PATH. Absent binary: the check is skipped, and the deploy says so. */
+  binary: string
+  /** Arguments for checking the release in `releaseDir` (e.g. `['-C', '-d', releaseDir]`). */
+  args: (releaseDir: string) => string[]
+  /** Treat any output on stderr as a failure (tac_plus-ng reports some errors there with exit 0). */
+  stderrIsFailure?: boolean
+}
+
 export interface ConfigRenderer {
   /** `<plugin-id>.<daemon>`, e.g. `tacacs.tac_plus-ng`. */
   id: string
@@ -19,4 +31,6 @@ export interface ConfigRenderer {
   daemon: string
   /** `snapshot` is a repeatable-read transaction: read everything through it. */
   render(snapshot: Knex.Transaction): Promise<RenderedFile[]>
+  /** How to check a rendered release with the daemon itself (read from the plugin's settings at deploy time); null: no check configured. */
+  check?: () => Promise<DaemonCheck | null>
 }
