@@ -16,7 +16,7 @@ import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { policyPermissions } from './permissions.js'
 import { policyRoutes } from './routes/index.js'
-import { loadRows, toView } from './services/rules.js'
+import { loadViews } from './services/rules.js'
 
 export { aaaPolicyServiceRef, type AaaPolicyService, type PolicyRuleView } from './api.js'
 
@@ -39,9 +39,10 @@ export default definePlugin({
   init({ database, identity, inventory, tacacs, radius }) {
     const policy: AaaPolicyService = {
       // Renderers pass their snapshot; the default reads outside any transaction.
-      listRules: async (db: Knex | Knex.Transaction = database.knex) => (await loadRows(db)).map(toView),
+      listRules: (db: Knex | Knex.Transaction = database.knex) => loadViews(db),
     }
     tacacs.registerPolicySource({ listRules: (db) => policy.listRules(db) })
+    radius.registerPolicySource({ listRules: (db) => policy.listRules(db) })
     return {
       services: [provide(aaaPolicyServiceRef, policy)],
       routes: policyRoutes({ database, identity, inventory, tacacs, radius, policy }),

@@ -11,6 +11,8 @@ import ru from './locales/ru.js'
 import { radiusPermissions } from './permissions.js'
 import { radiusRoutes } from './routes/index.js'
 import { createRadiusService } from './services/profiles.js'
+import { createFreeradiusRenderer } from './renderers/config.js'
+import { freeradiusDeps, freeradiusSettingRefs, freeradiusSettings } from './renderers/settings.js'
 
 export * from './api.js'
 /** For the renderer: how a stored value is written into FreeRADIUS files. */
@@ -20,15 +22,21 @@ export default definePlugin({
   id: 'radius',
   version: '0.1.0',
   sdk: '^0.1.0',
-  description: 'RADIUS device administration: profiles of reply attributes checked against a FreeRADIUS dictionary.',
+  description: 'RADIUS device administration: profiles of reply attributes checked against a FreeRADIUS dictionary, and the FreeRADIUS 3.2 configuration.',
+  dependsOn: ['inventory'],
+  settings: freeradiusSettings,
   permissions: radiusPermissions,
   migrations: new URL('./migrations/', import.meta.url),
   locales: { en, ru },
-  deps: { database: coreServices.database },
-  init({ database }) {
+  deps: { database: coreServices.database, ...freeradiusDeps },
+  init({ database, inventory, identity, settings, platform }) {
+    const service = createRadiusService(database.knex)
     return {
-      services: [provide(radiusServiceRef, createRadiusService(database.knex))],
+      services: [provide(radiusServiceRef, service)],
       routes: radiusRoutes(database.knex),
+      renderers: [
+        createFreeradiusRenderer({ inventory, identity, settings, radius: service, policySource: service.policySource, dataDir: platform.dataDir, refs: freeradiusSettingRefs }),
+      ],
     }
   },
 })

@@ -53,6 +53,28 @@ export const selectRules = (db: Db) =>
     )
     .orderBy('r.position')
 
+/** What `toView` reads: a rule row without the columns only the API's answers carry. */
+export type ViewRow = Omit<RuleRow, 'description' | 'tacacs_profile_name' | 'radius_profile_name' | 'created_at' | 'updated_at'>
+
+/**
+ * Every rule as `listRules` needs it, in evaluation order: the same rows and WHO/WHERE names as
+ * `selectRules`, without the description, the profile names and the two timestamps. The policy
+ * test and the renderers read the whole list, and with thousands of rules those columns (the
+ * timestamps above all, parsed into dates and thrown away) took a third of the time.
+ */
+export const selectViewRows = (db: Db) =>
+  db(`${RULES} as r`)
+    .leftJoin('users as u', 'u.id', 'r.who_user_id')
+    .leftJoin('user_groups as g', 'g.id', 'r.who_group_id')
+    .leftJoin('inventory_devices as d', 'd.id', 'r.where_device_id')
+    .leftJoin('inventory_device_groups as dg', 'dg.id', 'r.where_device_group_id')
+    .select(
+      'r.id', 'r.name', 'r.enabled', 'r.position', 'r.is_default',
+      'r.who_user_id', 'r.who_group_id', 'r.where_device_id', 'r.where_device_group_id', 'r.tacacs_profile_id', 'r.radius_profile_id',
+      'u.username as who_user_name', 'g.name as who_group_name', 'd.name as where_device_name', 'dg.name as where_device_group_name',
+    )
+    .orderBy('r.position')
+
 const iso = (d: Date | string) => new Date(d).toISOString()
 
 export const toResponse = (r: RuleRow): RuleResponse => ({
@@ -77,7 +99,7 @@ export const toResponse = (r: RuleRow): RuleResponse => ({
 })
 
 /** The renderers' view: WHO and WHERE as tagged values, `any` for the default rule. */
-export const toView = (r: RuleRow): PolicyRuleView => ({
+export const toView = (r: ViewRow): PolicyRuleView => ({
   id: r.id,
   name: r.name,
   position: r.position,
@@ -99,6 +121,11 @@ export const toView = (r: RuleRow): PolicyRuleView => ({
 
 export async function loadRows(db: Db): Promise<RuleRow[]> {
   return (await selectRules(db)) as RuleRow[]
+}
+
+/** Every rule in evaluation order as the renderers and the policy test see it (`listRules`). */
+export async function loadViews(db: Db): Promise<PolicyRuleView[]> {
+  return ((await selectViewRows(db)) as ViewRow[]).map(toView)
 }
 
 export async function loadRow(db: Db, id: string): Promise<RuleRow | null> {

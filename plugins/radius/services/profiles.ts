@@ -1,6 +1,6 @@
 /** Reading RADIUS profiles: the one row shape, shared by the routes and the service other plugins use. */
 import type { Knex } from 'knex'
-import type { RadiusAttribute, RadiusProfile, RadiusService } from '../api.js'
+import type { RadiusAttribute, RadiusPolicySource, RadiusProfile, RadiusService } from '../api.js'
 
 type Db = Knex | Knex.Transaction
 
@@ -41,8 +41,20 @@ export async function loadProfile(db: Db, id: string): Promise<RadiusProfile | n
  * use: inside a transaction (a renderer's snapshot) pass it, since the
  * embedded engine has a single connection.
  */
-export function createRadiusService(knex: Knex): RadiusService {
+/** What the plugin itself reaches beyond the contract: the registered policy source (the FreeRADIUS renderer). */
+export interface RadiusServiceInternal extends RadiusService {
+  policySource(): RadiusPolicySource | null
+}
+
+export function createRadiusService(knex: Knex): RadiusServiceInternal {
+  let source: RadiusPolicySource | null = null
   return {
+    registerPolicySource(s) {
+      // One policy decides; a second source would be a wiring mistake, not a choice.
+      if (source && source !== s) throw new Error('radius: a policy source is already registered')
+      source = s
+    },
+    policySource: () => source,
     getProfile: (id, db = knex) => loadProfile(db, id),
     // Name, then id: a stable order, so rendered files come out the same from run to run.
     async listProfiles(db = knex) {

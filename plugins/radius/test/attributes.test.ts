@@ -10,7 +10,7 @@ type Attr = { name: string; value: string }
 describe('radius reply attributes', () => {
   let t: TestApp
   before(async () => {
-    t = await startTestApp({ plugins: ['radius'] })
+    t = await startTestApp({ plugins: ['inventory', 'radius'] })
   })
   after(async () => t?.stop())
 

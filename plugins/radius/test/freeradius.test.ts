@@ -140,7 +140,7 @@ async function freeUdpPort(): Promise<number> {
   let stored: RadiusAttribute[]
 
   before(async function () {
-    t = await startTestApp({ plugins: ['radius'] })
+    t = await startTestApp({ plugins: ['inventory', 'radius'] })
     const attrs = [...dictionaryEntries().map((e) => ({ name: e.name, value: sample(e) })), ...AWKWARD]
     stored = (await createProfile(t, { attributes: attrs })).attributes
     expect(stored).to.deep.equal(attrs)

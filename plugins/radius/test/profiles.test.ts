@@ -14,7 +14,7 @@ const ADMIN_SHELL = [
 describe('radius profiles API', () => {
   let t: TestApp
   before(async () => {
-    t = await startTestApp({ plugins: ['radius'], env: { DOCS_ENABLED: 'true' } })
+    t = await startTestApp({ plugins: ['inventory', 'radius'], env: { DOCS_ENABLED: 'true' } })
   })
   after(async () => t?.stop())
 

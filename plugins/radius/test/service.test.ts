@@ -17,7 +17,7 @@ const CONSUMER = './plugins/radius/test/fixtures/consumer'
 describe('radius service (radiusServiceRef)', () => {
   let t: TestApp
   before(async () => {
-    t = await startTestApp({ engine: 'embedded', plugins: [CONSUMER, 'radius'] })
+    t = await startTestApp({ engine: 'embedded', plugins: [CONSUMER, 'inventory', 'radius'] })
   })
   after(async () => t?.stop())
 

@@ -1,0 +1,460 @@
+/**
+ * The FreeRADIUS 3.2 configuration for device administration (renderer
+ * `radius.freeradius`): a complete tree for `freeradius -d DIR`.
+ *
+ *   radiusd.conf                 core settings, listen sections, module and site includes
+ *   clients.conf          0600   one client per enabled device with a RADIUS secret
+ *   mods-enabled/always          the `reject`, `ok` and `noop` statements
+ *   mods-enabled/pap             PAP against Crypt-Password (SHA-512 crypt)
+ *   mods-enabled/mschap          MS-CHAPv2 against NT-Password
+ *   mods-enabled/portcullis_log  json + linelog (sdk/logs/freeradius.ts), for the ingester
+ *   sites-enabled/default        authorize / authenticate / post-auth / accounting
+ *   portcullis/verifiers  0600   the network users' verifiers (an unlang switch on User-Name)
+ *   portcullis/policy            the AAA policy, first matching rule in order (unlang)
+ *   portcullis/replies           each rule's RADIUS profile, applied in post-auth
+ *
+ * `buildFreeradiusConfig` is the pure part (data in, files out, byte-identical
+ * for the same data); `createFreeradiusRenderer` reads the data through the
+ * snapshot. Every name written is validated against its upstream pattern and
+ * then quoted; every secret and value goes through `quoteValue` (which refuses
+ * `%`, `${`, `$ENV{` and control characters), so nothing read from the
+ * database can end a string, open a section or be expanded. See
+ * docs/freeradius.md.
+ */
+import path from 'node:path'
+import type { Knex } from 'knex'
+import { freeradiusLogModules } from '../../../sdk/logs/freeradius.js'
+import type { ConfigRenderer, DaemonCheck, IdentityService, NetworkUser, RenderedFile, SettingRef, SettingsService } from '../../../sdk/index.js'
+import type { Device, DeviceGroup, InventoryService } from '../../inventory/index.js'
+import type { RadiusPolicyRule, RadiusPolicySource, RadiusProfile, RadiusService } from '../api.js'
+import { formatValue, quoteValue } from '../services/values.js'
+
+export class FreeradiusRenderError extends Error {
+  constructor(message: string) {
+    super(`freeradius: ${message}`)
+    this.name = 'FreeradiusRenderError'
+  }
+}
+
+export interface FreeradiusConfigInput {
+  listen: { address: string; authPort: number; acctPort: number }
+  /** Absolute folder the daemon writes its JSON lines to. */
+  logDirectory: string
+  deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
+  devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; radiusSecret: string | null }[]
+  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers'>[]
+  profiles: Pick<RadiusProfile, 'id' | 'name' | 'attributes'>[]
+  /** The rules in evaluation order; null when no policy source is registered (everyone is rejected). */
+  rules: RadiusPolicyRule[] | null
+}
+
+const T = '\t'
+/** Device, group, rule and profile names (inventory, aaa-policy and radius schemas). */
+const CONFIG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+/** Usernames (kernel identity schema). */
+const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/
+const SHA512_CRYPT = /^\$6\$(rounds=[0-9]{1,9}\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{86}$/
+const NT_HASH = /^[0-9A-Fa-f]{32}$/
+/** An IPv4 or IPv6 prefix in the inventory's canonical form. */
+const CIDR = /^[0-9A-Fa-f.:]+\/[0-9]{1,3}$/
+const IP = /^[0-9A-Fa-f.:]+$/
+
+/** Byte order (not locale order): the same on every machine. */
+const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+function name(value: string, what: string, pattern = CONFIG_NAME): string {
+  if (!pattern.test(value)) throw new FreeradiusRenderError(`${what} ${JSON.stringify(value)} is not a valid name`)
+  return value
+}
+
+/** A validated name as a double-quoted FreeRADIUS string. */
+const qname = (value: string, what: string, pattern = CONFIG_NAME) => quoteValue(name(value, what, pattern))
+
+/**
+ * A shared secret as a double-quoted configuration string. The configuration
+ * reader expands `${…}` (and `$ENV{…}`) while it reads, but not `%{…}` in a
+ * client's `secret` (no run-time expansion there), so unlike a reply value a
+ * secret may hold `%`. The inventory refuses `"`, `\` and `$` in secrets; this
+ * refuses what would break out anyway, whatever the row holds.
+ */
+function qsecret(secret: string, device: string): string {
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  if (secret === '' || /[\u0000-\u001f\u007f]|\$/.test(secret)) {
+    throw new FreeradiusRenderError(`the RADIUS secret of device ${device} holds a control character or "$"`)
+  }
+  return `"${secret.replace(/[\\"]/g, (c) => '\\' + c)}"`
+}
+
+const HEADER = '# Written by Portcullis (renderer radius.freeradius). Do not edit: the next deploy replaces this file.'
+
+function radiusdConf(input: FreeradiusConfigInput): string {
+  const { address, authPort, acctPort } = input.listen
+  for (const p of [authPort, acctPort]) if (!Number.isInteger(p) || p < 1 || p > 65535) throw new FreeradiusRenderError(`listen port ${p} is not a UDP port`)
+  if (!IP.test(address)) throw new FreeradiusRenderError('listen address is not an IP address')
+  const listen = (type: 'auth' | 'acct', port: number) => [`${T}listen {`, `${T}${T}type = ${type}`, `${T}${T}ipaddr = ${address}`, `${T}${T}port = ${port}`, `${T}}`]
+  return [
+    HEADER,
+    '# Includes are relative to this file, so a release runs from whatever folder -d names.',
+    'prefix = /usr',
+    'exec_prefix = /usr',
+    'localstatedir = /var',
+    'sbindir = /usr/sbin',
+    'libdir = /usr/lib/freeradius',
+    'name = freeradius',
+    'logdir = ${localstatedir}/log/freeradius',
+    'run_dir = ${localstatedir}/run/freeradius',
+    'pidfile = ${run_dir}/freeradius.pid',
+    'max_request_time = 10',
+    'cleanup_delay = 2',
+    'max_requests = 16384',
+    'hostname_lookups = no',
+    '',
+    'log {',
+    `${T}destination = files`,
+    `${T}file = \${logdir}/radius.log`,
+    `${T}colourise = no`,
+    `${T}stripped_names = no`,
+    `${T}auth = no`,
+    `${T}auth_badpass = no`,
+    `${T}auth_goodpass = no`,
+    '}',
+    '',
+    'security {',
+    `${T}allow_core_dumps = no`,
+    `${T}max_attributes = 200`,
+    `${T}reject_delay = 1`,
+    `${T}status_server = no`,
+    '}',
+    '',
+    'thread pool {',
+    `${T}start_servers = 2`,
+    `${T}max_servers = 16`,
+    `${T}min_spare_servers = 2`,
+    `${T}max_spare_servers = 4`,
+    `${T}max_requests_per_server = 0`,
+    '}',
+    '',
+    '$INCLUDE clients.conf',
+    '',
+    'modules {',
+    `${T}$INCLUDE mods-enabled/`,
+    '}',
+    '',
+    'policy {',
+    '}',
+    '',
+    '# The listeners live in the site, so that the site is the whole server.',
+    'server default {',
+    ...listen('auth', authPort),
+    ...listen('acct', acctPort),
+    `${T}$INCLUDE sites-enabled/default`,
+    '}',
+    '',
+  ].join('\n')
+}
+
+function clientsConf(input: FreeradiusConfigInput): string {
+  const out = [HEADER, '# Enabled devices with a RADIUS secret. Requests must carry Message-Authenticator (BlastRADIUS).', '']
+  for (const { device, radiusSecret } of writtenClients(input)) {
+    name(device.name, 'device')
+    if (!CIDR.test(device.address)) throw new FreeradiusRenderError(`device ${device.name}: the address is not a CIDR prefix`)
+    out.push(
+      `client ${device.name} {`,
+      `${T}ipaddr = ${device.address}`,
+      `${T}secret = ${qsecret(radiusSecret!, device.name)}`,
+      `${T}shortname = ${quoteValue(device.name)}`,
+      `${T}require_message_authenticator = yes`,
+      `${T}nas_type = other`,
+      '}',
+      '',
+    )
+  }
+  return out.join('\n')
+}
+
+/** The devices written as clients, in name order: enabled, with a secret. */
+function writtenClients(input: FreeradiusConfigInput) {
+  return input.devices
+    .filter((d) => d.device.enabled && d.radiusSecret !== null && d.radiusSecret !== '')
+    .sort((a, b) => byteOrder(a.device.name, b.device.name) || byteOrder(a.device.id, b.device.id))
+}
+
+const ALWAYS = `${HEADER}
+# The return codes the site uses as statements (\`reject\`, \`ok\`, \`noop\`).
+always reject {
+${T}rcode = reject
+}
+always ok {
+${T}rcode = ok
+}
+always noop {
+${T}rcode = noop
+}
+`
+
+const PAP = `${HEADER}
+# PAP against the SHA-512 crypt verifier (control:Crypt-Password).
+pap {
+${T}normalise = yes
+}
+`
+
+const MSCHAP = `${HEADER}
+# MS-CHAPv2 against the NT hash (control:NT-Password). No MPPE keys: device administration needs none.
+mschap {
+${T}use_mppe = no
+${T}require_encryption = no
+${T}require_strong = no
+${T}with_ntdomain_hack = yes
+}
+`
+
+function verifiers(input: FreeradiusConfigInput): string {
+  const users = [...input.users].sort((a, b) => byteOrder(a.username, b.username) || byteOrder(a.id, b.id))
+  const out = [HEADER, '# The network users\' verifiers: SHA-512 crypt for PAP, the NT hash for MS-CHAPv2.', '# CHAP would need the cleartext password, which the platform never stores.', 'switch &User-Name {']
+  const seen = new Set<string>()
+  for (const u of users) {
+    name(u.username, 'username', USERNAME)
+    if (seen.has(u.username)) continue
+    seen.add(u.username)
+    out.push(`${T}case ${quoteValue(u.username)} {`)
+    if (u.verifiers) {
+      if (!SHA512_CRYPT.test(u.verifiers.sha512_crypt)) throw new FreeradiusRenderError(`user ${u.username}: the stored verifier is not a SHA-512 crypt string`)
+      if (!NT_HASH.test(u.verifiers.nt_hash)) throw new FreeradiusRenderError(`user ${u.username}: the stored NT hash is not 32 hex digits`)
+      // Single quotes: a literal, never expanded at run time.
+      out.push(`${T}${T}update control {`, `${T}${T}${T}&Crypt-Password := '${u.verifiers.sha512_crypt}'`, `${T}${T}${T}&NT-Password := 0x${u.verifiers.nt_hash.toUpperCase()}`, `${T}${T}}`)
+    } else {
+      out.push(`${T}${T}# no network password set since network login was turned on`, `${T}${T}update request {`, `${T}${T}${T}&Module-Failure-Message := "no network password is set for this user"`, `${T}${T}}`, `${T}${T}reject`)
+    }
+    out.push(`${T}}`)
+  }
+  out.push('}', '')
+  return out.join('\n')
+}
+
+interface CompiledRule {
+  rule: RadiusPolicyRule
+  /** The unlang condition, or null when the rule can match nobody (written as a comment). */
+  condition: string | null
+  why: string
+  profile: Pick<RadiusProfile, 'id' | 'name' | 'attributes'> | null
+}
+
+/** A disjunction of `&User-Name == …` or client short name tests; null when empty. */
+function anyOf(left: string, values: string[]): string | null {
+  const uniq = [...new Set(values)].sort(byteOrder)
+  if (uniq.length === 0) return null
+  const tests = uniq.map((v) => `${left} == ${quoteValue(v)}`)
+  return tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`
+}
+
+function compileRules(input: FreeradiusConfigInput): CompiledRule[] {
+  const groupParent = new Map(input.deviceGroups.map((g) => [g.id, g.parent_id]))
+  const ancestry = (groupId: string | null): Set<string> => {
+    const seen = new Set<string>()
+    for (let g = groupId; g && groupParent.has(g) && !seen.has(g); g = groupParent.get(g) ?? null) seen.add(g)
+    return seen
+  }
+  const clients = writtenClients(input).map(({ device }) => ({ device, groups: ancestry(device.device_group_id) }))
+  const profiles = new Map(input.profiles.map((p) => [p.id, p]))
+  const names = new Set<string>()
+  const out: CompiledRule[] = []
+  for (const rule of input.rules ?? []) {
+    name(rule.name, 'rule')
+    if (names.has(rule.name.toLowerCase())) throw new FreeradiusRenderError(`two rules are named ${rule.name}`)
+    names.add(rule.name.toLowerCase())
+    const profile = rule.radius_profile_id ? (profiles.get(rule.radius_profile_id) ?? null) : null
+    if (!rule.enabled) {
+      out.push({ rule, condition: null, why: 'disabled', profile })
+      continue
+    }
+    let who: string | null = 'true'
+    let where: string | null = 'true'
+    const w = rule.who
+    if (w.type === 'user') who = anyOf('&User-Name', [name(w.username, 'username', USERNAME)])
+    else if (w.type === 'group') who = anyOf('&User-Name', input.users.filter((u) => u.group_ids.includes(w.group_id)).map((u) => name(u.username, 'username', USERNAME)))
+    const d = rule.where
+    const nas = '"%{client:shortname}"'
+    if (d.type === 'device') where = anyOf(nas, clients.filter((c) => c.device.id === d.device_id).map((c) => c.device.name))
+    else if (d.type === 'device_group') where = anyOf(nas, clients.filter((c) => c.groups.has(d.device_group_id)).map((c) => c.device.name))
+    if (who === null) out.push({ rule, condition: null, why: 'no network user in its user group', profile })
+    else if (where === null) out.push({ rule, condition: null, why: 'no RADIUS client (enabled device with a secret) in its place', profile })
+    else {
+      const parts = [who, where].filter((p) => p !== 'true')
+      out.push({ rule, condition: parts.length ? parts.join(' && ') : 'true', why: '', profile })
+    }
+  }
+  return out
+}
+
+function policy(input: FreeradiusConfigInput, rules: CompiledRule[]): string {
+  const out = [HEADER, '# The AAA policy, rules in evaluation order: the first that matches decides.', '# Control Tmp-String-0 = the rule, Tmp-String-1 = its RADIUS profile (the label).']
+  if (input.rules === null) {
+    out.push('# No AAA policy is loaded: no rule permits anyone.', 'update request {', `${T}&Module-Failure-Message := "no AAA policy is loaded"`, '}', 'reject', '')
+    return out.join('\n')
+  }
+  let first = true
+  for (const c of rules) {
+    if (c.condition === null) {
+      out.push(`# rule ${c.rule.name}: skipped (${c.why})`)
+      continue
+    }
+    const cond = c.condition === 'true' ? '(true)' : `(${c.condition})`
+    out.push(`# rule ${c.rule.name}${c.rule.is_default ? ' (default)' : ''}`, `${first ? 'if' : 'elsif'} ${cond} {`)
+    first = false
+    out.push(`${T}update control {`, `${T}${T}&Tmp-String-0 := ${quoteValue(c.rule.name)}`)
+    if (c.profile) out.push(`${T}${T}&Tmp-String-1 := ${qname(c.profile.name, 'RADIUS profile')}`)
+    out.push(`${T}}`)
+    if (!c.profile) {
+      const msg = c.rule.radius_profile_id ? `AAA policy rule ${c.rule.name}: its RADIUS profile is gone` : `AAA policy rule ${c.rule.name} grants no RADIUS profile`
+      out.push(`${T}update request {`, `${T}${T}&Module-Failure-Message := ${quoteValue(msg)}`, `${T}}`, `${T}reject`)
+    }
+    out.push('}')
+  }
+  const noMatch = ['update request {', `${T}&Module-Failure-Message := "no AAA policy rule matches"`, '}', 'reject']
+  if (first) out.push(...noMatch)
+  else out.push('else {', ...noMatch.map((l) => T + l), '}')
+  out.push('')
+  return out.join('\n')
+}
+
+function replies(rules: CompiledRule[]): string {
+  const out = [HEADER, "# Each permitting rule's RADIUS profile, in the profile's order (`+=`: repeated attributes are all sent).", 'switch &control:Tmp-String-0 {']
+  for (const c of rules) {
+    if (c.condition === null || !c.profile) continue
+    out.push(`${T}case ${quoteValue(c.rule.name)} {`)
+    if (c.profile.attributes.length) {
+      out.push(`${T}${T}update reply {`)
+      for (const a of c.profile.attributes) out.push(`${T}${T}${T}&${a.name} += ${formatValue(a)}`)
+      out.push(`${T}${T}}`)
+    } else out.push(`${T}${T}ok`)
+    out.push(`${T}}`)
+  }
+  out.push(`${T}case {`, `${T}${T}noop`, `${T}}`, '}', '')
+  return out.join('\n')
+}
+
+const SITE = `${HEADER}
+# Device administration: PAP and MS-CHAPv2 against the platform's verifiers, the AAA policy, JSON lines.
+authorize {
+${T}if (&CHAP-Password) {
+${T}${T}update request {
+${T}${T}${T}&Module-Failure-Message := "CHAP is not supported: it needs the cleartext password, which the platform does not store"
+${T}${T}}
+${T}${T}reject
+${T}}
+${T}$INCLUDE ../portcullis/verifiers
+${T}$INCLUDE ../portcullis/policy
+${T}mschap
+${T}pap
+}
+
+authenticate {
+${T}Auth-Type PAP {
+${T}${T}pap
+${T}}
+${T}Auth-Type MS-CHAP {
+${T}${T}mschap
+${T}}
+}
+
+preacct {
+}
+
+accounting {
+${T}portcullis_log_acct
+${T}ok
+}
+
+post-auth {
+${T}$INCLUDE ../portcullis/replies
+${T}update reply {
+${T}${T}&Message-Authenticator := 0x00
+${T}}
+${T}portcullis_log_auth
+
+${T}Post-Auth-Type REJECT {
+${T}${T}# A reject carries nothing of a profile.
+${T}${T}update {
+${T}${T}${T}&reply: !* ANY
+${T}${T}}
+${T}${T}update reply {
+${T}${T}${T}&Message-Authenticator := 0x00
+${T}${T}}
+${T}${T}portcullis_log_auth
+${T}}
+}
+`
+
+/** The rendered files, in path order. Same input, same bytes. */
+export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFile[] {
+  if (!path.isAbsolute(input.logDirectory) || /[\u0000-\u001f"\\%${}]/.test(input.logDirectory)) {
+    throw new FreeradiusRenderError('the log directory must be an absolute path without control characters, quotes, backslashes, "%", "$" or braces')
+  }
+  const rules = compileRules(input)
+  const files: RenderedFile[] = [
+    { path: 'clients.conf', content: clientsConf(input), mode: 0o600 },
+    { path: 'mods-enabled/always', content: ALWAYS, mode: 0o644 },
+    { path: 'mods-enabled/mschap', content: MSCHAP, mode: 0o644 },
+    { path: 'mods-enabled/pap', content: PAP, mode: 0o644 },
+    { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },
+    { path: 'portcullis/policy', content: policy(input, rules), mode: 0o644 },
+    { path: 'portcullis/replies', content: replies(rules), mode: 0o644 },
+    { path: 'portcullis/verifiers', content: verifiers(input), mode: 0o600 },
+    { path: 'radiusd.conf', content: radiusdConf(input), mode: 0o644 },
+    { path: 'sites-enabled/default', content: SITE, mode: 0o644 },
+  ]
+  return files
+}
+
+export interface FreeradiusRendererDeps {
+  inventory: InventoryService
+  identity: IdentityService
+  radius: RadiusService
+  settings: SettingsService
+  /** The registered AAA policy (the radius service keeps it); null when none is. */
+  policySource: () => RadiusPolicySource | null
+  /** Where logs go when the log directory setting is null: the platform's data folder. */
+  dataDir: string
+  refs: {
+    listenAddress: SettingRef<string>
+    authPort: SettingRef<number>
+    acctPort: SettingRef<number>
+    logDirectory: SettingRef<string | null>
+    binary: SettingRef<string>
+  }
+}
+
+export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRenderer => ({
+  id: 'radius.freeradius',
+  daemon: 'freeradius',
+  async render(snapshot: Knex.Transaction): Promise<RenderedFile[]> {
+    const address = await d.settings.get(d.refs.listenAddress, snapshot)
+    const authPort = await d.settings.get(d.refs.authPort, snapshot)
+    const acctPort = await d.settings.get(d.refs.acctPort, snapshot)
+    const logDirectory = await d.settings.get(d.refs.logDirectory, snapshot)
+    const deviceGroups = await d.inventory.listGroups(snapshot)
+    const devices: FreeradiusConfigInput['devices'] = []
+    for (const device of await d.inventory.listDevices(snapshot)) {
+      const radiusSecret = device.enabled && device.has_radius_secret ? (await d.inventory.deviceSecrets(device.id, snapshot)).radius_secret : null
+      devices.push({ device, radiusSecret })
+    }
+    const users = await d.identity.networkUsers(snapshot)
+    const profiles = await d.radius.listProfiles(snapshot)
+    const source = d.policySource()
+    const rules = source ? await source.listRules(snapshot) : null
+    return buildFreeradiusConfig({
+      listen: { address, authPort, acctPort },
+      logDirectory: logDirectory ?? path.join(d.dataDir, 'logs', 'radius'),
+      deviceGroups,
+      devices,
+      users,
+      profiles,
+      rules,
+    })
+  },
+  async check(): Promise<DaemonCheck | null> {
+    const binary = await d.settings.get(d.refs.binary)
+    return { binary, args: (dir) => ['-C', '-d', dir] }
+  },
+})

@@ -1,0 +1,36 @@
+/** Settings of the FreeRADIUS configuration: where it listens, where it logs, which binary checks it. */
+import { coreServices, defineSetting, identityServices, Nullable, Type } from '../../../sdk/index.js'
+import { inventoryServiceRef } from '../../inventory/index.js'
+
+export const freeradiusSettingRefs = {
+  listenAddress: defineSetting(
+    'radius.listen_address',
+    Type.Union([Type.String({ format: 'ipv4' }), Type.String({ format: 'ipv6' })]),
+    '127.0.0.1',
+    'The address FreeRADIUS listens on for RADIUS (an IPv4 or IPv6 address of the host; `0.0.0.0` or `::` for all).',
+  ),
+  authPort: defineSetting('radius.auth_port', Type.Integer({ minimum: 1, maximum: 65535 }), 1812, 'The UDP port FreeRADIUS answers authentication on (RADIUS uses 1812).'),
+  acctPort: defineSetting('radius.acct_port', Type.Integer({ minimum: 1, maximum: 65535 }), 1813, 'The UDP port FreeRADIUS answers accounting on (RADIUS uses 1813).'),
+  logDirectory: defineSetting(
+    'radius.log_directory',
+    Nullable(Type.String({ minLength: 2, maxLength: 500, pattern: '^/(?!.*\\$)(?!.*%)[^\\u0000-\\u001f"\\\\{}]*$' })),
+    null,
+    'Absolute folder where FreeRADIUS writes its authentication and accounting lines (radius-auth-*.jsonl, radius-acct-*.jsonl) for the ingester. `null`: `logs/radius` in the platform data folder (the ingester\'s default too).',
+  ),
+  binary: defineSetting(
+    'radius.freeradius_binary',
+    Type.String({ minLength: 1, maxLength: 500, pattern: '^[A-Za-z0-9._/+-]+$' }),
+    'freeradius',
+    'The FreeRADIUS binary that checks a rendered release (`-C -d DIR`): a name looked up on PATH or an absolute path (`radiusd` on some systems).',
+  ),
+} as const
+
+export const freeradiusSettings = Object.values(freeradiusSettingRefs)
+
+/** The services the renderer reads besides the radius service itself (the manifest needs `dependsOn: ['inventory']`). */
+export const freeradiusDeps = {
+  inventory: inventoryServiceRef,
+  identity: identityServices.identity,
+  settings: coreServices.settings,
+  platform: coreServices.platform,
+} as const

@@ -1,0 +1,293 @@
+/**
+ * The FreeRADIUS renderer end to end: users, groups, devices, RADIUS and
+ * TACACS+ profiles and AAA policy rules made through the API; the tree
+ * rendered from one repeatable-read snapshot, checked with `freeradius -C`,
+ * run on loopback ports and asked with radclient (PAP, MS-CHAPv2, CHAP,
+ * accounting). Skipped where FreeRADIUS 3 and radclient are not installed.
+ */
+import { randomBytes } from 'node:crypto'
+import { createSocket } from 'node:dgram'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { expect } from 'chai'
+import { parseFreeradiusLine, type FreeradiusLogRecord } from '../../../sdk/logs/freeradius.js'
+import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import {
+  checkConfig,
+  FREERADIUS_PRESENT,
+  FREERADIUS_SKIP,
+  freeUdpPort,
+  mschapv2Pairs,
+  radclient,
+  rcString,
+  renderFreeradius,
+  startFreeradius,
+  writeRelease,
+  type RadclientResult,
+  type RunningFreeradius,
+} from './e2e-support.js'
+
+const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy']
+const RULES = '/api/v1/aaa/policy/rules'
+const strongPassword = () => `Tq-${randomBytes(9).toString('base64url')}-7z`
+/** Accepted by the inventory (no `"`, `\` or `$`), hostile to a careless renderer. */
+const SECRET = `s%{User-Password}#'}{ x`
+const HOSTILE_REPLY = 'say "hi" {x} } # not a comment \\ end'
+
+async function created(t: TestApp, p: string, body: Record<string, unknown>): Promise<any> {
+  const r = await t.admin('POST', p, { body })
+  expect(r.status, `POST ${p} ${JSON.stringify(body)} → ${JSON.stringify(r.body)}`).to.equal(201)
+  return r.body
+}
+
+async function setSetting(t: TestApp, key: string, value: unknown): Promise<void> {
+  const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+  expect(r.status, `setting ${key}: ${JSON.stringify(r.body)}`).to.be.oneOf([200, 204])
+}
+
+const attr = (r: RadclientResult, name: string) => r.attributes.filter((a) => a.name === name).map((a) => a.value)
+
+describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclient)', function () {
+  let t: TestApp
+  let dir: string
+  let logDir: string
+  let authPort: number
+  let acctPort: number
+  let daemon: RunningFreeradius | undefined
+  const pw: Record<string, string> = {}
+  const users: Record<string, any> = {}
+  const sent = { auth: 0, acct: 0 }
+
+  /** Render, write a fresh release, check, (re)start the daemon. */
+  async function deploy() {
+    await daemon?.stop()
+    rmSync(path.join(dir, 'release'), { recursive: true, force: true })
+    const release = path.join(dir, 'release')
+    mkdirSync(release)
+    writeRelease(release, await renderFreeradius(t))
+    const check = checkConfig(release)
+    expect(check.ok, `freeradius -C:\n${check.output}`).to.equal(true)
+    daemon = await startFreeradius(release)
+    return release
+  }
+
+  const auth = async (pairs: string[], secret = SECRET) => {
+    const r = await radclient(authPort, 'auth', secret, [...pairs, 'Message-Authenticator = 0x00'])
+    if (r.code) sent.auth++
+    return r
+  }
+  const pap = (user: string, password: string, secret = SECRET) => auth([`User-Name = ${rcString(user)}`, `User-Password = ${rcString(password)}`], secret)
+  async function mschap(user: string, password?: string) {
+    const known = (await t.app.identity.networkUsers(t.app.db.knex)).find((u) => u.username === user)
+    // A wrong password: another user's hash or a random one.
+    const nt = password === undefined ? known!.verifiers!.nt_hash : randomBytes(16).toString('hex')
+    return auth(mschapv2Pairs(user, nt, randomBytes(16), randomBytes(16)))
+  }
+
+  function logRecords(kind: 'auth' | 'acct'): FreeradiusLogRecord[] {
+    if (!existsSync(logDir)) return []
+    return readdirSync(logDir)
+      .filter((f) => f.startsWith(`radius-${kind}-`))
+      .sort()
+      .flatMap((f) => readFileSync(path.join(logDir, f), 'utf8').split('\n').filter((l) => l !== ''))
+      .map((l) => {
+        const r = parseFreeradiusLine(l)
+        expect(r.kind, `unparsable line ${l}: ${JSON.stringify(r)}`).to.not.equal('error')
+        return r as FreeradiusLogRecord
+      })
+  }
+  const lastAuth = () => {
+    const recs = logRecords('auth')
+    const r = recs.at(-1)!
+    if (r.kind !== 'auth') throw new Error('not an auth record')
+    return r.event
+  }
+
+  before(async function () {
+    if (!FREERADIUS_PRESENT) {
+      console.log(`      skipped: ${FREERADIUS_SKIP}`)
+      return this.skip()
+    }
+    t = await startTestApp({ plugins: PLUGINS })
+    dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-freeradius-e2e-'))
+    logDir = path.join(dir, 'logs')
+    authPort = await freeUdpPort()
+    acctPort = await freeUdpPort()
+    await setSetting(t, 'radius.listen_address', '127.0.0.1')
+    await setSetting(t, 'radius.auth_port', authPort)
+    await setSetting(t, 'radius.acct_port', acctPort)
+    await setSetting(t, 'radius.log_directory', logDir)
+
+    const admins = await created(t, '/api/v1/user-groups', { name: 'Net Admins' })
+    const helpdesk = await created(t, '/api/v1/user-groups', { name: 'helpdesk' })
+    for (const [name, body] of [
+      ['alice', { group_ids: [admins.id] }],
+      ['bob', { group_ids: [helpdesk.id] }],
+      ['carol', {}],
+      ['frank', { group_ids: [admins.id] }],
+      ['dana', { group_ids: [helpdesk.id] }],
+    ] as const) {
+      pw[name] = strongPassword()
+      users[name] = await created(t, '/api/v1/users', { username: name, password: pw[name], network_login: true, ...body })
+    }
+    const core = await created(t, '/api/v1/device-groups', { name: 'core' })
+    const dc = await created(t, '/api/v1/device-groups', { name: 'dc', parent_id: core.id })
+    const sw1 = await created(t, '/api/v1/devices', { name: 'sw1', address: '127.0.0.1/32', device_group_id: dc.id, radius_secret: SECRET, tacacs_key: 'tk' })
+    await created(t, '/api/v1/devices', { name: 'other', address: '127.0.0.128/25', radius_secret: 'other-secret' })
+
+    const admin = await created(t, '/api/v1/radius/profiles', {
+      name: 'admin',
+      attributes: [
+        { name: 'Service-Type', value: 'Administrative-User' },
+        { name: 'Cisco-AVPair', value: 'shell:priv-lvl=15' },
+        { name: 'Cisco-AVPair', value: 'shell:roles="network-admin"' },
+        { name: 'Reply-Message', value: HOSTILE_REPLY },
+      ],
+    })
+    const help = await created(t, '/api/v1/radius/profiles', { name: 'helpdesk-ro', attributes: [{ name: 'Service-Type', value: 'NAS-Prompt-User' }] })
+    const tp = await created(t, '/api/v1/tacacs/profiles', { name: 'tp', privilege_level: 15 })
+
+    await created(t, RULES, { name: 'admins-core', who: { group_id: admins.id }, where: { device_group_id: core.id }, radius_profile_id: admin.id })
+    await created(t, RULES, { name: 'bob-sw1-tacacs-only', who: { user_id: users.bob.id }, where: { device_id: sw1.id }, tacacs_profile_id: tp.id })
+    await created(t, RULES, { name: 'helpdesk-disabled', who: { group_id: helpdesk.id }, where: { device_group_id: core.id }, radius_profile_id: admin.id, enabled: false })
+    await created(t, RULES, { name: 'helpdesk-sw1', who: { group_id: helpdesk.id }, where: { device_id: sw1.id }, radius_profile_id: help.id })
+    await deploy()
+  })
+
+  after(async function () {
+    await daemon?.stop()
+    if (dir && !process.env.KEEP_FREERADIUS_DIR) rmSync(dir, { recursive: true, force: true })
+    await t?.stop()
+  })
+
+  it('renders the same bytes twice from the same data; secrets and verifiers in 0600 files', async () => {
+    const a = await renderFreeradius(t)
+    const b = await renderFreeradius(t)
+    expect(b).to.deep.equal(a)
+    const mode = (p: string) => a.find((f) => f.path === p)!.mode
+    expect(mode('clients.conf')).to.equal(0o600)
+    expect(mode('portcullis/verifiers')).to.equal(0o600)
+    expect(statSync(path.join(dir, 'release', 'clients.conf')).mode & 0o777).to.equal(0o600)
+    const clients = a.find((f) => f.path === 'clients.conf')!.content
+    expect(clients).to.include('require_message_authenticator = yes').and.include('shortname = "sw1"')
+    const verifiers = a.find((f) => f.path === 'portcullis/verifiers')!.content
+    expect(verifiers).to.match(/Crypt-Password := '\$6\$/).and.match(/NT-Password := 0x[0-9A-F]{32}/)
+    for (const f of a) expect(f.content, f.path).to.not.include(pw.alice)
+    const renderer = t.app.registry.renderers.find((r) => r.renderer.id === 'radius.freeradius')!.renderer
+    expect(renderer.daemon).to.equal('freeradius')
+    const check = await renderer.check!()
+    expect(check!.binary).to.equal('freeradius')
+    expect(check!.args('/srv/release')).to.deep.equal(['-C', '-d', '/srv/release'])
+  })
+
+  it('PAP: accepts with the profile reply attributes in order and Message-Authenticator; logs rule and label', async () => {
+    const r = await pap('alice', pw.alice)
+    expect(r.code, r.raw).to.equal('Access-Accept')
+    expect(attr(r, 'Service-Type')).to.deep.equal(['Administrative-User'])
+    expect(attr(r, 'Cisco-AVPair')).to.deep.equal(['shell:priv-lvl=15', 'shell:roles="network-admin"'])
+    expect(attr(r, 'Reply-Message')).to.deep.equal([HOSTILE_REPLY])
+    expect(attr(r, 'Message-Authenticator'), r.raw).to.have.length(1)
+    const e = lastAuth()
+    expect(e).to.include({ username: 'alice', result: 'accept', ruleName: 'admins-core', ruleLabel: 'admin', authType: 'PAP' })
+    expect(e.replyAttributes).to.deep.include({ name: 'Reply-Message', value: HOSTILE_REPLY })
+  })
+
+  it('MS-CHAPv2: accepts with the profile reply attributes; a wrong response is rejected', async () => {
+    const r = await mschap('alice')
+    expect(r.code, r.raw).to.equal('Access-Accept')
+    expect(attr(r, 'Service-Type')).to.deep.equal(['Administrative-User'])
+    expect(attr(r, 'MS-CHAP2-Success'), r.raw).to.have.length(1)
+    expect(lastAuth()).to.include({ result: 'accept', ruleName: 'admins-core', authType: 'MS-CHAPv2' })
+    const bad = await mschap('alice', 'wrong')
+    expect(bad.code, bad.raw).to.equal('Access-Reject')
+    expect(attr(bad, 'Service-Type')).to.deep.equal([])
+  })
+
+  it('rejects a wrong password with no profile attributes, but with Message-Authenticator', async () => {
+    const r = await pap('alice', 'not-the-password')
+    expect(r.code, r.raw).to.equal('Access-Reject')
+    expect(attr(r, 'Service-Type')).to.deep.equal([])
+    expect(attr(r, 'Cisco-AVPair')).to.deep.equal([])
+    expect(attr(r, 'Reply-Message')).to.deep.equal([])
+    expect(attr(r, 'Message-Authenticator'), r.raw).to.have.length(1)
+    expect(lastAuth()).to.include({ username: 'alice', result: 'reject', ruleName: 'admins-core' })
+  })
+
+  it('follows the policy: a rule without a RADIUS profile rejects; a disabled rule is skipped; the next rule permits; no match rejects', async () => {
+    const bob = await pap('bob', pw.bob)
+    expect(bob.code, bob.raw).to.equal('Access-Reject')
+    expect(attr(bob, 'Service-Type')).to.deep.equal([])
+    expect(lastAuth()).to.include({ username: 'bob', result: 'reject', ruleName: 'bob-sw1-tacacs-only' })
+    expect(lastAuth().reason).to.match(/grants no RADIUS profile/)
+
+    // dana (helpdesk): the disabled rule would give `admin`; the next rule gives helpdesk-ro.
+    const dana = await pap('dana', pw.dana)
+    expect(dana.code, dana.raw).to.equal('Access-Accept')
+    expect(attr(dana, 'Service-Type')).to.deep.equal(['NAS-Prompt-User'])
+    expect(attr(dana, 'Cisco-AVPair')).to.deep.equal([])
+    expect(lastAuth()).to.include({ username: 'dana', result: 'accept', ruleName: 'helpdesk-sw1', ruleLabel: 'helpdesk-ro' })
+
+    // carol: no rule but the default, which has no RADIUS profile.
+    const carol = await pap('carol', pw.carol)
+    expect(carol.code, carol.raw).to.equal('Access-Reject')
+    expect(lastAuth()).to.include({ username: 'carol', result: 'reject', ruleName: 'default' })
+
+    const nobody = await pap('mallory', 'whatever-password')
+    expect(nobody.code, nobody.raw).to.equal('Access-Reject')
+  })
+
+  it('rejects CHAP with a clear reason (no cleartext password is stored)', async () => {
+    const r = await auth([`User-Name = "alice"`, `CHAP-Password = ${rcString(pw.alice)}`])
+    expect(r.code, r.raw).to.equal('Access-Reject')
+    expect(lastAuth().reason).to.match(/CHAP is not supported/)
+  })
+
+  it('does not answer a wrong secret, a request without Message-Authenticator, or an unknown client address', async () => {
+    const wrong = await radclient(authPort, 'auth', 'wrong-secret', [`User-Name = "alice"`, `User-Password = ${rcString(pw.alice)}`, 'Message-Authenticator = 0x00'])
+    expect(wrong.code, wrong.raw).to.equal(null)
+    const noMa = await radclient(authPort, 'auth', SECRET, [`User-Name = "alice"`, `User-Password = ${rcString(pw.alice)}`])
+    expect(noMa.code, noMa.raw).to.equal(null)
+    // 127.0.0.3 is in no device prefix (sw1 is 127.0.0.1/32, other 127.0.0.128/25).
+    const s = createSocket('udp4')
+    await new Promise<void>((r) => s.bind(0, '127.0.0.3', r))
+    let answered = false
+    s.on('message', () => (answered = true))
+    const packet = Buffer.concat([Buffer.from([1, 7, 0, 20 + 7]), randomBytes(16), Buffer.from([1, 7]), Buffer.from('alice')])
+    s.send(packet, authPort, '127.0.0.1')
+    await new Promise((r) => setTimeout(r, 1500))
+    s.close()
+    expect(answered).to.equal(false)
+  })
+
+  it('accounting Start and Stop are answered and logged', async () => {
+    const before = logRecords('acct').length
+    for (const status of ['Start', 'Stop']) {
+      const r = await radclient(acctPort, 'acct', SECRET, ['User-Name = "alice"', `Acct-Status-Type = ${status}`, 'Acct-Session-Id = "sess-1"', 'NAS-IP-Address = 127.0.0.1', 'Acct-Session-Time = 42'])
+      expect(r.code, r.raw).to.equal('Accounting-Response')
+    }
+    const recs = logRecords('acct').slice(before)
+    expect(recs.map((r) => r.kind === 'acct' && r.event.acctStatusType)).to.deep.equal(['Start', 'Stop'])
+    expect(recs[1].kind === 'acct' && recs[1].event).to.include({ username: 'alice', acctSessionId: 'sess-1', sessionTime: 42 })
+  })
+
+  it('writes one parsable JSON line per answered authentication, without passwords', () => {
+    const recs = logRecords('auth')
+    expect(recs).to.have.length(sent.auth)
+    const text = readdirSync(logDir)
+      .map((f) => readFileSync(path.join(logDir, f), 'utf8'))
+      .join('')
+    for (const p of Object.values(pw)) expect(text).to.not.include(p)
+  })
+
+  it('a user disabled after a new render is rejected', async () => {
+    const ok = await pap('frank', pw.frank)
+    expect(ok.code, ok.raw).to.equal('Access-Accept')
+    const r = await t.admin('PUT', `/api/v1/users/${users.frank.id}`, { body: { enabled: false } })
+    expect(r.status, JSON.stringify(r.body)).to.equal(200)
+    await deploy()
+    const no = await pap('frank', pw.frank)
+    expect(no.code, no.raw).to.equal('Access-Reject')
+    expect(attr(no, 'Service-Type')).to.deep.equal([])
+  })
+})

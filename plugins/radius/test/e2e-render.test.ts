@@ -1,0 +1,119 @@
+/**
+ * The pure part of the FreeRADIUS renderer: determinism regardless of input
+ * order, refusal of what would break out of a string or be expanded, and
+ * hostile but accepted values through the real parser (`freeradius -C`,
+ * when installed) without adding a single statement.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { expect } from 'chai'
+import { buildFreeradiusConfig, FreeradiusRenderError, type FreeradiusConfigInput } from '../renderers/config.js'
+import { checkConfig, FREERADIUS_PRESENT, FREERADIUS_SKIP, writeRelease } from './e2e-support.js'
+
+const CRYPT = '$6$saltsalt$' + 'a'.repeat(86)
+const NT = '0123456789ABCDEF0123456789ABCDEF'
+
+function input(): FreeradiusConfigInput {
+  return {
+    listen: { address: '127.0.0.1', authPort: 18120, acctPort: 18130 },
+    logDirectory: '/var/log/portcullis/radius',
+    deviceGroups: [
+      { id: 'g1', name: 'core', parent_id: null },
+      { id: 'g2', name: 'dc', parent_id: 'g1' },
+    ],
+    devices: [
+      { device: { id: 'd2', name: 'sw2', address: '10.0.0.2/32', device_group_id: null, enabled: true }, radiusSecret: `'}{#%{User-Password} ;x` },
+      { device: { id: 'd1', name: 'sw1', address: '10.0.0.1/32', device_group_id: 'g2', enabled: true }, radiusSecret: 'a}b{c#d' },
+      { device: { id: 'd3', name: 'off', address: '10.0.0.3/32', device_group_id: 'g2', enabled: false }, radiusSecret: 'x' },
+      { device: { id: 'd4', name: 'v6', address: '2001:db8::/64', device_group_id: 'g1', enabled: true }, radiusSecret: 'six' },
+    ],
+    users: [
+      { id: 'u2', username: 'bob@corp', group_ids: ['ug1'], verifiers: { sha512_crypt: CRYPT, nt_hash: NT } },
+      { id: 'u1', username: 'alice', group_ids: ['ug1'], verifiers: { sha512_crypt: CRYPT, nt_hash: NT } },
+      { id: 'u3', username: 'DEFAULT', group_ids: [], verifiers: null },
+    ],
+    profiles: [
+      {
+        id: 'p1',
+        name: 'admin',
+        attributes: [
+          { name: 'Service-Type', value: 'Administrative-User' },
+          { name: 'Reply-Message', value: '"} update reply { Reply-Message := "pwned" } #' },
+          { name: 'Reply-Message', value: "\\\" ' ` $HOME $ {x} }}}" },
+        ],
+      },
+    ],
+    rules: [
+      { id: 'r1', name: 'admins-core', position: 1, enabled: true, is_default: false, who: { type: 'group', group_id: 'ug1', group_name: 'x' }, where: { type: 'device_group', device_group_id: 'g1', device_group_name: 'core' }, radius_profile_id: 'p1' },
+      { id: 'r2', name: 'nobody', position: 2, enabled: true, is_default: false, who: { type: 'group', group_id: 'empty', group_name: 'e' }, where: { type: 'any' }, radius_profile_id: 'p1' },
+      { id: 'r3', name: 'default', position: 3, enabled: true, is_default: true, who: { type: 'any' }, where: { type: 'any' }, radius_profile_id: null },
+    ],
+  }
+}
+
+const file = (files: ReturnType<typeof buildFreeradiusConfig>, p: string) => files.find((f) => f.path === p)!.content
+
+describe('radius: FreeRADIUS renderer (pure)', () => {
+  it('is byte-identical for the same data in any order', () => {
+    const a = buildFreeradiusConfig(input())
+    const shuffled = input()
+    shuffled.devices.reverse()
+    shuffled.users.reverse()
+    shuffled.deviceGroups.reverse()
+    expect(buildFreeradiusConfig(shuffled)).to.deep.equal(a)
+    expect(a.map((f) => f.path)).to.deep.equal([...a.map((f) => f.path)].sort())
+  })
+
+  it('writes device groups with their ancestors, skips disabled devices and empty groups', () => {
+    const files = buildFreeradiusConfig(input())
+    const policy = file(files, 'portcullis/policy')
+    expect(policy).to.include('(&User-Name == "alice" || &User-Name == "bob@corp") && ("%{client:shortname}" == "sw1" || "%{client:shortname}" == "v6")')
+    expect(policy).to.include('# rule nobody: skipped (no network user in its user group)')
+    expect(file(files, 'clients.conf')).to.not.include('client off')
+    expect(file(files, 'clients.conf')).to.include('ipaddr = 2001:db8::/64')
+  })
+
+  it('refuses what would break out or be expanded', () => {
+    const bad = (mut: (i: FreeradiusConfigInput) => void) => {
+      const i = input()
+      mut(i)
+      return () => buildFreeradiusConfig(i)
+    }
+    expect(bad((i) => (i.devices[0].radiusSecret = 'a${confdir}'))).to.throw(FreeradiusRenderError)
+    expect(bad((i) => (i.devices[0].radiusSecret = 'a\nb'))).to.throw(FreeradiusRenderError)
+    expect(bad((i) => (i.devices[0].device.name = 'sw1 { }'))).to.throw(FreeradiusRenderError)
+    expect(bad((i) => (i.devices[0].device.address = '10.0.0.1/32\n}'))).to.throw(FreeradiusRenderError)
+    expect(bad((i) => (i.users[0].username = 'a" || true || "'))).to.throw(FreeradiusRenderError)
+    expect(bad((i) => (i.users[0].verifiers = { sha512_crypt: "x' }", nt_hash: NT }))).to.throw(FreeradiusRenderError)
+    expect(bad((i) => (i.rules![0].name = 'r"}'))).to.throw(FreeradiusRenderError)
+    expect(bad((i) => (i.profiles[0].attributes[0] = { name: 'Reply-Message', value: '%{control:Crypt-Password}' }))).to.throw(/refus|rules/)
+    expect(bad((i) => (i.profiles[0].attributes[0] = { name: 'Reply-Message', value: '${confdir}' }))).to.throw(/refus|rules/)
+    expect(bad((i) => (i.logDirectory = '/var/log/${x}'))).to.throw(FreeradiusRenderError)
+  })
+
+  it('rejects everyone when no policy is registered', () => {
+    const i = input()
+    i.rules = null
+    expect(file(buildFreeradiusConfig(i), 'portcullis/policy')).to.include('"no AAA policy is loaded"').and.match(/\nreject\n/)
+  })
+  it('hostile but accepted values pass freeradius -C as plain strings', function () {
+    if (!FREERADIUS_PRESENT) {
+      console.log(`      skipped: ${FREERADIUS_SKIP}`)
+      return this.skip()
+    }
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-freeradius-render-'))
+    try {
+      const files = buildFreeradiusConfig(input())
+      writeRelease(dir, files)
+      const check = checkConfig(dir)
+      expect(check.ok, check.output).to.equal(true)
+      // The hostile value stays one assignment: exactly the profile's three items in the case.
+      const replies = file(files, 'portcullis/replies')
+      expect(replies.match(/^\t+&[A-Za-z-]+ \+= /gm)).to.have.length(3)
+      expect(replies).to.include('&Reply-Message += "\\"} update reply { Reply-Message := \\"pwned\\" } #"')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,139 @@
+/**
+ * What the FreeRADIUS end-to-end tests share: rendering through the
+ * registered renderer from a repeatable-read snapshot, writing a release,
+ * `freeradius -C`, running the daemon on loopback ports, radclient, and the
+ * MS-CHAPv2 response computed in Node (RFC 2759).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { createCipheriv, createHash } from 'node:crypto'
+import { createSocket } from 'node:dgram'
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { expect } from 'chai'
+import type { RenderedFile } from '../../../sdk/index.js'
+import type { TestApp } from '../../../test/kit/app.js'
+
+export const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0
+export const FREERADIUS_PRESENT = has('freeradius') && has('radclient')
+export const FREERADIUS_SKIP = 'FreeRADIUS 3.2 (Debian: freeradius, freeradius-utils) is not installed'
+
+export async function renderFreeradius(t: TestApp): Promise<RenderedFile[]> {
+  const entry = t.app.registry.renderers.find((r) => r.renderer.id === 'radius.freeradius')
+  expect(entry, 'the radius plugin registers renderer radius.freeradius').to.not.equal(undefined)
+  return t.app.db.transaction((trx) => entry!.renderer.render(trx), { isolation: 'repeatable read' })
+}
+
+export function writeRelease(dir: string, files: RenderedFile[]): void {
+  for (const f of files) {
+    const p = path.join(dir, f.path)
+    mkdirSync(path.dirname(p), { recursive: true })
+    writeFileSync(p, f.content, { mode: f.mode })
+    chmodSync(p, f.mode)
+  }
+}
+
+export function checkConfig(dir: string): { ok: boolean; output: string } {
+  const r = spawnSync('freeradius', ['-C', '-d', dir], { encoding: 'utf8' })
+  if (r.status === 0) return { ok: true, output: '' }
+  // Again in debug mode, for a message worth reading.
+  const x = spawnSync('freeradius', ['-XC', '-d', dir], { encoding: 'utf8' })
+  return { ok: false, output: (x.stdout + x.stderr).split('\n').slice(-25).join('\n') }
+}
+
+export async function freeUdpPort(): Promise<number> {
+  const s = createSocket('udp4')
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', r))
+  const { port } = s.address()
+  await new Promise<void>((r) => s.close(() => r()))
+  return port
+}
+
+export interface RunningFreeradius {
+  output: () => string
+  stop(): Promise<void>
+}
+
+export async function startFreeradius(dir: string): Promise<RunningFreeradius> {
+  const child: ChildProcess = spawn('freeradius', ['-f', '-xx', '-l', 'stdout', '-d', dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => (out += d))
+  const deadline = Date.now() + 10_000
+  while (!out.includes('Ready to process requests')) {
+    if (child.exitCode !== null) throw new Error(`freeradius exited ${child.exitCode}:\n${out.slice(-3000)}`)
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`freeradius did not become ready:\n${out.slice(-3000)}`)
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return {
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null) return
+      const exited = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))])
+      if (child.exitCode === null) child.kill('SIGKILL')
+    },
+  }
+}
+
+export interface RadclientResult {
+  /** `Access-Accept`, `Access-Reject`, `Accounting-Response`, or null (no answer). */
+  code: string | null
+  attributes: { name: string; value: string }[]
+  raw: string
+}
+
+/** One request through radclient (`pairs` as radclient reads them, one per line). */
+export async function radclient(port: number, kind: 'auth' | 'acct', secret: string, pairs: string[]): Promise<RadclientResult> {
+  const child = spawn('radclient', ['-x', '-r', '1', '-t', '3', `127.0.0.1:${port}`, kind, secret], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let raw = ''
+  child.stdout.on('data', (d) => (raw += d))
+  child.stderr.on('data', (d) => (raw += d))
+  child.stdin.end(pairs.join(',\n') + '\n')
+  await new Promise((r) => child.once('close', r))
+  const m = /Received (Access-Accept|Access-Reject|Accounting-Response)/.exec(raw)
+  const attributes = m
+    ? raw
+        .slice(m.index)
+        .split('\n')
+        .slice(1)
+        .map((l) => /^\t([A-Za-z0-9-]+)(?::\d+)? = (.*)$/.exec(l))
+        .filter((x): x is RegExpExecArray => x !== null)
+        .map(([, name, v]) => ({ name, value: v.startsWith('"') ? v.slice(1, -1).replace(/\\(["\\])/g, '$1') : v }))
+    : []
+  return { code: m ? m[1] : null, attributes, raw }
+}
+
+/** radclient's string syntax. */
+export const rcString = (s: string) => `"${s.replace(/[\\"]/g, (c) => '\\' + c)}"`
+
+function desEncrypt(key7: Buffer, block: Buffer): Buffer {
+  // Spread 56 key bits over 8 bytes (parity bits ignored); DES = DES-EDE with K1 = K2 (single DES is not in OpenSSL 3's default provider).
+  const k = Buffer.alloc(8)
+  k[0] = key7[0]
+  k[1] = ((key7[0] << 7) | (key7[1] >> 1)) & 0xff
+  k[2] = ((key7[1] << 6) | (key7[2] >> 2)) & 0xff
+  k[3] = ((key7[2] << 5) | (key7[3] >> 3)) & 0xff
+  k[4] = ((key7[3] << 4) | (key7[4] >> 4)) & 0xff
+  k[5] = ((key7[4] << 3) | (key7[5] >> 5)) & 0xff
+  k[6] = ((key7[5] << 2) | (key7[6] >> 6)) & 0xff
+  k[7] = (key7[6] << 1) & 0xff
+  const c = createCipheriv('des-ede-ecb', Buffer.concat([k, k]), null)
+  c.setAutoPadding(false)
+  return Buffer.concat([c.update(block), c.final()])
+}
+
+/**
+ * The MS-CHAP-Challenge and MS-CHAP2-Response attributes (radclient hex) for
+ * `username` whose NT hash is `ntHash` (RFC 2759 GenerateNTResponse).
+ */
+export function mschapv2Pairs(username: string, ntHash: string, authChallenge: Buffer, peerChallenge: Buffer): string[] {
+  const challenge = createHash('sha1').update(Buffer.concat([peerChallenge, authChallenge, Buffer.from(username)])).digest().subarray(0, 8)
+  const z = Buffer.concat([Buffer.from(ntHash, 'hex'), Buffer.alloc(5)])
+  const nt = Buffer.concat([desEncrypt(z.subarray(0, 7), challenge), desEncrypt(z.subarray(7, 14), challenge), desEncrypt(z.subarray(14, 21), challenge)])
+  const response = Buffer.concat([Buffer.from([1, 0]), peerChallenge, Buffer.alloc(8), nt])
+  return [`User-Name = ${rcString(username)}`, `MS-CHAP-Challenge = 0x${authChallenge.toString('hex')}`, `MS-CHAP2-Response = 0x${response.toString('hex')}`]
+}
