@@ -46,6 +46,8 @@ import { bootstrapAdmin } from './identity/bootstrap.js'
 import { authRoutes } from './identity/routes/auth.js'
 import { passwordResetRoutes } from './identity/routes/password-reset.js'
 import { identityRoutes } from './identity/routes/index.js'
+import { DeployService, deploySettings } from './deploy/service.js'
+import { deployRoutes } from './deploy/routes.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 
@@ -59,6 +61,8 @@ export interface App {
   log: Logger
   registry: ContributionRegistry
   identity: Identity
+  /** The deploy pipeline (render, check, activate, roll back). */
+  deploys: DeployService
   /** Set on the very first start: the administrator's password, to print once. */
   bootstrap: { password: string; generated: boolean } | null
   /** Stop accepting, drain in-flight requests, stop plugins, close the database. */
@@ -108,6 +112,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const audit = createAuditTrail(db.knex)
     const settings = new SettingsStore(db.knex, validation, audit, secrets)
     for (const s of identitySettings) settings.declare('kernel', s)
+    for (const s of deploySettings) settings.declare('kernel', s)
     const actors = new ActorCache(db.knex, log)
     const identity = new Identity(db.knex, tokens, secrets, settings, actors)
     const mail = createMail(settings)
@@ -120,6 +125,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     services.provide(coreServices.audit, audit, 'kernel')
     services.provide(coreServices.cluster, { nodeId, role: config.role }, 'kernel')
     services.provide(coreServices.platform, { version, dataDir: config.dataDir, startedAt }, 'kernel')
+    const deploys = new DeployService({ db, dataDir: config.dataDir, renderers: () => registry.renderers, settings, audit, log: log.child({ component: 'deploy' }) })
+    services.provide(coreServices.deploys, deploys, 'kernel')
     services.provide(identityServices.identity, identity, 'kernel')
     services.provide(identityServices.mail, mail, 'kernel')
 
@@ -134,7 +141,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     }
     const identityDeps = { knex: db.knex, identity, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
     for (const r of [
-      ...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k),
+      ...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k), ...deployRoutes(deploys),
       ...authRoutes(identityDeps), ...passwordResetRoutes(identityDeps), ...identityRoutes(identityDeps),
     ]) registry.addRoute('kernel', r)
 
@@ -152,6 +159,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       }
     }
     await actors.start()
+    // Repair what a deploy killed midway left on disk (the database says which release is active).
+    if (primary) await deploys.recover()
 
     const gate = new Gate(tokens, (c) => actors.resolve(c))
     const app = createHttpApp({
@@ -218,7 +227,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
         await stopDb()
       })())
 
-    return { server, url, version, nodeId, db, tokens, log, registry, identity, bootstrap, stop }
+    return { server, url, version, nodeId, db, tokens, log, registry, identity, deploys, bootstrap, stop }
   } catch (e) {
     await stopDb()
     throw e

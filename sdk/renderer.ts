@@ -5,6 +5,7 @@
  * check when its binary is present, and only then makes the release current.
  */
 import type { Knex } from 'knex'
+import { Type } from './schema.js'
 
 export interface RenderedFile {
   /** Path relative to the daemon's release folder. */
@@ -34,3 +35,78 @@ export interface ConfigRenderer {
   /** How to check a rendered release with the daemon itself (read from the plugin's settings at deploy time); null: no check configured. */
   check?: () => Promise<DaemonCheck | null>
 }
+
+/** One file of the release that is active (deployed) for a daemon. */
+export interface DeployedFile {
+  path: string
+  size: number
+  sha256: string
+  /** Octal mode as a string, e.g. `0600`. */
+  mode: string
+  /** The text, with secret values replaced by `***` unless revealed. */
+  content: string
+}
+
+export interface DeployedConfig {
+  daemon: string
+  /** The release folder's name (`<timestamp>-<short id>`). */
+  release: string
+  deploy_id: string
+  activated_at: string
+  files: DeployedFile[]
+}
+
+/** What the kernel's deploy pipeline shows plugins: the files on disk of a daemon's active release. */
+export interface DeploysService {
+  /** The active release's files read from disk, or null when nothing is deployed for `daemon`. */
+  currentFiles(daemon: string, opts?: { reveal?: boolean }): Promise<DeployedConfig | null>
+}
+
+const SECRET_NAME = /(secret|key|password)/i
+const ASSIGN = /^(\s*)([^=\n]*?)(\s*(?::=|==|\+=|=)\s*)(\S.*)$/
+
+/**
+ * Mask the values of configuration lines whose name holds `secret`, `key` or
+ * `password` (FreeRADIUS `secret = …`, `Crypt-Password := …`, `NT-Password`,
+ * tac_plus-ng `key = …`, `password login = crypt …`): the value becomes `***`.
+ */
+export function maskConfigSecrets(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const m = ASSIGN.exec(line)
+      if (!m || !SECRET_NAME.test(m[2]) || m[2].trimStart().startsWith('#')) return line
+      return `${m[1]}${m[2]}${m[3]}***`
+    })
+    .join('\n')
+}
+
+/** The response schema of a "configuration deployed on disk" route (e.g. GET /radius/config/preview). */
+export const DeployedConfigResponse = Type.Object(
+  {
+    daemon: Type.String(),
+    release: Type.String({ description: 'Release folder name under `<DATA_DIR>/releases/<daemon>/`: `<UTC timestamp>-<short deploy id>`.' }),
+    deploy_id: Type.String({ description: 'The deploy that wrote the release (empty when the database has no record of it).' }),
+    activated_at: Type.String({ format: 'date-time' }),
+    files: Type.Array(
+      Type.Object(
+        {
+          path: Type.String({ description: 'Relative to the release folder.' }),
+          size: Type.Integer({ minimum: 0, description: 'Bytes on disk (of the unmasked file).' }),
+          sha256: Type.String({ description: 'Of the file on disk (unmasked).' }),
+          mode: Type.String({ description: 'Octal, e.g. `0600`.' }),
+          content: Type.String({ description: 'The text; values of lines naming a secret, key or password are `***` unless revealed.' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { title: 'DeployedConfigResponse', additionalProperties: false },
+)
+
+/** `?reveal=true`: show secret values (needs the permission `config.reveal` too). */
+export const RevealQuery = Type.Object({ reveal: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false })
+
+/** Whether a caller may see secret values: the flag and the permission `config.reveal` (administrators hold every permission). */
+export const mayReveal = (actor: { isAdmin: boolean; permissions: ReadonlySet<string> } | null, flag: boolean | undefined): boolean =>
+  flag === true && !!actor && (actor.isAdmin || actor.permissions.has('config.reveal'))

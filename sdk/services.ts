@@ -5,6 +5,7 @@
 import type { Knex } from 'knex'
 import type { Static, TSchema } from './schema.js'
 import { createServiceRef } from './service-ref.js'
+import type { DeploysService } from './renderer.js'
 
 export interface Logger {
   debug(obj: object | string, msg?: string): void
@@ -93,6 +94,8 @@ export const coreServices = {
   audit: createServiceRef<AuditService>({ id: 'core.audit' }),
   cluster: createServiceRef<ClusterInfo>({ id: 'core.cluster' }),
   platform: createServiceRef<PlatformInfo>({ id: 'core.platform' }),
+  /** The deploy pipeline's read side: what is deployed on disk for a daemon. */
+  deploys: createServiceRef<DeploysService>({ id: 'core.deploys' }),
 } as const
 
 /** Services of one request, resolved with `req.resolve(ref)` from the request's scope. */

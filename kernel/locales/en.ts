@@ -72,6 +72,15 @@ export default {
     group_exceeds: 'This group grants a permission you do not hold ("{{permission}}").',
     user_exceeds: 'This user holds a permission you do not hold ("{{permission}}").',
   },
+  deploy: {
+    in_progress: 'Another deploy is running (process {{pid}}); try again when it is done.',
+    check_failed: 'The configuration check of {{daemon}} failed; nothing was deployed: {{output}}',
+    daemon_unknown: 'No renderer produces configuration for daemon "{{daemon}}" (known: {{known}}).',
+    nothing: 'No loaded plugin renders any daemon configuration.',
+    render_failed: 'Renderer {{renderer}} failed: {{message}}',
+    not_rollbackable: 'This deploy was never activated (status {{status}}); only an earlier active release can be restored.',
+    release_missing: 'The release folder {{release}} is missing or its files were altered; it cannot be restored.',
+  },
   permissions: {
     'users.read': 'List and read users.',
     'users.write': 'Create, change and delete users and set their passwords.',
@@ -84,5 +93,8 @@ export default {
     'settings.read': 'Read platform and plugin settings.',
     'settings.write': 'Change platform and plugin settings.',
     'rbac.read': 'List the permissions that gate the API.',
+    'deploy.read': 'Read the deploy history and the configuration deployed for the daemons.',
+    'deploy.write': 'Deploy the daemons\' configuration and roll back to an earlier release.',
+    'config.reveal': 'See secret values (keys, shared secrets, password hashes) in deployed configuration files (with ?reveal=true).',
   },
 }

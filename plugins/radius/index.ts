@@ -1,8 +1,9 @@
 /**
- * RADIUS for device administration. Today: RADIUS profiles, named ordered
- * lists of reply attributes (Service-Type, Cisco-AVPair …) checked against a
- * dictionary shipped with the plugin, for the AAA policy to hand out. Other
- * plugins read profiles through `radiusServiceRef`. See docs/radius.md.
+ * RADIUS for device administration: RADIUS profiles (named ordered lists of
+ * reply attributes checked against a dictionary shipped with the plugin, for
+ * the AAA policy to hand out), the FreeRADIUS 3.2 configuration renderer, and
+ * the preview of what is deployed. Other plugins read profiles through
+ * `radiusServiceRef`. See docs/radius.md and docs/freeradius.md.
  */
 import { coreServices, definePlugin, provide } from '../../sdk/index.js'
 import { radiusServiceRef } from './api.js'
@@ -10,6 +11,7 @@ import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { radiusPermissions } from './permissions.js'
 import { radiusRoutes } from './routes/index.js'
+import { radiusConfigPreviewRoutes } from './routes/config-preview.js'
 import { createRadiusService } from './services/profiles.js'
 import { createFreeradiusRenderer } from './renderers/config.js'
 import { freeradiusDeps, freeradiusSettingRefs, freeradiusSettings } from './renderers/settings.js'
@@ -28,12 +30,12 @@ export default definePlugin({
   permissions: radiusPermissions,
   migrations: new URL('./migrations/', import.meta.url),
   locales: { en, ru },
-  deps: { database: coreServices.database, ...freeradiusDeps },
-  init({ database, inventory, identity, settings, platform }) {
+  deps: { database: coreServices.database, deploys: coreServices.deploys, ...freeradiusDeps },
+  init({ database, deploys, inventory, identity, settings, platform }) {
     const service = createRadiusService(database.knex)
     return {
       services: [provide(radiusServiceRef, service)],
-      routes: radiusRoutes(database.knex),
+      routes: [...radiusRoutes(database.knex), ...radiusConfigPreviewRoutes(deploys)],
       renderers: [
         createFreeradiusRenderer({ inventory, identity, settings, radius: service, policySource: service.policySource, dataDir: platform.dataDir, refs: freeradiusSettingRefs }),
       ],

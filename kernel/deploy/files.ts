@@ -1,0 +1,134 @@
+/**
+ * Release folders on disk, written so that a crash at any moment leaves
+ * either no release or a complete one: files go into `<name>.partial/`, each
+ * written under a temporary name, fsynced and renamed; the folder is fsynced
+ * and renamed to `<name>`; `current` is a symlink replaced by rename(2).
+ */
+import { createHash } from 'node:crypto'
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeSync, lstatSync, chmodSync } from 'node:fs'
+import path from 'node:path'
+import type { RenderedFile } from '../../sdk/index.js'
+
+export interface FileRecord {
+  path: string
+  sha256: string
+  size: number
+  mode: string
+}
+
+export const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex')
+export const modeString = (m: number) => '0' + (m & 0o777).toString(8).padStart(3, '0')
+
+export const releasesDir = (dataDir: string, daemon: string) => path.join(dataDir, 'releases', daemon)
+export const CURRENT = 'current'
+export const PARTIAL = '.partial'
+
+function fsyncPath(p: string): void {
+  let fd: number | undefined
+  try {
+    fd = openSync(p, 'r')
+    fsyncSync(fd)
+  } catch {
+    // some file systems refuse fsync on a directory: nothing more can be done
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+/** A rendered path stays inside its release folder. */
+export function safeRelative(p: string): string {
+  const n = path.posix.normalize(p)
+  if (!n || n.startsWith('/') || n === '.' || n.startsWith('../') || n === '..' || n.includes('\0') || n === CURRENT) throw new Error(`renderer returned an unsafe path "${p}"`)
+  return n
+}
+
+/** Write `files` into the folder `finalDir` (which must not exist), atomically as a folder. */
+export function writeRelease(finalDir: string, files: RenderedFile[], pause: () => void = () => undefined): FileRecord[] {
+  const tmp = finalDir + PARTIAL
+  rmSync(tmp, { recursive: true, force: true })
+  mkdirSync(tmp, { recursive: true, mode: 0o750 })
+  const out: FileRecord[] = []
+  for (const f of files) {
+    const rel = safeRelative(f.path)
+    const p = path.join(tmp, rel)
+    mkdirSync(path.dirname(p), { recursive: true, mode: 0o750 })
+    const t = p + '.tmp'
+    const fd = openSync(t, 'w', f.mode & 0o777)
+    try {
+      const buf = Buffer.from(f.content, 'utf8')
+      let off = 0
+      while (off < buf.length) off += writeSync(fd, buf, off)
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    chmodSync(t, f.mode & 0o777) // the umask may have narrowed it
+    renameSync(t, p)
+    out.push({ path: rel, sha256: sha256(f.content), size: Buffer.byteLength(f.content), mode: modeString(f.mode) })
+    pause()
+  }
+  fsyncPath(tmp)
+  renameSync(tmp, finalDir)
+  fsyncPath(path.dirname(finalDir))
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+}
+
+/** Point `<dir>/current` at `release` (a folder name in `dir`): a new link under a temporary name, renamed over the old one. */
+export function switchCurrent(dir: string, release: string): void {
+  const tmp = path.join(dir, `.current-${process.pid}-${Date.now()}`)
+  rmSync(tmp, { force: true })
+  symlinkSync(release, tmp)
+  renameSync(tmp, path.join(dir, CURRENT))
+  fsyncPath(dir)
+}
+
+/** The release name `current` points to, or null. */
+export function currentRelease(dir: string): string | null {
+  try {
+    if (!lstatSync(path.join(dir, CURRENT)).isSymbolicLink()) return null
+    return path.basename(readlinkSync(path.join(dir, CURRENT)))
+  } catch {
+    return null
+  }
+}
+
+/** Every regular file of a release folder, relative paths sorted. */
+export function listFiles(root: string): string[] {
+  const out: string[] = []
+  const walk = (rel: string) => {
+    for (const e of readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name
+      if (e.isDirectory()) walk(r)
+      else if (e.isFile()) out.push(r)
+    }
+  }
+  walk('')
+  return out.sort()
+}
+
+export interface ReadFile extends FileRecord {
+  content: string
+}
+
+export function readRelease(root: string): ReadFile[] {
+  return listFiles(root).map((rel) => {
+    const p = path.join(root, rel)
+    const buf = readFileSync(p)
+    return { path: rel, sha256: sha256(buf), size: buf.length, mode: modeString(statSync(p).mode), content: buf.toString('utf8') }
+  })
+}
+
+/** The folder holds exactly the recorded files with the recorded hashes. */
+export function releaseIntact(root: string, files: FileRecord[]): boolean {
+  try {
+    const got = readRelease(root)
+    if (got.length !== files.length) return false
+    const want = new Map(files.map((f) => [f.path, f.sha256]))
+    return got.every((g) => want.get(g.path) === g.sha256)
+  } catch {
+    return false
+  }
+}
+
+/** A release folder name: sortable UTC time, then the deploy id's first 8 characters. */
+export const releaseName = (at: Date, id: string) => `${at.toISOString().replace(/[-:]/g, '').replace('.', '')}-${id.slice(0, 8)}`

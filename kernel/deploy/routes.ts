@@ -1,0 +1,151 @@
+/** The deploy API: deploy (or dry run), history, one deploy, rollback. See docs/deploy.md. */
+import { defineRoute, ErrorBody, listQuery, Nullable, OptionalText, paginate, Paginated, reply, StringEnum, Type, Uuid } from '../../sdk/index.js'
+import { DeployErrors, toView, type DeployRow, type DeployService } from './service.js'
+
+const FileRecord = Type.Object(
+  { path: Type.String(), sha256: Type.String(), size: Type.Integer({ minimum: 0 }), mode: Type.String({ description: 'Octal, e.g. `0600`.' }) },
+  { additionalProperties: false },
+)
+
+const STATUSES = ['pending', 'active', 'failed', 'superseded', 'rolled_back'] as const
+
+export const DeployResponse = Type.Object(
+  {
+    id: Uuid(),
+    daemon: Type.String(),
+    release: Type.String({ description: 'Folder name under `<DATA_DIR>/releases/<daemon>/`.' }),
+    status: StringEnum(STATUSES, { description: '`pending` only while being activated (an interrupted one becomes `failed`); `superseded` by a later deploy; `rolled_back` when a rollback replaced it.' }),
+    actor_id: Nullable(Type.String()),
+    actor_name: Nullable(Type.String()),
+    comment: Nullable(Type.String()),
+    checked: Nullable(Type.Boolean({ description: 'Whether the daemon\'s own check ran (true), or was skipped because its binary is absent or no check is configured (null).' })),
+    check_output: Nullable(Type.String()),
+    files: Type.Array(FileRecord),
+    reload_status: Nullable(StringEnum(['ok', 'failed'] as const, { description: 'null: no reload command for this daemon.' })),
+    reload_output: Nullable(Type.String()),
+    created_at: Type.String({ format: 'date-time' }),
+    activated_at: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { title: 'DeployResponse', additionalProperties: false },
+)
+
+const DeployRequest = Type.Object(
+  {
+    daemon: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Deploy only this daemon (e.g. `tac_plus-ng`, `freeradius`); all daemons when absent.' })),
+    dry_run: Type.Optional(Type.Boolean({ description: 'Render and diff against the current release; activate nothing.' })),
+    comment: OptionalText({ maxLength: 500 }),
+  },
+  { title: 'DeployRequest', additionalProperties: false },
+)
+
+const DeployRunResponse = Type.Object({ deploys: Type.Array(DeployResponse) }, { title: 'DeployRunResponse', additionalProperties: false })
+
+const DryRunResponse = Type.Object(
+  {
+    dry_run: Type.Literal(true),
+    daemons: Type.Array(
+      Type.Object(
+        {
+          daemon: Type.String(),
+          current_release: Nullable(Type.String()),
+          checked: Nullable(Type.Boolean()),
+          check_ok: Type.Boolean(),
+          check_output: Type.String(),
+          changes: Type.Array(
+            Type.Object(
+              {
+                path: Type.String(),
+                change: StringEnum(['added', 'removed', 'changed', 'unchanged'] as const),
+                diff: Type.String({ description: 'Unified diff, secret values masked.' }),
+                mode_before: Nullable(Type.String()),
+                mode_after: Nullable(Type.String()),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { title: 'DeployDryRunResponse', additionalProperties: false },
+)
+
+const DeployParams = Type.Object({ deploy_id: Uuid() }, { additionalProperties: false })
+
+const DeployQuery = listQuery({
+  maxPerPage: 200,
+  defaultPerPage: 20,
+  sortBy: ['created_at', 'daemon', 'status'] as const,
+  defaultSortOrder: 'desc',
+  filters: {
+    daemon: Type.Optional(Type.String({ maxLength: 64 })),
+    status: Type.Optional(StringEnum(STATUSES)),
+  },
+})
+
+export const deployRoutes = (svc: DeployService) => [
+  defineRoute({
+    method: 'POST',
+    path: '/deploys',
+    permission: 'deploy.write',
+    summary: 'Deploy the daemons\' configuration',
+    description:
+      'Renders every renderer (or those of `daemon`) from one consistent snapshot, writes a new release folder per daemon, runs the daemon\'s own check when its binary is present, then switches `current` atomically and runs the reload command (setting `deploy.reload_commands`). A failed check activates nothing: 422 DEPLOY_CHECK_FAILED with the checker\'s output. `dry_run: true` answers 200 with a per-file diff against the current release and activates nothing.',
+    tags: ['deploy'],
+    schema: { body: DeployRequest, response: { 200: DryRunResponse, 201: DeployRunResponse, 404: ErrorBody } },
+    handler: async (req) => {
+      const b = req.body
+      if (b.dry_run) return reply({ status: 200, body: { dry_run: true, daemons: await svc.dryRun(b.daemon) } })
+      const deploys = await svc.deploy({ daemon: b.daemon, comment: b.comment ?? null, actor: req.actor, requestId: req.requestId })
+      return reply({ status: 201, body: { deploys } })
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/deploys',
+    permission: 'deploy.read',
+    summary: 'Deploy history',
+    description: 'Newest first by default. Filters: `daemon`, `status`.',
+    tags: ['deploy'],
+    schema: { query: DeployQuery, response: { 200: Paginated(DeployResponse, 'DeployListResponse') } },
+    handler: async ({ query }) =>
+      paginate<DeployRow, ReturnType<typeof toView>>(query, {
+        base: () => svc.db.knex('deploys'),
+        filter: (qb) => {
+          if (query.daemon) qb.where('daemon', query.daemon)
+          if (query.status) qb.where('status', query.status)
+        },
+        searchColumns: ['daemon', 'release', 'comment', 'actor_name'],
+        sortColumns: { created_at: 'created_at', daemon: 'daemon', status: 'status' },
+        defaultSort: 'created_at',
+        defaultPerPage: 20,
+        tieBreaker: 'id',
+        map: toView,
+      }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/deploys/{deploy_id}',
+    permission: 'deploy.read',
+    summary: 'One deploy',
+    tags: ['deploy'],
+    schema: { params: DeployParams, response: { 200: DeployResponse, 404: ErrorBody } },
+    handler: async ({ params }) => {
+      const d = await svc.get(params.deploy_id)
+      if (!d) throw DeployErrors.notFound({ field: 'deploy_id' })
+      return d
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/deploys/{deploy_id}/rollback',
+    permission: 'deploy.write',
+    summary: 'Re-activate an earlier release',
+    description:
+      'Points the daemon\'s `current` back at this deploy\'s release (which must have been active once and still be intact on disk: 409 DEPLOY_NOT_ROLLBACKABLE / DEPLOY_RELEASE_MISSING otherwise), marks the release it replaces `rolled_back`, and runs the reload command.',
+    tags: ['deploy'],
+    schema: { params: DeployParams, response: { 200: DeployResponse, 404: ErrorBody, 409: ErrorBody } },
+    handler: async (req) => svc.rollback(req.params.deploy_id, { actor: req.actor, requestId: req.requestId }),
+  }),
+]

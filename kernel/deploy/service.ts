@@ -1,0 +1,457 @@
+/**
+ * The deploy pipeline: render every renderer's files from one repeatable-read
+ * snapshot, write a new release folder per daemon, run the daemon's own check
+ * when its binary is present, switch `current` atomically, record the deploy,
+ * run the daemon's reload command. A failed check activates nothing.
+ *
+ * Crash safety: a release folder is complete or absent (`.partial` then
+ * rename); `current` changes by rename(2) of a new symlink; a deploy row is
+ * `pending` from before the switch until the activation commits. `recover()`
+ * (at boot and before every deploy) marks interrupted deploys failed, removes
+ * partial folders, and points `current` back at the release the database
+ * says is active, so a kill -9 at any moment leaves the previous release
+ * active and intact.
+ */
+import { randomUUID } from 'node:crypto'
+import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { Knex } from 'knex'
+import {
+  defineError, defineSetting, maskConfigSecrets, Type,
+  type Actor, type AuditService, type ConfigRenderer, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile,
+} from '../../sdk/index.js'
+import type { SettingsStore } from '../settings/store.js'
+import { run, runCheck, type CheckOutcome } from './check.js'
+import { unifiedDiff } from './diff.js'
+import {
+  CURRENT, currentRelease, PARTIAL, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
+} from './files.js'
+
+export const DeployErrors = {
+  checkFailed: defineError(422, 'DEPLOY_CHECK_FAILED', 'core:deploy.check_failed'),
+  unknownDaemon: defineError(404, 'DEPLOY_DAEMON_UNKNOWN', 'core:deploy.daemon_unknown'),
+  nothingToDeploy: defineError(422, 'DEPLOY_NOTHING', 'core:deploy.nothing'),
+  renderFailed: defineError(422, 'DEPLOY_RENDER_FAILED', 'core:deploy.render_failed'),
+  notRollbackable: defineError(409, 'DEPLOY_NOT_ROLLBACKABLE', 'core:deploy.not_rollbackable'),
+  releaseMissing: defineError(409, 'DEPLOY_RELEASE_MISSING', 'core:deploy.release_missing'),
+  notFound: defineError(404, 'NOT_FOUND', 'core:errors.not_found'),
+  inProgress: defineError(409, 'DEPLOY_IN_PROGRESS', 'core:deploy.in_progress'),
+}
+
+export const reloadCommandsSetting = defineSetting(
+  'deploy.reload_commands',
+  Type.Record(Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }), Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { minItems: 1, maxItems: 64 })),
+  {},
+  'Per daemon, the command (argv: program, then arguments, no shell) run after a release of that daemon becomes current, e.g. `{ "freeradius": ["/usr/bin/systemctl", "reload", "freeradius"] }`. A daemon without an entry is not signalled.',
+)
+export const keepReleasesSetting = defineSetting(
+  'deploy.keep_releases',
+  Type.Integer({ minimum: 1, maximum: 1000 }),
+  20,
+  'Release folders kept per daemon (the newest ones; the current release is always kept). An older release can no longer be rolled back to.',
+)
+export const deploySettings = [reloadCommandsSetting, keepReleasesSetting]
+
+export type DeployStatus = 'pending' | 'active' | 'failed' | 'superseded' | 'rolled_back'
+
+export interface DeployRow {
+  id: string
+  daemon: string
+  release: string
+  status: DeployStatus
+  actor_id: string | null
+  actor_name: string | null
+  comment: string | null
+  checked: boolean | null
+  check_output: string | null
+  files: FileRecord[]
+  rollback_of: string | null
+  reload_status: 'ok' | 'failed' | null
+  reload_output: string | null
+  created_at: Date
+  activated_at: Date | null
+}
+
+export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of'> {
+  created_at: string
+  activated_at: string | null
+}
+
+export const toView = (r: DeployRow): DeployView => {
+  const { rollback_of: _r, ...rest } = r
+  return {
+    ...rest,
+    files: typeof r.files === 'string' ? (JSON.parse(r.files) as FileRecord[]) : r.files,
+    created_at: new Date(r.created_at).toISOString(),
+    activated_at: r.activated_at ? new Date(r.activated_at).toISOString() : null,
+  }
+}
+
+export interface FileChange {
+  path: string
+  change: 'added' | 'removed' | 'changed' | 'unchanged'
+  /** Unified diff of the text, secret values masked; empty when unchanged. */
+  diff: string
+  mode_before: string | null
+  mode_after: string | null
+}
+
+export interface DryRunDaemon {
+  daemon: string
+  current_release: string | null
+  checked: boolean | null
+  check_ok: boolean
+  check_output: string
+  changes: FileChange[]
+}
+
+interface Ctx {
+  actor: Actor | null
+  requestId?: string
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const sleepSync = (ms: number) => {
+  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+export class DeployService implements DeploysService {
+  private chain: Promise<unknown> = Promise.resolve()
+  /** Tests only: a pause between the steps of a deploy, to be killed in the middle of one. */
+  private readonly delayMs = Number(process.env.PORTCULLIS_DEPLOY_TEST_DELAY_MS ?? 0) || 0
+
+  constructor(
+    readonly d: {
+      db: DatabaseService
+      dataDir: string
+      renderers: () => { owner: string; renderer: ConfigRenderer }[]
+      settings: SettingsStore
+      audit: AuditService
+      log: Logger
+      checkTimeoutMs?: number
+    },
+  ) {}
+
+  get db(): DatabaseService {
+    return this.d.db
+  }
+
+  private get knex(): Knex {
+    return this.d.db.knex
+  }
+
+  /**
+   * One deploy (or rollback) at a time: a promise chain in this process, and a lock file
+   * (`<DATA_DIR>/releases/.deploy.lock`, holding the pid) against another process on the
+   * same folder (the CLI beside the server). A lock left by a dead process is taken over.
+   */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const locked = async () => {
+      const release = await this.lockFile()
+      try {
+        return await fn()
+      } finally {
+        release()
+      }
+    }
+    const next = this.chain.then(locked, locked)
+    this.chain = next.catch(() => undefined)
+    return next
+  }
+
+  private async lockFile(): Promise<() => void> {
+    const dir = path.join(this.d.dataDir, 'releases')
+    mkdirSync(dir, { recursive: true, mode: 0o750 })
+    const file = path.join(dir, '.deploy.lock')
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      try {
+        const fd = openSync(file, 'wx', 0o600)
+        writeSync(fd, String(process.pid))
+        closeSync(fd)
+        return () => rmSync(file, { force: true })
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+      }
+      const pid = Number(readFileSync(file, { encoding: 'utf8', flag: 'r' }) || 0)
+      let alive = pid > 0 && pid !== process.pid
+      if (alive) {
+        try {
+          process.kill(pid, 0)
+        } catch (e) {
+          alive = (e as NodeJS.ErrnoException).code === 'EPERM'
+        }
+      }
+      if (!alive) {
+        this.d.log.warn({ pid }, 'taking over the deploy lock of a process that is gone')
+        try {
+          unlinkSync(file)
+        } catch {
+          // another process took it over first
+        }
+        continue
+      }
+      if (Date.now() > deadline) throw DeployErrors.inProgress({ vars: { pid } })
+      await sleep(100)
+    }
+  }
+
+  /** Keep the newest `deploy.keep_releases` release folders of a daemon, and always the current one. */
+  private async prune(daemon: string): Promise<void> {
+    const keep = await this.d.settings.get(keepReleasesSetting)
+    const dir = releasesDir(this.d.dataDir, daemon)
+    const cur = currentRelease(dir)
+    const names = readdirSync(dir).filter((n) => /^\d{8}T\d{9}Z-[0-9a-f]{8}$/.test(n)).sort().reverse()
+    for (const n of names.slice(keep)) if (n !== cur) rmSync(path.join(dir, n), { recursive: true, force: true })
+  }
+
+  private async step(): Promise<void> {
+    if (this.delayMs) await sleep(this.delayMs)
+  }
+
+  daemons(): string[] {
+    return [...new Set(this.d.renderers().map((r) => r.renderer.daemon))].sort()
+  }
+
+  /** Repair what an interrupted deploy left: see the file comment. */
+  recover(): Promise<void> {
+    return this.exclusive(() => this.recoverNow())
+  }
+
+  private async recoverNow(): Promise<void> {
+    const root = path.join(this.d.dataDir, 'releases')
+    const interrupted = (await this.knex('deploys').where({ status: 'pending' }).update({ status: 'failed', check_output: this.knex.raw(`coalesce(check_output || E'\\n', '') || 'interrupted before activation'`) }, ['id'])) as { id: string }[]
+    if (interrupted.length) this.d.log.warn({ deploys: interrupted.map((r) => r.id) }, 'deploys interrupted before activation were marked failed')
+    const daemons = new Set<string>(((await this.knex('deploys').distinct('daemon')) as { daemon: string }[]).map((r) => r.daemon))
+    if (existsSync(root)) for (const e of readdirSync(root, { withFileTypes: true })) if (e.isDirectory()) daemons.add(e.name)
+    for (const daemon of daemons) {
+      const dir = releasesDir(this.d.dataDir, daemon)
+      if (existsSync(dir)) {
+        for (const e of readdirSync(dir)) {
+          if (e.endsWith(PARTIAL) || e.startsWith('.current-')) rmSync(path.join(dir, e), { recursive: true, force: true })
+        }
+      }
+      const active = (await this.knex('deploys').where({ daemon, status: 'active' }).orderBy('activated_at', 'desc').first()) as DeployRow | undefined
+      const cur = currentRelease(dir)
+      if (active) {
+        if (cur !== active.release) {
+          if (releaseIntact(path.join(dir, active.release), toView(active).files)) {
+            this.d.log.warn({ daemon, current: cur, active: active.release }, 'current release does not match the database: pointing it back at the active release')
+            switchCurrent(dir, active.release)
+          } else this.d.log.error({ daemon, release: active.release }, 'the active release folder is missing or altered; deploy again')
+        }
+      } else if (cur !== null) {
+        this.d.log.warn({ daemon, current: cur }, 'no active release in the database: removing the current link of an interrupted first deploy')
+        rmSync(path.join(dir, CURRENT), { force: true })
+      }
+    }
+  }
+
+  /** Every renderer's files for the chosen daemons, from one repeatable-read snapshot. */
+  private async renderAll(daemon: string | undefined): Promise<Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>> {
+    const all = this.d.renderers().map((r) => r.renderer)
+    if (daemon !== undefined && !all.some((r) => r.daemon === daemon)) throw DeployErrors.unknownDaemon({ field: 'daemon', vars: { daemon, known: this.daemons().join(', ') || '-' } })
+    const chosen = all.filter((r) => daemon === undefined || r.daemon === daemon)
+    if (!chosen.length) throw DeployErrors.nothingToDeploy()
+    const out = new Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>()
+    await this.d.db.transaction(
+      async (snapshot) => {
+        for (const r of chosen) {
+          let files: RenderedFile[]
+          try {
+            files = await r.render(snapshot)
+          } catch (e) {
+            throw DeployErrors.renderFailed({ vars: { renderer: r.id, message: (e as Error).message }, cause: e })
+          }
+          const g = out.get(r.daemon) ?? { files: [], renderers: [] }
+          for (const f of files) {
+            if (g.files.some((x) => x.path === f.path)) throw DeployErrors.renderFailed({ vars: { renderer: r.id, message: `file ${f.path} is rendered twice for ${r.daemon}` } })
+            g.files.push(f)
+          }
+          g.renderers.push(r)
+          out.set(r.daemon, g)
+        }
+      },
+      { isolation: 'repeatable read' },
+    )
+    return out
+  }
+
+  private async checkDaemon(renderers: ConfigRenderer[], dir: string): Promise<CheckOutcome> {
+    const outcomes: CheckOutcome[] = []
+    for (const r of renderers) outcomes.push(await runCheck((await r.check?.()) ?? null, dir, this.d.checkTimeoutMs))
+    const failed = outcomes.find((o) => !o.ok)
+    if (failed) return failed
+    const ran = outcomes.filter((o) => o.checked)
+    return ran.length ? { checked: true, ok: true, output: ran.map((o) => o.output).filter(Boolean).join('\n') } : { checked: null, ok: true, output: outcomes.map((o) => o.output).join('\n') }
+  }
+
+  dryRun(daemon?: string): Promise<DryRunDaemon[]> {
+    return this.exclusive(async () => {
+      const rendered = await this.renderAll(daemon)
+      const tmpRoot = mkdtempSync(path.join(os.tmpdir(), 'portcullis-dry-run-'))
+      try {
+        const out: DryRunDaemon[] = []
+        for (const [name, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
+          const dir = path.join(tmpRoot, name)
+          writeRelease(dir, g.files)
+          const check = await this.checkDaemon(g.renderers, dir)
+          const relDir = releasesDir(this.d.dataDir, name)
+          const cur = currentRelease(relDir)
+          const before = new Map(cur ? readRelease(path.join(relDir, cur)).map((f) => [f.path, f]) : [])
+          const after = new Map(readRelease(dir).map((f) => [f.path, f]))
+          const paths = [...new Set([...before.keys(), ...after.keys()])].sort()
+          const changes = paths.map((p): FileChange => {
+            const b = before.get(p)
+            const a = after.get(p)
+            const change = !b ? 'added' : !a ? 'removed' : b.sha256 !== a.sha256 || b.mode !== a.mode ? 'changed' : 'unchanged'
+            const diff = change === 'unchanged' ? '' : unifiedDiff(maskConfigSecrets(b?.content ?? ''), maskConfigSecrets(a?.content ?? ''), p)
+            return { path: p, change, diff, mode_before: b?.mode ?? null, mode_after: a?.mode ?? null }
+          })
+          out.push({ daemon: name, current_release: cur, checked: check.checked, check_ok: check.ok, check_output: check.output, changes })
+        }
+        return out
+      } finally {
+        rmSync(tmpRoot, { recursive: true, force: true })
+      }
+    })
+  }
+
+  /** Render into `<outDir>/<daemon>/` (which must not exist yet) without checking or activating: `portcullis render`. */
+  async renderTo(outDir: string, daemon?: string): Promise<{ daemon: string; dir: string; files: FileRecord[] }[]> {
+    const rendered = await this.renderAll(daemon)
+    mkdirSync(outDir, { recursive: true })
+    const out: { daemon: string; dir: string; files: FileRecord[] }[] = []
+    for (const [name, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
+      const dir = path.join(outDir, name)
+      if (existsSync(dir)) throw new Error(`${dir} exists already: render into a new folder`)
+      out.push({ daemon: name, dir, files: writeRelease(dir, g.files) })
+    }
+    return out
+  }
+
+  /** Run the check of `daemon`'s renderers on a folder: `portcullis check`. */
+  async checkFolder(dir: string, daemon: string): Promise<CheckOutcome> {
+    const renderers = this.d.renderers().map((r) => r.renderer).filter((r) => r.daemon === daemon)
+    if (!renderers.length) throw DeployErrors.unknownDaemon({ field: 'daemon', vars: { daemon, known: this.daemons().join(', ') || '-' } })
+    return this.checkDaemon(renderers, path.resolve(dir))
+  }
+
+  deploy(o: { daemon?: string; comment?: string | null } & Ctx): Promise<DeployView[]> {
+    return this.exclusive(async () => {
+      await this.recoverNow()
+      const rendered = await this.renderAll(o.daemon)
+      await this.step()
+      const at = new Date()
+      const staged: { id: string; daemon: string; release: string; dir: string; files: FileRecord[]; check: CheckOutcome }[] = []
+      for (const [daemon, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
+        const id = randomUUID()
+        const dir = releasesDir(this.d.dataDir, daemon)
+        mkdirSync(dir, { recursive: true, mode: 0o750 })
+        const release = releaseName(at, id)
+        const files = writeRelease(path.join(dir, release), g.files, () => sleepSync(this.delayMs))
+        await this.step()
+        const check = await this.checkDaemon(g.renderers, path.join(dir, release))
+        staged.push({ id, daemon, release, dir, files, check })
+        await this.step()
+      }
+      const base = { actor_id: o.actor?.id ?? null, actor_name: o.actor?.username ?? null, comment: o.comment ?? null, created_at: at }
+      const failed = staged.find((s) => !s.check.ok)
+      if (failed) {
+        // Nothing is activated: the releases stay on disk, marked failed, for inspection.
+        await this.knex.transaction(async (trx) => {
+          for (const s of staged) {
+            const output = s === failed ? s.check.output : `not activated: the check of ${failed.daemon} failed${s.check.output ? '\n' + s.check.output : ''}`
+            await trx('deploys').insert({ id: s.id, daemon: s.daemon, release: s.release, status: 'failed', checked: s.check.checked, check_output: output, files: JSON.stringify(s.files), ...base })
+            await this.d.audit.record({ action: 'deploy.failed', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, check_output: output } }, { actor: o.actor, requestId: o.requestId, trx })
+          }
+        })
+        for (const s of staged) await this.prune(s.daemon)
+        throw DeployErrors.checkFailed({ field: 'daemon', vars: { daemon: failed.daemon, output: failed.check.output.slice(0, 4000) } })
+      }
+      // Recorded before the switch: a crash between the two is repaired by recover().
+      await this.knex('deploys').insert(staged.map((s) => ({ id: s.id, daemon: s.daemon, release: s.release, status: 'pending', checked: s.check.checked, check_output: s.check.output, files: JSON.stringify(s.files), ...base })))
+      await this.step()
+      for (const s of staged) {
+        switchCurrent(s.dir, s.release)
+        await this.step()
+      }
+      await this.knex.transaction(async (trx) => {
+        for (const s of staged) {
+          await trx('deploys').where({ daemon: s.daemon, status: 'active' }).update({ status: 'superseded' })
+          await trx('deploys').where({ id: s.id }).update({ status: 'active', activated_at: trx.fn.now() })
+          await this.d.audit.record(
+            { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: s.files, comment: o.comment ?? null } },
+            { actor: o.actor, requestId: o.requestId, trx },
+          )
+        }
+      })
+      await this.step()
+      for (const s of staged) await this.reload(s.id, s.daemon)
+      for (const s of staged) await this.prune(s.daemon)
+      return Promise.all(staged.map(async (s) => (await this.get(s.id))!))
+    })
+  }
+
+  /** Run the daemon's reload command (setting deploy.reload_commands) and record its result. */
+  private async reload(id: string, daemon: string): Promise<void> {
+    const cmds = await this.d.settings.get(reloadCommandsSetting)
+    const argv = cmds[daemon]
+    if (!argv?.length) return
+    const r = await run(argv[0], argv.slice(1), { timeoutMs: 30_000, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' } })
+    const ok = !r.error && !r.timedOut && r.code === 0
+    const output = [r.error, r.timedOut ? 'timed out after 30000 ms' : null, r.stdout.trim(), r.stderr.trim(), ok ? null : `exit ${r.code ?? r.signal}`].filter(Boolean).join('\n')
+    if (!ok) this.d.log.error({ daemon, argv, output }, 'reload command failed')
+    await this.knex('deploys').where({ id }).update({ reload_status: ok ? 'ok' : 'failed', reload_output: output.slice(0, 8000) })
+  }
+
+  async get(id: string): Promise<DeployView | null> {
+    const row = (await this.knex('deploys').where({ id }).first()) as DeployRow | undefined
+    return row ? toView(row) : null
+  }
+
+  /** Make an earlier successful release current again (its folder must be intact). */
+  rollback(id: string, ctx: Ctx & { comment?: string | null }): Promise<DeployView> {
+    return this.exclusive(async () => {
+      await this.recoverNow()
+      const row = (await this.knex('deploys').where({ id }).first()) as DeployRow | undefined
+      if (!row) throw DeployErrors.notFound({ field: 'deploy_id' })
+      if (row.status === 'failed' || row.status === 'pending') throw DeployErrors.notRollbackable({ vars: { status: row.status } })
+      const dir = releasesDir(this.d.dataDir, row.daemon)
+      if (!releaseIntact(path.join(dir, row.release), toView(row).files)) throw DeployErrors.releaseMissing({ vars: { release: row.release } })
+      const before = (await this.knex('deploys').where({ daemon: row.daemon, status: 'active' }).first()) as DeployRow | undefined
+      if (before?.id === row.id) return toView(row)
+      // The database first: if the process dies before the switch, recover() points current at this release.
+      await this.knex.transaction(async (trx) => {
+        await trx('deploys').where({ daemon: row.daemon, status: 'active' }).update({ status: 'rolled_back' })
+        await trx('deploys').where({ id }).update({ status: 'active', activated_at: trx.fn.now(), reload_status: null, reload_output: null })
+        await this.d.audit.record(
+          { action: 'deploy.rollback', resourceType: 'deploy', resourceId: id, before: before ? { id: before.id, release: before.release } : null, after: { daemon: row.daemon, release: row.release, comment: ctx.comment ?? null } },
+          { actor: ctx.actor, requestId: ctx.requestId, trx },
+        )
+      })
+      switchCurrent(dir, row.release)
+      await this.reload(id, row.daemon)
+      return (await this.get(id))!
+    })
+  }
+
+  /** The files of the daemon's current release, read from disk. */
+  async currentFiles(daemon: string, opts: { reveal?: boolean } = {}): Promise<DeployedConfig | null> {
+    const dir = releasesDir(this.d.dataDir, daemon)
+    const cur = currentRelease(dir)
+    if (!cur || !existsSync(path.join(dir, cur)) || !lstatSync(path.join(dir, cur)).isDirectory()) return null
+    const row = (await this.knex('deploys').where({ daemon, release: cur }).orderBy('created_at', 'desc').first()) as DeployRow | undefined
+    const files = readRelease(path.join(dir, cur)).map((f) => ({ ...f, content: opts.reveal ? f.content : maskConfigSecrets(f.content) }))
+    return {
+      daemon,
+      release: cur,
+      deploy_id: row?.id ?? '',
+      activated_at: row?.activated_at ? new Date(row.activated_at).toISOString() : (row ? new Date(row.created_at).toISOString() : new Date(0).toISOString()),
+      files,
+    }
+  }
+}
+
+export { sha256, modeString }
