@@ -1,9 +1,9 @@
 /** /api/v1/aaa/logs/{tacacs|radius}/{kind}: list, export and get-one for each of the five log kinds. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, exportReply, paginate, type ExportFormat, type RouteDefinition } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, exportReply, type ExportFormat, type RouteDefinition } from '../../../sdk/index.js'
 import { LOGS_READ } from '../permissions.js'
 import { entrySchema, listSchema, logExportQuery, logListQuery, LogParams } from '../schemas/logs.js'
-import { applyLogFilters, checkLogFilters, exportColumns, KINDS, toEntry, type KindDef, type LogFilters } from '../services/logs.js'
+import { applyLogFilters, checkLogFilters, exportColumns, KINDS, rowCount, toEntry, type KindDef, type LogFilters } from '../services/logs.js'
 
 /** The most rows one export holds. */
 export const EXPORT_CEILING = 10_000
@@ -39,16 +39,25 @@ function kindRoutes(knex: Knex, k: KindDef): RouteDefinition[] {
       handler: async ({ query }) => {
         const q = query as LogFilters & typeof query
         checkLogFilters(q)
-        return paginate({ ...query, search: undefined }, {
-          base: () => knex(k.table),
-          filter: (qb) => applyLogFilters(k, qb, q),
-          searchColumns: [],
-          sortColumns,
-          defaultSort: 'timestamp',
-          defaultPerPage: 50,
-          tieBreaker: 'id',
-          map: entry,
-        })
+        // As sdk paginate, except `total`: the exact row count kept by migration 0003's
+        // triggers (one primary-key read) instead of counting every row of the table.
+        const l = query as { page?: number; per_page?: number; sort_by?: string; sort_order?: 'asc' | 'desc' }
+        const page = l.page ?? 1
+        const perPage = l.per_page ?? 50
+        const order = l.sort_order ?? 'asc'
+        const [total, totalByFilter, rows] = await Promise.all([
+          rowCount(knex, k.table),
+          filtered(q)
+            .count({ n: '*' })
+            .first()
+            .then((r) => Number((r as { n: string | number }).n)),
+          filtered(q)
+            .orderBy(sortColumns[l.sort_by ?? 'timestamp'] ?? 'timestamp', order)
+            .orderBy('id', order)
+            .limit(perPage)
+            .offset((page - 1) * perPage) as Promise<Record<string, unknown>[]>,
+        ])
+        return { items: rows.map(entry), total, total_by_filter: totalByFilter, page, per_page: perPage, pages: Math.ceil(totalByFilter / perPage) }
       },
     }),
     defineRoute({

@@ -49,11 +49,14 @@ const FIELD: Record<string, TSchema> = {
   output_octets: int(),
 }
 
+/** Enum columns that may be null: RADIUS `auth_type` is null when no PAP/CHAP/MS-CHAPv2 ran (EAP, or a reject before authentication). */
+const NULLABLE_ENUMS = new Set(['auth_type'])
+
 export function entrySchema(k: KindDef, list: boolean) {
   const props: Record<string, TSchema> = { ...COMMON }
   for (const c of k.columns) {
     const e = k.enumFilters[c]
-    props[c] = e ? StringEnum(e) : FIELD[c]
+    props[c] = e ? (NULLABLE_ENUMS.has(c) ? Nullable(StringEnum(e)) : StringEnum(e)) : FIELD[c]
   }
   Object.assign(props, TRAILING)
   return Type.Object(props, { title: `${k.schemaStem}Log${list ? 'List' : ''}Response`, additionalProperties: false })

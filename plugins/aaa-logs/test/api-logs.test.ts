@@ -317,6 +317,34 @@ describe('aaa-logs log lists, entries and exports', () => {
       expect(listed.body).to.include({ total_by_filter: 10_005, total: 10_010 })
     })
   })
+  describe('exact total (migration 0003 row counts)', () => {
+    it('stays exact through INSERT, DELETE, a rolled-back INSERT and TRUNCATE', async () => {
+      const knex = t.app.db.knex
+      const k = KINDS.find((x) => x.kind === 'tacacs_accounting')!
+      const total = async () => (await t.admin('GET', `/api/v1/aaa/logs/${k.path}?per_page=1`)).body.total as number
+      const real = async () => Number(((await knex(k.table).count({ n: '*' }).first()) as { n: string }).n)
+      const start = await real()
+      expect(await total()).to.equal(start)
+      const one = (await knex(k.table).first()) as Record<string, unknown>
+      const { id: _id, ...copy } = one
+      await knex(k.table).insert([copy, copy, copy])
+      expect(await total()).to.equal(start + 3)
+      await knex.transaction(async (trx) => {
+        await trx(k.table).insert(copy)
+        throw new Error('rollback')
+      }).catch(() => undefined)
+      expect(await total()).to.equal(start + 3)
+      await knex(k.table).where({ id: one.id }).del()
+      expect(await total()).to.equal(start + 2)
+      expect(await total()).to.equal(await real())
+      const rows = (await knex(k.table).select('*')) as Record<string, unknown>[]
+      await knex.raw(`TRUNCATE ${k.table}`)
+      expect(await total()).to.equal(0)
+      await knex(k.table).insert(rows)
+      expect(await total()).to.equal(rows.length)
+    })
+  })
+
   describe('search index', () => {
     it('has a trigram index per kind where pg_trgm exists, and search can use it', async function () {
       const knex = t.app.db.knex
