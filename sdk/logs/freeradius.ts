@@ -81,11 +81,18 @@ export function freeradiusFileKind(fileName: string): FreeradiusLogKind | null {
 
 const enc = (list: string, names: readonly string[]) => '%{json_encode:' + names.map((n) => `&${list}:${n}`).join(' ') + '}'
 
+/**
+ * The packet's source address, expanded directly: Packet-Src-IP-Address is a
+ * virtual attribute, which `json_encode` over `&request:` never emits, so
+ * without this a request lacking NAS-IP-Address had no NAS address at all.
+ */
+const SRC = '%{%{Packet-Src-IP-Address}:-%{Packet-Src-IPv6-Address}}'
+
 /** The line templates (linelog `messages` values, before quoting for the config file). */
 export const FREERADIUS_LINE_TEMPLATES = {
-  accept: `{"v":1,"kind":"auth","ts":"%l","us":"%M","result":"accept","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"reply":${enc('reply', REPLY_ATTRIBUTES)}}`,
-  reject: `{"v":1,"kind":"auth","ts":"%l","us":"%M","result":"reject","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"reply":{}}`,
-  acct: `{"v":1,"kind":"acct","ts":"%l","us":"%M","request":${enc('request', REQUEST_ATTRIBUTES.acct)}}`,
+  accept: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","result":"accept","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"reply":${enc('reply', REPLY_ATTRIBUTES)}}`,
+  reject: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","result":"reject","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"reply":{}}`,
+  acct: `{"v":1,"kind":"acct","ts":"%l","us":"%M","src":"${SRC}","request":${enc('request', REQUEST_ATTRIBUTES.acct)}}`,
 } as const
 
 const q = (s: string) => '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'
@@ -245,7 +252,7 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
   const common = {
     timestamp,
     username: attr(req, 'User-Name') ?? '',
-    nasIp: attr(req, 'NAS-IP-Address') ?? attr(req, 'Packet-Src-IP-Address'),
+    nasIp: attr(req, 'NAS-IP-Address') ?? attr(req, 'Packet-Src-IP-Address') ?? attr(obj, 'src'),
     callingStationId: attr(req, 'Calling-Station-Id'),
     calledStationId: attr(req, 'Called-Station-Id'),
     nasPort: attr(req, 'NAS-Port'),
