@@ -45,6 +45,11 @@ export interface InventoryService {
   /** Decrypted keys, for renderers only (they land in 0600 daemon files). */
   deviceSecrets(id: string, db?: Db): Promise<{ tacacs_key: string | null; radius_secret: string | null }>
   /**
+   * One kind of secret of every device that has one, decrypted, by device id: one statement for
+   * all devices (a renderer passes its snapshot), instead of `deviceSecrets` once per device.
+   */
+  allDeviceSecrets(kind: 'tacacs_key' | 'radius_secret', db?: Db): Promise<Map<string, string>>
+  /**
    * The enabled device whose prefix contains `ip`, the most specific (longest) prefix winning,
    * as tac_plus-ng and FreeRADIUS choose a client. Null when none contains it.
    */

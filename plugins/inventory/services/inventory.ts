@@ -36,6 +36,12 @@ export function createInventoryService(knex: Knex, secrets: SecretsService): Inv
       }
     },
 
+    async allDeviceSecrets(kind, db = knex) {
+      const column = kind === 'tacacs_key' ? 'tacacs_key_sealed' : 'radius_secret_sealed'
+      const rows = (await db(DEVICES).whereNotNull(column).select('id', `${column} as sealed`)) as { id: string; sealed: string }[]
+      return new Map(rows.map((r) => [r.id, secrets.decrypt(SEAL[kind], r.sealed)]))
+    },
+
     /**
      * Longest prefix among enabled devices, as tac_plus-ng and FreeRADIUS pick
      * a client. Prefixes are unique, so there is never a tie. `>>=` is false

@@ -234,18 +234,39 @@ function verifiers(input: FreeradiusConfigInput): string {
 
 interface CompiledRule {
   rule: RadiusPolicyRule
-  /** The unlang condition, or null when the rule can match nobody (written as a comment). */
-  condition: string | null
+  /**
+   * The unlang condition, or null when the rule can match nobody (written as a comment). Several
+   * when one would not fit on a line: alternatives with the same body, tried in turn (still first match).
+   */
+  condition: string[] | null
   why: string
   profile: Pick<RadiusProfile, 'id' | 'name' | 'attributes'> | null
 }
 
-/** A disjunction of `&User-Name == …` or client short name tests; null when empty. */
-function anyOf(left: string, values: string[]): string | null {
+/**
+ * FreeRADIUS reads a configuration line into 8 KiB (conffile.c: "Line too long", even across `\`
+ * continuations). A rule's condition is `(WHO) && (WHERE)` on one line, so each side is cut into
+ * disjunctions of at most this many characters; a rule whose lists are longer is written as
+ * several `elsif` with the same body (see `policy`).
+ */
+const MAX_DISJUNCTION = 3500
+
+/** Disjunctions of `&User-Name == …` or client short name tests, each short enough for a line; null when empty. */
+function anyOf(left: string, values: string[]): string[] | null {
   const uniq = [...new Set(values)].sort(byteOrder)
   if (uniq.length === 0) return null
-  const tests = uniq.map((v) => `${left} == ${quoteValue(v)}`)
-  return tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`
+  const chunks: string[][] = [[]]
+  let length = 0
+  for (const v of uniq) {
+    const test = `${left} == ${quoteValue(v)}`
+    if (length > 0 && length + test.length + 4 > MAX_DISJUNCTION) {
+      chunks.push([])
+      length = 0
+    }
+    chunks[chunks.length - 1].push(test)
+    length += test.length + 4
+  }
+  return chunks.map((tests) => (tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`))
 }
 
 function compileRules(input: FreeradiusConfigInput): CompiledRule[] {
@@ -256,6 +277,17 @@ function compileRules(input: FreeradiusConfigInput): CompiledRule[] {
     return seen
   }
   const clients = writtenClients(input).map(({ device }) => ({ device, groups: ancestry(device.device_group_id) }))
+  // Indexes built once: members by user group, client names by device and by group (with every
+  // group above the device's own). Filtering every user and client per rule was O(rules × users).
+  const push = <V>(m: Map<string, V[]>, k: string, v: V) => (m.get(k) ?? m.set(k, []).get(k)!).push(v)
+  const usersIn = new Map<string, string[]>()
+  for (const u of input.users) for (const g of u.group_ids) push(usersIn, g, u.username)
+  const clientsOf = new Map<string, string[]>()
+  const clientsIn = new Map<string, string[]>()
+  for (const c of clients) {
+    push(clientsOf, c.device.id, c.device.name)
+    for (const g of c.groups) push(clientsIn, g, c.device.name)
+  }
   const profiles = new Map(input.profiles.map((p) => [p.id, p]))
   const names = new Set<string>()
   const out: CompiledRule[] = []
@@ -268,20 +300,20 @@ function compileRules(input: FreeradiusConfigInput): CompiledRule[] {
       out.push({ rule, condition: null, why: 'disabled', profile })
       continue
     }
-    let who: string | null = 'true'
-    let where: string | null = 'true'
+    let who: string[] | null = ['true']
+    let where: string[] | null = ['true']
     const w = rule.who
     if (w.type === 'user') who = anyOf('&User-Name', [name(w.username, 'username', USERNAME)])
-    else if (w.type === 'group') who = anyOf('&User-Name', input.users.filter((u) => u.group_ids.includes(w.group_id)).map((u) => name(u.username, 'username', USERNAME)))
+    else if (w.type === 'group') who = anyOf('&User-Name', (usersIn.get(w.group_id) ?? []).map((u) => name(u, 'username', USERNAME)))
     const d = rule.where
     const nas = '"%{client:shortname}"'
-    if (d.type === 'device') where = anyOf(nas, clients.filter((c) => c.device.id === d.device_id).map((c) => c.device.name))
-    else if (d.type === 'device_group') where = anyOf(nas, clients.filter((c) => c.groups.has(d.device_group_id)).map((c) => c.device.name))
+    if (d.type === 'device') where = anyOf(nas, clientsOf.get(d.device_id) ?? [])
+    else if (d.type === 'device_group') where = anyOf(nas, clientsIn.get(d.device_group_id) ?? [])
     if (who === null) out.push({ rule, condition: null, why: 'no network user in its user group', profile })
     else if (where === null) out.push({ rule, condition: null, why: 'no RADIUS client (enabled device with a secret) in its place', profile })
     else {
-      const parts = [who, where].filter((p) => p !== 'true')
-      out.push({ rule, condition: parts.length ? parts.join(' && ') : 'true', why: '', profile })
+      const condition = who.flatMap((w) => where!.map((d) => [w, d].filter((p) => p !== 'true').join(' && ') || 'true'))
+      out.push({ rule, condition, why: '', profile })
     }
   }
   return out
@@ -299,17 +331,21 @@ function policy(input: FreeradiusConfigInput, rules: CompiledRule[]): string {
       out.push(`# rule ${c.rule.name}: skipped (${c.why})`)
       continue
     }
-    const cond = c.condition === 'true' ? '(true)' : `(${c.condition})`
-    out.push(`# rule ${c.rule.name}${c.rule.is_default ? ' (default)' : ''}`, `${first ? 'if' : 'elsif'} ${cond} {`)
-    first = false
-    out.push(`${T}update control {`, `${T}${T}&Tmp-String-0 := ${quoteValue(c.rule.name)}`)
-    if (c.profile) out.push(`${T}${T}&Tmp-String-1 := ${qname(c.profile.name, 'RADIUS profile')}`)
-    out.push(`${T}}`)
-    if (!c.profile) {
-      const msg = c.rule.radius_profile_id ? `AAA policy rule ${c.rule.name}: its RADIUS profile is gone` : `AAA policy rule ${c.rule.name} grants no RADIUS profile`
-      out.push(`${T}update request {`, `${T}${T}&Module-Failure-Message := ${quoteValue(msg)}`, `${T}}`, `${T}reject`)
+    out.push(`# rule ${c.rule.name}${c.rule.is_default ? ' (default)' : ''}`)
+    for (const [i, condition] of c.condition.entries()) {
+      if (i === 1) out.push(`# rule ${c.rule.name}, continued: its member lists are too long for one line`)
+      const cond = condition === 'true' ? '(true)' : `(${condition})`
+      out.push(`${first ? 'if' : 'elsif'} ${cond} {`)
+      first = false
+      out.push(`${T}update control {`, `${T}${T}&Tmp-String-0 := ${quoteValue(c.rule.name)}`)
+      if (c.profile) out.push(`${T}${T}&Tmp-String-1 := ${qname(c.profile.name, 'RADIUS profile')}`)
+      out.push(`${T}}`)
+      if (!c.profile) {
+        const msg = c.rule.radius_profile_id ? `AAA policy rule ${c.rule.name}: its RADIUS profile is gone` : `AAA policy rule ${c.rule.name} grants no RADIUS profile`
+        out.push(`${T}update request {`, `${T}${T}&Module-Failure-Message := ${quoteValue(msg)}`, `${T}}`, `${T}reject`)
+      }
+      out.push('}')
     }
-    out.push('}')
   }
   const noMatch = ['update request {', `${T}&Module-Failure-Message := "no AAA policy rule matches"`, '}', 'reject']
   if (first) out.push(...noMatch)
@@ -434,11 +470,12 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
     const acctPort = await d.settings.get(d.refs.acctPort, snapshot)
     const logDirectory = await d.settings.get(d.refs.logDirectory, snapshot)
     const deviceGroups = await d.inventory.listGroups(snapshot)
-    const devices: FreeradiusConfigInput['devices'] = []
-    for (const device of await d.inventory.listDevices(snapshot)) {
-      const radiusSecret = device.enabled && device.has_radius_secret ? (await d.inventory.deviceSecrets(device.id, snapshot)).radius_secret : null
-      devices.push({ device, radiusSecret })
-    }
+    // Every secret in one statement (one query per device made 10,000 devices take seconds).
+    const secrets = await d.inventory.allDeviceSecrets('radius_secret', snapshot)
+    const devices: FreeradiusConfigInput['devices'] = (await d.inventory.listDevices(snapshot)).map((device) => ({
+      device,
+      radiusSecret: device.enabled && device.has_radius_secret ? (secrets.get(device.id) ?? null) : null,
+    }))
     const users = await d.identity.networkUsers(snapshot)
     const profiles = await d.radius.listProfiles(snapshot)
     const source = d.policySource()

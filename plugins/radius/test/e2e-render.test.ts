@@ -97,6 +97,37 @@ describe('radius: FreeRADIUS renderer (pure)', () => {
     i.rules = null
     expect(file(buildFreeradiusConfig(i), 'portcullis/policy')).to.include('"no AAA policy is loaded"').and.match(/\nreject\n/)
   })
+  it('splits a rule whose member lists exceed a FreeRADIUS line (8 KiB) into several elsif, still first match; freeradius -C accepts it', function () {
+    const i = input()
+    // 600 users in ug1 and 400 clients below g1: about 18 KiB of User-Name tests and 17 KiB of client tests.
+    for (let k = 0; k < 600; k++) i.users.push({ id: `bu${k}`, username: `bulk-user-${String(k).padStart(4, '0')}`, group_ids: ['ug1'], verifiers: { sha512_crypt: CRYPT, nt_hash: NT } })
+    for (let k = 0; k < 400; k++) i.devices.push({ device: { id: `bd${k}`, name: `bulk-sw-${String(k).padStart(4, '0')}`, address: `10.1.${k >> 8}.${k & 255}/32`, device_group_id: 'g2', enabled: true }, radiusSecret: 's' })
+    const files = buildFreeradiusConfig(i)
+    const policy = file(files, 'portcullis/policy')
+    for (const f of files) for (const line of f.content.split('\n')) expect(line.length, `${f.path}: a line of ${line.length} characters`).to.be.below(8000)
+    const heads = policy.split('\n').filter((l) => /^(if|elsif) /.test(l))
+    // admins-core: (600 users / ~3,500 characters) × (402 clients / ~3,500 characters) alternatives, then the default rule.
+    expect(heads.length).to.be.greaterThan(10)
+    expect(policy.match(/&Tmp-String-0 := "admins-core"/g)).to.have.length(heads.length - 1)
+    expect(heads[0]).to.match(/^if \(\(&User-Name == "alice" \|\| /)
+    expect(heads.slice(1, -1).every((h) => h.startsWith('elsif ((&User-Name == '))).to.equal(true)
+    // Every member and every client is named exactly (number of client chunks) / (user chunks) times.
+    const conditions = heads.slice(0, -1).map((h) => h.replace(/^(if|elsif) /, ''))
+    const userChunks = new Set(conditions.map((h) => h.split(' && ')[0])).size
+    const clientChunks = new Set(conditions.map((h) => h.split(' && ')[1])).size
+    expect(userChunks * clientChunks).to.equal(heads.length - 1)
+    expect(policy.split('&User-Name == "bulk-user-0599"').length - 1).to.equal(clientChunks)
+    expect(policy.split('"%{client:shortname}" == "bulk-sw-0399"').length - 1).to.equal(userChunks)
+    if (!FREERADIUS_PRESENT) return
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-freeradius-render-'))
+    try {
+      writeRelease(dir, files)
+      const check = checkConfig(dir)
+      expect(check.ok, check.output).to.equal(true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
   it('hostile but accepted values pass freeradius -C as plain strings', function () {
     if (!FREERADIUS_PRESENT) {
       console.log(`      skipped: ${FREERADIUS_SKIP}`)
