@@ -17,6 +17,7 @@ import { logFileKind } from '../../../sdk/logs/tac-plus-ng.js'
 import type { Ingester, LoadExclusions, LogKind } from '../api.js'
 import { IngestCore } from './core.js'
 import { ingestSettingRefs } from './settings.js'
+import { ensureMonthlyPartitions } from './partitions.js'
 
 export interface IngesterDeps {
   database: DatabaseService
@@ -145,8 +146,14 @@ export function createIngester(d: IngesterDeps, opts: IngesterOptions = {}): Ing
     for (const { protocol, dir } of c.dirs) await pollDir(protocol, dir, c.batchSize)
   }
 
+  let partitionsAt = 0
+
   async function run(): Promise<void> {
     while (running) {
+      if (Date.now() - partitionsAt > 3_600_000) {
+        partitionsAt = Date.now()
+        await ensureMonthlyPartitions(d.database.knex, log).catch((e: Error) => log.warn({ err: e.message }, 'aaa-logs: partition upkeep failed'))
+      }
       let pollMs = 500
       try {
         pollMs = (await readConfig()).pollMs

@@ -4,7 +4,7 @@ import type { Knex } from 'knex'
  * The five AAA log kinds, one table each, partitioned by month on `timestamp`
  * (lists always filter or sort by time, and old months are dropped whole), plus
  * the ingester's checkpoints and quarantine. The default partition catches rows
- * outside the months created ahead; `ensureMonthlyPartitions` adds months.
+ * outside the months created ahead; ingest/partitions.ts adds the months.
  *
  * Every row carries `node_id` (the cluster node that ingested it) and
  * `source_file` + `source_offset` (the raw line it came from).
