@@ -53,6 +53,12 @@ export interface NetworkVerifiers {
   sha512_crypt: string
   /** Upper-case hex NT hash, for MS-CHAPv2. */
   nt_hash: string
+  /**
+   * The password itself, for CHAP (which needs the cleartext on the server).
+   * Present only for users with `chap_enabled` whose password was set while
+   * it was on; dropped when it is turned off. Never returned by the API.
+   */
+  cleartext?: string
 }
 
 export interface NetworkUser {

@@ -4,16 +4,17 @@ import type { SecretsService } from '../../sdk/index.js'
 import { checkPolicy, hashPassword } from './passwords.js'
 import { deriveVerifiers, sealVerifiers } from './verifiers.js'
 
-export async function passwordColumns(secrets: SecretsService, username: string, password: string, field: string, networkLogin: boolean) {
+/** `chap`: the user has `chap_enabled`; with network login, the sealed verifiers then keep the cleartext for CHAP. */
+export async function passwordColumns(secrets: SecretsService, username: string, password: string, field: string, networkLogin: boolean, chap = false) {
   checkPolicy(password, username, field)
   return {
     password_hash: await hashPassword(password),
-    network_verifiers: networkLogin ? sealVerifiers(secrets, deriveVerifiers(password)) : null,
+    network_verifiers: networkLogin ? sealVerifiers(secrets, deriveVerifiers(password, chap)) : null,
     password_changed_at: new Date(),
   }
 }
 
-export async function setPassword(trx: Knex.Transaction, secrets: SecretsService, user: { id: string; username: string; network_login: boolean }, password: string, field: string): Promise<void> {
-  const cols = await passwordColumns(secrets, user.username, password, field, user.network_login)
+export async function setPassword(trx: Knex.Transaction, secrets: SecretsService, user: { id: string; username: string; network_login: boolean; chap_enabled: boolean }, password: string, field: string): Promise<void> {
+  const cols = await passwordColumns(secrets, user.username, password, field, user.network_login, user.chap_enabled)
   await trx('users').where({ id: user.id }).update({ ...cols, must_change_password: false, sessions_valid_after: new Date(), updated_at: new Date() })
 }

@@ -21,6 +21,8 @@ export interface UserRow {
   password_hash: string | null
   network_verifiers: string | null
   network_login: boolean
+  /** The sealed verifiers keep the cleartext password, for CHAP (migrations/0004_user_chap.ts). */
+  chap_enabled: boolean
   is_admin: boolean
   must_change_password: boolean
   password_changed_at: Date | null

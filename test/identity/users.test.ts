@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../kit/app.js'
 import { actorWith, auditRows, createGroup, createRole, createUser, expectError, STRONG, STRONG_2, uniq } from './helpers.js'
 
 const FIELDS = [
-  'id', 'username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'network_verifiers_set', 'must_change_password',
+  'id', 'username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'network_verifiers_set', 'chap_enabled', 'must_change_password',
   'password_set', 'password_changed_at', 'group_ids', 'role_ids', 'created_at', 'updated_at',
 ]
 const NIL = '00000000-0000-4000-8000-000000000000'

@@ -124,7 +124,7 @@ describe('HTTP conventions', () => {
       expect((await t.req('GET', '/api/v1/dashboard/system-info')).status).to.equal(401)
       const info = await t.admin('GET', '/api/v1/dashboard/system-info')
       expect(info.status).to.equal(200)
-      expect(info.body.schema_revision).to.deep.equal({ kernel: '0003_deploys' })
+      expect(info.body.schema_revision).to.deep.equal({ kernel: '0004_user_chap' })
       expect(info.body.version).to.equal(t.app.version)
       expect(Math.abs(Date.parse(info.body.server_time) - Date.now())).to.be.below(5000)
       expect(info.body).to.have.keys(['version', 'schema_revision', 'uptime_seconds', 'timezone', 'server_time', 'node_id', 'role', 'database_engine', 'plugins'])

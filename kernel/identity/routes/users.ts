@@ -2,6 +2,7 @@
 import type { Knex } from 'knex'
 import { CommonErrors, defineRoute, ErrorBody, paginate, reply, type Actor, type Static } from '../../../sdk/index.js'
 import { passwordColumns } from '../passwords-set.js'
+import { withoutCleartext } from '../verifiers.js'
 import { UserCreate, UserListQuery, UserListResponse, UserParams, UserResponse, UserUpdate } from '../schemas/users.js'
 import type { IdentityRouteDeps } from './deps.js'
 import { assertGroupsHeld, assertRolesHeld, assertUserManageable, checkRefs, E, isUniqueViolation, iso, isoOrNull, lockEnabledAdmins } from './guards.js'
@@ -17,6 +18,7 @@ interface Row {
   is_admin: boolean
   network_login: boolean
   network_verifiers_set: boolean
+  chap_enabled: boolean
   must_change_password: boolean
   password_set: boolean
   password_changed_at: Date | null
@@ -28,7 +30,7 @@ interface Row {
 
 const select = (db: Knex | Knex.Transaction) =>
   db('users').select(
-    'id', 'username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'must_change_password', 'password_changed_at', 'created_at', 'updated_at',
+    'id', 'username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password', 'password_changed_at', 'created_at', 'updated_at',
     db.raw('(password_hash IS NOT NULL) AS password_set'),
     db.raw('(network_verifiers IS NOT NULL) AS network_verifiers_set'),
     db.raw(`(SELECT coalesce(json_agg(m.group_id ORDER BY m.group_id), '[]'::json) FROM user_group_members m WHERE m.user_id = users.id) AS group_ids`),
@@ -120,7 +122,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       path: '/users',
       permission: 'users.write',
       summary: 'Create a user',
-      description: `A local user without a password exists but cannot sign in until one is set. \`password\` is refused for \`source: directory\` (422 PASSWORD_NOT_ALLOWED). With \`network_login\` and a password, the daemons' verifiers (SHA-512 crypt, NT hash) are derived and sealed. ${GUARDS}`,
+      description: `A local user without a password exists but cannot sign in until one is set. \`password\` is refused for \`source: directory\` (422 PASSWORD_NOT_ALLOWED). With \`network_login\` and a password, the daemons' verifiers (SHA-512 crypt, NT hash) are derived and sealed; with \`chap_enabled\` too, the password is kept reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP. ${GUARDS}`,
       tags: ['identity'],
       schema: { body: UserCreate, response: { 201: UserResponse, 403: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -130,10 +132,11 @@ export function userRoutes(d: IdentityRouteDeps) {
         const source = b.source ?? 'local'
         if (b.password !== undefined && source === 'directory') throw E.passwordNotAllowed({ field: 'password' })
         const networkLogin = b.network_login ?? false
+        const chap = b.chap_enabled ?? false
         const created = await identity.actors.change(req.transaction, async (trx) => {
           await checkLinks(trx, actor, b)
           await assertUsernameFree(trx, b.username)
-          const pw = b.password !== undefined ? await passwordColumns(d.secrets, b.username, b.password, 'password', networkLogin) : {}
+          const pw = b.password !== undefined ? await passwordColumns(d.secrets, b.username, b.password, 'password', networkLogin, chap) : {}
           const [{ id }] = (await trx('users')
             .insert({
               username: b.username,
@@ -143,6 +146,7 @@ export function userRoutes(d: IdentityRouteDeps) {
               source,
               is_admin: b.is_admin ?? false,
               network_login: networkLogin,
+              chap_enabled: chap,
               must_change_password: b.must_change_password ?? false,
               ...pw,
             })
@@ -174,7 +178,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       path: '/users/{user_id}',
       permission: 'users.write',
       summary: 'Change a user',
-      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. Turning \`network_login\` on without a password in the same request leaves \`network_verifiers_set\` false until the password is set again: the platform never stores the cleartext to derive them from. Turning it off, or switching to \`source: directory\`, discards the verifiers (and, for directory, the local password). Disabling a user voids their sessions. Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN. ${GUARDS}`,
+      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. Turning \`network_login\` on without a password in the same request leaves \`network_verifiers_set\` false until the password is set again: the platform keeps no cleartext to derive them from. Turning it off, or switching to \`source: directory\`, discards the verifiers (and, for directory, the local password). Turning \`chap_enabled\` on keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP, from the next time the password is set: set the password again after enabling it. Turning it off discards the kept password at once. Disabling a user voids their sessions. Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN. ${GUARDS}`,
       tags: ['identity'],
       schema: { params: UserParams, body: UserUpdate, response: { 200: UserResponse, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -197,13 +201,18 @@ export function userRoutes(d: IdentityRouteDeps) {
             throw E.lastAdmin({ field: isAdmin ? 'enabled' : 'is_admin' })
           }
           const networkLogin = b.network_login ?? before.network_login
+          const chap = b.chap_enabled ?? before.chap_enabled
           const now = new Date()
           const cols: Record<string, unknown> = { updated_at: now }
-          for (const k of ['username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'must_change_password'] as const) {
+          for (const k of ['username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password'] as const) {
             if (b[k] !== undefined) cols[k] = b[k]
           }
           if (b.password !== undefined) {
-            Object.assign(cols, await passwordColumns(d.secrets, username, b.password, 'password', networkLogin), { sessions_valid_after: now })
+            Object.assign(cols, await passwordColumns(d.secrets, username, b.password, 'password', networkLogin, chap), { sessions_valid_after: now })
+          } else if (!chap && before.chap_enabled) {
+            // CHAP turned off: the kept cleartext goes now, the other verifiers stay.
+            const row = (await trx('users').where({ id: before.id }).first('network_verifiers')) as { network_verifiers: string | null }
+            cols.network_verifiers = withoutCleartext(d.secrets, row.network_verifiers)
           }
           // Verifiers exist only while network login is on: a stale set must not come back when it is switched on again.
           if (!networkLogin) cols.network_verifiers = null

@@ -31,7 +31,14 @@ const fields = {
     Type.Boolean({
       default: false,
       description:
-        'Whether the TACACS+/RADIUS daemons accept this user. The daemons need verifiers derived from the password, and the platform never keeps the cleartext: turning this on without a `password` in the same request leaves `network_verifiers_set` false until a password is set again.',
+        'Whether the TACACS+/RADIUS daemons accept this user. The daemons need verifiers derived from the password when it is set: turning this on without a `password` in the same request leaves `network_verifiers_set` false until a password is set again.',
+    }),
+  ),
+  chap_enabled: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'Allow RADIUS CHAP for this user: keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; set the password again after enabling it. Takes effect with `network_login`. Turning it off discards the kept password at once.',
     }),
   ),
   must_change_password: Type.Optional(Type.Boolean({ default: false, description: 'The next sign-in must change the password before getting a session.' })),
@@ -57,6 +64,9 @@ export const UserResponse = Type.Object(
     is_admin: Type.Boolean(),
     network_login: Type.Boolean(),
     network_verifiers_set: Type.Boolean({ description: 'Whether the daemons hold verifiers for this user (network_login on and a password set since).' }),
+    chap_enabled: Type.Boolean({
+      description: 'Whether RADIUS CHAP is allowed: keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; set the password again after enabling it. The password itself is never returned.',
+    }),
     must_change_password: Type.Boolean(),
     password_set: Type.Boolean({ description: 'Whether a local password is set; the hash itself is never returned.' }),
     password_changed_at: Nullable(Timestamp()),

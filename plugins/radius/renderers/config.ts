@@ -7,9 +7,11 @@
  *   mods-enabled/always          the `reject`, `ok` and `noop` statements
  *   mods-enabled/pap             PAP against Crypt-Password (SHA-512 crypt)
  *   mods-enabled/mschap          MS-CHAPv2 against NT-Password
+ *   mods-enabled/chap            CHAP against Cleartext-Password (users with chap_enabled only)
  *   mods-enabled/portcullis_log  json + linelog (sdk/logs/freeradius.ts), for the ingester
  *   sites-enabled/default        authorize / authenticate / post-auth / accounting
- *   portcullis/verifiers  0600   the network users' verifiers (an unlang switch on User-Name)
+ *   portcullis/verifiers  0600   the network users' verifiers (an unlang switch on User-Name), and
+ *                                the cleartext password of users with chap_enabled
  *   portcullis/policy            the AAA policy, first matching rule in order (unlang)
  *   portcullis/replies           each rule's RADIUS profile, applied in post-auth
  *
@@ -55,6 +57,9 @@ const CONFIG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/
 const SHA512_CRYPT = /^\$6\$(rounds=[0-9]{1,9}\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{86}$/
 const NT_HASH = /^[0-9A-Fa-f]{32}$/
+/** A password FreeRADIUS can read back from a single-quoted literal: no control characters. */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const CLEARTEXT = /^[^\u0000-\u001f\u007f]+$/
 /** An IPv4 or IPv6 prefix in the inventory's canonical form. */
 const CIDR = /^[0-9A-Fa-f.:]+\/[0-9]{1,3}$/
 const IP = /^[0-9A-Fa-f.:]+$/
@@ -199,6 +204,12 @@ ${T}normalise = yes
 }
 `
 
+const CHAP = `${HEADER}
+# CHAP against the cleartext password (control:Cleartext-Password), written only for users with chap_enabled.
+chap {
+}
+`
+
 const MSCHAP = `${HEADER}
 # MS-CHAPv2 against the NT hash (control:NT-Password). No MPPE keys: device administration needs none.
 mschap {
@@ -209,9 +220,18 @@ ${T}with_ntdomain_hack = yes
 }
 `
 
+/**
+ * A cleartext password (CHAP, checked against CLEARTEXT first) as a
+ * single-quoted literal: never expanded at run time; `\` and `'` are the
+ * only escapes a single-quoted string reads.
+ */
+function qcleartext(password: string): string {
+  return `'${password.replace(/[\\']/g, (c) => '\\' + c)}'`
+}
+
 function verifiers(input: FreeradiusConfigInput): string {
   const users = [...input.users].sort((a, b) => byteOrder(a.username, b.username) || byteOrder(a.id, b.id))
-  const out = [HEADER, '# The network users\' verifiers: SHA-512 crypt for PAP, the NT hash for MS-CHAPv2.', '# CHAP would need the cleartext password, which the platform never stores.', 'switch &User-Name {']
+  const out = [HEADER, '# The network users\' verifiers: SHA-512 crypt for PAP, the NT hash for MS-CHAPv2,', '# and the cleartext password for CHAP, kept only for users with chap_enabled.', 'switch &User-Name {']
   const seen = new Set<string>()
   for (const u of users) {
     name(u.username, 'username', USERNAME)
@@ -222,7 +242,13 @@ function verifiers(input: FreeradiusConfigInput): string {
       if (!SHA512_CRYPT.test(u.verifiers.sha512_crypt)) throw new FreeradiusRenderError(`user ${u.username}: the stored verifier is not a SHA-512 crypt string`)
       if (!NT_HASH.test(u.verifiers.nt_hash)) throw new FreeradiusRenderError(`user ${u.username}: the stored NT hash is not 32 hex digits`)
       // Single quotes: a literal, never expanded at run time.
-      out.push(`${T}${T}update control {`, `${T}${T}${T}&Crypt-Password := '${u.verifiers.sha512_crypt}'`, `${T}${T}${T}&NT-Password := 0x${u.verifiers.nt_hash.toUpperCase()}`, `${T}${T}}`)
+      const control = [`${T}${T}update control {`, `${T}${T}${T}&Crypt-Password := '${u.verifiers.sha512_crypt}'`, `${T}${T}${T}&NT-Password := 0x${u.verifiers.nt_hash.toUpperCase()}`]
+      // After Crypt-Password: pap takes the first password it knows, so PAP stays on the crypt verifier.
+      // A password with a control character cannot be written (the policy allows one): CHAP stays rejected for that user alone.
+      const chap = u.verifiers.cleartext
+      if (chap !== undefined && CLEARTEXT.test(chap)) control.push(`${T}${T}${T}&Cleartext-Password := ${qcleartext(chap)}`)
+      out.push(...control, `${T}${T}}`)
+      if (chap !== undefined && !CLEARTEXT.test(chap)) out.push(`${T}${T}# chap_enabled, but the password holds a control character: CHAP is rejected`)
     } else {
       out.push(`${T}${T}# no network password set since network login was turned on`, `${T}${T}update request {`, `${T}${T}${T}&Module-Failure-Message := "no network password is set for this user"`, `${T}${T}}`, `${T}${T}reject`)
     }
@@ -371,16 +397,18 @@ function replies(rules: CompiledRule[]): string {
 }
 
 const SITE = `${HEADER}
-# Device administration: PAP and MS-CHAPv2 against the platform's verifiers, the AAA policy, JSON lines.
+# Device administration: PAP and MS-CHAPv2 against the platform's verifiers, CHAP for users
+# with chap_enabled (their kept cleartext password), the AAA policy, JSON lines.
 authorize {
-${T}if (&CHAP-Password) {
+${T}$INCLUDE ../portcullis/verifiers
+${T}if (&CHAP-Password && !&control:Cleartext-Password) {
 ${T}${T}update request {
-${T}${T}${T}&Module-Failure-Message := "CHAP is not supported: it needs the cleartext password, which the platform does not store"
+${T}${T}${T}&Module-Failure-Message := "CHAP is not supported for this user: it needs the cleartext password, which the platform keeps only with chap_enabled"
 ${T}${T}}
 ${T}${T}reject
 ${T}}
-${T}$INCLUDE ../portcullis/verifiers
 ${T}$INCLUDE ../portcullis/policy
+${T}chap
 ${T}mschap
 ${T}pap
 }
@@ -388,6 +416,9 @@ ${T}pap
 authenticate {
 ${T}Auth-Type PAP {
 ${T}${T}pap
+${T}}
+${T}Auth-Type CHAP {
+${T}${T}chap
 ${T}}
 ${T}Auth-Type MS-CHAP {
 ${T}${T}mschap
@@ -431,6 +462,7 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
   const files: RenderedFile[] = [
     { path: 'clients.conf', content: clientsConf(input), mode: 0o600 },
     { path: 'mods-enabled/always', content: ALWAYS, mode: 0o644 },
+    { path: 'mods-enabled/chap', content: CHAP, mode: 0o644 },
     { path: 'mods-enabled/mschap', content: MSCHAP, mode: 0o644 },
     { path: 'mods-enabled/pap', content: PAP, mode: 0o644 },
     { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },

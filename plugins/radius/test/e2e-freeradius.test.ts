@@ -2,8 +2,8 @@
  * The FreeRADIUS renderer end to end: users, groups, devices, RADIUS and
  * TACACS+ profiles and AAA policy rules made through the API; the tree
  * rendered from one repeatable-read snapshot, checked with `freeradius -C`,
- * run on loopback ports and asked with radclient (PAP, MS-CHAPv2, CHAP,
- * accounting). Skipped where FreeRADIUS 3 and radclient are not installed.
+ * run on loopback ports and asked with radclient (PAP, MS-CHAPv2, CHAP for
+ * a user with chap_enabled and rejected for the others, accounting). Skipped where FreeRADIUS 3 and radclient are not installed.
  */
 import { randomBytes } from 'node:crypto'
 import { createSocket } from 'node:dgram'
@@ -127,8 +127,10 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
       ['carol', {}],
       ['frank', { group_ids: [admins.id] }],
       ['dana', { group_ids: [helpdesk.id] }],
+      ['gina', { group_ids: [admins.id], chap_enabled: true }],
     ] as const) {
-      pw[name] = strongPassword()
+      // gina's password (kept for CHAP) is hostile to a careless renderer too.
+      pw[name] = name === 'gina' ? `Ch'a\\p"%{User-Name}\${x}$ENV{HOME} ${strongPassword()}` : strongPassword()
       users[name] = await created(t, '/api/v1/users', { username: name, password: pw[name], network_login: true, ...body })
     }
     const core = await created(t, '/api/v1/device-groups', { name: 'core' })
@@ -237,10 +239,36 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
     expect(nobody.code, nobody.raw).to.equal('Access-Reject')
   })
 
-  it('rejects CHAP with a clear reason (no cleartext password is stored)', async () => {
-    const r = await auth([`User-Name = "alice"`, `CHAP-Password = ${rcString(pw.alice)}`])
+  /** radclient 3.2 hashes CHAP-Password itself; in its double-quoted values only `\"` is unescaped (`\\` stays two backslashes). */
+  const chap = (user: string, password: string) => auth([`User-Name = ${rcString(user)}`, `CHAP-Password = "${password.replace(/"/g, '\\"')}"`])
+
+  it('rejects CHAP for a user without chap_enabled with a clear reason (no cleartext password is kept)', async () => {
+    const r = await chap('alice', pw.alice)
     expect(r.code, r.raw).to.equal('Access-Reject')
-    expect(lastAuth().reason).to.match(/CHAP is not supported/)
+    expect(attr(r, 'Service-Type')).to.deep.equal([])
+    expect(lastAuth().reason).to.match(/CHAP is not supported for this user/)
+  })
+
+  it('CHAP: accepts a user with chap_enabled with the profile reply attributes; a wrong password is rejected; PAP still works', async () => {
+    const files = await renderFreeradius(t)
+    const verifiers = files.find((f) => f.path === 'portcullis/verifiers')!.content
+    expect(verifiers.match(/Cleartext-Password/g), 'only gina has a kept password').to.have.length(1)
+    expect(files.find((f) => f.path === 'sites-enabled/default')!.content).to.match(/Auth-Type CHAP \{\n\t\tchap\n\t\}/)
+    const r = await chap('gina', pw.gina)
+    expect(r.code, r.raw).to.equal('Access-Accept')
+    expect(attr(r, 'Service-Type')).to.deep.equal(['Administrative-User'])
+    expect(attr(r, 'Cisco-AVPair')).to.deep.equal(['shell:priv-lvl=15', 'shell:roles="network-admin"'])
+    expect(attr(r, 'Reply-Message')).to.deep.equal([HOSTILE_REPLY])
+    expect(attr(r, 'Message-Authenticator'), r.raw).to.have.length(1)
+    expect(lastAuth()).to.include({ username: 'gina', result: 'accept', ruleName: 'admins-core', ruleLabel: 'admin', authType: 'CHAP' })
+    const bad = await chap('gina', pw.gina + 'x')
+    expect(bad.code, bad.raw).to.equal('Access-Reject')
+    expect(attr(bad, 'Service-Type')).to.deep.equal([])
+    const p = await pap('gina', pw.gina)
+    expect(p.code, p.raw).to.equal('Access-Accept')
+    expect(lastAuth()).to.include({ username: 'gina', result: 'accept', authType: 'PAP' })
+    const m = await mschap('gina')
+    expect(m.code, m.raw).to.equal('Access-Accept')
   })
 
   it('does not answer a wrong secret, a request without Message-Authenticator, or an unknown client address', async () => {
@@ -278,6 +306,19 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
       .map((f) => readFileSync(path.join(logDir, f), 'utf8'))
       .join('')
     for (const p of Object.values(pw)) expect(text).to.not.include(p)
+  })
+
+  it('CHAP turned off: the kept password leaves the next render and CHAP is rejected; PAP still accepts', async () => {
+    const r = await t.admin('PUT', `/api/v1/users/${users.gina.id}`, { body: { chap_enabled: false } })
+    expect(r.status, JSON.stringify(r.body)).to.equal(200)
+    const release = await deploy()
+    expect(readFileSync(path.join(release, 'portcullis', 'verifiers'), 'utf8')).to.not.include('Cleartext-Password')
+    const no = await chap('gina', pw.gina)
+    expect(no.code, no.raw).to.equal('Access-Reject')
+    expect(attr(no, 'Service-Type')).to.deep.equal([])
+    expect(lastAuth().reason).to.match(/CHAP is not supported for this user/)
+    const ok = await pap('gina', pw.gina)
+    expect(ok.code, ok.raw).to.equal('Access-Accept')
   })
 
   it('a user disabled after a new render is rejected', async () => {

@@ -92,6 +92,20 @@ describe('radius: FreeRADIUS renderer (pure)', () => {
     expect(bad((i) => (i.logDirectory = '/var/log/${x}'))).to.throw(FreeradiusRenderError)
   })
 
+  it('writes a kept CHAP password as a single-quoted literal after Crypt-Password, and skips one holding a control character', () => {
+    const i = input()
+    i.users[0].verifiers = { sha512_crypt: CRYPT, nt_hash: NT, cleartext: `it's a \\ "%{User-Name}" \${confdir}` }
+    i.users[1].verifiers = { sha512_crypt: CRYPT, nt_hash: NT, cleartext: 'tab\there' }
+    const v = file(buildFreeradiusConfig(i), 'portcullis/verifiers')
+    expect(v).to.include(`&Cleartext-Password := 'it\\'s a \\\\ "%{User-Name}" \${confdir}'`)
+    expect(v.indexOf('Cleartext-Password')).to.be.above(v.indexOf('Crypt-Password'))
+    expect(v.match(/Cleartext-Password/g)).to.have.length(1)
+    expect(v).to.include('password holds a control character: CHAP is rejected').and.not.include('tab\there')
+    const site = file(buildFreeradiusConfig(i), 'sites-enabled/default')
+    expect(site).to.include('Auth-Type CHAP {\n\t\tchap\n\t}').and.include('if (&CHAP-Password && !&control:Cleartext-Password) {')
+    expect(buildFreeradiusConfig(i).map((f) => f.path)).to.include('mods-enabled/chap')
+  })
+
   it('rejects everyone when no policy is registered', () => {
     const i = input()
     i.rules = null
