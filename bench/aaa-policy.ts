@@ -43,7 +43,7 @@
  *    contrast. Bounds: the statements the route ran (captured from knex's query
  *    events during one request) replayed through bare pg in one
  *    repeatable-read transaction; and evaluate() called in process without HTTP
- *    (with the `listRules` the aaa-policy plugin's own init provides).
+ *    (with the in-memory rule cache the route uses, services/cache.ts).
  * 2. GET /api/v1/aaa/policy/rules?who_user_id=U&where_device_id=D&resolve_groups=true.
  *    Bound: the same filter as one bare SQL statement (memberships and the
  *    group ancestry as subqueries, the same columns and joins), through pg.
@@ -90,8 +90,8 @@ import { attributesProblem } from '../plugins/radius/services/values.js'
 import { createRadiusService } from '../plugins/radius/services/profiles.js'
 import { AaaPolicyRuleCreate } from '../plugins/aaa-policy/schemas/rules.js'
 import { evaluate, type EvaluateDeps, type PolicyTestInput } from '../plugins/aaa-policy/services/evaluate.js'
+import { createRuleViewCache } from '../plugins/aaa-policy/services/cache.js'
 import { loadRow, selectRules, toView } from '../plugins/aaa-policy/services/rules.js'
-import aaaPolicyPlugin, { aaaPolicyServiceRef, type AaaPolicyService } from '../plugins/aaa-policy/index.js'
 import { startPostgres } from '../test/kit/postgres.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
 import { atExit, envInt, isMain, machine, median, min, removeDir, tempDir } from './lib.js'
@@ -593,13 +593,12 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
     const figures: Figure[] = []
 
     // The plugins' services, built from the same modules on the app's knex, for the in-process bounds;
-    // the policy's `listRules` is the one the aaa-policy plugin's own init provides.
+    // the rules come from the same in-memory cache the route uses (services/cache.ts: the version row read per request).
     const tacacs = createTacacsService(app.db)
     const inventory = createInventoryService(knex, secrets)
     const radius = createRadiusService(knex)
-    const contributions = await aaaPolicyPlugin.init!({ database: app.db, identity: app.identity, inventory, tacacs, radius })
-    const policy = contributions.services!.find((s) => s.ref === aaaPolicyServiceRef)!.implementation as AaaPolicyService
-    const deps: EvaluateDeps = { identity: app.identity, inventory, tacacs, radius, listRules: (db) => policy.listRules(db) }
+    const ruleCache = createRuleViewCache()
+    const deps: EvaluateDeps = { identity: app.identity, inventory, tacacs, radius, listRules: (db) => ruleCache.views(db) }
     const rr = { isolation: 'repeatable read' as const }
 
     // 1. The policy test.

@@ -16,6 +16,7 @@ import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { policyPermissions } from './permissions.js'
 import { policyRoutes } from './routes/index.js'
+import { createRuleViewCache } from './services/cache.js'
 import { loadViews } from './services/rules.js'
 
 export { aaaPolicyServiceRef, type AaaPolicyService, type PolicyRuleView } from './api.js'
@@ -37,15 +38,19 @@ export default definePlugin({
     radius: radiusServiceRef,
   },
   init({ database, identity, inventory, tacacs, radius }) {
+    // The ordered views in memory, reused while the policy's version is unchanged (services/cache.ts).
+    const rules = createRuleViewCache()
     const policy: AaaPolicyService = {
-      // Renderers pass their snapshot; the default reads outside any transaction.
-      listRules: (db: Knex | Knex.Transaction = database.knex) => loadViews(db),
+      // Renderers pass their snapshot and always read through it; without a transaction the cache
+      // answers (a copy of its frozen list, so a caller may reorder its own array).
+      listRules: async (db?: Knex | Knex.Transaction) => (db ? loadViews(db) : [...(await rules.views(database.knex))]),
     }
-    tacacs.registerPolicySource({ listRules: (db) => policy.listRules(db) })
-    radius.registerPolicySource({ listRules: (db) => policy.listRules(db) })
+    // The renderers read through their snapshot, never from the cache.
+    tacacs.registerPolicySource({ listRules: (db) => loadViews(db) })
+    radius.registerPolicySource({ listRules: (db) => loadViews(db) })
     return {
       services: [provide(aaaPolicyServiceRef, policy)],
-      routes: policyRoutes({ database, identity, inventory, tacacs, radius, policy }),
+      routes: policyRoutes({ database, identity, inventory, tacacs, radius, policy, rules }),
     }
   },
 })

@@ -7,7 +7,7 @@ import { evaluate } from '../services/evaluate.js'
 import type { PolicyRouteDeps } from './deps.js'
 
 export function policyTestRoutes(d: PolicyRouteDeps) {
-  const deps = { identity: d.identity, inventory: d.inventory, tacacs: d.tacacs, radius: d.radius, listRules: d.policy.listRules }
+  const deps = { identity: d.identity, inventory: d.inventory, tacacs: d.tacacs, radius: d.radius, listRules: d.rules.views }
   return [
     defineRoute({
       method: 'POST',

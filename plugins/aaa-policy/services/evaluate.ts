@@ -31,7 +31,8 @@ export interface EvaluateDeps {
   inventory: InventoryService
   tacacs: TacacsService
   radius: RadiusService
-  listRules(db: Knex | Knex.Transaction): Promise<PolicyRuleView[]>
+  /** The ordered rules as the renderers read them; the route serves them from the in-memory cache (services/cache.ts). */
+  listRules(db: Knex | Knex.Transaction): Promise<readonly PolicyRuleView[]>
 }
 
 interface UserRow {
@@ -120,7 +121,7 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
 }
 
 /** Every rule tried, in order, into `trace`; the first one that matches, or null. */
-function firstMatch(rules: PolicyRuleView[], user: UserRow, device: Device, groupIds: Set<string>, deviceGroups: Set<string>, trace: Step[]): PolicyRuleView | null {
+function firstMatch(rules: readonly PolicyRuleView[], user: UserRow, device: Device, groupIds: Set<string>, deviceGroups: Set<string>, trace: Step[]): PolicyRuleView | null {
   for (const rule of rules) {
     const step = { rule_id: rule.id, name: rule.name, position: rule.position, enabled: rule.enabled }
     const why = !rule.enabled ? 'disabled' : (whoMismatch(rule, user, groupIds) ?? whereMismatch(rule, device, deviceGroups))
