@@ -61,7 +61,7 @@ import { cliExclusions, tableSettings } from '../plugins/aaa-logs/cli/common.js'
 import { exportColumns, KINDS, toEntry, applyLogFilters, type KindDef } from '../plugins/aaa-logs/services/logs.js'
 import { startPostgres } from '../test/kit/postgres.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
-import { atExit, envInt, isMain, machine, median, min, removeDir, tempDir } from './lib.js'
+import { atExit, envInt, machine, median, min, removeDir, tempDir, runAsMain } from './lib.js'
 
 const USERS = 20_000
 const DEVICES = 5_000
@@ -554,15 +554,4 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
   }
 }
 
-if (isMain(import.meta.url)) {
-  runAaaLogs().then(
-    (r) => {
-      if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(r, null, 2) + '\n')
-      process.exit(0)
-    },
-    (e) => {
-      console.error(e)
-      process.exit(1)
-    },
-  )
-}
+runAsMain(import.meta.url, runAaaLogs)

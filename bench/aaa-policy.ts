@@ -62,7 +62,6 @@
 import http from 'node:http'
 import os from 'node:os'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { writeFileSync } from 'node:fs'
 import knexFactory, { type Knex } from 'knex'
 import pg from 'pg'
 import { pino } from 'pino'
@@ -94,7 +93,7 @@ import { createRuleViewCache } from '../plugins/aaa-policy/services/cache.js'
 import { loadRow, selectRules, toView } from '../plugins/aaa-policy/services/rules.js'
 import { startPostgres } from '../test/kit/postgres.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
-import { atExit, envInt, isMain, machine, median, min, removeDir, tempDir } from './lib.js'
+import { atExit, envInt, machine, median, min, removeDir, tempDir, runAsMain } from './lib.js'
 
 const PLUGINS = 'inventory,tacacs,radius,aaa-policy'
 const USER_GROUPS = 2000
@@ -788,15 +787,4 @@ function printFigure(f: Figure) {
   for (const note of f.notes) console.log(`  ${note}`)
 }
 
-if (isMain(import.meta.url)) {
-  runAaaPolicy().then(
-    (r) => {
-      if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(r, null, 2) + '\n')
-      process.exit(0)
-    },
-    (e) => {
-      console.error(e)
-      process.exit(1)
-    },
-  )
-}
+runAsMain(import.meta.url, runAaaPolicy)

@@ -37,7 +37,6 @@ import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { writeFileSync } from 'node:fs'
 import pg from 'pg'
 import { pino } from 'pino'
 import { startApp, type App } from '../kernel/app.js'
@@ -53,7 +52,7 @@ import { startPostgres } from '../test/kit/postgres.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
 import { tacPlusNgBinary } from '../test/kit/tac-plus-ng.js'
 import { generate } from './aaa-policy.js'
-import { atExit, envInt, isMain, machine, median, min, removeDir, spawnTracked, stopChild, tempDir } from './lib.js'
+import { atExit, envInt, machine, median, min, removeDir, spawnTracked, stopChild, tempDir, runAsMain } from './lib.js'
 
 const loadAvg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 const f2 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2))
@@ -348,15 +347,4 @@ export async function runDeployBench(o: { printMachine?: boolean } = {}): Promis
   }
 }
 
-if (isMain(import.meta.url)) {
-  runDeployBench().then(
-    (r) => {
-      if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(r, null, 2) + '\n')
-      process.exit(0)
-    },
-    (e) => {
-      console.error(e)
-      process.exit(1)
-    },
-  )
-}
+runAsMain(import.meta.url, runDeployBench)

@@ -34,7 +34,7 @@ import http from 'node:http'
 import os from 'node:os'
 import { execFileSync, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import argon2 from 'argon2'
 import autocannon from 'autocannon'
 import knexFactory from 'knex'
@@ -46,7 +46,7 @@ import { parseMasterKey } from '../kernel/security/master-key.js'
 import { TokenService } from '../kernel/security/tokens.js'
 import type { Logger, RouteDefinition } from '../sdk/index.js'
 import { freePort, startPostgres } from '../test/kit/postgres.js'
-import { atExit, envInt, envSeconds, isMain, machine, median, repoRoot, spawnTracked, stopChild, tempDir } from './lib.js'
+import { atExit, envInt, envSeconds, machine, median, repoRoot, spawnTracked, stopChild, tempDir, runAsMain } from './lib.js'
 
 const GATED = '/api/v1/greetings/hello?name=x'
 const PUBLIC_PATH = '/api/v1/bench-public/hello?name=x'
@@ -352,15 +352,4 @@ export async function runIdentity(o: { printMachine?: boolean } = {}): Promise<I
   }
 }
 
-if (isMain(import.meta.url)) {
-  runIdentity().then(
-    (r) => {
-      if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(r, null, 2) + '\n')
-      process.exit(0)
-    },
-    (e) => {
-      console.error(e)
-      process.exit(1)
-    },
-  )
-}
+runAsMain(import.meta.url, runIdentity)

@@ -4,7 +4,7 @@
  * removed. Benchmarks print figures; they never fail on a timing.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -148,3 +148,18 @@ export function firstMessage<T>(child: ChildProcess, what: string, timeoutMs = 6
 
 /** True when this module is the script node was started with. */
 export const isMain = (metaUrl: string): boolean => process.argv[1] !== undefined && pathToFileURL(path.resolve(process.argv[1])).href === metaUrl
+
+/** Run a bench as a script: print nothing more, write BENCH_JSON when asked, exit 0, or 1 on error. */
+export function runAsMain<T>(url: string, run: () => Promise<T>): void {
+  if (!isMain(url)) return
+  run().then(
+    (r) => {
+      if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(r, null, 2) + '\n')
+      process.exit(0)
+    },
+    (e) => {
+      console.error(e)
+      process.exit(1)
+    },
+  )
+}

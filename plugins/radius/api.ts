@@ -5,7 +5,7 @@
  * the policy without this plugin depending on the policy (as tacacs does).
  */
 import type { Knex } from 'knex'
-import { createServiceRef } from '../../sdk/index.js'
+import { createServiceRef, type PolicyRuleView, type PolicySource } from '../../sdk/index.js'
 
 export interface RadiusAttribute {
   /** FreeRADIUS dictionary name (`Service-Type`, `Cisco-AVPair`, `Tunnel-Private-Group-Id`). */
@@ -25,26 +25,9 @@ export interface RadiusProfile {
 
 type Db = Knex | Knex.Transaction
 
-/**
- * One AAA policy rule as the renderer sees it, names resolved (the same shape
- * as the tacacs plugin's `PolicyRuleView`; radius does not depend on tacacs).
- */
-export interface RadiusPolicyRule {
-  id: string
-  name: string
-  position: number
-  enabled: boolean
-  is_default: boolean
-  who: { type: 'user'; user_id: string; username: string } | { type: 'group'; group_id: string; group_name: string } | { type: 'any' }
-  where: { type: 'device'; device_id: string; device_name: string } | { type: 'device_group'; device_group_id: string; device_group_name: string } | { type: 'any' }
-  radius_profile_id: string | null
-}
-
-/** Who supplies the ordered rules (the AAA policy plugin). */
-export interface RadiusPolicySource {
-  /** Every rule in evaluation order, the default rule last. */
-  listRules(db: Db): Promise<RadiusPolicyRule[]>
-}
+/** The policy's rules as the renderer sees them (defined once in the SDK, shared with the tacacs plugin). */
+export type RadiusPolicyRule = PolicyRuleView
+export type RadiusPolicySource = PolicySource
 
 export interface RadiusService {
   getProfile(id: string, db?: Db): Promise<RadiusProfile | null>

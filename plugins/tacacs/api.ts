@@ -60,24 +60,9 @@ export interface CommandDecision {
   reason: string
 }
 
-/** One AAA policy rule as the renderers see it, names resolved. */
-export interface PolicyRuleView {
-  id: string
-  name: string
-  position: number
-  enabled: boolean
-  is_default: boolean
-  who: { type: 'user'; user_id: string; username: string } | { type: 'group'; group_id: string; group_name: string } | { type: 'any' }
-  where: { type: 'device'; device_id: string; device_name: string } | { type: 'device_group'; device_group_id: string; device_group_name: string } | { type: 'any' }
-  tacacs_profile_id: string | null
-  radius_profile_id: string | null
-}
-
-/** Who supplies the ordered rules (the AAA policy plugin). */
-export interface PolicySource {
-  /** Every rule in evaluation order, the default rule last. */
-  listRules(db: Knex | Knex.Transaction): Promise<PolicyRuleView[]>
-}
+import type { PolicyRuleView, PolicySource } from '../../sdk/index.js'
+/** The policy's rules as the renderers see them: defined once in the SDK, shared with the radius plugin. */
+export type { PolicyRuleView, PolicySource }
 
 type Db = Knex | Knex.Transaction
 

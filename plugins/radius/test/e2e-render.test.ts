@@ -45,9 +45,9 @@ function input(): FreeradiusConfigInput {
       },
     ],
     rules: [
-      { id: 'r1', name: 'admins-core', position: 1, enabled: true, is_default: false, who: { type: 'group', group_id: 'ug1', group_name: 'x' }, where: { type: 'device_group', device_group_id: 'g1', device_group_name: 'core' }, radius_profile_id: 'p1' },
-      { id: 'r2', name: 'nobody', position: 2, enabled: true, is_default: false, who: { type: 'group', group_id: 'empty', group_name: 'e' }, where: { type: 'any' }, radius_profile_id: 'p1' },
-      { id: 'r3', name: 'default', position: 3, enabled: true, is_default: true, who: { type: 'any' }, where: { type: 'any' }, radius_profile_id: null },
+      { id: 'r1', name: 'admins-core', position: 1, enabled: true, is_default: false, who: { type: 'group', group_id: 'ug1', group_name: 'x' }, where: { type: 'device_group', device_group_id: 'g1', device_group_name: 'core' }, tacacs_profile_id: null, radius_profile_id: 'p1' },
+      { id: 'r2', name: 'nobody', position: 2, enabled: true, is_default: false, who: { type: 'group', group_id: 'empty', group_name: 'e' }, where: { type: 'any' }, tacacs_profile_id: null, radius_profile_id: 'p1' },
+      { id: 'r3', name: 'default', position: 3, enabled: true, is_default: true, who: { type: 'any' }, where: { type: 'any' }, tacacs_profile_id: null, radius_profile_id: null },
     ],
   }
 }
