@@ -18,93 +18,18 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
 import {
-  defineError, defineSetting, maskConfigSecrets, Type,
+  maskConfigSecrets,
   type Actor, type AuditService, type ConfigRenderer, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile,
 } from '../../sdk/index.js'
 import type { SettingsStore } from '../settings/store.js'
 import { run, runCheck, type CheckOutcome } from './check.js'
 import { unifiedDiff } from './diff.js'
+import { DeployErrors, keepReleasesSetting, reloadCommandsSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
+export * from './model.js'
 import {
   CURRENT, currentRelease, PARTIAL, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
 } from './files.js'
 
-export const DeployErrors = {
-  checkFailed: defineError(422, 'DEPLOY_CHECK_FAILED', 'core:deploy.check_failed'),
-  unknownDaemon: defineError(404, 'DEPLOY_DAEMON_UNKNOWN', 'core:deploy.daemon_unknown'),
-  nothingToDeploy: defineError(422, 'DEPLOY_NOTHING', 'core:deploy.nothing'),
-  renderFailed: defineError(422, 'DEPLOY_RENDER_FAILED', 'core:deploy.render_failed'),
-  notRollbackable: defineError(409, 'DEPLOY_NOT_ROLLBACKABLE', 'core:deploy.not_rollbackable'),
-  releaseMissing: defineError(409, 'DEPLOY_RELEASE_MISSING', 'core:deploy.release_missing'),
-  notFound: defineError(404, 'NOT_FOUND', 'core:errors.not_found'),
-  inProgress: defineError(409, 'DEPLOY_IN_PROGRESS', 'core:deploy.in_progress'),
-}
-
-export const reloadCommandsSetting = defineSetting(
-  'deploy.reload_commands',
-  Type.Record(Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }), Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { minItems: 1, maxItems: 64 })),
-  {},
-  'Per daemon, the command (argv: program, then arguments, no shell) run after a release of that daemon becomes current, e.g. `{ "freeradius": ["/usr/bin/systemctl", "reload", "freeradius"] }`. A daemon without an entry is not signalled.',
-)
-export const keepReleasesSetting = defineSetting(
-  'deploy.keep_releases',
-  Type.Integer({ minimum: 1, maximum: 1000 }),
-  20,
-  'Release folders kept per daemon (the newest ones; the current release is always kept). An older release can no longer be rolled back to.',
-)
-export const deploySettings = [reloadCommandsSetting, keepReleasesSetting]
-
-export type DeployStatus = 'pending' | 'active' | 'failed' | 'superseded' | 'rolled_back'
-
-export interface DeployRow {
-  id: string
-  daemon: string
-  release: string
-  status: DeployStatus
-  actor_id: string | null
-  actor_name: string | null
-  comment: string | null
-  checked: boolean | null
-  check_output: string | null
-  files: FileRecord[]
-  rollback_of: string | null
-  reload_status: 'ok' | 'failed' | null
-  reload_output: string | null
-  created_at: Date
-  activated_at: Date | null
-}
-
-export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of'> {
-  created_at: string
-  activated_at: string | null
-}
-
-export const toView = (r: DeployRow): DeployView => {
-  const { rollback_of: _r, ...rest } = r
-  return {
-    ...rest,
-    files: typeof r.files === 'string' ? (JSON.parse(r.files) as FileRecord[]) : r.files,
-    created_at: new Date(r.created_at).toISOString(),
-    activated_at: r.activated_at ? new Date(r.activated_at).toISOString() : null,
-  }
-}
-
-export interface FileChange {
-  path: string
-  change: 'added' | 'removed' | 'changed' | 'unchanged'
-  /** Unified diff of the text, secret values masked; empty when unchanged. */
-  diff: string
-  mode_before: string | null
-  mode_after: string | null
-}
-
-export interface DryRunDaemon {
-  daemon: string
-  current_release: string | null
-  checked: boolean | null
-  check_ok: boolean
-  check_output: string
-  changes: FileChange[]
-}
 
 interface Ctx {
   actor: Actor | null
