@@ -187,6 +187,29 @@ class Reader {
 
 // ---- authentication (RFC 8907 section 5) --------------------------------
 
+/**
+ * The layout authentication REPLY and CONTINUE and accounting REPLY share: one-byte fields
+ * before (`lead`) or after (`tail`) two 16-bit lengths, then the message and the data.
+ */
+function encodeMsgData(lead: number[], msgName: string, msg: Buffer, data: Buffer, tail: number[]): Buffer {
+  const head = Buffer.alloc(lead.length + 4 + tail.length)
+  lead.forEach((v, i) => head.writeUInt8(v, i))
+  head.writeUInt16BE(u16len(msgName, msg), lead.length)
+  head.writeUInt16BE(u16len('data', data), lead.length + 2)
+  tail.forEach((v, i) => head.writeUInt8(v, lead.length + 4 + i))
+  return Buffer.concat([head, msg, data])
+}
+
+function decodeMsgData(r: Reader, leadBytes: number, tailBytes: number): { lead: number[]; msg: Buffer; data: Buffer; tail: number[] } {
+  const lead = Array.from({ length: leadBytes }, () => r.u8())
+  const ml = r.u16()
+  const dl = r.u16()
+  const tail = Array.from({ length: tailBytes }, () => r.u8())
+  const out = { lead, msg: r.take(ml), data: r.take(dl), tail }
+  r.end()
+  return out
+}
+
 export interface AuthenStart {
   action: number
   privLvl: number
@@ -229,26 +252,11 @@ export interface AuthenReply {
   data: Buffer
 }
 
-export function encodeAuthenReply(p: AuthenReply): Buffer {
-  const msg = bytes(p.serverMsg)
-  const data = bytes(p.data)
-  const head = Buffer.alloc(6)
-  head.writeUInt8(p.status, 0)
-  head.writeUInt8(p.flags, 1)
-  head.writeUInt16BE(u16len('server_msg', msg), 2)
-  head.writeUInt16BE(u16len('data', data), 4)
-  return Buffer.concat([head, msg, data])
-}
+export const encodeAuthenReply = (p: AuthenReply): Buffer => encodeMsgData([p.status, p.flags], 'server_msg', bytes(p.serverMsg), bytes(p.data), [])
 
 export function decodeAuthenReply(b: Buffer): AuthenReply {
-  const r = new Reader(b, 'authentication REPLY')
-  const status = r.u8()
-  const flags = r.u8()
-  const ml = r.u16()
-  const dl = r.u16()
-  const out = { status, flags, serverMsg: r.take(ml).toString(), data: r.take(dl) }
-  r.end()
-  return out
+  const { lead, msg, data } = decodeMsgData(new Reader(b, 'authentication REPLY'), 2, 0)
+  return { status: lead[0], flags: lead[1], serverMsg: msg.toString(), data }
 }
 
 export interface AuthenContinue {
@@ -257,24 +265,11 @@ export interface AuthenContinue {
   flags?: number
 }
 
-export function encodeAuthenContinue(c: AuthenContinue): Buffer {
-  const msg = bytes(c.userMsg)
-  const data = bytes(c.data)
-  const head = Buffer.alloc(5)
-  head.writeUInt16BE(u16len('user_msg', msg), 0)
-  head.writeUInt16BE(u16len('data', data), 2)
-  head.writeUInt8(c.flags ?? 0, 4)
-  return Buffer.concat([head, msg, data])
-}
+export const encodeAuthenContinue = (c: AuthenContinue): Buffer => encodeMsgData([], 'user_msg', bytes(c.userMsg), bytes(c.data), [c.flags ?? 0])
 
 export function decodeAuthenContinue(b: Buffer): { userMsg: Buffer; data: Buffer; flags: number } {
-  const r = new Reader(b, 'authentication CONTINUE')
-  const ml = r.u16()
-  const dl = r.u16()
-  const flags = r.u8()
-  const out = { userMsg: r.take(ml), data: r.take(dl), flags }
-  r.end()
-  return out
+  const { msg, data, tail } = decodeMsgData(new Reader(b, 'authentication CONTINUE'), 0, 1)
+  return { userMsg: msg, data, flags: tail[0] }
 }
 
 // ---- authorization (RFC 8907 section 6) and accounting (section 7) ------
@@ -393,22 +388,9 @@ export interface AcctReply {
   data: Buffer
 }
 
-export function encodeAcctReply(p: AcctReply): Buffer {
-  const msg = bytes(p.serverMsg)
-  const data = bytes(p.data)
-  const head = Buffer.alloc(5)
-  head.writeUInt16BE(u16len('server_msg', msg), 0)
-  head.writeUInt16BE(u16len('data', data), 2)
-  head.writeUInt8(p.status, 4)
-  return Buffer.concat([head, msg, data])
-}
+export const encodeAcctReply = (p: AcctReply): Buffer => encodeMsgData([], 'server_msg', bytes(p.serverMsg), bytes(p.data), [p.status])
 
 export function decodeAcctReply(b: Buffer): AcctReply {
-  const r = new Reader(b, 'accounting REPLY')
-  const ml = r.u16()
-  const dl = r.u16()
-  const status = r.u8()
-  const out = { status, serverMsg: r.take(ml).toString(), data: r.take(dl) }
-  r.end()
-  return out
+  const { msg, data, tail } = decodeMsgData(new Reader(b, 'accounting REPLY'), 0, 1)
+  return { status: tail[0], serverMsg: msg.toString(), data }
 }
