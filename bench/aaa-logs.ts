@@ -61,26 +61,12 @@ import { cliExclusions, tableSettings } from '../plugins/aaa-logs/cli/common.js'
 import { exportColumns, KINDS, toEntry, applyLogFilters, type KindDef } from '../plugins/aaa-logs/services/logs.js'
 import { startPostgres } from '../test/kit/postgres.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
-import { atExit, envInt, machine, median, min, removeDir, tempDir, runAsMain } from './lib.js'
+import { atExit, envInt, machine, median, min, removeDir, tempDir, runAsMain, stats, fmtStats, loadAvg, type Stats, f2 } from './lib.js'
 
 const USERS = 20_000
 const DEVICES = 5_000
 const DAY = 86_400_000
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN
-}
-export interface Stats {
-  n: number
-  median: number
-  p95: number
-  min: number
-}
-const stats = (xs: number[]): Stats => ({ n: xs.length, median: median(xs), p95: pct(xs, 95), min: min(xs) })
-const f2 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2))
-const fmtStats = (s: Stats) => `median ${f2(s.median)} ms, p95 ${f2(s.p95)} ms, min ${f2(s.min)} ms (n=${s.n})`
-const loadAvg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 const mib = (kb: number) => `${(kb / 1024).toFixed(0)} MiB`
 
 function envFactor(name: string, def: number): number {

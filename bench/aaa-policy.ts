@@ -93,7 +93,7 @@ import { createRuleViewCache } from '../plugins/aaa-policy/services/cache.js'
 import { loadRow, selectRules, toView } from '../plugins/aaa-policy/services/rules.js'
 import { startPostgres } from '../test/kit/postgres.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
-import { atExit, envInt, machine, median, min, removeDir, tempDir, runAsMain } from './lib.js'
+import { atExit, envInt, machine, median, min, removeDir, tempDir, runAsMain, stats, fmtStats, loadAvg, type Stats, f2 } from './lib.js'
 
 const PLUGINS = 'inventory,tacacs,radius,aaa-policy'
 const USER_GROUPS = 2000
@@ -109,22 +109,7 @@ const PROBE_COMMAND = 'bench-probe-command now'
 
 // ---------- small helpers ----------
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN
-}
-
-export interface Stats {
-  n: number
-  median: number
-  p95: number
-  min: number
-}
-const stats = (xs: number[]): Stats => ({ n: xs.length, median: median(xs), p95: pct(xs, 95), min: min(xs) })
-const f2 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2))
-const fmtStats = (s: Stats) => `median ${f2(s.median)} ms, p95 ${f2(s.p95)} ms, min ${f2(s.min)} ms (n=${s.n})`
 const kb = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(2)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`)
-const loadAvg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 
 /** A knex that only compiles SQL (no connection), for the bare statements. */
 const knexForSql = knexFactory({ client: 'pg' })

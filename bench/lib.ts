@@ -31,6 +31,25 @@ export const median = (xs: number[]): number => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 export const min = (xs: number[]): number => Math.min(...xs)
+
+/** The p-th percentile (nearest rank). */
+export const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN
+}
+
+export interface Stats {
+  n: number
+  median: number
+  p95: number
+  min: number
+}
+
+export const stats = (xs: number[]): Stats => ({ n: xs.length, median: median(xs), p95: pct(xs, 95), min: min(xs) })
+/** Milliseconds with sensible precision. */
+export const f2 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2))
+export const fmtStats = (s: Stats) => `median ${f2(s.median)} ms, p95 ${f2(s.p95)} ms, min ${f2(s.min)} ms (n=${s.n})`
+export const loadAvg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 export const ms = (x: number): string => `${Math.round(x)} ms`
 
 /** Seconds from an environment variable, or the default. */
