@@ -181,12 +181,16 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const handle = app.callback()
     const pending = new Set<http.ServerResponse>()
     let draining = false
-    const server = http.createServer((req, res) => {
+    const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (draining) res.setHeader('Connection', 'close')
       pending.add(res)
       res.on('close', () => pending.delete(res))
       void handle(req, res)
-    })
+    }
+    // Node would answer a missing Host or an unknown Expect itself, with a bare status line;
+    // the app answers both in the envelope instead (kernel/http/transport.ts).
+    const server = http.createServer({ requireHostHeader: false }, onRequest)
+    server.on('checkExpectation', onRequest)
     server.keepAliveTimeout = 5000
     server.on('clientError', answerClientError(i18n))
     const sockets = new Set<Socket>()

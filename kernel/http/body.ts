@@ -1,7 +1,8 @@
 /**
  * JSON bodies through koa-body, with its failures mapped to the envelope:
  * malformed JSON → 422 BODY_MALFORMED_JSON (the contract's status for a
- * malformed input), too large → 413 BODY_TOO_LARGE, not JSON → 415.
+ * malformed input), too large → 413 BODY_TOO_LARGE, not JSON, or JSON in a
+ * charset other than UTF-8 → 415 BODY_UNSUPPORTED_TYPE.
  * Only routes that declare a body schema read one.
  */
 import type Koa from 'koa'
@@ -38,6 +39,12 @@ export async function readJsonBody(ctx: Koa.Context, limit: number): Promise<unk
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== ''
   if (!hasBody) throw new PortcullisError(422, 'BODY_REQUIRED', 'core:errors.body_required')
   if (!ctx.is('application/json')) throw new PortcullisError(415, 'BODY_UNSUPPORTED_TYPE', 'core:errors.body_unsupported_type')
+  // JSON is UTF-8 (RFC 8259 §8.1) and the parser decodes it so whatever the header says: a body
+  // declared as latin1 would be stored mangled, so any other declared charset is refused.
+  const charset = ctx.request.charset.toLowerCase()
+  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new PortcullisError(415, 'BODY_UNSUPPORTED_TYPE', 'core:errors.body_unsupported_charset', { vars: { charset: charset.slice(0, 40) } })
+  }
   const declared = Number(ctx.get('content-length') || 0)
   if (declared > limit) throw new PortcullisError(413, 'BODY_TOO_LARGE', 'core:errors.body_too_large', { vars: { limit } })
   await parserFor(limit)(ctx, async () => undefined)

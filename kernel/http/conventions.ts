@@ -10,6 +10,7 @@ import type Koa from 'koa'
 import { isPortcullisError, isReferenceViolation, PortcullisError, type Logger } from '../../sdk/index.js'
 import { isDatabaseOutage, isReadOnly } from '../db/outage.js'
 import { negotiateLanguage, type Translator } from '../i18n.js'
+import { SECURITY_HEADERS } from './transport.js'
 
 export interface State {
   requestId: string
@@ -81,7 +82,8 @@ export function classify(raw: unknown): PortcullisError {
 /**
  * A request Node refuses before koa sees it (request line or headers beyond
  * maxHeaderSize: 431; a malformed request: 400) still answers in the envelope
- * with X-Request-ID and X-API-Version, not with Node's bare status line.
+ * with X-Request-ID, X-API-Version and the security headers, not with Node's
+ * bare status line.
  */
 export function answerClientError(i18n: Translator): (err: NodeJS.ErrnoException, socket: Duplex) => void {
   return (err, socket) => {
@@ -90,9 +92,10 @@ export function answerClientError(i18n: Translator): (err: NodeJS.ErrnoException
     if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
       const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
       const body = JSON.stringify({ detail: i18n.t('en', 'core:errors.validation'), code: 'BAD_REQUEST', field: null })
+      const security = Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('')
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `X-Request-ID: ${randomUUID()}\r\nX-API-Version: 1\r\nConnection: close\r\n\r\n${body}`,
+          `X-Request-ID: ${randomUUID()}\r\nX-API-Version: 1\r\n${security}Connection: close\r\n\r\n${body}`,
       )
     }
     socket.destroy()

@@ -16,9 +16,25 @@ const SWAGGER_FILES = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagge
 const swaggerPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Portcullis API</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css"></head><body><div id="ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`
-const swaggerInit = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', deepLinking: true, persistAuthorization: true })`
+// persistAuthorization would keep the bearer token in localStorage, where any script of this origin
+// (and anyone at the browser later) could read it: the token lives only as long as the page.
+// validatorUrl null: the default sends the document's URL to an outside validator.
+const swaggerInit = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', deepLinking: true, persistAuthorization: false, validatorUrl: null })`
 const redocPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Portcullis API</title></head>
 <body><redoc spec-url="/openapi.json"></redoc><script src="/redoc/redoc.standalone.js"></script></body></html>`
+
+/**
+ * The pages' own Content-Security-Policy (every other answer forbids everything, see transport.ts):
+ * scripts only from this origin, so the Swagger initializer is a file (/docs/init.js), not inline.
+ * Swagger UI's stylesheet embeds its icons as data: images. ReDoc builds its styles at run time
+ * (styled-components inserts <style> elements), so its page needs 'unsafe-inline' styles (styles
+ * only: scripts stay 'self'), and runs its search index in a Worker made from a blob: URL.
+ */
+const COMMON_CSP = "default-src 'none'; script-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+export const DOCS_CSP = {
+  swagger: `${COMMON_CSP}; style-src 'self'`,
+  redoc: `${COMMON_CSP}; style-src 'self' 'unsafe-inline'; font-src 'self' data:; worker-src blob:`,
+} as const
 
 export function docsMiddleware(build: () => object): Koa.Middleware {
   let doc: string | null = null
@@ -33,6 +49,7 @@ export function docsMiddleware(build: () => object): Koa.Middleware {
       ctx.body = doc
     } else if (p === '/docs' || p === '/docs/') {
       ctx.type = 'text/html'
+      ctx.set('Content-Security-Policy', DOCS_CSP.swagger)
       ctx.body = swaggerPage
     } else if (p === '/docs/init.js') {
       ctx.type = 'application/javascript'
@@ -43,6 +60,7 @@ export function docsMiddleware(build: () => object): Koa.Middleware {
       ctx.body = createReadStream(path.join(swaggerDir, p.slice(6)))
     } else if (p === '/redoc' || p === '/redoc/') {
       ctx.type = 'text/html'
+      ctx.set('Content-Security-Policy', DOCS_CSP.redoc)
       ctx.body = redocPage
     } else if (p === '/redoc/redoc.standalone.js' && existsSync(redocJs)) {
       ctx.type = 'application/javascript'

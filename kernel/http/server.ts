@@ -1,6 +1,6 @@
 /**
- * The Koa application: conventions first (request id, version header,
- * envelope), then docs, then the router; anything unmatched is a 404 (or a
+ * The Koa application: conventions first (security headers, request id,
+ * version header, envelope, Host check), then docs, then the router; anything unmatched is a 404 (or a
  * 405 with Allow) in the envelope.
  */
 import Koa from 'koa'
@@ -10,6 +10,7 @@ import type { Translator } from '../i18n.js'
 import type { OwnedRoute } from '../plugins/registry.js'
 import { errorEnvelope, requestContext } from './conventions.js'
 import { docsMiddleware } from './docs.js'
+import { hostCheck, securityHeaders } from './transport.js'
 import { mountRoute, type MountDeps } from './mount.js'
 
 export interface HttpOptions {
@@ -32,8 +33,10 @@ export function createHttpApp(o: HttpOptions): Koa {
   const router = new Router({ strict: false })
   for (const { owner, route } of o.routes) mountRoute(router, route, owner, o.mount)
 
+  app.use(securityHeaders())
   app.use(requestContext(o.log))
   app.use(errorEnvelope(o.i18n))
+  app.use(hostCheck())
   if (o.docs) app.use(docsMiddleware(o.docs))
   app.use(router.routes())
   app.use(async (ctx) => {
