@@ -57,7 +57,7 @@ import { startApp, type App } from '../kernel/app.js'
 import { loadConfig } from '../kernel/config.js'
 import { writeExport, type Logger } from '../sdk/index.js'
 import { createIngester } from '../plugins/aaa-logs/ingest/index.js'
-import { cliExclusions, tableSettings } from '../plugins/aaa-logs/cli/common.js'
+import { cliExclusions, envOptions, tableSettings } from '../plugins/aaa-logs/cli/common.js'
 import { exportColumns, KINDS, toEntry, applyLogFilters, type KindDef } from '../plugins/aaa-logs/services/logs.js'
 import { startPostgres } from '../test/kit/postgres.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
@@ -494,7 +494,8 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
     const batchSize = envInt('BENCH_INGEST_BATCH', 2000)
     const ing = createIngester({
       database: app.db,
-      settings: tableSettings(knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.tacacs_log_directory': logDir, 'aaa-logs.radius_log_directory': logDir, 'aaa-logs.batch_size': batchSize }),
+      settings: tableSettings(knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.batch_size': batchSize }),
+          serverOptions: envOptions({ 'aaa-logs.tacacs_log_directory': logDir, 'aaa-logs.radius_log_directory': logDir }),
       logger: silent,
       cluster: { nodeId, role: 'primary' },
       platform: { version: 'bench', dataDir, startedAt: new Date() },

@@ -19,12 +19,14 @@ import { loadPlugins, orderPlugins, type LoadedPlugin } from './plugins/load.js'
 import { ContributionRegistry } from './plugins/registry.js'
 import { ServiceRegistry } from './container.js'
 import { loadMasterKey } from './security/master-key.js'
-import { createSecrets, keyCheckValue } from './security/secrets.js'
+import { createSecrets } from './security/secrets.js'
+import { unlockMasterKey } from './security/unlock.js'
+import { privateUmask, protectDataDir } from './security/data-dir.js'
 import { TokenService } from './security/tokens.js'
 import { Gate } from './security/gate.js'
 import { connect } from './db/connect.js'
 import { migrateAll, urlToDir, waitForSchemaHead, type MigrationOwner } from './db/migrate.js'
-import { checkMasterKey, loadNodeId, registerNode } from './cluster/node.js'
+import { loadNodeId, registerNode } from './cluster/node.js'
 import { SettingsStore } from './settings/store.js'
 import { createAuditTrail } from './audit/trail.js'
 import { Validation } from './http/validation.js'
@@ -46,7 +48,8 @@ import { bootstrapAdmin } from './identity/bootstrap.js'
 import { authRoutes } from './identity/routes/auth.js'
 import { passwordResetRoutes } from './identity/routes/password-reset.js'
 import { identityRoutes } from './identity/routes/index.js'
-import { DeployService, deploySettings } from './deploy/service.js'
+import { DeployService, deploySettings, reloadCommandsOption } from './deploy/service.js'
+import { ServerOptions } from './settings/server-options.js'
 import { deployRoutes } from './deploy/routes.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
@@ -83,18 +86,25 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
 
   const master = loadMasterKey({ ...config, mayGenerate: !config.databaseUrl })
   if (master.source === 'generated') log.info({ file: path.join(config.dataDir, 'master.key') }, 'generated a new master key (mode 0600): back it up; secrets cannot be read without it')
-  if (!master.key) log.error('no master key (MASTER_KEY or MASTER_KEY_FILE): readiness is degraded and secrets and tokens are unavailable')
-  const secrets = createSecrets(master.key)
-  const tokens = master.key ? new TokenService(master.key) : null
+  if (!master.material) log.error('no master key (MASTER_KEY or MASTER_KEY_FILE): readiness is degraded and secrets and tokens are unavailable')
 
+  // Everything written under DATA_DIR (database, releases, node id) is the service user's
+  // alone, whatever umask the process was started with; the walks repair what is already
+  // there and what PGlite writes with its own modes (security/data-dir.ts).
+  const releaseUmask = privateUmask()
   const db = connect({ ...config, log })
-  const stopDb = () => db.knex.destroy().catch(() => undefined)
+  const stopDb = async () => {
+    await db.knex.destroy().catch(() => undefined)
+    protectDataDir(config.dataDir, log)
+    releaseUmask()
+  }
   try {
     await db.knex.raw('select 1')
   } catch (e) {
     await stopDb()
     throw new BootError('DATABASE_UNREACHABLE', `cannot reach the database: ${(e as Error).message}`)
   }
+  protectDataDir(config.dataDir, log)
 
   try {
     const owners: MigrationOwner[] = [
@@ -104,13 +114,18 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const primary = config.role === 'primary'
     if (primary) await migrateAll(db.knex, owners, log)
     else await waitForSchemaHead(db.knex, owners, log)
-    await checkMasterKey(db.knex, master.key ? keyCheckValue(master.key) : null, primary)
+    // After the database: a passphrase's scrypt salt is kept there.
+    const unlocked = master.material ? await unlockMasterKey(db.knex, master.material, { canWrite: primary, log }) : null
+    const secrets = createSecrets(unlocked?.key ?? null, unlocked?.legacy ?? null)
+    const tokens = unlocked ? new TokenService(unlocked.key) : null
 
     const nodeId = loadNodeId(config.nodeId, config.dataDir)
     if (primary) await registerNode(db.knex, { nodeId, role: config.role, version, startedAt })
 
     const audit = createAuditTrail(db.knex)
     const settings = new SettingsStore(db.knex, validation, audit, secrets)
+    const options = new ServerOptions(validation, config.options, config.env)
+    options.declare('kernel', reloadCommandsOption)
     for (const s of identitySettings) settings.declare('kernel', s)
     for (const s of deploySettings) settings.declare('kernel', s)
     const actors = new ActorCache(db.knex, log)
@@ -122,10 +137,11 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     services.provide(coreServices.database, db, 'kernel')
     services.provide(coreServices.secrets, secrets, 'kernel')
     services.provide(coreServices.settings, settings, 'kernel')
+    services.provide(coreServices.serverOptions, options, 'kernel')
     services.provide(coreServices.audit, audit, 'kernel')
     services.provide(coreServices.cluster, { nodeId, role: config.role }, 'kernel')
     services.provide(coreServices.platform, { version, dataDir: config.dataDir, startedAt }, 'kernel')
-    const deploys = new DeployService({ db, dataDir: config.dataDir, renderers: () => registry.renderers, settings, audit, log: log.child({ component: 'deploy' }) })
+    const deploys = new DeployService({ db, dataDir: config.dataDir, nodeId, renderers: () => registry.renderers, settings, reloadCommands: options.get(reloadCommandsOption), audit, log: log.child({ component: 'deploy' }) })
     services.provide(coreServices.deploys, deploys, 'kernel')
     services.provide(identityServices.identity, identity, 'kernel')
     services.provide(identityServices.mail, mail, 'kernel')
@@ -135,8 +151,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       Object.fromEntries(Object.entries(en.permissions).map(([k, v]) => [k, { en: v, ru: (ru.permissions as Record<string, string>)[k] }])),
     )
     const k: KernelContext = {
-      knex: db.knex, version, startedAt, nodeId, role: config.role, engine: db.engine, owners, settings, registry,
-      masterKeyLoaded: master.key !== null,
+      knex: db.knex, version, startedAt, nodeId, role: config.role, engine: db.engine, owners, settings, options, registry,
+      masterKeyLoaded: unlocked !== null,
       plugins: plugins.map((p) => ({ id: p.def.id, version: p.def.version })),
     }
     const identityDeps = { knex: db.knex, identity, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
@@ -146,11 +162,12 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     ]) registry.addRoute('kernel', r)
 
     const started: { id: string; c: PluginContributions }[] = []
-    for (const p of plugins) started.push({ id: p.def.id, c: await initPlugin(p, { services, registry, settings, i18n, log }) })
+    for (const p of plugins) started.push({ id: p.def.id, c: await initPlugin(p, { services, registry, settings, options, i18n, log }) })
     registry.verifyPermissions()
-    await settings.verifyAndSeed(config.settings, primary)
+    options.verify(new Set(settings.list().map((s) => s.key)))
+    await settings.verifyAndSeed(config.settings, primary, options)
     let bootstrap: App['bootstrap'] = null
-    if (primary && master.key) {
+    if (primary && unlocked) {
       try {
         bootstrap = await bootstrapAdmin(db.knex, secrets, config.adminPassword)
       } catch (e) {
@@ -240,12 +257,13 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
 
 async function initPlugin(
   p: LoadedPlugin,
-  k: { services: ServiceRegistry; registry: ContributionRegistry; settings: SettingsStore; i18n: Awaited<ReturnType<typeof createTranslator>>; log: Logger },
+  k: { services: ServiceRegistry; registry: ContributionRegistry; settings: SettingsStore; options: ServerOptions; i18n: Awaited<ReturnType<typeof createTranslator>>; log: Logger },
 ): Promise<PluginContributions> {
   const def = p.def
   if (def.locales) k.i18n.addNamespace(def.id, def.locales)
   k.registry.addPermissions(def.id, def.permissions ?? {})
   for (const s of def.settings ?? []) k.settings.declare(def.id, s)
+  for (const o of def.serverOptions ?? []) k.options.declare(def.id, o)
   const deps = k.services.resolveDeps(def.id, def.dependsOn ?? [], def.deps ?? {})
   const c = (await def.init?.(deps)) ?? {}
   for (const s of c.services ?? []) {

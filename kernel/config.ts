@@ -31,6 +31,10 @@ export interface Config {
   trustProxy: boolean
   /** Initial values for plugin settings, validated at boot. */
   settings: Record<string, unknown>
+  /** Server options (programs, paths, command lines) from the config file's `options`; each option's own variable in `env` wins. */
+  options: Record<string, unknown>
+  /** The environment the configuration was read from: server options name their own variables. */
+  env: Env
 }
 
 type Env = Record<string, string | undefined>
@@ -70,6 +74,8 @@ export function loadConfig(env: Env = process.env, defaults: { plugins: string[]
   const pluginsRaw = env.PLUGINS ?? (Array.isArray(file.plugins) ? (file.plugins as string[]).join(',') : f('plugins'))
   const settings = (file.settings ?? {}) as Record<string, unknown>
   if (typeof settings !== 'object' || Array.isArray(settings)) throw new BootError('CONFIG_INVALID', 'config file "settings" must be an object')
+  const options = (file.options ?? {}) as Record<string, unknown>
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new BootError('CONFIG_INVALID', 'config file "options" must be an object')
 
   const logLevel = pick('LOG_LEVEL', 'log_level') ?? 'info'
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new BootError('CONFIG_INVALID', `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`)
@@ -92,5 +98,7 @@ export function loadConfig(env: Env = process.env, defaults: { plugins: string[]
     validateResponses: bool(pick('VALIDATE_RESPONSES', 'validate_responses'), 'VALIDATE_RESPONSES') ?? false,
     trustProxy: bool(pick('TRUST_PROXY', 'trust_proxy'), 'TRUST_PROXY') ?? false,
     settings,
+    options,
+    env,
   }
 }

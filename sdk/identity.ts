@@ -6,7 +6,7 @@
 import { Nullable, Type } from './schema.js'
 import type { Knex } from 'knex'
 import { createServiceRef } from './service-ref.js'
-import { defineSetting } from './services.js'
+import { defineSetting, type Actor } from './services.js'
 
 export type TokenPurpose = 'session' | 'password_change' | 'mfa_enrollment' | 'mfa' | 'byod_mfa'
 
@@ -90,6 +90,14 @@ export interface IdentityService {
   userGroups(db: Knex | Knex.Transaction): Promise<{ id: string; name: string }[]>
   /** The sealed verifiers, opened; null when the account has no network login. */
   networkVerifiers(userId: string): Promise<NetworkVerifiers | null>
+  /**
+   * The rule for every action on another user's account or factors (MFA reset,
+   * setup link, password, disable, sessions): an administrator may act on anyone;
+   * anyone else never on an administrator (403 ADMIN_REQUIRED) and only on a user
+   * who holds no permission the actor lacks (403 USER_EXCEEDS_OWN_PERMISSIONS).
+   * 404 NOT_FOUND (field `user_id`) when there is no such user. Returns the user.
+   */
+  assertMayManage(actor: Actor, userId: string, db?: Knex | Knex.Transaction): Promise<UserRef>
 }
 
 export interface MailMessage {
@@ -117,6 +125,7 @@ export const identitySettingRefs = {
     'identity.public_url',
     Nullable(Type.String({ maxLength: 500, pattern: '^https?://' })),
     null,
-    'Base URL users reach the platform at, used in emailed links. While null, password-reset mail carries the token without a link (a forged Host header must not choose where it points) and MFA setup links use the URL of the request.',
+    'Base URL users reach the platform at, used in emailed links (password reset, MFA setup). While null, mail carries the token without a link: the request\'s Host header never chooses where a link points.',
+    { security: true },
   ),
 } as const

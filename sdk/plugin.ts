@@ -7,7 +7,7 @@
 import type { ConfigRenderer } from './renderer.js'
 import type { RouteDefinition } from './route.js'
 import type { ProvidedService, ResolvedDeps, ServiceRef } from './service-ref.js'
-import type { SettingRef } from './services.js'
+import type { ServerOptionRef, SettingRef } from './services.js'
 
 /** Localized text: English required, Russian expected. */
 export interface LocalizedText {
@@ -38,6 +38,8 @@ export interface PluginDefinition<D extends Record<string, ServiceRef<unknown>> 
   dependsOn?: string[]
   permissions?: Record<string, LocalizedText>
   settings?: SettingRef<unknown>[]
+  /** Programs, paths and command lines the plugin needs: from the server's configuration, never the API. */
+  serverOptions?: ServerOptionRef<unknown>[]
   /** Folder of migration files (`NNNN_name.ts`, each exporting `up(knex)`), run in the plugin's own table. */
   migrations?: URL
   /** i18next resources under the plugin's namespace (its id). */

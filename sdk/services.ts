@@ -35,15 +35,52 @@ export interface SecretsService {
 export interface SettingRef<T> {
   /** Stored sealed with the master key and never returned by the API. */
   readonly secret?: boolean
+  /**
+   * Security-relevant: the value decides where credentials or links go, or how
+   * long a credential lives (mail server, public URL, session lifetime, a shared
+   * key). Only an administrator may change it, whatever `settings.write` holds;
+   * the change is audited as `security_setting.update` and shown in system info.
+   */
+  readonly security?: boolean
   readonly key: string
   readonly schema: TSchema
   readonly default: T
   readonly description: string
 }
 
-export function defineSetting<S extends TSchema>(key: string, schema: S, def: Static<S>, description = '', opts: { secret?: boolean } = {}): SettingRef<Static<S>> {
-  if (!/^[a-z][a-z0-9_-]*\.[a-z0-9_.]+$/.test(key)) throw new Error(`setting key "${key}" must be "<plugin-id>.<name>"`)
-  return Object.freeze({ key, schema, default: def, description, secret: opts.secret === true })
+const KEY = /^[a-z][a-z0-9_-]*\.[a-z0-9_.]+$/
+
+export function defineSetting<S extends TSchema>(key: string, schema: S, def: Static<S>, description = '', opts: { secret?: boolean; security?: boolean } = {}): SettingRef<Static<S>> {
+  if (!KEY.test(key)) throw new Error(`setting key "${key}" must be "<plugin-id>.<name>"`)
+  return Object.freeze({ key, schema, default: def, description, secret: opts.secret === true, security: opts.security === true || opts.secret === true })
+}
+
+/**
+ * A server option: a value that names a program, a path or a command line
+ * (the daemon binaries, reload commands, log folders). It comes only from the
+ * server's own configuration (its environment variable, or `options` in the
+ * config file), is read once at boot, and is never stored in the database nor
+ * reachable through the API: whoever could change it there could make the
+ * server run any program, or a root daemon write any file.
+ */
+export interface ServerOptionRef<T> {
+  readonly key: string
+  readonly schema: TSchema
+  readonly default: T
+  readonly description: string
+  /** Environment variable that sets it (wins over the config file). A string option takes the text as is; any other type, JSON. */
+  readonly env?: string
+}
+
+export function defineServerOption<S extends TSchema>(key: string, schema: S, def: Static<S>, description: string, opts: { env?: string } = {}): ServerOptionRef<Static<S>> {
+  if (!KEY.test(key)) throw new Error(`server option key "${key}" must be "<plugin-id>.<name>"`)
+  if (opts.env !== undefined && !/^[A-Z][A-Z0-9_]*$/.test(opts.env)) throw new Error(`server option ${key}: environment variable "${opts.env}" must be UPPER_SNAKE_CASE`)
+  return Object.freeze({ key, schema, default: def, description, env: opts.env })
+}
+
+/** The values of the server options, fixed at boot. */
+export interface ServerOptionsService {
+  get<T>(ref: ServerOptionRef<T>): T
 }
 
 export interface SettingsService {
@@ -91,6 +128,8 @@ export const coreServices = {
   database: createServiceRef<DatabaseService>({ id: 'core.database' }),
   secrets: createServiceRef<SecretsService>({ id: 'core.secrets' }),
   settings: createServiceRef<SettingsService>({ id: 'core.settings' }),
+  /** Programs, paths and command lines, from the server's configuration only. */
+  serverOptions: createServiceRef<ServerOptionsService>({ id: 'core.serverOptions' }),
   audit: createServiceRef<AuditService>({ id: 'core.audit' }),
   cluster: createServiceRef<ClusterInfo>({ id: 'core.cluster' }),
   platform: createServiceRef<PlatformInfo>({ id: 'core.platform' }),

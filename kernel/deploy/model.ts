@@ -1,5 +1,5 @@
 /** The deploy pipeline's record: its errors, settings, rows and the views the routes answer. */
-import { defineError, defineSetting, Type } from '../../sdk/index.js'
+import { defineError, defineServerOption, defineSetting, Type } from '../../sdk/index.js'
 import type { FileRecord } from './files.js'
 
 export const DeployErrors = {
@@ -11,13 +11,16 @@ export const DeployErrors = {
   releaseMissing: defineError(409, 'DEPLOY_RELEASE_MISSING', 'core:deploy.release_missing'),
   notFound: defineError(404, 'NOT_FOUND', 'core:errors.not_found'),
   inProgress: defineError(409, 'DEPLOY_IN_PROGRESS', 'core:deploy.in_progress'),
+  releaseOnOtherNode: defineError(409, 'DEPLOY_RELEASE_ON_OTHER_NODE', 'core:deploy.release_on_other_node'),
 }
 
-export const reloadCommandsSetting = defineSetting(
+/** A server option, not a setting: it names programs the server runs, so only the server's configuration may set it. */
+export const reloadCommandsOption = defineServerOption(
   'deploy.reload_commands',
   Type.Record(Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }), Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { minItems: 1, maxItems: 64 })),
   {},
   'Per daemon, the command (argv: program, then arguments, no shell) run after a release of that daemon becomes current, e.g. `{ "freeradius": ["/usr/bin/systemctl", "reload", "freeradius"] }`. A daemon without an entry is not signalled.',
+  { env: 'DEPLOY_RELOAD_COMMANDS' },
 )
 export const keepReleasesSetting = defineSetting(
   'deploy.keep_releases',
@@ -25,7 +28,13 @@ export const keepReleasesSetting = defineSetting(
   20,
   'Release folders kept per daemon (the newest ones; the current release is always kept). An older release can no longer be rolled back to.',
 )
-export const deploySettings = [reloadCommandsSetting, keepReleasesSetting]
+export const lockWaitSetting = defineSetting(
+  'deploy.lock_wait_seconds',
+  Type.Integer({ minimum: 0, maximum: 600 }),
+  30,
+  'How long a deploy or rollback waits for one that another node of the cluster is running to finish before answering 409 DEPLOY_IN_PROGRESS; 0 answers at once. Deploys sent to the same node queue behind each other.',
+)
+export const deploySettings = [keepReleasesSetting, lockWaitSetting]
 
 export type DeployStatus = 'pending' | 'active' | 'failed' | 'superseded' | 'rolled_back'
 
@@ -34,6 +43,8 @@ export interface DeployRow {
   daemon: string
   release: string
   status: DeployStatus
+  /** The node whose DATA_DIR holds the release (null: recorded before node ids were). */
+  node_id: string | null
   actor_id: string | null
   actor_name: string | null
   comment: string | null

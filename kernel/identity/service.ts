@@ -1,6 +1,7 @@
 /** The identity service: users, tokens of every purpose, second factors. */
 import type { Knex } from 'knex'
-import type { IdentityService, LoginGrant, NetworkUser, SecondFactor, SecretsService, SettingsService, UserRef } from '../../sdk/index.js'
+import { CommonErrors, type Actor, type IdentityService, type LoginGrant, type NetworkUser, type SecondFactor, type SecretsService, type SettingsService, type UserRef } from '../../sdk/index.js'
+import { assertUserManageable } from './routes/guards.js'
 import type { TokenService } from '../security/tokens.js'
 import { masterKeyUnavailable } from '../security/secrets.js'
 import type { ActorCache } from './actors.js'
@@ -29,6 +30,9 @@ export interface UserRow {
   created_at: Date
   updated_at: Date
 }
+
+/** Why a password sign-in was refused (audit reason codes). */
+export type SignInRefusal = 'unknown_user' | 'bad_password' | 'disabled' | 'no_local_password'
 
 export const toUserRef = (r: UserRow): UserRef => ({
   id: r.id, username: r.username, display_name: r.display_name, email: r.email, enabled: r.enabled, is_admin: r.is_admin, source: r.source,
@@ -66,10 +70,21 @@ export class Identity implements IdentityService {
 
   /** The user row when the password is right and the account may sign in locally; costs one argon2 check either way. */
   async authenticate(username: string, password: string): Promise<UserRow | null> {
+    const r = await this.attempt(username, password)
+    return r.ok ? r.row : null
+  }
+
+  /**
+   * A password check that also says why it failed, for the audit trail only:
+   * every failure answers the caller alike, after the same argon2 work.
+   */
+  async attempt(username: string, password: string): Promise<{ ok: true; row: UserRow } | { ok: false; row: UserRow | null; reason: SignInRefusal }> {
     const row = username.length <= 64 ? await this.findRow({ username }) : null
     const usable = row && row.enabled && row.source === 'local' ? row.password_hash : null
     const ok = await verifyPassword(usable, password)
-    return ok && row ? row : null
+    if (ok && row) return { ok: true, row }
+    const reason: SignInRefusal = !row ? 'unknown_user' : !row.enabled ? 'disabled' : row.source !== 'local' || !row.password_hash ? 'no_local_password' : 'bad_password'
+    return { ok: false, row, reason }
   }
 
   async checkPassword(username: string, password: string) {
@@ -157,5 +172,13 @@ export class Identity implements IdentityService {
     const row = await this.findRow({ id: userId })
     if (!row || !row.network_login || !row.network_verifiers) return null
     return openVerifiers(this.secrets, row.network_verifiers)
+  }
+
+  /** The rule for every "manage another user" action, the same one the user routes apply (guards.ts). */
+  async assertMayManage(actor: Actor, userId: string, db: Knex | Knex.Transaction = this.knex): Promise<UserRef> {
+    const row = await this.findRow({ id: userId })
+    if (!row) throw CommonErrors.notFound({ field: 'user_id' })
+    await assertUserManageable(db, actor, row)
+    return toUserRef(row)
   }
 }

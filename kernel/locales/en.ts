@@ -79,14 +79,18 @@ export default {
     group_exceeds: 'This group grants a permission you do not hold ("{{permission}}").',
     user_exceeds: 'This user holds a permission you do not hold ("{{permission}}").',
   },
+  settings: {
+    admin_required: 'Setting "{{key}}" is security-relevant (where mail and links go, how long sessions live, shared keys): only an administrator may change it.',
+  },
   deploy: {
-    in_progress: 'Another deploy is running (process {{pid}}); try again when it is done.',
+    in_progress: 'Another deploy is running (node {{node}}, process {{pid}}); try again when it is done.',
     check_failed: 'The configuration check of {{daemon}} failed; nothing was deployed: {{output}}',
     daemon_unknown: 'No renderer produces configuration for daemon "{{daemon}}" (known: {{known}}).',
     nothing: 'No loaded plugin renders any daemon configuration.',
     render_failed: 'Renderer {{renderer}} failed: {{message}}',
     not_rollbackable: 'This deploy was never activated (status {{status}}); only an earlier active release can be restored.',
     release_missing: 'The release folder {{release}} is missing or its files were altered; it cannot be restored.',
+    release_on_other_node: 'Release {{release}} was deployed on node {{node}}: its folder is on that node\'s disk, so roll back through that node.',
   },
   permissions: {
     'users.read': 'List and read users.',

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
 import type { SettingsStore } from '../settings/store.js'
+import type { ServerOptions } from '../settings/server-options.js'
 import type { ContributionRegistry } from '../plugins/registry.js'
 import type { MigrationOwner } from '../db/migrate.js'
 
@@ -13,6 +14,7 @@ export interface KernelContext {
   engine: 'postgres' | 'embedded'
   owners: MigrationOwner[]
   settings: SettingsStore
+  options: ServerOptions
   registry: ContributionRegistry
   masterKeyLoaded: boolean
   plugins: { id: string; version: string }[]

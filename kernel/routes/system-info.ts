@@ -13,6 +13,31 @@ const SystemInfo = Type.Object(
     role: StringEnum(['primary', 'replica'] as const),
     database_engine: StringEnum(['postgres', 'embedded'] as const),
     plugins: Type.Array(Type.Object({ id: Type.String(), version: Type.String() }, { additionalProperties: false })),
+    security_settings: Type.Array(
+      Type.Object(
+        {
+          key: Type.String(),
+          owner: Type.String(),
+          value: Type.Unknown({ description: 'The current value; `***` for a secret that is set.' }),
+          updated_at: Nullable(Type.String({ format: 'date-time', description: 'Last change; null while the default applies.' })),
+          updated_by: Nullable(Type.String({ description: 'Who changed it last: a user name, or `config-file`.' })),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Settings marked security-relevant (where mail and links go, session lifetime, shared keys, log ingestion): only an administrator may change them.' },
+    ),
+    server_options: Type.Array(
+      Type.Object(
+        {
+          key: Type.String(),
+          env: Nullable(Type.String({ description: 'The environment variable that sets it.' })),
+          source: StringEnum(['env', 'config-file', 'default'] as const),
+          value: Type.Unknown(),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Programs, paths and command lines the server uses, from its own configuration (never settable through the API).' },
+    ),
   },
   { title: 'SystemInfoResponse', additionalProperties: false },
 )
@@ -36,6 +61,8 @@ export const systemInfoRoutes = (k: KernelContext) => [
       role: k.role,
       database_engine: k.engine,
       plugins: k.plugins,
+      security_settings: await k.settings.securityState(),
+      server_options: k.options.list().map(({ key, env, source, value }) => ({ key, env, source, value })),
     }),
   }),
 ]

@@ -6,9 +6,13 @@
  */
 import type { Knex } from 'knex'
 import type { ValidateFunction } from 'ajv'
-import { CommonErrors, type AuditService, type SecretsService, type SettingRef, type SettingsService } from '../../sdk/index.js'
+import { CommonErrors, defineError, type AuditService, type SecretsService, type SettingRef, type SettingsService } from '../../sdk/index.js'
 import { BootError } from '../boot-error.js'
 import type { Validation } from '../http/validation.js'
+
+export const SettingErrors = {
+  adminRequired: defineError(403, 'SETTING_ADMIN_REQUIRED', 'core:settings.admin_required'),
+}
 
 export class SettingsStore implements SettingsService {
   private readonly refs = new Map<string, { ref: SettingRef<unknown>; owner: string; check: ValidateFunction }>()
@@ -39,6 +43,20 @@ export class SettingsStore implements SettingsService {
     return [...this.refs.entries()].map(([key, v]) => ({ key, owner: v.owner, ref: v.ref })).sort((a, b) => a.key.localeCompare(b.key))
   }
 
+  /** The security-relevant settings with their values (secrets masked) and their last change: what system info shows. */
+  async securityState(): Promise<{ key: string; owner: string; value: unknown; updated_at: string | null; updated_by: string | null }[]> {
+    const marked = this.list().filter((s) => s.ref.security)
+    const rows = (await this.knex('settings').whereIn('key', marked.map((s) => s.key)).select('key', 'updated_at', 'updated_by')) as { key: string; updated_at: Date; updated_by: string | null }[]
+    const byKey = new Map(rows.map((r) => [r.key, r]))
+    return Promise.all(
+      marked.map(async (s) => {
+        const value = await this.get(s.ref)
+        const row = byKey.get(s.key)
+        return { key: s.key, owner: s.owner, value: s.ref.secret ? (value === null ? null : '***') : value, updated_at: row ? new Date(row.updated_at).toISOString() : null, updated_by: row?.updated_by ?? null }
+      }),
+    )
+  }
+
   find(key: string): SettingRef<unknown> | undefined {
     return this.refs.get(key)?.ref
   }
@@ -48,8 +66,13 @@ export class SettingsStore implements SettingsService {
    * Config-file values are initial values: written only where no value is stored yet, so a
    * change made through the API survives the next restart.
    */
-  async verifyAndSeed(configured: Record<string, unknown>, canWrite: boolean): Promise<void> {
-    const rows = (await this.knex('settings').select('key', 'value')) as { key: string; value: unknown }[]
+  async verifyAndSeed(configured: Record<string, unknown>, canWrite: boolean, options?: { has(key: string): boolean }): Promise<void> {
+    let rows = (await this.knex('settings').select('key', 'value')) as { key: string; value: unknown }[]
+    // A key that became a server option (a program, a path) leaves the store: a value once
+    // written through the API must never be run, so it is deleted, not migrated.
+    const moved = rows.filter((r) => options?.has(r.key)).map((r) => r.key)
+    if (moved.length && canWrite) await this.knex('settings').whereIn('key', moved).delete()
+    rows = rows.filter((r) => !moved.includes(r.key))
     for (const row of rows) {
       const d = this.refs.get(row.key)
       if (!d) continue // a setting of a plugin not loaded in this edition
@@ -58,6 +81,7 @@ export class SettingsStore implements SettingsService {
     }
     for (const [key, value] of Object.entries(configured)) {
       const d = this.refs.get(key)
+      if (!d && options?.has(key)) throw new BootError('CONFIG_INVALID', `${key} is a server option, not a setting: give it under "options" in the config file (or its environment variable)`)
       if (!d) throw new BootError('SETTING_INVALID', `config file sets unknown setting ${key}`)
       if (!d.check(value)) throw new BootError('SETTING_INVALID', `configured value of ${key} is invalid: ${this.validation.describe(d.check.errors)}`)
       if (canWrite && !rows.some((r) => r.key === key)) await this.write(key, value, 'config-file')
@@ -77,12 +101,14 @@ export class SettingsStore implements SettingsService {
   async set<T>(ref: SettingRef<T>, value: T, ctx: Parameters<SettingsService['set']>[2] = {}): Promise<void> {
     const d = this.refs.get(ref.key)
     if (!d) throw CommonErrors.notFound({ field: 'key' })
+    // settings.write does not reach where mail and links go or how long sessions live: an administrator's call.
+    if (ref.security && ctx.actor && !ctx.actor.isAdmin) throw SettingErrors.adminRequired({ field: 'key', vars: { key: ref.key } })
     if (!d.check(value)) throw this.validation.toError(d.check.errors, 'value')
     const run = async (trx: Knex.Transaction) => {
       const before = await this.getIn(trx, ref)
       await this.write(ref.key, value, ctx.actor?.username ?? null, trx)
       const shown = (v: unknown) => (ref.secret && v !== null ? '***' : v)
-      await this.audit.record({ action: 'setting.update', resourceType: 'setting', resourceId: ref.key, before: shown(before), after: shown(value) }, { actor: ctx.actor ?? null, requestId: ctx.requestId, trx })
+      await this.audit.record({ action: ref.security ? 'security_setting.update' : 'setting.update', resourceType: 'setting', resourceId: ref.key, before: shown(before), after: shown(value) }, { actor: ctx.actor ?? null, requestId: ctx.requestId, trx })
     }
     if (ctx.trx) await run(ctx.trx)
     else await this.knex.transaction(run)

@@ -6,7 +6,7 @@
  */
 import { coreServices, definePlugin, identityServices } from '../../sdk/index.js'
 import { createIngester } from './ingest/index.js'
-import { ingestSettings } from './ingest/settings.js'
+import { ingestOptions, ingestSettings } from './ingest/settings.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { permissions } from './permissions.js'
@@ -23,10 +23,12 @@ export default definePlugin({
   permissions,
   locales: { en, ru },
   settings: ingestSettings,
+  serverOptions: ingestOptions,
   migrations: new URL('./migrations/', import.meta.url),
   deps: {
     database: coreServices.database,
     settings: coreServices.settings,
+    serverOptions: coreServices.serverOptions,
     logger: coreServices.logger,
     cluster: coreServices.cluster,
     platform: coreServices.platform,

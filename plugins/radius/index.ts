@@ -14,7 +14,7 @@ import { radiusRoutes } from './routes/index.js'
 import { radiusConfigPreviewRoutes } from './routes/config-preview.js'
 import { createRadiusService } from './services/profiles.js'
 import { createFreeradiusRenderer } from './renderers/config.js'
-import { freeradiusDeps, freeradiusSettingRefs, freeradiusSettings } from './renderers/settings.js'
+import { freeradiusDeps, freeradiusOptionRefs, freeradiusOptions, freeradiusSettingRefs, freeradiusSettings } from './renderers/settings.js'
 
 export * from './api.js'
 /** For the renderer: how a stored value is written into FreeRADIUS files. */
@@ -27,17 +27,18 @@ export default definePlugin({
   description: 'RADIUS device administration: profiles of reply attributes checked against a FreeRADIUS dictionary, and the FreeRADIUS 3.2 configuration.',
   dependsOn: ['inventory'],
   settings: freeradiusSettings,
+  serverOptions: freeradiusOptions,
   permissions: radiusPermissions,
   migrations: new URL('./migrations/', import.meta.url),
   locales: { en, ru },
   deps: { database: coreServices.database, deploys: coreServices.deploys, ...freeradiusDeps },
-  init({ database, deploys, inventory, identity, settings, platform }) {
+  init({ database, deploys, inventory, identity, settings, serverOptions, platform }) {
     const service = createRadiusService(database.knex)
     return {
       services: [provide(radiusServiceRef, service)],
       routes: [...radiusRoutes(database.knex), ...radiusConfigPreviewRoutes(deploys)],
       renderers: [
-        createFreeradiusRenderer({ inventory, identity, settings, radius: service, policySource: service.policySource, dataDir: platform.dataDir, refs: freeradiusSettingRefs }),
+        createFreeradiusRenderer({ inventory, identity, settings, serverOptions, radius: service, policySource: service.policySource, dataDir: platform.dataDir, refs: { ...freeradiusSettingRefs, ...freeradiusOptionRefs } }),
       ],
     }
   },

@@ -5,7 +5,7 @@
  * simulation and the tac_plus-ng renderer share, and the rendering of
  * profiles and policy rules. See docs/tacacs.md.
  */
-import { coreServices, definePlugin, defineSetting, provide, Type } from '../../sdk/index.js'
+import { coreServices, definePlugin, provide } from '../../sdk/index.js'
 import { tacacsServiceRef } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
@@ -13,12 +13,9 @@ import { tacacsPermissions } from './permissions.js'
 import { tacacsRoutes } from './routes/index.js'
 import { createTacacsService } from './services/tacacs-service.js'
 import { createTacPlusNgRenderer, TAC_PLUS_NG_CONFIG_FILE } from './renderers/config.js'
-import { tacPlusNgDeps, tacPlusNgSettingRefs, tacPlusNgSettings } from './renderers/settings.js'
+import { tacPlusNgDeps, tacPlusNgOptionRefs, tacPlusNgOptions, tacPlusNgSettingRefs, tacPlusNgSettings } from './renderers/settings.js'
 
 export * from './api.js'
-
-/** The binary that checks a release before it is deployed (`tac_plus-ng -P`); the environment variable TAC_PLUS_NG wins. */
-const binarySetting = defineSetting('tacacs.binary', Type.String({ minLength: 1, maxLength: 500 }), 'tac_plus-ng', 'The tac_plus-ng binary (a path, or a name on PATH) that checks each release before it is deployed (`tac_plus-ng -P`); the environment variable TAC_PLUS_NG overrides it. Absent binary: the check is skipped and the deploy says so.')
 
 export default definePlugin({
   id: 'tacacs',
@@ -27,19 +24,20 @@ export default definePlugin({
   description: 'TACACS+ (tac_plus-ng): command sets, profiles, command authorization and their configuration.',
   dependsOn: ['inventory'],
   permissions: tacacsPermissions,
-  settings: [...tacPlusNgSettings, binarySetting],
+  settings: tacPlusNgSettings,
+  serverOptions: tacPlusNgOptions,
   migrations: new URL('./migrations/', import.meta.url),
   locales: { en, ru },
   deps: { database: coreServices.database, ...tacPlusNgDeps },
-  init({ database, inventory, identity, settings, platform }) {
+  init({ database, inventory, identity, settings, serverOptions, platform }) {
     const service = createTacacsService(database)
     return {
       services: [provide(tacacsServiceRef, service)],
       routes: tacacsRoutes({ knex: database.knex, service }),
       renderers: [
         {
-          ...createTacPlusNgRenderer({ inventory, identity, settings, tacacs: service, policySource: service.policySource, dataDir: platform.dataDir, refs: tacPlusNgSettingRefs }),
-          check: async () => ({ binary: process.env.TAC_PLUS_NG || (await settings.get(binarySetting)), args: (dir: string) => ['-P', `${dir}/${TAC_PLUS_NG_CONFIG_FILE}`], stderrIsFailure: true }),
+          ...createTacPlusNgRenderer({ inventory, identity, settings, serverOptions, tacacs: service, policySource: service.policySource, dataDir: platform.dataDir, refs: { ...tacPlusNgSettingRefs, logDirectory: tacPlusNgOptionRefs.logDirectory } }),
+          check: async () => ({ binary: serverOptions.get(tacPlusNgOptionRefs.binary), args: (dir: string) => ['-P', `${dir}/${TAC_PLUS_NG_CONFIG_FILE}`], stderrIsFailure: true }),
         },
       ],
     }

@@ -204,7 +204,6 @@ describe('portcullis CLI', function () {
         await created(t, RULES, { name: 'alice-lo', who: { user_id: alice.id }, where: { device_id: lo.id }, tacacs_profile_id: prof.id })
         const port = await freePort()
         await setSetting(t, 'tacacs.listen_port', port)
-        await setSetting(t, 'tacacs.log_directory', path.join(t.dataDir, 'logs', 'tacacs'))
         const dep = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'tac_plus-ng' } })
         expect(dep.status, dep.text).to.equal(201)
         expect(dep.body.deploys[0].checked).to.equal(true)

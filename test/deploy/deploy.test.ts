@@ -4,7 +4,8 @@
  * rollback, and the configuration preview's masking.
  */
 import { expect } from 'chai'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { startTestApp, type TestApp } from '../kit/app.js'
 import { tacPlusNgBinary, TAC_PLUS_NG_SKIP } from '../kit/tac-plus-ng.js'
@@ -153,11 +154,13 @@ describe('deploy pipeline', function () {
     expect(current(t.dataDir, 'motd')).to.equal(now.release)
   })
 
-  it('runs the reload command of deploy.reload_commands and records its result', async () => {
-    const marker = path.join(t.dataDir, 'reloaded')
-    await t.admin('PUT', '/api/v1/settings/deploy.reload_commands', { body: { value: { motd: ['/bin/sh', '-c', `echo reloaded > ${marker}`], secretd: ['/bin/sh', '-c', 'echo nope >&2; exit 3'] } } })
+  it('runs the reload command of the server option deploy.reload_commands and records its result', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-reload-'))
+    const marker = path.join(dir, 'reloaded')
+    // A program to run comes from the server's configuration only (here the config file's `options`).
+    const r2 = await startTestApp({ plugins: DEPLOY_PLUGINS, options: { 'deploy.reload_commands': { motd: ['/bin/sh', '-c', `echo reloaded > ${marker}`], secretd: ['/bin/sh', '-c', 'echo nope >&2; exit 3'] } } })
     try {
-      const r = await t.admin('POST', '/api/v1/deploys', { body: {} })
+      const r = await r2.admin('POST', '/api/v1/deploys', { body: {} })
       expect(r.status, r.text).to.equal(201)
       const by = Object.fromEntries(r.body.deploys.map((d: any) => [d.daemon, d]))
       expect(by.motd.reload_status).to.equal('ok')
@@ -167,7 +170,8 @@ describe('deploy pipeline', function () {
       expect(by.secretd.status).to.equal('active') // the release is current; the reload failure is reported
       expect(by['tac_plus-ng'].reload_status).to.equal(null)
     } finally {
-      await t.admin('PUT', '/api/v1/settings/deploy.reload_commands', { body: { value: {} } })
+      await r2.stop()
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 
@@ -226,20 +230,16 @@ describe('deploy pipeline', function () {
     }
   })
 
-  it('the tac_plus-ng check uses the setting tacacs.binary (TAC_PLUS_NG wins): a checker failing without output is a 422 too', async () => {
-    const cur = current(t.dataDir, 'tac_plus-ng')
-    await t.admin('PUT', '/api/v1/settings/tacacs.binary', { body: { value: '/bin/false' } })
-    const saved = process.env.TAC_PLUS_NG
-    delete process.env.TAC_PLUS_NG
+  it('the tac_plus-ng check uses the server option tacacs.binary (env TAC_PLUS_NG): a checker failing without output is a 422 too', async () => {
+    const other = await startTestApp({ plugins: DEPLOY_PLUGINS, env: { TAC_PLUS_NG: '/bin/false' } })
     try {
-      const r = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'tac_plus-ng' } })
+      const r = await other.admin('POST', '/api/v1/deploys', { body: { daemon: 'tac_plus-ng' } })
       expect(r.status, r.text).to.equal(422)
       expect(r.body.code).to.equal('DEPLOY_CHECK_FAILED')
       expect(r.body.detail).to.match(/\/bin\/false -P .*tac_plus-ng\.cfg: exit 1/)
-      expect(current(t.dataDir, 'tac_plus-ng')).to.equal(cur)
+      expect(existsSync(path.join(other.dataDir, 'releases', 'tac_plus-ng', 'current'))).to.equal(false)
     } finally {
-      if (saved !== undefined) process.env.TAC_PLUS_NG = saved
-      await t.admin('PUT', '/api/v1/settings/tacacs.binary', { body: { value: 'tac_plus-ng' } })
+      await other.stop()
     }
   })
 

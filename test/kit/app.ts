@@ -25,6 +25,8 @@ export interface TestAppOptions {
   masterKey?: string
   env?: Record<string, string>
   settings?: Record<string, unknown>
+  /** Server options (programs, paths), as the config file's `options` would give them. */
+  options?: Record<string, unknown>
 }
 
 export interface TestApp {
@@ -61,9 +63,12 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     PLUGINS: (o.plugins ?? []).join(','),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+    // The machine's tac_plus-ng (server option tacacs.binary), as an operator's environment would give it.
+    ...(process.env.TAC_PLUS_NG ? { TAC_PLUS_NG: process.env.TAC_PLUS_NG } : {}),
     ...(o.env ?? {}),
   })
   if (o.settings) config.settings = o.settings
+  if (o.options) config.options = o.options
   let app: App
   try {
     app = await startApp(config, { log: silentLogger() })

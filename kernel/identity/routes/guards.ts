@@ -89,7 +89,7 @@ export async function assertGroupsHeld(trx: Knex.Transaction, actor: Actor, grou
 }
 
 /** Everything a user may do, from roles given directly and through groups (what the actor cache computes). */
-export async function effectivePermissions(trx: Knex.Transaction, userId: string): Promise<string[]> {
+export async function effectivePermissions(trx: Knex | Knex.Transaction, userId: string): Promise<string[]> {
   const r = (await trx.raw(
     `SELECT DISTINCT jsonb_array_elements_text(r.permissions) AS p FROM roles r
      WHERE r.id IN (SELECT role_id FROM user_roles WHERE user_id = ?
@@ -100,7 +100,7 @@ export async function effectivePermissions(trx: Knex.Transaction, userId: string
 }
 
 /** A non-administrator may act only on a user who is not an administrator and holds nothing the actor lacks. */
-export async function assertUserManageable(trx: Knex.Transaction, actor: Actor, target: { id: string; is_admin: boolean }): Promise<void> {
+export async function assertUserManageable(trx: Knex | Knex.Transaction, actor: Actor, target: { id: string; is_admin: boolean }): Promise<void> {
   if (actor.isAdmin) return
   if (target.is_admin) throw E.adminRequired({ field: 'user_id' })
   const p = notHeld(actor, await effectivePermissions(trx, target.id))

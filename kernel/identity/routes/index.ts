@@ -4,7 +4,8 @@ import type { IdentityRouteDeps } from './deps.js'
 import { roleRoutes } from './roles.js'
 import { userGroupRoutes } from './user-groups.js'
 import { userRoutes } from './users.js'
+import { userSessionRoutes } from './user-sessions.js'
 
 export function identityRoutes(d: IdentityRouteDeps): RouteDefinition[] {
-  return [...userRoutes(d), ...userGroupRoutes(d), ...roleRoutes(d)] as RouteDefinition[]
+  return [...userRoutes(d), ...userSessionRoutes(d), ...userGroupRoutes(d), ...roleRoutes(d)] as RouteDefinition[]
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import knexFactory, { type Knex } from 'knex'
-import type { DatabaseService, IdentityService, Logger, SettingRef, SettingsService } from '../../../sdk/index.js'
+import type { DatabaseService, IdentityService, Logger, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
 import type { LoadExclusions } from '../api.js'
 import { exclusionLoader } from '../services/exclusions.js'
 
@@ -45,6 +45,17 @@ export function tableSettings(knex: Knex, overrides: Record<string, unknown> = {
     },
     async set() {
       throw new Error('settings are read-only from the CLI')
+    },
+  }
+}
+
+/** Server options outside the server: the given values, else each option's environment variable, else its default. */
+export function envOptions(values: Record<string, unknown> = {}, env = process.env): ServerOptionsService {
+  return {
+    get<T>(ref: ServerOptionRef<T>): T {
+      if (ref.key in values) return values[ref.key] as T
+      const raw = ref.env ? env[ref.env] : undefined
+      return raw ? (raw as T) : ref.default
     },
   }
 }

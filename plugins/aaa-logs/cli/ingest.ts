@@ -2,18 +2,16 @@
  * The ingester alone, without the HTTP server:
  *   DATABASE_URL=… DATA_DIR=… node --import tsx plugins/aaa-logs/cli/ingest.ts
  * Settings come from the settings table (as the server reads them); the
- * environment variables AAA_LOGS_TACACS_LOG_DIRECTORY, AAA_LOGS_RADIUS_LOG_DIRECTORY,
- * AAA_LOGS_BATCH_SIZE and AAA_LOGS_POLL_MS override them. SIGINT/SIGTERM stop it
+ * environment variables AAA_LOGS_BATCH_SIZE and AAA_LOGS_POLL_MS override them.
+ * The folders are server options: AAA_LOGS_TACACS_LOG_DIRECTORY, AAA_LOGS_RADIUS_LOG_DIRECTORY. SIGINT/SIGTERM stop it
  * after the batch in flight.
  */
 import { createIngester } from '../ingest/index.js'
-import { cliExclusions, dataDir, nodeId, openDatabase, stderrLogger, tableSettings } from './common.js'
+import { cliExclusions, dataDir, envOptions, nodeId, openDatabase, stderrLogger, tableSettings } from './common.js'
 
 export async function runIngestCli(env = process.env): Promise<void> {
   const database = openDatabase(env.DATABASE_URL)
   const overrides: Record<string, unknown> = {}
-  if (env.AAA_LOGS_TACACS_LOG_DIRECTORY) overrides['aaa-logs.tacacs_log_directory'] = env.AAA_LOGS_TACACS_LOG_DIRECTORY
-  if (env.AAA_LOGS_RADIUS_LOG_DIRECTORY) overrides['aaa-logs.radius_log_directory'] = env.AAA_LOGS_RADIUS_LOG_DIRECTORY
   if (env.AAA_LOGS_BATCH_SIZE) overrides['aaa-logs.batch_size'] = Number(env.AAA_LOGS_BATCH_SIZE)
   if (env.AAA_LOGS_POLL_MS) overrides['aaa-logs.poll_ms'] = Number(env.AAA_LOGS_POLL_MS)
   overrides['aaa-logs.ingest_enabled'] = true
@@ -22,6 +20,7 @@ export async function runIngestCli(env = process.env): Promise<void> {
   const ingester = createIngester({
     database,
     settings: tableSettings(database.knex, overrides),
+    serverOptions: envOptions({}, env),
     logger,
     cluster: { nodeId: nodeId(dir), role: 'primary' },
     platform: { version: 'cli', dataDir: dir, startedAt: new Date() },

@@ -11,17 +11,18 @@
  */
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
-import type { ClusterInfo, DatabaseService, Logger, PlatformInfo, SettingsService } from '../../../sdk/index.js'
+import type { ClusterInfo, DatabaseService, Logger, PlatformInfo, ServerOptionsService, SettingsService } from '../../../sdk/index.js'
 import { freeradiusFileKind } from '../../../sdk/logs/freeradius.js'
 import { logFileKind } from '../../../sdk/logs/tac-plus-ng.js'
 import type { Ingester, LoadExclusions, LogKind } from '../api.js'
 import { IngestCore } from './core.js'
-import { ingestSettingRefs } from './settings.js'
+import { ingestOptionRefs, ingestSettingRefs } from './settings.js'
 import { ensureMonthlyPartitions } from './partitions.js'
 
 export interface IngesterDeps {
   database: DatabaseService
   settings: SettingsService
+  serverOptions: ServerOptionsService
   logger: Logger
   cluster: ClusterInfo
   platform: PlatformInfo
@@ -62,13 +63,9 @@ export function createIngester(d: IngesterDeps, opts: IngesterOptions = {}): Ing
   async function readConfig(): Promise<Config> {
     if (config && Date.now() - configAt < (opts.reloadMs ?? 5000)) return config
     const get = <T>(ref: { key: string; default: T }) => d.settings.get(ref as never) as Promise<T>
-    const [enabled, tdir, rdir, batchSize, pollMs] = await Promise.all([
-      get(ingestSettingRefs.enabled),
-      get(ingestSettingRefs.tacacsLogDirectory),
-      get(ingestSettingRefs.radiusLogDirectory),
-      get(ingestSettingRefs.batchSize),
-      get(ingestSettingRefs.pollMs),
-    ])
+    const [enabled, batchSize, pollMs] = await Promise.all([get(ingestSettingRefs.enabled), get(ingestSettingRefs.batchSize), get(ingestSettingRefs.pollMs)])
+    const tdir = d.serverOptions.get(ingestOptionRefs.tacacsLogDirectory)
+    const rdir = d.serverOptions.get(ingestOptionRefs.radiusLogDirectory)
     config = {
       enabled,
       dirs: [

@@ -6,7 +6,7 @@ import { expect } from 'chai'
 import type { Knex } from 'knex'
 import type { LoadExclusions } from '../api.js'
 import { createIngester } from '../ingest/index.js'
-import { tableSettings } from '../cli/common.js'
+import { envOptions, tableSettings } from '../cli/common.js'
 import { silentLogger, startTestApp, type TestApp } from '../../../test/kit/app.js'
 
 const TS = '2026-11-21T06:34:11.184829+00:00'
@@ -32,9 +32,10 @@ describe('aaa-logs ingest: end to end', function () {
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
   it('tails the folder configured in settings, stamps node_id, exactly once across a restart; a partial line waits', async () => {
-    const settings = { 'aaa-logs.tacacs_log_directory': dir, 'aaa-logs.poll_ms': 20 }
+    const settings = { 'aaa-logs.poll_ms': 20 }
+    const options = { 'aaa-logs.tacacs_log_directory': dir }
     const env = { NODE_ID: randomUUID() } // the node's identity survives the restart
-    let t: TestApp = await startTestApp({ plugins: ['aaa-logs'], settings, env })
+    let t: TestApp = await startTestApp({ plugins: ['aaa-logs'], settings, options, env })
     const { databaseUrl, dataDir, masterKey } = t
     try {
       writeFileSync(path.join(dir, FILE), lines(0, 100))
@@ -51,7 +52,7 @@ describe('aaa-logs ingest: end to end', function () {
       expect(await count(t.app.db.knex)).to.equal(150)
       await t.stop()
       appendFileSync(path.join(dir, FILE), partial.slice(30) + lines(151, 200))
-      t = await startTestApp({ plugins: ['aaa-logs'], settings, env, databaseUrl: databaseUrl!, dataDir, masterKey })
+      t = await startTestApp({ plugins: ['aaa-logs'], settings, options, env, databaseUrl: databaseUrl!, dataDir, masterKey })
       await waitFor(async () => (await count(t.app.db.knex)) === 200).catch(async (e) => {
         console.log(await count(t.app.db.knex), await t.app.db.knex('aaa_log_checkpoints'), await t.app.db.knex('aaa_log_quarantine').select('reason'))
         throw e
@@ -68,7 +69,7 @@ describe('aaa-logs ingest: end to end', function () {
   })
 
   it('works on the embedded engine (one connection, short transactions)', async () => {
-    const t = await startTestApp({ engine: 'embedded', plugins: ['aaa-logs'], settings: { 'aaa-logs.tacacs_log_directory': dir, 'aaa-logs.poll_ms': 20, 'aaa-logs.batch_size': 10 } })
+    const t = await startTestApp({ engine: 'embedded', plugins: ['aaa-logs'], settings: { 'aaa-logs.poll_ms': 20, 'aaa-logs.batch_size': 10 }, options: { 'aaa-logs.tacacs_log_directory': dir } })
     try {
       writeFileSync(path.join(dir, FILE), lines(0, 55))
       await waitFor(async () => (await count(t.app.db.knex)) === 55)
@@ -91,7 +92,8 @@ describe('aaa-logs ingest: end to end', function () {
         nodeId,
         ing: createIngester({
           database: t.app.db,
-          settings: tableSettings(t.app.db.knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.tacacs_log_directory': dir, 'aaa-logs.radius_log_directory': dir, 'aaa-logs.batch_size': 7 }),
+          settings: tableSettings(t.app.db.knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.batch_size': 7 }),
+          serverOptions: envOptions({ 'aaa-logs.tacacs_log_directory': dir, 'aaa-logs.radius_log_directory': dir }),
           logger: silentLogger(),
           cluster: { nodeId, role: 'primary' },
           platform: { version: 't', dataDir: dir, startedAt: new Date() },
@@ -193,7 +195,8 @@ describe('aaa-logs ingest: end to end', function () {
       writeFileSync(path.join(dir, FILE), chunks.join(''))
       const big = createIngester({
         database: t.app.db,
-        settings: tableSettings(t.app.db.knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.tacacs_log_directory': dir, 'aaa-logs.radius_log_directory': dir, 'aaa-logs.batch_size': 2000 }),
+        settings: tableSettings(t.app.db.knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.batch_size': 2000 }),
+          serverOptions: envOptions({ 'aaa-logs.tacacs_log_directory': dir, 'aaa-logs.radius_log_directory': dir }),
         logger: silentLogger(),
         cluster: { nodeId, role: 'primary' },
         platform: { version: 't', dataDir: dir, startedAt: new Date() },

@@ -1,7 +1,7 @@
 /**
- * The emailed setup link. It carries an `mfa_enrollment` token (15 minutes)
- * that opens only the enrollment routes, so a user can enroll before they can
- * sign in, for instance after an administrator reset their authenticator.
+ * The emailed setup token. It is an `mfa_enrollment` token (15 minutes) that
+ * opens only the enrollment routes, so a user can enroll before they can sign
+ * in, for instance after an administrator reset their authenticator.
  */
 import type { IdentityService, MailService, RouteRequest, SettingsService, UserRef } from '../../../sdk/index.js'
 import { identitySettingRefs, isPortcullisError } from '../../../sdk/index.js'
@@ -18,24 +18,22 @@ export interface LinkDeps {
 type AnyRequest = RouteRequest<unknown, unknown, unknown>
 
 /**
- * Falling back to the request's origin is safe here, unlike for a public
- * password reset: only a caller already trusted with the account (mfa.manage,
- * or the user's own session) can have a link sent, and a bearer token cannot
- * be ridden by a cross-site request to send one with a forged Host.
+ * Where the mail tells the user to send the token: only ever the configured
+ * `identity.public_url` (an administrator's setting), never the request's Host
+ * header, which whoever sends the request chooses. Unset: the mail names the
+ * API path alone.
  */
-async function baseUrl(settings: SettingsService, req: AnyRequest): Promise<string> {
+async function apiBase(settings: SettingsService): Promise<string> {
   const configured = await settings.get(identitySettingRefs.publicUrl)
-  const base = configured ?? `${req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http'}://${req.headers.host}`
-  return base.replace(/\/+$/, '')
+  return `${configured ? configured.replace(/\/+$/, '') : ''}/api/v1`
 }
 
-/** Checks the user can receive a link, issues the token and mails it; throws the coded error otherwise. */
+/** Checks the user can receive a token, issues it and mails it; throws the coded error otherwise. */
 export async function sendEnrollmentLink(d: LinkDeps, req: AnyRequest, user: UserRef, alreadyEnrolled: boolean): Promise<void> {
   if (!user.email) throw MfaErrors.emailMissing()
   if (alreadyEnrolled) throw MfaErrors.alreadyEnrolled()
   const issued = await d.identity.issueToken(user, 'mfa_enrollment', ENROLLMENT_TTL)
-  const link = `${await baseUrl(d.settings, req)}/mfa/setup?token=${encodeURIComponent(issued.token)}`
-  const vars = { username: user.username, link, token: issued.token, minutes: ENROLLMENT_TTL / 60 }
+  const vars = { username: user.username, api: await apiBase(d.settings), token: issued.token, minutes: ENROLLMENT_TTL / 60 }
   try {
     await d.mail.send({ to: user.email, subject: req.t('mfa:mail.subject', vars), text: req.t('mfa:mail.body', vars) })
   } catch (e) {

@@ -26,7 +26,7 @@
 import path from 'node:path'
 import type { Knex } from 'knex'
 import { freeradiusLogModules } from '../../../sdk/logs/freeradius.js'
-import type { ConfigRenderer, DaemonCheck, IdentityService, NetworkUser, RenderedFile, SettingRef, SettingsService } from '../../../sdk/index.js'
+import type { ConfigRenderer, DaemonCheck, IdentityService, NetworkUser, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
 import type { Device, DeviceGroup, InventoryService } from '../../inventory/index.js'
 import type { RadiusPolicyRule, RadiusPolicySource, RadiusProfile, RadiusService } from '../api.js'
 import { quoteValue } from '../services/values.js'
@@ -285,6 +285,7 @@ export interface FreeradiusRendererDeps {
   identity: IdentityService
   radius: RadiusService
   settings: SettingsService
+  serverOptions: ServerOptionsService
   /** The registered AAA policy (the radius service keeps it); null when none is. */
   policySource: () => RadiusPolicySource | null
   /** Where logs go when the log directory setting is null: the platform's data folder. */
@@ -293,8 +294,8 @@ export interface FreeradiusRendererDeps {
     listenAddress: SettingRef<string>
     authPort: SettingRef<number>
     acctPort: SettingRef<number>
-    logDirectory: SettingRef<string | null>
-    binary: SettingRef<string>
+    logDirectory: ServerOptionRef<string | null>
+    binary: ServerOptionRef<string>
   }
 }
 
@@ -305,7 +306,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
     const address = await d.settings.get(d.refs.listenAddress, snapshot)
     const authPort = await d.settings.get(d.refs.authPort, snapshot)
     const acctPort = await d.settings.get(d.refs.acctPort, snapshot)
-    const logDirectory = await d.settings.get(d.refs.logDirectory, snapshot)
+    const logDirectory = d.serverOptions.get(d.refs.logDirectory)
     const deviceGroups = await d.inventory.listGroups(snapshot)
     // Every secret in one statement (one query per device made 10,000 devices take seconds).
     const secrets = await d.inventory.allDeviceSecrets('radius_secret', snapshot)
@@ -328,7 +329,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
     })
   },
   async check(): Promise<DaemonCheck | null> {
-    const binary = await d.settings.get(d.refs.binary)
+    const binary = d.serverOptions.get(d.refs.binary)
     return { binary, args: (dir) => ['-C', '-d', dir] }
   },
 })

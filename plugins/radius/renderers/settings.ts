@@ -1,5 +1,5 @@
 /** Settings of the FreeRADIUS configuration: where it listens, where it logs, which binary checks it. */
-import { coreServices, defineSetting, identityServices, Nullable, Type } from '../../../sdk/index.js'
+import { coreServices, defineServerOption, defineSetting, identityServices, Nullable, Type } from '../../../sdk/index.js'
 import { inventoryServiceRef } from '../../inventory/index.js'
 
 export const freeradiusSettingRefs = {
@@ -11,26 +11,35 @@ export const freeradiusSettingRefs = {
   ),
   authPort: defineSetting('radius.auth_port', Type.Integer({ minimum: 1, maximum: 65535 }), 1812, 'The UDP port FreeRADIUS answers authentication on (RADIUS uses 1812).'),
   acctPort: defineSetting('radius.acct_port', Type.Integer({ minimum: 1, maximum: 65535 }), 1813, 'The UDP port FreeRADIUS answers accounting on (RADIUS uses 1813).'),
-  logDirectory: defineSetting(
+} as const
+
+export const freeradiusSettings = Object.values(freeradiusSettingRefs)
+
+/** Paths and programs: server options, from the server's configuration only (a daemon running as root writes where this points). */
+export const freeradiusOptionRefs = {
+  logDirectory: defineServerOption(
     'radius.log_directory',
     Nullable(Type.String({ minLength: 2, maxLength: 500, pattern: '^/(?!.*\\$)(?!.*%)[^\\u0000-\\u001f"\\\\{}]*$' })),
     null,
     'Absolute folder where FreeRADIUS writes its authentication and accounting lines (radius-auth-*.jsonl, radius-acct-*.jsonl) for the ingester. `null`: `logs/radius` in the platform data folder (the ingester\'s default too).',
+    { env: 'RADIUS_LOG_DIRECTORY' },
   ),
-  binary: defineSetting(
+  binary: defineServerOption(
     'radius.freeradius_binary',
-    Type.String({ minLength: 1, maxLength: 500, pattern: '^[A-Za-z0-9._/+-]+$' }),
+    Type.String({ minLength: 1, maxLength: 500, pattern: '^[^\\u0000-\\u001f]+$' }),
     'freeradius',
     'The FreeRADIUS binary that checks a rendered release (`-C -d DIR`): a name looked up on PATH or an absolute path (`radiusd` on some systems).',
+    { env: 'FREERADIUS_BINARY' },
   ),
 } as const
 
-export const freeradiusSettings = Object.values(freeradiusSettingRefs)
+export const freeradiusOptions = Object.values(freeradiusOptionRefs)
 
 /** The services the renderer reads besides the radius service itself (the manifest needs `dependsOn: ['inventory']`). */
 export const freeradiusDeps = {
   inventory: inventoryServiceRef,
   identity: identityServices.identity,
   settings: coreServices.settings,
+  serverOptions: coreServices.serverOptions,
   platform: coreServices.platform,
 } as const

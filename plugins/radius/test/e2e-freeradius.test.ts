@@ -109,15 +109,14 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
       console.log(`      skipped: ${FREERADIUS_SKIP}`)
       return this.skip()
     }
-    t = await startTestApp({ plugins: PLUGINS })
     dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-freeradius-e2e-'))
     logDir = path.join(dir, 'logs')
+    t = await startTestApp({ plugins: PLUGINS, options: { 'radius.log_directory': logDir } })
     authPort = await freeUdpPort()
     acctPort = await freeUdpPort()
     await setSetting(t, 'radius.listen_address', '127.0.0.1')
     await setSetting(t, 'radius.auth_port', authPort)
     await setSetting(t, 'radius.acct_port', acctPort)
-    await setSetting(t, 'radius.log_directory', logDir)
 
     const admins = await created(t, '/api/v1/user-groups', { name: 'Net Admins' })
     const helpdesk = await created(t, '/api/v1/user-groups', { name: 'helpdesk' })

@@ -22,7 +22,7 @@
  */
 import path from 'node:path'
 import type { Knex } from 'knex'
-import type { ConfigRenderer, IdentityService, NetworkUser, RenderedFile, SettingRef, SettingsService } from '../../../sdk/index.js'
+import type { ConfigRenderer, IdentityService, NetworkUser, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
 import type { Device, DeviceGroup, InventoryService } from '../../inventory/index.js'
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
 import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
@@ -191,11 +191,12 @@ export interface TacPlusNgRendererDeps {
   identity: IdentityService
   tacacs: TacacsService
   settings: SettingsService
+  serverOptions: ServerOptionsService
   /** The registered AAA policy (the tacacs service keeps it); null when none is. */
   policySource: () => PolicySource | null
   /** Where logs go when the log directory setting is null: the platform's data folder. */
   dataDir: string
-  refs: { listenAddress: SettingRef<string>; listenPort: SettingRef<number>; logDirectory: SettingRef<string | null> }
+  refs: { listenAddress: SettingRef<string>; listenPort: SettingRef<number>; logDirectory: ServerOptionRef<string | null> }
 }
 
 /** Rule texts in order: the very `renderRule` text the preview shows, with the profile's name. */
@@ -211,7 +212,7 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
   id: 'tacacs.tac_plus-ng',
   daemon: 'tac_plus-ng',
   async render(snapshot: Knex.Transaction): Promise<RenderedFile[]> {
-    const [address, port, logDirectory] = [await d.settings.get(d.refs.listenAddress, snapshot), await d.settings.get(d.refs.listenPort, snapshot), await d.settings.get(d.refs.logDirectory, snapshot)]
+    const [address, port, logDirectory] = [await d.settings.get(d.refs.listenAddress, snapshot), await d.settings.get(d.refs.listenPort, snapshot), d.serverOptions.get(d.refs.logDirectory)]
     const deviceGroups = await d.inventory.listGroups(snapshot)
     // Every key in one statement (one query per device made 10,000 devices take seconds).
     const keys = await d.inventory.allDeviceSecrets('tacacs_key', snapshot)

@@ -63,16 +63,17 @@ export interface DaemonRun {
 }
 
 /**
- * Point the settings at a free loopback port and a fresh log folder, render,
- * write, check with `-P` (stderr counts as failure), and start the daemon.
+ * Point the settings at a free loopback port, empty the log folder (the server
+ * option's default, `logs/tacacs` in the app's data folder), render, write,
+ * check with `-P` (stderr counts as failure), and start the daemon.
  */
 export async function renderAndRun(t: TestApp): Promise<DaemonRun> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-tacplus-'))
-  const logDir = path.join(dir, 'logs')
+  const logDir = path.join(t.dataDir, 'logs', 'tacacs')
+  rmSync(logDir, { recursive: true, force: true })
   const port = await freePort()
   await setSetting(t, 'tacacs.listen_address', '127.0.0.1')
   await setSetting(t, 'tacacs.listen_port', port)
-  await setSetting(t, 'tacacs.log_directory', logDir)
   const files = await renderTacPlusNg(t)
   const [configFile] = writeRendered(dir, files)
   const check = await checkTacPlusNg(configFile)
