@@ -75,7 +75,7 @@ describe('mfa plugin: TOTP second factor', function () {
     const sent = await t.admin('POST', `/api/v1/users/${user.id}/mfa/enrollment-link`)
     expect(sent.status, JSON.stringify(sent.body)).to.equal(202)
     const mail = await smtp.take(user.email!)
-    const m = /Setup token: (\S+)/.exec(mail.text)
+    const m = /setup token:\n\n(\S+)/.exec(mail.text)
     expect(m, mail.text).to.not.equal(null)
     return m![1]
   }
