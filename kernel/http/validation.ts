@@ -6,7 +6,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsPkg from 'ajv-formats'
-import { PortcullisError, type TSchema } from '../../sdk/index.js'
+import { NAME_PATTERN, PortcullisError, TEXT_PATTERN, type TSchema } from '../../sdk/index.js'
 
 const addFormats = addFormatsPkg as unknown as (ajv: Ajv) => Ajv
 
@@ -85,7 +85,10 @@ export class Validation {
         if ('limit' in p) vars.limit = p.limit
     }
     const known = ['additionalProperties', 'required', 'type', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems', 'uniqueItems', 'enum', 'const', 'format', 'pattern', 'anyOf']
-    const key = `core:validation.${known.includes(e.keyword) ? e.keyword : 'default'}`
+    let key = `core:validation.${known.includes(e.keyword) ? e.keyword : 'default'}`
+    // The SDK's character rules for names and free text say what they refuse, not just "invalid format".
+    if (e.keyword === 'pattern' && p.pattern === NAME_PATTERN) key = 'core:validation.name_chars'
+    if (e.keyword === 'pattern' && p.pattern === TEXT_PATTERN) key = 'core:validation.text_chars'
     return new PortcullisError(422, code, key, { field, vars })
   }
 }

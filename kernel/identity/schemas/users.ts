@@ -1,4 +1,4 @@
-import { listQuery, Nullable, OptionalText, Paginated, StringEnum, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
+import { listQuery, Nullable, OptionalName, Paginated, StringEnum, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
 import { MAX_PASSWORD } from '../passwords.js'
 
 /** Ids a user is given, directly or through a group; bounded so one request cannot fan out without limit. */
@@ -21,7 +21,8 @@ const source = () => StringEnum(['local', 'directory'] as const, { description: 
 
 const fields = {
   username: username('Unique, case-insensitively. Letters, digits and `. _ @ -` only, as it lands in daemon configuration.'),
-  display_name: OptionalText({ maxLength: 128 }),
+  // Shown in lists, the audit trail and the admin UI: one line, no control or direction characters.
+  display_name: OptionalName({ maxLength: 128 }),
   email: email(),
   enabled: Type.Optional(Type.Boolean({ default: true, description: 'A disabled user cannot sign in, and disabling voids their sessions.' })),
   source: Type.Optional(source()),

@@ -1,11 +1,11 @@
-import { listQuery, Nullable, OptionalText, Paginated, StringEnum, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
+import { listQuery, Name, Nullable, OptionalText, Paginated, StringEnum, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
 import { MATCH_TYPES, PROTOCOLS } from '../services/exclusions.js'
 
 const MATCH_VALUE_DOC =
   '`username`: the whole user name, case-sensitive, no control characters. `username_pattern`: a glob over the whole name, `*` any run of characters, `?` one character, case-sensitive. `user_group`: the name of an existing user group (422 USER_GROUP_UNKNOWN otherwise); members are matched when the ingester loads the rules.'
 
 const fields = {
-  name: Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', description: 'Unique, case-insensitively (409 LOG_EXCLUSION_NAME_TAKEN).' }),
+  name: Name({ maxLength: 64, description: 'Unique, case-insensitively (409 LOG_EXCLUSION_NAME_TAKEN).' }),
   description: OptionalText({ maxLength: 500 }),
   protocol: StringEnum(PROTOCOLS, { description: 'Events of which daemons the rule drops: `all`, `tacacs`, `radius`.' }),
   match_type: StringEnum(MATCH_TYPES),

@@ -1,4 +1,4 @@
-import { listQuery, Nullable, OptionalText, Paginated, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
+import { listQuery, Nullable, OptionalName, OptionalText, Paginated, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
 import { ConfigName, SharedSecret } from './common.js'
 
 /** The overlap rule, said once for every place that documents it. */
@@ -15,8 +15,9 @@ const address = () =>
 const fields = {
   name: ConfigName('Unique, case-insensitively. Letters, digits and `. _ -`, starting with a letter or digit: it becomes the tac_plus-ng device name and the FreeRADIUS client short name.'),
   address: address(),
-  vendor: OptionalText({ maxLength: 64, description: 'Cisco, Juniper, Arista…' }),
-  model: OptionalText({ maxLength: 64 }),
+  // Labels shown in lists and exports: one line, no control or direction characters.
+  vendor: OptionalName({ maxLength: 64, description: 'Cisco, Juniper, Arista…' }),
+  model: OptionalName({ maxLength: 64 }),
   description: OptionalText({ maxLength: 500 }),
   device_group_id: Type.Optional(Nullable(Uuid({ description: 'The group the device is in; it also belongs to every ancestor of that group. Unknown ids answer 422 REFERENCE_NOT_FOUND.' }))),
   tacacs_key: Type.Optional(Nullable(SharedSecret('TACACS+ shared key.'))),
