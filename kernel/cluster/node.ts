@@ -22,9 +22,9 @@ export function loadNodeId(configured: string | null, dataDir: string): string {
     if (UUID.test(id)) return id
     throw new BootError('CONFIG_INVALID', `${file} does not hold a UUID`)
   }
-  mkdirSync(dataDir, { recursive: true })
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const id = randomUUID()
-  writeFileSync(file, id + '\n', { mode: 0o644 })
+  writeFileSync(file, id + '\n', { mode: 0o600 })
   return id
 }
 
@@ -35,17 +35,3 @@ export async function registerNode(knex: Knex, n: { nodeId: string; role: string
     .onConflict('node_id')
     .merge(['hostname', 'role', 'version', 'started_at', 'last_seen'])
 }
-
-/** Refuses a key that differs from the one the cluster's data was sealed with. */
-export async function checkMasterKey(knex: Knex, check: string | null, canWrite: boolean): Promise<void> {
-  if (!check) return
-  const row = (await knex('kernel_meta').where({ key: 'master_key_check' }).first('value')) as { value: string } | undefined
-  if (!row) {
-    if (canWrite) await knex('kernel_meta').insert({ key: 'master_key_check', value: check }).onConflict('key').ignore()
-    return
-  }
-  if (row.value !== check) {
-    throw new BootError('MASTER_KEY_INVALID', 'this master key is not the one the database was set up with; every node of a cluster must use the same MASTER_KEY')
-  }
-}
-

@@ -20,6 +20,13 @@ export const sha256 = (s: string | Buffer) => createHash('sha256').update(s).dig
 export const modeString = (m: number) => '0' + (m & 0o777).toString(8).padStart(3, '0')
 
 export const releasesDir = (dataDir: string, daemon: string) => path.join(dataDir, 'releases', daemon)
+
+/**
+ * The mode a rendered file gets on disk: the renderer's owner bits only (0644 → 0600),
+ * as everything under DATA_DIR is private to the service user and the daemons run as
+ * root for now. When they get a user of their own, group read comes back here.
+ */
+export const onDiskMode = (declared: number) => declared & 0o700
 export const CURRENT = 'current'
 export const PARTIAL = '.partial'
 
@@ -46,14 +53,15 @@ export function safeRelative(p: string): string {
 export function writeRelease(finalDir: string, files: RenderedFile[], pause: () => void = () => undefined): FileRecord[] {
   const tmp = finalDir + PARTIAL
   rmSync(tmp, { recursive: true, force: true })
-  mkdirSync(tmp, { recursive: true, mode: 0o750 })
+  mkdirSync(tmp, { recursive: true, mode: 0o700 })
   const out: FileRecord[] = []
   for (const f of files) {
     const rel = safeRelative(f.path)
     const p = path.join(tmp, rel)
-    mkdirSync(path.dirname(p), { recursive: true, mode: 0o750 })
+    mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 })
     const t = p + '.tmp'
-    const fd = openSync(t, 'w', f.mode & 0o777)
+    const mode = onDiskMode(f.mode)
+    const fd = openSync(t, 'w', mode)
     try {
       const buf = Buffer.from(f.content, 'utf8')
       let off = 0
@@ -62,9 +70,9 @@ export function writeRelease(finalDir: string, files: RenderedFile[], pause: () 
     } finally {
       closeSync(fd)
     }
-    chmodSync(t, f.mode & 0o777) // the umask may have narrowed it
+    chmodSync(t, mode) // the umask may have narrowed it
     renameSync(t, p)
-    out.push({ path: rel, sha256: sha256(f.content), size: Buffer.byteLength(f.content), mode: modeString(f.mode) })
+    out.push({ path: rel, sha256: sha256(f.content), size: Buffer.byteLength(f.content), mode: modeString(mode) })
     pause()
   }
   fsyncPath(tmp)

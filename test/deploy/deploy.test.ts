@@ -51,8 +51,9 @@ describe('deploy pipeline', function () {
     const motd = first.find((d: any) => d.daemon === 'motd')
     expect(motd.checked).to.equal(null)
     expect(readFileSync(rel('motd', 'current', 'motd.txt'), 'utf8')).to.equal('Welcome, noc!\n')
-    expect(mode(rel('motd', 'current', 'motd.txt'))).to.equal(0o644)
-    expect(mode(rel('secretd', 'current', 'mods-config/files/authorize'))).to.equal(0o640)
+    // Declared 0644 and 0640: under DATA_DIR only the owner bits are kept (kernel/deploy/files.ts onDiskMode).
+    expect(mode(rel('motd', 'current', 'motd.txt'))).to.equal(0o600)
+    expect(mode(rel('secretd', 'current', 'mods-config/files/authorize'))).to.equal(0o600)
     expect(first.find((d: any) => d.daemon === 'brokend').checked).to.equal(true)
 
     const h = await t.admin('GET', '/api/v1/deploys?daemon=tac_plus-ng')

@@ -1,0 +1,96 @@
+/**
+ * DATA_DIR is private to the service user: it holds the embedded database (whose
+ * WAL carries password hashes and sealed secrets), the master key, the node id
+ * and the deploy releases (rendered daemon configurations, shared secrets included).
+ * Directories are 0700 and files 0600 (an owner-executable file stays 0700).
+ *
+ * Two mechanisms, because neither is enough alone: a umask of 077 while an app
+ * runs covers what the process creates (but PGlite writes its initial cluster
+ * and `pg_internal.init` with explicit 0666/0644 modes, and an installation made
+ * by an older version is already too open), and a walk of DATA_DIR at start
+ * and at stop takes group and other bits away from whatever has them.
+ */
+import { chmodSync, lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { Logger } from '../../sdk/index.js'
+
+let holders = 0
+let saved = 0
+
+/**
+ * Sets the umask to 077 and returns its release: the last app of the process to
+ * stop puts back the umask it found, so an embedding process (the tests start
+ * apps in-process) gets its own back.
+ */
+export function privateUmask(): () => void {
+  if (holders++ === 0) saved = process.umask(0o077)
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    if (--holders === 0) process.umask(saved)
+  }
+}
+
+/** Directories that are never a DATA_DIR of their own: walking them would change other people's files. */
+const shared = () => new Set(['/', os.homedir(), os.tmpdir()].map((d) => path.resolve(d)))
+
+export interface ProtectResult {
+  /** Paths whose modes were narrowed. */
+  repaired: number
+  /** Paths that could not be changed (owned by another user, or chmod refused). */
+  failed: string[]
+}
+
+/**
+ * Takes group and other permissions away from DATA_DIR and everything in it,
+ * without following symbolic links (a link is left alone, and so is its target).
+ */
+export function protectDataDir(dataDir: string, log?: Logger): ProtectResult {
+  const out: ProtectResult = { repaired: 0, failed: [] }
+  let root: string
+  try {
+    root = realpathSync(dataDir)
+  } catch {
+    return out // not created yet: everything made from now on inherits the umask
+  }
+  if (shared().has(root)) {
+    log?.warn({ data_dir: root }, 'DATA_DIR is a shared directory: not changing the modes of its contents')
+    return out
+  }
+  const uid = process.getuid?.()
+  const stack = [root]
+  while (stack.length) {
+    const p = stack.pop()!
+    let s: Stats
+    try {
+      s = lstatSync(p)
+    } catch {
+      continue // removed meanwhile (a temporary file)
+    }
+    if (s.isSymbolicLink()) continue
+    if (s.isDirectory()) {
+      try {
+        for (const name of readdirSync(p)) stack.push(path.join(p, name))
+      } catch {
+        out.failed.push(p)
+      }
+    }
+    const mode = s.mode & 0o7777
+    if ((mode & 0o7077) === 0) continue
+    if (uid !== undefined && uid !== 0 && s.uid !== uid) {
+      out.failed.push(p)
+      continue
+    }
+    try {
+      chmodSync(p, mode & 0o700)
+      out.repaired++
+    } catch {
+      out.failed.push(p)
+    }
+  }
+  if (out.repaired) log?.info({ data_dir: root, repaired: out.repaired }, 'DATA_DIR: took group and other permissions away')
+  if (out.failed.length) log?.warn({ data_dir: root, count: out.failed.length, first: out.failed[0] }, 'DATA_DIR: some paths could not be made owner-only')
+  return out
+}
