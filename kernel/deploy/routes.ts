@@ -13,8 +13,9 @@ export const DeployResponse = Type.Object(
   {
     id: Uuid(),
     daemon: Type.String(),
-    release: Type.String({ description: 'Folder name under `<DATA_DIR>/releases/<daemon>/`.' }),
-    status: StringEnum(STATUSES, { description: '`pending` only while being activated (an interrupted one becomes `failed`); `superseded` by a later deploy; `rolled_back` when a rollback replaced it.' }),
+    release: Type.String({ description: 'Folder name under `<DATA_DIR>/releases/<daemon>/` of the node `node_id`.' }),
+    status: StringEnum(STATUSES, { description: '`pending` only while being activated (an interrupted one becomes `failed` when its node starts again); `active`: the release activated last in the cluster, one per daemon; `superseded` by a later deploy; `rolled_back` when a rollback replaced it.' }),
+    node_id: Nullable(Type.String({ format: 'uuid', description: 'The node that ran the deploy: the release folder is on its disk and its daemons got it. null for deploys recorded before node ids were.' })),
     actor_id: Nullable(Type.String()),
     actor_name: Nullable(Type.String()),
     comment: Nullable(Type.String()),
@@ -91,9 +92,9 @@ export const deployRoutes = (svc: DeployService) => [
     permission: 'deploy.write',
     summary: 'Deploy the daemons\' configuration',
     description:
-      'Renders every renderer (or those of `daemon`) from one consistent snapshot, writes a new release folder per daemon, runs the daemon\'s own check when its binary is present, then switches `current` atomically and runs the reload command (setting `deploy.reload_commands`). A failed check activates nothing: 422 DEPLOY_CHECK_FAILED with the checker\'s output. `dry_run: true` answers 200 with a per-file diff against the current release and activates nothing.',
+      'Renders every renderer (or those of `daemon`) from one consistent snapshot, writes a new release folder per daemon, runs the daemon\'s own check when its binary is present, then switches `current` atomically and runs the reload command (setting `deploy.reload_commands`). A failed check activates nothing: 422 DEPLOY_CHECK_FAILED with the checker\'s output. `dry_run: true` answers 200 with a per-file diff against the current release and activates nothing.\n\nIn a cluster the release is written and activated on the node that receives the request (its `DATA_DIR`, its daemons). One deploy or rollback runs at a time across the whole cluster: a request that finds another running waits for it up to the setting `deploy.lock_wait_seconds` (default 30), then answers 409 DEPLOY_IN_PROGRESS naming the node that holds the lock. Requests sent to the same node queue behind each other.',
     tags: ['deploy'],
-    schema: { body: DeployRequest, response: { 200: DryRunResponse, 201: DeployRunResponse, 404: ErrorBody } },
+    schema: { body: DeployRequest, response: { 200: DryRunResponse, 201: DeployRunResponse, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
     handler: async (req) => {
       const b = req.body
       if (b.dry_run) return reply({ status: 200, body: { dry_run: true, daemons: await svc.dryRun(b.daemon) } })
@@ -143,7 +144,7 @@ export const deployRoutes = (svc: DeployService) => [
     permission: 'deploy.write',
     summary: 'Re-activate an earlier release',
     description:
-      'Points the daemon\'s `current` back at this deploy\'s release (which must have been active once and still be intact on disk: 409 DEPLOY_NOT_ROLLBACKABLE / DEPLOY_RELEASE_MISSING otherwise), marks the release it replaces `rolled_back`, and runs the reload command.',
+      'Points the daemon\'s `current` back at this deploy\'s release (which must have been active once and still be intact on disk: 409 DEPLOY_NOT_ROLLBACKABLE / DEPLOY_RELEASE_MISSING otherwise), marks the release it replaces `rolled_back`, and runs the reload command. The release must have been deployed by the node receiving the request (409 DEPLOY_RELEASE_ON_OTHER_NODE otherwise: its folder is on that node\'s disk). Waits for a deploy running elsewhere like `POST /deploys` (409 DEPLOY_IN_PROGRESS).',
     tags: ['deploy'],
     schema: { params: DeployParams, response: { 200: DeployResponse, 404: ErrorBody, 409: ErrorBody } },
     handler: async (req) => svc.rollback(req.params.deploy_id, { actor: req.actor, requestId: req.requestId }),

@@ -7,10 +7,16 @@
  * Crash safety: a release folder is complete or absent (`.partial` then
  * rename); `current` changes by rename(2) of a new symlink; a deploy row is
  * `pending` from before the switch until the activation commits. `recover()`
- * (at boot and before every deploy) marks interrupted deploys failed, removes
- * partial folders, and points `current` back at the release the database
- * says is active, so a kill -9 at any moment leaves the previous release
- * active and intact.
+ * (at boot and before every deploy) marks this node's interrupted deploys
+ * failed, removes partial folders, and points `current` back at the release
+ * this node last activated, so a kill -9 at any moment leaves the previous
+ * release active and intact.
+ *
+ * Cluster: every node has its own DATA_DIR, so a deploy writes and activates
+ * the release on the disk of the node that runs it, and its row records that
+ * node. The deploy lock (lock.ts) lets one deploy or rollback run at a time
+ * across the cluster; recovery touches only the starting node's own rows and
+ * disk, never another node's deploy in flight.
  */
 import { randomUUID } from 'node:crypto'
 import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs'
@@ -24,7 +30,8 @@ import {
 import type { SettingsStore } from '../settings/store.js'
 import { run, runCheck, type CheckOutcome } from './check.js'
 import { unifiedDiff } from './diff.js'
-import { DeployErrors, keepReleasesSetting, reloadCommandsSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
+import { ClusterDeployLock, type DeployLease } from './lock.js'
+import { DeployErrors, keepReleasesSetting, lockWaitSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
 export * from './model.js'
 import {
   CURRENT, currentRelease, PARTIAL, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
@@ -45,18 +52,25 @@ export class DeployService implements DeploysService {
   private chain: Promise<unknown> = Promise.resolve()
   /** Tests only: a pause between the steps of a deploy, to be killed in the middle of one. */
   private readonly delayMs = Number(process.env.PORTCULLIS_DEPLOY_TEST_DELAY_MS ?? 0) || 0
+  private readonly lock: ClusterDeployLock
 
   constructor(
     readonly d: {
       db: DatabaseService
       dataDir: string
+      /** This node's id: recorded on its deploys; recovery touches only those. */
+      nodeId: string
       renderers: () => { owner: string; renderer: ConfigRenderer }[]
       settings: SettingsStore
+      /** Server option deploy.reload_commands: per daemon, the argv run after activation. */
+      reloadCommands: Record<string, string[]>
       audit: AuditService
       log: Logger
       checkTimeoutMs?: number
     },
-  ) {}
+  ) {
+    this.lock = new ClusterDeployLock(d.db.knex, d.nodeId, d.log)
+  }
 
   get db(): DatabaseService {
     return this.d.db
@@ -83,6 +97,22 @@ export class DeployService implements DeploysService {
     const next = this.chain.then(locked, locked)
     this.chain = next.catch(() => undefined)
     return next
+  }
+
+  /**
+   * A deploy or rollback: `exclusive`, and also the cluster's deploy lease (held across
+   * render, check, activation, reload and pruning), waiting up to the setting
+   * deploy.lock_wait_seconds for a deploy another node is running.
+   */
+  private clusterExclusive<T>(fn: (lease: DeployLease) => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      const lease = await this.lock.acquire((await this.d.settings.get(lockWaitSetting)) * 1000)
+      try {
+        return await fn(lease)
+      } finally {
+        await lease.release()
+      }
+    })
   }
 
   private async lockFile(): Promise<() => void> {
@@ -117,7 +147,7 @@ export class DeployService implements DeploysService {
         }
         continue
       }
-      if (Date.now() > deadline) throw DeployErrors.inProgress({ vars: { pid } })
+      if (Date.now() > deadline) throw DeployErrors.inProgress({ vars: { node: this.d.nodeId, pid } })
       await sleep(100)
     }
   }
@@ -139,16 +169,23 @@ export class DeployService implements DeploysService {
     return [...new Set(this.d.renderers().map((r) => r.renderer.daemon))].sort()
   }
 
-  /** Repair what an interrupted deploy left: see the file comment. */
+  /** At boot: repair what an interrupted deploy of this node left (see the file comment), and free the deploy lock it held. */
   recover(): Promise<void> {
-    return this.exclusive(() => this.recoverNow())
+    return this.exclusive(async () => {
+      await this.lock.releaseStale()
+      await this.recoverNow()
+    })
   }
+
+  /** This node's rows, and those recorded before node ids were (an upgraded single node's history). */
+  private readonly mine = (q: Knex.QueryBuilder) => q.where((w) => w.where('node_id', this.d.nodeId).orWhereNull('node_id'))
 
   private async recoverNow(): Promise<void> {
     const root = path.join(this.d.dataDir, 'releases')
-    const interrupted = (await this.knex('deploys').where({ status: 'pending' }).update({ status: 'failed', check_output: this.knex.raw(`coalesce(check_output || E'\\n', '') || 'interrupted before activation'`) }, ['id'])) as { id: string }[]
+    // Only this node's: another node's pending row is a deploy in flight there (it holds the lock), on its own disk.
+    const interrupted = (await this.mine(this.knex('deploys').where({ status: 'pending' })).update({ status: 'failed', check_output: this.knex.raw(`coalesce(check_output || E'\\n', '') || 'interrupted before activation'`) }, ['id'])) as { id: string }[]
     if (interrupted.length) this.d.log.warn({ deploys: interrupted.map((r) => r.id) }, 'deploys interrupted before activation were marked failed')
-    const daemons = new Set<string>(((await this.knex('deploys').distinct('daemon')) as { daemon: string }[]).map((r) => r.daemon))
+    const daemons = new Set<string>(((await this.mine(this.knex('deploys')).distinct('daemon')) as { daemon: string }[]).map((r) => r.daemon))
     if (existsSync(root)) for (const e of readdirSync(root, { withFileTypes: true })) if (e.isDirectory()) daemons.add(e.name)
     for (const daemon of daemons) {
       const dir = releasesDir(this.d.dataDir, daemon)
@@ -157,18 +194,25 @@ export class DeployService implements DeploysService {
           if (e.endsWith(PARTIAL) || e.startsWith('.current-')) rmSync(path.join(dir, e), { recursive: true, force: true })
         }
       }
-      const active = (await this.knex('deploys').where({ daemon, status: 'active' }).orderBy('activated_at', 'desc').first()) as DeployRow | undefined
+      // What this disk should serve: the release this node activated last (deploy or rollback). The
+      // cluster-wide `active` row may be another node's, whose folder is on that node's disk.
+      const last = (await this.mine(this.knex('deploys').where({ daemon }).whereNotNull('activated_at')).orderBy('activated_at', 'desc').first()) as DeployRow | undefined
       const cur = currentRelease(dir)
-      if (active) {
-        if (cur !== active.release) {
-          if (releaseIntact(path.join(dir, active.release), toView(active).files)) {
-            this.d.log.warn({ daemon, current: cur, active: active.release }, 'current release does not match the database: pointing it back at the active release')
-            switchCurrent(dir, active.release)
-          } else this.d.log.error({ daemon, release: active.release }, 'the active release folder is missing or altered; deploy again')
+      if (last) {
+        if (cur !== last.release) {
+          if (releaseIntact(path.join(dir, last.release), toView(last).files)) {
+            this.d.log.warn({ daemon, current: cur, last: last.release }, 'current release does not match the database: pointing it back at the release this node activated last')
+            switchCurrent(dir, last.release)
+          } else this.d.log.error({ daemon, release: last.release }, 'the release this node activated last is missing or altered; deploy again')
         }
       } else if (cur !== null) {
-        this.d.log.warn({ daemon, current: cur }, 'no active release in the database: removing the current link of an interrupted first deploy')
-        rmSync(path.join(dir, CURRENT), { force: true })
+        const row = (await this.knex('deploys').where({ daemon, release: cur }).first()) as DeployRow | undefined
+        if (row && row.activated_at === null) {
+          this.d.log.warn({ daemon, current: cur }, 'no release activated on this node: removing the current link of an interrupted first deploy')
+          rmSync(path.join(dir, CURRENT), { force: true })
+        }
+        // Recorded as activated under another node id (NODE_ID changed?) or not at all: the daemon may be serving it.
+        else this.d.log.error({ daemon, current: cur }, 'current points at a release this node did not record as activated; left as it is')
       }
     }
   }
@@ -264,7 +308,7 @@ export class DeployService implements DeploysService {
   }
 
   deploy(o: { daemon?: string; comment?: string | null } & Ctx): Promise<DeployView[]> {
-    return this.exclusive(async () => {
+    return this.clusterExclusive(async (lease) => {
       await this.recoverNow()
       const rendered = await this.renderAll(o.daemon)
       await this.step()
@@ -281,7 +325,7 @@ export class DeployService implements DeploysService {
         staged.push({ id, daemon, release, dir, files, check })
         await this.step()
       }
-      const base = { actor_id: o.actor?.id ?? null, actor_name: o.actor?.username ?? null, comment: o.comment ?? null, created_at: at }
+      const base = { node_id: this.d.nodeId, actor_id: o.actor?.id ?? null, actor_name: o.actor?.username ?? null, comment: o.comment ?? null, created_at: at }
       const failed = staged.find((s) => !s.check.ok)
       if (failed) {
         // Nothing is activated: the releases stay on disk, marked failed, for inspection.
@@ -295,23 +339,34 @@ export class DeployService implements DeploysService {
         for (const s of staged) await this.prune(s.daemon)
         throw DeployErrors.checkFailed({ field: 'daemon', vars: { daemon: failed.daemon, output: failed.check.output.slice(0, 4000) } })
       }
+      // A deploy that lost its lease (the database was out of reach for longer than it lasts) stops here.
+      await lease.renew()
       // Recorded before the switch: a crash between the two is repaired by recover().
       await this.knex('deploys').insert(staged.map((s) => ({ id: s.id, daemon: s.daemon, release: s.release, status: 'pending', checked: s.check.checked, check_output: s.check.output, files: JSON.stringify(s.files), ...base })))
-      await this.step()
-      for (const s of staged) {
-        switchCurrent(s.dir, s.release)
+      try {
         await this.step()
-      }
-      await this.knex.transaction(async (trx) => {
         for (const s of staged) {
-          await trx('deploys').where({ daemon: s.daemon, status: 'active' }).update({ status: 'superseded' })
-          await trx('deploys').where({ id: s.id }).update({ status: 'active', activated_at: trx.fn.now() })
-          await this.d.audit.record(
-            { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: s.files, comment: o.comment ?? null } },
-            { actor: o.actor, requestId: o.requestId, trx },
-          )
+          switchCurrent(s.dir, s.release)
+          await this.step()
         }
-      })
+        await this.knex.transaction(async (trx) => {
+          // The fence: only the holder of the lease activates, and nobody can take it over until this commits.
+          await lease.renew(trx)
+          for (const s of staged) {
+            await trx('deploys').where({ daemon: s.daemon, status: 'active' }).update({ status: 'superseded' })
+            const n = await trx('deploys').where({ id: s.id, status: 'pending' }).update({ status: 'active', activated_at: trx.fn.now() })
+            if (n !== 1) throw new Error(`deploy ${s.id} is no longer pending (was it marked failed by a node with the same NODE_ID?)`)
+            await this.d.audit.record(
+              { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: s.files, comment: o.comment ?? null } },
+              { actor: o.actor, requestId: o.requestId, trx },
+            )
+          }
+        })
+      } catch (e) {
+        // Not activated: mark the rows failed and point `current` back, as a restart would.
+        await this.recoverNow().catch((err: unknown) => this.d.log.error({ err: (err as Error).message }, 'could not undo a deploy that failed to activate; the next start repairs it'))
+        throw e
+      }
       await this.step()
       for (const s of staged) await this.reload(s.id, s.daemon)
       for (const s of staged) await this.prune(s.daemon)
@@ -319,10 +374,9 @@ export class DeployService implements DeploysService {
     })
   }
 
-  /** Run the daemon's reload command (setting deploy.reload_commands) and record its result. */
+  /** Run the daemon's reload command (server option deploy.reload_commands) and record its result. */
   private async reload(id: string, daemon: string): Promise<void> {
-    const cmds = await this.d.settings.get(reloadCommandsSetting)
-    const argv = cmds[daemon]
+    const argv = this.d.reloadCommands[daemon]
     if (!argv?.length) return
     const r = await run(argv[0], argv.slice(1), { timeoutMs: 30_000, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' } })
     const ok = !r.error && !r.timedOut && r.code === 0
@@ -338,17 +392,20 @@ export class DeployService implements DeploysService {
 
   /** Make an earlier successful release current again (its folder must be intact). */
   rollback(id: string, ctx: Ctx & { comment?: string | null }): Promise<DeployView> {
-    return this.exclusive(async () => {
+    return this.clusterExclusive(async (lease) => {
       await this.recoverNow()
       const row = (await this.knex('deploys').where({ id }).first()) as DeployRow | undefined
       if (!row) throw DeployErrors.notFound({ field: 'deploy_id' })
       if (row.status === 'failed' || row.status === 'pending') throw DeployErrors.notRollbackable({ vars: { status: row.status } })
       const dir = releasesDir(this.d.dataDir, row.daemon)
+      // Its folder is on the disk of the node that deployed it: only that node can switch back to it.
+      if (row.node_id !== null && row.node_id !== this.d.nodeId) throw DeployErrors.releaseOnOtherNode({ vars: { release: row.release, node: row.node_id } })
       if (!releaseIntact(path.join(dir, row.release), toView(row).files)) throw DeployErrors.releaseMissing({ vars: { release: row.release } })
       const before = (await this.knex('deploys').where({ daemon: row.daemon, status: 'active' }).first()) as DeployRow | undefined
       if (before?.id === row.id) return toView(row)
       // The database first: if the process dies before the switch, recover() points current at this release.
       await this.knex.transaction(async (trx) => {
+        await lease.renew(trx)
         await trx('deploys').where({ daemon: row.daemon, status: 'active' }).update({ status: 'rolled_back' })
         await trx('deploys').where({ id }).update({ status: 'active', activated_at: trx.fn.now(), reload_status: null, reload_output: null })
         await this.d.audit.record(
