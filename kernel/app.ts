@@ -91,8 +91,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
   // Everything written under DATA_DIR (database, releases, node id) is the service user's
   // alone, whatever umask the process was started with; the walks repair what is already
   // there and what PGlite writes with its own modes (security/data-dir.ts).
-  const releaseUmask = privateUmask()
   const db = connect({ ...config, log })
+  const releaseUmask = privateUmask()
   const stopDb = async () => {
     await db.knex.destroy().catch(() => undefined)
     protectDataDir(config.dataDir, log)

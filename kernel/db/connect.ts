@@ -33,7 +33,8 @@ export function connect(opts: { databaseUrl: string | null; dataDir: string; log
   } else {
     engine = 'embedded'
     const dir = path.join(opts.dataDir, 'pgdata')
-    mkdirSync(dir, { recursive: true })
+    // PGlite itself writes its initial files 0666 whatever the umask: app.ts repairs them (security/data-dir.ts).
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
     knex = knexPkg.knex({
       client: ClientPgLite as unknown as typeof knexPkg.Client,
       dialect: 'postgres',
