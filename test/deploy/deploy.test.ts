@@ -187,6 +187,8 @@ describe('deploy pipeline', function () {
   })
 
   it('the preview reads the deployed files, masks secrets, reveals with ?reveal=true and config.reveal only', async () => {
+    // The secret changed in the dry-run test above: deploy it.
+    expect((await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'secretd' } })).status).to.equal(201)
     const reader = await t.token({ permissions: ['deploy-probe.read'] })
     const revealer = await t.token({ permissions: ['deploy-probe.read', 'config.reveal'] })
     const p = await t.req('GET', '/api/v1/radius/config/preview', { token: reader })
