@@ -46,6 +46,8 @@ export interface ProtectResult {
 /**
  * Takes group and other permissions away from DATA_DIR and everything in it,
  * without following symbolic links (a link is left alone, and so is its target).
+ * A directory is narrowed before its entries are visited, so by the time an
+ * entry is lstat-ed and chmod-ed nobody else can swap it for a link.
  */
 export function protectDataDir(dataDir: string, log?: Logger): ProtectResult {
   const out: ProtectResult = { repaired: 0, failed: [] }
