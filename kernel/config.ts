@@ -25,6 +25,8 @@ export interface Config {
   bodyLimit: number
   /** Time allowed for in-flight requests on shutdown. */
   shutdownTimeoutMs: number
+  /** PostgreSQL statement_timeout of every pooled connection, in ms; 0: none. Long jobs lift it for their own transactions. */
+  dbStatementTimeoutMs: number
   /** Validate handler output against response schemas (on in tests). */
   validateResponses: boolean
   /** Trust X-Forwarded-For for the client IP (behind the bundled front end). */
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = process.env, defaults: { plugins: string[]
     role,
     bodyLimit: int(pick('BODY_LIMIT', 'body_limit'), 'BODY_LIMIT', 1024, 64 * 1024 * 1024) ?? 1024 * 1024,
     shutdownTimeoutMs: int(pick('SHUTDOWN_TIMEOUT_MS', 'shutdown_timeout_ms'), 'SHUTDOWN_TIMEOUT_MS', 0, 600_000) ?? 10_000,
+    dbStatementTimeoutMs: int(pick('DB_STATEMENT_TIMEOUT_MS', 'db_statement_timeout_ms'), 'DB_STATEMENT_TIMEOUT_MS', 0, 86_400_000) ?? 5000,
     validateResponses: bool(pick('VALIDATE_RESPONSES', 'validate_responses'), 'VALIDATE_RESPONSES') ?? false,
     trustProxy: bool(pick('TRUST_PROXY', 'trust_proxy'), 'TRUST_PROXY') ?? false,
     settings,

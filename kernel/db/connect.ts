@@ -15,16 +15,34 @@ import type { DatabaseService, Logger } from '../../sdk/index.js'
 pg.types.setTypeParser(20, (v) => Number(v))
 pg.types.setTypeParser(1700, (v) => Number(v))
 
-export function connect(opts: { databaseUrl: string | null; dataDir: string; log?: Logger }): DatabaseService {
-  // knex writes its own warnings (pool acquire errors during an outage) to the console; route them to the log.
-  const log = opts.log && { warn: (m: unknown) => opts.log!.warn({ knex: String(m) }, 'knex'), error: (m: unknown) => opts.log!.error({ knex: String(m) }, 'knex'), deprecate: () => undefined, debug: () => undefined }
+/** knex's messages for a connection that could not be made or was lost. */
+const CONNECTION_NOISE = /^(Acquire connection error|Connection Error)\b/
+
+export function connect(opts: { databaseUrl: string | null; dataDir: string; log?: Logger; dbStatementTimeoutMs?: number }): DatabaseService {
+  // knex writes its own warnings to the console; route them to the log. Its connection errors come once per
+  // failed connection attempt, so during an outage once per request: they go to debug, and the outage
+  // itself is logged once, then summarised, by the HTTP layer (OutageLog in outage.ts).
+  const knexSays = (level: 'warn' | 'error') => (m: unknown) => {
+    const text = String(m)
+    opts.log![CONNECTION_NOISE.test(text) ? 'debug' : level]({ knex: text }, 'knex')
+  }
+  const log = opts.log && { warn: knexSays('warn'), error: knexSays('error'), deprecate: () => undefined, debug: () => undefined }
   let knex: Knex
   let engine: DatabaseService['engine']
   if (opts.databaseUrl) {
     engine = 'postgres'
     knex = knexPkg.knex({
       client: 'pg',
-      connection: { connectionString: opts.databaseUrl, connectionTimeoutMillis: 2000, application_name: 'portcullis' },
+      connection: {
+        connectionString: opts.databaseUrl,
+        connectionTimeoutMillis: 2000,
+        application_name: 'portcullis',
+        // Sent in each connection's startup packet, so every pooled connection has it from its first
+        // statement: a runaway query (or one stuck behind a lock) is cut and its request answers 503
+        // DATABASE_TIMEOUT instead of holding a connection of the pool. Work that may legitimately run
+        // longer (migrations, log ingestion batches) lifts it with SET LOCAL inside its transaction.
+        ...(opts.dbStatementTimeoutMs ? { statement_timeout: opts.dbStatementTimeoutMs } : {}),
+      },
       // A short acquire timeout turns a database outage into a quick 503 instead of a hung request.
       acquireConnectionTimeout: 3000,
       log,
@@ -32,6 +50,9 @@ export function connect(opts: { databaseUrl: string | null; dataDir: string; log
     })
   } else {
     engine = 'embedded'
+    // No statement timeout here: PGlite accepts `SET statement_timeout` but never cuts a statement (its
+    // single-threaded WebAssembly build has no timer signal), and with its one connection no other
+    // session can hold a lock a request would wait on.
     const dir = path.join(opts.dataDir, 'pgdata')
     // PGlite itself writes its initial files 0666 whatever the umask: app.ts repairs them (security/data-dir.ts).
     mkdirSync(dir, { recursive: true, mode: 0o700 })

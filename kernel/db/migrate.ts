@@ -45,7 +45,13 @@ class FolderSource implements Knex.MigrationSource<string> {
     if (!file) throw new Error(`migration ${name} not found in ${this.dir}`)
     const mod = (await import(pathToFileURL(file).href)) as MigrationModule
     if (typeof mod.up !== 'function') throw new Error(`migration ${file} exports no up()`)
-    return { up: mod.up, down: async () => { throw new Error('migrations are forward-only') } }
+    const up = async (knex: Knex) => {
+      // A migration may rewrite or index a large table for longer than DB_STATEMENT_TIMEOUT_MS allows a
+      // request: lift the limit for the migration's transaction only (SET LOCAL ends with it).
+      if ((knex as Knex & { isTransaction?: boolean }).isTransaction) await knex.raw('SET LOCAL statement_timeout = 0')
+      await mod.up(knex)
+    }
+    return { up, down: async () => { throw new Error('migrations are forward-only') } }
   }
 }
 

@@ -8,7 +8,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type Koa from 'koa'
 import { isPortcullisError, isReferenceViolation, PortcullisError, type Logger } from '../../sdk/index.js'
-import { isDatabaseOutage, isReadOnly } from '../db/outage.js'
+import { isDatabaseOutage, isReadOnly, isStatementTimeout, type OutageLog } from '../db/outage.js'
 import { negotiateLanguage, type Translator } from '../i18n.js'
 import { SECURITY_HEADERS } from './transport.js'
 
@@ -41,7 +41,8 @@ export function requestContext(log: Logger): Koa.Middleware {
   }
 }
 
-export function errorEnvelope(i18n: Translator): Koa.Middleware {
+/** `outage`: where DATABASE_UNAVAILABLE answers are counted, so an outage is not logged once per request. */
+export function errorEnvelope(i18n: Translator, outage?: OutageLog): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next()
@@ -49,6 +50,7 @@ export function errorEnvelope(i18n: Translator): Koa.Middleware {
       const state = ctx.state as State
       const err = classify(raw)
       if (err.status >= 500 && err.code === 'INTERNAL_ERROR') state.log.error({ err: raw }, 'unhandled error')
+      else if (err.code === 'DATABASE_UNAVAILABLE' && outage) outage.failure(raw)
       else if (err.status === 503) state.log.warn({ code: err.code, err: (raw as Error)?.message }, 'unavailable')
       ctx.status = err.status
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v)
@@ -69,6 +71,9 @@ export function classify(raw: unknown): PortcullisError {
   // referenced, by an AAA policy rule for instance.
   if (isReferenceViolation(raw)) return new PortcullisError(409, 'RECORD_IN_USE', 'core:errors.record_in_use')
   if (isReadOnly(raw)) return new PortcullisError(503, 'READ_ONLY_NODE', 'core:errors.read_only_node', { headers: { 'Retry-After': '5' } })
+  // A statement cut by DB_STATEMENT_TIMEOUT_MS (57014): the database is up but this query was too slow
+  // (or waited on a lock); the client may retry, and the connection goes back to the pool usable.
+  if (isStatementTimeout(raw)) return new PortcullisError(503, 'DATABASE_TIMEOUT', 'core:errors.database_timeout', { headers: { 'Retry-After': '5' } })
   if (isDatabaseOutage(raw)) return new PortcullisError(503, 'DATABASE_UNAVAILABLE', 'core:errors.database_unavailable', { headers: { 'Retry-After': '5' } })
   // PostgreSQL cannot store a NUL character (22021 in text, 22P05 in jsonb): the client's input, not a bug.
   const pgCode = (raw as { code?: unknown })?.code

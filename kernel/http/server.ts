@@ -11,6 +11,7 @@ import type { OwnedRoute } from '../plugins/registry.js'
 import { errorEnvelope, requestContext } from './conventions.js'
 import { docsMiddleware } from './docs.js'
 import { hostCheck, securityHeaders } from './transport.js'
+import { OutageLog } from '../db/outage.js'
 import { mountRoute, type MountDeps } from './mount.js'
 
 export interface HttpOptions {
@@ -35,7 +36,11 @@ export function createHttpApp(o: HttpOptions): Koa {
 
   app.use(securityHeaders())
   app.use(requestContext(o.log))
-  app.use(errorEnvelope(o.i18n))
+  // The database outage log: one line when it starts, a summary every 30 s, one when a connection succeeds again.
+  const outage = new OutageLog(o.log)
+  const pool = (o.mount.knex.client as { pool?: { on(event: 'createSuccess', fn: () => void): void } }).pool
+  pool?.on('createSuccess', () => outage.recovered())
+  app.use(errorEnvelope(o.i18n, outage))
   app.use(hostCheck())
   if (o.docs) app.use(docsMiddleware(o.docs))
   app.use(router.routes())

@@ -25,6 +25,8 @@ export interface TestAppOptions {
   masterKey?: string
   env?: Record<string, string>
   settings?: Record<string, unknown>
+  /** The app's logger (default: silent, or TEST_LOG_LEVEL); a test that asserts on log lines passes its own. */
+  log?: Logger
   /** Server options (programs, paths), as the config file's `options` would give them. */
   options?: Record<string, unknown>
 }
@@ -71,7 +73,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   if (o.options) config.options = o.options
   let app: App
   try {
-    app = await startApp(config, { log: silentLogger() })
+    app = await startApp(config, { log: o.log ?? silentLogger() })
   } catch (e) {
     if (ownDir) rmSync(dataDir, { recursive: true, force: true })
     throw e

@@ -161,6 +161,9 @@ export class IngestCore {
       // Rows and checkpoint commit together, so a commit lost by a database crash loses
       // both and the lines are read again: exactly-once holds without waiting for the WAL flush.
       if (this.d.database.engine === 'postgres') await trx.raw('SET LOCAL synchronous_commit TO off')
+      // A batch (up to aaa-logs.batch_size rows into tables with trigram indexes) must not be cut by the
+      // statement timeout meant for requests: a cut batch is read again and could be cut again, forever.
+      if (this.d.database.engine === 'postgres') await trx.raw('SET LOCAL statement_timeout = 0')
       await insertLogRows(trx, LOG_TABLE[kind], rows)
       await insertRows(trx, 'aaa_log_quarantine', quarantine)
       if (b.drops.length) {
