@@ -4,12 +4,14 @@ import { CommonErrors, defineRoute, ErrorBody, exportReply, type ExportFormat, t
 import { LOGS_READ } from '../permissions.js'
 import { entrySchema, listSchema, logExportQuery, logListQuery, LogParams } from '../schemas/logs.js'
 import { applyLogFilters, checkLogFilters, exportColumns, KINDS, rowCount, toEntry, type KindDef, type LogFilters } from '../services/logs.js'
+import { COUNT_CAP, filteredTotal, pageBound } from '../services/totals.js'
 
 /** The most rows one export holds. */
 export const EXPORT_CEILING = 10_000
 
 const FILTER_DOC =
-  'Filters (all optional, combined with AND): `username` (exact), `nas_ip` (exact address), `node_id`, `date_from` / `date_to` (inclusive, UTC), `search` (case-insensitive substring over the kind\'s text fields), and the kind\'s own filters. `sort_order` defaults to `desc`; the id breaks ties so pages are stable.'
+  'Filters (all optional, combined with AND): `username` (exact), `nas_ip` (exact address), `node_id`, `date_from` / `date_to` (inclusive, UTC), `search` (case-insensitive substring over the kind\'s text fields), and the kind\'s own filters. `sort_order` defaults to `desc`; the id breaks ties so pages are stable. ' +
+  `\`total_by_filter\` is exact when the filters name at most one of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters, with no \`search\` (any enum filters and dates); otherwise it is exact up to ${COUNT_CAP.toLocaleString('en')} and beyond that \`total_by_filter_capped\` is true and \`total_by_filter\` a lower bound (${COUNT_CAP.toLocaleString('en')}, or more when the page asked for lies further), and \`pages\` follows it.`
 
 function kindRoutes(knex: Knex, k: KindDef): RouteDefinition[] {
   const base = `/aaa/logs/${k.path}`
@@ -39,25 +41,25 @@ function kindRoutes(knex: Knex, k: KindDef): RouteDefinition[] {
       handler: async ({ query }) => {
         const q = query as LogFilters & typeof query
         checkLogFilters(q)
-        // As sdk paginate, except `total`: the exact row count kept by migration 0003's
-        // triggers (one primary-key read) instead of counting every row of the table.
+        // As sdk paginate, except the totals: `total` is the exact row count kept by migration
+        // 0003's triggers, `total_by_filter` comes from migration 0004's rollup or a count that
+        // stops at COUNT_CAP (services/totals.ts); neither counts a 90-day window row by row.
         const l = query as { page?: number; per_page?: number; sort_by?: string; sort_order?: 'asc' | 'desc' }
         const page = l.page ?? 1
         const perPage = l.per_page ?? 50
         const order = l.sort_order ?? 'asc'
-        const [total, totalByFilter, rows] = await Promise.all([
+        const offset = (page - 1) * perPage
+        const [total, counted, rows] = await Promise.all([
           rowCount(knex, k.table),
-          filtered(q)
-            .count({ n: '*' })
-            .first()
-            .then((r) => Number((r as { n: string | number }).n)),
+          filteredTotal(knex, k, q, filtered),
           filtered(q)
             .orderBy(sortColumns[l.sort_by ?? 'timestamp'] ?? 'timestamp', order)
             .orderBy('id', order)
             .limit(perPage)
-            .offset((page - 1) * perPage) as Promise<Record<string, unknown>[]>,
+            .offset(offset) as Promise<Record<string, unknown>[]>,
         ])
-        return { items: rows.map(entry), total, total_by_filter: totalByFilter, page, per_page: perPage, pages: Math.ceil(totalByFilter / perPage) }
+        const { n: totalByFilter, capped } = pageBound(counted, offset, perPage, rows.length)
+        return { items: rows.map(entry), total, total_by_filter: totalByFilter, total_by_filter_capped: capped, page, per_page: perPage, pages: Math.ceil(totalByFilter / perPage) }
       },
     }),
     defineRoute({

@@ -1,5 +1,6 @@
 import { EXPORT_FORMATS, listQuery, Nullable, Paginated, StringEnum, Timestamp, Type, Uuid, type TSchema } from '../../../sdk/index.js'
 import type { KindDef } from '../services/logs.js'
+import { COUNT_CAP } from '../services/totals.js'
 
 const str = () => Nullable(Type.String())
 const int = () => Nullable(Type.Integer())
@@ -62,7 +63,29 @@ export function entrySchema(k: KindDef, list: boolean) {
   return Type.Object(props, { title: `${k.schemaStem}Log${list ? 'List' : ''}Response`, additionalProperties: false })
 }
 
-export const listSchema = (k: KindDef) => Paginated(entrySchema(k, true), `${k.schemaStem}LogPage`)
+/**
+ * The contract's paginated envelope plus `total_by_filter_capped`: a log list
+ * counts at most COUNT_CAP entries for the filters its rollup cannot answer
+ * (free-text search, or two of the dimension filters together).
+ */
+export function listSchema(k: KindDef) {
+  const page = Paginated(entrySchema(k, true), `${k.schemaStem}LogPage`)
+  const cap = COUNT_CAP.toLocaleString('en')
+  return Type.Object(
+    {
+      ...page.properties,
+      total_by_filter: Type.Integer({
+        minimum: 0,
+        description: `Entries matching the filters and search: exact, unless \`total_by_filter_capped\` is true; then a lower bound (${cap}, or the entries up to the end of the page asked for when that is more).`,
+      }),
+      total_by_filter_capped: Type.Boolean({
+        description: `true when counting stopped at ${cap} matches (a free-text \`search\`, or two of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters together): there are more than ${cap} and \`total_by_filter\` is a lower bound (show it as "${cap}+"); \`pages\` follows it. false: \`total_by_filter\` is exact.`,
+      }),
+      pages: Type.Integer({ minimum: 0, description: 'ceil(total_by_filter / per_page): a lower bound too when total_by_filter_capped is true.' }),
+    },
+    { title: `${k.schemaStem}LogPage`, additionalProperties: false },
+  )
+}
 
 function filters(k: KindDef) {
   const f: Record<string, TSchema> = {
