@@ -17,10 +17,40 @@ export const PUBLIC = Symbol.for('portcullis.public')
 export const AUTHENTICATED = Symbol.for('portcullis.authenticated')
 export type Permission = string | typeof PUBLIC | typeof AUTHENTICATED
 
-export interface RateLimit {
-  /** Requests allowed per client IP within the window. */
-  max: number
-  windowSeconds: number
+/**
+ * A budget of requests in fixed windows, counted in PostgreSQL so that it
+ * holds across every node of a cluster. Whose budget it is:
+ * - `ip` (the default): the client's address;
+ * - `user`: the signed-in caller (a stolen session or password_change token
+ *   guesses no faster from many addresses); on a PUBLIC route, the address;
+ * - `key`: a value the handler names once it knows it (a user named in the
+ *   body), by calling `req.rateLimit(name, key)`. Routes of one plugin that
+ *   declare the same `name` share one budget per key.
+ */
+export type RateLimit =
+  | { max: number; windowSeconds: number; by?: 'ip' | 'user' }
+  | {
+      max: number
+      windowSeconds: number
+      by: 'key'
+      /** What the handler passes to `req.rateLimit`; unique within the plugin. */
+      name: string
+      /** Whom a key stands for, in the OpenAPI description ("user named in the body"). */
+      per: string
+    }
+
+/** Why a credential check failed or what it did, for the audit trail. Never the password or code itself. */
+export interface AuthEvent {
+  /** `auth.login`, `auth.mfa_verify`, … */
+  action: string
+  outcome: 'success' | 'failure'
+  /** For a failure: `unknown_user`, `bad_password`, `disabled`, `locked`, `mfa_bad_code`, … */
+  reason?: string | null
+  /** The account concerned, when it exists. */
+  userId?: string | null
+  /** The user name that was attempted, when nobody is signed in (truncated to 64 characters). */
+  username?: string | null
+  after?: unknown
 }
 
 export interface RouteSchema {
@@ -49,8 +79,20 @@ export interface RouteRequest<P, Q, B> {
   t(key: string, vars?: Record<string, unknown>): string
   /** The request's transaction: opened on first use, shared by nested calls, committed when `fn` resolves. */
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>
-  /** Record a change in the audit trail, in the given transaction. */
+  /** Record a change in the audit trail, in the given transaction (with the client's IP and user agent). */
   audit(entry: AuditEntry, trx: Knex.Transaction): Promise<void>
+  /**
+   * Record an authentication event at once, outside the request's
+   * transaction: a refused attempt rolls the request back, its row stays.
+   * Call it only where a rate limit bounds how often it can run.
+   */
+  auditNow(event: AuthEvent): Promise<void>
+  /**
+   * Charge the route's `by: 'key'` limit `name` for `key` (a user id, say);
+   * throws 429 when that budget is spent. The first refusal of a window is
+   * audited under the route's `auditAs`, for the `user` given.
+   */
+  rateLimit(name: string, key: string, user?: { id?: string | null; username?: string | null }): Promise<void>
   /** A service from the request's scope (made on first use, disposed when the request ends). */
   resolve<T>(ref: ServiceRef<T>): T
 }
@@ -77,7 +119,14 @@ export interface RouteDefinition<Sc extends RouteSchema = RouteSchema> {
   permission: Permission
   /** Bearer token purposes accepted; default `['session']`. Widen for `password_change`, `mfa_enrollment`. */
   acceptTokenPurposes?: ('session' | 'password_change' | 'mfa_enrollment')[]
-  rateLimit?: RateLimit
+  /** One limit or several; a request must fit every one. */
+  rateLimit?: RateLimit | readonly RateLimit[]
+  /**
+   * The route checks a credential: the audit action its attempts are written
+   * under. A rate-limit refusal is then written too (reason `locked`), once per
+   * window and budget, so refusals cannot fill the trail.
+   */
+  auditAs?: string
   summary: string
   description?: string
   tags?: string[]

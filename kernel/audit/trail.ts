@@ -1,13 +1,40 @@
 /**
  * The audit trail: who changed what, with the record before and after,
  * written in the same transaction as the change so that neither exists
- * without the other.
+ * without the other. Authentication events (sign-ins, refusals, lockouts,
+ * revocations) go to the same table, with an outcome, a reason code and the
+ * client's address, and are written outside the request's transaction.
  */
 import type { Knex } from 'knex'
-import type { AuditService } from '../../sdk/index.js'
+import type { Actor, AuditEntry, AuditService, AuthEvent } from '../../sdk/index.js'
 
 /** Fields never written to the audit trail, whatever a plugin passes. */
 const SECRET_FIELD = /(password|secret|key|token|seed|hash)$/i
+
+/** Where a request came from. */
+export interface ClientInfo {
+  ip: string
+  userAgent?: string | string[] | null
+}
+
+export interface AuditContext {
+  actor: Actor | null
+  requestId?: string
+  trx?: Knex.Transaction
+  client?: ClientInfo
+}
+
+/** The kernel's trail: the SDK's service, plus events and the client's address. */
+export interface AuditTrail extends AuditService {
+  record(entry: AuditEntry, ctx: AuditContext): Promise<void>
+  event(e: AuthEvent, ctx: AuditContext): Promise<void>
+}
+
+/** Bounds of the columns (migrations/0006_audit_auth_events.ts). */
+const USERNAME_MAX = 64
+const USER_AGENT_MAX = 256
+const IP_MAX = 64
+const REASON_MAX = 32
 
 export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact)
@@ -18,7 +45,19 @@ export function redact(value: unknown): unknown {
   return value
 }
 
-export function createAuditTrail(knex: Knex): AuditService {
+/** Text as stored: without control characters (they could forge lines in an export or a terminal), cut to the column. */
+const clip = (s: string | null | undefined, max: number): string | null => {
+  if (s === null || s === undefined) return null
+  const clean = s.replace(/[\u0000-\u001f\u007f]/g, ' ')
+  return clean.length > max ? clean.slice(0, max) : clean
+}
+
+function clientColumns(c: ClientInfo | undefined) {
+  const ua = Array.isArray(c?.userAgent) ? c.userAgent[0] : c?.userAgent
+  return { ip: clip(c?.ip, IP_MAX), user_agent: clip(ua, USER_AGENT_MAX) }
+}
+
+export function createAuditTrail(knex: Knex): AuditTrail {
   return {
     async record(entry, ctx) {
       const db = ctx.trx ?? knex
@@ -31,6 +70,26 @@ export function createAuditTrail(knex: Knex): AuditService {
         before: entry.before === undefined ? null : JSON.stringify(redact(entry.before)),
         after: entry.after === undefined ? null : JSON.stringify(redact(entry.after)),
         request_id: ctx.requestId ?? null,
+        ...clientColumns(ctx.client),
+      })
+    },
+    async event(e, ctx) {
+      // Outside any transaction unless the caller passes one: a refusal's request rolls back, its row must not.
+      const db = ctx.trx ?? knex
+      await db('audit_log').insert({
+        // A successful sign-in is the user's own act; a refused one is nobody's until proven.
+        actor_id: ctx.actor?.id ?? (e.outcome === 'success' ? (e.userId ?? null) : null),
+        // Who: the signed-in actor, or else the name that was attempted.
+        actor_name: clip(ctx.actor?.username ?? e.username, USERNAME_MAX),
+        action: e.action,
+        resource_type: 'user',
+        resource_id: e.userId ?? null,
+        before: null,
+        after: e.after === undefined ? null : JSON.stringify(redact(e.after)),
+        request_id: ctx.requestId ?? null,
+        outcome: e.outcome,
+        reason: clip(e.reason, REASON_MAX),
+        ...clientColumns(ctx.client),
       })
     },
   }

@@ -1,8 +1,9 @@
 /**
- * Turns route definitions into koa handlers: gate → rate limit → body →
+ * Turns route definitions into koa handlers: gate → rate limits → body →
  * validation → a request scope → handler → reply. The order matters: an
  * unauthenticated caller learns nothing about validation, and a rate-limited
- * caller costs no parsing.
+ * caller costs no parsing. Limits keyed by a value the handler names are
+ * charged by the handler, through `req.rateLimit`.
  */
 import type Koa from 'koa'
 import type { Router } from '@koa/router'
@@ -10,13 +11,14 @@ import type { AwilixContainer } from 'awilix'
 import { asValue } from 'awilix'
 import type { Knex } from 'knex'
 import type { ValidateFunction } from 'ajv'
-import { isReply, requestServices, type RouteDefinition, type RouteRequest, type AuditService } from '../../sdk/index.js'
+import { isReply, requestServices, type Actor, type RateLimit, type RouteDefinition, type RouteRequest } from '../../sdk/index.js'
 import type { Gate } from '../security/gate.js'
-import type { RateLimiter } from './rate-limit.js'
+import { limitsOf, rateLimited, type RateLimiter } from './rate-limit.js'
 import { blankToNull, type Validation } from './validation.js'
 import type { State } from './conventions.js'
 import { readJsonBody } from './body.js'
 import type { Translator } from '../i18n.js'
+import type { AuditTrail, ClientInfo } from '../audit/trail.js'
 
 export interface MountDeps {
   validation: Validation
@@ -24,7 +26,7 @@ export interface MountDeps {
   rateLimiter: RateLimiter
   container: AwilixContainer
   knex: Knex
-  audit: AuditService
+  audit: AuditTrail
   i18n: Translator
   bodyLimit: number
   validateResponses: boolean
@@ -49,12 +51,33 @@ export function mountRoute(router: Router, route: RouteDefinition, owner: string
   const okStatus = successStatus(route)
   const responseSchema = route.schema.response[okStatus]
   const checkResponse = d.validateResponses && responseSchema && responseSchema !== 'file' ? d.validation.compileBody(responseSchema) : null
-  const bucket = `${route.method} ${fullPath(route)}`
+  const limits = limitsOf(route.rateLimit)
+  const declared = limits.filter((l) => l.by !== 'key')
+  const keyed = new Map(limits.flatMap((l) => (l.by === 'key' ? [[l.name, l] as const] : [])))
+  const routeBucket = `${route.method} ${fullPath(route)}`
+
+  /** Charges one budget; on refusal, audits the first one of the window (when the route checks a credential) and throws 429. */
+  async function charge(bucket: string, key: string, limit: RateLimit, who: { actor: Actor | null; requestId: string; client: ClientInfo; user?: { id?: string | null; username?: string | null } }) {
+    const c = await d.rateLimiter.charge(bucket, key, limit)
+    if (c.ok) return
+    if (c.first && route.auditAs) {
+      await d.audit.event(
+        { action: route.auditAs, outcome: 'failure', reason: 'locked', userId: who.user?.id ?? who.actor?.id ?? null, username: who.user?.username ?? null, after: { limit: { max: limit.max, window_seconds: limit.windowSeconds, by: limit.by ?? 'ip' } } },
+        { actor: who.actor, requestId: who.requestId, client: who.client },
+      )
+    }
+    throw rateLimited(c.retryAfter)
+  }
 
   const handler: Koa.Middleware = async (ctx) => {
     const state = ctx.state as State
     const actor = await d.gate.check(route, ctx.get('authorization') || undefined)
-    if (route.rateLimit) await d.rateLimiter.hit(bucket, ctx.ip, route.rateLimit)
+    const client: ClientInfo = { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }
+    for (const l of declared) {
+      // A user's budget on a route anyone may call falls back to the address: there is no user yet.
+      const byUser = l.by === 'user' && actor !== null
+      await charge(`${routeBucket} ${byUser ? 'user' : 'ip'} ${l.max}/${l.windowSeconds}`, byUser ? actor.id : ctx.ip, l, { actor, requestId: state.requestId, client })
+    }
 
     const params = check(v.params, { ...(ctx as unknown as { params: Record<string, string> }).params }, d.validation)
     const query = check(v.query, { ...ctx.query }, d.validation)
@@ -90,7 +113,14 @@ export function mountRoute(router: Router, route: RouteDefinition, owner: string
           }
         })
       },
-      audit: (entry, trx) => d.audit.record(entry, { actor, requestId: state.requestId, trx }),
+      audit: (entry, trx) => d.audit.record(entry, { actor, requestId: state.requestId, trx, client }),
+      auditNow: (event) => d.audit.event(event, { actor, requestId: state.requestId, client }),
+      async rateLimit(name, key, user) {
+        const l = keyed.get(name)
+        if (!l) throw new Error(`${routeBucket} declares no rate limit named "${name}"`)
+        // Routes of one plugin that declare the same name share the budget.
+        await charge(`${owner}:${name}`, key, l, { actor, requestId: state.requestId, client, user })
+      },
       resolve(ref) {
         if (!scope) {
           scope = d.container.createScope()
@@ -107,7 +137,6 @@ export function mountRoute(router: Router, route: RouteDefinition, owner: string
     }
   }
   ;(router as unknown as Record<string, (p: string, m: Koa.Middleware) => void>)[route.method.toLowerCase()](toKoaPath(fullPath(route)), handler)
-  void owner
 }
 
 function check(fn: ValidateFunction | null, value: unknown, validation: Validation): never | unknown {

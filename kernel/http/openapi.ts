@@ -6,6 +6,7 @@
 import { AUTHENTICATED, PUBLIC, ErrorBody, RateLimitBody, type TSchema } from '../../sdk/index.js'
 import type { OwnedRoute } from '../plugins/registry.js'
 import { fullPath, successStatus } from './mount.js'
+import { describeLimit, limitsOf } from './rate-limit.js'
 
 type Json = Record<string, unknown>
 
@@ -62,9 +63,10 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
     const gated = route.permission !== PUBLIC
     const errorCodes = [...(gated ? (route.permission === AUTHENTICATED ? [401] : [401, 403]) : []), ...(route.schema.params || route.schema.query || route.schema.body ? [422] : []), ...(route.schema.body ? [413, 415] : []), 500, 503]
     for (const c of errorCodes) if (!responses[c]) responses[c] = errorResponse(c)
-    if (route.rateLimit) {
+    const limits = limitsOf(route.rateLimit)
+    if (limits.length) {
       responses['429'] = {
-        description: `${STATUS_TEXT[429]}: ${route.rateLimit.max} per ${route.rateLimit.windowSeconds} s per client IP`,
+        description: `${STATUS_TEXT[429]}: ${limits.map(describeLimit).join('; ')}`,
         headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/RateLimitBody' } } },
       }

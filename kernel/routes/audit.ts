@@ -1,4 +1,4 @@
-import { defineRoute, listQuery, paginate, Paginated, Type, Nullable, Uuid, type Static } from '../../sdk/index.js'
+import { defineRoute, listQuery, paginate, Paginated, StringEnum, Timestamp, Type, Nullable, Uuid, type Static } from '../../sdk/index.js'
 import type { KernelContext } from './context.js'
 
 const AuditEntry = Type.Object(
@@ -6,13 +6,22 @@ const AuditEntry = Type.Object(
     id: Uuid(),
     at: Type.String({ format: 'date-time' }),
     actor_id: Nullable(Type.String()),
-    actor_name: Nullable(Type.String()),
+    actor_name: Nullable(Type.String({ description: 'The signed-in actor; for a refused sign-in, the user name that was attempted.' })),
     action: Type.String(),
     resource_type: Type.String(),
     resource_id: Nullable(Type.String()),
     before: Type.Unknown(),
     after: Type.Unknown(),
     request_id: Nullable(Type.String()),
+    outcome: StringEnum(['success', 'failure'] as const, { description: 'Changes are successes; a refused sign-in, code or password check is a failure.' }),
+    reason: Nullable(
+      Type.String({
+        description:
+          'Why an attempt was refused: unknown_user, bad_password, disabled, no_local_password, locked (a rate limit refused it), mfa_bad_code, mfa_budget_spent, mfa_not_enrolled; for a revocation, what caused it.',
+      }),
+    ),
+    ip: Nullable(Type.String({ description: 'Client address of the request (X-Forwarded-For only with TRUST_PROXY).' })),
+    user_agent: Nullable(Type.String({ description: 'The request\'s User-Agent, cut to 256 characters.' })),
   },
   { title: 'AuditEntryResponse', additionalProperties: false },
 )
@@ -26,6 +35,13 @@ const AuditQuery = listQuery({
     resource_type: Type.Optional(Type.String({ maxLength: 64 })),
     resource_id: Type.Optional(Type.String({ maxLength: 128 })),
     actor_id: Type.Optional(Type.String({ maxLength: 64 })),
+    actor_name: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Exact actor or attempted user name (case-insensitive).' })),
+    action: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Exact action (`auth.login`), or a prefix ending in `.` (`auth.`).' })),
+    outcome: Type.Optional(StringEnum(['success', 'failure'] as const)),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Exact reason code.' })),
+    ip: Type.Optional(Type.String({ minLength: 2, maxLength: 64, description: 'Exact client address.' })),
+    at_from: Type.Optional(Timestamp({ description: 'Entries at or after this instant.' })),
+    at_to: Type.Optional(Timestamp({ description: 'Entries at or before this instant.' })),
   },
 })
 
@@ -40,7 +56,14 @@ interface Row {
   before: unknown
   after: unknown
   request_id: string | null
+  outcome: 'success' | 'failure'
+  reason: string | null
+  ip: string | null
+  user_agent: string | null
 }
+
+/** `auth.` selects every auth.* action; LIKE wildcards in the prefix are taken literally. */
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c)
 
 export const auditRoutes = (k: KernelContext) => [
   defineRoute({
@@ -48,7 +71,8 @@ export const auditRoutes = (k: KernelContext) => [
     path: '/audit',
     permission: 'audit.read',
     summary: 'Audit trail',
-    description: 'Every change made through the API: who, what, the record before and after. Secret fields are masked.',
+    description:
+      'Every change made through the API: who, what, the record before and after, from which address. Also every sign-in and refused sign-in, lockout (a rate limit refusing a credential check), refused second-factor code and token revocation, with a reason code. Secret fields are masked; attempted passwords and codes are never written.',
     tags: ['system'],
     schema: { query: AuditQuery, response: { 200: Paginated(AuditEntry, 'AuditEntryListResponse') } },
     handler: async ({ query }) =>
@@ -58,6 +82,14 @@ export const auditRoutes = (k: KernelContext) => [
           if (query.resource_type) qb.where('resource_type', query.resource_type)
           if (query.resource_id) qb.where('resource_id', query.resource_id)
           if (query.actor_id) qb.where('actor_id', query.actor_id)
+          if (query.actor_name) qb.whereRaw('lower(actor_name) = lower(?)', [query.actor_name])
+          if (query.action?.endsWith('.')) qb.whereRaw(`action LIKE ? ESCAPE '\\'`, [escapeLike(query.action) + '%'])
+          else if (query.action) qb.where('action', query.action)
+          if (query.outcome) qb.where('outcome', query.outcome)
+          if (query.reason) qb.where('reason', query.reason)
+          if (query.ip) qb.where('ip', query.ip)
+          if (query.at_from) qb.where('at', '>=', query.at_from)
+          if (query.at_to) qb.where('at', '<=', query.at_to)
         },
         searchColumns: ['action', 'resource_type', 'resource_id', 'actor_name'],
         sortColumns: { at: 'at', action: 'action', resource_type: 'resource_type', actor_name: 'actor_name' },

@@ -13,6 +13,16 @@ const passwordReused = defineError(422, 'PASSWORD_POLICY', 'core:password.same_a
 
 /** Login attempts per client IP per minute: enough for people, a wall for guessing. */
 export const LOGIN_LIMIT = { max: 10, windowSeconds: 60 }
+/**
+ * Current-password checks: per address as for login, and per user, so that a
+ * stolen session or password_change token cannot guess the password fast from
+ * many addresses. Every attempt counts (a person retyping a refused new
+ * password included): ten in a quarter hour is more than a person needs.
+ */
+export const CHANGE_PASSWORD_LIMITS = [
+  { by: 'ip', max: 10, windowSeconds: 60 },
+  { by: 'user', max: 10, windowSeconds: 900 },
+] as const
 
 export function authRoutes(d: { knex: Knex; identity: Identity; secrets: SecretsService; docsEnabled: boolean }) {
   const { identity } = d
@@ -22,18 +32,23 @@ export function authRoutes(d: { knex: Knex; identity: Identity; secrets: Secrets
       path: '/auth/login',
       permission: PUBLIC,
       rateLimit: LOGIN_LIMIT,
+      auditAs: 'auth.login',
       summary: 'Sign in',
       description:
-        'Answers a session token; or `mfa_required` with an `mfa_token` to spend at POST /api/v1/mfa/verify; or `password_change_required` with a token that opens only POST /api/v1/auth/change-password. A wrong password, an unknown user, a disabled or a directory-only account all answer the same 401 INVALID_CREDENTIALS, after the same work.',
+        'Answers a session token; or `mfa_required` with an `mfa_token` to spend at POST /api/v1/mfa/verify; or `password_change_required` with a token that opens only POST /api/v1/auth/change-password. A wrong password, an unknown user, a disabled or a directory-only account all answer the same 401 INVALID_CREDENTIALS, after the same work. Every attempt is audited as `auth.login` with the client address and, for a refusal, the reason (never the password).',
       tags: ['auth'],
       schema: { body: LoginRequest, response: { 200: LoginResponse, 401: null } },
-      handler: async ({ body, log }) => {
-        const row = await identity.authenticate(body.username, body.password)
-        if (!row) {
-          log.info({ username: body.username.slice(0, 64) }, 'login failed')
+      handler: async ({ body, log, auditNow }) => {
+        const r = await identity.attempt(body.username, body.password)
+        if (!r.ok) {
+          log.info({ username: body.username.slice(0, 64), reason: r.reason }, 'login failed')
+          // Bounded by the login limit: an unknown name costs one row per attempt the limit lets through.
+          await auditNow({ action: 'auth.login', outcome: 'failure', reason: r.reason, userId: r.row?.id ?? null, username: body.username })
           throw invalidCredentials()
         }
-        return identity.afterPassword(row)
+        const grant = await identity.afterPassword(r.row)
+        await auditNow({ action: 'auth.login', outcome: 'success', userId: r.row.id, username: r.row.username, after: { next: 'status' in grant ? grant.status : 'session' } })
+        return grant
       },
     }),
     defineRoute({
@@ -41,13 +56,14 @@ export function authRoutes(d: { knex: Knex; identity: Identity; secrets: Secrets
       path: '/auth/logout',
       permission: AUTHENTICATED,
       summary: 'Sign out',
-      description: 'Revokes the session token of the request on every node.',
+      description: 'Revokes the session token of the request on every node (audited as `auth.logout`).',
       tags: ['auth'],
       schema: { response: { 204: null } },
-      handler: async ({ actor, headers }) => {
+      handler: async ({ actor, headers, auditNow }) => {
         const token = String(headers.authorization).slice(7)
         const exp = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).exp as number
         await identity.revokeToken(actor!.tokenId!, exp)
+        await auditNow({ action: 'auth.logout', outcome: 'success', userId: actor!.id })
         return reply({ status: 204 })
       },
     }),
@@ -79,19 +95,26 @@ export function authRoutes(d: { knex: Knex; identity: Identity; secrets: Secrets
       path: '/auth/change-password',
       permission: AUTHENTICATED,
       acceptTokenPurposes: ['session', 'password_change'],
+      rateLimit: CHANGE_PASSWORD_LIMITS,
+      auditAs: 'auth.password_change',
       summary: 'Change my password',
       description:
-        'Accepts a session token or the `password_change` token from login. The new password must meet the policy (docs/security.md). Every earlier token of the user becomes void; the answer is a new session token.',
+        'Accepts a session token or the `password_change` token from login. The new password must meet the policy (docs/security.md). Every earlier token of the user becomes void; the answer is a new session token. A wrong current password is audited as `auth.password_change` (reason `bad_password`).',
       tags: ['auth'],
       schema: { body: ChangePasswordRequest, response: { 200: SessionToken } },
       handler: async (req) => {
         const row = (await identity.findRow({ id: req.actor!.id })) as UserRow
-        if (row.source !== 'local' || !(await verifyPassword(row.password_hash, req.body.current_password))) throw wrongCurrentPassword({ field: 'current_password' })
+        if (row.source !== 'local' || !(await verifyPassword(row.password_hash, req.body.current_password))) {
+          await req.auditNow({ action: 'auth.password_change', outcome: 'failure', reason: row.source !== 'local' ? 'no_local_password' : 'bad_password', userId: row.id })
+          throw wrongCurrentPassword({ field: 'current_password' })
+        }
         if (req.body.new_password === req.body.current_password) throw passwordReused({ field: 'new_password' })
         await identity.actors.change(req.transaction, async (trx) => {
           await setPassword(trx, d.secrets, row, req.body.new_password, 'new_password')
           await req.audit({ action: 'user.password_change', resourceType: 'user', resourceId: row.id }, trx)
         })
+        // After the commit: the revocation happened only if the change did.
+        await req.auditNow({ action: 'auth.sessions_revoked', outcome: 'success', reason: 'password_change', userId: row.id })
         return identity.session(row)
       },
     }),

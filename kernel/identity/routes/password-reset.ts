@@ -1,12 +1,16 @@
 /**
  * Password reset by emailed token. The request always answers 202 with the
- * same words, without waiting for the mail server, so it cannot be used to find
- * out which accounts exist. The token is random; only its SHA-256 is stored; it
- * works once, for 30 minutes, and using it spends the user's other tokens.
+ * same words after the same work (validation, the rate limit, a place in a
+ * bounded background queue): looking the account up, making the token and
+ * sending the mail all happen after the answer, so neither its body nor its
+ * timing tells which accounts exist. The token is random; only its SHA-256 is
+ * stored; it works once, for 30 minutes, and using it spends the user's other
+ * tokens.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
-import { defineError, defineRoute, PUBLIC, reply, type MailService, type SecretsService, type SettingsService } from '../../../sdk/index.js'
+import { defineError, defineRoute, isPortcullisError, PUBLIC, reply, type Logger, type MailService, type SecretsService, type SettingsService } from '../../../sdk/index.js'
+import { BackgroundQueue } from '../background.js'
 import type { Identity, UserRow } from '../service.js'
 import { setPassword } from '../passwords-set.js'
 import { publicUrl } from '../settings.js'
@@ -18,38 +22,50 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
 export const RESET_LIMIT = { max: 5, windowSeconds: 900 }
 
-export function passwordResetRoutes(d: { knex: Knex; identity: Identity; secrets: SecretsService; settings: SettingsService; mail: MailService }) {
+type Deps = { knex: Knex; identity: Identity; secrets: SecretsService; settings: SettingsService; mail: MailService }
+
+/** The work behind a reset request, after the answer: find the account, store a token, mail it. */
+async function sendReset(d: Deps, key: string, log: Logger): Promise<void> {
+  const row = (await d.knex('users').whereRaw('lower(username) = lower(?) OR lower(email) = lower(?)', [key, key]).first()) as UserRow | undefined
+  if (!row || !row.enabled || row.source !== 'local' || !row.email) return
+  const token = randomBytes(32).toString('base64url')
+  await d.knex('password_resets').insert({ token_hash: sha256(token), user_id: row.id, expires_at: new Date(Date.now() + RESET_TTL_MS) })
+  // Never from the request's Host header: anyone may ask for anyone's reset, and a link to a
+  // host they name would hand them the token (reset poisoning). Without identity.public_url
+  // the mail carries the token alone.
+  const base = await d.settings.get(publicUrl)
+  const link = base ? `Set a new password within 30 minutes:\n${base.replace(/\/+$/, '')}/reset-password?token=${token}\n\n` : 'Set a new password within 30 minutes with this token:\n\n'
+  try {
+    await d.mail.send({
+      to: row.email,
+      subject: 'Portcullis password reset',
+      text: `A password reset was requested for ${row.username}.\n\n${link}Token: ${token}\n\nIf you did not ask for this, ignore this message.\n`,
+    })
+  } catch (e) {
+    log.error({ err: (e as Error).message, user: row.id }, 'password reset mail not sent')
+  }
+}
+
+export function passwordResetRoutes(d: Deps) {
+  // Bounded: a flood of requests from many addresses waits here up to the capacity, then is dropped
+  // (logged); four mails at a time at most; each starts within a second, at a random moment.
+  // Per node; a request is served where it lands.
+  const queue = new BackgroundQueue({ name: 'password-reset', capacity: 5000, concurrency: 4, jitterMs: 1000 })
   return [
     defineRoute({
       method: 'POST',
       path: '/auth/password-reset',
       permission: PUBLIC,
       rateLimit: RESET_LIMIT,
+      auditAs: 'auth.password_reset',
       summary: 'Request a password reset link',
       description:
-        'Emails a one-time token (valid 30 minutes) to a local account with an email address, inside a link when `identity.public_url` is set (never from the request\'s Host header). Always answers 202 with the same body, without waiting for the mail server.',
+        'Emails a one-time token (valid 30 minutes) to a local account with an email address, inside a link when `identity.public_url` is set (never from the request\'s Host header). Always answers 202 with the same body after the same work, whether or not the account exists: the lookup and the mail happen after the answer.',
       tags: ['auth'],
       schema: { body: PasswordResetRequest, response: { 202: Accepted } },
       handler: async (req) => {
         const key = req.body.username_or_email.trim()
-        const row = (await d.knex('users').whereRaw('lower(username) = lower(?) OR lower(email) = lower(?)', [key, key]).first()) as UserRow | undefined
-        if (row && row.enabled && row.source === 'local' && row.email) {
-          const token = randomBytes(32).toString('base64url')
-          await d.knex('password_resets').insert({ token_hash: sha256(token), user_id: row.id, expires_at: new Date(Date.now() + RESET_TTL_MS) })
-          // Never from the request's Host header: anyone may ask for anyone's reset, and a link to a
-          // host they name would hand them the token (reset poisoning). Without identity.public_url
-          // the mail carries the token alone.
-          const base = await d.settings.get(publicUrl)
-          const link = base ? `Set a new password within 30 minutes:\n${base.replace(/\/+$/, '')}/reset-password?token=${token}\n\n` : 'Set a new password within 30 minutes with this token:\n\n'
-          // Not awaited: the answer must not wait for the SMTP server, or its timing would tell which accounts exist.
-          void d.mail
-            .send({
-              to: row.email,
-              subject: 'Portcullis password reset',
-              text: `A password reset was requested for ${row.username}.\n\n${link}Token: ${token}\n\nIf you did not ask for this, ignore this message.\n`,
-            })
-            .catch((e: Error) => req.log.error({ err: e.message, user: row.id }, 'password reset mail not sent'))
-        }
+        queue.push(() => sendReset(d, key, req.log), req.log)
         return reply({ status: 202, body: { detail: req.t('core:auth.reset_sent') } })
       },
     }),
@@ -58,15 +74,29 @@ export function passwordResetRoutes(d: { knex: Knex; identity: Identity; secrets
       path: '/auth/password-reset/confirm',
       permission: PUBLIC,
       rateLimit: RESET_LIMIT,
+      auditAs: 'auth.password_reset_confirm',
       summary: 'Set a new password with a reset token',
+      description: 'A refused token is audited as `auth.password_reset_confirm` (reason `reset_token_invalid`); a reset voids every earlier token of the user (`auth.sessions_revoked`).',
       tags: ['auth'],
       schema: { body: PasswordResetConfirm, response: { 204: null } },
       handler: async (req) => {
-        return d.identity.actors.change(req.transaction, async (trx) => {
+        let userId: string | null = null
+        try {
+          await d.identity.actors.change(req.transaction, (trx) => confirm(trx, (id) => (userId = id)))
+        } catch (e) {
+          // Outside the transaction, which has rolled back; bounded by the route's limit.
+          if (isPortcullisError(e) && e.code === 'RESET_TOKEN_INVALID') await req.auditNow({ action: 'auth.password_reset_confirm', outcome: 'failure', reason: 'reset_token_invalid', userId })
+          throw e
+        }
+        await req.auditNow({ action: 'auth.sessions_revoked', outcome: 'success', reason: 'password_reset', userId })
+        return reply({ status: 204 })
+
+        async function confirm(trx: Knex.Transaction, found: (userId: string) => void) {
           // Lock the row so two confirmations of one token cannot both win.
           const reset = (await trx('password_resets').where({ token_hash: sha256(req.body.token) }).forUpdate().first()) as
             | { user_id: string; expires_at: Date; used_at: Date | null; token_hash: string }
             | undefined
+          if (reset) found(reset.user_id)
           if (!reset || reset.used_at || new Date(reset.expires_at).getTime() < Date.now()) throw invalidResetToken({ field: 'token' })
           const row = (await trx('users').where({ id: reset.user_id }).first()) as UserRow
           if (!row.enabled || row.source !== 'local') throw invalidResetToken({ field: 'token' })
@@ -74,8 +104,7 @@ export function passwordResetRoutes(d: { knex: Knex; identity: Identity; secrets
           // This link and every other outstanding one of the user.
           await trx('password_resets').where({ user_id: row.id }).whereNull('used_at').update({ used_at: new Date() })
           await req.audit({ action: 'user.password_reset', resourceType: 'user', resourceId: row.id }, trx)
-          return reply({ status: 204 })
-        })
+        }
       },
     }),
   ]

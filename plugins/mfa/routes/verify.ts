@@ -12,6 +12,13 @@ import type { MfaRouteDeps } from './deps.js'
 
 /** Per client IP: a person needs a few tries; the per-token budget is the real wall. */
 export const VERIFY_LIMIT = { max: 10, windowSeconds: 60 }
+/**
+ * Codes checked per user, here and at POST /mfa/internal/verify together (one
+ * budget: a name shared by both routes). New mfa tokens come with every
+ * sign-in, so the per-token budget alone does not bound guessing for someone
+ * who has the password; and a holder of the internal key has no token at all.
+ */
+export const CODE_LIMIT_PER_USER = { by: 'key', name: 'code_per_user', per: 'user (codes checked here and at the other MFA check together)', max: 10, windowSeconds: 300 } as const
 
 /**
  * The jti of a token that failed verification, read without checking the
@@ -33,12 +40,15 @@ export function verifyRoutes(d: MfaRouteDeps) {
       method: 'POST',
       path: '/mfa/verify',
       permission: PUBLIC,
-      rateLimit: VERIFY_LIMIT,
+      rateLimit: [VERIFY_LIMIT, CODE_LIMIT_PER_USER],
+      auditAs: 'auth.mfa_verify',
       summary: 'Complete a sign-in with a second-factor code',
       description: [
         'Redeems the `mfa_token` from POST /api/v1/auth/login (purpose `mfa`, in this body only: it is never accepted as a bearer token, and a token of any other purpose, `byod_mfa` included, answers 401 MFA_TOKEN_INVALID) for what the login still owes: a session token, or `password_change_required`.',
         `Each token has a budget of ${MFA_CODE_BUDGET} wrong codes, kept in the database and checked before any code is computed: a wrong or replayed code answers 401 MFA_CODE_INVALID (field \`code\`); the ${MFA_CODE_BUDGET}th burns the token (401 MFA_TOKEN_BURNT), and every later attempt with it answers 401 MFA_TOKEN_BURNT without checking the code: sign in again.`,
         'A code is good once: a code of a time step already used by this user is refused as wrong. A right code spends the token.',
+        `Besides the per-token budget, codes checked for one user are limited to ${CODE_LIMIT_PER_USER.max} per ${CODE_LIMIT_PER_USER.windowSeconds / 60} minutes, counted together with POST /api/v1/mfa/internal/verify (429).`,
+        'Every checked code is audited as `auth.mfa_verify` (reasons `mfa_bad_code`, `mfa_budget_spent`, `mfa_not_enrolled`, `locked`); a burnt token also as `auth.token_revoked`. The code itself is never written.',
       ].join('\n\n'),
       tags: ['auth', 'mfa'],
       schema: { body: VerifyRequest, response: { 200: VerifyResponse, 401: ErrorBody } },
@@ -49,15 +59,21 @@ export function verifyRoutes(d: MfaRouteDeps) {
           throw state === 'burnt' ? MfaErrors.tokenBurnt({ field: 'mfa_token' }) : MfaErrors.tokenInvalid({ field: 'mfa_token' })
         }
         const { jti, exp, sub } = claims
+        const audit = (outcome: 'success' | 'failure', reason: string | null, action = 'auth.mfa_verify') =>
+          req.auditNow({ action, outcome, reason, userId: sub, username: claims.name })
 
         const charge = await d.budget.charge(jti, exp)
         if (charge.state === 'burnt') throw MfaErrors.tokenBurnt({ field: 'mfa_token' })
         if (charge.state === 'spent') throw MfaErrors.tokenInvalid({ field: 'mfa_token' })
+        // After the token's own budget (a burnt token costs the user nothing), before any code is computed.
+        await req.rateLimit(CODE_LIMIT_PER_USER.name, sub, { id: sub, username: claims.name })
 
         const result = await d.store.consume(sub, req.body.code)
         if (result === 'not_enrolled') {
           // The authenticator was reset after the password step: this token can lead nowhere.
           await d.identity.revokeToken(jti, exp)
+          await audit('failure', 'mfa_not_enrolled')
+          await audit('success', 'mfa_not_enrolled', 'auth.token_revoked')
           throw MfaErrors.tokenInvalid({ field: 'mfa_token' })
         }
         if (result === 'wrong_code') {
@@ -65,8 +81,11 @@ export function verifyRoutes(d: MfaRouteDeps) {
             await d.budget.burn(jti)
             await d.identity.revokeToken(jti, exp)
             req.log.warn({ user: sub, jti }, 'mfa token burnt after too many wrong codes')
+            await audit('failure', 'mfa_budget_spent')
+            await audit('success', 'mfa_budget_spent', 'auth.token_revoked')
             throw MfaErrors.tokenBurnt({ field: 'mfa_token' })
           }
+          await audit('failure', 'mfa_bad_code')
           throw MfaErrors.codeInvalid({ field: 'code', vars: { remaining: MFA_CODE_BUDGET - charge.attempt } })
         }
 
@@ -76,6 +95,7 @@ export function verifyRoutes(d: MfaRouteDeps) {
           throw state === 'burnt' ? MfaErrors.tokenBurnt({ field: 'mfa_token' }) : MfaErrors.tokenInvalid({ field: 'mfa_token' })
         }
         await d.identity.revokeToken(jti, exp)
+        await audit('success', null)
         return d.identity.completeLogin(sub)
       },
     }),
