@@ -9,7 +9,7 @@ import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { coreServices, identityServices, isPortcullisError, type DatabaseService, type Logger, type PluginContributions } from '../sdk/index.js'
+import { coreServices, identityServices, isPortcullisError, type DatabaseService, type Logger, type PluginContributions, type ResolvedDeps, type ServiceRef } from '../sdk/index.js'
 import { BootError } from './boot-error.js'
 import type { Config } from './config.js'
 import { projectRoot, platformVersion } from './version.js'
@@ -68,6 +68,12 @@ export interface App {
   deploys: DeployService
   /** Set on the very first start: the administrator's password, to print once. */
   bootstrap: { password: string; generated: boolean } | null
+  /** The master key is loaded: secrets, tokens and sign-in work. */
+  masterKeyLoaded: boolean
+  /** No user exists at all (no master key on a first start: nobody could sign in, so no administrator was made). */
+  noUsers: boolean
+  /** A plugin's deps outside its init (its CLI commands), resolved by the same rules as init's. */
+  resolveDeps<D extends Record<string, ServiceRef<unknown>>>(pluginId: string, deps: D): ResolvedDeps<D>
   /** Stop accepting, drain in-flight requests, stop plugins, close the database. */
   stop(): Promise<void>
 }
@@ -75,7 +81,8 @@ export interface App {
 /** Where compiled (dist/) or source code lives: built-in plugins are found beside the kernel. */
 const codeDir = () => path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-export async function startApp(config: Config, opts: { log?: Logger } = {}): Promise<App> {
+/** `background: false` (the command line) leaves the plugins' start hooks (log ingestion …) unrun. */
+export async function startApp(config: Config, opts: { log?: Logger; background?: boolean } = {}): Promise<App> {
   const startedAt = new Date()
   const log = opts.log ?? createLogger(config.logLevel)
   const version = platformVersion(config.serviceVersion)
@@ -175,6 +182,14 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
         throw e
       }
     }
+    const noUsers = !(await db.knex('users').first('id'))
+    if (noUsers && !unlocked) {
+      log.error(
+        primary
+          ? 'no administrator was created: there is no master key (set MASTER_KEY or MASTER_KEY_FILE; with DATABASE_URL none is generated), and without one nobody could sign in. Set it and restart: the administrator "admin" is created then.'
+          : 'no user exists yet and this replica has no master key: start the primary with MASTER_KEY (or MASTER_KEY_FILE) to create the administrator.',
+      )
+    }
     await actors.start()
     // Repair what a deploy killed midway left on disk (the database says which release is active).
     if (primary) await deploys.recover()
@@ -189,8 +204,10 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       mount: { validation, gate, rateLimiter: new RateLimiter(db.knex), container: services.container, knex: db.knex, audit, i18n, bodyLimit: config.bodyLimit, validateResponses: config.validateResponses },
     })
 
-    for (const s of started) {
-      if (s.c.start) await s.c.start()
+    if (opts.background !== false) {
+      for (const s of started) {
+        if (s.c.start) await s.c.start()
+      }
     }
 
     // A keep-alive client would otherwise hold its socket through the drain, sending
@@ -248,7 +265,12 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
         await stopDb()
       })())
 
-    return { server, url, version, nodeId, db, tokens, log, registry, identity, deploys, bootstrap, stop }
+    const resolveDeps: App['resolveDeps'] = (pluginId, deps) => {
+      const p = plugins.find((x) => x.def.id === pluginId)
+      if (!p) throw new BootError('PLUGIN_NOT_FOUND', `plugin ${pluginId} is not loaded`)
+      return services.resolveDeps(pluginId, p.def.dependsOn ?? [], deps)
+    }
+    return { server, url, version, nodeId, db, tokens, log, registry, identity, deploys, bootstrap, masterKeyLoaded: unlocked !== null, noUsers, resolveDeps, stop }
   } catch (e) {
     await stopDb()
     throw e

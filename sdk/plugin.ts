@@ -4,6 +4,7 @@
  * locales) and an `init` that receives the resolved `deps` and returns the
  * plugin's routes, services, renderers and lifecycle hooks.
  */
+import type { CliCommand } from './cli.js'
 import type { ConfigRenderer } from './renderer.js'
 import type { RouteDefinition } from './route.js'
 import type { ProvidedService, ResolvedDeps, ServiceRef } from './service-ref.js'
@@ -45,6 +46,8 @@ export interface PluginDefinition<D extends Record<string, ServiceRef<unknown>> 
   /** i18next resources under the plugin's namespace (its id). */
   locales?: { en: LocaleResources; ru?: LocaleResources }
   deps?: D
+  /** Commands for the `portcullis` command line (see cli.ts); each names its own deps. */
+  cli?: CliCommand[]
   init?: (deps: ResolvedDeps<D>) => Promise<PluginContributions> | PluginContributions
 }
 

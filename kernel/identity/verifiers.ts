@@ -8,7 +8,7 @@
  */
 import { encrypt as crypt } from 'unixcrypt'
 import type { NetworkVerifiers, SecretsService } from '../../sdk/index.js'
-import { md4 } from './md4.js'
+import { md4 } from '../../sdk/md4.js'
 
 export type { NetworkVerifiers } from '../../sdk/index.js'
 

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url'
 import semver from 'semver'
 import { SDK_VERSION, type PluginDefinition } from '../../sdk/index.js'
 import { BootError } from '../boot-error.js'
+import { validateCliCommands } from './cli.js'
 
 export interface LoadedPlugin {
   def: PluginDefinition
@@ -55,6 +56,7 @@ export function validateManifest(def: unknown, spec: string): PluginDefinition {
   if (p.dependsOn !== undefined && (!Array.isArray(p.dependsOn) || p.dependsOn.some((d) => typeof d !== 'string'))) throw bad('dependsOn must be a list of plugin ids')
   if (p.init !== undefined && typeof p.init !== 'function') throw bad('init must be a function')
   if (p.migrations !== undefined && !(p.migrations instanceof URL)) throw bad('migrations must be a URL (new URL("./migrations/", import.meta.url))')
+  validateCliCommands(p, spec)
   return p
 }
 

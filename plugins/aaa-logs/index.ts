@@ -5,6 +5,8 @@
  * the daemons' files into the database. The daemons never call the API.
  */
 import { coreServices, definePlugin, identityServices } from '../../sdk/index.js'
+import { ingestCommand } from './cli/ingest.js'
+import { replayCommand } from './cli/replay.js'
 import { createIngester } from './ingest/index.js'
 import { ingestOptions, ingestSettings } from './ingest/settings.js'
 import en from './locales/en.js'
@@ -25,6 +27,7 @@ export default definePlugin({
   settings: ingestSettings,
   serverOptions: ingestOptions,
   migrations: new URL('./migrations/', import.meta.url),
+  cli: [replayCommand, ingestCommand],
   deps: {
     database: coreServices.database,
     settings: coreServices.settings,

@@ -7,6 +7,7 @@
  */
 import { coreServices, definePlugin, provide } from '../../sdk/index.js'
 import { radiusServiceRef } from './api.js'
+import { radiusProbeCommand } from './cli/probe.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { radiusPermissions } from './permissions.js'
@@ -31,6 +32,7 @@ export default definePlugin({
   permissions: radiusPermissions,
   migrations: new URL('./migrations/', import.meta.url),
   locales: { en, ru },
+  cli: [radiusProbeCommand],
   deps: { database: coreServices.database, deploys: coreServices.deploys, ...freeradiusDeps },
   init({ database, deploys, inventory, identity, settings, serverOptions, platform }) {
     const service = createRadiusService(database.knex)

@@ -7,6 +7,7 @@
  */
 import { coreServices, definePlugin, provide } from '../../sdk/index.js'
 import { tacacsServiceRef } from './api.js'
+import { tacacsProbeCommand } from './cli/probe.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { tacacsPermissions } from './permissions.js'
@@ -28,6 +29,7 @@ export default definePlugin({
   serverOptions: tacPlusNgOptions,
   migrations: new URL('./migrations/', import.meta.url),
   locales: { en, ru },
+  cli: [tacacsProbeCommand],
   deps: { database: coreServices.database, ...tacPlusNgDeps },
   init({ database, inventory, identity, settings, serverOptions, platform }) {
     const service = createTacacsService(database)

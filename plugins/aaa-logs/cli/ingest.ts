@@ -1,40 +1,51 @@
 /**
- * The ingester alone, without the HTTP server:
- *   DATABASE_URL=… DATA_DIR=… node --import tsx plugins/aaa-logs/cli/ingest.ts
- * Settings come from the settings table (as the server reads them); the
- * environment variables AAA_LOGS_BATCH_SIZE and AAA_LOGS_POLL_MS override them.
- * The folders are server options: AAA_LOGS_TACACS_LOG_DIRECTORY, AAA_LOGS_RADIUS_LOG_DIRECTORY. SIGINT/SIGTERM stop it
- * after the batch in flight.
+ * `portcullis aaa-logs-ingest`: the ingester alone, without the HTTP server,
+ * until SIGINT or SIGTERM (then it finishes the batch in flight). It runs in
+ * the booted platform, so it reads exactly what the server would: the
+ * settings table, the server options (AAA_LOGS_TACACS_LOG_DIRECTORY,
+ * AAA_LOGS_RADIUS_LOG_DIRECTORY or the config file), the node id, and the
+ * exclusion rules with their user groups. `--batch` and `--poll-ms` override
+ * the settings for this run; `aaa-logs.ingest_enabled` does not stop it (running
+ * it is the operator's explicit choice). Do not run it beside a server with the
+ * same node id: the server's own ingester would tail the same files.
  */
+import { parseArgs } from 'node:util'
+import { cliInteger, coreServices, defineCliCommand, identityServices, type SettingRef, type SettingsService } from '../../../sdk/index.js'
 import { createIngester } from '../ingest/index.js'
-import { cliExclusions, dataDir, envOptions, nodeId, openDatabase, stderrLogger, tableSettings } from './common.js'
+import { ingestSettingRefs } from '../ingest/settings.js'
+import { exclusionLoader } from '../services/exclusions.js'
 
-export async function runIngestCli(env = process.env): Promise<void> {
-  const database = openDatabase(env.DATABASE_URL)
-  const overrides: Record<string, unknown> = {}
-  if (env.AAA_LOGS_BATCH_SIZE) overrides['aaa-logs.batch_size'] = Number(env.AAA_LOGS_BATCH_SIZE)
-  if (env.AAA_LOGS_POLL_MS) overrides['aaa-logs.poll_ms'] = Number(env.AAA_LOGS_POLL_MS)
-  overrides['aaa-logs.ingest_enabled'] = true
-  const dir = dataDir()
-  const logger = stderrLogger()
-  const ingester = createIngester({
-    database,
-    settings: tableSettings(database.knex, overrides),
-    serverOptions: envOptions({}, env),
-    logger,
-    cluster: { nodeId: nodeId(dir), role: 'primary' },
-    platform: { version: 'cli', dataDir: dir, startedAt: new Date() },
-    loadExclusions: cliExclusions(),
-  })
-  const stop = async () => {
-    await ingester.stop()
-    await database.knex.destroy()
-    process.exit(0)
+/** The settings service with some keys fixed for this run. */
+function withOverrides(settings: SettingsService, fixed: Map<string, unknown>): SettingsService {
+  return {
+    get: <T>(ref: SettingRef<T>, db?: Parameters<SettingsService['get']>[1]) => (fixed.has(ref.key) ? Promise.resolve(fixed.get(ref.key) as T) : settings.get(ref, db)),
+    set: (ref, value, ctx) => settings.set(ref, value, ctx),
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
-  logger.info({ nodeId: nodeId(dir) }, 'aaa-logs: ingester running')
-  await ingester.start()
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await runIngestCli()
+export const ingestCommand = defineCliCommand({
+  name: 'aaa-logs-ingest',
+  summary: 'Run the log ingester alone, without the HTTP server, until SIGINT/SIGTERM',
+  usage: '[--batch N] [--poll-ms MS]',
+  deps: {
+    database: coreServices.database,
+    settings: coreServices.settings,
+    serverOptions: coreServices.serverOptions,
+    logger: coreServices.logger,
+    cluster: coreServices.cluster,
+    platform: coreServices.platform,
+    identity: identityServices.identity,
+  },
+  async run(args, io, d) {
+    const { values } = parseArgs({ args, options: { batch: { type: 'string' }, 'poll-ms': { type: 'string' } } })
+    const fixed = new Map<string, unknown>([[ingestSettingRefs.enabled.key, true]])
+    if (values.batch !== undefined) fixed.set(ingestSettingRefs.batchSize.key, cliInteger(values.batch, 'batch', 1, 20000, 2000))
+    if (values['poll-ms'] !== undefined) fixed.set(ingestSettingRefs.pollMs.key, cliInteger(values['poll-ms'], 'poll-ms', 10, 60000, 500))
+    const ingester = createIngester({ ...d, settings: withOverrides(d.settings, fixed), loadExclusions: exclusionLoader(d.identity) })
+    d.logger.info({ nodeId: d.cluster.nodeId }, 'aaa-logs: ingester running')
+    await ingester.start()
+    await new Promise<void>((resolve) => (io.signal.aborted ? resolve() : io.signal.addEventListener('abort', () => resolve(), { once: true })))
+    await ingester.stop()
+    return 0
+  },
+})

@@ -9,7 +9,8 @@ import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 
 const TS = '2026-11-21T06:34:11.184829+00:00'
 const authz = (i: number) => [TS, 'authorization', 'AUTHZ-PASS', `user${i % 50}`, 'core1', '10.0.0.1', 'tty1', '192.0.2.9', 'r', 'p', 'permit', 'shell', '15', `show ${i}`, 'a=1\\037b=2', '', '', String(i)].join('\t') + '\n'
-const child = fileURLToPath(new URL('./fixtures/ingest-child.ts', import.meta.url))
+// The ingester alone, as an operator runs it: the plugin's command through the kernel's command line.
+const cli = fileURLToPath(new URL('../../../kernel/cli.ts', import.meta.url))
 
 describe('aaa-logs ingest: SIGKILL mid-batch, then restart: every line exactly once', function () {
   this.timeout(180000)
@@ -32,15 +33,15 @@ describe('aaa-logs ingest: SIGKILL mid-batch, then restart: every line exactly o
       ...process.env,
       DATABASE_URL: t.databaseUrl!,
       DATA_DIR: dir,
+      MASTER_KEY: t.masterKey,
+      PLUGINS: 'aaa-logs',
       NODE_ID: nodeId,
       AAA_LOGS_TACACS_LOG_DIRECTORY: dir,
       AAA_LOGS_RADIUS_LOG_DIRECTORY: path.join(dir, 'radius'),
-      AAA_LOGS_BATCH_SIZE: '300',
-      AAA_LOGS_POLL_MS: '10',
       LOG_LEVEL: 'error',
     }
     const count = async () => Number(((await t.app.db.knex('aaa_log_tacacs_authz').where({ node_id: nodeId }).count('* as n').first()) as { n: string }).n)
-    const run = (): ChildProcess => spawn(process.execPath, ['--import', 'tsx', child], { env, stdio: ['ignore', 'ignore', 'inherit'] })
+    const run = (): ChildProcess => spawn(process.execPath, ['--import', 'tsx', cli, 'aaa-logs-ingest', '--batch', '300', '--poll-ms', '10'], { env, stdio: ['ignore', 'ignore', 'inherit'] })
     let written = 0
     const write = (n: number) => {
       let s = ''

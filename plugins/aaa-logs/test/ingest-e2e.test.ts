@@ -6,7 +6,7 @@ import { expect } from 'chai'
 import type { Knex } from 'knex'
 import type { LoadExclusions } from '../api.js'
 import { createIngester } from '../ingest/index.js'
-import { envOptions, tableSettings } from '../cli/common.js'
+import { envOptions, tableSettings } from './standalone-deps.js'
 import { silentLogger, startTestApp, type TestApp } from '../../../test/kit/app.js'
 
 const TS = '2026-11-21T06:34:11.184829+00:00'

@@ -2,16 +2,16 @@
  * What the FreeRADIUS end-to-end tests share: rendering through the
  * registered renderer from a repeatable-read snapshot, writing a release,
  * `freeradius -C`, running the daemon on loopback ports, radclient, and the
- * MS-CHAPv2 response computed in Node (RFC 2759).
+ * MS-CHAPv2 response (RFC 2759) from the plugin's own client (client/mschapv2.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { createCipheriv, createHash } from 'node:crypto'
 import { createSocket } from 'node:dgram'
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'chai'
 import type { RenderedFile } from '../../../sdk/index.js'
 import type { TestApp } from '../../../test/kit/app.js'
+import { mschap2ResponseValue, ntResponseFromHash } from '../client/mschapv2.js'
 
 export const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0
 export const FREERADIUS_PRESENT = has('freeradius') && has('radclient')
@@ -110,30 +110,12 @@ export async function radclient(port: number, kind: 'auth' | 'acct', secret: str
 /** radclient's string syntax. */
 export const rcString = (s: string) => `"${s.replace(/[\\"]/g, (c) => '\\' + c)}"`
 
-function desEncrypt(key7: Buffer, block: Buffer): Buffer {
-  // Spread 56 key bits over 8 bytes (parity bits ignored); DES = DES-EDE with K1 = K2 (single DES is not in OpenSSL 3's default provider).
-  const k = Buffer.alloc(8)
-  k[0] = key7[0]
-  k[1] = ((key7[0] << 7) | (key7[1] >> 1)) & 0xff
-  k[2] = ((key7[1] << 6) | (key7[2] >> 2)) & 0xff
-  k[3] = ((key7[2] << 5) | (key7[3] >> 3)) & 0xff
-  k[4] = ((key7[3] << 4) | (key7[4] >> 4)) & 0xff
-  k[5] = ((key7[4] << 3) | (key7[5] >> 5)) & 0xff
-  k[6] = ((key7[5] << 2) | (key7[6] >> 6)) & 0xff
-  k[7] = (key7[6] << 1) & 0xff
-  const c = createCipheriv('des-ede-ecb', Buffer.concat([k, k]), null)
-  c.setAutoPadding(false)
-  return Buffer.concat([c.update(block), c.final()])
-}
-
 /**
  * The MS-CHAP-Challenge and MS-CHAP2-Response attributes (radclient hex) for
  * `username` whose NT hash is `ntHash` (RFC 2759 GenerateNTResponse).
  */
 export function mschapv2Pairs(username: string, ntHash: string, authChallenge: Buffer, peerChallenge: Buffer): string[] {
-  const challenge = createHash('sha1').update(Buffer.concat([peerChallenge, authChallenge, Buffer.from(username)])).digest().subarray(0, 8)
-  const z = Buffer.concat([Buffer.from(ntHash, 'hex'), Buffer.alloc(5)])
-  const nt = Buffer.concat([desEncrypt(z.subarray(0, 7), challenge), desEncrypt(z.subarray(7, 14), challenge), desEncrypt(z.subarray(14, 21), challenge)])
-  const response = Buffer.concat([Buffer.from([1, 0]), peerChallenge, Buffer.alloc(8), nt])
+  const nt = ntResponseFromHash(authChallenge, peerChallenge, username, Buffer.from(ntHash, 'hex'))
+  const response = mschap2ResponseValue(1, peerChallenge, nt)
   return [`User-Name = ${rcString(username)}`, `MS-CHAP-Challenge = 0x${authChallenge.toString('hex')}`, `MS-CHAP2-Response = 0x${response.toString('hex')}`]
 }

@@ -1,16 +1,16 @@
 /**
  * A minimal RADIUS (RFC 2865) authentication client for `portcullis radius-probe`:
  * PAP (User-Password, RFC 2865 §5.2) or MS-CHAPv2 (RFC 2548 attributes, RFC 2759
- * computation), with Message-Authenticator (RFC 3579) on every request, the
- * Response Authenticator verified, and the reply attributes decoded by name.
+ * computation in ./mschapv2.ts), with Message-Authenticator (RFC 3579) on every
+ * request, the Response Authenticator verified, and the reply attributes
+ * decoded by name.
  */
-import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto'
+import { createHash, createHmac, randomBytes } from 'node:crypto'
 import dgram from 'node:dgram'
 import net from 'node:net'
-import { md4 } from '../identity/md4.js'
+import { authenticatorResponse, mschap2ResponseValue, ntResponse } from './mschapv2.js'
 
 const md5 = (...b: Buffer[]) => createHash('md5').update(Buffer.concat(b)).digest()
-const sha1 = (...b: Buffer[]) => createHash('sha1').update(Buffer.concat(b)).digest()
 
 export const CODES: Record<number, string> = { 1: 'Access-Request', 2: 'Access-Accept', 3: 'Access-Reject', 11: 'Access-Challenge' }
 
@@ -110,43 +110,6 @@ export function encryptPap(password: string, secret: Buffer, authenticator: Buff
   return out
 }
 
-// ---- MS-CHAPv2 (RFC 2759) ----
-
-const ntHash = (password: string) => md4(Buffer.from(password, 'utf16le'))
-
-/** 7 key bytes → 8 with parity bits; DES is 3DES with three equal keys (OpenSSL 3 keeps single DES in its legacy provider). */
-function desEncrypt(block: Buffer, key7: Buffer): Buffer {
-  const k = Buffer.alloc(8)
-  k[0] = key7[0]
-  k[1] = ((key7[0] << 7) | (key7[1] >> 1)) & 0xff
-  k[2] = ((key7[1] << 6) | (key7[2] >> 2)) & 0xff
-  k[3] = ((key7[2] << 5) | (key7[3] >> 3)) & 0xff
-  k[4] = ((key7[3] << 4) | (key7[4] >> 4)) & 0xff
-  k[5] = ((key7[4] << 3) | (key7[5] >> 5)) & 0xff
-  k[6] = ((key7[5] << 2) | (key7[6] >> 6)) & 0xff
-  k[7] = (key7[6] << 1) & 0xff
-  const c = createCipheriv('des-ede3-ecb', Buffer.concat([k, k, k]), null)
-  c.setAutoPadding(false)
-  return Buffer.concat([c.update(block), c.final()])
-}
-
-export const challengeHash = (peer: Buffer, auth: Buffer, user: string) => sha1(peer, auth, Buffer.from(user, 'utf8')).subarray(0, 8)
-
-export function ntResponse(auth: Buffer, peer: Buffer, user: string, password: string): Buffer {
-  const ch = challengeHash(peer, auth, user)
-  const z = Buffer.concat([ntHash(password), Buffer.alloc(5)])
-  return Buffer.concat([desEncrypt(ch, z.subarray(0, 7)), desEncrypt(ch, z.subarray(7, 14)), desEncrypt(ch, z.subarray(14, 21))])
-}
-
-const MAGIC1 = Buffer.from('Magic server to client signing constant', 'ascii')
-const MAGIC2 = Buffer.from('Pad to make it do more than one iteration', 'ascii')
-
-export function authenticatorResponse(password: string, nt: Buffer, peer: Buffer, auth: Buffer, user: string): string {
-  const hh = md4(ntHash(password))
-  const digest = sha1(hh, nt, MAGIC1)
-  return 'S=' + sha1(digest, challengeHash(peer, auth, user), MAGIC2).toString('hex').toUpperCase()
-}
-
 export interface RadiusProbeOptions {
   host: string
   port: number
@@ -181,7 +144,7 @@ export async function radiusProbe(o: RadiusProbeOptions): Promise<RadiusProbeRes
     const peer = randomBytes(16)
     const nt = ntResponse(auth, peer, o.user, o.password)
     mschap = { auth, peer, nt }
-    attrs.push(vsa(311, 11, auth), vsa(311, 25, Buffer.concat([Buffer.from([id, 0]), peer, Buffer.alloc(8), nt])))
+    attrs.push(vsa(311, 11, auth), vsa(311, 25, mschap2ResponseValue(id, peer, nt)))
   }
   attrs.push(attr(80, Buffer.alloc(16)))
   const body = Buffer.concat(attrs)

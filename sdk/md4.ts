@@ -1,6 +1,8 @@
 /**
  * MD4 (RFC 1320), for the NT hash MS-CHAPv2 needs. OpenSSL 3 keeps MD4 in its
- * legacy provider, which Node does not load, so it is computed here.
+ * legacy provider, which Node does not load, so it is computed here. In the
+ * SDK because the kernel (the users' NT-hash verifiers) and the radius plugin
+ * (its MS-CHAPv2 client) both need it.
  */
 const rotl = (x: number, n: number) => (x << n) | (x >>> (32 - n))
 
@@ -51,3 +53,6 @@ export function md4(input: Uint8Array): Buffer {
   out.writeInt32LE(d, 12)
   return out
 }
+
+/** The NT hash of a password (MD4 of its UTF-16LE bytes), as MS-CHAP and FreeRADIUS's NT-Password use it. */
+export const ntHash = (password: string): Buffer => md4(Buffer.from(password, 'utf16le'))
