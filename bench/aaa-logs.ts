@@ -29,25 +29,20 @@
  *    (radius auth), exact totals. Bound: the statements the route ran
  *    (captured from knex's query events), replayed through bare pg, all in
  *    parallel on their own connections as the route runs them.
- * 2. search (free text, 90-day window): same bound.
- * 3. deep page: page 500, per_page 50, 90-day window: same bound.
+ * 1b. list, first page: a user over 90 days (the rollup's exact total): same bound.
+ * 2. search (free text, 90-day window; total capped at 10,000): same bound.
+ * 3. deep page: page 500, per_page 50, 90-day window (rollup total): same bound.
  * 4. export of 10,000 rows, xlsx and csv (BENCH_EXPORT_ITERATIONS, default 5):
  *    time, RSS before / peak (VmHWM) / after. Bound: the same rows read
  *    through knex, then sdk writeExport (exceljs / the CSV writer) to a sink.
- * 5. ingestion: BENCH_INGEST_LINES (500,000) tac_plus-ng authorization lines
- *    in one file, 10% from a user an exclusion rule drops, through
- *    createIngester (pollOnce, the plugin's batch size) into the loaded
- *    table. Bound: server-side COPY of the same stored rows (CSV) into the
- *    same table.
+ * 5. ingestion and what each index costs it: bench/aaa-logs-ingest.ts.
  *
  * Figures only: nothing fails on a timing. Run: node --import tsx bench/aaa-logs.ts
  * (BENCH_JSON=file writes the figures as JSON).
  */
 import http from 'node:http'
-import os from 'node:os'
-import path from 'node:path'
-import { randomBytes, randomUUID } from 'node:crypto'
-import { chmodSync, createWriteStream, readFileSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Knex } from 'knex'
@@ -56,10 +51,9 @@ import { pino } from 'pino'
 import { startApp, type App } from '../kernel/app.js'
 import { loadConfig } from '../kernel/config.js'
 import { writeExport, type Logger } from '../sdk/index.js'
-import { createIngester } from '../plugins/aaa-logs/ingest/index.js'
-import { cliExclusions, envOptions, tableSettings } from '../plugins/aaa-logs/test/standalone-deps.js'
 import { exportColumns, KINDS, toEntry, applyLogFilters, type KindDef } from '../plugins/aaa-logs/services/logs.js'
 import { startPostgres } from '../test/kit/postgres.js'
+import { measureIngestion } from './aaa-logs-ingest.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
 import { atExit, envInt, machine, median, min, removeDir, tempDir, runAsMain, stats, fmtStats, loadAvg, type Stats, f2 } from './lib.js'
 
@@ -270,7 +264,10 @@ async function generate(c: pg.Client, sizes: Record<string, number>): Promise<{ 
   console.log(`  indexes re-created (${defs.length}) in ${(indexMs / 1000).toFixed(1)} s`)
   const t3 = performance.now()
   for (const table of Object.keys(sizes)) await c.query(`ANALYZE ${table}`)
+  await c.query('ANALYZE aaa_log_rollup')
   const analyzeMs = performance.now() - t3
+  const ru = (await c.query(`SELECT count(*) n, pg_size_pretty(pg_total_relation_size('aaa_log_rollup')) size FROM aaa_log_rollup`)).rows[0] as { n: string; size: string }
+  console.log(`  rollup (migration 0004, filled by its triggers during the load): ${Number(ru.n).toLocaleString('en-US')} rows, ${ru.size}`)
   for (const t of tables) {
     const r = (
       await c.query(
@@ -314,7 +311,6 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
   const factor = envFactor('BENCH_LOG_ROWS', 1)
   const n = envInt('BENCH_ITERATIONS', 30)
   const nExport = envInt('BENCH_EXPORT_ITERATIONS', 5)
-  const ingestLines = envInt('BENCH_INGEST_LINES', 500_000)
   const big = Math.round(10_000_000 * factor)
   const small = Math.round(2_000_000 * factor)
   const sizes: Record<string, number> = {
@@ -360,6 +356,7 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
       const api: number[] = []
       const bound: number[] = []
       let rowsSeen = 0
+      let capped = 0
       let totals = ''
       const run = async (i: number, record: boolean) => {
         const k = kinds[i % kinds.length]
@@ -372,9 +369,10 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
         if (record) {
           api.push(a.ms)
           bound.push(b)
-          const body = JSON.parse(a.text) as { items: unknown[]; total: number; total_by_filter: number }
+          const body = JSON.parse(a.text) as { items: unknown[]; total: number; total_by_filter: number; total_by_filter_capped: boolean }
           rowsSeen += body.items.length
-          if (!totals) totals = `e.g. ${k.kind}?${qs} → total ${body.total}, total_by_filter ${body.total_by_filter}, ${body.items.length} items; statements: ${st.map((s) => s.sql.replace(/\s+/g, ' ').slice(0, 70)).join(' | ')}`
+          if (body.total_by_filter_capped) capped++
+          if (!totals) totals = `e.g. ${k.kind}?${qs} → total ${body.total}, total_by_filter ${body.total_by_filter}${body.total_by_filter_capped ? ' (capped)' : ''}, ${body.items.length} items; statements: ${st.map((s) => s.sql.replace(/\s+/g, ' ').slice(0, 90)).join(' | ')}`
         }
       }
       for (let i = 0; i < 3; i++) await run(i, false)
@@ -386,7 +384,7 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
         boundLabel: 'the same COUNT(s) and SELECT … LIMIT through bare pg, in parallel',
         targetMs,
         on: 'p95',
-        notes: [`${(rowsSeen / n).toFixed(1)} items per answer on average`, totals],
+        notes: [`${(rowsSeen / n).toFixed(1)} items per answer on average; total_by_filter capped in ${capped} of ${n}`, totals],
       }
       printFigure(f)
       return f
@@ -405,6 +403,13 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
           ...(k === authz ? { action: ['permit', 'deny'][status] } : { status: ['accept', 'reject'][status] }),
         }
       }),
+    )
+    console.log('\n== 1b. list, first page: a user over 90 days (rollup total) ==')
+    figures.push(
+      await measure('list: user over 90 days (authz, radius auth alternately)', 100, [authz, rauth], () => ({
+        username: zipfUser(),
+        date_from: new Date(now - 90 * DAY - Math.random() * DAY).toISOString(),
+      })),
     )
     console.log('\n== 2. free-text search over 90 days ==')
     figures.push(
@@ -472,56 +477,11 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
       console.log(`  RSS: before ≤ ${mib(rssBefore)}, peak growth ≤ ${mib(peakGrowth)} (${canResetPeak ? 'VmHWM after a clear_refs reset' : 'VmRSS after; VmHWM could not be reset'}), after ≤ ${mib(rssAfter)}; target < 150 MiB: ${peakGrowth < 150 * 1024 ? 'met' : 'NOT met'}`)
     }
 
-    console.log(`\n== 5. ingestion: ${ingestLines.toLocaleString('en-US')} tac_plus-ng authorization lines, 10% excluded ==`)
-    await knex('aaa_log_exclusions').insert({ name: 'bench-monitor', protocol: 'tacacs', match_type: 'username', match_value: 'monitor' })
-    const logDir = tempDir('portcullis-bench-ingest-')
-    chmodSync(logDir, 0o777)
-    const ts = new Date().toISOString().replace('Z', '000+00:00')
-    const fileName = `authorization-${ts.slice(0, 10)}.log`
-    const filePath = path.join(logDir, fileName)
-    {
-      const w = createWriteStream(filePath)
-      for (let i = 0; i < ingestLines; i++) {
-        const user = i % 10 === 0 ? 'monitor' : `user${String(Math.floor(USERS * Math.random() ** 3)).padStart(5, '0')}`
-        const d = i % DEVICES
-        const line =
-          [ts, 'authorization', i % 20 === 1 ? 'AUTHZ-FAIL' : 'AUTHZ-PASS', user, `nas-${d}`, `10.20.${Math.floor(d / 250)}.${(d % 250) + 1}`, `tty${i % 16}`, `192.0.2.${(i % 250) + 1}`, `rule-noc-${i % 40}`, `netops-${i % 30}`, i % 20 === 1 ? 'deny' : 'permit', 'shell', '15', `${COMMANDS[i % COMMANDS.length]} ${i}`, `service=shell\\037cmd=${COMMANDS[i % COMMANDS.length].split(' ')[0]}`, 'priv-lvl=15', '', (i + 1).toString(16)].join('\t') + '\n'
-        if (!w.write(line)) await new Promise<void>((r) => w.once('drain', () => r()))
-      }
-      await new Promise<void>((r) => w.end(() => r()))
-    }
-    const nodeId = randomUUID()
-    const batchSize = envInt('BENCH_INGEST_BATCH', 2000)
-    const ing = createIngester({
-      database: app.db,
-      settings: tableSettings(knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.batch_size': batchSize }),
-          serverOptions: envOptions({ 'aaa-logs.tacacs_log_directory': logDir, 'aaa-logs.radius_log_directory': logDir }),
-      logger: silent,
-      cluster: { nodeId, role: 'primary' },
-      platform: { version: 'bench', dataDir, startedAt: new Date() },
-      loadExclusions: cliExclusions(),
-    })
-    const ti = performance.now()
-    await ing.pollOnce()
-    const ingestMs = performance.now() - ti
-    const stored = Number((await c.query(`SELECT count(*) n FROM aaa_log_tacacs_authz WHERE node_id = $1`, [nodeId])).rows[0].n)
-    const dropped = Number((await c.query(`SELECT coalesce(sum(dropped), 0) n FROM aaa_log_exclusion_drops WHERE node_id = $1`, [nodeId])).rows[0].n)
-    const rate = ingestLines / (ingestMs / 1000)
-    console.log(`ingester: ${ingestLines.toLocaleString('en-US')} lines in ${(ingestMs / 1000).toFixed(2)} s = ${Math.round(rate).toLocaleString('en-US')} lines/s; stored ${stored.toLocaleString('en-US')}, dropped ${dropped.toLocaleString('en-US')} (batch ${batchSize}; parse+exclude ${Math.round(ing.core.stats.parseMs)} ms, database ${Math.round(ing.core.stats.dbMs)} ms)`)
-    // Bound: the same stored rows, COPY'd by the server from a CSV file into the same table.
-    const csvPath = path.join(logDir, 'bound.csv')
-    await c.query(
-      `COPY (SELECT timestamp, username, nas_ip, node_id, device_name, client_address, session_id, source_file, source_offset, action, rule_name, profile, service, priv_lvl, command, arguments, reply_arguments
-             FROM aaa_log_tacacs_authz WHERE node_id = $1) TO '${csvPath}' (FORMAT csv)`.replace('$1', `'${nodeId}'`),
-    )
-    const tc = performance.now()
-    const copied = await c.query(
-      `COPY aaa_log_tacacs_authz (timestamp, username, nas_ip, node_id, device_name, client_address, session_id, source_file, source_offset, action, rule_name, profile, service, priv_lvl, command, arguments, reply_arguments) FROM '${csvPath}' (FORMAT csv)`,
-    )
-    const copyMs = performance.now() - tc
-    const copyRate = ingestLines / (copyMs / 1000)
-    console.log(`bound: COPY of the ${copied.rowCount?.toLocaleString('en-US')} stored rows into the same table in ${(copyMs / 1000).toFixed(2)} s = ${Math.round(copyRate).toLocaleString('en-US')} lines/s equivalent (${ingestLines.toLocaleString('en-US')} lines / COPY time); ingester/bound ${(copyRate / rate).toFixed(1)}× slower; target ≥ 50,000 lines/s: ${rate >= 50_000 ? 'met' : 'NOT met'}`)
-    const ingest = { lines: ingestLines, ms: ingestMs, rate, stored, dropped, batchSize, parseMs: ing.core.stats.parseMs, dbMs: ing.core.stats.dbMs, copyMs, copyRate }
+    console.log(`\n== 5. ingestion: tac_plus-ng authorization lines, 10% excluded ==`)
+    const ingest = await measureIngestion(app, c, dataDir, silent)
+    const { rate, copyRate } = { rate: ingest.main.rate, copyRate: ingest.copyRate }
+    const baseRate = ingest.costs.find((x) => x.variant.startsWith('everything'))?.rate
+    for (const x of ingest.costs) console.log(`| ingest ${x.variant} | ${Math.round(x.rate).toLocaleString('en-US')} lines/s | ${baseRate ? `${(x.rate / baseRate).toFixed(2)}× of as shipped` : ''} |`)
 
     const loadEnd = loadAvg()
     console.log(`\nload average at the end: ${loadEnd}`)
