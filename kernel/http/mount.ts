@@ -60,11 +60,17 @@ export function mountRoute(router: Router, route: RouteDefinition, owner: string
   async function charge(bucket: string, key: string, limit: RateLimit, who: { actor: Actor | null; requestId: string; client: ClientInfo; user?: { id?: string | null; username?: string | null } }) {
     const c = await d.rateLimiter.charge(bucket, key, limit)
     if (c.ok) return
+    // Once per window and budget: the refusals that follow cannot fill the trail.
     if (c.first && route.auditAs) {
-      await d.audit.event(
-        { action: route.auditAs, outcome: 'failure', reason: 'locked', userId: who.user?.id ?? who.actor?.id ?? null, username: who.user?.username ?? null, after: { limit: { max: limit.max, window_seconds: limit.windowSeconds, by: limit.by ?? 'ip' } } },
-        { actor: who.actor, requestId: who.requestId, client: who.client },
-      )
+      const event = {
+        action: route.auditAs,
+        outcome: 'failure' as const,
+        reason: 'locked',
+        userId: who.user?.id ?? who.actor?.id ?? null,
+        username: who.user?.username ?? null,
+        after: { limit: { max: limit.max, window_seconds: limit.windowSeconds, by: limit.by ?? 'ip' } },
+      }
+      await d.audit.event(event, { actor: who.actor, requestId: who.requestId, client: who.client })
     }
     throw rateLimited(c.retryAfter)
   }
@@ -76,7 +82,7 @@ export function mountRoute(router: Router, route: RouteDefinition, owner: string
     for (const l of declared) {
       // A user's budget on a route anyone may call falls back to the address: there is no user yet.
       const byUser = l.by === 'user' && actor !== null
-      await charge(`${routeBucket} ${byUser ? 'user' : 'ip'} ${l.max}/${l.windowSeconds}`, byUser ? actor.id : ctx.ip, l, { actor, requestId: state.requestId, client })
+      await charge(`${routeBucket} ${l.by ?? 'ip'} ${l.max}/${l.windowSeconds}`, byUser ? actor.id : ctx.ip, l, { actor, requestId: state.requestId, client })
     }
 
     const params = check(v.params, { ...(ctx as unknown as { params: Record<string, string> }).params }, d.validation)

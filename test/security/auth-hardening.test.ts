@@ -309,7 +309,7 @@ for (const engine of ['postgres', 'embedded'] as const) {
         for (const c of codes) expect(all).not.to.contain(c)
       })
 
-      it('writes the sessions a password change voids, and filters by time range; older kinds of entries stay valid', async () => {
+      it('writes the sessions a password change voids and a refused reset token, and filters by time range; older kinds of entries stay valid', async () => {
         const startedAt = new Date(Date.now() - 1000).toISOString()
         const u = await mkUser()
         const token = await session(u)
@@ -330,6 +330,14 @@ for (const engine of ['postgres', 'embedded'] as const) {
         expect(settings.total_by_filter).to.be.at.least(3)
         const bad = await t.admin('GET', '/api/v1/audit?outcome=maybe')
         expect(bad.status).to.equal(422)
+
+        // A refused reset token: its transaction rolls back, its audit row stays (and holds no token).
+        const forged = 'f'.repeat(43)
+        const refused = await t.req('POST', '/api/v1/auth/password-reset/confirm', { body: { token: forged, new_password: 'Never-Gets-Set-Here-7' }, headers: from(ip) })
+        expect(refused.body.code).to.equal('RESET_TOKEN_INVALID')
+        const resets = await audit({ action: 'auth.password_reset_confirm', ip })
+        expect(resets.items.map((e) => [e.outcome, e.reason])).to.deep.equal([['failure', 'reset_token_invalid']])
+        expect(JSON.stringify(resets.items)).not.to.contain(forged)
       })
     })
   })
