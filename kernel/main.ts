@@ -8,8 +8,17 @@ import { BootError } from './boot-error.js'
 import { loadConfig } from './config.js'
 import { packageJson } from './version.js'
 
-function signInLines(url: string, boot: { password: string; generated: boolean } | null): string[] {
+function signInLines(url: string, boot: { password: string; generated: boolean } | null, app: { masterKeyLoaded: boolean; noUsers: boolean }): string[] {
   const login = (pw: string) => `  curl -s -X POST ${url}/api/v1/auth/login -H 'content-type: application/json' -d '{"username":"admin","password":"${pw}"}'`
+  // Without a key nobody can sign in (tokens are signed with it), so a first start makes no administrator: say so, loudly.
+  if (!app.masterKeyLoaded) {
+    return [
+      '  !! No master key (MASTER_KEY or MASTER_KEY_FILE): secrets and sign-in are unavailable, /ready answers 503.',
+      ...(app.noUsers
+        ? ['  !! No administrator was created: the first administrator is made only when a master key is loaded.', '  !! With DATABASE_URL no key is generated: set MASTER_KEY (e.g. `openssl rand -hex 32`) and restart.']
+        : ['  !! Set MASTER_KEY (the same on every node) and restart.']),
+    ]
+  }
   if (!boot) return ['  Sign in: POST /api/v1/auth/login with { "username", "password" }; send the access_token as `Authorization: Bearer <token>`.']
   return [
     boot.generated
@@ -33,7 +42,7 @@ async function main() {
       `  Portcullis ${app.version} is listening on ${app.url}  (database: ${app.db.engine === 'embedded' ? `embedded, in ${config.dataDir}` : 'PostgreSQL'}; ready in ${ms} ms)`,
       `  Health:  ${app.url}/healthz   Readiness: ${app.url}/ready`,
       config.docsEnabled ? `  API docs: ${app.url}/docs  (OpenAPI: ${app.url}/openapi.json)` : '  API docs: start with DOCS_ENABLED=true to serve /docs and /openapi.json',
-      ...signInLines(app.url, app.bootstrap),
+      ...signInLines(app.url, app.bootstrap, app),
       '',
     ]
     process.stderr.write(lines.join('\n') + '\n')
