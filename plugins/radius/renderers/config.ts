@@ -196,7 +196,9 @@ function verifiers(input: FreeradiusConfigInput): string {
     }
     out.push(`${T}}`)
   }
-  out.push('}', '')
+  // FreeRADIUS refuses an empty switch ("'switch' statements cannot be empty"): a fresh
+  // install with devices but no network user yet must still pass `freeradius -C`.
+  out.push(`${T}case {`, `${T}${T}noop`, `${T}}`, '}', '')
   return out.join('\n')
 }
 

@@ -142,6 +142,22 @@ describe('radius: FreeRADIUS renderer (pure)', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+  it('a tree with devices but no network user yet passes freeradius -C (no empty switch)', function () {
+    if (!FREERADIUS_PRESENT) {
+      console.log(`      skipped: ${FREERADIUS_SKIP}`)
+      return this.skip()
+    }
+    const i = input()
+    i.users = []
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-freeradius-render-'))
+    try {
+      writeRelease(dir, buildFreeradiusConfig(i))
+      const check = checkConfig(dir)
+      expect(check.ok, check.output).to.equal(true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
   it('hostile but accepted values pass freeradius -C as plain strings', function () {
     if (!FREERADIUS_PRESENT) {
       console.log(`      skipped: ${FREERADIUS_SKIP}`)
