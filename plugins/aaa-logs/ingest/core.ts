@@ -9,7 +9,7 @@ import { open } from 'node:fs/promises'
 import type { Knex } from 'knex'
 import type { DatabaseService, Logger } from '../../../sdk/index.js'
 import { LOG_TABLE, protocolOf, type ExclusionMatcher, type LoadExclusions, type LogKind } from '../api.js'
-import { copyRows, encodeCopy, type CopyBatch } from './copy.js'
+import { copyRows, encodeCopy, uuidv7, type CopyBatch } from './copy.js'
 import { parseLine, type Row } from './records.js'
 
 export interface Checkpoint {
@@ -148,6 +148,7 @@ export class IngestCore {
         dropped++
         continue
       }
+      p.row.id = uuidv7()
       p.row.node_id = this.d.nodeId
       p.row.source_file = file.slice(0, 512)
       p.row.source_offset = l.offset
