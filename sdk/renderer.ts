@@ -5,7 +5,7 @@
  * check when its binary is present, and only then makes the release current.
  */
 import type { Knex } from 'knex'
-import { Type } from './schema.js'
+import { Nullable, Type, type Static } from './schema.js'
 
 export interface RenderedFile {
   /** Path relative to the daemon's release folder. */
@@ -81,13 +81,20 @@ export function maskConfigSecrets(text: string): string {
     .join('\n')
 }
 
-/** The response schema of a "configuration deployed on disk" route (e.g. GET /radius/config/preview). */
+/**
+ * The response schema of a "configuration deployed on disk" route (e.g. GET
+ * /radius/config/preview). Before the first deploy the answer is still 200, an
+ * explained empty state: `deployed: false`, no release, no files, and a
+ * `detail` saying how to deploy (a fresh install is not an error).
+ */
 export const DeployedConfigResponse = Type.Object(
   {
     daemon: Type.String(),
-    release: Type.String({ description: 'Release folder name under `<DATA_DIR>/releases/<daemon>/`: `<UTC timestamp>-<short deploy id>`.' }),
-    deploy_id: Type.String({ description: 'The deploy that wrote the release (empty when the database has no record of it).' }),
-    activated_at: Type.String({ format: 'date-time' }),
+    deployed: Type.Boolean({ description: 'Whether a release of this daemon is active on the disk of the node that answers. False on a fresh install.' }),
+    detail: Nullable(Type.String({ description: 'Why nothing is shown and what to do (when `deployed` is false, in the caller\'s language); null otherwise.' })),
+    release: Nullable(Type.String({ description: 'Release folder name under `<DATA_DIR>/releases/<daemon>/`: `<UTC timestamp>-<short deploy id>`. Null while nothing is deployed.' })),
+    deploy_id: Nullable(Type.String({ description: 'The deploy that wrote the release (empty when the database has no record of it). Null while nothing is deployed.' })),
+    activated_at: Nullable(Type.String({ format: 'date-time', description: 'Null while nothing is deployed.' })),
     files: Type.Array(
       Type.Object(
         {
@@ -103,6 +110,12 @@ export const DeployedConfigResponse = Type.Object(
   },
   { title: 'DeployedConfigResponse', additionalProperties: false },
 )
+
+/** The answer of a "configuration deployed on disk" route: the active release, or the explained empty state. */
+export function deployedConfigAnswer(daemon: string, cfg: DeployedConfig | null, t: (key: string, vars?: Record<string, unknown>) => string): Static<typeof DeployedConfigResponse> {
+  if (cfg) return { ...cfg, deployed: true, detail: null }
+  return { daemon, deployed: false, detail: t('core:deploy.nothing_deployed', { daemon }), release: null, deploy_id: null, activated_at: null, files: [] }
+}
 
 /** `?reveal=true`: show secret values (needs the permission `config.reveal` too). */
 export const RevealQuery = Type.Object({ reveal: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false })

@@ -87,6 +87,7 @@ export default {
     check_failed: 'The configuration check of {{daemon}} failed; nothing was deployed: {{output}}',
     daemon_unknown: 'No renderer produces configuration for daemon "{{daemon}}" (known: {{known}}).',
     nothing: 'No loaded plugin renders any daemon configuration.',
+    nothing_deployed: 'Nothing is deployed yet for {{daemon}}: POST /api/v1/deploys renders the configuration, checks it with the daemon and activates it.',
     render_failed: 'Renderer {{renderer}} failed: {{message}}',
     not_rollbackable: 'This deploy was never activated (status {{status}}); only an earlier active release can be restored.',
     release_missing: 'The release folder {{release}} is missing or its files were altered; it cannot be restored.',

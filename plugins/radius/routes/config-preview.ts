@@ -2,9 +2,10 @@
  * GET /radius/config/preview: the FreeRADIUS files currently deployed on disk
  * (the active release the kernel's deploy pipeline made current), read through
  * the SDK service `coreServices.deploys`. Secret values are `***` unless the
- * caller asks `?reveal=true` and holds `config.reveal`.
+ * caller asks `?reveal=true` and holds `config.reveal`. A fresh install (nothing
+ * deployed) answers 200 with `deployed: false` and a detail saying how to deploy.
  */
-import { CommonErrors, defineRoute, DeployedConfigResponse, ErrorBody, mayReveal, RevealQuery, type DeploysService } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, DeployedConfigResponse, deployedConfigAnswer, ErrorBody, mayReveal, RevealQuery, type DeploysService } from '../../../sdk/index.js'
 
 export const FREERADIUS_DAEMON = 'freeradius'
 
@@ -15,15 +16,14 @@ export const radiusConfigPreviewRoutes = (deploys: DeploysService, o: { permissi
     permission: o.permission ?? 'radius.read',
     summary: 'The FreeRADIUS configuration deployed on disk',
     description:
-      'Every file of the active FreeRADIUS release (see POST /deploys), with its size, SHA-256 and mode. Values of lines naming a secret, key or password (`secret`, `Cleartext-Password`, `Crypt-Password`, `NT-Password` …) are `***` unless `reveal=true` is given by a caller holding `config.reveal` (403 for `reveal=true` without it). 404 while nothing is deployed.',
+      'Every file of the active FreeRADIUS release (see POST /deploys), with its size, SHA-256 and mode. Values of lines naming a secret, key or password (`secret`, `Cleartext-Password`, `Crypt-Password`, `NT-Password` …) are `***` unless `reveal=true` is given by a caller holding `config.reveal` (403 for `reveal=true` without it). While nothing is deployed (a fresh install) the answer is 200 with `deployed: false`, `release: null`, no files and a `detail` saying how to deploy.',
     tags: ['radius'],
-    schema: { query: RevealQuery, response: { 200: DeployedConfigResponse, 403: ErrorBody, 404: ErrorBody } },
+    schema: { query: RevealQuery, response: { 200: DeployedConfigResponse, 403: ErrorBody } },
     handler: async (req) => {
       const reveal = mayReveal(req.actor, req.query.reveal)
       if (req.query.reveal && !reveal) throw CommonErrors.forbidden({ field: 'reveal' })
-      const cfg = await deploys.currentFiles(o.daemon ?? FREERADIUS_DAEMON, { reveal })
-      if (!cfg) throw CommonErrors.notFound()
-      return cfg
+      const daemon = o.daemon ?? FREERADIUS_DAEMON
+      return deployedConfigAnswer(daemon, await deploys.currentFiles(daemon, { reveal }), req.t)
     },
   }),
 ]
