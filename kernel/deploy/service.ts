@@ -19,7 +19,7 @@
  * disk, never another node's deploy in flight.
  */
 import { randomUUID } from 'node:crypto'
-import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
@@ -31,6 +31,7 @@ import type { SettingsStore } from '../settings/store.js'
 import { run, runCheck, type CheckOutcome } from './check.js'
 import { unifiedDiff } from './diff.js'
 import { ClusterDeployLock, type DeployLease } from './lock.js'
+import { takeFolderLock } from './lock-file.js'
 import { DeployErrors, keepReleasesSetting, lockWaitSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
 export * from './model.js'
 import {
@@ -87,7 +88,7 @@ export class DeployService implements DeploysService {
    */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const locked = async () => {
-      const release = await this.lockFile()
+      const release = await takeFolderLock(this.d.dataDir, { nodeId: this.d.nodeId, log: this.d.log })
       try {
         return await fn()
       } finally {
@@ -113,43 +114,6 @@ export class DeployService implements DeploysService {
         await lease.release()
       }
     })
-  }
-
-  private async lockFile(): Promise<() => void> {
-    const dir = path.join(this.d.dataDir, 'releases')
-    mkdirSync(dir, { recursive: true, mode: 0o750 })
-    const file = path.join(dir, '.deploy.lock')
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      try {
-        const fd = openSync(file, 'wx', 0o600)
-        writeSync(fd, String(process.pid))
-        closeSync(fd)
-        return () => rmSync(file, { force: true })
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      }
-      const pid = Number(readFileSync(file, { encoding: 'utf8', flag: 'r' }) || 0)
-      let alive = pid > 0 && pid !== process.pid
-      if (alive) {
-        try {
-          process.kill(pid, 0)
-        } catch (e) {
-          alive = (e as NodeJS.ErrnoException).code === 'EPERM'
-        }
-      }
-      if (!alive) {
-        this.d.log.warn({ pid }, 'taking over the deploy lock of a process that is gone')
-        try {
-          unlinkSync(file)
-        } catch {
-          // another process took it over first
-        }
-        continue
-      }
-      if (Date.now() > deadline) throw DeployErrors.inProgress({ vars: { node: this.d.nodeId, pid } })
-      await sleep(100)
-    }
   }
 
   /** Keep the newest `deploy.keep_releases` release folders of a daemon, and always the current one. */
