@@ -8,8 +8,16 @@ export default {
     device_referenced: 'The device is still referenced elsewhere (for example by an AAA policy rule). Remove those references first.',
     group_name_taken: 'A device group named "{{name}}" already exists (names are compared without regard to case).',
     group_cycle: 'A device group cannot be placed under itself or under one of its own subgroups.',
-    group_too_deep: 'Device groups nest at most {{max}} levels deep; this change would make {{depth}}.',
-    group_in_use: 'The device group still holds {{devices}} device(s) and {{children}} subgroup(s). Move or delete them first.',
+    group_too_deep: 'Device groups nest at most $t(inventory:count.levels, {"count": {{max}} }) deep; this change would make {{depth}}.',
+    group_in_use: 'The device group still holds $t(inventory:count.devices, {"count": {{devices}} }) and $t(inventory:count.subgroups, {"count": {{children}} }). Move or delete them first.',
     group_referenced: 'The device group is still referenced elsewhere (for example by an AAA policy rule). Remove those references first.',
+  },
+  count: {
+    levels_one: '{{count}} level',
+    levels_other: '{{count}} levels',
+    devices_one: '{{count}} device',
+    devices_other: '{{count}} devices',
+    subgroups_one: '{{count}} subgroup',
+    subgroups_other: '{{count}} subgroups',
   },
 }

@@ -114,7 +114,7 @@ describe('inventory: device groups API', () => {
       const d = await createDevice(t, { device_group_id: b.id })
       const withDevice = await t.admin('DELETE', `/api/v1/device-groups/${b.id}`, { headers: { 'accept-language': 'ru' } })
       expectError(withDevice, 409, 'GROUP_IN_USE', 'device_group_id')
-      expect(withDevice.body.detail).to.include('устройства')
+      expect(withDevice.body.detail).to.include('1 устройство и 0 подгрупп')
       await t.admin('DELETE', `/api/v1/devices/${d.id}`)
       expect((await t.admin('DELETE', `/api/v1/device-groups/${b.id}`)).status).to.equal(204)
       expect((await t.admin('DELETE', `/api/v1/device-groups/${a.id}`)).status).to.equal(204)

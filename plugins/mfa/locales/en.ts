@@ -17,6 +17,10 @@ export default {
   mail: {
     subject: 'Set up two-factor sign-in for Portcullis',
     body:
-      'Hello {{username}},\n\nSet up your authenticator app for two-factor sign-in within {{minutes}} minutes. Your setup token:\n\n{{token}}\n\nSend it as `Authorization: Bearer <token>` to POST {{api}}/mfa/enrollment (it answers the QR code and the secret for your app), then send the first code from the app to POST {{api}}/mfa/enrollment/confirm.\n\nIf you did not expect this message, tell your administrator.\n',
+      'Hello {{username}},\n\nSet up your authenticator app for two-factor sign-in within $t(mfa:count.minutes, {"count": {{minutes}} }). Your setup token:\n\n{{token}}\n\nSend it as `Authorization: Bearer <token>` to POST {{api}}/mfa/enrollment (it answers the QR code and the secret for your app), then send the first code from the app to POST {{api}}/mfa/enrollment/confirm.\n\nIf you did not expect this message, tell your administrator.\n',
+  },
+  count: {
+    minutes_one: '{{count}} minute',
+    minutes_other: '{{count}} minutes',
   },
 }

@@ -17,6 +17,13 @@ export default {
   mail: {
     subject: 'Настройка двухфакторного входа в Portcullis',
     body:
-      'Здравствуйте, {{username}}!\n\nНастройте приложение-аутентификатор для двухфакторного входа в течение {{minutes}} минут. Ваш токен настройки:\n\n{{token}}\n\nПередайте его как `Authorization: Bearer <токен>` в POST {{api}}/mfa/enrollment (ответ содержит QR-код и секрет для приложения), затем отправьте первый код из приложения в POST {{api}}/mfa/enrollment/confirm.\n\nЕсли вы не ждали этого письма, сообщите администратору.\n',
+      'Здравствуйте, {{username}}!\n\nНастройте приложение-аутентификатор для двухфакторного входа в течение $t(mfa:count.minutes, {"count": {{minutes}} }). Ваш токен настройки:\n\n{{token}}\n\nПередайте его как `Authorization: Bearer <токен>` в POST {{api}}/mfa/enrollment (ответ содержит QR-код и секрет для приложения), затем отправьте первый код из приложения в POST {{api}}/mfa/enrollment/confirm.\n\nЕсли вы не ждали этого письма, сообщите администратору.\n',
+  },
+  // Genitive, after «в течение»: 1 минуты, 2 минут, 15 минут.
+  count: {
+    minutes_one: '{{count}} минуты',
+    minutes_few: '{{count}} минут',
+    minutes_many: '{{count}} минут',
+    minutes_other: '{{count}} минуты',
   },
 }

@@ -8,7 +8,7 @@ export default {
       control: 'The value of {{name}} contains a control character (line break, tab …), which is not allowed.',
       percent: 'The value of {{name}} contains "%", which FreeRADIUS would expand; it is not allowed.',
       variable: 'The value of {{name}} contains "${" or "$ENV{", which FreeRADIUS would replace with a configuration or environment value; it is not allowed.',
-      too_long: 'The value of {{name}} is longer than {{max}} bytes (UTF-8).',
+      too_long: 'The value of {{name}} is longer than $t(radius:count.bytes, {"count": {{max}} }) (UTF-8).',
       integer: '{{name}} takes a whole number from {{min}} to {{max}}.',
       enum: '{{name}} takes one of: {{values}}.',
       ipaddr: '{{name}} takes an IPv4 address such as 192.0.2.10.',
@@ -17,5 +17,9 @@ export default {
       avpair: '{{name}} takes attribute=value (or attribute*value), for example shell:priv-lvl=15.',
       tag: 'The value of {{name}} must not start with ":": FreeRADIUS would read ":N:" as a tag.',
     },
+  },
+  count: {
+    bytes_one: '{{count}} byte',
+    bytes_other: '{{count}} bytes',
   },
 }

@@ -1,7 +1,10 @@
 export default {
   errors: {
     command_set_name_taken: 'A command set named "{{name}}" already exists.',
-    command_set_in_use: 'The command set is used by {{count}} TACACS+ profile(s): {{profiles}}. Remove it from them first.',
+    // Without a number count (a race seen as "1+"), the plain key.
+    command_set_in_use: 'The command set is used by {{count}} TACACS+ profiles: {{profiles}}. Remove it from them first.',
+    command_set_in_use_one: 'The command set is used by {{count}} TACACS+ profile: {{profiles}}. Remove it from that profile first.',
+    command_set_in_use_other: 'The command set is used by {{count}} TACACS+ profiles: {{profiles}}. Remove it from them first.',
     profile_name_taken: 'A TACACS+ profile named "{{name}}" already exists.',
     command_set_not_found: 'No command set has the id {{id}}.',
     shell_attribute_reserved: 'The attribute "{{name}}" belongs to the request itself and cannot be set.',

@@ -1,7 +1,11 @@
 export default {
   errors: {
     command_set_name_taken: 'Набор команд «{{name}}» уже существует.',
-    command_set_in_use: 'Набор команд используется профилями TACACS+ ({{count}}): {{profiles}}. Сначала уберите его из них.',
+    command_set_in_use: 'Набор команд используется в профилях TACACS+ ({{count}}): {{profiles}}. Сначала уберите его из них.',
+    command_set_in_use_one: 'Набор команд используется в {{count}} профиле TACACS+: {{profiles}}. Сначала уберите его оттуда.',
+    command_set_in_use_few: 'Набор команд используется в {{count}} профилях TACACS+: {{profiles}}. Сначала уберите его из них.',
+    command_set_in_use_many: 'Набор команд используется в {{count}} профилях TACACS+: {{profiles}}. Сначала уберите его из них.',
+    command_set_in_use_other: 'Набор команд используется в {{count}} профилях TACACS+: {{profiles}}. Сначала уберите его из них.',
     profile_name_taken: 'Профиль TACACS+ «{{name}}» уже существует.',
     command_set_not_found: 'Нет набора команд с идентификатором {{id}}.',
     shell_attribute_reserved: 'Атрибут «{{name}}» относится к самому запросу, задать его нельзя.',
