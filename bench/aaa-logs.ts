@@ -346,7 +346,8 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
 
     const authz = KINDS.find((k) => k.kind === 'tacacs_authorization')!
     const rauth = KINDS.find((k) => k.kind === 'radius_authentication')!
-    const tables = KINDS.map((k) => k.table)
+    // The log tables and what the list reads beside them (row counts, rollup): the bound replays them all.
+    const tables = [...KINDS.map((k) => k.table), 'aaa_log_row_counts', 'aaa_log_rollup']
     const now = Date.now()
     const zipfUser = () => `user${String(Math.floor(USERS * Math.random() ** 3)).padStart(5, '0')}`
     const windowEnd = () => now - Math.random() * 89 * DAY

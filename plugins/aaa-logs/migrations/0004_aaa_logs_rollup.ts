@@ -18,7 +18,17 @@ import type { Knex } from 'knex'
  *   (user names, devices), whose partial edge days the list counts through
  *   their own (username, timestamp) and (nas_ip, timestamp) indexes.
  * - `e1`, `e2` are the kind's enum filters (status/action/acct_status_type, and
- *   RADIUS auth_type), '' where the kind has none or the value is NULL.
+ *   RADIUS auth_type), '' where the kind has none or the value is NULL. The
+ *   day-grained dimensions keep `e1` only (`e2` ''): they are the many rows,
+ *   and a user's or device's day split four ways by auth_type would be more.
+ *
+ * Keys are ordered (table, dimension, bucket, value, …): the rows a batch of
+ * fresh events touches (this hour's, this day's) sit together in the primary
+ * key, so the ingester's upserts stay on a few hot pages however large the
+ * rollup grows; a second index (table, dimension, value, bucket) serves the
+ * lists' reads of one value over a window. `n` is in neither index and the
+ * table keeps free room per page (fillfactor 70), so an upsert of an existing
+ * row is a HOT update that touches no index at all.
  *
  * Each statement's rows are grouped once (one pass over the transition table)
  * and upserted in key order, so concurrent writers take the rollup rows' locks
@@ -50,29 +60,30 @@ function contributions(table: string, source: string, sign: 1 | -1): string {
     `('nas_ip', r.nas_ip::text, ${DAY})`,
     ...k.text.map((c) => `('${c}', r.${c}::text, ${HOUR})`),
   ]
-  const e2 = k.e2 ? `coalesce(r.${k.e2}::text, '')` : `''`
-  return `SELECT '${table}', d.dim, d.val, date_bin(d.grain, r.timestamp, TIMESTAMPTZ '1970-01-01 00:00:00+00') AS bucket,
+  const e2 = k.e2 ? `CASE WHEN d.grain = ${DAY} THEN '' ELSE coalesce(r.${k.e2}::text, '') END` : `''`
+  return `SELECT '${table}', d.dim, date_bin(d.grain, r.timestamp, TIMESTAMPTZ '1970-01-01 00:00:00+00') AS bucket, d.val,
       coalesce(r.${k.e1}::text, '') AS e1, ${e2} AS e2, ${sign} * count(*)
     FROM ${source} r CROSS JOIN LATERAL (VALUES ${dims.join(', ')}) AS d(dim, val, grain)
     WHERE d.val IS NOT NULL
-    GROUP BY d.dim, d.val, bucket, e1, e2
-    ORDER BY d.dim, d.val, bucket, e1, e2`
+    GROUP BY d.dim, bucket, d.val, e1, e2
+    ORDER BY d.dim, bucket, d.val, e1, e2`
 }
 
-const upsert = (select: string) => `INSERT INTO aaa_log_rollup (table_name, dim, val, bucket, e1, e2, n) ${select}
-    ON CONFLICT (table_name, dim, val, bucket, e1, e2) DO UPDATE SET n = aaa_log_rollup.n + EXCLUDED.n`
+const upsert = (select: string) => `INSERT INTO aaa_log_rollup (table_name, dim, bucket, val, e1, e2, n) ${select}
+    ON CONFLICT (table_name, dim, bucket, val, e1, e2) DO UPDATE SET n = aaa_log_rollup.n + EXCLUDED.n`
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`CREATE TABLE aaa_log_rollup (
     table_name varchar(64) NOT NULL,
     dim varchar(16) NOT NULL,
-    val text NOT NULL,
     bucket timestamptz NOT NULL,
+    val text NOT NULL,
     e1 varchar(32) NOT NULL,
     e2 varchar(16) NOT NULL,
     n bigint NOT NULL,
-    PRIMARY KEY (table_name, dim, val, bucket, e1, e2)
-  )`)
+    PRIMARY KEY (table_name, dim, bucket, val, e1, e2)
+  ) WITH (fillfactor = 70)`)
+  await knex.raw('CREATE INDEX aaa_log_rollup_val ON aaa_log_rollup (table_name, dim, val, bucket)')
   for (const t of Object.keys(KINDS)) {
     await knex.raw(`CREATE FUNCTION ${t}_rollup_insert() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN

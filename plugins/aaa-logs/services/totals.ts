@@ -2,7 +2,8 @@
  * `total_by_filter` of a log list, cheap at any table size:
  * - exact from the rollup of migration 0004 when the filters are the ones it
  *   keeps (at most one of `username`, `nas_ip`, `node_id` and the kind's text
- *   filters, any enum filters, any date window): whole buckets inside the
+ *   filters, any enum filters except RADIUS `auth_type` with `username` or
+ *   `nas_ip`, any date window): whole buckets inside the
  *   window are summed from the rollup, the partial buckets at its two edges
  *   (at most an hour, or a day of one user or device) are counted from the rows;
  * - otherwise (free-text `search`, or two of those filters together) a count
@@ -35,7 +36,11 @@ export function rollupDimension(k: KindDef, q: LogFilters): string | null {
   if (q.search?.trim()) return null
   const dims = ['username', 'nas_ip', 'node_id', ...k.textFilters].filter((d) => q[d] !== undefined)
   if (dims.length > 1) return null
-  return dims[0] ?? 'node_id'
+  const dim = dims[0] ?? 'node_id'
+  // The day-grained dimensions are not split by the kind's second enum (RADIUS auth_type).
+  const e2 = Object.keys(k.enumFilters)[1]
+  if (GRAIN[dim] === DAY && e2 && q[e2] !== undefined) return null
+  return dim
 }
 
 /**
