@@ -8,10 +8,11 @@
  *   Bound: a server-side COPY of the same stored rows (CSV file) into the same
  *   table: the database's own cost of taking these rows, with no client at all.
  * - Index costs (BENCH_INDEX_COST=0 skips them): BENCH_INDEX_LINES (200,000) of
- *   the same lines ingested again (a new node id each time) with everything in
- *   place, then with one secondary index dropped (re-created after, its build
- *   time noted), with the rollup triggers disabled, and finally with neither
- *   secondary indexes nor rollup (only the primary key and the row counts).
+ *   the same lines ingested again (a new node id each time), BENCH_INDEX_ROUNDS
+ *   (2) times per stage, first with everything in place, then taking away one
+ *   after the other the rollup triggers and each secondary index, down to the
+ *   primary key and the row counts: the difference between two stages is what
+ *   the thing taken away costs per line.
  */
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
@@ -57,8 +58,6 @@ export interface IndexCost {
   variant: string
   rate: number
   ms: number
-  /** Build time of what was dropped, re-created after the run (ms). */
-  rebuildMs: number | null
 }
 
 export async function measureIngestion(app: App, c: pg.Client, dataDir: string, silent: Logger) {
@@ -100,53 +99,56 @@ export async function measureIngestion(app: App, c: pg.Client, dataDir: string, 
     `ingester: ${lines.toLocaleString('en-US')} lines in ${(main.ms / 1000).toFixed(2)} s = ${Math.round(main.rate).toLocaleString('en-US')} lines/s; stored ${main.stored.toLocaleString('en-US')} (${main.copied.toLocaleString('en-US')} through COPY), dropped ${main.dropped.toLocaleString('en-US')} (batch ${batchSize}; parse+exclude+encode ${Math.round(main.parseMs)} ms, database ${Math.round(main.dbMs)} ms)`,
   )
 
-  // Bound: the same stored rows, COPY'd by the server from a CSV file into the same table.
+  // Bound: the same stored rows, COPY'd by the server from a CSV file into the same table, with their
+  // time-ordered ids (a microsecond later, so (id, timestamp) stays unique) as the ingester writes them;
+  // then once more without ids, so the column's random default (gen_random_uuid) applies: what the
+  // order of the primary key's inserts costs.
   const cols = 'timestamp, username, nas_ip, node_id, device_name, client_address, session_id, source_file, source_offset, action, rule_name, profile, service, priv_lvl, command, arguments, reply_arguments'
-  const csvPath = path.join(logDir, 'bound.csv')
-  await c.query(`COPY (SELECT ${cols} FROM ${TABLE} WHERE node_id = '${main.nodeId}') TO '${csvPath}' (FORMAT csv)`)
-  const tc = performance.now()
-  const copied = await c.query(`COPY ${TABLE} (${cols}) FROM '${csvPath}' (FORMAT csv)`)
-  const copyMs = performance.now() - tc
-  const copyRate = lines / (copyMs / 1000)
+  const serverCopy = async (withIds: boolean) => {
+    const csvPath = path.join(logDir, `bound-${withIds ? 'ids' : 'random'}.csv`)
+    const sel = `${withIds ? 'id, ' : ''}${cols.replace('timestamp,', "timestamp + interval '1 microsecond',")}`
+    await c.query(`COPY (SELECT ${sel} FROM ${TABLE} WHERE node_id = '${main.nodeId}') TO '${csvPath}' (FORMAT csv)`)
+    const t0 = performance.now()
+    const r = await c.query(`COPY ${TABLE} (${withIds ? 'id, ' : ''}${cols}) FROM '${csvPath}' (FORMAT csv)`)
+    const ms = performance.now() - t0
+    return { ms, rate: lines / (ms / 1000), rows: r.rowCount ?? 0 }
+  }
+  const bound = await serverCopy(true)
+  const boundRandom = await serverCopy(false)
+  const copyMs = bound.ms
+  const copyRate = bound.rate
   console.log(
-    `bound: server-side COPY of the ${copied.rowCount?.toLocaleString('en-US')} stored rows into the same table in ${(copyMs / 1000).toFixed(2)} s = ${Math.round(copyRate).toLocaleString('en-US')} lines/s equivalent; ingester/bound ${(copyRate / main.rate).toFixed(2)}× slower; target ≥ 50,000 lines/s: ${main.rate >= 50_000 ? 'met' : 'NOT met'}`,
+    `bound: server-side COPY of the ${bound.rows.toLocaleString('en-US')} stored rows into the same table in ${(bound.ms / 1000).toFixed(2)} s = ${Math.round(bound.rate).toLocaleString('en-US')} lines/s equivalent (random ids instead: ${(boundRandom.ms / 1000).toFixed(2)} s = ${Math.round(boundRandom.rate).toLocaleString('en-US')} lines/s); ingester/bound ${(copyRate / main.rate).toFixed(2)}× slower; target ≥ 50,000 lines/s: ${main.rate >= 50_000 ? 'met' : 'NOT met'}`,
   )
 
+  // What each index and the rollup cost: taken away one after the other (no re-creation: the bench ends
+  // here), each stage ingesting the same lines BENCH_INDEX_ROUNDS times under a new node id.
   const costs: IndexCost[] = []
   if (process.env.BENCH_INDEX_COST !== '0') {
+    const rounds = envInt('BENCH_INDEX_ROUNDS', 2)
     const costDir = path.join(logDir, 'cost')
     mkdirSync(costDir)
     await writeLines(path.join(costDir, `authorization-${new Date().toISOString().slice(0, 10)}.log`), indexLines)
-    const defs = (await c.query<{ indexname: string; indexdef: string }>(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = $1 AND indexname NOT LIKE '%_pkey' ORDER BY indexname`, [TABLE])).rows
+    const idx = (suffix: string) => `${TABLE}_${suffix}`
     const rollup = (await c.query<{ tgname: string }>(`SELECT tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname LIKE '%_rollup_%'`, [TABLE])).rows.map((r) => r.tgname)
-    const run = async (variant: string, rebuild: () => Promise<number | null>) => {
-      const r = await ingest(costDir, indexLines)
-      const rebuildMs = await rebuild()
-      costs.push({ variant, rate: r.rate, ms: r.ms, rebuildMs })
-      console.log(`  ${variant.padEnd(46)} ${Math.round(r.rate).toLocaleString('en-US').padStart(7)} lines/s (${(r.ms / 1000).toFixed(2)} s)${rebuildMs !== null ? `; re-created in ${(rebuildMs / 1000).toFixed(1)} s` : ''}`)
+    const stages: [string, () => Promise<unknown>][] = [
+      ['as shipped', async () => undefined],
+      ['− rollup triggers (migration 0004)', async () => Promise.all(rollup.map((t) => c.query(`ALTER TABLE ${TABLE} DISABLE TRIGGER ${t}`)))],
+      ['− search_trgm (pg_trgm GIN, search)', () => c.query(`DROP INDEX ${idx('search_trgm')}`)],
+      ['− nas_ts (nas_ip, timestamp)', () => c.query(`DROP INDEX ${idx('nas_ts')}`)],
+      ['− user_ts (username, timestamp)', () => c.query(`DROP INDEX ${idx('user_ts')}`)],
+      ['− ts (timestamp, id): primary key and row counts left', () => c.query(`DROP INDEX ${idx('ts')}`)],
+    ]
+    console.log(`index costs: ${indexLines.toLocaleString('en-US')} lines, ${rounds} rounds per stage, batch ${batchSize}, each stage without what the ones before took away`)
+    for (const [variant, take] of stages) {
+      await take()
+      const runs: IngestRun[] = []
+      for (let i = 0; i < rounds; i++) runs.push(await ingest(costDir, indexLines))
+      const ms = runs.map((r) => r.ms).sort((x, y) => x - y)[Math.floor((runs.length - 1) / 2)]
+      const rate = indexLines / (ms / 1000)
+      costs.push({ variant, rate, ms })
+      console.log(`  ${variant.padEnd(52)} ${Math.round(rate).toLocaleString('en-US').padStart(7)} lines/s (${(ms / 1000).toFixed(2)} s; rounds ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')} s)`)
     }
-    const recreate = async (def: string) => {
-      const t0 = performance.now()
-      await c.query(`SET maintenance_work_mem = '512MB'`)
-      await c.query(def.replace(' ON ONLY ', ' ON '))
-      return performance.now() - t0
-    }
-    const triggers = async (on: boolean) => {
-      for (const t of rollup) await c.query(`ALTER TABLE ${TABLE} ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${t}`)
-    }
-    console.log(`index costs: ${indexLines.toLocaleString('en-US')} lines each, batch ${batchSize}, a new node id per run`)
-    await run('everything (as shipped)', async () => null)
-    await triggers(false)
-    await run('without the rollup triggers', async () => (await triggers(true), null))
-    for (const d of defs) {
-      await c.query(`DROP INDEX ${d.indexname}`)
-      await run(`without ${d.indexname}`, () => recreate(d.indexdef))
-    }
-    await run('everything again', async () => null)
-    for (const d of defs) await c.query(`DROP INDEX ${d.indexname}`)
-    await triggers(false)
-    // Last: the bench ends here, so nothing is rebuilt.
-    await run('primary key only, no rollup', async () => null)
   }
-  return { lines, batchSize, main, copyMs, copyRate, costs }
+  return { lines, batchSize, main, copyMs, copyRate, boundRandom, costs }
 }

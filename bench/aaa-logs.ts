@@ -481,8 +481,12 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
     console.log(`\n== 5. ingestion: tac_plus-ng authorization lines, 10% excluded ==`)
     const ingest = await measureIngestion(app, c, dataDir, silent)
     const { rate, copyRate } = { rate: ingest.main.rate, copyRate: ingest.copyRate }
-    const baseRate = ingest.costs.find((x) => x.variant.startsWith('everything'))?.rate
-    for (const x of ingest.costs) console.log(`| ingest ${x.variant} | ${Math.round(x.rate).toLocaleString('en-US')} lines/s | ${baseRate ? `${(x.rate / baseRate).toFixed(2)}× of as shipped` : ''} |`)
+    // Per stage: µs per line, and what the thing taken away cost (the previous stage's µs minus this one's).
+    ingest.costs.forEach((x, i) => {
+      const us = 1e6 / x.rate
+      const saved = i ? 1e6 / ingest.costs[i - 1].rate - us : 0
+      console.log(`| ingest, ${x.variant} | ${Math.round(x.rate).toLocaleString('en-US')} lines/s | ${us.toFixed(1)} µs/line | ${i ? `${saved.toFixed(1)} µs/line (${((100 * saved) / (1e6 / ingest.costs[0].rate)).toFixed(0)}% of as shipped)` : ''} |`)
+    })
 
     const loadEnd = loadAvg()
     console.log(`\nload average at the end: ${loadEnd}`)
