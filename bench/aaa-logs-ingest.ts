@@ -104,17 +104,22 @@ export async function measureIngestion(app: App, c: pg.Client, dataDir: string, 
   // then once more without ids, so the column's random default (gen_random_uuid) applies: what the
   // order of the primary key's inserts costs.
   const cols = 'timestamp, username, nas_ip, node_id, device_name, client_address, session_id, source_file, source_offset, action, rule_name, profile, service, priv_lvl, command, arguments, reply_arguments'
+  let shift = 0
   const serverCopy = async (withIds: boolean) => {
-    const csvPath = path.join(logDir, `bound-${withIds ? 'ids' : 'random'}.csv`)
-    const sel = `${withIds ? 'id, ' : ''}${cols.replace('timestamp,', "timestamp + interval '1 microsecond',")}`
+    const csvPath = path.join(logDir, `bound-${++shift}.csv`)
+    const sel = `${withIds ? 'id, ' : ''}${cols.replace('timestamp,', `timestamp + interval '${shift} microsecond',`)}`
     await c.query(`COPY (SELECT ${sel} FROM ${TABLE} WHERE node_id = '${main.nodeId}') TO '${csvPath}' (FORMAT csv)`)
     const t0 = performance.now()
     const r = await c.query(`COPY ${TABLE} (${withIds ? 'id, ' : ''}${cols}) FROM '${csvPath}' (FORMAT csv)`)
     const ms = performance.now() - t0
     return { ms, rate: lines / (ms / 1000), rows: r.rowCount ?? 0 }
   }
-  const bound = await serverCopy(true)
-  const boundRandom = await serverCopy(false)
+  // Alternated twice (the machine's load moves): the faster of each.
+  const fastest = (a: { ms: number; rate: number; rows: number }, b: { ms: number; rate: number; rows: number }) => (a.ms <= b.ms ? a : b)
+  let bound = await serverCopy(true)
+  let boundRandom = await serverCopy(false)
+  bound = fastest(bound, await serverCopy(true))
+  boundRandom = fastest(boundRandom, await serverCopy(false))
   const copyMs = bound.ms
   const copyRate = bound.rate
   console.log(
@@ -133,7 +138,7 @@ export async function measureIngestion(app: App, c: pg.Client, dataDir: string, 
     const rollup = (await c.query<{ tgname: string }>(`SELECT tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname LIKE '%_rollup_%'`, [TABLE])).rows.map((r) => r.tgname)
     const stages: [string, () => Promise<unknown>][] = [
       ['as shipped', async () => undefined],
-      ['− rollup triggers (migration 0004)', async () => Promise.all(rollup.map((t) => c.query(`ALTER TABLE ${TABLE} DISABLE TRIGGER ${t}`)))],
+      ['− rollup triggers (migration 0004)', async () => { for (const t of rollup) await c.query(`ALTER TABLE ${TABLE} DISABLE TRIGGER ${t}`) }],
       ['− search_trgm (pg_trgm GIN, search)', () => c.query(`DROP INDEX ${idx('search_trgm')}`)],
       ['− nas_ts (nas_ip, timestamp)', () => c.query(`DROP INDEX ${idx('nas_ts')}`)],
       ['− user_ts (username, timestamp)', () => c.query(`DROP INDEX ${idx('user_ts')}`)],
