@@ -104,22 +104,26 @@ export async function measureIngestion(app: App, c: pg.Client, dataDir: string, 
   // then once more without ids, so the column's random default (gen_random_uuid) applies: what the
   // order of the primary key's inserts costs.
   const cols = 'timestamp, username, nas_ip, node_id, device_name, client_address, session_id, source_file, source_offset, action, rule_name, profile, service, priv_lvl, command, arguments, reply_arguments'
-  let shift = 0
-  const serverCopy = async (withIds: boolean) => {
-    const csvPath = path.join(logDir, `bound-${++shift}.csv`)
-    const sel = `${withIds ? 'id, ' : ''}${cols.replace('timestamp,', `timestamp + interval '${shift} microsecond',`)}`
-    await c.query(`COPY (SELECT ${sel} FROM ${TABLE} WHERE node_id = '${main.nodeId}') TO '${csvPath}' (FORMAT csv)`)
-    const t0 = performance.now()
-    const r = await c.query(`COPY ${TABLE} (${withIds ? 'id, ' : ''}${cols}) FROM '${csvPath}' (FORMAT csv)`)
-    const ms = performance.now() - t0
-    return { ms, rate: lines / (ms / 1000), rows: r.rowCount ?? 0 }
+  // Exported first (four files, each a microsecond later than the last), then COPY'd alternately with
+  // and without ids, twice (the machine's load moves): the faster of each.
+  const files: { csv: string; withIds: boolean }[] = []
+  for (let i = 1; i <= 4; i++) {
+    const withIds = i % 2 === 1
+    const csv = path.join(logDir, `bound-${i}.csv`)
+    const sel = `${withIds ? 'id, ' : ''}${cols.replace('timestamp,', `timestamp + interval '${i} microsecond',`)}`
+    await c.query(`COPY (SELECT ${sel} FROM ${TABLE} WHERE node_id = '${main.nodeId}') TO '${csv}' (FORMAT csv)`)
+    files.push({ csv, withIds })
   }
-  // Alternated twice (the machine's load moves): the faster of each.
-  const fastest = (a: { ms: number; rate: number; rows: number }, b: { ms: number; rate: number; rows: number }) => (a.ms <= b.ms ? a : b)
-  let bound = await serverCopy(true)
-  let boundRandom = await serverCopy(false)
-  bound = fastest(bound, await serverCopy(true))
-  boundRandom = fastest(boundRandom, await serverCopy(false))
+  const timed: { withIds: boolean; ms: number; rate: number; rows: number }[] = []
+  for (const f of files) {
+    const t0 = performance.now()
+    const r = await c.query(`COPY ${TABLE} (${f.withIds ? 'id, ' : ''}${cols}) FROM '${f.csv}' (FORMAT csv)`)
+    const ms = performance.now() - t0
+    timed.push({ withIds: f.withIds, ms, rate: lines / (ms / 1000), rows: r.rowCount ?? 0 })
+  }
+  const fastest = (withIds: boolean) => timed.filter((x) => x.withIds === withIds).sort((x, y) => x.ms - y.ms)[0]
+  const bound = fastest(true)
+  const boundRandom = fastest(false)
   const copyMs = bound.ms
   const copyRate = bound.rate
   console.log(
