@@ -4,7 +4,7 @@
  * engines and resolves `user_group` exclusion rules through the kernel's
  * identity service (which the old stand-alone script could not).
  */
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -38,7 +38,13 @@ for (const engine of ['postgres', 'embedded'] as const) {
       const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir(), MASTER_KEY: t.masterKey, PLUGINS: 'aaa-logs', LOG_LEVEL: 'error', DATABASE_URL: t.databaseUrl ?? undefined }
       if (engine === 'embedded') await t.stop()
       try {
-        return spawnSync(process.execPath, ['--import', 'tsx', cli, 'aaa-logs-replay', ...args], { env, encoding: 'utf8' })
+        // Not spawnSync: the test's server runs in this process and must keep answering (and timing out idle sockets) meanwhile.
+        return await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+          const c = spawn(process.execPath, ['--import', 'tsx', cli, 'aaa-logs-replay', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+          let stderr = ''
+          c.stderr.on('data', (d) => (stderr += d))
+          c.on('close', (status) => resolve({ status, stderr }))
+        })
       } finally {
         if (engine === 'embedded') await start()
       }
