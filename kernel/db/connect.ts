@@ -7,9 +7,9 @@
 import path from 'node:path'
 import { mkdirSync } from 'node:fs'
 import knexPkg, { type Knex } from 'knex'
-import ClientPgLite from 'knex-pglite'
 import pg from 'pg'
 import type { DatabaseService, Logger } from '../../sdk/index.js'
+import { defaultTemplateDir, EmbeddedClient } from './embedded.js'
 
 // bigint (count(*)) and numeric as JS numbers: counts here stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -18,7 +18,14 @@ pg.types.setTypeParser(1700, (v) => Number(v))
 /** knex's messages for a connection that could not be made or was lost. */
 const CONNECTION_NOISE = /^(Acquire connection error|Connection Error)\b/
 
-export function connect(opts: { databaseUrl: string | null; dataDir: string; log?: Logger; dbStatementTimeoutMs?: number }): DatabaseService {
+export function connect(opts: {
+  databaseUrl: string | null
+  dataDir: string
+  log?: Logger
+  dbStatementTimeoutMs?: number
+  /** Where a pristine embedded cluster is kept for new data folders (embedded.ts); null: initdb in each new folder. */
+  embeddedTemplateDir?: string | null
+}): DatabaseService {
   // knex writes its own warnings to the console; route them to the log. Its connection errors come once per
   // failed connection attempt, so during an outage once per request: they go to debug, and the outage
   // itself is logged once, then summarised, by the HTTP layer (OutageLog in outage.ts).
@@ -53,13 +60,16 @@ export function connect(opts: { databaseUrl: string | null; dataDir: string; log
     // No statement timeout here: PGlite accepts `SET statement_timeout` but never cuts a statement (its
     // single-threaded WebAssembly build has no timer signal), and with its one connection no other
     // session can hold a lock a request would wait on.
+    // The embedded client answers as pg does (counts, value types, parameters, errors): embedded.ts says
+    // what differs in knex-pglite and how each difference is removed.
     const dir = path.join(opts.dataDir, 'pgdata')
     // PGlite itself writes its initial files 0666 whatever the umask: app.ts repairs them (security/data-dir.ts).
     mkdirSync(dir, { recursive: true, mode: 0o700 })
+    const templateDir = opts.embeddedTemplateDir === undefined ? defaultTemplateDir() : opts.embeddedTemplateDir
     knex = knexPkg.knex({
-      client: ClientPgLite as unknown as typeof knexPkg.Client,
+      client: EmbeddedClient as unknown as typeof knexPkg.Client,
       dialect: 'postgres',
-      connection: { filename: dir },
+      connection: { filename: dir, templateDir, log: opts.log },
       acquireConnectionTimeout: 60_000,
       log,
     } as Knex.Config)

@@ -16,10 +16,24 @@ import type { Logger } from '../../sdk/index.js'
 import { request, type RequestOptions, type TestResponse } from './http.js'
 import { sharedPostgres } from './shared.js'
 
+export type TestEngine = 'postgres' | 'embedded'
+
+/**
+ * The engine of a test that names none: TEST_ENGINE (`postgres` by default).
+ * `npm test` runs the whole suite once with each; a test that pins an engine
+ * (or passes `databaseUrl`) keeps it.
+ */
+export function defaultEngine(): TestEngine {
+  const e = process.env.TEST_ENGINE || 'postgres'
+  if (e !== 'postgres' && e !== 'embedded') throw new Error(`TEST_ENGINE must be postgres or embedded, not "${e}"`)
+  return e
+}
+
 export interface TestAppOptions {
   plugins?: string[]
-  engine?: 'postgres' | 'embedded'
-  /** Use this database instead of a fresh one (two nodes of one cluster). */
+  /** Default: TEST_ENGINE, else postgres. A test that needs PostgreSQL itself (two nodes on one database, COPY, an outage) pins 'postgres'. */
+  engine?: TestEngine
+  /** Use this database instead of a fresh one (two nodes of one cluster); implies PostgreSQL. */
   databaseUrl?: string
   dataDir?: string
   masterKey?: string
@@ -51,7 +65,7 @@ export const TEST_ADMIN_PASSWORD = 'Correct-Horse-Battery-9'
 export const silentLogger = (): Logger => pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) as unknown as Logger
 
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
-  const engine = o.engine ?? 'postgres'
+  const engine = o.databaseUrl ? 'postgres' : (o.engine ?? defaultEngine())
   const databaseUrl = engine === 'embedded' ? null : (o.databaseUrl ?? (await (await sharedPostgres()).createDatabase()))
   const ownDir = !o.dataDir
   const dataDir = o.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'portcullis-app-'))

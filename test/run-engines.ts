@@ -1,0 +1,37 @@
+/**
+ * `npm test`: the whole suite once on each engine, PostgreSQL and the
+ * embedded one (PGlite), in two mocha processes side by side (TEST_ENGINE
+ * sets the test kit's default engine; a test that pins one keeps it). Each
+ * line of output is prefixed with its engine; the exit status fails when
+ * either run fails. TEST_ENGINES=postgres (or embedded) runs one; extra
+ * arguments go to mocha (`npm test -- --bail`).
+ */
+import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+
+const SPECS = ['test/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts']
+const engines = (process.env.TEST_ENGINES ?? 'postgres,embedded').split(',').map((e) => e.trim()).filter(Boolean)
+for (const e of engines) if (e !== 'postgres' && e !== 'embedded') throw new Error(`TEST_ENGINES: unknown engine "${e}"`)
+
+function run(engine: string): Promise<{ engine: string; code: number; ms: number; summary: string[] }> {
+  const t0 = performance.now()
+  const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...SPECS, ...process.argv.slice(2)], {
+    env: { ...process.env, TEST_ENGINE: engine, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const summary: string[] = []
+  const tag = `[${engine}]`.padEnd(11)
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      // mocha's closing lines ("N passing", "N failing", "N pending"), repeated at the very end.
+      if (/^\s+\d+ (passing|failing|pending)\b/.test(line)) summary.push(line.trim())
+      process.stdout.write(`${tag}${line}\n`)
+    })
+  }
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ engine, code: code ?? (signal ? 1 : 0), ms: performance.now() - t0, summary })))
+}
+
+const results = await Promise.all(engines.map(run))
+process.stdout.write('\n')
+for (const r of results) process.stdout.write(`${r.engine.padEnd(9)} ${r.code === 0 ? 'ok    ' : 'FAILED'} in ${Math.round(r.ms / 1000)} s: ${r.summary.join(', ')}\n`)
+process.exit(results.some((r) => r.code !== 0) ? 1 : 0)
