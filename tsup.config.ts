@@ -1,9 +1,45 @@
+import { readFileSync, writeFileSync } from 'node:fs'
 import { defineConfig } from 'tsup'
 
+interface RootPackage {
+  license: string
+  engines: Record<string, string>
+  dependencies: Record<string, string>
+}
+
+/**
+ * dist/sdk is also the package `@portcullis/sdk` that out-of-tree plugins
+ * build against (`npm pack dist/sdk`, or `npm install <server>/dist/sdk`):
+ * its version is the SDK's, its dependencies the server's own versions of
+ * what the SDK imports. The declarations come from `tsc -p tsconfig.sdk.json`
+ * (`npm run build`). At run time the server answers `@portcullis/sdk` with
+ * this same code (kernel/plugins/sdk-resolution.ts).
+ */
+function writeSdkPackage(): void {
+  const root = JSON.parse(readFileSync('package.json', 'utf8')) as RootPackage
+  const version = /SDK_VERSION = '([^']+)'/.exec(readFileSync('sdk/version.ts', 'utf8'))?.[1]
+  if (!version) throw new Error('sdk/version.ts has no SDK_VERSION')
+  // typebox and exceljs run inside the SDK; knex is in its types (DatabaseService.knex, Knex.Transaction).
+  const deps = Object.fromEntries(['typebox', 'exceljs', 'knex'].map((d) => [d, root.dependencies[d]]))
+  const entry = (name: string) => ({ types: `./${name}.d.ts`, default: `./${name}.js` })
+  const pkg = {
+    name: '@portcullis/sdk',
+    version,
+    description: 'The Portcullis plugin SDK. A plugin lists it in peerDependencies: the server provides it at run time.',
+    type: 'module',
+    license: root.license,
+    engines: root.engines,
+    exports: { '.': entry('index'), './testing': entry('testing'), './package.json': './package.json' },
+    dependencies: deps,
+  }
+  writeFileSync('dist/sdk/package.json', JSON.stringify(pkg, null, 2) + '\n')
+}
+
 // Transpile file by file (no bundling): plugins and migrations are found on
-// disk at run time, so dist/ mirrors the source tree.
+// disk at run time, so dist/ mirrors the source tree. The test kit's server half
+// (test/kit) is built too: out-of-tree plugins' tests run it through @portcullis/sdk/testing.
 export default defineConfig({
-  entry: ['kernel/**/*.ts', 'sdk/**/*.ts', 'plugins/**/*.ts', 'migrations/**/*.ts', 'examples/**/*.ts', '!**/test/**', '!**/*.test.ts'],
+  entry: ['kernel/**/*.ts', 'sdk/**/*.ts', 'plugins/**/*.ts', 'migrations/**/*.ts', 'examples/**/*.ts', 'test/kit/*.ts', '!{kernel,sdk,plugins,migrations,examples}/**/test/**', '!**/*.test.ts'],
   format: ['esm'],
   target: 'node20',
   platform: 'node',
@@ -13,4 +49,5 @@ export default defineConfig({
   clean: true,
   dts: false,
   outDir: 'dist',
+  onSuccess: async () => writeSdkPackage(),
 })

@@ -2,9 +2,12 @@
  * An out-of-tree plugin built only on the SDK: its own table (migration),
  * routes gated by its own permissions, a typed setting, a renderer, and a
  * service other plugins reach through `greetingsServiceRef`.
- * Load it with PLUGINS=./examples/greetings-plugin
+ * In this repository: PLUGINS=./examples/greetings-plugin. As a package of its
+ * own (its package.json and tsconfig.json): `npm run build` here, then
+ * PLUGINS=/path/to/greetings-plugin/dist/index.js (docs/plugins.md,
+ * "Building and shipping a plugin").
  */
-import { coreServices, definePlugin, provide } from '../../sdk/index.js'
+import { coreServices, definePlugin, provide } from '@portcullis/sdk'
 import { greetingRoutes } from './routes/greetings.js'
 import { motdRenderer } from './renderer.js'
 import { createGreetingsService, greetingsServiceRef } from './service.js'

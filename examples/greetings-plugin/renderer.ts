@@ -1,5 +1,5 @@
 /** A renderer: all greetings into one "message of the day" file, deterministic. */
-import type { ConfigRenderer, SettingsService } from '../../sdk/index.js'
+import type { ConfigRenderer, SettingsService } from '@portcullis/sdk'
 import type { GreetingsService } from './service.js'
 import { greetingSuffix } from './settings.js'
 

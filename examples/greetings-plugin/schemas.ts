@@ -1,4 +1,4 @@
-import { Type, Name, OptionalText, Uuid, Timestamp, Nullable, type Static } from '../../sdk/index.js'
+import { Type, Name, OptionalText, Uuid, Timestamp, Nullable, type Static } from '@portcullis/sdk'
 
 export const GreetingCreate = Type.Object(
   {

@@ -1,6 +1,6 @@
 /** The greetings service: what other plugins may use, through `greetingsServiceRef`. */
 import type { Knex } from 'knex'
-import { createServiceRef, type DatabaseService } from '../../sdk/index.js'
+import { createServiceRef, type DatabaseService } from '@portcullis/sdk'
 import type { Greeting } from './schemas.js'
 
 export interface GreetingsService {

@@ -1,3 +1,3 @@
-import { defineSetting, Type } from '../../sdk/index.js'
+import { defineSetting, Type } from '@portcullis/sdk'
 
 export const greetingSuffix = defineSetting('greetings.suffix', Type.String({ maxLength: 10 }), '!', 'Text appended to every greeting.')

@@ -1,7 +1,8 @@
 /**
  * Plugins named by configuration, never by import in the kernel. A specifier
  * is a built-in id (`inventory` → plugins/inventory/index), a path (relative
- * to the working directory), or an installed package name.
+ * to the working directory), or an installed package name. Whatever its
+ * location, a plugin importing `@portcullis/sdk` gets this server's SDK.
  */
 import { statSync } from 'node:fs'
 import path from 'node:path'
@@ -10,6 +11,7 @@ import semver from 'semver'
 import { SDK_VERSION, type PluginDefinition } from '../../sdk/index.js'
 import { BootError } from '../boot-error.js'
 import { validateCliCommands } from './cli.js'
+import { resolveSdkToKernel } from './sdk-resolution.js'
 
 export interface LoadedPlugin {
   def: PluginDefinition
@@ -26,6 +28,8 @@ function candidates(root: string, codeDir: string, spec: string): string[] {
 }
 
 export async function loadPlugins(specs: string[], dirs: { root: string; codeDir: string }): Promise<LoadedPlugin[]> {
+  // A plugin's `import '@portcullis/sdk'` (the out-of-tree way) gets this server's SDK.
+  if (specs.length) resolveSdkToKernel()
   const out: LoadedPlugin[] = []
   for (const spec of specs) {
     // Regular files only: Node refuses to import a directory (tsx would hide that in tests).

@@ -1,4 +1,4 @@
-import { CommonErrors, defineError, defineRoute, listQuery, paginate, Paginated, reply, type DatabaseService, type SettingsService } from '../../../sdk/index.js'
+import { CommonErrors, defineError, defineRoute, listQuery, paginate, Paginated, reply, type DatabaseService, type SettingsService } from '@portcullis/sdk'
 import { GreetingCreate, GreetingParams, GreetingResponse, HelloQuery, HelloResponse } from '../schemas.js'
 import { toGreeting, type GreetingRow, type GreetingsService } from '../service.js'
 import { greetingSuffix } from '../settings.js'
