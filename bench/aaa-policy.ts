@@ -72,7 +72,7 @@ import { parseMasterKey } from '../kernel/security/master-key.js'
 import { createSecrets } from '../kernel/security/secrets.js'
 import { UserCreate } from '../kernel/identity/schemas/users.js'
 import { UserGroupCreate } from '../kernel/identity/schemas/user-groups.js'
-import type { Logger } from '../sdk/index.js'
+import { defineReferenceTarget, type Logger } from '../sdk/index.js'
 import { DeviceCreate } from '../plugins/inventory/schemas/devices.js'
 import { DeviceGroupCreate } from '../plugins/inventory/schemas/device-groups.js'
 import { parsePrefix } from '../plugins/inventory/services/address.js'
@@ -90,7 +90,8 @@ import { createRadiusService } from '../plugins/radius/services/profiles.js'
 import { AaaPolicyRuleCreate } from '../plugins/aaa-policy/schemas/rules.js'
 import { evaluate, type EvaluateDeps, type PolicyTestInput } from '../plugins/aaa-policy/services/evaluate.js'
 import { createRuleViewCache } from '../plugins/aaa-policy/services/cache.js'
-import { loadRow, selectRules, toView } from '../plugins/aaa-policy/services/rules.js'
+import { policyTargets } from '../plugins/aaa-policy/services/targets.js'
+import { loadRow, selectRules, toViewOf } from '../plugins/aaa-policy/services/rules.js'
 import { startPostgres } from '../test/kit/postgres.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
 import { atExit, envInt, machine, median, min, removeDir, tempDir, runAsMain, stats, fmtStats, loadAvg, type Stats, f2 } from './lib.js'
@@ -579,9 +580,13 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
     // The plugins' services, built from the same modules on the app's knex, for the in-process bounds;
     // the rules come from the same in-memory cache the route uses (services/cache.ts: the version row read per request).
     const tacacs = createTacacsService(app.db)
-    const inventory = createInventoryService(knex, secrets)
+    const inventory = createInventoryService(knex, secrets, {
+      device: defineReferenceTarget({ kind: 'device', table: 'inventory_devices', nameColumn: 'name' }),
+      device_group: defineReferenceTarget({ kind: 'device_group', table: 'inventory_device_groups', nameColumn: 'name' }),
+    })
     const radius = createRadiusService(knex)
-    const ruleCache = createRuleViewCache()
+    const targets = policyTargets({ identity: app.identity, inventory, tacacs, radius })
+    const ruleCache = createRuleViewCache(targets)
     const deps: EvaluateDeps = { identity: app.identity, inventory, tacacs, radius, listRules: (db) => ruleCache.views(db) }
     const rr = { isolation: 'repeatable read' as const }
 
@@ -714,12 +719,12 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
         app!.db.transaction(async (trx) => {
           const row = await loadRow(trx, id)
           const profile = row!.tacacs_profile_id ? await tacacs.getProfile(row!.tacacs_profile_id, trx) : null
-          return { rule_id: row!.id, snippet: tacacs.renderRule(toView(row!), profile?.name ?? null), profile_snippet: profile ? await tacacs.renderProfile(profile, trx) : null }
+          return { rule_id: row!.id, snippet: tacacs.renderRule(await toViewOf(row!, targets, trx), profile?.name ?? null), profile_snippet: profile ? await tacacs.renderProfile(profile, trx) : null }
         }, rr)
       const row = (await loadRow(knex, id))!
       const profile = (await tacacs.getProfile(row.tacacs_profile_id!)) as TacacsProfile
       const sets = (await Promise.all(profile.command_set_ids.map((s) => tacacs.getCommandSet(s)))) as CommandSet[]
-      const view = toView(row)
+      const view = await toViewOf(row, targets, knex)
       const renderOnly = async () => {
         renderRuleText(view, profile.name)
         renderProfileText(profile, sets)

@@ -139,7 +139,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const identity = new Identity(db.knex, tokens, secrets, settings, actors)
     const mail = createMail(settings)
     const registry = new ContributionRegistry()
-    const services = new ServiceRegistry()
+    const services = new ServiceRegistry(new Set(plugins.map((p) => p.def.id)))
     services.provide(coreServices.logger, log, 'kernel')
     services.provide(coreServices.database, db, 'kernel')
     services.provide(coreServices.secrets, secrets, 'kernel')
@@ -268,7 +268,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const resolveDeps: App['resolveDeps'] = (pluginId, deps) => {
       const p = plugins.find((x) => x.def.id === pluginId)
       if (!p) throw new BootError('PLUGIN_NOT_FOUND', `plugin ${pluginId} is not loaded`)
-      return services.resolveDeps(pluginId, p.def.dependsOn ?? [], deps)
+      return services.resolveDeps(pluginId, p.def, deps)
     }
     return { server, url, version, nodeId, db, tokens, log, registry, identity, deploys, bootstrap, masterKeyLoaded: unlocked !== null, noUsers, resolveDeps, stop }
   } catch (e) {
@@ -286,7 +286,7 @@ async function initPlugin(
   k.registry.addPermissions(def.id, def.permissions ?? {})
   for (const s of def.settings ?? []) k.settings.declare(def.id, s)
   for (const o of def.serverOptions ?? []) k.options.declare(def.id, o)
-  const deps = k.services.resolveDeps(def.id, def.dependsOn ?? [], def.deps ?? {})
+  const deps = k.services.resolveDeps(def.id, def, def.deps ?? {})
   const c = (await def.init?.(deps)) ?? {}
   for (const s of c.services ?? []) {
     if (!s.ref.id.startsWith(def.id + '.')) throw new BootError('PLUGIN_INVALID', `plugin ${def.id} provides ${s.ref.id}, outside its namespace "${def.id}."`)

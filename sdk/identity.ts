@@ -5,6 +5,7 @@
  */
 import { Nullable, Type } from './schema.js'
 import type { Knex } from 'knex'
+import type { ReferenceTarget } from './references.js'
 import { createServiceRef } from './service-ref.js'
 import { defineSetting, type Actor } from './services.js'
 
@@ -18,6 +19,8 @@ export interface UserRef {
   enabled: boolean
   is_admin: boolean
   source: 'local' | 'directory'
+  /** Allowed on the network: the daemons know the account (rendered into their files). */
+  network_login: boolean
 }
 
 export interface IssuedToken {
@@ -70,7 +73,8 @@ export interface NetworkUser {
 }
 
 export interface IdentityService {
-  findUser(by: { id: string } | { username: string }): Promise<UserRef | null>
+  /** A user by id, or by username compared without regard to case (the daemons compare exactly: check `username` yourself). */
+  findUser(by: { id: string } | { username: string }, db?: Knex | Knex.Transaction): Promise<UserRef | null>
   /** argon2id check of a local, enabled account; null for a directory-only, disabled or unknown account, or a wrong password. */
   checkPassword(username: string, password: string): Promise<UserRef | null>
   issueToken(user: Pick<UserRef, 'id' | 'username'>, purpose: TokenPurpose, ttlSeconds: number): Promise<IssuedToken>
@@ -98,6 +102,12 @@ export interface IdentityService {
    * 404 NOT_FOUND (field `user_id`) when there is no such user. Returns the user.
    */
   assertMayManage(actor: Actor, userId: string, db?: Knex | Knex.Transaction): Promise<UserRef>
+  /**
+   * Users and user groups as other plugins reference them (sdk/references.ts): ids checked and
+   * locked, names, and guards the kernel consults when it deletes or renames one. The kernel's
+   * tables are referenced through these, like any plugin's.
+   */
+  readonly references: { user: ReferenceTarget; user_group: ReferenceTarget }
 }
 
 export interface MailMessage {

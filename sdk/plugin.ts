@@ -37,6 +37,12 @@ export interface PluginDefinition<D extends Record<string, ServiceRef<unknown>> 
   sdk: string
   description?: string
   dependsOn?: string[]
+  /**
+   * Plugins this one works with when the edition has them: initialized (and migrated) before it
+   * when loaded, absent without failing the boot. Their services reach `init` through
+   * `optional(ref)` in `deps`, as undefined when absent.
+   */
+  optionalDependsOn?: string[]
   permissions?: Record<string, LocalizedText>
   settings?: SettingRef<unknown>[]
   /** Programs, paths and command lines the plugin needs: from the server's configuration, never the API. */

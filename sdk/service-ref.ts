@@ -6,8 +6,15 @@
  */
 export interface ServiceRef<T> {
   readonly id: string
+  /** Set by `optional(ref)`: the service may be absent (its plugin is not loaded). */
+  readonly optional?: boolean
   /** Phantom field carrying the service type; never set at run time. */
   readonly __type?: T
+}
+
+/** A ref named in `deps` through `optional(ref)`: resolved to the service, or to undefined when its plugin is not loaded. */
+export interface OptionalServiceRef<T> extends ServiceRef<T> {
+  readonly optional: true
 }
 
 export function createServiceRef<T>(opts: { id: string }): ServiceRef<T> {
@@ -17,10 +24,17 @@ export function createServiceRef<T>(opts: { id: string }): ServiceRef<T> {
   return Object.freeze({ id: opts.id })
 }
 
+/**
+ * A dependency the plugin works without: name the owner in `optionalDependsOn`
+ * and the ref in `deps` as `optional(ref)`; `init` then receives the service,
+ * or undefined when the owner is not part of the edition.
+ */
+export const optional = <T>(ref: ServiceRef<T>): OptionalServiceRef<T> => Object.freeze({ id: ref.id, optional: true as const })
+
 /** The plugin id that owns a ref: the part before the first dot. */
 export const refOwner = (ref: ServiceRef<unknown>): string => ref.id.split('.')[0]
 
-export type ServiceOf<R> = R extends ServiceRef<infer T> ? T : never
+export type ServiceOf<R> = R extends OptionalServiceRef<infer T> ? T | undefined : R extends ServiceRef<infer T> ? T : never
 export type ResolvedDeps<D extends Record<string, ServiceRef<unknown>>> = { [K in keyof D]: ServiceOf<D[K]> }
 
 /** A service a plugin provides from `init`, bound to its ref. */

@@ -1,6 +1,6 @@
 /** The identity service: users, tokens of every purpose, second factors. */
 import type { Knex } from 'knex'
-import { CommonErrors, type Actor, type IdentityService, type LoginGrant, type NetworkUser, type SecondFactor, type SecretsService, type SettingsService, type UserRef } from '../../sdk/index.js'
+import { CommonErrors, defineReferenceTarget, type Actor, type IdentityService, type LoginGrant, type NetworkUser, type SecondFactor, type SecretsService, type SettingsService, type UserRef } from '../../sdk/index.js'
 import { assertUserManageable } from './routes/guards.js'
 import type { TokenService } from '../security/tokens.js'
 import { masterKeyUnavailable } from '../security/secrets.js'
@@ -35,11 +35,17 @@ export interface UserRow {
 export type SignInRefusal = 'unknown_user' | 'bad_password' | 'disabled' | 'no_local_password'
 
 export const toUserRef = (r: UserRow): UserRef => ({
-  id: r.id, username: r.username, display_name: r.display_name, email: r.email, enabled: r.enabled, is_admin: r.is_admin, source: r.source,
+  id: r.id, username: r.username, display_name: r.display_name, email: r.email, enabled: r.enabled, is_admin: r.is_admin, source: r.source, network_login: r.network_login,
 })
 
 export class Identity implements IdentityService {
   private readonly factors: SecondFactor[] = []
+  /** The kernel's side of the references other plugins hold to users and groups: the user and group routes call beforeDelete and renamed. */
+  readonly ownedReferences = {
+    user: defineReferenceTarget({ kind: 'user', table: 'users', nameColumn: 'username' }),
+    user_group: defineReferenceTarget({ kind: 'user_group', table: 'user_groups', nameColumn: 'name' }),
+  }
+  readonly references = this.ownedReferences
 
   constructor(
     private readonly knex: Knex,
@@ -54,8 +60,8 @@ export class Identity implements IdentityService {
     return this.tokens
   }
 
-  async findRow(by: { id: string } | { username: string }): Promise<UserRow | null> {
-    const q = this.knex('users')
+  async findRow(by: { id: string } | { username: string }, db: Knex | Knex.Transaction = this.knex): Promise<UserRow | null> {
+    const q = db('users')
     if ('id' in by) {
       if (!/^[0-9a-f-]{36}$/i.test(by.id)) return null
       q.where({ id: by.id })
@@ -63,8 +69,8 @@ export class Identity implements IdentityService {
     return ((await q.first()) as UserRow | undefined) ?? null
   }
 
-  async findUser(by: { id: string } | { username: string }) {
-    const r = await this.findRow(by)
+  async findUser(by: { id: string } | { username: string }, db?: Knex | Knex.Transaction) {
+    const r = await this.findRow(by, db)
     return r ? toUserRef(r) : null
   }
 

@@ -7,7 +7,6 @@
  */
 import type { CliCommand, PluginDefinition } from '../../sdk/index.js'
 import { BootError } from '../boot-error.js'
-import type { LoadedPlugin } from './load.js'
 
 export interface OwnedCommand {
   owner: PluginDefinition
@@ -33,7 +32,8 @@ export function validateCliCommands(p: PluginDefinition, spec: string): void {
 }
 
 /** Every loaded plugin's commands, by name; two plugins naming the same command refuse. */
-export function collectCliCommands(plugins: LoadedPlugin[]): Map<string, OwnedCommand> {
+// `{ def }` rather than load.ts's LoadedPlugin: load.ts imports this file, and imports go one way (test/imports.test.ts).
+export function collectCliCommands(plugins: readonly { def: PluginDefinition }[]): Map<string, OwnedCommand> {
   const out = new Map<string, OwnedCommand>()
   for (const { def } of plugins) {
     for (const command of def.cli ?? []) {

@@ -57,14 +57,23 @@ export function validateManifest(def: unknown, spec: string): PluginDefinition {
   if (!semver.satisfies(SDK_VERSION, p.sdk)) {
     throw new BootError('PLUGIN_SDK_MISMATCH', `plugin ${p.id} was built for SDK ${p.sdk}, this platform has SDK ${SDK_VERSION}`)
   }
-  if (p.dependsOn !== undefined && (!Array.isArray(p.dependsOn) || p.dependsOn.some((d) => typeof d !== 'string'))) throw bad('dependsOn must be a list of plugin ids')
+  for (const k of ['dependsOn', 'optionalDependsOn'] as const) {
+    const list = p[k]
+    if (list !== undefined && (!Array.isArray(list) || list.some((d) => typeof d !== 'string'))) throw bad(`${k} must be a list of plugin ids`)
+  }
+  const both = (p.optionalDependsOn ?? []).find((d) => p.dependsOn?.includes(d))
+  if (both) throw bad(`${both} is in both dependsOn and optionalDependsOn`)
   if (p.init !== undefined && typeof p.init !== 'function') throw bad('init must be a function')
   if (p.migrations !== undefined && !(p.migrations instanceof URL)) throw bad('migrations must be a URL (new URL("./migrations/", import.meta.url))')
   validateCliCommands(p, spec)
   return p
 }
 
-/** Dependency order (a plugin after everything it depends on); refuses missing dependencies and cycles. */
+/**
+ * Dependency order (a plugin after everything it depends on, and after the optional dependencies
+ * that are loaded); refuses missing dependencies and cycles. An optional dependency that is not
+ * loaded is not missing: the edition goes without it.
+ */
 export function orderPlugins(plugins: LoadedPlugin[]): LoadedPlugin[] {
   const byId = new Map<string, LoadedPlugin>()
   for (const p of plugins) {
@@ -86,7 +95,7 @@ export function orderPlugins(plugins: LoadedPlugin[]): LoadedPlugin[] {
       throw new BootError('PLUGIN_DEPENDENCY_CYCLE', `plugins depend on each other in a cycle: ${cycle.join(' → ')}`)
     }
     state.set(p.def.id, 'visiting')
-    for (const d of p.def.dependsOn ?? []) visit(byId.get(d)!, [...trail, p.def.id])
+    for (const d of [...(p.def.dependsOn ?? []), ...(p.def.optionalDependsOn ?? []).filter((o) => byId.has(o))]) visit(byId.get(d)!, [...trail, p.def.id])
     state.set(p.def.id, 'done')
     out.push(p)
   }

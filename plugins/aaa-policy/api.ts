@@ -1,7 +1,6 @@
-/** The AAA policy's contract: the ordered rules, for other plugins (the RADIUS renderer in issue 6). */
+/** The AAA policy's contract: the ordered rules, for other plugins. */
 import type { Knex } from 'knex'
-import { createServiceRef } from '../../sdk/index.js'
-import type { PolicyRuleView } from '../tacacs/api.js'
+import { createServiceRef, type PolicyRuleView } from '../../sdk/index.js'
 
 export type { PolicyRuleView }
 

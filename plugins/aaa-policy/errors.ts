@@ -18,8 +18,13 @@ export const PolicyErrors = {
   testTarget: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.test_target'),
   testTacacsOnly: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.test_tacacs_only'),
   testCommandShell: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.test_command_shell'),
+  /** The edition has no plugin for the protocol asked (a RADIUS-only edition asked about TACACS+): no daemon would decide. */
+  testProtocolUnavailable: defineError(422, 'PROTOCOL_UNAVAILABLE', 'aaa-policy:errors.test_protocol_unavailable'),
 } as const
 
-/** 422 REFERENCE_NOT_FOUND at `field`: an id in the body that names no record of its kind. */
-export const referenceNotFound = (kind: RefKind, field: string, id: string) =>
-  new PortcullisError(422, 'REFERENCE_NOT_FOUND', `aaa-policy:errors.missing.${kind}`, { field, vars: { id } })
+/**
+ * 422 REFERENCE_NOT_FOUND at `field`: an id in the body that names no record of its kind, or
+ * (`unavailable`) a profile of a protocol whose plugin this edition does not load.
+ */
+export const referenceNotFound = (kind: RefKind, field: string, id: string, unavailable = false) =>
+  new PortcullisError(422, 'REFERENCE_NOT_FOUND', `aaa-policy:errors.${unavailable ? 'unavailable' : 'missing'}.${kind}`, { field, vars: { id } })

@@ -4,7 +4,7 @@
  * the implementation through `inventoryServiceRef`.
  */
 import type { Knex } from 'knex'
-import { createServiceRef } from '../../sdk/index.js'
+import { createServiceRef, type ReferenceTarget } from '../../sdk/index.js'
 
 /** A network access device (switch, router, firewall, wireless controller). */
 export interface Device {
@@ -60,6 +60,13 @@ export interface InventoryService {
   deviceGroupIds(deviceId: string, db?: Db): Promise<string[]>
   /** A group and all its descendants (for "device in group" filters). */
   groupDescendants(groupId: string, db?: Db): Promise<string[]>
+  /**
+   * Devices and device groups as other plugins reference them (sdk/references.ts): ids checked
+   * and locked, names, and the guards the inventory consults when it deletes or renames one (a
+   * `restrict` guard's reference answers 409 DEVICE_IN_USE / GROUP_IN_USE). Nobody else touches
+   * the inventory's tables.
+   */
+  references: { device: ReferenceTarget; device_group: ReferenceTarget }
 }
 
 export const inventoryServiceRef = createServiceRef<InventoryService>({ id: 'inventory.service' })

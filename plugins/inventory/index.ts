@@ -1,10 +1,11 @@
 /**
  * The inventory: network access devices (the TACACS+ and RADIUS clients, with
  * their sealed shared secrets) and a tree of device groups. Other plugins
- * read it through `inventoryServiceRef` (api.ts); the AAA policy references
- * its tables. See docs/inventory.md.
+ * read it through `inventoryServiceRef` (api.ts), and reference devices and
+ * groups through its `references` (the AAA policy does), never its tables.
+ * See docs/inventory.md.
  */
-import { coreServices, definePlugin, provide } from '../../sdk/index.js'
+import { coreServices, definePlugin, defineReferenceTarget, provide } from '../../sdk/index.js'
 import { inventoryServiceRef } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
@@ -24,10 +25,14 @@ export default definePlugin({
   locales: { en, ru },
   deps: { database: coreServices.database, secrets: coreServices.secrets },
   init({ database, secrets }) {
-    const inventory = createInventoryService(database.knex, secrets)
+    const references = {
+      device: defineReferenceTarget({ kind: 'device', table: 'inventory_devices', nameColumn: 'name' }),
+      device_group: defineReferenceTarget({ kind: 'device_group', table: 'inventory_device_groups', nameColumn: 'name' }),
+    }
+    const inventory = createInventoryService(database.knex, secrets, references)
     return {
       services: [provide(inventoryServiceRef, inventory)],
-      routes: inventoryRoutes({ knex: database.knex, secrets, inventory }),
+      routes: inventoryRoutes({ knex: database.knex, secrets, inventory, references }),
     }
   },
 })

@@ -1,11 +1,11 @@
 /**
  * The radius plugin's contract: RADIUS profiles (reply attributes for device
- * administration). The AAA policy depends on this plugin and hands it its
+ * administration). The AAA policy, when loaded with this plugin, hands it its
  * rules through `registerPolicySource`, so the FreeRADIUS renderer can write
  * the policy without this plugin depending on the policy (as tacacs does).
  */
 import type { Knex } from 'knex'
-import { createServiceRef, type PolicyRuleView, type PolicySource } from '../../sdk/index.js'
+import { createServiceRef, type PolicyRuleView, type PolicySource, type ReferenceTarget } from '../../sdk/index.js'
 
 export interface RadiusAttribute {
   /** FreeRADIUS dictionary name (`Service-Type`, `Cisco-AVPair`, `Tunnel-Private-Group-Id`). */
@@ -34,6 +34,12 @@ export interface RadiusService {
   listProfiles(db?: Db): Promise<RadiusProfile[]>
   /** The AAA policy registers its ordered rules here (once); the FreeRADIUS renderer reads them. */
   registerPolicySource(source: RadiusPolicySource): void
+  /**
+   * RADIUS profiles as other plugins reference them (sdk/references.ts): ids checked and locked,
+   * names, and guards consulted when a profile is deleted or renamed. A profile delete is always
+   * allowed: register `clear` guards (a `restrict` one would make it answer 409 RECORD_IN_USE).
+   */
+  references: { radius_profile: ReferenceTarget }
 }
 
 export const radiusServiceRef = createServiceRef<RadiusService>({ id: 'radius.service' })

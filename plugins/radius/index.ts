@@ -38,7 +38,7 @@ export default definePlugin({
     const service = createRadiusService(database.knex)
     return {
       services: [provide(radiusServiceRef, service)],
-      routes: [...radiusRoutes(database.knex), ...radiusConfigPreviewRoutes(deploys)],
+      routes: [...radiusRoutes(database.knex, service.references.radius_profile), ...radiusConfigPreviewRoutes(deploys)],
       renderers: [
         createFreeradiusRenderer({ inventory, identity, settings, serverOptions, radius: service, policySource: service.policySource, dataDir: platform.dataDir, refs: { ...freeradiusSettingRefs, ...freeradiusOptionRefs } }),
       ],

@@ -6,7 +6,7 @@
  * renderer can write the ruleset without this plugin depending on the policy.
  */
 import type { Knex } from 'knex'
-import { createServiceRef } from '../../sdk/index.js'
+import { createServiceRef, type ReferenceTarget } from '../../sdk/index.js'
 
 export interface ArgumentRule {
   /** exact: the arguments equal `value`; prefix: they start with it; regex: the pattern matches them whole. */
@@ -82,6 +82,12 @@ export interface TacacsService {
   /** The tac_plus-ng text of one profile (with its command sets compiled): the very code the full configuration uses. */
   renderProfile(profile: TacacsProfile, db?: Db): Promise<string>
   registerPolicySource(source: PolicySource): void
+  /**
+   * TACACS+ profiles as other plugins reference them (sdk/references.ts): ids checked and locked,
+   * names, and guards consulted when a profile is deleted or renamed. A profile delete is always
+   * allowed: register `clear` guards (a `restrict` one would make it answer 409 RECORD_IN_USE).
+   */
+  references: { tacacs_profile: ReferenceTarget }
 }
 
 export const tacacsServiceRef = createServiceRef<TacacsService>({ id: 'tacacs.service' })

@@ -16,6 +16,9 @@ export const E = {
   roleNameTaken: defineError(409, 'ROLE_NAME_TAKEN', 'core:identity.role_name_taken'),
   cannotDeleteSelf: defineError(409, 'CANNOT_DELETE_SELF', 'core:identity.cannot_delete_self'),
   lastAdmin: defineError(409, 'LAST_ADMIN', 'core:identity.last_admin'),
+  /** Another plugin's record (an AAA policy rule) still names the user or group: its reference guard said so (sdk/references.ts). */
+  userReferenced: defineError(409, 'RECORD_IN_USE', 'core:identity.user_referenced'),
+  groupReferenced: defineError(409, 'RECORD_IN_USE', 'core:identity.group_referenced'),
   groupNotFound: defineError(422, 'REFERENCE_NOT_FOUND', 'core:identity.group_not_found'),
   roleNotFound: defineError(422, 'REFERENCE_NOT_FOUND', 'core:identity.role_not_found'),
   permissionUnknown: defineError(422, 'PERMISSION_UNKNOWN', 'core:identity.permission_unknown'),

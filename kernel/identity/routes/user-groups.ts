@@ -1,6 +1,6 @@
 /** User groups: members get the group's roles. Membership itself is set on the user (`group_ids`). */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, reply, type Actor, type Static } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, paginate, referrerList, reply, type Actor, type Static } from '../../../sdk/index.js'
 import {
   UserGroupCreate, UserGroupListQuery, UserGroupListResponse, UserGroupMemberListResponse, UserGroupMemberQuery, UserGroupParams, UserGroupResponse, UserGroupUpdate,
 } from '../schemas/user-groups.js'
@@ -141,6 +141,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
           if (b.name !== undefined) cols.name = b.name
           if (b.description !== undefined) cols.description = b.description
           await trx('user_groups').where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          if (b.name !== undefined && b.name !== before.name) await identity.ownedReferences.user_group.renamed([before.id], trx)
           await writeRoles(trx, before.id, b.role_ids)
           const after = (await load(trx, before.id))!
           await req.audit({ action: 'user_group.update', resourceType: 'user_group', resourceId: before.id, before, after }, trx)
@@ -154,14 +155,16 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
       path: '/user-groups/{group_id}',
       permission: 'groups.write',
       summary: 'Delete a user group',
-      description: `The members stay; they lose the group's membership and the roles it gave them, from their next request. ${GUARDS}`,
+      description: `The members stay; they lose the group's membership and the roles it gave them, from their next request. A group another plugin still references (an AAA policy rule naming the group) answers 409 RECORD_IN_USE naming those references. ${GUARDS}`,
       tags: ['identity'],
-      schema: { params: UserGroupParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody } },
+      schema: { params: UserGroupParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         await identity.actors.change(req.transaction, async (trx) => {
           if (!(await trx('user_groups').where({ id: req.params.group_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'group_id' })
           const before = (await load(trx, req.params.group_id))!
           await assertGroupManageable(trx, req.actor!, before.id)
+          const referrers = await identity.ownedReferences.user_group.beforeDelete([before.id], trx)
+          if (referrers.length) throw E.groupReferenced({ field: 'group_id', vars: { referrers: referrerList(referrers) } })
           await trx('user_groups').where({ id: before.id }).delete()
           await req.audit({ action: 'user_group.delete', resourceType: 'user_group', resourceId: before.id, before }, trx)
         })

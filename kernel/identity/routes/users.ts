@@ -1,6 +1,6 @@
 /** Users: the accounts of the management API and, with network_login, of the TACACS+/RADIUS daemons. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, reply, type Actor, type Static } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, paginate, referrerList, reply, type Actor, type Static } from '../../../sdk/index.js'
 import { passwordColumns } from '../passwords-set.js'
 import { withoutCleartext } from '../verifiers.js'
 import { UserCreate, UserListQuery, UserListResponse, UserParams, UserResponse, UserUpdate } from '../schemas/users.js'
@@ -219,6 +219,7 @@ export function userRoutes(d: IdentityRouteDeps) {
           if (source === 'directory' && before.source !== 'directory') Object.assign(cols, { password_hash: null, network_verifiers: null, password_changed_at: null })
           if (before.enabled && !enabled) cols.sessions_valid_after = now
           await trx('users').where({ id: before.id }).update(cols).catch(onUniqueUsername(username))
+          if (username !== before.username) await identity.ownedReferences.user.renamed([before.id], trx)
           await writeLinks(trx, before.id, b)
           const after = (await load(trx, before.id))!
           await req.audit({ action: 'user.update', resourceType: 'user', resourceId: before.id, before, after }, trx)
@@ -232,7 +233,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       path: '/users/{user_id}',
       permission: 'users.write',
       summary: 'Delete a user',
-      description: `Removes the user with their group memberships, directly given roles and pending password resets. Deleting yourself answers 409 CANNOT_DELETE_SELF; deleting the last enabled administrator, 409 LAST_ADMIN. ${GUARDS}`,
+      description: `Removes the user with their group memberships, directly given roles and pending password resets. Deleting yourself answers 409 CANNOT_DELETE_SELF; deleting the last enabled administrator, 409 LAST_ADMIN; a user another plugin still references (an AAA policy rule naming the user), 409 RECORD_IN_USE naming those references. ${GUARDS}`,
       tags: ['identity'],
       schema: { params: UserParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -244,6 +245,8 @@ export function userRoutes(d: IdentityRouteDeps) {
           if (before.id === actor.id) throw E.cannotDeleteSelf({ field: 'user_id' })
           await assertUserManageable(trx, actor, before)
           if (before.is_admin && before.enabled && admins.length <= 1) throw E.lastAdmin({ field: 'user_id' })
+          const referrers = await identity.ownedReferences.user.beforeDelete([before.id], trx)
+          if (referrers.length) throw E.userReferenced({ field: 'user_id', vars: { referrers: referrerList(referrers) } })
           await trx('users').where({ id: before.id }).delete()
           await req.audit({ action: 'user.delete', resourceType: 'user', resourceId: before.id, before }, trx)
         })

@@ -12,6 +12,10 @@ export default {
       radius_profile: 'No RADIUS profile has the id {{id}}.',
       rule: 'No policy rule has the id {{id}}.',
     },
+    unavailable: {
+      tacacs_profile: 'No TACACS+ profile has the id {{id}}: this edition does not load the tacacs plugin. Leave tacacs_profile_id out or null.',
+      radius_profile: 'No RADIUS profile has the id {{id}}: this edition does not load the radius plugin. Leave radius_profile_id out or null.',
+    },
     who_exactly_one: 'Give exactly one of who.user_id and who.group_id.',
     where_exactly_one: 'Give exactly one of where.device_id and where.device_group_id.',
     position_range: 'Position must be between 0 and {{max}}: the default rule stays last.',
@@ -20,6 +24,7 @@ export default {
     default_not_last: 'The default rule must be the last in the order.',
     test_target: 'Give exactly one of device_id and nas_ip.',
     test_command_shell: 'A command is authorized under service shell; leave service out or set it to shell.',
+    test_protocol_unavailable: 'This edition does not load the {{plugin}} plugin, so no {{protocol}} daemon decides: test the other protocol.',
     test_tacacs_only: '"{{name}}" applies to the TACACS+ protocol only.',
   },
 }

@@ -12,6 +12,10 @@ export default {
       radius_profile: 'Профиль RADIUS с идентификатором {{id}} не найден.',
       rule: 'Правило политики с идентификатором {{id}} не найдено.',
     },
+    unavailable: {
+      tacacs_profile: 'Профиль TACACS+ с идентификатором {{id}} не найден: в этой редакции плагин tacacs не загружен. Не указывайте tacacs_profile_id или передайте null.',
+      radius_profile: 'Профиль RADIUS с идентификатором {{id}} не найден: в этой редакции плагин radius не загружен. Не указывайте radius_profile_id или передайте null.',
+    },
     who_exactly_one: 'Укажите ровно одно из полей who.user_id и who.group_id.',
     where_exactly_one: 'Укажите ровно одно из полей where.device_id и where.device_group_id.',
     position_range: 'Позиция должна быть от 0 до {{max}}: правило по умолчанию остаётся последним.',
@@ -20,6 +24,7 @@ export default {
     default_not_last: 'Правило по умолчанию должно быть последним.',
     test_target: 'Укажите ровно одно из полей device_id и nas_ip.',
     test_command_shell: 'Команда авторизуется в сервисе shell; не указывайте service или укажите shell.',
+    test_protocol_unavailable: 'В этой редакции не загружен плагин {{plugin}}: демона {{protocol}}, который принял бы решение, нет. Проверьте другой протокол.',
     test_tacacs_only: 'Поле «{{name}}» относится только к протоколу TACACS+.',
   },
 }

@@ -10,16 +10,20 @@ export async function up(knex: Knex): Promise<void> {
     // (below) so that a move or a reorder can rewrite many positions in one transaction.
     t.integer('position').notNullable()
     t.boolean('is_default').notNullable().defaultTo(false)
+    // References to records of the kernel and of other plugins, kept through their owners'
+    // contracts (sdk/references.ts, services/references.ts), not foreign keys: a plugin's tables
+    // are its own, and an edition may lack the tacacs or radius plugin. (Databases made before
+    // this file changed had foreign keys here; 0003 drops them.)
     // WHO and WHERE: blocking references. Deleting a user, user group, device or device group that
     // a rule targets is refused (409) until the rule is changed or removed: an access rule must
     // never vanish as a side effect of an inventory clean-up.
-    t.uuid('who_user_id').references('users.id').onDelete('RESTRICT')
-    t.uuid('who_group_id').references('user_groups.id').onDelete('RESTRICT')
-    t.uuid('where_device_id').references('inventory_devices.id').onDelete('RESTRICT')
-    t.uuid('where_device_group_id').references('inventory_device_groups.id').onDelete('RESTRICT')
+    t.uuid('who_user_id')
+    t.uuid('who_group_id')
+    t.uuid('where_device_id')
+    t.uuid('where_device_group_id')
     // Auto-clearing references: a deleted profile leaves the rule without one (it then denies).
-    t.uuid('tacacs_profile_id').references('tacacs_profiles.id').onDelete('SET NULL')
-    t.uuid('radius_profile_id').references('radius_profiles.id').onDelete('SET NULL')
+    t.uuid('tacacs_profile_id')
+    t.uuid('radius_profile_id')
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now())
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now())
     t.index(['who_user_id'])
@@ -41,10 +45,10 @@ export async function up(knex: Knex): Promise<void> {
   // Exactly one default rule: at most one by this index, at least one because nothing deletes it.
   await knex.raw('CREATE UNIQUE INDEX aaa_policy_rules_one_default ON aaa_policy_rules (is_default) WHERE is_default')
 
-  // Deletes that do not come through the API (a user, group, device or device group deleted,
-  // cascading here) must keep the order dense too. Before the statement: take the same lock as
-  // the API's mutations (the default rule's row), so a cascade waits for a reorder in flight
-  // instead of deadlocking with it. After: renumber 0..n-1, default last.
+  // Deletes that do not come through the rule routes (bare SQL) must keep the order dense too.
+  // Before the statement: take the same lock as the API's mutations (the default rule's row), so
+  // such a delete waits for a reorder in flight instead of deadlocking with it. After: renumber
+  // 0..n-1, default last.
   await knex.raw(`
     CREATE FUNCTION aaa_policy_rules_lock_order() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

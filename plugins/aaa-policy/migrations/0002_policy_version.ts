@@ -5,23 +5,15 @@ import type { Knex } from 'knex'
  * views (`listRules`) or the policy test's trace show. The policy test keeps those views in memory
  * and reads this one row per request to know whether they are still current (services/cache.ts).
  *
- * - aaa_policy_rules: any INSERT, UPDATE, DELETE or TRUNCATE (this also catches the updates of
- *   ON DELETE SET NULL when a TACACS+ or RADIUS profile is deleted, and the compaction after a
- *   delete);
- * - the tables whose names the views carry: UPDATE OF the name column only. Deleting a row a rule
- *   names is refused by the rules' foreign keys (RESTRICT) or clears the rule (SET NULL, above).
+ * - aaa_policy_rules: any INSERT, UPDATE, DELETE or TRUNCATE (this also catches a profile delete,
+ *   whose reference guard clears the rules' profile, and the compaction after a delete);
+ * - renames of the records whose names the views carry: the owners announce them through the
+ *   reference contract (services/references.ts bumps this row in the renaming transaction).
+ *   Databases made before that change had triggers on the owners' tables for it; 0003 drops them.
  *
  * Statement-level, so a reorder of thousands of rows bumps it once. The row is updated inside the
  * writing transaction: readers see the new version exactly when they see the change.
  */
-const NAMED: [table: string, column: string][] = [
-  ['users', 'username'],
-  ['user_groups', 'name'],
-  ['inventory_devices', 'name'],
-  ['inventory_device_groups', 'name'],
-  ['tacacs_profiles', 'name'],
-  ['radius_profiles', 'name'],
-]
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE TABLE aaa_policy_version (id integer PRIMARY KEY CHECK (id = 1), version bigint NOT NULL)')
@@ -35,7 +27,4 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     'CREATE TRIGGER aaa_policy_version_rules AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON aaa_policy_rules FOR EACH STATEMENT EXECUTE FUNCTION aaa_policy_version_bump()',
   )
-  for (const [table, column] of NAMED) {
-    await knex.raw(`CREATE TRIGGER aaa_policy_version_names AFTER UPDATE OF ${column} ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION aaa_policy_version_bump()`)
-  }
 }

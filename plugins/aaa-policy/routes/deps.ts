@@ -1,18 +1,23 @@
 import type { DatabaseService, IdentityService } from '../../../sdk/index.js'
-import type { InventoryService } from '../../inventory/index.js'
-import type { RadiusService } from '../../radius/index.js'
-import type { TacacsService } from '../../tacacs/index.js'
+import type { InventoryService } from '../../inventory/api.js'
+import type { RadiusService } from '../../radius/api.js'
+import type { TacacsService } from '../../tacacs/api.js'
 import type { AaaPolicyService } from '../api.js'
 import type { RuleViewCache } from '../services/cache.js'
+import type { PolicyTargets } from '../services/targets.js'
 
 /** What the plugin's routes share. */
 export interface PolicyRouteDeps {
   database: DatabaseService
   identity: IdentityService
   inventory: InventoryService
-  tacacs: TacacsService
-  radius: RadiusService
+  /** Absent in an edition without the tacacs plugin. */
+  tacacs: TacacsService | undefined
+  /** Absent in an edition without the radius plugin. */
+  radius: RadiusService | undefined
   policy: AaaPolicyService
+  /** What rules reference, through each owner's contract. */
+  targets: PolicyTargets
   /** The ordered views in memory, for the policy test (read-only transactions only). */
   rules: RuleViewCache
 }

@@ -7,5 +7,6 @@ import { policyTestRoutes } from './test.js'
 
 export function policyRoutes(d: PolicyRouteDeps): RouteDefinition[] {
   // The reorder route first: `/rules/reorder` must not be read as `/rules/{rule_id}`.
-  return [...reorderRoutes(d), ...ruleRoutes(d), ...previewRoutes(d), ...policyTestRoutes(d)] as RouteDefinition[]
+  // The TACACS+ preview only where the edition renders TACACS+.
+  return [...reorderRoutes(d), ...ruleRoutes(d), ...(d.tacacs ? previewRoutes(d, d.tacacs) : []), ...policyTestRoutes(d)] as RouteDefinition[]
 }

@@ -2,10 +2,12 @@
 import { CommonErrors, defineRoute, ErrorBody } from '../../../sdk/index.js'
 import { POLICY_READ } from '../permissions.js'
 import { RuleParams, RuleTacacsPreviewResponse } from '../schemas/rules.js'
-import { loadRow, toView } from '../services/rules.js'
+import type { TacacsService } from '../../tacacs/api.js'
+import { loadRow, toViewOf } from '../services/rules.js'
 import type { PolicyRouteDeps } from './deps.js'
 
-export function previewRoutes(d: PolicyRouteDeps) {
+/** Registered only when the edition loads the tacacs plugin. */
+export function previewRoutes(d: PolicyRouteDeps, tacacs: TacacsService) {
   return [
     defineRoute({
       method: 'GET',
@@ -22,11 +24,11 @@ export function previewRoutes(d: PolicyRouteDeps) {
           async (trx) => {
             const row = await loadRow(trx, params.rule_id)
             if (!row) throw CommonErrors.notFound({ field: 'rule_id' })
-            const profile = row.tacacs_profile_id ? await d.tacacs.getProfile(row.tacacs_profile_id, trx) : null
+            const profile = row.tacacs_profile_id ? await tacacs.getProfile(row.tacacs_profile_id, trx) : null
             return {
               rule_id: row.id,
-              snippet: d.tacacs.renderRule(toView(row), profile?.name ?? null),
-              profile_snippet: profile ? await d.tacacs.renderProfile(profile, trx) : null,
+              snippet: tacacs.renderRule(await toViewOf(row, d.targets, trx), profile?.name ?? null),
+              profile_snippet: profile ? await tacacs.renderProfile(profile, trx) : null,
             }
           },
           { isolation: 'repeatable read' },

@@ -4,7 +4,7 @@ import { PolicyErrors, referenceNotFound } from '../errors.js'
 import { POLICY_WRITE } from '../permissions.js'
 import { AaaPolicyReorderRequest, AaaPolicyRuleList } from '../schemas/rules.js'
 import { lockOrder, writeOrder } from '../services/order.js'
-import { loadRows, RULES, toResponse } from '../services/rules.js'
+import { loadRows, RULES, toResponses } from '../services/rules.js'
 import type { PolicyRouteDeps } from './deps.js'
 
 /**
@@ -26,7 +26,7 @@ function checkOrder(requested: string[], current: string[], defaultId: string): 
   if (at !== requested.length - 1) throw PolicyErrors.defaultNotLast({ field: `rule_ids[${at}]` })
 }
 
-export function reorderRoutes(_d: PolicyRouteDeps) {
+export function reorderRoutes(d: PolicyRouteDeps) {
   return [
     defineRoute({
       method: 'PUT',
@@ -49,7 +49,7 @@ export function reorderRoutes(_d: PolicyRouteDeps) {
             await writeOrder(trx, requested)
             await req.audit({ action: 'aaa_policy_rule.reorder', resourceType: 'aaa_policy_rule', before: { rule_ids: current }, after: { rule_ids: requested } }, trx)
           }
-          return (await loadRows(trx)).map(toResponse)
+          return toResponses(await loadRows(trx), d.targets, trx)
         }),
     }),
   ]

@@ -5,8 +5,10 @@ import { PolicyErrors } from '../errors.js'
 import { POLICY_READ, POLICY_WRITE } from '../permissions.js'
 import { AaaPolicyRuleCreate, AaaPolicyRuleList, AaaPolicyRuleListQuery, AaaPolicyRuleResponse, AaaPolicyRuleUpdate, RuleParams, Where, Who } from '../schemas/rules.js'
 import { applyFilters } from '../services/filter.js'
-import { lockOrder, lockReferences, moveRule, openGap, type RefCheck } from '../services/order.js'
-import { loadRow, RULES, selectRules, toResponse, type RuleRow } from '../services/rules.js'
+import { lockOrder, moveRule, openGap } from '../services/order.js'
+import { lockReferences, type RefCheck } from '../services/references.js'
+import type { PolicyTargets } from '../services/targets.js'
+import { loadResponse, RULES, selectRules, toResponses, type RuleResponse, type RuleRow } from '../services/rules.js'
 import type { PolicyRouteDeps } from './deps.js'
 
 const RESOURCE = 'aaa_policy_rule'
@@ -46,14 +48,15 @@ const onUniqueName = (name: string) => (e: unknown) => {
 const whoColumns = (w: WhoBody) => ({ who_user_id: w.user_id ?? null, who_group_id: w.group_id ?? null })
 const whereColumns = (w: WhereBody) => ({ where_device_id: w.device_id ?? null, where_device_group_id: w.device_group_id ?? null })
 
-const mustLoad = async (db: Knex | Knex.Transaction, id: string): Promise<RuleRow> => {
-  const row = await loadRow(db, id)
-  if (!row) throw CommonErrors.notFound({ field: 'rule_id' })
-  return row
+const mustLoad = async (db: Knex | Knex.Transaction, targets: PolicyTargets, id: string): Promise<RuleResponse> => {
+  const rule = await loadResponse(db, targets, id)
+  if (!rule) throw CommonErrors.notFound({ field: 'rule_id' })
+  return rule
 }
 
 export function ruleRoutes(d: PolicyRouteDeps) {
   const { knex } = d.database
+  const { targets } = d
   return [
     defineRoute({
       method: 'GET',
@@ -67,7 +70,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
       handler: async ({ query }) => {
         const qb = selectRules(knex)
         await applyFilters(qb, query, d)
-        return ((await qb) as RuleRow[]).map(toResponse)
+        return toResponses((await qb) as RuleRow[], targets, knex)
       },
     }),
     defineRoute({
@@ -76,7 +79,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
       permission: POLICY_WRITE,
       summary: 'Create an AAA policy rule',
       description:
-        'WHO is exactly one of `who.user_id`, `who.group_id`; WHERE exactly one of `where.device_id`, `where.device_group_id` (422 VALIDATION_FAILED at `who`/`where`). An id that names nothing answers 422 REFERENCE_NOT_FOUND at its field. The rule goes in just before the default rule, or at `position` (the rules from there on move down one; at most the default rule\'s position: 422 at `position`). A rule without a TACACS+ (RADIUS) profile denies the requests of that protocol it matches. Names are unique, case-insensitively (409 RULE_NAME_TAKEN).',
+        'WHO is exactly one of `who.user_id`, `who.group_id`; WHERE exactly one of `where.device_id`, `where.device_group_id` (422 VALIDATION_FAILED at `who`/`where`). An id that names nothing, or a profile of a protocol whose plugin the edition does not load, answers 422 REFERENCE_NOT_FOUND at its field. The rule goes in just before the default rule, or at `position` (the rules from there on move down one; at most the default rule\'s position: 422 at `position`). A rule without a TACACS+ (RADIUS) profile denies the requests of that protocol it matches. Names are unique, case-insensitively (409 RULE_NAME_TAKEN).',
       tags: ['aaa-policy'],
       schema: { body: AaaPolicyRuleCreate, response: { 201: AaaPolicyRuleResponse, 409: ErrorBody } },
       handler: async (req) => {
@@ -84,7 +87,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
         exactlyOne(b.who, 'who', PolicyErrors.whoExactlyOne)
         exactlyOne(b.where, 'where', PolicyErrors.whereExactlyOne)
         return req.transaction(async (trx) => {
-          await lockReferences(trx, refChecks(b))
+          await lockReferences(trx, targets, refChecks(b))
           const order = await lockOrder(trx)
           await assertNameFree(trx, b.name)
           const position = b.position ?? order.defaultPosition
@@ -103,7 +106,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
             })
             .returning('id')
             .catch(onUniqueName(b.name))) as { id: string }[]
-          const created = toResponse(await mustLoad(trx, id))
+          const created = await mustLoad(trx, targets, id)
           await req.audit({ action: `${RESOURCE}.create`, resourceType: RESOURCE, resourceId: id, after: created }, trx)
           return created
         })
@@ -116,7 +119,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
       summary: 'Get an AAA policy rule',
       tags: ['aaa-policy'],
       schema: { params: RuleParams, response: { 200: AaaPolicyRuleResponse, 404: ErrorBody } },
-      handler: async ({ params }) => toResponse(await mustLoad(knex, params.rule_id)),
+      handler: async ({ params }) => mustLoad(knex, targets, params.rule_id),
     }),
     defineRoute({
       method: 'PUT',
@@ -134,10 +137,10 @@ export function ruleRoutes(d: PolicyRouteDeps) {
         exactlyOne(b.where, 'where', PolicyErrors.whereExactlyOne)
         return req.transaction(async (trx) => {
           // Not found answers before the body's references are looked at; the lock order comes after.
-          await mustLoad(trx, id)
-          await lockReferences(trx, refChecks(b))
+          await mustLoad(trx, targets, id)
+          await lockReferences(trx, targets, refChecks(b))
           const order = await lockOrder(trx)
-          const before = await mustLoad(trx, id)
+          const before = await mustLoad(trx, targets, id)
           if (before.is_default) {
             for (const k of ['who', 'where', 'position'] as const) if (b[k] !== undefined) throw PolicyErrors.defaultFixed({ field: k, vars: { name: k } })
           }
@@ -152,8 +155,8 @@ export function ruleRoutes(d: PolicyRouteDeps) {
           if (b.who) Object.assign(cols, whoColumns(b.who))
           if (b.where) Object.assign(cols, whereColumns(b.where))
           await trx(RULES).where({ id }).update(cols).catch(onUniqueName(b.name ?? before.name))
-          const [was, now] = [toResponse(before), toResponse(await mustLoad(trx, id))]
-          await req.audit({ action: `${RESOURCE}.update`, resourceType: RESOURCE, resourceId: id, before: was, after: now }, trx)
+          const now = await mustLoad(trx, targets, id)
+          await req.audit({ action: `${RESOURCE}.update`, resourceType: RESOURCE, resourceId: id, before, after: now }, trx)
           return now
         })
       },
@@ -169,11 +172,11 @@ export function ruleRoutes(d: PolicyRouteDeps) {
       handler: async (req) => {
         await req.transaction(async (trx) => {
           await lockOrder(trx)
-          const before = await mustLoad(trx, req.params.rule_id)
+          const before = await mustLoad(trx, targets, req.params.rule_id)
           if (before.is_default) throw PolicyErrors.defaultProtected({ field: 'rule_id' })
-          // The table's delete trigger closes the gap (for cascades too).
+          // The table's delete trigger closes the gap (for deletes in bare SQL too).
           await trx(RULES).where({ id: before.id }).delete()
-          await req.audit({ action: `${RESOURCE}.delete`, resourceType: RESOURCE, resourceId: before.id, before: toResponse(before) }, trx)
+          await req.audit({ action: `${RESOURCE}.delete`, resourceType: RESOURCE, resourceId: before.id, before }, trx)
         })
         return reply({ status: 204 })
       },

@@ -15,7 +15,7 @@ export function policyTestRoutes(d: PolicyRouteDeps) {
       permission: POLICY_READ,
       summary: 'Test the AAA policy with a simulated request',
       description:
-        "Answers what the rendered configuration decides for `username` on a device (`device_id`, or `nas_ip` resolved to the enabled device with the most specific prefix containing it; exactly one, else 422 at `nas_ip`). An unknown, disabled or non-network user, or an unknown or disabled device or one without a key for the protocol, is denied before any rule. Then the rules are tried in order: disabled rules are skipped, the first whose WHO and WHERE both match decides: permit with its profile for the protocol, or deny when it has none. TACACS+ only (`service`, `command`: else 422): `attributes` are those set at the start of an exec shell (`service` shell, the default); `command` is decided by the matched profile's command sets into `command_decision` (the `decision` stays the ruleset's verdict). RADIUS: `attributes` are the profile's reply attributes. `trace` lists the rules tried up to the deciding one. See docs/aaa-policy.md.",
+        "Answers what the rendered configuration decides for `username` on a device (`device_id`, or `nas_ip` resolved to the enabled device with the most specific prefix containing it; exactly one, else 422 at `nas_ip`). An unknown, disabled or non-network user, or an unknown or disabled device or one without a key for the protocol, is denied before any rule. Then the rules are tried in order: disabled rules are skipped, the first whose WHO and WHERE both match decides: permit with its profile for the protocol, or deny when it has none. TACACS+ only (`service`, `command`: else 422): `attributes` are those set at the start of an exec shell (`service` shell, the default); `command` is decided by the matched profile's command sets into `command_decision` (the `decision` stays the ruleset's verdict). RADIUS: `attributes` are the profile's reply attributes. `trace` lists the rules tried up to the deciding one. A protocol whose plugin the edition does not load answers 422 PROTOCOL_UNAVAILABLE at `protocol`. See docs/aaa-policy.md.",
       tags: ['aaa-policy'],
       schema: { body: PolicyTestRequest, response: { 200: PolicyTestResponse } },
       handler: async ({ body }) => {
@@ -25,6 +25,9 @@ export function policyTestRoutes(d: PolicyRouteDeps) {
         }
         // Command authorization is a request of service shell.
         if (body.command !== undefined && (body.service ?? 'shell') !== 'shell') throw PolicyErrors.testCommandShell({ field: 'command' })
+        if (!d[body.protocol]) {
+          throw PolicyErrors.testProtocolUnavailable({ field: 'protocol', vars: { plugin: body.protocol, protocol: body.protocol === 'tacacs' ? 'TACACS+' : 'RADIUS' } })
+        }
         // One consistent snapshot; every read goes through it (the embedded engine has one connection).
         return d.database.transaction((trx) => evaluate(deps, trx, body), { isolation: 'repeatable read' })
       },

@@ -1,8 +1,9 @@
 /**
  * The ordered rule views kept in memory (per node), for the policy test and `listRules()` without
  * a transaction: reading all rules with their names is ~18 ms at 5,000 rules, reading the version
- * row (migration 0002, bumped by triggers on every change to the rules and to the names they
- * show) a fraction of a millisecond. The views are reused while the version is unchanged.
+ * row (migration 0002, bumped by a trigger on every change to the rules, and through the owners'
+ * rename events for the names they show: references.ts) a fraction of a millisecond. The views
+ * are reused while the version is unchanged.
  *
  * Use it only from reads that write nothing: a transaction that changed the rules sees its own,
  * uncommitted, version and rows, which must never be stored (a rollback would leave them cached
@@ -11,6 +12,7 @@
  */
 import type { Knex } from 'knex'
 import type { PolicyRuleView } from '../api.js'
+import type { PolicyTargets } from './targets.js'
 import { loadViews } from './rules.js'
 
 type Db = Knex | Knex.Transaction
@@ -28,7 +30,7 @@ const freeze = (v: PolicyRuleView): PolicyRuleView => {
   return Object.freeze(v)
 }
 
-export function createRuleViewCache(): RuleViewCache {
+export function createRuleViewCache(targets: PolicyTargets): RuleViewCache {
   let cached: { version: string; views: readonly PolicyRuleView[] } | null = null
   return {
     async views(db) {
@@ -38,7 +40,7 @@ export function createRuleViewCache(): RuleViewCache {
       if (!row) throw new Error(`${VERSION} has no row: is migration 0002 of aaa-policy applied?`)
       const version = String(row.version)
       if (cached && cached.version === version) return cached.views
-      const views = Object.freeze((await loadViews(db)).map(freeze))
+      const views = Object.freeze((await loadViews(db, targets)).map(freeze))
       cached = { version, views }
       return views
     },

@@ -15,10 +15,10 @@
  * - no matching rule (only possible with the default rule disabled): deny.
  */
 import type { Knex } from 'knex'
-import type { IdentityService, Static } from '../../../sdk/index.js'
-import type { Device, InventoryService } from '../../inventory/index.js'
-import type { RadiusService } from '../../radius/index.js'
-import type { TacacsService } from '../../tacacs/index.js'
+import type { IdentityService, Static, UserRef } from '../../../sdk/index.js'
+import type { Device, InventoryService } from '../../inventory/api.js'
+import type { RadiusService } from '../../radius/api.js'
+import type { TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
 import type { PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
 
@@ -29,18 +29,15 @@ type Step = Static<typeof PolicyTraceStep>
 export interface EvaluateDeps {
   identity: IdentityService
   inventory: InventoryService
-  tacacs: TacacsService
-  radius: RadiusService
+  /** Absent without the tacacs plugin: the route refuses protocol tacacs before evaluating. */
+  tacacs: TacacsService | undefined
+  /** Absent without the radius plugin: the route refuses protocol radius before evaluating. */
+  radius: RadiusService | undefined
   /** The ordered rules as the renderers read them; the route serves them from the in-memory cache (services/cache.ts). */
   listRules(db: Knex | Knex.Transaction): Promise<readonly PolicyRuleView[]>
 }
 
-interface UserRow {
-  id: string
-  username: string
-  enabled: boolean
-  network_login: boolean
-}
+type UserRow = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login'>
 
 const PROTOCOL = { tacacs: 'TACACS+', radius: 'RADIUS' } as const
 
@@ -81,7 +78,7 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
   const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
 
   // The user, as the daemons know users: they are rendered from the enabled users with network login.
-  const user = (await db('users').whereRaw('lower(username) = lower(?)', [input.username]).first('id', 'username', 'enabled', 'network_login')) as UserRow | undefined
+  const user = await d.identity.findUser({ username: input.username }, db)
   if (!user) return deny(`user ${input.username} is unknown: the daemon refuses a user it does not know`)
   // The platform keeps names unique case-insensitively, but tac_plus-ng looks a user up with strcmp
   // (config.c compare_name): another case is another, unknown, name. Applied to RADIUS too, until
@@ -132,9 +129,11 @@ function firstMatch(rules: readonly PolicyRuleView[], user: UserRow, device: Dev
 }
 
 async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
-  const profile = await d.tacacs.getProfile(profileId, db)
-  // The foreign key clears a deleted profile, so this only happens in a race with its deletion.
-  if (!profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no TACACS+ profile, so it denies` })
+  const tacacs = d.tacacs
+  const profile = tacacs ? await tacacs.getProfile(profileId, db) : null
+  // The profile's delete clears it from the rules in the same transaction, so this only happens in a
+  // race with its deletion (or, without the tacacs plugin, never: the route refuses the protocol).
+  if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no TACACS+ profile, so it denies` })
   result.profile = { type: 'tacacs', id: profile.id, name: profile.name }
   const service = input.service ?? 'shell'
   // The rendered profile answers service shell only (priv-lvl and attributes at the shell's start,
@@ -143,12 +142,12 @@ async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: Policy
     return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} gives TACACS+ profile ${profile.name}, which answers service shell only: the daemon denies service ${service}` })
   }
   result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...profile.shell_attributes.map((a) => ({ name: a.name, value: a.value }))]
-  if (input.command !== undefined) result.command_decision = await d.tacacs.authorizeCommand(profile, input.command, db)
+  if (input.command !== undefined) result.command_decision = await tacacs.authorizeCommand(profile, input.command, db)
   return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
 }
 
 async function permitRadius(d: EvaluateDeps, db: Knex.Transaction, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
-  const profile = await d.radius.getProfile(profileId, db)
+  const profile = (await d.radius?.getProfile(profileId, db)) ?? null
   if (!profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no RADIUS profile, so it denies` })
   result.profile = { type: 'radius', id: profile.id, name: profile.name }
   result.attributes = profile.attributes.map((a) => ({ name: a.name, value: a.value }))

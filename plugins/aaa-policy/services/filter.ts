@@ -10,7 +10,7 @@
  */
 import type { Knex } from 'knex'
 import type { IdentityService, Static } from '../../../sdk/index.js'
-import type { InventoryService } from '../../inventory/index.js'
+import type { InventoryService } from '../../inventory/api.js'
 import type { AaaPolicyRuleListQuery } from '../schemas/rules.js'
 
 type Query = Static<typeof AaaPolicyRuleListQuery>

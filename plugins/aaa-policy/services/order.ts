@@ -5,15 +5,14 @@
  * default rule's row: that row is the order's mutex, so parallel requests run
  * one after another and never leave a gap, a duplicate or a default out of
  * place. A row lock rather than an advisory lock works on every engine and is
- * the lock the table's delete trigger takes too (for cascades from users,
- * groups, devices and device groups).
+ * the lock the table's delete trigger takes too (for deletes in bare SQL).
  *
- * Lock order, to stay free of deadlocks with those cascades: first the rows a
- * rule will reference (FOR KEY SHARE, as the foreign key check would), then
- * the order, then the rule rows.
+ * Lock order, to stay free of deadlocks with the owners of what rules
+ * reference: first the records a rule will reference (FOR KEY SHARE, through
+ * their owner: references.ts), then the order, then the rule rows. A profile
+ * delete clearing rules takes them in the same order.
  */
 import type { Knex } from 'knex'
-import { referenceNotFound, type RefKind } from '../errors.js'
 import { RULES } from './rules.js'
 
 export interface OrderLock {
@@ -28,34 +27,6 @@ export async function lockOrder(trx: Knex.Transaction): Promise<OrderLock> {
   // The migration creates the default rule and nothing deletes it.
   if (!row) throw new Error('aaa_policy_rules has no default rule')
   return { defaultId: row.id, defaultPosition: row.position }
-}
-
-const TABLES: Record<Exclude<RefKind, 'rule'>, string> = {
-  user: 'users',
-  group: 'user_groups',
-  device: 'inventory_devices',
-  device_group: 'inventory_device_groups',
-  tacacs_profile: 'tacacs_profiles',
-  radius_profile: 'radius_profiles',
-}
-
-export interface RefCheck {
-  kind: Exclude<RefKind, 'rule'>
-  id: string | null | undefined
-  field: string
-}
-
-/**
- * 422 REFERENCE_NOT_FOUND at the field of the first id that names nothing.
- * The rows found stay key-share locked until commit, so they cannot vanish
- * between this check and the insert (the foreign key would answer a 500).
- */
-export async function lockReferences(trx: Knex.Transaction, refs: RefCheck[]): Promise<void> {
-  for (const r of refs) {
-    if (!r.id) continue
-    const found = await trx(TABLES[r.kind]).where({ id: r.id }).forKeyShare().first('id')
-    if (!found) throw referenceNotFound(r.kind, r.field, r.id)
-  }
 }
 
 /** Make room at `position`: every rule there or after moves down one. */

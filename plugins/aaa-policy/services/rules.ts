@@ -1,12 +1,15 @@
 /**
- * Reading rules: one query joins the names of what a rule references, so the
- * API, the renderers (through `listRules`) and the policy test see the same
- * thing. The referenced tables are the ones the rule's foreign keys point at.
+ * Reading rules: the rule rows from the policy's own table, and the names of
+ * what they reference from each owner (`names`, through the reference contract
+ * in services/references.ts), so the API, the renderers (through `listRules`)
+ * and the policy test see the same thing. Each kind's names are asked once per
+ * read, whatever the number of rules.
  */
 import type { Knex } from 'knex'
 import type { Static } from '../../../sdk/index.js'
 import type { PolicyRuleView } from '../api.js'
 import type { AaaPolicyRuleResponse } from '../schemas/rules.js'
+import type { PolicyTargets, TargetKind } from './targets.js'
 
 export const RULES = 'aaa_policy_rules'
 
@@ -26,58 +29,62 @@ export interface RuleRow {
   where_device_group_id: string | null
   tacacs_profile_id: string | null
   radius_profile_id: string | null
-  who_user_name: string | null
-  who_group_name: string | null
-  where_device_name: string | null
-  where_device_group_name: string | null
-  tacacs_profile_name: string | null
-  radius_profile_name: string | null
   created_at: Date
   updated_at: Date
 }
 
-/** Every rule with the names it references, in evaluation order. */
+const REF_COLUMNS = ['r.who_user_id', 'r.who_group_id', 'r.where_device_id', 'r.where_device_group_id', 'r.tacacs_profile_id', 'r.radius_profile_id'] as const
+
+/** Every rule, in evaluation order (alias `r`, for the list filters). */
 export const selectRules = (db: Db) =>
   db(`${RULES} as r`)
-    .leftJoin('users as u', 'u.id', 'r.who_user_id')
-    .leftJoin('user_groups as g', 'g.id', 'r.who_group_id')
-    .leftJoin('inventory_devices as d', 'd.id', 'r.where_device_id')
-    .leftJoin('inventory_device_groups as dg', 'dg.id', 'r.where_device_group_id')
-    .leftJoin('tacacs_profiles as tp', 'tp.id', 'r.tacacs_profile_id')
-    .leftJoin('radius_profiles as rp', 'rp.id', 'r.radius_profile_id')
-    .select(
-      'r.id', 'r.name', 'r.description', 'r.enabled', 'r.position', 'r.is_default',
-      'r.who_user_id', 'r.who_group_id', 'r.where_device_id', 'r.where_device_group_id', 'r.tacacs_profile_id', 'r.radius_profile_id',
-      'u.username as who_user_name', 'g.name as who_group_name', 'd.name as where_device_name', 'dg.name as where_device_group_name',
-      'tp.name as tacacs_profile_name', 'rp.name as radius_profile_name', 'r.created_at', 'r.updated_at',
-    )
+    .select('r.id', 'r.name', 'r.description', 'r.enabled', 'r.position', 'r.is_default', ...REF_COLUMNS, 'r.created_at', 'r.updated_at')
     .orderBy('r.position')
 
 /** What `toView` reads: a rule row without the columns only the API's answers carry. */
-export type ViewRow = Omit<RuleRow, 'description' | 'tacacs_profile_name' | 'radius_profile_name' | 'created_at' | 'updated_at'>
+export type ViewRow = Omit<RuleRow, 'description' | 'created_at' | 'updated_at'>
 
 /**
- * Every rule as `listRules` needs it, in evaluation order: the same rows and WHO/WHERE names as
- * `selectRules`, without the description, the profile names and the two timestamps. The policy
- * test and the renderers read the whole list, and with thousands of rules those columns (the
- * timestamps above all, parsed into dates and thrown away) took a third of the time.
+ * Every rule as `listRules` needs it, in evaluation order: without the description and the two
+ * timestamps. The policy test and the renderers read the whole list, and with thousands of rules
+ * those columns (the timestamps above all, parsed into dates and thrown away) took a third of the time.
  */
-export const selectViewRows = (db: Db) =>
-  db(`${RULES} as r`)
-    .leftJoin('users as u', 'u.id', 'r.who_user_id')
-    .leftJoin('user_groups as g', 'g.id', 'r.who_group_id')
-    .leftJoin('inventory_devices as d', 'd.id', 'r.where_device_id')
-    .leftJoin('inventory_device_groups as dg', 'dg.id', 'r.where_device_group_id')
-    .select(
-      'r.id', 'r.name', 'r.enabled', 'r.position', 'r.is_default',
-      'r.who_user_id', 'r.who_group_id', 'r.where_device_id', 'r.where_device_group_id', 'r.tacacs_profile_id', 'r.radius_profile_id',
-      'u.username as who_user_name', 'g.name as who_group_name', 'd.name as where_device_name', 'dg.name as where_device_group_name',
-    )
-    .orderBy('r.position')
+export const selectViewRows = (db: Db) => db(`${RULES} as r`).select('r.id', 'r.name', 'r.enabled', 'r.position', 'r.is_default', ...REF_COLUMNS).orderBy('r.position')
+
+/** Names by kind, then by id. */
+export type Names = Record<TargetKind, Map<string, string>>
+
+const ROW_COLUMN: Record<TargetKind, keyof ViewRow> = {
+  user: 'who_user_id',
+  group: 'who_group_id',
+  device: 'where_device_id',
+  device_group: 'where_device_group_id',
+  tacacs_profile: 'tacacs_profile_id',
+  radius_profile: 'radius_profile_id',
+}
+
+/** The names of what `rows` reference, for `kinds`, each kind asked of its owner once (one after another: one connection in a transaction). */
+export async function namesOf(rows: readonly ViewRow[], targets: PolicyTargets, db: Db, kinds: readonly TargetKind[]): Promise<Names> {
+  const out = Object.fromEntries((Object.keys(ROW_COLUMN) as TargetKind[]).map((k) => [k, new Map<string, string>()])) as Names
+  for (const kind of kinds) {
+    const target = targets[kind]
+    const ids = new Set<string>()
+    for (const r of rows) {
+      const id = r[ROW_COLUMN[kind]] as string | null
+      if (id) ids.add(id)
+    }
+    if (target && ids.size) out[kind] = await target.names([...ids], db)
+  }
+  return out
+}
+
+const WHO_WHERE: readonly TargetKind[] = ['user', 'group', 'device', 'device_group']
+const ALL: readonly TargetKind[] = [...WHO_WHERE, 'tacacs_profile', 'radius_profile']
 
 const iso = (d: Date | string) => new Date(d).toISOString()
+const nameOf = (names: Names, kind: TargetKind, id: string | null) => (id ? (names[kind].get(id) ?? null) : null)
 
-export const toResponse = (r: RuleRow): RuleResponse => ({
+export const toResponse = (r: RuleRow, names: Names): RuleResponse => ({
   id: r.id,
   name: r.name,
   description: r.description,
@@ -90,44 +97,67 @@ export const toResponse = (r: RuleRow): RuleResponse => ({
   where_device_group_id: r.where_device_group_id,
   tacacs_profile_id: r.tacacs_profile_id,
   radius_profile_id: r.radius_profile_id,
-  who_name: r.who_user_name ?? r.who_group_name,
-  where_name: r.where_device_name ?? r.where_device_group_name,
-  tacacs_profile_name: r.tacacs_profile_name,
-  radius_profile_name: r.radius_profile_name,
+  who_name: nameOf(names, 'user', r.who_user_id) ?? nameOf(names, 'group', r.who_group_id),
+  where_name: nameOf(names, 'device', r.where_device_id) ?? nameOf(names, 'device_group', r.where_device_group_id),
+  tacacs_profile_name: nameOf(names, 'tacacs_profile', r.tacacs_profile_id),
+  radius_profile_name: nameOf(names, 'radius_profile', r.radius_profile_id),
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
 })
 
-/** The renderers' view: WHO and WHERE as tagged values, `any` for the default rule. */
-export const toView = (r: ViewRow): PolicyRuleView => ({
+/**
+ * The renderers' view: WHO and WHERE as tagged values, `any` for the default rule. A name the
+ * owner does not know (only a record deleted behind its back, in bare SQL, can do that) shows as
+ * the id, so a renderer names something its daemon check will refuse rather than a blank.
+ */
+export const toView = (r: ViewRow, names: Names): PolicyRuleView => ({
   id: r.id,
   name: r.name,
   position: r.position,
   enabled: r.enabled,
   is_default: r.is_default,
   who: r.who_user_id
-    ? { type: 'user', user_id: r.who_user_id, username: r.who_user_name! }
+    ? { type: 'user', user_id: r.who_user_id, username: nameOf(names, 'user', r.who_user_id) ?? r.who_user_id }
     : r.who_group_id
-      ? { type: 'group', group_id: r.who_group_id, group_name: r.who_group_name! }
+      ? { type: 'group', group_id: r.who_group_id, group_name: nameOf(names, 'group', r.who_group_id) ?? r.who_group_id }
       : { type: 'any' },
   where: r.where_device_id
-    ? { type: 'device', device_id: r.where_device_id, device_name: r.where_device_name! }
+    ? { type: 'device', device_id: r.where_device_id, device_name: nameOf(names, 'device', r.where_device_id) ?? r.where_device_id }
     : r.where_device_group_id
-      ? { type: 'device_group', device_group_id: r.where_device_group_id, device_group_name: r.where_device_group_name! }
+      ? { type: 'device_group', device_group_id: r.where_device_group_id, device_group_name: nameOf(names, 'device_group', r.where_device_group_id) ?? r.where_device_group_id }
       : { type: 'any' },
   tacacs_profile_id: r.tacacs_profile_id,
   radius_profile_id: r.radius_profile_id,
 })
+
+/** Rows as the API answers them, with every name. */
+export async function toResponses(rows: RuleRow[], targets: PolicyTargets, db: Db): Promise<RuleResponse[]> {
+  const names = await namesOf(rows, targets, db, ALL)
+  return rows.map((r) => toResponse(r, names))
+}
 
 export async function loadRows(db: Db): Promise<RuleRow[]> {
   return (await selectRules(db)) as RuleRow[]
 }
 
 /** Every rule in evaluation order as the renderers and the policy test see it (`listRules`). */
-export async function loadViews(db: Db): Promise<PolicyRuleView[]> {
-  return ((await selectViewRows(db)) as ViewRow[]).map(toView)
+export async function loadViews(db: Db, targets: PolicyTargets): Promise<PolicyRuleView[]> {
+  const rows = (await selectViewRows(db)) as ViewRow[]
+  const names = await namesOf(rows, targets, db, WHO_WHERE)
+  return rows.map((r) => toView(r, names))
 }
 
 export async function loadRow(db: Db, id: string): Promise<RuleRow | null> {
   return ((await selectRules(db).where('r.id', id).first()) as RuleRow | undefined) ?? null
+}
+
+/** One rule with every name, as the API answers it; null when there is none. */
+export async function loadResponse(db: Db, targets: PolicyTargets, id: string): Promise<RuleResponse | null> {
+  const row = await loadRow(db, id)
+  return row ? (await toResponses([row], targets, db))[0] : null
+}
+
+/** One rule as the renderers see it. */
+export async function toViewOf(row: ViewRow, targets: PolicyTargets, db: Db): Promise<PolicyRuleView> {
+  return toView(row, await namesOf([row], targets, db, WHO_WHERE))
 }

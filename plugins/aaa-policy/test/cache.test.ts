@@ -1,13 +1,21 @@
 /**
  * The policy test serves the ordered rules from memory (services/cache.ts), checked per request
- * against aaa_policy_version, which triggers bump (migration 0002). Each change below comes right
- * after a policy test that filled the cache, and the next answer must already show it: a rule
- * edit, a reorder, a profile delete (the foreign key's SET NULL), renames (through the API and in
- * bare SQL). On both engines, so the PL/pgSQL triggers are checked on the embedded one too.
+ * against aaa_policy_version, which the rules' own trigger bumps (migration 0002), and the owners'
+ * rename events through the reference contract (services/references.ts). Each change below comes
+ * right after a policy test that filled the cache, and the next answer must already show it: a
+ * rule edit, a reorder, a profile delete (the profile's guard clears the rules), renames of a user
+ * group, a user and a device (each through its owner's API), bare SQL on the policy's own table.
+ * On both engines, so the PL/pgSQL trigger is checked on the embedded one too.
  */
 import { expect } from 'chai'
 import type { TestApp } from '../../../test/kit/app.js'
 import { clearRules, createDevice, createRule, createTacacsProfile, createUser, createUserGroup, defaultRule, RULES, startPolicyApp, uniq } from './helpers.js'
+
+const rename = async (t: TestApp, path: string, body: Record<string, unknown>) => {
+  const r = await t.admin('PUT', path, { body })
+  expect(r.status, JSON.stringify(r.body)).to.equal(200)
+  return r.body
+}
 
 const TEST = '/api/v1/aaa/policy/test'
 const RULES_TABLE = 'aaa_policy_rules'
@@ -69,7 +77,7 @@ for (const engine of ['postgres', 'embedded'] as const) {
       expect(after.profile.id).to.equal(tpRead.id)
     })
 
-    it("a profile delete: the foreign key clears the rule's profile, so the rule denies", async () => {
+    it("a profile delete: the profile's reference guard clears the rule's profile, so the rule denies", async () => {
       expect(await test()).to.include({ decision: 'permit' })
       expect((await t.admin('DELETE', `/api/v1/tacacs/profiles/${tpRead.id}`)).status).to.equal(204)
       const after = await test()
@@ -89,16 +97,37 @@ for (const engine of ['postgres', 'embedded'] as const) {
       noc = r.body
     })
 
-    it('changes made in bare SQL, outside the API, are seen too (the triggers, not the routes, bump the version)', async () => {
+    it("a user rename and a device rename (the kernel's and the inventory's rename events): the trace shows the new names", async () => {
+      const bob = await createUser(t)
+      const sw2 = await createDevice(t)
+      const byUser = await createRule(t, { who: { user_id: bob.id }, where: { device_id: sw.id }, position: 0 })
+      const byDevice = await createRule(t, { who: { group_id: noc.id }, where: { device_id: sw2.id }, position: 1 })
+      let trace = (await test()).trace
+      expect(trace[0].reason).to.equal(`user is not ${bob.username}`)
+      expect(trace[1].reason).to.equal(`device ${sw.name} is not ${sw2.name}`)
+      const v = await version()
+      const newUser = uniq('bob')
+      const newDevice = uniq('sw2')
+      await rename(t, `/api/v1/users/${bob.id}`, { username: newUser })
+      trace = (await test()).trace
+      expect(trace[0].reason).to.equal(`user is not ${newUser}`)
+      await rename(t, `/api/v1/devices/${sw2.id}`, { name: newDevice })
+      trace = (await test()).trace
+      expect(trace[1].reason).to.equal(`device ${sw.name} is not ${newDevice}`)
+      expect(BigInt(await version()) - BigInt(v)).to.equal(2n)
+      // A change that renames nothing announces nothing: the views stay cached.
+      await rename(t, `/api/v1/devices/${sw2.id}`, { description: 'same name' })
+      expect(await version()).to.equal(String(BigInt(v) + 2n))
+      for (const r of [byUser, byDevice]) expect((await t.admin('DELETE', `${RULES}/${r.id}`)).status).to.equal(204)
+    })
+
+    it("changes made in bare SQL to the policy's own table are seen too (its trigger, not the routes, bumps the version)", async () => {
       await test()
       const v = await version()
-      await t.app.db.knex('user_groups').where({ id: noc.id }).update({ name: 'sql-renamed-group' })
-      let after = await test()
-      expect(after.trace[0].reason).to.contain('in group sql-renamed-group,')
       await t.app.db.knex(RULES_TABLE).where({ id: rGroup.id }).update({ tacacs_profile_id: null })
-      after = await test()
+      const after = await test()
       expect(after).to.include({ decision: 'deny', reason: 'rule noc-sw has no TACACS+ profile, so it denies' })
-      expect(BigInt(await version()) - BigInt(v)).to.equal(2n)
+      expect(BigInt(await version()) - BigInt(v)).to.equal(1n)
     })
   })
 }

@@ -5,12 +5,12 @@ export default {
     address_host_bits: 'В префиксе заданы биты узла. Возможно, имелось в виду {{network}} или отдельный адрес с /32 или /128?',
     address_taken: 'Адрес {{address}} уже принадлежит устройству «{{device}}». Вложенные префиксы допустимы (побеждает самый точный), одинаковые — нет.',
     group_not_found: 'Группы устройств с идентификатором {{id}} нет.',
-    device_referenced: 'На устройство ещё ссылаются другие записи (например, правило политики AAA). Сначала удалите эти ссылки.',
+    device_referenced: 'На устройство ещё ссылаются: {{referrers}}. Сначала удалите эти ссылки.',
     group_name_taken: 'Группа устройств с именем «{{name}}» уже существует (регистр букв не учитывается).',
     group_cycle: 'Группу устройств нельзя поместить в неё саму или в одну из её подгрупп.',
     group_too_deep: 'Группы устройств вкладываются максимум на $t(inventory:count.levels, {"count": {{max}} }); после этого изменения было бы {{depth}}.',
     group_in_use: 'В группе устройств ещё есть $t(inventory:count.devices, {"count": {{devices}} }) и $t(inventory:count.subgroups, {"count": {{children}} }). Сначала перенесите или удалите их.',
-    group_referenced: 'На группу устройств ещё ссылаются другие записи (например, правило политики AAA). Сначала удалите эти ссылки.',
+    group_referenced: 'На группу устройств ещё ссылаются: {{referrers}}. Сначала удалите эти ссылки.',
   },
   // Plural forms in the case the messages use: accusative for levels («на 2 уровня»), nominative for the rest.
   count: {

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex'
 
 /**
- * Devices and device groups. Table names and `id` primary keys are part of
- * the plugin's contract: the AAA policy references both tables.
+ * Devices and device groups: the plugin's own tables. Other plugins reference
+ * devices and groups through the service's `references` (api.ts), not here.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('inventory_device_groups', (t) => {

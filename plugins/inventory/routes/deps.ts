@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import type { SecretsService } from '../../../sdk/index.js'
+import type { OwnedReferenceTarget, SecretsService } from '../../../sdk/index.js'
 import type { InventoryService } from '../api.js'
 
 /** What the plugin's routes share. */
@@ -7,4 +7,11 @@ export interface InventoryRouteDeps {
   knex: Knex
   secrets: SecretsService
   inventory: InventoryService
+  /** The inventory's side of the references others hold: deletes and renames call them. */
+  references: InventoryReferences
+}
+
+export interface InventoryReferences {
+  device: OwnedReferenceTarget
+  device_group: OwnedReferenceTarget
 }

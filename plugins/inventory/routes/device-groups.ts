@@ -3,7 +3,7 @@
  * belongs to every ancestor, so a policy written for a region covers its sites.
  */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, reply } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, paginate, referrerList, reply } from '../../../sdk/index.js'
 import { InventoryErrors as E, uniqueViolation } from '../errors.js'
 import { isReferenceViolation } from '../../../sdk/index.js'
 import { INVENTORY_READ, INVENTORY_WRITE } from '../permissions.js'
@@ -135,6 +135,7 @@ export function deviceGroupRoutes(d: InventoryRouteDeps) {
             .where({ id })
             .update(cols)
             .catch(onWriteError(b.name ?? before.name, b.parent_id ?? null))
+          if (b.name !== undefined && b.name !== before.name) await d.references.device_group.renamed([id], trx)
           const after = await loadGroup(trx, id)
           await req.audit({ action: 'device_group.update', resourceType: 'device_group', resourceId: id, before, after }, trx)
           return (await loadGroupWithCounts(trx, id))!
@@ -147,7 +148,7 @@ export function deviceGroupRoutes(d: InventoryRouteDeps) {
       permission: INVENTORY_WRITE,
       summary: 'Delete a device group',
       description:
-        'Only an empty group goes: one still holding devices or subgroups answers 409 GROUP_IN_USE (move or delete them first; nothing is re-parented behind your back). So does a group still referenced by another plugin (an AAA policy rule naming it).',
+        'Only an empty group goes: one still holding devices or subgroups answers 409 GROUP_IN_USE (move or delete them first; nothing is re-parented behind your back). So does a group still referenced by another plugin (an AAA policy rule naming it); the detail names the references.',
       tags: ['inventory'],
       schema: { params: DeviceGroupParams, response: { 204: null, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -158,11 +159,14 @@ export function deviceGroupRoutes(d: InventoryRouteDeps) {
           if (before.device_count || before.child_count) {
             throw E.groupInUse({ field: 'device_group_id', vars: { devices: before.device_count, children: before.child_count } })
           }
+          const referrers = await d.references.device_group.beforeDelete([id], trx)
+          if (referrers.length) throw E.groupReferenced({ field: 'device_group_id', vars: { referrers: referrerList(referrers) } })
           await trx(GROUPS)
             .where({ id })
             .delete()
             .catch((e: unknown) => {
-              throw isReferenceViolation(e) ? E.groupReferenced({ field: 'device_group_id' }) : e
+              // A foreign key that still points here (an out-of-tree plugin's schema): a 409 all the same.
+              throw isReferenceViolation(e) ? E.groupReferenced({ field: 'device_group_id', vars: { referrers: '…' } }) : e
             })
           const { device_count: _d, child_count: _c, ...group } = before
           await req.audit({ action: 'device_group.delete', resourceType: 'device_group', resourceId: id, before: group }, trx)

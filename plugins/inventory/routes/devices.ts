@@ -1,5 +1,5 @@
 /** Network access devices: the clients the TACACS+ and RADIUS daemons accept, with their shared secrets. */
-import { CommonErrors, defineRoute, ErrorBody, paginate, reply } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, paginate, referrerList, reply } from '../../../sdk/index.js'
 import type { Device } from '../api.js'
 import { InventoryErrors as E } from '../errors.js'
 import { isReferenceViolation } from '../../../sdk/index.js'
@@ -137,6 +137,7 @@ export function deviceRoutes(d: InventoryRouteDeps) {
           Object.assign(cols, sealedKeys(secrets, b))
           const groupId = b.device_group_id === undefined ? before.device_group_id : b.device_group_id
           await guardedWrite(trx, { name: b.name ?? before.name, address, groupId }, (sp) => sp(DEVICES).where({ id }).update(cols))
+          if (b.name !== undefined && b.name !== before.name) await d.references.device.renamed([id], trx)
           const after = (await loadDevice(trx, id))!
           // Which keys were written (set, replaced or removed): a rotation shows in the trail, the value never does.
           const secretsChanged = (['tacacs_key', 'radius_secret'] as const).filter((k) => b[k] !== undefined)
@@ -150,7 +151,7 @@ export function deviceRoutes(d: InventoryRouteDeps) {
       path: '/devices/{device_id}',
       permission: INVENTORY_WRITE,
       summary: 'Remove a network device',
-      description: 'The device and its sealed keys go. A device still referenced by another plugin (an AAA policy rule naming it) answers 409 DEVICE_IN_USE.',
+      description: 'The device and its sealed keys go. A device still referenced by another plugin (an AAA policy rule naming it) answers 409 DEVICE_IN_USE, whose detail names the references.',
       tags: ['inventory'],
       schema: { params: DeviceParams, response: { 204: null, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -158,11 +159,15 @@ export function deviceRoutes(d: InventoryRouteDeps) {
         await req.transaction(async (trx) => {
           if (!(await trx(DEVICES).where({ id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'device_id' })
           const before: Device = (await loadDevice(trx, id))!
+          // The contract with referring plugins (sdk/references.ts): they registered guards, never foreign keys.
+          const referrers = await d.references.device.beforeDelete([id], trx)
+          if (referrers.length) throw E.deviceInUse({ field: 'device_id', vars: { referrers: referrerList(referrers) } })
           await trx(DEVICES)
             .where({ id })
             .delete()
             .catch((e: unknown) => {
-              throw isReferenceViolation(e) ? E.deviceInUse({ field: 'device_id' }) : e
+              // A foreign key that still points here (an out-of-tree plugin's schema): a 409 all the same.
+              throw isReferenceViolation(e) ? E.deviceInUse({ field: 'device_id', vars: { referrers: '…' } }) : e
             })
           await req.audit({ action: 'device.delete', resourceType: 'device', resourceId: id, before }, trx)
         })

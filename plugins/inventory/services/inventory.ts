@@ -9,8 +9,10 @@ import { DEVICES, GROUPS, isUuid, loadDevice, loadGroup, selectDevices, selectGr
 /** Purposes the device secrets are sealed under: a value sealed as one cannot be opened as the other. */
 export const SEAL = { tacacs_key: 'inventory.tacacs_key', radius_secret: 'inventory.radius_secret' } as const
 
-export function createInventoryService(knex: Knex, secrets: SecretsService): InventoryService {
+export function createInventoryService(knex: Knex, secrets: SecretsService, references: InventoryService['references']): InventoryService {
   return {
+    references,
+
     getDevice: (id, db = knex) => loadDevice(db, id),
 
     // Ordered by name, then id: names are unique already, the id only makes the order total whatever the collation.

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex'
 
 export async function up(knex: Knex): Promise<void> {
-  // The table name is part of the contract: the AAA policy plugin references radius_profiles(id).
+  // The plugin's own table: other plugins reference profiles through the service's `references` (api.ts), never here.
   await knex.schema.createTable('radius_profiles', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'))
     t.string('name', 64).notNullable()

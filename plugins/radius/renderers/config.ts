@@ -26,26 +26,15 @@
 import path from 'node:path'
 import type { Knex } from 'knex'
 import { freeradiusLogModules } from '../../../sdk/logs/freeradius.js'
-import type { ConfigRenderer, DaemonCheck, IdentityService, NetworkUser, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
-import type { Device, DeviceGroup, InventoryService } from '../../inventory/index.js'
-import type { RadiusPolicyRule, RadiusPolicySource, RadiusProfile, RadiusService } from '../api.js'
+import type { ConfigRenderer, DaemonCheck, IdentityService, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
+import type { InventoryService } from '../../inventory/api.js'
+import type { RadiusPolicySource, RadiusService } from '../api.js'
 import { quoteValue } from '../services/values.js'
+import type { FreeradiusConfigInput } from './input.js'
 import { byteOrder, CIDR, CLEARTEXT, FreeradiusRenderError, HEADER, IP, name, NT_HASH, qcleartext, qsecret, SHA512_CRYPT, T, USERNAME } from './syntax.js'
 import { compileRules, policy, replies, writtenClients } from './policy.js'
 export { FreeradiusRenderError } from './syntax.js'
-
-
-export interface FreeradiusConfigInput {
-  listen: { address: string; authPort: number; acctPort: number }
-  /** Absolute folder the daemon writes its JSON lines to. */
-  logDirectory: string
-  deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
-  devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; radiusSecret: string | null }[]
-  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers'>[]
-  profiles: Pick<RadiusProfile, 'id' | 'name' | 'attributes'>[]
-  /** The rules in evaluation order; null when no policy source is registered (everyone is rejected). */
-  rules: RadiusPolicyRule[] | null
-}
+export type { FreeradiusConfigInput } from './input.js'
 
 
 function radiusdConf(input: FreeradiusConfigInput): string {

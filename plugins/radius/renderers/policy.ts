@@ -1,7 +1,7 @@
 /** The AAA policy as one unlang chain: rules compiled to membership tests, first match wins. */
 import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
 import { formatValue, quoteValue } from '../services/values.js'
-import type { FreeradiusConfigInput } from './config.js'
+import type { FreeradiusConfigInput } from './input.js'
 import { byteOrder, FreeradiusRenderError, HEADER, name, qname, T, USERNAME } from './syntax.js'
 
 /** The devices written as clients, in name order: enabled, with a secret. */

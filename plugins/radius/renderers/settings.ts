@@ -1,6 +1,6 @@
 /** Settings of the FreeRADIUS configuration: where it listens, where it logs, which binary checks it. */
 import { coreServices, defineServerOption, defineSetting, identityServices, Nullable, Type } from '../../../sdk/index.js'
-import { inventoryServiceRef } from '../../inventory/index.js'
+import { inventoryServiceRef } from '../../inventory/api.js'
 
 export const freeradiusSettingRefs = {
   listenAddress: defineSetting(

@@ -1,6 +1,6 @@
 /** RADIUS profiles: named, ordered lists of reply attributes that AAA policy rules hand to devices. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, reply } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, paginate, recordReferenced, referrerList, reply, type OwnedReferenceTarget } from '../../../sdk/index.js'
 import type { RadiusAttribute } from '../api.js'
 import { attributeError, RadiusErrors } from '../errors.js'
 import { RADIUS_READ, RADIUS_WRITE } from '../permissions.js'
@@ -40,7 +40,8 @@ const attributesJson = (list: readonly RadiusAttribute[]) => JSON.stringify(list
 const VALUE_RULES =
   'Each attribute must be in the dictionary (GET /api/v1/radius/dictionary; else 422 RADIUS_ATTRIBUTE_UNKNOWN at `attributes[i].name`), have a value of its type (else 422 RADIUS_ATTRIBUTE_VALUE_INVALID at `attributes[i].value`), and appear once unless repeatable (else 422 RADIUS_ATTRIBUTE_REPEATED at `attributes[i].name`). A name taken (case-insensitively) answers 409 PROFILE_NAME_TAKEN.'
 
-export function profileRoutes(knex: Knex) {
+/** `refs`: the radius side of the references other plugins hold to profiles (sdk/references.ts). */
+export function profileRoutes(knex: Knex, refs: OwnedReferenceTarget) {
   return [
     defineRoute({
       method: 'GET',
@@ -118,6 +119,7 @@ export function profileRoutes(knex: Knex) {
           if (b.description !== undefined) cols.description = b.description
           if (b.attributes !== undefined) cols.attributes = attributesJson(b.attributes)
           await trx(PROFILES).where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          if (b.name !== undefined && b.name !== before.name) await refs.renamed([before.id], trx)
           const after = (await loadProfile(trx, before.id))!
           await req.audit({ action: 'radius_profile.update', resourceType: 'radius_profile', resourceId: before.id, before, after }, trx)
           return after
@@ -129,13 +131,15 @@ export function profileRoutes(knex: Knex) {
       path: '/radius/profiles/{profile_id}',
       permission: RADIUS_WRITE,
       summary: 'Delete a RADIUS profile',
-      description: 'Allowed while AAA policy rules use the profile: their reference is cleared (the policy declares it ON DELETE SET NULL), so those rules send no RADIUS reply attributes until given another profile.',
+      description: 'Allowed while AAA policy rules use the profile: their reference is cleared in the same transaction (the policy registers a clearing reference guard), so those rules send no RADIUS reply attributes until given another profile.',
       tags: ['radius'],
       schema: { params: RadiusProfileParams, response: { 204: null, 404: ErrorBody } },
       handler: async (req) => {
         await req.transaction(async (trx) => {
           if (!(await trx(PROFILES).where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
           const before = (await loadProfile(trx, req.params.profile_id))!
+          const referrers = await refs.beforeDelete([before.id], trx)
+          if (referrers.length) throw recordReferenced({ field: 'profile_id', vars: { referrers: referrerList(referrers) } })
           await trx(PROFILES).where({ id: before.id }).delete()
           await req.audit({ action: 'radius_profile.delete', resourceType: 'radius_profile', resourceId: before.id, before }, trx)
         })

@@ -1,5 +1,6 @@
 /** Reading RADIUS profiles: the one row shape, shared by the routes and the service other plugins use. */
 import type { Knex } from 'knex'
+import { defineReferenceTarget, type OwnedReferenceTarget } from '../../../sdk/index.js'
 import type { RadiusAttribute, RadiusPolicySource, RadiusProfile, RadiusService } from '../api.js'
 
 type Db = Knex | Knex.Transaction
@@ -44,11 +45,14 @@ export async function loadProfile(db: Db, id: string): Promise<RadiusProfile | n
 /** What the plugin itself reaches beyond the contract: the registered policy source (the FreeRADIUS renderer). */
 export interface RadiusServiceInternal extends RadiusService {
   policySource(): RadiusPolicySource | null
+  /** The profile routes call beforeDelete and renamed. */
+  references: { radius_profile: OwnedReferenceTarget }
 }
 
 export function createRadiusService(knex: Knex): RadiusServiceInternal {
   let source: RadiusPolicySource | null = null
   return {
+    references: { radius_profile: defineReferenceTarget({ kind: 'radius_profile', table: PROFILES, nameColumn: 'name' }) },
     registerPolicySource(s) {
       // One policy decides; a second source would be a wiring mistake, not a choice.
       if (source && source !== s) throw new Error('radius: a policy source is already registered')

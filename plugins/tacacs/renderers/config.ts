@@ -23,7 +23,7 @@
 import path from 'node:path'
 import type { Knex } from 'knex'
 import type { ConfigRenderer, IdentityService, NetworkUser, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
-import type { Device, DeviceGroup, InventoryService } from '../../inventory/index.js'
+import type { Device, DeviceGroup, InventoryService } from '../../inventory/api.js'
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
 import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
 import { deviceGroupIdent, deviceIdent, userGroupIdent, userIdent } from './names.js'

@@ -1,6 +1,6 @@
 /** Settings of the tac_plus-ng configuration: where it listens, where it logs. */
 import { coreServices, defineServerOption, defineSetting, identityServices, Nullable, Type } from '../../../sdk/index.js'
-import { inventoryServiceRef } from '../../inventory/index.js'
+import { inventoryServiceRef } from '../../inventory/api.js'
 
 export const tacPlusNgSettingRefs = {
   listenAddress: defineSetting(

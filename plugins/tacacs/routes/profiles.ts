@@ -1,13 +1,12 @@
 /** /tacacs/profiles: CRUD of TACACS+ profiles (privilege level, shell attributes, ordered command sets) and their references. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, PortcullisError, reply } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, paginate, PortcullisError, recordReferenced, referrerList, reply } from '../../../sdk/index.js'
 import type { ShellAttribute } from '../api.js'
 import { isUniqueViolation, TacacsErrors } from '../errors.js'
 import { TACACS_READ, TACACS_WRITE } from '../permissions.js'
 import { ReferenceReport } from '../schemas/common.js'
 import { TacacsProfileCreate, TacacsProfileListQuery, TacacsProfilePage, TacacsProfileParams, TacacsProfileResponse, TacacsProfileUpdate } from '../schemas/profiles.js'
 import { checkCommandSetIds, getProfile, selectProfiles, toProfile, writeProfileSets } from '../services/profile-store.js'
-import { rulesUsingProfile } from '../services/references.js'
 import type { TacacsRouteDeps } from './deps.js'
 
 /** Attributes of the request itself, which a profile cannot set. */
@@ -129,6 +128,7 @@ export function profileRoutes(d: TacacsRouteDeps) {
           for (const k of ['name', 'description', 'privilege_level', 'default_action'] as const) if (b[k] !== undefined) cols[k] = b[k]
           if (b.shell_attributes !== undefined) cols.shell_attributes = JSON.stringify(b.shell_attributes)
           await trx('tacacs_profiles').where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          if (b.name !== undefined && b.name !== before.name) await service.references.tacacs_profile.renamed([before.id], trx)
           if (setIds) await writeProfileSets(trx, before.id, setIds)
           const after = (await getProfile(trx, before.id))!
           await req.audit({ action: 'tacacs.profile.update', resourceType: 'tacacs_profile', resourceId: before.id, before, after }, trx)
@@ -149,6 +149,9 @@ export function profileRoutes(d: TacacsRouteDeps) {
         await req.transaction(async (trx) => {
           if (!(await trx('tacacs_profiles').where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
           const before = (await getProfile(trx, req.params.profile_id))!
+          // The referring plugins' guards clear their references here (sdk/references.ts); none refuses today.
+          const referrers = await service.references.tacacs_profile.beforeDelete([before.id], trx)
+          if (referrers.length) throw recordReferenced({ field: 'profile_id', vars: { referrers: referrerList(referrers) } })
           await trx('tacacs_profiles').where({ id: before.id }).delete()
           await req.audit({ action: 'tacacs.profile.delete', resourceType: 'tacacs_profile', resourceId: before.id, before }, trx)
         })
@@ -166,7 +169,7 @@ export function profileRoutes(d: TacacsRouteDeps) {
       schema: { params: TacacsProfileParams, response: { 200: ReferenceReport, 404: ErrorBody } },
       handler: async ({ params }) => {
         if (!(await knex('tacacs_profiles').where({ id: params.profile_id }).first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
-        return { blocking: [], auto_clearing: await rulesUsingProfile(knex, service.policySource(), params.profile_id) }
+        return service.references.tacacs_profile.report([params.profile_id], knex)
       },
     }),
   ]

@@ -5,12 +5,12 @@
  *
  * - A command set is referred to by profiles (blocking). Nothing refers to a
  *   set in a way a delete would clear, so its `auto_clearing` is empty.
- * - A profile is referred to by AAA policy rules, whose reference a delete
- *   sets to null (auto-clearing). They come from the policy source the AAA
- *   policy plugin registers; without one, there are none to list.
+ * - A profile is referred to by other plugins' records (AAA policy rules),
+ *   whose reference a delete clears (auto-clearing): they are reported by the
+ *   guards those plugins register on `references.tacacs_profile`
+ *   (sdk/references.ts), not read here.
  */
 import type { Knex } from 'knex'
-import type { PolicySource } from '../api.js'
 
 type Db = Knex | Knex.Transaction
 
@@ -42,11 +42,4 @@ export async function profileCountsBySet(db: Db, ids: readonly string[]): Promis
     .groupBy('command_set_id')
     .select('command_set_id', db.raw('count(*)::int AS n'))) as { command_set_id: string; n: number }[]
   return new Map(rows.map((r) => [r.command_set_id.toLowerCase(), r.n]))
-}
-
-/** The AAA policy rules that name the profile, by name; none while no policy source is registered. */
-export async function rulesUsingProfile(db: Db, source: PolicySource | null, profileId: string): Promise<Reference[]> {
-  if (!source) return []
-  const rules = (await source.listRules(db)).filter((r) => r.tacacs_profile_id === profileId)
-  return rules.map((r) => ({ type: 'aaa_policy_rule', id: r.id, name: r.name })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1))
 }

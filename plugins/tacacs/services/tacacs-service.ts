@@ -1,6 +1,6 @@
 /** The implementation of `TacacsService` (api.ts), the plugin's contract with other plugins. */
 import type { Knex } from 'knex'
-import type { DatabaseService } from '../../../sdk/index.js'
+import { defineReferenceTarget, type DatabaseService, type OwnedReferenceTarget } from '../../../sdk/index.js'
 import type { PolicySource, TacacsService } from '../api.js'
 import { renderProfileText } from '../renderers/profile.js'
 import { renderRuleText } from '../renderers/rule.js'
@@ -8,15 +8,18 @@ import { commandSetsByIds, getCommandSet, listCommandSets } from './command-set-
 import { decideCommand } from './command-match.js'
 import { getProfile, listProfiles } from './profile-store.js'
 
-/** What the plugin itself reaches beyond the contract: the registered policy source (references, the configuration renderer). */
+/** What the plugin itself reaches beyond the contract: the registered policy source (the configuration renderer), and its side of the references. */
 export interface TacacsServiceInternal extends TacacsService {
   policySource(): PolicySource | null
+  /** The profile routes call beforeDelete, renamed and report. */
+  references: { tacacs_profile: OwnedReferenceTarget }
 }
 
 export function createTacacsService(database: DatabaseService): TacacsServiceInternal {
   const knex = database.knex
   let source: PolicySource | null = null
   return {
+    references: { tacacs_profile: defineReferenceTarget({ kind: 'tacacs_profile', table: 'tacacs_profiles', nameColumn: 'name' }) },
     getProfile: (id, db: Knex | Knex.Transaction = knex) => getProfile(db, id),
     listProfiles: (db = knex) => listProfiles(db),
     getCommandSet: (id, db = knex) => getCommandSet(db, id),

@@ -6,8 +6,6 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import type { PolicyRuleView } from '../api.js'
-import { rulesUsingProfile } from '../services/references.js'
 import { createTacacsService } from '../services/tacacs-service.js'
 import { createProfile, createSet, expectError, uniq } from './helpers.js'
 
@@ -167,25 +165,20 @@ describe('tacacs profiles API', () => {
       expect((await t.admin('GET', `${BASE}/${p.id}/references`)).body).to.deep.equal({ blocking: [], auto_clearing: [] })
     })
 
-    it('lists the rules of a registered policy source that assign the profile', async () => {
-      const rule = (id: string, name: string, profile: string | null): PolicyRuleView => ({
-        id,
-        name,
-        position: 0,
-        enabled: true,
-        is_default: false,
-        who: { type: 'any' },
-        where: { type: 'any' },
-        tacacs_profile_id: profile,
-        radius_profile_id: null,
-      })
-      const source = { listRules: async () => [rule('r1', 'zeta', 'P'), rule('r2', 'other', 'Q'), rule('r3', 'alpha', 'P'), rule('r4', 'default', null)] }
-      expect(await rulesUsingProfile(t.app.db.knex, source, 'P')).to.deep.equal([
-        { type: 'aaa_policy_rule', id: 'r3', name: 'alpha' },
-        { type: 'aaa_policy_rule', id: 'r1', name: 'zeta' },
-      ])
-      expect(await rulesUsingProfile(t.app.db.knex, null, 'P')).to.deep.equal([])
+    it('reports what the guards registered on references.tacacs_profile answer, by name, and keeps one policy source', async () => {
       const service = createTacacsService(t.app.db)
+      const p = await createProfile(t)
+      const knex = t.app.db.knex
+      expect(await service.references.tacacs_profile.report([p.id], knex)).to.deep.equal({ blocking: [], auto_clearing: [] })
+      const named = (id: string, name: string) => ({ type: 'aaa_policy_rule', id, name })
+      service.references.tacacs_profile.registerGuard({
+        onDelete: 'clear',
+        referrers: async (ids) => (ids.includes(p.id) ? [named('r1', 'zeta'), named('r3', 'alpha')] : []),
+        clear: async () => undefined,
+      })
+      expect(await service.references.tacacs_profile.report([p.id], knex)).to.deep.equal({ blocking: [], auto_clearing: [named('r3', 'alpha'), named('r1', 'zeta')] })
+      expect((await service.references.tacacs_profile.names([p.id], knex)).get(p.id)).to.equal(p.name)
+      const source = { listRules: async () => [] }
       service.registerPolicySource(source)
       expect(service.policySource()).to.equal(source)
       expect(() => service.registerPolicySource({ listRules: async () => [] })).to.throw(/already registered/)

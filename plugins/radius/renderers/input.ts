@@ -1,0 +1,20 @@
+/**
+ * What the FreeRADIUS configuration is built from: its own file, so that the
+ * builder (config.ts) and the policy compiler (policy.ts) both import it and
+ * neither imports the other back (imports go one way: test/imports.test.ts).
+ */
+import type { NetworkUser } from '../../../sdk/index.js'
+import type { Device, DeviceGroup } from '../../inventory/api.js'
+import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
+
+export interface FreeradiusConfigInput {
+  listen: { address: string; authPort: number; acctPort: number }
+  /** Absolute folder the daemon writes its JSON lines to. */
+  logDirectory: string
+  deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
+  devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; radiusSecret: string | null }[]
+  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers'>[]
+  profiles: Pick<RadiusProfile, 'id' | 'name' | 'attributes'>[]
+  /** The rules in evaluation order; null when no policy source is registered (everyone is rejected). */
+  rules: RadiusPolicyRule[] | null
+}
