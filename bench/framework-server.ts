@@ -11,7 +11,8 @@
  *           logger at level silent) or `info` (the production logger, whose
  *           stdout the parent sends to /dev/null).
  *
- * Reports { url } to the parent over IPC; stops on SIGTERM.
+ * Reports { url } to the parent over IPC, and its CPU time when asked
+ * (message `cpu`); stops on SIGTERM.
  */
 import http from 'node:http'
 import { randomUUID } from 'node:crypto'
@@ -35,6 +36,16 @@ export interface ServerReady {
 }
 
 const send = (m: ServerReady) => process.send!(m)
+
+/** CPU time this process has used (user + system, µs), asked by the parent around each measured run. */
+export interface CpuReport {
+  cpuUs: number
+}
+process.on('message', (m) => {
+  if (m !== 'cpu') return
+  const u = process.cpuUsage()
+  process.send!({ cpuUs: u.user + u.system } satisfies CpuReport)
+})
 
 async function bare() {
   const r = JSON.parse(process.env.BENCH_BARE_RESPONSE ?? '') as BareResponse
@@ -60,11 +71,13 @@ async function bare() {
 async function koa() {
   const r = JSON.parse(process.env.BENCH_BARE_RESPONSE ?? '') as BareResponse
   const body = JSON.parse(r.body) as unknown
+  // The app's own headers (security headers, version), less what Koa and node:http add themselves.
+  const fixed = r.headers.filter(([k]) => !/^(date|connection|keep-alive|transfer-encoding|content-type|content-length|x-request-id)$/i.test(k))
   const app = new Koa()
   const router = new Router()
   router.get('/api/v1/greetings/hello', (ctx) => {
+    for (const [k, v] of fixed) ctx.set(k, v)
     ctx.set('X-Request-ID', randomUUID())
-    ctx.set('X-API-Version', '1')
     ctx.body = body
   })
   app.use(router.routes())

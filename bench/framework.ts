@@ -29,7 +29,7 @@ import { SignJWT, jwtVerify } from 'jose'
 import { startPostgres, type PgCluster } from '../test/kit/postgres.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
 import { TokenService } from '../kernel/security/tokens.js'
-import type { BareResponse, ServerReady } from './framework-server.js'
+import type { BareResponse, CpuReport, ServerReady } from './framework-server.js'
 import { atExit, envInt, envSeconds, firstMessage, isMain, machine, repoRoot, spawnTracked, stopChild, tempDir } from './lib.js'
 
 const ROUTE = '/api/v1/greetings/hello?name=bench'
@@ -45,6 +45,12 @@ export interface LoadFigures {
   p99Whole: number
   non2xx: number
   errors: number
+  /**
+   * The server's own CPU time (user + system) per request over the measured
+   * run, from process.cpuUsage() in the server: what the stack costs, less
+   * sensitive than req/s to what else the machine runs at the time.
+   */
+  cpuUs: number
 }
 
 export interface FrameworkResult {
@@ -60,6 +66,8 @@ export interface FrameworkResult {
   appInfoLog: LoadFigures
   appNoAuth: LoadFigures
   ratio: number
+  /** Bare's CPU time per request over the app's: the req/s ratio a machine with nothing else to do would show. */
+  cpuRatio: number
   /** Per-request server time above bare, from 1/rps (one server core saturated). */
   overheadUs: number
   jwtVerifyUs: { service: number; rawKey: number }
@@ -70,9 +78,23 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 }
 
-async function load(label: string, url: string, headers: Record<string, string>, o: { duration: number; warmup: number; connections: number }): Promise<LoadFigures> {
+/** The server's CPU time so far (µs), over IPC. */
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const on = (m: unknown) => {
+      if (typeof m !== 'object' || m === null || !('cpuUs' in m)) return
+      child.off('message', on)
+      resolve((m as CpuReport).cpuUs)
+    }
+    child.on('message', on)
+    child.send('cpu')
+  })
+}
+
+async function load(label: string, url: string, headers: Record<string, string>, o: { duration: number; warmup: number; connections: number }, server: ChildProcess): Promise<LoadFigures> {
   const base = { url, connections: o.connections, pipelining: 1, headers }
   await autocannon({ ...base, duration: o.warmup })
+  const cpu0 = await cpuOf(server)
   // autocannon's histogram keeps whole milliseconds; its response event carries the fraction.
   let lat = new Float64Array(1 << 18)
   let n = 0
@@ -87,6 +109,7 @@ async function load(label: string, url: string, headers: Record<string, string>,
     lat[n++] = t
   })
   const r = await inst
+  const cpu1 = await cpuOf(server)
   const sorted = lat.subarray(0, n).sort()
   return {
     label,
@@ -97,6 +120,7 @@ async function load(label: string, url: string, headers: Record<string, string>,
     p99Whole: r.latency.p99,
     non2xx: r.non2xx,
     errors: r.errors,
+    cpuUs: (cpu1 - cpu0) / Math.max(1, r['2xx'] + r.non2xx),
   }
 }
 
@@ -174,7 +198,7 @@ async function jwtVerifyUs(): Promise<{ service: number; rawKey: number }> {
 }
 
 const fmt = (f: LoadFigures) =>
-  `${f.label.padEnd(44)} ${Math.round(f.rps).toLocaleString('en-US').padStart(7)} req/s   p50 ${f.p50.toFixed(2)} ms   p99 ${f.p99.toFixed(2)} ms   (${f.requests.toLocaleString('en-US')} requests${f.non2xx || f.errors ? `, ${f.non2xx} non-2xx, ${f.errors} errors` : ''})`
+  `${f.label.padEnd(44)} ${Math.round(f.rps).toLocaleString('en-US').padStart(7)} req/s   p50 ${f.p50.toFixed(2)} ms   p99 ${f.p99.toFixed(2)} ms   cpu ${f.cpuUs.toFixed(1)} µs/req   (${f.requests.toLocaleString('en-US')} requests${f.non2xx || f.errors ? `, ${f.non2xx} non-2xx, ${f.errors} errors` : ''})`
 
 export async function runFramework(o: { printMachine?: boolean } = {}): Promise<FrameworkResult> {
   const m = machine()
@@ -218,17 +242,17 @@ export async function runFramework(o: { printMachine?: boolean } = {}): Promise<
 
     // Idle servers cost nothing; measuring them in turn, round after round, spreads any outside noise.
     const cases = [
-      { key: 'bare', label: 'bare node:http, same bytes', url: bare.ready.url + ROUTE, headers: {} },
-      { key: 'koa', label: 'minimal Koa + @koa/router, same response', url: koa.ready.url + ROUTE, headers: {} },
-      { key: 'app', label: 'app, full stack, logger silent', url: app.ready.url + ROUTE, headers: app.auth },
-      { key: 'info', label: 'app, access log at info to /dev/null', url: info.ready.url + ROUTE, headers: info.auth },
-      { key: 'noauth', label: 'app, same route without auth, silent', url: pub.ready.url + PUBLIC_ROUTE, headers: {} },
+      { key: 'bare', label: 'bare node:http, same bytes', url: bare.ready.url + ROUTE, headers: {}, server: bare.child },
+      { key: 'koa', label: 'minimal Koa + @koa/router, same response', url: koa.ready.url + ROUTE, headers: {}, server: koa.child },
+      { key: 'app', label: 'app, full stack, logger silent', url: app.ready.url + ROUTE, headers: app.auth, server: app.child },
+      { key: 'info', label: 'app, access log at info to /dev/null', url: info.ready.url + ROUTE, headers: info.auth, server: info.child },
+      { key: 'noauth', label: 'app, same route without auth, silent', url: pub.ready.url + PUBLIC_ROUTE, headers: {}, server: pub.child },
     ] as const
     const best = new Map<string, LoadFigures>()
     for (let r = 1; r <= rounds; r++) {
       if (rounds > 1) console.log(`-- round ${r}/${rounds}`)
       for (const c of cases) {
-        const f = check(await load(c.label, c.url, c.headers, opts))
+        const f = check(await load(c.label, c.url, c.headers, opts, c.server))
         console.log(fmt(f))
         const prev = best.get(c.key)
         if (!prev || f.rps > prev.rps) best.set(c.key, f)
@@ -243,19 +267,21 @@ export async function runFramework(o: { printMachine?: boolean } = {}): Promise<
     const koaF = best.get('koa')!
     const jwt = await jwtVerifyUs()
     const ratio = appF.rps / bareF.rps
+    const cpuRatio = bareF.cpuUs / appF.cpuUs
     const overheadUs = 1e6 / appF.rps - 1e6 / bareF.rps
     if (rounds > 1) {
       console.log('-- best round of each')
       for (const f of [bareF, koaF, appF, infoF, noAuthF]) console.log(fmt(f))
     }
     console.log(`ratio app/bare req/s: ${ratio.toFixed(2)} (target >= 0.5)`)
+    console.log(`ratio by server CPU time per request (bare/app): ${cpuRatio.toFixed(2)}; minimal Koa ${(bareF.cpuUs / koaF.cpuUs).toFixed(2)}, without auth ${(bareF.cpuUs / noAuthF.cpuUs).toFixed(2)}`)
     console.log(`p99: app ${appF.p99.toFixed(2)} ms, bare ${bareF.p99.toFixed(2)} ms`)
     console.log(`server time per request above bare (1/rps, one saturated core): ${overheadUs.toFixed(0)} µs`)
     console.log(`minimal Koa: ratio ${(koaF.rps / bareF.rps).toFixed(2)} of bare; the kernel's stack above it (without auth) costs ${(1e6 / noAuthF.rps - 1e6 / koaF.rps).toFixed(0)} µs per request`)
     console.log(`without auth: ratio ${(noAuthF.rps / bareF.rps).toFixed(2)}; the auth gate costs ${(1e6 / appF.rps - 1e6 / noAuthF.rps).toFixed(0)} µs per request (with auth vs without)`)
     console.log(`one JWT verification alone, in process, 10 at a time: ${jwt.service.toFixed(1)} µs (jose handed the raw key bytes, re-imported per call: ${jwt.rawKey.toFixed(1)} µs)`)
     console.log(`access log at info: ${(1e6 / infoF.rps - 1e6 / appF.rps).toFixed(0)} µs per request`)
-    return { machine: m.line, durationS: opts.duration, warmupS: opts.warmup, connections: opts.connections, rounds, bare: bareF, koa: koaF, app: appF, appInfoLog: infoF, appNoAuth: noAuthF, ratio, overheadUs, jwtVerifyUs: jwt }
+    return { machine: m.line, durationS: opts.duration, warmupS: opts.warmup, connections: opts.connections, rounds, bare: bareF, koa: koaF, app: appF, appInfoLog: infoF, appNoAuth: noAuthF, ratio, cpuRatio, overheadUs, jwtVerifyUs: jwt }
   } finally {
     for (const c of servers) await stopChild(c)
     stopPg()

@@ -201,7 +201,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       routes: registry.routes,
       trustProxy: config.trustProxy,
       docs: config.docsEnabled ? () => buildOpenApi(registry.routes, { version }) : null,
-      mount: { validation, gate, rateLimiter: new RateLimiter(db.knex), container: services.container, knex: db.knex, audit, i18n, bodyLimit: config.bodyLimit, validateResponses: config.validateResponses },
+      mount: { validation, gate, rateLimiter: new RateLimiter(db.knex), services, knex: db.knex, audit, i18n, bodyLimit: config.bodyLimit, validateResponses: config.validateResponses },
     })
 
     if (opts.background !== false) {
@@ -287,6 +287,7 @@ async function initPlugin(
   for (const s of def.settings ?? []) k.settings.declare(def.id, s)
   for (const o of def.serverOptions ?? []) k.options.declare(def.id, o)
   const deps = k.services.resolveDeps(def.id, def, def.deps ?? {})
+  k.services.grant(def.id, def.deps ?? {})
   const c = (await def.init?.(deps)) ?? {}
   for (const s of c.services ?? []) {
     if (!s.ref.id.startsWith(def.id + '.')) throw new BootError('PLUGIN_INVALID', `plugin ${def.id} provides ${s.ref.id}, outside its namespace "${def.id}."`)

@@ -4,8 +4,24 @@
  * implementations. A request gets a child scope (see http/mount.ts).
  */
 import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix'
-import { refOwner, type ResolvedDeps, type ServiceRef } from '../sdk/index.js'
+import { refOwner, requestServices, type Actor, type Logger, type RequestTransaction, type ResolvedDeps, type ServiceRef } from '../sdk/index.js'
 import { BootError } from './boot-error.js'
+
+/** What one request registers in its scope (see `requestServices`). */
+export interface RequestValues {
+  actor: Actor | null
+  requestId: string
+  log: Logger
+  transaction: RequestTransaction
+}
+
+/** A request's view of the container: what its route's owner may resolve. */
+export interface RequestScope {
+  resolve<T>(ref: ServiceRef<T>): T
+  dispose(): Promise<void>
+}
+
+const REQUEST_IDS: ReadonlySet<string> = new Set(Object.values(requestServices).map((r) => r.id))
 
 export class ServiceRegistry {
   readonly container: AwilixContainer = createContainer({ injectionMode: InjectionMode.PROXY, strict: true })
@@ -47,5 +63,47 @@ export class ServiceRegistry {
       out[name] = this.container.resolve(ref.id)
     }
     return out as ResolvedDeps<D>
+  }
+
+  /** Per plugin, the refs it named in `deps`: what its routes may `req.resolve`, besides the request's own services. */
+  private readonly granted = new Map<string, ReadonlySet<string>>()
+
+  /** Records a plugin's `deps` (called once, when the plugin is initialized). */
+  grant(pluginId: string, deps: Record<string, ServiceRef<unknown>>): void {
+    this.granted.set(pluginId, new Set(Object.values(deps).map((r) => r.id)))
+  }
+
+  /**
+   * The scope of one request, Awilix's way: a child of the root container
+   * holding the request's services (actor, request id, logger, transaction),
+   * made on the first `resolve` (most requests resolve nothing, and a scope
+   * costs more than the rest of the gate) and disposed when the request ends.
+   * A plugin's route resolves only what the plugin named in `deps`, plus the
+   * request's services, so `req.resolve` is no way around the boot-time
+   * dependency checks; the kernel's own routes may resolve any service.
+   */
+  requestScope(owner: string, values: RequestValues): RequestScope {
+    let scope: AwilixContainer | null = null
+    const granted = this.granted.get(owner)
+    return {
+      resolve: <T>(ref: ServiceRef<T>): T => {
+        if (owner !== 'kernel' && !REQUEST_IDS.has(ref.id) && !granted?.has(ref.id)) {
+          throw new Error(`plugin ${owner} resolves service ${ref.id} in a request without naming it in its deps: add it to definePlugin({ deps })`)
+        }
+        if (!scope) {
+          scope = this.container.createScope()
+          scope.register({
+            [requestServices.actor.id]: asValue(values.actor),
+            [requestServices.requestId.id]: asValue(values.requestId),
+            [requestServices.logger.id]: asValue(values.log),
+            [requestServices.transaction.id]: asValue(values.transaction),
+          })
+        }
+        return scope.resolve<T>(ref.id)
+      },
+      dispose: async () => {
+        if (scope) await scope.dispose()
+      },
+    }
   }
 }

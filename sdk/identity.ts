@@ -44,6 +44,9 @@ export type LoginGrant =
   | { status: 'mfa_required'; mfa_token: string; expires_in: number }
   | { status: 'password_change_required'; password_change_token: string; expires_in: number }
 
+/** What a login leads to once every factor has passed: a session, or the password change still owed. */
+export type CompletedLogin = Exclude<LoginGrant, { status: 'mfa_required' }>
+
 /** A second factor a plugin offers (TOTP, push …). */
 export interface SecondFactor {
   id: string
@@ -82,7 +85,7 @@ export interface IdentityService {
   verifyToken(token: string, purpose: TokenPurpose): Promise<VerifiedToken | null>
   revokeToken(jti: string, exp: number): Promise<void>
   /** After every factor has passed: a session, or the password change the account still owes. */
-  completeLogin(userId: string): Promise<LoginGrant>
+  completeLogin(userId: string): Promise<CompletedLogin>
   registerSecondFactor(factor: SecondFactor): void
   /** Names of the user groups the user belongs to. */
   groupsOf(userId: string): Promise<string[]>

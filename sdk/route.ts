@@ -53,6 +53,12 @@ export interface AuthEvent {
   after?: unknown
 }
 
+/** The media types and headers of a download, as the OpenAPI document declares them. */
+export interface DownloadDeclaration {
+  mediaTypes: readonly string[]
+  headers?: Readonly<Record<string, { description: string; schema: TSchema; required?: boolean }>>
+}
+
 export interface RouteSchema {
   params?: TSchema
   query?: TSchema
@@ -130,9 +136,55 @@ export interface RouteDefinition<Sc extends RouteSchema = RouteSchema> {
   summary: string
   description?: string
   tags?: string[]
+  /**
+   * What a `'file'` response carries, for the OpenAPI document: its media
+   * types and the headers it sends. Exports answer EXPORT_DOWNLOAD
+   * (export.ts); without it, application/octet-stream with Content-Disposition.
+   */
+  download?: DownloadDeclaration
   schema: Sc
   handler: (req: RouteRequest<S<Sc['params']>, S<Sc['query']>, S<Sc['body']>>) => Promise<unknown>
 }
 
-/** Identity function that infers the handler's types from the schemas. */
-export const defineRoute = <Sc extends RouteSchema>(r: RouteDefinition<Sc>): RouteDefinition<Sc> => r
+/** The schema of the success answer: the lowest 2xx status, as the kernel picks it (`successStatus`). */
+type SuccessSchema<R> = 200 extends keyof R ? R[200] : 201 extends keyof R ? R[201] : 202 extends keyof R ? R[202] : 204 extends keyof R ? R[204] : null
+
+/**
+ * What a handler of schema Sc may answer: the success body's static type, or
+ * a Reply (custom status, headers, a stream; a download must use one). A
+ * bodyless success (204) answers nothing.
+ */
+export type Answer<Sc extends RouteSchema> =
+  SuccessSchema<Sc['response']> extends infer X ? (X extends TSchema ? Static<X> | Reply : X extends 'file' ? Reply : void | Reply) : never
+
+type Primitive = string | number | boolean | bigint | symbol | null | undefined
+type Members<A, K extends PropertyKey> = A extends unknown ? (K extends keyof A ? A[K] : never) : never
+type ElementOf<A> = A extends readonly (infer E)[] ? E : never
+
+/**
+ * R with every key the schema type A lacks turned into `never`, through
+ * nested objects and arrays: TypeScript does not check excess properties of
+ * an object a contextually typed function returns, so a handler could answer
+ * a field no schema declares (a hash, a sealed column) and still compile.
+ * Where A admits anything (`Type.Unknown()`), R is left as it is.
+ */
+export type NoExtraKeys<R, A> = unknown extends A
+  ? R
+  : R extends Primitive | Date | Reply
+    ? R
+    : R extends readonly unknown[]
+      ? { [I in keyof R]: NoExtraKeys<R[I], ElementOf<A>> }
+      : R extends object
+        ? { [K in keyof R]: K extends (A extends unknown ? keyof A : never) ? NoExtraKeys<R[K], Members<A, K>> : never }
+        : R
+
+/**
+ * Identity function that infers the handler's types from the schemas and
+ * checks its answer against the success response: a field the schema lacks
+ * or a value of the wrong type does not compile.
+ */
+export const defineRoute = <Sc extends RouteSchema, R extends Answer<Sc>>(
+  r: Omit<RouteDefinition<Sc>, 'handler'> & {
+    handler: (req: RouteRequest<S<Sc['params']>, S<Sc['query']>, S<Sc['body']>>) => Promise<R & NoInfer<NoExtraKeys<R, Answer<Sc>>>>
+  },
+): RouteDefinition<Sc> => r

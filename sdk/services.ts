@@ -137,8 +137,19 @@ export const coreServices = {
   deploys: createServiceRef<DeploysService>({ id: 'core.deploys' }),
 } as const
 
-/** Services of one request, resolved with `req.resolve(ref)` from the request's scope. */
+/** The request's transaction, as `req.transaction`: opened on first use, shared by nested calls. */
+export type RequestTransaction = <T>(fn: (trx: Knex.Transaction) => Promise<T>) => Promise<T>
+
+/**
+ * Services of one request, registered in the request's own Awilix scope and
+ * resolved with `req.resolve(ref)`; any plugin may resolve them without naming
+ * them in `deps`. They are what `req.actor`, `req.requestId`, `req.log` and
+ * `req.transaction` give, for code that receives a resolver rather than `req`.
+ */
 export const requestServices = {
   actor: createServiceRef<Actor | null>({ id: 'core.actor' }),
   requestId: createServiceRef<string>({ id: 'core.requestId' }),
+  /** The logger bound to the request id. */
+  logger: createServiceRef<Logger>({ id: 'core.requestLogger' }),
+  transaction: createServiceRef<RequestTransaction>({ id: 'core.transaction' }),
 } as const

@@ -1,10 +1,10 @@
 /**
  * The Koa application: conventions first (security headers, request id,
- * version header, envelope, Host check), then docs, then the router; anything unmatched is a 404 (or a
- * 405 with Allow) in the envelope.
+ * version header, envelope, Host check), then docs, then the route table
+ * (router.ts: by specificity, not registration order); anything unmatched is
+ * a 404 (or a 405 with Allow) in the envelope.
  */
 import Koa from 'koa'
-import { Router } from '@koa/router'
 import { PortcullisError, type Logger } from '../../sdk/index.js'
 import type { Translator } from '../i18n.js'
 import type { OwnedRoute } from '../plugins/registry.js'
@@ -12,7 +12,8 @@ import { errorEnvelope, requestContext } from './conventions.js'
 import { docsMiddleware } from './docs.js'
 import { hostCheck, securityHeaders } from './transport.js'
 import { OutageLog } from '../db/outage.js'
-import { mountRoute, type MountDeps } from './mount.js'
+import { fullPath, mountRoute, type MountDeps, type RouteHandler } from './mount.js'
+import { RouteTable } from './router.js'
 
 export interface HttpOptions {
   log: Logger
@@ -31,8 +32,8 @@ export function createHttpApp(o: HttpOptions): Koa {
   app.silent = true
   app.on('error', (err: Error) => o.log.debug({ err: err.message }, 'socket or stream error'))
 
-  const router = new Router({ strict: false })
-  for (const { owner, route } of o.routes) mountRoute(router, route, owner, o.mount)
+  const table = new RouteTable<RouteHandler>()
+  for (const { owner, route } of o.routes) table.add(route.method, fullPath(route), mountRoute(route, owner, o.mount))
 
   app.use(securityHeaders())
   app.use(requestContext(o.log))
@@ -43,16 +44,18 @@ export function createHttpApp(o: HttpOptions): Koa {
   app.use(errorEnvelope(o.i18n, outage))
   app.use(hostCheck())
   if (o.docs) app.use(docsMiddleware(o.docs))
-  app.use(router.routes())
   app.use(async (ctx) => {
-    const allowed = router.match(ctx.path, ctx.method).path.flatMap((l) => l.methods).filter((m) => m !== 'HEAD')
+    const path = ctx.path
+    const match = table.find(ctx.method, path)
+    if (match) return match.value(ctx, match.params)
+    const allowed = table.allowed(path)
     if (allowed.length) {
       throw new PortcullisError(405, 'METHOD_NOT_ALLOWED', 'core:errors.method_not_allowed', {
-        vars: { method: ctx.method, allowed: [...new Set(allowed)].join(', ') },
-        headers: { Allow: [...new Set(allowed)].join(', ') },
+        vars: { method: ctx.method, allowed: allowed.join(', ') },
+        headers: { Allow: allowed.join(', ') },
       })
     }
-    throw new PortcullisError(404, 'ROUTE_NOT_FOUND', 'core:errors.route_not_found', { vars: { method: ctx.method, path: ctx.path.slice(0, 200) } })
+    throw new PortcullisError(404, 'ROUTE_NOT_FOUND', 'core:errors.route_not_found', { vars: { method: ctx.method, path: path.slice(0, 200) } })
   })
   return app
 }

@@ -46,7 +46,10 @@ export class Validation {
 
   describe(errors: ErrorObject[] | null | undefined): string {
     const e = errors?.[0]
-    return e ? `${toFieldPath(e.instancePath) ?? '(value)'} ${e.message}` : 'invalid'
+    if (!e) return 'invalid'
+    // Name the undeclared field itself: `password_hash is not declared`, not `(value) must NOT have additional properties`.
+    if (e.keyword === 'additionalProperties') return `${toFieldPath(e.instancePath, String((e.params as { additionalProperty?: unknown }).additionalProperty))} is not declared`
+    return `${toFieldPath(e.instancePath) ?? '(value)'} ${e.message}`
   }
 
   /** The 422 for Ajv's first error; `prefix` names where the value came from (`value` for a setting). */
@@ -105,8 +108,11 @@ function finiteOnly(schema: TSchema, fn: ValidateFunction): ValidateFunction {
       wrapped.errors = fn.errors
       return false
     }
-    for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
-      if ([v].flat().some((x) => typeof x === 'number' && !Number.isFinite(x))) {
+    const obj = data as Record<string, unknown>
+    for (const k in obj) {
+      const v = obj[k]
+      // Checked without allocating: this runs on every request that has a query or path parameters.
+      if (typeof v === 'number' ? !Number.isFinite(v) : Array.isArray(v) && v.some((x) => typeof x === 'number' && !Number.isFinite(x))) {
         const type = typeof props[k]?.type === 'string' ? props[k].type : 'number'
         wrapped.errors = [{ keyword: 'type', instancePath: `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, schemaPath: `#/properties/${k}/type`, params: { type }, message: `must be ${type}` }]
         return false

@@ -1,6 +1,6 @@
 /** The identity service: users, tokens of every purpose, second factors. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineReferenceTarget, type Actor, type IdentityService, type LoginGrant, type NetworkUser, type SecondFactor, type SecretsService, type SettingsService, type UserRef } from '../../sdk/index.js'
+import { CommonErrors, defineReferenceTarget, type Actor, type CompletedLogin, type IdentityService, type LoginGrant, type NetworkUser, type SecondFactor, type SecretsService, type SettingsService, type UserRef } from '../../sdk/index.js'
 import { assertUserManageable } from './routes/guards.js'
 import type { TokenService } from '../security/tokens.js'
 import { masterKeyUnavailable } from '../security/secrets.js'
@@ -132,7 +132,7 @@ export class Identity implements IdentityService {
     return this.completeLogin(row.id)
   }
 
-  async completeLogin(userId: string): Promise<LoginGrant> {
+  async completeLogin(userId: string): Promise<CompletedLogin> {
     const row = await this.findRow({ id: userId })
     if (!row || !row.enabled) throw new Error('completeLogin for a user that cannot sign in')
     if (row.must_change_password) {

@@ -13,6 +13,8 @@ const tokenPurpose = () => new PortcullisError(401, 'TOKEN_PURPOSE_NOT_ACCEPTED'
 /** Turns verified claims into the current actor (enabled, not revoked, with today's permissions), or null. */
 export type ActorResolver = (claims: TokenClaims) => Promise<Actor | null>
 
+const SESSION_ONLY: readonly string[] = ['session']
+
 export class Gate {
   constructor(private readonly tokens: TokenService | null, private readonly resolveActor: ActorResolver) {}
 
@@ -24,7 +26,7 @@ export class Gate {
     if (!this.tokens) throw masterKeyUnavailable()
     const claims = await this.tokens.verify(m[1])
     if (!claims) throw tokenInvalid()
-    const accepted: string[] = route.acceptTokenPurposes ?? ['session']
+    const accepted: readonly string[] = route.acceptTokenPurposes ?? SESSION_ONLY
     if (!accepted.includes(claims.purpose)) throw tokenPurpose()
     const actor = await this.resolveActor(claims)
     if (!actor) throw tokenInvalid()
