@@ -16,7 +16,8 @@
  */
 import { PassThrough, type Readable } from 'node:stream'
 import ExcelJS from 'exceljs'
-import { reply, type Reply } from './route.js'
+import { reply, type DownloadDeclaration, type Reply } from './route.js'
+import { Type } from './schema.js'
 
 export type ExportFormat = 'xlsx' | 'csv'
 export const EXPORT_FORMATS = ['xlsx', 'csv'] as const
@@ -44,6 +45,20 @@ export interface ExportFile {
 export const EXPORT_CONTENT_TYPE: Record<ExportFormat, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   csv: 'text/csv; charset=utf-8',
+}
+
+/**
+ * What every export answers, for the OpenAPI document: a route whose 200 is an
+ * exportReply declares `download: EXPORT_DOWNLOAD` beside `response: { 200: 'file' }`.
+ */
+export const EXPORT_DOWNLOAD: DownloadDeclaration = {
+  // The media types without parameters: CSV is sent as `text/csv; charset=utf-8`.
+  mediaTypes: [EXPORT_CONTENT_TYPE.xlsx, 'text/csv'],
+  headers: {
+    'Content-Disposition': { description: 'attachment; filename="<base>-YYYYMMDD-HHMMSS.<xlsx|csv>" (UTC)', schema: Type.String(), required: true },
+    'X-Service-Export-Rows': { description: 'The number of rows in the file', schema: Type.Integer({ minimum: 0 }), required: true },
+    'X-Service-Export-Truncated': { description: '`true` when the export ceiling cut the filtered set; absent otherwise', schema: Type.Literal('true') },
+  },
 }
 
 /** A plain value for a cell: dates as ISO-8601 UTC, arrays joined by a space, objects as JSON, bigint as a number when exact. */

@@ -3,10 +3,11 @@
  * A schema with a `title` becomes a component and is referenced by `$ref`.
  * Built only when documentation is enabled.
  */
-import { AUTHENTICATED, PUBLIC, ErrorBody, RateLimitBody, type TSchema } from '../../sdk/index.js'
+import { AUTHENTICATED, PUBLIC, ErrorBody, RateLimitBody, type RouteDefinition, type TSchema } from '../../sdk/index.js'
 import type { OwnedRoute } from '../plugins/registry.js'
 import { fullPath, successStatus } from './mount.js'
 import { describeLimit, limitsOf } from './rate-limit.js'
+import { SECURITY_HEADERS } from './transport.js'
 
 type Json = Record<string, unknown>
 
@@ -14,7 +15,30 @@ const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 400: 'Bad request', 401: 'Not authenticated, or a token of the wrong purpose',
   403: 'Authenticated but lacking the permission', 404: 'Not found', 409: 'Conflict with the current state', 413: 'Body too large',
   415: 'Body is not JSON', 422: 'Validation failed (HTTPValidationError)', 429: 'Rate limit exceeded', 500: 'Internal error', 503: 'Unavailable (database outage, master key missing, or degraded readiness)',
+  431: 'The request line and headers exceed 16 KiB (a path or query too long)',
 }
+
+/**
+ * Headers the conventions put on every answer (conventions.ts, transport.ts),
+ * declared once under components.headers and referenced by every response.
+ */
+const EVERY_ANSWER: Record<string, Json> = {
+  'X-Request-ID': { description: 'The request id: the one the client sent when it is printable ASCII of at most 128 characters, a new UUID otherwise. Logged with the request.', required: true, schema: { type: 'string', maxLength: 128 } },
+  'X-API-Version': { description: 'The API version.', required: true, schema: { type: 'string', const: '1' } },
+  ...Object.fromEntries(Object.entries(SECURITY_HEADERS).map(([name, value]) => [name, { description: `Security header, on every answer.`, required: true, schema: { type: 'string', const: value } }])),
+}
+
+/** Headers some answers carry, by status or by the route's declaration. */
+const RETRY_AFTER: Json = { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } }
+// Sent when the token is missing or invalid; a refused credential in a body (a sign-in) answers 401 without it.
+const WWW_AUTHENTICATE: Json = { description: 'The authentication scheme to use, when the bearer token was missing or invalid.', schema: { type: 'string', const: 'Bearer' } }
+
+/**
+ * Answers any operation can give before its route runs: a request that is not
+ * valid HTTP for this server (no or an invalid Host, a path that does not
+ * decode) and one whose request line and headers exceed Node's limit.
+ */
+const TRANSPORT_STATUSES = [400, 431] as const
 
 export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): Json {
   const components: Record<string, Json> = {}
@@ -37,8 +61,33 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
   lift(ErrorBody)
   components.HTTPValidationError = { ...components.ErrorBody, title: 'HTTPValidationError', description: 'The error envelope, as answered with 422.' }
   const errorRef = { $ref: '#/components/schemas/ErrorBody' }
-  const errorResponse = (code: number) => ({ description: STATUS_TEXT[code] ?? String(code), content: { 'application/json': { schema: code === 422 ? { $ref: '#/components/schemas/HTTPValidationError' } : errorRef } } })
   lift(RateLimitBody)
+  const headerComponents: Record<string, Json> = { ...EVERY_ANSWER, 'Retry-After': RETRY_AFTER, 'WWW-Authenticate': WWW_AUTHENTICATE }
+  const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
+  /** The headers of one answer: the conventions', then those of its status, then the route's own. */
+  const headersFor = (code: number, own: Record<string, Json> = {}): Json => ({
+    ...Object.fromEntries(Object.keys(EVERY_ANSWER).map((h) => [h, headerRef(h)])),
+    ...(code === 401 ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
+    // 429 always says when to retry; a 503 does when the cause is passing (an outage, a timeout, a read-only node).
+    ...(code === 429 ? { 'Retry-After': { ...RETRY_AFTER, required: true } } : code === 503 ? { 'Retry-After': headerRef('Retry-After') } : {}),
+    ...own,
+  })
+  // Every error answer is the envelope; a 422 is the same envelope under the name HTTPValidationError,
+  // whatever a route declares for it (a plugin that wrote `422: ErrorBody` documents the kernel's body).
+  const errorResponse = (code: number) => ({
+    description: STATUS_TEXT[code] ?? String(code),
+    headers: headersFor(code),
+    content: { 'application/json': { schema: code === 422 ? { $ref: '#/components/schemas/HTTPValidationError' } : errorRef } },
+  })
+  const isEnvelope = (schema: unknown) => schema === ErrorBody || (schema as { title?: unknown } | null)?.title === 'ErrorBody'
+  const download = (route: RouteDefinition) => {
+    const d = route.download
+    const own: Record<string, Json> = d?.headers
+      ? Object.fromEntries(Object.entries(d.headers).map(([h, v]) => [h, { description: v.description, ...(v.required ? { required: true } : {}), schema: lift(v.schema) }]))
+      : { 'Content-Disposition': { description: 'attachment; filename="…"', required: true, schema: { type: 'string' } } }
+    const types = d?.mediaTypes ?? ['application/octet-stream']
+    return { description: 'A file download', headers: headersFor(200, own), content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])) }
+  }
 
   const paths: Record<string, Json> = {}
   const usedIds = new Set<string>()
@@ -56,18 +105,28 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
     const responses: Record<string, Json> = {}
     for (const [code, schema] of Object.entries(route.schema.response)) {
       const c = Number(code)
-      if (schema === null) responses[code] = c >= 400 ? errorResponse(c) : { description: STATUS_TEXT[c] ?? code }
-      else if (schema === 'file') responses[code] = { description: 'A file download', content: { 'application/octet-stream': { schema: {} } } }
-      else responses[code] = { description: STATUS_TEXT[c] ?? code, content: { 'application/json': { schema: lift(schema) } } }
+      if (c >= 400 && (schema === null || isEnvelope(schema))) responses[code] = errorResponse(c)
+      else if (schema === null) responses[code] = { description: STATUS_TEXT[c] ?? code, headers: headersFor(c) }
+      else if (schema === 'file') responses[code] = download(route)
+      else responses[code] = { description: STATUS_TEXT[c] ?? code, headers: headersFor(c), content: { 'application/json': { schema: lift(schema) } } }
     }
     const gated = route.permission !== PUBLIC
-    const errorCodes = [...(gated ? (route.permission === AUTHENTICATED ? [401] : [401, 403]) : []), ...(route.schema.params || route.schema.query || route.schema.body ? [422] : []), ...(route.schema.body ? [413, 415] : []), 500, 503]
+    const errorCodes = [
+      ...TRANSPORT_STATUSES,
+      ...(gated ? (route.permission === AUTHENTICATED ? [401] : [401, 403]) : []),
+      // A path parameter names a record, which may not exist.
+      ...(route.schema.params ? [404] : []),
+      ...(route.schema.params || route.schema.query || route.schema.body ? [422] : []),
+      ...(route.schema.body ? [413, 415] : []),
+      500,
+      503,
+    ]
     for (const c of errorCodes) if (!responses[c]) responses[c] = errorResponse(c)
     const limits = limitsOf(route.rateLimit)
     if (limits.length) {
       responses['429'] = {
         description: `${STATUS_TEXT[429]}: ${limits.map(describeLimit).join('; ')}`,
-        headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } },
+        headers: headersFor(429),
         content: { 'application/json': { schema: { $ref: '#/components/schemas/RateLimitBody' } } },
       }
     }
@@ -87,7 +146,7 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
       'x-plugin': owner,
     }
     if (route.schema.body) op.requestBody = { required: true, content: { 'application/json': { schema: lift(route.schema.body) } } }
-    if (successStatus(route) === 204 && !responses['204']) responses['204'] = { description: STATUS_TEXT[204] }
+    if (successStatus(route) === 204 && !responses['204']) responses['204'] = { description: STATUS_TEXT[204], headers: headersFor(204) }
     ;(paths[p] ??= {})[route.method.toLowerCase()] = op
   }
 
@@ -96,11 +155,13 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
     info: {
       title: 'Portcullis management API',
       version: info.version,
-      description: 'Network access control: TACACS+ and RADIUS device administration, 802.1X and NAC. Every response carries X-Request-ID and X-API-Version: 1; failures answer `{ detail, code, field }`.',
+      description:
+        'Network access control: TACACS+ and RADIUS device administration, 802.1X and NAC. Every response carries X-Request-ID, X-API-Version: 1 and the security headers (each response declares them); failures answer `{ detail, code, field }` (429 answers `{ detail, retry_after }`). ' +
+        'Besides the statuses each operation lists, a request the server cannot take as HTTP answers in the same envelope before any route runs: 408 (request not received in time), 417 (an Expect other than 100-continue), and a method a path does not take answers 405 with Allow.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/' }],
     paths,
-    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    components: { schemas: components, headers: headerComponents, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
   }
 }

@@ -1,6 +1,6 @@
 /** /api/v1/aaa/logs/{tacacs|radius}/{kind}: list, export and get-one for each of the five log kinds. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, exportReply, type ExportFormat, type RouteDefinition } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, EXPORT_DOWNLOAD, exportReply, type ExportFormat, type RouteDefinition } from '../../../sdk/index.js'
 import { LOGS_READ } from '../permissions.js'
 import { entrySchema, listSchema, logExportQuery, logListQuery, LogParams } from '../schemas/logs.js'
 import { applyLogFilters, checkLogFilters, exportColumns, KINDS, rowCount, toEntry, type KindDef, type LogFilters } from '../services/logs.js'
@@ -69,6 +69,7 @@ function kindRoutes(knex: Knex, k: KindDef): RouteDefinition[] {
       summary: `Export the ${k.summary}`,
       description: `The list's filters and sort, as a file: \`format\` \`xlsx\` (default) or \`csv\`. With \`page\` (and \`per_page\`, default 50) that page only; without, the whole filtered set up to ${EXPORT_CEILING.toLocaleString('en')} rows, and a cut export says so in \`X-Service-Export-Truncated: true\`. \`X-Service-Export-Rows\` gives the number of rows in the file; \`Content-Disposition\` names it \`${k.fileBase}-YYYYMMDD-HHMMSS.<format>\` (UTC). CSV is RFC 4180 (UTF-8 with BOM, CRLF); a text cell starting with \`=\`, \`+\`, \`-\`, \`@\`, a tab or a CR is prefixed with \`'\` so spreadsheet programs do not evaluate it. XLSX cells are plain values, never formulas. Times are ISO-8601 UTC.`,
       tags: ['aaa-logs'],
+      download: EXPORT_DOWNLOAD,
       schema: { query: logExportQuery(k), response: { 200: 'file', 422: ErrorBody } },
       handler: async ({ query }) => {
         const q = query as LogFilters & typeof query
