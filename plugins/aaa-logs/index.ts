@@ -14,6 +14,7 @@ import ru from './locales/ru.js'
 import { permissions } from './permissions.js'
 import { logRoutes } from './routes/index.js'
 import { exclusionLoader } from './services/exclusions.js'
+import { listSettings } from './services/settings.js'
 
 export * from './api.js'
 
@@ -24,7 +25,7 @@ export default definePlugin({
   description: 'AAA logs: ingestion from the daemons, exclusion rules, search and export.',
   permissions,
   locales: { en, ru },
-  settings: ingestSettings,
+  settings: [...ingestSettings, ...listSettings],
   serverOptions: ingestOptions,
   migrations: new URL('./migrations/', import.meta.url),
   cli: [replayCommand, ingestCommand],

@@ -5,5 +5,5 @@ import { exclusionRoutes } from './exclusions.js'
 import { logKindRoutes } from './logs.js'
 
 export function logRoutes(d: LogsRouteDeps): RouteDefinition[] {
-  return [...exclusionRoutes(d.database.knex, d.identity), ...logKindRoutes(d.database.knex)]
+  return [...exclusionRoutes(d.database.knex, d.identity), ...logKindRoutes(d)]
 }

@@ -4,16 +4,19 @@ import { CommonErrors, defineRoute, ErrorBody, EXPORT_DOWNLOAD, exportReply, typ
 import { LOGS_READ } from '../permissions.js'
 import { entrySchema, listSchema, logExportQuery, logListQuery, LogParams } from '../schemas/logs.js'
 import { applyLogFilters, checkLogFilters, exportColumns, KINDS, rowCount, toEntry, type KindDef, type LogFilters } from '../services/logs.js'
-import { COUNT_CAP, filteredTotal, pageBound } from '../services/totals.js'
+import { listSettingRefs } from '../services/settings.js'
+import { COUNT_CAP, cappedCount, pageBound, rollupDimension, rollupTotal, type CappedCount, type FilteredTotal } from '../services/totals.js'
+import type { LogsRouteDeps } from './deps.js'
 
 /** The most rows one export holds. */
 export const EXPORT_CEILING = 10_000
 
 const FILTER_DOC =
   'Filters (all optional, combined with AND): `username` (exact), `nas_ip` (exact address), `node_id`, `date_from` / `date_to` (inclusive, UTC), `search` (case-insensitive substring over the kind\'s text fields), and the kind\'s own filters. `sort_order` defaults to `desc`; the id breaks ties so pages are stable. ' +
-  `\`total_by_filter\` is exact when the filters name at most one of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters, with no \`search\` (any enum filters and dates); otherwise it is exact up to ${COUNT_CAP.toLocaleString('en')} and beyond that \`total_by_filter_capped\` is true and \`total_by_filter\` a lower bound (${COUNT_CAP.toLocaleString('en')}, or more when the page asked for lies further), and \`pages\` follows it.`
+  `\`total_by_filter\` is exact when the filters name at most one of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters, with no \`search\` (any enum filters and dates); otherwise the count stops at ${COUNT_CAP.toLocaleString('en')} matches, or on PostgreSQL after the setting \`aaa-logs.count_budget_ms\` (default 200 ms); when it stopped, \`total_by_filter_capped\` is true and \`total_by_filter\` a lower bound (${COUNT_CAP.toLocaleString('en')} when the cap stopped it, and at least the entries up to the end of a full page asked for), and \`pages\` follows it.`
 
-function kindRoutes(knex: Knex, k: KindDef): RouteDefinition[] {
+function kindRoutes(d: LogsRouteDeps, k: KindDef): RouteDefinition[] {
+  const knex = d.database.knex
   const base = `/aaa/logs/${k.path}`
   const sortColumns = Object.fromEntries(k.sortBy.map((s) => [s, s]))
   const columns = exportColumns(k)
@@ -43,21 +46,35 @@ function kindRoutes(knex: Knex, k: KindDef): RouteDefinition[] {
         checkLogFilters(q)
         // As sdk paginate, except the totals: `total` is the exact row count kept by migration
         // 0003's triggers, `total_by_filter` comes from migration 0004's rollup or a count that
-        // stops at COUNT_CAP (services/totals.ts); neither counts a 90-day window row by row.
+        // stops at COUNT_CAP or its time budget (services/totals.ts); neither counts a 90-day
+        // window row by row.
         const l = query as { page?: number; per_page?: number; sort_by?: string; sort_order?: 'asc' | 'desc' }
         const page = l.page ?? 1
         const perPage = l.per_page ?? 50
         const order = l.sort_order ?? 'asc'
         const offset = (page - 1) * perPage
-        const [total, counted, rows] = await Promise.all([
-          rowCount(knex, k.table),
-          filteredTotal(knex, k, q, filtered),
-          filtered(q)
+        const pageOf = (qb: Knex.QueryBuilder) =>
+          qb
             .orderBy(sortColumns[l.sort_by ?? 'timestamp'] ?? 'timestamp', order)
             .orderBy('id', order)
             .limit(perPage)
-            .offset(offset) as Promise<Record<string, unknown>[]>,
-        ])
+            .offset(offset) as Promise<Record<string, unknown>[]>
+        const dim = rollupDimension(k, q)
+        let counted: CappedCount
+        let rows: Record<string, unknown>[]
+        let total: number
+        if (dim) {
+          let exact: FilteredTotal
+          ;[total, exact, rows] = await Promise.all([rowCount(knex, k.table), rollupTotal(knex, k, q, dim, filtered), pageOf(filtered(q))])
+          counted = { n: exact.n, stopped: null }
+        } else {
+          // Count first: when the matches are few (the count finished), the page is sorted out of
+          // them all (a materialized scan of the search index) instead of walking the time index
+          // past every row of the window for a rare term; when they are many, that walk is short.
+          const budget = await d.settings.get(listSettingRefs.countBudgetMs)
+          ;[total, counted] = await Promise.all([rowCount(knex, k.table), cappedCount(d.database, filtered(q), budget)])
+          rows = await pageOf(counted.stopped === null ? knex.withMaterialized('matches', filtered(q)).from('matches').select('*') : filtered(q))
+        }
         const { n: totalByFilter, capped } = pageBound(counted, offset, perPage, rows.length)
         return { items: rows.map(entry), total, total_by_filter: totalByFilter, total_by_filter_capped: capped, page, per_page: perPage, pages: Math.ceil(totalByFilter / perPage) }
       },
@@ -114,4 +131,4 @@ function kindRoutes(knex: Knex, k: KindDef): RouteDefinition[] {
   ]
 }
 
-export const logKindRoutes = (knex: Knex): RouteDefinition[] => KINDS.flatMap((k) => kindRoutes(knex, k))
+export const logKindRoutes = (d: LogsRouteDeps): RouteDefinition[] => KINDS.flatMap((k) => kindRoutes(d, k))

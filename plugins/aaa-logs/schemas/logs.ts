@@ -76,10 +76,10 @@ export function listSchema(k: KindDef) {
       ...page.properties,
       total_by_filter: Type.Integer({
         minimum: 0,
-        description: `Entries matching the filters and search: exact, unless \`total_by_filter_capped\` is true; then a lower bound (${cap}, or the entries up to the end of the page asked for when that is more).`,
+        description: `Entries matching the filters and search: exact, unless \`total_by_filter_capped\` is true; then a lower bound.`,
       }),
       total_by_filter_capped: Type.Boolean({
-        description: `true when counting stopped at ${cap} matches (a free-text \`search\`, or two of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters together): there are more than ${cap} and \`total_by_filter\` is a lower bound (show it as "${cap}+"); \`pages\` follows it. false: \`total_by_filter\` is exact.`,
+        description: `true when counting stopped before the end, for a free-text \`search\` or two of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters together: at ${cap} matches, or on PostgreSQL after the setting \`aaa-logs.count_budget_ms\` (default 200 ms). \`total_by_filter\` is then a lower bound (${cap} when the cap stopped it; at least the entries up to the end of a full page): show it as "${cap}+" or "at least N"; \`pages\` follows it, and a full page means more may follow. false: \`total_by_filter\` is exact.`,
       }),
       pages: Type.Integer({ minimum: 0, description: 'ceil(total_by_filter / per_page): a lower bound too when total_by_filter_capped is true.' }),
     },

@@ -7,11 +7,13 @@
  *   window are summed from the rollup, the partial buckets at its two edges
  *   (at most an hour, or a day of one user or device) are counted from the rows;
  * - otherwise (free-text `search`, or two of those filters together) a count
- *   that stops at COUNT_CAP + 1 rows: exact up to COUNT_CAP, else the answer
- *   says `total_by_filter_capped: true` with COUNT_CAP as a lower bound (what
- *   log tools show as "10,000+").
+ *   that stops at COUNT_CAP + 1 rows, and on PostgreSQL after a time budget
+ *   (setting `aaa-logs.count_budget_ms`): exact when it finished, else the
+ *   answer says `total_by_filter_capped: true` with a lower bound (COUNT_CAP,
+ *   or what the page read proves: what log tools show as "10,000+").
  */
 import type { Knex } from 'knex'
+import type { DatabaseService } from '../../../sdk/index.js'
 import type { KindDef, LogFilters } from './logs.js'
 
 /** Beyond this many matching entries a count the rollup cannot answer stops and says so. */
@@ -27,6 +29,12 @@ export interface FilteredTotal {
   capped: boolean
 }
 
+/** A count that may have stopped: at COUNT_CAP matches, or when its time budget ran out. */
+export interface CappedCount {
+  n: number
+  stopped: 'cap' | 'time' | null
+}
+
 type Filtered = (q: LogFilters) => Knex.QueryBuilder
 
 const countOf = async (qb: Knex.QueryBuilder) => Number(((await qb.count({ n: '*' }).first()) as { n: string | number }).n)
@@ -34,6 +42,7 @@ const countOf = async (qb: Knex.QueryBuilder) => Number(((await qb.count({ n: '*
 /** The dimension the rollup answers these filters by, or null when it cannot. */
 export function rollupDimension(k: KindDef, q: LogFilters): string | null {
   if (q.search?.trim()) return null
+  if ([q.date_from, q.date_to].some((d) => d !== undefined && Number.isNaN(parseTime(d)))) return null
   const dims = ['username', 'nas_ip', 'node_id', ...k.textFilters].filter((d) => q[d] !== undefined)
   if (dims.length > 1) return null
   const dim = dims[0] ?? 'node_id'
@@ -60,10 +69,8 @@ const floorTo = (iso: string, grain: number) => Math.floor(parseTime(iso) / grai
 /** RFC 3339 as the schema accepts it (`t`/`z` in either case); NaN when JavaScript cannot read it. */
 const parseTime = (iso: string) => Date.parse(iso.toUpperCase())
 
-export async function filteredTotal(knex: Knex, k: KindDef, q: LogFilters, filtered: Filtered): Promise<FilteredTotal> {
-  const dim = rollupDimension(k, q)
-  const unreadable = [q.date_from, q.date_to].some((d) => d !== undefined && Number.isNaN(parseTime(d)))
-  if (!dim || unreadable) return cappedCount(knex, filtered(q))
+/** The exact total from the rollup (and the rows of the window's partial edge buckets); `dim` from rollupDimension. */
+export async function rollupTotal(knex: Knex, k: KindDef, q: LogFilters, dim: string, filtered: Filtered): Promise<FilteredTotal> {
   const grain = GRAIN[dim]
   // Whole buckets: [from, to) where from/to are bucket starts (null: unbounded).
   const from = q.date_from !== undefined ? ceilTo(q.date_from, grain) : null
@@ -92,12 +99,28 @@ export async function filteredTotal(knex: Knex, k: KindDef, q: LogFilters, filte
   return { n: parts.reduce((a, b) => a + b, sum), capped: false }
 }
 
-/** A count that stops after COUNT_CAP + 1 rows. */
-async function cappedCount(knex: Knex, qb: Knex.QueryBuilder): Promise<FilteredTotal> {
-  const inner = qb.clearSelect().select(knex.raw('1')).limit(COUNT_CAP + 1)
-  const r = (await knex.count({ n: '*' }).from(inner.as('capped')).first()) as { n: string | number }
-  const n = Number(r.n)
-  return n > COUNT_CAP ? { n: COUNT_CAP, capped: true } : { n, capped: false }
+/**
+ * A count that stops after COUNT_CAP + 1 rows and, on PostgreSQL, after
+ * `budgetMs` (statement_timeout in its own transaction; PGlite cannot cut a
+ * statement, so there only the cap applies).
+ */
+export async function cappedCount(db: DatabaseService, qb: Knex.QueryBuilder, budgetMs: number): Promise<CappedCount> {
+  const count = async (x: Knex | Knex.Transaction) => {
+    const inner = qb.clearSelect().select(x.raw('1')).limit(COUNT_CAP + 1)
+    const r = (await x.count({ n: '*' }).from(inner.as('capped')).first()) as { n: string | number }
+    const n = Number(r.n)
+    return n > COUNT_CAP ? { n: COUNT_CAP, stopped: 'cap' as const } : { n, stopped: null }
+  }
+  if (db.engine !== 'postgres') return count(db.knex)
+  try {
+    return await db.transaction(async (trx) => {
+      await trx.raw(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(budgetMs))}`)
+      return count(trx)
+    })
+  } catch (e) {
+    if ((e as { code?: unknown }).code === '57014') return { n: 0, stopped: 'time' }
+    throw e
+  }
 }
 
 /**
@@ -105,8 +128,10 @@ async function cappedCount(knex: Knex, qb: Knex.QueryBuilder): Promise<FilteredT
  * at `offset` proves at least offset + rows entries, and a short non-empty page
  * is the last one, so the total is then known exactly.
  */
-export function pageBound(t: FilteredTotal, offset: number, perPage: number, rows: number): FilteredTotal {
-  if (!t.capped || rows === 0) return t // an empty page past the end proves nothing more
-  if (rows < perPage) return { n: offset + rows, capped: false }
-  return { n: Math.max(t.n, offset + rows), capped: true }
+export function pageBound(t: CappedCount, offset: number, perPage: number, rows: number): FilteredTotal {
+  if (t.stopped === null) return { n: t.n, capped: false }
+  if (rows > 0 && rows < perPage) return { n: offset + rows, capped: false }
+  if (rows === 0 && offset === 0) return { n: 0, capped: false } // not one match
+  // A full page proves offset + rows; an empty page past the end proves nothing more.
+  return { n: rows ? Math.max(t.n, offset + rows) : t.n, capped: true }
 }

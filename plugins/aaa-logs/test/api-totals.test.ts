@@ -174,6 +174,34 @@ for (const engine of ['postgres', 'embedded'] as const) {
       expect(await answer(acct, { search: 'no such text' })).to.include({ total_by_filter: 0, total_by_filter_capped: false, pages: 0 })
     })
 
+    it('sorts the page of a search with few matches out of all of them, in the order asked for', async () => {
+      // 'show bulk 100' matches 100, 1000–1009 and 10000–10030: 42 entries, counted to the end.
+      for (const [sort_by, sort_order] of [['timestamp', 'asc'], ['timestamp', 'desc'], ['username', 'asc']] as const) {
+        const body = await answer(acct, { search: 'show bulk 100', sort_by, sort_order, per_page: 10, page: 2 } as LogFilters)
+        expect(body).to.include({ total_by_filter: 42, total_by_filter_capped: false, pages: 5 })
+        const want = (await knex(acct.table).where('command', 'like', 'show bulk 100%').orderBy(sort_by, sort_order).orderBy('id', sort_order).offset(10).limit(10).pluck('id')) as string[]
+        expect((body.items as { id: string }[]).map((i) => i.id)).to.deep.equal(want)
+      }
+    })
+
+    it(engine === 'postgres' ? 'stops counting after aaa-logs.count_budget_ms and says so, with what the page proves' : 'counts to the cap whatever aaa-logs.count_budget_ms (PGlite cannot cut a statement)', async () => {
+      const set = async (value: number) => expect((await t.admin('PUT', '/api/v1/settings/aaa-logs.count_budget_ms', { body: { value } })).status).to.equal(200)
+      await set(1)
+      try {
+        const first = await answer(acct, { search: 'bulk-user' })
+        expect(first.items).to.have.length(50)
+        if (engine === 'postgres') expect(first).to.include({ total_by_filter: 50, total_by_filter_capped: true, pages: 1 })
+        else expect(first).to.include({ total_by_filter: 10_000, total_by_filter_capped: true, pages: 200 })
+        // A short last page is exact whatever stopped the count.
+        expect(await answer(acct, { search: 'bulk-user', page: 201 })).to.include({ total_by_filter: 10_030, total_by_filter_capped: false })
+        // The rollup's totals take no budget.
+        expect(await answer(acct, { username: 'bulk-user' })).to.include({ total_by_filter: 10_030, total_by_filter_capped: false })
+      } finally {
+        await set(200)
+      }
+      expect(await answer(acct, { search: 'bulk-user' })).to.include({ total_by_filter: 10_000, total_by_filter_capped: true })
+    })
+
     it('declares total_by_filter_capped in every list schema of the OpenAPI document', async function () {
       const doc = (await t.req('GET', '/openapi.json')).body as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }> } }>; components: { schemas: Record<string, { required?: string[]; properties: Record<string, { type?: string; description?: string }> }> } }
       for (const k of KINDS) {
