@@ -128,9 +128,10 @@ describe('inventory: the service through its ref', () => {
   })
 
   describe('references from other plugins', () => {
-    it('answers 409 on deleting a device or group another table still references', async () => {
+    it('answers 409 on deleting a device or group a foreign key still references (a schema from before the reference guards)', async () => {
       const knex = t.app.db.knex
-      // What the AAA policy does: a foreign key to the inventory's tables, without cascade.
+      // Plugins reference devices through the inventory's guards (the AAA policy's 409s are tested
+      // with it); a foreign key an older or out-of-tree schema still points here gets a 409 too.
       await knex.schema.createTable('probe_rules', (tb) => {
         tb.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'))
         tb.uuid('device_id').references('id').inTable('inventory_devices')
