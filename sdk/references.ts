@@ -89,8 +89,11 @@ const byName = (a: Referrer, b: Referrer) => (a.type < b.type ? -1 : a.type > b.
 /**
  * A target over the owner's table `table` (primary key `id`, uuid) with the name in `nameColumn`.
  * The owner keeps the result to itself and hands out the `ReferenceTarget` part on its service.
+ * `allow` limits the guards others may register: a kind whose delete is always allowed (a
+ * profile) takes `['clear']`, so no plugin can make it refuse.
  */
-export function defineReferenceTarget(o: { kind: string; table: string; nameColumn: string }): OwnedReferenceTarget {
+export function defineReferenceTarget(o: { kind: string; table: string; nameColumn: string; allow?: readonly ReferenceGuard['onDelete'][] }): OwnedReferenceTarget {
+  const allow = o.allow ?? ['restrict', 'clear']
   const guards: ReferenceGuard[] = []
   const referrersOf = async (which: 'restrict' | 'clear', ids: string[], db: Db) => {
     const out: Referrer[] = []
@@ -113,7 +116,7 @@ export function defineReferenceTarget(o: { kind: string; table: string; nameColu
       return new Map(rows.map((r) => [r.id.toLowerCase(), r.name]))
     },
     registerGuard(guard) {
-      if (guard.onDelete !== 'restrict' && guard.onDelete !== 'clear') throw new Error(`reference guard on ${o.kind}: onDelete must be restrict or clear`)
+      if (!allow.includes(guard.onDelete)) throw new Error(`reference guard on ${o.kind}: onDelete must be ${allow.join(' or ')}`)
       if (guard.onDelete === 'clear' && typeof guard.clear !== 'function') throw new Error(`reference guard on ${o.kind}: onDelete clear needs clear()`)
       guards.push(guard)
     },

@@ -37,7 +37,7 @@ export interface RadiusService {
   /**
    * RADIUS profiles as other plugins reference them (sdk/references.ts): ids checked and locked,
    * names, and guards consulted when a profile is deleted or renamed. A profile delete is always
-   * allowed: register `clear` guards (a `restrict` one would make it answer 409 RECORD_IN_USE).
+   * allowed: only `clear` guards are accepted.
    */
   references: { radius_profile: ReferenceTarget }
 }

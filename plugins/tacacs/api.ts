@@ -85,7 +85,7 @@ export interface TacacsService {
   /**
    * TACACS+ profiles as other plugins reference them (sdk/references.ts): ids checked and locked,
    * names, and guards consulted when a profile is deleted or renamed. A profile delete is always
-   * allowed: register `clear` guards (a `restrict` one would make it answer 409 RECORD_IN_USE).
+   * allowed: only `clear` guards are accepted.
    */
   references: { tacacs_profile: ReferenceTarget }
 }

@@ -1,6 +1,6 @@
 /** RADIUS profiles: named, ordered lists of reply attributes that AAA policy rules hand to devices. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, recordReferenced, referrerList, reply, type OwnedReferenceTarget } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, paginate, reply, type OwnedReferenceTarget } from '../../../sdk/index.js'
 import type { RadiusAttribute } from '../api.js'
 import { attributeError, RadiusErrors } from '../errors.js'
 import { RADIUS_READ, RADIUS_WRITE } from '../permissions.js'
@@ -138,8 +138,8 @@ export function profileRoutes(knex: Knex, refs: OwnedReferenceTarget) {
         await req.transaction(async (trx) => {
           if (!(await trx(PROFILES).where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
           const before = (await loadProfile(trx, req.params.profile_id))!
-          const referrers = await refs.beforeDelete([before.id], trx)
-          if (referrers.length) throw recordReferenced({ field: 'profile_id', vars: { referrers: referrerList(referrers) } })
+          // The referring plugins' guards clear their references here (sdk/references.ts); the target admits no refusing guard.
+          await refs.beforeDelete([before.id], trx)
           await trx(PROFILES).where({ id: before.id }).delete()
           await req.audit({ action: 'radius_profile.delete', resourceType: 'radius_profile', resourceId: before.id, before }, trx)
         })

@@ -52,7 +52,8 @@ export interface RadiusServiceInternal extends RadiusService {
 export function createRadiusService(knex: Knex): RadiusServiceInternal {
   let source: RadiusPolicySource | null = null
   return {
-    references: { radius_profile: defineReferenceTarget({ kind: 'radius_profile', table: PROFILES, nameColumn: 'name' }) },
+    // A profile delete is always allowed (the contract): referrers may only clear.
+    references: { radius_profile: defineReferenceTarget({ kind: 'radius_profile', table: PROFILES, nameColumn: 'name', allow: ['clear'] }) },
     registerPolicySource(s) {
       // One policy decides; a second source would be a wiring mistake, not a choice.
       if (source && source !== s) throw new Error('radius: a policy source is already registered')

@@ -1,6 +1,6 @@
 /** /tacacs/profiles: CRUD of TACACS+ profiles (privilege level, shell attributes, ordered command sets) and their references. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, PortcullisError, recordReferenced, referrerList, reply } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, paginate, PortcullisError, reply } from '../../../sdk/index.js'
 import type { ShellAttribute } from '../api.js'
 import { isUniqueViolation, TacacsErrors } from '../errors.js'
 import { TACACS_READ, TACACS_WRITE } from '../permissions.js'
@@ -149,9 +149,8 @@ export function profileRoutes(d: TacacsRouteDeps) {
         await req.transaction(async (trx) => {
           if (!(await trx('tacacs_profiles').where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
           const before = (await getProfile(trx, req.params.profile_id))!
-          // The referring plugins' guards clear their references here (sdk/references.ts); none refuses today.
-          const referrers = await service.references.tacacs_profile.beforeDelete([before.id], trx)
-          if (referrers.length) throw recordReferenced({ field: 'profile_id', vars: { referrers: referrerList(referrers) } })
+          // The referring plugins' guards clear their references here (sdk/references.ts); the target admits no refusing guard.
+          await service.references.tacacs_profile.beforeDelete([before.id], trx)
           await trx('tacacs_profiles').where({ id: before.id }).delete()
           await req.audit({ action: 'tacacs.profile.delete', resourceType: 'tacacs_profile', resourceId: before.id, before }, trx)
         })

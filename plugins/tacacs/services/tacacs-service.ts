@@ -19,7 +19,8 @@ export function createTacacsService(database: DatabaseService): TacacsServiceInt
   const knex = database.knex
   let source: PolicySource | null = null
   return {
-    references: { tacacs_profile: defineReferenceTarget({ kind: 'tacacs_profile', table: 'tacacs_profiles', nameColumn: 'name' }) },
+    // A profile delete is always allowed (the contract): referrers may only clear.
+    references: { tacacs_profile: defineReferenceTarget({ kind: 'tacacs_profile', table: 'tacacs_profiles', nameColumn: 'name', allow: ['clear'] }) },
     getProfile: (id, db: Knex | Knex.Transaction = knex) => getProfile(db, id),
     listProfiles: (db = knex) => listProfiles(db),
     getCommandSet: (id, db = knex) => getCommandSet(db, id),

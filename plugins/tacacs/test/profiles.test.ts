@@ -178,6 +178,14 @@ describe('tacacs profiles API', () => {
       })
       expect(await service.references.tacacs_profile.report([p.id], knex)).to.deep.equal({ blocking: [], auto_clearing: [named('r3', 'alpha'), named('r1', 'zeta')] })
       expect((await service.references.tacacs_profile.names([p.id], knex)).get(p.id)).to.equal(p.name)
+      // A profile delete is always allowed: no plugin may register a refusing guard.
+      expect(() => service.references.tacacs_profile.registerGuard({ onDelete: 'restrict', referrers: async () => [] })).to.throw(/onDelete must be clear/)
+      // The owner's delete must see references committed while it waited for the row: READ COMMITTED only.
+      const inSnapshot = t.app.db.transaction((trx) => service.references.tacacs_profile.beforeDelete([p.id], trx), { isolation: 'repeatable read' })
+      await inSnapshot.then(
+        () => expect.fail('beforeDelete ran in a repeatable-read transaction'),
+        (e: Error) => expect(e.message).to.match(/needs a READ COMMITTED transaction \(this one is repeatable read\)/),
+      )
       const source = { listRules: async () => [] }
       service.registerPolicySource(source)
       expect(service.policySource()).to.equal(source)
