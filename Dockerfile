@@ -19,6 +19,9 @@ COPY package.json package-lock.json ./
 # argon2 ships prebuilt binaries for linux x64/arm64 (glibc): no compiler needed.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The embedded engine's pristine cluster, made once in the image: a first start copies it instead of
+# running initdb in WebAssembly for seconds (kernel/db/embedded.ts).
+RUN node --input-type=module -e "await (await import('./dist/kernel/db/embedded.js')).ensureTemplate()"
 
 RUN groupadd --system portcullis \
  && useradd --system --gid portcullis --home-dir /var/lib/portcullis --shell /usr/sbin/nologin portcullis \

@@ -28,7 +28,7 @@
  * WebAssembly) but by copying a pristine cluster kept in a template folder,
  * made once per machine and PGlite version (see `openEmbedded`).
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, constants as fsConstants } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, renameSync, rmSync, rmdirSync, constants as fsConstants } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -176,7 +176,7 @@ const scratch = (dir: string) => `${dir}.tmp-${process.pid}-${Date.now().toStrin
  * process that stops half-way, or two that race, never leave a partial
  * template behind (the loser of a race throws its copy away).
  */
-async function ensureTemplate(templateDir: string): Promise<boolean> {
+export async function ensureTemplate(templateDir: string = defaultTemplateDir()): Promise<boolean> {
   if (isCluster(templateDir)) return true
   mkdirSync(path.dirname(templateDir), { recursive: true })
   const tmp = scratch(templateDir)
@@ -184,6 +184,8 @@ async function ensureTemplate(templateDir: string): Promise<boolean> {
     const db = newPglite(tmp)
     await db.waitReady
     await db.close()
+    // PGlite writes some files 0666: nobody but the owner may change what every new data folder starts from.
+    readOnlyForOthers(tmp)
     try {
       renameSync(tmp, templateDir)
     } catch (e) {
@@ -193,6 +195,14 @@ async function ensureTemplate(templateDir: string): Promise<boolean> {
     rmSync(tmp, { recursive: true, force: true })
   }
   return isCluster(templateDir)
+}
+
+function readOnlyForOthers(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name)
+    if (e.isDirectory()) readOnlyForOthers(p)
+    if (!e.isSymbolicLink()) chmodSync(p, statSync(p).mode & 0o755)
+  }
 }
 
 /**

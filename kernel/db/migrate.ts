@@ -57,8 +57,35 @@ class FolderSource implements Knex.MigrationSource<string> {
 
 export const urlToDir = (u: URL): string => fileURLToPath(u)
 
+/**
+ * The names each owner has applied, read in two statements for all owners
+ * (knex's migrator asks information_schema several times per owner, which
+ * costs ~50 ms a question on the embedded engine). A missing table: none.
+ */
+async function appliedNames(knex: Knex, owners: MigrationOwner[]): Promise<Map<string, string[]>> {
+  const tables = owners.map((o) => migrationTable(o.owner))
+  const found = (await knex.raw('select c.relname from pg_class c where c.relnamespace = current_schema()::regnamespace and c.relname = any(?)', [tables])) as { rows: { relname: string }[] }
+  const existing = new Set(found.rows.map((r) => r.relname))
+  const present = owners.filter((o) => existing.has(migrationTable(o.owner)))
+  const out = new Map<string, string[]>(owners.map((o) => [o.owner, []]))
+  if (!present.length) return out
+  const union = present.map((o) => knex(migrationTable(o.owner)).select(knex.raw('? as owner', [o.owner]), 'name'))
+  const rows = (await knex.unionAll(union, true)) as { owner: string; name: string }[]
+  for (const r of rows) out.get(r.owner)!.push(r.name)
+  return out
+}
+
 export async function migrateAll(knex: Knex, owners: MigrationOwner[], log: Logger): Promise<void> {
+  // Most starts have nothing to apply: then the migrator (its lock, its questions) is not run at all.
+  // It runs for an owner whose applied names differ from its files in any way, and reports what it finds.
+  const applied = await appliedNames(knex, owners)
+  const upToDate = (o: MigrationOwner) => {
+    const have = [...applied.get(o.owner)!].sort()
+    const want = listMigrationFiles(o.dir)
+    return have.length === want.length && have.every((n, i) => n === want[i])
+  }
   for (const o of owners) {
+    if (upToDate(o)) continue
     try {
       const [, applied] = (await knex.migrate.latest({ migrationSource: new FolderSource(o.dir), tableName: migrationTable(o.owner) })) as [number, string[]]
       if (applied.length) log.info({ owner: o.owner, applied }, 'migrations applied')
@@ -71,12 +98,8 @@ export async function migrateAll(knex: Knex, owners: MigrationOwner[], log: Logg
 /** The last applied migration of each owner: the schema revision system info reports. */
 export async function appliedHead(knex: Knex, owners: MigrationOwner[]): Promise<Record<string, string | null>> {
   const head: Record<string, string | null> = {}
-  for (const o of owners) {
-    const table = migrationTable(o.owner)
-    const exists = await knex.schema.hasTable(table)
-    const row = exists ? ((await knex(table).max({ name: 'name' }).first()) as { name: string | null } | undefined) : undefined
-    head[o.owner] = row?.name ?? null
-  }
+  const applied = await appliedNames(knex, owners)
+  for (const o of owners) head[o.owner] = [...applied.get(o.owner)!].sort().at(-1) ?? null
   return head
 }
 

@@ -164,7 +164,8 @@ describe('identity flows', function () {
     })
 
     it('generates a random password when ADMIN_PASSWORD is absent, and a second start creates no second admin', async () => {
-      const a = await startTestApp({ env: { ADMIN_PASSWORD: '' } })
+      // A second start while the first runs, on the same database: PostgreSQL (an embedded folder has one owner).
+      const a = await startTestApp({ engine: 'postgres', env: { ADMIN_PASSWORD: '' } })
       let b: TestApp | null = null
       try {
         expect(a.app.bootstrap).to.include({ generated: true })
@@ -252,11 +253,17 @@ describe('identity flows', function () {
     })
 
     describe('sign-out', () => {
+      // Two nodes of one cluster on one database: PostgreSQL, whatever TEST_ENGINE says.
+      let t: TestApp
       let second: TestApp
       before(async () => {
+        t = await startTestApp({ engine: 'postgres' })
         second = await startTestApp({ databaseUrl: t.databaseUrl!, masterKey: t.masterKey })
       })
-      after(async () => second?.stop())
+      after(async () => {
+        await second?.stop()
+        await t?.stop()
+      })
 
       it('revokes the token on this node at once and on another node of the cluster within ~1.5 s', async () => {
         const u = await mkUser(t)

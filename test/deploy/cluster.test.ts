@@ -178,7 +178,8 @@ describe('deploys on two nodes of one cluster (postgres)', function () {
   }
 
   before(async () => {
-    a = await startTestApp({ plugins: PLUGINS, env: { NODE_ID: A } })
+    // Two nodes on one database: PostgreSQL, whatever TEST_ENGINE says.
+    a = await startTestApp({ engine: 'postgres', plugins: PLUGINS, env: { NODE_ID: A } })
     b = await startTestApp({ plugins: PLUGINS, databaseUrl: a.databaseUrl!, masterKey: a.masterKey, env: { NODE_ID: B } })
     db = knexPkg({ client: 'pg', connection: a.databaseUrl!, pool: { min: 0, max: 2 } })
   })

@@ -26,7 +26,8 @@ describe('deploy: kill -9 at any moment', function () {
 
   before(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-crash-'))
-    t = await startTestApp({ plugins: PLUGINS, dataDir })
+    // The crashed deploy is inspected with a second client on the database: PostgreSQL, whatever TEST_ENGINE says.
+    t = await startTestApp({ engine: 'postgres', plugins: PLUGINS, dataDir })
     expect((await t.admin('POST', '/api/v1/deploys', { body: {} })).status).to.equal(201)
     databaseUrl = t.databaseUrl!
     masterKey = t.masterKey

@@ -46,8 +46,9 @@ describe('plugin loading and boot-time checks', () => {
     })
   }
 
+  // These restart on the same database by its URL: PostgreSQL (test/embedded/smoke.test.ts restarts an embedded folder).
   it('refuses an invalid setting value already stored in the database', async () => {
-    const t = await startTestApp({ plugins: [G] })
+    const t = await startTestApp({ engine: 'postgres', plugins: [G] })
     const url = t.databaseUrl!
     await t.app.db.knex('settings').insert({ key: 'greetings.suffix', value: JSON.stringify(['not', 'a', 'string']) })
     await t.stop()
@@ -80,7 +81,7 @@ describe('plugin loading and boot-time checks', () => {
   })
 
   it('runs migrations once: a second start on the same database changes nothing', async () => {
-    const t = await startTestApp({ plugins: [G] })
+    const t = await startTestApp({ engine: 'postgres', plugins: [G] })
     const url = t.databaseUrl!
     const snapshot = async (k = t.app.db.knex) => ({
       kernel: await k('knex_migrations').select('name', 'migration_time').orderBy('id'),

@@ -7,8 +7,8 @@ describe('rate limiting', function () {
   let a: TestApp
   let b: TestApp
   before(async () => {
-    a = await startTestApp({ plugins: ['./test/fixtures/plugins/probe'] })
-    // A second node on the same database: the same cluster.
+    // A second node on the same database (the same cluster): PostgreSQL, whatever TEST_ENGINE says.
+    a = await startTestApp({ engine: 'postgres', plugins: ['./test/fixtures/plugins/probe'] })
     b = await startTestApp({ plugins: ['./test/fixtures/plugins/probe'], databaseUrl: a.databaseUrl!, masterKey: a.masterKey })
   })
   after(async () => {
