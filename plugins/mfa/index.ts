@@ -5,7 +5,7 @@
  * emailed setup link; the RADIUS/NAC daemons check codes through the internal
  * surface. See docs/mfa.md.
  */
-import { coreServices, definePlugin, identityServices } from '../../sdk/index.js'
+import { coreServices, definePlugin, identityServices, uuidArray } from '../../sdk/index.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { mfaPermissions } from './permissions.js'
@@ -34,6 +34,16 @@ export default definePlugin({
     const store = new TotpStore(database.knex, secrets)
     const budget = new TokenBudget(database.knex)
     identity.registerSecondFactor({ id: 'totp', isEnrolled: (userId) => store.isEnrolled(userId) })
+    // A deleted user's authenticator goes with the user, in the deleting transaction (the kernel's
+    // users table is not this plugin's: no foreign key, migration 0002).
+    identity.references.user.registerGuard({
+      onDelete: 'clear',
+      referrers: async (ids, db) =>
+        ((await db('mfa_totp').whereRaw('user_id = ANY(?::uuid[])', [uuidArray(ids)]).select('user_id')) as { user_id: string }[]).map((r) => ({ type: 'mfa_totp', id: r.user_id, name: 'TOTP authenticator' })),
+      clear: async (ids, trx) => {
+        await trx('mfa_totp').whereRaw('user_id = ANY(?::uuid[])', [uuidArray(ids)]).delete()
+      },
+    })
     return { routes: mfaRoutes({ identity, mail, settings, store, budget }) }
   },
 })

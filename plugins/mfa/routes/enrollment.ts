@@ -4,7 +4,7 @@
  * `mfa_enrollment` token or by a session.
  */
 import QRCode from 'qrcode'
-import { AUTHENTICATED, defineRoute, ErrorBody } from '../../../sdk/index.js'
+import { AUTHENTICATED, CommonErrors, defineRoute, ErrorBody } from '../../../sdk/index.js'
 import { MfaErrors } from '../errors.js'
 import { EnrollmentConfirm, EnrollmentStarted, MfaStatus } from '../schemas/enrollment.js'
 import { mfaIssuer } from '../settings.js'
@@ -34,6 +34,8 @@ export function enrollmentRoutes(d: MfaRouteDeps) {
         const user = (await d.identity.findUser({ id: req.actor!.id }))!
         const issuer = await d.settings.get(mfaIssuer)
         const secret = await req.transaction(async (trx) => {
+          // The user, locked through the kernel's contract until commit: a racing delete waits and then clears the seed.
+          if (!(await d.identity.references.user.lockExisting([user.id], trx)).size) throw CommonErrors.unauthorized()
           const s = await d.store.start(user.id, trx)
           if (!s) throw MfaErrors.alreadyEnrolled()
           await req.audit({ action: 'mfa.enrollment_start', resourceType: 'user', resourceId: user.id }, trx)
