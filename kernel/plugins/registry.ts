@@ -39,8 +39,9 @@ export class ContributionRegistry {
     if (!PATH.test(route.path) || typeof route.handler !== 'function' || !route.schema?.response) {
       throw new BootError('ROUTE_INVALID', `route ${route.method} ${route.path} of ${owner} is malformed (path, handler and response schema are required)`)
     }
-    // `{a}` and `{b}` in the same place collide: the router could not tell them apart.
-    const key = `${route.method} ${fullPath(route).replace(/\{[^}]+\}/g, '{}')}`
+    // `{a}` and `{b}` in the same place collide: the router could not tell them apart; nor can it
+    // `/Foo` and `/foo` (fixed segments match whatever their case, see http/router.ts).
+    const key = `${route.method} ${fullPath(route).replace(/\{[^}]+\}/g, '{}').toLowerCase()}`
     const prev = this.routeKeys.get(key)
     if (prev) throw new BootError('ROUTE_DUPLICATE', `route ${route.method} ${fullPath(route)} is registered by both ${prev} and ${owner}`)
     this.routeKeys.set(key, owner)
