@@ -21,6 +21,7 @@ import type pg from 'pg'
 import type { App } from '../kernel/app.js'
 import type { Logger } from '../sdk/index.js'
 import { createIngester } from '../plugins/aaa-logs/ingest/index.js'
+import { ingestSettingRefs } from '../plugins/aaa-logs/ingest/settings.js'
 import { cliExclusions, envOptions, tableSettings } from '../plugins/aaa-logs/test/standalone-deps.js'
 import { envInt, tempDir } from './lib.js'
 
@@ -63,7 +64,7 @@ export interface IndexCost {
 export async function measureIngestion(app: App, c: pg.Client, dataDir: string, silent: Logger) {
   const lines = envInt('BENCH_INGEST_LINES', 500_000)
   const indexLines = envInt('BENCH_INDEX_LINES', 200_000)
-  const batchSize = envInt('BENCH_INGEST_BATCH', 2000)
+  const batchSize = envInt('BENCH_INGEST_BATCH', ingestSettingRefs.batchSize.default)
   const knex = app.db.knex
   await knex('aaa_log_exclusions').insert({ name: 'bench-monitor', protocol: 'tacacs', match_type: 'username', match_value: 'monitor' })
   const logDir = tempDir('portcullis-bench-ingest-')

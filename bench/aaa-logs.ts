@@ -310,7 +310,7 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
   console.log(`load average at start: ${loadStart} (figures are only comparable on an otherwise idle machine)`)
   const factor = envFactor('BENCH_LOG_ROWS', 1)
   const n = envInt('BENCH_ITERATIONS', 30)
-  const nExport = envInt('BENCH_EXPORT_ITERATIONS', 5)
+  const nExport = process.env.BENCH_EXPORTS === '0' ? 0 : envInt('BENCH_EXPORT_ITERATIONS', 5)
   const big = Math.round(10_000_000 * factor)
   const small = Math.round(2_000_000 * factor)
   const sizes: Record<string, number> = {

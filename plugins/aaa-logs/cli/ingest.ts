@@ -39,7 +39,7 @@ export const ingestCommand = defineCliCommand({
   async run(args, io, d) {
     const { values } = parseArgs({ args, options: { batch: { type: 'string' }, 'poll-ms': { type: 'string' } } })
     const fixed = new Map<string, unknown>([[ingestSettingRefs.enabled.key, true]])
-    if (values.batch !== undefined) fixed.set(ingestSettingRefs.batchSize.key, cliInteger(values.batch, 'batch', 1, 20000, 2000))
+    if (values.batch !== undefined) fixed.set(ingestSettingRefs.batchSize.key, cliInteger(values.batch, 'batch', 1, 100000, ingestSettingRefs.batchSize.default))
     if (values['poll-ms'] !== undefined) fixed.set(ingestSettingRefs.pollMs.key, cliInteger(values['poll-ms'], 'poll-ms', 10, 60000, 500))
     const ingester = createIngester({ ...d, settings: withOverrides(d.settings, fixed), loadExclusions: exclusionLoader(d.identity) })
     d.logger.info({ nodeId: d.cluster.nodeId }, 'aaa-logs: ingester running')

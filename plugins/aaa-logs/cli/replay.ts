@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util'
 import { cliInteger, CliUsageError, coreServices, defineCliCommand, identityServices, type ClusterInfo, type CliIo, type DatabaseService, type IdentityService, type Logger } from '../../../sdk/index.js'
 import { LOG_KINDS, type LogKind } from '../api.js'
 import { IngestCore } from '../ingest/core.js'
+import { ingestSettingRefs } from '../ingest/settings.js'
 import { exclusionLoader } from '../services/exclusions.js'
 
 export interface ReplayDeps {
@@ -65,7 +66,7 @@ export async function replay(d: ReplayDeps, o: ReplayOptions): Promise<ReplayRes
   }
   if (start > 0) o.progress?.(`resuming ${file} at byte ${start} of ${st.size}\n`)
   const end = await core.drain(o.kind, source, file, file, st.ino, start, {
-    batchSize: o.batchSize ?? 2000,
+    batchSize: o.batchSize ?? ingestSettingRefs.batchSize.default,
     final: true,
     onProgress: (offset, n) => {
       lines += n
@@ -87,7 +88,7 @@ export const replayCommand = defineCliCommand({
     const kind = LOG_KINDS.find((k) => k === values.kind)
     if (!kind) throw new CliUsageError(`--kind is one of ${LOG_KINDS.join(', ')}`)
     if (positionals.length !== 1) throw new CliUsageError('name one file to replay')
-    const r = await replay(d, { kind, file: positionals[0], source: values.source, batchSize: cliInteger(values.batch, 'batch', 1, 20000, 2000), progress: (s) => io.err(s) })
+    const r = await replay(d, { kind, file: positionals[0], source: values.source, batchSize: cliInteger(values.batch, 'batch', 1, 100000, ingestSettingRefs.batchSize.default), progress: (s) => io.err(s) })
     io.err(`${r.lines} lines in ${r.seconds.toFixed(1)} s: ${r.stored} stored, ${r.dropped} excluded, ${r.quarantined} quarantined\n`)
     return 0
   },
