@@ -38,7 +38,9 @@
  * 5. ingestion and what each index costs it: bench/aaa-logs-ingest.ts.
  *
  * Figures only: nothing fails on a timing. Run: node --import tsx bench/aaa-logs.ts
- * (BENCH_JSON=file writes the figures as JSON).
+ * (BENCH_JSON=file writes the figures as JSON; BENCH_LOG_TABLES=aaa_log_tacacs_authz,…
+ * fills only those tables, so a full-size run of one table fits a shorter slot;
+ * BENCH_EXPORTS=0 skips the exports).
  */
 import http from 'node:http'
 import { randomBytes } from 'node:crypto'
