@@ -37,7 +37,8 @@ describe('portcullis CLI', function () {
       const plugins = ['inventory', 'tacacs', './examples/greetings-plugin', './test/fixtures/plugins/deploy-probe']
       t = await startTestApp({ plugins, dataDir })
       await t.admin('POST', '/api/v1/greetings', { body: { name: 'cli', message: 'Hello' } })
-      env = { DATABASE_URL: t.databaseUrl!, DATA_DIR: dataDir, MASTER_KEY: t.masterKey, PLUGINS: plugins.join(','), TAC_PLUS_NG: '' }
+      // On the embedded engine the command opens the stopped app's data folder (an empty DATABASE_URL is none).
+      env = { DATABASE_URL: t.databaseUrl ?? '', DATA_DIR: dataDir, MASTER_KEY: t.masterKey, PLUGINS: plugins.join(','), TAC_PLUS_NG: '' }
       await t.stop()
     })
     after(() => rmSync(dataDir, { recursive: true, force: true }))

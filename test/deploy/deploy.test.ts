@@ -12,6 +12,8 @@ import { tacPlusNgBinary, TAC_PLUS_NG_SKIP } from '../kit/tac-plus-ng.js'
 import { current, DEPLOY_PLUGINS, matches, mode, releasesOf, sha } from './helpers.js'
 
 describe('deploy pipeline', function () {
+  // On the embedded engine (TEST_ENGINE) a start takes seconds more.
+  this.timeout(60_000)
   let t: TestApp
   const rel = (daemon: string, ...p: string[]) => path.join(releasesOf(t.dataDir, daemon), ...p)
 
@@ -262,7 +264,8 @@ describe('deploy pipeline', function () {
   })
 })
 
-describe('deploy pipeline on the embedded engine', () => {
+describe('deploy pipeline on the embedded engine', function () {
+  this.timeout(60_000)
   let t: TestApp
   before(async () => {
     t = await startTestApp({ engine: 'embedded', plugins: ['./examples/greetings-plugin'] })

@@ -79,7 +79,8 @@ describe('master key', () => {
 describe('an app on a real PostgreSQL without a master key', () => {
   it('starts degraded: /ready 503 with master_key missing, gated routes 503, /healthz ok', async () => {
     const { startTestApp } = await import('../kit/app.js')
-    const t = await startTestApp({ env: { MASTER_KEY: '' } })
+    // On PostgreSQL whatever TEST_ENGINE says: the embedded engine generates a key in DATA_DIR instead.
+    const t = await startTestApp({ engine: 'postgres', env: { MASTER_KEY: '' } })
     try {
       const ready = await t.req('GET', '/ready')
       expect(ready.status).to.equal(503)

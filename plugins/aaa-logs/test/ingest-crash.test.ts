@@ -17,7 +17,8 @@ describe('aaa-logs ingest: SIGKILL mid-batch, then restart: every line exactly o
   let t: TestApp
   let dir: string
   before(async () => {
-    t = await startTestApp({ plugins: ['aaa-logs'], settings: { 'aaa-logs.ingest_enabled': false } })
+    // The ingester runs in child processes beside this app, on the same database: PostgreSQL, whatever TEST_ENGINE says.
+    t = await startTestApp({ engine: 'postgres', plugins: ['aaa-logs'], settings: { 'aaa-logs.ingest_enabled': false } })
     dir = mkdtempSync(path.join(os.tmpdir(), 'aaa-crash-'))
   })
   after(async () => {
