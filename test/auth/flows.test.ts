@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { BootError } from '../../kernel/boot-error.js'
 import { hashPassword } from '../../kernel/identity/passwords.js'
-import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../kit/app.js'
+import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp, runsOn } from '../kit/app.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { exp: number; iat: number; purpose: string; sub: string; jti: string }
@@ -163,7 +163,7 @@ describe('identity flows', function () {
       }
     })
 
-    it('generates a random password when ADMIN_PASSWORD is absent, and a second start creates no second admin', async () => {
+    ;(runsOn('postgres') ? it : it.skip)('generates a random password when ADMIN_PASSWORD is absent, and a second start creates no second admin', async () => {
       // A second start while the first runs, on the same database: PostgreSQL (an embedded folder has one owner).
       const a = await startTestApp({ engine: 'postgres', env: { ADMIN_PASSWORD: '' } })
       let b: TestApp | null = null
@@ -252,8 +252,8 @@ describe('identity flows', function () {
       })
     })
 
-    describe('sign-out', () => {
-      // Two nodes of one cluster on one database: PostgreSQL, whatever TEST_ENGINE says.
+    // Two nodes of one cluster on one database: PostgreSQL only (pending in the embedded run of `npm test`).
+    ;(runsOn('postgres') ? describe : describe.skip)('sign-out', () => {
       let t: TestApp
       let second: TestApp
       before(async () => {

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import knexPkg, { type Knex } from 'knex'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { runsOn, startTestApp, testEngines, type TestApp } from '../kit/app.js'
 import { current, releasesOf } from './helpers.js'
 
 const PLUGINS = ['./test/deploy/fixtures/slow-check']
@@ -73,7 +73,7 @@ function watchActive(knex: Knex, pauseMs: number) {
 const holdLock = (knex: Knex, node: string, expiresInSeconds: number) =>
   knex('deploy_lock').where({ name: 'deploy' }).update({ token: randomUUID(), node_id: node, pid: 4242, acquired_at: knex.fn.now(), expires_at: knex.raw(`now() + ? * interval '1 second'`, [expiresInSeconds]) })
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`deploy lock and recovery on one node (${engine})`, function () {
     this.timeout(120_000)
     const NODE = randomUUID()
@@ -164,7 +164,8 @@ for (const engine of ['postgres', 'embedded'] as const) {
   })
 }
 
-describe('deploys on two nodes of one cluster (postgres)', function () {
+// PostgreSQL only: skipped (pending) in the embedded run of `npm test`, where it would repeat the PostgreSQL run's.
+;(runsOn('postgres') ? describe : describe.skip)('deploys on two nodes of one cluster (postgres)', function () {
   this.timeout(300_000)
   const A = randomUUID()
   const B = randomUUID()

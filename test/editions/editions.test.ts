@@ -15,7 +15,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 import { tacPlusNgBinary } from '../kit/tac-plus-ng.js'
 
 const RULES = '/api/v1/aaa/policy/rules'
@@ -71,7 +71,7 @@ async function created(t: TestApp, p: string, body: Record<string, unknown>): Pr
 let net = 0
 const address = () => `198.18.${++net}.1`
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   for (const e of EDITIONS) {
     describe(`edition ${e.name}: ${e.plugins.join(', ')} (${engine})`, function () {
       this.timeout(60_000)

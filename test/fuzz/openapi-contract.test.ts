@@ -23,7 +23,7 @@ import { expect } from 'chai'
 import fc from 'fast-check'
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsPkg from 'ajv-formats'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 import { baseRequest, build, deref, invalidRequest, judge, operations, plausible, send, type Answer, type FuzzRequest, type Json, type Operation } from './requests.js'
 
 const addFormats = addFormatsPkg as unknown as (ajv: Ajv) => Ajv
@@ -87,7 +87,7 @@ function contractChecker(doc: Json): Checker {
 const collectionOf = (template: string, param: string) => template.slice(0, template.indexOf(`/{${param}}`))
 
 describe('the OpenAPI document declares every status, header and media type the API answers', function () {
-  for (const engine of ['postgres', 'embedded'] as const) {
+  for (const engine of testEngines()) {
     describe(engine, function () {
       this.timeout(600_000)
       let t: TestApp

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai'
 import { BootError } from '../../kernel/boot-error.js'
-import { startTestApp } from '../kit/app.js'
+import { startTestApp, runsOn } from '../kit/app.js'
 
 const F = './test/fixtures/plugins'
 const G = './examples/greetings-plugin'
@@ -47,7 +47,7 @@ describe('plugin loading and boot-time checks', () => {
   }
 
   // These restart on the same database by its URL: PostgreSQL (test/embedded/smoke.test.ts restarts an embedded folder).
-  it('refuses an invalid setting value already stored in the database', async () => {
+  ;(runsOn('postgres') ? it : it.skip)('refuses an invalid setting value already stored in the database', async () => {
     const t = await startTestApp({ engine: 'postgres', plugins: [G] })
     const url = t.databaseUrl!
     await t.app.db.knex('settings').insert({ key: 'greetings.suffix', value: JSON.stringify(['not', 'a', 'string']) })
@@ -80,7 +80,7 @@ describe('plugin loading and boot-time checks', () => {
     }
   })
 
-  it('runs migrations once: a second start on the same database changes nothing', async () => {
+  ;(runsOn('postgres') ? it : it.skip)('runs migrations once: a second start on the same database changes nothing', async () => {
     const t = await startTestApp({ engine: 'postgres', plugins: [G] })
     const url = t.databaseUrl!
     const snapshot = async (k = t.app.db.knex) => ({

@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { BootError } from '../../kernel/boot-error.js'
 import { validateManifest } from '../../kernel/plugins/load.js'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
 const FIXTURE = './test/fixtures/plugins/cli-probe'
 
@@ -83,7 +83,7 @@ describe('portcullis CLI: commands contributed by plugins', function () {
     expect(refused([{ name: 'cli-bad-x', summary: '', usage: '', run: async () => 0 }])).to.equal('accepted')
   })
 
-  for (const engine of ['postgres', 'embedded'] as const) {
+  for (const engine of testEngines()) {
     describe(engine, () => {
       let t: TestApp
       let dataDir: string

@@ -10,7 +10,7 @@ import { expect } from 'chai'
 import { pino } from 'pino'
 import { Writable } from 'node:stream'
 import type { Logger } from '../../sdk/index.js'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
 const FIXTURE = './test/fixtures/plugins/contracts'
 
@@ -26,7 +26,7 @@ function capturedLogger(): { log: Logger; lines: Record<string, unknown>[] } {
   return { log: pino({ level: 'info' }, sink) as unknown as Logger, lines }
 }
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`HTTP contracts (${engine})`, function () {
     this.timeout(60_000)
     let served: TestApp

@@ -8,7 +8,7 @@
 import { expect } from 'chai'
 import pg from 'pg'
 import { startPostgres, type PgCluster } from '../kit/postgres.js'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, runsOn } from '../kit/app.js'
 import type { TestResponse } from '../kit/http.js'
 
 /** Repeats `fn` until `done` accepts its answer or the deadline passes; the last answer either way. */
@@ -35,7 +35,8 @@ function expectUnavailable(r: TestResponse) {
   expect(r.headers.get('retry-after')).to.match(/^\d+$/)
 }
 
-describe('database outage and recovery (own PostgreSQL cluster)', function () {
+// PostgreSQL only: skipped (pending) in the embedded run of `npm test`, where it would repeat the PostgreSQL run's.
+;(runsOn('postgres') ? describe : describe.skip)('database outage and recovery (own PostgreSQL cluster)', function () {
   this.timeout(60_000)
   let cluster: PgCluster
   let t: TestApp

@@ -14,6 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { packageJson, projectRoot } from '../../kernel/version.js'
 import { request } from '../kit/http.js'
+import { testEngines } from '../kit/app.js'
 import { sharedPostgres } from '../kit/shared.js'
 
 const ADMIN_PASSWORD = 'First-Run-Newcomer-42'
@@ -73,7 +74,7 @@ describe('first run: npm start as a newcomer gets it', function () {
     expect(await argon2.verify(await argon2.hash('first-run'), 'first-run')).to.equal(true)
   })
 
-  for (const engine of ['postgres', 'embedded'] as const) {
+  for (const engine of testEngines()) {
     describe(`with PLUGINS unset (${engine})`, () => {
       let dataDir: string
       let server: Server

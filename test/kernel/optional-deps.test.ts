@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai'
 import { BootError } from '../../kernel/boot-error.js'
-import { startTestApp, type TestAppOptions } from '../kit/app.js'
+import { startTestApp, type TestAppOptions, testEngines } from '../kit/app.js'
 
 const F = './test/fixtures/plugins'
 const G = './examples/greetings-plugin'
@@ -23,7 +23,7 @@ async function refusal(o: TestAppOptions): Promise<BootError> {
   throw new Error('the app booted but should have refused')
 }
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`optional plugin dependencies (${engine})`, function () {
     this.timeout(60_000)
 

@@ -5,9 +5,9 @@
  * HTTP API in English and Russian.
  */
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`messages pluralize in English and Russian (${engine})`, function () {
     this.timeout(60_000)
     let t: TestApp

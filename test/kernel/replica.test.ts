@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { BootError } from '../../kernel/boot-error.js'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, runsOn } from '../kit/app.js'
 import { sharedPostgres } from '../kit/shared.js'
 
 type Settled<T> = { state: 'pending' } | { state: 'resolved'; value: T } | { state: 'rejected'; error: unknown }
@@ -29,7 +29,8 @@ function track<T>(p: Promise<T>): { promise: Promise<T>; settled: () => Settled<
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-describe('replica readiness (ROLE=replica)', function () {
+// PostgreSQL only: skipped (pending) in the embedded run of `npm test`, where it would repeat the PostgreSQL run's.
+;(runsOn('postgres') ? describe : describe.skip)('replica readiness (ROLE=replica)', function () {
   this.timeout(60_000)
 
   let databaseUrl: string

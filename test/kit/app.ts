@@ -19,6 +19,22 @@ import { sharedPostgres } from './shared.js'
 export type TestEngine = 'postgres' | 'embedded'
 
 /**
+ * The engines a test that loops over both runs on: the one TEST_ENGINE names,
+ * else both (`npx mocha <file>` alone). `npm test` runs one mocha process per
+ * engine, so each half of such a loop runs once, in its engine's process.
+ */
+export { testEngines } from '../../sdk/testing.js'
+import { testEngines } from '../../sdk/testing.js'
+
+/**
+ * Whether this run covers the engine: a test that needs one engine itself
+ * (PostgreSQL for two nodes on one database, an outage, COPY) is written
+ * `(runsOn('postgres') ? describe : describe.skip)(…)`, so the embedded run of
+ * `npm test` lists it as pending instead of repeating the PostgreSQL run's.
+ */
+export const runsOn = (engine: TestEngine): boolean => testEngines().includes(engine)
+
+/**
  * The engine of a test that names none: TEST_ENGINE (`postgres` by default).
  * `npm test` runs the whole suite once with each; a test that pins an engine
  * (or passes `databaseUrl`) keeps it.

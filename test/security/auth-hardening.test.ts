@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto'
 import { hashPassword } from '../../kernel/identity/passwords.js'
 import { base32Decode, hotp, timeStep } from '../../plugins/mfa/services/totp.js'
 import { startSmtp, type TestSmtp } from '../../plugins/mfa/test/smtp.js'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 import type { TestResponse } from '../kit/http.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -49,7 +49,7 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`authentication hardening (${engine})`, function () {
     this.timeout(60_000)
     let t: TestApp

@@ -9,7 +9,7 @@ import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync, symlinkSync, wr
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
 const PLUGINS = ['./examples/greetings-plugin']
 
@@ -37,7 +37,7 @@ const currentUmask = () => {
   return u
 }
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`${engine}: DATA_DIR is private to the service user`, function () {
     this.timeout(120_000)
     let saved: number

@@ -18,7 +18,7 @@ import { loadConfig } from '../../kernel/config.js'
 import { OutageLog } from '../../kernel/db/outage.js'
 import type { Logger } from '../../sdk/index.js'
 import { startPostgres, type PgCluster } from '../kit/postgres.js'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, runsOn } from '../kit/app.js'
 
 const SLOW = './test/fixtures/plugins/slow-migration'
 const ROWS = '/api/v1/slow-migration/rows'
@@ -56,7 +56,7 @@ describe('database statement timeout: configuration', () => {
   })
 })
 
-describe('database statement timeout (postgres)', function () {
+;(runsOn('postgres') ? describe : describe.skip)('database statement timeout (postgres)', function () {
   this.timeout(60_000)
   let t: TestApp
   let token: string
@@ -137,7 +137,7 @@ describe('database statement timeout (postgres)', function () {
   })
 })
 
-describe('database statement timeout (embedded)', function () {
+;(runsOn('embedded') ? describe : describe.skip)('database statement timeout (embedded)', function () {
   this.timeout(60_000)
   it('accepts the setting, migrates and serves as usual', async () => {
     const t = await startTestApp({ engine: 'embedded', plugins: [SLOW], env: { DB_STATEMENT_TIMEOUT_MS: '200' } })
@@ -169,7 +169,7 @@ describe('database outage log: rate', () => {
   })
 })
 
-describe('database outage log (own PostgreSQL cluster)', function () {
+;(runsOn('postgres') ? describe : describe.skip)('database outage log (own PostgreSQL cluster)', function () {
   this.timeout(60_000)
   let cluster: PgCluster
   let t: TestApp

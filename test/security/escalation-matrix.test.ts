@@ -12,7 +12,7 @@ import http from 'node:http'
 import type { Knex } from 'knex'
 import { base32Decode, totp } from '../../plugins/mfa/services/totp.js'
 import { startSmtp, type TestSmtp } from '../../plugins/mfa/test/smtp.js'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa']
 const STRONG_PASSWORD = 'Tr1cky-Escalation-Pass-42'
@@ -52,7 +52,7 @@ function rawPost(url: string, path: string, token: string, host: string): Promis
   })
 }
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`security: no permission grants more than it names (${engine})`, function () {
     this.timeout(300_000)
     let t: TestApp

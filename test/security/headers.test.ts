@@ -7,7 +7,7 @@
  * X-Request-ID and X-API-Version) instead of Node's bare status line.
  */
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 import { rawRequest, type RawResponse } from '../kit/raw-http.js'
 
 const PROBE = './test/fixtures/plugins/probe'
@@ -35,7 +35,7 @@ function expectRawEnvelope(r: RawResponse, status: number, code: string) {
   expectSecurityHeaders(r.headers, `${status} ${code}`)
 }
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`security headers and transport errors (${engine})`, function () {
     this.timeout(60_000)
     let t: TestApp

@@ -14,7 +14,7 @@ import { BootError } from '../../kernel/boot-error.js'
 import { deriveKey, keyCheckValue } from '../../kernel/security/secrets.js'
 import { TokenService } from '../../kernel/security/tokens.js'
 import { derivePassphraseKey, parseKdfParams } from '../../kernel/security/unlock.js'
-import { startTestApp, type TestApp, type TestAppOptions } from '../kit/app.js'
+import { startTestApp, type TestApp, type TestAppOptions, testEngines } from '../kit/app.js'
 
 const PLUGINS = ['./test/fixtures/plugins/sealed-probe']
 const PASSPHRASE = 'Wide ocean, quiet lantern; 7 herons fold the map at dawn'
@@ -50,7 +50,7 @@ const readProbe = async (t: TestApp) => {
   return r.body.value as string | null
 }
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`${engine}: MASTER_KEY passphrases`, function () {
     this.timeout(120_000)
     const dirs: string[] = []

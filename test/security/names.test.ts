@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
 const uniq = (p: string) => `${p}-${randomUUID().slice(0, 8)}`
 let net = 0
@@ -72,7 +72,7 @@ function expect422(r: { status: number; body: any; text: string }, field: string
 
 const show = (s: string) => JSON.stringify(s)
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`names and text refuse control and direction characters (${engine})`, function () {
     this.timeout(60_000)
     let t: TestApp

@@ -9,7 +9,7 @@ import { expect } from 'chai'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa']
 /** Every key that once was a setting and names a program, a command line or a folder a daemon writes to. */
@@ -29,7 +29,7 @@ const VALID: Record<string, unknown> = {
   'aaa-logs.ingest_enabled': false,
 }
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`security: settings and server options (${engine})`, function () {
     this.timeout(120_000)
     let t: TestApp

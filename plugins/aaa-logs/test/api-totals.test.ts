@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import type { Knex } from 'knex'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../../../test/kit/app.js'
 import { applyLogFilters, KINDS, type LogFilters } from '../services/logs.js'
 
 const NODES = [randomUUID(), randomUUID()]
@@ -57,7 +57,7 @@ const WINDOWS: [string?, string?][] = [
   ['2026-11-20T00:00:00Z', '2026-11-19T00:00:00Z'],
 ]
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`aaa-logs total_by_filter (${engine})`, function () {
     this.timeout(120_000)
     let t: TestApp

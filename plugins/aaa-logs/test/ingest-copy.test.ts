@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../../../test/kit/app.js'
 import { LOG_TABLE, type LogKind } from '../api.js'
 import { parseLine } from '../ingest/records.js'
 import { KINDS, toEntry } from '../services/logs.js'
@@ -37,7 +37,7 @@ const radiusAuth = (i: number, user: string) =>
 const USERS = ['alice', 'bob', 'svc-monitor', 'Ünïcode']
 const N = 240
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`aaa-logs ingestion write path (${engine})`, function () {
     this.timeout(120_000)
     let t: TestApp

@@ -5,14 +5,15 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { startTestApp, type TestApp, runsOn } from '../../../test/kit/app.js'
 
 const TS = '2026-11-21T06:34:11.184829+00:00'
 const authz = (i: number) => [TS, 'authorization', 'AUTHZ-PASS', `user${i % 50}`, 'core1', '10.0.0.1', 'tty1', '192.0.2.9', 'r', 'p', 'permit', 'shell', '15', `show ${i}`, 'a=1\\037b=2', '', '', String(i)].join('\t') + '\n'
 // The ingester alone, as an operator runs it: the plugin's command through the kernel's command line.
 const cli = fileURLToPath(new URL('../../../kernel/cli.ts', import.meta.url))
 
-describe('aaa-logs ingest: SIGKILL mid-batch, then restart: every line exactly once', function () {
+// PostgreSQL only: skipped (pending) in the embedded run of `npm test`, where it would repeat the PostgreSQL run's.
+;(runsOn('postgres') ? describe : describe.skip)('aaa-logs ingest: SIGKILL mid-batch, then restart: every line exactly once', function () {
   this.timeout(180000)
   let t: TestApp
   let dir: string

@@ -10,14 +10,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../../../test/kit/app.js'
 
 const TS = '2026-11-21T06:34:11.184829+00:00'
 const authz = (i: number, user = `old${i}`) => [TS, 'authorization', 'AUTHZ-FAIL', user, 'edge', '10.3.3.3', '', '', '', '', 'deny', 'shell', '1', `conf t ${i}`, '', '', '', ''].join('\t') + '\n'
 const cli = fileURLToPath(new URL('../../../kernel/cli.ts', import.meta.url))
 const AUTHZ = '/api/v1/aaa/logs/tacacs/authorization'
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`aaa-logs-replay through the portcullis command line (${engine})`, function () {
     this.timeout(180_000)
     let t: TestApp

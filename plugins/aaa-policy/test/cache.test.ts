@@ -9,6 +9,7 @@
  */
 import { expect } from 'chai'
 import type { TestApp } from '../../../test/kit/app.js'
+import { testEngines } from '../../../test/kit/app.js'
 import { clearRules, createDevice, createRule, createTacacsProfile, createUser, createUserGroup, defaultRule, RULES, startPolicyApp, uniq } from './helpers.js'
 
 const rename = async (t: TestApp, path: string, body: Record<string, unknown>) => {
@@ -20,7 +21,7 @@ const rename = async (t: TestApp, path: string, body: Record<string, unknown>) =
 const TEST = '/api/v1/aaa/policy/test'
 const RULES_TABLE = 'aaa_policy_rules'
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`AAA policy: the in-memory rules of the policy test follow every change (${engine})`, () => {
     let t: TestApp
     let noc: any, alice: any, sw: any, tpAdmin: any, tpRead: any, rGroup: any, rUser: any, def: any

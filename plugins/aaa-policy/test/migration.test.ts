@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../../../test/kit/app.js'
 import { createDevice, createRadiusProfile, createRule, createTacacsProfile, createUser, createUserGroup, expectError, PLUGINS, RULES } from './helpers.js'
 
 /** What 0001 (foreign keys) and 0002 (name triggers) of the earlier aaa-policy created. */
@@ -37,7 +37,7 @@ const counts = async (t: TestApp) => {
   return { fks: fks.rows[0].n as number, triggers: triggers.rows[0].n as number }
 }
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`AAA policy migration 0003: an earlier database moves forward (${engine})`, function () {
     this.timeout(90_000)
     let dataDir: string

@@ -2,11 +2,12 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import type { TestApp } from '../../../test/kit/app.js'
+import { testEngines } from '../../../test/kit/app.js'
 import { clearRules, createDevice, createRule, createUser, expectError, expectOrderIntact, listRules, RULES, startPolicyApp, uniq } from './helpers.js'
 
 const REORDER = `${RULES}/reorder`
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`AAA policy rules: order (${engine})`, () => {
     let t: TestApp
     let user: any

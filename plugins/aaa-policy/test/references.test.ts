@@ -9,11 +9,12 @@
  */
 import { expect } from 'chai'
 import type { TestApp } from '../../../test/kit/app.js'
+import { testEngines } from '../../../test/kit/app.js'
 import { createDevice, createDeviceGroup, createRule, createTacacsProfile, createUser, createUserGroup, expectError, expectOrderIntact, RULES, startPolicyApp, uniq } from './helpers.js'
 
 const OTHERS = ['users', 'user_groups', 'inventory_devices', 'inventory_device_groups', 'tacacs_profiles', 'radius_profiles']
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`AAA policy: references held through their owners (${engine})`, function () {
     this.timeout(60_000)
     let t: TestApp

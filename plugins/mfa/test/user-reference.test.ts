@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../../../test/kit/app.js'
 import { base32Decode, hotp, timeStep } from '../services/totp.js'
 
 const codeAt = (secret: string) => hotp(base32Decode(secret), timeStep(Date.now()))
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`mfa: a user's authenticator follows the user through the kernel's contract (${engine})`, function () {
     this.timeout(60_000)
     let t: TestApp

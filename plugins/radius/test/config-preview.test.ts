@@ -4,11 +4,11 @@
  * declared in the OpenAPI document; after a deploy, the release's files.
  */
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { startTestApp, type TestApp, testEngines } from '../../../test/kit/app.js'
 
 const PREVIEW = '/api/v1/radius/config/preview'
 
-for (const engine of ['postgres', 'embedded'] as const) {
+for (const engine of testEngines()) {
   describe(`radius: the configuration preview before and after the first deploy (${engine})`, function () {
     this.timeout(60_000)
     let t: TestApp
