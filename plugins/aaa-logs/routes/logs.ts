@@ -5,7 +5,7 @@ import { LOGS_READ } from '../permissions.js'
 import { entrySchema, listSchema, logExportQuery, logListQuery, LogParams } from '../schemas/logs.js'
 import { applyLogFilters, checkLogFilters, exportColumns, KINDS, rowCount, toEntry, type KindDef, type LogFilters } from '../services/logs.js'
 import { listSettingRefs } from '../services/settings.js'
-import { COUNT_CAP, cappedCount, pageBound, rollupDimension, rollupTotal, type CappedCount, type FilteredTotal } from '../services/totals.js'
+import { COUNT_CAP, cappedCount, pageBound, rollupDimension, rollupTotal, withBudget, type CappedCount, type FilteredTotal } from '../services/totals.js'
 import type { LogsRouteDeps } from './deps.js'
 
 /** The most rows one export holds. */
@@ -13,7 +13,7 @@ export const EXPORT_CEILING = 10_000
 
 const FILTER_DOC =
   'Filters (all optional, combined with AND): `username` (exact), `nas_ip` (exact address), `node_id`, `date_from` / `date_to` (inclusive, UTC), `search` (case-insensitive substring over the kind\'s text fields), and the kind\'s own filters. `sort_order` defaults to `desc`; the id breaks ties so pages are stable. ' +
-  `\`total_by_filter\` is exact when the filters name at most one of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters, with no \`search\` (any enum filters and dates); otherwise the count stops at ${COUNT_CAP.toLocaleString('en')} matches, or on PostgreSQL after the setting \`aaa-logs.count_budget_ms\` (default 200 ms); when it stopped, \`total_by_filter_capped\` is true and \`total_by_filter\` a lower bound (${COUNT_CAP.toLocaleString('en')} when the cap stopped it, and at least the entries up to the end of a full page asked for), and \`pages\` follows it.`
+  `\`total_by_filter\` is exact when the filters name at most one of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters, with no \`search\` (any enum filters and dates); otherwise the count stops at ${COUNT_CAP.toLocaleString('en')} matches, or on PostgreSQL after the setting \`aaa-logs.count_budget_ms\` (default ${listSettingRefs.countBudgetMs.default} ms); when it stopped, \`total_by_filter_capped\` is true and \`total_by_filter\` a lower bound (${COUNT_CAP.toLocaleString('en')} when the cap stopped it, and at least the entries up to the end of a full page asked for), and \`pages\` follows it.`
 
 function kindRoutes(d: LogsRouteDeps, k: KindDef): RouteDefinition[] {
   const knex = d.database.knex
@@ -58,22 +58,34 @@ function kindRoutes(d: LogsRouteDeps, k: KindDef): RouteDefinition[] {
             .orderBy(sortColumns[l.sort_by ?? 'timestamp'] ?? 'timestamp', order)
             .orderBy('id', order)
             .limit(perPage)
-            .offset(offset) as Promise<Record<string, unknown>[]>
+            .offset(offset)
+        /** The page sorted out of all the matches (one pass over the search index), with their number. */
+        const fromMatches = (x: Knex | Knex.Transaction = knex) =>
+          pageOf(x.withMaterialized('matches', filtered(q)).from('matches').select('*', x.raw('count(*) over () as aaa_matches'))) as Promise<Record<string, unknown>[]>
         const dim = rollupDimension(k, q)
         let counted: CappedCount
         let rows: Record<string, unknown>[]
         let total: number
         if (dim) {
           let exact: FilteredTotal
-          ;[total, exact, rows] = await Promise.all([rowCount(knex, k.table), rollupTotal(knex, k, q, dim, filtered), pageOf(filtered(q))])
+          ;[total, exact, rows] = await Promise.all([rowCount(knex, k.table), rollupTotal(knex, k, q, dim, filtered), pageOf(filtered(q)) as Promise<Record<string, unknown>[]>])
           counted = { n: exact.n, stopped: null }
         } else {
-          // Count first: when the matches are few (the count finished), the page is sorted out of
-          // them all (a materialized scan of the search index) instead of walking the time index
-          // past every row of the window for a rare term; when they are many, that walk is short.
+          // Count first, within the time budget. It finished: the matches are few, so the page is
+          // sorted out of them all rather than walking the time index past every row of the window.
+          // It stopped at the cap: they are many, and that walk is short. It ran out of time: the
+          // walk is tried within the same budget, then the matches are read whole (exactly counted).
           const budget = await d.settings.get(listSettingRefs.countBudgetMs)
           ;[total, counted] = await Promise.all([rowCount(knex, k.table), cappedCount(d.database, filtered(q), budget)])
-          rows = await pageOf(counted.stopped === null ? knex.withMaterialized('matches', filtered(q)).from('matches').select('*') : filtered(q))
+          if (counted.stopped === null) rows = await fromMatches()
+          else {
+            const walked = counted.stopped === 'cap' ? await (pageOf(filtered(q)) as Promise<Record<string, unknown>[]>) : await withBudget(d.database, budget, (x) => (x === knex ? pageOf(filtered(q)) : pageOf(filtered(q)).transacting(x as Knex.Transaction)) as Promise<Record<string, unknown>[]>)
+            if (walked !== 'time') rows = walked
+            else {
+              rows = await fromMatches()
+              if (rows.length) counted = { n: Number(rows[0].aaa_matches), stopped: null }
+            }
+          }
         }
         const { n: totalByFilter, capped } = pageBound(counted, offset, perPage, rows.length)
         return { items: rows.map(entry), total, total_by_filter: totalByFilter, total_by_filter_capped: capped, page, per_page: perPage, pages: Math.ceil(totalByFilter / perPage) }

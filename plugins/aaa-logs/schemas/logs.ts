@@ -1,5 +1,6 @@
 import { EXPORT_FORMATS, listQuery, Nullable, Paginated, StringEnum, Timestamp, Type, Uuid, type TSchema } from '../../../sdk/index.js'
 import type { KindDef } from '../services/logs.js'
+import { listSettingRefs } from '../services/settings.js'
 import { COUNT_CAP } from '../services/totals.js'
 
 const str = () => Nullable(Type.String())
@@ -79,7 +80,7 @@ export function listSchema(k: KindDef) {
         description: `Entries matching the filters and search: exact, unless \`total_by_filter_capped\` is true; then a lower bound.`,
       }),
       total_by_filter_capped: Type.Boolean({
-        description: `true when counting stopped before the end, for a free-text \`search\` or two of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters together: at ${cap} matches, or on PostgreSQL after the setting \`aaa-logs.count_budget_ms\` (default 200 ms). \`total_by_filter\` is then a lower bound (${cap} when the cap stopped it; at least the entries up to the end of a full page): show it as "${cap}+" or "at least N"; \`pages\` follows it, and a full page means more may follow. false: \`total_by_filter\` is exact.`,
+        description: `true when counting stopped before the end, for a free-text \`search\` or two of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters together: at ${cap} matches, or on PostgreSQL after the setting \`aaa-logs.count_budget_ms\` (default ${listSettingRefs.countBudgetMs.default} ms). \`total_by_filter\` is then a lower bound (${cap} when the cap stopped it; at least the entries up to the end of a full page): show it as "${cap}+" or "at least N"; \`pages\` follows it, and a full page means more may follow. false: \`total_by_filter\` is exact.`,
       }),
       pages: Type.Integer({ minimum: 0, description: 'ceil(total_by_filter / per_page): a lower bound too when total_by_filter_capped is true.' }),
     },

@@ -105,20 +105,28 @@ export async function rollupTotal(knex: Knex, k: KindDef, q: LogFilters, dim: st
  * statement, so there only the cap applies).
  */
 export async function cappedCount(db: DatabaseService, qb: Knex.QueryBuilder, budgetMs: number): Promise<CappedCount> {
-  const count = async (x: Knex | Knex.Transaction) => {
+  const r = await withBudget(db, budgetMs, async (x) => {
     const inner = qb.clearSelect().select(x.raw('1')).limit(COUNT_CAP + 1)
-    const r = (await x.count({ n: '*' }).from(inner.as('capped')).first()) as { n: string | number }
-    const n = Number(r.n)
-    return n > COUNT_CAP ? { n: COUNT_CAP, stopped: 'cap' as const } : { n, stopped: null }
-  }
-  if (db.engine !== 'postgres') return count(db.knex)
+    return Number(((await x.count({ n: '*' }).from(inner.as('capped')).first()) as { n: string | number }).n)
+  })
+  if (r === 'time') return { n: 0, stopped: 'time' }
+  return r > COUNT_CAP ? { n: COUNT_CAP, stopped: 'cap' } : { n: r, stopped: null }
+}
+
+/**
+ * Run `fn` with at most `ms` for its statements (statement_timeout in its own
+ * transaction on PostgreSQL); 'time' when they were cut. PGlite cannot cut a
+ * statement: there `fn` runs to its end.
+ */
+export async function withBudget<T>(db: DatabaseService, ms: number, fn: (x: Knex | Knex.Transaction) => Promise<T>): Promise<T | 'time'> {
+  if (db.engine !== 'postgres') return fn(db.knex)
   try {
     return await db.transaction(async (trx) => {
-      await trx.raw(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(budgetMs))}`)
-      return count(trx)
+      await trx.raw(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(ms))}`)
+      return fn(trx)
     })
   } catch (e) {
-    if ((e as { code?: unknown }).code === '57014') return { n: 0, stopped: 'time' }
+    if ((e as { code?: unknown }).code === '57014') return 'time'
     throw e
   }
 }

@@ -190,8 +190,12 @@ for (const engine of testEngines()) {
       try {
         const first = await answer(acct, { search: 'bulk-user' })
         expect(first.items).to.have.length(50)
-        if (engine === 'postgres') expect(first).to.include({ total_by_filter: 50, total_by_filter_capped: true, pages: 1 })
-        else expect(first).to.include({ total_by_filter: 10_000, total_by_filter_capped: true, pages: 200 })
+        if (engine === 'postgres') {
+          // Out of time: either the walk of the time index found the page within the budget (then the
+          // page is all that is proven) or the matches were read whole (then the count is exact).
+          if (first.total_by_filter_capped) expect(first).to.include({ total_by_filter: 50, pages: 1 })
+          else expect(first).to.include({ total_by_filter: 10_030, pages: 201 })
+        } else expect(first).to.include({ total_by_filter: 10_000, total_by_filter_capped: true, pages: 200 })
         // A short last page is exact whatever stopped the count.
         expect(await answer(acct, { search: 'bulk-user', page: 201 })).to.include({ total_by_filter: 10_030, total_by_filter_capped: false })
         // The rollup's totals take no budget.
