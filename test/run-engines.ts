@@ -15,7 +15,7 @@ for (const e of engines) if (e !== 'postgres' && e !== 'embedded') throw new Err
 
 function run(engine: string): Promise<{ engine: string; code: number; ms: number; summary: string[] }> {
   const t0 = performance.now()
-  const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...SPECS, ...process.argv.slice(2)], {
+  const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...SPECS, ...(process.stdout.isTTY ? [] : ['--no-color']), ...process.argv.slice(2)], {
     env: { ...process.env, TEST_ENGINE: engine, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -24,7 +24,9 @@ function run(engine: string): Promise<{ engine: string; code: number; ms: number
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
       // mocha's closing lines ("N passing", "N failing", "N pending"), repeated at the very end.
-      if (/^\s+\d+ (passing|failing|pending)\b/.test(line)) summary.push(line.trim())
+      // eslint-disable-next-line no-control-regex -- colour codes, when a terminal asked for them
+      const plain = line.replace(/\x1b\[[0-9;]*m/g, '')
+      if (/^\s+\d+ (passing|failing|pending)\b/.test(plain)) summary.push(plain.trim())
       process.stdout.write(`${tag}${line}\n`)
     })
   }
