@@ -382,7 +382,9 @@ describe('aaa-logs log lists, entries and exports', () => {
         ops.push(['get', base, 'aaa-logs.read'], ['get', `${base}/export`, 'aaa-logs.read'], ['get', `${base}/{log_id}`, 'aaa-logs.read'])
         expect(doc.components.schemas).to.include.keys(`${k.schemaStem}LogResponse`, `${k.schemaStem}LogListResponse`)
         const exp = doc.paths[`${base}/export`].get
-        expect(exp.responses['200'].content).to.have.key('application/octet-stream')
+        // The two formats an export answers, each with its own media type (and the headers it sends).
+        expect(exp.responses['200'].content).to.have.keys('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'text/csv')
+        expect(exp.responses['200'].headers).to.include.keys('Content-Disposition', 'X-Service-Export-Rows', 'X-Service-Export-Truncated')
         expect(exp.parameters.map((x: any) => x.name)).to.include.members(['format', 'page', 'per_page', 'username', 'nas_ip', 'node_id', 'date_from', 'date_to', 'search', 'sort_by', 'sort_order'])
         expect(exp.description).to.contain('X-Service-Export-Truncated')
       }
