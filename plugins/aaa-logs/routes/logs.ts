@@ -8,6 +8,9 @@ import { listSettingRefs } from '../services/settings.js'
 import { COUNT_CAP, cappedCount, pageBound, rollupDimension, rollupTotal, withBudget, type CappedCount, type FilteredTotal } from '../services/totals.js'
 import type { LogsRouteDeps } from './deps.js'
 
+/** How long a search page may take when its count ran out of time (below the requests' statement timeout). */
+const SLOW_PAGE_MS = 4000
+
 /** The most rows one export holds. */
 export const EXPORT_CEILING = 10_000
 
@@ -78,13 +81,19 @@ function kindRoutes(d: LogsRouteDeps, k: KindDef): RouteDefinition[] {
           const budget = await d.settings.get(listSettingRefs.countBudgetMs)
           ;[total, counted] = await Promise.all([rowCount(knex, k.table), cappedCount(d.database, filtered(q), budget)])
           if (counted.stopped === null) rows = await fromMatches()
+          else if (counted.stopped === 'cap') rows = (await pageOf(filtered(q))) as Record<string, unknown>[]
           else {
-            const walked = counted.stopped === 'cap' ? await (pageOf(filtered(q)) as Promise<Record<string, unknown>[]>) : await withBudget(d.database, budget, (x) => (x === knex ? pageOf(filtered(q)) : pageOf(filtered(q)).transacting(x as Knex.Transaction)) as Promise<Record<string, unknown>[]>)
-            if (walked !== 'time') rows = walked
-            else {
-              rows = await fromMatches()
-              if (rows.length) counted = { n: Number(rows[0].aaa_matches), stopped: null }
-            }
+            // Out of time, frequency unknown: the walk (fast for a frequent term) and the read of all
+            // the matches (fast for a rare one) race, each within SLOW_PAGE_MS; the first answer wins.
+            const within = (ms: number, read: (x: Knex.Transaction) => Promise<Record<string, unknown>[]>) =>
+              withBudget(d.database, ms, (x) => read(x as Knex.Transaction)).then((r) => (r === 'time' ? Promise.reject(Object.assign(new Error('statement timeout'), { code: '57014' })) : r))
+            const walk = () => within(budget, (x) => pageOf(filtered(q)).transacting(x) as Promise<Record<string, unknown>[]>)
+            rows = await walk().catch(() =>
+              Promise.any([within(SLOW_PAGE_MS, (x) => pageOf(filtered(q)).transacting(x) as Promise<Record<string, unknown>[]>), within(SLOW_PAGE_MS, (x) => fromMatches(x))]).catch((e: AggregateError) => {
+                throw e.errors[0]
+              }),
+            )
+            if (rows.length && rows[0].aaa_matches !== undefined) counted = { n: Number(rows[0].aaa_matches), stopped: null }
           }
         }
         const { n: totalByFilter, capped } = pageBound(counted, offset, perPage, rows.length)
