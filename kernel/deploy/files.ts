@@ -5,7 +5,7 @@
  * and renamed to `<name>`; `current` is a symlink replaced by rename(2).
  */
 import { createHash } from 'node:crypto'
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeSync, lstatSync, chmodSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeSync, lstatSync, chmodSync } from 'node:fs'
 import path from 'node:path'
 import type { RenderedFile } from '../../sdk/index.js'
 
@@ -140,3 +140,12 @@ export function releaseIntact(root: string, files: FileRecord[]): boolean {
 
 /** A release folder name: sortable UTC time, then the deploy id's first 8 characters. */
 export const releaseName = (at: Date, id: string) => `${at.toISOString().replace(/[-:]/g, '').replace('.', '')}-${id.slice(0, 8)}`
+
+/** The current release of a daemon's folder and its files, read from disk; null when none is current. */
+export function readCurrentRelease(dir: string): { release: string; files: ReturnType<typeof readRelease> } | null {
+  const release = currentRelease(dir)
+  if (!release) return null
+  const p = path.join(dir, release)
+  if (!existsSync(p) || !lstatSync(p).isDirectory()) return null
+  return { release, files: readRelease(p) }
+}

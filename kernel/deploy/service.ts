@@ -19,14 +19,11 @@
  * disk, never another node's deploy in flight.
  */
 import { randomUUID } from 'node:crypto'
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import {
-  maskConfigSecrets,
-  type Actor, type AuditService, type ConfigRenderer, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile,
-} from '../../sdk/index.js'
+import { maskConfigSecrets, type Actor, type AuditService, type ConfigRenderer, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile } from '../../sdk/index.js'
 import type { SettingsStore } from '../settings/store.js'
 import { run, runCheck, type CheckOutcome } from './check.js'
 import { unifiedDiff } from './diff.js'
@@ -35,9 +32,8 @@ import { takeFolderLock } from './lock-file.js'
 import { DeployErrors, keepReleasesSetting, lockWaitSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
 export * from './model.js'
 import {
-  CURRENT, currentRelease, PARTIAL, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
+  CURRENT, currentRelease, PARTIAL, readCurrentRelease, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
 } from './files.js'
-
 
 interface Ctx {
   actor: Actor | null
@@ -385,11 +381,11 @@ export class DeployService implements DeploysService {
 
   /** The files of the daemon's current release, read from disk. */
   async currentFiles(daemon: string, opts: { reveal?: boolean } = {}): Promise<DeployedConfig | null> {
-    const dir = releasesDir(this.d.dataDir, daemon)
-    const cur = currentRelease(dir)
-    if (!cur || !existsSync(path.join(dir, cur)) || !lstatSync(path.join(dir, cur)).isDirectory()) return null
+    const current = readCurrentRelease(releasesDir(this.d.dataDir, daemon))
+    if (!current) return null
+    const cur = current.release
     const row = (await this.knex('deploys').where({ daemon, release: cur }).orderBy('created_at', 'desc').first()) as DeployRow | undefined
-    const files = readRelease(path.join(dir, cur)).map((f) => ({ ...f, content: opts.reveal ? f.content : maskConfigSecrets(f.content) }))
+    const files = current.files.map((f) => ({ ...f, content: opts.reveal ? f.content : maskConfigSecrets(f.content) }))
     return {
       daemon,
       release: cur,

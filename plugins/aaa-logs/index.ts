@@ -4,10 +4,10 @@
  * exports and entries, the log exclusion rules, and the ingester that tails
  * the daemons' files into the database. The daemons never call the API.
  */
-import { coreServices, definePlugin, identityServices } from '../../sdk/index.js'
+import { definePlugin } from '../../sdk/index.js'
 import { ingestCommand } from './cli/ingest.js'
 import { replayCommand } from './cli/replay.js'
-import { createIngester } from './ingest/index.js'
+import { createIngester, ingesterServiceRefs } from './ingest/index.js'
 import { ingestOptions, ingestSettings } from './ingest/settings.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
@@ -29,15 +29,7 @@ export default definePlugin({
   serverOptions: ingestOptions,
   migrations: new URL('./migrations/', import.meta.url),
   cli: [replayCommand, ingestCommand],
-  deps: {
-    database: coreServices.database,
-    settings: coreServices.settings,
-    serverOptions: coreServices.serverOptions,
-    logger: coreServices.logger,
-    cluster: coreServices.cluster,
-    platform: coreServices.platform,
-    identity: identityServices.identity,
-  },
+  deps: ingesterServiceRefs,
   init(d) {
     const ingester = createIngester({ ...d, loadExclusions: exclusionLoader(d.identity) })
     return {

@@ -10,8 +10,8 @@
  * same node id: the server's own ingester would tail the same files.
  */
 import { parseArgs } from 'node:util'
-import { cliInteger, coreServices, defineCliCommand, identityServices, type SettingRef, type SettingsService } from '../../../sdk/index.js'
-import { createIngester } from '../ingest/index.js'
+import { cliInteger, defineCliCommand, type SettingRef, type SettingsService } from '../../../sdk/index.js'
+import { createIngester, ingesterServiceRefs } from '../ingest/index.js'
 import { ingestSettingRefs } from '../ingest/settings.js'
 import { exclusionLoader } from '../services/exclusions.js'
 
@@ -27,15 +27,7 @@ export const ingestCommand = defineCliCommand({
   name: 'aaa-logs-ingest',
   summary: 'Run the log ingester alone, without the HTTP server, until SIGINT/SIGTERM',
   usage: '[--batch N] [--poll-ms MS]',
-  deps: {
-    database: coreServices.database,
-    settings: coreServices.settings,
-    serverOptions: coreServices.serverOptions,
-    logger: coreServices.logger,
-    cluster: coreServices.cluster,
-    platform: coreServices.platform,
-    identity: identityServices.identity,
-  },
+  deps: ingesterServiceRefs,
   async run(args, io, d) {
     const { values } = parseArgs({ args, options: { batch: { type: 'string' }, 'poll-ms': { type: 'string' } } })
     const fixed = new Map<string, unknown>([[ingestSettingRefs.enabled.key, true]])

@@ -11,13 +11,24 @@
  */
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
-import type { ClusterInfo, DatabaseService, Logger, PlatformInfo, ServerOptionsService, SettingsService } from '../../../sdk/index.js'
+import { coreServices, identityServices, type ClusterInfo, type DatabaseService, type Logger, type PlatformInfo, type ServerOptionsService, type SettingsService } from '../../../sdk/index.js'
 import { freeradiusFileKind } from '../../../sdk/logs/freeradius.js'
 import { logFileKind } from '../../../sdk/logs/tac-plus-ng.js'
 import type { Ingester, LoadExclusions, LogKind } from '../api.js'
 import { IngestCore } from './core.js'
 import { ingestOptionRefs, ingestSettingRefs } from './settings.js'
 import { ensureMonthlyPartitions } from './partitions.js'
+
+/** The services the ingester runs on, in the plugin and in its CLI command alike. */
+export const ingesterServiceRefs = {
+  database: coreServices.database,
+  settings: coreServices.settings,
+  serverOptions: coreServices.serverOptions,
+  logger: coreServices.logger,
+  cluster: coreServices.cluster,
+  platform: coreServices.platform,
+  identity: identityServices.identity,
+} as const
 
 export interface IngesterDeps {
   database: DatabaseService
