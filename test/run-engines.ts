@@ -36,6 +36,11 @@ function run(engine: string): Promise<{ engine: string; code: number; ms: number
 const results = await Promise.all(engines.map(run))
 process.stdout.write('\n')
 for (const r of results) process.stdout.write(`${r.engine.padEnd(9)} ${r.code === 0 ? 'ok    ' : 'FAILED'} in ${Math.round(r.ms / 1000)} s: ${r.summary.join(', ')}\n`)
+if (engines.length > 1) {
+  // Why tests are pending: a test pinned to one engine (runsOn / testEngines) is pending in the other
+  // engine's run and runs in its own; a test needing a binary the machine lacks says so where it skips.
+  process.stdout.write('pending: tests that need one engine run in that engine\'s process only (pending in the other); a missing daemon binary is named where its tests skip\n')
+}
 // One plain closing line over both engines, in the form CI reads ("N passed, N failed, N skipped").
 const total = (kind: string) => results.reduce((n, r) => n + r.summary.filter((l) => l.includes(kind)).reduce((m, l) => m + Number(/^(\d+)/.exec(l)?.[1] ?? 0), 0), 0)
 process.stdout.write(`${total('passing')} passed, ${total('failing')} failed, ${total('pending')} skipped\n`)
