@@ -61,10 +61,15 @@ export interface Page<T> {
   pages: number
 }
 
-export interface PaginateSpec<Row, Item> {
+export interface PaginateSpec<Row, Item, P extends ListParams = ListParams> {
   /** All records of the resource (the `total`). */
   base: () => Knex.QueryBuilder
-  /** Narrow to the filters (not search); applied to the `total_by_filter` and items queries. */
+  /**
+   * The plain filters: a query parameter that, when given, keeps the rows whose
+   * column equals it (`{ enabled: 'users.enabled' }`). Combined with AND, like `filter`.
+   */
+  equals?: { [K in Exclude<keyof P, keyof ListParams>]?: string }
+  /** Narrow to the other filters (not search); applied to the `total_by_filter` and items queries. */
   filter?: (qb: Knex.QueryBuilder) => void
   /** Columns `search` matches (case-insensitive substring). */
   searchColumns: string[]
@@ -89,7 +94,7 @@ export function applySearch(qb: Knex.QueryBuilder, columns: string[], search: st
   })
 }
 
-export async function paginate<Row, Item>(params: ListParams, spec: PaginateSpec<Row, Item>): Promise<Page<Item>> {
+export async function paginate<Row, Item, P extends ListParams = ListParams>(params: P, spec: PaginateSpec<Row, Item, P>): Promise<Page<Item>> {
   const page = params.page ?? 1
   const perPage = params.per_page ?? spec.defaultPerPage
   const sortColumn = spec.sortColumns[params.sort_by ?? spec.defaultSort] ?? spec.sortColumns[spec.defaultSort]
@@ -97,6 +102,10 @@ export async function paginate<Row, Item>(params: ListParams, spec: PaginateSpec
 
   const filtered = () => {
     const qb = spec.base()
+    for (const [param, column] of Object.entries(spec.equals ?? {}) as [keyof P, string][]) {
+      const value = params[param]
+      if (value !== undefined && value !== null && value !== '') qb.where(column, value as Knex.Value)
+    }
     spec.filter?.(qb)
     applySearch(qb, spec.searchColumns, params.search)
     return qb
