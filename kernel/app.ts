@@ -26,6 +26,8 @@ import { TokenService } from './security/tokens.js'
 import { Gate } from './security/gate.js'
 import { connect } from './db/connect.js'
 import { migrateAll, urlToDir, waitForSchemaHead, type MigrationOwner } from './db/migrate.js'
+import { assertNoSchemaDrift } from './db/drift.js'
+import { kernelTables } from './db/tables.js'
 import { loadNodeId, registerNode } from './cluster/node.js'
 import { SettingsStore } from './settings/store.js'
 import { createAuditTrail } from './audit/trail.js'
@@ -121,6 +123,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const primary = config.role === 'primary'
     if (primary) await migrateAll(db.knex, owners, log)
     else await waitForSchemaHead(db.knex, owners, log)
+    await assertNoSchemaDrift(db.knex, [...kernelTables, ...plugins.flatMap((p) => p.def.tables ?? [])])
     // After the database: a passphrase's scrypt salt is kept there.
     const unlocked = master.material ? await unlockMasterKey(db.knex, master.material, { canWrite: primary, log }) : null
     const secrets = createSecrets(unlocked?.key ?? null, unlocked?.legacy ?? null)

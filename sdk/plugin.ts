@@ -9,6 +9,7 @@ import type { ConfigRenderer } from './renderer.js'
 import type { RouteDefinition } from './route.js'
 import type { ProvidedService, ResolvedDeps, ServiceRef } from './service-ref.js'
 import type { ServerOptionRef, SettingRef } from './services.js'
+import type { TableDefinition } from './tables.js'
 
 /** Localized text: English required, Russian expected. */
 export interface LocalizedText {
@@ -49,6 +50,11 @@ export interface PluginDefinition<D extends Record<string, ServiceRef<unknown>> 
   serverOptions?: ServerOptionRef<unknown>[]
   /** Folder of migration files (`NNNN_name.ts`, each exporting `up(knex)`), run in the plugin's own table. */
   migrations?: URL
+  /**
+   * The plugin's tables as its code reads them (tables.ts: `defineTable`). The kernel compares them
+   * with the migrated database at boot and refuses to start on a difference (SCHEMA_DRIFT).
+   */
+  tables?: TableDefinition[]
   /** i18next resources under the plugin's namespace (its id). */
   locales?: { en: LocaleResources; ru?: LocaleResources }
   deps?: D

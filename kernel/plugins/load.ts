@@ -65,6 +65,7 @@ export function validateManifest(def: unknown, spec: string): PluginDefinition {
   if (both) throw bad(`${both} is in both dependsOn and optionalDependsOn`)
   if (p.init !== undefined && typeof p.init !== 'function') throw bad('init must be a function')
   if (p.migrations !== undefined && !(p.migrations instanceof URL)) throw bad('migrations must be a URL (new URL("./migrations/", import.meta.url))')
+  if (p.tables !== undefined && !(Array.isArray(p.tables) && p.tables.every((t) => typeof t?.name === 'string' && typeof t.columns === 'object'))) throw bad('tables must be an array of defineTable(...) declarations')
   validateCliCommands(p, spec)
   return p
 }

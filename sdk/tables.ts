@@ -1,0 +1,149 @@
+/**
+ * A table's columns, declared once: the TypeScript row type that knex's table
+ * typings use (so a renamed column breaks the build, not production), and the
+ * runtime shape the kernel checks against the migrated database at every boot
+ * (so a migration and its declaration cannot drift apart unnoticed).
+ *
+ *   export const DeviceTable = defineTable('inventory_devices', {
+ *     id: column.uuid().defaulted(),
+ *     name: column.text(),
+ *     description: column.text().nullable(),
+ *     created_at: column.timestamp().defaulted(),
+ *   })
+ *   declare module 'knex/types/tables.js' {
+ *     interface Tables { inventory_devices: TableType<typeof DeviceTable> }
+ *   }
+ *
+ * Then `db('inventory_devices').where({ nme: x })` does not compile and
+ * `await db('inventory_devices').first()` is a typed row, with no cast.
+ * A plugin lists its tables in its manifest (`tables`); the kernel refuses to
+ * start when a declared column is missing from the database, has another type,
+ * or differs in nullability.
+ */
+import type { Knex } from 'knex'
+
+/** PostgreSQL's names for the types we use, as information_schema.columns.data_type gives them. */
+export type SqlType =
+  | 'uuid'
+  | 'text'
+  | 'character varying'
+  | 'integer'
+  | 'smallint'
+  | 'bigint'
+  | 'boolean'
+  | 'timestamp with time zone'
+  | 'jsonb'
+  | 'cidr'
+  | 'inet'
+  | 'bytea'
+  | 'tsvector'
+  | 'ARRAY'
+
+export interface Column<T, Nullable extends boolean = false, Defaulted extends boolean = false> {
+  readonly sqlType: SqlType
+  readonly isNullable: Nullable
+  /** The database fills it in when an insert leaves it out (a default, a serial, a trigger). */
+  readonly isDefaulted: Defaulted
+  nullable(): Column<T, true, Defaulted>
+  defaulted(): Column<T, Nullable, true>
+  /** Phantom: the value type a query returns. */
+  readonly __value?: T
+}
+
+function makeColumn<T, N extends boolean, D extends boolean>(sqlType: SqlType, isNullable: N, isDefaulted: D): Column<T, N, D> {
+  return {
+    sqlType,
+    isNullable,
+    isDefaulted,
+    nullable: () => makeColumn<T, true, D>(sqlType, true, isDefaulted),
+    defaulted: () => makeColumn<T, N, true>(sqlType, isNullable, true),
+  }
+}
+
+const of = <T>(sqlType: SqlType) => () => makeColumn<T, false, false>(sqlType, false, false)
+
+/** The column kinds. Values are what both engines return after the SDK's database normalization. */
+export const column = {
+  uuid: of<string>('uuid'),
+  text: of<string>('text'),
+  /** `varchar(n)`: knex's `t.string`. */
+  varchar: of<string>('character varying'),
+  integer: of<number>('integer'),
+  smallint: of<number>('smallint'),
+  /** PostgreSQL's int8 arrives as a string (it can exceed 2^53). */
+  bigint: of<string>('bigint'),
+  boolean: of<boolean>('boolean'),
+  timestamp: of<Date>('timestamp with time zone'),
+  /** A JSON document; T is what the owner stores there. */
+  jsonb: <T = unknown>() => makeColumn<T, false, false>('jsonb', false, false),
+  cidr: of<string>('cidr'),
+  inet: of<string>('inet'),
+  bytea: of<Buffer>('bytea'),
+  tsvector: of<string>('tsvector'),
+  /** A PostgreSQL array (`text[]`, `uuid[]`): T is the element type. */
+  array: <T>() => makeColumn<T[], false, false>('ARRAY', false, false),
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyColumn = Column<any, boolean, boolean>
+export type Columns = Record<string, AnyColumn>
+
+export interface TableDefinition<C extends Columns = Columns> {
+  readonly name: string
+  readonly columns: C
+}
+
+export function defineTable<const C extends Columns>(name: string, columns: C): TableDefinition<C> {
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`defineTable: "${name}" is not a plain table name`)
+  return { name, columns }
+}
+
+type ValueOf<K> = K extends Column<infer T, infer N, boolean> ? (N extends true ? T | null : T) : never
+
+/** The row a select of every column returns. */
+export type RowOf<T extends TableDefinition> = { [K in keyof T['columns']]: ValueOf<T['columns'][K]> }
+
+type Required_<C extends Columns> = { [K in keyof C as C[K] extends Column<unknown, false, false> ? K : never]: ValueOf<C[K]> }
+type Optional_<C extends Columns> = { [K in keyof C as C[K] extends Column<unknown, false, false> ? never : K]?: ValueOf<C[K]> | Knex.Raw }
+
+/** What an insert must give: columns without a default and not nullable are required. */
+export type InsertOf<T extends TableDefinition> = Required_<T['columns']> & Optional_<T['columns']>
+
+/** knex's composite table type: rows for selects, InsertOf for inserts, any subset for updates. */
+export type TableType<T extends TableDefinition> = Knex.CompositeTableType<RowOf<T>, InsertOf<T>, Partial<{ [K in keyof T['columns']]: ValueOf<T['columns'][K]> | Knex.Raw }>>
+
+/** One difference between a declaration and the migrated database. */
+export interface TableDrift {
+  table: string
+  column: string | null
+  problem: string
+}
+
+/**
+ * Compares declarations with information_schema on the connected database: a
+ * declared column that is missing, of another type or of other nullability is
+ * drift. Columns the database has beyond the declaration are allowed (an
+ * index-only column, a column being retired), so declarations may stay partial.
+ */
+export async function checkTables(db: Knex, tables: readonly TableDefinition[]): Promise<TableDrift[]> {
+  if (tables.length === 0) return []
+  const rows: { table_name: string; column_name: string; data_type: string; is_nullable: string }[] = await db('information_schema.columns')
+    .where('table_schema', db.raw('current_schema()'))
+    .whereIn('table_name', tables.map((t) => t.name))
+    .select('table_name', 'column_name', 'data_type', 'is_nullable')
+  const found = new Map(rows.map((r) => [`${r.table_name}.${r.column_name}`, r]))
+  const drift: TableDrift[] = []
+  for (const t of tables) {
+    if (!rows.some((r) => r.table_name === t.name)) {
+      drift.push({ table: t.name, column: null, problem: 'table missing' })
+      continue
+    }
+    for (const [name, c] of Object.entries(t.columns)) {
+      const r = found.get(`${t.name}.${name}`)
+      if (!r) drift.push({ table: t.name, column: name, problem: 'column missing' })
+      else if (r.data_type !== c.sqlType) drift.push({ table: t.name, column: name, problem: `type is ${r.data_type}, declared ${c.sqlType}` })
+      else if ((r.is_nullable === 'YES') !== c.isNullable) drift.push({ table: t.name, column: name, problem: r.is_nullable === 'YES' ? 'nullable, declared not null' : 'not null, declared nullable' })
+    }
+  }
+  return drift
+}
