@@ -61,13 +61,15 @@ function makeColumn<T, N extends boolean, D extends boolean>(sqlType: SqlType, i
 }
 
 const of = <T>(sqlType: SqlType) => () => makeColumn<T, false, false>(sqlType, false, false)
+/** A text column whose values a check or the code keeps to a set: `column.varchar<'local' | 'directory'>()`. */
+const ofText = (sqlType: SqlType) => <T extends string = string>() => makeColumn<T, false, false>(sqlType, false, false)
 
 /** The column kinds. Values are what both engines return after the SDK's database normalization. */
 export const column = {
   uuid: of<string>('uuid'),
-  text: of<string>('text'),
+  text: ofText('text'),
   /** `varchar(n)`: knex's `t.string`. */
-  varchar: of<string>('character varying'),
+  varchar: ofText('character varying'),
   integer: of<number>('integer'),
   smallint: of<number>('smallint'),
   /** PostgreSQL's int8 arrives as a string (it can exceed 2^53). */
