@@ -39,30 +39,44 @@ export type SqlType =
   | 'tsvector'
   | 'ARRAY'
 
-export interface Column<T, Nullable extends boolean = false, Defaulted extends boolean = false> {
+export interface Column<T, Nullable extends boolean = false, Defaulted extends boolean = false, W = T> {
   readonly sqlType: SqlType
   readonly isNullable: Nullable
   /** The database fills it in when an insert leaves it out (a default, a serial, a trigger). */
   readonly isDefaulted: Defaulted
-  nullable(): Column<T, true, Defaulted>
-  defaulted(): Column<T, Nullable, true>
+  nullable(): Column<T, true, Defaulted, W>
+  defaulted(): Column<T, Nullable, true, W>
   /** Phantom: the value type a query returns. */
   readonly __value?: T
+  /** Phantom: what an insert or update may give (T itself, but for jsonb: see JsonText). */
+  readonly __write?: W
 }
 
-function makeColumn<T, N extends boolean, D extends boolean>(sqlType: SqlType, isNullable: N, isDefaulted: D): Column<T, N, D> {
+function makeColumn<T, N extends boolean, D extends boolean, W = T>(sqlType: SqlType, isNullable: N, isDefaulted: D): Column<T, N, D, W> {
   return {
     sqlType,
     isNullable,
     isDefaulted,
-    nullable: () => makeColumn<T, true, D>(sqlType, true, isDefaulted),
-    defaulted: () => makeColumn<T, N, true>(sqlType, isNullable, true),
+    nullable: () => makeColumn<T, true, D, W>(sqlType, true, isDefaulted),
+    defaulted: () => makeColumn<T, N, true, W>(sqlType, isNullable, true),
   }
 }
 
+declare const jsonOf: unique symbol
+/**
+ * A value's JSON text, for a jsonb column. node-postgres (and the embedded
+ * engine, which uses its conversion) sends a JS array as a PostgreSQL array
+ * literal, which jsonb refuses, so an array must go as its JSON text; the
+ * brand keeps the element type checked: `permissions: jsonText(list)`.
+ */
+export type JsonText<T> = string & { readonly [jsonOf]: T }
+export const jsonText = <T>(value: T): JsonText<T> => JSON.stringify(value) as JsonText<T>
+/** What a jsonb column takes on write: its JSON text, or the value itself when that is not an array. */
+type JsonWrite<T> = JsonText<T> | (T extends readonly unknown[] ? never : T)
+
 const of = <T>(sqlType: SqlType) => () => makeColumn<T, false, false>(sqlType, false, false)
 /** A text column whose values a check or the code keeps to a set: `column.varchar<'local' | 'directory'>()`. */
-const ofText = (sqlType: SqlType) => <T extends string = string>() => makeColumn<T, false, false>(sqlType, false, false)
+const ofText = (sqlType: SqlType) => <T extends string = string>() => makeColumn<NoInfer<T>, false, false>(sqlType, false, false)
 
 /** The column kinds. Values are what both engines return after the SDK's database normalization. */
 export const column = {
@@ -77,13 +91,13 @@ export const column = {
   boolean: of<boolean>('boolean'),
   timestamp: of<Date>('timestamp with time zone'),
   /** A JSON document; T is what the owner stores there. */
-  jsonb: <T = unknown>() => makeColumn<T, false, false>('jsonb', false, false),
+  jsonb: <T = unknown>() => makeColumn<NoInfer<T>, false, false, JsonWrite<NoInfer<T>>>('jsonb', false, false),
   cidr: of<string>('cidr'),
   inet: of<string>('inet'),
   bytea: of<Buffer>('bytea'),
   tsvector: of<string>('tsvector'),
   /** A PostgreSQL array (`text[]`, `uuid[]`): T is the element type. */
-  array: <T>() => makeColumn<T[], false, false>('ARRAY', false, false),
+  array: <T>() => makeColumn<NoInfer<T>[], false, false>('ARRAY', false, false),
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -100,19 +114,20 @@ export function defineTable<const C extends Columns>(name: string, columns: C): 
   return { name, columns }
 }
 
-type ValueOf<K> = K extends Column<infer T, infer N, boolean> ? (N extends true ? T | null : T) : never
+type ValueOf<K> = K extends Column<infer T, infer N, boolean, unknown> ? (N extends true ? T | null : T) : never
+type WriteOf<K> = K extends Column<unknown, infer N, boolean, infer W> ? (N extends true ? W | null : W) : never
 
 /** The row a select of every column returns. */
 export type RowOf<T extends TableDefinition> = { [K in keyof T['columns']]: ValueOf<T['columns'][K]> }
 
-type Required_<C extends Columns> = { [K in keyof C as C[K] extends Column<unknown, false, false> ? K : never]: ValueOf<C[K]> }
-type Optional_<C extends Columns> = { [K in keyof C as C[K] extends Column<unknown, false, false> ? never : K]?: ValueOf<C[K]> | Knex.Raw }
+type Required_<C extends Columns> = { [K in keyof C as C[K] extends Column<unknown, false, false, unknown> ? K : never]: WriteOf<C[K]> }
+type Optional_<C extends Columns> = { [K in keyof C as C[K] extends Column<unknown, false, false, unknown> ? never : K]?: WriteOf<C[K]> | Knex.Raw }
 
 /** What an insert must give: columns without a default and not nullable are required. */
 export type InsertOf<T extends TableDefinition> = Required_<T['columns']> & Optional_<T['columns']>
 
 /** knex's composite table type: rows for selects, InsertOf for inserts, any subset for updates. */
-export type TableType<T extends TableDefinition> = Knex.CompositeTableType<RowOf<T>, InsertOf<T>, Partial<{ [K in keyof T['columns']]: ValueOf<T['columns'][K]> | Knex.Raw }>>
+export type TableType<T extends TableDefinition> = Knex.CompositeTableType<RowOf<T>, InsertOf<T>, Partial<{ [K in keyof T['columns']]: WriteOf<T['columns'][K]> | Knex.Raw }>>
 
 /** One difference between a declaration and the migrated database. */
 export interface TableDrift {
