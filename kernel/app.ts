@@ -78,6 +78,8 @@ export interface App {
   resolveDeps<D extends Record<string, ServiceRef<unknown>>>(pluginId: string, deps: D): ResolvedDeps<D>
   /** Stop accepting, drain in-flight requests, stop plugins, close the database. */
   stop(): Promise<void>
+  /** The validators; those no request has used yet compile after listen (`compilePending`). */
+  validation: Validation
 }
 
 /** Where compiled (dist/) or source code lives: built-in plugins are found beside the kernel. */
@@ -239,6 +241,8 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       server.once('error', (e: NodeJS.ErrnoException) => reject(new BootError('CONFIG_INVALID', `cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`)))
       server.listen(config.port, config.host, resolve)
     })
+    // The validators not used yet compile now, a few per event-loop turn (see http/validation.ts).
+    const warmedUp = validation.compilePending(4, () => draining).catch((e: unknown) => log.error({ err: (e as Error).message }, 'a route schema does not compile'))
     const addr = server.address() as AddressInfo
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
     const url = `http://${host}:${addr.port}`
@@ -265,6 +269,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
           }
         }
         actors.stop()
+        await warmedUp
         await stopDb()
       })())
 
@@ -273,7 +278,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       if (!p) throw new BootError('PLUGIN_NOT_FOUND', `plugin ${pluginId} is not loaded`)
       return services.resolveDeps(pluginId, p.def, deps)
     }
-    return { server, url, version, nodeId, db, tokens, log, registry, identity, deploys, bootstrap, masterKeyLoaded: unlocked !== null, noUsers, resolveDeps, stop }
+    return { server, url, version, nodeId, db, tokens, log, registry, identity, deploys, bootstrap, masterKeyLoaded: unlocked !== null, noUsers, resolveDeps, stop, validation }
   } catch (e) {
     await stopDb()
     throw e

@@ -27,21 +27,68 @@ export function toFieldPath(instancePath: string, extra?: string): string | null
   return out || null
 }
 
+/**
+ * Compiling a validator is Ajv's code generation: about 4 ms a route, most of
+ * a boot's time with every plugin loaded. So a validator compiles on its first
+ * use, and `compilePending` compiles the rest once the server listens (idle
+ * ticks, between requests). A schema Ajv refuses is a programming error the
+ * test suite catches (test/kernel/validators.test.ts compiles every route's).
+ */
 export class Validation {
   private readonly body = make(false)
   private readonly params = make(true)
+  private readonly pending = new Set<() => ValidateFunction>()
 
   compileBody(schema: TSchema): ValidateFunction {
-    return this.body.compile(schema)
+    return this.lazy(() => this.body.compile(schema))
   }
 
   compileParams(schema: TSchema): ValidateFunction {
-    return finiteOnly(schema, this.params.compile(schema))
+    return this.lazy(() => finiteOnly(schema, this.params.compile(schema)))
   }
 
   /** Plain data (settings, config): no coercion. */
   compileData(schema: TSchema): ValidateFunction {
-    return this.body.compile(schema)
+    return this.lazy(() => this.body.compile(schema))
+  }
+
+  /** Validators not compiled yet (none are used before they compile; this is only how many are left). */
+  get pendingCount(): number {
+    return this.pending.size
+  }
+
+  /**
+   * Compiles every validator not yet used. `yieldEvery` > 0 gives the event loop
+   * a turn after that many, so a warm-up after listen never holds a request up
+   * for more than a few milliseconds; `until` stops it early (a shutdown). A schema Ajv
+   * refuses rejects the promise.
+   */
+  async compilePending(yieldEvery = 0, until?: () => boolean): Promise<void> {
+    let n = 0
+    for (const compile of [...this.pending]) {
+      if (until?.()) return
+      compile()
+      if (yieldEvery > 0 && ++n % yieldEvery === 0) await new Promise((r) => setImmediate(r))
+    }
+  }
+
+  private lazy(compile: () => ValidateFunction): ValidateFunction {
+    let fn: ValidateFunction | null = null
+    const once = () => {
+      if (!fn) {
+        fn = compile()
+        this.pending.delete(once)
+      }
+      return fn
+    }
+    this.pending.add(once)
+    const validate = ((data: unknown) => {
+      const f = once()
+      const ok = f(data)
+      validate.errors = f.errors
+      return ok
+    }) as ValidateFunction
+    return validate
   }
 
   describe(errors: ErrorObject[] | null | undefined): string {

@@ -28,12 +28,15 @@ function candidates(root: string, codeDir: string, spec: string): string[] {
 }
 
 export async function loadPlugins(specs: string[], dirs: { root: string; codeDir: string }): Promise<LoadedPlugin[]> {
-  // A plugin's `import '@portcullis/sdk'` (the out-of-tree way) gets this server's SDK.
-  if (specs.length) resolveSdkToKernel()
+  // Regular files only: Node refuses to import a directory (tsx would hide that in tests).
+  const files = specs.map((spec) => candidates(dirs.root, dirs.codeDir, spec).find((f) => statSync(f, { throwIfNoEntry: false })?.isFile()))
+  // A plugin outside the tree imports `@portcullis/sdk` by name and gets this server's SDK. The
+  // in-tree plugins import it by path, so the default edition starts without the loader hook's thread.
+  const inTree = [path.join(dirs.codeDir, 'plugins') + path.sep, path.join(dirs.root, 'plugins') + path.sep]
+  if (files.some((f) => f === undefined || !inTree.some((d) => f.startsWith(d)))) resolveSdkToKernel()
   const out: LoadedPlugin[] = []
-  for (const spec of specs) {
-    // Regular files only: Node refuses to import a directory (tsx would hide that in tests).
-    const file = candidates(dirs.root, dirs.codeDir, spec).find((f) => statSync(f, { throwIfNoEntry: false })?.isFile())
+  for (const [i, spec] of specs.entries()) {
+    const file = files[i]
     let mod: { default?: unknown }
     try {
       mod = file ? await import(pathToFileURL(file).href) : await import(spec)

@@ -1,0 +1,41 @@
+/**
+ * Route validators compile on first use and, after listen, in the background
+ * (kernel/http/validation.ts): a boot no longer pays Ajv's code generation.
+ * So this is where a schema Ajv refuses is caught for every plugin that
+ * ships: the whole default edition's validators compile here.
+ */
+import { expect } from 'chai'
+import { readFileSync } from 'node:fs'
+import { startTestApp } from '../kit/app.js'
+
+const edition = (JSON.parse(readFileSync('package.json', 'utf8')) as { portcullis: { plugins: string[] } }).portcullis.plugins
+
+describe('route validators', () => {
+  it('every validator of the default edition compiles, and none is left after the warm-up', async () => {
+    const t = await startTestApp({ plugins: edition })
+    try {
+      expect(edition.length).to.be.greaterThan(4)
+      await t.app.validation.compilePending()
+      expect(t.app.validation.pendingCount).to.equal(0)
+      // A route still validates after its validator compiled in the warm-up.
+      const r = await t.admin('POST', '/api/v1/devices', { body: { name: 'x', address: 'not-an-address', extra: 1 } })
+      expect(r.status).to.equal(422)
+      expect(r.body.code).to.equal('UNKNOWN_FIELD')
+    } finally {
+      await t.stop()
+    }
+  })
+
+  it('a schema Ajv refuses fails the warm-up and its route answers 500, never unvalidated', async () => {
+    const t = await startTestApp({ plugins: ['./test/fixtures/plugins/bad-schema'] })
+    try {
+      const warm = await t.app.validation.compilePending().then(() => null, (e: Error) => e)
+      expect(warm?.message).to.match(/colour/)
+      const r = await t.admin('POST', '/api/v1/bad-schema', { body: { note: 'hi' } })
+      expect(r.status).to.equal(500)
+      expect(r.body.code).to.be.a('string')
+    } finally {
+      await t.stop()
+    }
+  })
+})
