@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs'
+import { build } from 'esbuild'
 import { defineConfig } from 'tsup'
 
 interface RootPackage {
@@ -35,6 +36,22 @@ function writeSdkPackage(): void {
   writeFileSync('dist/sdk/package.json', JSON.stringify(pkg, null, 2) + '\n')
 }
 
+/**
+ * typebox ships as 373 small ES modules; loading them was a quarter of a
+ * start's module loading. The built SDK imports one bundled copy instead
+ * (dist/sdk/typebox.js, made from the installed package at every build, never
+ * checked in). Only the SDK imports typebox at run time (sdk/schema.ts), and
+ * what it builds is plain JSON Schema, so one copy or another is alike.
+ */
+async function bundleTypebox(): Promise<void> {
+  await build({ entryPoints: ['typebox'], bundle: true, format: 'esm', platform: 'node', target: 'node20', outfile: 'dist/sdk/typebox.js', logLevel: 'warning' })
+  const file = 'dist/sdk/schema.js'
+  const code = readFileSync(file, 'utf8')
+  const imports = code.match(/from "typebox"/g)?.length ?? 0
+  if (imports !== 1) throw new Error(`${file}: expected one import of "typebox" to point at the bundle, found ${imports}`)
+  writeFileSync(file, code.replace('from "typebox"', 'from "./typebox.js"'))
+}
+
 // Transpile file by file (no bundling): plugins and migrations are found on
 // disk at run time, so dist/ mirrors the source tree. The test kit's server half
 // (test/kit) is built too: out-of-tree plugins' tests run it through @portcullis/sdk/testing.
@@ -49,5 +66,8 @@ export default defineConfig({
   clean: true,
   dts: false,
   outDir: 'dist',
-  onSuccess: async () => writeSdkPackage(),
+  onSuccess: async () => {
+    writeSdkPackage()
+    await bundleTypebox()
+  },
 })

@@ -1,5 +1,4 @@
 /** Mail through a real SMTP client (nodemailer), configured by the `mail.*` settings at send time. */
-import nodemailer from 'nodemailer'
 import { PortcullisError, type MailService, type SettingsService } from '../../sdk/index.js'
 import { mailFrom, smtpHost, smtpPassword, smtpPort, smtpSecure, smtpUser } from './settings.js'
 
@@ -10,6 +9,8 @@ export function createMail(settings: SettingsService): MailService {
       if (!host) throw new PortcullisError(503, 'MAIL_NOT_CONFIGURED', 'core:errors.mail_not_configured')
       const tls = await settings.get(smtpSecure)
       const user = await settings.get(smtpUser)
+      // Loaded at the first mail, not at every start (39 modules a server without mail never needs).
+      const { default: nodemailer } = await import('nodemailer')
       const transport = nodemailer.createTransport({
         host,
         port: await settings.get(smtpPort),
