@@ -118,7 +118,7 @@ type ValueOf<K> = K extends Column<infer T, infer N, boolean, unknown> ? (N exte
 type WriteOf<K> = K extends Column<unknown, infer N, boolean, infer W> ? (N extends true ? W | null : W) : never
 
 /** The row a select of every column returns. */
-export type RowOf<T extends TableDefinition> = { [K in keyof T['columns']]: ValueOf<T['columns'][K]> }
+export type RowOf<T extends TableDefinition> = { -readonly [K in keyof T['columns']]: ValueOf<T['columns'][K]> }
 
 type Required_<C extends Columns> = { [K in keyof C as C[K] extends Column<unknown, false, false, unknown> ? K : never]: WriteOf<C[K]> }
 type Optional_<C extends Columns> = { [K in keyof C as C[K] extends Column<unknown, false, false, unknown> ? never : K]?: WriteOf<C[K]> | Knex.Raw }
@@ -126,8 +126,21 @@ type Optional_<C extends Columns> = { [K in keyof C as C[K] extends Column<unkno
 /** What an insert must give: columns without a default and not nullable are required. */
 export type InsertOf<T extends TableDefinition> = Required_<T['columns']> & Optional_<T['columns']>
 
+/** What an update may set: any subset of the columns. */
+export type UpdateOf<T extends TableDefinition> = Partial<{ -readonly [K in keyof T['columns']]: WriteOf<T['columns'][K]> | Knex.Raw }>
+
 /** knex's composite table type: rows for selects, InsertOf for inserts, any subset for updates. */
-export type TableType<T extends TableDefinition> = Knex.CompositeTableType<RowOf<T>, InsertOf<T>, Partial<{ [K in keyof T['columns']]: WriteOf<T['columns'][K]> | Knex.Raw }>>
+export type TableType<T extends TableDefinition> = Knex.CompositeTableType<RowOf<T>, InsertOf<T>, UpdateOf<T>>
+
+/**
+ * The fields a partial update gave (those not undefined), for the columns they set as they are:
+ * `const cols: UpdateOf<typeof RolesTable> = { updated_at: now, ...givenFields(b, ['name', 'description']) }`.
+ */
+export function givenFields<B extends object, const K extends keyof B>(body: B, keys: readonly K[]): { [P in K]?: Exclude<B[P], undefined> } {
+  const out: { [P in K]?: Exclude<B[P], undefined> } = {}
+  for (const k of keys) if (body[k] !== undefined) out[k] = body[k] as Exclude<B[K], undefined>
+  return out
+}
 
 /** One difference between a declaration and the migrated database. */
 export interface TableDrift {
