@@ -44,7 +44,7 @@ import { ActorCache } from '../kernel/identity/actors.js'
 import { Gate } from '../kernel/security/gate.js'
 import { parseMasterKey } from '../kernel/security/master-key.js'
 import { TokenService } from '../kernel/security/tokens.js'
-import type { Logger, RouteDefinition } from '../sdk/index.js'
+import { jsonText, type Logger, type RouteDefinition } from '../sdk/index.js'
 import { freePort, startPostgres } from '../test/kit/postgres.js'
 import { atExit, envInt, envSeconds, machine, median, repoRoot, spawnTracked, stopChild, tempDir, runAsMain } from './lib.js'
 
@@ -286,7 +286,7 @@ export async function runIdentity(o: { printMachine?: boolean } = {}): Promise<I
       const id = randomUUID()
       await knex('users').insert({ id, username: `bench-${id.slice(0, 8)}`, is_admin: admin, source: 'local' })
       if (permissions.length) {
-        const [role] = (await knex('roles').insert({ name: `bench-${id.slice(0, 8)}`, permissions: JSON.stringify(permissions) }).returning('id')) as { id: string }[]
+        const [role] = await knex('roles').insert({ name: `bench-${id.slice(0, 8)}`, permissions: jsonText(permissions) }).returning('id')
         await knex('user_roles').insert({ user_id: id, role_id: role.id })
       }
       return (await tokens.issue({ sub: id, name: 'bench', purpose: 'session', ttlSeconds: 3600 })).token

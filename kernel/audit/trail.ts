@@ -6,7 +6,7 @@
  * client's address, and are written outside the request's transaction.
  */
 import type { Knex } from 'knex'
-import type { Actor, AuditEntry, AuditService, AuthEvent } from '../../sdk/index.js'
+import { jsonText, type Actor, type AuditEntry, type AuditService, type AuthEvent } from '../../sdk/index.js'
 
 /** Fields never written to the audit trail, whatever a plugin passes. */
 const SECRET_FIELD = /(password|secret|key|token|seed|hash)$/i
@@ -67,8 +67,8 @@ export function createAuditTrail(knex: Knex): AuditTrail {
         action: entry.action,
         resource_type: entry.resourceType,
         resource_id: entry.resourceId ?? null,
-        before: entry.before === undefined ? null : JSON.stringify(redact(entry.before)),
-        after: entry.after === undefined ? null : JSON.stringify(redact(entry.after)),
+        before: entry.before === undefined ? null : jsonText(redact(entry.before)),
+        after: entry.after === undefined ? null : jsonText(redact(entry.after)),
         request_id: ctx.requestId ?? null,
         ...clientColumns(ctx.client),
       })
@@ -85,7 +85,7 @@ export function createAuditTrail(knex: Knex): AuditTrail {
         resource_type: 'user',
         resource_id: e.userId ?? null,
         before: null,
-        after: e.after === undefined ? null : JSON.stringify(redact(e.after)),
+        after: e.after === undefined ? null : jsonText(redact(e.after)),
         request_id: ctx.requestId ?? null,
         outcome: e.outcome,
         reason: clip(e.reason, REASON_MAX),

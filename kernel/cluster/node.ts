@@ -28,7 +28,7 @@ export function loadNodeId(configured: string | null, dataDir: string): string {
   return id
 }
 
-export async function registerNode(knex: Knex, n: { nodeId: string; role: string; version: string; startedAt: Date }): Promise<void> {
+export async function registerNode(knex: Knex, n: { nodeId: string; role: 'primary' | 'replica'; version: string; startedAt: Date }): Promise<void> {
   const now = new Date()
   await knex('cluster_nodes')
     .insert({ node_id: n.nodeId, hostname: os.hostname().slice(0, 255), role: n.role, version: n.version, started_at: n.startedAt, last_seen: now })

@@ -1,5 +1,6 @@
 /** The deploy pipeline's record: its errors, settings, rows and the views the routes answer. */
-import { defineError, defineServerOption, defineSetting, Type } from '../../sdk/index.js'
+import { defineError, defineServerOption, defineSetting, Type, type RowOf } from '../../sdk/index.js'
+import type { DeploysTable } from '../db/tables.js'
 import type { FileRecord } from './files.js'
 
 export const DeployErrors = {
@@ -38,25 +39,8 @@ export const deploySettings = [keepReleasesSetting, lockWaitSetting]
 
 export type DeployStatus = 'pending' | 'active' | 'failed' | 'superseded' | 'rolled_back'
 
-export interface DeployRow {
-  id: string
-  daemon: string
-  release: string
-  status: DeployStatus
-  /** The node whose DATA_DIR holds the release (null: recorded before node ids were). */
-  node_id: string | null
-  actor_id: string | null
-  actor_name: string | null
-  comment: string | null
-  checked: boolean | null
-  check_output: string | null
-  files: FileRecord[]
-  rollback_of: string | null
-  reload_status: 'ok' | 'failed' | null
-  reload_output: string | null
-  created_at: Date
-  activated_at: Date | null
-}
+/** A deploys row (kernel/db/tables.ts). */
+export type DeployRow = RowOf<typeof DeploysTable>
 
 export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of'> {
   created_at: string

@@ -1,6 +1,6 @@
 /** The deploy API: deploy (or dry run), history, one deploy, rollback. See docs/deploy.md. */
 import { defineRoute, ErrorBody, listQuery, Nullable, OptionalText, paginate, Paginated, reply, StringEnum, Type, Uuid } from '../../sdk/index.js'
-import { DeployErrors, toView, type DeployRow, type DeployService } from './service.js'
+import { DeployErrors, toView, type DeployService } from './service.js'
 
 const FileRecord = Type.Object(
   { path: Type.String(), sha256: Type.String(), size: Type.Integer({ minimum: 0 }), mode: Type.String({ description: 'Octal, e.g. `0600`.' }) },
@@ -111,12 +111,9 @@ export const deployRoutes = (svc: DeployService) => [
     tags: ['deploy'],
     schema: { query: DeployQuery, response: { 200: Paginated(DeployResponse, 'DeployListResponse') } },
     handler: async ({ query }) =>
-      paginate<DeployRow, ReturnType<typeof toView>>(query, {
+      paginate(query, {
         base: () => svc.db.knex('deploys'),
-        filter: (qb) => {
-          if (query.daemon) qb.where('daemon', query.daemon)
-          if (query.status) qb.where('status', query.status)
-        },
+        equals: { daemon: 'daemon', status: 'status' },
         searchColumns: ['daemon', 'release', 'comment', 'actor_name'],
         sortColumns: { created_at: 'created_at', daemon: 'daemon', status: 'status' },
         defaultSort: 'created_at',

@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { maskConfigSecrets, type Actor, type AuditService, type ConfigRenderer, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile } from '../../sdk/index.js'
+import { jsonText, maskConfigSecrets, type Actor, type AuditService, type ConfigRenderer, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile } from '../../sdk/index.js'
 import type { SettingsStore } from '../settings/store.js'
 import { run, runCheck, type CheckOutcome } from './check.js'
 import { unifiedDiff } from './diff.js'
@@ -138,14 +138,14 @@ export class DeployService implements DeploysService {
   }
 
   /** This node's rows, and those recorded before node ids were (an upgraded single node's history). */
-  private readonly mine = (q: Knex.QueryBuilder) => q.where((w) => w.where('node_id', this.d.nodeId).orWhereNull('node_id'))
+  private readonly mine = <T extends {}, R>(q: Knex.QueryBuilder<T, R>) => q.where((w) => w.where('node_id', this.d.nodeId).orWhereNull('node_id'))
 
   private async recoverNow(): Promise<void> {
     const root = path.join(this.d.dataDir, 'releases')
     // Only this node's: another node's pending row is a deploy in flight there (it holds the lock), on its own disk.
-    const interrupted = (await this.mine(this.knex('deploys').where({ status: 'pending' })).update({ status: 'failed', check_output: this.knex.raw(`coalesce(check_output || E'\\n', '') || 'interrupted before activation'`) }, ['id'])) as { id: string }[]
+    const interrupted = await this.mine(this.knex('deploys').where({ status: 'pending' })).update({ status: 'failed', check_output: this.knex.raw(`coalesce(check_output || E'\\n', '') || 'interrupted before activation'`) }, ['id'])
     if (interrupted.length) this.d.log.warn({ deploys: interrupted.map((r) => r.id) }, 'deploys interrupted before activation were marked failed')
-    const daemons = new Set<string>(((await this.mine(this.knex('deploys')).distinct('daemon')) as { daemon: string }[]).map((r) => r.daemon))
+    const daemons = new Set((await this.mine(this.knex('deploys')).distinct('daemon')).map((r) => r.daemon))
     if (existsSync(root)) for (const e of readdirSync(root, { withFileTypes: true })) if (e.isDirectory()) daemons.add(e.name)
     for (const daemon of daemons) {
       const dir = releasesDir(this.d.dataDir, daemon)
@@ -156,7 +156,7 @@ export class DeployService implements DeploysService {
       }
       // What this disk should serve: the release this node activated last (deploy or rollback). The
       // cluster-wide `active` row may be another node's, whose folder is on that node's disk.
-      const last = (await this.mine(this.knex('deploys').where({ daemon }).whereNotNull('activated_at')).orderBy('activated_at', 'desc').first()) as DeployRow | undefined
+      const last = await this.mine(this.knex('deploys').where({ daemon }).whereNotNull('activated_at')).orderBy('activated_at', 'desc').first()
       const cur = currentRelease(dir)
       if (last) {
         if (cur !== last.release) {
@@ -166,7 +166,7 @@ export class DeployService implements DeploysService {
           } else this.d.log.error({ daemon, release: last.release }, 'the release this node activated last is missing or altered; deploy again')
         }
       } else if (cur !== null) {
-        const row = (await this.knex('deploys').where({ daemon, release: cur }).first()) as DeployRow | undefined
+        const row = await this.knex('deploys').where({ daemon, release: cur }).first()
         if (row && row.activated_at === null) {
           this.d.log.warn({ daemon, current: cur }, 'no release activated on this node: removing the current link of an interrupted first deploy')
           rmSync(path.join(dir, CURRENT), { force: true })
@@ -292,7 +292,7 @@ export class DeployService implements DeploysService {
         await this.knex.transaction(async (trx) => {
           for (const s of staged) {
             const output = s === failed ? s.check.output : `not activated: the check of ${failed.daemon} failed${s.check.output ? '\n' + s.check.output : ''}`
-            await trx('deploys').insert({ id: s.id, daemon: s.daemon, release: s.release, status: 'failed', checked: s.check.checked, check_output: output, files: JSON.stringify(s.files), ...base })
+            await trx('deploys').insert({ id: s.id, daemon: s.daemon, release: s.release, status: 'failed', checked: s.check.checked, check_output: output, files: jsonText(s.files), ...base })
             await this.d.audit.record({ action: 'deploy.failed', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, check_output: output } }, { actor: o.actor, requestId: o.requestId, trx })
           }
         })
@@ -302,7 +302,7 @@ export class DeployService implements DeploysService {
       // A deploy that lost its lease (the database was out of reach for longer than it lasts) stops here.
       await lease.renew()
       // Recorded before the switch: a crash between the two is repaired by recover().
-      await this.knex('deploys').insert(staged.map((s) => ({ id: s.id, daemon: s.daemon, release: s.release, status: 'pending', checked: s.check.checked, check_output: s.check.output, files: JSON.stringify(s.files), ...base })))
+      await this.knex('deploys').insert(staged.map((s) => ({ id: s.id, daemon: s.daemon, release: s.release, status: 'pending', checked: s.check.checked, check_output: s.check.output, files: jsonText(s.files), ...base })))
       try {
         await this.step()
         for (const s of staged) {
@@ -346,7 +346,7 @@ export class DeployService implements DeploysService {
   }
 
   async get(id: string): Promise<DeployView | null> {
-    const row = (await this.knex('deploys').where({ id }).first()) as DeployRow | undefined
+    const row = await this.knex('deploys').where({ id }).first()
     return row ? toView(row) : null
   }
 
@@ -354,14 +354,14 @@ export class DeployService implements DeploysService {
   rollback(id: string, ctx: Ctx & { comment?: string | null }): Promise<DeployView> {
     return this.clusterExclusive(async (lease) => {
       await this.recoverNow()
-      const row = (await this.knex('deploys').where({ id }).first()) as DeployRow | undefined
+      const row = await this.knex('deploys').where({ id }).first()
       if (!row) throw DeployErrors.notFound({ field: 'deploy_id' })
       if (row.status === 'failed' || row.status === 'pending') throw DeployErrors.notRollbackable({ vars: { status: row.status } })
       const dir = releasesDir(this.d.dataDir, row.daemon)
       // Its folder is on the disk of the node that deployed it: only that node can switch back to it.
       if (row.node_id !== null && row.node_id !== this.d.nodeId) throw DeployErrors.releaseOnOtherNode({ vars: { release: row.release, node: row.node_id } })
       if (!releaseIntact(path.join(dir, row.release), toView(row).files)) throw DeployErrors.releaseMissing({ vars: { release: row.release } })
-      const before = (await this.knex('deploys').where({ daemon: row.daemon, status: 'active' }).first()) as DeployRow | undefined
+      const before = await this.knex('deploys').where({ daemon: row.daemon, status: 'active' }).first()
       if (before?.id === row.id) return toView(row)
       // The database first: if the process dies before the switch, recover() points current at this release.
       await this.knex.transaction(async (trx) => {
@@ -384,7 +384,7 @@ export class DeployService implements DeploysService {
     const current = readCurrentRelease(releasesDir(this.d.dataDir, daemon))
     if (!current) return null
     const cur = current.release
-    const row = (await this.knex('deploys').where({ daemon, release: cur }).orderBy('created_at', 'desc').first()) as DeployRow | undefined
+    const row = await this.knex('deploys').where({ daemon, release: cur }).orderBy('created_at', 'desc').first()
     const files = current.files.map((f) => ({ ...f, content: opts.reveal ? f.content : maskConfigSecrets(f.content) }))
     return {
       daemon,

@@ -70,10 +70,10 @@ export class ActorCache {
       // An expired token is refused by its signature check anyway; its revocation row has done its work.
       await this.knex('revoked_tokens').where('expires_at', '<', new Date()).delete().catch(() => undefined)
     }
-    const row = (await this.knex('kernel_meta').where({ key: 'identity_version' }).first('value')) as { value: string } | undefined
+    const row = await this.knex('kernel_meta').where({ key: 'identity_version' }).first('value')
     const v = row?.value ?? '0'
     if (v === this.version) return
-    const revoked = (await this.knex('revoked_tokens').where('expires_at', '>', new Date()).pluck('jti')) as string[]
+    const revoked = await this.knex('revoked_tokens').where('expires_at', '>', new Date()).pluck('jti')
     this.revoked = new Set(revoked)
     this.users.clear()
     this.version = v
@@ -95,9 +95,7 @@ export class ActorCache {
 
   private async load(id: string): Promise<CachedUser | null> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) return null
-    const user = (await this.knex('users').where({ id }).first('id', 'username', 'enabled', 'is_admin', 'sessions_valid_after')) as
-      | { id: string; username: string; enabled: boolean; is_admin: boolean; sessions_valid_after: Date }
-      | undefined
+    const user = await this.knex('users').where({ id }).first('id', 'username', 'enabled', 'is_admin', 'sessions_valid_after')
     if (!user) return null
     const rows = (await this.knex.raw(
       `SELECT r.permissions FROM roles r JOIN user_roles ur ON ur.role_id = r.id WHERE ur.user_id = ?

@@ -13,11 +13,11 @@ export async function bootstrapAdmin(knex: Knex, secrets: SecretsService, adminP
   const generated = !adminPassword
   const password = adminPassword ?? randomBytes(18).toString('base64url')
   const cols = await passwordColumns(secrets, 'admin', password, 'ADMIN_PASSWORD', false)
-  const inserted = (await knex('users')
+  const inserted = await knex('users')
     .insert({ username: 'admin', display_name: 'Administrator', is_admin: true, must_change_password: true, source: 'local', ...cols })
     .onConflict(knex.raw('(lower(username))'))
     .ignore()
-    .returning('id')) as { id: string }[]
+    .returning('id')
   // Another node created it first: nothing to print here.
   return inserted.length ? { password, generated } : null
 }

@@ -1,6 +1,7 @@
 /** The identity service: users, tokens of every purpose, second factors. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineReferenceTarget, type Actor, type CompletedLogin, type IdentityService, type LoginGrant, type NetworkUser, type SecondFactor, type SecretsService, type SettingsService, type UserRef } from '../../sdk/index.js'
+import { CommonErrors, defineReferenceTarget, type Actor, type CompletedLogin, type IdentityService, type LoginGrant, type NetworkUser, type RowOf, type SecondFactor, type SecretsService, type SettingsService, type UserRef } from '../../sdk/index.js'
+import type { UsersTable } from '../db/tables.js'
 import { assertUserManageable } from './routes/guards.js'
 import type { TokenService } from '../security/tokens.js'
 import { masterKeyUnavailable } from '../security/secrets.js'
@@ -12,24 +13,8 @@ import { openVerifiers } from './verifiers.js'
 export const PASSWORD_CHANGE_TTL = 10 * 60
 export const MFA_TOKEN_TTL = 5 * 60
 
-export interface UserRow {
-  id: string
-  username: string
-  display_name: string | null
-  email: string | null
-  enabled: boolean
-  source: 'local' | 'directory'
-  password_hash: string | null
-  network_verifiers: string | null
-  network_login: boolean
-  /** The sealed verifiers keep the cleartext password, for CHAP (migrations/0004_user_chap.ts). */
-  chap_enabled: boolean
-  is_admin: boolean
-  must_change_password: boolean
-  password_changed_at: Date | null
-  created_at: Date
-  updated_at: Date
-}
+/** A users row (kernel/db/tables.ts). */
+export type UserRow = RowOf<typeof UsersTable>
 
 /** Why a password sign-in was refused (audit reason codes). */
 export type SignInRefusal = 'unknown_user' | 'bad_password' | 'disabled' | 'no_local_password'
@@ -66,7 +51,7 @@ export class Identity implements IdentityService {
       if (!/^[0-9a-f-]{36}$/i.test(by.id)) return null
       q.where({ id: by.id })
     } else q.whereRaw('lower(username) = lower(?)', [by.username])
-    return ((await q.first()) as UserRow | undefined) ?? null
+    return (await q.first()) ?? null
   }
 
   async findUser(by: { id: string } | { username: string }, db?: Knex | Knex.Transaction) {
@@ -149,29 +134,30 @@ export class Identity implements IdentityService {
   }
 
   async groupsOf(userId: string): Promise<string[]> {
-    return (await this.knex('user_groups as g').join('user_group_members as m', 'm.group_id', 'g.id').where('m.user_id', userId).orderBy('g.name').pluck('g.name')) as string[]
+    return this.knex('user_groups').join('user_group_members', 'user_group_members.group_id', 'user_groups.id').where('user_group_members.user_id', userId).orderBy('user_groups.name').pluck('user_groups.name')
   }
 
   async groupIdsOf(userId: string, db: Knex | Knex.Transaction = this.knex): Promise<string[]> {
     if (!/^[0-9a-f-]{36}$/i.test(userId)) return []
-    return (await db('user_group_members').where({ user_id: userId }).orderBy('group_id').pluck('group_id')) as string[]
+    return db('user_group_members').where({ user_id: userId }).orderBy('group_id').pluck('group_id')
   }
 
   async networkUsers(db: Knex | Knex.Transaction): Promise<NetworkUser[]> {
-    const rows = (await db('users').where({ enabled: true, network_login: true }).orderBy('username').select('id', 'username', 'network_verifiers')) as Pick<UserRow, 'id' | 'username' | 'network_verifiers'>[]
+    const rows = await db('users').where({ enabled: true, network_login: true }).orderBy('username').select('id', 'username', 'network_verifiers')
     // A join, not a list of ids: tens of thousands of users would overflow the statement's parameters.
-    const members = (await db('user_group_members as m')
-      .join('users as u', 'u.id', 'm.user_id')
-      .where({ 'u.enabled': true, 'u.network_login': true })
-      .orderBy('m.group_id')
-      .select('m.user_id', 'm.group_id')) as { user_id: string; group_id: string }[]
+    const members = await db('user_group_members')
+      .join('users', 'users.id', 'user_group_members.user_id')
+      .where('users.enabled', true)
+      .where('users.network_login', true)
+      .orderBy('user_group_members.group_id')
+      .select('user_group_members.user_id', 'user_group_members.group_id')
     const groups = new Map<string, string[]>()
     for (const m of members) (groups.get(m.user_id) ?? groups.set(m.user_id, []).get(m.user_id)!).push(m.group_id)
     return rows.map((r) => ({ id: r.id, username: r.username, group_ids: groups.get(r.id) ?? [], verifiers: r.network_verifiers ? openVerifiers(this.secrets, r.network_verifiers) : null }))
   }
 
   async userGroups(db: Knex | Knex.Transaction): Promise<{ id: string; name: string }[]> {
-    return (await db('user_groups').orderBy('name').select('id', 'name')) as { id: string; name: string }[]
+    return db('user_groups').orderBy('name').select('id', 'name')
   }
 
   async networkVerifiers(userId: string) {

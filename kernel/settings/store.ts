@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex'
 import type { ValidateFunction } from 'ajv'
-import { CommonErrors, defineError, type AuditService, type SecretsService, type SettingRef, type SettingsService } from '../../sdk/index.js'
+import { CommonErrors, defineError, jsonText, type AuditService, type SecretsService, type SettingRef, type SettingsService } from '../../sdk/index.js'
 import { BootError } from '../boot-error.js'
 import type { Validation } from '../http/validation.js'
 
@@ -46,7 +46,7 @@ export class SettingsStore implements SettingsService {
   /** The security-relevant settings with their values (secrets masked) and their last change: what system info shows. */
   async securityState(): Promise<{ key: string; owner: string; value: unknown; updated_at: string | null; updated_by: string | null }[]> {
     const marked = this.list().filter((s) => s.ref.security)
-    const rows = (await this.knex('settings').whereIn('key', marked.map((s) => s.key)).select('key', 'updated_at', 'updated_by')) as { key: string; updated_at: Date; updated_by: string | null }[]
+    const rows = await this.knex('settings').whereIn('key', marked.map((s) => s.key)).select('key', 'updated_at', 'updated_by')
     const byKey = new Map(rows.map((r) => [r.key, r]))
     return Promise.all(
       marked.map(async (s) => {
@@ -67,7 +67,7 @@ export class SettingsStore implements SettingsService {
    * change made through the API survives the next restart.
    */
   async verifyAndSeed(configured: Record<string, unknown>, canWrite: boolean, options?: { has(key: string): boolean }): Promise<void> {
-    let rows = (await this.knex('settings').select('key', 'value')) as { key: string; value: unknown }[]
+    let rows = await this.knex('settings').select('key', 'value')
     // A key that became a server option (a program, a path) leaves the store: a value once
     // written through the API must never be run, so it is deleted, not migrated.
     const moved = rows.filter((r) => options?.has(r.key)).map((r) => r.key)
@@ -92,8 +92,7 @@ export class SettingsStore implements SettingsService {
   async get<T>(ref: SettingRef<T>, db: Knex | Knex.Transaction = this.knex): Promise<T> {
     const hit = this.cache.get(ref.key)
     if (hit && Date.now() - hit.at < 1000) return hit.value as T
-    const row = (await db('settings').where({ key: ref.key }).first('value')) as { value: T } | undefined
-    const value = row ? (this.open(ref as SettingRef<unknown>, row.value) as T) : ref.default
+    const value = await this.read(db, ref)
     this.cache.set(ref.key, { value, at: Date.now() })
     return value
   }
@@ -105,7 +104,7 @@ export class SettingsStore implements SettingsService {
     if (ref.security && ctx.actor && !ctx.actor.isAdmin) throw SettingErrors.adminRequired({ field: 'key', vars: { key: ref.key } })
     if (!d.check(value)) throw this.validation.toError(d.check.errors, 'value')
     const run = async (trx: Knex.Transaction) => {
-      const before = await this.getIn(trx, ref)
+      const before = await this.read(trx, ref)
       await this.write(ref.key, value, ctx.actor?.username ?? null, trx)
       const shown = (v: unknown) => (ref.secret && v !== null ? '***' : v)
       await this.audit.record({ action: ref.security ? 'security_setting.update' : 'setting.update', resourceType: 'setting', resourceId: ref.key, before: shown(before), after: shown(value) }, { actor: ctx.actor ?? null, requestId: ctx.requestId, trx })
@@ -115,14 +114,15 @@ export class SettingsStore implements SettingsService {
     this.cache.delete(ref.key)
   }
 
-  private async getIn<T>(trx: Knex.Transaction, ref: SettingRef<T>): Promise<T> {
-    const row = (await trx('settings').where({ key: ref.key }).first('value')) as { value: T } | undefined
+  /** The stored value, opened when sealed, else the default; its schema was checked when written. */
+  private async read<T>(db: Knex | Knex.Transaction, ref: SettingRef<T>): Promise<T> {
+    const row = await db('settings').where({ key: ref.key }).first('value')
     return row ? (this.open(ref as SettingRef<unknown>, row.value) as T) : ref.default
   }
 
   private async write(key: string, value: unknown, by: string | null, trx: Knex | Knex.Transaction = this.knex) {
     await trx('settings')
-      .insert({ key, value: JSON.stringify(this.seal(this.refs.get(key)?.ref, value)), updated_at: new Date(), updated_by: by })
+      .insert({ key, value: jsonText(this.seal(this.refs.get(key)?.ref, value)), updated_at: new Date(), updated_by: by })
       .onConflict('key')
       .merge(['value', 'updated_at', 'updated_by'])
   }

@@ -20,7 +20,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { SignJWT } from 'jose'
-import { AUTHENTICATED, PUBLIC, type RouteDefinition } from '../../sdk/index.js'
+import { AUTHENTICATED, jsonText, PUBLIC, type RouteDefinition } from '../../sdk/index.js'
 import { fullPath } from '../../kernel/http/mount.js'
 import { parseMasterKey } from '../../kernel/security/master-key.js'
 import { deriveKey } from '../../kernel/security/secrets.js'
@@ -85,9 +85,9 @@ describe('authorization matrix (every route × every credential)', function () {
     await knex.transaction(async (trx) => {
       await trx('users').insert({ id, username, is_admin: o.admin ?? false, source: 'local' })
       if (o.permissions?.length) {
-        const [role] = (await trx('roles').insert({ name: username, permissions: JSON.stringify(o.permissions) }).returning('id')) as { id: string }[]
+        const [role] = await trx('roles').insert({ name: username, permissions: jsonText(o.permissions) }).returning('id')
         if (o.viaGroup) {
-          const [g] = (await trx('user_groups').insert({ name: username }).returning('id')) as { id: string }[]
+          const [g] = await trx('user_groups').insert({ name: username }).returning('id')
           await trx('group_roles').insert({ group_id: g.id, role_id: role.id })
           await trx('user_group_members').insert({ group_id: g.id, user_id: id })
         } else await trx('user_roles').insert({ user_id: id, role_id: role.id })

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { BootError } from '../../kernel/boot-error.js'
 import { hashPassword } from '../../kernel/identity/passwords.js'
+import { jsonText } from '../../sdk/index.js'
 import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp, runsOn } from '../kit/app.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -47,7 +48,7 @@ async function mkUser(t: TestApp, o: UserOpts = {}) {
   const knex = t.app.db.knex
   const username = o.username ?? `u-${randomUUID().slice(0, 8)}`
   const password = o.password ?? `Sturdy-${randomUUID()}`
-  const [row] = (await knex('users')
+  const [row] = await knex('users')
     .insert({
       username,
       email: o.email ?? null,
@@ -57,14 +58,14 @@ async function mkUser(t: TestApp, o: UserOpts = {}) {
       password_hash: o.source === 'directory' ? null : await hashPassword(password),
       password_changed_at: new Date(),
     })
-    .returning('id')) as { id: string }[]
+    .returning('id')
   if (o.permissions?.length) {
-    const [role] = (await knex('roles').insert({ name: `r-${username}`, permissions: JSON.stringify(o.permissions) }).returning('id')) as { id: string }[]
+    const [role] = await knex('roles').insert({ name: `r-${username}`, permissions: jsonText(o.permissions) }).returning('id')
     await knex('user_roles').insert({ user_id: row.id, role_id: role.id })
   }
   if (o.group) {
-    const [g] = (await knex('user_groups').insert({ name: o.group.name }).returning('id')) as { id: string }[]
-    const [role] = (await knex('roles').insert({ name: `gr-${o.group.name}`, permissions: JSON.stringify(o.group.permissions) }).returning('id')) as { id: string }[]
+    const [g] = await knex('user_groups').insert({ name: o.group.name }).returning('id')
+    const [role] = await knex('roles').insert({ name: `gr-${o.group.name}`, permissions: jsonText(o.group.permissions) }).returning('id')
     await knex('group_roles').insert({ group_id: g.id, role_id: role.id })
     await knex('user_group_members').insert({ group_id: g.id, user_id: row.id })
   }
@@ -103,7 +104,7 @@ describe('identity flows', function () {
     it('creates exactly one user `admin`, an administrator who must change the password', async () => {
       expect(t.app.bootstrap).to.deep.equal({ password: TEST_ADMIN_PASSWORD, generated: false })
       // The kit adds its own `kit-…` accounts after the boot; the boot made only `admin`.
-      const users = (await t.app.db.knex('users').whereNot('username', 'like', 'kit-%').select('username', 'is_admin', 'must_change_password', 'source', 'enabled')) as object[]
+      const users = await t.app.db.knex('users').whereNot('username', 'like', 'kit-%').select('username', 'is_admin', 'must_change_password', 'source', 'enabled')
       expect(users).to.deep.equal([{ username: 'admin', is_admin: true, must_change_password: true, source: 'local', enabled: true }])
     })
 
@@ -179,7 +180,7 @@ describe('identity flows', function () {
         // Same database, same key, a different ADMIN_PASSWORD: nothing is created or reset.
         b = await startTestApp({ databaseUrl: a.databaseUrl!, masterKey: a.masterKey, env: { ADMIN_PASSWORD: 'Another-Valid-Passw0rd' } })
         expect(b.app.bootstrap).to.equal(null)
-        const admins = (await a.app.db.knex('users').whereRaw('lower(username) = ?', ['admin']).count('* as n').first()) as { n: number | string }
+        const admins = (await a.app.db.knex('users').whereRaw('lower(username) = ?', ['admin']).count({ n: '*' }).first())!
         expect(Number(admins.n)).to.equal(1)
         expect((await login(b, 'admin', 'Another-Valid-Passw0rd')).status).to.equal(401)
         expect((await login(b, 'admin', pw)).status).to.equal(200)
@@ -397,7 +398,7 @@ describe('identity flows', function () {
         expect(mail.raw).to.match(/Subject: Portcullis password reset/)
         expect(mail.raw).to.contain(`Token: ${mail.token}`)
         // Only the SHA-256 of the token is stored.
-        const rows = (await t.app.db.knex('password_resets').where({ user_id: u.id })) as { token_hash: string; expires_at: Date }[]
+        const rows = await t.app.db.knex('password_resets').where({ user_id: u.id })
         expect(rows.map((x) => x.token_hash)).to.deep.equal([sha256(mail.token)])
         expect(JSON.stringify(rows)).not.to.contain(mail.token)
         expect(new Date(rows[0].expires_at).getTime() - Date.now()).to.be.within(29 * 60_000, 30 * 60_000 + 1000)
@@ -535,7 +536,7 @@ describe('identity flows', function () {
         expect(get.body.value).to.equal('***')
         const list = await t.admin('GET', '/api/v1/settings')
         expect(list.text).not.to.contain(secret)
-        const row = (await t.app.db.knex('settings').where({ key: 'mail.smtp_password' }).first('value')) as { value: unknown }
+        const row = (await t.app.db.knex('settings').where({ key: 'mail.smtp_password' }).first('value'))!
         expect(JSON.stringify(row.value)).not.to.contain(secret)
         expect(row.value).to.have.property('sealed').that.is.a('string')
         const audit = await t.app.db.knex('audit_log').where({ resource_id: 'mail.smtp_password' }).select()

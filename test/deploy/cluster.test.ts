@@ -10,6 +10,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import knexPkg, { type Knex } from 'knex'
+import type { DeployRow } from '../../kernel/deploy/model.js'
+import { jsonText } from '../../sdk/index.js'
 import { runsOn, startTestApp, testEngines, type TestApp } from '../kit/app.js'
 import { current, releasesOf } from './helpers.js'
 
@@ -57,7 +59,7 @@ function watchActive(knex: Knex, pauseMs: number) {
   let samples = 0
   const loop = (async () => {
     while (!stop) {
-      const rows = (await knex('deploys').where({ status: 'active' }).select('daemon').count('* as n').groupBy('daemon')) as { n: number | string }[]
+      const rows = await knex('deploys').where({ status: 'active' }).select('daemon').count({ n: '*' }).groupBy('daemon')
       for (const r of rows) max = Math.max(max, Number(r.n))
       samples++
       if (pauseMs) await sleep(pauseMs)
@@ -135,7 +137,7 @@ for (const engine of testEngines()) {
 
     it('a restart marks only its own interrupted deploys failed, leaves another node\'s pending deploy alone, and frees the lock it left', async () => {
       const knex = t.app.db.knex
-      const row = (id: string, node: string) => ({ id, daemon: 'slowd', release: `20260101T000000000Z-${id.slice(0, 8)}`, status: 'pending', node_id: node, check_output: 'ok', files: '[]' })
+      const row = (id: string, node: string) => ({ id, daemon: 'slowd', release: `20260101T000000000Z-${id.slice(0, 8)}`, status: 'pending' as const, node_id: node, check_output: 'ok', files: jsonText([]) })
       const own = randomUUID()
       const theirs = randomUUID()
       await knex('deploys').insert([row(own, NODE), row(theirs, OTHER)])
@@ -265,15 +267,15 @@ for (const engine of testEngines()) {
     let d: TestApp | undefined
     try {
       const deploying = c.admin('POST', '/api/v1/deploys', { body: { comment: 'in flight' } })
-      let row: Deploy | undefined
+      let row: DeployRow | undefined
       for (let i = 0; i < 600 && !row; i++) {
-        row = (await db('deploys').where({ node_id: C, status: 'pending' }).first()) as Deploy | undefined
+        row = await db('deploys').where({ node_id: C, status: 'pending' }).first()
         if (!row) await sleep(50)
       }
       expect(row, 'node C\'s deploy never became pending').to.not.equal(undefined)
       // A new node starts now: its recovery runs at boot.
       d = await startTestApp({ plugins: PLUGINS, databaseUrl: a.databaseUrl!, masterKey: a.masterKey, env: { NODE_ID: randomUUID() } })
-      const during = (await db('deploys').where({ id: row!.id }).first()) as Deploy
+      const during = (await db('deploys').where({ id: row!.id }).first())!
       expect(during.status, 'the starting node touched a deploy in flight on another node').to.equal('pending')
       const r = await deploying
       expect(r.status, r.text).to.equal(201)

@@ -37,7 +37,7 @@ const DAEMONS = ['brokend', 'motd', 'secretd']
   after(() => rmSync(dataDir, { recursive: true, force: true }))
 
   const rows = async (knex: TestApp['app']['db']['knex']) =>
-    (await knex('deploys').select('id', 'daemon', 'release', 'status', 'files')) as { id: string; daemon: string; release: string; status: string; files: { path: string; sha256: string }[] }[]
+    knex('deploys').select('id', 'daemon', 'release', 'status', 'files')
 
   it('leaves the previously active release current and intact, before and after recovery', async () => {
     const kills = Number(process.env.DEPLOY_KILLS ?? 8)

@@ -15,7 +15,7 @@ describe('users API: chap_enabled', () => {
     expect(r.status, JSON.stringify(r.body)).to.equal(200)
     return r.body
   }
-  const sealed = async (id: string) => (await t.app.db.knex('users').where({ id }).first()).network_verifiers as string | null
+  const sealed = async (id: string) => (await t.app.db.knex('users').where({ id }).first())!.network_verifiers
 
   it('defaults to false and round-trips through create, read, update and list', async () => {
     const plain = await createUser(t, { password: STRONG })

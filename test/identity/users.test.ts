@@ -33,7 +33,7 @@ describe('users API', () => {
       expect(got.status).to.equal(200)
       expect(got.body).to.deep.equal(r.body)
       expect(got.text).to.not.include('argon2')
-      const row = await t.app.db.knex('users').where({ id: r.body.id }).first()
+      const row = (await t.app.db.knex('users').where({ id: r.body.id }).first())!
       expect(row.password_hash).to.match(/^\$argon2id\$/)
     })
 
@@ -254,7 +254,7 @@ describe('users API', () => {
       const u = await createUser(t, { password: STRONG, network_login: true })
       const r = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { source: 'directory' } })
       expect(r.body).to.include({ source: 'directory', password_set: false, network_verifiers_set: false, password_changed_at: null })
-      const row = await t.app.db.knex('users').where({ id: u.id }).first()
+      const row = (await t.app.db.knex('users').where({ id: u.id }).first())!
       expect(row.password_hash).to.equal(null)
       expect(row.network_verifiers).to.equal(null)
     })
@@ -264,7 +264,7 @@ describe('users API', () => {
     it('derives sealed verifiers when network_login and a password are set', async () => {
       const u = await createUser(t, { password: STRONG, network_login: true })
       expect(u.network_verifiers_set).to.equal(true)
-      const row = await t.app.db.knex('users').where({ id: u.id }).first()
+      const row = (await t.app.db.knex('users').where({ id: u.id }).first())!
       expect(row.network_verifiers).to.be.a('string').and.not.include(STRONG)
       expect(row.network_verifiers).to.not.include('$6$')
       const v = await t.app.identity.networkVerifiers(u.id)
@@ -286,7 +286,7 @@ describe('users API', () => {
       expect(v!.sha512_crypt).to.match(/^\$6\$/)
       const off = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { network_login: false } })
       expect(off.body).to.include({ network_login: false, network_verifiers_set: false })
-      expect((await t.app.db.knex('users').where({ id: u.id }).first()).network_verifiers).to.equal(null)
+      expect((await t.app.db.knex('users').where({ id: u.id }).first())!.network_verifiers).to.equal(null)
       const again = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { network_login: true } })
       expect(again.body.network_verifiers_set).to.equal(false)
     })
@@ -412,11 +412,11 @@ describe('users API: the last administrator', () => {
   })
   after(async () => t?.stop())
 
-  const enabledAdmins = async () => (await t.app.db.knex('users').where({ is_admin: true, enabled: true }).pluck('id')) as string[]
+  const enabledAdmins = async () => t.app.db.knex('users').where({ is_admin: true, enabled: true }).pluck('id')
 
   it('refuses to disable, demote or delete the last enabled administrator', async () => {
     const me = (await t.admin('GET', '/api/v1/auth/me')).body.id as string
-    const boot = (await t.app.db.knex('users').where({ username: 'admin' }).first('id')).id as string
+    const boot = (await t.app.db.knex('users').where({ username: 'admin' }).first('id'))!.id
     expect((await t.admin('PUT', `/api/v1/users/${boot}`, { body: { enabled: false } })).status).to.equal(200)
     expect(await enabledAdmins()).to.deep.equal([me])
     expectError(await t.admin('PUT', `/api/v1/users/${me}`, { body: { is_admin: false } }), 409, 'LAST_ADMIN', 'is_admin')

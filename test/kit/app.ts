@@ -12,7 +12,7 @@ import { pino } from 'pino'
 import { startApp, type App } from '../../kernel/app.js'
 import { loadConfig } from '../../kernel/config.js'
 import type { TokenPurpose } from '../../kernel/security/tokens.js'
-import type { Logger } from '../../sdk/index.js'
+import { jsonText, type Logger } from '../../sdk/index.js'
 import { request, type RequestOptions, type TestResponse } from './http.js'
 import { sharedPostgres } from './shared.js'
 
@@ -122,7 +122,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     if (!existing) {
       await knex('users').insert({ id: sub, username: n, display_name: 'tester', is_admin: t.admin ?? false, source: 'local' })
       if (t.permissions?.length) {
-        const [role] = (await knex('roles').insert({ name: n, permissions: JSON.stringify(t.permissions) }).returning('id')) as { id: string }[]
+        const [role] = await knex('roles').insert({ name: n, permissions: jsonText(t.permissions) }).returning('id')
         await knex('user_roles').insert({ user_id: sub, role_id: role.id })
       }
     }

@@ -75,9 +75,9 @@ for (const engine of testEngines()) {
     async function mkUser(o: { email?: string | null; enabled?: boolean; mustChange?: boolean } = {}) {
       const username = `ah-${randomUUID().slice(0, 8)}`
       const password = `Sturdy-${randomUUID()}`
-      const [row] = (await t.app.db.knex('users')
+      const [row] = await t.app.db.knex('users')
         .insert({ username, email: o.email ?? null, enabled: o.enabled ?? true, source: 'local', password_hash: await hashPassword(password), password_changed_at: new Date(), must_change_password: o.mustChange ?? false })
-        .returning('id')) as { id: string }[]
+        .returning('id')
       return { id: row.id, username, password }
     }
     const login = (username: string, password: string, ip = newIp()) => t.req('POST', '/api/v1/auth/login', { body: { username, password }, headers: from(ip) })

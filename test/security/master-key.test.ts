@@ -42,7 +42,7 @@ async function refusal(o: TestAppOptions): Promise<BootError> {
   return expect.fail('the app booted')
 }
 
-const meta = async (t: TestApp, key: string) => ((await t.app.db.knex('kernel_meta').where({ key }).first('value')) as { value: string } | undefined)?.value
+const meta = async (t: TestApp, key: string) => (await t.app.db.knex('kernel_meta').where({ key }).first('value'))?.value
 
 const readProbe = async (t: TestApp) => {
   const r = await t.req('GET', '/api/v1/sealed-probe', { token: await t.token({ permissions: ['sealed-probe.read'] }) })
@@ -100,7 +100,7 @@ for (const engine of testEngines()) {
       const key = await derivePassphraseKey(PASSPHRASE, kdf)
       expect(await meta(first, 'master_key_check')).to.equal(keyCheckValue(key)).and.not.equal(keyCheckValue(Buffer.from(PASSPHRASE)))
       expect((await first.admin('PUT', '/api/v1/settings/sealed-probe.secret', { body: { value: 'n3w-s3cret' } })).status).to.equal(200)
-      const stored = (await first.app.db.knex('settings').where({ key: 'sealed-probe.secret' }).first('value')) as { value: { sealed: string } }
+      const stored = (await first.app.db.knex('settings').where({ key: 'sealed-probe.secret' }).first('value'))! as { value: { sealed: string } }
       expect(stored.value.sealed).to.match(/^v2\./).and.not.include('n3w-s3cret')
       const databaseUrl = first.databaseUrl ?? undefined
       await stop(first)

@@ -2,7 +2,7 @@
 import { AUTHENTICATED, defineError, defineRoute, PUBLIC, reply } from '../../../sdk/index.js'
 import type { Knex } from 'knex'
 import type { SecretsService } from '../../../sdk/index.js'
-import type { Identity, UserRow } from '../service.js'
+import type { Identity } from '../service.js'
 import { setPassword } from '../passwords-set.js'
 import { verifyPassword } from '../passwords.js'
 import { ChangePasswordRequest, LoginRequest, LoginResponse, MeResponse, SessionToken } from '../schemas/auth.js'
@@ -75,7 +75,7 @@ export function authRoutes(d: { knex: Knex; identity: Identity; secrets: Secrets
       tags: ['auth'],
       schema: { response: { 200: MeResponse } },
       handler: async ({ actor }) => {
-        const row = (await identity.findRow({ id: actor!.id })) as UserRow
+        const row = (await identity.findRow({ id: actor!.id }))!
         return {
           id: row.id,
           username: row.username,
@@ -103,7 +103,7 @@ export function authRoutes(d: { knex: Knex; identity: Identity; secrets: Secrets
       tags: ['auth'],
       schema: { body: ChangePasswordRequest, response: { 200: SessionToken } },
       handler: async (req) => {
-        const row = (await identity.findRow({ id: req.actor!.id })) as UserRow
+        const row = (await identity.findRow({ id: req.actor!.id }))!
         if (row.source !== 'local' || !(await verifyPassword(row.password_hash, req.body.current_password))) {
           await req.auditNow({ action: 'auth.password_change', outcome: 'failure', reason: row.source !== 'local' ? 'no_local_password' : 'bad_password', userId: row.id })
           throw wrongCurrentPassword({ field: 'current_password' })

@@ -29,16 +29,13 @@ export const E = {
   userExceeds: defineError(403, 'USER_EXCEEDS_OWN_PERMISSIONS', 'core:identity.user_exceeds'),
 }
 
-/** PostgreSQL's unique_violation: two requests raced past the uniqueness check. */
-export const isUniqueViolation = (e: unknown) => (e as { code?: unknown } | null)?.code === '23505'
-
 export const iso = (d: Date | string) => new Date(d).toISOString()
 export const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d))
 
 /** Throws 422 naming `field[i]` for the first id that is not a row of `table`. */
 export async function checkRefs(trx: Knex.Transaction, table: 'roles' | 'user_groups', ids: readonly string[] | undefined, field: string): Promise<void> {
   if (!ids?.length) return
-  const found = new Set((await trx(table).whereIn('id', ids).pluck('id')) as string[])
+  const found = new Set(await trx(table).whereIn('id', ids).pluck('id'))
   const i = ids.findIndex((id) => !found.has(id))
   if (i < 0) return
   const err = table === 'roles' ? E.roleNotFound : E.groupNotFound
@@ -55,7 +52,7 @@ export function notHeld(actor: Actor, perms: Iterable<string>): string | null {
 /** Permissions each role grants. */
 export async function rolePermissions(trx: Knex.Transaction, roleIds: readonly string[]): Promise<Map<string, string[]>> {
   if (!roleIds.length) return new Map()
-  const rows = (await trx('roles').whereIn('id', roleIds).select('id', 'permissions')) as { id: string; permissions: string[] }[]
+  const rows = await trx('roles').whereIn('id', roleIds).select('id', 'permissions')
   return new Map(rows.map((r) => [r.id, r.permissions]))
 }
 
@@ -63,10 +60,7 @@ export async function rolePermissions(trx: Knex.Transaction, roleIds: readonly s
 export async function groupPermissions(trx: Knex.Transaction, groupIds: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(groupIds.map((id) => [id, []]))
   if (!groupIds.length) return out
-  const rows = (await trx('group_roles as gr').join('roles as r', 'r.id', 'gr.role_id').whereIn('gr.group_id', groupIds).select('gr.group_id', 'r.permissions')) as {
-    group_id: string
-    permissions: string[]
-  }[]
+  const rows = await trx('group_roles').join('roles', 'roles.id', 'group_roles.role_id').whereIn('group_roles.group_id', groupIds).select('group_roles.group_id', 'roles.permissions')
   for (const r of rows) out.get(r.group_id)!.push(...r.permissions)
   return out
 }
@@ -117,5 +111,5 @@ export async function assertUserManageable(trx: Knex | Knex.Transaction, actor: 
  * last two administrators run one after the other and the second sees one left.
  */
 export async function lockEnabledAdmins(trx: Knex.Transaction): Promise<string[]> {
-  return (await trx('users').where({ is_admin: true, enabled: true }).orderBy('id').forUpdate().pluck('id')) as string[]
+  return trx('users').where({ is_admin: true, enabled: true }).orderBy('id').forUpdate().pluck('id')
 }

@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import { defineError, defineRoute, isPortcullisError, PUBLIC, reply, type Logger, type MailService, type SecretsService, type SettingsService } from '../../../sdk/index.js'
 import { BackgroundQueue } from '../background.js'
-import type { Identity, UserRow } from '../service.js'
+import type { Identity } from '../service.js'
 import { setPassword } from '../passwords-set.js'
 import { publicUrl } from '../settings.js'
 import { Accepted, PasswordResetConfirm, PasswordResetRequest } from '../schemas/auth.js'
@@ -26,7 +26,7 @@ type Deps = { knex: Knex; identity: Identity; secrets: SecretsService; settings:
 
 /** The work behind a reset request, after the answer: find the account, store a token, mail it. */
 async function sendReset(d: Deps, key: string, log: Logger): Promise<void> {
-  const row = (await d.knex('users').whereRaw('lower(username) = lower(?) OR lower(email) = lower(?)', [key, key]).first()) as UserRow | undefined
+  const row = await d.knex('users').whereRaw('lower(username) = lower(?) OR lower(email) = lower(?)', [key, key]).first()
   if (!row || !row.enabled || row.source !== 'local' || !row.email) return
   const token = randomBytes(32).toString('base64url')
   await d.knex('password_resets').insert({ token_hash: sha256(token), user_id: row.id, expires_at: new Date(Date.now() + RESET_TTL_MS) })
@@ -93,12 +93,10 @@ export function passwordResetRoutes(d: Deps) {
 
         async function confirm(trx: Knex.Transaction, found: (userId: string) => void) {
           // Lock the row so two confirmations of one token cannot both win.
-          const reset = (await trx('password_resets').where({ token_hash: sha256(req.body.token) }).forUpdate().first()) as
-            | { user_id: string; expires_at: Date; used_at: Date | null; token_hash: string }
-            | undefined
+          const reset = await trx('password_resets').where({ token_hash: sha256(req.body.token) }).forUpdate().first()
           if (reset) found(reset.user_id)
           if (!reset || reset.used_at || new Date(reset.expires_at).getTime() < Date.now()) throw invalidResetToken({ field: 'token' })
-          const row = (await trx('users').where({ id: reset.user_id }).first()) as UserRow
+          const row = (await trx('users').where({ id: reset.user_id }).first())!
           if (!row.enabled || row.source !== 'local') throw invalidResetToken({ field: 'token' })
           await setPassword(trx, d.secrets, row, req.body.new_password, 'new_password')
           // This link and every other outstanding one of the user.

@@ -1,20 +1,13 @@
 /** Roles: named sets of permissions, given to users directly or through their groups. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, reply, type Actor, type Static } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, jsonText, paginate, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf } from '../../../sdk/index.js'
+import type { RolesTable } from '../../db/tables.js'
 import { RoleCreate, RoleListQuery, RoleListResponse, RoleParams, RoleResponse, RoleUpdate } from '../schemas/roles.js'
 import type { IdentityRouteDeps } from './deps.js'
-import { E, isUniqueViolation, iso, notHeld } from './guards.js'
+import { E, iso, notHeld } from './guards.js'
 
-interface Row {
-  id: string
-  name: string
-  description: string | null
-  permissions: string[]
-  user_count: number
-  group_count: number
-  created_at: Date
-  updated_at: Date
-}
+/** The row with its counts: select() adds them as raw subqueries, which knex's typing cannot see, hence load()'s cast. */
+type Row = RowOf<typeof RolesTable> & { user_count: number; group_count: number }
 
 const select = (db: Knex | Knex.Transaction) =>
   db('roles').select(
@@ -35,15 +28,7 @@ async function load(db: Knex | Knex.Transaction, id: string) {
   return row ? toRole(row) : null
 }
 
-async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
-  const q = trx('roles').whereRaw('lower(name) = lower(?)', [name])
-  if (exceptId) q.whereNot({ id: exceptId })
-  if (await q.first('id')) throw E.roleNameTaken({ field: 'name', vars: { name } })
-}
-
-const onUniqueName = (name: string) => (e: unknown) => {
-  throw isUniqueViolation(e) ? E.roleNameTaken({ field: 'name', vars: { name } }) : e
-}
+const names = uniqueColumn({ table: 'roles', taken: E.roleNameTaken })
 
 const GUARDS =
   'Anyone but an administrator may only grant permissions they hold (403 ROLE_EXCEEDS_OWN_PERMISSIONS at `permissions[i]`), and only change or delete a role that grants nothing they lack (403 ROLE_EXCEEDS_OWN_PERMISSIONS at `role_id`).'
@@ -98,11 +83,11 @@ export function roleRoutes(d: IdentityRouteDeps) {
         const b = req.body
         checkPermissions(req.actor!, b.permissions)
         const created = await identity.actors.change(req.transaction, async (trx) => {
-          await assertNameFree(trx, b.name)
-          const [{ id }] = (await trx('roles')
-            .insert({ name: b.name, description: b.description ?? null, permissions: JSON.stringify(b.permissions ?? []) })
+          await names.assertFree(trx, b.name)
+          const [{ id }] = await trx('roles')
+            .insert({ name: b.name, description: b.description ?? null, permissions: jsonText(b.permissions ?? []) })
             .returning('id')
-            .catch(onUniqueName(b.name))) as { id: string }[]
+            .catch(names.onViolation(b.name))
           const role = (await load(trx, id))!
           await req.audit({ action: 'role.create', resourceType: 'role', resourceId: id, after: role }, trx)
           return role
@@ -138,12 +123,10 @@ export function roleRoutes(d: IdentityRouteDeps) {
           const before = (await load(trx, req.params.role_id))!
           assertRoleManageable(req.actor!, before)
           checkPermissions(req.actor!, b.permissions)
-          if (b.name !== undefined) await assertNameFree(trx, b.name, before.id)
-          const cols: Record<string, unknown> = { updated_at: new Date() }
-          if (b.name !== undefined) cols.name = b.name
-          if (b.description !== undefined) cols.description = b.description
-          if (b.permissions !== undefined) cols.permissions = JSON.stringify(b.permissions)
-          await trx('roles').where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
+          const cols: UpdateOf<typeof RolesTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description']) }
+          if (b.permissions !== undefined) cols.permissions = jsonText(b.permissions)
+          await trx('roles').where({ id: before.id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           const after = (await load(trx, before.id))!
           await req.audit({ action: 'role.update', resourceType: 'role', resourceId: before.id, before, after }, trx)
           return after

@@ -1,21 +1,15 @@
 /** User groups: members get the group's roles. Membership itself is set on the user (`group_ids`). */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, referrerList, reply, type Actor, type Static } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, paginate, referrerList, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf } from '../../../sdk/index.js'
+import type { UserGroupsTable } from '../../db/tables.js'
 import {
   UserGroupCreate, UserGroupListQuery, UserGroupListResponse, UserGroupMemberListResponse, UserGroupMemberQuery, UserGroupParams, UserGroupResponse, UserGroupUpdate,
 } from '../schemas/user-groups.js'
 import type { IdentityRouteDeps } from './deps.js'
-import { assertRolesHeld, checkRefs, E, groupPermissions, isUniqueViolation, iso, notHeld } from './guards.js'
+import { assertRolesHeld, checkRefs, E, groupPermissions, iso, notHeld } from './guards.js'
 
-interface Row {
-  id: string
-  name: string
-  description: string | null
-  role_ids: string[]
-  member_count: number
-  created_at: Date
-  updated_at: Date
-}
+/** The row with its roles and member count: select() adds them as raw subqueries, which knex's typing cannot see, hence load()'s cast. */
+type Row = RowOf<typeof UserGroupsTable> & { role_ids: string[]; member_count: number }
 
 const select = (db: Knex | Knex.Transaction) =>
   db('user_groups').select(
@@ -31,15 +25,7 @@ async function load(db: Knex | Knex.Transaction, id: string) {
   return row ? toGroup(row) : null
 }
 
-async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
-  const q = trx('user_groups').whereRaw('lower(name) = lower(?)', [name])
-  if (exceptId) q.whereNot({ id: exceptId })
-  if (await q.first('id')) throw E.groupNameTaken({ field: 'name', vars: { name } })
-}
-
-const onUniqueName = (name: string) => (e: unknown) => {
-  throw isUniqueViolation(e) ? E.groupNameTaken({ field: 'name', vars: { name } }) : e
-}
+const names = uniqueColumn({ table: 'user_groups', taken: E.groupNameTaken })
 
 async function writeRoles(trx: Knex.Transaction, groupId: string, roleIds: string[] | undefined) {
   if (!roleIds) return
@@ -94,11 +80,11 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
         const created = await identity.actors.change(req.transaction, async (trx) => {
           await checkRefs(trx, 'roles', b.role_ids, 'role_ids')
           await assertRolesHeld(trx, req.actor!, b.role_ids)
-          await assertNameFree(trx, b.name)
-          const [{ id }] = (await trx('user_groups')
+          await names.assertFree(trx, b.name)
+          const [{ id }] = await trx('user_groups')
             .insert({ name: b.name, description: b.description ?? null })
             .returning('id')
-            .catch(onUniqueName(b.name))) as { id: string }[]
+            .catch(names.onViolation(b.name))
           await writeRoles(trx, id, b.role_ids)
           const group = (await load(trx, id))!
           await req.audit({ action: 'user_group.create', resourceType: 'user_group', resourceId: id, after: group }, trx)
@@ -136,11 +122,9 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
           await assertGroupManageable(trx, req.actor!, before.id)
           await checkRefs(trx, 'roles', b.role_ids, 'role_ids')
           await assertRolesHeld(trx, req.actor!, b.role_ids)
-          if (b.name !== undefined) await assertNameFree(trx, b.name, before.id)
-          const cols: Record<string, unknown> = { updated_at: new Date() }
-          if (b.name !== undefined) cols.name = b.name
-          if (b.description !== undefined) cols.description = b.description
-          await trx('user_groups').where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
+          const cols: UpdateOf<typeof UserGroupsTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description']) }
+          await trx('user_groups').where({ id: before.id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           if (b.name !== undefined && b.name !== before.name) await identity.ownedReferences.user_group.renamed([before.id], trx)
           await writeRoles(trx, before.id, b.role_ids)
           const after = (await load(trx, before.id))!
@@ -184,12 +168,10 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
         return paginate(query, {
           base: () =>
             knex('users')
-              .join('user_group_members as m', 'm.user_id', 'users.id')
-              .where('m.group_id', params.group_id)
+              .join('user_group_members', 'user_group_members.user_id', 'users.id')
+              .where('user_group_members.group_id', params.group_id)
               .select('users.id', 'users.username', 'users.display_name', 'users.enabled', 'users.source'),
-          filter: (qb) => {
-            if (query.enabled !== undefined) qb.where('users.enabled', query.enabled)
-          },
+          equals: { enabled: 'users.enabled' },
           searchColumns: ['users.username', 'users.display_name'],
           sortColumns: { username: 'users.username', display_name: 'users.display_name' },
           defaultSort: 'username',

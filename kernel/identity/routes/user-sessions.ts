@@ -21,7 +21,7 @@ export function userSessionRoutes(d: IdentityRouteDeps) {
       schema: { params: UserParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
         await d.identity.actors.change(req.transaction, async (trx) => {
-          const target = (await trx('users').where({ id: req.params.user_id }).forUpdate().first('id', 'username', 'is_admin')) as { id: string; username: string; is_admin: boolean } | undefined
+          const target = await trx('users').where({ id: req.params.user_id }).forUpdate().first('id', 'username', 'is_admin')
           if (!target) throw CommonErrors.notFound({ field: 'user_id' })
           await assertUserManageable(trx, req.actor!, target)
           await trx('users').where({ id: target.id }).update({ sessions_valid_after: new Date() })

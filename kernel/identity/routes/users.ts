@@ -1,31 +1,23 @@
 /** Users: the accounts of the management API and, with network_login, of the TACACS+/RADIUS daemons. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, referrerList, reply, type Actor, type Static } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, paginate, referrerList, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf } from '../../../sdk/index.js'
+import type { UsersTable } from '../../db/tables.js'
 import { passwordColumns } from '../passwords-set.js'
 import { withoutCleartext } from '../verifiers.js'
 import { UserCreate, UserListQuery, UserListResponse, UserParams, UserResponse, UserUpdate } from '../schemas/users.js'
 import type { IdentityRouteDeps } from './deps.js'
-import { assertGroupsHeld, assertRolesHeld, assertUserManageable, checkRefs, E, isUniqueViolation, iso, isoOrNull, lockEnabledAdmins } from './guards.js'
+import { assertGroupsHeld, assertRolesHeld, assertUserManageable, checkRefs, E, iso, isoOrNull, lockEnabledAdmins } from './guards.js'
 
-/** The row as read for the API: flags instead of the hash and the sealed verifiers, which never leave the database here. */
-interface Row {
-  id: string
-  username: string
-  display_name: string | null
-  email: string | null
-  enabled: boolean
-  source: 'local' | 'directory'
-  is_admin: boolean
-  network_login: boolean
-  network_verifiers_set: boolean
-  chap_enabled: boolean
-  must_change_password: boolean
+/**
+ * The row as read for the API: flags instead of the hash and the sealed verifiers, which never leave the
+ * database here. select() computes the flags and lists in raw expressions, which knex's typing cannot see,
+ * hence load()'s cast.
+ */
+type Row = Omit<RowOf<typeof UsersTable>, 'password_hash' | 'network_verifiers' | 'sessions_valid_after'> & {
   password_set: boolean
-  password_changed_at: Date | null
+  network_verifiers_set: boolean
   group_ids: string[]
   role_ids: string[]
-  created_at: Date
-  updated_at: Date
 }
 
 const select = (db: Knex | Knex.Transaction) =>
@@ -68,16 +60,7 @@ async function writeLinks(trx: Knex.Transaction, userId: string, b: { group_ids?
   }
 }
 
-async function assertUsernameFree(trx: Knex.Transaction, username: string, exceptId?: string) {
-  const q = trx('users').whereRaw('lower(username) = lower(?)', [username])
-  if (exceptId) q.whereNot({ id: exceptId })
-  if (await q.first('id')) throw E.usernameTaken({ field: 'username', vars: { username } })
-}
-
-/** The unique index is the last word when two requests race past the check. */
-const onUniqueUsername = (username: string) => (e: unknown) => {
-  throw isUniqueViolation(e) ? E.usernameTaken({ field: 'username', vars: { username } }) : e
-}
+const usernames = uniqueColumn({ table: 'users', column: 'username', taken: E.usernameTaken })
 
 const GUARDS =
   'Only an administrator may set `is_admin` or act on an administrator (403 ADMIN_REQUIRED). Anyone else may only give roles and groups whose permissions they hold (403 ROLE_EXCEEDS_OWN_PERMISSIONS at `role_ids[i]`, GROUP_EXCEEDS_OWN_PERMISSIONS at `group_ids[i]`), and only act on users who hold nothing they lack (403 USER_EXCEEDS_OWN_PERMISSIONS).'
@@ -96,10 +79,8 @@ export function userRoutes(d: IdentityRouteDeps) {
       handler: async ({ query }) =>
         paginate(query, {
           base: () => select(knex),
+          equals: { enabled: 'users.enabled', source: 'users.source', is_admin: 'users.is_admin' },
           filter: (qb) => {
-            if (query.enabled !== undefined) qb.where('users.enabled', query.enabled)
-            if (query.source) qb.where('users.source', query.source)
-            if (query.is_admin !== undefined) qb.where('users.is_admin', query.is_admin)
             if (query.group_id) qb.whereExists((s) => s.select(1).from('user_group_members as fm').whereRaw('fm.user_id = users.id').where('fm.group_id', query.group_id!))
             if (query.role_id) {
               qb.whereRaw(
@@ -135,9 +116,9 @@ export function userRoutes(d: IdentityRouteDeps) {
         const chap = b.chap_enabled ?? false
         const created = await identity.actors.change(req.transaction, async (trx) => {
           await checkLinks(trx, actor, b)
-          await assertUsernameFree(trx, b.username)
+          await usernames.assertFree(trx, b.username)
           const pw = b.password !== undefined ? await passwordColumns(d.secrets, b.username, b.password, 'password', networkLogin, chap) : {}
-          const [{ id }] = (await trx('users')
+          const [{ id }] = await trx('users')
             .insert({
               username: b.username,
               display_name: b.display_name ?? null,
@@ -151,7 +132,7 @@ export function userRoutes(d: IdentityRouteDeps) {
               ...pw,
             })
             .returning('id')
-            .catch(onUniqueUsername(b.username))) as { id: string }[]
+            .catch(usernames.onViolation(b.username))
           await writeLinks(trx, id, b)
           const user = (await load(trx, id))!
           await req.audit({ action: 'user.create', resourceType: 'user', resourceId: id, after: user }, trx)
@@ -194,7 +175,7 @@ export function userRoutes(d: IdentityRouteDeps) {
           if (b.password !== undefined && source === 'directory') throw E.passwordNotAllowed({ field: 'password' })
           await checkLinks(trx, actor, b)
           const username = b.username ?? before.username
-          if (b.username !== undefined) await assertUsernameFree(trx, b.username, before.id)
+          if (b.username !== undefined) await usernames.assertFree(trx, b.username, before.id)
           const enabled = b.enabled ?? before.enabled
           const isAdmin = b.is_admin ?? before.is_admin
           if (before.is_admin && before.enabled && (!enabled || !isAdmin) && admins.length <= 1) {
@@ -203,22 +184,22 @@ export function userRoutes(d: IdentityRouteDeps) {
           const networkLogin = b.network_login ?? before.network_login
           const chap = b.chap_enabled ?? before.chap_enabled
           const now = new Date()
-          const cols: Record<string, unknown> = { updated_at: now }
-          for (const k of ['username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password'] as const) {
-            if (b[k] !== undefined) cols[k] = b[k]
+          const cols: UpdateOf<typeof UsersTable> = {
+            updated_at: now,
+            ...givenFields(b, ['username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password']),
           }
           if (b.password !== undefined) {
             Object.assign(cols, await passwordColumns(d.secrets, username, b.password, 'password', networkLogin, chap), { sessions_valid_after: now })
           } else if (!chap && before.chap_enabled) {
             // CHAP turned off: the kept cleartext goes now, the other verifiers stay.
-            const row = (await trx('users').where({ id: before.id }).first('network_verifiers')) as { network_verifiers: string | null }
+            const row = (await trx('users').where({ id: before.id }).first('network_verifiers'))!
             cols.network_verifiers = withoutCleartext(d.secrets, row.network_verifiers)
           }
           // Verifiers exist only while network login is on: a stale set must not come back when it is switched on again.
           if (!networkLogin) cols.network_verifiers = null
           if (source === 'directory' && before.source !== 'directory') Object.assign(cols, { password_hash: null, network_verifiers: null, password_changed_at: null })
           if (before.enabled && !enabled) cols.sessions_valid_after = now
-          await trx('users').where({ id: before.id }).update(cols).catch(onUniqueUsername(username))
+          await trx('users').where({ id: before.id }).update(cols).catch(usernames.onViolation(username))
           if (username !== before.username) await identity.ownedReferences.user.renamed([before.id], trx)
           await writeLinks(trx, before.id, b)
           const after = (await load(trx, before.id))!
