@@ -14,6 +14,7 @@ import { radiusPermissions } from './permissions.js'
 import { radiusRoutes } from './routes/index.js'
 import { radiusConfigPreviewRoutes } from './routes/config-preview.js'
 import { createRadiusService } from './services/profiles.js'
+import { radiusTables } from './tables.js'
 import { createFreeradiusRenderer } from './renderers/config.js'
 import { freeradiusDeps, freeradiusOptionRefs, freeradiusOptions, freeradiusSettingRefs, freeradiusSettings } from './renderers/settings.js'
 
@@ -31,6 +32,7 @@ export default definePlugin({
   serverOptions: freeradiusOptions,
   permissions: radiusPermissions,
   migrations: new URL('./migrations/', import.meta.url),
+  tables: radiusTables,
   locales: { en, ru },
   cli: [radiusProbeCommand],
   deps: { database: coreServices.database, deploys: coreServices.deploys, ...freeradiusDeps },

@@ -14,7 +14,3 @@ export const TacacsErrors = {
 
 /** 422 REGEX_INVALID, its detail saying what the pattern breaks. */
 export const regexInvalid = (problem: RegexProblem, field: string) => new PortcullisError(422, 'REGEX_INVALID', `tacacs:errors.regex.${problem}`, { field })
-
-/** PostgreSQL's unique_violation: two requests raced past the uniqueness check. */
-export const isUniqueViolation = (e: unknown) => (e as { code?: unknown } | null)?.code === '23505'
-/** PostgreSQL's foreign_key_violation. */

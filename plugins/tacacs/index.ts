@@ -13,6 +13,7 @@ import ru from './locales/ru.js'
 import { tacacsPermissions } from './permissions.js'
 import { tacacsRoutes } from './routes/index.js'
 import { createTacacsService } from './services/tacacs-service.js'
+import { tacacsTables } from './tables.js'
 import { createTacPlusNgRenderer, TAC_PLUS_NG_CONFIG_FILE } from './renderers/config.js'
 import { tacPlusNgDeps, tacPlusNgOptionRefs, tacPlusNgOptions, tacPlusNgSettingRefs, tacPlusNgSettings } from './renderers/settings.js'
 
@@ -28,6 +29,7 @@ export default definePlugin({
   settings: tacPlusNgSettings,
   serverOptions: tacPlusNgOptions,
   migrations: new URL('./migrations/', import.meta.url),
+  tables: tacacsTables,
   locales: { en, ru },
   cli: [tacacsProbeCommand],
   deps: { database: coreServices.database, ...tacPlusNgDeps },

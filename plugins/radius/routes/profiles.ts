@@ -1,6 +1,6 @@
 /** RADIUS profiles: named, ordered lists of reply attributes that AAA policy rules hand to devices. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, reply, type OwnedReferenceTarget } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, jsonText, paginate, reply, uniqueColumn, type OwnedReferenceTarget, type UpdateOf } from '../../../sdk/index.js'
 import type { RadiusAttribute } from '../api.js'
 import { attributeError, RadiusErrors } from '../errors.js'
 import { RADIUS_READ, RADIUS_WRITE } from '../permissions.js'
@@ -14,19 +14,10 @@ import {
 } from '../schemas/profiles.js'
 import { loadProfile, PROFILES, toProfile } from '../services/profiles.js'
 import { attributesProblem } from '../services/values.js'
+import type { ProfileTable } from '../tables.js'
 
-/** PostgreSQL's unique_violation: two requests raced past the name check. */
-const isUniqueViolation = (e: unknown) => (e as { code?: unknown } | null)?.code === '23505'
-
-const onUniqueName = (name: string) => (e: unknown) => {
-  throw isUniqueViolation(e) ? RadiusErrors.profileNameTaken({ field: 'name', vars: { name } }) : e
-}
-
-async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
-  const q = trx(PROFILES).whereRaw('lower(name) = lower(?)', [name])
-  if (exceptId) q.whereNot({ id: exceptId })
-  if (await q.first('id')) throw RadiusErrors.profileNameTaken({ field: 'name', vars: { name } })
-}
+/** Case-insensitive; the unique index is the last word when two requests race past the check. */
+const names = uniqueColumn({ table: PROFILES, taken: RadiusErrors.profileNameTaken })
 
 /** Checked before any transaction opens: a bad list costs no database work. */
 function checkAttributes(list: readonly RadiusAttribute[] | undefined) {
@@ -35,7 +26,7 @@ function checkAttributes(list: readonly RadiusAttribute[] | undefined) {
 }
 
 /** Only `name` and `value`, in the order given: the stored JSON is exactly what the API shows. */
-const attributesJson = (list: readonly RadiusAttribute[]) => JSON.stringify(list.map((a) => ({ name: a.name, value: a.value })))
+const attributesJson = (list: readonly RadiusAttribute[]) => jsonText(list.map((a) => ({ name: a.name, value: a.value })))
 
 const VALUE_RULES =
   'Each attribute must be in the dictionary (GET /api/v1/radius/dictionary; else 422 RADIUS_ATTRIBUTE_UNKNOWN at `attributes[i].name`), have a value of its type (else 422 RADIUS_ATTRIBUTE_VALUE_INVALID at `attributes[i].value`), and appear once unless repeatable (else 422 RADIUS_ATTRIBUTE_REPEATED at `attributes[i].name`). A name taken (case-insensitively) answers 409 PROFILE_NAME_TAKEN.'
@@ -74,11 +65,11 @@ export function profileRoutes(knex: Knex, refs: OwnedReferenceTarget) {
         const b = req.body
         checkAttributes(b.attributes)
         return req.transaction(async (trx) => {
-          await assertNameFree(trx, b.name)
-          const [{ id }] = (await trx(PROFILES)
+          await names.assertFree(trx, b.name)
+          const [{ id }] = await trx(PROFILES)
             .insert({ name: b.name, description: b.description ?? null, attributes: attributesJson(b.attributes ?? []) })
             .returning('id')
-            .catch(onUniqueName(b.name))) as { id: string }[]
+            .catch(names.onViolation(b.name))
           const created = (await loadProfile(trx, id))!
           await req.audit({ action: 'radius_profile.create', resourceType: 'radius_profile', resourceId: id, after: created }, trx)
           return created
@@ -113,12 +104,10 @@ export function profileRoutes(knex: Knex, refs: OwnedReferenceTarget) {
           // The row lock orders concurrent changes, so each audit `before` is what the change replaced.
           if (!(await trx(PROFILES).where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
           const before = (await loadProfile(trx, req.params.profile_id))!
-          if (b.name !== undefined) await assertNameFree(trx, b.name, before.id)
-          const cols: Record<string, unknown> = { updated_at: new Date() }
-          if (b.name !== undefined) cols.name = b.name
-          if (b.description !== undefined) cols.description = b.description
+          if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
+          const cols: UpdateOf<typeof ProfileTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description']) }
           if (b.attributes !== undefined) cols.attributes = attributesJson(b.attributes)
-          await trx(PROFILES).where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          await trx(PROFILES).where({ id: before.id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           if (b.name !== undefined && b.name !== before.name) await refs.renamed([before.id], trx)
           const after = (await loadProfile(trx, before.id))!
           await req.audit({ action: 'radius_profile.update', resourceType: 'radius_profile', resourceId: before.id, before, after }, trx)

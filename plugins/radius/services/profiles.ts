@@ -1,20 +1,14 @@
 /** Reading RADIUS profiles: the one row shape, shared by the routes and the service other plugins use. */
 import type { Knex } from 'knex'
-import { defineReferenceTarget, type OwnedReferenceTarget } from '../../../sdk/index.js'
-import type { RadiusAttribute, RadiusPolicySource, RadiusProfile, RadiusService } from '../api.js'
+import { defineReferenceTarget, type OwnedReferenceTarget, type RowOf } from '../../../sdk/index.js'
+import type { RadiusPolicySource, RadiusProfile, RadiusService } from '../api.js'
+import type { ProfileTable } from '../tables.js'
 
 type Db = Knex | Knex.Transaction
 
 export const PROFILES = 'radius_profiles'
 
-export interface ProfileRow {
-  id: string
-  name: string
-  description: string | null
-  attributes: RadiusAttribute[]
-  created_at: Date | string
-  updated_at: Date | string
-}
+type ProfileRow = RowOf<typeof ProfileTable>
 
 const iso = (d: Date | string) => new Date(d).toISOString()
 
@@ -33,7 +27,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export async function loadProfile(db: Db, id: string): Promise<RadiusProfile | null> {
   // A string that is not a UUID names no profile; asking PostgreSQL would fail the whole transaction.
   if (!UUID.test(id)) return null
-  const row = (await db(PROFILES).where({ id }).first()) as ProfileRow | undefined
+  const row = await db(PROFILES).where({ id }).first()
   return row ? toProfile(row) : null
 }
 
@@ -63,7 +57,7 @@ export function createRadiusService(knex: Knex): RadiusServiceInternal {
     getProfile: (id, db = knex) => loadProfile(db, id),
     // Name, then id: a stable order, so rendered files come out the same from run to run.
     async listProfiles(db = knex) {
-      return ((await db(PROFILES).orderBy('name').orderBy('id')) as ProfileRow[]).map(toProfile)
+      return (await db(PROFILES).orderBy('name').orderBy('id')).map(toProfile)
     },
   }
 }

@@ -1,8 +1,6 @@
 /** /tacacs/command-sets: CRUD of command sets, their commands nested and replaced whole. */
-import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, reply } from '../../../sdk/index.js'
-import { isUniqueViolation, TacacsErrors } from '../errors.js'
-import { isReferenceViolation } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, isReferenceViolation, jsonText, paginate, reply, uniqueColumn, type RowOf, type UpdateOf } from '../../../sdk/index.js'
+import { TacacsErrors } from '../errors.js'
 import { TACACS_READ, TACACS_WRITE } from '../permissions.js'
 import {
   CommandSetCreate,
@@ -14,32 +12,19 @@ import {
 } from '../schemas/command-sets.js'
 import { getCommandSet, iso, prepareCommands } from '../services/command-set-store.js'
 import { profilesUsingSet } from '../services/references.js'
+import type { CommandSetTable } from '../tables.js'
 import type { TacacsRouteDeps } from './deps.js'
 
-interface ListRow {
-  id: string
-  name: string
-  description: string | null
-  command_count: number
-  created_at: Date
-  updated_at: Date
-}
+/** A list item's columns: all but the commands. */
+type ListRow = Omit<RowOf<typeof CommandSetTable>, 'commands'>
 
-async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
-  const q = trx('tacacs_command_sets').whereRaw('lower(name) = lower(?)', [name])
-  if (exceptId) q.whereNot({ id: exceptId })
-  if (await q.first('id')) throw TacacsErrors.commandSetNameTaken({ field: 'name', vars: { name } })
-}
-
-/** The unique index is the last word when two requests race past the check. */
-const onUniqueName = (name: string) => (e: unknown) => {
-  throw isUniqueViolation(e) ? TacacsErrors.commandSetNameTaken({ field: 'name', vars: { name } }) : e
-}
+/** Case-insensitive; the unique index is the last word when two requests race past the check. */
+const names = uniqueColumn({ table: 'tacacs_command_sets', taken: TacacsErrors.commandSetNameTaken })
 
 /** 409 COMMAND_SET_IN_USE naming (up to 20 of) the profiles. */
 function inUse(profiles: { name: string }[]) {
-  const names = profiles.slice(0, 20).map((p) => `"${p.name}"`).join(', ') + (profiles.length > 20 ? ', …' : '')
-  return TacacsErrors.commandSetInUse({ field: 'command_set_id', vars: { count: profiles.length, profiles: names } })
+  const listed = profiles.slice(0, 20).map((p) => `"${p.name}"`).join(', ') + (profiles.length > 20 ? ', …' : '')
+  return TacacsErrors.commandSetInUse({ field: 'command_set_id', vars: { count: profiles.length, profiles: listed } })
 }
 
 /** The same, when the foreign key caught a profile that took the set after the check (the transaction is aborted: no names). */
@@ -80,11 +65,11 @@ export function commandSetRoutes(d: TacacsRouteDeps) {
         const b = req.body
         const commands = prepareCommands(b.commands ?? [])
         return req.transaction(async (trx) => {
-          await assertNameFree(trx, b.name)
-          const [{ id }] = (await trx('tacacs_command_sets')
-            .insert({ name: b.name, description: b.description ?? null, commands: JSON.stringify(commands), command_count: commands.length })
+          await names.assertFree(trx, b.name)
+          const [{ id }] = await trx('tacacs_command_sets')
+            .insert({ name: b.name, description: b.description ?? null, commands: jsonText(commands), command_count: commands.length })
             .returning('id')
-            .catch(onUniqueName(b.name))) as { id: string }[]
+            .catch(names.onViolation(b.name))
           const created = (await getCommandSet(trx, id))!
           await req.audit({ action: 'tacacs.command_set.create', resourceType: 'tacacs_command_set', resourceId: id, after: created }, trx)
           return created
@@ -120,12 +105,13 @@ export function commandSetRoutes(d: TacacsRouteDeps) {
         return req.transaction(async (trx) => {
           if (!(await trx('tacacs_command_sets').where({ id: req.params.command_set_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'command_set_id' })
           const before = (await getCommandSet(trx, req.params.command_set_id))!
-          if (b.name !== undefined) await assertNameFree(trx, b.name, before.id)
-          const cols: Record<string, unknown> = { updated_at: new Date() }
-          if (b.name !== undefined) cols.name = b.name
-          if (b.description !== undefined) cols.description = b.description
-          if (commands) Object.assign(cols, { commands: JSON.stringify(commands), command_count: commands.length })
-          await trx('tacacs_command_sets').where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
+          const cols: UpdateOf<typeof CommandSetTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description']) }
+          if (commands) {
+            cols.commands = jsonText(commands)
+            cols.command_count = commands.length
+          }
+          await trx('tacacs_command_sets').where({ id: before.id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           const after = (await getCommandSet(trx, before.id))!
           await req.audit({ action: 'tacacs.command_set.update', resourceType: 'tacacs_command_set', resourceId: before.id, before, after }, trx)
           return after

@@ -1,12 +1,12 @@
 /** /tacacs/profiles: CRUD of TACACS+ profiles (privilege level, shell attributes, ordered command sets) and their references. */
-import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, PortcullisError, reply } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, jsonText, paginate, PortcullisError, reply, uniqueColumn, type UpdateOf } from '../../../sdk/index.js'
 import type { ShellAttribute } from '../api.js'
-import { isUniqueViolation, TacacsErrors } from '../errors.js'
+import { TacacsErrors } from '../errors.js'
 import { TACACS_READ, TACACS_WRITE } from '../permissions.js'
 import { ReferenceReport } from '../schemas/common.js'
 import { TacacsProfileCreate, TacacsProfileListQuery, TacacsProfilePage, TacacsProfileParams, TacacsProfileResponse, TacacsProfileUpdate } from '../schemas/profiles.js'
 import { checkCommandSetIds, getProfile, selectProfiles, toProfile, writeProfileSets } from '../services/profile-store.js'
+import type { ProfileTable } from '../tables.js'
 import type { TacacsRouteDeps } from './deps.js'
 
 /** Attributes of the request itself, which a profile cannot set. */
@@ -28,15 +28,8 @@ function lowerIds(ids: string[] | undefined): string[] | undefined {
   return out
 }
 
-async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
-  const q = trx('tacacs_profiles').whereRaw('lower(name) = lower(?)', [name])
-  if (exceptId) q.whereNot({ id: exceptId })
-  if (await q.first('id')) throw TacacsErrors.profileNameTaken({ field: 'name', vars: { name } })
-}
-
-const onUniqueName = (name: string) => (e: unknown) => {
-  throw isUniqueViolation(e) ? TacacsErrors.profileNameTaken({ field: 'name', vars: { name } }) : e
-}
+/** Case-insensitive; the unique index is the last word when two requests race past the check. */
+const names = uniqueColumn({ table: 'tacacs_profiles', taken: TacacsErrors.profileNameTaken })
 
 const REFS = 'Every id in `command_set_ids` must name a command set (422 REFERENCE_NOT_FOUND at `command_set_ids[i]`); a name taken (case-insensitively) answers 409 TACACS_PROFILE_NAME_TAKEN.'
 
@@ -75,18 +68,18 @@ export function profileRoutes(d: TacacsRouteDeps) {
         checkShellAttributes(b.shell_attributes)
         const setIds = lowerIds(b.command_set_ids) ?? []
         return req.transaction(async (trx) => {
-          await assertNameFree(trx, b.name)
+          await names.assertFree(trx, b.name)
           await checkCommandSetIds(trx, setIds)
-          const [{ id }] = (await trx('tacacs_profiles')
+          const [{ id }] = await trx('tacacs_profiles')
             .insert({
               name: b.name,
               description: b.description ?? null,
               privilege_level: b.privilege_level ?? 1,
-              shell_attributes: JSON.stringify(b.shell_attributes ?? []),
+              shell_attributes: jsonText(b.shell_attributes ?? []),
               default_action: b.default_action ?? 'deny',
             })
             .returning('id')
-            .catch(onUniqueName(b.name))) as { id: string }[]
+            .catch(names.onViolation(b.name))
           await writeProfileSets(trx, id, setIds)
           const created = (await getProfile(trx, id))!
           await req.audit({ action: 'tacacs.profile.create', resourceType: 'tacacs_profile', resourceId: id, after: created }, trx)
@@ -122,12 +115,11 @@ export function profileRoutes(d: TacacsRouteDeps) {
         return req.transaction(async (trx) => {
           if (!(await trx('tacacs_profiles').where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
           const before = (await getProfile(trx, req.params.profile_id))!
-          if (b.name !== undefined) await assertNameFree(trx, b.name, before.id)
+          if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
           if (setIds) await checkCommandSetIds(trx, setIds)
-          const cols: Record<string, unknown> = { updated_at: new Date() }
-          for (const k of ['name', 'description', 'privilege_level', 'default_action'] as const) if (b[k] !== undefined) cols[k] = b[k]
-          if (b.shell_attributes !== undefined) cols.shell_attributes = JSON.stringify(b.shell_attributes)
-          await trx('tacacs_profiles').where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          const cols: UpdateOf<typeof ProfileTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'privilege_level', 'default_action']) }
+          if (b.shell_attributes !== undefined) cols.shell_attributes = jsonText(b.shell_attributes)
+          await trx('tacacs_profiles').where({ id: before.id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           if (b.name !== undefined && b.name !== before.name) await service.references.tacacs_profile.renamed([before.id], trx)
           if (setIds) await writeProfileSets(trx, before.id, setIds)
           const after = (await getProfile(trx, before.id))!

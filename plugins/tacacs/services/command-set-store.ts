@@ -1,21 +1,15 @@
 /** Reading and checking command sets; the routes write them, the service and renderers read them. */
 import type { Knex } from 'knex'
+import type { RowOf } from '../../../sdk/index.js'
 import type { Command, CommandSet } from '../api.js'
 import { regexInvalid } from '../errors.js'
 import type { CommandInput } from '../schemas/command-sets.js'
+import type { CommandSetTable } from '../tables.js'
 import { checkArgumentRegex } from './regex-rules.js'
 
 type Db = Knex | Knex.Transaction
 
-export interface CommandSetRow {
-  id: string
-  name: string
-  description: string | null
-  commands: Command[]
-  command_count: number
-  created_at: Date
-  updated_at: Date
-}
+type CommandSetRow = RowOf<typeof CommandSetTable>
 
 export const iso = (d: Date | string) => new Date(d).toISOString()
 
@@ -29,19 +23,19 @@ export const toCommandSet = (r: CommandSetRow): CommandSet => ({
 })
 
 export async function getCommandSet(db: Db, id: string): Promise<CommandSet | null> {
-  const row = (await db('tacacs_command_sets').where({ id }).first()) as CommandSetRow | undefined
+  const row = await db('tacacs_command_sets').where({ id }).first()
   return row ? toCommandSet(row) : null
 }
 
 /** Every command set, by name. */
 export async function listCommandSets(db: Db): Promise<CommandSet[]> {
-  return ((await db('tacacs_command_sets').orderBy([{ column: 'name' }, { column: 'id' }])) as CommandSetRow[]).map(toCommandSet)
+  return (await db('tacacs_command_sets').orderBy([{ column: 'name' }, { column: 'id' }])).map(toCommandSet)
 }
 
 /** The sets with these ids, in the order of `ids`; ids naming no set are left out. */
 export async function commandSetsByIds(db: Db, ids: readonly string[]): Promise<CommandSet[]> {
   if (!ids.length) return []
-  const rows = (await db('tacacs_command_sets').whereIn('id', ids)) as CommandSetRow[]
+  const rows = await db('tacacs_command_sets').whereIn('id', ids)
   const byId = new Map(rows.map((r) => [r.id, toCommandSet(r)]))
   return ids.flatMap((id) => byId.get(id) ?? [])
 }

@@ -1,17 +1,22 @@
 /** Reading TACACS+ profiles with their ordered command sets, and checking what a write refers to. */
 import type { Knex } from 'knex'
+import type { RowOf } from '../../../sdk/index.js'
 import type { TacacsProfile } from '../api.js'
 import { TacacsErrors } from '../errors.js'
+import type { ProfileTable } from '../tables.js'
 import { iso } from './command-set-store.js'
 
 type Db = Knex | Knex.Transaction
 
-interface ProfileRow extends Omit<TacacsProfile, 'created_at' | 'updated_at'> {
-  created_at: Date
-  updated_at: Date
-}
+/** A profile's row with its command set ids in order (a subquery, see selectProfiles). */
+type ProfileRow = RowOf<typeof ProfileTable> & { command_set_ids: string[] }
 
-export const selectProfiles = (db: Db) =>
+/**
+ * Every column of the profiles and their ordered command set ids. The ids come
+ * from a raw subquery, which knex's typing cannot see into: the row type is
+ * stated here, once.
+ */
+export const selectProfiles = (db: Db): Knex.QueryBuilder<Knex.TableType<'tacacs_profiles'>, ProfileRow[]> =>
   db('tacacs_profiles').select(
     'tacacs_profiles.id',
     'tacacs_profiles.name',
@@ -39,13 +44,13 @@ export const toProfile = (r: ProfileRow): TacacsProfile => ({
 })
 
 export async function getProfile(db: Db, id: string): Promise<TacacsProfile | null> {
-  const row = (await selectProfiles(db).where('tacacs_profiles.id', id).first()) as ProfileRow | undefined
+  const row = await selectProfiles(db).where('tacacs_profiles.id', id).first()
   return row ? toProfile(row) : null
 }
 
 /** Every profile, by name. */
 export async function listProfiles(db: Db): Promise<TacacsProfile[]> {
-  return ((await selectProfiles(db).orderBy([{ column: 'tacacs_profiles.name' }, { column: 'tacacs_profiles.id' }])) as ProfileRow[]).map(toProfile)
+  return (await selectProfiles(db).orderBy([{ column: 'tacacs_profiles.name' }, { column: 'tacacs_profiles.id' }])).map(toProfile)
 }
 
 /**
@@ -55,7 +60,7 @@ export async function listProfiles(db: Db): Promise<TacacsProfile[]> {
  */
 export async function checkCommandSetIds(trx: Knex.Transaction, ids: readonly string[]): Promise<void> {
   if (!ids.length) return
-  const found = new Set(((await trx('tacacs_command_sets').whereIn('id', ids).forKeyShare().pluck('id')) as string[]).map((id) => id.toLowerCase()))
+  const found = new Set((await trx('tacacs_command_sets').whereIn('id', ids).forKeyShare().pluck('id')).map((id) => id.toLowerCase()))
   const i = ids.findIndex((id) => !found.has(id.toLowerCase()))
   if (i >= 0) throw TacacsErrors.commandSetNotFound({ field: `command_set_ids[${i}]`, vars: { id: ids[i] } })
 }

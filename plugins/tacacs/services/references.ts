@@ -25,21 +25,18 @@ export interface ReferenceReport {
   auto_clearing: Reference[]
 }
 
-/** The profiles using a command set, by name. */
+/** The profiles using a command set, by name (a profile holds a set once: the pair is unique). */
 export async function profilesUsingSet(db: Db, commandSetId: string): Promise<Reference[]> {
-  const rows = (await db('tacacs_profile_command_sets as pcs')
-    .join('tacacs_profiles as p', 'p.id', 'pcs.profile_id')
-    .where('pcs.command_set_id', commandSetId)
-    .orderBy([{ column: 'p.name' }, { column: 'p.id' }])
-    .select('p.id', 'p.name')) as { id: string; name: string }[]
+  const rows = await db('tacacs_profiles')
+    .whereIn('id', db('tacacs_profile_command_sets').where({ command_set_id: commandSetId }).select('profile_id'))
+    .orderBy([{ column: 'name' }, { column: 'id' }])
+    .select('id', 'name')
   return rows.map((r) => ({ type: 'tacacs_profile', id: r.id, name: r.name }))
 }
 
 /** Blocking references per command set id (ids naming no set count 0). */
 export async function profileCountsBySet(db: Db, ids: readonly string[]): Promise<Map<string, number>> {
-  const rows = (await db('tacacs_profile_command_sets')
-    .whereIn('command_set_id', ids)
-    .groupBy('command_set_id')
-    .select('command_set_id', db.raw('count(*)::int AS n'))) as { command_set_id: string; n: number }[]
-  return new Map(rows.map((r) => [r.command_set_id.toLowerCase(), r.n]))
+  const rows = await db('tacacs_profile_command_sets').whereIn('command_set_id', ids).groupBy('command_set_id').select('command_set_id').count({ n: '*' })
+  // count(*) is an int8: Number() whatever form the engine gives it in.
+  return new Map(rows.map((r) => [r.command_set_id.toLowerCase(), Number(r.n)]))
 }
