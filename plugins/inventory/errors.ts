@@ -20,11 +20,3 @@ export const InventoryErrors = {
   /** Another plugin's record (a policy rule) still points at the group. */
   groupReferenced: defineError(409, 'GROUP_IN_USE', 'inventory:errors.group_referenced'),
 } as const
-
-/** PostgreSQL's unique_violation (two requests raced past a check), with the index that caught it. */
-export const uniqueViolation = (e: unknown): string | null => {
-  const err = e as { code?: unknown; constraint?: unknown } | null
-  return err?.code === '23505' ? String(err.constraint ?? '') : null
-}
-
-/** PostgreSQL's foreign_key_violation: another table still references the row. */

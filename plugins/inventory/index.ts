@@ -12,6 +12,7 @@ import ru from './locales/ru.js'
 import { inventoryPermissions } from './permissions.js'
 import { inventoryRoutes } from './routes/index.js'
 import { createInventoryService } from './services/inventory.js'
+import { inventoryTables } from './tables.js'
 
 export * from './api.js'
 
@@ -22,6 +23,7 @@ export default definePlugin({
   description: 'Network devices (address or prefix, TACACS+ key, RADIUS secret) and nested device groups.',
   permissions: inventoryPermissions,
   migrations: new URL('./migrations/', import.meta.url),
+  tables: inventoryTables,
   locales: { en, ru },
   deps: { database: coreServices.database, secrets: coreServices.secrets },
   init({ database, secrets }) {

@@ -3,9 +3,8 @@
  * belongs to every ancestor, so a policy written for a region covers its sites.
  */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, referrerList, reply } from '../../../sdk/index.js'
-import { InventoryErrors as E, uniqueViolation } from '../errors.js'
-import { isReferenceViolation } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, isReferenceViolation, paginate, referrerList, reply, uniqueColumn, uniqueViolation } from '../../../sdk/index.js'
+import { InventoryErrors as E } from '../errors.js'
 import { INVENTORY_READ, INVENTORY_WRITE } from '../permissions.js'
 import { groupAncestry, lockTree, MAX_GROUP_DEPTH, subtreeHeight } from '../services/hierarchy.js'
 import { GROUPS, loadGroup, loadGroupWithCounts, selectGroupsWithCounts, toGroupWithCounts } from '../services/rows.js'
@@ -15,11 +14,8 @@ import {
 import type { InventoryRouteDeps } from './deps.js'
 import { assertGroupExists } from './device-writes.js'
 
-async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
-  const q = trx(GROUPS).whereRaw('lower(name) = lower(?)', [name])
-  if (exceptId) q.whereNot({ id: exceptId })
-  if (await q.first('id')) throw E.groupNameTaken({ field: 'name', vars: { name } })
-}
+/** Group names: unique case-insensitively (409 DEVICE_GROUP_NAME_TAKEN). */
+const groupNames = uniqueColumn({ table: GROUPS, taken: E.groupNameTaken, index: 'inventory_device_groups_name_unique' })
 
 /**
  * Placing a subtree `height` levels tall under `parentId` (null: top level).
@@ -36,7 +32,7 @@ async function assertPlacement(trx: Knex.Transaction, parentId: string, groupId:
 
 /** The unique index and the parent's foreign key are the last word when two requests race past the checks. */
 const onWriteError = (name: string, parentId: string | null) => (e: unknown) => {
-  if (uniqueViolation(e) === 'inventory_device_groups_name_unique') throw E.groupNameTaken({ field: 'name', vars: { name } })
+  if (uniqueViolation(e) === 'inventory_device_groups_name_unique') throw groupNames.taken(name)
   if (isReferenceViolation(e) && parentId) throw E.groupNotFound({ field: 'parent_id', vars: { id: parentId } })
   throw e
 }
@@ -57,8 +53,8 @@ export function deviceGroupRoutes(d: InventoryRouteDeps) {
       handler: async ({ query }) =>
         paginate(query, {
           base: () => selectGroupsWithCounts(knex),
+          equals: { parent_id: `${GROUPS}.parent_id` },
           filter: (qb) => {
-            if (query.parent_id) qb.where(`${GROUPS}.parent_id`, query.parent_id)
             if (query.top_level === true) qb.whereNull(`${GROUPS}.parent_id`)
             if (query.top_level === false) qb.whereNotNull(`${GROUPS}.parent_id`)
           },
@@ -82,15 +78,15 @@ export function deviceGroupRoutes(d: InventoryRouteDeps) {
         const b = req.body
         const parentId = b.parent_id ?? null
         return req.transaction(async (trx) => {
-          await assertNameFree(trx, b.name)
+          await groupNames.assertFree(trx, b.name)
           if (parentId) {
             await lockTree(trx)
             await assertPlacement(trx, parentId, null, 1)
           }
-          const [{ id }] = (await trx(GROUPS)
+          const [{ id }] = await trx(GROUPS)
             .insert({ name: b.name, description: b.description ?? null, parent_id: parentId })
             .returning('id')
-            .catch(onWriteError(b.name, parentId))) as { id: string }[]
+            .catch(onWriteError(b.name, parentId))
           await req.audit({ action: 'device_group.create', resourceType: 'device_group', resourceId: id, after: await loadGroup(trx, id) }, trx)
           return (await loadGroupWithCounts(trx, id))!
         })
@@ -126,14 +122,12 @@ export function deviceGroupRoutes(d: InventoryRouteDeps) {
           if (moves) await lockTree(trx)
           if (!(await trx(GROUPS).where({ id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'device_group_id' })
           const before = (await loadGroup(trx, id))!
-          if (b.name !== undefined) await assertNameFree(trx, b.name, id)
+          if (b.name !== undefined) await groupNames.assertFree(trx, b.name, id)
           if (b.parent_id === id) throw E.groupCycle({ field: 'parent_id' })
           if (b.parent_id && b.parent_id !== before.parent_id) await assertPlacement(trx, b.parent_id, id, await subtreeHeight(trx, id))
-          const cols: Record<string, unknown> = { updated_at: new Date() }
-          for (const k of ['name', 'description', 'parent_id'] as const) if (b[k] !== undefined) cols[k] = b[k]
           await trx(GROUPS)
             .where({ id })
-            .update(cols)
+            .update({ ...givenFields(b, ['name', 'description', 'parent_id']), updated_at: new Date() })
             .catch(onWriteError(b.name ?? before.name, b.parent_id ?? null))
           if (b.name !== undefined && b.name !== before.name) await d.references.device_group.renamed([id], trx)
           const after = await loadGroup(trx, id)

@@ -1,15 +1,14 @@
 /** Network access devices: the clients the TACACS+ and RADIUS daemons accept, with their shared secrets. */
-import { CommonErrors, defineRoute, ErrorBody, paginate, referrerList, reply } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, isReferenceViolation, paginate, referrerList, reply } from '../../../sdk/index.js'
 import type { Device } from '../api.js'
 import { InventoryErrors as E } from '../errors.js'
-import { isReferenceViolation } from '../../../sdk/index.js'
 import { INVENTORY_READ, INVENTORY_WRITE } from '../permissions.js'
 import { parseHost } from '../services/address.js'
 import { SUBTREE_IDS } from '../services/hierarchy.js'
 import { DEVICES, loadDevice, selectDevices, toDevice } from '../services/rows.js'
 import { DeviceCreate, DeviceListQuery, DeviceListResponse, DeviceParams, DeviceResponse, DeviceUpdate, OVERLAP_RULE } from '../schemas/devices.js'
 import type { InventoryRouteDeps } from './deps.js'
-import { assertAddressFree, assertDeviceNameFree, assertGroupExists, canonicalAddress, guardedWrite, sealedKeys } from './device-writes.js'
+import { assertAddressFree, assertGroupExists, canonicalAddress, deviceNames, guardedWrite, sealedKeys } from './device-writes.js'
 
 const SECRETS =
   '`tacacs_key` and `radius_secret` are write-only: they are sealed with the master key and never returned; `has_tacacs_key` and `has_radius_secret` say whether they are set, and the audit trail records only that.'
@@ -31,12 +30,12 @@ export function deviceRoutes(d: InventoryRouteDeps) {
         if (contains === null) throw E.addressInvalid({ field: 'address_contains' })
         return paginate(query, {
           base: () => selectDevices(knex),
+          equals: { enabled: `${DEVICES}.enabled` },
           filter: (qb) => {
             if (query.device_group_id) {
               if (query.include_subgroups) qb.whereRaw(`${DEVICES}.device_group_id IN (${SUBTREE_IDS})`, [query.device_group_id])
               else qb.where(`${DEVICES}.device_group_id`, query.device_group_id)
             }
-            if (query.enabled !== undefined) qb.where(`${DEVICES}.enabled`, query.enabled)
             if (query.vendor !== undefined) qb.whereRaw(`lower(${DEVICES}.vendor) = lower(?)`, [query.vendor])
             if (contains !== undefined) qb.whereRaw(`${DEVICES}.address_cidr >>= ?::inet`, [contains])
           },
@@ -68,10 +67,10 @@ export function deviceRoutes(d: InventoryRouteDeps) {
         const address = canonicalAddress(b.address)
         const groupId = b.device_group_id ?? null
         return req.transaction(async (trx) => {
-          await assertDeviceNameFree(trx, b.name)
+          await deviceNames.assertFree(trx, b.name)
           await assertGroupExists(trx, groupId, 'device_group_id')
           await assertAddressFree(trx, address)
-          const [{ id }] = await guardedWrite(trx, { name: b.name, address, groupId }, (sp) =>
+          const [{ id }] = await guardedWrite(trx, { name: b.name, address, groupId }, async (sp) =>
             sp(DEVICES)
               .insert({
                 name: b.name,
@@ -84,7 +83,7 @@ export function deviceRoutes(d: InventoryRouteDeps) {
                 enabled: b.enabled ?? true,
                 ...sealedKeys(secrets, b),
               })
-              .returning('id') as Promise<{ id: string }[]>,
+              .returning('id'),
           )
           const device = (await loadDevice(trx, id))!
           await req.audit({ action: 'device.create', resourceType: 'device', resourceId: id, after: device }, trx)
@@ -120,21 +119,16 @@ export function deviceRoutes(d: InventoryRouteDeps) {
         return req.transaction(async (trx) => {
           if (!(await trx(DEVICES).where({ id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'device_id' })
           const before = (await loadDevice(trx, id))!
-          const cols: Record<string, unknown> = { updated_at: new Date() }
-          if (b.name !== undefined) {
-            await assertDeviceNameFree(trx, b.name, id)
-            cols.name = b.name
-          }
+          if (b.name !== undefined) await deviceNames.assertFree(trx, b.name, id)
           const address = b.address === undefined ? before.address : canonicalAddress(b.address)
-          if (b.address !== undefined) {
-            await assertAddressFree(trx, address, id)
-            Object.assign(cols, { address, address_cidr: address })
-          }
+          if (b.address !== undefined) await assertAddressFree(trx, address, id)
           if (b.device_group_id !== undefined) await assertGroupExists(trx, b.device_group_id, 'device_group_id')
-          for (const k of ['vendor', 'model', 'description', 'device_group_id', 'enabled'] as const) {
-            if (b[k] !== undefined) cols[k] = b[k]
+          const cols = {
+            ...givenFields(b, ['name', 'vendor', 'model', 'description', 'device_group_id', 'enabled']),
+            ...(b.address === undefined ? {} : { address, address_cidr: address }),
+            ...sealedKeys(secrets, b),
+            updated_at: new Date(),
           }
-          Object.assign(cols, sealedKeys(secrets, b))
           const groupId = b.device_group_id === undefined ? before.device_group_id : b.device_group_id
           await guardedWrite(trx, { name: b.name ?? before.name, address, groupId }, (sp) => sp(DEVICES).where({ id }).update(cols))
           if (b.name !== undefined && b.name !== before.name) await d.references.device.renamed([id], trx)

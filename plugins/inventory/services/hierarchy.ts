@@ -33,30 +33,27 @@ export const DESCENDANTS = `
 /** For `device_group_id IN (…)` filters: a subquery of the group's subtree ids. */
 export const SUBTREE_IDS = `${DESCENDANTS} SELECT id FROM down`
 
-export async function groupAncestry(db: Db, groupId: string): Promise<string[]> {
-  if (!isUuid(groupId)) return []
-  const r = (await db.raw(`${ANCESTRY} SELECT id FROM up ORDER BY depth`, [groupId])) as { rows: { id: string }[] }
+/** The ids a walk selects, in its order. knex does not type a raw result: its shape is declared here, once. */
+async function walkIds(db: Db, sql: string, id: string): Promise<string[]> {
+  if (!isUuid(id)) return []
+  const r = (await db.raw(sql, [id])) as { rows: { id: string }[] }
   return r.rows.map((x) => x.id)
 }
 
-export async function groupDescendants(db: Db, groupId: string): Promise<string[]> {
-  if (!isUuid(groupId)) return []
-  const r = (await db.raw(`${DESCENDANTS} SELECT id FROM down ORDER BY depth, id`, [groupId])) as { rows: { id: string }[] }
-  return r.rows.map((x) => x.id)
-}
+export const groupAncestry = (db: Db, groupId: string) => walkIds(db, `${ANCESTRY} SELECT id FROM up ORDER BY depth`, groupId)
 
-export async function deviceGroupIds(db: Db, deviceId: string): Promise<string[]> {
-  if (!isUuid(deviceId)) return []
-  const r = (await db.raw(
+export const groupDescendants = (db: Db, groupId: string) => walkIds(db, `${DESCENDANTS} SELECT id FROM down ORDER BY depth, id`, groupId)
+
+export const deviceGroupIds = (db: Db, deviceId: string) =>
+  walkIds(
+    db,
     `WITH RECURSIVE up(id, parent_id, depth) AS (
        SELECT g.id, g.parent_id, 0 FROM ${DEVICES} d JOIN ${GROUPS} g ON g.id = d.device_group_id WHERE d.id = ?
        UNION ALL
        SELECT g.id, g.parent_id, up.depth + 1 FROM ${GROUPS} g JOIN up ON g.id = up.parent_id WHERE up.depth < ${MAX_WALK}
      ) SELECT id FROM up ORDER BY depth`,
-    [deviceId],
-  )) as { rows: { id: string }[] }
-  return r.rows.map((x) => x.id)
-}
+    deviceId,
+  )
 
 /** Levels in a group's subtree, the group included: 1 for a group without subgroups. */
 export async function subtreeHeight(db: Db, groupId: string): Promise<number> {

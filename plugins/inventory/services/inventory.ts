@@ -4,7 +4,7 @@ import type { SecretsService } from '../../../sdk/index.js'
 import type { Device, InventoryService } from '../api.js'
 import { parseHost } from './address.js'
 import { deviceGroupIds, groupAncestry, groupDescendants } from './hierarchy.js'
-import { DEVICES, GROUPS, isUuid, loadDevice, loadGroup, selectDevices, selectGroups, toDevice, toGroup } from './rows.js'
+import { DEVICES, isUuid, loadDevice, loadGroup, selectDevices, selectGroups, toDevice, toGroup } from './rows.js'
 
 /** Purposes the device secrets are sealed under: a value sealed as one cannot be opened as the other. */
 export const SEAL = { tacacs_key: 'inventory.tacacs_key', radius_secret: 'inventory.radius_secret' } as const
@@ -17,21 +17,19 @@ export function createInventoryService(knex: Knex, secrets: SecretsService, refe
 
     // Ordered by name, then id: names are unique already, the id only makes the order total whatever the collation.
     async listDevices(db = knex) {
-      return ((await selectDevices(db).orderBy(`${DEVICES}.name`).orderBy(`${DEVICES}.id`)) as Parameters<typeof toDevice>[0][]).map(toDevice)
+      return (await selectDevices(db).orderBy('name').orderBy('id')).map(toDevice)
     },
 
     getGroup: (id, db = knex) => loadGroup(db, id),
 
     async listGroups(db = knex) {
-      return ((await selectGroups(db).orderBy(`${GROUPS}.name`).orderBy(`${GROUPS}.id`)) as Parameters<typeof toGroup>[0][]).map(toGroup)
+      return (await selectGroups(db).orderBy('name').orderBy('id')).map(toGroup)
     },
 
     // An unknown device has no secrets: renderers ask only for devices they listed in the same snapshot.
     async deviceSecrets(id, db = knex) {
       if (!isUuid(id)) return { tacacs_key: null, radius_secret: null }
-      const row = (await db(DEVICES).where({ id }).first('tacacs_key_sealed', 'radius_secret_sealed')) as
-        | { tacacs_key_sealed: string | null; radius_secret_sealed: string | null }
-        | undefined
+      const row = await db(DEVICES).where({ id }).first('tacacs_key_sealed', 'radius_secret_sealed')
       return {
         tacacs_key: row?.tacacs_key_sealed ? secrets.decrypt(SEAL.tacacs_key, row.tacacs_key_sealed) : null,
         radius_secret: row?.radius_secret_sealed ? secrets.decrypt(SEAL.radius_secret, row.radius_secret_sealed) : null,
@@ -40,8 +38,10 @@ export function createInventoryService(knex: Knex, secrets: SecretsService, refe
 
     async allDeviceSecrets(kind, db = knex) {
       const column = kind === 'tacacs_key' ? 'tacacs_key_sealed' : 'radius_secret_sealed'
-      const rows = (await db(DEVICES).whereNotNull(column).select('id', `${column} as sealed`)) as { id: string; sealed: string }[]
-      return new Map(rows.map((r) => [r.id, secrets.decrypt(SEAL[kind], r.sealed)]))
+      const rows = await db(DEVICES).whereNotNull(column).select({ id: 'id', sealed: column })
+      const out = new Map<string, string>()
+      for (const r of rows) if (r.sealed !== null) out.set(r.id, secrets.decrypt(SEAL[kind], r.sealed))
+      return out
     },
 
     /**
@@ -55,11 +55,11 @@ export function createInventoryService(knex: Knex, secrets: SecretsService, refe
       const host = parseHost(ip)
       if (host === null) return null
       const row = await selectDevices(db)
-        .where(`${DEVICES}.enabled`, true)
+        .where('enabled', true)
         .whereRaw(`${DEVICES}.address_cidr >>= ?::inet`, [host])
         .orderByRaw(`masklen(${DEVICES}.address_cidr) DESC`)
         .first()
-      return row ? toDevice(row as Parameters<typeof toDevice>[0]) : null
+      return row ? toDevice(row) : null
     },
 
     groupAncestry: (groupId, db = knex) => groupAncestry(db, groupId),

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex'
 import type { Device, DeviceGroup } from '../api.js'
+import type { DeviceGroupTableRow, DeviceTableRow } from '../tables.js'
 
 type Db = Knex | Knex.Transaction
 
@@ -16,19 +17,20 @@ export const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 
 const iso = (d: Date | string) => new Date(d).toISOString()
 
-interface DeviceRow extends Omit<Device, 'created_at' | 'updated_at'> {
-  created_at: Date
-  updated_at: Date
-}
+const deviceColumns = ['id', 'name', 'address', 'vendor', 'model', 'description', 'device_group_id', 'enabled', 'created_at', 'updated_at'] as const
 
+/** A device as read: its columns but the sealed keys, and whether each key is set. */
+export type DeviceRow = Pick<DeviceTableRow, (typeof deviceColumns)[number]> & { has_tacacs_key: boolean; has_radius_secret: boolean }
+
+// Column names without the table: a select of one table, and knex types only plain names. The two
+// flags are SQL expressions, which knex's typings cannot see into: their type is declared here, once.
 export const selectDevices = (db: Db) =>
-  db(DEVICES).select(
-    `${DEVICES}.id`, `${DEVICES}.name`, `${DEVICES}.address`, `${DEVICES}.vendor`, `${DEVICES}.model`, `${DEVICES}.description`,
-    `${DEVICES}.device_group_id`, `${DEVICES}.enabled`,
-    db.raw(`(${DEVICES}.tacacs_key_sealed IS NOT NULL) AS has_tacacs_key`),
-    db.raw(`(${DEVICES}.radius_secret_sealed IS NOT NULL) AS has_radius_secret`),
-    `${DEVICES}.created_at`, `${DEVICES}.updated_at`,
-  )
+  db(DEVICES)
+    .select(...deviceColumns)
+    .select<DeviceRow[]>(
+      db.raw(`(${DEVICES}.tacacs_key_sealed IS NOT NULL) AS has_tacacs_key`),
+      db.raw(`(${DEVICES}.radius_secret_sealed IS NOT NULL) AS has_radius_secret`),
+    )
 
 export const toDevice = (r: DeviceRow): Device => ({
   id: r.id,
@@ -47,13 +49,8 @@ export const toDevice = (r: DeviceRow): Device => ({
 
 export async function loadDevice(db: Db, id: string): Promise<Device | null> {
   if (!isUuid(id)) return null
-  const row = (await selectDevices(db).where(`${DEVICES}.id`, id).first()) as DeviceRow | undefined
+  const row = await selectDevices(db).where('id', id).first()
   return row ? toDevice(row) : null
-}
-
-interface GroupRow extends Omit<DeviceGroup, 'created_at' | 'updated_at'> {
-  created_at: Date
-  updated_at: Date
 }
 
 export interface GroupWithCounts extends DeviceGroup {
@@ -63,18 +60,16 @@ export interface GroupWithCounts extends DeviceGroup {
   child_count: number
 }
 
-const groupColumns = [`${GROUPS}.id`, `${GROUPS}.name`, `${GROUPS}.description`, `${GROUPS}.parent_id`, `${GROUPS}.created_at`, `${GROUPS}.updated_at`]
+export const selectGroups = (db: Db) => db(GROUPS).select('id', 'name', 'description', 'parent_id', 'created_at', 'updated_at')
 
-export const selectGroups = (db: Db) => db(GROUPS).select(groupColumns)
-
+/** The counts are SQL expressions: their type is declared here, once. */
 export const selectGroupsWithCounts = (db: Db) =>
-  db(GROUPS).select(
-    ...groupColumns,
+  selectGroups(db).select<(DeviceGroupTableRow & { device_count: number; child_count: number })[]>(
     db.raw(`(SELECT count(*)::int FROM ${DEVICES} d WHERE d.device_group_id = ${GROUPS}.id) AS device_count`),
     db.raw(`(SELECT count(*)::int FROM ${GROUPS} c WHERE c.parent_id = ${GROUPS}.id) AS child_count`),
   )
 
-export const toGroup = (r: GroupRow): DeviceGroup => ({
+export const toGroup = (r: DeviceGroupTableRow): DeviceGroup => ({
   id: r.id,
   name: r.name,
   description: r.description,
@@ -83,7 +78,7 @@ export const toGroup = (r: GroupRow): DeviceGroup => ({
   updated_at: iso(r.updated_at),
 })
 
-export const toGroupWithCounts = (r: GroupRow & { device_count: number; child_count: number }): GroupWithCounts => ({
+export const toGroupWithCounts = (r: DeviceGroupTableRow & { device_count: number; child_count: number }): GroupWithCounts => ({
   ...toGroup(r),
   device_count: r.device_count,
   child_count: r.child_count,
@@ -91,12 +86,12 @@ export const toGroupWithCounts = (r: GroupRow & { device_count: number; child_co
 
 export async function loadGroup(db: Db, id: string): Promise<DeviceGroup | null> {
   if (!isUuid(id)) return null
-  const row = (await selectGroups(db).where(`${GROUPS}.id`, id).first()) as GroupRow | undefined
+  const row = await selectGroups(db).where('id', id).first()
   return row ? toGroup(row) : null
 }
 
 export async function loadGroupWithCounts(db: Db, id: string): Promise<GroupWithCounts | null> {
   if (!isUuid(id)) return null
-  const row = (await selectGroupsWithCounts(db).where(`${GROUPS}.id`, id).first()) as (GroupRow & { device_count: number; child_count: number }) | undefined
+  const row = await selectGroupsWithCounts(db).where('id', id).first()
   return row ? toGroupWithCounts(row) : null
 }
