@@ -25,6 +25,7 @@ import { createRuleViewCache } from './services/cache.js'
 import { registerGuards } from './services/references.js'
 import { policyTargets } from './services/targets.js'
 import { loadViews } from './services/rules.js'
+import { policyTables } from './tables.js'
 
 export { aaaPolicyServiceRef, type AaaPolicyService, type PolicyRuleView } from './api.js'
 
@@ -38,6 +39,7 @@ export default definePlugin({
   optionalDependsOn: ['tacacs', 'radius'],
   permissions: policyPermissions,
   migrations: new URL('./migrations/', import.meta.url),
+  tables: policyTables,
   locales: { en, ru },
   deps: {
     database: coreServices.database,

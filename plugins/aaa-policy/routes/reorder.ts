@@ -40,7 +40,7 @@ export function reorderRoutes(d: PolicyRouteDeps) {
       handler: async (req) =>
         req.transaction(async (trx) => {
           const { defaultId } = await lockOrder(trx)
-          const current = (await trx(RULES).orderBy('position').pluck('id')) as string[]
+          const current = await trx(RULES).orderBy('position').pluck('id')
           // UUIDs compare as text here: `ABC…` and `abc…` name the same rule, as they do to PostgreSQL.
           const requested = req.body.rule_ids.map((id) => id.toLowerCase())
           checkOrder(requested, current, defaultId)

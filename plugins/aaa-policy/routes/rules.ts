@@ -1,6 +1,6 @@
 /** /aaa/policy/rules: list (in evaluation order, filtered), create, read, change, delete. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, reply, type ErrorFactory, type Static } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, reply, uniqueColumn, type ErrorFactory, type Static } from '../../../sdk/index.js'
 import { PolicyErrors } from '../errors.js'
 import { POLICY_READ, POLICY_WRITE } from '../permissions.js'
 import { AaaPolicyRuleCreate, AaaPolicyRuleList, AaaPolicyRuleListQuery, AaaPolicyRuleResponse, AaaPolicyRuleUpdate, RuleParams, Where, Who } from '../schemas/rules.js'
@@ -8,7 +8,7 @@ import { applyFilters } from '../services/filter.js'
 import { lockOrder, moveRule, openGap } from '../services/order.js'
 import { lockReferences, type RefCheck } from '../services/references.js'
 import type { PolicyTargets } from '../services/targets.js'
-import { loadResponse, RULES, selectRules, toResponses, type RuleResponse, type RuleRow } from '../services/rules.js'
+import { loadResponse, RULES, selectRules, toResponses, type RuleResponse } from '../services/rules.js'
 import type { PolicyRouteDeps } from './deps.js'
 
 const RESOURCE = 'aaa_policy_rule'
@@ -33,17 +33,11 @@ function refChecks(b: { who?: WhoBody; where?: WhereBody; tacacs_profile_id?: st
   ]
 }
 
-async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
-  const q = trx(RULES).whereRaw('lower(name) = lower(?)', [name])
-  if (exceptId) q.whereNot({ id: exceptId })
-  if (await q.first('id')) throw PolicyErrors.nameTaken({ field: 'name', vars: { name } })
-}
-
-/** The unique index has the last word (every writer holds the order lock, so this should not happen). */
-const onUniqueName = (name: string) => (e: unknown) => {
-  const err = e as { code?: string; constraint?: string } | null
-  throw err?.code === '23505' && err.constraint === 'aaa_policy_rules_name_lower' ? PolicyErrors.nameTaken({ field: 'name', vars: { name } }) : e
-}
+/**
+ * Rule names: unique case-insensitively (409 RULE_NAME_TAKEN). The unique index has the last word
+ * (every writer holds the order lock, so a race past the check should not happen).
+ */
+const names = uniqueColumn({ table: RULES, taken: PolicyErrors.nameTaken, index: 'aaa_policy_rules_name_lower' })
 
 const whoColumns = (w: WhoBody) => ({ who_user_id: w.user_id ?? null, who_group_id: w.group_id ?? null })
 const whereColumns = (w: WhereBody) => ({ where_device_id: w.device_id ?? null, where_device_group_id: w.device_group_id ?? null })
@@ -70,7 +64,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
       handler: async ({ query }) => {
         const qb = selectRules(knex)
         await applyFilters(qb, query, d)
-        return toResponses((await qb) as RuleRow[], targets, knex)
+        return toResponses(await qb, targets, knex)
       },
     }),
     defineRoute({
@@ -89,11 +83,11 @@ export function ruleRoutes(d: PolicyRouteDeps) {
         return req.transaction(async (trx) => {
           await lockReferences(trx, targets, refChecks(b))
           const order = await lockOrder(trx)
-          await assertNameFree(trx, b.name)
+          await names.assertFree(trx, b.name)
           const position = b.position ?? order.defaultPosition
           if (position > order.defaultPosition) throw PolicyErrors.positionRange({ field: 'position', vars: { max: order.defaultPosition } })
           await openGap(trx, position)
-          const [{ id }] = (await trx(RULES)
+          const [{ id }] = await trx(RULES)
             .insert({
               name: b.name,
               description: b.description ?? null,
@@ -105,7 +99,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
               radius_profile_id: b.radius_profile_id ?? null,
             })
             .returning('id')
-            .catch(onUniqueName(b.name))) as { id: string }[]
+            .catch(names.onViolation(b.name))
           const created = await mustLoad(trx, targets, id)
           await req.audit({ action: `${RESOURCE}.create`, resourceType: RESOURCE, resourceId: id, after: created }, trx)
           return created
@@ -144,17 +138,19 @@ export function ruleRoutes(d: PolicyRouteDeps) {
           if (before.is_default) {
             for (const k of ['who', 'where', 'position'] as const) if (b[k] !== undefined) throw PolicyErrors.defaultFixed({ field: k, vars: { name: k } })
           }
-          if (b.name !== undefined) await assertNameFree(trx, b.name, id)
+          if (b.name !== undefined) await names.assertFree(trx, b.name, id)
           if (b.position !== undefined) {
             const max = order.defaultPosition - 1
             if (b.position > max) throw PolicyErrors.positionRange({ field: 'position', vars: { max } })
             await moveRule(trx, id, before.position, b.position)
           }
-          const cols: Record<string, unknown> = { updated_at: new Date() }
-          for (const k of ['name', 'description', 'enabled', 'tacacs_profile_id', 'radius_profile_id'] as const) if (b[k] !== undefined) cols[k] = b[k]
-          if (b.who) Object.assign(cols, whoColumns(b.who))
-          if (b.where) Object.assign(cols, whereColumns(b.where))
-          await trx(RULES).where({ id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          const cols = {
+            ...givenFields(b, ['name', 'description', 'enabled', 'tacacs_profile_id', 'radius_profile_id']),
+            ...(b.who && whoColumns(b.who)),
+            ...(b.where && whereColumns(b.where)),
+            updated_at: new Date(),
+          }
+          await trx(RULES).where({ id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           const now = await mustLoad(trx, targets, id)
           await req.audit({ action: `${RESOURCE}.update`, resourceType: RESOURCE, resourceId: id, before, after: now }, trx)
           return now

@@ -36,7 +36,7 @@ export function createRuleViewCache(targets: PolicyTargets): RuleViewCache {
     async views(db) {
       // Read before the rules: in a snapshot both agree; outside one, a change committed between
       // the two reads leaves newer rows under the older version, and the next call reloads.
-      const row = (await db(VERSION).where('id', 1).first('version')) as { version: string | number | bigint } | undefined
+      const row = await db(VERSION).where('id', 1).first('version')
       if (!row) throw new Error(`${VERSION} has no row: is migration 0002 of aaa-policy applied?`)
       const version = String(row.version)
       if (cached && cached.version === version) return cached.views

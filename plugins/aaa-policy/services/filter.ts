@@ -40,21 +40,21 @@ export async function applyFilters(qb: Knex.QueryBuilder, q: Query, d: { identit
   const dims: Dimension[] = []
   if (users.length || groups.length) {
     const viaUsers = resolve ? await expand(users, (id) => d.identity.groupIdsOf(id)) : []
-    dims.push({ columns: [['r.who_user_id', users], ['r.who_group_id', uniq([...groups, ...viaUsers])]], orDefault: resolve })
+    dims.push({ columns: [['who_user_id', users], ['who_group_id', uniq([...groups, ...viaUsers])]], orDefault: resolve })
   }
   if (devices.length || deviceGroups.length) {
     const viaDevices = resolve ? await expand(devices, (id) => d.inventory.deviceGroupIds(id)) : []
-    dims.push({ columns: [['r.where_device_id', devices], ['r.where_device_group_id', uniq([...deviceGroups, ...viaDevices])]], orDefault: resolve })
+    dims.push({ columns: [['where_device_id', devices], ['where_device_group_id', uniq([...deviceGroups, ...viaDevices])]], orDefault: resolve })
   }
-  if (q.tacacs_profile_id?.length) dims.push({ columns: [['r.tacacs_profile_id', uniq(q.tacacs_profile_id)]], orDefault: false })
-  if (q.radius_profile_id?.length) dims.push({ columns: [['r.radius_profile_id', uniq(q.radius_profile_id)]], orDefault: false })
+  if (q.tacacs_profile_id?.length) dims.push({ columns: [['tacacs_profile_id', uniq(q.tacacs_profile_id)]], orDefault: false })
+  if (q.radius_profile_id?.length) dims.push({ columns: [['radius_profile_id', uniq(q.radius_profile_id)]], orDefault: false })
 
   for (const dim of dims) {
     qb.where((w) => {
       // An always-false start, so a dimension whose value lists are all empty matches nothing.
       w.whereRaw('false')
       for (const [column, values] of dim.columns) if (values.length) w.orWhereIn(column, values)
-      if (dim.orDefault) w.orWhere('r.is_default', true)
+      if (dim.orDefault) w.orWhere('is_default', true)
     })
   }
 }

@@ -23,7 +23,7 @@ export interface OrderLock {
 
 /** Take the order's lock for the rest of the transaction. */
 export async function lockOrder(trx: Knex.Transaction): Promise<OrderLock> {
-  const row = (await trx(RULES).where({ is_default: true }).forUpdate().first('id', 'position')) as { id: string; position: number } | undefined
+  const row = await trx(RULES).where({ is_default: true }).forUpdate().first('id', 'position')
   // The migration creates the default rule and nothing deletes it.
   if (!row) throw new Error('aaa_policy_rules has no default rule')
   return { defaultId: row.id, defaultPosition: row.position }

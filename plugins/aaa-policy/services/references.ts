@@ -23,13 +23,13 @@ import type { Knex } from 'knex'
 import { uuidArray, type Referrer } from '../../../sdk/index.js'
 import { referenceNotFound } from '../errors.js'
 import { RULES } from './rules.js'
-import { COLUMN, type PolicyTargets, type TargetKind } from './targets.js'
+import { COLUMN, type PolicyTargets, type RefColumn, type TargetKind } from './targets.js'
 
 type Db = Knex | Knex.Transaction
 
 /** The rules whose `column` holds one of `ids`, by name. */
-async function rulesNaming(db: Db, column: string, ids: readonly string[]): Promise<Referrer[]> {
-  const rows = (await db(RULES).whereRaw('?? = ANY(?::uuid[])', [column, uuidArray(ids)]).orderBy('name').select('id', 'name')) as { id: string; name: string }[]
+async function rulesNaming(db: Db, column: RefColumn, ids: readonly string[]): Promise<Referrer[]> {
+  const rows = await db(RULES).whereRaw('?? = ANY(?::uuid[])', [column, uuidArray(ids)]).orderBy('name').select('id', 'name')
   return rows.map((r) => ({ type: 'aaa_policy_rule', id: r.id, name: r.name }))
 }
 

@@ -9,37 +9,21 @@ import type { Knex } from 'knex'
 import type { Static } from '../../../sdk/index.js'
 import type { PolicyRuleView } from '../api.js'
 import type { AaaPolicyRuleResponse } from '../schemas/rules.js'
-import type { PolicyTargets, TargetKind } from './targets.js'
+import type { RuleRow } from '../tables.js'
+import { COLUMN, type PolicyTargets, type TargetKind } from './targets.js'
+
+export type { RuleRow } from '../tables.js'
 
 export const RULES = 'aaa_policy_rules'
 
 type Db = Knex | Knex.Transaction
 export type RuleResponse = Static<typeof AaaPolicyRuleResponse>
 
-export interface RuleRow {
-  id: string
-  name: string
-  description: string | null
-  enabled: boolean
-  position: number
-  is_default: boolean
-  who_user_id: string | null
-  who_group_id: string | null
-  where_device_id: string | null
-  where_device_group_id: string | null
-  tacacs_profile_id: string | null
-  radius_profile_id: string | null
-  created_at: Date
-  updated_at: Date
-}
+const REF_COLUMNS = Object.values(COLUMN)
 
-const REF_COLUMNS = ['r.who_user_id', 'r.who_group_id', 'r.where_device_id', 'r.where_device_group_id', 'r.tacacs_profile_id', 'r.radius_profile_id'] as const
-
-/** Every rule, in evaluation order (alias `r`, for the list filters). */
+/** Every rule, in evaluation order. */
 export const selectRules = (db: Db) =>
-  db(`${RULES} as r`)
-    .select('r.id', 'r.name', 'r.description', 'r.enabled', 'r.position', 'r.is_default', ...REF_COLUMNS, 'r.created_at', 'r.updated_at')
-    .orderBy('r.position')
+  db(RULES).select('id', 'name', 'description', 'enabled', 'position', 'is_default', ...REF_COLUMNS, 'created_at', 'updated_at').orderBy('position')
 
 /** What `toView` reads: a rule row without the columns only the API's answers carry. */
 export type ViewRow = Omit<RuleRow, 'description' | 'created_at' | 'updated_at'>
@@ -49,28 +33,19 @@ export type ViewRow = Omit<RuleRow, 'description' | 'created_at' | 'updated_at'>
  * timestamps. The policy test and the renderers read the whole list, and with thousands of rules
  * those columns (the timestamps above all, parsed into dates and thrown away) took a third of the time.
  */
-export const selectViewRows = (db: Db) => db(`${RULES} as r`).select('r.id', 'r.name', 'r.enabled', 'r.position', 'r.is_default', ...REF_COLUMNS).orderBy('r.position')
+export const selectViewRows = (db: Db) => db(RULES).select('id', 'name', 'enabled', 'position', 'is_default', ...REF_COLUMNS).orderBy('position')
 
 /** Names by kind, then by id. */
 export type Names = Record<TargetKind, Map<string, string>>
 
-const ROW_COLUMN: Record<TargetKind, keyof ViewRow> = {
-  user: 'who_user_id',
-  group: 'who_group_id',
-  device: 'where_device_id',
-  device_group: 'where_device_group_id',
-  tacacs_profile: 'tacacs_profile_id',
-  radius_profile: 'radius_profile_id',
-}
-
 /** The names of what `rows` reference, for `kinds`, each kind asked of its owner once (one after another: one connection in a transaction). */
 export async function namesOf(rows: readonly ViewRow[], targets: PolicyTargets, db: Db, kinds: readonly TargetKind[]): Promise<Names> {
-  const out = Object.fromEntries((Object.keys(ROW_COLUMN) as TargetKind[]).map((k) => [k, new Map<string, string>()])) as Names
+  const out = Object.fromEntries((Object.keys(COLUMN) as TargetKind[]).map((k) => [k, new Map<string, string>()])) as Names
   for (const kind of kinds) {
     const target = targets[kind]
     const ids = new Set<string>()
     for (const r of rows) {
-      const id = r[ROW_COLUMN[kind]] as string | null
+      const id = r[COLUMN[kind]]
       if (id) ids.add(id)
     }
     if (target && ids.size) out[kind] = await target.names([...ids], db)
@@ -137,18 +112,18 @@ export async function toResponses(rows: RuleRow[], targets: PolicyTargets, db: D
 }
 
 export async function loadRows(db: Db): Promise<RuleRow[]> {
-  return (await selectRules(db)) as RuleRow[]
+  return selectRules(db)
 }
 
 /** Every rule in evaluation order as the renderers and the policy test see it (`listRules`). */
 export async function loadViews(db: Db, targets: PolicyTargets): Promise<PolicyRuleView[]> {
-  const rows = (await selectViewRows(db)) as ViewRow[]
+  const rows = await selectViewRows(db)
   const names = await namesOf(rows, targets, db, WHO_WHERE)
   return rows.map((r) => toView(r, names))
 }
 
 export async function loadRow(db: Db, id: string): Promise<RuleRow | null> {
-  return ((await selectRules(db).where('r.id', id).first()) as RuleRow | undefined) ?? null
+  return (await selectRules(db).where('id', id).first()) ?? null
 }
 
 /** One rule with every name, as the API answers it; null when there is none. */

@@ -4,6 +4,7 @@ import type { InventoryService } from '../../inventory/api.js'
 import type { RadiusService } from '../../radius/api.js'
 import type { TacacsService } from '../../tacacs/api.js'
 import type { RefKind } from '../errors.js'
+import type { RuleRow } from '../tables.js'
 
 export type TargetKind = Exclude<RefKind, 'rule'>
 
@@ -11,14 +12,16 @@ export type TargetKind = Exclude<RefKind, 'rule'>
 export type PolicyTargets = Record<'user' | 'group' | 'device' | 'device_group', ReferenceTarget> & Record<'tacacs_profile' | 'radius_profile', ReferenceTarget | null>
 
 /** The rule column holding each kind. */
-export const COLUMN: Record<TargetKind, string> = {
+export const COLUMN = {
   user: 'who_user_id',
   group: 'who_group_id',
   device: 'where_device_id',
   device_group: 'where_device_group_id',
   tacacs_profile: 'tacacs_profile_id',
   radius_profile: 'radius_profile_id',
-}
+} as const satisfies Record<TargetKind, keyof RuleRow>
+
+export type RefColumn = (typeof COLUMN)[TargetKind]
 
 export function policyTargets(d: { identity: IdentityService; inventory: InventoryService; tacacs?: TacacsService; radius?: RadiusService }): PolicyTargets {
   return {

@@ -31,7 +31,7 @@ for (const engine of testEngines()) {
       expect(r.status, JSON.stringify(r.body)).to.equal(200)
       return r.body
     }
-    const version = async () => String((await t.app.db.knex('aaa_policy_version').first('version')).version)
+    const version = async () => String((await t.app.db.knex('aaa_policy_version').first('version'))?.version)
 
     before(async () => {
       t = await startPolicyApp({ engine })

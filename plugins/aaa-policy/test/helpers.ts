@@ -67,12 +67,16 @@ export async function defaultRule(t: TestApp): Promise<any> {
 
 /** The stored order's invariants: positions 0..n-1, unique, exactly one default, last. */
 export async function expectOrderIntact(t: TestApp): Promise<any[]> {
-  const rows = (await t.app.db.knex('aaa_policy_rules').orderBy('position').select('id', 'position', 'is_default')) as { id: string; position: number; is_default: boolean }[]
+  const rows = await t.app.db.knex('aaa_policy_rules').orderBy('position').select('id', 'position', 'is_default')
   expect(rows.map((r) => r.position)).to.deep.equal(rows.map((_, i) => i))
   expect(rows.filter((r) => r.is_default)).to.have.length(1)
   expect(rows[rows.length - 1].is_default).to.equal(true)
   return rows
 }
+
+/** Audit entries, oldest first (their before and after are JSON documents). */
+export const auditRows = (t: TestApp, where: { resource_id?: string; action?: string }): Promise<{ action: string; before: any; after: any }[]> =>
+  t.app.db.knex('audit_log').where(where).orderBy('at').select('action', 'before', 'after')
 
 /** Remove every rule but the default (tests that count the list start from here). */
 export async function clearRules(t: TestApp): Promise<void> {

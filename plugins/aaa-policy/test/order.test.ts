@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import type { TestApp } from '../../../test/kit/app.js'
 import { testEngines } from '../../../test/kit/app.js'
-import { clearRules, createDevice, createRule, createUser, expectError, expectOrderIntact, listRules, RULES, startPolicyApp, uniq } from './helpers.js'
+import { auditRows, clearRules, createDevice, createRule, createUser, expectError, expectOrderIntact, listRules, RULES, startPolicyApp, uniq } from './helpers.js'
 
 const REORDER = `${RULES}/reorder`
 
@@ -38,9 +38,9 @@ for (const engine of testEngines()) {
         expect(r.body.map((x: any) => x.position)).to.deep.equal([0, 1, 2, 3])
         expect(await ids()).to.deep.equal([c.id, a.id, b.id, def])
         await expectOrderIntact(t)
-        const audit = await t.app.db.knex('audit_log').where({ action: 'aaa_policy_rule.reorder' }).orderBy('at', 'desc').first('before', 'after')
-        expect(audit.after.rule_ids).to.deep.equal([c.id, a.id, b.id, def])
-        expect(audit.before.rule_ids).to.deep.equal([a.id, b.id, c.id, def])
+        const audit = (await auditRows(t, { action: 'aaa_policy_rule.reorder' })).at(-1)
+        expect(audit?.after.rule_ids).to.deep.equal([c.id, a.id, b.id, def])
+        expect(audit?.before.rule_ids).to.deep.equal([a.id, b.id, c.id, def])
       })
 
       it('takes ids in any case, as PostgreSQL does', async () => {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import type { TestApp } from '../../../test/kit/app.js'
 import {
-  clearRules, createDevice, createDeviceGroup, createRadiusProfile, createRule, createTacacsProfile, createUser, createUserGroup, defaultRule,
+  auditRows, clearRules, createDevice, createDeviceGroup, createRadiusProfile, createRule, createTacacsProfile, createUser, createUserGroup, defaultRule,
   expectError, expectOrderIntact, listRules, NIL, RULES, startPolicyApp, uniq,
 } from './helpers.js'
 
@@ -196,8 +196,8 @@ describe('AAA policy rules: CRUD', () => {
       expect(u.body).to.include({ who_user_id: null, who_group_id: group.id, who_name: group.name, where_device_id: null, where_device_group_id: dgroup.id, where_name: dgroup.name })
       expect(u.body).to.include({ tacacs_profile_id: null, tacacs_profile_name: null, radius_profile_id: rp.id, description: 'x', enabled: false, name: r.name, position: r.position })
       expect(u.body.updated_at > r.updated_at).to.equal(true)
-      const audit = await t.app.db.knex('audit_log').where({ resource_id: r.id }).orderBy('at').select('action', 'before', 'after')
-      expect(audit.map((a: { action: string }) => a.action)).to.deep.equal(['aaa_policy_rule.create', 'aaa_policy_rule.update'])
+      const audit = await auditRows(t, { resource_id: r.id })
+      expect(audit.map((a) => a.action)).to.deep.equal(['aaa_policy_rule.create', 'aaa_policy_rule.update'])
       expect(audit[1].before.who_user_id).to.equal(user.id)
       expect(audit[1].after.who_group_id).to.equal(group.id)
     })
@@ -238,8 +238,8 @@ describe('AAA policy rules: CRUD', () => {
       expect((await t.admin('GET', `${RULES}/${a.id}`)).status).to.equal(404)
       expect((await t.admin('GET', `${RULES}/${b.id}`)).body.position).to.equal(0)
       await expectOrderIntact(t)
-      const audit = await t.app.db.knex('audit_log').where({ resource_id: a.id }).orderBy('at').select('action', 'before')
-      expect(audit.map((x: { action: string }) => x.action)).to.deep.equal(['aaa_policy_rule.create', 'aaa_policy_rule.delete'])
+      const audit = await auditRows(t, { resource_id: a.id })
+      expect(audit.map((x) => x.action)).to.deep.equal(['aaa_policy_rule.create', 'aaa_policy_rule.delete'])
       expect(audit[1].before.name).to.equal(a.name)
     })
   })
