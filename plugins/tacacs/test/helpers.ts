@@ -13,6 +13,16 @@ export function expectError(r: TestResponse, status: number, code: string, field
   expect(r.body.detail).to.be.a('string').and.not.empty
 }
 
+/** Every route of one resource by id: an id naming nothing answers 404 at `field`, a malformed one 422 at `field`. */
+export async function expectIdChecked(t: TestApp, base: string, field: string) {
+  for (const m of ['GET', 'PUT', 'DELETE']) {
+    const o = m === 'PUT' ? { body: {} } : {}
+    expectError(await t.admin(m, `${base}/${randomUUID()}`, o), 404, 'NOT_FOUND', field)
+    expectError(await t.admin(m, `${base}/abc`, o), 422, 'VALIDATION_FAILED', field)
+  }
+  expectError(await t.admin('GET', `${base}/${randomUUID()}/references`), 404, 'NOT_FOUND', field)
+}
+
 export async function createSet(t: TestApp, body: Record<string, unknown> = {}): Promise<any> {
   const r = await t.admin('POST', '/api/v1/tacacs/command-sets', { body: { name: uniq('set'), ...body } })
   expect(r.status, JSON.stringify(r.body)).to.equal(201)
