@@ -6,9 +6,9 @@
  * form). Sealed with the master key; they leave the platform only inside
  * daemon files of mode 0600.
  */
-import { encrypt as crypt } from 'unixcrypt'
 import type { NetworkVerifiers, SecretsService } from '../../sdk/index.js'
-import { md4 } from '../../sdk/md4.js'
+import { ntHash } from '../../sdk/md4.js'
+import { parseSetting, sha512Crypt, sha512CryptMatches } from './sha512-crypt.js'
 
 export type { NetworkVerifiers } from '../../sdk/index.js'
 
@@ -16,9 +16,26 @@ export const PURPOSE = 'identity.network_verifiers'
 
 /** `chap`: also keep the cleartext (the user has `chap_enabled`). */
 export function deriveVerifiers(password: string, chap = false): NetworkVerifiers {
-  const v: NetworkVerifiers = { sha512_crypt: crypt(password), nt_hash: md4(Buffer.from(password, 'utf16le')).toString('hex').toUpperCase() }
+  const v: NetworkVerifiers = { sha512_crypt: sha512Crypt(password), nt_hash: ntHash(password).toString('hex').toUpperCase() }
   if (chap) v.cleartext = password
   return v
+}
+
+/**
+ * Verifiers sealed before the SHA-512-crypt fix hold a wrong `sha512_crypt` exactly when the
+ * password is a multiple of 64 bytes long in UTF-8 (the npm package used then skipped a block):
+ * no other length was affected, and the NT hash never was.
+ */
+export const mayHaveBrokenCrypt = (password: string) => Buffer.byteLength(password, 'utf8') % 64 === 0
+
+/**
+ * With the password at hand (typed at a sign-in, or kept for CHAP): the verifiers with a correct
+ * `sha512_crypt`, or null when they are right already. Cheap for every other password: only
+ * 64·n-byte ones cost a SHA-512-crypt computation.
+ */
+export function repairedVerifiers(v: NetworkVerifiers, password: string): NetworkVerifiers | null {
+  if (!mayHaveBrokenCrypt(password) || sha512CryptMatches(password, v.sha512_crypt)) return null
+  return { ...v, sha512_crypt: sha512Crypt(password, parseSetting(v.sha512_crypt) ?? undefined) }
 }
 
 /** The sealed verifiers without the cleartext (CHAP turned off); null stays null. */
@@ -31,4 +48,14 @@ export function withoutCleartext(secrets: SecretsService, sealed: string | null)
 }
 
 export const sealVerifiers = (secrets: SecretsService, v: NetworkVerifiers) => secrets.encrypt(PURPOSE, JSON.stringify(v))
-export const openVerifiers = (secrets: SecretsService, sealed: string) => JSON.parse(secrets.decrypt(PURPOSE, sealed)) as NetworkVerifiers
+
+/**
+ * Opened for the renderers and the identity service. A CHAP user's sealed set keeps the password,
+ * so a `sha512_crypt` the old code got wrong is recomputed here from it (same salt, so a render
+ * stays byte-identical); users without CHAP get theirs right at their next sign-in or password
+ * change (kernel/identity/service.ts, passwords-set.ts).
+ */
+export function openVerifiers(secrets: SecretsService, sealed: string): NetworkVerifiers {
+  const v = JSON.parse(secrets.decrypt(PURPOSE, sealed)) as NetworkVerifiers
+  return v.cleartext !== undefined ? (repairedVerifiers(v, v.cleartext) ?? v) : v
+}
