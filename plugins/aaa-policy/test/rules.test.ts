@@ -87,8 +87,8 @@ describe('AAA policy rules: CRUD', () => {
       expect(got.status).to.equal(200)
       expect(got.body).to.deep.equal(r.body)
       expect((await defaultRule(t)).position).to.equal(before.length)
-      const audit = await t.app.db.knex('audit_log').where({ resource_id: r.body.id }).select('action', 'after')
-      expect(audit.map((a: { action: string }) => a.action)).to.deep.equal(['aaa_policy_rule.create'])
+      const audit = await auditRows(t, { resource_id: r.body.id })
+      expect(audit.map((a) => a.action)).to.deep.equal(['aaa_policy_rule.create'])
       await expectOrderIntact(t)
     })
 
