@@ -266,14 +266,14 @@ interface Probes {
 function bareFilterSql(knex: Knex): string {
   const q = selectRules(knex)
     // `= ANY(ARRAY(subquery))`: an init plan run once, so the planner can OR the rule indexes (IN (subquery) made it scan).
-    .whereRaw('(r.who_user_id = ?::uuid OR r.who_group_id = ANY(ARRAY(SELECT m.group_id FROM user_group_members m WHERE m.user_id = ?::uuid)) OR r.is_default)', ['$U', '$U'])
+    .whereRaw('(aaa_policy_rules.who_user_id = ?::uuid OR aaa_policy_rules.who_group_id = ANY(ARRAY(SELECT m.group_id FROM user_group_members m WHERE m.user_id = ?::uuid)) OR aaa_policy_rules.is_default)', ['$U', '$U'])
     .whereRaw(
-      `(r.where_device_id = ?::uuid OR r.where_device_group_id = ANY(ARRAY(
+      `(aaa_policy_rules.where_device_id = ?::uuid OR aaa_policy_rules.where_device_group_id = ANY(ARRAY(
          WITH RECURSIVE up(id, parent_id, depth) AS (
            SELECT g.id, g.parent_id, 0 FROM inventory_devices d JOIN inventory_device_groups g ON g.id = d.device_group_id WHERE d.id = ?::uuid
            UNION ALL
            SELECT g.id, g.parent_id, up.depth + 1 FROM inventory_device_groups g JOIN up ON g.id = up.parent_id WHERE up.depth < 64)
-         SELECT id FROM up)) OR r.is_default)`,
+         SELECT id FROM up)) OR aaa_policy_rules.is_default)`,
       ['$D', '$D'],
     )
     .toSQL()
