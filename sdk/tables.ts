@@ -32,6 +32,7 @@ export type SqlType =
   | 'bigint'
   | 'boolean'
   | 'timestamp with time zone'
+  | 'date'
   | 'jsonb'
   | 'cidr'
   | 'inet'
@@ -86,10 +87,12 @@ export const column = {
   varchar: ofText('character varying'),
   integer: of<number>('integer'),
   smallint: of<number>('smallint'),
-  /** PostgreSQL's int8 arrives as a string (it can exceed 2^53). */
-  bigint: of<string>('bigint'),
+  /** int8: a number on both engines (kernel/db/connect.ts parses it so; counts and offsets stay below 2^53). */
+  bigint: of<number>('bigint'),
   boolean: of<boolean>('boolean'),
   timestamp: of<Date>('timestamp with time zone'),
+  /** A calendar day: pg parses it to a Date at local midnight. */
+  date: of<Date>('date'),
   /** A JSON document; T is what the owner stores there. */
   jsonb: <T = unknown>() => makeColumn<NoInfer<T>, false, false, JsonWrite<NoInfer<T>>>('jsonb', false, false),
   cidr: of<string>('cidr'),

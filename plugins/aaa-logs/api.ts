@@ -8,13 +8,15 @@ import type { Knex } from 'knex'
 export const LOG_KINDS = ['tacacs_authentication', 'tacacs_authorization', 'tacacs_accounting', 'radius_authentication', 'radius_accounting'] as const
 export type LogKind = (typeof LOG_KINDS)[number]
 
-export const LOG_TABLE: Record<LogKind, string> = {
+export const LOG_TABLE = {
   tacacs_authentication: 'aaa_log_tacacs_authn',
   tacacs_authorization: 'aaa_log_tacacs_authz',
   tacacs_accounting: 'aaa_log_tacacs_acct',
   radius_authentication: 'aaa_log_radius_auth',
   radius_accounting: 'aaa_log_radius_acct',
-}
+} as const satisfies Record<LogKind, string>
+/** The name of one of the five log tables (tables.ts declares them). */
+export type LogTable = (typeof LOG_TABLE)[LogKind]
 
 export const protocolOf = (kind: LogKind): 'tacacs' | 'radius' => (kind.startsWith('tacacs') ? 'tacacs' : 'radius')
 

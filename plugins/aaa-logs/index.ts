@@ -15,6 +15,7 @@ import { permissions } from './permissions.js'
 import { logRoutes } from './routes/index.js'
 import { exclusionLoader } from './services/exclusions.js'
 import { listSettings } from './services/settings.js'
+import { aaaLogsTables } from './tables.js'
 
 export * from './api.js'
 
@@ -28,6 +29,7 @@ export default definePlugin({
   settings: [...ingestSettings, ...listSettings],
   serverOptions: ingestOptions,
   migrations: new URL('./migrations/', import.meta.url),
+  tables: aaaLogsTables,
   cli: [replayCommand, ingestCommand],
   deps: ingesterServiceRefs,
   init(d) {

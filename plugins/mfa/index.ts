@@ -13,6 +13,7 @@ import { mfaRoutes } from './routes/index.js'
 import { TokenBudget } from './services/token-budget.js'
 import { TotpStore } from './services/totp-store.js'
 import { mfaSettings } from './settings.js'
+import { mfaTables } from './tables.js'
 
 export default definePlugin({
   id: 'mfa',
@@ -22,6 +23,7 @@ export default definePlugin({
   permissions: mfaPermissions,
   settings: mfaSettings,
   migrations: new URL('./migrations/', import.meta.url),
+  tables: mfaTables,
   locales: { en, ru },
   deps: {
     database: coreServices.database,
@@ -39,7 +41,7 @@ export default definePlugin({
     identity.references.user.registerGuard({
       onDelete: 'clear',
       referrers: async (ids, db) =>
-        ((await db('mfa_totp').whereRaw('user_id = ANY(?::uuid[])', [uuidArray(ids)]).select('user_id')) as { user_id: string }[]).map((r) => ({ type: 'mfa_totp', id: r.user_id, name: 'TOTP authenticator' })),
+        (await db('mfa_totp').whereRaw('user_id = ANY(?::uuid[])', [uuidArray(ids)]).select('user_id')).map((r) => ({ type: 'mfa_totp', id: r.user_id, name: 'TOTP authenticator' })),
       clear: async (ids, trx) => {
         await trx('mfa_totp').whereRaw('user_id = ANY(?::uuid[])', [uuidArray(ids)]).delete()
       },

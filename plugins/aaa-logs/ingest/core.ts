@@ -7,10 +7,13 @@
  */
 import { open } from 'node:fs/promises'
 import type { Knex } from 'knex'
-import type { DatabaseService, Logger } from '../../../sdk/index.js'
+import type { DatabaseService, InsertOf, Logger } from '../../../sdk/index.js'
 import { LOG_TABLE, protocolOf, type ExclusionMatcher, type LoadExclusions, type LogKind } from '../api.js'
 import { copyRows, encodeCopy, uuidv7, type CopyBatch } from './copy.js'
 import { parseLine, type Row } from './records.js'
+import type { QuarantineTable } from '../tables.js'
+
+type QuarantinedLine = InsertOf<typeof QuarantineTable>
 
 export interface Checkpoint {
   inode: number
@@ -43,7 +46,7 @@ export interface Prepared {
   /** PostgreSQL: the rows, already encoded for COPY (ingest/copy.ts). */
   copy: CopyBatch | null
   stored: number
-  quarantine: Row[]
+  quarantine: QuarantinedLine[]
   drops: { exclusion_id: string; day: string; dropped: number }[]
   dropped: number
 }
@@ -84,12 +87,9 @@ export class IngestCore {
     const k = this.key(source, file)
     const mem = this.checkpoints.get(k)
     if (mem) return mem
-    const row = (await this.d.database
-      .knex('aaa_log_checkpoints')
-      .where({ node_id: this.d.nodeId, source, file })
-      .first('inode', 'offset_bytes')) as { inode: string | number; offset_bytes: string | number } | undefined
+    const row = await this.d.database.knex('aaa_log_checkpoints').where({ node_id: this.d.nodeId, source, file }).first('inode', 'offset_bytes')
     if (!row) return null
-    const cp = { inode: Number(row.inode), offset: Number(row.offset_bytes) }
+    const cp = { inode: row.inode, offset: row.offset_bytes }
     this.checkpoints.set(k, cp)
     return cp
   }
@@ -129,7 +129,7 @@ export class IngestCore {
     const t0 = performance.now()
     const protocol = protocolOf(kind)
     const rows: Row[] = []
-    const quarantine: Row[] = []
+    const quarantine: QuarantinedLine[] = []
     const drops = new Map<string, { exclusion_id: string; day: string; dropped: number }>()
     let dropped = 0
     for (const l of lines) {
@@ -174,7 +174,7 @@ export class IngestCore {
       if (this.d.database.engine === 'postgres') await trx.raw('SET LOCAL statement_timeout = 0')
       if (copy) await copyRows(trx, LOG_TABLE[kind], copy)
       else await insertLogRows(trx, LOG_TABLE[kind], rows)
-      await insertRows(trx, 'aaa_log_quarantine', quarantine)
+      await insertQuarantine(trx, quarantine)
       if (b.drops.length) {
         const list = b.drops
         await trx.raw(
@@ -311,9 +311,9 @@ async function insertLogRows(trx: Knex.Transaction, table: string, rows: Row[]):
   await trx.raw(`INSERT INTO ${table} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${table}, ?::jsonb)`, [JSON.stringify(rows)])
 }
 
-async function insertRows(trx: Knex.Transaction, table: string, rows: Row[]): Promise<void> {
+async function insertQuarantine(trx: Knex.Transaction, rows: QuarantinedLine[]): Promise<void> {
   if (!rows.length) return
   const cols = Object.keys(rows[0]).length
   const per = Math.max(1, Math.floor(MAX_PARAMS / cols))
-  for (let i = 0; i < rows.length; i += per) await trx(table).insert(rows.slice(i, i + per))
+  for (let i = 0; i < rows.length; i += per) await trx('aaa_log_quarantine').insert(rows.slice(i, i + per))
 }

@@ -1,6 +1,6 @@
 /** /api/v1/log-exclusions: rules that keep matching events out of the AAA logs. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, paginate, reply, type IdentityService } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, paginate, reply, uniqueColumn, type IdentityService, type UpdateOf } from '../../../sdk/index.js'
 import { AaaLogsErrors } from '../errors.js'
 import { EXCLUSIONS_READ, EXCLUSIONS_WRITE } from '../permissions.js'
 import {
@@ -11,20 +11,12 @@ import {
   LogExclusionResponse,
   LogExclusionUpdate,
 } from '../schemas/exclusions.js'
-import { EXCLUSIONS, exclusionsWithDrops, loadExclusion, toExclusion, type ExclusionRow, type MatchType } from '../services/exclusions.js'
+import { DROPS, EXCLUSIONS, exclusionsWithDrops, loadExclusion, toExclusion, type ExclusionRow, type MatchType } from '../services/exclusions.js'
 import { hasControl } from '../services/glob.js'
+import type { ExclusionTable } from '../tables.js'
 
-const isUniqueViolation = (e: unknown) => (e as { code?: unknown } | null)?.code === '23505'
-
-const onUniqueName = (name: string) => (e: unknown) => {
-  throw isUniqueViolation(e) ? AaaLogsErrors.exclusionNameTaken({ field: 'name', vars: { name } }) : e
-}
-
-async function assertNameFree(trx: Knex.Transaction, name: string, exceptId?: string) {
-  const q = trx(EXCLUSIONS).whereRaw('lower(name) = lower(?)', [name])
-  if (exceptId) q.whereNot({ id: exceptId })
-  if (await q.first('id')) throw AaaLogsErrors.exclusionNameTaken({ field: 'name', vars: { name } })
-}
+/** Names are unique case-insensitively (index aaa_log_exclusions_name on lower(name)). */
+const names = uniqueColumn({ table: EXCLUSIONS, taken: AaaLogsErrors.exclusionNameTaken })
 
 /** The value checked against its type; for a group, the group's stored spelling. */
 async function checkValue(identity: IdentityService, trx: Knex.Transaction, type: MatchType, value: string): Promise<string> {
@@ -53,10 +45,7 @@ export function exclusionRoutes(knex: Knex, identity: IdentityService) {
       handler: async ({ query }) =>
         paginate(query, {
           base: () => exclusionsWithDrops(knex),
-          filter: (qb) => {
-            if (query.protocol) qb.where('e.protocol', query.protocol)
-            if (query.match_type) qb.where('e.match_type', query.match_type)
-          },
+          equals: { protocol: 'e.protocol', match_type: 'e.match_type' },
           searchColumns: ['e.name', 'e.description', 'e.match_value'],
           sortColumns: { name: 'e.name', protocol: 'e.protocol', match_type: 'e.match_type', created_at: 'e.created_at', updated_at: 'e.updated_at' },
           defaultSort: 'name',
@@ -77,11 +66,11 @@ export function exclusionRoutes(knex: Knex, identity: IdentityService) {
         const b = req.body
         return req.transaction(async (trx) => {
           const value = await checkValue(identity, trx, b.match_type, b.match_value)
-          await assertNameFree(trx, b.name)
-          const [{ id }] = (await trx(EXCLUSIONS)
+          await names.assertFree(trx, b.name)
+          const [{ id }] = await trx(EXCLUSIONS)
             .insert({ name: b.name, description: b.description ?? null, protocol: b.protocol ?? 'all', match_type: b.match_type, match_value: value })
             .returning('id')
-            .catch(onUniqueName(b.name))) as { id: string }[]
+            .catch(names.onViolation(b.name))
           const created = (await loadExclusion(trx, id))!
           await req.audit({ action: 'log_exclusion.create', resourceType: 'log_exclusion', resourceId: id, after: created }, trx)
           return created
@@ -114,18 +103,13 @@ export function exclusionRoutes(knex: Knex, identity: IdentityService) {
         return req.transaction(async (trx) => {
           if (!(await trx(EXCLUSIONS).where({ id: req.params.exclusion_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'exclusion_id' })
           const before = (await loadExclusion(trx, req.params.exclusion_id))!
-          const cols: Record<string, unknown> = { updated_at: new Date() }
+          const cols: UpdateOf<typeof ExclusionTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'protocol']) }
           if (b.match_type !== undefined || b.match_value !== undefined) {
             cols.match_type = b.match_type ?? before.match_type
             cols.match_value = await checkValue(identity, trx, b.match_type ?? before.match_type, b.match_value ?? before.match_value)
           }
-          if (b.name !== undefined) {
-            await assertNameFree(trx, b.name, before.id)
-            cols.name = b.name
-          }
-          if (b.description !== undefined) cols.description = b.description
-          if (b.protocol !== undefined) cols.protocol = b.protocol
-          await trx(EXCLUSIONS).where({ id: before.id }).update(cols).catch(onUniqueName(b.name ?? before.name))
+          if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
+          await trx(EXCLUSIONS).where({ id: before.id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           const after = (await loadExclusion(trx, before.id))!
           await req.audit({ action: 'log_exclusion.update', resourceType: 'log_exclusion', resourceId: before.id, before, after }, trx)
           return after
@@ -145,7 +129,7 @@ export function exclusionRoutes(knex: Knex, identity: IdentityService) {
           if (!(await trx(EXCLUSIONS).where({ id: req.params.exclusion_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'exclusion_id' })
           const before = (await loadExclusion(trx, req.params.exclusion_id))!
           await trx(EXCLUSIONS).where({ id: before.id }).delete()
-          await trx('aaa_log_exclusion_drops').where({ exclusion_id: before.id }).delete()
+          await trx(DROPS).where({ exclusion_id: before.id }).delete()
           await req.audit({ action: 'log_exclusion.delete', resourceType: 'log_exclusion', resourceId: before.id, before }, trx)
         })
         return reply({ status: 204 })

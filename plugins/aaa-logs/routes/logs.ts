@@ -1,9 +1,9 @@
 /** /api/v1/aaa/logs/{tacacs|radius}/{kind}: list, export and get-one for each of the five log kinds. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, EXPORT_DOWNLOAD, exportReply, type ExportFormat, type RouteDefinition } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, EXPORT_DOWNLOAD, exportReply, type RouteDefinition } from '../../../sdk/index.js'
 import { LOGS_READ } from '../permissions.js'
 import { entrySchema, listSchema, logExportQuery, logListQuery, LogParams } from '../schemas/logs.js'
-import { applyLogFilters, checkLogFilters, exportColumns, KINDS, rowCount, toEntry, type KindDef, type LogFilters } from '../services/logs.js'
+import { applyLogFilters, checkLogFilters, exportColumns, KINDS, logRows, rowCount, toEntry, type KindDef, type LogFilters, type LogRow } from '../services/logs.js'
 import { listSettingRefs } from '../services/settings.js'
 import { COUNT_CAP, cappedCount, pageBound, rollupDimension, rollupTotal, withBudget, type CappedCount, type FilteredTotal } from '../services/totals.js'
 import type { LogsRouteDeps } from './deps.js'
@@ -14,6 +14,19 @@ const SLOW_PAGE_MS = 4000
 /** The most rows one export holds. */
 export const EXPORT_CEILING = 10_000
 
+/** A page's row; sorted out of all the matches, it carries their number. */
+type PageRow = LogRow & { aaa_matches?: number }
+type Rows<R extends {}> = Knex.QueryBuilder<R, R[]>
+
+/**
+ * Every match of `filtered`, read once (a materialized CTE, one pass over the
+ * search index), each row with the number of all of them: the page is then
+ * sorted out of these. knex cannot type a select from a CTE with a window
+ * column: this is the one place that says what it returns.
+ */
+const allMatches = (x: Knex | Knex.Transaction, filtered: Rows<LogRow>): Rows<PageRow> =>
+  x.withMaterialized('matches', filtered).from<PageRow, PageRow[]>('matches').select<PageRow[]>('*', x.raw('count(*) over () as aaa_matches'))
+
 const FILTER_DOC =
   'Filters (all optional, combined with AND): `username` (exact), `nas_ip` (exact address), `node_id`, `date_from` / `date_to` (inclusive, UTC), `search` (case-insensitive substring over the kind\'s text fields), and the kind\'s own filters. `sort_order` defaults to `desc`; the id breaks ties so pages are stable. ' +
   `\`total_by_filter\` is exact when the filters name at most one of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters, with no \`search\` (any enum filters and dates); otherwise the count stops at ${COUNT_CAP.toLocaleString('en')} matches, or on PostgreSQL after the setting \`aaa-logs.count_budget_ms\` (default ${listSettingRefs.countBudgetMs.default} ms); when it stopped, \`total_by_filter_capped\` is true and \`total_by_filter\` a lower bound (${COUNT_CAP.toLocaleString('en')} when the cap stopped it, and at least the entries up to the end of a full page asked for), and \`pages\` follows it.`
@@ -23,9 +36,9 @@ function kindRoutes(d: LogsRouteDeps, k: KindDef): RouteDefinition[] {
   const base = `/aaa/logs/${k.path}`
   const sortColumns = Object.fromEntries(k.sortBy.map((s) => [s, s]))
   const columns = exportColumns(k)
-  const entry = (row: Record<string, unknown>) => toEntry(k, row)
-  const filtered = (q: LogFilters) => {
-    const qb = knex(k.table)
+  const entry = (row: LogRow) => toEntry(k, row)
+  const filtered = (q: LogFilters, x: Knex | Knex.Transaction = knex) => {
+    const qb = logRows(x, k)
     applyLogFilters(k, qb, q)
     return qb
   }
@@ -44,34 +57,31 @@ function kindRoutes(d: LogsRouteDeps, k: KindDef): RouteDefinition[] {
       description: `${FILTER_DOC} Kind filters: ${[...Object.keys(k.enumFilters), ...k.textFilters].map((f) => `\`${f}\``).join(', ') || 'none'}.`,
       tags: ['aaa-logs'],
       schema: { query: logListQuery(k), response: { 200: listSchema(k), 422: ErrorBody } },
-      handler: async ({ query }) => {
-        const q = query as LogFilters & typeof query
+      handler: async ({ query: q }) => {
         checkLogFilters(q)
         // As sdk paginate, except the totals: `total` is the exact row count kept by migration
         // 0003's triggers, `total_by_filter` comes from migration 0004's rollup or a count that
         // stops at COUNT_CAP or its time budget (services/totals.ts); neither counts a 90-day
         // window row by row.
-        const l = query as { page?: number; per_page?: number; sort_by?: string; sort_order?: 'asc' | 'desc' }
-        const page = l.page ?? 1
-        const perPage = l.per_page ?? 50
-        const order = l.sort_order ?? 'asc'
+        const page = q.page ?? 1
+        const perPage = q.per_page ?? 50
+        const order = q.sort_order ?? 'asc'
         const offset = (page - 1) * perPage
-        const pageOf = (qb: Knex.QueryBuilder) =>
+        const pageOf = <R extends LogRow>(qb: Rows<R>) =>
           qb
-            .orderBy(sortColumns[l.sort_by ?? 'timestamp'] ?? 'timestamp', order)
+            .orderBy(sortColumns[q.sort_by ?? 'timestamp'] ?? 'timestamp', order)
             .orderBy('id', order)
             .limit(perPage)
             .offset(offset)
         /** The page sorted out of all the matches (one pass over the search index), with their number. */
-        const fromMatches = (x: Knex | Knex.Transaction = knex) =>
-          pageOf(x.withMaterialized('matches', filtered(q)).from('matches').select('*', x.raw('count(*) over () as aaa_matches'))) as Promise<Record<string, unknown>[]>
+        const fromMatches = (x: Knex | Knex.Transaction = knex) => pageOf(allMatches(x, filtered(q)))
         const dim = rollupDimension(k, q)
         let counted: CappedCount
-        let rows: Record<string, unknown>[]
+        let rows: PageRow[]
         let total: number
         if (dim) {
           let exact: FilteredTotal
-          ;[total, exact, rows] = await Promise.all([rowCount(knex, k.table), rollupTotal(knex, k, q, dim, filtered), pageOf(filtered(q)) as Promise<Record<string, unknown>[]>])
+          ;[total, exact, rows] = await Promise.all([rowCount(knex, k), rollupTotal(knex, k, q, dim, filtered), pageOf(filtered(q))])
           counted = { n: exact.n, stopped: null }
         } else {
           // Count first, within the time budget. It finished: the matches are few, so the page is
@@ -79,17 +89,17 @@ function kindRoutes(d: LogsRouteDeps, k: KindDef): RouteDefinition[] {
           // It stopped at the cap: they are many, and that walk is short. It ran out of time: the
           // walk is tried within the same budget, then the matches are read whole (exactly counted).
           const budget = await d.settings.get(listSettingRefs.countBudgetMs)
-          ;[total, counted] = await Promise.all([rowCount(knex, k.table), cappedCount(d.database, filtered(q), budget)])
+          ;[total, counted] = await Promise.all([rowCount(knex, k), cappedCount(d.database, filtered(q), budget)])
           if (counted.stopped === null) rows = await fromMatches()
-          else if (counted.stopped === 'cap') rows = (await pageOf(filtered(q))) as Record<string, unknown>[]
+          else if (counted.stopped === 'cap') rows = await pageOf(filtered(q))
           else {
             // Out of time, frequency unknown: the walk (fast for a frequent term) and the read of all
             // the matches (fast for a rare one) race, each within SLOW_PAGE_MS; the first answer wins.
-            const within = (ms: number, read: (x: Knex.Transaction) => Promise<Record<string, unknown>[]>) =>
-              withBudget(d.database, ms, (x) => read(x as Knex.Transaction)).then((r) => (r === 'time' ? Promise.reject(Object.assign(new Error('statement timeout'), { code: '57014' })) : r))
-            const walk = () => within(budget, (x) => pageOf(filtered(q)).transacting(x) as Promise<Record<string, unknown>[]>)
-            rows = await walk().catch(() =>
-              Promise.any([within(SLOW_PAGE_MS, (x) => pageOf(filtered(q)).transacting(x) as Promise<Record<string, unknown>[]>), within(SLOW_PAGE_MS, (x) => fromMatches(x))]).catch((e: AggregateError) => {
+            const within = (ms: number, read: (x: Knex | Knex.Transaction) => Promise<PageRow[]>) =>
+              withBudget(d.database, ms, read).then((r) => (r === 'time' ? Promise.reject(Object.assign(new Error('statement timeout'), { code: '57014' })) : r))
+            const walk = (x: Knex | Knex.Transaction) => pageOf(filtered(q, x))
+            rows = await within(budget, walk).catch(() =>
+              Promise.any([within(SLOW_PAGE_MS, walk), within(SLOW_PAGE_MS, (x) => fromMatches(x))]).catch((e: AggregateError) => {
                 throw e.errors[0]
               }),
             )
@@ -109,16 +119,15 @@ function kindRoutes(d: LogsRouteDeps, k: KindDef): RouteDefinition[] {
       tags: ['aaa-logs'],
       download: EXPORT_DOWNLOAD,
       schema: { query: logExportQuery(k), response: { 200: 'file', 422: ErrorBody } },
-      handler: async ({ query }) => {
-        const q = query as LogFilters & typeof query
+      handler: async ({ query: q }) => {
         const qb = ordered(q)
         let truncated = false
-        let rows: Record<string, unknown>[]
+        let rows: LogRow[]
         if (q.page !== undefined || q.per_page !== undefined) {
           const per = q.per_page ?? 50
-          rows = (await qb.limit(per).offset(((q.page ?? 1) - 1) * per)) as Record<string, unknown>[]
+          rows = await qb.limit(per).offset(((q.page ?? 1) - 1) * per)
         } else {
-          rows = (await qb.limit(EXPORT_CEILING + 1)) as Record<string, unknown>[]
+          rows = await qb.limit(EXPORT_CEILING + 1)
           if (rows.length > EXPORT_CEILING) {
             truncated = true
             rows.length = EXPORT_CEILING
@@ -127,7 +136,7 @@ function kindRoutes(d: LogsRouteDeps, k: KindDef): RouteDefinition[] {
         return exportReply({
           rows: rows.map(entry),
           columns,
-          format: (q.format ?? 'xlsx') as ExportFormat,
+          format: q.format ?? 'xlsx',
           fileBase: k.fileBase,
           rowCount: rows.length,
           truncated,
@@ -144,7 +153,7 @@ function kindRoutes(d: LogsRouteDeps, k: KindDef): RouteDefinition[] {
       tags: ['aaa-logs'],
       schema: { params: LogParams, response: { 200: entrySchema(k, false), 404: ErrorBody } },
       handler: async ({ params }) => {
-        const row = (await knex(k.table).where({ id: params.log_id }).first()) as Record<string, unknown> | undefined
+        const row = await logRows(knex, k).where({ id: params.log_id }).first()
         if (!row) throw CommonErrors.notFound({ field: 'log_id' })
         return entry(row)
       },

@@ -89,16 +89,17 @@ export function listSchema(k: KindDef) {
 }
 
 function filters(k: KindDef) {
-  const f: Record<string, TSchema> = {
+  const own: Record<string, TSchema> = {}
+  for (const [name, values] of Object.entries(k.enumFilters)) own[name] = Type.Optional(StringEnum(values))
+  for (const name of k.textFilters) own[name] = Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Exact value.' }))
+  return {
     username: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'Exact user name.' })),
     nas_ip: Type.Optional(Type.String({ minLength: 2, maxLength: 45, description: 'Exact device address (IPv4 or IPv6).' })),
     node_id: Type.Optional(Uuid({ description: 'The cluster node that processed the events.' })),
     date_from: Type.Optional(Timestamp({ description: 'Entries at or after this instant.' })),
     date_to: Type.Optional(Timestamp({ description: 'Entries at or before this instant.' })),
+    ...own,
   }
-  for (const [name, values] of Object.entries(k.enumFilters)) f[name] = Type.Optional(StringEnum(values))
-  for (const name of k.textFilters) f[name] = Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Exact value.' }))
-  return f
 }
 
 export const logListQuery = (k: KindDef) =>

@@ -15,6 +15,7 @@
 import type { Knex } from 'knex'
 import type { IdentityService } from '../../../sdk/index.js'
 import type { ExclusionMatcher, LoadExclusions } from '../api.js'
+import type { ExclusionRecord } from '../tables.js'
 import { compileGlob, type Glob } from './glob.js'
 
 export const EXCLUSIONS = 'aaa_log_exclusions'
@@ -25,17 +26,8 @@ export const MATCH_TYPES = ['username', 'username_pattern', 'user_group'] as con
 export type ExclusionProtocol = (typeof PROTOCOLS)[number]
 export type MatchType = (typeof MATCH_TYPES)[number]
 
-export interface ExclusionRow {
-  id: string
-  name: string
-  description: string | null
-  protocol: ExclusionProtocol
-  match_type: MatchType
-  match_value: string
-  created_at: Date | string
-  updated_at: Date | string
-  dropped_total?: string | number | null
-}
+/** A rule with its drops summed over nodes and days (`exclusionsWithDrops`). */
+export type ExclusionRow = ExclusionRecord & { dropped_total: number }
 
 export const toExclusion = (r: ExclusionRow) => ({
   id: r.id,
@@ -44,21 +36,25 @@ export const toExclusion = (r: ExclusionRow) => ({
   protocol: r.protocol,
   match_type: r.match_type,
   match_value: r.match_value,
-  dropped_total: Number(r.dropped_total ?? 0),
-  created_at: new Date(r.created_at).toISOString(),
-  updated_at: new Date(r.updated_at).toISOString(),
+  dropped_total: r.dropped_total,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
 })
 export type Exclusion = ReturnType<typeof toExclusion>
 
-/** The rules with their drop counts summed over nodes and days. */
-export const exclusionsWithDrops = (db: Knex | Knex.Transaction) =>
-  db(`${EXCLUSIONS} as e`).select(
+/**
+ * The rules (as `e`) with their drop counts summed over nodes and days. knex
+ * cannot type a select with a subquery column: this is the one place that
+ * says what it returns.
+ */
+export const exclusionsWithDrops = (db: Knex | Knex.Transaction): Knex.QueryBuilder<ExclusionRow, ExclusionRow[]> =>
+  db<ExclusionRow, ExclusionRow[]>(`${EXCLUSIONS} as e`).select<ExclusionRow[]>(
     'e.*',
     db.raw(`COALESCE((SELECT SUM(d.dropped) FROM ${DROPS} d WHERE d.exclusion_id = e.id), 0) AS dropped_total`),
   )
 
 export async function loadExclusion(db: Knex | Knex.Transaction, id: string): Promise<Exclusion | null> {
-  const row = (await exclusionsWithDrops(db).where('e.id', id).first()) as ExclusionRow | undefined
+  const row = await exclusionsWithDrops(db).where('e.id', id).first()
   return row ? toExclusion(row) : null
 }
 
@@ -111,7 +107,7 @@ export function buildMatcher(
 export const exclusionLoader =
   (identity: IdentityService): LoadExclusions =>
   async (db) => {
-    const rules = (await db(EXCLUSIONS).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'protocol', 'match_type', 'match_value')) as ExclusionRow[]
+    const rules = await db(EXCLUSIONS).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'protocol', 'match_type', 'match_value')
     const groupsOfUser = new Map<string, Set<string>>()
     if (rules.some((r) => r.match_type === 'user_group')) {
       const wanted = new Set(rules.filter((r) => r.match_type === 'user_group').map((r) => r.match_value.toLowerCase()))

@@ -6,8 +6,13 @@
 import { isIP } from 'node:net'
 import type { Knex } from 'knex'
 import { likeEscape, type ExportColumn } from '../../../sdk/index.js'
-import { LOG_TABLE, type LogKind } from '../api.js'
+import { LOG_TABLE, type LogKind, type LogTable } from '../api.js'
 import { AaaLogsErrors } from '../errors.js'
+import type { RadiusAcctTable, RadiusAuthTable, TacacsAcctTable, TacacsAuthnTable, TacacsAuthzTable } from '../tables.js'
+
+type LogTableDefinition = typeof TacacsAuthnTable | typeof TacacsAuthzTable | typeof TacacsAcctTable | typeof RadiusAuthTable | typeof RadiusAcctTable
+/** A column of any log kind (tables.ts): the kinds below name only these, so a renamed column breaks the build. */
+export type LogColumn = LogTableDefinition extends infer T ? (T extends LogTableDefinition ? keyof T['columns'] & string : never) : never
 
 export interface KindDef {
   kind: LogKind
@@ -18,21 +23,21 @@ export interface KindDef {
   /** Schema name stem: `TacacsAuthn` → TacacsAuthnLogResponse, TacacsAuthnLogListResponse. */
   schemaStem: string
   summary: string
-  table: string
+  table: LogTable
   /** Kind-specific filters with a closed set of values. */
-  enumFilters: Record<string, readonly string[]>
+  enumFilters: Partial<Record<LogColumn, readonly string[]>>
   /** Kind-specific filters matched exactly. */
-  textFilters: readonly string[]
-  sortBy: readonly string[]
+  textFilters: readonly LogColumn[]
+  sortBy: readonly LogColumn[]
   /** Text columns `search` looks in (one expression, served by a trigram index where pg_trgm exists). */
-  searchColumns: readonly string[]
+  searchColumns: readonly LogColumn[]
   /** The kind's own columns, in order, after the common ones. */
-  columns: readonly string[]
+  columns: readonly LogColumn[]
 }
 
 export const COMMON_COLUMNS = ['id', 'timestamp', 'username', 'nas_ip', 'node_id', 'device_name', 'client_address', 'session_id'] as const
 export const TRAILING_COLUMNS = ['source_file', 'source_offset', 'ingested_at'] as const
-const COMMON_SEARCH = ['username', 'device_name', 'client_address', 'session_id']
+const COMMON_SEARCH: LogColumn[] = ['username', 'device_name', 'client_address', 'session_id']
 
 export const KINDS: KindDef[] = [
   {
@@ -110,8 +115,24 @@ const TIMES = new Set(['timestamp', 'ingested_at'])
 
 export const allColumns = (k: KindDef) => [...COMMON_COLUMNS, ...k.columns, ...TRAILING_COLUMNS]
 
+/**
+ * A row of any of the five kinds, read by column name. knex types a query on
+ * one named table; the kinds are handled alike (KINDS names their columns), so
+ * their five row types meet here, in `logRows`, and nowhere else.
+ */
+export type LogRow = Partial<Record<LogColumn, unknown>>
+
+/** The one query on a kind's table: every list, export and get-one starts here. */
+export const logRows = (db: Knex | Knex.Transaction, k: KindDef) => db<LogRow, LogRow[]>(k.table)
+
+/** `count(*)` of a query's rows (knex types a count's row loosely: the one place that reads it). */
+export async function countOf(qb: Knex.QueryBuilder): Promise<number> {
+  const r: { n?: string | number } | undefined = await qb.count({ n: '*' }).first()
+  return Number(r?.n)
+}
+
 /** A row as the API shows it: times ISO-8601 UTC, bigints as numbers, every column present. */
-export function toEntry(k: KindDef, row: Record<string, unknown>): Record<string, unknown> {
+export function toEntry(k: KindDef, row: LogRow): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const c of allColumns(k)) {
     const v = row[c]
@@ -168,8 +189,8 @@ export const exportColumns = (k: KindDef): ExportColumn<Record<string, unknown>>
  * Every row of a log table, exact: the count migration 0003's triggers keep in
  * the writing transactions (one primary-key read, not a scan of the table).
  */
-export async function rowCount(knex: Knex, table: string): Promise<number> {
-  const r = (await knex('aaa_log_row_counts').where({ table_name: table }).first('n')) as { n: string | number } | undefined
-  if (r) return Number(r.n)
-  return Number(((await knex(table).count({ n: '*' }).first()) as { n: string | number }).n)
+export async function rowCount(knex: Knex, k: KindDef): Promise<number> {
+  const r = await knex('aaa_log_row_counts').where({ table_name: k.table }).first('n')
+  if (r) return r.n
+  return countOf(logRows(knex, k))
 }

@@ -14,7 +14,7 @@
  */
 import type { Knex } from 'knex'
 import type { DatabaseService } from '../../../sdk/index.js'
-import type { KindDef, LogFilters } from './logs.js'
+import { countOf, type KindDef, type LogFilters } from './logs.js'
 
 /** Beyond this many matching entries a count the rollup cannot answer stops and says so. */
 export const COUNT_CAP = 10_000
@@ -36,8 +36,6 @@ export interface CappedCount {
 }
 
 type Filtered = (q: LogFilters) => Knex.QueryBuilder
-
-const countOf = async (qb: Knex.QueryBuilder) => Number(((await qb.count({ n: '*' }).first()) as { n: string | number }).n)
 
 /** The dimension the rollup answers these filters by, or null when it cannot. */
 export function rollupDimension(k: KindDef, q: LogFilters): string | null {
@@ -95,7 +93,7 @@ export async function rollupTotal(knex: Knex, k: KindDef, q: LogFilters, dim: st
     edges.push(countOf(qb))
   }
   if (to !== null) edges.push(countOf(filtered({ ...q, date_from: undefined }).where('timestamp', '>=', iso(to))))
-  const [sum, ...parts] = await Promise.all([rollup.first().then((r) => Number((r as { n: string | number | null } | undefined)?.n ?? 0)), ...edges])
+  const [sum, ...parts] = await Promise.all([rollup.first().then((r) => Number(r?.n ?? 0)), ...edges])
   return { n: parts.reduce((a, b) => a + b, sum), capped: false }
 }
 
@@ -107,7 +105,7 @@ export async function rollupTotal(knex: Knex, k: KindDef, q: LogFilters, dim: st
 export async function cappedCount(db: DatabaseService, qb: Knex.QueryBuilder, budgetMs: number): Promise<CappedCount> {
   const r = await withBudget(db, budgetMs, async (x) => {
     const inner = qb.clearSelect().select(x.raw('1')).limit(COUNT_CAP + 1)
-    return Number(((await x.count({ n: '*' }).from(inner.as('capped')).first()) as { n: string | number }).n)
+    return countOf(x.from(inner.as('capped')))
   })
   if (r === 'time') return { n: 0, stopped: 'time' }
   return r > COUNT_CAP ? { n: COUNT_CAP, stopped: 'cap' } : { n: r, stopped: null }

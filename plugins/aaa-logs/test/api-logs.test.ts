@@ -5,8 +5,8 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { parse } from 'csv-parse/sync'
 import ExcelJS from 'exceljs'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { LOG_TABLE, type LogKind } from '../api.js'
-import { allColumns, KINDS } from '../services/logs.js'
+import type { LogKind } from '../api.js'
+import { allColumns, countOf, KINDS, logRows } from '../services/logs.js'
 import { expectError } from './helpers.js'
 
 const NODE_A = randomUUID()
@@ -37,6 +37,7 @@ const row = (kind: LogKind, o: Record<string, unknown>) => ({
 })
 
 /** Authorization rows: two days, two nodes, two NAS, both actions. */
+const AUTHZ_KIND = KINDS.find((k) => k.kind === 'tacacs_authorization')!
 const AUTHZ = [
   row('tacacs_authorization', { timestamp: `${D1}T00:00:00Z`, username: 'alice', action: 'permit', rule_name: 'net-admins', profile: 'admin', service: 'shell', command: 'show running-config', arguments: ['cmd=show', 'cmd-arg=running-config'], priv_lvl: 15 }),
   row('tacacs_authorization', { timestamp: `${D1}T12:00:00Z`, username: 'bob', action: 'deny', rule_name: 'helpdesk', profile: 'readonly', service: 'shell', command: 'configure terminal', nas_ip: '192.0.2.2', node_id: NODE_B }),
@@ -68,7 +69,7 @@ describe('aaa-logs log lists, entries and exports', () => {
   before(async () => {
     t = await startTestApp({ plugins: ['aaa-logs'], env: { DOCS_ENABLED: 'true' } })
     const knex = t.app.db.knex
-    await knex(LOG_TABLE.tacacs_authorization).insert(AUTHZ)
+    await logRows(knex, AUTHZ_KIND).insert(AUTHZ)
     for (const k of KINDS) {
       if (k.kind === 'tacacs_authorization') continue
       const extra: Record<LogKind, Record<string, unknown>[]> = {
@@ -91,7 +92,7 @@ describe('aaa-logs log lists, entries and exports', () => {
           { acct_status_type: 'Stop', acct_session_id: 'S1', username: 'alice', timestamp: `${D2}T04:00:00Z`, session_time: 5_000_000_000, input_octets: 123, output_octets: 456 },
         ],
       }
-      await knex(k.table).insert(extra[k.kind].map((o) => row(k.kind, o)))
+      await logRows(knex, k).insert(extra[k.kind].map((o) => row(k.kind, o)))
     }
   })
   after(async () => t?.stop())
@@ -322,25 +323,25 @@ describe('aaa-logs log lists, entries and exports', () => {
       const knex = t.app.db.knex
       const k = KINDS.find((x) => x.kind === 'tacacs_accounting')!
       const total = async () => (await t.admin('GET', `/api/v1/aaa/logs/${k.path}?per_page=1`)).body.total as number
-      const real = async () => Number(((await knex(k.table).count({ n: '*' }).first()) as { n: string }).n)
+      const real = () => countOf(logRows(knex, k))
       const start = await real()
       expect(await total()).to.equal(start)
-      const one = (await knex(k.table).first()) as Record<string, unknown>
+      const one = (await logRows(knex, k).first())!
       const { id: _id, ...copy } = one
-      await knex(k.table).insert([copy, copy, copy])
+      await logRows(knex, k).insert([copy, copy, copy])
       expect(await total()).to.equal(start + 3)
       await knex.transaction(async (trx) => {
-        await trx(k.table).insert(copy)
+        await logRows(trx, k).insert(copy)
         throw new Error('rollback')
       }).catch(() => undefined)
       expect(await total()).to.equal(start + 3)
-      await knex(k.table).where({ id: one.id }).del()
+      await logRows(knex, k).where({ id: one.id }).del()
       expect(await total()).to.equal(start + 2)
       expect(await total()).to.equal(await real())
-      const rows = (await knex(k.table).select('*')) as Record<string, unknown>[]
+      const rows = await logRows(knex, k).select('*')
       await knex.raw(`TRUNCATE ${k.table}`)
       expect(await total()).to.equal(0)
-      await knex(k.table).insert(rows)
+      await logRows(knex, k).insert(rows)
       expect(await total()).to.equal(rows.length)
     })
   })
@@ -403,7 +404,7 @@ describe('aaa-logs on the embedded engine', () => {
   let t: TestApp
   before(async () => {
     t = await startTestApp({ plugins: ['aaa-logs'], engine: 'embedded' })
-    await t.app.db.knex(LOG_TABLE.tacacs_authorization).insert(AUTHZ.map((r) => ({ ...r, id: randomUUID() })))
+    await logRows(t.app.db.knex, AUTHZ_KIND).insert(AUTHZ.map((r) => ({ ...r, id: randomUUID() })))
   })
   after(async () => t?.stop())
 

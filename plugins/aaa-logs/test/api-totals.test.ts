@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import type { Knex } from 'knex'
 import { startTestApp, type TestApp, testEngines } from '../../../test/kit/app.js'
-import { applyLogFilters, KINDS, type LogFilters } from '../services/logs.js'
+import { applyLogFilters, countOf, KINDS, logRows, type LogFilters } from '../services/logs.js'
 
 const NODES = [randomUUID(), randomUUID()]
 const USERS = ['alice', 'bob', 'Ünïcode user']
@@ -66,15 +66,15 @@ for (const engine of testEngines()) {
     before(async () => {
       t = await startTestApp({ engine, plugins: ['aaa-logs'], env: { DOCS_ENABLED: 'true' }, settings: { 'aaa-logs.ingest_enabled': false } })
       knex = t.app.db.knex
-      await knex(authz.table).insert(rows('authz', 600))
-      await knex(rauth.table).insert(rows('rauth', 400))
+      await logRows(knex, authz).insert(rows('authz', 600))
+      await logRows(knex, rauth).insert(rows('rauth', 400))
     })
     after(async () => t?.stop())
 
     const real = async (k: typeof authz, q: LogFilters) => {
-      const qb = knex(k.table)
+      const qb = logRows(knex, k)
       applyLogFilters(k, qb, q)
-      return Number(((await qb.count({ n: '*' }).first()) as { n: string | number }).n)
+      return countOf(qb)
     }
     const answer = async (k: typeof authz, q: LogFilters & { page?: number; per_page?: number }) => {
       const qs = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined).map(([a, b]) => [a, String(b)]))
@@ -124,20 +124,20 @@ for (const engine of testEngines()) {
     })
 
     it('stays exact through DELETE, UPDATE, a rolled-back INSERT and TRUNCATE', async () => {
-      await knex(authz.table).where({ username: 'bob', action: 'deny' }).del()
-      await knex(authz.table).where({ username: 'alice', nas_ip: '192.0.2.1' }).update({ username: 'bob', timestamp: knex.raw(`timestamp + interval '90 minutes'`) })
+      await logRows(knex, authz).where({ username: 'bob', action: 'deny' }).del()
+      await logRows(knex, authz).where({ username: 'alice', nas_ip: '192.0.2.1' }).update({ username: 'bob', timestamp: knex.raw(`timestamp + interval '90 minutes'`) })
       await knex
         .transaction(async (trx) => {
-          await trx(authz.table).insert(rows('authz', 50))
+          await logRows(trx, authz).insert(rows('authz', 50))
           throw new Error('rolled back')
         })
         .catch(() => undefined)
       const some: LogFilters[] = [{}, { username: 'alice' }, { username: 'bob' }, { nas_ip: '192.0.2.1' }, { rule_name: 'r1' }]
       await checkAll(authz, some, [{}, { action: 'permit' }])
-      const copy = await knex(authz.table).select('*')
+      const copy = await logRows(knex, authz).select('*')
       await knex.raw(`TRUNCATE ${authz.table}`)
       expect((await answer(authz, { username: 'bob' })).total_by_filter).to.equal(0)
-      await knex(authz.table).insert(copy)
+      await logRows(knex, authz).insert(copy)
       await checkAll(authz, some, [{}])
     })
 
@@ -179,7 +179,7 @@ for (const engine of testEngines()) {
       for (const [sort_by, sort_order] of [['timestamp', 'asc'], ['timestamp', 'desc'], ['username', 'asc']] as const) {
         const body = await answer(acct, { search: 'show bulk 100', sort_by, sort_order, per_page: 10, page: 2 } as LogFilters)
         expect(body).to.include({ total_by_filter: 42, total_by_filter_capped: false, pages: 5 })
-        const want = (await knex(acct.table).where('command', 'like', 'show bulk 100%').orderBy(sort_by, sort_order).orderBy('id', sort_order).offset(10).limit(10).pluck('id')) as string[]
+        const want = await logRows(knex, acct).where('command', 'like', 'show bulk 100%').orderBy(sort_by, sort_order).orderBy('id', sort_order).offset(10).limit(10).pluck('id')
         expect((body.items as { id: string }[]).map((i) => i.id)).to.deep.equal(want)
       }
     })

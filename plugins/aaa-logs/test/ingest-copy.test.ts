@@ -13,7 +13,7 @@ import { expect } from 'chai'
 import { startTestApp, type TestApp, testEngines } from '../../../test/kit/app.js'
 import { LOG_TABLE, type LogKind } from '../api.js'
 import { parseLine } from '../ingest/records.js'
-import { KINDS, toEntry } from '../services/logs.js'
+import { countOf, KINDS, toEntry } from '../services/logs.js'
 
 const TS = (i: number) => `2026-11-21T06:${String(i % 60).padStart(2, '0')}:11.${String(184829 + i).padStart(6, '0')}+00:00`
 const HOSTILE = ['a"b\\\\c\\011d', 'tab\\011and\\012newline', 'brace{x},"y"\\\\', 'Ünïcode – ✓', 'back\\\\slash\\\\N', 'plain']
@@ -72,7 +72,7 @@ for (const engine of testEngines()) {
       const want = (N * 3) / 4
       const end = Date.now() + 60_000
       for (;;) {
-        const counts = await Promise.all(files.map(async (f) => Number(((await t.app.db.knex(LOG_TABLE[f.kind]).count({ n: '*' }).first()) as { n: string }).n)))
+        const counts = await Promise.all(files.map((f) => countOf(t.app.db.knex(LOG_TABLE[f.kind]))))
         if (counts.every((c) => c === want)) break
         if (Date.now() > end) throw new Error(`ingested ${counts.join(', ')}, expected ${want} each`)
         await new Promise((r) => setTimeout(r, 50))

@@ -6,6 +6,7 @@ import { expect } from 'chai'
 import type { Knex } from 'knex'
 import type { LoadExclusions } from '../api.js'
 import { createIngester } from '../ingest/index.js'
+import { countOf } from '../services/logs.js'
 import { envOptions, tableSettings } from './standalone-deps.js'
 import { silentLogger, startTestApp, type TestApp } from '../../../test/kit/app.js'
 
@@ -23,7 +24,7 @@ async function waitFor(fn: () => Promise<boolean>, ms = 20000): Promise<void> {
   }
   throw new Error('timed out')
 }
-const count = async (knex: Knex, table = 'aaa_log_tacacs_authz') => Number(((await knex(table).count('* as n').first()) as { n: string }).n)
+const count = (knex: Knex) => countOf(knex('aaa_log_tacacs_authz'))
 
 describe('aaa-logs ingest: end to end', function () {
   this.timeout(120000)
@@ -58,7 +59,7 @@ describe('aaa-logs ingest: end to end', function () {
         throw e
       })
       await new Promise((r) => setTimeout(r, 200))
-      const rows = (await t.app.db.knex('aaa_log_tacacs_authz').select('command', 'source_offset')) as { command: string; source_offset: string }[]
+      const rows = await t.app.db.knex('aaa_log_tacacs_authz').select('command', 'source_offset')
       expect(rows).to.have.length(200)
       expect(new Set(rows.map((r) => r.command)).size).to.equal(200)
       expect(new Set(rows.map((r) => r.source_offset)).size).to.equal(200)
@@ -73,7 +74,7 @@ describe('aaa-logs ingest: end to end', function () {
     try {
       writeFileSync(path.join(dir, FILE), lines(0, 55))
       await waitFor(async () => (await count(t.app.db.knex)) === 55)
-      const r = await t.app.db.knex('aaa_log_tacacs_authz').where({ command: 'show 7' }).first()
+      const r = (await t.app.db.knex('aaa_log_tacacs_authz').where({ command: 'show 7' }).first())!
       expect(r).to.include({ username: 'user7', node_id: t.app.nodeId, action: 'permit', priv_lvl: 15 })
       expect(r.arguments).to.deep.equal(['service=shell'])
     } finally {
@@ -101,7 +102,7 @@ describe('aaa-logs ingest: end to end', function () {
         }),
       }
     }
-    const rowsOf = async (nodeId: string) => (await t.app.db.knex('aaa_log_tacacs_authz').where({ node_id: nodeId }).orderBy('source_offset').select('command', 'source_file')) as { command: string; source_file: string }[]
+    const rowsOf = (nodeId: string) => t.app.db.knex('aaa_log_tacacs_authz').where({ node_id: nodeId }).orderBy('source_offset').select('command', 'source_file')
 
     it('rotation by rename: finishes the old file from its checkpoint, then the new one from 0', async () => {
       const { nodeId, ing } = ingester()
@@ -164,7 +165,7 @@ describe('aaa-logs ingest: end to end', function () {
       writeFileSync(fr, '{"v":1,"kind":"auth","ts":"1763706851","us":"1","result":"reject","request":{"User-Name":"eve","NAS-IP-Address":"10.9.9.9"},"control":{},"reply":{}}\n{"v":1,"kind":"auth"\n')
       await ing.pollOnce()
       expect((await rowsOf(nodeId)).map((r) => r.command)).to.have.members(['show 0', 'show 1', 'show 2', 'show 4', 'show 5'])
-      const q = (await t.app.db.knex('aaa_log_quarantine').where({ node_id: nodeId }).orderBy('source_offset')) as { source: string; line: Buffer; reason: string }[]
+      const q = await t.app.db.knex('aaa_log_quarantine').where({ node_id: nodeId }).orderBy('source_offset')
       expect(q).to.have.length(4)
       expect(q.map((x) => x.reason).join('|')).to.include('invalid UTF-8').and.include('fields')
       expect(Buffer.compare(q.find((x) => x.reason === 'invalid UTF-8')!.line, broken.subarray(0, broken.length - 1))).to.equal(0)
@@ -184,7 +185,7 @@ describe('aaa-logs ingest: end to end', function () {
       expect(Number(drops[0].dropped)).to.equal(20)
       expect(drops[0].exclusion_id).to.equal(ex)
       const cp = await t.app.db.knex('aaa_log_checkpoints').where({ node_id: nodeId }).first()
-      expect(Number(cp.offset_bytes)).to.equal(Buffer.byteLength(lines(0, 10) + lines(10, 30, 'monitor') + lines(30, 35)))
+      expect(cp?.offset_bytes).to.equal(Buffer.byteLength(lines(0, 10) + lines(10, 30, 'monitor') + lines(30, 35)))
     })
 
     it('ingestion rate (a quick figure, exclusions on)', async function () {
@@ -205,7 +206,7 @@ describe('aaa-logs ingest: end to end', function () {
       const t0 = performance.now()
       await big.pollOnce()
       const s = (performance.now() - t0) / 1000
-      const stored = Number(((await t.app.db.knex('aaa_log_tacacs_authz').where({ node_id: nodeId }).count('* as n').first()) as { n: string }).n)
+      const stored = await countOf(t.app.db.knex('aaa_log_tacacs_authz').where({ node_id: nodeId }))
       expect(stored).to.equal(N - N / 10)
       console.log(`      ingestion: ${N} lines in ${s.toFixed(2)} s = ${Math.round(N / s)} lines/s (PostgreSQL, 10% excluded; parse+exclude ${Math.round(big.core.stats.parseMs)} ms, database ${Math.round(big.core.stats.dbMs)} ms)`)
     })

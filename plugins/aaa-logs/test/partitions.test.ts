@@ -12,7 +12,7 @@ describe('aaa-logs: monthly partitions', () => {
   after(async () => t?.stop())
 
   const insert = (ts: string) =>
-    t.app.db.knex('aaa_log_tacacs_authz').insert({ timestamp: ts, username: 'alice', node_id: randomUUID(), source_file: 'f', source_offset: 0, action: 'permit' })
+    t.app.db.knex('aaa_log_tacacs_authz').insert({ timestamp: new Date(ts), username: 'alice', node_id: randomUUID(), source_file: 'f', source_offset: 0, action: 'permit' })
   const partitionOf = async (ts: string) =>
     ((await t.app.db.knex.raw(`SELECT tableoid::regclass::text AS p FROM aaa_log_tacacs_authz WHERE timestamp = ?`, [ts])) as { rows: { p: string }[] }).rows[0].p
 

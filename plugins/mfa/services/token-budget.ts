@@ -45,7 +45,7 @@ export class TokenBudget {
 
   async stateOf(jti: string): Promise<'burnt' | 'spent' | null> {
     if (!/^[0-9a-f-]{36}$/i.test(jti)) return null
-    const row = (await this.knex('mfa_token_budget').where({ jti }).first('burnt_at', 'spent_at')) as { burnt_at: Date | null; spent_at: Date | null } | undefined
+    const row = await this.knex('mfa_token_budget').where({ jti }).first('burnt_at', 'spent_at')
     if (row?.burnt_at) return 'burnt'
     if (row?.spent_at) return 'spent'
     return null

@@ -8,21 +8,13 @@ import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { SecretsService } from '../../../sdk/index.js'
 import type { MfaStatus } from '../schemas/enrollment.js'
+import type { TotpRow } from '../tables.js'
 import { base32Decode, base32Encode } from './totp.js'
 import { totpProvider } from './totp-provider.js'
 
 export const SEED_PURPOSE = 'mfa.totp_seed'
 /** 160 bits: the HMAC-SHA1 key length RFC 4226 recommends. */
 const SEED_BYTES = 20
-
-interface TotpRow {
-  user_id: string
-  secret: string
-  confirmed: boolean
-  confirmed_at: Date | null
-  last_used_step: string | number | null
-  created_at: Date
-}
 
 export type ConfirmResult = { ok: true; confirmedAt: Date } | { ok: false; reason: 'not_started' | 'already_enrolled' | 'wrong_code' }
 export type ConsumeResult = 'accepted' | 'wrong_code' | 'not_enrolled'
@@ -35,7 +27,7 @@ export class TotpStore {
   }
 
   private async row(userId: string, db: Knex | Knex.Transaction = this.knex): Promise<TotpRow | null> {
-    return ((await db('mfa_totp').where({ user_id: userId }).first()) as TotpRow | undefined) ?? null
+    return (await db('mfa_totp').where({ user_id: userId }).first()) ?? null
   }
 
   async isEnrolled(userId: string): Promise<boolean> {
@@ -45,7 +37,7 @@ export class TotpStore {
   async status(userId: string, db: Knex | Knex.Transaction = this.knex): Promise<MfaStatus> {
     const r = await this.row(userId, db)
     const enrolled = !!r?.confirmed
-    return { enrolled, confirmed_at: enrolled && r!.confirmed_at ? new Date(r!.confirmed_at).toISOString() : null }
+    return { enrolled, confirmed_at: enrolled && r?.confirmed_at ? r.confirmed_at.toISOString() : null }
   }
 
   /**
@@ -74,19 +66,18 @@ export class TotpStore {
     if (step === null) return { ok: false, reason: 'wrong_code' }
     // The seed must still be the one the code was checked against: a restart in between issued another.
     // The confirming step counts as used, so the same code cannot also open the next sign-in.
-    const [done] = (await db('mfa_totp')
+    const [done] = await db('mfa_totp')
       .where({ user_id: userId, confirmed: false, secret: r.secret })
       .update({ confirmed: true, confirmed_at: db.fn.now(), last_used_step: step })
-      .returning('confirmed_at')) as { confirmed_at: Date }[]
-    return done ? { ok: true, confirmedAt: new Date(done.confirmed_at) } : { ok: false, reason: 'wrong_code' }
+      .returning('confirmed_at')
+    return done?.confirmed_at ? { ok: true, confirmedAt: done.confirmed_at } : { ok: false, reason: 'wrong_code' }
   }
 
   /** Checks a sign-in code against the confirmed authenticator and spends its time step. */
   async consume(userId: string, code: string): Promise<ConsumeResult> {
     const r = await this.row(userId)
     if (!r || !r.confirmed) return 'not_enrolled'
-    const lastStep = r.last_used_step === null ? null : Number(r.last_used_step)
-    const step = totpProvider.check(this.seedOf(r), code, lastStep)
+    const step = totpProvider.check(this.seedOf(r), code, r.last_used_step)
     if (step === null) return 'wrong_code'
     const spent = await this.knex('mfa_totp')
       .where({ user_id: userId, confirmed: true })

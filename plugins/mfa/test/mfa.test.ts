@@ -254,9 +254,9 @@ describe('mfa plugin: TOTP second factor', function () {
     it('keeps the seed sealed at rest', async () => {
       const user = await enrolledUser()
       const row = await t.app.db.knex('mfa_totp').where({ user_id: user.id }).first()
-      expect(row.secret).to.match(/^v2\./)
-      expect(row.secret).to.not.include(user.secret)
-      expect(row.confirmed).to.equal(true)
+      expect(row?.secret).to.match(/^v2\./)
+      expect(row?.secret).to.not.include(user.secret)
+      expect(row?.confirmed).to.equal(true)
     })
   })
 
@@ -284,8 +284,8 @@ describe('mfa plugin: TOTP second factor', function () {
         expect(spy.calls, 'no code is computed for a burnt token').to.equal(5)
 
         const row = await t.app.db.knex('mfa_token_budget').where({ jti }).first()
-        expect(row.failures).to.equal(5)
-        expect(row.burnt_at).to.be.instanceOf(Date)
+        expect(row?.failures).to.equal(5)
+        expect(row?.burnt_at).to.be.instanceOf(Date)
 
         // A node that has not yet seen the revocation still refuses: the budget in the database decides, before the provider.
         await t.app.db.knex('revoked_tokens').where({ jti }).delete()
