@@ -1,12 +1,18 @@
 /** Setting a password: policy, argon2id hash, daemon verifiers, and every older session void. */
 import type { Knex } from 'knex'
 import type { SecretsService } from '../../sdk/index.js'
+import { checkNetworkPassword } from './network-password.js'
 import { checkPolicy, hashPassword } from './passwords.js'
 import { deriveVerifiers, sealVerifiers } from './verifiers.js'
 
-/** `chap`: the user has `chap_enabled`; with network login, the sealed verifiers then keep the cleartext for CHAP. */
+/**
+ * `chap`: the user has `chap_enabled`; with network login, the sealed verifiers then keep the cleartext for CHAP.
+ * With network login the password must also work on a device (network-password.ts): every way a password is set
+ * (the user routes, change-password, a reset link) comes through here, so none of them can store one that cannot.
+ */
 export async function passwordColumns(secrets: SecretsService, username: string, password: string, field: string, networkLogin: boolean, chap = false) {
   checkPolicy(password, username, field)
+  if (networkLogin) checkNetworkPassword(password, field)
   return {
     password_hash: await hashPassword(password),
     network_verifiers: networkLogin ? sealVerifiers(secrets, deriveVerifiers(password, chap)) : null,

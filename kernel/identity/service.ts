@@ -8,7 +8,7 @@ import { masterKeyUnavailable } from '../security/secrets.js'
 import type { ActorCache } from './actors.js'
 import { verifyPassword } from './passwords.js'
 import { sessionTtl } from './settings.js'
-import { openVerifiers } from './verifiers.js'
+import { mayHaveBrokenCrypt, openVerifiers, repairedVerifiers, sealVerifiers } from './verifiers.js'
 
 export const PASSWORD_CHANGE_TTL = 10 * 60
 export const MFA_TOKEN_TTL = 5 * 60
@@ -73,9 +73,27 @@ export class Identity implements IdentityService {
     const row = username.length <= 64 ? await this.findRow({ username }) : null
     const usable = row && row.enabled && row.source === 'local' ? row.password_hash : null
     const ok = await verifyPassword(usable, password)
-    if (ok && row) return { ok: true, row }
+    if (ok && row) {
+      await this.repairVerifiers(row, password)
+      return { ok: true, row }
+    }
     const reason: SignInRefusal = !row ? 'unknown_user' : !row.enabled ? 'disabled' : row.source !== 'local' || !row.password_hash ? 'no_local_password' : 'bad_password'
     return { ok: false, row, reason }
+  }
+
+  /**
+   * A sign-in is the one time a network user's password is at hand again: a `sha512_crypt` the old code
+   * got wrong (64·n-byte passwords, verifiers.ts) is re-derived and sealed here, for the next deploy.
+   * Best effort: a read-only node or a concurrent change leaves it for a later sign-in.
+   */
+  private async repairVerifiers(row: UserRow, password: string): Promise<void> {
+    if (!row.network_login || !row.network_verifiers || !mayHaveBrokenCrypt(password)) return
+    try {
+      const fixed = repairedVerifiers(openVerifiers(this.secrets, row.network_verifiers), password)
+      if (fixed) await this.knex('users').where({ id: row.id, network_verifiers: row.network_verifiers }).update({ network_verifiers: sealVerifiers(this.secrets, fixed) })
+    } catch {
+      // The sign-in itself stands either way.
+    }
   }
 
   async checkPassword(username: string, password: string) {

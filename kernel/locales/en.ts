@@ -42,6 +42,9 @@ export default {
     contains_username: 'The password must not contain the user name.',
     common: 'This password is on the list of common, breached passwords; choose another.',
     same_as_current: 'The new password must differ from the current one.',
+    network_nul: 'A password for network login must not contain a NUL byte: devices and the daemons end the password there, so it could never match.',
+    network_unpaired_surrogate: 'A password for network login must be valid Unicode text; this one holds an unpaired surrogate, which no device can send.',
+    network_too_long: 'A password for network login must fit RADIUS PAP, at most $t(core:count.bytes, {"count": {{max}} }) in UTF-8 (TACACS+ carries {{tacacs}}): this one is $t(core:count.bytes, {"count": {{bytes}} }), $t(core:count.bytes, {"count": {{over}} }) over.',
   },
   validation: {
     additionalProperties: 'Unknown field "{{name}}".',
@@ -77,6 +80,8 @@ export default {
     role_not_found: 'There is no role with id {{id}}.',
     permission_unknown: 'Permission "{{permission}}" is not declared by the kernel or any loaded plugin.',
     password_directory: 'A directory user has no local password.',
+    network_password_required: 'Give the password in the same request that turns {{switch}} on: the daemons\' verifiers are derived from it, and no cleartext is kept to derive them later.',
+    network_login_directory: 'A directory user cannot have network login yet: the daemons check a local password, and a directory user has none.',
     admin_required: 'Only an administrator may do this.',
     role_exceeds: 'You can only grant permissions you hold yourself; you lack "{{permission}}".',
     group_exceeds: 'This group grants a permission you do not hold ("{{permission}}").',

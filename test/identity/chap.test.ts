@@ -1,7 +1,7 @@
 /** Opt-in CHAP: `chap_enabled` round-trips, and the sealed verifiers keep the cleartext only while it is on (with network login). */
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../kit/app.js'
-import { auditRows, createUser, STRONG, STRONG_2 } from './helpers.js'
+import { auditRows, createUser, expectError, STRONG, STRONG_2 } from './helpers.js'
 
 describe('users API: chap_enabled', () => {
   let t: TestApp
@@ -24,7 +24,7 @@ describe('users API: chap_enabled', () => {
     expect(u.chap_enabled).to.equal(true)
     expect((await t.admin('GET', `/api/v1/users/${u.id}`)).body.chap_enabled).to.equal(true)
     expect((await put(u.id, { chap_enabled: false })).chap_enabled).to.equal(false)
-    expect((await put(u.id, { chap_enabled: true })).chap_enabled).to.equal(true)
+    expect((await put(u.id, { chap_enabled: true, password: STRONG_2 })).chap_enabled).to.equal(true)
     const list = await t.admin('GET', `/api/v1/users?search=${encodeURIComponent(u.username)}`)
     expect(list.body.items.find((x: any) => x.id === u.id).chap_enabled).to.equal(true)
   })
@@ -46,10 +46,13 @@ describe('users API: chap_enabled', () => {
     expect(await sealed(noNetwork.id)).to.equal(null)
   })
 
-  it('turning it on keeps the cleartext from the next password set; a password change keeps it current', async () => {
+  it('turning it on for a network user asks for the password in the same request and keeps it; a password change keeps it current', async () => {
     const u = await createUser(t, { password: STRONG, network_login: true })
-    await put(u.id, { chap_enabled: true })
+    expectError(await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { chap_enabled: true } }), 422, 'NETWORK_PASSWORD_REQUIRED', 'password')
     expect((await t.app.identity.networkVerifiers(u.id))!).to.not.have.property('cleartext')
+    const on = await put(u.id, { chap_enabled: true, password: STRONG })
+    expect(JSON.stringify(on)).to.not.include(STRONG)
+    expect((await t.app.identity.networkVerifiers(u.id))!.cleartext).to.equal(STRONG)
     const after = await put(u.id, { password: STRONG_2 })
     expect(JSON.stringify(after)).to.not.include(STRONG_2)
     expect((await t.app.identity.networkVerifiers(u.id))!.cleartext).to.equal(STRONG_2)
@@ -64,12 +67,12 @@ describe('users API: chap_enabled', () => {
     const v = (await t.app.identity.networkVerifiers(u.id))!
     expect(v).to.not.have.property('cleartext')
     expect(v).to.deep.equal({ sha512_crypt: before.sha512_crypt, nt_hash: before.nt_hash })
-    // On again: still nothing kept until the password is set again.
-    await put(u.id, { chap_enabled: true })
+    // On again: only with the password, which nothing kept.
+    expectError(await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { chap_enabled: true } }), 422, 'NETWORK_PASSWORD_REQUIRED', 'password')
     expect((await t.app.identity.networkVerifiers(u.id))!).to.not.have.property('cleartext')
-    // Off together with a new password: the new verifiers come without it.
-    await put(u.id, { password: STRONG_2 })
+    await put(u.id, { chap_enabled: true, password: STRONG_2 })
     expect((await t.app.identity.networkVerifiers(u.id))!.cleartext).to.equal(STRONG_2)
+    // Off together with a new password: the new verifiers come without it.
     await put(u.id, { chap_enabled: false, password: STRONG })
     expect((await t.app.identity.networkVerifiers(u.id))!).to.not.have.property('cleartext')
   })

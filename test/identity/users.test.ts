@@ -1,7 +1,7 @@
 /** /api/v1/users: CRUD, strict bodies, list behaviour, passwords and verifiers, escalation guards, last-admin rules. */
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
-import { verify as verifyCrypt } from 'unixcrypt'
+import { sha512CryptMatches } from '../../kernel/identity/sha512-crypt.js'
 import { startTestApp, type TestApp } from '../kit/app.js'
 import { actorWith, auditRows, createGroup, createRole, createUser, expectError, STRONG, STRONG_2, uniq } from './helpers.js'
 
@@ -250,9 +250,9 @@ describe('users API', () => {
       expect((await t.req('POST', '/api/v1/auth/login', { body: { username: u.username, password: STRONG } })).status).to.equal(200)
     })
 
-    it('switching to directory drops the local password', async () => {
+    it('switching to directory (and network login off: a directory user has none) drops the local password', async () => {
       const u = await createUser(t, { password: STRONG, network_login: true })
-      const r = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { source: 'directory' } })
+      const r = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { source: 'directory', network_login: false } })
       expect(r.body).to.include({ source: 'directory', password_set: false, network_verifiers_set: false, password_changed_at: null })
       const row = (await t.app.db.knex('users').where({ id: u.id }).first())!
       expect(row.password_hash).to.equal(null)
@@ -275,27 +275,25 @@ describe('users API', () => {
       expect(await t.app.identity.networkVerifiers(plain.id)).to.equal(null)
     })
 
-    it('turning network_login on without a password keeps verifiers absent until the password is set again', async () => {
+    it('turning network_login on for a user with a password asks for it in the same request; turning it off discards the verifiers', async () => {
       const u = await createUser(t, { password: STRONG })
-      const on = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { network_login: true } })
-      expect(on.body).to.include({ network_login: true, network_verifiers_set: false })
+      expectError(await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { network_login: true } }), 422, 'NETWORK_PASSWORD_REQUIRED', 'password')
       expect(await t.app.identity.networkVerifiers(u.id)).to.equal(null)
-      const pw = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { password: STRONG_2 } })
-      expect(pw.body.network_verifiers_set).to.equal(true)
+      const pw = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { network_login: true, password: STRONG_2 } })
+      expect(pw.body).to.include({ network_login: true, network_verifiers_set: true })
       const v = await t.app.identity.networkVerifiers(u.id)
       expect(v!.sha512_crypt).to.match(/^\$6\$/)
       const off = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { network_login: false } })
       expect(off.body).to.include({ network_login: false, network_verifiers_set: false })
       expect((await t.app.db.knex('users').where({ id: u.id }).first())!.network_verifiers).to.equal(null)
-      const again = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { network_login: true } })
-      expect(again.body.network_verifiers_set).to.equal(false)
+      expectError(await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { network_login: true } }), 422, 'NETWORK_PASSWORD_REQUIRED', 'password')
     })
 
     it('derives verifiers of the password itself: SHA-512 crypt and the NT hash', async () => {
       const u = await createUser(t, { password: STRONG, network_login: true })
       const v = (await t.app.identity.networkVerifiers(u.id))!
-      expect(verifyCrypt(STRONG, v.sha512_crypt)).to.equal(true)
-      expect(verifyCrypt(STRONG_2, v.sha512_crypt)).to.equal(false)
+      expect(sha512CryptMatches(STRONG, v.sha512_crypt)).to.equal(true)
+      expect(sha512CryptMatches(STRONG_2, v.sha512_crypt)).to.equal(false)
       // MD4 of the UTF-16LE password, from OpenSSL's legacy provider: an implementation apart from the kernel's.
       expect(v.nt_hash.toUpperCase()).to.equal('23F3B58FA2E74135D183169D2D4C8134')
     })

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex'
 import { CommonErrors, defineRoute, ErrorBody, givenFields, paginate, referrerList, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf } from '../../../sdk/index.js'
 import type { UsersTable } from '../../db/tables.js'
+import { checkNetworkLoginChange } from '../network-password.js'
 import { passwordColumns } from '../passwords-set.js'
 import { withoutCleartext } from '../verifiers.js'
 import { UserCreate, UserListQuery, UserListResponse, UserParams, UserResponse, UserUpdate } from '../schemas/users.js'
@@ -62,6 +63,13 @@ async function writeLinks(trx: Knex.Transaction, userId: string, b: { group_ids?
 
 const usernames = uniqueColumn({ table: 'users', column: 'username', taken: E.usernameTaken })
 
+/** What a new user starts from, for the network-login rules (network-password.ts). */
+const NEW_USER = { source: 'local', network_login: false, chap_enabled: false, password_set: false, network_verifiers_set: false } as const
+
+/** The network-login rules, as both the create and the change describe them. */
+const NETWORK =
+  'With `network_login`, the password must also work on a device: no NUL byte and at most 128 bytes in UTF-8 (RADIUS PAP carries 128, TACACS+ 255), else 422 PASSWORD_POLICY saying how many bytes over. A `source: directory` user cannot have network login (422 NETWORK_LOGIN_NOT_ALLOWED).'
+
 const GUARDS =
   'Only an administrator may set `is_admin` or act on an administrator (403 ADMIN_REQUIRED). Anyone else may only give roles and groups whose permissions they hold (403 ROLE_EXCEEDS_OWN_PERMISSIONS at `role_ids[i]`, GROUP_EXCEEDS_OWN_PERMISSIONS at `group_ids[i]`), and only act on users who hold nothing they lack (403 USER_EXCEEDS_OWN_PERMISSIONS).'
 
@@ -103,7 +111,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       path: '/users',
       permission: 'users.write',
       summary: 'Create a user',
-      description: `A local user without a password exists but cannot sign in until one is set. \`password\` is refused for \`source: directory\` (422 PASSWORD_NOT_ALLOWED). With \`network_login\` and a password, the daemons' verifiers (SHA-512 crypt, NT hash) are derived and sealed; with \`chap_enabled\` too, the password is kept reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP. ${GUARDS}`,
+      description: `A local user without a password exists but cannot sign in until one is set. \`password\` is refused for \`source: directory\` (422 PASSWORD_NOT_ALLOWED). With \`network_login\` and a password, the daemons' verifiers (SHA-512 crypt, NT hash) are derived and sealed; with \`chap_enabled\` too, the password is kept reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP. ${NETWORK} ${GUARDS}`,
       tags: ['identity'],
       schema: { body: UserCreate, response: { 201: UserResponse, 403: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -112,6 +120,7 @@ export function userRoutes(d: IdentityRouteDeps) {
         if (b.is_admin && !actor.isAdmin) throw E.adminRequired({ field: 'is_admin' })
         const source = b.source ?? 'local'
         if (b.password !== undefined && source === 'directory') throw E.passwordNotAllowed({ field: 'password' })
+        checkNetworkLoginChange(NEW_USER, b)
         const networkLogin = b.network_login ?? false
         const chap = b.chap_enabled ?? false
         const created = await identity.actors.change(req.transaction, async (trx) => {
@@ -159,7 +168,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       path: '/users/{user_id}',
       permission: 'users.write',
       summary: 'Change a user',
-      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. Turning \`network_login\` on without a password in the same request leaves \`network_verifiers_set\` false until the password is set again: the platform keeps no cleartext to derive them from. Turning it off, or switching to \`source: directory\`, discards the verifiers (and, for directory, the local password). Turning \`chap_enabled\` on keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP, from the next time the password is set: set the password again after enabling it. Turning it off discards the kept password at once. Disabling a user voids their sessions. Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN. ${GUARDS}`,
+      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. The platform keeps no cleartext to derive them from later, so a request that turns \`network_login\` on for a user who has a password but no verifiers (\`network_verifiers_set\` false), or turns \`chap_enabled\` on for a network-login user with a password, must give the \`password\` too (422 NETWORK_PASSWORD_REQUIRED at \`password\`); a user without any password gets the verifiers with the first one. Turning \`network_login\` off, or switching to \`source: directory\` (with \`network_login: false\` in the same request), discards the verifiers (and, for directory, the local password). \`chap_enabled\` keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; turning it off discards the kept password at once. ${NETWORK} Disabling a user voids their sessions. Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN. ${GUARDS}`,
       tags: ['identity'],
       schema: { params: UserParams, body: UserUpdate, response: { 200: UserResponse, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -173,6 +182,7 @@ export function userRoutes(d: IdentityRouteDeps) {
           if (b.is_admin !== undefined && b.is_admin !== before.is_admin && !actor.isAdmin) throw E.adminRequired({ field: 'is_admin' })
           const source = b.source ?? before.source
           if (b.password !== undefined && source === 'directory') throw E.passwordNotAllowed({ field: 'password' })
+          checkNetworkLoginChange(before, b)
           await checkLinks(trx, actor, b)
           const username = b.username ?? before.username
           if (b.username !== undefined) await usernames.assertFree(trx, b.username, before.id)

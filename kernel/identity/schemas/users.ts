@@ -13,7 +13,7 @@ const password = () =>
     maxLength: MAX_PASSWORD,
     writeOnly: true,
     description:
-      'Write-only; never returned. Must meet the password policy (12 to 256 characters, not the username, not a common breached password). Setting it voids every older session of the user and, when `network_login` is on, derives the network verifiers. Forbidden for `source: directory`.',
+      'Write-only; never returned. Must meet the password policy (12 to 256 characters, not the username, not a common breached password). Setting it voids every older session of the user and, when `network_login` is on, derives the network verifiers; a network-login password must also work on a device: no NUL byte, at most 128 bytes in UTF-8 (RADIUS PAP carries 128 octets, TACACS+ 255; 422 PASSWORD_POLICY says how many over). Forbidden for `source: directory`.',
   })
 const ids = (what: string) =>
   Type.Array(Uuid(), { uniqueItems: true, maxItems: MAX_LINKS, description: `Ids of the ${what}; the whole list is replaced when given. Unknown ids answer 422 naming the item.` })
@@ -32,14 +32,14 @@ const fields = {
     Type.Boolean({
       default: false,
       description:
-        'Whether the TACACS+/RADIUS daemons accept this user. The daemons need verifiers derived from the password when it is set: turning this on without a `password` in the same request leaves `network_verifiers_set` false until a password is set again.',
+        'Whether the TACACS+/RADIUS daemons accept this user. The daemons need verifiers derived from the password when it is set, and no cleartext is kept to derive them later: turning this on for a user who has a password but no verifiers needs the `password` in the same request (422 NETWORK_PASSWORD_REQUIRED); a user without a password gets them with the first one. Not for `source: directory` (422 NETWORK_LOGIN_NOT_ALLOWED).',
     }),
   ),
   chap_enabled: Type.Optional(
     Type.Boolean({
       default: false,
       description:
-        'Allow RADIUS CHAP for this user: keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; set the password again after enabling it. Takes effect with `network_login`. Turning it off discards the kept password at once.',
+        'Allow RADIUS CHAP for this user: keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP. Takes effect with `network_login`; turning it on for a network-login user who has a password needs the `password` in the same request (422 NETWORK_PASSWORD_REQUIRED). Turning it off discards the kept password at once.',
     }),
   ),
   must_change_password: Type.Optional(Type.Boolean({ default: false, description: 'The next sign-in must change the password before getting a session.' })),
@@ -66,7 +66,7 @@ export const UserResponse = Type.Object(
     network_login: Type.Boolean(),
     network_verifiers_set: Type.Boolean({ description: 'Whether the daemons hold verifiers for this user (network_login on and a password set since).' }),
     chap_enabled: Type.Boolean({
-      description: 'Whether RADIUS CHAP is allowed: keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; set the password again after enabling it. The password itself is never returned.',
+      description: 'Whether RADIUS CHAP is allowed: keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP. The password itself is never returned.',
     }),
     must_change_password: Type.Boolean(),
     password_set: Type.Boolean({ description: 'Whether a local password is set; the hash itself is never returned.' }),
