@@ -11,7 +11,7 @@ import {
   LogExclusionResponse,
   LogExclusionUpdate,
 } from '../schemas/exclusions.js'
-import { DROPS, EXCLUSIONS, exclusionsWithDrops, loadExclusion, toExclusion, type ExclusionRow, type MatchType } from '../services/exclusions.js'
+import { DROPS, EXCLUSIONS, exclusionsWithDrops, loadExclusion, toExclusion, type MatchType } from '../services/exclusions.js'
 import { hasControl } from '../services/glob.js'
 import type { ExclusionTable } from '../tables.js'
 
@@ -51,7 +51,7 @@ export function exclusionRoutes(knex: Knex, identity: IdentityService) {
           defaultSort: 'name',
           defaultPerPage: 20,
           tieBreaker: 'e.id',
-          map: (r: ExclusionRow) => toExclusion(r),
+          map: toExclusion,
         }),
     }),
     defineRoute({

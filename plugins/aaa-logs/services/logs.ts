@@ -10,9 +10,9 @@ import { LOG_TABLE, type LogKind, type LogTable } from '../api.js'
 import { AaaLogsErrors } from '../errors.js'
 import type { RadiusAcctTable, RadiusAuthTable, TacacsAcctTable, TacacsAuthnTable, TacacsAuthzTable } from '../tables.js'
 
-type LogTableDefinition = typeof TacacsAuthnTable | typeof TacacsAuthzTable | typeof TacacsAcctTable | typeof RadiusAuthTable | typeof RadiusAcctTable
+type ColumnsOf<T> = T extends { columns: infer C } ? keyof C & string : never
 /** A column of any log kind (tables.ts): the kinds below name only these, so a renamed column breaks the build. */
-export type LogColumn = LogTableDefinition extends infer T ? (T extends LogTableDefinition ? keyof T['columns'] & string : never) : never
+export type LogColumn = ColumnsOf<typeof TacacsAuthnTable | typeof TacacsAuthzTable | typeof TacacsAcctTable | typeof RadiusAuthTable | typeof RadiusAcctTable>
 
 export interface KindDef {
   kind: LogKind
