@@ -1,38 +1,40 @@
 /**
- * How platform names become tac_plus-ng object names. Every renderer of the
- * plugin (profiles, rules, the full configuration) names objects through
- * these functions, so a rule's `member == "…"` finds the group the
- * configuration declares.
+ * How platform names are written into the tac_plus-ng configuration: as the
+ * operator wrote them, inside double quotes. Every renderer of the plugin
+ * (profiles, rules, the full configuration) names objects through these
+ * functions, so a rule's `member == "…"` finds the group the configuration
+ * declares.
  *
- * A name made of `A-Z a-z 0-9 . _ @ -` (starting with a letter or digit) is
- * used as is: command sets, profiles and usernames are validated to that.
- * Anything else (a user group called `Net Admins`) keeps its safe characters,
- * the rest becoming `_`, and gains `~` and 16 hex digits of its SHA-256: `~`
- * never occurs in a name used as is, so the two kinds cannot collide. The
- * result holds no `"`, `\`, `$` (the reader expands `${VAR}` from the
- * environment inside quotes), white space or `#`, so it is safe quoted.
+ * tac_plus-ng takes a quoted name verbatim (checked with `-P` and real
+ * logins): a user `_bob`, `.x`, `-y` or `@z` logs in under exactly that name,
+ * which is the name the NAS sends and the name the policy test answers for.
+ * A user group may hold any character a name may (spaces, `"`, `\`, `#`, `,`,
+ * letters of any script): `tacString` escapes `"` and `\`, and the rest is
+ * plain text inside quotes.
+ *
+ * One sequence cannot be written: the reader replaces `${NAME}` inside any
+ * quoted string by the daemon's environment variable NAME when that is set,
+ * after the escapes, so no escape of `$` or `{` prevents it. Only user group
+ * names can hold `${` (user, device, rule and profile names are limited to
+ * `A-Z a-z 0-9 . _ @ -`); such a name is written with the byte 0x01 (`\001`)
+ * between `$` and `{`. No name the API accepts holds a control character, so
+ * the written name is still unique, and the rule comment (rule.ts) shows the
+ * name as typed.
  *
  * Devices and device groups are both `device` blocks in tac_plus-ng, one
  * namespace: a device group's block is named `group:` + its name, which no
- * device name can produce (`:` is not kept from a name).
+ * device name can produce (`:` is not allowed in a device name).
  */
-import { createHash } from 'node:crypto'
+import { tacString } from './syntax.js'
 
-const SAFE = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/
-
-/** A stable identifier safe in any position of the configuration (see the file comment). */
-export function tacIdent(name: string): string {
-  if (SAFE.test(name)) return name
-  const kept = name.replace(/[^A-Za-z0-9._@-]/g, '_').slice(0, 64)
-  return `${kept}~${createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 16)}`
+/** `"name"`: the name as written, quoted (so never read as a keyword such as `permit`), `${` defused. */
+export function tacName(name: string, what = 'a name'): string {
+  return tacString(name.replaceAll('${', '$\u0001{'), what)
 }
 
-/** `"ident"`: quoted, so that no identifier is ever read as a keyword (`permit`, `deny`). */
-export const quoted = (name: string): string => `"${tacIdent(name)}"`
-
-export const profileIdent = (name: string) => quoted(name)
-export const ruleIdent = (name: string) => quoted(name)
-export const userIdent = (username: string) => quoted(username)
-export const userGroupIdent = (name: string) => quoted(name)
-export const deviceIdent = (name: string) => quoted(name)
-export const deviceGroupIdent = (name: string) => `"group:${tacIdent(name)}"`
+export const profileIdent = (name: string) => tacName(name, 'a profile name')
+export const ruleIdent = (name: string) => tacName(name, 'a rule name')
+export const userIdent = (username: string) => tacName(username, 'a user name')
+export const userGroupIdent = (name: string) => tacName(name, 'a user group name')
+export const deviceIdent = (name: string) => tacName(name, 'a device name')
+export const deviceGroupIdent = (name: string) => tacName(`group:${name}`, 'a device group name')

@@ -1,15 +1,30 @@
 /**
- * One TACACS+ profile as a tac_plus-ng `profile` block. The exec shell start
- * (`cmd == ""`) sets the privilege level and the shell attributes; then each
- * command entry of each command set, in the profile's order, is one
- * `if (cmd =~ /…/) permit|deny` (the first verdict ends the script); then the
- * default action. Services other than shell get no verdict: the daemon denies them.
+ * One TACACS+ profile as a tac_plus-ng `profile` block, for service shell:
+ *
+ * 1. A line holding a control character is denied before anything else (see
+ *    `CLEAN_LINE_PCRE` in command-match.ts). This comes first because
+ *    tac_plus-ng reads a command whose first byte is NUL as the empty command
+ *    (`cmd == ""` compares C strings), so the exec-start permit below would
+ *    otherwise permit `\0reload`; and because its regexes see bytes past the
+ *    NUL that are not the request's, only a pattern that must match the
+ *    whole line (`cmd !~ /\A…\z/`) decides such a line reliably.
+ * 2. The exec shell start (`cmd == ""`) sets the privilege level and the
+ *    shell attributes, and permits.
+ * 3. Each command entry of each command set, in the profile's order, is one
+ *    `if (cmd =~ /…/) permit|deny` (the first verdict ends the script).
+ * 4. The default action.
+ *
+ * Services other than shell get no verdict: the daemon denies them.
  */
 import type { CommandSet, TacacsProfile } from '../api.js'
-import { compileCommand, configRegex, CONTROL_PCRE } from '../services/command-match.js'
+import { CLEAN_LINE_PCRE, compileCommand, configRegex } from '../services/command-match.js'
 import { profileIdent } from './names.js'
+import { tacComment, tacString } from './syntax.js'
 
 const I = '    '
+
+/** A quoted string that tac_plus-ng passes through strftime(3): `%` doubled, so it arrives as typed. */
+const strftimeLiteral = (value: string, what: string): string => tacString(value.replaceAll('%', '%%'), what)
 
 export function renderProfileText(profile: TacacsProfile, sets: readonly Pick<CommandSet, 'name' | 'commands'>[]): string {
   const out: string[] = []
@@ -17,15 +32,17 @@ export function renderProfileText(profile: TacacsProfile, sets: readonly Pick<Co
   line(0, `profile ${profileIdent(profile.name)} {`)
   line(1, 'script {')
   line(2, 'if (service == shell) {')
+  line(3, tacComment('A line holding a control character (a NUL byte too) is denied first'))
+  line(3, `if (cmd !~ ${configRegex(CLEAN_LINE_PCRE)}) deny`)
   line(3, 'if (cmd == "") {')
   line(4, `set priv-lvl = ${profile.privilege_level}`)
-  // Quoted, so that no name is read as a keyword (`radius`); names and values hold no `"`, `\` or `$` (validated).
-  for (const a of profile.shell_attributes) line(4, `set "${a.name}" = "${a.value}"`)
+  // Quoted, so that no name is read as a keyword (`radius`). The attribute goes through strftime(3) in the
+  // daemon (`%p` would arrive as `PM`, `%n` as a line break): each `%` is written `%%`.
+  for (const a of profile.shell_attributes) line(4, `set ${strftimeLiteral(a.name, 'a shell attribute name')} = ${strftimeLiteral(a.value, `the value of shell attribute ${a.name}`)}`)
   line(4, 'permit')
   line(3, '}')
-  line(3, `if (cmd =~ ${configRegex(CONTROL_PCRE)}) deny`)
   for (const set of sets) {
-    line(3, `# command set ${set.name}`)
+    line(3, tacComment(`command set ${set.name}`))
     for (const cmd of set.commands) line(3, `if (cmd =~ ${compileCommand(cmd).config}) ${cmd.action}`)
   }
   line(3, profile.default_action)

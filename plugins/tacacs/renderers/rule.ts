@@ -12,9 +12,13 @@
  * The default rule, and a rule matching anyone anywhere, has no condition.
  * `member ==` and `device ==` are resolved when the file is read: the
  * configuration must declare every group and device a rule names.
+ *
+ * Each rule starts with a comment saying, in the operator's words, what it
+ * is: a reviewer reads the policy in the file without knowing its syntax.
  */
 import type { PolicyRuleView } from '../api.js'
 import { deviceGroupIdent, deviceIdent, profileIdent, ruleIdent, userGroupIdent, userIdent } from './names.js'
+import { tacComment } from './syntax.js'
 
 const I = '    '
 
@@ -29,10 +33,20 @@ export function ruleCondition(rule: PolicyRuleView): string | null {
   return parts.length ? parts.join(' && ') : null
 }
 
+/** One line for a person: the rule's name, who, where, and what it gives. */
+export function describeRule(rule: PolicyRuleView, profileName: string | null): string {
+  const q = (s: string) => `"${s}"`
+  const who = rule.is_default || rule.who.type === 'any' ? 'anyone' : rule.who.type === 'user' ? `user ${q(rule.who.username)}` : `members of user group ${q(rule.who.group_name)}`
+  const where =
+    rule.is_default || rule.where.type === 'any' ? 'any device' : rule.where.type === 'device' ? `device ${q(rule.where.device_name)}` : `the devices of device group ${q(rule.where.device_group_name)}`
+  const gives = profileName === null ? 'denied (no TACACS+ profile)' : `TACACS+ profile ${q(profileName)}`
+  return `${rule.is_default ? 'Default rule' : 'Rule'} ${q(rule.name)}: ${who} on ${where}: ${gives}${rule.enabled ? '' : ' (disabled)'}`
+}
+
 export function renderRuleText(rule: PolicyRuleView, profileName: string | null): string {
   const verdict = profileName === null ? ['deny'] : [`profile = ${profileIdent(profileName)}`, 'permit']
   const cond = ruleCondition(rule)
-  const out = [`rule ${ruleIdent(rule.name)} {`, `${I}enabled = ${rule.enabled ? 'yes' : 'no'}`, `${I}script {`]
+  const out = [tacComment(describeRule(rule, profileName)), `rule ${ruleIdent(rule.name)} {`, `${I}enabled = ${rule.enabled ? 'yes' : 'no'}`, `${I}script {`]
   if (cond === null) out.push(...verdict.map((v) => I.repeat(2) + v))
   else out.push(`${I.repeat(2)}if (${cond}) {`, ...verdict.map((v) => I.repeat(3) + v), `${I.repeat(2)}}`)
   out.push(`${I}}`, '}')

@@ -13,13 +13,16 @@
  *
  * CMD is the command words with metacharacters escaped, so `show` matches
  * `show running-config` but never `showrun`. Ai is an escaped exact value, an
- * escaped prefix followed by `.*`, or `(?:REGEX)`. The arguments are what
+ * escaped prefix followed by `.*`, or `(?:REGEX)` with REGEX in the spelling
+ * PCRE2 and JavaScript read alike (`\w` written `[A-Za-z0-9_]` …: see
+ * `portablePattern` in regex-parse.ts). The arguments are what
  * follows the command words, without the trailing ` <cr>`: the look-around
  * keeps a rule from taking a lone `<cr>` for an argument, or the ` <cr>` for
  * the end of one, so the daemon (which sees `<cr>`) and the simulation
  * (which usually does not) decide alike.
  */
 import type { ArgumentRule, Command, CommandDecision, CommandSet, TacacsProfile } from '../api.js'
+import { portablePattern } from './regex-parse.js'
 import { REGEX_FLAGS } from './regex-rules.js'
 
 export { REGEX_FLAGS }
@@ -38,7 +41,7 @@ function argumentAlternative(rule: ArgumentRule): string {
     case 'prefix':
       return `${escapeLiteral(rule.value)}.*`
     case 'regex':
-      return `(?:${rule.value})`
+      return `(?:${portablePattern(rule.value)})`
   }
 }
 
@@ -76,7 +79,7 @@ export function configRegex(pcre: string): string {
 const compiled = new Map<string, RegExp>()
 const MAX_CACHED = 10_000
 
-/** The JavaScript RegExp of a PCRE text, with the daemon's default flags (case-insensitive, multi-line). */
+/** The JavaScript RegExp of a PCRE text, with flags that read it as the daemon does (REGEX_FLAGS). */
 export function commandRegExp(pcre: string): RegExp {
   let re = compiled.get(pcre)
   if (!re) {
@@ -114,12 +117,25 @@ export function compileCommand(cmd: Pick<Command, 'command' | 'arguments'>): Com
 export const normalizeCommandLine = (line: string): string => line.trim().replace(/\s+/g, ' ')
 
 /**
- * Control characters: the daemon compiles patterns multi-line, so a line
- * holding a line break could match a permit on its second line. The rendered
- * profile denies such lines before any command entry; so does the simulation.
+ * Control characters. The daemon compiles patterns multi-line, so a line
+ * holding a line break could match a permit on its second line; and it reads
+ * a command whose first byte is NUL as the empty command, the exec start,
+ * which every profile permits. The rendered profile denies a line holding any
+ * control character before anything else, the exec start included; so does
+ * the simulation.
+ *
+ * In the profile the test is `cmd !~ /CLEAN_LINE_PCRE/`, a pattern that must
+ * match the whole line, not `cmd =~ /[\x00-\x1f\x7f]/`: tac_plus-ng keeps a
+ * copy of the line that ends at its first NUL but matches over the length the
+ * NAS sent, so after a NUL it reads bytes that are not the request's (an
+ * upstream bug, docs/tac_plus-ng.md), and with PCRE2_UTF those usually fail
+ * the UTF-8 check, which reads as "no match": the plain deny let `\0reload`
+ * through (checked). "Does not match the whole line" is a deny whatever those
+ * bytes are. A line that is not valid UTF-8 is denied by it too.
  */
-export const CONTROL_PCRE = '[\\x00-\\x1f\\x7f]'
-const CONTROL = new RegExp(CONTROL_PCRE)
+export const CONTROL_CLASS = '[\\x00-\\x1f\\x7f]'
+export const CLEAN_LINE_PCRE = '\\A[^\\x00-\\x1f\\x7f]*\\z'
+const CONTROL = new RegExp(CONTROL_CLASS)
 
 /**
  * The decision of `profile` on `line`, with `sets` the profile's command sets
@@ -133,10 +149,11 @@ export function decideCommand(
   line: string,
 ): CommandDecision {
   const cmd = normalizeCommandLine(line)
+  // In the rendered profile's order: the control-character deny, then the exec start.
+  if (CONTROL.test(cmd)) return { decision: 'deny', matched: null, reason: 'The command line holds control characters, which the profile always denies.' }
   if (cmd === '') {
     return { decision: 'permit', matched: null, reason: `An empty command line starts an exec shell, which the profile permits at privilege level ${profile.privilege_level}.` }
   }
-  if (CONTROL.test(cmd)) return { decision: 'deny', matched: null, reason: 'The command line holds control characters, which the profile always denies.' }
   for (const set of sets) {
     for (const [index, entry] of set.commands.entries()) {
       if (!compileCommand(entry).regex.test(cmd)) continue

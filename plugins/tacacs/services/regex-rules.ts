@@ -6,7 +6,11 @@
  * process, where one slow pattern would stall every request).
  *
  * The check parses the pattern itself, with an allow-list: anything this
- * parser does not know is refused, rather than guessed at.
+ * parser does not know is refused, rather than guessed at. The escapes the
+ * two engines read differently (`\w \W \b \B \s \S`) are accepted and
+ * rewritten where the pattern is used (regex-parse.ts, `portablePattern`),
+ * rather than refused: patterns already stored keep working, and an operator
+ * writes `\w+` as any regex reference teaches.
  */
 import { emptySet, overlaps, Parser, REGEX_FLAGS, Refused, subset, union, type CharSet, type Item, type RegexProblem, type Seq } from './regex-parse.js'
 
@@ -118,15 +122,18 @@ function checkItem(x: Item): void {
  * The caller has already limited it to printable ASCII, 1–200 characters.
  */
 export function checkArgumentRegex(pattern: string): RegexProblem | null {
+  const parser = new Parser(pattern)
   try {
-    const alt = new Parser(pattern).parse()
+    const alt = parser.parse()
     for (const seq of alt) checkSeq(seq)
   } catch (e) {
     if (e instanceof Refused) return e.problem
     throw e
   }
   try {
+    // The pattern as typed, and as rendered and simulated (regex-parse.ts, portablePattern).
     new RegExp(`^(?:${pattern})$`, REGEX_FLAGS)
+    new RegExp(`^(?:${parser.text})$`, REGEX_FLAGS)
   } catch {
     return 'syntax'
   }

@@ -109,7 +109,9 @@ describe('tacacs renderer: the tac_plus-ng configuration text', () => {
 
   it('declares users with their crypt verifier and PAP as login, or with logins denied when no password is set', () => {
     const c = buildTacPlusNgConfig(input())
-    expect(c).to.contain(`user "alice" {\n        password login = crypt "${HASH}"\n        password pap = login\n        member = "Net_Admins~`)
+    // Group names as written: `"` escaped, `${` kept from the reader's environment expansion by a \001 byte.
+    expect(c).to.contain(`user "alice" {\n        password login = crypt "${HASH}"\n        password pap = login\n        member = "Net Admins","x$\\001{HOME}\\"y"\n`)
+    expect(c).to.contain('group "Net Admins"\n')
     expect(c).to.match(/user "bob" \{\n[^}]*password login = deny\n\s+password pap = deny\n\s+\}/)
   })
 
