@@ -2,20 +2,12 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import type { TestApp } from '../kit/app.js'
-import type { TestResponse } from '../kit/http.js'
+import { uniq, expectError } from '../kit/expect.js'
+export { uniq, expectError }
 
 /** Meets the policy: long, not a common password, contains no test username. */
 export const STRONG = 'Violet-Lantern-Orbit-42'
 export const STRONG_2 = 'Quartz-Meadow-Signal-77'
-
-export const uniq = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`
-
-export function expectError(r: TestResponse, status: number, code: string, field?: string | null) {
-  expect(r.status, JSON.stringify(r.body)).to.equal(status)
-  expect(r.body.code, JSON.stringify(r.body)).to.equal(code)
-  if (field !== undefined) expect(r.body.field).to.equal(field)
-  expect(r.body.detail).to.be.a('string').and.not.empty
-}
 
 /** A signed-in account holding exactly these permissions (through a role of its own), and its id. */
 export async function actorWith(t: TestApp, permissions: string[]): Promise<{ id: string; token: string }> {

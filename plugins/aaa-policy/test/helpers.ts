@@ -1,29 +1,14 @@
 /** Fixtures for the AAA policy tests, all made through the public API of their owners. */
-import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import type { TestResponse } from '../../../test/kit/http.js'
+import { uniq, expectError, created } from '../../../test/kit/expect.js'
+export { uniq, expectError, created }
 
 export const RULES = '/api/v1/aaa/policy/rules'
 export const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy']
 export const NIL = '00000000-0000-4000-8000-000000000000'
 
 export const startPolicyApp = (o: { engine?: 'postgres' | 'embedded' } = {}) => startTestApp({ plugins: PLUGINS, ...o })
-
-export const uniq = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`
-
-export function expectError(r: TestResponse, status: number, code: string, field?: string | null) {
-  expect(r.status, JSON.stringify(r.body)).to.equal(status)
-  expect(r.body.code, JSON.stringify(r.body)).to.equal(code)
-  if (field !== undefined) expect(r.body.field, JSON.stringify(r.body)).to.equal(field)
-  expect(r.body.detail).to.be.a('string').and.not.empty
-}
-
-async function created(t: TestApp, path: string, body: Record<string, unknown>): Promise<any> {
-  const r = await t.admin('POST', path, { body })
-  expect(r.status, `${path} ${JSON.stringify(r.body)}`).to.equal(201)
-  return r.body
-}
 
 /** A user the daemons know: enabled, with network login. */
 export const createUser = (t: TestApp, body: Record<string, unknown> = {}) =>

@@ -1,23 +1,14 @@
 /** Small helpers shared by the inventory tests. */
-import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import type { TestApp } from '../../../test/kit/app.js'
-import type { TestResponse } from '../../../test/kit/http.js'
-
-export const uniq = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`
+import { uniq, expectError } from '../../../test/kit/expect.js'
+export { uniq, expectError }
 
 /** A fresh /24 per call, so tests sharing one app never collide on a prefix. */
 let net = 0
 export const freshNet = () => {
   net++
   return `10.${100 + Math.floor(net / 256)}.${net % 256}`
-}
-
-export function expectError(r: TestResponse, status: number, code: string, field?: string | null) {
-  expect(r.status, JSON.stringify(r.body)).to.equal(status)
-  expect(r.body.code, JSON.stringify(r.body)).to.equal(code)
-  if (field !== undefined) expect(r.body.field, JSON.stringify(r.body)).to.equal(field)
-  expect(r.body.detail).to.be.a('string').and.not.empty
 }
 
 export async function createDevice(t: TestApp, body: Record<string, unknown> = {}): Promise<any> {

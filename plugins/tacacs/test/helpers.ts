@@ -2,16 +2,8 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import type { TestApp } from '../../../test/kit/app.js'
-import type { TestResponse } from '../../../test/kit/http.js'
-
-export const uniq = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`
-
-export function expectError(r: TestResponse, status: number, code: string, field?: string | null) {
-  expect(r.status, JSON.stringify(r.body)).to.equal(status)
-  expect(r.body.code, JSON.stringify(r.body)).to.equal(code)
-  if (field !== undefined) expect(r.body.field).to.equal(field)
-  expect(r.body.detail).to.be.a('string').and.not.empty
-}
+import { uniq, expectError } from '../../../test/kit/expect.js'
+export { uniq, expectError }
 
 /** Every route of one resource by id: an id naming nothing answers 404 at `field`, a malformed one 422 at `field`. */
 export async function expectIdChecked(t: TestApp, base: string, field: string) {
