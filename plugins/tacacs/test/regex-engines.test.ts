@@ -159,6 +159,16 @@ describe('tacacs regexes: the simulation and PCRE2 decide alike (test/pcre2.ts)'
     for (const p of ['(?:up|down)', 'Gi[0-9]+\\x2f[0-9]+', '[a\\-z\\]\\[]', 'a+?', 'vlan [0-9]{1,4}', '[\\b]', '\\d\\D']) expect(portablePattern(p)).to.equal(p)
   })
 
+  it('decides a hostile line quickly with every pattern as rewritten', () => {
+    const line = 'reload ' + 'a'.repeat(5000) + ' ' + '\u017f'.repeat(3000) + ' ' + '1'.repeat(5000) + '!'
+    for (const p of PATTERNS) {
+      const { regex } = compileCommand(entry('reload', [{ match_type: 'regex', value: p }]))
+      const started = Date.now()
+      regex.test(line)
+      expect(Date.now() - started, p).to.be.below(500)
+    }
+  })
+
   it('the profile’s clean-line test and the simulation’s control check agree, on NUL, line breaks and bytes that are not UTF-8', () => {
     const control = new RegExp(CONTROL_CLASS)
     const lines = ['', 'show', 'show run <cr>', '\0reload', 'show\0 x', 'configure\nterminal', 'a\rb', 'a\tb', 'x\x7f', 'x\x1f', 'ſ\u2028K', '\u0085']
