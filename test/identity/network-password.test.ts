@@ -115,6 +115,9 @@ describe('users API: network passwords', function () {
           expect(r.body.detail, name).to.match(detail).and.match(/128 bytes/)
         })
       }
+      const ru = await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { password: '€'.repeat(43) }, headers: { 'accept-language': 'ru' } })
+      expectError(ru, 422, 'PASSWORD_POLICY', 'password')
+      expect(ru.body.detail).to.match(/не более 128 байт .* 129 байт, превышение — 1 байт\./).and.not.include('{{')
     })
 
     it('refuses an unpaired surrogate, which has no UTF-8 form', async () => {
