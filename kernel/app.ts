@@ -26,7 +26,7 @@ import { TokenService } from './security/tokens.js'
 import { Gate } from './security/gate.js'
 import { connect } from './db/connect.js'
 import { migrateAll, urlToDir, waitForSchemaHead, type MigrationOwner } from './db/migrate.js'
-import { assertNoSchemaDrift } from './db/drift.js'
+import { assertNoSchemaDrift, declaredTables } from './db/drift.js'
 import { kernelTables } from './db/tables.js'
 import { loadNodeId, registerNode } from './cluster/node.js'
 import { SettingsStore } from './settings/store.js'
@@ -94,6 +94,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
   const validation = new Validation()
 
   const plugins = orderPlugins(await loadPlugins(config.plugins, { root: projectRoot(), codeDir: codeDir() }))
+  const tables = declaredTables([{ owner: 'kernel', tables: kernelTables }, ...plugins.map((p) => ({ owner: p.def.id, tables: p.def.tables ?? [] }))])
 
   const master = loadMasterKey({ ...config, mayGenerate: !config.databaseUrl })
   if (master.source === 'generated') log.info({ file: path.join(config.dataDir, 'master.key') }, 'generated a new master key (mode 0600): back it up; secrets cannot be read without it')
@@ -125,7 +126,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const primary = config.role === 'primary'
     if (primary) await migrateAll(db.knex, owners, log)
     else await waitForSchemaHead(db.knex, owners, log)
-    await assertNoSchemaDrift(db.knex, [...kernelTables, ...plugins.flatMap((p) => p.def.tables ?? [])])
+    await assertNoSchemaDrift(db.knex, tables)
     // After the database: a passphrase's scrypt salt is kept there.
     const unlocked = master.material ? await unlockMasterKey(db.knex, master.material, { canWrite: primary, log }) : null
     const secrets = createSecrets(unlocked?.key ?? null, unlocked?.legacy ?? null)

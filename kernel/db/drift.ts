@@ -9,12 +9,31 @@ import type { Knex } from 'knex'
 import { checkTables, type TableDefinition } from '../../sdk/index.js'
 import { BootError } from '../boot-error.js'
 
-export async function assertNoSchemaDrift(db: Knex, tables: TableDefinition[]): Promise<void> {
-  const names = new Set<string>()
-  for (const t of tables) {
-    if (names.has(t.name)) throw new BootError('PLUGIN_INVALID', `table ${t.name} is declared twice: a table has one owner`)
-    names.add(t.name)
+/** The tables one owner (the kernel, a plugin) declares. */
+export interface DeclaredTables {
+  owner: string
+  tables: readonly TableDefinition[]
+}
+
+/**
+ * Every declared table, each with its one owner; PLUGIN_INVALID naming both owners when two
+ * declare the same table (or one declares it twice). A manifest problem: checked before the
+ * database is touched, so no migration of the offending plugin runs.
+ */
+export function declaredTables(owners: readonly DeclaredTables[]): TableDefinition[] {
+  const ownerOf = new Map<string, string>()
+  for (const o of owners) {
+    for (const t of o.tables) {
+      const first = ownerOf.get(t.name)
+      if (first === o.owner) throw new BootError('PLUGIN_INVALID', `${o.owner} declares table ${t.name} twice`)
+      if (first !== undefined) throw new BootError('PLUGIN_INVALID', `table ${t.name} is declared by both ${first} and ${o.owner}: a table has one owner`)
+      ownerOf.set(t.name, o.owner)
+    }
   }
+  return owners.flatMap((o) => o.tables)
+}
+
+export async function assertNoSchemaDrift(db: Knex, tables: readonly TableDefinition[]): Promise<void> {
   const drift = await checkTables(db, tables)
   if (drift.length === 0) return
   const lines = drift.map((d) => `${d.table}${d.column ? `.${d.column}` : ''}: ${d.problem}`)
