@@ -18,7 +18,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
-import type { Logger } from '../../sdk/index.js'
+import type { Logger, RowOf } from '../../sdk/index.js'
+import type { DeployLockTable } from '../db/tables.js'
 import { DeployErrors } from './model.js'
 
 /** How long a lease lasts without renewal: how long the cluster waits for a node that died holding it. */
@@ -30,12 +31,8 @@ const NAME = 'deploy'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-export interface LockHolder {
-  node_id: string | null
-  pid: number | null
-  token: string | null
-  expired: boolean
-}
+/** Who holds the lease, and whether it has run out (database time: a raw expression, hence holder()'s cast). */
+export type LockHolder = Pick<RowOf<typeof DeployLockTable>, 'node_id' | 'pid' | 'token'> & { expired: boolean }
 
 const inProgress = (h: LockHolder | undefined) => DeployErrors.inProgress({ vars: { node: h?.node_id ?? 'unknown', pid: h?.pid ?? 'unknown' } })
 

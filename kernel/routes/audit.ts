@@ -1,4 +1,5 @@
-import { defineRoute, listQuery, paginate, Paginated, StringEnum, Timestamp, Type, Nullable, Uuid, type Static } from '../../sdk/index.js'
+import { defineRoute, likeEscape, listQuery, paginate, Paginated, StringEnum, Timestamp, Type, Nullable, Uuid, type RowOf } from '../../sdk/index.js'
+import type { AuditLogTable } from '../db/tables.js'
 import type { KernelContext } from './context.js'
 
 const AuditEntry = Type.Object(
@@ -45,26 +46,6 @@ const AuditQuery = listQuery({
   },
 })
 
-interface Row {
-  id: string
-  at: Date
-  actor_id: string | null
-  actor_name: string | null
-  action: string
-  resource_type: string
-  resource_id: string | null
-  before: unknown
-  after: unknown
-  request_id: string | null
-  outcome: 'success' | 'failure'
-  reason: string | null
-  ip: string | null
-  user_agent: string | null
-}
-
-/** `auth.` selects every auth.* action; LIKE wildcards in the prefix are taken literally. */
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c)
-
 export const auditRoutes = (k: KernelContext) => [
   defineRoute({
     method: 'GET',
@@ -76,18 +57,14 @@ export const auditRoutes = (k: KernelContext) => [
     tags: ['system'],
     schema: { query: AuditQuery, response: { 200: Paginated(AuditEntry, 'AuditEntryListResponse') } },
     handler: async ({ query }) =>
-      paginate<Row, Static<typeof AuditEntry>>(query, {
+      paginate(query, {
         base: () => k.knex('audit_log'),
+        equals: { resource_type: 'resource_type', resource_id: 'resource_id', actor_id: 'actor_id', outcome: 'outcome', reason: 'reason', ip: 'ip' },
         filter: (qb) => {
-          if (query.resource_type) qb.where('resource_type', query.resource_type)
-          if (query.resource_id) qb.where('resource_id', query.resource_id)
-          if (query.actor_id) qb.where('actor_id', query.actor_id)
           if (query.actor_name) qb.whereRaw('lower(actor_name) = lower(?)', [query.actor_name])
-          if (query.action?.endsWith('.')) qb.whereRaw(`action LIKE ? ESCAPE '\\'`, [escapeLike(query.action) + '%'])
+          // `auth.` selects every auth.* action; LIKE wildcards in the prefix are taken literally.
+          if (query.action?.endsWith('.')) qb.whereRaw(`action LIKE ? ESCAPE '\\'`, [likeEscape(query.action) + '%'])
           else if (query.action) qb.where('action', query.action)
-          if (query.outcome) qb.where('outcome', query.outcome)
-          if (query.reason) qb.where('reason', query.reason)
-          if (query.ip) qb.where('ip', query.ip)
           if (query.at_from) qb.where('at', '>=', query.at_from)
           if (query.at_to) qb.where('at', '<=', query.at_to)
         },
@@ -96,7 +73,7 @@ export const auditRoutes = (k: KernelContext) => [
         defaultSort: 'at',
         defaultPerPage: 50,
         tieBreaker: 'id',
-        map: (r) => ({ ...r, at: new Date(r.at).toISOString() }),
+        map: (r: RowOf<typeof AuditLogTable>) => ({ ...r, at: new Date(r.at).toISOString() }),
       }),
   }),
 ]

@@ -65,7 +65,7 @@ export function derivePassphraseKey(passphrase: string, k: KdfParams): Promise<B
   )
 }
 
-const meta = async (knex: Knex, key: string) => ((await knex('kernel_meta').where({ key }).first('value')) as { value: string } | undefined)?.value
+const meta = async (knex: Knex, key: string) => (await knex('kernel_meta').where({ key }).first('value'))?.value
 
 /** The stored scrypt parameters; a primary records fresh ones, a replica waits for them to replicate. */
 async function kdfParams(knex: Knex, legacyCheck: string, o: { canWrite: boolean; log: Logger; intervalMs?: number }): Promise<KdfParams> {
