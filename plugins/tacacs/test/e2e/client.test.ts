@@ -9,7 +9,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { encrypt as crypt } from 'unixcrypt'
+import { sha512Crypt } from '../../../../kernel/identity/sha512-crypt.js'
 import { checkTacPlusNg, freePort, startTacPlusNg, TAC_PLUS_NG_SKIP, tacPlusNgBinary, type RunningTacPlusNg } from '../../../../test/kit/tac-plus-ng.js'
 import {
   AcctFlag,
@@ -247,7 +247,7 @@ describe('tacacs client: against tac_plus-ng', function () {
       console.log(`      skipped: ${TAC_PLUS_NG_SKIP}`)
       return this.skip()
     }
-    const hash = crypt('pw-alice', '$6$abcdefgh')
+    const hash = sha512Crypt('pw-alice', { salt: 'abcdefgh' })
     dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-tacclient-'))
     const port = await freePort()
     const cfg = `id = spawnd { listen { address = 127.0.0.1 port = ${port} } }

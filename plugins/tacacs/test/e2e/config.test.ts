@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { encrypt as crypt } from 'unixcrypt'
+import { sha512Crypt } from '../../../../kernel/identity/sha512-crypt.js'
 import { checkTacPlusNg, freePort, startTacPlusNg, TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../../../../test/kit/tac-plus-ng.js'
 import type { PolicyRuleView, TacacsProfile } from '../../api.js'
 import { TacacsClient } from '../../client/index.js'
@@ -18,7 +18,7 @@ import { renderRuleText } from '../../renderers/rule.js'
 import { tacString, TacPlusNgRenderError } from '../../renderers/syntax.js'
 import { seededRandom } from './support.js'
 
-const HASH = crypt('pw-alice', '$6$saltsalt')
+const HASH = sha512Crypt('pw-alice', { salt: 'saltsalt' })
 
 /** Keys the inventory would refuse (`"`, `\`, control characters) still come out exact: the renderer does not rely on that check. */
 const HARD_KEYS = ['a"b\\c', 'tab\tand\nnewline', '%s %n %%', '#not a comment', '{braces} (parens) [x]', "it's", 'ключ ünï', '$HOME $ {x}', 'permit', ' spaced ', '=,;|&!']
