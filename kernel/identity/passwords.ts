@@ -6,7 +6,7 @@
  * @zxcvbn-ts/language-common (49,233 passwords from breach corpora in 4.1.3).
  */
 import argon2 from 'argon2'
-import common from '@zxcvbn-ts/language-common'
+import { commonWords } from '../security/common-words.js'
 import { PortcullisError } from '../../sdk/index.js'
 
 export const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 65536, timeCost: 3, parallelism: 4 } as const
@@ -15,7 +15,7 @@ export const MIN_PASSWORD = 12
 export const MAX_PASSWORD = 256
 
 let commonSet: Set<string> | null = null
-const isCommon = (pw: string) => (commonSet ??= new Set(common.dictionary['passwords-common'].map((p) => p.toLowerCase()))).has(pw.toLowerCase())
+const isCommon = (pw: string) => (commonSet ??= new Set(commonWords('passwords-common').map((p) => p.toLowerCase()))).has(pw.toLowerCase())
 
 export const hashPassword = (pw: string) => argon2.hash(pw, ARGON2_OPTIONS)
 

@@ -19,7 +19,7 @@
  * dictionary, no l33t spelling): 32 random bytes (`openssl rand -hex 32`) are
  * the recommended key.
  */
-import common from '@zxcvbn-ts/language-common'
+import { commonWords } from './common-words.js'
 
 export const MIN_PASSPHRASE_LENGTH = 32
 export const MIN_DISTINCT_CHARACTERS = 10
@@ -32,9 +32,9 @@ let longestWord = 0
 function dictionary(): Map<string, number> {
   if (ranks) return ranks
   const m = new Map<string, number>()
-  const diceware = common.dictionary['diceware-common'] as string[]
+  const diceware = commonWords('diceware-common')
   for (const w of diceware) m.set(w.toLowerCase(), diceware.length)
-  ;(common.dictionary['passwords-common'] as string[]).forEach((w, i) => {
+  commonWords('passwords-common').forEach((w, i) => {
     const k = w.toLowerCase()
     if ((m.get(k) ?? Infinity) > i + 1) m.set(k, i + 1)
   })
