@@ -7,7 +7,10 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import semver from 'semver'
+// semver's three functions by their own paths: its index loads all 47 modules of the package.
+import satisfies from 'semver/functions/satisfies.js'
+import valid from 'semver/functions/valid.js'
+import validRange from 'semver/ranges/valid.js'
 import { SDK_VERSION, type PluginDefinition } from '../../sdk/index.js'
 import { BootError } from '../boot-error.js'
 import { validateCliCommands } from './cli.js'
@@ -55,9 +58,9 @@ export function validateManifest(def: unknown, spec: string): PluginDefinition {
   if (!p || typeof p !== 'object') throw bad('its module has no default export from definePlugin()')
   if (typeof p.id !== 'string' || !ID.test(p.id)) throw bad(`id must match ${ID} (got ${JSON.stringify(p.id)})`)
   if (p.id === 'kernel' || p.id === 'core') throw bad(`id "${p.id}" is reserved`)
-  if (typeof p.version !== 'string' || !semver.valid(p.version)) throw bad(`version must be semver (got ${JSON.stringify(p.version)})`)
-  if (typeof p.sdk !== 'string' || !semver.validRange(p.sdk)) throw bad(`sdk must be a semver range (got ${JSON.stringify(p.sdk)})`)
-  if (!semver.satisfies(SDK_VERSION, p.sdk)) {
+  if (typeof p.version !== 'string' || !valid(p.version)) throw bad(`version must be semver (got ${JSON.stringify(p.version)})`)
+  if (typeof p.sdk !== 'string' || !validRange(p.sdk)) throw bad(`sdk must be a semver range (got ${JSON.stringify(p.sdk)})`)
+  if (!satisfies(SDK_VERSION, p.sdk)) {
     throw new BootError('PLUGIN_SDK_MISMATCH', `plugin ${p.id} was built for SDK ${p.sdk}, this platform has SDK ${SDK_VERSION}`)
   }
   for (const k of ['dependsOn', 'optionalDependsOn'] as const) {
