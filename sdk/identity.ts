@@ -95,8 +95,8 @@ export interface IdentityService {
   networkUsers(db: Knex | Knex.Transaction): Promise<NetworkUser[]>
   /** Every user group (id, name), for the renderers. */
   userGroups(db: Knex | Knex.Transaction): Promise<{ id: string; name: string }[]>
-  /** The sealed verifiers, opened; null when the account has no network login. */
-  networkVerifiers(userId: string): Promise<NetworkVerifiers | null>
+  /** The sealed verifiers, opened; null when the account has no network login or none are set. Pass `db` inside a transaction. */
+  networkVerifiers(userId: string, db?: Knex | Knex.Transaction): Promise<NetworkVerifiers | null>
   /**
    * The rule for every action on another user's account or factors (MFA reset,
    * setup link, password, disable, sessions): an administrator may act on anyone;

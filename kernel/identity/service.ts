@@ -178,8 +178,8 @@ export class Identity implements IdentityService {
     return db('user_groups').orderBy('name').select('id', 'name')
   }
 
-  async networkVerifiers(userId: string) {
-    const row = await this.findRow({ id: userId })
+  async networkVerifiers(userId: string, db?: Knex | Knex.Transaction) {
+    const row = await this.findRow({ id: userId }, db)
     if (!row || !row.network_login || !row.network_verifiers) return null
     return openVerifiers(this.secrets, row.network_verifiers)
   }

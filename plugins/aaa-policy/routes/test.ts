@@ -2,7 +2,7 @@
 import { defineRoute } from '../../../sdk/index.js'
 import { PolicyErrors } from '../errors.js'
 import { POLICY_READ } from '../permissions.js'
-import { PolicyTestRequest, PolicyTestResponse } from '../schemas/test.js'
+import { PolicyTestRequest, PolicyTestResponse, TACACS_ONLY_METHODS } from '../schemas/test.js'
 import { evaluate } from '../services/evaluate.js'
 import type { PolicyRouteDeps } from './deps.js'
 
@@ -15,13 +15,14 @@ export function policyTestRoutes(d: PolicyRouteDeps) {
       permission: POLICY_READ,
       summary: 'Test the AAA policy with a simulated request',
       description:
-        "Answers what the rendered configuration decides for `username` on a device (`device_id`, or `nas_ip` resolved to the enabled device with the most specific prefix containing it; exactly one, else 422 at `nas_ip`). An unknown, disabled or non-network user, or an unknown or disabled device or one without a key for the protocol, is denied before any rule. Then the rules are tried in order: disabled rules are skipped, the first whose WHO and WHERE both match decides: permit with its profile for the protocol, or deny when it has none. TACACS+ only (`service`, `command`: else 422): `attributes` are those set at the start of an exec shell (`service` shell, the default); `command` is decided by the matched profile's command sets into `command_decision` (the `decision` stays the ruleset's verdict). RADIUS: `attributes` are the profile's reply attributes. `trace` lists the rules tried up to the deciding one. A protocol whose plugin the edition does not load answers 422 PROTOCOL_UNAVAILABLE at `protocol`. See docs/aaa-policy.md.",
+        "Answers what the rendered configuration decides for `username` on a device (`device_id`, or `nas_ip` resolved to the enabled device with the most specific prefix containing it; exactly one, else 422 at `nas_ip`). An unknown, disabled or non-network user, or an unknown or disabled device or one without a key for the protocol, is denied before any rule. Then the rules are tried in order: disabled rules are skipped, the first whose WHO and WHERE both match decides: permit with its profile for the protocol, or deny when it has none. TACACS+ only (`service`, `command`: else 422): `attributes` are those set at the start of an exec shell (`service` shell, the default); `command` is decided by the matched profile's command sets into `command_decision` (the `decision` stays the ruleset's verdict); the line is split as a NAS splits it, on space and TAB only, into `cmd` and `cmd-arg` (NBSP and other Unicode spaces stay inside a word; LF, CR and other control characters deny the line; a word `<cr>` is taken literally). `method` (`pap`, `chap`, `mschapv2`, and for TACACS+ `ascii`, `enable`; RADIUS defaults to `pap`, TACACS+ without it answers authorization only) adds the login: a user without network password material (`network_verifiers_set` false), CHAP without a kept password, or a method the rendered configuration has no password for is denied with that reason before any rule. RADIUS: `attributes` are the profile's reply attributes. `trace` lists the rules tried up to the deciding one. A protocol whose plugin the edition does not load answers 422 PROTOCOL_UNAVAILABLE at `protocol`. See docs/aaa-policy.md.",
       tags: ['aaa-policy'],
       schema: { body: PolicyTestRequest, response: { 200: PolicyTestResponse } },
       handler: async ({ body }) => {
         if ((body.device_id === undefined) === (body.nas_ip === undefined)) throw PolicyErrors.testTarget({ field: body.device_id === undefined ? 'device_id' : 'nas_ip' })
         if (body.protocol !== 'tacacs') {
           for (const k of ['service', 'command'] as const) if (body[k] !== undefined) throw PolicyErrors.testTacacsOnly({ field: k, vars: { name: k } })
+          if (body.method !== undefined && TACACS_ONLY_METHODS.includes(body.method)) throw PolicyErrors.testMethodTacacsOnly({ field: 'method', vars: { method: body.method } })
         }
         // Command authorization is a request of service shell.
         if (body.command !== undefined && (body.service ?? 'shell') !== 'shell') throw PolicyErrors.testCommandShell({ field: 'command' })

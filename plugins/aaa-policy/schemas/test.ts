@@ -1,6 +1,10 @@
 /** The policy test: a simulated request, and what the rendered policy would answer. */
 import { Nullable, StringEnum, Type, Uuid } from '../../../sdk/index.js'
 
+/** The authentication methods the test answers for; `ascii` and `enable` are TACACS+ ones. */
+export const METHODS = ['pap', 'chap', 'mschapv2', 'ascii', 'enable'] as const
+export const TACACS_ONLY_METHODS: readonly string[] = ['ascii', 'enable']
+
 export const PolicyTestRequest = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 64, description: 'The user name as the device would send it.' }),
@@ -15,7 +19,18 @@ export const PolicyTestRequest = Type.Object(
       Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'TACACS+ only: the service asked for; default `shell`.' }),
     ),
     command: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: 'TACACS+ only: a command line to authorize (`show running-config`), decided by the matched profile.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description:
+          'TACACS+ only: a command line to authorize (`show running-config`), decided by the matched profile. Split as a NAS splits it: into words on space and TAB only (the first word is `cmd`, the others `cmd-arg`; runs and leading or trailing ones dropped), joined by one space as tac_plus-ng joins them. NBSP and other Unicode spaces stay inside their word; a line holding LF, CR or another control character is denied, as the daemon denies it. A word `<cr>` is taken literally: the daemon cannot tell it from the end marker a Cisco NAS appends, so `show <cr>` is decided as `show`.',
+      }),
+    ),
+    method: Type.Optional(
+      StringEnum(METHODS, {
+        description:
+          'The authentication method of the login to answer for: `pap`, `chap`, `mschapv2` (both protocols), `ascii`, `enable` (TACACS+ only, else 422). RADIUS: default `pap` (every Access-Request authenticates). TACACS+: absent, the answer is for authorization only (the session and commands, which tac_plus-ng decides by the ruleset alone). A login the daemon cannot check for this user (no network password set, CHAP without a kept password, a method the rendered configuration gives no password for) is `deny` with that reason; the password is taken to be right.',
+      }),
     ),
   },
   { title: 'PolicyTestRequest', additionalProperties: false },
@@ -60,6 +75,7 @@ export const PolicyTestResponse = Type.Object(
     attributes: Type.Array(Type.Object({ name: Type.String(), value: Type.String() }, { additionalProperties: false }), {
       description: 'TACACS+: priv-lvl and the shell attributes set at the start of an exec shell. RADIUS: the reply attributes of the profile.',
     }),
+    method: Nullable(StringEnum(METHODS, { description: 'The authentication method the answer is for (RADIUS: `pap` unless asked); `null`: TACACS+ authorization only.' })),
     command_decision: Nullable(CommandDecisionSchema),
     trace: Type.Array(PolicyTraceStep, { description: 'The rules tried, in order, up to the one that decided.' }),
   },

@@ -6,6 +6,12 @@
  *   and so must the device (found by id or by most specific prefix, enabled,
  *   holding a key for the protocol); otherwise the request is refused before
  *   any rule is tried;
+ * - a login (`method`; RADIUS always, PAP unless asked) needs what the daemon
+ *   checks the password against: the user's network verifiers, the kept
+ *   cleartext for RADIUS CHAP; tac_plus-ng is rendered a login crypt only, so
+ *   it checks PAP and ASCII and rejects CHAP, MS-CHAP and enable. Without it
+ *   the request is refused before any rule too (the password is taken to be
+ *   right: the test never sees one);
  * - rules are tried in order; a disabled rule is skipped; a rule matches when
  *   its WHO (the user, or a group the user is a member of) and its WHERE (the
  *   device, or its group or any ancestor group) both match; the default rule
@@ -20,11 +26,12 @@ import type { Device, InventoryService } from '../../inventory/api.js'
 import type { RadiusService } from '../../radius/api.js'
 import type { TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
-import type { PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
+import type { METHODS, PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
 
 export type PolicyTestInput = Static<typeof PolicyTestRequest>
 export type PolicyTestResult = Static<typeof PolicyTestResponse>
 type Step = Static<typeof PolicyTraceStep>
+type Method = (typeof METHODS)[number]
 
 export interface EvaluateDeps {
   identity: IdentityService
@@ -40,6 +47,32 @@ export interface EvaluateDeps {
 type UserRow = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login'>
 
 const PROTOCOL = { tacacs: 'TACACS+', radius: 'RADIUS' } as const
+const METHOD_NAME: Record<Method, string> = { pap: 'PAP', chap: 'CHAP', mschapv2: 'MS-CHAPv2', ascii: 'ASCII', enable: 'enable' }
+/** A kept password FreeRADIUS can be given for CHAP (plugins/radius/renderers/syntax.ts CLEARTEXT: no control characters). */
+// eslint-disable-next-line no-control-regex -- the renderer refuses control characters, so must the test
+const CHAP_WRITABLE = /^[^\u0000-\u001f\u007f]+$/
+
+/**
+ * Why the daemon cannot check this login, or null when it can (the password taken to be right).
+ * tac_plus-ng gets `password login = crypt …` and `password pap = login` per user and nothing
+ * else: no CHAP or MS-CHAP password and no enable secret, so those logins fail whoever asks.
+ * FreeRADIUS gets the SHA-512 crypt (PAP), the NT hash (MS-CHAPv2), and the kept cleartext for a
+ * user with chap_enabled whose password was set while it was on (CHAP).
+ */
+async function loginRefusal(d: EvaluateDeps, db: Knex.Transaction, protocol: keyof typeof PROTOCOL, method: Method, user: UserRow): Promise<string | null> {
+  if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2')) {
+    return `tac_plus-ng is given no ${METHOD_NAME[method]} password for any user (only the login crypt, for PAP and ASCII), so it rejects a ${METHOD_NAME[method]} login`
+  }
+  if (protocol === 'tacacs' && method === 'enable') return 'tac_plus-ng is given no enable secret for any user, so it rejects enable'
+  const verifiers = await d.identity.networkVerifiers(user.id, db)
+  if (!verifiers) {
+    return `user ${user.username} has no network password (none set since network login was turned on, or a directory user: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
+  }
+  if (protocol === 'radius' && method === 'chap' && !(verifiers.cleartext !== undefined && CHAP_WRITABLE.test(verifiers.cleartext))) {
+    return `CHAP is not supported for user ${user.username}: it needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and holding no control character); FreeRADIUS rejects`
+  }
+  return null
+}
 
 /** Why WHO does or does not match; null when it matches. */
 function whoMismatch(rule: PolicyRuleView, user: UserRow, groupIds: Set<string>): string | null {
@@ -74,7 +107,9 @@ function matchedReason(rule: PolicyRuleView, user: UserRow, device: Device): str
 export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput): Promise<PolicyTestResult> {
   const protocol = input.protocol
   const trace: Step[] = []
-  const result: PolicyTestResult = { decision: 'deny', reason: '', user: null, device: null, matched_rule: null, profile: null, attributes: [], command_decision: null, trace }
+  // A RADIUS request always authenticates; a TACACS+ one only when asked (authorization is separate).
+  const method: Method | null = input.method ?? (protocol === 'radius' ? 'pap' : null)
+  const result: PolicyTestResult = { decision: 'deny', reason: '', user: null, device: null, matched_rule: null, profile: null, attributes: [], method, command_decision: null, trace }
   const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
 
   // The user, as the daemons know users: they are rendered from the enabled users with network login.
@@ -103,6 +138,10 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
   if (!device.enabled) return deny(`device ${device.name} is disabled: the daemon does not know it as a client`)
   if (protocol === 'tacacs' && !device.has_tacacs_key) return deny(`device ${device.name} has no TACACS+ key: the daemon refuses its requests`)
   if (protocol === 'radius' && !device.has_radius_secret) return deny(`device ${device.name} has no RADIUS secret: the daemon refuses its requests`)
+  if (method) {
+    const refused = await loginRefusal(d, db, protocol, method, user)
+    if (refused) return deny(`${METHOD_NAME[method]} login: ${refused}`)
+  }
 
   // One after another: a transaction is one connection, which takes one query at a time.
   const groupIds = new Set(await d.identity.groupIdsOf(user.id, db))

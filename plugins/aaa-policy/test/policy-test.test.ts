@@ -8,6 +8,7 @@ import {
 } from './helpers.js'
 
 const TEST = '/api/v1/aaa/policy/test'
+const STRONG = 'Tq-policy-test-9zX'
 
 describe('AAA policy: the policy test and the TACACS+ preview', () => {
   let t: TestApp
@@ -28,9 +29,10 @@ describe('AAA policy: the policy test and the TACACS+ preview', () => {
   before(async () => {
     t = await startPolicyApp()
     noc = await createUserGroup(t)
+    // alice and bob have network passwords (verifiers), so RADIUS and TACACS+ logins can be checked.
     ;[alice, bob, carol, dave] = await Promise.all([
-      createUser(t, { group_ids: [noc.id] }),
-      createUser(t),
+      createUser(t, { group_ids: [noc.id], password: STRONG }),
+      createUser(t, { password: STRONG }),
       createUser(t, { enabled: false, group_ids: [noc.id] }),
       createUser(t, { network_login: false, group_ids: [noc.id] }),
     ])
@@ -286,6 +288,82 @@ describe('AAA policy: the policy test and the TACACS+ preview', () => {
     })
   })
 
+  describe('command lines, split as a NAS splits them (space and TAB only)', () => {
+    it('keeps NBSP and the other Unicode spaces inside a word, and takes TAB as a separator', async () => {
+      const oneWord = await createCommandSet(t, { commands: [{ command: 'show', action: 'permit', arguments: [{ match_type: 'regex', value: '\\S+' }] }, { command: 'show', action: 'deny' }] })
+      const tp = await createTacacsProfile(t, { privilege_level: 1, command_set_ids: [oneWord.id], default_action: 'deny' })
+      const u = await createUser(t, { password: STRONG })
+      await createRule(t, { name: `words-${u.username}`, who: { user_id: u.id }, where: { device_id: sw2.id }, tacacs_profile_id: tp.id, position: 0 })
+      const decide = async (command: string) => (await test({ username: u.username, device_id: sw2.id, command })).command_decision.decision
+      // One argument, `a<NBSP>b`, to the NAS and the daemon; JavaScript's \s made it two.
+      expect(await decide('show a\u00a0b')).to.equal('permit')
+      expect(await decide('show a\u2003b\u3000c')).to.equal('permit')
+      expect(await decide('show\ta\t\tb')).to.equal('deny')
+      expect(await decide(' \tshow  version\t ')).to.equal('permit')
+    })
+
+    it('denies a line holding LF or CR, as tac_plus-ng denies it, even where the words would be permitted', async () => {
+      // tpAdmin (alice on sw1) permits `show` and denies `configure terminal`, default deny.
+      for (const command of ['show\nversion', 'show version\r', 'show\r\nversion', 'configure\nterminal']) {
+        const r = await test({ username: alice.username, device_id: sw1.id, command })
+        expect(r.command_decision, JSON.stringify(command)).to.include({ decision: 'deny', matched: null })
+        expect(r.command_decision.reason).to.contain('control characters')
+      }
+    })
+
+    it('takes a word `<cr>` literally: `show <cr>` is decided as `show`', async () => {
+      const r = await test({ username: alice.username, device_id: sw1.id, command: 'show <cr>' })
+      expect(r.command_decision).to.include({ decision: 'permit' })
+    })
+  })
+
+  describe('the login: the authentication method, and the password material the daemon holds', () => {
+    let noPassword: any, chapUser: any
+    before(async () => {
+      ;[noPassword, chapUser] = await Promise.all([createUser(t, { group_ids: [noc.id] }), createUser(t, { group_ids: [noc.id], password: STRONG, chap_enabled: true })])
+    })
+    const on = () => ({ device_id: rack2.id })
+
+    it('RADIUS: a user without network password material is rejected (no verifier), whatever the method', async () => {
+      for (const method of [undefined, 'pap', 'chap', 'mschapv2']) {
+        const r = await test({ protocol: 'radius', username: noPassword.username, ...on(), ...(method ? { method } : {}) })
+        expect(r, String(method)).to.include({ decision: 'deny', method: method ?? 'pap', matched_rule: null })
+        expect(r.reason).to.contain('no network password').and.contain('network_verifiers_set')
+        expect(r.trace).to.deep.equal([])
+      }
+      // A user with a password is accepted by PAP (the default) and MS-CHAPv2.
+      expect(await test({ protocol: 'radius', username: alice.username, ...on() })).to.include({ decision: 'permit', method: 'pap' })
+      expect(await test({ protocol: 'radius', username: alice.username, ...on(), method: 'mschapv2' })).to.include({ decision: 'permit', method: 'mschapv2' })
+    })
+
+    it('RADIUS CHAP: accepted for a user with chap_enabled, rejected with the reason for anyone else', async () => {
+      expect(await test({ protocol: 'radius', username: chapUser.username, ...on(), method: 'chap' })).to.include({ decision: 'permit', method: 'chap' })
+      const r = await test({ protocol: 'radius', username: alice.username, ...on(), method: 'chap' })
+      expect(r).to.include({ decision: 'deny', method: 'chap' })
+      expect(r.reason).to.contain('CHAP is not supported').and.contain('chap_enabled')
+    })
+
+    it('TACACS+: without a method the answer is for authorization (the daemon authorizes by the ruleset alone); PAP and ASCII need the password material', async () => {
+      expect(await test({ username: noPassword.username, ...on() })).to.include({ decision: 'permit', method: null })
+      for (const method of ['pap', 'ascii']) {
+        const r = await test({ username: noPassword.username, ...on(), method })
+        expect(r, method).to.include({ decision: 'deny', method, command_decision: null })
+        expect(r.reason).to.contain('no network password')
+        expect(await test({ username: alice.username, ...on(), method })).to.include({ decision: 'permit', method })
+      }
+    })
+
+    it('TACACS+: CHAP, MS-CHAPv2 and enable are rejected for everyone (the rendered users hold a login crypt only)', async () => {
+      for (const method of ['chap', 'mschapv2', 'enable']) {
+        for (const u of [alice, chapUser]) {
+          const r = await test({ username: u.username, ...on(), method })
+          expect(r, `${method} ${u.username}`).to.include({ decision: 'deny', method })
+          expect(r.reason).to.contain('tac_plus-ng is given no')
+        }
+      }
+    })
+  })
+
   describe('bad requests', () => {
     const cases: [string, Record<string, unknown>, string, string][] = [
       ['neither device_id nor nas_ip', { username: 'a', protocol: 'tacacs' }, 'VALIDATION_FAILED', 'device_id'],
@@ -300,6 +378,9 @@ describe('AAA policy: the policy test and the TACACS+ preview', () => {
       ['a service for RADIUS', { username: 'a', protocol: 'radius', nas_ip: '10.0.0.1', service: 'shell' }, 'VALIDATION_FAILED', 'service'],
       ['a command under another service', { username: 'a', protocol: 'tacacs', nas_ip: '10.0.0.1', service: 'ppp', command: 'show' }, 'VALIDATION_FAILED', 'command'],
       ['an unknown field', { username: 'a', protocol: 'tacacs', nas_ip: '10.0.0.1', port: 49 }, 'UNKNOWN_FIELD', 'port'],
+      ['an unknown method', { username: 'a', protocol: 'tacacs', nas_ip: '10.0.0.1', method: 'mschapv1' }, 'VALIDATION_FAILED', 'method'],
+      ['ASCII for RADIUS', { username: 'a', protocol: 'radius', nas_ip: '10.0.0.1', method: 'ascii' }, 'VALIDATION_FAILED', 'method'],
+      ['enable for RADIUS', { username: 'a', protocol: 'radius', nas_ip: '10.0.0.1', method: 'enable' }, 'VALIDATION_FAILED', 'method'],
     ]
     for (const [what, body, code, field] of cases) {
       it(`refuses ${what}: 422 ${code} at ${field}`, async () => {

@@ -113,8 +113,19 @@ export function compileCommand(cmd: Pick<Command, 'command' | 'arguments'>): Com
   return c
 }
 
-/** A command line as the simulation takes it: trimmed, runs of white space made one space. */
-export const normalizeCommandLine = (line: string): string => line.trim().replace(/\s+/g, ' ')
+/**
+ * A command line as a NAS sends it: split into words on space and TAB only (the first word is
+ * `cmd`, each other one a `cmd-arg`; empty words dropped), and the words joined by one space, as
+ * tac_plus-ng joins `cmd` and the `cmd-arg`s (author.c, eval_args). Every other character stays
+ * inside its word: NBSP and the other Unicode spaces are part of an argument, and a line feed,
+ * carriage return, vertical tab or form feed is a control character, which the profile denies
+ * (below). JavaScript's `\s` would have split on all of them: `show a<NBSP>b` was decided as
+ * `show a b`, and `configure<LF>terminal` as `configure terminal`.
+ */
+export const commandWords = (line: string): string[] => line.split(/[ \t]+/).filter((w) => w !== '')
+
+/** The line the daemon matches, without the ` <cr>` a Cisco NAS appends (the patterns take it or not alike). */
+export const normalizeCommandLine = (line: string): string => commandWords(line).join(' ')
 
 /**
  * Control characters. The daemon compiles patterns multi-line, so a line

@@ -95,8 +95,21 @@ describe('tacacs command matching (services/command-match.ts)', () => {
     const ops = set('ops', any('show', 'deny'), any('reload'), any('configure terminal'))
     const profile = { privilege_level: 7, default_action: 'deny' as const }
 
-    it('normalizes the line: trimmed, white space collapsed', () => {
-      expect(normalizeCommandLine('  show \t ip   route \n')).to.equal('show ip route')
+    it('splits the line as a NAS does: on space and TAB only, empty words dropped', () => {
+      expect(normalizeCommandLine('  show \t ip   route\t')).to.equal('show ip route')
+      // NBSP, the other Unicode spaces and the line breaks stay inside their word.
+      expect(normalizeCommandLine('show a\u00a0b\u2003c\u3000d')).to.equal('show a\u00a0b\u2003c\u3000d')
+      expect(normalizeCommandLine('configure\nterminal \r')).to.equal('configure\nterminal \r')
+    })
+
+    it('denies a line holding LF, CR, VT or FF (control characters inside a word), and decides NBSP as part of an argument', () => {
+      const loose = { privilege_level: 7, default_action: 'permit' as const }
+      for (const line of ['configure\nterminal', 'show version\r', 'show\u000bx', 'show \fx']) {
+        expect(decideCommand(loose, [ops], line).decision, JSON.stringify(line)).to.equal('deny')
+      }
+      const oneWord = set('one-word', { ...withArgs('show', ['regex', '\\S+']), action: 'permit' }, any('show', 'deny'))
+      expect(decideCommand(profile, [oneWord], 'show a\u00a0b').decision).to.equal('permit')
+      expect(decideCommand(profile, [oneWord], 'show a\tb').decision).to.equal('deny')
     })
 
     it('takes the first matching entry of the first set that has one', () => {
