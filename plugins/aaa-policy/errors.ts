@@ -18,6 +18,8 @@ export const PolicyErrors = {
   testTarget: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.test_target'),
   testTacacsOnly: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.test_tacacs_only'),
   testCommandShell: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.test_command_shell'),
+  /** A word `<cr>` other than the end marker: the daemon's answer would depend on the NAS's own marker. */
+  testCommandCr: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.test_command_cr'),
   /** `ascii` or `enable` asked of RADIUS, which has neither. */
   testMethodTacacsOnly: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.test_method_tacacs_only'),
   /** The edition has no plugin for the protocol asked (a RADIUS-only edition asked about TACACS+): no daemon would decide. */

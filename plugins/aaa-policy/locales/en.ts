@@ -26,6 +26,7 @@ export default {
     test_command_shell: 'A command is authorized under service shell; leave service out or set it to shell.',
     test_protocol_unavailable: 'This edition does not load the {{plugin}} plugin, so no {{protocol}} daemon decides: test the other protocol.',
     test_tacacs_only: '"{{name}}" applies to the TACACS+ protocol only.',
+    test_command_cr: 'A word <cr> is taken only as the last word, the end marker a Cisco NAS appends: anywhere else tac_plus-ng decides the line differently with and without the NAS\'s own marker, so no single answer is right.',
     test_method_tacacs_only: 'The method {{method}} is a TACACS+ one: a RADIUS login is pap, chap or mschapv2.',
   },
 }

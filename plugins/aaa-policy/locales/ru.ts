@@ -26,6 +26,7 @@ export default {
     test_command_shell: 'Команда авторизуется в сервисе shell; не указывайте service или укажите shell.',
     test_protocol_unavailable: 'В этой редакции не загружен плагин {{plugin}}: демона {{protocol}}, который принял бы решение, нет. Проверьте другой протокол.',
     test_tacacs_only: 'Поле «{{name}}» относится только к протоколу TACACS+.',
+    test_command_cr: 'Слово <cr> допустимо только последним — это метка конца строки, которую добавляет NAS Cisco: в другом месте tac_plus-ng решает по-разному в зависимости от собственной метки NAS, и единственного верного ответа нет.',
     test_method_tacacs_only: 'Метод {{method}} есть только в TACACS+: вход по RADIUS — pap, chap или mschapv2.',
   },
 }

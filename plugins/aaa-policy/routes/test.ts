@@ -6,6 +6,19 @@ import { PolicyTestRequest, PolicyTestResponse, TACACS_ONLY_METHODS } from '../s
 import { evaluate } from '../services/evaluate.js'
 import type { PolicyRouteDeps } from './deps.js'
 
+/**
+ * A word `<cr>` anywhere but last (after the command), in any case since the patterns are caseless.
+ * The last one is the end marker a Cisco NAS appends and the daemon's log shows (`show version <cr>`):
+ * the patterns take the line with or without it alike. Anywhere else the daemon's answer depends on
+ * whether the NAS appends its own marker after it (`show x <cr>` sent as the words show, x, <cr> is
+ * permitted by `show \S+` without the NAS's marker and denied with it: checked against tac_plus-ng),
+ * which the test cannot know. Words as a NAS splits them (tacacs services/command-match.ts commandWords).
+ */
+function ambiguousCr(line: string): boolean {
+  const words = line.split(/[ \t]+/).filter((w) => w !== '')
+  return words.some((w, i) => /^<cr>$/i.test(w) && (i === 0 || i !== words.length - 1))
+}
+
 export function policyTestRoutes(d: PolicyRouteDeps) {
   const deps = { identity: d.identity, inventory: d.inventory, tacacs: d.tacacs, radius: d.radius, listRules: d.rules.views }
   return [
@@ -15,7 +28,7 @@ export function policyTestRoutes(d: PolicyRouteDeps) {
       permission: POLICY_READ,
       summary: 'Test the AAA policy with a simulated request',
       description:
-        "Answers what the rendered configuration decides for `username` on a device (`device_id`, or `nas_ip` resolved to the enabled device with the most specific prefix containing it; exactly one, else 422 at `nas_ip`). An unknown, disabled or non-network user, or an unknown or disabled device or one without a key for the protocol, is denied before any rule. Then the rules are tried in order: disabled rules are skipped, the first whose WHO and WHERE both match decides: permit with its profile for the protocol, or deny when it has none. TACACS+ only (`service`, `command`: else 422): `attributes` are those set at the start of an exec shell (`service` shell, the default); `command` is decided by the matched profile's command sets into `command_decision` (the `decision` stays the ruleset's verdict); the line is split as a NAS splits it, on space and TAB only, into `cmd` and `cmd-arg` (NBSP and other Unicode spaces stay inside a word; LF, CR and other control characters deny the line; a word `<cr>` is taken literally). `method` (`pap`, `chap`, `mschapv2`, and for TACACS+ `ascii`, `enable`; RADIUS defaults to `pap`, TACACS+ without it answers authorization only) adds the login: a user without network password material (`network_verifiers_set` false), CHAP without a kept password, or a method the rendered configuration has no password for is denied with that reason before any rule. RADIUS: `attributes` are the profile's reply attributes. `trace` lists the rules tried up to the deciding one. A protocol whose plugin the edition does not load answers 422 PROTOCOL_UNAVAILABLE at `protocol`. See docs/aaa-policy.md.",
+        "Answers what the rendered configuration decides for `username` on a device (`device_id`, or `nas_ip` resolved to the enabled device with the most specific prefix containing it; exactly one, else 422 at `nas_ip`). An unknown, disabled or non-network user, or an unknown or disabled device or one without a key for the protocol, is denied before any rule. Then the rules are tried in order: disabled rules are skipped, the first whose WHO and WHERE both match decides: permit with its profile for the protocol, or deny when it has none. TACACS+ only (`service`, `command`: else 422): `attributes` are those set at the start of an exec shell (`service` shell, the default); `command` is decided by the matched profile's command sets into `command_decision` (the `decision` stays the ruleset's verdict); the line is split as a NAS splits it, on space and TAB only, into `cmd` and `cmd-arg` (NBSP and other Unicode spaces stay inside a word; LF, CR and other control characters deny the line; a last word `<cr>` is the end marker a Cisco NAS appends; a `<cr>` anywhere else answers 422 at `command`, since the daemon decides such a line differently with and without the NAS's own marker). `method` (`pap`, `chap`, `mschapv2`, and for TACACS+ `ascii`, `enable`; RADIUS defaults to `pap`, TACACS+ without it answers authorization only) adds the login: a user without network password material (`network_verifiers_set` false), CHAP without a kept password, or a method the rendered configuration has no password for is denied with that reason before any rule. RADIUS: `attributes` are the profile's reply attributes. `trace` lists the rules tried up to the deciding one. A protocol whose plugin the edition does not load answers 422 PROTOCOL_UNAVAILABLE at `protocol`. See docs/aaa-policy.md.",
       tags: ['aaa-policy'],
       schema: { body: PolicyTestRequest, response: { 200: PolicyTestResponse } },
       handler: async ({ body }) => {
@@ -26,6 +39,7 @@ export function policyTestRoutes(d: PolicyRouteDeps) {
         }
         // Command authorization is a request of service shell.
         if (body.command !== undefined && (body.service ?? 'shell') !== 'shell') throw PolicyErrors.testCommandShell({ field: 'command' })
+        if (body.command !== undefined && ambiguousCr(body.command)) throw PolicyErrors.testCommandCr({ field: 'command' })
         if (!d[body.protocol]) {
           throw PolicyErrors.testProtocolUnavailable({ field: 'protocol', vars: { plugin: body.protocol, protocol: body.protocol === 'tacacs' ? 'TACACS+' : 'RADIUS' } })
         }

@@ -311,9 +311,14 @@ describe('AAA policy: the policy test and the TACACS+ preview', () => {
       }
     })
 
-    it('takes a word `<cr>` literally: `show <cr>` is decided as `show`', async () => {
-      const r = await test({ username: alice.username, device_id: sw1.id, command: 'show <cr>' })
+    it('takes a last word `<cr>` as the end marker (`show <cr>` is decided as `show`), and refuses one anywhere else: 422 at command', async () => {
+      const r = await test({ username: alice.username, device_id: sw1.id, command: 'show version <CR>' })
       expect(r.command_decision).to.include({ decision: 'permit' })
+      for (const command of ['show <cr> version', 'show x <cr> <cr>', '<cr>', '<cr> show', 'show\t<Cr>\tx']) {
+        const res = await t.admin('POST', TEST, { body: { protocol: 'tacacs', username: alice.username, device_id: sw1.id, command } })
+        expectError(res, 422, 'VALIDATION_FAILED', 'command')
+        expect(res.body.detail, command).to.contain('<cr>')
+      }
     })
   })
 
