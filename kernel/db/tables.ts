@@ -6,7 +6,6 @@
  * defaulted where the migration gives a default.
  */
 import { column, defineTable, type TableDefinition, type TableType } from '../../sdk/index.js'
-import type { DeployStatus } from '../deploy/model.js'
 import type { FileRecord } from '../deploy/files.js'
 
 /** Key/value facts of the installation: identity_version, the passphrase's KDF parameters. */
@@ -128,7 +127,8 @@ export const DeploysTable = defineTable('deploys', {
   daemon: column.varchar(),
   /** The release folder's name under <DATA_DIR>/releases/<daemon>/. */
   release: column.varchar(),
-  status: column.varchar<DeployStatus>(),
+  /** pending (being activated), active, failed, superseded, rolled_back. */
+  status: column.varchar<'pending' | 'active' | 'failed' | 'superseded' | 'rolled_back'>(),
   /** The node whose DATA_DIR holds the release; null for rows recorded before node ids were. */
   node_id: column.uuid().nullable(),
   actor_id: column.varchar().nullable(),

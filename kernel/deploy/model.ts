@@ -37,10 +37,9 @@ export const lockWaitSetting = defineSetting(
 )
 export const deploySettings = [keepReleasesSetting, lockWaitSetting]
 
-export type DeployStatus = 'pending' | 'active' | 'failed' | 'superseded' | 'rolled_back'
-
 /** A deploys row (kernel/db/tables.ts). */
 export type DeployRow = RowOf<typeof DeploysTable>
+export type DeployStatus = DeployRow['status']
 
 export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of'> {
   created_at: string

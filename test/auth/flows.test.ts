@@ -10,10 +10,9 @@ import { createHash, randomUUID } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
-import { BootError } from '../../kernel/boot-error.js'
 import { hashPassword } from '../../kernel/identity/passwords.js'
 import { jsonText } from '../../sdk/index.js'
-import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp, runsOn } from '../kit/app.js'
+import { bootRefusal, startTestApp, TEST_ADMIN_PASSWORD, type TestApp, runsOn } from '../kit/app.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { exp: number; iat: number; purpose: string; sub: string; jti: string }
@@ -80,16 +79,6 @@ async function sessionOf(t: TestApp, username: string, password: string): Promis
   return r.body.access_token as string
 }
 
-async function refusal(o: Parameters<typeof startTestApp>[0]): Promise<BootError> {
-  try {
-    const t = await startTestApp(o)
-    await t.stop()
-  } catch (e) {
-    expect(e).to.be.instanceOf(BootError)
-    return e as BootError
-  }
-  throw new Error('the app booted but should have refused')
-}
 
 describe('identity flows', function () {
   this.timeout(60_000)
@@ -158,7 +147,7 @@ describe('identity flows', function () {
 
     it('refuses to boot when ADMIN_PASSWORD breaks the password policy (CONFIG_INVALID)', async () => {
       for (const bad of ['short-9', 'password1234', 'my-admin-password-is-long']) {
-        const e = await refusal({ env: { ADMIN_PASSWORD: bad } })
+        const e = await bootRefusal({ env: { ADMIN_PASSWORD: bad } })
         expect(e.code, bad).to.equal('CONFIG_INVALID')
         expect(e.message, bad).to.match(/ADMIN_PASSWORD does not meet the password policy/)
       }

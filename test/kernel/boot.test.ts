@@ -4,22 +4,11 @@
  * dependency order, wiring services through typed refs.
  */
 import { expect } from 'chai'
-import { BootError } from '../../kernel/boot-error.js'
-import { startTestApp, runsOn } from '../kit/app.js'
+import { bootRefusal, startTestApp, runsOn } from '../kit/app.js'
 
 const F = './test/fixtures/plugins'
 const G = './examples/greetings-plugin'
 
-async function refusal(o: Parameters<typeof startTestApp>[0]): Promise<BootError> {
-  try {
-    const t = await startTestApp(o)
-    await t.stop()
-  } catch (e) {
-    expect(e).to.be.instanceOf(BootError)
-    return e as BootError
-  }
-  throw new Error('the app booted but should have refused')
-}
 
 describe('plugin loading and boot-time checks', () => {
   const cases: [string, Parameters<typeof startTestApp>[0], string, RegExp][] = [
@@ -39,7 +28,7 @@ describe('plugin loading and boot-time checks', () => {
   ]
   for (const [name, opts, code, message] of cases) {
     it(`refuses ${name} (${code})`, async () => {
-      const e = await refusal(opts)
+      const e = await bootRefusal(opts)
       expect(e.code).to.equal(code)
       expect(e.message).to.match(message)
       expect(e.toString()).to.match(new RegExp(`^\\[${code}\\] `))
@@ -52,7 +41,7 @@ describe('plugin loading and boot-time checks', () => {
     const url = t.databaseUrl!
     await t.app.db.knex('settings').insert({ key: 'greetings.suffix', value: JSON.stringify(['not', 'a', 'string']) })
     await t.stop()
-    const e = await refusal({ plugins: [G], databaseUrl: url, masterKey: t.masterKey })
+    const e = await bootRefusal({ plugins: [G], databaseUrl: url, masterKey: t.masterKey })
     expect(e.code).to.equal('SETTING_INVALID')
     expect(e.message).to.match(/stored value of greetings\.suffix/)
   })

@@ -6,22 +6,11 @@
  * ways, is refused at boot. On both engines.
  */
 import { expect } from 'chai'
-import { BootError } from '../../kernel/boot-error.js'
-import { startTestApp, type TestAppOptions, testEngines } from '../kit/app.js'
+import { bootRefusal, startTestApp, testEngines } from '../kit/app.js'
 
 const F = './test/fixtures/plugins'
 const G = './examples/greetings-plugin'
 
-async function refusal(o: TestAppOptions): Promise<BootError> {
-  try {
-    const t = await startTestApp(o)
-    await t.stop()
-  } catch (e) {
-    expect(e).to.be.instanceOf(BootError)
-    return e as BootError
-  }
-  throw new Error('the app booted but should have refused')
-}
 
 for (const engine of testEngines()) {
   describe(`optional plugin dependencies (${engine})`, function () {
@@ -52,14 +41,14 @@ for (const engine of testEngines()) {
 
     it('refuses a plain ref to an optional dependency, with or without that plugin loaded (PLUGIN_DEPENDENCY_MISSING)', async () => {
       for (const plugins of [[`${F}/optional-misuse`], [G, `${F}/optional-misuse`]]) {
-        const e = await refusal({ engine, plugins })
+        const e = await bootRefusal({ engine, plugins })
         expect(e.code).to.equal('PLUGIN_DEPENDENCY_MISSING')
         expect(e.message).to.match(/optional-misuse uses service greetings\.service of its optional dependency greetings as if it were always there/)
       }
     })
 
     it('refuses a plugin named in both dependsOn and optionalDependsOn (PLUGIN_INVALID)', async () => {
-      const e = await refusal({ engine, plugins: [G, `${F}/optional-both`] })
+      const e = await bootRefusal({ engine, plugins: [G, `${F}/optional-both`] })
       expect(e.code).to.equal('PLUGIN_INVALID')
       expect(e.message).to.match(/greetings is in both dependsOn and optionalDependsOn/)
     })

@@ -7,29 +7,18 @@
  */
 import { expect } from 'chai'
 import knexPkg from 'knex'
-import { BootError } from '../../kernel/boot-error.js'
-import { runsOn, startTestApp, testEngines, type TestEngine } from '../kit/app.js'
+import { bootRefusal, runsOn, startTestApp, testEngines, type TestEngine } from '../kit/app.js'
 import { sharedPostgres } from '../kit/shared.js'
 
 const F = './test/fixtures/plugins/schema-drift'
 
-async function refusal(o: Parameters<typeof startTestApp>[0]): Promise<BootError> {
-  try {
-    const t = await startTestApp(o)
-    await t.stop()
-  } catch (e) {
-    expect(e).to.be.instanceOf(BootError)
-    return e as BootError
-  }
-  throw new Error('the app booted but should have refused')
-}
 
 for (const engine of testEngines()) {
   describe(`schema drift (${engine})`, () => {
     const start = (plugin: string, e: TestEngine = engine) => ({ engine: e, plugins: [`${F}/${plugin}`] })
 
     it('refuses a declaration that differs from the migrated table, naming every difference (SCHEMA_DRIFT)', async () => {
-      const e = await refusal(start('drifted'))
+      const e = await bootRefusal(start('drifted'))
       expect(e.code).to.equal('SCHEMA_DRIFT')
       expect(e.toString()).to.match(/^\[SCHEMA_DRIFT\] /)
       expect(e.message).to.include('drift_probe.colour: column missing')
@@ -42,13 +31,13 @@ for (const engine of testEngines()) {
     })
 
     it('refuses a plugin that declares one table twice (PLUGIN_INVALID)', async () => {
-      const e = await refusal(start('twice'))
+      const e = await bootRefusal(start('twice'))
       expect(e.code).to.equal('PLUGIN_INVALID')
       expect(e.message).to.equal('drift-probe declares table drift_probe twice')
     })
 
     it('refuses a plugin that declares a table the kernel owns (PLUGIN_INVALID naming both owners)', async () => {
-      const e = await refusal(start('claims-users'))
+      const e = await bootRefusal(start('claims-users'))
       expect(e.code).to.equal('PLUGIN_INVALID')
       expect(e.message).to.equal('table users is declared by both kernel and drift-claims: a table has one owner')
     })
@@ -72,7 +61,7 @@ for (const engine of testEngines()) {
 ;(runsOn('postgres') ? describe : describe.skip)('schema drift: a table declared twice', () => {
   it('is refused before any migration runs', async () => {
     const url = await (await sharedPostgres()).createDatabase()
-    const e = await refusal({ databaseUrl: url, plugins: [`${F}/twice`] })
+    const e = await bootRefusal({ databaseUrl: url, plugins: [`${F}/twice`] })
     expect(e.code).to.equal('PLUGIN_INVALID')
     const db = knexPkg({ client: 'pg', connection: url })
     try {

@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { pino } from 'pino'
 import { startApp, type App } from '../../kernel/app.js'
+import { BootError } from '../../kernel/boot-error.js'
 import { loadConfig } from '../../kernel/config.js'
 import type { TokenPurpose } from '../../kernel/security/tokens.js'
 import { jsonText, type Logger } from '../../sdk/index.js'
@@ -79,6 +80,19 @@ export interface TestApp {
 export const TEST_ADMIN_PASSWORD = 'Correct-Horse-Battery-9'
 
 export const silentLogger = (): Logger => pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) as unknown as Logger
+
+/** The BootError a start refuses with; any other failure is rethrown, and a start that succeeds fails the test. */
+export async function bootRefusal(o: TestAppOptions = {}): Promise<BootError> {
+  let t: TestApp
+  try {
+    t = await startTestApp(o)
+  } catch (e) {
+    if (e instanceof BootError) return e
+    throw e
+  }
+  await t.stop()
+  throw new Error('the app booted but should have refused')
+}
 
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const engine = o.databaseUrl ? 'postgres' : (o.engine ?? defaultEngine())
