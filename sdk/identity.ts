@@ -75,6 +75,13 @@ export interface NetworkUser {
   verifiers: NetworkVerifiers | null
 }
 
+/** A user the network daemons must refuse, and why: for a rejection a log reader understands. */
+export interface NetworkLoginRefusal {
+  username: string
+  /** `disabled` wins over `network_login_off` when both hold. */
+  reason: 'disabled' | 'network_login_off'
+}
+
 export interface IdentityService {
   /** A user by id, or by username compared without regard to case (the daemons compare exactly: check `username` yourself). */
   findUser(by: { id: string } | { username: string }, db?: Knex | Knex.Transaction): Promise<UserRef | null>
@@ -93,6 +100,8 @@ export interface IdentityService {
   groupIdsOf(userId: string, db?: Knex | Knex.Transaction): Promise<string[]>
   /** Every enabled user allowed on the network, with group ids, for the renderers. Read it through the snapshot. */
   networkUsers(db: Knex | Knex.Transaction): Promise<NetworkUser[]>
+  /** Every other user (disabled, or network login off), by username, for the renderers. Read it through the snapshot. */
+  networkLoginRefusals(db: Knex | Knex.Transaction): Promise<NetworkLoginRefusal[]>
   /** Every user group (id, name), for the renderers. */
   userGroups(db: Knex | Knex.Transaction): Promise<{ id: string; name: string }[]>
   /** The sealed verifiers, opened; null when the account has no network login or none are set. Pass `db` inside a transaction. */

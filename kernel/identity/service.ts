@@ -1,6 +1,6 @@
 /** The identity service: users, tokens of every purpose, second factors. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineReferenceTarget, type Actor, type CompletedLogin, type IdentityService, type LoginGrant, type NetworkUser, type RowOf, type SecondFactor, type SecretsService, type SettingsService, type UserRef } from '../../sdk/index.js'
+import { CommonErrors, defineReferenceTarget, type Actor, type CompletedLogin, type IdentityService, type LoginGrant, type NetworkLoginRefusal, type NetworkUser, type RowOf, type SecondFactor, type SecretsService, type SettingsService, type UserRef } from '../../sdk/index.js'
 import type { UsersTable } from '../db/tables.js'
 import { assertUserManageable } from './routes/guards.js'
 import type { TokenService } from '../security/tokens.js'
@@ -172,6 +172,11 @@ export class Identity implements IdentityService {
     const groups = new Map<string, string[]>()
     for (const m of members) (groups.get(m.user_id) ?? groups.set(m.user_id, []).get(m.user_id)!).push(m.group_id)
     return rows.map((r) => ({ id: r.id, username: r.username, group_ids: groups.get(r.id) ?? [], verifiers: r.network_verifiers ? openVerifiers(this.secrets, r.network_verifiers) : null }))
+  }
+
+  async networkLoginRefusals(db: Knex | Knex.Transaction): Promise<NetworkLoginRefusal[]> {
+    const rows = await db('users').where({ enabled: false }).orWhere({ network_login: false }).orderBy('username').select('username', 'enabled')
+    return rows.map((r) => ({ username: r.username, reason: r.enabled ? 'network_login_off' : 'disabled' }))
   }
 
   async userGroups(db: Knex | Knex.Transaction): Promise<{ id: string; name: string }[]> {

@@ -19,6 +19,8 @@ export interface RadiusProfile {
   name: string
   description: string | null
   attributes: RadiusAttribute[]
+  /** MS-CHAPv1 is accepted for the rules that grant this profile; refused otherwise. */
+  allow_mschapv1: boolean
   created_at: string
   updated_at: string
 }

@@ -10,6 +10,7 @@ export const RadiusErrors = {
   /** The same code, when the name differs from a supported one only in case. */
   attributeUnknownSuggest: defineError(422, 'RADIUS_ATTRIBUTE_UNKNOWN', 'radius:errors.attribute_unknown_suggest'),
   attributeRepeated: defineError(422, 'RADIUS_ATTRIBUTE_REPEATED', 'radius:errors.attribute_repeated'),
+  replyTooLarge: defineError(422, 'RADIUS_REPLY_TOO_LARGE', 'radius:errors.reply_too_large'),
   value: {
     control: valueInvalid('control'),
     percent: valueInvalid('percent'),
@@ -37,5 +38,7 @@ export function attributeError(p: AttributeProblem) {
       return RadiusErrors.attributeRepeated({ field: `${at}.name`, vars: { name: p.name } })
     case 'value':
       return RadiusErrors.value[p.problem.reason]({ field: `${at}.value`, vars: { name: p.name, ...p.problem.vars } })
+    case 'too_large':
+      return RadiusErrors.replyTooLarge({ field: 'attributes', vars: { size: p.size, max: p.max, over: p.over, index: p.index } })
   }
 }

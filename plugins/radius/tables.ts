@@ -1,7 +1,7 @@
 /**
  * The radius plugin's table as its code reads it (sdk/tables.ts): knex's row
  * type for every query on it, and the declaration the kernel checks against
- * the migrated database at boot (migrations/0001_radius_profiles.ts).
+ * the migrated database at boot (migrations/).
  */
 import { column, defineTable, type TableType } from '../../sdk/index.js'
 import type { RadiusAttribute } from './api.js'
@@ -12,6 +12,8 @@ export const ProfileTable = defineTable('radius_profiles', {
   description: column.varchar().nullable(),
   /** The ordered reply list: order is what FreeRADIUS sends. */
   attributes: column.jsonb<RadiusAttribute[]>().defaulted(),
+  /** MS-CHAPv1 accepted for the rules that grant the profile (migrations/0002_radius_profiles_mschapv1.ts). */
+  allow_mschapv1: column.boolean().defaulted(),
   created_at: column.timestamp().defaulted(),
   updated_at: column.timestamp().defaulted(),
 })

@@ -150,8 +150,8 @@ export interface FreeradiusAuthEvent {
   calledStationId: string | null
   nasPort: string | null
   nasIdentifier: string | null
-  /** PAP | CHAP | MS-CHAPv2, or null (EAP and others). */
-  authType: 'PAP' | 'CHAP' | 'MS-CHAPv2' | null
+  /** PAP | CHAP | MS-CHAPv2 | MS-CHAPv1 (the RADIUS renderer names it so), or null (EAP and others). */
+  authType: 'PAP' | 'CHAP' | 'MS-CHAPv2' | 'MS-CHAPv1' | null
   result: 'accept' | 'reject'
   ruleName: string | null
   ruleLabel: string | null
@@ -219,6 +219,8 @@ function authTypeOf(raw: string | null): FreeradiusAuthEvent['authType'] {
     case 'MSCHAP':
     case 'MS-CHAPV2':
       return 'MS-CHAPv2'
+    case 'MS-CHAPV1':
+      return 'MS-CHAPv1'
     default:
       return null
   }

@@ -28,12 +28,14 @@ function desEncrypt(block: Buffer, key7: Buffer): Buffer {
 /** RFC 2759 §8.2 ChallengeHash. */
 export const challengeHash = (peer: Buffer, auth: Buffer, user: string): Buffer => sha1(peer, auth, Buffer.from(user, 'utf8')).subarray(0, 8)
 
-/** RFC 2759 §8.1 GenerateNTResponse, from the password's NT hash. */
-export function ntResponseFromHash(auth: Buffer, peer: Buffer, user: string, passwordHash: Buffer): Buffer {
-  const ch = challengeHash(peer, auth, user)
+/** RFC 2759 §8.5 ChallengeResponse (RFC 2433's NtChallengeResponse): the 8-byte challenge DES-encrypted under the NT hash, padded to 21 bytes. */
+export function challengeResponse(challenge: Buffer, passwordHash: Buffer): Buffer {
   const z = Buffer.concat([passwordHash, Buffer.alloc(5)])
-  return Buffer.concat([desEncrypt(ch, z.subarray(0, 7)), desEncrypt(ch, z.subarray(7, 14)), desEncrypt(ch, z.subarray(14, 21))])
+  return Buffer.concat([desEncrypt(challenge, z.subarray(0, 7)), desEncrypt(challenge, z.subarray(7, 14)), desEncrypt(challenge, z.subarray(14, 21))])
 }
+
+/** RFC 2759 §8.1 GenerateNTResponse, from the password's NT hash. */
+export const ntResponseFromHash = (auth: Buffer, peer: Buffer, user: string, passwordHash: Buffer): Buffer => challengeResponse(challengeHash(peer, auth, user), passwordHash)
 
 /** RFC 2759 §8.1 GenerateNTResponse, from the password. */
 export const ntResponse = (auth: Buffer, peer: Buffer, user: string, password: string): Buffer => ntResponseFromHash(auth, peer, user, ntHash(password))

@@ -4,11 +4,13 @@ export default {
     attribute_unknown: 'Неизвестный атрибут RADIUS «{{name}}». Поддерживаемые атрибуты перечислены в GET /api/v1/radius/dictionary.',
     attribute_unknown_suggest: 'Неизвестный атрибут RADIUS «{{name}}». Возможно, имелся в виду «{{suggestion}}»?',
     attribute_repeated: 'Атрибут {{name}} может встречаться в профиле только один раз.',
+    reply_too_large:
+      'Атрибуты занимают в ответе RADIUS $t(radius:count.bytes, {"count": {{size}} }), на $t(radius:count.bytes, {"count": {{over}} }) больше, чем {{max}}, которые пакет в 4096 байт оставляет профилю помимо заголовка, Message-Authenticator, MS-CHAP2-Success и Proxy-State (начиная с attributes[{{index}}] устройство их не получит).',
     value: {
       control: 'Значение {{name}} содержит управляющий символ (перевод строки, табуляцию …), это недопустимо.',
       percent: 'Значение {{name}} содержит «%», который FreeRADIUS раскрыл бы как подстановку; это недопустимо.',
       variable: 'Значение {{name}} содержит «${» или «$ENV{», которые FreeRADIUS заменил бы значением из конфигурации или окружения; это недопустимо.',
-      too_long: 'Значение {{name}} превышает предел: $t(radius:count.bytes, {"count": {{max}} }) (UTF-8).',
+      too_long: 'Значение {{name}} занимает $t(radius:count.bytes, {"count": {{size}} }) в UTF-8, на $t(radius:count.bytes, {"count": {{over}} }) больше предела {{max}}, который {{name}} вмещает в пакете RADIUS.',
       integer: '{{name}} принимает целое число от {{min}} до {{max}}.',
       enum: '{{name}} принимает одно из значений: {{values}}.',
       ipaddr: '{{name}} принимает адрес IPv4, например 192.0.2.10.',

@@ -6,13 +6,15 @@
  *   clients.conf          0600   one client per enabled device with a RADIUS secret
  *   mods-enabled/always          the `reject`, `ok` and `noop` statements
  *   mods-enabled/pap             PAP against Crypt-Password (SHA-512 crypt)
- *   mods-enabled/mschap          MS-CHAPv2 against NT-Password
+ *   mods-enabled/mschap          MS-CHAPv2 (and MS-CHAPv1 where a profile allows it) against NT-Password
  *   mods-enabled/chap            CHAP against Cleartext-Password (users with chap_enabled only)
  *   mods-enabled/portcullis_log  json + linelog (sdk/logs/freeradius.ts), for the ingester
- *   sites-enabled/default        authorize / authenticate / post-auth / accounting
+ *   sites-enabled/default        authorize / authenticate / post-auth / accounting (site.ts)
  *   portcullis/verifiers  0600   the network users' verifiers (an unlang switch on User-Name), and
- *                                the cleartext password of users with chap_enabled
+ *                                the cleartext password of users with chap_enabled (users.ts)
+ *   portcullis/refused    0600   everyone else: unknown, disabled, network login off, with the reason (users.ts)
  *   portcullis/policy            the AAA policy, first matching rule in order (unlang)
+ *   portcullis/mschapv1          the profiles that accept MS-CHAPv1 (site.ts)
  *   portcullis/replies           each rule's RADIUS profile, applied in post-auth
  *
  * `buildFreeradiusConfig` is the pure part (data in, files out, byte-identical
@@ -31,37 +33,53 @@ import type { InventoryService } from '../../inventory/api.js'
 import type { RadiusPolicySource, RadiusService } from '../api.js'
 import { quoteValue } from '../services/values.js'
 import type { FreeradiusConfigInput } from './input.js'
-import { byteOrder, CIDR, CLEARTEXT, FreeradiusRenderError, HEADER, IP, name, NT_HASH, qcleartext, qsecret, SHA512_CRYPT, T, USERNAME } from './syntax.js'
+import { CIDR, FreeradiusRenderError, HEADER, IP, name, qsecret, T } from './syntax.js'
 import { compileRules, policy, replies, writtenClients } from './policy.js'
+import { mschapv1, SITE } from './site.js'
+import { refused, verifiers } from './users.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
 
+
+/** An absolute path FreeRADIUS reads as written inside double quotes: nothing to expand, nothing to break out of. */
+const PATH = /^\/[^\u0000-\u001f"\\%${}]*$/
+function qpath(value: string, what: string, list = false): string {
+  const parts = list ? value.split(':') : [value]
+  if (parts.some((p) => !PATH.test(p))) {
+    throw new FreeradiusRenderError(`${what} must be ${list ? 'absolute paths separated by ":"' : 'an absolute path'} without control characters, quotes, backslashes, "%", "$" or braces`)
+  }
+  return `"${parts.map((p) => p.replace(/(.)\/+$/, '$1')).join(':')}"`
+}
 
 function radiusdConf(input: FreeradiusConfigInput): string {
   const { address, authPort, acctPort } = input.listen
   for (const p of [authPort, acctPort]) if (!Number.isInteger(p) || p < 1 || p > 65535) throw new FreeradiusRenderError(`listen port ${p} is not a UDP port`)
   if (!IP.test(address)) throw new FreeradiusRenderError('listen address is not an IP address')
   const listen = (type: 'auth' | 'acct', port: number) => [`${T}listen {`, `${T}${T}type = ${type}`, `${T}${T}ipaddr = ${address}`, `${T}${T}port = ${port}`, `${T}}`]
+  const logdir = qpath(input.logDirectory, 'the log directory')
   return [
     HEADER,
     '# Includes are relative to this file, so a release runs from whatever folder -d names.',
-    'prefix = /usr',
-    'exec_prefix = /usr',
-    'localstatedir = /var',
-    'sbindir = /usr/sbin',
-    'libdir = /usr/lib/freeradius',
+    '# Every file the daemon writes is in folders of its own (server options radius.log_directory and',
+    '# radius.run_directory), never the packaged service\'s /var/log/freeradius or /var/run/freeradius.',
     'name = freeradius',
-    'logdir = ${localstatedir}/log/freeradius',
-    'run_dir = ${localstatedir}/run/freeradius',
+    `logdir = ${logdir}`,
+    `run_dir = ${qpath(input.runDirectory, 'the run directory')}`,
     'pidfile = ${run_dir}/freeradius.pid',
+    '# Tried in turn, then the linker\'s own search path (server option radius.freeradius_libdir).',
+    `libdir = ${qpath(input.libdir, 'libdir', true)}`,
     'max_request_time = 10',
     'cleanup_delay = 2',
     'max_requests = 16384',
     'hostname_lookups = no',
     '',
     'log {',
+    `${T}# FreeRADIUS reads this section first, before the settings above, with defaults of its own for`,
+    `${T}# these two (\${prefix}/var/log: no prefix is set here): both named, as is the file.`,
+    `${T}localstatedir = ${logdir}`,
+    `${T}logdir = ${logdir}`,
     `${T}destination = files`,
-    `${T}file = \${logdir}/radius.log`,
+    `${T}file = ${qpath(input.logDirectory.replace(/\/*$/, '/radius.log'), 'the log directory')}`,
     `${T}colourise = no`,
     `${T}stripped_names = no`,
     `${T}auth = no`,
@@ -73,7 +91,8 @@ function radiusdConf(input: FreeradiusConfigInput): string {
     `${T}allow_core_dumps = no`,
     `${T}max_attributes = 200`,
     `${T}reject_delay = 1`,
-    `${T}status_server = no`,
+    `${T}# Answered on the auth port (sites-enabled/default, Autz-Type Status-Server), for monitoring.`,
+    `${T}status_server = yes`,
     '}',
     '',
     'thread pool {',
@@ -150,7 +169,7 @@ chap {
 `
 
 const MSCHAP = `${HEADER}
-# MS-CHAPv2 against the NT hash (control:NT-Password). No MPPE keys: device administration needs none.
+# MS-CHAPv2, and MS-CHAPv1 where a profile allows it, against the NT hash (control:NT-Password). No MPPE keys: device administration needs none.
 mschap {
 ${T}use_mppe = no
 ${T}require_encryption = no
@@ -160,100 +179,17 @@ ${T}with_ntdomain_hack = yes
 `
 
 
-function verifiers(input: FreeradiusConfigInput): string {
-  const users = [...input.users].sort((a, b) => byteOrder(a.username, b.username) || byteOrder(a.id, b.id))
-  const out = [HEADER, '# The network users\' verifiers: SHA-512 crypt for PAP, the NT hash for MS-CHAPv2,', '# and the cleartext password for CHAP, kept only for users with chap_enabled.', 'switch &User-Name {']
-  const seen = new Set<string>()
-  for (const u of users) {
-    name(u.username, 'username', USERNAME)
-    if (seen.has(u.username)) continue
-    seen.add(u.username)
-    out.push(`${T}case ${quoteValue(u.username)} {`)
-    if (u.verifiers) {
-      if (!SHA512_CRYPT.test(u.verifiers.sha512_crypt)) throw new FreeradiusRenderError(`user ${u.username}: the stored verifier is not a SHA-512 crypt string`)
-      if (!NT_HASH.test(u.verifiers.nt_hash)) throw new FreeradiusRenderError(`user ${u.username}: the stored NT hash is not 32 hex digits`)
-      // Single quotes: a literal, never expanded at run time.
-      const control = [`${T}${T}update control {`, `${T}${T}${T}&Crypt-Password := '${u.verifiers.sha512_crypt}'`, `${T}${T}${T}&NT-Password := 0x${u.verifiers.nt_hash.toUpperCase()}`]
-      // After Crypt-Password: pap takes the first password it knows, so PAP stays on the crypt verifier.
-      // A password with a control character cannot be written (the policy allows one): CHAP stays rejected for that user alone.
-      const chap = u.verifiers.cleartext
-      if (chap !== undefined && CLEARTEXT.test(chap)) control.push(`${T}${T}${T}&Cleartext-Password := ${qcleartext(chap)}`)
-      out.push(...control, `${T}${T}}`)
-      if (chap !== undefined && !CLEARTEXT.test(chap)) out.push(`${T}${T}# chap_enabled, but the password holds a control character: CHAP is rejected`)
-    } else {
-      out.push(`${T}${T}# no network password set since network login was turned on`, `${T}${T}update request {`, `${T}${T}${T}&Module-Failure-Message := "no network password is set for this user"`, `${T}${T}}`, `${T}${T}reject`)
-    }
-    out.push(`${T}}`)
-  }
-  // FreeRADIUS refuses an empty switch ("'switch' statements cannot be empty"): a fresh
-  // install with devices but no network user yet must still pass `freeradius -C`.
-  out.push(`${T}case {`, `${T}${T}noop`, `${T}}`, '}', '')
-  return out.join('\n')
-}
-
-
-const SITE = `${HEADER}
-# Device administration: PAP and MS-CHAPv2 against the platform's verifiers, CHAP for users
-# with chap_enabled (their kept cleartext password), the AAA policy, JSON lines.
-authorize {
-${T}$INCLUDE ../portcullis/verifiers
-${T}if (&CHAP-Password && !&control:Cleartext-Password) {
-${T}${T}update request {
-${T}${T}${T}&Module-Failure-Message := "CHAP is not supported for this user: it needs the cleartext password, which the platform keeps only with chap_enabled"
-${T}${T}}
-${T}${T}reject
-${T}}
-${T}$INCLUDE ../portcullis/policy
-${T}chap
-${T}mschap
-${T}pap
-}
-
-authenticate {
-${T}Auth-Type PAP {
-${T}${T}pap
-${T}}
-${T}Auth-Type CHAP {
-${T}${T}chap
-${T}}
-${T}Auth-Type MS-CHAP {
-${T}${T}mschap
-${T}}
-}
-
-preacct {
-}
-
-accounting {
-${T}portcullis_log_acct
-${T}ok
-}
-
-post-auth {
-${T}$INCLUDE ../portcullis/replies
-${T}update reply {
-${T}${T}&Message-Authenticator := 0x00
-${T}}
-${T}portcullis_log_auth
-
-${T}Post-Auth-Type REJECT {
-${T}${T}# A reject carries nothing of a profile.
-${T}${T}update {
-${T}${T}${T}&reply: !* ANY
-${T}${T}}
-${T}${T}update reply {
-${T}${T}${T}&Message-Authenticator := 0x00
-${T}${T}}
-${T}${T}portcullis_log_auth
-${T}}
-}
-`
+/**
+ * Where the packages put FreeRADIUS 3.2's modules: Debian, Ubuntu, Alpine and Arch; Red Hat, Fedora
+ * and SUSE; a source build with its default prefix (/usr/local, modules in lib/ or lib/freeradius).
+ * FreeRADIUS tries each in turn and then the linker's search path, where a binary built with a run
+ * path (Debian's has /usr/lib/freeradius) finds its own. Elsewhere: server option radius.freeradius_libdir.
+ */
+export const FREERADIUS_LIBDIRS = '/usr/lib/freeradius:/usr/lib64/freeradius:/usr/local/lib/freeradius:/usr/local/lib'
 
 /** The rendered files, in path order. Same input, same bytes. */
 export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFile[] {
-  if (!path.isAbsolute(input.logDirectory) || /[\u0000-\u001f"\\%${}]/.test(input.logDirectory)) {
-    throw new FreeradiusRenderError('the log directory must be an absolute path without control characters, quotes, backslashes, "%", "$" or braces')
-  }
+  qpath(input.logDirectory, 'the log directory')
   const rules = compileRules(input)
   const files: RenderedFile[] = [
     { path: 'clients.conf', content: clientsConf(input), mode: 0o600 },
@@ -262,7 +198,9 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
     { path: 'mods-enabled/mschap', content: MSCHAP, mode: 0o644 },
     { path: 'mods-enabled/pap', content: PAP, mode: 0o644 },
     { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },
+    { path: 'portcullis/mschapv1', content: mschapv1(rules), mode: 0o644 },
     { path: 'portcullis/policy', content: policy(input, rules), mode: 0o644 },
+    { path: 'portcullis/refused', content: refused(input), mode: 0o600 },
     { path: 'portcullis/replies', content: replies(rules), mode: 0o644 },
     { path: 'portcullis/verifiers', content: verifiers(input), mode: 0o600 },
     { path: 'radiusd.conf', content: radiusdConf(input), mode: 0o644 },
@@ -279,13 +217,15 @@ export interface FreeradiusRendererDeps {
   serverOptions: ServerOptionsService
   /** The registered AAA policy (the radius service keeps it); null when none is. */
   policySource: () => RadiusPolicySource | null
-  /** Where logs go when the log directory setting is null: the platform's data folder. */
+  /** Where logs and the pid file go when their options are null: the platform's data folder. */
   dataDir: string
   refs: {
     listenAddress: SettingRef<string>
     authPort: SettingRef<number>
     acctPort: SettingRef<number>
     logDirectory: ServerOptionRef<string | null>
+    runDirectory: ServerOptionRef<string | null>
+    libdir: ServerOptionRef<string | null>
     binary: ServerOptionRef<string>
   }
 }
@@ -306,21 +246,27 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
       radiusSecret: device.enabled && device.has_radius_secret ? (secrets.get(device.id) ?? null) : null,
     }))
     const users = await d.identity.networkUsers(snapshot)
+    const refusedUsers = await d.identity.networkLoginRefusals(snapshot)
     const profiles = await d.radius.listProfiles(snapshot)
     const source = d.policySource()
     const rules = source ? await source.listRules(snapshot) : null
     return buildFreeradiusConfig({
       listen: { address, authPort, acctPort },
       logDirectory: logDirectory ?? path.join(d.dataDir, 'logs', 'radius'),
+      runDirectory: d.serverOptions.get(d.refs.runDirectory) ?? path.join(d.dataDir, 'run', 'freeradius'),
+      libdir: d.serverOptions.get(d.refs.libdir) ?? FREERADIUS_LIBDIRS,
       deviceGroups,
       devices,
       users,
+      refusedUsers,
       profiles,
       rules,
     })
   },
   async check(): Promise<DaemonCheck | null> {
     const binary = d.serverOptions.get(d.refs.binary)
-    return { binary, args: (dir) => ['-C', '-d', dir] }
+    // `-l stdout`: the check's messages come back in the deploy's output, and nothing is written to
+    // the daemon's log (or created at all: without -l, -C creates logdir and appends to radius.log).
+    return { binary, args: (dir) => ['-C', '-l', 'stdout', '-d', dir] }
   },
 })

@@ -3,18 +3,24 @@
  * builder (config.ts) and the policy compiler (policy.ts) both import it and
  * neither imports the other back (imports go one way: test/imports.test.ts).
  */
-import type { NetworkUser } from '../../../sdk/index.js'
+import type { NetworkLoginRefusal, NetworkUser } from '../../../sdk/index.js'
 import type { Device, DeviceGroup } from '../../inventory/api.js'
 import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
 
 export interface FreeradiusConfigInput {
   listen: { address: string; authPort: number; acctPort: number }
-  /** Absolute folder the daemon writes its JSON lines to. */
+  /** Absolute folder the daemon writes its JSON lines to, and its own log (radius.log). */
   logDirectory: string
+  /** Absolute folder of the daemon's pid file (FreeRADIUS creates it when it starts). */
+  runDirectory: string
+  /** Where FreeRADIUS looks for its modules (rlm_*.so): absolute folders separated by ":". */
+  libdir: string
   deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
   devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; radiusSecret: string | null }[]
   users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers'>[]
-  profiles: Pick<RadiusProfile, 'id' | 'name' | 'attributes'>[]
+  /** The users who are not network users (disabled, network login off): rejected by name, with the reason. */
+  refusedUsers: NetworkLoginRefusal[]
+  profiles: Pick<RadiusProfile, 'id' | 'name' | 'attributes' | 'allow_mschapv1'>[]
   /** The rules in evaluation order; null when no policy source is registered (everyone is rejected). */
   rules: RadiusPolicyRule[] | null
 }

@@ -1,6 +1,6 @@
 /** The AAA policy as one unlang chain: rules compiled to membership tests, first match wins. */
 import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
-import { formatValue, quoteValue } from '../services/values.js'
+import { attributesProblem, formatValue, quoteValue } from '../services/values.js'
 import type { FreeradiusConfigInput } from './input.js'
 import { byteOrder, FreeradiusRenderError, HEADER, name, qname, T, USERNAME } from './syntax.js'
 
@@ -19,7 +19,7 @@ export interface CompiledRule {
    */
   condition: string[] | null
   why: string
-  profile: Pick<RadiusProfile, 'id' | 'name' | 'attributes'> | null
+  profile: Pick<RadiusProfile, 'id' | 'name' | 'attributes' | 'allow_mschapv1'> | null
 }
 
 /**
@@ -133,10 +133,27 @@ export function policy(input: FreeradiusConfigInput, rules: CompiledRule[]): str
   return out.join('\n')
 }
 
+/**
+ * A stored profile the API would refuse now (a rule added since, a row that bypassed it): not written, since
+ * FreeRADIUS would cut a value or drop attributes without a word. The deploy fails and says which profile.
+ */
+function checkProfile(p: NonNullable<CompiledRule['profile']>): void {
+  const problem = attributesProblem(p.attributes)
+  if (!problem) return
+  const why =
+    problem.kind === 'too_large'
+      ? `its attributes take ${problem.size} bytes, ${problem.over} over the ${problem.max} a RADIUS packet leaves for them`
+      : problem.kind === 'value' && problem.problem.reason === 'too_long'
+        ? `the value of attributes[${problem.index}] (${problem.name}) is ${String(problem.problem.vars.over)} bytes too long`
+        : `attributes[${problem.index}] breaks the attribute rules (${problem.kind === 'value' ? problem.problem.reason : problem.kind})`
+  throw new FreeradiusRenderError(`RADIUS profile ${p.name}: ${why}; change the profile through the API`)
+}
+
 export function replies(rules: CompiledRule[]): string {
   const out = [HEADER, "# Each permitting rule's RADIUS profile, in the profile's order (`+=`: repeated attributes are all sent).", 'switch &control:Tmp-String-0 {']
   for (const c of rules) {
     if (c.condition === null || !c.profile) continue
+    checkProfile(c.profile)
     out.push(`${T}case ${quoteValue(c.rule.name)} {`)
     if (c.profile.attributes.length) {
       out.push(`${T}${T}update reply {`)

@@ -67,7 +67,7 @@ export function profileRoutes(knex: Knex, refs: OwnedReferenceTarget) {
         return req.transaction(async (trx) => {
           await names.assertFree(trx, b.name)
           const [{ id }] = await trx(PROFILES)
-            .insert({ name: b.name, description: b.description ?? null, attributes: attributesJson(b.attributes ?? []) })
+            .insert({ name: b.name, description: b.description ?? null, attributes: attributesJson(b.attributes ?? []), allow_mschapv1: b.allow_mschapv1 ?? false })
             .returning('id')
             .catch(names.onViolation(b.name))
           const created = (await loadProfile(trx, id))!
@@ -105,7 +105,7 @@ export function profileRoutes(knex: Knex, refs: OwnedReferenceTarget) {
           if (!(await trx(PROFILES).where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
           const before = (await loadProfile(trx, req.params.profile_id))!
           if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
-          const cols: UpdateOf<typeof ProfileTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description']) }
+          const cols: UpdateOf<typeof ProfileTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'allow_mschapv1']) }
           if (b.attributes !== undefined) cols.attributes = attributesJson(b.attributes)
           await trx(PROFILES).where({ id: before.id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           if (b.name !== undefined && b.name !== before.name) await refs.renamed([before.id], trx)

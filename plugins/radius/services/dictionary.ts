@@ -7,8 +7,9 @@
  * noted beside each group, so the next person can re-check it.
  *
  * Bounds are ours: FreeRADIUS only knows that an integer is 32 bits unsigned
- * and that a value fits in one attribute (253 octets); tighter ranges come
- * from the RFCs or the vendor documentation and catch typos early.
+ * and that a value fits in one attribute (253 octets, 247 for a vendor's);
+ * tighter ranges come from the RFCs or the vendor documentation and catch
+ * typos early.
  */
 
 /** `enum` is an integer attribute written by one of its VALUE names. */
@@ -36,12 +37,18 @@ export interface DictionaryEntry {
   description: string
 }
 
-/** One RADIUS attribute holds at most 253 octets of value (RFC 2865 §5). */
+/** One RADIUS attribute holds at most 253 octets of value (RFC 2865 §5: type, length, then the value; length ≤ 255). */
 export const MAX_VALUE_OCTETS = 253
+/**
+ * A vendor-specific value holds 6 octets fewer (RFC 2865 §5.26: the Vendor-Id, then the vendor's own
+ * type and length, inside the 253): 247. FreeRADIUS cuts a longer one at 247 octets, even inside a
+ * UTF-8 character, and sends the rest of the reply as if nothing happened.
+ */
+export const MAX_VSA_VALUE_OCTETS = MAX_VALUE_OCTETS - 6
 const UINT32_MAX = 4294967295
 
 const str = (name: string, vendor: string | null, repeatable: boolean, description: string, extra: Partial<DictionaryEntry> = {}): DictionaryEntry => ({
-  name, vendor, type: 'string', maxLength: MAX_VALUE_OCTETS, repeatable, description, ...extra,
+  name, vendor, type: 'string', maxLength: vendor ? MAX_VSA_VALUE_OCTETS : MAX_VALUE_OCTETS, repeatable, description, ...extra,
 })
 const int = (name: string, vendor: string | null, min: number, max: number, description: string): DictionaryEntry => ({
   name, vendor, type: 'integer', min, max, repeatable: false, description,

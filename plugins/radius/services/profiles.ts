@@ -18,6 +18,7 @@ export const toProfile = (r: ProfileRow): RadiusProfile => ({
   name: r.name,
   description: r.description,
   attributes: r.attributes.map((a) => ({ name: a.name, value: a.value })),
+  allow_mschapv1: r.allow_mschapv1,
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
 })

@@ -22,6 +22,7 @@
 import { isIPv4, isIPv6 } from 'node:net'
 import type { RadiusAttribute } from '../api.js'
 import { DICTIONARY, MAX_VALUE_OCTETS, suggestName, type DictionaryEntry } from './dictionary.js'
+import { PROFILE_REPLY_BUDGET, replyOctets } from './reply-size.js'
 
 /** Why a value was refused: a message key under `radius:errors.value.` and its variables. */
 export interface ValueProblem {
@@ -34,6 +35,8 @@ export type AttributeProblem =
   | { kind: 'unknown'; index: number; name: string; suggestion: string | null }
   | { kind: 'repeated'; index: number; name: string }
   | { kind: 'value'; index: number; name: string; problem: ValueProblem }
+  /** The whole reply does not fit in a RADIUS packet (services/reply-size.ts): `over` bytes too many from item `index` on. */
+  | { kind: 'too_large'; index: number; size: number; max: number; over: number }
 
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const FORBIDDEN_CHAR = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u
@@ -51,7 +54,8 @@ function textProblem(value: string, max: number): ValueProblem | null {
   if (FORBIDDEN_CHAR.test(value)) return { reason: 'control', vars: {} }
   if (value.includes('%')) return { reason: 'percent', vars: {} }
   if (CONFIG_VARIABLE.test(value)) return { reason: 'variable', vars: {} }
-  if (octets(value) > max) return { reason: 'too_long', vars: { max } }
+  const size = octets(value)
+  if (size > max) return { reason: 'too_long', vars: { max, size, over: size - max } }
   return null
 }
 
@@ -92,6 +96,9 @@ export function attributesProblem(list: readonly RadiusAttribute[]): AttributePr
     if (seen.has(name) && !e.repeatable) return { kind: 'repeated', index, name }
     seen.add(name)
   }
+  // Every item is known and valid by now.
+  const { size, firstOver } = replyOctets(list, (n) => DICTIONARY.get(n)!)
+  if (firstOver !== null) return { kind: 'too_large', index: firstOver, size, max: PROFILE_REPLY_BUDGET, over: size - PROFILE_REPLY_BUDGET }
   return null
 }
 

@@ -31,7 +31,10 @@ describe('radius reply attributes', () => {
       }
       expect(by.get('Service-Type')).to.deep.include({ vendor: null, type: 'enum', repeatable: false, min: null, max: null, max_length: null })
       expect(by.get('Service-Type').values).to.include.members(['Login-User', 'Framed-User', 'Administrative-User', 'NAS-Prompt-User', 'Authorize-Only', 'Outbound-User'])
-      expect(by.get('Cisco-AVPair')).to.deep.include({ vendor: 'Cisco', type: 'string', repeatable: true, values: null, max_length: 253, format: 'avpair' })
+      // A vendor-specific value carries 6 octets fewer than a standard one: the VSA header sits inside the 253.
+      expect(by.get('Cisco-AVPair')).to.deep.include({ vendor: 'Cisco', type: 'string', repeatable: true, values: null, max_length: 247, format: 'avpair' })
+      expect(by.get('Reply-Message')).to.deep.include({ vendor: null, max_length: 253 })
+      for (const a of r.body.attributes) if (a.type === 'string') expect(a.max_length, a.name).to.equal(a.vendor ? 247 : 253)
       expect(by.get('Session-Timeout')).to.deep.include({ type: 'integer', min: 1, max: 4294967295 })
       expect(by.get('Framed-IP-Address')).to.deep.include({ type: 'ipaddr' })
       expect(by.get('Tunnel-Type').values).to.include('VLAN')
@@ -83,8 +86,47 @@ describe('radius reply attributes', () => {
       expect((await createProfile(t, { attributes })).attributes).to.deep.equal(attributes)
     })
 
-    it('accepts a value of exactly 253 bytes', async () => {
+    it('accepts a value of exactly 253 bytes, and a vendor-specific one of exactly 247', async () => {
       await createProfile(t, { attributes: [{ name: 'Reply-Message', value: 'a'.repeat(253) }] })
+      await createProfile(t, { attributes: [{ name: 'Cisco-AVPair', value: 'shell:x=' + 'é'.repeat(119) + 'e' }] })
+    })
+  })
+
+  describe('what fits in a RADIUS packet', () => {
+    /** 14 Reply-Messages of 253 bytes and one of 180: 15 headers of 2, 3752 bytes in all, the budget exactly. */
+    const full = (extra = 0): Attr[] => [...Array.from({ length: 14 }, (_, i) => ({ name: 'Reply-Message', value: `${i}`.padEnd(253, 'm') })), { name: 'Reply-Message', value: 'z'.repeat(180 + extra) }]
+
+    it('refuses a vendor-specific value over 247 bytes of UTF-8, saying how many bytes over (FreeRADIUS would cut it)', async () => {
+      // 253 octets: a standard attribute's limit, cut to 247 by FreeRADIUS inside a Cisco-AVPair.
+      const r = await post([{ name: 'Service-Type', value: 'Login-User' }, { name: 'Cisco-AVPair', value: 'shell:x=' + 'a'.repeat(245) }])
+      expectError(r, 422, 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[1].value')
+      expect(r.body.detail).to.equal('The value of Cisco-AVPair is 253 bytes in UTF-8, 6 bytes over the 247 that Cisco-AVPair carries in a RADIUS packet.')
+      // 120 characters, 248 bytes: one é too many, counted in bytes as the wire does.
+      const utf8 = await post([{ name: 'Cisco-AVPair', value: 'shell:x=' + 'é'.repeat(120) }], 'ru')
+      expectError(utf8, 422, 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value')
+      expect(utf8.body.detail).to.equal('Значение Cisco-AVPair занимает 248 байт в UTF-8, на 1 байт больше предела 247, который Cisco-AVPair вмещает в пакете RADIUS.')
+      const std = await post([{ name: 'Reply-Message', value: 'я'.repeat(127) }])
+      expect(std.body.detail).to.equal('The value of Reply-Message is 254 bytes in UTF-8, 1 byte over the 253 that Reply-Message carries in a RADIUS packet.')
+    })
+
+    it('accepts attributes that take exactly the packet budget (3752 bytes with their headers)', async () => {
+      expect((await createProfile(t, { attributes: full() })).attributes).to.deep.equal(full())
+    })
+
+    it('refuses one byte more with 422 RADIUS_REPLY_TOO_LARGE at attributes, saying how much is over, and changes nothing on update', async () => {
+      const r = await post(full(1))
+      expectError(r, 422, 'RADIUS_REPLY_TOO_LARGE', 'attributes')
+      expect(r.body.detail).to.equal(
+        'The attributes take 3753 bytes in a RADIUS reply, 1 byte over the 3752 a 4096-byte packet leaves for a profile beside the header, Message-Authenticator, MS-CHAP2-Success and Proxy-State (from attributes[14] on, the device would not receive them).',
+      )
+      // Vendor-specific headers count: 50 Cisco-AVPairs of 70 bytes are 50 × 78 = 3900 bytes.
+      const many = Array.from({ length: 50 }, (_, i) => ({ name: 'Cisco-AVPair', value: `shell:cmd${String(i).padStart(2, '0')}=${'x'.repeat(58)}` }))
+      const big = await post(many, 'ru')
+      expectError(big, 422, 'RADIUS_REPLY_TOO_LARGE', 'attributes')
+      expect(big.body.detail).to.include('3900 байт').and.include('на 148 байт больше').and.include('attributes[48]')
+      const p = await createProfile(t, { attributes: [{ name: 'Service-Type', value: 'Login-User' }] })
+      expectError(await t.admin('PUT', `/api/v1/radius/profiles/${p.id}`, { body: { attributes: full(1) } }), 422, 'RADIUS_REPLY_TOO_LARGE', 'attributes')
+      expect((await t.admin('GET', `/api/v1/radius/profiles/${p.id}`)).body.attributes).to.deep.equal(p.attributes)
     })
   })
 

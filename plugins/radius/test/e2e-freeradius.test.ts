@@ -5,6 +5,7 @@
  * run on loopback ports and asked with radclient (PAP, MS-CHAPv2, CHAP for
  * a user with chap_enabled and rejected for the others, accounting). Skipped where FreeRADIUS 3 and radclient are not installed.
  */
+import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createSocket } from 'node:dgram'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -12,12 +13,15 @@ import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { parseFreeradiusLine, type FreeradiusLogRecord } from '../../../sdk/logs/freeradius.js'
+import { DICTIONARY } from '../services/dictionary.js'
+import { attributeOctets, PROFILE_REPLY_BUDGET } from '../services/reply-size.js'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import {
   checkConfig,
   FREERADIUS_PRESENT,
   FREERADIUS_SKIP,
   freeUdpPort,
+  mschapv1Pairs,
   mschapv2Pairs,
   radclient,
   rcString,
@@ -41,6 +45,19 @@ async function created(t: TestApp, p: string, body: Record<string, unknown>): Pr
   return r.body
 }
 
+/** A file's size and change time, or null when absent: what a write would change. */
+const stamp = (p: string) => (existsSync(p) ? `${statSync(p).size} ${statSync(p).mtimeMs}` : null)
+
+async function waitFor<T>(f: () => T | null, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = f()
+    if (v !== null) return v
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
 async function setSetting(t: TestApp, key: string, value: unknown): Promise<void> {
   const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
   expect(r.status, `setting ${key}: ${JSON.stringify(r.body)}`).to.be.oneOf([200, 204])
@@ -48,10 +65,42 @@ async function setSetting(t: TestApp, key: string, value: unknown): Promise<void
 
 const attr = (r: RadclientResult, name: string) => r.attributes.filter((a) => a.name === name).map((a) => a.value)
 
+/** A 247-byte Cisco-AVPair, the most a vendor-specific attribute carries, ending in two-byte characters. */
+const LONGEST_AVPAIR = 'shell:x=' + 'é'.repeat(119) + 'e'
+/**
+ * A profile of every value type that takes exactly the reply budget (services/reply-size.ts), filled
+ * with Reply-Messages: with MS-CHAP2-Success and a 253-octet Proxy-State the accept is 4096 bytes.
+ */
+function fullProfile(): { name: string; value: string }[] {
+  const list = [
+    { name: 'Service-Type', value: 'Administrative-User' },
+    { name: 'Cisco-AVPair', value: 'shell:priv-lvl=15' },
+    { name: 'Cisco-AVPair', value: LONGEST_AVPAIR },
+    { name: 'Tunnel-Type', value: 'VLAN' },
+    { name: 'Tunnel-Medium-Type', value: 'IEEE-802' },
+    { name: 'Tunnel-Private-Group-Id', value: '100' },
+    { name: 'Framed-IPv6-Address', value: '2001:db8::7' },
+    { name: 'Framed-IP-Address', value: '192.0.2.7' },
+    { name: 'Class', value: '0x0102' },
+    { name: 'Class', value: 'ops' },
+    { name: 'Session-Timeout', value: '3600' },
+    { name: 'Juniper-Local-User-Name', value: 'su' },
+    { name: 'HP-Privilege-Level', value: '15' },
+  ]
+  const size = () => list.reduce((n, a) => n + attributeOctets(DICTIONARY.get(a.name)!, a.value), 0)
+  while (PROFILE_REPLY_BUDGET - size() >= 255) list.push({ name: 'Reply-Message', value: `m${list.length}`.padEnd(253, '.') })
+  const rest = PROFILE_REPLY_BUDGET - size()
+  if (rest > 0) list.push({ name: 'Reply-Message', value: 'z'.repeat(rest - 2) })
+  expect(size()).to.equal(PROFILE_REPLY_BUDGET)
+  return list
+}
+
 describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclient)', function () {
   let t: TestApp
   let dir: string
   let logDir: string
+  let runDir: string
+  let adminProfile: any
   let authPort: number
   let acctPort: number
   let daemon: RunningFreeradius | undefined
@@ -111,7 +160,8 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
     }
     dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-freeradius-e2e-'))
     logDir = path.join(dir, 'logs')
-    t = await startTestApp({ plugins: PLUGINS, options: { 'radius.log_directory': logDir } })
+    runDir = path.join(dir, 'run')
+    t = await startTestApp({ plugins: PLUGINS, options: { 'radius.log_directory': logDir, 'radius.run_directory': runDir } })
     authPort = await freeUdpPort()
     acctPort = await freeUdpPort()
     await setSetting(t, 'radius.listen_address', '127.0.0.1')
@@ -127,17 +177,22 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
       ['frank', { group_ids: [admins.id] }],
       ['dana', { group_ids: [helpdesk.id] }],
       ['gina', { group_ids: [admins.id], chap_enabled: true }],
+      ['maxi', {}],
+      ['dave', { group_ids: [admins.id] }],
     ] as const) {
       // gina's password (kept for CHAP) is hostile to a careless renderer too.
       pw[name] = name === 'gina' ? `Ch'a\\p"%{User-Name}\${x}$ENV{HOME} ${strongPassword()}` : strongPassword()
       users[name] = await created(t, '/api/v1/users', { username: name, password: pw[name], network_login: true, ...body })
     }
+    // dave is disabled; nora is an enabled user without network login: neither is a network user.
+    expect((await t.admin('PUT', `/api/v1/users/${users.dave.id}`, { body: { enabled: false } })).status).to.equal(200)
+    users.nora = await created(t, '/api/v1/users', { username: 'nora', password: strongPassword(), group_ids: [admins.id] })
     const core = await created(t, '/api/v1/device-groups', { name: 'core' })
     const dc = await created(t, '/api/v1/device-groups', { name: 'dc', parent_id: core.id })
     const sw1 = await created(t, '/api/v1/devices', { name: 'sw1', address: '127.0.0.1/32', device_group_id: dc.id, radius_secret: SECRET, tacacs_key: 'tk' })
     await created(t, '/api/v1/devices', { name: 'other', address: '127.0.0.128/25', radius_secret: 'other-secret' })
 
-    const admin = await created(t, '/api/v1/radius/profiles', {
+    const admin = (adminProfile = await created(t, '/api/v1/radius/profiles', {
       name: 'admin',
       attributes: [
         { name: 'Service-Type', value: 'Administrative-User' },
@@ -145,10 +200,12 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
         { name: 'Cisco-AVPair', value: 'shell:roles="network-admin"' },
         { name: 'Reply-Message', value: HOSTILE_REPLY },
       ],
-    })
+    }))
+    const full = await created(t, '/api/v1/radius/profiles', { name: 'full', attributes: fullProfile() })
     const help = await created(t, '/api/v1/radius/profiles', { name: 'helpdesk-ro', attributes: [{ name: 'Service-Type', value: 'NAS-Prompt-User' }] })
     const tp = await created(t, '/api/v1/tacacs/profiles', { name: 'tp', privilege_level: 15 })
 
+    await created(t, RULES, { name: 'maxi-full', who: { user_id: users.maxi.id }, where: { device_id: sw1.id }, radius_profile_id: full.id })
     await created(t, RULES, { name: 'admins-core', who: { group_id: admins.id }, where: { device_group_id: core.id }, radius_profile_id: admin.id })
     await created(t, RULES, { name: 'bob-sw1-tacacs-only', who: { user_id: users.bob.id }, where: { device_id: sw1.id }, tacacs_profile_id: tp.id })
     await created(t, RULES, { name: 'helpdesk-disabled', who: { group_id: helpdesk.id }, where: { device_group_id: core.id }, radius_profile_id: admin.id, enabled: false })
@@ -179,7 +236,7 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
     expect(renderer.daemon).to.equal('freeradius')
     const check = await renderer.check!()
     expect(check!.binary).to.equal('freeradius')
-    expect(check!.args('/srv/release')).to.deep.equal(['-C', '-d', '/srv/release'])
+    expect(check!.args('/srv/release')).to.deep.equal(['-C', '-l', 'stdout', '-d', '/srv/release'])
   })
 
   it('PAP: accepts with the profile reply attributes in order and Message-Authenticator; logs rule and label', async () => {
@@ -298,6 +355,97 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
     expect(recs[1].kind === 'acct' && recs[1].event).to.include({ username: 'alice', acctSessionId: 'sess-1', sessionTime: 42 })
   })
 
+  it('puts Message-Authenticator first in every Access-Accept and Access-Reject (PAP, CHAP, MS-CHAPv2), and echoes Proxy-State in both', async () => {
+    const proxied = ['Proxy-State = 0x70726f78792d31', 'Proxy-State = 0x02']
+    const replies = [
+      await pap('alice', pw.alice),
+      await auth([`User-Name = "alice"`, `User-Password = ${rcString(pw.alice)}`, ...proxied]),
+      await auth([`User-Name = "alice"`, `User-Password = "wrong"`, ...proxied]),
+      await auth([`User-Name = "mallory"`, `User-Password = "wrong"`, ...proxied]),
+      await chap('gina', pw.gina),
+      await mschap('alice'),
+      await mschap('alice', 'wrong'),
+    ]
+    expect(replies.map((r) => r.code)).to.deep.equal(['Access-Accept', 'Access-Accept', 'Access-Reject', 'Access-Reject', 'Access-Accept', 'Access-Accept', 'Access-Reject'])
+    for (const r of replies) {
+      expect(r.attributes[0]?.name, r.raw).to.equal('Message-Authenticator')
+      expect(attr(r, 'Message-Authenticator'), r.raw).to.have.length(1)
+    }
+    // RFC 2865 §5.33: every Proxy-State, unchanged and in order, in accepts and in rejects.
+    for (const r of replies.slice(1, 4)) expect(attr(r, 'Proxy-State'), r.raw).to.deep.equal(['0x70726f78792d31', '0x02'])
+    expect(attr(replies[2], 'Service-Type')).to.deep.equal([])
+  })
+
+  it('answers Status-Server on the auth port (radclient status), signed, and only to a client with its secret', async () => {
+    const r = await radclient(authPort, 'status', SECRET, ['Message-Authenticator = 0x00'])
+    expect(r.code, r.raw).to.equal('Access-Accept')
+    expect(r.attributes.map((a) => a.name), r.raw).to.deep.equal(['Message-Authenticator'])
+    const wrong = await radclient(authPort, 'status', 'wrong-secret', ['Message-Authenticator = 0x00'])
+    expect(wrong.code, wrong.raw).to.equal(null)
+    expect((await radclient(acctPort, 'status', SECRET, ['Message-Authenticator = 0x00'])).code).to.equal('Accounting-Response')
+  })
+
+  it('rejects unknown, disabled and network-login-off users before the policy: no rule named, a reason that says why', async () => {
+    const expectations: [string, string][] = [
+      ['mallory', 'unknown user'],
+      ['ALICE', 'unknown user'],
+      ['dave', 'the user is disabled'],
+      ['nora', 'network login is off for this user'],
+    ]
+    for (const [user, reason] of expectations) {
+      const r = await pap(user, 'Whatever-Password-1')
+      expect(r.code, r.raw).to.equal('Access-Reject')
+      const e = lastAuth()
+      expect(e, user).to.include({ username: user, result: 'reject', reason, authType: 'PAP' })
+      expect(e.ruleName, user).to.equal(null)
+      expect(e.ruleLabel, user).to.equal(null)
+    }
+  })
+
+  it('refuses MS-CHAPv1 unless the rule\'s profile allows it, logged as MS-CHAPv1; allowed, it authenticates', async () => {
+    const v1 = async (user: string, wrong = false) => {
+      const known = (await t.app.identity.networkUsers(t.app.db.knex)).find((u) => u.username === user)!
+      return auth(mschapv1Pairs(user, wrong ? randomBytes(16).toString('hex') : known.verifiers!.nt_hash, randomBytes(8)))
+    }
+    const refused = await v1('alice')
+    expect(refused.code, refused.raw).to.equal('Access-Reject')
+    expect(lastAuth()).to.include({ username: 'alice', result: 'reject', authType: 'MS-CHAPv1', ruleName: 'admins-core', ruleLabel: 'admin' })
+    expect(lastAuth().reason).to.match(/^MS-CHAPv1 is refused: the RADIUS profile of the matching rule does not allow it/)
+    const put = (allow: boolean) => t.admin('PUT', `/api/v1/radius/profiles/${adminProfile.id}`, { body: { allow_mschapv1: allow } })
+    expect((await put(true)).status).to.equal(200)
+    try {
+      await deploy()
+      const ok = await v1('alice')
+      expect(ok.code, ok.raw).to.equal('Access-Accept')
+      expect(ok.attributes[0].name).to.equal('Message-Authenticator')
+      expect(attr(ok, 'Service-Type')).to.deep.equal(['Administrative-User'])
+      expect(lastAuth()).to.include({ username: 'alice', result: 'accept', authType: 'MS-CHAPv1', ruleName: 'admins-core' })
+      const bad = await v1('alice', true)
+      expect(bad.code, bad.raw).to.equal('Access-Reject')
+      expect(lastAuth()).to.include({ result: 'reject', authType: 'MS-CHAPv1' })
+      // MS-CHAPv2 is unaffected either way.
+      expect((await mschap('alice')).code).to.equal('Access-Accept')
+    } finally {
+      expect((await put(false)).status).to.equal(200)
+      await deploy()
+    }
+  })
+
+  it('sends a profile of exactly the reply budget whole: a 4096-byte MS-CHAPv2 accept with a 253-octet Proxy-State, the longest Cisco-AVPair intact', async () => {
+    const proxy = `Proxy-State = 0x${randomBytes(253).toString('hex')}`
+    const r = await auth([...mschapv2Pairs('maxi', (await t.app.identity.networkUsers(t.app.db.knex)).find((u) => u.username === 'maxi')!.verifiers!.nt_hash, randomBytes(16), randomBytes(16)), proxy])
+    expect(r.code, r.raw).to.equal('Access-Accept')
+    expect(r.length, r.raw).to.equal(4096)
+    expect(r.attributes[0].name).to.equal('Message-Authenticator')
+    const sent = fullProfile().map((a) => a.name)
+    const got = r.attributes.map((a) => a.name).filter((n) => !['Message-Authenticator', 'MS-CHAP2-Success', 'Proxy-State'].includes(n))
+    expect(got).to.deep.equal(sent)
+    expect(attr(r, 'Cisco-AVPair')).to.deep.equal(['shell:priv-lvl=15', LONGEST_AVPAIR])
+    expect(attr(r, 'MS-CHAP2-Success')).to.have.length(1)
+    expect(attr(r, 'Proxy-State')).to.have.length(1)
+    expect(daemon!.output()).to.match(/Sent Access-Accept Id \d+ from [^\n]* length 4096\n/)
+  })
+
   it('writes one parsable JSON line per answered authentication, without passwords', () => {
     const recs = logRecords('auth')
     expect(recs).to.have.length(sent.auth)
@@ -329,5 +477,34 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
     const no = await pap('frank', pw.frank)
     expect(no.code, no.raw).to.equal('Access-Reject')
     expect(attr(no, 'Service-Type')).to.deep.equal([])
+  })
+
+  it('keeps every file it writes in its own folders: the deploy check writes nothing; the daemon logs and keeps its pid file there, not in the packaged service\'s', async () => {
+    await daemon?.stop()
+    daemon = undefined
+    const packaged = ['/var/log/freeradius/radius.log', '/var/run/freeradius/freeradius.pid', '/run/freeradius/freeradius.pid']
+    const before = packaged.map(stamp)
+    const release = path.join(dir, 'release')
+    // The check exactly as the deploy runs it.
+    const check = await t.app.registry.renderers.find((r) => r.renderer.id === 'radius.freeradius')!.renderer.check!()
+    const c = spawnSync(check!.binary, check!.args(release), { encoding: 'utf8' })
+    expect(c.status, c.stdout + c.stderr).to.equal(0)
+    expect(existsSync(path.join(logDir, 'radius.log')), 'the check writes no log').to.equal(false)
+    expect(existsSync(runDir), 'the check creates no run folder').to.equal(false)
+    // As a service runs it: in the background, with no -l and no -f.
+    const started = spawnSync('freeradius', ['-d', release], { stdio: 'ignore' })
+    const log = () => (existsSync(path.join(logDir, 'radius.log')) ? readFileSync(path.join(logDir, 'radius.log'), 'utf8') : '(no radius.log)')
+    expect(started.status, log()).to.equal(0)
+    const pidFile = path.join(runDir, 'freeradius.pid')
+    const pid = await waitFor(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : null))
+    try {
+      const r = await pap('alice', pw.alice)
+      expect(r.code, r.raw).to.equal('Access-Accept')
+      expect(readFileSync(path.join(logDir, 'radius.log'), 'utf8')).to.include('Ready to process requests')
+    } finally {
+      process.kill(pid, 'SIGTERM')
+      await waitFor(() => (existsSync(pidFile) ? null : true))
+    }
+    expect(packaged.map(stamp)).to.deep.equal(before)
   })
 })

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { buildFreeradiusConfig, FreeradiusRenderError, type FreeradiusConfigInput } from '../renderers/config.js'
+import { buildFreeradiusConfig, FREERADIUS_LIBDIRS, FreeradiusRenderError, type FreeradiusConfigInput } from '../renderers/config.js'
 import { checkConfig, FREERADIUS_PRESENT, FREERADIUS_SKIP, writeRelease } from './e2e-support.js'
 
 const CRYPT = '$6$saltsalt$' + 'a'.repeat(86)
@@ -18,6 +18,8 @@ function input(): FreeradiusConfigInput {
   return {
     listen: { address: '127.0.0.1', authPort: 18120, acctPort: 18130 },
     logDirectory: '/var/log/portcullis/radius',
+    runDirectory: '/run/portcullis/freeradius',
+    libdir: FREERADIUS_LIBDIRS,
     deviceGroups: [
       { id: 'g1', name: 'core', parent_id: null },
       { id: 'g2', name: 'dc', parent_id: 'g1' },
@@ -33,6 +35,10 @@ function input(): FreeradiusConfigInput {
       { id: 'u1', username: 'alice', group_ids: ['ug1'], verifiers: { sha512_crypt: CRYPT, nt_hash: NT } },
       { id: 'u3', username: 'DEFAULT', group_ids: [], verifiers: null },
     ],
+    refusedUsers: [
+      { username: 'zed', reason: 'network_login_off' },
+      { username: 'frank', reason: 'disabled' },
+    ],
     profiles: [
       {
         id: 'p1',
@@ -42,6 +48,7 @@ function input(): FreeradiusConfigInput {
           { name: 'Reply-Message', value: '"} update reply { Reply-Message := "pwned" } #' },
           { name: 'Reply-Message', value: "\\\" ' ` $HOME $ {x} }}}" },
         ],
+        allow_mschapv1: false,
       },
     ],
     rules: [
@@ -53,6 +60,12 @@ function input(): FreeradiusConfigInput {
 }
 
 const file = (files: ReturnType<typeof buildFreeradiusConfig>, p: string) => files.find((f) => f.path === p)!.content
+/** The render of input() changed by `mut`, to be called by expect(…).to.throw. */
+const bad2 = (mut: (i: FreeradiusConfigInput) => void) => () => {
+  const i = input()
+  mut(i)
+  return buildFreeradiusConfig(i)
+}
 
 describe('radius: FreeRADIUS renderer (pure)', () => {
   it('is byte-identical for the same data in any order', () => {
@@ -104,6 +117,59 @@ describe('radius: FreeRADIUS renderer (pure)', () => {
     const site = file(buildFreeradiusConfig(i), 'sites-enabled/default')
     expect(site).to.include('Auth-Type CHAP {\n\t\tchap\n\t}').and.include('if (&CHAP-Password && !&control:Cleartext-Password) {')
     expect(buildFreeradiusConfig(i).map((f) => f.path)).to.include('mods-enabled/chap')
+  })
+
+  it('keeps its log and pid file in its own folders, and names no Debian-only path', () => {
+    const conf = file(buildFreeradiusConfig(input()), 'radiusd.conf')
+    expect(conf).to.include('logdir = "/var/log/portcullis/radius"').and.include('run_dir = "/run/portcullis/freeradius"')
+    expect(conf).to.include('pidfile = ${run_dir}/freeradius.pid').and.include('file = "/var/log/portcullis/radius/radius.log"')
+    expect(conf).to.include('\tlocalstatedir = "/var/log/portcullis/radius"\n\tlogdir = "/var/log/portcullis/radius"\n')
+    expect(conf).to.include(`libdir = "${FREERADIUS_LIBDIRS}"`)
+    const settings = conf.split('\n').filter((l) => !l.startsWith('#')).join('\n')
+    expect(settings).to.not.match(/\/var\/(log|run)\/freeradius|^\s*prefix\s*=/m)
+    const i = input()
+    i.libdir = '/opt/freeradius/lib/'
+    expect(file(buildFreeradiusConfig(i), 'radiusd.conf')).to.include('libdir = "/opt/freeradius/lib"').and.not.include('/usr/lib/freeradius')
+    const bad = (mut: (i: FreeradiusConfigInput) => void) => () => {
+      const j = input()
+      mut(j)
+      buildFreeradiusConfig(j)
+    }
+    expect(bad((j) => (j.runDirectory = 'run/freeradius'))).to.throw(FreeradiusRenderError, /run directory/)
+    expect(bad((j) => (j.runDirectory = '/run/"x"'))).to.throw(FreeradiusRenderError)
+    expect(bad((j) => (j.libdir = '/usr/lib:lib'))).to.throw(FreeradiusRenderError, /libdir/)
+    expect(bad((j) => (j.libdir = '/usr/lib/${x}'))).to.throw(FreeradiusRenderError, /libdir/)
+  })
+
+  it('rejects users who are not network users before the policy, each with why; network users are not among them', () => {
+    const i = input()
+    i.refusedUsers.push({ username: 'alice', reason: 'disabled' })
+    const files = buildFreeradiusConfig(i)
+    const refused = file(files, 'portcullis/refused')
+    expect(refused).to.include('case "frank" {\n\t\tupdate request {\n\t\t\t&Module-Failure-Message := "the user is disabled"')
+    expect(refused).to.include('case "zed" {\n\t\tupdate request {\n\t\t\t&Module-Failure-Message := "network login is off for this user"')
+    expect(refused).to.include('case {\n\t\tupdate request {\n\t\t\t&Module-Failure-Message := "unknown user"').and.match(/\}\nreject\n$/)
+    expect(refused).to.not.include('"alice"')
+    expect(files.find((f) => f.path === 'portcullis/refused')!.mode).to.equal(0o600)
+    const site = file(files, 'sites-enabled/default')
+    expect(site.indexOf('$INCLUDE ../portcullis/refused')).to.be.above(site.indexOf('$INCLUDE ../portcullis/verifiers')).and.below(site.indexOf('$INCLUDE ../portcullis/policy'))
+    expect(bad2((j) => j.refusedUsers.push({ username: 'x" {', reason: 'disabled' }))).to.throw(FreeradiusRenderError)
+  })
+
+  it('accepts MS-CHAPv1 only for the profiles that allow it, of rules that can match', () => {
+    const i = input()
+    i.profiles.push({ id: 'p2', name: 'legacy', attributes: [], allow_mschapv1: true }, { id: 'p3', name: 'unused', attributes: [], allow_mschapv1: true })
+    i.rules!.splice(1, 0, { ...i.rules![0], id: 'r4', name: 'legacy-nas', radius_profile_id: 'p2' })
+    const v1 = file(buildFreeradiusConfig(i), 'portcullis/mschapv1')
+    expect(v1).to.include('case "legacy" {\n\t\tnoop').and.not.include('"unused"').and.not.include('"admin"')
+    expect(file(buildFreeradiusConfig(input()), 'portcullis/mschapv1')).to.match(/switch &control:Tmp-String-1 \{\n\tcase \{\n\t\tupdate request \{\n\t\t\t&Module-Failure-Message := "MS-CHAPv1 is refused/)
+  })
+
+  it('refuses to write a stored profile the API would refuse now, naming it (FreeRADIUS would cut or drop its attributes)', () => {
+    const over = bad2((j) => (j.profiles[0].attributes = Array.from({ length: 15 }, () => ({ name: 'Reply-Message', value: 'm'.repeat(253) }))))
+    expect(over).to.throw(FreeradiusRenderError, /RADIUS profile admin: its attributes take 3825 bytes, 73 over the 3752/)
+    const cut = bad2((j) => (j.profiles[0].attributes = [{ name: 'Cisco-AVPair', value: 'shell:x=' + 'a'.repeat(245) }]))
+    expect(cut).to.throw(FreeradiusRenderError, /RADIUS profile admin: the value of attributes\[0\] \(Cisco-AVPair\) is 6 bytes too long/)
   })
 
   it('rejects everyone when no policy is registered', () => {

@@ -11,7 +11,7 @@ import path from 'node:path'
 import { expect } from 'chai'
 import type { RenderedFile } from '../../../sdk/index.js'
 import type { TestApp } from '../../../test/kit/app.js'
-import { mschap2ResponseValue, ntResponseFromHash } from '../client/mschapv2.js'
+import { challengeResponse, mschap2ResponseValue, ntResponseFromHash } from '../client/mschapv2.js'
 
 export const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0
 export const FREERADIUS_PRESENT = has('freeradius') && has('radclient')
@@ -32,11 +32,12 @@ export function writeRelease(dir: string, files: RenderedFile[]): void {
   }
 }
 
+/** The deploy's check (`-l stdout`: nothing is written to the tree's log directory, which a test may not own). */
 export function checkConfig(dir: string): { ok: boolean; output: string } {
-  const r = spawnSync('freeradius', ['-C', '-d', dir], { encoding: 'utf8' })
+  const r = spawnSync('freeradius', ['-C', '-l', 'stdout', '-d', dir], { encoding: 'utf8' })
   if (r.status === 0) return { ok: true, output: '' }
   // Again in debug mode, for a message worth reading.
-  const x = spawnSync('freeradius', ['-XC', '-d', dir], { encoding: 'utf8' })
+  const x = spawnSync('freeradius', ['-XC', '-l', 'stdout', '-d', dir], { encoding: 'utf8' })
   return { ok: false, output: (x.stdout + x.stderr).split('\n').slice(-25).join('\n') }
 }
 
@@ -82,19 +83,22 @@ export async function startFreeradius(dir: string): Promise<RunningFreeradius> {
 export interface RadclientResult {
   /** `Access-Accept`, `Access-Reject`, `Accounting-Response`, or null (no answer). */
   code: string | null
+  /** In packet order, as radclient decodes them. */
   attributes: { name: string; value: string }[]
+  /** The reply's length in bytes, from radclient's "Received … length N". */
+  length: number | null
   raw: string
 }
 
-/** One request through radclient (`pairs` as radclient reads them, one per line). */
-export async function radclient(port: number, kind: 'auth' | 'acct', secret: string, pairs: string[]): Promise<RadclientResult> {
+/** One request through radclient (`pairs` as radclient reads them, one per line); `status` sends Status-Server. */
+export async function radclient(port: number, kind: 'auth' | 'acct' | 'status', secret: string, pairs: string[]): Promise<RadclientResult> {
   const child = spawn('radclient', ['-x', '-r', '1', '-t', '3', `127.0.0.1:${port}`, kind, secret], { stdio: ['pipe', 'pipe', 'pipe'] })
   let raw = ''
   child.stdout.on('data', (d) => (raw += d))
   child.stderr.on('data', (d) => (raw += d))
   child.stdin.end(pairs.join(',\n') + '\n')
   await new Promise((r) => child.once('close', r))
-  const m = /Received (Access-Accept|Access-Reject|Accounting-Response)/.exec(raw)
+  const m = /Received (Access-Accept|Access-Reject|Accounting-Response) .* length (\d+)/.exec(raw)
   const attributes = m
     ? raw
         .slice(m.index)
@@ -104,7 +108,7 @@ export async function radclient(port: number, kind: 'auth' | 'acct', secret: str
         .filter((x): x is RegExpExecArray => x !== null)
         .map(([, name, v]) => ({ name, value: v.startsWith('"') ? v.slice(1, -1).replace(/\\(["\\])/g, '$1') : v }))
     : []
-  return { code: m ? m[1] : null, attributes, raw }
+  return { code: m ? m[1] : null, attributes, length: m ? Number(m[2]) : null, raw }
 }
 
 /** radclient's string syntax. */
@@ -118,4 +122,13 @@ export function mschapv2Pairs(username: string, ntHash: string, authChallenge: B
   const nt = ntResponseFromHash(authChallenge, peerChallenge, username, Buffer.from(ntHash, 'hex'))
   const response = mschap2ResponseValue(1, peerChallenge, nt)
   return [`User-Name = ${rcString(username)}`, `MS-CHAP-Challenge = 0x${authChallenge.toString('hex')}`, `MS-CHAP2-Response = 0x${response.toString('hex')}`]
+}
+
+/**
+ * MS-CHAPv1 (RFC 2433): an 8-byte MS-CHAP-Challenge and MS-CHAP-Response (ident, flags 1 = use the
+ * NT response, 24 zero bytes where the LM response would be, the NT response).
+ */
+export function mschapv1Pairs(username: string, ntHash: string, challenge: Buffer): string[] {
+  const response = Buffer.concat([Buffer.from([1, 1]), Buffer.alloc(24), challengeResponse(challenge, Buffer.from(ntHash, 'hex'))])
+  return [`User-Name = ${rcString(username)}`, `MS-CHAP-Challenge = 0x${challenge.toString('hex')}`, `MS-CHAP-Response = 0x${response.toString('hex')}`]
 }

@@ -5,7 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { auditRows, createProfile, expectError, uniq } from './helpers.js'
 
-const FIELDS = ['id', 'name', 'description', 'attributes', 'created_at', 'updated_at']
+const FIELDS = ['id', 'name', 'description', 'attributes', 'allow_mschapv1', 'created_at', 'updated_at']
 const ADMIN_SHELL = [
   { name: 'Service-Type', value: 'Administrative-User' },
   { name: 'Cisco-AVPair', value: 'shell:priv-lvl=15' },
@@ -31,9 +31,9 @@ describe('radius profiles API', () => {
       expect((await t.admin('GET', `/api/v1/radius/profiles/${r.body.id}`)).body).to.deep.equal(r.body)
     })
 
-    it('defaults to no attributes, and stores a blank description as null', async () => {
+    it('defaults to no attributes and MS-CHAPv1 refused, and stores a blank description as null', async () => {
       const p = await createProfile(t, { description: '   ' })
-      expect(p).to.include({ description: null })
+      expect(p).to.include({ description: null, allow_mschapv1: false })
       expect(p.attributes).to.deep.equal([])
     })
 
@@ -51,6 +51,18 @@ describe('radius profiles API', () => {
       expect(c.body).to.include({ description: null })
       expect(c.body.attributes).to.deep.equal([])
       expect(c.body.created_at).to.equal(p.created_at)
+    })
+
+    it('allows MS-CHAPv1 only when asked, on create or update; a change of other fields keeps it', async () => {
+      const p = await createProfile(t, { allow_mschapv1: true })
+      expect(p.allow_mschapv1).to.equal(true)
+      const a = await t.admin('PUT', `/api/v1/radius/profiles/${p.id}`, { body: { description: 'legacy NAS' } })
+      expect(a.body).to.include({ allow_mschapv1: true, description: 'legacy NAS' })
+      const b = await t.admin('PUT', `/api/v1/radius/profiles/${p.id}`, { body: { allow_mschapv1: false } })
+      expect(b.body.allow_mschapv1).to.equal(false)
+      expect((await auditRows(t, p.id)).at(-1)).to.deep.include({ action: 'radius_profile.update' })
+      expect((await auditRows(t, p.id)).at(-1)!.after.allow_mschapv1).to.equal(false)
+      expectError(await t.admin('PUT', `/api/v1/radius/profiles/${p.id}`, { body: { allow_mschapv1: 'yes' } }), 422, 'VALIDATION_FAILED', 'allow_mschapv1')
     })
 
     it('deletes a profile', async () => {
