@@ -8,7 +8,12 @@
 import { column, defineTable, type RowOf, type TableType } from '../../sdk/index.js'
 import type { RadiusReplyAttribute } from '../../sdk/logs/freeradius.js'
 import type { LogTable } from './api.js'
-import type { ExclusionProtocol, MatchType } from './services/exclusions.js'
+
+/** What an exclusion rule may name: the protocol it drops lines of, and how it matches them. */
+export const PROTOCOLS = ['all', 'tacacs', 'radius'] as const
+export const MATCH_TYPES = ['username', 'username_pattern', 'user_group'] as const
+export type ExclusionProtocol = (typeof PROTOCOLS)[number]
+export type MatchType = (typeof MATCH_TYPES)[number]
 
 /** The columns every log kind has, before and after its own. */
 const common = {

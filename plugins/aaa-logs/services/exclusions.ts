@@ -21,10 +21,8 @@ import { compileGlob, type Glob } from './glob.js'
 export const EXCLUSIONS = 'aaa_log_exclusions'
 export const DROPS = 'aaa_log_exclusion_drops'
 
-export const PROTOCOLS = ['all', 'tacacs', 'radius'] as const
-export const MATCH_TYPES = ['username', 'username_pattern', 'user_group'] as const
-export type ExclusionProtocol = (typeof PROTOCOLS)[number]
-export type MatchType = (typeof MATCH_TYPES)[number]
+// The columns' domains are the table's (tables.ts); here for the routes and schemas that import them from the service.
+export { PROTOCOLS, MATCH_TYPES, type ExclusionProtocol, type MatchType } from '../tables.js'
 
 /** A rule with its drops summed over nodes and days (`exclusionsWithDrops`). */
 export type ExclusionRow = ExclusionRecord & { dropped_total: number }
