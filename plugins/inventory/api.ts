@@ -54,6 +54,13 @@ export interface InventoryService {
    * as tac_plus-ng and FreeRADIUS choose a client. Null when none contains it.
    */
   findDeviceByAddress(ip: string, db?: Db): Promise<Device | null>
+  /**
+   * The client FreeRADIUS answers an address (or every address of a prefix) as: the enabled device
+   * with a RADIUS secret whose prefix contains it, the most specific winning. clients.conf holds
+   * exactly those devices, so a device without a secret (or disabled) inside a wider one that has
+   * one is answered as that wider one. Null when none contains it.
+   */
+  findRadiusClient(address: string, db?: Db): Promise<Device | null>
   /** The group and every ancestor, nearest first. */
   groupAncestry(groupId: string, db?: Db): Promise<string[]>
   /** The ids of every group the device belongs to: its own group and that group's ancestors. */

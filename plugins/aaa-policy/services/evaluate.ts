@@ -126,7 +126,17 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
   if (!user.network_login) return deny(`user ${user.username} has network login turned off, so the daemons do not know the account`)
 
   // The device (the daemon's client): by id, or the most specific prefix containing the address.
-  const device = input.device_id ? await d.inventory.getDevice(input.device_id, db) : await d.inventory.findDeviceByAddress(input.nas_ip!, db)
+  let device = input.device_id ? await d.inventory.getDevice(input.device_id, db) : await d.inventory.findDeviceByAddress(input.nas_ip!, db)
+  // FreeRADIUS's clients are the enabled devices with a secret only: a device without one (or
+  // disabled) inside a wider client is answered as that client, whose name the rules' WHERE sees.
+  let via = ''
+  if (device && protocol === 'radius' && (!device.enabled || !device.has_radius_secret)) {
+    const client = await d.inventory.findRadiusClient(input.nas_ip ?? device.address, db)
+    if (client) {
+      via = ` (device ${device.name} ${device.enabled ? 'has no RADIUS secret' : 'is disabled'}, so FreeRADIUS answers ${input.nas_ip ?? 'its address'} as the wider client ${client.name})`
+      device = client
+    }
+  }
   if (!device) {
     return deny(
       input.device_id
@@ -137,11 +147,21 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
   result.device = { id: device.id, name: device.name, address: device.address }
   if (!device.enabled) return deny(`device ${device.name} is disabled: the daemon does not know it as a client`)
   if (protocol === 'tacacs' && !device.has_tacacs_key) return deny(`device ${device.name} has no TACACS+ key: the daemon refuses its requests`)
-  if (protocol === 'radius' && !device.has_radius_secret) return deny(`device ${device.name} has no RADIUS secret: the daemon refuses its requests`)
+  if (protocol === 'radius' && !device.has_radius_secret) return deny(`device ${device.name} has no RADIUS secret, and no wider device with one contains its address: FreeRADIUS refuses its requests`)
   if (method) {
     const refused = await loginRefusal(d, db, protocol, method, user)
-    if (refused) return deny(`${METHOD_NAME[method]} login: ${refused}`)
+    if (refused) return deny(`${METHOD_NAME[method]} login: ${refused}${via}`)
   }
+  const decided = await decide(d, db, input, result, user, device)
+  decided.reason += via
+  return decided
+}
+
+/** The ruleset's part: the rules in order, then the matched rule's profile. */
+async function decide(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput, result: PolicyTestResult, user: UserRow, device: Device): Promise<PolicyTestResult> {
+  const protocol = input.protocol
+  const trace = result.trace
+  const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
 
   // One after another: a transaction is one connection, which takes one query at a time.
   const groupIds = new Set(await d.identity.groupIdsOf(user.id, db))

@@ -6,6 +6,8 @@
  *   spaces stay inside a word, a line holding LF or CR is denied, a word `<cr>` is literal.
  * - Logins by method: PAP and ASCII (TACACS+), PAP, CHAP and MS-CHAPv2 (RADIUS), TACACS+ CHAP
  *   and enable; a user without network password material is rejected by both daemons.
+ * - A device without a RADIUS secret inside a wider device with one: FreeRADIUS answers it as the
+ *   wider client, and so does the policy test.
  *
  * Each half skips without its daemon (TAC_PLUS_NG; freeradius and radclient).
  */
@@ -106,7 +108,9 @@ describe('AAA policy e2e: the policy test answers what tac_plus-ng and FreeRADIU
     await created(t, '/api/v1/users', { username: 'nopw-user', network_login: true, group_ids: [ops.id] })
     await created(t, '/api/v1/users', { username: 'chap-user', password: PASSWORD, network_login: true, chap_enabled: true, group_ids: [ops.id] })
     tacDevice = await created(t, '/api/v1/devices', { name: 'tac-sw', address: TACACS_FROM, tacacs_key: KEY })
-    radDevice = await created(t, '/api/v1/devices', { name: 'rad-sw', address: '127.0.0.1/32', radius_secret: SECRET })
+    // radclient sends from 127.0.0.1: the device there has no secret, so FreeRADIUS answers it as the wider client rad-wide.
+    radDevice = await created(t, '/api/v1/devices', { name: 'rad-sw', address: '127.0.0.1/32' })
+    const radWide = await created(t, '/api/v1/devices', { name: 'rad-wide', address: '127.0.0.0/8', radius_secret: SECRET })
     // `show` with one word permitted (`\S+` is PCRE2's ASCII non-space: NBSP is not a space to it), any other `show` denied.
     const words = await created(t, '/api/v1/tacacs/command-sets', {
       name: 'one-word',
@@ -119,7 +123,9 @@ describe('AAA policy e2e: the policy test answers what tac_plus-ng and FreeRADIU
     const tp = await created(t, '/api/v1/tacacs/profiles', { name: 'ops', privilege_level: 15, command_set_ids: [words.id], default_action: 'deny' })
     const rp = await created(t, '/api/v1/radius/profiles', { name: 'ops', attributes: [{ name: 'Service-Type', value: 'Administrative-User' }] })
     await created(t, RULES, { name: 'ops-all', who: { group_id: ops.id }, where: { device_id: tacDevice.id }, tacacs_profile_id: tp.id, position: 0 })
-    await created(t, RULES, { name: 'ops-rad', who: { group_id: ops.id }, where: { device_id: radDevice.id }, radius_profile_id: rp.id, position: 0 })
+    await created(t, RULES, { name: 'ops-rad', who: { group_id: ops.id }, where: { device_id: radWide.id }, radius_profile_id: rp.id, position: 0 })
+    // Would deny RADIUS for the device itself; FreeRADIUS never sees rad-sw as a client, so it never matches.
+    await created(t, RULES, { name: 'ops-rad-sw', who: { group_id: ops.id }, where: { device_id: radDevice.id }, position: 0 })
 
     if (FREERADIUS_PRESENT) {
       radiusPort = await freeUdpPort()
@@ -252,5 +258,12 @@ describe('AAA policy e2e: the policy test answers what tac_plus-ng and FreeRADIU
     expect(results.filter((r) => r.daemon !== r.sim).map((r) => `${r.what}: daemon ${r.daemon}, policy test ${r.sim} (${r.reason})`)).to.deep.equal([])
     // No method: a RADIUS request authenticates, PAP assumed.
     expect(await policyTest({ protocol: 'radius', username: 'nopw-user', device_id: radDevice.id })).to.include({ decision: 'deny', method: 'pap' })
+    // The device without a secret is answered as the wider client: the rule of rad-sw is not the one that decides.
+    for (const where of [{ device_id: radDevice.id }, { nas_ip: '127.0.0.1' }]) {
+      const sim = await policyTest({ protocol: 'radius', username: 'pw-user', ...where })
+      expect(sim).to.deep.include({ decision: 'permit', device: { id: sim.device.id, name: 'rad-wide', address: '127.0.0.0/8' } })
+      expect(sim.matched_rule.name).to.equal('ops-rad')
+      expect(sim.reason).to.contain('wider client rad-wide')
+    }
   })
 })

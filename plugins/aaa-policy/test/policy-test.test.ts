@@ -286,6 +286,25 @@ describe('AAA policy: the policy test and the TACACS+ preview', () => {
       expect(r.reason).to.contain('no RADIUS secret')
       expect((await test({ username: alice.username, device_id: noSecret.id })).decision).to.equal('permit')
     })
+
+    it('RADIUS: a device without a secret (or disabled) inside a wider device with one is answered as the wider client, whose WHERE the rules see', async () => {
+      const net = freshNet()
+      const wide = await createDevice(t, { address: `${net}.0/24`, device_group_id: branch.id })
+      const inner = await createDevice(t, { address: `${net}.7`, device_group_id: rack.id, radius_secret: null })
+      const innerOff = await createDevice(t, { address: `${net}.8`, device_group_id: rack.id, enabled: false })
+      // bob: bob-sw3 (sw3 only) is not it; the inner device is in rack, but the client is wide, in branch: bob-branch decides.
+      for (const body of [{ device_id: inner.id }, { nas_ip: `${net}.7` }, { device_id: innerOff.id }]) {
+        const r = await test({ protocol: 'radius', username: alice.username, ...body })
+        expect(r.device, JSON.stringify(body)).to.deep.equal({ id: wide.id, name: wide.name, address: wide.address })
+        expect(r.reason).to.contain(`wider client ${wide.name}`)
+        // alice is in noc; noc-core (core: rack is below it) would match the inner device, not the wide one in branch: the default rule denies.
+        expect(r.trace.map((x: any) => x.name)).to.include(rNocCore.name)
+        expect(r.trace.find((x: any) => x.name === rNocCore.name).matched).to.equal(false)
+        expect(r.matched_rule.id).to.equal(def.id)
+      }
+      // TACACS+ keeps the key-less device's own answer (tac_plus-ng writes it with its address and no key).
+      expect((await test({ username: alice.username, device_id: inner.id })).device.id).to.equal(inner.id)
+    })
   })
 
   describe('command lines, split as a NAS splits them (space and TAB only)', () => {

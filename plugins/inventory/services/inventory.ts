@@ -2,7 +2,7 @@
 import type { Knex } from 'knex'
 import type { SecretsService } from '../../../sdk/index.js'
 import type { Device, InventoryService } from '../api.js'
-import { parseHost } from './address.js'
+import { parseHost, parsePrefix } from './address.js'
 import { deviceGroupIds, groupAncestry, groupDescendants } from './hierarchy.js'
 import { DEVICES, isUuid, loadDevice, loadGroup, selectDevices, selectGroups, toDevice, toGroup } from './rows.js'
 
@@ -57,6 +57,18 @@ export function createInventoryService(knex: Knex, secrets: SecretsService, refe
       const row = await selectDevices(db)
         .where('enabled', true)
         .whereRaw(`${DEVICES}.address_cidr >>= ?::inet`, [host])
+        .orderByRaw(`masklen(${DEVICES}.address_cidr) DESC`)
+        .first()
+      return row ? toDevice(row) : null
+    },
+
+    async findRadiusClient(address, db = knex): Promise<Device | null> {
+      const parsed = parsePrefix(address)
+      if (!parsed.ok) return null
+      const row = await selectDevices(db)
+        .where('enabled', true)
+        .whereNotNull(`${DEVICES}.radius_secret_sealed`)
+        .whereRaw(`${DEVICES}.address_cidr >>= ?::inet`, [address])
         .orderByRaw(`masklen(${DEVICES}.address_cidr) DESC`)
         .first()
       return row ? toDevice(row) : null
