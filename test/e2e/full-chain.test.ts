@@ -157,8 +157,8 @@ describe('e2e: API → deploy → FreeRADIUS / tac_plus-ng → log files → ing
         ['accept', 'PAP', 'admins-core'],
         ['accept', 'MS-CHAPv2', 'admins-core'],
         ['reject', 'PAP', 'admins-core'],
-        // No rule permits on 127.0.0.2: rejected before any authentication ran.
-        ['reject', null, 'default'],
+        // No rule permits on 127.0.0.2: rejected before any authentication ran, logged with the method the request used.
+        ['reject', 'PAP', 'default'],
       ])
       for (const e of alice) expect(e).to.include({ username: 'alice', node_id: nodeId })
       expect(alice.slice(0, 3).map((e) => e.nas_ip)).to.deep.equal(['127.0.0.1', '127.0.0.1', '127.0.0.1'])

@@ -496,14 +496,20 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
     const log = () => (existsSync(path.join(logDir, 'radius.log')) ? readFileSync(path.join(logDir, 'radius.log'), 'utf8') : '(no radius.log)')
     expect(started.status, log()).to.equal(0)
     const pidFile = path.join(runDir, 'freeradius.pid')
-    const pid = await waitFor(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : null))
+    const pidIn = (f: string) => (existsSync(f) ? Number(readFileSync(f, 'utf8').trim()) || null : null)
+    const pid = await waitFor(() => pidIn(pidFile)).catch(() => null)
     try {
+      expect(pid, `no pid file in ${runDir}: ${log()}`).to.not.equal(null)
       const r = await pap('alice', pw.alice)
       expect(r.code, r.raw).to.equal('Access-Accept')
-      expect(readFileSync(path.join(logDir, 'radius.log'), 'utf8')).to.include('Ready to process requests')
+      expect(log()).to.include('Ready to process requests')
     } finally {
-      process.kill(pid, 'SIGTERM')
-      await waitFor(() => (existsSync(pidFile) ? null : true))
+      // Stop the daemon this test started, wherever it put its pid file: only a process running this release.
+      const ours = [pid, ...packaged.map(pidIn)].filter((p): p is number => p !== null && existsSync(`/proc/${p}/cmdline`) && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(release))
+      for (const p of new Set(ours)) process.kill(p, 'SIGTERM')
+      // Gone, or a zombie that only its parent can reap.
+      const alive = (p: number) => existsSync(`/proc/${p}/stat`) && readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'
+      await waitFor(() => (ours.some(alive) ? null : true))
     }
     expect(packaged.map(stamp)).to.deep.equal(before)
   })
