@@ -1,6 +1,6 @@
 /** Roles: named sets of permissions, given to users directly or through their groups. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, givenFields, jsonText, paginate, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, givenFields, jsonText, paginate, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
 import type { RolesTable } from '../../db/tables.js'
 import { RoleCreate, RoleListQuery, RoleListResponse, RoleParams, RoleResponse, RoleUpdate } from '../schemas/roles.js'
 import type { IdentityRouteDeps } from './deps.js'
@@ -103,9 +103,7 @@ export function roleRoutes(d: IdentityRouteDeps) {
       tags: ['identity'],
       schema: { params: RoleParams, response: { 200: RoleResponse, 404: ErrorBody } },
       handler: async ({ params }) => {
-        const role = await load(knex, params.role_id)
-        if (!role) throw CommonErrors.notFound({ field: 'role_id' })
-        return role
+        return orNotFound(await load(knex, params.role_id), 'role_id')
       },
     }),
     defineRoute({
@@ -119,8 +117,7 @@ export function roleRoutes(d: IdentityRouteDeps) {
       handler: async (req) => {
         const b = req.body
         const updated = await identity.actors.change(req.transaction, async (trx) => {
-          if (!(await trx('roles').where({ id: req.params.role_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'role_id' })
-          const before = (await load(trx, req.params.role_id))!
+          const before = await lockForChange(trx, 'roles', req.params.role_id, 'role_id', load)
           assertRoleManageable(req.actor!, before)
           checkPermissions(req.actor!, b.permissions)
           if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
@@ -144,8 +141,7 @@ export function roleRoutes(d: IdentityRouteDeps) {
       schema: { params: RoleParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
         await identity.actors.change(req.transaction, async (trx) => {
-          if (!(await trx('roles').where({ id: req.params.role_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'role_id' })
-          const before = (await load(trx, req.params.role_id))!
+          const before = await lockForChange(trx, 'roles', req.params.role_id, 'role_id', load)
           assertRoleManageable(req.actor!, before)
           await trx('roles').where({ id: before.id }).delete()
           await req.audit({ action: 'role.delete', resourceType: 'role', resourceId: before.id, before }, trx)

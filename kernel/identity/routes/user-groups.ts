@@ -1,6 +1,6 @@
 /** User groups: members get the group's roles. Membership itself is set on the user (`group_ids`). */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, givenFields, paginate, referrerList, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, paginate, referrerList, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
 import type { UserGroupsTable } from '../../db/tables.js'
 import {
   UserGroupCreate, UserGroupListQuery, UserGroupListResponse, UserGroupMemberListResponse, UserGroupMemberQuery, UserGroupParams, UserGroupResponse, UserGroupUpdate,
@@ -101,9 +101,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
       tags: ['identity'],
       schema: { params: UserGroupParams, response: { 200: UserGroupResponse, 404: ErrorBody } },
       handler: async ({ params }) => {
-        const group = await load(knex, params.group_id)
-        if (!group) throw CommonErrors.notFound({ field: 'group_id' })
-        return group
+        return orNotFound(await load(knex, params.group_id), 'group_id')
       },
     }),
     defineRoute({
@@ -117,8 +115,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
       handler: async (req) => {
         const b = req.body
         const updated = await identity.actors.change(req.transaction, async (trx) => {
-          if (!(await trx('user_groups').where({ id: req.params.group_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'group_id' })
-          const before = (await load(trx, req.params.group_id))!
+          const before = await lockForChange(trx, 'user_groups', req.params.group_id, 'group_id', load)
           await assertGroupManageable(trx, req.actor!, before.id)
           await checkRefs(trx, 'roles', b.role_ids, 'role_ids')
           await assertRolesHeld(trx, req.actor!, b.role_ids)
@@ -144,8 +141,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
       schema: { params: UserGroupParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         await identity.actors.change(req.transaction, async (trx) => {
-          if (!(await trx('user_groups').where({ id: req.params.group_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'group_id' })
-          const before = (await load(trx, req.params.group_id))!
+          const before = await lockForChange(trx, 'user_groups', req.params.group_id, 'group_id', load)
           await assertGroupManageable(trx, req.actor!, before.id)
           const referrers = await identity.ownedReferences.user_group.beforeDelete([before.id], trx)
           if (referrers.length) throw E.groupReferenced({ field: 'group_id', vars: { referrers: referrerList(referrers) } })

@@ -1,6 +1,6 @@
 /** Users: the accounts of the management API and, with network_login, of the TACACS+/RADIUS daemons. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, givenFields, paginate, referrerList, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, givenFields, paginate, referrerList, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
 import type { UsersTable } from '../../db/tables.js'
 import { checkNetworkLoginChange } from '../network-password.js'
 import { passwordColumns } from '../passwords-set.js'
@@ -158,9 +158,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       tags: ['identity'],
       schema: { params: UserParams, response: { 200: UserResponse, 404: ErrorBody } },
       handler: async ({ params }) => {
-        const user = await load(knex, params.user_id)
-        if (!user) throw CommonErrors.notFound({ field: 'user_id' })
-        return user
+        return orNotFound(await load(knex, params.user_id), 'user_id')
       },
     }),
     defineRoute({
@@ -176,8 +174,7 @@ export function userRoutes(d: IdentityRouteDeps) {
         const actor = req.actor!
         const updated = await identity.actors.change(req.transaction, async (trx) => {
           const admins = await lockEnabledAdmins(trx)
-          if (!(await trx('users').where({ id: req.params.user_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'user_id' })
-          const before = (await load(trx, req.params.user_id))!
+          const before = await lockForChange(trx, 'users', req.params.user_id, 'user_id', load)
           await assertUserManageable(trx, actor, before)
           if (b.is_admin !== undefined && b.is_admin !== before.is_admin && !actor.isAdmin) throw E.adminRequired({ field: 'is_admin' })
           const source = b.source ?? before.source
@@ -231,8 +228,7 @@ export function userRoutes(d: IdentityRouteDeps) {
         const actor = req.actor!
         await identity.actors.change(req.transaction, async (trx) => {
           const admins = await lockEnabledAdmins(trx)
-          if (!(await trx('users').where({ id: req.params.user_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'user_id' })
-          const before = (await load(trx, req.params.user_id))!
+          const before = await lockForChange(trx, 'users', req.params.user_id, 'user_id', load)
           if (before.id === actor.id) throw E.cannotDeleteSelf({ field: 'user_id' })
           await assertUserManageable(trx, actor, before)
           if (before.is_admin && before.enabled && admins.length <= 1) throw E.lastAdmin({ field: 'user_id' })

@@ -1,6 +1,6 @@
 /** /api/v1/log-exclusions: rules that keep matching events out of the AAA logs. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, givenFields, paginate, reply, uniqueColumn, type IdentityService, type UpdateOf } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, givenFields, paginate, reply, uniqueColumn, type IdentityService, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
 import { AaaLogsErrors } from '../errors.js'
 import { EXCLUSIONS_READ, EXCLUSIONS_WRITE } from '../permissions.js'
 import {
@@ -85,9 +85,7 @@ export function exclusionRoutes(knex: Knex, identity: IdentityService) {
       tags: ['aaa-logs'],
       schema: { params: LogExclusionParams, response: { 200: LogExclusionResponse, 404: ErrorBody } },
       handler: async ({ params }) => {
-        const found = await loadExclusion(knex, params.exclusion_id)
-        if (!found) throw CommonErrors.notFound({ field: 'exclusion_id' })
-        return found
+        return orNotFound(await loadExclusion(knex, params.exclusion_id), 'exclusion_id')
       },
     }),
     defineRoute({
@@ -101,8 +99,7 @@ export function exclusionRoutes(knex: Knex, identity: IdentityService) {
       handler: async (req) => {
         const b = req.body
         return req.transaction(async (trx) => {
-          if (!(await trx(EXCLUSIONS).where({ id: req.params.exclusion_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'exclusion_id' })
-          const before = (await loadExclusion(trx, req.params.exclusion_id))!
+          const before = await lockForChange(trx, EXCLUSIONS, req.params.exclusion_id, 'exclusion_id', loadExclusion)
           const cols: UpdateOf<typeof ExclusionTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'protocol']) }
           if (b.match_type !== undefined || b.match_value !== undefined) {
             cols.match_type = b.match_type ?? before.match_type
@@ -126,8 +123,7 @@ export function exclusionRoutes(knex: Knex, identity: IdentityService) {
       schema: { params: LogExclusionParams, response: { 204: null, 404: ErrorBody } },
       handler: async (req) => {
         await req.transaction(async (trx) => {
-          if (!(await trx(EXCLUSIONS).where({ id: req.params.exclusion_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'exclusion_id' })
-          const before = (await loadExclusion(trx, req.params.exclusion_id))!
+          const before = await lockForChange(trx, EXCLUSIONS, req.params.exclusion_id, 'exclusion_id', loadExclusion)
           await trx(EXCLUSIONS).where({ id: before.id }).delete()
           await trx(DROPS).where({ exclusion_id: before.id }).delete()
           await req.audit({ action: 'log_exclusion.delete', resourceType: 'log_exclusion', resourceId: before.id, before }, trx)

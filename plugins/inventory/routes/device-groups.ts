@@ -3,7 +3,7 @@
  * belongs to every ancestor, so a policy written for a region covers its sites.
  */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, givenFields, isReferenceViolation, paginate, referrerList, reply, uniqueColumn, uniqueViolation } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, givenFields, isReferenceViolation, paginate, referrerList, reply, uniqueColumn, uniqueViolation, lockForChange, orNotFound } from '../../../sdk/index.js'
 import { InventoryErrors as E } from '../errors.js'
 import { INVENTORY_READ, INVENTORY_WRITE } from '../permissions.js'
 import { groupAncestry, lockTree, MAX_GROUP_DEPTH, subtreeHeight } from '../services/hierarchy.js'
@@ -100,9 +100,7 @@ export function deviceGroupRoutes(d: InventoryRouteDeps) {
       tags: ['inventory'],
       schema: { params: DeviceGroupParams, response: { 200: DeviceGroupResponse, 404: ErrorBody } },
       handler: async ({ params }) => {
-        const group = await loadGroupWithCounts(knex, params.device_group_id)
-        if (!group) throw CommonErrors.notFound({ field: 'device_group_id' })
-        return group
+        return orNotFound(await loadGroupWithCounts(knex, params.device_group_id), 'device_group_id')
       },
     }),
     defineRoute({
@@ -120,8 +118,7 @@ export function deviceGroupRoutes(d: InventoryRouteDeps) {
           // The tree lock first, then the row: every tree change takes them in this order, so two cannot deadlock.
           const moves = b.parent_id !== undefined
           if (moves) await lockTree(trx)
-          if (!(await trx(GROUPS).where({ id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'device_group_id' })
-          const before = (await loadGroup(trx, id))!
+          const before = await lockForChange(trx, GROUPS, id, 'device_group_id', loadGroup)
           if (b.name !== undefined) await groupNames.assertFree(trx, b.name, id)
           if (b.parent_id === id) throw E.groupCycle({ field: 'parent_id' })
           if (b.parent_id && b.parent_id !== before.parent_id) await assertPlacement(trx, b.parent_id, id, await subtreeHeight(trx, id))
@@ -148,8 +145,7 @@ export function deviceGroupRoutes(d: InventoryRouteDeps) {
       handler: async (req) => {
         const id = req.params.device_group_id
         await req.transaction(async (trx) => {
-          if (!(await trx(GROUPS).where({ id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'device_group_id' })
-          const before = (await loadGroupWithCounts(trx, id))!
+          const before = await lockForChange(trx, GROUPS, id, 'device_group_id', loadGroupWithCounts)
           if (before.device_count || before.child_count) {
             throw E.groupInUse({ field: 'device_group_id', vars: { devices: before.device_count, children: before.child_count } })
           }

@@ -1,5 +1,5 @@
 /** Network access devices: the clients the TACACS+ and RADIUS daemons accept, with their shared secrets. */
-import { CommonErrors, defineRoute, ErrorBody, givenFields, isReferenceViolation, paginate, referrerList, reply } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, givenFields, isReferenceViolation, paginate, referrerList, reply, lockForChange, orNotFound } from '../../../sdk/index.js'
 import type { Device } from '../api.js'
 import { InventoryErrors as E } from '../errors.js'
 import { INVENTORY_READ, INVENTORY_WRITE } from '../permissions.js'
@@ -100,9 +100,7 @@ export function deviceRoutes(d: InventoryRouteDeps) {
       tags: ['inventory'],
       schema: { params: DeviceParams, response: { 200: DeviceResponse, 404: ErrorBody } },
       handler: async ({ params }) => {
-        const device = await loadDevice(knex, params.device_id)
-        if (!device) throw CommonErrors.notFound({ field: 'device_id' })
-        return device
+        return orNotFound(await loadDevice(knex, params.device_id), 'device_id')
       },
     }),
     defineRoute({
@@ -117,8 +115,7 @@ export function deviceRoutes(d: InventoryRouteDeps) {
         const b = req.body
         const id = req.params.device_id
         return req.transaction(async (trx) => {
-          if (!(await trx(DEVICES).where({ id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'device_id' })
-          const before = (await loadDevice(trx, id))!
+          const before = await lockForChange(trx, DEVICES, id, 'device_id', loadDevice)
           if (b.name !== undefined) await deviceNames.assertFree(trx, b.name, id)
           const address = b.address === undefined ? before.address : canonicalAddress(b.address)
           if (b.address !== undefined) await assertAddressFree(trx, address, id)
@@ -151,8 +148,7 @@ export function deviceRoutes(d: InventoryRouteDeps) {
       handler: async (req) => {
         const id = req.params.device_id
         await req.transaction(async (trx) => {
-          if (!(await trx(DEVICES).where({ id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'device_id' })
-          const before: Device = (await loadDevice(trx, id))!
+          const before: Device = await lockForChange(trx, DEVICES, id, 'device_id', loadDevice)
           // The contract with referring plugins (sdk/references.ts): they registered guards, never foreign keys.
           const referrers = await d.references.device.beforeDelete([id], trx)
           if (referrers.length) throw E.deviceInUse({ field: 'device_id', vars: { referrers: referrerList(referrers) } })

@@ -1,6 +1,6 @@
 /** RADIUS profiles: named, ordered lists of reply attributes that AAA policy rules hand to devices. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, givenFields, jsonText, paginate, reply, uniqueColumn, type OwnedReferenceTarget, type UpdateOf } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, givenFields, jsonText, paginate, reply, uniqueColumn, type OwnedReferenceTarget, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
 import type { RadiusAttribute } from '../api.js'
 import { attributeError, RadiusErrors } from '../errors.js'
 import { RADIUS_READ, RADIUS_WRITE } from '../permissions.js'
@@ -84,9 +84,7 @@ export function profileRoutes(knex: Knex, refs: OwnedReferenceTarget) {
       tags: ['radius'],
       schema: { params: RadiusProfileParams, response: { 200: RadiusProfileResponse, 404: ErrorBody } },
       handler: async ({ params }) => {
-        const profile = await loadProfile(knex, params.profile_id)
-        if (!profile) throw CommonErrors.notFound({ field: 'profile_id' })
-        return profile
+        return orNotFound(await loadProfile(knex, params.profile_id), 'profile_id')
       },
     }),
     defineRoute({
@@ -102,8 +100,7 @@ export function profileRoutes(knex: Knex, refs: OwnedReferenceTarget) {
         checkAttributes(b.attributes)
         return req.transaction(async (trx) => {
           // The row lock orders concurrent changes, so each audit `before` is what the change replaced.
-          if (!(await trx(PROFILES).where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
-          const before = (await loadProfile(trx, req.params.profile_id))!
+          const before = await lockForChange(trx, PROFILES, req.params.profile_id, 'profile_id', loadProfile)
           if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
           const cols: UpdateOf<typeof ProfileTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'allow_mschapv1']) }
           if (b.attributes !== undefined) cols.attributes = attributesJson(b.attributes)
@@ -125,8 +122,7 @@ export function profileRoutes(knex: Knex, refs: OwnedReferenceTarget) {
       schema: { params: RadiusProfileParams, response: { 204: null, 404: ErrorBody } },
       handler: async (req) => {
         await req.transaction(async (trx) => {
-          if (!(await trx(PROFILES).where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
-          const before = (await loadProfile(trx, req.params.profile_id))!
+          const before = await lockForChange(trx, PROFILES, req.params.profile_id, 'profile_id', loadProfile)
           // The referring plugins' guards clear their references here (sdk/references.ts); the target admits no refusing guard.
           await refs.beforeDelete([before.id], trx)
           await trx(PROFILES).where({ id: before.id }).delete()

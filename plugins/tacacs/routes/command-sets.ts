@@ -1,5 +1,5 @@
 /** /tacacs/command-sets: CRUD of command sets, their commands nested and replaced whole. */
-import { CommonErrors, defineRoute, ErrorBody, givenFields, isReferenceViolation, jsonText, paginate, reply, uniqueColumn, type RowOf, type UpdateOf } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, givenFields, isReferenceViolation, jsonText, paginate, reply, uniqueColumn, type RowOf, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
 import { TacacsErrors } from '../errors.js'
 import { TACACS_READ, TACACS_WRITE } from '../permissions.js'
 import {
@@ -85,9 +85,7 @@ export function commandSetRoutes(d: TacacsRouteDeps) {
       tags: ['tacacs'],
       schema: { params: CommandSetParams, response: { 200: CommandSetResponse, 404: ErrorBody } },
       handler: async ({ params }) => {
-        const set = await getCommandSet(knex, params.command_set_id)
-        if (!set) throw CommonErrors.notFound({ field: 'command_set_id' })
-        return set
+        return orNotFound(await getCommandSet(knex, params.command_set_id), 'command_set_id')
       },
     }),
     defineRoute({
@@ -103,8 +101,7 @@ export function commandSetRoutes(d: TacacsRouteDeps) {
         const b = req.body
         const commands = b.commands ? prepareCommands(b.commands) : undefined
         return req.transaction(async (trx) => {
-          if (!(await trx('tacacs_command_sets').where({ id: req.params.command_set_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'command_set_id' })
-          const before = (await getCommandSet(trx, req.params.command_set_id))!
+          const before = await lockForChange(trx, 'tacacs_command_sets', req.params.command_set_id, 'command_set_id', getCommandSet)
           if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
           const cols: UpdateOf<typeof CommandSetTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description']) }
           if (commands) {
@@ -129,8 +126,7 @@ export function commandSetRoutes(d: TacacsRouteDeps) {
       schema: { params: CommandSetParams, response: { 204: null, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         await req.transaction(async (trx) => {
-          if (!(await trx('tacacs_command_sets').where({ id: req.params.command_set_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'command_set_id' })
-          const before = (await getCommandSet(trx, req.params.command_set_id))!
+          const before = await lockForChange(trx, 'tacacs_command_sets', req.params.command_set_id, 'command_set_id', getCommandSet)
           const users = await profilesUsingSet(trx, before.id)
           if (users.length) throw inUse(users)
           // The foreign key (ON DELETE RESTRICT) is the last word if a profile took the set meanwhile.

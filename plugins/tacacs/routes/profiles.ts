@@ -1,5 +1,5 @@
 /** /tacacs/profiles: CRUD of TACACS+ profiles (privilege level, shell attributes, ordered command sets) and their references. */
-import { CommonErrors, defineRoute, ErrorBody, givenFields, jsonText, paginate, PortcullisError, reply, uniqueColumn, type UpdateOf } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, jsonText, paginate, PortcullisError, reply, uniqueColumn, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
 import type { ShellAttribute } from '../api.js'
 import { TacacsErrors } from '../errors.js'
 import { TACACS_READ, TACACS_WRITE } from '../permissions.js'
@@ -95,9 +95,7 @@ export function profileRoutes(d: TacacsRouteDeps) {
       tags: ['tacacs'],
       schema: { params: TacacsProfileParams, response: { 200: TacacsProfileResponse, 404: ErrorBody } },
       handler: async ({ params }) => {
-        const profile = await getProfile(knex, params.profile_id)
-        if (!profile) throw CommonErrors.notFound({ field: 'profile_id' })
-        return profile
+        return orNotFound(await getProfile(knex, params.profile_id), 'profile_id')
       },
     }),
     defineRoute({
@@ -113,8 +111,7 @@ export function profileRoutes(d: TacacsRouteDeps) {
         checkShellAttributes(b.shell_attributes)
         const setIds = lowerIds(b.command_set_ids)
         return req.transaction(async (trx) => {
-          if (!(await trx('tacacs_profiles').where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
-          const before = (await getProfile(trx, req.params.profile_id))!
+          const before = await lockForChange(trx, 'tacacs_profiles', req.params.profile_id, 'profile_id', getProfile)
           if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
           if (setIds) await checkCommandSetIds(trx, setIds)
           const cols: UpdateOf<typeof ProfileTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'privilege_level', 'default_action']) }
@@ -139,8 +136,7 @@ export function profileRoutes(d: TacacsRouteDeps) {
       schema: { params: TacacsProfileParams, response: { 204: null, 404: ErrorBody } },
       handler: async (req) => {
         await req.transaction(async (trx) => {
-          if (!(await trx('tacacs_profiles').where({ id: req.params.profile_id }).forUpdate().first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
-          const before = (await getProfile(trx, req.params.profile_id))!
+          const before = await lockForChange(trx, 'tacacs_profiles', req.params.profile_id, 'profile_id', getProfile)
           // The referring plugins' guards clear their references here (sdk/references.ts); the target admits no refusing guard.
           await service.references.tacacs_profile.beforeDelete([before.id], trx)
           await trx('tacacs_profiles').where({ id: before.id }).delete()
