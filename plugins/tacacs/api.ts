@@ -37,6 +37,9 @@ export interface ShellAttribute {
   value: string
 }
 
+/** How the profile's users enable: refused, with their login password, or with the profile's enable secret. */
+export type EnableMode = 'none' | 'login' | 'secret'
+
 export interface TacacsProfile {
   id: string
   name: string
@@ -48,6 +51,12 @@ export interface TacacsProfile {
   command_set_ids: string[]
   /** For a command no set matches. */
   default_action: 'permit' | 'deny'
+  /** TACACS+ enable (authentication service enable): none refuses it. */
+  enable_mode: EnableMode
+  /** The level enable grants up to (default 15); a NAS asking for a higher one is refused. */
+  enable_privilege_level: number
+  /** An enable secret is stored (its SHA-512 crypt verifier only; never returned). */
+  has_enable_secret: boolean
   created_at: string
   updated_at: string
 }

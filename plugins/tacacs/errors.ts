@@ -10,6 +10,8 @@ export const TacacsErrors = {
   commandSetNotFound: defineError(422, 'REFERENCE_NOT_FOUND', 'tacacs:errors.command_set_not_found'),
   shellAttributeReserved: defineError(422, 'SHELL_ATTRIBUTE_RESERVED', 'tacacs:errors.shell_attribute_reserved'),
   shellAttributePrivLvl: defineError(422, 'SHELL_ATTRIBUTE_RESERVED', 'tacacs:errors.shell_attribute_priv_lvl'),
+  enableSecretRequired: defineError(422, 'ENABLE_SECRET_REQUIRED', 'tacacs:errors.enable_secret_required'),
+  enableSecretUnused: defineError(422, 'ENABLE_SECRET_UNUSED', 'tacacs:errors.enable_secret_unused'),
 }
 
 /** 422 REGEX_INVALID, its detail saying what the pattern breaks. */

@@ -9,7 +9,9 @@
  * - a login (`method`; RADIUS always, PAP unless asked) needs what the daemon
  *   checks the password against: the user's network verifiers, the kept
  *   cleartext for RADIUS CHAP; tac_plus-ng is rendered a login crypt only, so
- *   it checks PAP and ASCII and rejects CHAP, MS-CHAP and enable. Without it
+ *   it checks PAP and ASCII and rejects CHAP and MS-CHAP; enable is the matched
+ *   profile's (`enable_mode`: none refuses, login needs the login verifier,
+ *   secret takes the profile's secret), at level 15 as `enable` asks. Without it
  *   the request is refused before any rule too (the password is taken to be
  *   right: the test never sees one);
  * - rules are tried in order; a disabled rule is skipped; a rule matches when
@@ -24,7 +26,7 @@ import type { Knex } from 'knex'
 import type { IdentityService, Static, UserRef } from '../../../sdk/index.js'
 import type { Device, InventoryService } from '../../inventory/api.js'
 import type { RadiusService } from '../../radius/api.js'
-import type { TacacsService } from '../../tacacs/api.js'
+import type { TacacsProfile, TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
 import type { METHODS, PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
 
@@ -55,7 +57,8 @@ const CHAP_WRITABLE = /^[^\u0000-\u001f\u007f]+$/
 /**
  * Why the daemon cannot check this login, or null when it can (the password taken to be right).
  * tac_plus-ng gets `password login = crypt …` and `password pap = login` per user and nothing
- * else: no CHAP or MS-CHAP password and no enable secret, so those logins fail whoever asks.
+ * else: no CHAP or MS-CHAP password, so those logins fail whoever asks. Enable comes from the
+ * matched rule's profile (`enableRefusal`).
  * FreeRADIUS gets the SHA-512 crypt (PAP), the NT hash (MS-CHAPv2), and the kept cleartext for a
  * user with chap_enabled whose password was set while it was on (CHAP).
  */
@@ -63,7 +66,8 @@ async function loginRefusal(d: EvaluateDeps, db: Knex.Transaction, protocol: key
   if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2')) {
     return `tac_plus-ng is given no ${METHOD_NAME[method]} password for any user (only the login crypt, for PAP and ASCII), so it rejects a ${METHOD_NAME[method]} login`
   }
-  if (protocol === 'tacacs' && method === 'enable') return 'tac_plus-ng is given no enable secret for any user, so it rejects enable'
+  // Enable depends on the profile the ruleset gives (tac_plus-ng runs the ruleset for it): permitTacacs decides it.
+  if (protocol === 'tacacs' && method === 'enable') return null
   const verifiers = await d.identity.networkVerifiers(user.id, db)
   if (!verifiers) {
     return `user ${user.username} has no network password (none set since network login was turned on, or a directory user: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
@@ -177,7 +181,7 @@ async function decide(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestIn
 }
 
 /** Every rule tried, in order, into `trace`; the first one that matches, or null. */
-function firstMatch(rules: readonly PolicyRuleView[], user: UserRow, device: Device, groupIds: Set<string>, deviceGroups: Set<string>, trace: Step[]): PolicyRuleView | null {
+export function firstMatch(rules: readonly PolicyRuleView[], user: UserRow, device: Device, groupIds: Set<string>, deviceGroups: Set<string>, trace: Step[]): PolicyRuleView | null {
   for (const rule of rules) {
     const step = { rule_id: rule.id, name: rule.name, position: rule.position, enabled: rule.enabled }
     const why = !rule.enabled ? 'disabled' : (whoMismatch(rule, user, groupIds) ?? whereMismatch(rule, device, deviceGroups))
@@ -194,6 +198,10 @@ async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: Policy
   // race with its deletion (or, without the tacacs plugin, never: the route refuses the protocol).
   if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no TACACS+ profile, so it denies` })
   result.profile = { type: 'tacacs', id: profile.id, name: profile.name }
+  if (input.method === 'enable') {
+    const refused = await enableRefusal(d, db, profile, result.user!)
+    if (refused) return Object.assign(result, { decision: 'deny' as const, reason: `enable login: rule ${rule.name} gives TACACS+ profile ${profile.name}, ${refused}` })
+  }
   const service = input.service ?? 'shell'
   // The rendered profile answers service shell only (priv-lvl and attributes at the shell's start,
   // then the command sets); for any other service its script gives no verdict, and the daemon denies.
@@ -203,6 +211,20 @@ async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: Policy
   result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...profile.shell_attributes.map((a) => ({ name: a.name, value: a.value }))]
   if (input.command !== undefined) result.command_decision = await tacacs.authorizeCommand(profile, input.command, db)
   return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
+}
+
+/**
+ * Why tac_plus-ng refuses `enable` (level 15, what the NAS's `enable` asks) under this profile, or
+ * null when it takes the password (taken to be right). The rendered profile holds `enable N = login`
+ * or `enable N = crypt …`; the daemon looks from the requested level upward (cfg_get_enable).
+ */
+async function enableRefusal(d: EvaluateDeps, db: Knex.Transaction, profile: TacacsProfile, user: { id: string; username: string }): Promise<string | null> {
+  if (profile.enable_mode === 'none') return 'whose enable_mode is none: tac_plus-ng holds no enable password for it and rejects enable'
+  if (profile.enable_privilege_level < 15) return `which grants enable up to level ${profile.enable_privilege_level} only: enable asks for level 15, which tac_plus-ng rejects`
+  if (profile.enable_mode === 'login' && !(await d.identity.networkVerifiers(user.id, db))) {
+    return `whose enable takes the login password, and user ${user.username} has no network password (network_verifiers_set is false): tac_plus-ng rejects enable`
+  }
+  return null
 }
 
 async function permitRadius(d: EvaluateDeps, db: Knex.Transaction, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {

@@ -3,7 +3,7 @@
  * connection per session (single-connect off), a random session id, odd
  * sequence numbers from the client and even ones from the server, bodies
  * obfuscated with the shared key. Authentication (ASCII login with CONTINUE,
- * PAP), authorization and accounting.
+ * PAP, enable), authorization and accounting.
  *
  * The server sees the connection's source address: pass `localAddress` (for
  * example 127.0.0.5 on Linux loopback) to act as the device with that address.
@@ -305,12 +305,25 @@ export class TacacsClient {
    * the server decides.
    */
   authenticateAscii(user: string, password: string, s: SessionOptions = {}): Promise<AuthenResult> {
+    return this.asciiDialogue(AuthenService.LOGIN, user, password, s)
+  }
+
+  /**
+   * Enable as Cisco IOS asks it (`aaa authentication enable default group tacacs+`): ASCII,
+   * service ENABLE, the requested level in priv_lvl (default 15, what `enable` alone asks),
+   * the enable password at the server's GETPASS.
+   */
+  enable(user: string, password: string, s: SessionOptions = {}): Promise<AuthenResult> {
+    return this.asciiDialogue(AuthenService.ENABLE, user, password, { ...s, privLvl: s.privLvl ?? 15 })
+  }
+
+  private asciiDialogue(service: number, user: string, password: string, s: SessionOptions): Promise<AuthenResult> {
     return this.session(PacketType.AUTHEN, s, async (session) => {
       const request = encodeAuthenStart({
         action: AuthenAction.LOGIN,
         privLvl: s.privLvl ?? 1,
         authenType: AuthenType.ASCII,
-        authenService: AuthenService.LOGIN,
+        authenService: service,
         user,
         port: s.port ?? 'tty0',
         remAddr: s.remAddr ?? '',

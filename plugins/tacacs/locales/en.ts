@@ -9,6 +9,8 @@ export default {
     command_set_not_found: 'No command set has the id {{id}}.',
     shell_attribute_reserved: 'The attribute "{{name}}" belongs to the request itself and cannot be set.',
     shell_attribute_priv_lvl: 'The privilege level is set with privilege_level, not as a shell attribute.',
+    enable_secret_required: 'enable_mode "secret" needs an enable_secret: this profile has none stored yet.',
+    enable_secret_unused: 'An enable_secret is only kept with enable_mode "secret".',
     regex: {
       slash: 'The pattern must not contain "/": tac_plus-ng delimits patterns with it. Match a slash with \\x2f.',
       anchor: 'The pattern is matched against the arguments as a whole: leave out ^ and $.',

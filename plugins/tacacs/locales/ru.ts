@@ -10,6 +10,8 @@ export default {
     command_set_not_found: 'Нет набора команд с идентификатором {{id}}.',
     shell_attribute_reserved: 'Атрибут «{{name}}» относится к самому запросу, задать его нельзя.',
     shell_attribute_priv_lvl: 'Уровень привилегий задаётся полем privilege_level, а не атрибутом оболочки.',
+    enable_secret_required: 'Для enable_mode "secret" нужен enable_secret: у этого профиля он ещё не сохранён.',
+    enable_secret_unused: 'enable_secret хранится только при enable_mode "secret".',
     regex: {
       slash: 'Шаблон не должен содержать «/»: tac_plus-ng ограничивает им шаблоны. Косую черту обозначайте \\x2f.',
       anchor: 'Шаблон сравнивается с аргументами целиком: уберите ^ и $.',

@@ -15,21 +15,51 @@
  * 4. The default action.
  *
  * Services other than shell get no verdict: the daemon denies them.
+ *
+ * Before the script, the profile's enable (`enable N = login` or
+ * `enable N = crypt "$6$…"`, N its enable_privilege_level): tac_plus-ng runs
+ * the ruleset for an enable request too and takes the enable of the profile
+ * the matching rule gives (config.c cfg_get_enable: the first entry at the
+ * requested level or above, so a NAS asking above N is refused). Mode none
+ * writes nothing: no user, profile or device enable, so enable is refused.
  */
 import type { CommandSet, TacacsProfile } from '../api.js'
 import { CLEAN_LINE_PCRE, compileCommand, configRegex } from '../services/command-match.js'
 import { profileIdent } from './names.js'
-import { tacComment, tacString } from './syntax.js'
+import { tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
 const I = '    '
 
 /** A quoted string that tac_plus-ng passes through strftime(3): `%` doubled, so it arrives as typed. */
 const strftimeLiteral = (value: string, what: string): string => tacString(value.replaceAll('%', '%%'), what)
 
-export function renderProfileText(profile: TacacsProfile, sets: readonly Pick<CommandSet, 'name' | 'commands'>[]): string {
+/** A SHA-512 crypt string as crypt(3) writes it. */
+const SHA512_CRYPT = /^\$6\$(rounds=[0-9]{1,9}\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{86}$/
+
+/** What the renderer reads of a profile (the enable fields absent: enable refused, as before they existed). */
+export type RenderableProfile = Pick<TacacsProfile, 'name' | 'privilege_level' | 'shell_attributes' | 'default_action'> & Partial<Pick<TacacsProfile, 'enable_mode' | 'enable_privilege_level'>>
+
+function enableLine(profile: RenderableProfile, enableVerifier: string | null): string | null {
+  const level = profile.enable_privilege_level ?? 15
+  if (!Number.isInteger(level) || level < 0 || level > 15) throw new TacPlusNgRenderError(`profile ${profile.name}: enable level ${level} is not 0-15`)
+  switch (profile.enable_mode ?? 'none') {
+    case 'none':
+      return null
+    case 'login':
+      return `enable ${level} = login`
+    case 'secret':
+      if (enableVerifier === null || !SHA512_CRYPT.test(enableVerifier)) throw new TacPlusNgRenderError(`profile ${profile.name}: the stored enable secret is not a SHA-512 crypt string`)
+      return `enable ${level} = crypt ${tacString(enableVerifier)}`
+  }
+}
+
+/** `enableVerifier`: the stored SHA-512 crypt of the enable secret (enable_mode secret only). */
+export function renderProfileText(profile: RenderableProfile, sets: readonly Pick<CommandSet, 'name' | 'commands'>[], enableVerifier: string | null = null): string {
   const out: string[] = []
   const line = (depth: number, text: string) => out.push(I.repeat(depth) + text)
   line(0, `profile ${profileIdent(profile.name)} {`)
+  const enable = enableLine(profile, enableVerifier)
+  if (enable) line(1, enable)
   line(1, 'script {')
   line(2, 'if (service == shell) {')
   line(3, tacComment('A line holding a control character (a NUL byte too) is denied first'))

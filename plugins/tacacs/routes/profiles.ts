@@ -1,6 +1,6 @@
 /** /tacacs/profiles: CRUD of TACACS+ profiles (privilege level, shell attributes, ordered command sets) and their references. */
-import { CommonErrors, defineRoute, ErrorBody, givenFields, jsonText, paginate, PortcullisError, reply, uniqueColumn, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
-import type { ShellAttribute } from '../api.js'
+import { CommonErrors, defineRoute, sha512Crypt, ErrorBody, givenFields, jsonText, paginate, PortcullisError, reply, uniqueColumn, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
+import type { EnableMode, ShellAttribute } from '../api.js'
 import { TacacsErrors } from '../errors.js'
 import { TACACS_READ, TACACS_WRITE } from '../permissions.js'
 import { ReferenceReport } from '../schemas/common.js'
@@ -19,6 +19,21 @@ function checkShellAttributes(attrs: readonly ShellAttribute[] | undefined) {
     if (name === 'priv-lvl') throw TacacsErrors.shellAttributePrivLvl({ field })
     if (REQUEST_ATTRIBUTES.has(name)) throw TacacsErrors.shellAttributeReserved({ field, vars: { name: a.name } })
   }
+}
+
+/**
+ * The enable columns a write stores: the secret only as its SHA-512 crypt verifier, kept exactly
+ * while the mode is `secret` (a mode away from it drops the verifier; the table's CHECK agrees).
+ */
+function enableColumns(b: TacacsProfileUpdate, stored: { mode: EnableMode; hasSecret: boolean }): { enable_mode?: EnableMode; enable_secret?: string | null } {
+  const mode = b.enable_mode ?? stored.mode
+  if (b.enable_secret !== undefined && mode !== 'secret') throw TacacsErrors.enableSecretUnused({ field: 'enable_secret' })
+  if (mode === 'secret' && b.enable_secret === undefined && !stored.hasSecret) throw TacacsErrors.enableSecretRequired({ field: 'enable_secret' })
+  const out: { enable_mode?: EnableMode; enable_secret?: string | null } = {}
+  if (b.enable_mode !== undefined) out.enable_mode = b.enable_mode
+  if (b.enable_secret !== undefined) out.enable_secret = sha512Crypt(b.enable_secret)
+  else if (mode !== 'secret') out.enable_secret = null
+  return out
 }
 
 /** Ids as PostgreSQL returns them, so that `A…` and `a…` are one id (and, given both, a duplicate: 422). */
@@ -60,12 +75,13 @@ export function profileRoutes(d: TacacsRouteDeps) {
       path: '/tacacs/profiles',
       permission: TACACS_WRITE,
       summary: 'Create a TACACS+ profile',
-      description: `Defaults: \`privilege_level\` 1, \`default_action\` deny, no shell attributes, no command sets. ${REFS}`,
+      description: `Defaults: \`privilege_level\` 1, \`default_action\` deny, no shell attributes, no command sets, \`enable_mode\` none (enable refused), \`enable_privilege_level\` 15. ${REFS}`,
       tags: ['tacacs'],
       schema: { body: TacacsProfileCreate, response: { 201: TacacsProfileResponse, 409: ErrorBody } },
       handler: async (req) => {
         const b = req.body
         checkShellAttributes(b.shell_attributes)
+        const enable = enableColumns(b, { mode: 'none', hasSecret: false })
         const setIds = lowerIds(b.command_set_ids) ?? []
         return req.transaction(async (trx) => {
           await names.assertFree(trx, b.name)
@@ -77,6 +93,8 @@ export function profileRoutes(d: TacacsRouteDeps) {
               privilege_level: b.privilege_level ?? 1,
               shell_attributes: jsonText(b.shell_attributes ?? []),
               default_action: b.default_action ?? 'deny',
+              enable_privilege_level: b.enable_privilege_level ?? 15,
+              ...enable,
             })
             .returning('id')
             .catch(names.onViolation(b.name))
@@ -114,7 +132,8 @@ export function profileRoutes(d: TacacsRouteDeps) {
           const before = await lockForChange(trx, 'tacacs_profiles', req.params.profile_id, 'profile_id', getProfile)
           if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
           if (setIds) await checkCommandSetIds(trx, setIds)
-          const cols: UpdateOf<typeof ProfileTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'privilege_level', 'default_action']) }
+          const enable = enableColumns(b, { mode: before.enable_mode, hasSecret: before.has_enable_secret })
+          const cols: UpdateOf<typeof ProfileTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'privilege_level', 'default_action', 'enable_privilege_level']), ...enable }
           if (b.shell_attributes !== undefined) cols.shell_attributes = jsonText(b.shell_attributes)
           await trx('tacacs_profiles').where({ id: before.id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           if (b.name !== undefined && b.name !== before.name) await service.references.tacacs_profile.renamed([before.id], trx)

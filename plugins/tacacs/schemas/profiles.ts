@@ -35,6 +35,26 @@ const fields = {
     }),
   ),
   default_action: Type.Optional(StringEnum(['permit', 'deny'] as const, { default: 'deny', description: 'For a command no set matches; default deny.' })),
+  enable_mode: Type.Optional(
+    StringEnum(['none', 'login', 'secret'] as const, {
+      default: 'none',
+      description:
+        'TACACS+ enable (the NAS `enable` command, `aaa authentication enable default group tacacs+`) for the users a rule gives this profile: `none` refuses it (default); `login` takes the user\'s own network password (tac_plus-ng `enable N = login`); `secret` takes the profile\'s `enable_secret`. Changing away from `secret` forgets the stored secret.',
+    }),
+  ),
+  enable_privilege_level: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 15, default: 15, description: 'The highest level enable grants (default 15): `enable` (level 15) and `enable N` up to it pass, a NAS asking for a higher level is refused.' }),
+  ),
+  enable_secret: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      // No control characters (a NUL could never be typed on the device's prompt).
+      pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+      description:
+        'Write-only: the enable secret with `enable_mode` `secret` (required when none is stored yet; 422 ENABLE_SECRET_REQUIRED, and with another mode 422 ENABLE_SECRET_UNUSED). Only its SHA-512 crypt verifier is stored and rendered; responses say `has_enable_secret`.',
+    }),
+  ),
 }
 
 export const TacacsProfileCreate = Type.Object(fields, { title: 'TacacsProfileCreate', additionalProperties: false })
@@ -53,6 +73,9 @@ export const TacacsProfileResponse = Type.Object(
     shell_attributes: Type.Array(ShellAttribute),
     command_set_ids: Type.Array(Uuid()),
     default_action: StringEnum(['permit', 'deny'] as const),
+    enable_mode: StringEnum(['none', 'login', 'secret'] as const),
+    enable_privilege_level: Type.Integer({ minimum: 0, maximum: 15 }),
+    has_enable_secret: Type.Boolean({ description: 'An enable secret is stored (its verifier is never returned).' }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },

@@ -9,7 +9,7 @@ import { iso } from './command-set-store.js'
 type Db = Knex | Knex.Transaction
 
 /** A profile's row with its command set ids in order (a subquery, see selectProfiles). */
-type ProfileRow = RowOf<typeof ProfileTable> & { command_set_ids: string[] }
+type ProfileRow = Omit<RowOf<typeof ProfileTable>, 'enable_secret'> & { command_set_ids: string[]; has_enable_secret: boolean }
 
 /**
  * Every column of the profiles and their ordered command set ids. The ids come
@@ -24,6 +24,10 @@ export const selectProfiles = (db: Db): Knex.QueryBuilder<Knex.TableType<'tacacs
     'tacacs_profiles.privilege_level',
     'tacacs_profiles.shell_attributes',
     'tacacs_profiles.default_action',
+    'tacacs_profiles.enable_mode',
+    'tacacs_profiles.enable_privilege_level',
+    // Whether a secret is stored, never the verifier itself.
+    db.raw('(tacacs_profiles.enable_secret IS NOT NULL) AS has_enable_secret'),
     'tacacs_profiles.created_at',
     'tacacs_profiles.updated_at',
     db.raw(
@@ -39,6 +43,9 @@ export const toProfile = (r: ProfileRow): TacacsProfile => ({
   shell_attributes: r.shell_attributes,
   command_set_ids: r.command_set_ids,
   default_action: r.default_action,
+  enable_mode: r.enable_mode,
+  enable_privilege_level: r.enable_privilege_level,
+  has_enable_secret: r.has_enable_secret,
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
 })
@@ -46,6 +53,12 @@ export const toProfile = (r: ProfileRow): TacacsProfile => ({
 export async function getProfile(db: Db, id: string): Promise<TacacsProfile | null> {
   const row = await selectProfiles(db).where('tacacs_profiles.id', id).first()
   return row ? toProfile(row) : null
+}
+
+/** The SHA-512 crypt verifier of the profile's enable secret, for the renderer only (null: none stored). */
+export async function getEnableVerifier(db: Db, id: string): Promise<string | null> {
+  const row = await db('tacacs_profiles').where({ id }).first('enable_secret')
+  return row?.enable_secret ?? null
 }
 
 /** Every profile, by name. */

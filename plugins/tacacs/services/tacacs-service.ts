@@ -6,7 +6,7 @@ import { renderProfileText } from '../renderers/profile.js'
 import { renderRuleText } from '../renderers/rule.js'
 import { commandSetsByIds, getCommandSet, listCommandSets } from './command-set-store.js'
 import { decideCommand } from './command-match.js'
-import { getProfile, listProfiles } from './profile-store.js'
+import { getEnableVerifier, getProfile, listProfiles } from './profile-store.js'
 
 /** What the plugin itself reaches beyond the contract: the registered policy source (the configuration renderer), and its side of the references. */
 export interface TacacsServiceInternal extends TacacsService {
@@ -30,7 +30,8 @@ export function createTacacsService(database: DatabaseService): TacacsServiceInt
     },
     renderRule: (rule, profileName) => renderRuleText(rule, profileName),
     async renderProfile(profile, db = knex) {
-      return renderProfileText(profile, await commandSetsByIds(db, profile.command_set_ids))
+      const sets = await commandSetsByIds(db, profile.command_set_ids)
+      return renderProfileText(profile, sets, profile.enable_mode === 'secret' ? await getEnableVerifier(db, profile.id) : null)
     },
     registerPolicySource(s) {
       // One policy decides; a second source would be a wiring mistake, not a choice.

@@ -10,7 +10,7 @@ import { createTacacsService } from '../services/tacacs-service.js'
 import { createProfile, createSet, expectError, expectIdChecked, uniq } from './helpers.js'
 
 const BASE = '/api/v1/tacacs/profiles'
-const FIELDS = ['id', 'name', 'description', 'privilege_level', 'shell_attributes', 'command_set_ids', 'default_action', 'created_at', 'updated_at']
+const FIELDS = ['id', 'name', 'description', 'privilege_level', 'shell_attributes', 'command_set_ids', 'default_action', 'enable_mode', 'enable_privilege_level', 'has_enable_secret', 'created_at', 'updated_at']
 
 describe('tacacs profiles API', () => {
   let t: TestApp

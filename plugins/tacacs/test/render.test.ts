@@ -17,6 +17,9 @@ const profile: TacacsProfile = {
   ],
   command_set_ids: ['a', 'b'],
   default_action: 'deny',
+  enable_mode: 'none',
+  enable_privilege_level: 15,
+  has_enable_secret: false,
   created_at: '',
   updated_at: '',
 }
