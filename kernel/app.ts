@@ -210,10 +210,13 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       mount: { validation, gate, rateLimiter: new RateLimiter(db.knex), services, knex: db.knex, audit, i18n, bodyLimit: config.bodyLimit, validateResponses: config.validateResponses },
     })
 
+    let stopHousekeeping = () => {}
     if (opts.background !== false) {
       for (const s of started) {
         if (s.c.start) await s.c.start()
       }
+      // The daemons' old log files (deploy.log_retention_days), hourly.
+      if (primary) stopHousekeeping = deploys.startHousekeeping()
     }
 
     // A keep-alive client would otherwise hold its socket through the drain, sending
@@ -270,6 +273,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
           }
         }
         actors.stop()
+        stopHousekeeping()
         await warmedUp
         await stopDb()
       })())

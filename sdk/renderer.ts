@@ -25,6 +25,18 @@ export interface DaemonCheck {
   stderrIsFailure?: boolean
 }
 
+/** The unprivileged account a daemon runs as (server options of its plugin): names or numeric ids. */
+export interface DaemonAccount {
+  user: string
+  group: string
+}
+
+/** A folder the daemon writes to (its logs, its pid file), and which of its files are dated logs (removed after deploy.log_retention_days). */
+export interface DaemonFolder {
+  directory: string
+  logs?: RegExp
+}
+
 export interface ConfigRenderer {
   /** `<plugin-id>.<daemon>`, e.g. `tacacs.tac_plus-ng`. */
   id: string
@@ -34,6 +46,20 @@ export interface ConfigRenderer {
   render(snapshot: Knex.Transaction): Promise<RenderedFile[]>
   /** How to check a rendered release with the daemon itself (read from the plugin's settings at deploy time); null: no check configured. */
   check?: () => Promise<DaemonCheck | null>
+  /**
+   * The account the daemon drops to (the files name it too); null or absent: it runs as whoever
+   * starts it. With an account, the deploy gives the release files to its group (read only, nothing
+   * for others) and the log folders to it (group write).
+   */
+  account?: () => DaemonAccount | null
+  /** The folders the daemon writes to: created by the deploy (given to the account's group), old dated logs removed. */
+  folders?: () => DaemonFolder[]
+  /**
+   * Names of the cleartext credentials in a release's files (e.g. `user:<sha256 of the password>`):
+   * after a deploy, an older release holding a name the new one does not is removed from disk, so no
+   * release keeps a cleartext password that was turned off or changed.
+   */
+  cleartextIn?: (files: { path: string; content: string }[]) => string[]
 }
 
 /** One file of the release that is active (deployed) for a daemon. */

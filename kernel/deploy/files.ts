@@ -5,9 +5,10 @@
  * and renamed to `<name>`; `current` is a symlink replaced by rename(2).
  */
 import { createHash } from 'node:crypto'
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeSync, lstatSync, chmodSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeSync, lstatSync, chmodSync, chownSync } from 'node:fs'
 import path from 'node:path'
 import type { RenderedFile } from '../../sdk/index.js'
+import { onDiskMode, shareFolder, type DaemonGroup } from './account.js'
 
 export interface FileRecord {
   path: string
@@ -21,12 +22,6 @@ export const modeString = (m: number) => '0' + (m & 0o777).toString(8).padStart(
 
 export const releasesDir = (dataDir: string, daemon: string) => path.join(dataDir, 'releases', daemon)
 
-/**
- * The mode a rendered file gets on disk: the renderer's owner bits only (0644 → 0600),
- * as everything under DATA_DIR is private to the service user and the daemons run as
- * root for now. When they get a user of their own, group read comes back here.
- */
-export const onDiskMode = (declared: number) => declared & 0o700
 export const CURRENT = 'current'
 export const PARTIAL = '.partial'
 
@@ -49,18 +44,27 @@ export function safeRelative(p: string): string {
   return n
 }
 
-/** Write `files` into the folder `finalDir` (which must not exist), atomically as a folder. */
-export function writeRelease(finalDir: string, files: RenderedFile[], pause: () => void = () => undefined): FileRecord[] {
+/**
+ * Write `files` into the folder `finalDir` (which must not exist), atomically as a folder. Files get
+ * the owner bits of their declared mode (everything under DATA_DIR is the service user's); with the
+ * daemon's group (account.ts), group read too, and the folders 0750 for that group.
+ */
+export function writeRelease(finalDir: string, files: RenderedFile[], pause: () => void = () => undefined, group: DaemonGroup | null = null): FileRecord[] {
   const tmp = finalDir + PARTIAL
   rmSync(tmp, { recursive: true, force: true })
   mkdirSync(tmp, { recursive: true, mode: 0o700 })
+  shareFolder(tmp, group)
   const out: FileRecord[] = []
   for (const f of files) {
     const rel = safeRelative(f.path)
     const p = path.join(tmp, rel)
-    mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 })
+    for (let d = path.dirname(rel); d !== '.'; d = path.dirname(d)) {
+      if (existsSync(path.join(tmp, d))) break
+      mkdirSync(path.join(tmp, d), { recursive: true, mode: 0o700 })
+    }
+    for (let d = path.dirname(rel); d !== '.' && group; d = path.dirname(d)) shareFolder(path.join(tmp, d), group)
     const t = p + '.tmp'
-    const mode = onDiskMode(f.mode)
+    const mode = onDiskMode(f.mode, group !== null)
     const fd = openSync(t, 'w', mode)
     try {
       const buf = Buffer.from(f.content, 'utf8')
@@ -70,6 +74,7 @@ export function writeRelease(finalDir: string, files: RenderedFile[], pause: () 
     } finally {
       closeSync(fd)
     }
+    if (group) chownSync(t, -1, group.gid)
     chmodSync(t, mode) // the umask may have narrowed it
     renameSync(t, p)
     out.push({ path: rel, sha256: sha256(f.content), size: Buffer.byteLength(f.content), mode: modeString(mode) })

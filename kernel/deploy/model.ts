@@ -5,6 +5,7 @@ import type { FileRecord } from './files.js'
 
 export const DeployErrors = {
   checkFailed: defineError(422, 'DEPLOY_CHECK_FAILED', 'core:deploy.check_failed'),
+  checkSkipped: defineError(422, 'DEPLOY_CHECK_SKIPPED', 'core:deploy.check_skipped'),
   unknownDaemon: defineError(404, 'DEPLOY_DAEMON_UNKNOWN', 'core:deploy.daemon_unknown'),
   nothingToDeploy: defineError(422, 'DEPLOY_NOTHING', 'core:deploy.nothing'),
   renderFailed: defineError(422, 'DEPLOY_RENDER_FAILED', 'core:deploy.render_failed'),
@@ -35,7 +36,20 @@ export const lockWaitSetting = defineSetting(
   30,
   'How long a deploy or rollback waits for one that another node of the cluster is running to finish before answering 409 DEPLOY_IN_PROGRESS; 0 answers at once. Deploys sent to the same node queue behind each other.',
 )
-export const deploySettings = [keepReleasesSetting, lockWaitSetting]
+export const allowUncheckedSetting = defineSetting(
+  'deploy.allow_unchecked',
+  Type.Boolean(),
+  false,
+  'Activate a release whose daemon check could not run (its binary is absent). Off: such a deploy answers 422 DEPLOY_CHECK_SKIPPED and activates nothing. A check that ran and failed is never activated.',
+  { security: true },
+)
+export const logRetentionSetting = defineSetting(
+  'deploy.log_retention_days',
+  Type.Integer({ minimum: 1, maximum: 3650 }),
+  90,
+  'Days the daemons\' dated log files (the JSON lines and TACACS+ logs the ingester reads) are kept: older ones are removed at every deploy and once an hour.',
+)
+export const deploySettings = [keepReleasesSetting, lockWaitSetting, allowUncheckedSetting, logRetentionSetting]
 
 /** A deploys row (kernel/db/tables.ts). */
 export type DeployRow = RowOf<typeof DeploysTable>

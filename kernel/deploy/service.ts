@@ -29,7 +29,8 @@ import { run, runCheck, type CheckOutcome } from './check.js'
 import { unifiedDiff } from './diff.js'
 import { ClusterDeployLock, type DeployLease } from './lock.js'
 import { takeFolderLock } from './lock-file.js'
-import { DeployErrors, keepReleasesSetting, lockWaitSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
+import { openWayTo, prepareFolder, pruneLogs, resolveAccount, shareFolder, type DaemonGroup } from './account.js'
+import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
 export * from './model.js'
 import {
   CURRENT, currentRelease, PARTIAL, readCurrentRelease, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
@@ -207,13 +208,93 @@ export class DeployService implements DeploysService {
     return out
   }
 
-  private async checkDaemon(renderers: ConfigRenderer[], dir: string): Promise<CheckOutcome> {
+  /** `unchecked`: a renderer declares a check that could not run (its binary is absent). */
+  private async checkDaemon(renderers: ConfigRenderer[], dir: string): Promise<CheckOutcome & { unchecked: boolean }> {
     const outcomes: CheckOutcome[] = []
-    for (const r of renderers) outcomes.push(await runCheck((await r.check?.()) ?? null, dir, this.d.checkTimeoutMs))
+    let unchecked = false
+    for (const r of renderers) {
+      const check = (await r.check?.()) ?? null
+      const o = await runCheck(check, dir, this.d.checkTimeoutMs)
+      if (check && o.checked === null) unchecked = true
+      outcomes.push(o)
+    }
     const failed = outcomes.find((o) => !o.ok)
-    if (failed) return failed
+    if (failed) return { ...failed, unchecked }
     const ran = outcomes.filter((o) => o.checked)
-    return ran.length ? { checked: true, ok: true, output: ran.map((o) => o.output).filter(Boolean).join('\n') } : { checked: null, ok: true, output: outcomes.map((o) => o.output).join('\n') }
+    if (unchecked) return { checked: null, ok: true, unchecked, output: outcomes.map((o) => o.output).filter(Boolean).join('\n') }
+    return ran.length ? { checked: true, ok: true, unchecked, output: ran.map((o) => o.output).filter(Boolean).join('\n') } : { checked: null, ok: true, unchecked, output: outcomes.map((o) => o.output).join('\n') }
+  }
+
+  /** The account of a daemon's renderers (its group resolved), or null: it runs as whoever starts it. */
+  private daemonGroup(renderers: ConfigRenderer[], daemon: string): DaemonGroup | null {
+    try {
+      return resolveAccount(renderers.map((r) => r.account?.() ?? null), daemon)
+    } catch (e) {
+      throw DeployErrors.renderFailed({ vars: { renderer: renderers.map((r) => r.id).join(', '), message: (e as Error).message }, cause: e })
+    }
+  }
+
+  /** The release folder of a daemon, created, and given to its group when it has an account (account.ts). */
+  private releaseFolder(daemon: string, group: DaemonGroup | null): string {
+    const dir = releasesDir(this.d.dataDir, daemon)
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    if (group) openWayTo(this.d.dataDir, dir)
+    shareFolder(dir, group)
+    return dir
+  }
+
+  /**
+   * Remove from disk every release of `daemon` other than the current one that holds a cleartext
+   * credential the current one does not (a CHAP password turned off or changed): its row stays, a
+   * rollback to it answers DEPLOY_RELEASE_MISSING.
+   */
+  private purgeCleartext(daemon: string): void {
+    const renderers = this.d.renderers().map((r) => r.renderer).filter((r) => r.daemon === daemon && r.cleartextIn)
+    const dir = releasesDir(this.d.dataDir, daemon)
+    const cur = currentRelease(dir)
+    if (!renderers.length || !cur || !existsSync(dir)) return
+    const names = (root: string) => {
+      const files = readRelease(root)
+      return new Set(renderers.flatMap((r) => r.cleartextIn!(files)))
+    }
+    const kept = names(path.join(dir, cur))
+    for (const n of readdirSync(dir)) {
+      if (n === cur || !/^\d{8}T\d{9}Z-[0-9a-f]{8}$/.test(n)) continue
+      const held = [...names(path.join(dir, n))].filter((x) => !kept.has(x))
+      if (!held.length) continue
+      rmSync(path.join(dir, n), { recursive: true, force: true })
+      this.d.log.info({ daemon, release: n, credentials: held.length }, 'removed an older release holding cleartext credentials the current release no longer has')
+    }
+  }
+
+  /** Remove the daemons' dated logs older than deploy.log_retention_days (at every deploy, and hourly from startHousekeeping). */
+  async pruneOldLogs(): Promise<{ directory: string; removed: string[] }[]> {
+    const days = await this.d.settings.get(logRetentionSetting)
+    const out: { directory: string; removed: string[] }[] = []
+    for (const { renderer } of this.d.renderers()) {
+      for (const folder of renderer.folders?.() ?? []) {
+        try {
+          const removed = pruneLogs(folder, days)
+          if (removed.length) {
+            this.d.log.info({ daemon: renderer.daemon, directory: folder.directory, removed: removed.length, days }, 'removed log files older than the retention')
+            out.push({ directory: folder.directory, removed })
+          }
+        } catch (e) {
+          this.d.log.warn({ daemon: renderer.daemon, directory: folder.directory, err: (e as Error).message }, 'could not remove old log files')
+        }
+      }
+    }
+    return out
+  }
+
+  /** Log retention a minute after start, then once an hour (the server; not the command line). Returns the stop function. */
+  startHousekeeping(everyMs = 3_600_000): () => void {
+    const tick = () => void this.pruneOldLogs().catch((e: unknown) => this.d.log.warn({ err: (e as Error).message }, 'log retention failed'))
+    let timer = setTimeout(function again() {
+      tick()
+      timer = setTimeout(again, everyMs).unref()
+    }, Math.min(60_000, everyMs)).unref()
+    return () => clearTimeout(timer)
   }
 
   dryRun(daemon?: string): Promise<DryRunDaemon[]> {
@@ -273,30 +354,35 @@ export class DeployService implements DeploysService {
       const rendered = await this.renderAll(o.daemon)
       await this.step()
       const at = new Date()
-      const staged: { id: string; daemon: string; release: string; dir: string; files: FileRecord[]; check: CheckOutcome }[] = []
+      const allowUnchecked = await this.d.settings.get(allowUncheckedSetting)
+      const staged: { id: string; daemon: string; release: string; dir: string; files: FileRecord[]; check: CheckOutcome & { unchecked: boolean } }[] = []
       for (const [daemon, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
         const id = randomUUID()
-        const dir = releasesDir(this.d.dataDir, daemon)
-        mkdirSync(dir, { recursive: true, mode: 0o750 })
+        const group = this.daemonGroup(g.renderers, daemon)
+        const dir = this.releaseFolder(daemon, group)
+        for (const r of g.renderers) for (const f of r.folders?.() ?? []) prepareFolder(this.d.dataDir, f, group)
         const release = releaseName(at, id)
-        const files = writeRelease(path.join(dir, release), g.files, () => sleepSync(this.delayMs))
+        const files = writeRelease(path.join(dir, release), g.files, () => sleepSync(this.delayMs), group)
         await this.step()
         const check = await this.checkDaemon(g.renderers, path.join(dir, release))
         staged.push({ id, daemon, release, dir, files, check })
         await this.step()
       }
       const base = { node_id: this.d.nodeId, actor_id: o.actor?.id ?? null, actor_name: o.actor?.username ?? null, comment: o.comment ?? null, created_at: at }
-      const failed = staged.find((s) => !s.check.ok)
+      // A release nobody checked is refused too, unless an administrator allowed it (deploy.allow_unchecked).
+      const failed = staged.find((s) => !s.check.ok) ?? (allowUnchecked ? undefined : staged.find((s) => s.check.unchecked))
       if (failed) {
+        const skipped = failed.check.ok
         // Nothing is activated: the releases stay on disk, marked failed, for inspection.
         await this.knex.transaction(async (trx) => {
           for (const s of staged) {
-            const output = s === failed ? s.check.output : `not activated: the check of ${failed.daemon} failed${s.check.output ? '\n' + s.check.output : ''}`
+            const output = s === failed ? (skipped ? `not checked, not activated (deploy.allow_unchecked is off): ${s.check.output}` : s.check.output) : `not activated: the check of ${failed.daemon} ${skipped ? 'could not run' : 'failed'}${s.check.output ? '\n' + s.check.output : ''}`
             await trx('deploys').insert({ id: s.id, daemon: s.daemon, release: s.release, status: 'failed', checked: s.check.checked, check_output: output, files: jsonText(s.files), ...base })
             await this.d.audit.record({ action: 'deploy.failed', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, check_output: output } }, { actor: o.actor, requestId: o.requestId, trx })
           }
         })
         for (const s of staged) await this.prune(s.daemon)
+        if (skipped) throw DeployErrors.checkSkipped({ field: 'daemon', vars: { daemon: failed.daemon, output: failed.check.output.slice(0, 4000) } })
         throw DeployErrors.checkFailed({ field: 'daemon', vars: { daemon: failed.daemon, output: failed.check.output.slice(0, 4000) } })
       }
       // A deploy that lost its lease (the database was out of reach for longer than it lasts) stops here.
@@ -330,6 +416,8 @@ export class DeployService implements DeploysService {
       await this.step()
       for (const s of staged) await this.reload(s.id, s.daemon)
       for (const s of staged) await this.prune(s.daemon)
+      for (const s of staged) this.purgeCleartext(s.daemon)
+      await this.pruneOldLogs()
       return Promise.all(staged.map(async (s) => (await this.get(s.id))!))
     })
   }
@@ -375,6 +463,7 @@ export class DeployService implements DeploysService {
       })
       switchCurrent(dir, row.release)
       await this.reload(id, row.daemon)
+      this.purgeCleartext(row.daemon)
       return (await this.get(id))!
     })
   }

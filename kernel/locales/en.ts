@@ -93,6 +93,7 @@ export default {
   deploy: {
     in_progress: 'Another deploy is running (node {{node}}, process {{pid}}); try again when it is done.',
     check_failed: 'The configuration check of {{daemon}} failed; nothing was deployed: {{output}}',
+    check_skipped: 'The configuration of {{daemon}} could not be checked ({{output}}); nothing was deployed. Install the daemon\'s binary (or point its server option at it), or let an administrator set deploy.allow_unchecked to deploy without the check.',
     daemon_unknown: 'No renderer produces configuration for daemon "{{daemon}}" (known: {{known}}).',
     nothing: 'No loaded plugin renders any daemon configuration.',
     nothing_deployed: 'Nothing is deployed yet for {{daemon}}: POST /api/v1/deploys renders the configuration, checks it with the daemon and activates it.',

@@ -62,6 +62,24 @@ export function protectDataDir(dataDir: string, log?: Logger): ProtectResult {
     return out
   }
   const uid = process.getuid?.()
+  const gid = process.getgid?.()
+  // A folder the deploy gave to a daemon's group (kernel/deploy/account.ts: another group, group read
+  // and search) is the daemon's: left alone, and the folders on the way to it keep search-only (0711).
+  const daemonFolder = (s: Stats) => s.isDirectory() && gid !== undefined && s.gid !== gid && (s.mode & 0o050) === 0o050
+  const onTheWay = new Set<string>()
+  for (const stack = [root]; stack.length; ) {
+    const p = stack.pop()!
+    try {
+      for (const e of readdirSync(p, { withFileTypes: true })) {
+        if (!e.isDirectory()) continue
+        const child = path.join(p, e.name)
+        if (!daemonFolder(lstatSync(child))) stack.push(child)
+        else for (let a = p; a !== path.dirname(root); a = path.dirname(a)) onTheWay.add(a)
+      }
+    } catch {
+      // unreadable or removed meanwhile: the walk below reports it
+    }
+  }
   const stack = [root]
   while (stack.length) {
     const p = stack.pop()!
@@ -71,7 +89,7 @@ export function protectDataDir(dataDir: string, log?: Logger): ProtectResult {
     } catch {
       continue // removed meanwhile (a temporary file)
     }
-    if (s.isSymbolicLink()) continue
+    if (s.isSymbolicLink() || daemonFolder(s)) continue
     if (s.isDirectory()) {
       try {
         for (const name of readdirSync(p)) stack.push(path.join(p, name))
@@ -80,13 +98,14 @@ export function protectDataDir(dataDir: string, log?: Logger): ProtectResult {
       }
     }
     const mode = s.mode & 0o7777
-    if ((mode & 0o7077) === 0) continue
+    const allowed = onTheWay.has(p) ? 0o711 : 0o700
+    if ((mode & ~allowed & 0o7777) === 0) continue
     if (uid !== undefined && uid !== 0 && s.uid !== uid) {
       out.failed.push(p)
       continue
     }
     try {
-      chmodSync(p, mode & 0o700)
+      chmodSync(p, mode & allowed)
       out.repaired++
     } catch {
       out.failed.push(p)

@@ -66,8 +66,14 @@ describe('portcullis CLI', function () {
       expect((await cli(['check', '--daemon', 'motd'], env)).code).to.equal(2)
     })
 
-    it('deploy activates, deploy --dry-run shows no change, an unknown daemon fails', async () => {
-      const d = await cli(['deploy', '--comment', 'from the cli'], env)
+    it('deploy refuses a release its daemon could not check, activates, deploy --dry-run shows no change, an unknown daemon fails', async () => {
+      // No tac_plus-ng binary: its check cannot run, so nothing is activated (deploy.allow_unchecked is off).
+      const refused = await cli(['deploy', '--comment', 'from the cli'], env)
+      expect(refused.code).to.equal(1)
+      expect(refused.stderr).to.match(/DEPLOY_CHECK_SKIPPED: The configuration of tac_plus-ng could not be checked \(tac_plus-ng not found: check skipped\); nothing was deployed/)
+      expect(current(dataDir, 'motd')).to.equal(null)
+      // motd declares no check: nothing to run, so nothing is refused.
+      const d = await cli(['deploy', '--daemon', 'motd', '--comment', 'from the cli'], env)
       expect(d.code, d.stderr).to.equal(0)
       expect(d.stdout).to.match(/^motd: ACTIVE  release (\S+)/m)
       const release = /^motd: ACTIVE {2}release (\S+)/m.exec(d.stdout)![1]

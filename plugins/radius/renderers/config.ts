@@ -25,10 +25,11 @@
  * database can end a string, open a section or be expanded. See
  * docs/freeradius.md.
  */
+import { createHash } from 'node:crypto'
 import path from 'node:path'
 import type { Knex } from 'knex'
 import { freeradiusLogModules } from '../../../sdk/logs/freeradius.js'
-import type { ConfigRenderer, DaemonCheck, IdentityService, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
+import type { ConfigRenderer, DaemonAccount, DaemonCheck, IdentityService, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
 import type { InventoryService } from '../../inventory/api.js'
 import type { RadiusPolicySource, RadiusService } from '../api.js'
 import { quoteValue } from '../services/values.js'
@@ -49,6 +50,15 @@ function qpath(value: string, what: string, list = false): string {
     throw new FreeradiusRenderError(`${what} must be ${list ? 'absolute paths separated by ":"' : 'an absolute path'} without control characters, quotes, backslashes, "%", "$" or braces`)
   }
   return `"${parts.map((p) => p.replace(/(.)\/+$/, '$1')).join(':')}"`
+}
+
+const ACCOUNT = /^(?:[0-9]+|[A-Za-z_][A-Za-z0-9_.-]*)$/
+
+/** FreeRADIUS opens its sockets and its log as root, then runs as the account; `-C` refuses an unknown name. */
+function securityAccount(account: DaemonAccount | null): string[] {
+  if (!account) return []
+  for (const v of [account.user, account.group]) if (!ACCOUNT.test(v)) throw new FreeradiusRenderError(`the daemon account "${v}" is not a user or group name`)
+  return [`${T}# The daemon runs as this account (server options radius.daemon_user and radius.daemon_group).`, `${T}user = ${account.user}`, `${T}group = ${account.group}`]
 }
 
 function radiusdConf(input: FreeradiusConfigInput): string {
@@ -88,6 +98,7 @@ function radiusdConf(input: FreeradiusConfigInput): string {
     '}',
     '',
     'security {',
+    ...securityAccount(input.account ?? null),
     `${T}allow_core_dumps = no`,
     `${T}max_attributes = 200`,
     `${T}reject_delay = 1`,
@@ -227,7 +238,37 @@ export interface FreeradiusRendererDeps {
     runDirectory: ServerOptionRef<string | null>
     libdir: ServerOptionRef<string | null>
     binary: ServerOptionRef<string>
+    user: ServerOptionRef<string | null>
+    group: ServerOptionRef<string | null>
   }
+}
+
+/** The account of server options radius.daemon_user / radius.daemon_group: both or neither. */
+function daemonAccount(d: FreeradiusRendererDeps): DaemonAccount | null {
+  const [user, group] = [d.serverOptions.get(d.refs.user), d.serverOptions.get(d.refs.group)]
+  if (user === null && group === null) return null
+  if (user === null || group === null) throw new FreeradiusRenderError('set both server options radius.daemon_user and radius.daemon_group, or neither')
+  return { user, group }
+}
+
+const logDirectoryOf = (d: FreeradiusRendererDeps) => d.serverOptions.get(d.refs.logDirectory) ?? path.join(d.dataDir, 'logs', 'radius')
+const runDirectoryOf = (d: FreeradiusRendererDeps) => d.serverOptions.get(d.refs.runDirectory) ?? path.join(d.dataDir, 'run', 'freeradius')
+
+/**
+ * The cleartext passwords of a release (CHAP, `portcullis/verifiers`), each named by a hash of its
+ * user's case and its line: the deploy removes an older release holding one the current release no
+ * longer has (CHAP turned off, the password changed, the user gone).
+ */
+export function freeradiusCleartextIn(files: { path: string; content: string }[]): string[] {
+  const file = files.find((f) => f.path === 'portcullis/verifiers')
+  if (!file) return []
+  const out: string[] = []
+  let user = ''
+  for (const line of file.content.split('\n')) {
+    if (/^\s*case /.test(line)) user = line.trim()
+    else if (/^\s*&Cleartext-Password :?= /.test(line)) out.push(createHash('sha256').update(`${user}\n${line.trim()}`).digest('hex'))
+  }
+  return out
 }
 
 export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRenderer => ({
@@ -237,7 +278,6 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
     const address = await d.settings.get(d.refs.listenAddress, snapshot)
     const authPort = await d.settings.get(d.refs.authPort, snapshot)
     const acctPort = await d.settings.get(d.refs.acctPort, snapshot)
-    const logDirectory = d.serverOptions.get(d.refs.logDirectory)
     const deviceGroups = await d.inventory.listGroups(snapshot)
     // Every secret in one statement (one query per device made 10,000 devices take seconds).
     const secrets = await d.inventory.allDeviceSecrets('radius_secret', snapshot)
@@ -252,8 +292,9 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
     const rules = source ? await source.listRules(snapshot) : null
     return buildFreeradiusConfig({
       listen: { address, authPort, acctPort },
-      logDirectory: logDirectory ?? path.join(d.dataDir, 'logs', 'radius'),
-      runDirectory: d.serverOptions.get(d.refs.runDirectory) ?? path.join(d.dataDir, 'run', 'freeradius'),
+      logDirectory: logDirectoryOf(d),
+      runDirectory: runDirectoryOf(d),
+      account: daemonAccount(d),
       libdir: d.serverOptions.get(d.refs.libdir) ?? FREERADIUS_LIBDIRS,
       deviceGroups,
       devices,
@@ -269,4 +310,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
     // the daemon's log (or created at all: without -l, -C creates logdir and appends to radius.log).
     return { binary, args: (dir) => ['-C', '-l', 'stdout', '-d', dir] }
   },
+  account: () => daemonAccount(d),
+  folders: () => [{ directory: logDirectoryOf(d), logs: /^radius-(?:auth|acct)-\d{4}-\d{2}-\d{2}\.jsonl$/ }, { directory: runDirectoryOf(d) }],
+  cleartextIn: freeradiusCleartextIn,
 })

@@ -3,7 +3,7 @@
  * builder (config.ts) and the policy compiler (policy.ts) both import it and
  * neither imports the other back (imports go one way: test/imports.test.ts).
  */
-import type { NetworkLoginRefusal, NetworkUser } from '../../../sdk/index.js'
+import type { DaemonAccount, NetworkLoginRefusal, NetworkUser } from '../../../sdk/index.js'
 import type { Device, DeviceGroup } from '../../inventory/api.js'
 import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
 
@@ -15,6 +15,8 @@ export interface FreeradiusConfigInput {
   runDirectory: string
   /** Where FreeRADIUS looks for its modules (rlm_*.so): absolute folders separated by ":". */
   libdir: string
+  /** The unprivileged account the daemon runs as (security { user group }); null or absent: as it was started. */
+  account?: DaemonAccount | null
   deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
   devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; radiusSecret: string | null }[]
   users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers'>[]

@@ -16,7 +16,24 @@ export const freeradiusSettingRefs = {
 export const freeradiusSettings = Object.values(freeradiusSettingRefs)
 
 /** Paths and programs: server options, from the server's configuration only (a daemon running as root writes where this points). */
+/** A system user or group: a name as useradd takes it, or a numeric id. */
+const ACCOUNT = Type.String({ minLength: 1, maxLength: 32, pattern: '^(?:[0-9]+|[A-Za-z_][A-Za-z0-9_.-]*)$' })
+
 export const freeradiusOptionRefs = {
+  user: defineServerOption(
+    'radius.daemon_user',
+    Nullable(ACCOUNT),
+    null,
+    'The unprivileged system user FreeRADIUS runs as (`security { user group }` in radiusd.conf: it opens its sockets as root, then runs as it); its release files are then readable by the group of `radius.daemon_group` only (0640) and its log folders writable by it. `null`: it runs as whoever starts it (root). Must exist on the machine: the deploy check fails otherwise.',
+    { env: 'FREERADIUS_USER' },
+  ),
+  group: defineServerOption(
+    'radius.daemon_group',
+    Nullable(ACCOUNT),
+    null,
+    'The system group FreeRADIUS runs as, with `radius.daemon_user` (both or neither): it reads the release files, owns the log files; the platform reads the logs as a member of it (or as root).',
+    { env: 'FREERADIUS_GROUP' },
+  ),
   logDirectory: defineServerOption(
     'radius.log_directory',
     Nullable(Type.String({ minLength: 2, maxLength: 500, pattern: '^/(?!.*\\$)(?!.*%)[^\\u0000-\\u001f"\\\\{}]*$' })),

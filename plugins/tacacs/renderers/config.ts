@@ -22,7 +22,7 @@
  */
 import path from 'node:path'
 import type { Knex } from 'knex'
-import type { ConfigRenderer, IdentityService, NetworkUser, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
+import type { ConfigRenderer, DaemonAccount, IdentityService, NetworkUser, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
 import type { Device, DeviceGroup, InventoryService } from '../../inventory/api.js'
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
 import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
@@ -35,6 +35,8 @@ export interface TacPlusNgConfigInput {
   listen: { address: string; port: number }
   /** Absolute folder the daemon writes its logs to. */
   logDirectory: string
+  /** The unprivileged account the workers run as (spawn userid/groupid); null: as the daemon was started. */
+  account?: DaemonAccount | null
   deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
   devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; tacacsKey: string | null }[]
   userGroups: { id: string; name: string }[]
@@ -142,6 +144,18 @@ function renderUsers(input: TacPlusNgConfigInput): string[] {
   return out
 }
 
+const ACCOUNT = /^(?:[0-9]+|[A-Za-z_][A-Za-z0-9_.-]*)$/
+
+/**
+ * spawnd keeps root (it listens on port 49) and starts the workers as the account: they read the
+ * configuration, answer the devices and write the logs. tac_plus-ng refuses an unknown name (`-P`).
+ */
+function spawnAccount(account: DaemonAccount | null): string[] {
+  if (!account) return []
+  for (const v of [account.user, account.group]) if (!ACCOUNT.test(v)) throw new TacPlusNgRenderError(`the daemon account "${v}" is not a user or group name`)
+  return [`${T}${tacComment('The workers run as this account (server options tacacs.daemon_user and tacacs.daemon_group)')}`, `${T}spawn {`, `${T}${T}userid = ${tacString(account.user)}`, `${T}${T}groupid = ${tacString(account.group)}`, `${T}}`]
+}
+
 /** The configuration text. Same input, same bytes. */
 export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   const { address, port } = input.listen
@@ -157,6 +171,9 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   // turned it off. This restores caseless matching for everything in this block, as the command
   // simulation (and the profile texts) expect.
   section('Regular expressions match regardless of case', ['regex-match-case = no'])
+  // Named "umask", but tac_plus-ng gives it to open(2) as the mode of the log files it creates (and
+  // to their folders, with search): never readable by others, group read for the ingester.
+  section('Log files: 0640 (folders 0750)', ['umask = 0640'])
   section('Logs for the platform ingester (format: plugins/tacacs/renderers/log-format.ts)', renderLogs(input.logDirectory))
   section('Devices; device groups are device blocks named "group:NAME" that their members nest in', renderDevices(input))
 
@@ -177,6 +194,7 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
     `${T}${T}address = ${tacString(address)}`,
     `${T}${T}port = ${port}`,
     `${T}}`,
+    ...spawnAccount(input.account ?? null),
     '}',
     '',
     'id = tac_plus-ng {',
@@ -196,8 +214,18 @@ export interface TacPlusNgRendererDeps {
   policySource: () => PolicySource | null
   /** Where logs go when the log directory setting is null: the platform's data folder. */
   dataDir: string
-  refs: { listenAddress: SettingRef<string>; listenPort: SettingRef<number>; logDirectory: ServerOptionRef<string | null> }
+  refs: { listenAddress: SettingRef<string>; listenPort: SettingRef<number>; logDirectory: ServerOptionRef<string | null>; user: ServerOptionRef<string | null>; group: ServerOptionRef<string | null> }
 }
+
+/** The account of server options tacacs.daemon_user / tacacs.daemon_group: both or neither. */
+function daemonAccount(d: TacPlusNgRendererDeps): DaemonAccount | null {
+  const [user, group] = [d.serverOptions.get(d.refs.user), d.serverOptions.get(d.refs.group)]
+  if (user === null && group === null) return null
+  if (user === null || group === null) throw new TacPlusNgRenderError('set both server options tacacs.daemon_user and tacacs.daemon_group, or neither')
+  return { user, group }
+}
+
+const logDirectoryOf = (d: TacPlusNgRendererDeps) => d.serverOptions.get(d.refs.logDirectory) ?? path.join(d.dataDir, 'logs', 'tacacs')
 
 /** Rule texts in order: the very `renderRule` text the preview shows, with the profile's name. */
 async function renderRules(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction, profiles: TacacsProfile[]): Promise<string[] | null> {
@@ -212,7 +240,7 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
   id: 'tacacs.tac_plus-ng',
   daemon: 'tac_plus-ng',
   async render(snapshot: Knex.Transaction): Promise<RenderedFile[]> {
-    const [address, port, logDirectory] = [await d.settings.get(d.refs.listenAddress, snapshot), await d.settings.get(d.refs.listenPort, snapshot), d.serverOptions.get(d.refs.logDirectory)]
+    const [address, port] = [await d.settings.get(d.refs.listenAddress, snapshot), await d.settings.get(d.refs.listenPort, snapshot)]
     const deviceGroups = await d.inventory.listGroups(snapshot)
     // Every key in one statement (one query per device made 10,000 devices take seconds).
     const keys = await d.inventory.allDeviceSecrets('tacacs_key', snapshot)
@@ -228,7 +256,8 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
     const rules = await renderRules(d, snapshot, profileList)
     const content = buildTacPlusNgConfig({
       listen: { address, port },
-      logDirectory: logDirectory ?? path.join(d.dataDir, 'logs', 'tacacs'),
+      logDirectory: logDirectoryOf(d),
+      account: daemonAccount(d),
       deviceGroups,
       devices,
       userGroups,
@@ -238,4 +267,7 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
     })
     return [{ path: TAC_PLUS_NG_CONFIG_FILE, content, mode: 0o600 }]
   },
+  account: () => daemonAccount(d),
+  // The dated logs of log-format.ts (authentication-2026-11-23.log …): removed after deploy.log_retention_days.
+  folders: () => [{ directory: logDirectoryOf(d), logs: /^(?:authentication|authorization|accounting)-\d{4}-\d{2}-\d{2}\.log$/ }],
 })

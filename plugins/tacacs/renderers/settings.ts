@@ -15,7 +15,24 @@ export const tacPlusNgSettingRefs = {
 export const tacPlusNgSettings = Object.values(tacPlusNgSettingRefs)
 
 /** Paths and programs: server options, from the server's configuration only (a daemon running as root writes where this points). */
+/** A system user or group: a name as useradd takes it, or a numeric id. */
+const ACCOUNT = Type.String({ minLength: 1, maxLength: 32, pattern: '^(?:[0-9]+|[A-Za-z_][A-Za-z0-9_.-]*)$' })
+
 export const tacPlusNgOptionRefs = {
+  user: defineServerOption(
+    'tacacs.daemon_user',
+    Nullable(ACCOUNT),
+    null,
+    'The unprivileged system user tac_plus-ng runs as (`spawn { userid groupid }`: the workers that read the configuration, answer devices and write the logs run as it; the spawnd process keeps root to listen on port 49); its release files are then readable by the group of `tacacs.daemon_group` only (0640) and its log folders writable by it. `null`: it runs as whoever starts it (root). Must exist on the machine: the deploy check fails otherwise.',
+    { env: 'TAC_PLUS_NG_USER' },
+  ),
+  group: defineServerOption(
+    'tacacs.daemon_group',
+    Nullable(ACCOUNT),
+    null,
+    'The system group tac_plus-ng runs as, with `tacacs.daemon_user` (both or neither): it reads the release files, owns the log files; the platform reads the logs as a member of it (or as root).',
+    { env: 'TAC_PLUS_NG_GROUP' },
+  ),
   logDirectory: defineServerOption(
     'tacacs.log_directory',
     Nullable(Type.String({ minLength: 2, maxLength: 500, pattern: '^/(?!.*\\$\\{)[^\\u0000-\\u001f]*$' })),
