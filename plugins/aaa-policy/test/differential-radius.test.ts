@@ -1,0 +1,176 @@
+/**
+ * RADIUS differential: random policies made through the API (differential-radius-policy.ts),
+ * the FreeRADIUS tree rendered, checked and run, then many random requests (user × NAS source
+ * address × PAP/CHAP/MS-CHAPv2 × right or wrong password) sent with radclient from the NAS's own
+ * loopback address (Packet-Src-IP-Address: radclient binds it) and asked of
+ * POST /api/v1/aaa/policy/test with the same method. They must agree: Access-Accept exactly
+ * where the test permits and the password is right, and then the profile's reply attributes.
+ *
+ * Replay a run with RADIUS_DIFF_SEED=<seed> (printed on failure); size it with
+ * RADIUS_DIFF_ROUNDS (policies, default 2) and RADIUS_DIFF_REQUESTS (requests per policy,
+ * default 160). KEEP_FREERADIUS_DIR=1 keeps the rendered tree; RADIUS_DIFF_VERBOSE=1 prints every
+ * case's method and the test's answer. Skips without FreeRADIUS.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { expect } from 'chai'
+import { ntHash } from '../../../sdk/md4.js'
+import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import {
+  checkConfig, FREERADIUS_PRESENT, FREERADIUS_SKIP, freeUdpPort, mschapv2Pairs, rcString, renderFreeradius, startFreeradius, writeRelease, type RunningFreeradius,
+} from '../../radius/test/e2e-support.js'
+import { mapLimit, PLUGINS, seededRandom, setSetting } from '../../tacacs/test/e2e/support.js'
+import { buildRadiusPolicy, radclientAuth, radiusClientFor, type Policy } from './differential-radius-policy.js'
+
+const SEED = Number(process.env.RADIUS_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31))
+const ROUNDS = Number(process.env.RADIUS_DIFF_ROUNDS ?? 2)
+const REQUESTS = Number(process.env.RADIUS_DIFF_REQUESTS ?? 160)
+/** Rejects come after FreeRADIUS's reject_delay (1 s) and unknown clients after radclient's timeout: send side by side. */
+const PARALLEL = 16
+
+type Method = 'pap' | 'chap' | 'mschapv2'
+const METHODS: Method[] = ['pap', 'chap', 'mschapv2']
+/** What FreeRADIUS adds to an accept on its own (signature, MS-CHAPv2 mutual authentication and keys), not the profile's. */
+const PROTOCOL_ATTRIBUTES = /^(Message-Authenticator|Proxy-State|MS-CHAP2-Success|MS-MPPE-.*)$/
+
+/** The request's attributes: the user, the method's proof of the password, the NAS's address, sent from that address. */
+function requestPairs(user: string, method: Method, password: string, from: string): string[] {
+  const nas = [`NAS-IP-Address = ${from}`, `Packet-Src-IP-Address = ${from}`, 'Message-Authenticator = 0x00']
+  const pw = Buffer.from(password, 'utf8')
+  if (method === 'pap') return [`User-Name = ${rcString(user)}`, `User-Password = ${rcString(password)}`, ...nas]
+  // radclient computes the CHAP response itself (RFC 1994, with a CHAP-Challenge of its own) from the value given as
+  // CHAP-Password; given as hex, every byte of the password goes as it is (in its quoted strings `\\` stays two bytes).
+  if (method === 'chap') return [`User-Name = ${rcString(user)}`, `CHAP-Password = 0x${pw.toString('hex')}`, ...nas]
+  return [...mschapv2Pairs(user, ntHash(password).toString('hex'), randomBytes(16), randomBytes(16)), ...nas]
+}
+
+/** radclient prints octets as hex: compare a text Class as its bytes. */
+const canonical = (a: { name: string; value: string }) =>
+  a.name === 'Class' && !a.value.startsWith('0x') ? `${a.name}=0x${Buffer.from(a.value).toString('hex')}` : `${a.name}=${a.value}`
+
+const flipCase = (s: string) => [...s].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('')
+
+interface Case {
+  user: string
+  from: string
+  method: Method
+  rightPassword: boolean
+  password: string
+}
+
+describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test decide alike', function () {
+  before(function () {
+    if (!FREERADIUS_PRESENT) {
+      console.log(`      skipped: ${FREERADIUS_SKIP}`)
+      this.skip()
+    }
+  })
+
+  for (let round = 0; round < ROUNDS; round++) {
+    describe(`random policy ${round + 1} of ${ROUNDS} (seed ${SEED})`, function () {
+      let t: TestApp
+      let dir: string
+      let daemon: RunningFreeradius | undefined
+      let port = 0
+      let policy: Policy
+      const r = seededRandom(SEED + round * 7919)
+
+      before(async function () {
+        if (!FREERADIUS_PRESENT) return this.skip()
+        this.timeout(120_000)
+        dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-radius-diff-'))
+        t = await startTestApp({ plugins: PLUGINS, options: { 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run') } })
+        policy = await buildRadiusPolicy(t, r, round)
+        port = await freeUdpPort()
+        await setSetting(t, 'radius.listen_address', '127.0.0.1')
+        await setSetting(t, 'radius.auth_port', port)
+        await setSetting(t, 'radius.acct_port', await freeUdpPort())
+        const release = path.join(dir, 'release')
+        mkdirSync(release)
+        writeRelease(release, await renderFreeradius(t))
+        const check = checkConfig(release)
+        expect(check.ok, `freeradius -C:\n${check.output}`).to.equal(true)
+        daemon = await startFreeradius(release)
+      })
+      after(async () => {
+        await daemon?.stop()
+        await t?.stop()
+        if (dir && !process.env.KEEP_FREERADIUS_DIR) rmSync(dir, { recursive: true, force: true })
+      })
+
+      /** An address in a device's prefix (its own for a /32). */
+      const hostIn = (address: string): string => {
+        const [net, len] = address.split('/')
+        if (len === '32') return net
+        const o = net.split('.').map(Number)
+        const host = o[2] * 256 + o[3] + 1 + r.int(2 ** (32 - Number(len)) - 2)
+        return `${o[0]}.${o[1]}.${Math.floor(host / 256)}.${host % 256}`
+      }
+      /** A source address: a device's own, inside a device's prefix, or one only a wide prefix (or none) holds. */
+      const randomSource = (): string => {
+        if (r.bool(0.1)) return `${policy.base}.${r.pick([0, 1, 2, 3, 200])}.${200 + r.int(50)}`
+        // Mostly addresses FreeRADIUS has a client for, so that plenty of requests get past the client check.
+        const wantKnown = r.bool(0.85)
+        let ip = hostIn(r.pick(policy.devices).address)
+        for (let i = 0; i < 8 && wantKnown && !radiusClientFor(policy, ip); i++) ip = hostIn(r.pick(policy.devices).address)
+        return ip
+      }
+      const randomCase = (): Case => {
+        const roll = r.next()
+        const u = r.pick(policy.users)
+        const user = roll < 0.05 ? 'nobody-here' : roll < 0.1 ? flipCase(u.username) : u.username
+        const rightPassword = u.password !== null && r.bool(0.8)
+        // Wrong by its first character: a longer one could be cut back to the right one (PAP carries 128 octets).
+        const known = u.password ?? 'Never-Set-Password-1'
+        const password = rightPassword ? known : (known.startsWith('#') ? '%' : '#') + known.slice(1)
+        return { user, from: randomSource(), method: r.pick(METHODS), rightPassword, password }
+      }
+
+      it('Access-Accept exactly where the policy test permits (right password), with the profile\'s reply attributes', async function () {
+        this.timeout(300_000)
+        const started = Date.now()
+        const cases = Array.from({ length: REQUESTS }, randomCase)
+        const disagreements: string[] = []
+        const tally = { accept: 0, reject: 0, noAnswer: 0 }
+        const accepts: Record<Method, number> = { pap: 0, chap: 0, mschapv2: 0 }
+        await mapLimit(cases, PARALLEL, async (c) => {
+          const secret = radiusClientFor(policy, c.from)?.secret ?? 'no-client-has-this-address'
+          const [reply, sim] = await Promise.all([
+            radclientAuth(port, secret, requestPairs(c.user, c.method, c.password, c.from)),
+            t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol: 'radius', username: c.user, nas_ip: c.from, method: c.method } }).then((res) => {
+              expect(res.status, JSON.stringify(res.body)).to.equal(200)
+              return res.body
+            }),
+          ])
+          if (reply.code === 'Access-Accept') tally.accept++
+          else if (reply.code === 'Access-Reject') tally.reject++
+          else tally.noAnswer++
+          const accepted = reply.code === 'Access-Accept'
+          if (accepted) accepts[c.method]++
+          if (process.env.RADIUS_DIFF_VERBOSE) console.log(c.method, c.rightPassword, sim.decision, sim.reason)
+          const want = sim.decision === 'permit' && c.rightPassword
+          const daemonAttrs = reply.attributes.filter((a) => !PROTOCOL_ATTRIBUTES.test(a.name)).map(canonical)
+          const simAttrs = (sim.attributes as { name: string; value: string }[]).map(canonical)
+          // FreeRADIUS answers every client it knows and drops the others' packets unanswered (radclient's own errors show here too).
+          const answeredAsExpected = (reply.code !== null) === (radiusClientFor(policy, c.from) !== null)
+          const same = answeredAsExpected && accepted === want && (!accepted || JSON.stringify(daemonAttrs) === JSON.stringify(simAttrs))
+          if (!same) {
+            disagreements.push(
+              JSON.stringify({
+                case: { ...c, client: radiusClientFor(policy, c.from)?.name ?? null },
+                daemon: { code: reply.code, attributes: daemonAttrs, ...(reply.code ? {} : { radclient: reply.raw.slice(-600) }) },
+                policy_test: { decision: sim.decision, reason: sim.reason, device: sim.device?.name ?? null, rule: sim.matched_rule?.name ?? null, attributes: simAttrs },
+              }),
+            )
+          }
+        })
+        const seconds = ((Date.now() - started) / 1000).toFixed(1)
+        expect(disagreements, `${disagreements.length} of ${cases.length} requests disagree (replay: RADIUS_DIFF_SEED=${SEED} KEEP_FREERADIUS_DIR=1; tree ${dir}):\n${disagreements.slice(0, 15).join('\n')}`).to.deep.equal([])
+        // A policy that accepts nothing would prove little: say how much was accepted.
+        console.log(`      ${cases.length} requests in ${seconds} s: ${tally.accept} accepted (PAP ${accepts.pap}, CHAP ${accepts.chap}, MS-CHAPv2 ${accepts.mschapv2}), ${tally.reject} rejected, ${tally.noAnswer} unanswered (unknown client)`)
+      })
+    })
+  }
+})
