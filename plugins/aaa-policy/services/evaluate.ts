@@ -28,6 +28,7 @@ import type { Device, InventoryService } from '../../inventory/api.js'
 import type { RadiusService } from '../../radius/api.js'
 import type { TacacsProfile, TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
+import { firstMatch } from './first-match.js'
 import type { METHODS, PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
 
 export type PolicyTestInput = Static<typeof PolicyTestRequest>
@@ -76,36 +77,6 @@ async function loginRefusal(d: EvaluateDeps, db: Knex.Transaction, protocol: key
     return `CHAP is not supported for user ${user.username}: it needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and holding no control character); FreeRADIUS rejects`
   }
   return null
-}
-
-/** Why WHO does or does not match; null when it matches. */
-function whoMismatch(rule: PolicyRuleView, user: UserRow, groupIds: Set<string>): string | null {
-  switch (rule.who.type) {
-    case 'any':
-      return null
-    case 'user':
-      return rule.who.user_id === user.id ? null : `user is not ${rule.who.username}`
-    case 'group':
-      return groupIds.has(rule.who.group_id) ? null : `user ${user.username} is not a member of group ${rule.who.group_name}`
-  }
-}
-
-function whereMismatch(rule: PolicyRuleView, device: Device, deviceGroups: Set<string>): string | null {
-  switch (rule.where.type) {
-    case 'any':
-      return null
-    case 'device':
-      return rule.where.device_id === device.id ? null : `device ${device.name} is not ${rule.where.device_name}`
-    case 'device_group':
-      return deviceGroups.has(rule.where.device_group_id) ? null : `device ${device.name} is not in group ${rule.where.device_group_name}`
-  }
-}
-
-function matchedReason(rule: PolicyRuleView, user: UserRow, device: Device): string {
-  const who = rule.who.type === 'group' ? `user ${user.username} in group ${rule.who.group_name}` : rule.who.type === 'user' ? `user ${user.username}` : 'any user'
-  const where =
-    rule.where.type === 'device_group' ? `device ${device.name} in group ${rule.where.device_group_name}` : rule.where.type === 'device' ? `device ${device.name}` : 'any device'
-  return `matched: ${who}, ${where}`
 }
 
 export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput): Promise<PolicyTestResult> {
@@ -171,6 +142,7 @@ async function decide(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestIn
   const groupIds = new Set(await d.identity.groupIdsOf(user.id, db))
   const deviceGroups = new Set(await d.inventory.deviceGroupIds(device.id, db))
   const rules = await d.listRules(db)
+  // The walk and its trace: services/first-match.ts (the parts of each step that do not depend on the request are prepared once per list).
   const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace)
   if (!matched) return deny('no enabled rule matched (the default rule is disabled): the daemon denies when no rule decides')
   result.matched_rule = { id: matched.id, name: matched.name, position: matched.position }
@@ -178,17 +150,6 @@ async function decide(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestIn
   const profileId = protocol === 'tacacs' ? matched.tacacs_profile_id : matched.radius_profile_id
   if (!profileId) return deny(`rule ${matched.name} has no ${PROTOCOL[protocol]} profile, so it denies`)
   return protocol === 'tacacs' ? permitTacacs(d, db, input, result, matched, profileId) : permitRadius(d, db, result, matched, profileId)
-}
-
-/** Every rule tried, in order, into `trace`; the first one that matches, or null. */
-export function firstMatch(rules: readonly PolicyRuleView[], user: UserRow, device: Device, groupIds: Set<string>, deviceGroups: Set<string>, trace: Step[]): PolicyRuleView | null {
-  for (const rule of rules) {
-    const step = { rule_id: rule.id, name: rule.name, position: rule.position, enabled: rule.enabled }
-    const why = !rule.enabled ? 'disabled' : (whoMismatch(rule, user, groupIds) ?? whereMismatch(rule, device, deviceGroups))
-    trace.push({ ...step, matched: why === null, reason: why ?? (rule.is_default ? 'matched: the default rule (any user, any device)' : matchedReason(rule, user, device)) })
-    if (why === null) return rule
-  }
-  return null
 }
 
 async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
@@ -203,15 +164,27 @@ async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: Policy
     if (refused) return Object.assign(result, { decision: 'deny' as const, reason: `enable login: rule ${rule.name} gives TACACS+ profile ${profile.name}, ${refused}` })
   }
   const service = input.service ?? 'shell'
-  // The rendered profile answers service shell only (priv-lvl and attributes at the shell's start,
-  // then the command sets); for any other service its script gives no verdict, and the daemon denies.
+  // The rendered profile answers service shell (priv-lvl and attributes at the shell's start, then the
+  // command sets) and each of its services (their attributes, permit; compared case-sensitively, as
+  // tac_plus-ng's `service ==` does); for any other service its script gives no verdict: deny.
   if (service !== 'shell') {
-    return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} gives TACACS+ profile ${profile.name}, which answers service shell only: the daemon denies service ${service}` })
+    const svc = profile.services.find((s) => s.service === service)
+    if (!svc) {
+      const answers = ['shell', ...profile.services.map((s) => s.service)].join(', ')
+      return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} gives TACACS+ profile ${profile.name}, which answers service ${answers} only: the daemon denies service ${service}` })
+    }
+    result.attributes = avPairs(svc.attributes)
+    return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits service ${service} with TACACS+ profile ${profile.name}` })
   }
-  result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...profile.shell_attributes.map((a) => ({ name: a.name, value: a.value }))]
+  result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...avPairs(profile.shell_attributes)]
   if (input.command !== undefined) result.command_decision = await tacacs.authorizeCommand(profile, input.command, db)
   return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
 }
+
+type Attr = { name: string; value: string; optional?: boolean }
+/** Attributes as the NAS receives them: tac_plus-ng sends the mandatory ones (`set`) first, then the optional ones (`add`), each in order. */
+const avPairs = (attrs: readonly Attr[]) =>
+  [...attrs.filter((a) => !a.optional), ...attrs.filter((a) => a.optional)].map((a) => (a.optional ? { name: a.name, value: a.value, optional: true } : { name: a.name, value: a.value }))
 
 /**
  * Why tac_plus-ng refuses `enable` (level 15, what the NAS's `enable` asks) under this profile, or
