@@ -32,9 +32,18 @@ export interface CommandSet {
 }
 
 export interface ShellAttribute {
-  /** A TACACS+ attribute of service shell (`idletime`, `timeout`, `autocmd`, or a vendor AV pair name). */
+  /** A TACACS+ attribute of service shell (`idletime`, `timeout`, `autocmd`, or a vendor AV pair name such as `shell:roles`). */
   name: string
   value: string
+  /** true: sent as an optional AV pair (`name*value`, tac_plus-ng `add`); absent or false: mandatory (`name=value`, `set`). */
+  optional?: boolean
+}
+
+/** A service other than shell that the profile authorizes, with the attributes it returns. */
+export interface ProfileService {
+  /** As the NAS sends it (`junos-exec`, `fortigate`, `PaloAlto`, `ciscowlc`); compared case-sensitively. */
+  service: string
+  attributes: ShellAttribute[]
 }
 
 /** How the profile's users enable: refused, with their login password, or with the profile's enable secret. */
@@ -51,6 +60,8 @@ export interface TacacsProfile {
   command_set_ids: string[]
   /** For a command no set matches. */
   default_action: 'permit' | 'deny'
+  /** Services other than shell, permitted with their attributes; any other service is denied. */
+  services: ProfileService[]
   /** TACACS+ enable (authentication service enable): none refuses it. */
   enable_mode: EnableMode
   /** The level enable grants up to (default 15); a NAS asking for a higher one is refused. */

@@ -10,6 +10,10 @@ export const TacacsErrors = {
   commandSetNotFound: defineError(422, 'REFERENCE_NOT_FOUND', 'tacacs:errors.command_set_not_found'),
   shellAttributeReserved: defineError(422, 'SHELL_ATTRIBUTE_RESERVED', 'tacacs:errors.shell_attribute_reserved'),
   shellAttributePrivLvl: defineError(422, 'SHELL_ATTRIBUTE_RESERVED', 'tacacs:errors.shell_attribute_priv_lvl'),
+  /** `detail` says how many bytes the pair takes. */
+  attributeTooLong: defineError(422, 'ATTRIBUTE_TOO_LONG', 'tacacs:errors.attribute_too_long'),
+  serviceShell: defineError(422, 'TACACS_SERVICE_SHELL', 'tacacs:errors.service_shell'),
+  serviceDuplicate: defineError(422, 'TACACS_SERVICE_DUPLICATE', 'tacacs:errors.service_duplicate'),
   enableSecretRequired: defineError(422, 'ENABLE_SECRET_REQUIRED', 'tacacs:errors.enable_secret_required'),
   enableSecretUnused: defineError(422, 'ENABLE_SECRET_UNUSED', 'tacacs:errors.enable_secret_unused'),
 }

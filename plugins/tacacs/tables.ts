@@ -4,7 +4,7 @@
  * against the migrated database at boot (migrations/0001_tacacs.ts).
  */
 import { column, defineTable, type TableType } from '../../sdk/index.js'
-import type { Command, EnableMode, ShellAttribute } from './api.js'
+import type { Command, EnableMode, ProfileService, ShellAttribute } from './api.js'
 
 export const CommandSetTable = defineTable('tacacs_command_sets', {
   id: column.uuid().defaulted(),
@@ -26,6 +26,8 @@ export const ProfileTable = defineTable('tacacs_profiles', {
   shell_attributes: column.jsonb<ShellAttribute[]>().defaulted(),
   /** For a command no set matches (a CHECK constraint keeps it to these). */
   default_action: column.varchar<'permit' | 'deny'>().defaulted(),
+  /** Services other than shell with their attributes (migration 0003). */
+  services: column.jsonb<ProfileService[]>().defaulted(),
   /** none: enable refused; login: the user's login password; secret: `enable_secret` (migration 0002). */
   enable_mode: column.varchar<EnableMode>().defaulted(),
   /** The level enable grants up to (`enable N = …`); a NAS asking for more is refused. */

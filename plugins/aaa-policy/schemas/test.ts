@@ -72,9 +72,16 @@ export const PolicyTestResponse = Type.Object(
     ),
     matched_rule: Nullable(Type.Object({ id: Uuid(), name: Type.String(), position: Type.Integer({ minimum: 0 }) }, { additionalProperties: false })),
     profile: Nullable(Type.Object({ type: StringEnum(['tacacs', 'radius'] as const), id: Uuid(), name: Type.String() }, { additionalProperties: false })),
-    attributes: Type.Array(Type.Object({ name: Type.String(), value: Type.String() }, { additionalProperties: false }), {
-      description: 'TACACS+: priv-lvl and the shell attributes set at the start of an exec shell. RADIUS: the reply attributes of the profile.',
-    }),
+    attributes: Type.Array(
+      Type.Object(
+        { name: Type.String(), value: Type.String(), optional: Type.Optional(Type.Boolean({ description: 'TACACS+ only, present when true: an optional AV pair (`name*value`).' })) },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'TACACS+: for service shell, priv-lvl and the shell attributes set at the start of an exec shell; for another service the profile lists, its attributes; mandatory ones first, then optional ones, as tac_plus-ng sends them. RADIUS: the reply attributes of the profile.',
+      },
+    ),
     method: Nullable(StringEnum(METHODS, { description: 'The authentication method the answer is for (RADIUS: `pap` unless asked); `null`: TACACS+ authorization only.' })),
     command_decision: Nullable(CommandDecisionSchema),
     trace: Type.Array(PolicyTraceStep, { description: 'The rules tried, in order, up to the one that decided.' }),

@@ -377,12 +377,12 @@ describe('AAA policy: the policy test and the TACACS+ preview', () => {
       }
     })
 
-    it('TACACS+: CHAP, MS-CHAPv2 and enable are rejected for everyone (the rendered users hold a login crypt only)', async () => {
+    it('TACACS+: CHAP and MS-CHAPv2 are rejected for everyone (the rendered users hold a login crypt only); enable under a profile with enable_mode none too', async () => {
       for (const method of ['chap', 'mschapv2', 'enable']) {
         for (const u of [alice, chapUser]) {
           const r = await test({ username: u.username, ...on(), method })
           expect(r, `${method} ${u.username}`).to.include({ decision: 'deny', method })
-          expect(r.reason).to.contain('tac_plus-ng is given no')
+          expect(r.reason).to.contain(method === 'enable' ? 'enable_mode is none' : 'tac_plus-ng is given no')
         }
       }
     })

@@ -9,6 +9,9 @@ export default {
     command_set_not_found: 'No command set has the id {{id}}.',
     shell_attribute_reserved: 'The attribute "{{name}}" belongs to the request itself and cannot be set.',
     shell_attribute_priv_lvl: 'The privilege level is set with privilege_level, not as a shell attribute.',
+    attribute_too_long: 'The pair name=value takes {{bytes}} bytes; one TACACS+ argument holds at most {{max}}.',
+    service_shell: 'Service shell is set with privilege_level, shell_attributes and the command sets, not in services.',
+    service_duplicate: 'The service "{{service}}" is listed twice.',
     enable_secret_required: 'enable_mode "secret" needs an enable_secret: this profile has none stored yet.',
     enable_secret_unused: 'An enable_secret is only kept with enable_mode "secret".',
     regex: {

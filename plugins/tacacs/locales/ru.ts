@@ -10,6 +10,9 @@ export default {
     command_set_not_found: 'Нет набора команд с идентификатором {{id}}.',
     shell_attribute_reserved: 'Атрибут «{{name}}» относится к самому запросу, задать его нельзя.',
     shell_attribute_priv_lvl: 'Уровень привилегий задаётся полем privilege_level, а не атрибутом оболочки.',
+    attribute_too_long: 'Пара name=value занимает {{bytes}} байт; один аргумент TACACS+ вмещает не более {{max}}.',
+    service_shell: 'Сервис shell задаётся полями privilege_level, shell_attributes и наборами команд, а не в services.',
+    service_duplicate: 'Сервис "{{service}}" указан дважды.',
     enable_secret_required: 'Для enable_mode "secret" нужен enable_secret: у этого профиля он ещё не сохранён.',
     enable_secret_unused: 'enable_secret хранится только при enable_mode "secret".',
     regex: {

@@ -14,7 +14,16 @@
  *    `if (cmd =~ /…/) permit|deny` (the first verdict ends the script).
  * 4. The default action.
  *
- * Services other than shell get no verdict: the daemon denies them.
+ * Each service of `services` (junos-exec, fortigate, PaloAlto, ciscowlc …)
+ * is one `if (service == "NAME") { set|add … permit }` after the shell block;
+ * any other service gets no verdict, and the daemon denies it.
+ *
+ * Attributes: mandatory ones are `set` (the NAS gets `name=value`), optional
+ * ones `add` (`name*value`, sent whether or not the NAS asked). Not the
+ * daemon's `optional`, which answers only a NAS that sent the attribute
+ * itself (author.c: the optional list is only looked up for the NAS's
+ * pairs), so an NX-OS role would never arrive. Names and values are quoted
+ * (`"` and `\` escaped) with `%` doubled: both go through strftime.
  *
  * Before the script, the profile's enable (`enable N = login` or
  * `enable N = crypt "$6$…"`, N its enable_privilege_level): tac_plus-ng runs
@@ -23,7 +32,7 @@
  * requested level or above, so a NAS asking above N is refused). Mode none
  * writes nothing: no user, profile or device enable, so enable is refused.
  */
-import type { CommandSet, TacacsProfile } from '../api.js'
+import type { CommandSet, ShellAttribute, TacacsProfile } from '../api.js'
 import { CLEAN_LINE_PCRE, compileCommand, configRegex } from '../services/command-match.js'
 import { profileIdent } from './names.js'
 import { tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
@@ -33,11 +42,16 @@ const I = '    '
 /** A quoted string that tac_plus-ng passes through strftime(3): `%` doubled, so it arrives as typed. */
 const strftimeLiteral = (value: string, what: string): string => tacString(value.replaceAll('%', '%%'), what)
 
+/** `set "name" = "value"` (mandatory) or `add "name" = "value"` (optional, `name*value`). */
+function attributeLine(a: ShellAttribute, service: string): string {
+  return `${a.optional ? 'add' : 'set'} ${strftimeLiteral(a.name, `an attribute name of service ${service}`)} = ${strftimeLiteral(a.value, `the value of attribute ${a.name} of service ${service}`)}`
+}
+
 /** A SHA-512 crypt string as crypt(3) writes it. */
 const SHA512_CRYPT = /^\$6\$(rounds=[0-9]{1,9}\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{86}$/
 
 /** What the renderer reads of a profile (the enable fields absent: enable refused, as before they existed). */
-export type RenderableProfile = Pick<TacacsProfile, 'name' | 'privilege_level' | 'shell_attributes' | 'default_action'> & Partial<Pick<TacacsProfile, 'enable_mode' | 'enable_privilege_level'>>
+export type RenderableProfile = Pick<TacacsProfile, 'name' | 'privilege_level' | 'shell_attributes' | 'default_action'> & Partial<Pick<TacacsProfile, 'enable_mode' | 'enable_privilege_level' | 'services'>>
 
 function enableLine(profile: RenderableProfile, enableVerifier: string | null): string | null {
   const level = profile.enable_privilege_level ?? 15
@@ -68,7 +82,7 @@ export function renderProfileText(profile: RenderableProfile, sets: readonly Pic
   line(4, `set priv-lvl = ${profile.privilege_level}`)
   // Quoted, so that no name is read as a keyword (`radius`). The attribute goes through strftime(3) in the
   // daemon (`%p` would arrive as `PM`, `%n` as a line break): each `%` is written `%%`.
-  for (const a of profile.shell_attributes) line(4, `set ${strftimeLiteral(a.name, 'a shell attribute name')} = ${strftimeLiteral(a.value, `the value of shell attribute ${a.name}`)}`)
+  for (const a of profile.shell_attributes) line(4, attributeLine(a, 'shell'))
   line(4, 'permit')
   line(3, '}')
   for (const set of sets) {
@@ -77,6 +91,12 @@ export function renderProfileText(profile: RenderableProfile, sets: readonly Pic
   }
   line(3, profile.default_action)
   line(2, '}')
+  for (const svc of profile.services ?? []) {
+    line(2, `if (service == ${tacString(svc.service, 'a service name')}) {`)
+    for (const a of svc.attributes) line(3, attributeLine(a, svc.service))
+    line(3, 'permit')
+    line(2, '}')
+  }
   line(1, '}')
   line(0, '}')
   return out.join('\n') + '\n'

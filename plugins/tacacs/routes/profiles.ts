@@ -1,10 +1,10 @@
 /** /tacacs/profiles: CRUD of TACACS+ profiles (privilege level, shell attributes, ordered command sets) and their references. */
 import { CommonErrors, defineRoute, sha512Crypt, ErrorBody, givenFields, jsonText, paginate, PortcullisError, reply, uniqueColumn, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
-import type { EnableMode, ShellAttribute } from '../api.js'
+import type { EnableMode, ProfileService, ShellAttribute } from '../api.js'
 import { TacacsErrors } from '../errors.js'
 import { TACACS_READ, TACACS_WRITE } from '../permissions.js'
 import { ReferenceReport } from '../schemas/common.js'
-import { TacacsProfileCreate, TacacsProfileListQuery, TacacsProfilePage, TacacsProfileParams, TacacsProfileResponse, TacacsProfileUpdate } from '../schemas/profiles.js'
+import { MAX_AV_PAIR_BYTES, TacacsProfileCreate, TacacsProfileListQuery, TacacsProfilePage, TacacsProfileParams, TacacsProfileResponse, TacacsProfileUpdate } from '../schemas/profiles.js'
 import { checkCommandSetIds, getProfile, selectProfiles, toProfile, writeProfileSets } from '../services/profile-store.js'
 import type { ProfileTable } from '../tables.js'
 import type { TacacsRouteDeps } from './deps.js'
@@ -12,13 +12,32 @@ import type { TacacsRouteDeps } from './deps.js'
 /** Attributes of the request itself, which a profile cannot set. */
 const REQUEST_ATTRIBUTES = new Set(['service', 'cmd', 'cmd-arg', 'protocol'])
 
-function checkShellAttributes(attrs: readonly ShellAttribute[] | undefined) {
+/** Reserved names, and every pair within the 255 bytes of one TACACS+ argument. `at`: the list's field. */
+function checkAttributes(attrs: readonly ShellAttribute[] | undefined, at: string, shell: boolean) {
   for (const [i, a] of (attrs ?? []).entries()) {
     const name = a.name.toLowerCase()
-    const field = `shell_attributes[${i}].name`
-    if (name === 'priv-lvl') throw TacacsErrors.shellAttributePrivLvl({ field })
+    const field = `${at}[${i}].name`
+    if (shell && name === 'priv-lvl') throw TacacsErrors.shellAttributePrivLvl({ field })
     if (REQUEST_ATTRIBUTES.has(name)) throw TacacsErrors.shellAttributeReserved({ field, vars: { name: a.name } })
+    const bytes = Buffer.byteLength(a.name) + 1 + Buffer.byteLength(a.value)
+    if (bytes > MAX_AV_PAIR_BYTES) throw TacacsErrors.attributeTooLong({ field: `${at}[${i}].value`, vars: { bytes, max: MAX_AV_PAIR_BYTES } })
   }
+}
+
+function checkServices(services: readonly ProfileService[] | undefined) {
+  const seen = new Set<string>()
+  for (const [i, s] of (services ?? []).entries()) {
+    const field = `services[${i}].service`
+    if (s.service === 'shell') throw TacacsErrors.serviceShell({ field })
+    if (seen.has(s.service)) throw TacacsErrors.serviceDuplicate({ field, vars: { service: s.service } })
+    seen.add(s.service)
+    checkAttributes(s.attributes, `services[${i}].attributes`, false)
+  }
+}
+
+function checkBody(b: TacacsProfileUpdate) {
+  checkAttributes(b.shell_attributes, 'shell_attributes', true)
+  checkServices(b.services)
 }
 
 /**
@@ -75,12 +94,12 @@ export function profileRoutes(d: TacacsRouteDeps) {
       path: '/tacacs/profiles',
       permission: TACACS_WRITE,
       summary: 'Create a TACACS+ profile',
-      description: `Defaults: \`privilege_level\` 1, \`default_action\` deny, no shell attributes, no command sets, \`enable_mode\` none (enable refused), \`enable_privilege_level\` 15. ${REFS}`,
+      description: `Defaults: \`privilege_level\` 1, \`default_action\` deny, no shell attributes, no other services, no command sets, \`enable_mode\` none (enable refused), \`enable_privilege_level\` 15. ${REFS}`,
       tags: ['tacacs'],
       schema: { body: TacacsProfileCreate, response: { 201: TacacsProfileResponse, 409: ErrorBody } },
       handler: async (req) => {
         const b = req.body
-        checkShellAttributes(b.shell_attributes)
+        checkBody(b)
         const enable = enableColumns(b, { mode: 'none', hasSecret: false })
         const setIds = lowerIds(b.command_set_ids) ?? []
         return req.transaction(async (trx) => {
@@ -92,6 +111,7 @@ export function profileRoutes(d: TacacsRouteDeps) {
               description: b.description ?? null,
               privilege_level: b.privilege_level ?? 1,
               shell_attributes: jsonText(b.shell_attributes ?? []),
+              services: jsonText(b.services ?? []),
               default_action: b.default_action ?? 'deny',
               enable_privilege_level: b.enable_privilege_level ?? 15,
               ...enable,
@@ -121,12 +141,12 @@ export function profileRoutes(d: TacacsRouteDeps) {
       path: '/tacacs/profiles/{profile_id}',
       permission: TACACS_WRITE,
       summary: 'Change a TACACS+ profile',
-      description: `Partial: only the fields given change; \`shell_attributes\` and \`command_set_ids\` replace the whole list. ${REFS}`,
+      description: `Partial: only the fields given change; \`shell_attributes\`, \`services\` and \`command_set_ids\` replace the whole list. ${REFS}`,
       tags: ['tacacs'],
       schema: { params: TacacsProfileParams, body: TacacsProfileUpdate, response: { 200: TacacsProfileResponse, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         const b = req.body
-        checkShellAttributes(b.shell_attributes)
+        checkBody(b)
         const setIds = lowerIds(b.command_set_ids)
         return req.transaction(async (trx) => {
           const before = await lockForChange(trx, 'tacacs_profiles', req.params.profile_id, 'profile_id', getProfile)
@@ -135,6 +155,7 @@ export function profileRoutes(d: TacacsRouteDeps) {
           const enable = enableColumns(b, { mode: before.enable_mode, hasSecret: before.has_enable_secret })
           const cols: UpdateOf<typeof ProfileTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'privilege_level', 'default_action', 'enable_privilege_level']), ...enable }
           if (b.shell_attributes !== undefined) cols.shell_attributes = jsonText(b.shell_attributes)
+          if (b.services !== undefined) cols.services = jsonText(b.services)
           await trx('tacacs_profiles').where({ id: before.id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           if (b.name !== undefined && b.name !== before.name) await service.references.tacacs_profile.renamed([before.id], trx)
           if (setIds) await writeProfileSets(trx, before.id, setIds)

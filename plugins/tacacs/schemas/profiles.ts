@@ -4,29 +4,68 @@ import { ObjectName } from './common.js'
 export const MAX_SHELL_ATTRIBUTES = 30
 export const MAX_PROFILE_COMMAND_SETS = 100
 
+export const MAX_SERVICES = 10
+/** An AV pair travels as `name=value` (or `name*value`) in one argument of at most 255 bytes. */
+export const MAX_AV_PAIR_BYTES = 255
+
+/** An attribute name: letters, digits, `_`, `-`, with one `:` for a vendor prefix (`shell:roles`). */
+const AttributeName = (description: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z][A-Za-z0-9_-]*(?::[A-Za-z][A-Za-z0-9_-]*)?$', description })
+
+const attributeFields = {
+  value: Type.String({
+    maxLength: 250,
+    // Printable ASCII; written in double quotes with `"` and `\` escaped and `%` doubled. Not `${`, which
+    // tac_plus-ng replaces (its variables, the environment) whatever the quoting.
+    pattern: '^(?:[ -#%-~]|\\$(?!\\{))*$',
+    description:
+      'Printable ASCII (`"` and `\\` included, as NX-OS wants `"network-admin"` in quotes), without `${`. The pair `name=value` must fit 255 bytes (422 ATTRIBUTE_TOO_LONG).',
+  }),
+  optional: Type.Optional(
+    Type.Boolean({
+      // No `default`: the response writer would then add `optional: false` to attributes stored without it.
+      description:
+        'Absent or false: mandatory, sent as `name=value` (tac_plus-ng `set`): a NAS that does not know the attribute fails the authorization. true: optional, sent as `name*value` whether or not the NAS asked (tac_plus-ng `add`): a NAS that does not know it ignores it (NX-OS roles beside IOS devices).',
+    }),
+  ),
+}
+
 export const ShellAttribute = Type.Object(
   {
-    name: Type.String({
-      minLength: 1,
-      maxLength: 64,
-      pattern: '^[A-Za-z][A-Za-z0-9_-]*$',
-      description: 'A TACACS+ attribute of service shell: `idletime`, `timeout`, `autocmd`, `noescape`, or a vendor attribute name. `priv-lvl` is `privilege_level`; `service`, `cmd`, `cmd-arg` and `protocol` are the request\'s own (422 SHELL_ATTRIBUTE_RESERVED).',
-    }),
-    value: Type.String({
-      maxLength: 200,
-      // Printable ASCII without `"`, `$` and `\`: it is written in double quotes, where tac_plus-ng expands `${…}`.
-      pattern: '^[ !#%-\\[\\]-~]*$',
-      description: 'Printable ASCII, without `"`, `$` or `\\`.',
-    }),
+    name: AttributeName(
+      'A TACACS+ attribute of service shell: `idletime`, `timeout`, `autocmd`, `noescape`, or a vendor attribute name (`shell:roles` for NX-OS). `priv-lvl` is `privilege_level`; `service`, `cmd`, `cmd-arg` and `protocol` are the request\'s own (422 SHELL_ATTRIBUTE_RESERVED).',
+    ),
+    ...attributeFields,
   },
   { title: 'TacacsShellAttribute', additionalProperties: false },
+)
+
+export const ServiceAttribute = Type.Object(
+  {
+    name: AttributeName('An attribute of the service (`local-user-name`, `allow-commands`, `memberof`, `role1` …). `service`, `cmd`, `cmd-arg` and `protocol` are the request\'s own (422 SHELL_ATTRIBUTE_RESERVED).'),
+    ...attributeFields,
+  },
+  { title: 'TacacsServiceAttribute', additionalProperties: false },
+)
+
+export const ProfileService = Type.Object(
+  {
+    service: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+      description:
+        'The TACACS+ service a NAS asks authorization for, exactly as it sends it (tac_plus-ng compares case-sensitively): `junos-exec` (Juniper), `fortigate` (Fortinet), `PaloAlto` (Palo Alto), `ciscowlc` (Cisco WLC), … Not `shell`: that is `privilege_level`, `shell_attributes` and the command sets (422 TACACS_SERVICE_SHELL); each service once (422 TACACS_SERVICE_DUPLICATE).',
+    }),
+    attributes: Type.Array(ServiceAttribute, { maxItems: MAX_SHELL_ATTRIBUTES, description: 'Returned when the service is authorized: the mandatory ones in this order, then the optional ones in this order (as tac_plus-ng sends them).' }),
+  },
+  { title: 'TacacsProfileService', additionalProperties: false },
 )
 
 const fields = {
   name: ObjectName('The profile name.'),
   description: OptionalText({ maxLength: 500 }),
   privilege_level: Type.Optional(Type.Integer({ minimum: 0, maximum: 15, default: 1, description: 'Given at the start of an exec shell; default 1.' })),
-  shell_attributes: Type.Optional(Type.Array(ShellAttribute, { maxItems: MAX_SHELL_ATTRIBUTES, description: 'Set at the start of an exec shell, in this order.' })),
+  shell_attributes: Type.Optional(Type.Array(ShellAttribute, { maxItems: MAX_SHELL_ATTRIBUTES, description: 'Set at the start of an exec shell after priv-lvl: the mandatory ones in this order, then the optional ones in this order (as tac_plus-ng sends them).' })),
   command_set_ids: Type.Optional(
     Type.Array(Uuid(), {
       maxItems: MAX_PROFILE_COMMAND_SETS,
@@ -35,6 +74,13 @@ const fields = {
     }),
   ),
   default_action: Type.Optional(StringEnum(['permit', 'deny'] as const, { default: 'deny', description: 'For a command no set matches; default deny.' })),
+  services: Type.Optional(
+    Type.Array(ProfileService, {
+      maxItems: MAX_SERVICES,
+      description:
+        'Services other than shell that the profile authorizes (permit) with their attributes; any other service is denied. Replaces the whole list. Default none.',
+    }),
+  ),
   enable_mode: Type.Optional(
     StringEnum(['none', 'login', 'secret'] as const, {
       default: 'none',
@@ -61,7 +107,7 @@ export const TacacsProfileCreate = Type.Object(fields, { title: 'TacacsProfileCr
 
 export const TacacsProfileUpdate = Type.Object(
   { ...fields, name: Type.Optional(fields.name) },
-  { title: 'TacacsProfileUpdate', additionalProperties: false, description: 'Partial: only the fields given change. `shell_attributes` and `command_set_ids` replace the whole list.' },
+  { title: 'TacacsProfileUpdate', additionalProperties: false, description: 'Partial: only the fields given change. `shell_attributes`, `services` and `command_set_ids` replace the whole list.' },
 )
 
 export const TacacsProfileResponse = Type.Object(
@@ -73,6 +119,7 @@ export const TacacsProfileResponse = Type.Object(
     shell_attributes: Type.Array(ShellAttribute),
     command_set_ids: Type.Array(Uuid()),
     default_action: StringEnum(['permit', 'deny'] as const),
+    services: Type.Array(ProfileService),
     enable_mode: StringEnum(['none', 'login', 'secret'] as const),
     enable_privilege_level: Type.Integer({ minimum: 0, maximum: 15 }),
     has_enable_secret: Type.Boolean({ description: 'An enable secret is stored (its verifier is never returned).' }),

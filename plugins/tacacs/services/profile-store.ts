@@ -24,6 +24,7 @@ export const selectProfiles = (db: Db): Knex.QueryBuilder<Knex.TableType<'tacacs
     'tacacs_profiles.privilege_level',
     'tacacs_profiles.shell_attributes',
     'tacacs_profiles.default_action',
+    'tacacs_profiles.services',
     'tacacs_profiles.enable_mode',
     'tacacs_profiles.enable_privilege_level',
     // Whether a secret is stored, never the verifier itself.
@@ -43,6 +44,7 @@ export const toProfile = (r: ProfileRow): TacacsProfile => ({
   shell_attributes: r.shell_attributes,
   command_set_ids: r.command_set_ids,
   default_action: r.default_action,
+  services: r.services,
   enable_mode: r.enable_mode,
   enable_privilege_level: r.enable_privilege_level,
   has_enable_secret: r.has_enable_secret,

@@ -17,6 +17,7 @@ const profile: TacacsProfile = {
   ],
   command_set_ids: ['a', 'b'],
   default_action: 'deny',
+  services: [],
   enable_mode: 'none',
   enable_privilege_level: 15,
   has_enable_secret: false,

@@ -31,6 +31,7 @@ const profile: TacacsProfile = {
   shell_attributes: [{ name: 'idletime', value: '5' }],
   command_set_ids: [],
   default_action: 'permit',
+  services: [],
   enable_mode: 'none',
   enable_privilege_level: 15,
   has_enable_secret: false,
