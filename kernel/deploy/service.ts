@@ -234,6 +234,17 @@ export class DeployService implements DeploysService {
     }
   }
 
+  /** Disk work for a daemon's group: a refused chown/chmod (the server is neither root nor a member of the group) is a 422 that says so. */
+  private forGroup<T>(renderers: ConfigRenderer[], group: DaemonGroup | null, fn: () => T): T {
+    try {
+      return fn()
+    } catch (e) {
+      if (!group) throw e
+      const message = `${(e as Error).message}: the server must run as root or as a member of the group "${group.account.group}" to give the daemon its files`
+      throw DeployErrors.renderFailed({ vars: { renderer: renderers.map((r) => r.id).join(', '), message }, cause: e })
+    }
+  }
+
   /** The release folder of a daemon, created, and given to its group when it has an account (account.ts). */
   private releaseFolder(daemon: string, group: DaemonGroup | null): string {
     const dir = releasesDir(this.d.dataDir, daemon)
@@ -359,10 +370,12 @@ export class DeployService implements DeploysService {
       for (const [daemon, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
         const id = randomUUID()
         const group = this.daemonGroup(g.renderers, daemon)
-        const dir = this.releaseFolder(daemon, group)
-        for (const r of g.renderers) for (const f of r.folders?.() ?? []) prepareFolder(this.d.dataDir, f, group)
+        const dir = this.forGroup(g.renderers, group, () => {
+          for (const r of g.renderers) for (const f of r.folders?.() ?? []) prepareFolder(this.d.dataDir, f, group)
+          return this.releaseFolder(daemon, group)
+        })
         const release = releaseName(at, id)
-        const files = writeRelease(path.join(dir, release), g.files, () => sleepSync(this.delayMs), group)
+        const files = this.forGroup(g.renderers, group, () => writeRelease(path.join(dir, release), g.files, () => sleepSync(this.delayMs), group))
         await this.step()
         const check = await this.checkDaemon(g.renderers, path.join(dir, release))
         staged.push({ id, daemon, release, dir, files, check })

@@ -180,7 +180,9 @@ describe('least privilege: the daemons run as an unprivileged account', function
       running = await startFreeradius(rel('freeradius', 'current'))
       const r = await radclient(auth, 'auth', SECRET, [`User-Name = ${rcString('alice')}`, `User-Password = ${rcString(password)}`, 'Message-Authenticator = 0x00'])
       expect(r.code, r.raw).to.equal('Access-Accept')
-      const pid = Number(/^(\d+)/.exec(spawnSync('pgrep', ['-n', '-f', `-d ${rel('freeradius', 'current')}`], { encoding: 'utf8' }).stdout)?.[1])
+      // The daemon this test started: a child of this process running the current release.
+      const [pid] = childrenOf(process.pid).filter((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(rel('freeradius', 'current')))
+      expect(pid, 'the FreeRADIUS process').to.be.a('number')
       expect(uids(pid), running.output().slice(-2000)).to.deep.equal(Array(4).fill(ACCOUNT.uid))
       const logDir = path.join(t.dataDir, 'logs', 'radius')
       const logs = readdirSync(logDir).filter((n) => n.endsWith('.jsonl'))
@@ -188,6 +190,35 @@ describe('least privilege: the daemons run as an unprivileged account', function
       for (const n of logs) expect(mode(path.join(logDir, n)) & 0o007, n).to.equal(0)
     } finally {
       await running?.stop()
+    }
+  })
+})
+
+describe('least privilege: a daemon account the machine does not have', function () {
+  this.timeout(60_000)
+
+  it('is refused at deploy, nothing activated: an unknown user by the daemon\'s check, an unknown group or half an account by the deploy', async function () {
+    if (!tacPlusNgBinary()) return this.skip()
+    const a = await startTestApp({ plugins: ['inventory', 'tacacs', 'radius'], env: { TAC_PLUS_NG_USER: 'nosuchuser-lp', TAC_PLUS_NG_GROUP: ACCOUNT.group, FREERADIUS_USER: ACCOUNT.user, FREERADIUS_GROUP: 'nosuchgroup-lp' } })
+    try {
+      const tac = await a.admin('POST', '/api/v1/deploys', { body: { daemon: 'tac_plus-ng' } })
+      expect(tac.status, tac.text).to.equal(422)
+      expect(tac.body.code).to.equal('DEPLOY_CHECK_FAILED')
+      expect(tac.body.detail).to.include("UNIX user 'nosuchuser-lp' not found")
+      const rad = await a.admin('POST', '/api/v1/deploys', { body: { daemon: 'freeradius' } })
+      expect(rad.status, rad.text).to.equal(422)
+      expect(rad.body).to.include({ code: 'DEPLOY_RENDER_FAILED', detail: 'Renderer radius.freeradius failed: the group "nosuchgroup-lp" does not exist on this machine' })
+      for (const d of ['tac_plus-ng', 'freeradius']) expect(readdirSync(path.join(a.dataDir, 'releases')).includes(d) ? readdirSync(path.join(a.dataDir, 'releases', d)) : [], d).to.not.include('current')
+    } finally {
+      await a.stop()
+    }
+    const b = await startTestApp({ plugins: ['inventory', 'tacacs'], env: { TAC_PLUS_NG_USER: ACCOUNT.user } })
+    try {
+      const r = await b.admin('POST', '/api/v1/deploys', { body: {} })
+      expect(r.status, r.text).to.equal(422)
+      expect(r.body).to.include({ code: 'DEPLOY_RENDER_FAILED', detail: 'Renderer tacacs.tac_plus-ng failed: set both server options tacacs.daemon_user and tacacs.daemon_group, or neither' })
+    } finally {
+      await b.stop()
     }
   })
 })
