@@ -316,7 +316,9 @@ export class DeployService implements DeploysService {
         const out: DryRunDaemon[] = []
         for (const [name, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
           const dir = path.join(tmpRoot, name)
-          writeRelease(dir, g.files)
+          // With the daemon's group, as a deploy writes it: the modes compare equal (0640) with the current release's.
+          const group = this.daemonGroup(g.renderers, name)
+          this.forGroup(g.renderers, group, () => writeRelease(dir, g.files, undefined, group))
           const check = await this.checkDaemon(g.renderers, dir)
           const relDir = releasesDir(this.d.dataDir, name)
           const cur = currentRelease(relDir)

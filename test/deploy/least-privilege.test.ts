@@ -133,6 +133,14 @@ describe('least privilege: the daemons run as an unprivileged account', function
     }
   })
 
+  it('a dry run writes as a deploy does: nothing changed, modes 0640 on both sides', async () => {
+    const r = await t.admin('POST', '/api/v1/deploys', { body: { dry_run: true } })
+    expect(r.status, r.text).to.equal(200)
+    for (const d of r.body.daemons) {
+      for (const c of d.changes) expect(c, `${d.daemon} ${c.path}`).to.include({ change: 'unchanged', mode_before: '0640', mode_after: '0640' })
+    }
+  })
+
   it('keeps it so across a restart of the platform (DATA_DIR is narrowed again, the daemons\' folders are not)', async () => {
     const app = await startTestApp({ plugins: PLUGINS, dataDir: t.dataDir, env: { TAC_PLUS_NG: tacBinary, TAC_PLUS_NG_USER: ACCOUNT.user, TAC_PLUS_NG_GROUP: ACCOUNT.group, FREERADIUS_USER: ACCOUNT.user, FREERADIUS_GROUP: ACCOUNT.group } }).catch(() => null)
     // On the embedded engine the running app holds the database: the protection walk at its stop is what counts.
