@@ -40,10 +40,16 @@
  * 1. POST /api/v1/aaa/policy/test, tacacs, with a command no entry matches
  *    (the matched profile's sets are walked whole): first match deep (90%),
  *    no match (the default rule decides), and shallow (position 3) for
- *    contrast. Bounds: the statements the route ran (captured from knex's query
- *    events during one request) replayed through bare pg in one
- *    repeatable-read transaction; and evaluate() called in process without HTTP
- *    (with the in-memory rule cache the route uses, services/cache.ts).
+ *    contrast. Then (issue 12) the deep match with a login `method`: tacacs pap,
+ *    tacacs ascii, and radius chap (the probe users hold sealed network
+ *    verifiers with the CHAP cleartext, so the login step passes and the rules
+ *    decide: permit). Bounds: the statements the route ran (captured from
+ *    knex's query events during one request) replayed through bare pg in one
+ *    repeatable-read transaction; evaluate() called in process without HTTP
+ *    (with the in-memory rule cache the route uses, services/cache.ts); and the
+ *    kernel's answer writer for the route's schema alone (compileSerializer of
+ *    PolicyTestResponse, then Buffer.from), on a fresh in-process answer,
+ *    checked to write the route's very bytes.
  * 2. GET /api/v1/aaa/policy/rules?who_user_id=U&where_device_id=D&resolve_groups=true.
  *    Bound: the same filter as one bare SQL statement (memberships and the
  *    group ancestry as subqueries, the same columns and joins), through pg.
@@ -57,7 +63,8 @@
  * Also the data-generation time and the database size.
  *
  * Figures only: nothing fails on a timing. Run: node --import tsx bench/aaa-policy.ts
- * (BENCH_JSON=file writes the figures as JSON).
+ * (BENCH_JSON=file writes the figures as JSON; BENCH_PARTS=1 runs only the policy
+ * test, BENCH_POLICY_CASES=1,4 only those of its six cases, 1-based).
  */
 import http from 'node:http'
 import os from 'node:os'
@@ -72,6 +79,7 @@ import { parseMasterKey } from '../kernel/security/master-key.js'
 import { createSecrets } from '../kernel/security/secrets.js'
 import { UserCreate } from '../kernel/identity/schemas/users.js'
 import { UserGroupCreate } from '../kernel/identity/schemas/user-groups.js'
+import { deriveVerifiers, sealVerifiers } from '../kernel/identity/verifiers.js'
 import { defineReferenceTarget, type Logger } from '../sdk/index.js'
 import { DeviceCreate } from '../plugins/inventory/schemas/devices.js'
 import { DeviceGroupCreate } from '../plugins/inventory/schemas/device-groups.js'
@@ -88,6 +96,8 @@ import { RadiusProfileCreate } from '../plugins/radius/schemas/profiles.js'
 import { attributesProblem } from '../plugins/radius/services/values.js'
 import { createRadiusService } from '../plugins/radius/services/profiles.js'
 import { AaaPolicyRuleCreate } from '../plugins/aaa-policy/schemas/rules.js'
+import { PolicyTestResponse } from '../plugins/aaa-policy/schemas/test.js'
+import { compileSerializer } from '../kernel/http/serialize.js'
 import { evaluate, type EvaluateDeps, type PolicyTestInput } from '../plugins/aaa-policy/services/evaluate.js'
 import { createRuleViewCache } from '../plugins/aaa-policy/services/cache.js'
 import { policyTargets } from '../plugins/aaa-policy/services/targets.js'
@@ -287,7 +297,7 @@ function checkBody(v: Validation, fn: (x: unknown) => boolean, body: unknown, wh
   if (!fn(body)) throw new Error(`${what}: ${v.describe((fn as unknown as { errors: Parameters<Validation['describe']>[0] }).errors)}`)
 }
 
-export async function generate(c: pg.Client, o: { users: number; devices: number; rules: number; sealedKey: string; sealedSecret: string }): Promise<{ data: DataFigures; probes: Probes }> {
+export async function generate(c: pg.Client, o: { users: number; devices: number; rules: number; sealedKey: string; sealedSecret: string; sealedVerifiers?: string }): Promise<{ data: DataFigures; probes: Probes }> {
   const steps: DataFigures['steps'] = []
   const step = async (name: string, sql: string, params: unknown[] = []) => {
     const t0 = performance.now()
@@ -443,6 +453,9 @@ export async function generate(c: pg.Client, o: { users: number; devices: number
     if (first !== want) throw new Error(`probe ${p.username} on ${p.deviceName}: first match at ${first}, expected ${want}`)
   }
   const deepRuleId = (await c.query('SELECT id FROM aaa_policy_rules WHERE position = $1', [deepPosition])).rows[0].id as string
+  // The probe users get network password material with CHAP on (the verifiers a password change
+  // would seal), so that a test with a login `method` reaches the rules instead of being refused first.
+  if (o.sealedVerifiers) await c.query('UPDATE users SET network_verifiers = $1, chap_enabled = true WHERE id = ANY($2::uuid[])', [o.sealedVerifiers, candidates.map((p) => p.userId)])
 
   // A sample of every kind against the API's create schemas, and the stored invariants.
   const okUser = v.compileBody(UserCreate)
@@ -539,6 +552,11 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
   const n = envInt('BENCH_ITERATIONS', 100)
   const warm = envInt('BENCH_WARMUP_ITERATIONS', 10)
   const nReorder = envInt('BENCH_REORDER_ITERATIONS', 30)
+  // BENCH_PARTS=1 runs only the policy test; BENCH_POLICY_CASES=1,4 only those of its cases (1-based).
+  const list = (name: string) => (process.env[name] ? process.env[name]!.split(',').map(Number) : null)
+  const parts = list('BENCH_PARTS')
+  const part = (k: number) => parts === null || parts.includes(k)
+  const policyCases = list('BENCH_POLICY_CASES')
 
   const pgc = await startPostgres()
   const stopPg = atExit(() => pgc.destroy())
@@ -564,6 +582,7 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
       rules,
       sealedKey: secrets.encrypt(SEAL.tacacs_key, 'bench-tacacs-key'),
       sealedSecret: secrets.encrypt(SEAL.radius_secret, 'bench-radius-secret'),
+      sealedVerifiers: sealVerifiers(secrets, deriveVerifiers('bench-probe-password', true)),
     })
     for (const s of data.steps) console.log(`  ${s.step.padEnd(44)} ${f2(s.ms).padStart(7)} ms`)
     console.log(`generated in ${(data.totalMs / 1000).toFixed(2)} s (with the checks); VACUUM (ANALYZE) ${(data.analyzeMs / 1000).toFixed(2)} s`)
@@ -589,37 +608,53 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
     const ruleCache = createRuleViewCache(targets)
     const deps: EvaluateDeps = { identity: app.identity, inventory, tacacs, radius, listRules: (db) => ruleCache.views(db) }
     const rr = { isolation: 'repeatable read' as const }
+    const writeAnswer = compileSerializer(PolicyTestResponse)
 
     // 1. The policy test.
-    console.log(`\n== 1. POST /api/v1/aaa/policy/test (tacacs, command "${PROBE_COMMAND}"; load ${loadAvg()}) ==`)
-    for (const [label, p, want] of [
-      ['first match deep', probes.deep, probes.deep.position],
-      ['no match: the default rule', probes.none, probes.defaultPosition],
-      ['first match shallow', probes.shallow, probes.shallow.position],
-    ] as const) {
-      const body: PolicyTestInput = { username: p.username, device_id: p.deviceId, protocol: 'tacacs', command: PROBE_COMMAND }
+    if (part(1)) console.log(`\n== 1. POST /api/v1/aaa/policy/test (tacacs, command "${PROBE_COMMAND}"; load ${loadAvg()}) ==`)
+    const tacacsTest = (p: Probe, method?: PolicyTestInput['method']): PolicyTestInput => ({ username: p.username, device_id: p.deviceId, protocol: 'tacacs', command: PROBE_COMMAND, ...(method ? { method } : {}) })
+    const cases: [string, Probe, number, PolicyTestInput][] = [
+      ['first match deep', probes.deep, probes.deep.position, tacacsTest(probes.deep)],
+      ['no match: the default rule', probes.none, probes.defaultPosition, tacacsTest(probes.none)],
+      ['first match shallow', probes.shallow, probes.shallow.position, tacacsTest(probes.shallow)],
+      // Issue 12: the login methods (the probe users hold verifiers and the CHAP cleartext).
+      ['first match deep, method pap', probes.deep, probes.deep.position, tacacsTest(probes.deep, 'pap')],
+      ['first match deep, method ascii', probes.deep, probes.deep.position, tacacsTest(probes.deep, 'ascii')],
+      ['first match deep, RADIUS, method chap', probes.deep, probes.deep.position, { username: probes.deep.username, device_id: probes.deep.deviceId, protocol: 'radius', method: 'chap' }],
+    ]
+    for (const [label, , want, body] of cases.filter((_, i) => part(1) && (policyCases === null || policyCases.includes(i + 1)))) {
       const first = ok(await call('POST', '/api/v1/aaa/policy/test', body), label)
-      const answer = JSON.parse(first.text) as { decision: string; matched_rule: { position: number } | null; trace: unknown[]; command_decision: unknown }
-      if (answer.matched_rule?.position !== want) throw new Error(`${label}: matched ${JSON.stringify(answer.matched_rule)}, expected position ${want}`)
+      const answer = JSON.parse(first.text) as { decision: string; reason: string; matched_rule: { position: number } | null; trace: unknown[]; command_decision: unknown }
+      if (answer.matched_rule?.position !== want) throw new Error(`${label}: matched ${JSON.stringify(answer.matched_rule)}, expected position ${want} (${answer.reason})`)
+      if (body.method && answer.decision !== 'permit') throw new Error(`${label}: ${answer.decision}, expected permit (${answer.reason})`)
       const statements = await captureTransaction(knex, () => call('POST', '/api/v1/aaa/policy/test', body))
       const inProc = () => app!.db.transaction((trx) => evaluate(deps, trx, body), rr)
       const inProcResult = await inProc()
-      const [api, sql, proc] = await interleaved(warm, n, [
+      // The kernel's writer for the route's answer schema, as the route compiles it (kernel/http/serialize.ts).
+      // On a fresh answer each time (made outside the clock): a written answer's strings stay flattened, so rewriting one would flatter the writer.
+      const write = async () => {
+        const fresh = await inProc()
+        return timed(async () => Buffer.from(writeAnswer(fresh)))
+      }
+      if (writeAnswer(inProcResult) !== JSON.stringify(JSON.parse(first.text))) throw new Error(`${label}: the in-process answer, written, differs from the route's`)
+      const [api, sql, proc, ser] = await interleaved(warm, n, [
         async () => ok(await call('POST', '/api/v1/aaa/policy/test', body), label).ms,
         () => timed(() => replay(c, statements)),
         () => timed(inProc),
+        write,
       ])
       const j0 = performance.now()
       for (let i = 0; i < 20; i++) JSON.stringify(inProcResult)
       const jsonMs = (performance.now() - j0) / 20
       const fig: Figure = {
-        label: `policy test, ${label} (position ${want}, trace ${answer.trace.length} steps)`,
+        label: `policy test, ${body.protocol}, ${label} (position ${want}, trace ${answer.trace.length} steps)`,
         target: 5,
         api,
         bytes: first.bytes,
         bounds: [
           { label: `the route's ${statements.length} statements replayed through pg (one repeatable-read transaction)`, stats: sql },
           { label: 'evaluate() in process, no HTTP (its own repeatable-read transaction)', stats: proc },
+          { label: "the route's answer writer alone (fast-json-stringify by PolicyTestResponse, then to bytes), on a fresh in-process answer", stats: ser },
         ],
         notes: [`decision ${answer.decision}, command_decision ${JSON.stringify(answer.command_decision).slice(0, 80)}…`, `JSON.stringify of the answer alone: ${f2(jsonMs)} ms`, ...statements.map((s) => `  sql: ${shortSql(s)}`)],
       }
@@ -628,8 +663,8 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
     }
 
     // 2. The list, filtered with resolve_groups.
-    console.log(`\n== 2. GET /api/v1/aaa/policy/rules?who_user_id=U&where_device_id=D&resolve_groups=true (load ${loadAvg()}) ==`)
-    {
+    if (part(2)) {
+      console.log(`\n== 2. GET /api/v1/aaa/policy/rules?who_user_id=U&where_device_id=D&resolve_groups=true (load ${loadAvg()}) ==`)
       const p = probes.deep
       const path = `/api/v1/aaa/policy/rules?who_user_id=${p.userId}&where_device_id=${p.deviceId}&resolve_groups=true`
       const first = ok(await call('GET', path), 'list')
@@ -651,8 +686,8 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
     }
 
     // 3. The reorder.
-    console.log(`\n== 3. PUT /api/v1/aaa/policy/rules/reorder, all ${rules + 1} ids, a fresh shuffle each time (load ${loadAvg()}) ==`)
-    {
+    if (part(3)) {
+      console.log(`\n== 3. PUT /api/v1/aaa/policy/rules/reorder, all ${rules + 1} ids, a fresh shuffle each time (load ${loadAvg()}) ==`)
       const all = (await c.query('SELECT id, is_default FROM aaa_policy_rules ORDER BY position')).rows as { id: string; is_default: boolean }[]
       const defaultId = all.find((r) => r.is_default)!.id
       const others = all.filter((r) => !r.is_default).map((r) => r.id)
@@ -709,8 +744,8 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
     }
 
     // 4. The preview.
-    console.log(`\n== 4. GET /api/v1/aaa/policy/rules/{id}/tacacs/preview (load ${loadAvg()}) ==`)
-    {
+    if (part(4)) {
+      console.log(`\n== 4. GET /api/v1/aaa/policy/rules/{id}/tacacs/preview (load ${loadAvg()}) ==`)
       const id = probes.deep.ruleId
       const path = `/api/v1/aaa/policy/rules/${id}/tacacs/preview`
       const first = ok(await call('GET', path), 'preview')
