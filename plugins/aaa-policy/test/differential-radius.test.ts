@@ -133,12 +133,13 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
         const started = Date.now()
         const cases = Array.from({ length: REQUESTS }, randomCase)
         const disagreements: string[] = []
-        const tally = { accept: 0, reject: 0, noAnswer: 0 }
+        const tally = { accept: 0, reject: 0, noAnswer: 0, awkward: 0 }
         const accepts: Record<Method, number> = { pap: 0, chap: 0, mschapv2: 0 }
         await mapLimit(cases, PARALLEL, async (c) => {
-          const secret = radiusClientFor(policy, c.from)?.secret ?? 'no-client-has-this-address'
+          const client = radiusClientFor(policy, c.from)
+          const secret = client?.secret ?? 'no-client-has-this-address'
           const [reply, sim] = await Promise.all([
-            radclientAuth(port, secret, requestPairs(c.user, c.method, c.password, c.from)),
+            radclientAuth(port, secret, requestPairs(c.user, c.method, c.password, c.from), client !== null),
             t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol: 'radius', username: c.user, nas_ip: c.from, method: c.method } }).then((res) => {
               expect(res.status, JSON.stringify(res.body)).to.equal(200)
               return res.body
@@ -149,17 +150,18 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
           else tally.noAnswer++
           const accepted = reply.code === 'Access-Accept'
           if (accepted) accepts[c.method]++
+          if (accepted && /["\\\u0080-\uffff]/.test(c.password)) tally.awkward++
           if (process.env.RADIUS_DIFF_VERBOSE) console.log(c.method, c.rightPassword, sim.decision, sim.reason)
           const want = sim.decision === 'permit' && c.rightPassword
           const daemonAttrs = reply.attributes.filter((a) => !PROTOCOL_ATTRIBUTES.test(a.name)).map(canonical)
           const simAttrs = (sim.attributes as { name: string; value: string }[]).map(canonical)
           // FreeRADIUS answers every client it knows and drops the others' packets unanswered (radclient's own errors show here too).
-          const answeredAsExpected = (reply.code !== null) === (radiusClientFor(policy, c.from) !== null)
+          const answeredAsExpected = (reply.code !== null) === (client !== null)
           const same = answeredAsExpected && accepted === want && (!accepted || JSON.stringify(daemonAttrs) === JSON.stringify(simAttrs))
           if (!same) {
             disagreements.push(
               JSON.stringify({
-                case: { ...c, client: radiusClientFor(policy, c.from)?.name ?? null },
+                case: { ...c, client: client?.name ?? null },
                 daemon: { code: reply.code, attributes: daemonAttrs, ...(reply.code ? {} : { radclient: reply.raw.slice(-600) }) },
                 policy_test: { decision: sim.decision, reason: sim.reason, device: sim.device?.name ?? null, rule: sim.matched_rule?.name ?? null, attributes: simAttrs },
               }),
@@ -169,7 +171,7 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
         const seconds = ((Date.now() - started) / 1000).toFixed(1)
         expect(disagreements, `${disagreements.length} of ${cases.length} requests disagree (replay: RADIUS_DIFF_SEED=${SEED} KEEP_FREERADIUS_DIR=1; tree ${dir}):\n${disagreements.slice(0, 15).join('\n')}`).to.deep.equal([])
         // A policy that accepts nothing would prove little: say how much was accepted.
-        console.log(`      ${cases.length} requests in ${seconds} s: ${tally.accept} accepted (PAP ${accepts.pap}, CHAP ${accepts.chap}, MS-CHAPv2 ${accepts.mschapv2}), ${tally.reject} rejected, ${tally.noAnswer} unanswered (unknown client)`)
+        console.log(`      ${cases.length} requests in ${seconds} s: ${tally.accept} accepted (PAP ${accepts.pap}, CHAP ${accepts.chap}, MS-CHAPv2 ${accepts.mschapv2}; ${tally.awkward} with a quote, backslash or non-ASCII in the password), ${tally.reject} rejected, ${tally.noAnswer} unanswered (unknown client)`)
       })
     })
   }
