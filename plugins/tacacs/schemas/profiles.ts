@@ -93,12 +93,13 @@ const fields = {
   ),
   enable_secret: Type.Optional(
     Type.String({
-      minLength: 1,
+      minLength: 8,
       maxLength: 128,
+      writeOnly: true,
       // No control characters (a NUL could never be typed on the device's prompt).
       pattern: '^[^\\u0000-\\u001f\\u007f]+$',
       description:
-        'Write-only: the enable secret with `enable_mode` `secret` (required when none is stored yet; 422 ENABLE_SECRET_REQUIRED, and with another mode 422 ENABLE_SECRET_UNUSED). Only its SHA-512 crypt verifier is stored and rendered; responses say `has_enable_secret`.',
+        'Write-only, 8 to 128 characters without control characters: the enable secret with `enable_mode` `secret` (required when none is stored yet; 422 ENABLE_SECRET_REQUIRED, and with another mode 422 ENABLE_SECRET_UNUSED). Only its SHA-512 crypt verifier is stored and rendered; responses say `has_enable_secret`.',
     }),
   ),
 }

@@ -65,6 +65,7 @@ describe('tacacs profiles API: enable', () => {
     expectError(await t.admin('POST', BASE, { body: { name, enable_mode: 'login', enable_secret: SECRET } }), 422, 'ENABLE_SECRET_UNUSED', 'enable_secret')
     expectError(await t.admin('POST', BASE, { body: { name, enable_mode: 'secret', enable_secret: 'a\u0000b' } }), 422, 'VALIDATION_FAILED', 'enable_secret')
     expectError(await t.admin('POST', BASE, { body: { name, enable_mode: 'secret', enable_secret: '' } }), 422, 'VALIDATION_FAILED', 'enable_secret')
+    expectError(await t.admin('POST', BASE, { body: { name, enable_mode: 'secret', enable_secret: 'seven77' } }), 422, 'VALIDATION_FAILED', 'enable_secret')
     expectError(await t.admin('POST', BASE, { body: { name, enable_mode: 'enable' } }), 422, 'VALIDATION_FAILED', 'enable_mode')
     expectError(await t.admin('POST', BASE, { body: { name, enable_privilege_level: 16 } }), 422, 'VALIDATION_FAILED', 'enable_privilege_level')
     expect((await t.admin('GET', `${BASE}?search=${name}`)).body.items).to.deep.equal([])
