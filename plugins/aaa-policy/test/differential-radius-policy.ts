@@ -72,7 +72,7 @@ const GROUP_NAMES = ['Net Admins', 'ops "core"', 'helpdesk', 'x${HOME}y', 'Ünï
 /** Reply attributes a profile may carry, as a generator of [name, value]; repeatable ones may come twice. */
 const ATTRIBUTES: ((r: Random) => [string, string])[] = [
   (r) => ['Service-Type', r.pick(['Administrative-User', 'NAS-Prompt-User', 'Login-User'])],
-  (r) => ['Reply-Message', r.pick(['hello', 'say "hi" {x} } # not a comment \\ end', '%{User-Name} $ENV{HOME}', 'Grüße, 日本'])],
+  (r) => ['Reply-Message', r.pick(['hello', 'say "hi" {x} } # not a comment \\ end', '{User-Name} $HOME $x}', 'Grüße, 日本'])],
   (r) => ['Session-Timeout', String(1 + r.int(86400))],
   (r) => ['Idle-Timeout', String(1 + r.int(3600))],
   (r) => ['Filter-Id', r.pick(['acl-in', 'ACL "x"'])],
