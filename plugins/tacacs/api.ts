@@ -18,6 +18,8 @@ export interface Command {
   /** The command word(s) as typed on the device: `show`, `configure terminal`. */
   command: string
   action: 'permit' | 'deny'
+  /** The entry applies only at this request privilege level or above; absent: any level. */
+  min_privilege_level?: number
   /** Empty: any arguments. Otherwise the entry matches when any rule matches. */
   arguments: ArgumentRule[]
 }
@@ -94,9 +96,11 @@ export interface TacacsService {
   /**
    * Decide a command line (`show running-config`) as the rendered profile does in tac_plus-ng:
    * the profile's command sets in order, each set's commands in order, first match wins,
-   * otherwise the profile's default action.
+   * otherwise the profile's default action. `privLvl`: the request's privilege level (default the
+   * profile's own, what the NAS sends after the exec start); entries with a higher
+   * `min_privilege_level` are skipped.
    */
-  authorizeCommand(profile: TacacsProfile, commandLine: string, db?: Db): Promise<CommandDecision>
+  authorizeCommand(profile: TacacsProfile, commandLine: string, db?: Db, privLvl?: number): Promise<CommandDecision>
   /** The tac_plus-ng text of one ruleset rule: the very code the full configuration uses. */
   renderRule(rule: PolicyRuleView, profileName: string | null): string
   /** The tac_plus-ng text of one profile (with its command sets compiled): the very code the full configuration uses. */

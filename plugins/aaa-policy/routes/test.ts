@@ -34,7 +34,7 @@ export function policyTestRoutes(d: PolicyRouteDeps) {
       handler: async ({ body }) => {
         if ((body.device_id === undefined) === (body.nas_ip === undefined)) throw PolicyErrors.testTarget({ field: body.device_id === undefined ? 'device_id' : 'nas_ip' })
         if (body.protocol !== 'tacacs') {
-          for (const k of ['service', 'command'] as const) if (body[k] !== undefined) throw PolicyErrors.testTacacsOnly({ field: k, vars: { name: k } })
+          for (const k of ['service', 'command', 'priv_lvl'] as const) if (body[k] !== undefined) throw PolicyErrors.testTacacsOnly({ field: k, vars: { name: k } })
           if (body.method !== undefined && TACACS_ONLY_METHODS.includes(body.method)) throw PolicyErrors.testMethodTacacsOnly({ field: 'method', vars: { method: body.method } })
         }
         // Command authorization is a request of service shell.

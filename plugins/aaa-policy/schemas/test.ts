@@ -26,6 +26,13 @@ export const PolicyTestRequest = Type.Object(
           'TACACS+ only: a command line to authorize (`show running-config`), decided by the matched profile. Split as a NAS splits it: into words on space and TAB only (the first word is `cmd`, the others `cmd-arg`; runs and leading or trailing ones dropped), joined by one space as tac_plus-ng joins them. NBSP and other Unicode spaces stay inside their word; a line holding LF, CR or another control character is denied, as the daemon denies it. A last word `<cr>` is the end marker a Cisco NAS appends (as the daemon logs the line: `show version <cr>` is decided as `show version`); a `<cr>` anywhere else answers 422 at `command`: the daemon decides such a line differently with and without the NAS\'s own marker after it.',
       }),
     ),
+    priv_lvl: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 15,
+        description: 'TACACS+ only: the privilege level the NAS sends with `command` (after `enable` 15, 15). Default: the profile\'s privilege_level, what the session started at. Command entries with a higher `min_privilege_level` are skipped.',
+      }),
+    ),
     method: Type.Optional(
       StringEnum(METHODS, {
         description:

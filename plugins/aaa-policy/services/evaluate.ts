@@ -177,7 +177,7 @@ async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: Policy
     return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits service ${service} with TACACS+ profile ${profile.name}` })
   }
   result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...avPairs(profile.shell_attributes)]
-  if (input.command !== undefined) result.command_decision = await tacacs.authorizeCommand(profile, input.command, db)
+  if (input.command !== undefined) result.command_decision = await tacacs.authorizeCommand(profile, input.command, db, input.priv_lvl)
   return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
 }
 

@@ -400,6 +400,8 @@ describe('AAA policy: the policy test and the TACACS+ preview', () => {
       ['a 513-character command', { username: 'a', protocol: 'tacacs', nas_ip: '10.0.0.1', command: 'c'.repeat(513) }, 'VALIDATION_FAILED', 'command'],
       ['a command for RADIUS', { username: 'a', protocol: 'radius', nas_ip: '10.0.0.1', command: 'show' }, 'VALIDATION_FAILED', 'command'],
       ['a service for RADIUS', { username: 'a', protocol: 'radius', nas_ip: '10.0.0.1', service: 'shell' }, 'VALIDATION_FAILED', 'service'],
+      ['a priv_lvl for RADIUS', { username: 'a', protocol: 'radius', nas_ip: '10.0.0.1', priv_lvl: 15 }, 'VALIDATION_FAILED', 'priv_lvl'],
+      ['a priv_lvl of 16', { username: 'a', protocol: 'tacacs', nas_ip: '10.0.0.1', priv_lvl: 16 }, 'VALIDATION_FAILED', 'priv_lvl'],
       ['a command under another service', { username: 'a', protocol: 'tacacs', nas_ip: '10.0.0.1', service: 'ppp', command: 'show' }, 'VALIDATION_FAILED', 'command'],
       ['an unknown field', { username: 'a', protocol: 'tacacs', nas_ip: '10.0.0.1', port: 49 }, 'UNKNOWN_FIELD', 'port'],
       ['an unknown method', { username: 'a', protocol: 'tacacs', nas_ip: '10.0.0.1', method: 'mschapv1' }, 'VALIDATION_FAILED', 'method'],

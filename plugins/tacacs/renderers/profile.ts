@@ -11,7 +11,9 @@
  * 2. The exec shell start (`cmd == ""`) sets the privilege level and the
  *    shell attributes, and permits.
  * 3. Each command entry of each command set, in the profile's order, is one
- *    `if (cmd =~ /…/) permit|deny` (the first verdict ends the script).
+ *    `if (cmd =~ /…/) permit|deny` (the first verdict ends the script); an
+ *    entry with a minimum privilege level adds `&& priv-lvl =~ /^(?:N|…|15)$/`
+ *    (the daemon compares priv-lvl as text: the request's priv_lvl byte).
  * 4. The default action.
  *
  * Each service of `services` (junos-exec, fortigate, PaloAlto, ciscowlc …)
@@ -33,7 +35,7 @@
  * writes nothing: no user, profile or device enable, so enable is refused.
  */
 import type { CommandSet, ShellAttribute, TacacsProfile } from '../api.js'
-import { CLEAN_LINE_PCRE, compileCommand, configRegex } from '../services/command-match.js'
+import { CLEAN_LINE_PCRE, compileCommand, configRegex, privLevelAtLeast } from '../services/command-match.js'
 import { profileIdent } from './names.js'
 import { tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
@@ -87,7 +89,10 @@ export function renderProfileText(profile: RenderableProfile, sets: readonly Pic
   line(3, '}')
   for (const set of sets) {
     line(3, tacComment(`command set ${set.name}`))
-    for (const cmd of set.commands) line(3, `if (cmd =~ ${compileCommand(cmd).config}) ${cmd.action}`)
+    for (const cmd of set.commands) {
+      const level = cmd.min_privilege_level !== undefined ? ` && priv-lvl =~ ${configRegex(privLevelAtLeast(cmd.min_privilege_level))}` : ''
+      line(3, `if (cmd =~ ${compileCommand(cmd).config}${level}) ${cmd.action}`)
+    }
   }
   line(3, profile.default_action)
   line(2, '}')

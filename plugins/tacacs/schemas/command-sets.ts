@@ -34,11 +34,20 @@ const command = Type.String({
   description: 'The command word(s) as the device sends them (`show`, `configure terminal`): printable ASCII words one space apart, no quotes, slashes or backslashes.',
 })
 const action = StringEnum(['permit', 'deny'] as const)
+const minPrivilegeLevel = Type.Optional(
+  Type.Integer({
+    minimum: 0,
+    maximum: 15,
+    description:
+      'The entry applies only to a request made at this privilege level or above (the `priv_lvl` a NAS such as Cisco IOS sends with each command, after `enable` 15): below it the entry is skipped and the next one decides. Absent: any level.',
+  }),
+)
 
 export const CommandInput = Type.Object(
   {
     command,
     action,
+    min_privilege_level: minPrivilegeLevel,
     arguments: Type.Optional(
       Type.Array(ArgumentRule, { maxItems: MAX_ARGUMENT_RULES, description: 'Empty or absent: any arguments. Otherwise the entry matches when any rule matches the arguments.' }),
     ),
@@ -47,7 +56,7 @@ export const CommandInput = Type.Object(
 )
 
 export const CommandOutput = Type.Object(
-  { command: Type.String(), action, arguments: Type.Array(ArgumentRule) },
+  { command: Type.String(), action, min_privilege_level: minPrivilegeLevel, arguments: Type.Array(ArgumentRule) },
   { title: 'CommandSetCommand', additionalProperties: false },
 )
 

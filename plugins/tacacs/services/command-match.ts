@@ -148,16 +148,23 @@ export const CONTROL_CLASS = '[\\x00-\\x1f\\x7f]'
 export const CLEAN_LINE_PCRE = '\\A[^\\x00-\\x1f\\x7f]*\\z'
 const CONTROL = new RegExp(CONTROL_CLASS)
 
+/** PCRE for a privilege level (as tac_plus-ng writes it: decimal, no leading zero) of `min` or above. */
+export const privLevelAtLeast = (min: number): string => `^(?:${Array.from({ length: 16 - min }, (_, i) => String(min + i)).join('|')})$`
+
 /**
  * The decision of `profile` on `line`, with `sets` the profile's command sets
  * in the profile's order: the first entry of the first set whose pattern
  * matches decides; none matching, the profile's default action does. An
  * empty line is the start of an exec shell, which every profile permits.
+ * An entry with `min_privilege_level` above `privLvl` (the request's level,
+ * by default the profile's) is skipped, as the rendered
+ * `&& priv-lvl =~ /^(?:N|…|15)$/` makes the daemon skip it.
  */
 export function decideCommand(
   profile: Pick<TacacsProfile, 'privilege_level' | 'default_action'>,
   sets: readonly Pick<CommandSet, 'id' | 'name' | 'commands'>[],
   line: string,
+  privLvl: number = profile.privilege_level,
 ): CommandDecision {
   const cmd = normalizeCommandLine(line)
   // In the rendered profile's order: the control-character deny, then the exec start.
@@ -167,11 +174,12 @@ export function decideCommand(
   }
   for (const set of sets) {
     for (const [index, entry] of set.commands.entries()) {
+      if (entry.min_privilege_level !== undefined && privLvl < entry.min_privilege_level) continue
       if (!compileCommand(entry).regex.test(cmd)) continue
       return {
         decision: entry.action,
         matched: { command_set_id: set.id, command_set_name: set.name, index, command: entry.command },
-        reason: `Command ${index + 1} ("${entry.command}"${describeArguments(entry)}) of command set "${set.name}" matches and ${entry.action === 'permit' ? 'permits' : 'denies'} it.`,
+        reason: `Command ${index + 1} ("${entry.command}"${describeArguments(entry)}${entry.min_privilege_level !== undefined ? `, at privilege level ${entry.min_privilege_level} or above` : ''}) of command set "${set.name}" matches and ${entry.action === 'permit' ? 'permits' : 'denies'} it.`,
       }
     }
   }

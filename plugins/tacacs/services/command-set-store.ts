@@ -53,6 +53,6 @@ export function prepareCommands(input: readonly CommandInput[]): Command[] {
       }
       return { match_type: a.match_type, value: a.value }
     })
-    return { command: c.command, action: c.action, arguments: args }
+    return { command: c.command, action: c.action, ...(c.min_privilege_level !== undefined ? { min_privilege_level: c.min_privilege_level } : {}), arguments: args }
   })
 }

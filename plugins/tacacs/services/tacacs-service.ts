@@ -25,8 +25,8 @@ export function createTacacsService(database: DatabaseService): TacacsServiceInt
     listProfiles: (db = knex) => listProfiles(db),
     getCommandSet: (id, db = knex) => getCommandSet(db, id),
     listCommandSets: (db = knex) => listCommandSets(db),
-    async authorizeCommand(profile, commandLine, db = knex) {
-      return decideCommand(profile, await commandSetsByIds(db, profile.command_set_ids), commandLine)
+    async authorizeCommand(profile, commandLine, db = knex, privLvl) {
+      return decideCommand(profile, await commandSetsByIds(db, profile.command_set_ids), commandLine, privLvl)
     },
     renderRule: (rule, profileName) => renderRuleText(rule, profileName),
     async renderProfile(profile, db = knex) {
