@@ -103,7 +103,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
   // Everything written under DATA_DIR (database, releases, node id) is the service user's
   // alone, whatever umask the process was started with; the walks repair what is already
   // there and what PGlite writes with its own modes (security/data-dir.ts).
-  const db = connect({ ...config, log })
+  const db = await connect({ ...config, log })
   const releaseUmask = privateUmask()
   const stopDb = async () => {
     await db.knex.destroy().catch(() => undefined)

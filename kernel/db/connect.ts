@@ -9,7 +9,6 @@ import { mkdirSync } from 'node:fs'
 import knexPkg, { type Knex } from 'knex'
 import pg from 'pg'
 import type { DatabaseService, Logger } from '../../sdk/index.js'
-import { defaultTemplateDir, EmbeddedClient } from './embedded.js'
 
 // bigint (count(*)) and numeric as JS numbers: counts here stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -18,14 +17,19 @@ pg.types.setTypeParser(1700, (v) => Number(v))
 /** knex's messages for a connection that could not be made or was lost. */
 const CONNECTION_NOISE = /^(Acquire connection error|Connection Error)\b/
 
-export function connect(opts: {
+/**
+ * The database the configuration names. Async because the embedded engine's
+ * code (PGlite and its knex client, ~40 ms of module loading) is imported only
+ * when it is the engine: a server on PostgreSQL never loads it.
+ */
+export async function connect(opts: {
   databaseUrl: string | null
   dataDir: string
   log?: Logger
   dbStatementTimeoutMs?: number
   /** Where a pristine embedded cluster is kept for new data folders (embedded.ts); null: initdb in each new folder. */
   embeddedTemplateDir?: string | null
-}): DatabaseService {
+}): Promise<DatabaseService> {
   // knex writes its own warnings to the console; route them to the log. Its connection errors come once per
   // failed connection attempt, so during an outage once per request: they go to debug, and the outage
   // itself is logged once, then summarised, by the HTTP layer (OutageLog in outage.ts).
@@ -62,6 +66,7 @@ export function connect(opts: {
     // session can hold a lock a request would wait on.
     // The embedded client answers as pg does (counts, value types, parameters, errors): embedded.ts says
     // what differs in knex-pglite and how each difference is removed.
+    const { defaultTemplateDir, EmbeddedClient } = await import('./embedded.js')
     const dir = path.join(opts.dataDir, 'pgdata')
     // PGlite itself writes its initial files 0666 whatever the umask: app.ts repairs them (security/data-dir.ts).
     mkdirSync(dir, { recursive: true, mode: 0o700 })
