@@ -6,6 +6,8 @@
  */
 import { expect } from 'chai'
 import { readFileSync } from 'node:fs'
+import { Validation } from '../../kernel/http/validation.js'
+import type { TSchema } from '../../sdk/index.js'
 import { startTestApp } from '../kit/app.js'
 
 const edition = (JSON.parse(readFileSync('package.json', 'utf8')) as { portcullis: { plugins: string[] } }).portcullis.plugins
@@ -37,5 +39,14 @@ describe('route validators', () => {
     } finally {
       await t.stop()
     }
+  })
+
+  it('the warm-up checks every schema against the JSON Schema meta-schema, one already compiled by a request too', async () => {
+    const v = new Validation()
+    const check = v.compileData({ type: 'string', minLength: -1 } as unknown as TSchema)
+    // Used before the warm-up: compiled without the meta-schema check (that is what the boot saves).
+    expect(check('x')).to.equal(true)
+    const warm = await v.compilePending().then(() => null, (e: Error) => e)
+    expect(warm?.message).to.match(/not valid JSON Schema.*minLength/)
   })
 })
