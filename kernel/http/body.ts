@@ -64,8 +64,8 @@ export async function readJsonBody(ctx: Koa.Context, limit: number): Promise<unk
   if (encoding !== '' && encoding !== 'identity') throw unsupported('core:errors.body_unsupported_type')
   const declared = Number(ctx.get('content-length') || 0)
   if (declared > limit) throw tooLarge(limit)
-  // A leading byte order mark is allowed and dropped, as JSON parsers commonly do (RFC 8259 §8.1).
-  const text = (await readBytes(ctx.req, limit)).toString('utf8').replace(/^\uFEFF/, '')
+  // A byte order mark is malformed JSON here (RFC 8259 §8.1: senders must not add one), as it was with koa-body.
+  const text = (await readBytes(ctx.req, limit)).toString('utf8')
   // Whitespace only is no body; any JSON value parses (null is JSON, not malformed) and the schema says what is wrong with it.
   if (text.trim() === '') throw new PortcullisError(422, 'BODY_REQUIRED', 'core:errors.body_required')
   try {

@@ -53,7 +53,7 @@ describe('request validation', () => {
   })
 
   it('answers malformed JSON with 422 BODY_MALFORMED_JSON', async () => {
-    for (const raw of ['{"name": ', '{name: 1}', 'null garbage', "{'a': 1}"]) {
+    for (const raw of ['{"name": ', '{name: 1}', 'null garbage', "{'a': 1}", '\uFEFF{}']) {
       const r = await t.admin('POST', '/api/v1/probe/echo', { raw })
       expect(r.status, raw).to.equal(422)
       expect(r.body.code, raw).to.be.oneOf(['BODY_MALFORMED_JSON'])
