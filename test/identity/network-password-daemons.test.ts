@@ -4,13 +4,13 @@
  * TACACS+ PAP and ASCII on tac_plus-ng, from the verifiers the platform rendered. Passwords of
  * exactly 64 or 128 bytes never worked before the SHA-512-crypt fix. Skips a daemon not installed.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { checkConfig, FREERADIUS_PRESENT, FREERADIUS_SKIP, freeUdpPort, radclient, renderFreeradius, startFreeradius, writeRelease, type RunningFreeradius } from '../../plugins/radius/test/e2e-support.js'
+import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, radclient, type RunningFreeradius } from '../../plugins/radius/test/e2e-support.js'
 import { TacacsClient } from '../../plugins/tacacs/client/index.js'
-import { created, PLUGINS, renderAndRun, RULES, setSetting, type DaemonRun } from '../../plugins/tacacs/test/e2e/support.js'
+import { created, PLUGINS, renderAndRun, RULES, type DaemonRun } from '../../plugins/tacacs/test/e2e/support.js'
 import { startTestApp, type TestApp } from '../kit/app.js'
 import { TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../kit/tac-plus-ng.js'
 
@@ -63,16 +63,7 @@ describe('network passwords on the real daemons: 64 and 128 bytes log in', funct
     await created(t, RULES, { name: 'netops-lab', who: { group_id: group.id }, where: { device_group_id: lab.id }, radius_profile_id: rp.id, tacacs_profile_id: tp.id })
 
     if (FREERADIUS_PRESENT) {
-      radiusPort = await freeUdpPort()
-      await setSetting(t, 'radius.listen_address', '127.0.0.1')
-      await setSetting(t, 'radius.auth_port', radiusPort)
-      await setSetting(t, 'radius.acct_port', await freeUdpPort())
-      const release = path.join(dir, 'radius')
-      mkdirSync(release)
-      writeRelease(release, await renderFreeradius(t))
-      const check = checkConfig(release)
-      expect(check.ok, check.output).to.equal(true)
-      radius = await startFreeradius(release)
+      ;({ daemon: radius, port: radiusPort } = await deployFreeradius(t, path.join(dir, 'radius')))
     }
     if (tacPlusNgBinary()) tacacs = await renderAndRun(t)
   })

@@ -12,16 +12,16 @@
  * case's method and the test's answer. Skips without FreeRADIUS.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { ntHash } from '../../../sdk/md4.js'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import {
-  checkConfig, FREERADIUS_PRESENT, FREERADIUS_SKIP, freeUdpPort, mschapv2Pairs, rcString, renderFreeradius, startFreeradius, writeRelease, type RunningFreeradius,
+  deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, mschapv2Pairs, rcString, type RunningFreeradius,
 } from '../../radius/test/e2e-support.js'
-import { mapLimit, PLUGINS, seededRandom, setSetting } from '../../tacacs/test/e2e/support.js'
+import { mapLimit, PLUGINS, seededRandom } from '../../tacacs/test/e2e/support.js'
 import { buildRadiusPolicy, radclientAuth, radiusClientFor, type Policy } from './differential-radius-policy.js'
 
 const SEED = Number(process.env.RADIUS_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31))
@@ -83,16 +83,7 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
         dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-radius-diff-'))
         t = await startTestApp({ plugins: PLUGINS, options: { 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run') } })
         policy = await buildRadiusPolicy(t, r, round)
-        port = await freeUdpPort()
-        await setSetting(t, 'radius.listen_address', '127.0.0.1')
-        await setSetting(t, 'radius.auth_port', port)
-        await setSetting(t, 'radius.acct_port', await freeUdpPort())
-        const release = path.join(dir, 'release')
-        mkdirSync(release)
-        writeRelease(release, await renderFreeradius(t))
-        const check = checkConfig(release)
-        expect(check.ok, `freeradius -C:\n${check.output}`).to.equal(true)
-        daemon = await startFreeradius(release)
+        ;({ daemon, port } = await deployFreeradius(t, path.join(dir, 'release')))
       })
       after(async () => {
         await daemon?.stop()

@@ -12,7 +12,7 @@
  * Each half skips without its daemon (TAC_PLUS_NG; freeradius and radclient).
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -21,12 +21,12 @@ import { ntHash } from '../../../sdk/md4.js'
 import type { TestApp } from '../../../test/kit/app.js'
 import { startTestApp } from '../../../test/kit/app.js'
 import { TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../../../test/kit/tac-plus-ng.js'
-import { checkConfig, FREERADIUS_PRESENT, FREERADIUS_SKIP, freeUdpPort, mschapv2Pairs, radclient, rcString, renderFreeradius, startFreeradius, writeRelease, type RunningFreeradius } from '../../radius/test/e2e-support.js'
+import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, mschapv2Pairs, radclient, rcString, type RunningFreeradius } from '../../radius/test/e2e-support.js'
 import {
   AuthenAction, AuthenService, AuthenStatus, AuthenType, decodeAuthenReply, decodePacket, encodeAuthenContinue, encodeAuthenStart, encodePacket, HEADER_LENGTH, MAJOR_VERSION,
   MINOR_VERSION_DEFAULT, MINOR_VERSION_ONE, PacketType, TacacsClient,
 } from '../../tacacs/client/index.js'
-import { created, PLUGINS, renderAndRun, RULES, setSetting, type DaemonRun } from '../../tacacs/test/e2e/support.js'
+import { created, PLUGINS, renderAndRun, RULES, type DaemonRun } from '../../tacacs/test/e2e/support.js'
 
 const KEY = 'policy-e2e-key'
 const SECRET = 'policy-e2e-secret'
@@ -128,16 +128,7 @@ describe('AAA policy e2e: the policy test answers what tac_plus-ng and FreeRADIU
     await created(t, RULES, { name: 'ops-rad-sw', who: { group_id: ops.id }, where: { device_id: radDevice.id }, position: 0 })
 
     if (FREERADIUS_PRESENT) {
-      radiusPort = await freeUdpPort()
-      await setSetting(t, 'radius.listen_address', '127.0.0.1')
-      await setSetting(t, 'radius.auth_port', radiusPort)
-      await setSetting(t, 'radius.acct_port', await freeUdpPort())
-      const release = path.join(dir, 'radius')
-      mkdirSync(release)
-      writeRelease(release, await renderFreeradius(t))
-      const check = checkConfig(release)
-      expect(check.ok, check.output).to.equal(true)
-      radius = await startFreeradius(release)
+      ;({ daemon: radius, port: radiusPort } = await deployFreeradius(t, path.join(dir, 'radius')))
     }
     if (tacPlusNgBinary()) tacacs = await renderAndRun(t)
   })

@@ -80,6 +80,26 @@ export async function startFreeradius(dir: string): Promise<RunningFreeradius> {
   }
 }
 
+/**
+ * The app's FreeRADIUS tree listening on 127.0.0.1 at free ports: settings through the API, rendered
+ * into `releaseDir`, checked with `freeradius -C`, started. What every daemon test begins with.
+ */
+export async function deployFreeradius(t: TestApp, releaseDir: string): Promise<{ daemon: RunningFreeradius; port: number }> {
+  const port = await freeUdpPort()
+  const set = async (key: string, value: unknown) => {
+    const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+    expect(r.status, `setting ${key}: ${JSON.stringify(r.body)}`).to.be.oneOf([200, 204])
+  }
+  await set('radius.listen_address', '127.0.0.1')
+  await set('radius.auth_port', port)
+  await set('radius.acct_port', await freeUdpPort())
+  mkdirSync(releaseDir, { recursive: true })
+  writeRelease(releaseDir, await renderFreeradius(t))
+  const check = checkConfig(releaseDir)
+  expect(check.ok, `freeradius -C:\n${check.output}`).to.equal(true)
+  return { daemon: await startFreeradius(releaseDir), port }
+}
+
 export interface RadclientResult {
   /** `Access-Accept`, `Access-Reject`, `Accounting-Response`, or null (no answer). */
   code: string | null
