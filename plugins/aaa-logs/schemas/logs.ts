@@ -51,7 +51,7 @@ const FIELD: Record<string, TSchema> = {
   output_octets: int(),
 }
 
-/** Enum columns that may be null: RADIUS `auth_type` is null when no PAP/CHAP/MS-CHAPv2 ran (EAP, or a reject before authentication). */
+/** Enum columns that may be null: RADIUS `auth_type` is null when no PAP/CHAP/MS-CHAPv2/MS-CHAPv1 ran (EAP, or a reject before authentication). */
 const NULLABLE_ENUMS = new Set(['auth_type'])
 
 export function entrySchema(k: KindDef, list: boolean) {

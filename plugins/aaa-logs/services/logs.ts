@@ -86,7 +86,8 @@ export const KINDS: KindDef[] = [
     schemaStem: 'RadiusAuth',
     summary: 'RADIUS authentication log',
     table: LOG_TABLE.radius_authentication,
-    enumFilters: { status: ['accept', 'reject'], auth_type: ['PAP', 'MS-CHAPv2', 'CHAP'] },
+    // MS-CHAPv1 beyond the contract's three: refused unless a RADIUS profile allows it, and logged as what it was (issue 12).
+    enumFilters: { status: ['accept', 'reject'], auth_type: ['PAP', 'MS-CHAPv2', 'CHAP', 'MS-CHAPv1'] },
     textFilters: [],
     sortBy: ['timestamp', 'username', 'nas_ip', 'status', 'rule_name', 'rule_label'],
     searchColumns: [...COMMON_SEARCH, 'rule_name', 'rule_label', 'calling_station_id', 'called_station_id', 'nas_identifier', 'reason'],

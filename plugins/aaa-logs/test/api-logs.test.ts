@@ -191,6 +191,22 @@ describe('aaa-logs log lists, entries and exports', () => {
       expect(await u('radius/accounting?acct_status_type=Stop')).to.deep.equal(['alice'])
     })
 
+    it('shows and filters MS-CHAPv1, which a RADIUS profile may allow, beside the contract\'s three methods', async () => {
+      const k = KINDS.find((x) => x.kind === 'radius_authentication')!
+      const [{ id }] = await logRows(t.app.db.knex, k)
+        .insert(row('radius_authentication', { status: 'reject', auth_type: 'MS-CHAPv1', username: 'oscar', reason: 'MS-CHAPv1 is not allowed' }))
+        .returning('id')
+      try {
+        const r = await t.admin('GET', '/api/v1/aaa/logs/radius/authentication?auth_type=MS-CHAPv1')
+        expect(r.status, JSON.stringify(r.body)).to.equal(200)
+        expect(r.body.items.map((i: any) => [i.username, i.auth_type])).to.deep.equal([['oscar', 'MS-CHAPv1']])
+        const bad = await t.admin('GET', '/api/v1/aaa/logs/radius/authentication?auth_type=MS-CHAPv3')
+        expectError(bad, 422, 'VALIDATION_FAILED', 'auth_type')
+      } finally {
+        await logRows(t.app.db.knex, k).where({ id }).delete()
+      }
+    })
+
     it('needs aaa-logs.read', async () => {
       const reader = await t.token({ permissions: ['aaa-logs.read'] })
       const other = await t.token({ permissions: ['aaa-logs.exclusions.read'] })
