@@ -29,11 +29,14 @@ import { run, runCheck, type CheckOutcome } from './check.js'
 import { unifiedDiff } from './diff.js'
 import { ClusterDeployLock, type DeployLease } from './lock.js'
 import { takeFolderLock } from './lock-file.js'
-import { openWayTo, prepareFolder, pruneLogs, resolveAccount, shareFolder, type DaemonGroup } from './account.js'
+import { prepareFolder } from './account.js'
+import { daemonGroup, forGroup, releaseFolder } from './daemon-group.js'
+import { purgeCleartext, pruneOldLogs } from './housekeeping.js'
+import { recoverNode } from './recovery.js'
 import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
 export * from './model.js'
 import {
-  CURRENT, currentRelease, PARTIAL, readCurrentRelease, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
+  currentRelease, readCurrentRelease, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
 } from './files.js'
 
 interface Ctx {
@@ -138,44 +141,9 @@ export class DeployService implements DeploysService {
     })
   }
 
-  /** This node's rows, and those recorded before node ids were (an upgraded single node's history). */
-  private readonly mine = <T extends {}, R>(q: Knex.QueryBuilder<T, R>) => q.where((w) => w.where('node_id', this.d.nodeId).orWhereNull('node_id'))
-
-  private async recoverNow(): Promise<void> {
-    const root = path.join(this.d.dataDir, 'releases')
-    // Only this node's: another node's pending row is a deploy in flight there (it holds the lock), on its own disk.
-    const interrupted = await this.mine(this.knex('deploys').where({ status: 'pending' })).update({ status: 'failed', check_output: this.knex.raw(`coalesce(check_output || E'\\n', '') || 'interrupted before activation'`) }, ['id'])
-    if (interrupted.length) this.d.log.warn({ deploys: interrupted.map((r) => r.id) }, 'deploys interrupted before activation were marked failed')
-    const daemons = new Set((await this.mine(this.knex('deploys')).distinct('daemon')).map((r) => r.daemon))
-    if (existsSync(root)) for (const e of readdirSync(root, { withFileTypes: true })) if (e.isDirectory()) daemons.add(e.name)
-    for (const daemon of daemons) {
-      const dir = releasesDir(this.d.dataDir, daemon)
-      if (existsSync(dir)) {
-        for (const e of readdirSync(dir)) {
-          if (e.endsWith(PARTIAL) || e.startsWith('.current-')) rmSync(path.join(dir, e), { recursive: true, force: true })
-        }
-      }
-      // What this disk should serve: the release this node activated last (deploy or rollback). The
-      // cluster-wide `active` row may be another node's, whose folder is on that node's disk.
-      const last = await this.mine(this.knex('deploys').where({ daemon }).whereNotNull('activated_at')).orderBy('activated_at', 'desc').first()
-      const cur = currentRelease(dir)
-      if (last) {
-        if (cur !== last.release) {
-          if (releaseIntact(path.join(dir, last.release), toView(last).files)) {
-            this.d.log.warn({ daemon, current: cur, last: last.release }, 'current release does not match the database: pointing it back at the release this node activated last')
-            switchCurrent(dir, last.release)
-          } else this.d.log.error({ daemon, release: last.release }, 'the release this node activated last is missing or altered; deploy again')
-        }
-      } else if (cur !== null) {
-        const row = await this.knex('deploys').where({ daemon, release: cur }).first()
-        if (row && row.activated_at === null) {
-          this.d.log.warn({ daemon, current: cur }, 'no release activated on this node: removing the current link of an interrupted first deploy')
-          rmSync(path.join(dir, CURRENT), { force: true })
-        }
-        // Recorded as activated under another node id (NODE_ID changed?) or not at all: the daemon may be serving it.
-        else this.d.log.error({ daemon, current: cur }, 'current points at a release this node did not record as activated; left as it is')
-      }
-    }
+  /** Repairs what an interrupted deploy of this node left on its disk (recovery.ts). */
+  private recoverNow(): Promise<void> {
+    return recoverNode({ knex: this.knex, nodeId: this.d.nodeId, dataDir: this.d.dataDir, log: this.d.log })
   }
 
   /** Every renderer's files for the chosen daemons, from one repeatable-read snapshot. */
@@ -225,77 +193,14 @@ export class DeployService implements DeploysService {
     return ran.length ? { checked: true, ok: true, unchecked, output: ran.map((o) => o.output).filter(Boolean).join('\n') } : { checked: null, ok: true, unchecked, output: outcomes.map((o) => o.output).join('\n') }
   }
 
-  /** The account of a daemon's renderers (its group resolved), or null: it runs as whoever starts it. */
-  private daemonGroup(renderers: ConfigRenderer[], daemon: string): DaemonGroup | null {
-    try {
-      return resolveAccount(renderers.map((r) => r.account?.() ?? null), daemon)
-    } catch (e) {
-      throw DeployErrors.renderFailed({ vars: { renderer: renderers.map((r) => r.id).join(', '), message: (e as Error).message }, cause: e })
-    }
-  }
-
-  /** Disk work for a daemon's group: a refused chown/chmod (the server is neither root nor a member of the group) is a 422 that says so. */
-  private forGroup<T>(renderers: ConfigRenderer[], group: DaemonGroup | null, fn: () => T): T {
-    try {
-      return fn()
-    } catch (e) {
-      if (!group) throw e
-      const message = `${(e as Error).message}: the server must run as root or as a member of the group "${group.account.group}" to give the daemon its files`
-      throw DeployErrors.renderFailed({ vars: { renderer: renderers.map((r) => r.id).join(', '), message }, cause: e })
-    }
-  }
-
-  /** The release folder of a daemon, created, and given to its group when it has an account (account.ts). */
-  private releaseFolder(daemon: string, group: DaemonGroup | null): string {
-    const dir = releasesDir(this.d.dataDir, daemon)
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
-    if (group) openWayTo(this.d.dataDir, dir)
-    shareFolder(dir, group)
-    return dir
-  }
-
-  /**
-   * Remove from disk every release of `daemon` other than the current one that holds a cleartext
-   * credential the current one does not (a CHAP password turned off or changed): its row stays, a
-   * rollback to it answers DEPLOY_RELEASE_MISSING.
-   */
+  /** Older releases of `daemon` holding a cleartext credential the current one does not (housekeeping.ts). */
   private purgeCleartext(daemon: string): void {
-    const renderers = this.d.renderers().map((r) => r.renderer).filter((r) => r.daemon === daemon && r.cleartextIn)
-    const dir = releasesDir(this.d.dataDir, daemon)
-    const cur = currentRelease(dir)
-    if (!renderers.length || !cur || !existsSync(dir)) return
-    const names = (root: string) => {
-      const files = readRelease(root)
-      return new Set(renderers.flatMap((r) => r.cleartextIn!(files)))
-    }
-    const kept = names(path.join(dir, cur))
-    for (const n of readdirSync(dir)) {
-      if (n === cur || !/^\d{8}T\d{9}Z-[0-9a-f]{8}$/.test(n)) continue
-      const held = [...names(path.join(dir, n))].filter((x) => !kept.has(x))
-      if (!held.length) continue
-      rmSync(path.join(dir, n), { recursive: true, force: true })
-      this.d.log.info({ daemon, release: n, credentials: held.length }, 'removed an older release holding cleartext credentials the current release no longer has')
-    }
+    purgeCleartext(this.d.dataDir, this.d.renderers().map((r) => r.renderer), daemon, this.d.log)
   }
 
   /** Remove the daemons' dated logs older than deploy.log_retention_days (at every deploy, and hourly from startHousekeeping). */
   async pruneOldLogs(): Promise<{ directory: string; removed: string[] }[]> {
-    const days = await this.d.settings.get(logRetentionSetting)
-    const out: { directory: string; removed: string[] }[] = []
-    for (const { renderer } of this.d.renderers()) {
-      for (const folder of renderer.folders?.() ?? []) {
-        try {
-          const removed = pruneLogs(folder, days)
-          if (removed.length) {
-            this.d.log.info({ daemon: renderer.daemon, directory: folder.directory, removed: removed.length, days }, 'removed log files older than the retention')
-            out.push({ directory: folder.directory, removed })
-          }
-        } catch (e) {
-          this.d.log.warn({ daemon: renderer.daemon, directory: folder.directory, err: (e as Error).message }, 'could not remove old log files')
-        }
-      }
-    }
-    return out
+    return pruneOldLogs(this.d.renderers().map((r) => r.renderer), await this.d.settings.get(logRetentionSetting), this.d.log)
   }
 
   /** Log retention a minute after start, then once an hour (the server; not the command line). Returns the stop function. */
@@ -317,8 +222,8 @@ export class DeployService implements DeploysService {
         for (const [name, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
           const dir = path.join(tmpRoot, name)
           // With the daemon's group, as a deploy writes it: the modes compare equal (0640) with the current release's.
-          const group = this.daemonGroup(g.renderers, name)
-          this.forGroup(g.renderers, group, () => writeRelease(dir, g.files, undefined, group))
+          const group = daemonGroup(g.renderers, name)
+          forGroup(g.renderers, group, () => writeRelease(dir, g.files, undefined, group))
           const check = await this.checkDaemon(g.renderers, dir)
           const relDir = releasesDir(this.d.dataDir, name)
           const cur = currentRelease(relDir)
@@ -371,13 +276,13 @@ export class DeployService implements DeploysService {
       const staged: { id: string; daemon: string; release: string; dir: string; files: FileRecord[]; check: CheckOutcome & { unchecked: boolean } }[] = []
       for (const [daemon, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
         const id = randomUUID()
-        const group = this.daemonGroup(g.renderers, daemon)
-        const dir = this.forGroup(g.renderers, group, () => {
+        const group = daemonGroup(g.renderers, daemon)
+        const dir = forGroup(g.renderers, group, () => {
           for (const r of g.renderers) for (const f of r.folders?.() ?? []) prepareFolder(this.d.dataDir, f, group)
-          return this.releaseFolder(daemon, group)
+          return releaseFolder(this.d.dataDir, daemon, group)
         })
         const release = releaseName(at, id)
-        const files = this.forGroup(g.renderers, group, () => writeRelease(path.join(dir, release), g.files, () => sleepSync(this.delayMs), group))
+        const files = forGroup(g.renderers, group, () => writeRelease(path.join(dir, release), g.files, () => sleepSync(this.delayMs), group))
         await this.step()
         const check = await this.checkDaemon(g.renderers, path.join(dir, release))
         staged.push({ id, daemon, release, dir, files, check })

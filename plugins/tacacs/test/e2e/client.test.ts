@@ -9,7 +9,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { sha512Crypt } from '../../../../kernel/identity/sha512-crypt.js'
+import { sha512Crypt } from '../../../../sdk/index.js'
 import { checkTacPlusNg, freePort, startTacPlusNg, TAC_PLUS_NG_SKIP, tacPlusNgBinary, type RunningTacPlusNg } from '../../../../test/kit/tac-plus-ng.js'
 import {
   AcctFlag,
