@@ -48,6 +48,8 @@ export const logRetentionSetting = defineSetting(
   Type.Integer({ minimum: 1, maximum: 3650 }),
   90,
   'Days the daemons\' dated log files (the JSON lines and TACACS+ logs the ingester reads) are kept: older ones are removed at every deploy and once an hour.',
+  // Shortening it deletes the record of who logged in to which device: an administrator's decision.
+  { security: true },
 )
 export const deploySettings = [keepReleasesSetting, lockWaitSetting, allowUncheckedSetting, logRetentionSetting]
 
