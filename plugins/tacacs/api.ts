@@ -83,6 +83,8 @@ export interface CommandDecision {
 }
 
 import type { PolicyRuleView, PolicySource } from '../../sdk/index.js'
+import type { AuthorizationReply, AvPair } from './services/author-reply.js'
+export type { AuthorizationReply, AvPair }
 /** The policy's rules as the renderers see them: defined once in the SDK, shared with the radius plugin. */
 export type { PolicyRuleView, PolicySource }
 
@@ -101,6 +103,13 @@ export interface TacacsService {
    * `min_privilege_level` are skipped.
    */
   authorizeCommand(profile: TacacsProfile, commandLine: string, db?: Db, privLvl?: number): Promise<CommandDecision>
+  /**
+   * The AV pairs of the authorization REPLY tac_plus-ng sends for `service` (no command) under this
+   * profile, when the NAS sent `service=<service>` then `nasPairs`: PASS_ADD with the additions,
+   * PASS_REPL with the whole list, or FAIL on a mandatory NAS pair the profile does not set
+   * (services/author-reply.ts). Null when the profile does not answer the service (denied).
+   */
+  authorizationReply(profile: TacacsProfile, service: string, nasPairs: readonly AvPair[]): AuthorizationReply | null
   /** The tac_plus-ng text of one ruleset rule: the very code the full configuration uses. */
   renderRule(rule: PolicyRuleView, profileName: string | null): string
   /** The tac_plus-ng text of one profile (with its command sets compiled): the very code the full configuration uses. */

@@ -5,6 +5,46 @@ import { Nullable, StringEnum, Type, Uuid } from '../../../sdk/index.js'
 export const METHODS = ['pap', 'chap', 'mschapv2', 'ascii', 'enable'] as const
 export const TACACS_ONLY_METHODS: readonly string[] = ['ascii', 'enable']
 
+/** An AV pair the NAS sends with its authorization request, beyond `service`, `cmd` and `cmd-arg`. */
+export const NasAttribute = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      // Printable ASCII without the separators `=` and `*` (the daemon splits a pair at the first one); service, cmd and cmd-arg come from their own inputs.
+      pattern: '^(?!(?:service|cmd|cmd-arg)$)[!-)+-<>-~]+$',
+      description: 'The attribute name (`priv-lvl`, `protocol`, `shell:roles`): printable ASCII without `=` or `*`; not `service`, `cmd` or `cmd-arg` (give those as `service` and `command`).',
+    }),
+    value: Type.String({ maxLength: 190, pattern: '^[ -~]*$', description: 'The value, printable ASCII; may be empty (`cmd*` style).' }),
+    optional: Type.Optional(Type.Boolean({ description: 'true: sent as an optional pair (`name*value`); default false: mandatory (`name=value`).' })),
+  },
+  { title: 'PolicyTestNasAttribute', additionalProperties: false },
+)
+
+const NasAttributes = Type.Array(NasAttribute, {
+  maxItems: 64,
+  description:
+    "TACACS+ only (422 for RADIUS): the AV pairs the NAS sends with its authorization request after `service=<service>`, in order, as tac_plus-ng merges them into its reply (`authorization_reply`): a mandatory pair the profile does not set exactly fails the authorization; an optional pair is replaced by the profile's mandatory pair of that name or deleted (the reply becomes PASS_REPL, the whole list). `protocol` passes through unchanged. Default: none, as a NAS starting an exec shell sends only `service=shell` and an empty `cmd`.",
+})
+
+export const AuthorizationReplySchema = Type.Object(
+  {
+    status: StringEnum(['pass_add', 'pass_repl', 'fail'] as const, {
+      description: '`pass_add`: the NAS keeps its pairs and adds `attributes`; `pass_repl`: `attributes` replace the pairs the NAS sent; `fail`: authorization refused.',
+    }),
+    attributes: Type.Array(
+      Type.Object({ name: Type.String(), value: Type.String(), optional: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      { description: 'The AV pairs of the REPLY, in the order tac_plus-ng sends them (`optional`: sent as `name*value`).' },
+    ),
+  },
+  {
+    title: 'PolicyTestAuthorizationReply',
+    additionalProperties: false,
+    description:
+      "TACACS+ only: the authorization REPLY tac_plus-ng sends for this request (`nas_attributes` included). A command authorization under service shell is answered PASS_ADD without pairs. Null for RADIUS, for `method` enable (an authentication, not an authorization), and for a deny before the matched profile is reached.",
+  },
+)
+
 export const PolicyTestRequest = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 64, description: 'The user name as the device would send it.' }),
@@ -33,6 +73,7 @@ export const PolicyTestRequest = Type.Object(
         description: 'TACACS+ only: the privilege level the NAS sends with `command` (after `enable` 15, 15). Default: the profile\'s privilege_level, what the session started at. Command entries with a higher `min_privilege_level` are skipped.',
       }),
     ),
+    nas_attributes: Type.Optional(NasAttributes),
     method: Type.Optional(
       StringEnum(METHODS, {
         description:
@@ -91,6 +132,7 @@ export const PolicyTestResponse = Type.Object(
     ),
     method: Nullable(StringEnum(METHODS, { description: 'The authentication method the answer is for (RADIUS: `pap` unless asked); `null`: TACACS+ authorization only.' })),
     command_decision: Nullable(CommandDecisionSchema),
+    authorization_reply: Nullable(AuthorizationReplySchema),
     trace: Type.Array(PolicyTraceStep, { description: 'The rules tried, in order, up to the one that decided.' }),
   },
   { title: 'PolicyTestResponse', additionalProperties: false },

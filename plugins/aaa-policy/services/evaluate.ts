@@ -84,7 +84,7 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
   const trace: Step[] = []
   // A RADIUS request always authenticates; a TACACS+ one only when asked (authorization is separate).
   const method: Method | null = input.method ?? (protocol === 'radius' ? 'pap' : null)
-  const result: PolicyTestResult = { decision: 'deny', reason: '', user: null, device: null, matched_rule: null, profile: null, attributes: [], method, command_decision: null, trace }
+  const result: PolicyTestResult = { decision: 'deny', reason: '', user: null, device: null, matched_rule: null, profile: null, attributes: [], method, command_decision: null, authorization_reply: null, trace }
   const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
 
   // The user, as the daemons know users: they are rendered from the enabled users with network login.
@@ -174,11 +174,35 @@ async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: Policy
       return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} gives TACACS+ profile ${profile.name}, which answers service ${answers} only: the daemon denies service ${service}` })
     }
     result.attributes = avPairs(svc.attributes)
-    return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits service ${service} with TACACS+ profile ${profile.name}` })
+    return withReply(tacacs, input, result, profile, `rule ${rule.name} permits service ${service} with TACACS+ profile ${profile.name}`)
   }
   result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...avPairs(profile.shell_attributes)]
-  if (input.command !== undefined) result.command_decision = await tacacs.authorizeCommand(profile, input.command, db, input.priv_lvl)
-  return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
+  if (input.command !== undefined) {
+    result.command_decision = await tacacs.authorizeCommand(profile, input.command, db, input.priv_lvl)
+    // tac_plus-ng answers a shell command from the profile's verdict alone: PASS_ADD without pairs, or FAIL.
+    if (input.method !== 'enable') result.authorization_reply = { status: result.command_decision.decision === 'permit' ? 'pass_add' : 'fail', attributes: [] }
+    return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
+  }
+  return withReply(tacacs, input, result, profile, `rule ${rule.name} permits with TACACS+ profile ${profile.name}`)
+}
+
+/**
+ * The session's permit, with the authorization REPLY the NAS would get (the NAS's own pairs
+ * merged as the daemon merges them): a mandatory NAS pair the profile does not set exactly fails
+ * the authorization, so the answer is deny.
+ */
+function withReply(tacacs: TacacsService, input: PolicyTestInput, result: PolicyTestResult, profile: TacacsProfile, permitted: string): PolicyTestResult {
+  const service = input.service ?? 'shell'
+  const reply = input.method === 'enable' ? null : tacacs.authorizationReply(profile, service, input.nas_attributes ?? [])
+  if (reply) result.authorization_reply = { status: reply.status, attributes: reply.attributes }
+  if (reply?.status === 'fail') {
+    const pair = `${reply.refused.name}=${reply.refused.value}`
+    return Object.assign(result, {
+      decision: 'deny' as const,
+      reason: `${permitted}, but the NAS sent the mandatory attribute ${pair}, which the profile does not set to that value: tac_plus-ng fails the authorization (a mandatory pair the daemon cannot match is refused)`,
+    })
+  }
+  return Object.assign(result, { decision: 'permit' as const, reason: permitted })
 }
 
 type Attr = { name: string; value: string; optional?: boolean }

@@ -4,6 +4,7 @@ import { defineReferenceTarget, type DatabaseService, type OwnedReferenceTarget 
 import type { PolicySource, TacacsService } from '../api.js'
 import { renderProfileText } from '../renderers/profile.js'
 import { renderRuleText } from '../renderers/rule.js'
+import { authorizationReply, profilePairs } from './author-reply.js'
 import { commandSetsByIds, getCommandSet, listCommandSets } from './command-set-store.js'
 import { decideCommand } from './command-match.js'
 import { getEnableVerifier, getProfile, listProfiles } from './profile-store.js'
@@ -27,6 +28,10 @@ export function createTacacsService(database: DatabaseService): TacacsServiceInt
     listCommandSets: (db = knex) => listCommandSets(db),
     async authorizeCommand(profile, commandLine, db = knex, privLvl) {
       return decideCommand(profile, await commandSetsByIds(db, profile.command_set_ids), commandLine, privLvl)
+    },
+    authorizationReply(profile, service, nasPairs) {
+      const lists = profilePairs(profile, service)
+      return lists && authorizationReply(lists, service, nasPairs)
     },
     renderRule: (rule, profileName) => renderRuleText(rule, profileName),
     async renderProfile(profile, db = knex) {
