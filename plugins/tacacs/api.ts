@@ -103,6 +103,8 @@ export interface TacacsService {
    * `min_privilege_level` are skipped.
    */
   authorizeCommand(profile: TacacsProfile, commandLine: string, db?: Db, privLvl?: number): Promise<CommandDecision>
+  /** `authorizeCommand` with the command sets given (the profile's, in its order): the policy test of a deployed release passes the sets it was rendered from. */
+  decideCommand(profile: TacacsProfile, sets: readonly CommandSet[], commandLine: string, privLvl?: number): CommandDecision
   /**
    * The AV pairs of the authorization REPLY tac_plus-ng sends for `service` (no command) under this
    * profile, when the NAS sent `service=<service>` then `nasPairs`: PASS_ADD with the additions,

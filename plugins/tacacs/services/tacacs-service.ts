@@ -29,6 +29,7 @@ export function createTacacsService(database: DatabaseService): TacacsServiceInt
     async authorizeCommand(profile, commandLine, db = knex, privLvl) {
       return decideCommand(profile, await commandSetsByIds(db, profile.command_set_ids), commandLine, privLvl)
     },
+    decideCommand: (profile, sets, commandLine, privLvl) => decideCommand(profile, sets, commandLine, privLvl),
     authorizationReply(profile, service, nasPairs) {
       const lists = profilePairs(profile, service)
       return lists && authorizationReply(lists, service, nasPairs)
