@@ -17,6 +17,24 @@ export interface PolicyRuleView {
   where: { type: 'device'; device_id: string; device_name: string } | { type: 'device_group'; device_group_id: string; device_group_name: string } | { type: 'any' }
   tacacs_profile_id: string | null
   radius_profile_id: string | null
+  /** Optional condition (absent or null: any time): when, in the local time of the host the daemons run on. */
+  time_window?: PolicyTimeWindow | null
+  /** Optional condition (absent or empty: any source): the request's source (NAS) address is inside one of these canonical CIDR prefixes. */
+  client_prefixes?: readonly string[]
+}
+
+/**
+ * A rule's time window as the renderers and the policy test use it: where in the local week it
+ * holds, worked out once by the policy plugin (a window crossing midnight is already split).
+ */
+export interface PolicyTimeWindow {
+  /** As the operator reads it: `Mon-Fri 08:00-18:00`. */
+  label: string
+  /**
+   * Minutes of the day, `from` inclusive, `to` exclusive (1440: midnight), on the weekdays `days`
+   * (0 Sunday … 6 Saturday, as C's tm_wday). One span, or two when the window crosses midnight.
+   */
+  spans: readonly { days: readonly number[]; from: number; to: number }[]
 }
 
 /** Who supplies the ordered rules (the AAA policy plugin). */

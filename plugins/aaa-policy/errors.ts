@@ -12,6 +12,8 @@ export const PolicyErrors = {
   whoExactlyOne: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.who_exactly_one'),
   whereExactlyOne: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.where_exactly_one'),
   positionRange: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.position_range'),
+  /** A time window or client prefix the schema's shape lets through but the daemons could not take (services/conditions.ts). */
+  conditionInvalid: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.condition_invalid'),
   orderDuplicate: defineError(422, 'RULE_ORDER_DUPLICATE', 'aaa-policy:errors.order_duplicate'),
   orderIncomplete: defineError(422, 'RULE_ORDER_INCOMPLETE', 'aaa-policy:errors.order_incomplete'),
   defaultNotLast: defineError(422, 'DEFAULT_RULE_NOT_LAST', 'aaa-policy:errors.default_not_last'),

@@ -1,9 +1,10 @@
 /**
  * The AAA policy's tables as its code reads them (sdk/tables.ts), from
- * migrations/ (0001 the rules, 0002 the version row): knex types every query on
+ * migrations/ (0001 the rules, 0002 the version row, 0004 the rules' conditions): knex types every query on
  * them, and the kernel checks these declarations against the database at every boot.
  */
 import { column, defineTable, type RowOf, type TableType } from '../../sdk/index.js'
+import type { StoredTimeWindow } from './services/conditions.js'
 
 export const PolicyRuleTable = defineTable('aaa_policy_rules', {
   id: column.uuid().defaulted(),
@@ -20,6 +21,10 @@ export const PolicyRuleTable = defineTable('aaa_policy_rules', {
   where_device_group_id: column.uuid().nullable(),
   tacacs_profile_id: column.uuid().nullable(),
   radius_profile_id: column.uuid().nullable(),
+  /** Optional conditions (migration 0004, services/conditions.ts): null, any time. */
+  time_window: column.jsonb<StoredTimeWindow>().nullable(),
+  /** Canonical CIDR prefixes the request's source address must be inside one of; empty, any source. */
+  client_prefixes: column.array<string>().defaulted(),
   created_at: column.timestamp().defaulted(),
   updated_at: column.timestamp().defaulted(),
 })

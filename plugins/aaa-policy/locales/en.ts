@@ -18,6 +18,7 @@ export default {
     },
     who_exactly_one: 'Give exactly one of who.user_id and who.group_id.',
     where_exactly_one: 'Give exactly one of where.device_id and where.device_group_id.',
+    condition_invalid: 'Invalid rule condition: {{reason}}.',
     position_range: 'Position must be between 0 and {{max}}: the default rule stays last.',
     order_duplicate: 'Rule {{id}} appears more than once in the order.',
     order_incomplete: 'The order must list every rule exactly once; rule {{id}} is missing.',

@@ -18,6 +18,7 @@ export default {
     },
     who_exactly_one: 'Укажите ровно одно из полей who.user_id и who.group_id.',
     where_exactly_one: 'Укажите ровно одно из полей where.device_id и where.device_group_id.',
+    condition_invalid: 'Неверное условие правила: {{reason}}.',
     position_range: 'Позиция должна быть от 0 до {{max}}: правило по умолчанию остаётся последним.',
     order_duplicate: 'Правило {{id}} встречается в порядке больше одного раза.',
     order_incomplete: 'Порядок должен содержать каждое правило ровно один раз; правило {{id}} пропущено.',

@@ -4,6 +4,7 @@ import { CommonErrors, defineRoute, ErrorBody, givenFields, reply, uniqueColumn,
 import { PolicyErrors } from '../errors.js'
 import { POLICY_READ, POLICY_WRITE } from '../permissions.js'
 import { AaaPolicyRuleCreate, AaaPolicyRuleList, AaaPolicyRuleListQuery, AaaPolicyRuleResponse, AaaPolicyRuleUpdate, RuleParams, Where, Who } from '../schemas/rules.js'
+import { DAYS, parseClientPrefix, timeWindowProblem, type StoredTimeWindow } from '../services/conditions.js'
 import { applyFilters } from '../services/filter.js'
 import { lockOrder, moveRule, openGap } from '../services/order.js'
 import { lockReferences, type RefCheck } from '../services/references.js'
@@ -42,6 +43,38 @@ const names = uniqueColumn({ table: RULES, taken: PolicyErrors.nameTaken, index:
 const whoColumns = (w: WhoBody) => ({ who_user_id: w.user_id ?? null, who_group_id: w.group_id ?? null })
 const whereColumns = (w: WhereBody) => ({ where_device_id: w.device_id ?? null, where_device_group_id: w.device_group_id ?? null })
 
+type ConditionBody = { time_window?: StoredTimeWindow | null; client_prefixes?: string[] }
+
+/**
+ * The conditions' columns for the fields given, checked before anything is written: a bad window or
+ * prefix answers 422 at its field (`time_window.end`, `client_prefixes[2]`). Prefixes are stored
+ * canonical, each once; days in week order.
+ */
+function conditionColumns(b: ConditionBody): ConditionBody {
+  const out: ConditionBody = {}
+  const w = b.time_window
+  if (w !== undefined) {
+    const problem = w && timeWindowProblem(w)
+    if (problem) throw PolicyErrors.conditionInvalid({ field: problem.field, vars: { reason: problem.reason } })
+    out.time_window = w ? { days: DAYS.filter((d) => w.days.includes(d)), start: w.start, end: w.end } : null
+  }
+  if (b.client_prefixes !== undefined) {
+    const texts = b.client_prefixes.map((text, i) => {
+      const p = parseClientPrefix(text)
+      if (!p.ok) throw PolicyErrors.conditionInvalid({ field: `client_prefixes[${i}]`, vars: { reason: p.reason } })
+      return p.text
+    })
+    out.client_prefixes = [...new Set(texts)]
+  }
+  return out
+}
+
+/** The default rule matches anyone, anywhere, at any time: it takes no condition (null or empty is no change). */
+function assertUnconditioned(b: ConditionBody): void {
+  if (b.time_window) throw PolicyErrors.defaultFixed({ field: 'time_window', vars: { name: 'time_window' } })
+  if (b.client_prefixes?.length) throw PolicyErrors.defaultFixed({ field: 'client_prefixes', vars: { name: 'client_prefixes' } })
+}
+
 const mustLoad = async (db: Knex | Knex.Transaction, targets: PolicyTargets, id: string): Promise<RuleResponse> => {
   const rule = await loadResponse(db, targets, id)
   if (!rule) throw CommonErrors.notFound({ field: 'rule_id' })
@@ -73,13 +106,14 @@ export function ruleRoutes(d: PolicyRouteDeps) {
       permission: POLICY_WRITE,
       summary: 'Create an AAA policy rule',
       description:
-        'WHO is exactly one of `who.user_id`, `who.group_id`; WHERE exactly one of `where.device_id`, `where.device_group_id` (422 VALIDATION_FAILED at `who`/`where`). An id that names nothing, or a profile of a protocol whose plugin the edition does not load, answers 422 REFERENCE_NOT_FOUND at its field. The rule goes in just before the default rule, or at `position` (the rules from there on move down one; at most the default rule\'s position: 422 at `position`). A rule without a TACACS+ (RADIUS) profile denies the requests of that protocol it matches. Names are unique, case-insensitively (409 RULE_NAME_TAKEN).',
+        'WHO is exactly one of `who.user_id`, `who.group_id`; WHERE exactly one of `where.device_id`, `where.device_group_id` (422 VALIDATION_FAILED at `who`/`where`). An id that names nothing, or a profile of a protocol whose plugin the edition does not load, answers 422 REFERENCE_NOT_FOUND at its field. The rule goes in just before the default rule, or at `position` (the rules from there on move down one; at most the default rule\'s position: 422 at `position`). A rule without a TACACS+ (RADIUS) profile denies the requests of that protocol it matches. Names are unique, case-insensitively (409 RULE_NAME_TAKEN). Optional conditions narrow the rule further: `time_window` (days, start, end, in the daemons\' local time; a window that does not hold now does not match, and the next rule is tried) and `client_prefixes` (the request\'s source address must be inside one); a bad window (start equal to end) or prefix (malformed, host bits set, more than 32) answers 422 VALIDATION_FAILED at its field and changes nothing. See docs/aaa-policy.md.',
       tags: ['aaa-policy'],
       schema: { body: AaaPolicyRuleCreate, response: { 201: AaaPolicyRuleResponse, 409: ErrorBody } },
       handler: async (req) => {
         const b = req.body
         exactlyOne(b.who, 'who', PolicyErrors.whoExactlyOne)
         exactlyOne(b.where, 'where', PolicyErrors.whereExactlyOne)
+        const conditions = conditionColumns(b)
         return req.transaction(async (trx) => {
           await lockReferences(trx, targets, refChecks(b))
           const order = await lockOrder(trx)
@@ -97,6 +131,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
               ...whereColumns(b.where),
               tacacs_profile_id: b.tacacs_profile_id ?? null,
               radius_profile_id: b.radius_profile_id ?? null,
+              ...conditions,
             })
             .returning('id')
             .catch(names.onViolation(b.name))
@@ -121,7 +156,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
       permission: POLICY_WRITE,
       summary: 'Change an AAA policy rule',
       description:
-        "Partial: only the fields given change. `who` or `where` replaces that part whole; `tacacs_profile_id`/`radius_profile_id` null clears the profile. `position` moves the rule there (the rules between shift by one); it must stay above the default rule (422 at `position`). The default rule's `who`, `where` and `position` cannot be set (422 DEFAULT_RULE_FIXED); its name, description, enabled flag and profiles can.",
+        "Partial: only the fields given change. `who` or `where` replaces that part whole; `tacacs_profile_id`/`radius_profile_id` null clears the profile. `position` moves the rule there (the rules between shift by one); it must stay above the default rule (422 at `position`). `time_window` null and `client_prefixes` [] remove those conditions. The default rule's `who`, `where`, `position` and conditions cannot be set (422 DEFAULT_RULE_FIXED); its name, description, enabled flag and profiles can.",
       tags: ['aaa-policy'],
       schema: { params: RuleParams, body: AaaPolicyRuleUpdate, response: { 200: AaaPolicyRuleResponse, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -129,6 +164,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
         const id = req.params.rule_id
         exactlyOne(b.who, 'who', PolicyErrors.whoExactlyOne)
         exactlyOne(b.where, 'where', PolicyErrors.whereExactlyOne)
+        const conditions = conditionColumns(b)
         return req.transaction(async (trx) => {
           // Not found answers before the body's references are looked at; the lock order comes after.
           await mustLoad(trx, targets, id)
@@ -137,6 +173,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
           const before = await mustLoad(trx, targets, id)
           if (before.is_default) {
             for (const k of ['who', 'where', 'position'] as const) if (b[k] !== undefined) throw PolicyErrors.defaultFixed({ field: k, vars: { name: k } })
+            assertUnconditioned(conditions)
           }
           if (b.name !== undefined) await names.assertFree(trx, b.name, id)
           if (b.position !== undefined) {
@@ -148,6 +185,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
             ...givenFields(b, ['name', 'description', 'enabled', 'tacacs_profile_id', 'radius_profile_id']),
             ...(b.who && whoColumns(b.who)),
             ...(b.where && whereColumns(b.where)),
+            ...conditions,
             updated_at: new Date(),
           }
           await trx(RULES).where({ id }).update(cols).catch(names.onViolation(b.name ?? before.name))

@@ -1,5 +1,6 @@
 /** Request and response schemas of the policy rules, named as the contract names them. */
-import { Nullable, OptionalText, Timestamp, Type, Uuid } from '../../../sdk/index.js'
+import { Nullable, OptionalText, StringEnum, Timestamp, Type, Uuid } from '../../../sdk/index.js'
+import { DAYS, MAX_CLIENT_PREFIXES } from '../services/conditions.js'
 
 /** Rule names appear in the rendered tac_plus-ng ruleset (`rule NAME { … }`) and in the daemons' logs: no spaces or quotes. */
 export const RuleName = Type.String({
@@ -25,6 +26,29 @@ export const Where = Type.Object(
   { title: 'AaaPolicyWhere', additionalProperties: false, description: 'WHERE the rule applies: exactly one of `device_id`, `device_group_id`.' },
 )
 
+export const TimeWindow = Type.Object(
+  {
+    days: Type.Array(StringEnum(DAYS), { minItems: 1, maxItems: 7, uniqueItems: true, description: 'The days the window starts on: `mon` … `sun`, each at most once.' }),
+    start: Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'Start time of day, `HH:MM` (00:00-23:59), inclusive.' }),
+    end: Type.String({
+      pattern: '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$',
+      description: 'End time of day, `HH:MM` (00:01-24:00), exclusive: 18:00 means up to 17:59. Not after `start`: the window crosses midnight into the next day. Equal to `start`: 422.',
+    }),
+  },
+  {
+    title: 'AaaPolicyTimeWindow',
+    additionalProperties: false,
+    description:
+      "When the rule applies, in the local time of the host the daemons run on (its time zone: TZ, else /etc/localtime; the policy test uses the API server's, which must be the same). Outside it the rule does not match and the next rule is tried. A window crossing midnight (`22:00`-`06:00`) starts on `days` and ends the next morning: fri 22:00-06:00 holds Friday 22:00 to Saturday 05:59.",
+  },
+)
+
+const ClientPrefixes = (d: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+    maxItems: MAX_CLIENT_PREFIXES,
+    description: `${d} IPv4 or IPv6 prefixes in CIDR form (\`10.1.0.0/16\`, \`2001:db8::/32\`; an address alone is one host), at most ${MAX_CLIENT_PREFIXES}: the request's source address (the NAS as the daemon sees it) must be inside one of them, narrowing WHERE. Stored canonical (\`2001:DB8::/32\` as \`2001:db8::/32\`), duplicates once. A prefix with host bits set (\`10.1.2.3/16\`) or an IPv4-mapped IPv6 one answers 422 at \`client_prefixes[i]\`.`,
+  })
+
 const ProfileRef = (what: string) => Type.Optional(Nullable(Uuid({ description: what })))
 
 export const AaaPolicyRuleCreate = Type.Object(
@@ -36,6 +60,8 @@ export const AaaPolicyRuleCreate = Type.Object(
     where: Where,
     tacacs_profile_id: ProfileRef('TACACS+ profile a match gets; null or absent: a TACACS+ match is denied.'),
     radius_profile_id: ProfileRef('RADIUS profile a match gets; null or absent: a RADIUS match is rejected.'),
+    time_window: Type.Optional(Nullable(TimeWindow)),
+    client_prefixes: Type.Optional(ClientPrefixes('Empty or absent: any source.')),
     position: Type.Optional(
       Type.Integer({
         minimum: 0,
@@ -56,6 +82,8 @@ export const AaaPolicyRuleUpdate = Type.Object(
     where: Type.Optional(Where),
     tacacs_profile_id: ProfileRef('null clears it.'),
     radius_profile_id: ProfileRef('null clears it.'),
+    time_window: Type.Optional(Nullable(TimeWindow)),
+    client_prefixes: Type.Optional(ClientPrefixes('Replaces the list; empty clears it.')),
     position: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Move the rule to this position; the rules between shift by one. Below the default rule.' }),
     ),
@@ -84,6 +112,8 @@ export const AaaPolicyRuleResponse = Type.Object(
     where_name: RefName("The device's or the device group's name; null for the default rule (anywhere)."),
     tacacs_profile_name: RefName('Name of the TACACS+ profile.'),
     radius_profile_name: RefName('Name of the RADIUS profile.'),
+    time_window: Nullable(TimeWindow),
+    client_prefixes: Type.Array(Type.String(), { description: 'Canonical CIDR prefixes the source address must be inside one of; empty: any source.' }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },

@@ -51,7 +51,7 @@ export const PolicyTestRequest = Type.Object(
     device_id: Type.Optional(Uuid({ description: 'The device the request comes from. Give this or `nas_ip`.' })),
     nas_ip: Type.Optional(
       Type.Union([Type.String({ format: 'ipv4' }), Type.String({ format: 'ipv6' })], {
-        description: "The device's address as the daemon sees it; the device with the most specific prefix containing it is chosen. Give this or `device_id`.",
+        description: "The device's address as the daemon sees it; the device with the most specific prefix containing it is chosen, and rules with `client_prefixes` check it. Give this or `device_id` (then the client condition checks the device's whole address prefix).",
       }),
     ),
     protocol: StringEnum(['tacacs', 'radius'] as const),
@@ -74,6 +74,13 @@ export const PolicyTestRequest = Type.Object(
       }),
     ),
     nas_attributes: Type.Optional(NasAttributes),
+    at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          "When the request is made, for the rules' time windows: an ISO 8601 timestamp (`2026-03-02T07:59:00Z`, `2026-03-02T08:59:00+01:00`); default now. Windows are in the local time of the host the daemons run on, which the API server's must be: the instant is read in the API server's time zone (TZ, else /etc/localtime).",
+      }),
+    ),
     method: Type.Optional(
       StringEnum(METHODS, {
         description:
@@ -105,7 +112,7 @@ export const PolicyTraceStep = Type.Object(
     position: Type.Integer({ minimum: 0 }),
     enabled: Type.Boolean(),
     matched: Type.Boolean(),
-    reason: Type.String({ description: 'Why the rule matched or not (`disabled`, `user is not alice`, `device core-sw1 is not in group branch`, `matched: …`).' }),
+    reason: Type.String({ description: 'Why the rule matched or not (`disabled`, `user is not alice`, `device core-sw1 is not in group branch`, `client 10.9.9.9 is not in 10.1.0.0/16`, `outside its time window Mon-Fri 08:00-18:00`, `matched: …`).' }),
   },
   { title: 'PolicyTraceStep', additionalProperties: false },
 )

@@ -17,8 +17,20 @@ import type { Static } from '../../../sdk/index.js'
 import type { Device } from '../../inventory/api.js'
 import type { PolicyRuleView } from '../api.js'
 import type { PolicyTraceStep } from '../schemas/test.js'
+import { inTimeWindow, parseClientPrefix, prefixContains, type Prefix } from './conditions.js'
 
 type Step = Static<typeof PolicyTraceStep>
+
+/**
+ * The request's part of the conditions (services/conditions.ts): when it is asked about, and the
+ * source address the daemon sees (a NAS address, or a device's prefix when no address was given:
+ * then a client condition holds only if the whole prefix is inside it).
+ */
+export interface WalkRequest {
+  at: Date
+  source: Prefix | null
+  sourceText: string
+}
 
 /** The user as the walk needs it. */
 export interface WalkUser {
@@ -39,6 +51,18 @@ interface Prepared {
   /** Follows "device D": " is not NAME" or " is not in group G". */
   readonly notHere: string
   readonly whereGroupId: string | null
+  /** A time window, and the whole step for a request outside it (nothing in it depends on the request). */
+  readonly window: PolicyRuleView['time_window']
+  readonly outsideWindow: Step | null
+  /** Client prefixes, parsed; null for none. Follows "client A": " is not in P, Q". */
+  readonly prefixes: Prefix[] | null
+  readonly notFromHere: string
+}
+
+/** A stored prefix (canonical, checked when written) as a prefix to test against. */
+const storedPrefix = (text: string): Prefix[] => {
+  const p = parseClientPrefix(text)
+  return p.ok ? [p.prefix] : []
 }
 
 const step = (rule: PolicyRuleView, matched: boolean, reason: string): Step => ({ rule_id: rule.id, name: rule.name, position: rule.position, enabled: rule.enabled, matched, reason })
@@ -56,6 +80,10 @@ function prepare(rule: PolicyRuleView): Prepared {
     whereDeviceId: where.type === 'device' ? where.device_id : null,
     whereGroupId: where.type === 'device_group' ? where.device_group_id : null,
     notHere: where.type === 'device' ? ` is not ${where.device_name}` : where.type === 'device_group' ? ` is not in group ${where.device_group_name}` : '',
+    window: rule.time_window ?? null,
+    outsideWindow: rule.time_window ? Object.freeze(step(rule, false, `outside its time window ${rule.time_window.label}`)) : null,
+    prefixes: rule.client_prefixes?.length ? rule.client_prefixes.flatMap(storedPrefix) : null,
+    notFromHere: rule.client_prefixes?.length ? ` is not in ${rule.client_prefixes.join(', ')}` : '',
   }
 }
 
@@ -71,21 +99,34 @@ function preparedOf(rules: readonly PolicyRuleView[]): readonly Prepared[] {
   return out
 }
 
-function matchedReason(rule: PolicyRuleView, user: WalkUser, device: Device): string {
+function matchedReason(rule: PolicyRuleView, user: WalkUser, device: Device, request: WalkRequest): string {
   if (rule.is_default) return 'matched: the default rule (any user, any device)'
   const who = rule.who.type === 'group' ? `user ${user.username} in group ${rule.who.group_name}` : rule.who.type === 'user' ? `user ${user.username}` : 'any user'
   const where =
     rule.where.type === 'device_group' ? `device ${device.name} in group ${rule.where.device_group_name}` : rule.where.type === 'device' ? `device ${device.name}` : 'any device'
-  return `matched: ${who}, ${where}`
+  const client = rule.client_prefixes?.length ? `, client ${request.sourceText} in ${rule.client_prefixes.join(', ')}` : ''
+  const when = rule.time_window ? `, inside its time window ${rule.time_window.label}` : ''
+  return `matched: ${who}, ${where}${client}${when}`
 }
 
 /**
  * Every rule tried, in order, into `trace`; the first one that matches, or null. A disabled rule is
- * skipped; WHO is checked before WHERE, so a rule failing both gives the WHO reason.
+ * skipped; WHO is checked before WHERE, then the client address, then the time window, so a rule
+ * failing several gives the first one's reason. A rule whose conditions do not hold does not match
+ * and the walk goes on, as in both daemons (the rendered condition is false, so no verdict).
  */
-export function firstMatch(rules: readonly PolicyRuleView[], user: WalkUser, device: Device, groupIds: ReadonlySet<string>, deviceGroups: ReadonlySet<string>, trace: Step[]): PolicyRuleView | null {
+export function firstMatch(
+  rules: readonly PolicyRuleView[],
+  user: WalkUser,
+  device: Device,
+  groupIds: ReadonlySet<string>,
+  deviceGroups: ReadonlySet<string>,
+  trace: Step[],
+  request: WalkRequest = { at: new Date(), source: null, sourceText: device.address },
+): PolicyRuleView | null {
   const userPart = `user ${user.username}`
   const devicePart = `device ${device.name}`
+  const clientPart = `client ${request.sourceText}`
   for (const p of preparedOf(rules)) {
     if (p.disabled) {
       trace.push(p.disabled)
@@ -104,7 +145,15 @@ export function firstMatch(rules: readonly PolicyRuleView[], user: WalkUser, dev
       trace.push(step(rule, false, devicePart + p.notHere))
       continue
     }
-    trace.push(step(rule, true, matchedReason(rule, user, device)))
+    if (p.prefixes !== null && !(request.source && p.prefixes.some((q) => prefixContains(q, request.source!)))) {
+      trace.push(step(rule, false, clientPart + p.notFromHere))
+      continue
+    }
+    if (p.outsideWindow && !inTimeWindow(p.window!, request.at)) {
+      trace.push(p.outsideWindow)
+      continue
+    }
+    trace.push(step(rule, true, matchedReason(rule, user, device, request)))
     return rule
   }
   return null

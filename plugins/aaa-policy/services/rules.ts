@@ -10,6 +10,7 @@ import type { Static } from '../../../sdk/index.js'
 import type { PolicyRuleView } from '../api.js'
 import type { AaaPolicyRuleResponse } from '../schemas/rules.js'
 import type { RuleRow } from '../tables.js'
+import { toPolicyWindow } from './conditions.js'
 import { COLUMN, type PolicyTargets, type TargetKind } from './targets.js'
 
 export type { RuleRow } from '../tables.js'
@@ -20,10 +21,12 @@ type Db = Knex | Knex.Transaction
 export type RuleResponse = Static<typeof AaaPolicyRuleResponse>
 
 const REF_COLUMNS = Object.values(COLUMN)
+/** The optional conditions (services/conditions.ts), read with the references. */
+const CONDITION_COLUMNS = ['time_window', 'client_prefixes'] as const
 
 /** Every rule, in evaluation order. */
 export const selectRules = (db: Db) =>
-  db(RULES).select('id', 'name', 'description', 'enabled', 'position', 'is_default', ...REF_COLUMNS, 'created_at', 'updated_at').orderBy('position')
+  db(RULES).select('id', 'name', 'description', 'enabled', 'position', 'is_default', ...REF_COLUMNS, ...CONDITION_COLUMNS, 'created_at', 'updated_at').orderBy('position')
 
 /** What `toView` reads: a rule row without the columns only the API's answers carry. */
 export type ViewRow = Omit<RuleRow, 'description' | 'created_at' | 'updated_at'>
@@ -33,7 +36,7 @@ export type ViewRow = Omit<RuleRow, 'description' | 'created_at' | 'updated_at'>
  * timestamps. The policy test and the renderers read the whole list, and with thousands of rules
  * those columns (the timestamps above all, parsed into dates and thrown away) took a third of the time.
  */
-export const selectViewRows = (db: Db) => db(RULES).select('id', 'name', 'enabled', 'position', 'is_default', ...REF_COLUMNS).orderBy('position')
+export const selectViewRows = (db: Db) => db(RULES).select('id', 'name', 'enabled', 'position', 'is_default', ...REF_COLUMNS, ...CONDITION_COLUMNS).orderBy('position')
 
 /** Names by kind, then by id. */
 export type Names = Record<TargetKind, Map<string, string>>
@@ -76,6 +79,8 @@ export const toResponse = (r: RuleRow, names: Names): RuleResponse => ({
   where_name: nameOf(names, 'device', r.where_device_id) ?? nameOf(names, 'device_group', r.where_device_group_id),
   tacacs_profile_name: nameOf(names, 'tacacs_profile', r.tacacs_profile_id),
   radius_profile_name: nameOf(names, 'radius_profile', r.radius_profile_id),
+  time_window: r.time_window,
+  client_prefixes: r.client_prefixes,
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
 })
@@ -103,6 +108,8 @@ export const toView = (r: ViewRow, names: Names): PolicyRuleView => ({
       : { type: 'any' },
   tacacs_profile_id: r.tacacs_profile_id,
   radius_profile_id: r.radius_profile_id,
+  time_window: r.time_window ? toPolicyWindow(r.time_window) : null,
+  client_prefixes: r.client_prefixes,
 })
 
 /** Rows as the API answers them, with every name. */
