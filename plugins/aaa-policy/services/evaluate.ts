@@ -16,8 +16,10 @@
  *   right: the test never sees one);
  * - rules are tried in order; a disabled rule is skipped; a rule matches when
  *   its WHO (the user, or a group the user is a member of) and its WHERE (the
- *   device, or its group or any ancestor group) both match; the default rule
- *   matches anyone anywhere;
+ *   device, or its group or any ancestor group) both match, and its optional
+ *   conditions hold (the source address inside a client prefix, `at` inside
+ *   the time window: services/conditions.ts); the default rule matches anyone
+ *   anywhere;
  * - the first matching rule decides: with a profile for the protocol asked it
  *   permits with that profile, without one it denies (the rule renders `deny`);
  * - no matching rule (only possible with the default rule disabled): deny.
@@ -28,6 +30,7 @@ import type { Device, InventoryService } from '../../inventory/api.js'
 import type { RadiusService } from '../../radius/api.js'
 import type { TacacsProfile, TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
+import { sourcePrefix } from './conditions.js'
 import { firstMatch } from './first-match.js'
 import type { METHODS, PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
 
@@ -102,6 +105,8 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
 
   // The device (the daemon's client): by id, or the most specific prefix containing the address.
   let device = input.device_id ? await d.inventory.getDevice(input.device_id, db) : await d.inventory.findDeviceByAddress(input.nas_ip!, db)
+  // The source address a rule's client condition sees (first-match.ts): the NAS's, else the device's own prefix.
+  const source = input.nas_ip ?? device?.address ?? ''
   // FreeRADIUS's clients are the enabled devices with a secret only: a device without one (or
   // disabled) inside a wider client is answered as that client, whose name the rules' WHERE sees.
   let via = ''
@@ -127,13 +132,13 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
     const refused = await loginRefusal(d, db, protocol, method, user)
     if (refused) return deny(`${METHOD_NAME[method]} login: ${refused}${via}`)
   }
-  const decided = await decide(d, db, input, result, user, device)
+  const decided = await decide(d, db, input, result, user, device, source)
   decided.reason += via
   return decided
 }
 
 /** The ruleset's part: the rules in order, then the matched rule's profile. */
-async function decide(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput, result: PolicyTestResult, user: UserRow, device: Device): Promise<PolicyTestResult> {
+async function decide(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput, result: PolicyTestResult, user: UserRow, device: Device, source: string): Promise<PolicyTestResult> {
   const protocol = input.protocol
   const trace = result.trace
   const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
@@ -143,7 +148,8 @@ async function decide(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestIn
   const deviceGroups = new Set(await d.inventory.deviceGroupIds(device.id, db))
   const rules = await d.listRules(db)
   // The walk and its trace: services/first-match.ts (the parts of each step that do not depend on the request are prepared once per list).
-  const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace)
+  const at = input.at === undefined ? new Date() : new Date(input.at)
+  const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace, { at, source: sourcePrefix(source), sourceText: source })
   if (!matched) return deny('no enabled rule matched (the default rule is disabled): the daemon denies when no rule decides')
   result.matched_rule = { id: matched.id, name: matched.name, position: matched.position }
 
