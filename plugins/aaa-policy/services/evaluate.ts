@@ -32,6 +32,7 @@ import type { TacacsProfile, TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
 import { sourcePrefix } from './conditions.js'
 import { firstMatch } from './first-match.js'
+import { databasePolicyData, type PolicyData } from './policy-data.js'
 import type { METHODS, PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
 
 export type PolicyTestInput = Static<typeof PolicyTestRequest>
@@ -54,9 +55,6 @@ type UserRow = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login'>
 
 const PROTOCOL = { tacacs: 'TACACS+', radius: 'RADIUS' } as const
 const METHOD_NAME: Record<Method, string> = { pap: 'PAP', chap: 'CHAP', mschapv2: 'MS-CHAPv2', ascii: 'ASCII', enable: 'enable' }
-/** A kept password FreeRADIUS can be given for CHAP (plugins/radius/renderers/syntax.ts CLEARTEXT: no control characters). */
-// eslint-disable-next-line no-control-regex -- the renderer refuses control characters, so must the test
-const CHAP_WRITABLE = /^[^\u0000-\u001f\u007f]+$/
 
 /**
  * Why the daemon cannot check this login, or null when it can (the password taken to be right).
@@ -66,23 +64,28 @@ const CHAP_WRITABLE = /^[^\u0000-\u001f\u007f]+$/
  * FreeRADIUS gets the SHA-512 crypt (PAP), the NT hash (MS-CHAPv2), and the kept cleartext for a
  * user with chap_enabled whose password was set while it was on (CHAP).
  */
-async function loginRefusal(d: EvaluateDeps, db: Knex.Transaction, protocol: keyof typeof PROTOCOL, method: Method, user: UserRow): Promise<string | null> {
+async function loginRefusal(db: PolicyData, protocol: keyof typeof PROTOCOL, method: Method, user: UserRow): Promise<string | null> {
   if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2')) {
     return `tac_plus-ng is given no ${METHOD_NAME[method]} password for any user (only the login crypt, for PAP and ASCII), so it rejects a ${METHOD_NAME[method]} login`
   }
   // Enable depends on the profile the ruleset gives (tac_plus-ng runs the ruleset for it): permitTacacs decides it.
   if (protocol === 'tacacs' && method === 'enable') return null
-  const verifiers = await d.identity.networkVerifiers(user.id, db)
+  const verifiers = await db.loginMaterial(user.id)
   if (!verifiers) {
     return `user ${user.username} has no network password (none set since network login was turned on, or a directory user: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
   }
-  if (protocol === 'radius' && method === 'chap' && !(verifiers.cleartext !== undefined && CHAP_WRITABLE.test(verifiers.cleartext))) {
+  if (protocol === 'radius' && method === 'chap' && !verifiers.chap) {
     return `CHAP is not supported for user ${user.username}: it needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and holding no control character); FreeRADIUS rejects`
   }
   return null
 }
 
-export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput): Promise<PolicyTestResult> {
+export function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput): Promise<PolicyTestResult> {
+  return evaluateWith(d, databasePolicyData(d, db), input)
+}
+
+/** The same answer from any source of the policy's data: the database, or a deployed release's inputs (services/policy-data.ts). */
+export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput): Promise<PolicyTestResult> {
   const protocol = input.protocol
   const trace: Step[] = []
   // A RADIUS request always authenticates; a TACACS+ one only when asked (authorization is separate).
@@ -91,7 +94,7 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
   const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
 
   // The user, as the daemons know users: they are rendered from the enabled users with network login.
-  const user = await d.identity.findUser({ username: input.username }, db)
+  const user = await db.findUser(input.username)
   if (!user) return deny(`user ${input.username} is unknown: the daemon refuses a user it does not know`)
   // The platform keeps names unique case-insensitively, but tac_plus-ng looks a user up with strcmp
   // (config.c compare_name): another case is another, unknown, name. Applied to RADIUS too, until
@@ -104,14 +107,14 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
   if (!user.network_login) return deny(`user ${user.username} has network login turned off, so the daemons do not know the account`)
 
   // The device (the daemon's client): by id, or the most specific prefix containing the address.
-  let device = input.device_id ? await d.inventory.getDevice(input.device_id, db) : await d.inventory.findDeviceByAddress(input.nas_ip!, db)
+  let device = input.device_id ? await db.getDevice(input.device_id) : await db.findDeviceByAddress(input.nas_ip!)
   // The source address a rule's client condition sees (first-match.ts): the NAS's, else the device's own prefix.
   const source = input.nas_ip ?? device?.address ?? ''
   // FreeRADIUS's clients are the enabled devices with a secret only: a device without one (or
   // disabled) inside a wider client is answered as that client, whose name the rules' WHERE sees.
   let via = ''
   if (device && protocol === 'radius' && (!device.enabled || !device.has_radius_secret)) {
-    const client = await d.inventory.findRadiusClient(input.nas_ip ?? device.address, db)
+    const client = await db.findRadiusClient(input.nas_ip ?? device.address)
     if (client) {
       via = ` (device ${device.name} ${device.enabled ? 'has no RADIUS secret' : 'is disabled'}, so FreeRADIUS answers ${input.nas_ip ?? 'its address'} as the wider client ${client.name})`
       device = client
@@ -129,7 +132,7 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
   if (protocol === 'tacacs' && !device.has_tacacs_key) return deny(`device ${device.name} has no TACACS+ key: the daemon refuses its requests`)
   if (protocol === 'radius' && !device.has_radius_secret) return deny(`device ${device.name} has no RADIUS secret, and no wider device with one contains its address: FreeRADIUS refuses its requests`)
   if (method) {
-    const refused = await loginRefusal(d, db, protocol, method, user)
+    const refused = await loginRefusal(db, protocol, method, user)
     if (refused) return deny(`${METHOD_NAME[method]} login: ${refused}${via}`)
   }
   const decided = await decide(d, db, input, result, user, device, source)
@@ -138,15 +141,15 @@ export async function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: Pol
 }
 
 /** The ruleset's part: the rules in order, then the matched rule's profile. */
-async function decide(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput, result: PolicyTestResult, user: UserRow, device: Device, source: string): Promise<PolicyTestResult> {
+async function decide(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, user: UserRow, device: Device, source: string): Promise<PolicyTestResult> {
   const protocol = input.protocol
   const trace = result.trace
   const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
 
   // One after another: a transaction is one connection, which takes one query at a time.
-  const groupIds = new Set(await d.identity.groupIdsOf(user.id, db))
-  const deviceGroups = new Set(await d.inventory.deviceGroupIds(device.id, db))
-  const rules = await d.listRules(db)
+  const groupIds = new Set(await db.groupIdsOf(user.id))
+  const deviceGroups = new Set(await db.deviceGroupIds(device.id))
+  const rules = await db.listRules()
   // The walk and its trace: services/first-match.ts (the parts of each step that do not depend on the request are prepared once per list).
   const at = input.at === undefined ? new Date() : new Date(input.at)
   const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace, { at, source: sourcePrefix(source), sourceText: source })
@@ -155,18 +158,18 @@ async function decide(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestIn
 
   const profileId = protocol === 'tacacs' ? matched.tacacs_profile_id : matched.radius_profile_id
   if (!profileId) return deny(`rule ${matched.name} has no ${PROTOCOL[protocol]} profile, so it denies`)
-  return protocol === 'tacacs' ? permitTacacs(d, db, input, result, matched, profileId) : permitRadius(d, db, result, matched, profileId)
+  return protocol === 'tacacs' ? permitTacacs(d, db, input, result, matched, profileId) : permitRadius(db, result, matched, profileId)
 }
 
-async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
+async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
   const tacacs = d.tacacs
-  const profile = tacacs ? await tacacs.getProfile(profileId, db) : null
+  const profile = tacacs ? await db.tacacsProfile(profileId) : null
   // The profile's delete clears it from the rules in the same transaction, so this only happens in a
   // race with its deletion (or, without the tacacs plugin, never: the route refuses the protocol).
   if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no TACACS+ profile, so it denies` })
   result.profile = { type: 'tacacs', id: profile.id, name: profile.name }
   if (input.method === 'enable') {
-    const refused = await enableRefusal(d, db, profile, result.user!)
+    const refused = await enableRefusal(db, profile, result.user!)
     if (refused) return Object.assign(result, { decision: 'deny' as const, reason: `enable login: rule ${rule.name} gives TACACS+ profile ${profile.name}, ${refused}` })
   }
   const service = input.service ?? 'shell'
@@ -184,7 +187,7 @@ async function permitTacacs(d: EvaluateDeps, db: Knex.Transaction, input: Policy
   }
   result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...avPairs(profile.shell_attributes)]
   if (input.command !== undefined) {
-    result.command_decision = await tacacs.authorizeCommand(profile, input.command, db, input.priv_lvl)
+    result.command_decision = await db.authorizeCommand(profile, input.command, input.priv_lvl)
     // tac_plus-ng answers a shell command from the profile's verdict alone: PASS_ADD without pairs, or FAIL.
     if (input.method !== 'enable') result.authorization_reply = { status: result.command_decision.decision === 'permit' ? 'pass_add' : 'fail', attributes: [] }
     return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
@@ -221,17 +224,17 @@ const avPairs = (attrs: readonly Attr[]) =>
  * null when it takes the password (taken to be right). The rendered profile holds `enable N = login`
  * or `enable N = crypt …`; the daemon looks from the requested level upward (cfg_get_enable).
  */
-async function enableRefusal(d: EvaluateDeps, db: Knex.Transaction, profile: TacacsProfile, user: { id: string; username: string }): Promise<string | null> {
+async function enableRefusal(db: PolicyData, profile: TacacsProfile, user: { id: string; username: string }): Promise<string | null> {
   if (profile.enable_mode === 'none') return 'whose enable_mode is none: tac_plus-ng holds no enable password for it and rejects enable'
   if (profile.enable_privilege_level < 15) return `which grants enable up to level ${profile.enable_privilege_level} only: enable asks for level 15, which tac_plus-ng rejects`
-  if (profile.enable_mode === 'login' && !(await d.identity.networkVerifiers(user.id, db))) {
+  if (profile.enable_mode === 'login' && !(await db.loginMaterial(user.id))) {
     return `whose enable takes the login password, and user ${user.username} has no network password (network_verifiers_set is false): tac_plus-ng rejects enable`
   }
   return null
 }
 
-async function permitRadius(d: EvaluateDeps, db: Knex.Transaction, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
-  const profile = (await d.radius?.getProfile(profileId, db)) ?? null
+async function permitRadius(db: PolicyData, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
+  const profile = await db.radiusProfile(profileId)
   if (!profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no RADIUS profile, so it denies` })
   result.profile = { type: 'radius', id: profile.id, name: profile.name }
   result.attributes = profile.attributes.map((a) => ({ name: a.name, value: a.value }))

@@ -1,0 +1,67 @@
+/**
+ * What the policy test reads, behind one small interface: from the database (the policy as
+ * edited, `against: database`) or from the inputs a deployed release was rendered from
+ * (`against: deployed`, services/deployed-inputs.ts). evaluate.ts runs the same code on either.
+ */
+import type { Knex } from 'knex'
+import type { IdentityService, UserRef } from '../../../sdk/index.js'
+import type { Device, InventoryService } from '../../inventory/api.js'
+import type { RadiusProfile, RadiusService } from '../../radius/api.js'
+import type { CommandDecision, TacacsProfile, TacacsService } from '../../tacacs/api.js'
+import type { PolicyRuleView } from '../api.js'
+
+export type PolicyUser = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login'>
+
+/** What the daemon holds to check a login with: nothing (null), or the verifiers, and whether CHAP can be checked. */
+export interface LoginMaterial {
+  /** FreeRADIUS is given the kept cleartext (CHAP): present, and writable into its files. */
+  chap: boolean
+}
+
+export interface PolicyData {
+  /** By name, compared without regard to case (the daemons compare exactly: evaluate checks). */
+  findUser(username: string): Promise<PolicyUser | null>
+  loginMaterial(userId: string): Promise<LoginMaterial | null>
+  groupIdsOf(userId: string): Promise<string[]>
+  getDevice(id: string): Promise<Device | null>
+  findDeviceByAddress(ip: string): Promise<Device | null>
+  findRadiusClient(address: string): Promise<Device | null>
+  deviceGroupIds(deviceId: string): Promise<string[]>
+  listRules(): Promise<readonly PolicyRuleView[]>
+  tacacsProfile(id: string): Promise<TacacsProfile | null>
+  authorizeCommand(profile: TacacsProfile, line: string, privLvl?: number): Promise<CommandDecision>
+  radiusProfile(id: string): Promise<RadiusProfile | null>
+}
+
+/** A kept password FreeRADIUS can be given for CHAP (plugins/radius/renderers/syntax.ts CLEARTEXT: no control characters). */
+// eslint-disable-next-line no-control-regex -- the renderer refuses control characters, so must the test
+export const CHAP_WRITABLE = /^[^\u0000-\u001f\u007f]+$/
+
+export interface DatabaseDataDeps {
+  identity: IdentityService
+  inventory: InventoryService
+  tacacs: TacacsService | undefined
+  radius: RadiusService | undefined
+  /** The ordered rules as the renderers read them; the route serves them from the in-memory cache (services/cache.ts). */
+  listRules(db: Knex | Knex.Transaction): Promise<readonly PolicyRuleView[]>
+}
+
+/** The policy as edited, read through one transaction (one connection: one query at a time). */
+export function databasePolicyData(d: DatabaseDataDeps, db: Knex.Transaction): PolicyData {
+  return {
+    findUser: (username) => d.identity.findUser({ username }, db),
+    async loginMaterial(userId) {
+      const v = await d.identity.networkVerifiers(userId, db)
+      return v ? { chap: v.cleartext !== undefined && CHAP_WRITABLE.test(v.cleartext) } : null
+    },
+    groupIdsOf: (userId) => d.identity.groupIdsOf(userId, db),
+    getDevice: (id) => d.inventory.getDevice(id, db),
+    findDeviceByAddress: (ip) => d.inventory.findDeviceByAddress(ip, db),
+    findRadiusClient: (address) => d.inventory.findRadiusClient(address, db),
+    deviceGroupIds: (deviceId) => d.inventory.deviceGroupIds(deviceId, db),
+    listRules: () => d.listRules(db),
+    tacacsProfile: async (id) => (d.tacacs ? d.tacacs.getProfile(id, db) : null),
+    authorizeCommand: (profile, line, privLvl) => d.tacacs!.authorizeCommand(profile, line, db, privLvl),
+    radiusProfile: async (id) => (d.radius ? d.radius.getProfile(id, db) : null),
+  }
+}
