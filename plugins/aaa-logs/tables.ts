@@ -1,12 +1,13 @@
 /**
  * The AAA logs' tables as the code reads them (sdk/tables.ts), from
  * migrations 0001 (the five log kinds, checkpoints, quarantine, exclusion
- * rules and their drop counts), 0003 (row counts) and 0004 (the rollup):
+ * rules and their drop counts), 0003 (row counts), 0004 (the rollup) and 0005
+ * (what a RADIUS NAS claims beside the verified client, the reject reason):
  * knex types every query on them, and the kernel checks these declarations
  * against the database at every boot.
  */
 import { column, defineTable, type RowOf, type TableType } from '../../sdk/index.js'
-import type { RadiusReplyAttribute } from '../../sdk/logs/freeradius.js'
+import type { RadiusRejectReason, RadiusReplyAttribute } from '../../sdk/logs/freeradius.js'
 import type { LogTable } from './api.js'
 
 /** What an exclusion rule may name: the protocol it drops lines of, and how it matches them. */
@@ -76,6 +77,9 @@ export const RadiusAuthTable = defineTable('aaa_log_radius_auth', {
   nas_identifier: column.varchar().nullable(),
   reply_attributes: column.jsonb<RadiusReplyAttribute[]>().defaulted(),
   reason: column.text().nullable(),
+  /** NAS-IP-Address as the NAS claims it (nas_ip: the address the packet came from). */
+  nas_ip_address: column.inet().nullable(),
+  reject_reason: column.varchar<RadiusRejectReason>().nullable(),
 })
 
 export const RadiusAcctTable = defineTable('aaa_log_radius_acct', {
@@ -88,6 +92,8 @@ export const RadiusAcctTable = defineTable('aaa_log_radius_acct', {
   input_octets: column.bigint().nullable(),
   output_octets: column.bigint().nullable(),
   nas_port: column.varchar().nullable(),
+  nas_ip_address: column.inet().nullable(),
+  nas_identifier: column.varchar().nullable(),
 })
 
 /** Where each tailed file has been read to (written in the same transaction as its rows). */

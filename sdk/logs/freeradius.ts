@@ -10,13 +10,17 @@
  * `radius-auth-YYYY-MM-DD.jsonl` (post-auth, accept and reject) and
  * `radius-acct-YYYY-MM-DD.jsonl` (accounting).
  *
- * Line layout (version 1):
- *   {"v":1,"kind":"auth","ts":"<%l epoch s>","us":"<%M µs>","result":"accept"|"reject",
- *    "request":{…},"control":{…},"reply":{…}}
- *   {"v":1,"kind":"acct","ts":"<%l>","us":"<%M>","request":{…}}
- * `request` holds `REQUEST_ATTRIBUTES[kind]`, `control` the attributes the
- * policy sets (`CONTROL_ATTRIBUTES`), `reply` a few selected reply attributes
- * (`REPLY_ATTRIBUTES`: never passwords, keys or State).
+ * Line layout (version 1; fields added since are optional to the parser):
+ *   {"v":1,"kind":"auth","ts":"<%l epoch s>","us":"<%M µs>","src":"<source address>",
+ *    "client":"<client shortname>","result":"accept"|"reject",
+ *    "request":{…},"control":{…},"replies":[{"name":…,"type":…,"value":…},…]}
+ *   {"v":1,"kind":"acct","ts":"<%l>","us":"<%M>","src":…,"client":…,"request":{…}}
+ * `src` and `client` are the client FreeRADIUS verified (the packet's source and
+ * the clients.conf entry whose secret checked it), `request` holds
+ * `REQUEST_ATTRIBUTES[kind]` (what the NAS claims), `control` the attributes the
+ * policy sets (`CONTROL_ATTRIBUTES`: the rule, its label, the reject reason),
+ * `replies` every reply attribute in packet order but `REPLY_NOT_LOGGED`
+ * (older lines: `reply`, an object of `REPLY_ATTRIBUTES`; the parser reads both).
  *
  * Escaping: values holding `"` come out of linelog escaped twice (`a"b` as
  * `a\\\"b`). The parser undoes a second layer (`\"` → `"`, `\\` → `\`) inside
@@ -43,7 +47,30 @@ export const CONTROL_ATTRIBUTES = {
   ruleName: 'Tmp-String-0',
   /** The label of that rule. */
   ruleLabel: 'Tmp-String-1',
+  /** Why a request was rejected (one of `RADIUS_REJECT_REASONS`), set by the renderer at each reject point. */
+  rejectReason: 'Tmp-String-2',
 } as const
+
+/**
+ * Why an Access-Request was rejected, as the log row's `reject_reason` names it. The renderer sets
+ * control:Tmp-String-2 at each reject point of the tree; `wrong_password` and `no_credentials` are
+ * set in Post-Auth-Type REJECT when nothing earlier named a reason (the password check failed, or the
+ * request carried nothing FreeRADIUS checks: no User-Password, CHAP-Password or MS-CHAP response).
+ */
+export const RADIUS_REJECT_REASONS = [
+  'unknown_user',
+  'disabled',
+  'network_login_off',
+  'no_network_password',
+  'chap_not_kept',
+  'no_policy',
+  'no_rule',
+  'no_radius_profile',
+  'mschapv1_refused',
+  'wrong_password',
+  'no_credentials',
+] as const
+export type RadiusRejectReason = (typeof RADIUS_REJECT_REASONS)[number]
 
 export const REQUEST_ATTRIBUTES = {
   auth: ['User-Name', 'NAS-IP-Address', 'Packet-Src-IP-Address', 'Calling-Station-Id', 'Called-Station-Id', 'NAS-Port', 'NAS-Identifier', 'Module-Failure-Message'],
@@ -61,11 +88,19 @@ export const REQUEST_ATTRIBUTES = {
     'Acct-Session-Time',
     'Acct-Input-Octets',
     'Acct-Output-Octets',
+    'Acct-Input-Gigawords',
+    'Acct-Output-Gigawords',
   ],
 } as const
 
-/** The reply attributes logged with an authentication (authorization results only; no secrets). */
+/** The reply attributes logged by lines written before every reply attribute was (the parser still reads them). */
 export const REPLY_ATTRIBUTES = ['Tunnel-Type', 'Tunnel-Medium-Type', 'Tunnel-Private-Group-Id', 'Filter-Id', 'Session-Timeout', 'Framed-IP-Address', 'Reply-Message'] as const
+
+/**
+ * What an accept's line leaves out of the reply list: Message-Authenticator (a placeholder until the
+ * packet is signed), and proofs and keys of the password check, never what a profile grants.
+ */
+export const REPLY_NOT_LOGGED = ['Message-Authenticator', 'MS-CHAP2-Success', 'MS-CHAP-Error', 'MS-MPPE-Send-Key', 'MS-MPPE-Recv-Key', 'MS-MPPE-Encryption-Policy', 'MS-MPPE-Encryption-Types', 'EAP-Message', 'State'] as const
 
 /** File name patterns (FreeRADIUS xlat, expanded with the request time) inside the log directory. */
 export const FREERADIUS_FILE_PATTERNS: Record<FreeradiusLogKind, string> = {
@@ -88,11 +123,23 @@ const enc = (list: string, names: readonly string[]) => '%{json_encode:' + names
  */
 const SRC = '%{%{Packet-Src-IP-Address}:-%{Packet-Src-IPv6-Address}}'
 
+/**
+ * The client (clients.conf) whose secret verified the packet: the device's name, as the renderer
+ * writes it in `shortname`. Unlike NAS-Identifier, the NAS cannot choose it.
+ */
+const CLIENT = '%{client:shortname}'
+
+/**
+ * Every reply attribute, in packet order, as `[{"name":…,"type":…,"value":…}, …]` (the second json
+ * instance, output mode `array`: one element per attribute, repeated ones each in its place).
+ */
+const REPLY_LIST = '%{portcullis_list_encode:&reply:[*] ' + REPLY_NOT_LOGGED.map((n) => `!&reply:${n}`).join(' ') + '}'
+
 /** The line templates (linelog `messages` values, before quoting for the config file). */
 export const FREERADIUS_LINE_TEMPLATES = {
-  accept: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","result":"accept","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"reply":${enc('reply', REPLY_ATTRIBUTES)}}`,
-  reject: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","result":"reject","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"reply":{}}`,
-  acct: `{"v":1,"kind":"acct","ts":"%l","us":"%M","src":"${SRC}","request":${enc('request', REQUEST_ATTRIBUTES.acct)}}`,
+  accept: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","result":"accept","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"replies":${REPLY_LIST}}`,
+  reject: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","result":"reject","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"replies":[]}`,
+  acct: `{"v":1,"kind":"acct","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","request":${enc('request', REQUEST_ATTRIBUTES.acct)}}`,
 } as const
 
 const q = (s: string) => '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'
@@ -106,6 +153,16 @@ export function freeradiusLogModules(logDirectory: string): string {
   return `json {
 	encode {
 		output_mode = object_simple
+		value {
+			single_value_as_array = no
+			always_string = yes
+		}
+	}
+}
+
+json portcullis_list {
+	encode {
+		output_mode = array
 		value {
 			single_value_as_array = no
 			always_string = yes
@@ -140,12 +197,23 @@ export interface RadiusReplyAttribute {
   value: string
 }
 
-export interface FreeradiusAuthEvent {
+/** What every line says of where the request came from: the verified client and the NAS's claims. */
+interface FreeradiusOrigin {
+  /**
+   * The packet's source address: the client FreeRADIUS verified (its secret and Message-Authenticator).
+   * Lines written before the source address was logged: NAS-IP-Address.
+   */
+  nasIp: string | null
+  /** The name of that client (the device) in clients.conf; null in lines written before it was logged. */
+  clientName: string | null
+  /** NAS-IP-Address as the NAS claims it (any configured NAS may put any address here). */
+  nasIpAddress: string | null
+}
+
+export interface FreeradiusAuthEvent extends FreeradiusOrigin {
   /** ISO 8601, UTC. */
   timestamp: string
   username: string
-  /** NAS-IP-Address, or the packet's source address when absent. */
-  nasIp: string | null
   callingStationId: string | null
   calledStationId: string | null
   nasPort: string | null
@@ -158,12 +226,13 @@ export interface FreeradiusAuthEvent {
   replyAttributes: RadiusReplyAttribute[]
   /** Why a reject happened (Module-Failure-Message), when FreeRADIUS says. */
   reason: string | null
+  /** Why a reject happened, as a code (`RADIUS_REJECT_REASONS`); null on accepts and in older lines. */
+  rejectReason: RadiusRejectReason | null
 }
 
-export interface FreeradiusAcctEvent {
+export interface FreeradiusAcctEvent extends FreeradiusOrigin {
   timestamp: string
   username: string
-  nasIp: string | null
   callingStationId: string | null
   calledStationId: string | null
   nasPort: string | null
@@ -172,8 +241,12 @@ export interface FreeradiusAcctEvent {
   acctSessionId: string | null
   framedIp: string | null
   sessionTime: number | null
-  inputOctets: number | null
-  outputOctets: number | null
+  /**
+   * Octets with the Gigawords folded in (Acct-Input-Octets + Acct-Input-Gigawords × 2³²), as a decimal
+   * string (it may pass 2⁵³); null when absent, or over a signed 64-bit column (2⁶³ − 1).
+   */
+  inputOctets: string | null
+  outputOctets: string | null
 }
 
 export type FreeradiusLogRecord = { kind: 'auth'; event: FreeradiusAuthEvent } | { kind: 'acct'; event: FreeradiusAcctEvent }
@@ -208,6 +281,42 @@ function attr(list: unknown, name: string): string | null {
 }
 
 const num = (s: string | null): number | null => (s !== null && /^\d{1,18}$/.test(s) ? Number(s) : null)
+
+const INT64_MAX = (1n << 63n) - 1n
+/** Octets + Gigawords × 2³² (RFC 2869 §5.1, 5.2), both 32-bit counters; null when the octets are absent or the total passes a bigint. */
+function octets64(octets: string | null, gigawords: string | null): string | null {
+  if (octets === null || !/^\d{1,20}$/.test(octets)) return null
+  const gw = gigawords !== null && /^\d{1,20}$/.test(gigawords) ? BigInt(gigawords) : 0n
+  const total = BigInt(octets) + (gw << 32n)
+  return total <= INT64_MAX ? total.toString() : null
+}
+
+/** The reply list: an array of `{name, value}` (lines since every reply attribute is logged), or the older object of selected ones. */
+function replyList(obj: Record<string, unknown>): RadiusReplyAttribute[] {
+  const out: RadiusReplyAttribute[] = []
+  if (Array.isArray(obj.replies)) {
+    for (const e of obj.replies) {
+      if (e === null || typeof e !== 'object') continue
+      const name = (e as Record<string, unknown>).name
+      if (typeof name !== 'string' || name === '') continue
+      const v = (e as Record<string, unknown>).value
+      for (const x of Array.isArray(v) ? v : [v]) {
+        if (typeof x === 'string') out.push({ name, value: undoSecondEscape(x) })
+        else if (typeof x === 'number' || typeof x === 'boolean') out.push({ name, value: String(x) })
+      }
+    }
+    return out
+  }
+  const reply = obj.reply !== null && typeof obj.reply === 'object' ? obj.reply : {}
+  for (const name of REPLY_ATTRIBUTES) {
+    const v = attr(reply, name)
+    if (v !== null) out.push({ name, value: v })
+  }
+  return out
+}
+
+const REASONS: ReadonlySet<string> = new Set(RADIUS_REJECT_REASONS)
+const reasonOf = (raw: string | null): RadiusRejectReason | null => (raw !== null && REASONS.has(raw) ? (raw as RadiusRejectReason) : null)
 
 function authTypeOf(raw: string | null): FreeradiusAuthEvent['authType'] {
   switch ((raw ?? '').toUpperCase()) {
@@ -254,7 +363,9 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
   const common = {
     timestamp,
     username: attr(req, 'User-Name') ?? '',
-    nasIp: attr(req, 'NAS-IP-Address') ?? attr(req, 'Packet-Src-IP-Address') ?? attr(obj, 'src'),
+    nasIp: attr(obj, 'src') ?? attr(req, 'Packet-Src-IP-Address') ?? attr(req, 'NAS-IP-Address'),
+    clientName: attr(obj, 'client'),
+    nasIpAddress: attr(req, 'NAS-IP-Address'),
     callingStationId: attr(req, 'Calling-Station-Id'),
     calledStationId: attr(req, 'Called-Station-Id'),
     nasPort: attr(req, 'NAS-Port'),
@@ -262,12 +373,7 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
   }
   if (obj.kind === 'auth') {
     if (obj.result !== 'accept' && obj.result !== 'reject') return { kind: 'error', reason: 'missing or bad result' }
-    const reply = obj.reply !== null && typeof obj.reply === 'object' ? obj.reply : {}
-    const replyAttributes: RadiusReplyAttribute[] = []
-    for (const name of REPLY_ATTRIBUTES) {
-      const v = attr(reply, name)
-      if (v !== null) replyAttributes.push({ name, value: v })
-    }
+    const replyAttributes = replyList(obj)
     return {
       kind: 'auth',
       event: {
@@ -278,6 +384,7 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
         ruleLabel: attr(obj.control, CONTROL_ATTRIBUTES.ruleLabel),
         replyAttributes,
         reason: attr(req, 'Module-Failure-Message'),
+        rejectReason: obj.result === 'reject' ? reasonOf(attr(obj.control, CONTROL_ATTRIBUTES.rejectReason)) : null,
       },
     }
   }
@@ -292,8 +399,8 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
         acctSessionId: attr(req, 'Acct-Session-Id'),
         framedIp: attr(req, 'Framed-IP-Address'),
         sessionTime: num(attr(req, 'Acct-Session-Time')),
-        inputOctets: num(attr(req, 'Acct-Input-Octets')),
-        outputOctets: num(attr(req, 'Acct-Output-Octets')),
+        inputOctets: octets64(attr(req, 'Acct-Input-Octets'), attr(req, 'Acct-Input-Gigawords')),
+        outputOctets: octets64(attr(req, 'Acct-Output-Octets'), attr(req, 'Acct-Output-Gigawords')),
       },
     }
   }

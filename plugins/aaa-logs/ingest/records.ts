@@ -90,14 +90,17 @@ export function parseLine(kind: LogKind, raw: Buffer): Parsed {
   if (p.kind === 'error') return { ok: false, reason: p.reason }
   if (`radius_${p.kind === 'auth' ? 'authentication' : 'accounting'}` !== kind) return { ok: false, reason: `a ${p.kind} record in a ${kind} file` }
   const e = p.event
+  // nas_ip and device_name: the client FreeRADIUS verified (as a TACACS+ row's); what the NAS claims beside them.
   const common: Row = {
     timestamp: e.timestamp,
     username: clean(e.username).slice(0, 253),
     nas_ip: inet(e.nasIp),
-    device_name: vc(e.nasIdentifier, 128),
+    device_name: vc(e.clientName, 128),
     client_address: vc(e.callingStationId, 64),
     calling_station_id: vc(e.callingStationId, 64),
     nas_port: vc(e.nasPort, 64),
+    nas_ip_address: inet(e.nasIpAddress),
+    nas_identifier: vc(e.nasIdentifier, 253),
   }
   if (p.kind === 'auth') {
     const a = p.event
@@ -113,9 +116,9 @@ export function parseLine(kind: LogKind, raw: Buffer): Parsed {
         rule_name: vc(a.ruleName, 128),
         rule_label: vc(a.ruleLabel, 128),
         called_station_id: vc(a.calledStationId, 128),
-        nas_identifier: vc(a.nasIdentifier, 253),
-        reply_attributes: a.replyAttributes.map((x) => ({ name: x.name, value: clean(x.value) })),
+        reply_attributes: a.replyAttributes.map((x) => ({ name: clean(x.name).slice(0, 128), value: clean(x.value) })),
         reason: txt(a.reason),
+        reject_reason: a.rejectReason,
       },
     }
   }

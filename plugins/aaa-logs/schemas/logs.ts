@@ -3,17 +3,22 @@ import type { KindDef } from '../services/logs.js'
 import { listSettingRefs } from '../services/settings.js'
 import { COUNT_CAP } from '../services/totals.js'
 
-const str = () => Nullable(Type.String())
-const int = () => Nullable(Type.Integer())
+const str = (description?: string) => Nullable(Type.String(description ? { description } : {}))
+const int = (description?: string) => Nullable(Type.Integer(description ? { description } : {}))
 
 const COMMON: Record<string, TSchema> = {
   id: Uuid(),
   timestamp: Timestamp({ description: 'When the daemon logged the event (UTC).' }),
   username: Type.String(),
-  nas_ip: Nullable(Type.String({ description: 'The device (NAS) address.' })),
+  nas_ip: Nullable(
+    Type.String({
+      description:
+        'The device (NAS) address the request came from, as the daemon verified it: the TACACS+ connection\'s peer, or the RADIUS packet\'s source address (the client whose secret checked the packet, whatever NAS-IP-Address the NAS claims; see `nas_ip_address`). RADIUS rows ingested before this was logged hold NAS-IP-Address.',
+    }),
+  ),
   node_id: Uuid({ description: 'The cluster node that processed (ingested) the event.' }),
-  device_name: str(),
-  client_address: str(),
+  device_name: str('The device the daemon matched by address and key or secret: its inventory name (RADIUS: the client in clients.conf, not the NAS-Identifier the NAS sends). Null when not logged.'),
+  client_address: str('Where the user connects from, as the NAS reports it (TACACS+ rem_addr, RADIUS Calling-Station-Id).'),
   session_id: str(),
 }
 const TRAILING: Record<string, TSchema> = {
@@ -41,24 +46,36 @@ const FIELD: Record<string, TSchema> = {
   calling_station_id: str(),
   called_station_id: str(),
   nas_port: str(),
-  nas_identifier: str(),
-  reply_attributes: Type.Array(Type.Unknown()),
-  reason: str(),
+  nas_identifier: str('NAS-Identifier as the NAS claims it.'),
+  nas_ip_address: str('NAS-IP-Address as the NAS claims it: any NAS with a secret may put any address here; `nas_ip` is where the packet came from.'),
+  reply_attributes: Type.Array(Type.Unknown(), {
+    description:
+      'Accepts: every attribute of the Access-Accept in packet order, `{name, value}` (repeated attributes each in place), but Message-Authenticator and the proofs and keys of the password check (MS-CHAP2-Success, MS-MPPE keys, EAP-Message, State). Rejects: empty (a reject carries nothing of a profile).',
+  }),
+  reason: str('Why a reject happened, in words: FreeRADIUS\'s Module-Failure-Message (the platform\'s own sentence at each reject point, or the module\'s).'),
   acct_session_id: str(),
   framed_ip: str(),
   session_time: int(),
-  input_octets: int(),
-  output_octets: int(),
+  input_octets: int('Octets from the user: Acct-Input-Octets + Acct-Input-Gigawords × 2^32 (a 64-bit count past 4 GiB). Null when absent or past 2^63 − 1.'),
+  output_octets: int('Octets to the user: Acct-Output-Octets + Acct-Output-Gigawords × 2^32. Null when absent or past 2^63 − 1.'),
 }
 
-/** Enum columns that may be null: RADIUS `auth_type` is null when no PAP/CHAP/MS-CHAPv2/MS-CHAPv1 ran (EAP, or a reject before authentication). */
-const NULLABLE_ENUMS = new Set(['auth_type'])
+/** What the enum columns mean (their values are the schema's enum). */
+const ENUM_DESCRIPTION: Record<string, string> = {
+  auth_type: 'How the password was checked (RADIUS): detected from the request before anything else runs, so rejects carry it too; null when the request held none of User-Password, CHAP-Password, an MS-CHAP response.',
+  reject_reason:
+    'Why a RADIUS reject happened (null on accepts): `unknown_user` (no such user), `disabled` (user disabled), `network_login_off` (the user may not log in to devices), `no_network_password` (network login on, but no password set since), `chap_not_kept` (CHAP for a user without chap_enabled: no cleartext password is kept), `no_policy` (no AAA policy loaded), `no_rule` (no rule matched, or only the default rule, which grants no RADIUS profile), `no_radius_profile` (the matching rule grants no RADIUS profile, e.g. a TACACS+-only rule), `mschapv1_refused` (MS-CHAPv1 and the rule\'s profile does not allow it), `wrong_password` (the password, CHAP or MS-CHAP response did not check out), `no_credentials` (nothing to check). Null too on rows ingested before this was logged.',
+}
+
+/** Enum columns that may be null: RADIUS `auth_type` when no PAP/CHAP/MS-CHAP response was sent (EAP, nothing), `reject_reason` on accepts. */
+const NULLABLE_ENUMS = new Set(['auth_type', 'reject_reason'])
 
 export function entrySchema(k: KindDef, list: boolean) {
   const props: Record<string, TSchema> = { ...COMMON }
   for (const c of k.columns) {
     const e = k.enumFilters[c]
-    props[c] = e ? (NULLABLE_ENUMS.has(c) ? Nullable(StringEnum(e)) : StringEnum(e)) : FIELD[c]
+    const en = e && StringEnum(e, ENUM_DESCRIPTION[c] ? { description: ENUM_DESCRIPTION[c] } : {})
+    props[c] = en ? (NULLABLE_ENUMS.has(c) ? Nullable(en) : en) : FIELD[c]
   }
   Object.assign(props, TRAILING)
   return Type.Object(props, { title: `${k.schemaStem}Log${list ? 'List' : ''}Response`, additionalProperties: false })

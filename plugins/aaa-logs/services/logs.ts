@@ -6,6 +6,7 @@
 import { isIP } from 'node:net'
 import type { Knex } from 'knex'
 import { likeEscape, type ExportColumn } from '../../../sdk/index.js'
+import { RADIUS_REJECT_REASONS } from '../../../sdk/logs/freeradius.js'
 import { LOG_TABLE, type LogKind, type LogTable } from '../api.js'
 import { AaaLogsErrors } from '../errors.js'
 import type { RadiusAcctTable, RadiusAuthTable, TacacsAcctTable, TacacsAuthnTable, TacacsAuthzTable } from '../tables.js'
@@ -87,11 +88,12 @@ export const KINDS: KindDef[] = [
     summary: 'RADIUS authentication log',
     table: LOG_TABLE.radius_authentication,
     // MS-CHAPv1 beyond the contract's three: refused unless a RADIUS profile allows it, and logged as what it was (issue 12).
-    enumFilters: { status: ['accept', 'reject'], auth_type: ['PAP', 'MS-CHAPv2', 'CHAP', 'MS-CHAPv1'] },
+    // reject_reason third: the rollup splits counts by the first two only (a reject_reason filter is counted from the rows).
+    enumFilters: { status: ['accept', 'reject'], auth_type: ['PAP', 'MS-CHAPv2', 'CHAP', 'MS-CHAPv1'], reject_reason: RADIUS_REJECT_REASONS },
     textFilters: [],
     sortBy: ['timestamp', 'username', 'nas_ip', 'status', 'rule_name', 'rule_label'],
     searchColumns: [...COMMON_SEARCH, 'rule_name', 'rule_label', 'calling_station_id', 'called_station_id', 'nas_identifier', 'reason'],
-    columns: ['status', 'auth_type', 'rule_name', 'rule_label', 'calling_station_id', 'called_station_id', 'nas_port', 'nas_identifier', 'reply_attributes', 'reason'],
+    columns: ['status', 'auth_type', 'reject_reason', 'rule_name', 'rule_label', 'calling_station_id', 'called_station_id', 'nas_port', 'nas_ip_address', 'nas_identifier', 'reply_attributes', 'reason'],
   },
   {
     kind: 'radius_accounting',
@@ -104,7 +106,7 @@ export const KINDS: KindDef[] = [
     textFilters: [],
     sortBy: ['timestamp', 'username', 'nas_ip', 'acct_status_type'],
     searchColumns: [...COMMON_SEARCH, 'acct_session_id', 'calling_station_id', 'nas_port'],
-    columns: ['acct_status_type', 'acct_session_id', 'calling_station_id', 'framed_ip', 'session_time', 'input_octets', 'output_octets', 'nas_port'],
+    columns: ['acct_status_type', 'acct_session_id', 'calling_station_id', 'framed_ip', 'session_time', 'input_octets', 'output_octets', 'nas_port', 'nas_ip_address', 'nas_identifier'],
   },
 ]
 

@@ -44,9 +44,10 @@ export function rollupDimension(k: KindDef, q: LogFilters): string | null {
   const dims = ['username', 'nas_ip', 'node_id', ...k.textFilters].filter((d) => q[d] !== undefined)
   if (dims.length > 1) return null
   const dim = dims[0] ?? 'node_id'
-  // The day-grained dimensions are not split by the kind's second enum (RADIUS auth_type).
-  const e2 = Object.keys(k.enumFilters)[1]
+  // The day-grained dimensions are not split by the kind's second enum (RADIUS auth_type), and none by a third (reject_reason).
+  const [, e2, ...beyond] = Object.keys(k.enumFilters)
   if (GRAIN[dim] === DAY && e2 && q[e2] !== undefined) return null
+  if (beyond.some((e) => q[e] !== undefined)) return null
   return dim
 }
 

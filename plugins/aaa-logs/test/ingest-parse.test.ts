@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { FREERADIUS_LINE_TEMPLATES, freeradiusFileKind, freeradiusLogModules, parseFreeradiusLine } from '../../../sdk/logs/freeradius.js'
+import { FREERADIUS_LINE_TEMPLATES, freeradiusFileKind, freeradiusLogModules, parseFreeradiusLine, REPLY_NOT_LOGGED } from '../../../sdk/logs/freeradius.js'
 import { logFileKind, parseLogLineDetailed } from '../../../sdk/logs/tac-plus-ng.js'
 import { parseLine } from '../ingest/records.js'
 
@@ -62,7 +62,7 @@ describe('aaa-logs ingest: parsing', () => {
       )
       expect(r.kind).to.equal('acct')
       if (r.kind !== 'acct') return
-      expect(r.event).to.include({ username: 'bob', nasIp: '10.2.2.2', acctStatusType: 'Stop', acctSessionId: 'S1', framedIp: '172.16.0.5', sessionTime: 60, inputOctets: 1000, outputOctets: 2000 })
+      expect(r.event).to.include({ username: 'bob', nasIp: '10.2.2.2', acctStatusType: 'Stop', acctSessionId: 'S1', framedIp: '172.16.0.5', sessionTime: 60, inputOctets: '1000', outputOctets: '2000' })
     })
     it('returns a reason for hostile lines, never throws', () => {
       const cases: (string | Buffer)[] = [
@@ -100,13 +100,51 @@ describe('aaa-logs ingest: parsing', () => {
       expect(quote.kind === 'auth' && quote.event.username).to.equal('a"b')
       expect(acct.kind === 'acct' && acct.event).to.include({ acctStatusType: 'Stop', sessionTime: 60, framedIp: '172.16.0.5' })
     })
-    it('exports templates with explicit attribute lists and no secrets', () => {
+    it('exports templates with explicit request and control lists, every reply attribute but proofs and keys, no secrets', () => {
       for (const t of Object.values(FREERADIUS_LINE_TEMPLATES)) {
-        expect(t).to.not.match(/Password|MS-MPPE|\[\*\]|State|Message-Authenticator/)
-        expect(t).to.include('%{json_encode:&request:User-Name')
+        const [head, replies = ''] = t.split('"replies":')
+        expect(head).to.not.match(/Password|MS-MPPE|\[\*\]|State|Message-Authenticator/)
+        expect(t).to.not.match(/Password/)
+        expect(t).to.include('%{json_encode:&request:User-Name').and.include('"src":"%{%{Packet-Src-IP-Address}:-%{Packet-Src-IPv6-Address}}","client":"%{client:shortname}"')
+        if (t === FREERADIUS_LINE_TEMPLATES.accept) {
+          expect(replies).to.match(/^%\{portcullis_list_encode:&reply:\[\*\] /)
+          for (const n of REPLY_NOT_LOGGED) expect(replies).to.include(`!&reply:${n}`)
+        } else expect(replies).to.not.include('reply')
       }
+      expect(FREERADIUS_LINE_TEMPLATES.acct).to.include('&request:Acct-Input-Gigawords &request:Acct-Output-Gigawords')
       expect(freeradiusLogModules('/var/log/pc')).to.include('/var/log/pc/radius-auth-%Y-%m-%d.jsonl')
       expect(freeradiusFileKind('radius-acct-2026-11-21.jsonl')).to.equal('acct')
+    })
+    it('reads the verified client, the claimed NAS-IP-Address, every reply attribute in order and the reject reason', () => {
+      // As FreeRADIUS 3.2.1 writes them (plugins/aaa-logs/test/ingest-radius-e2e.test.ts runs the daemon).
+      const accept =
+        '{"v":1,"kind":"auth","ts":"1795466221","us":"120232","src":"127.0.0.1","client":"sw1","result":"accept","request":{"User-Name":"alice","NAS-IP-Address":"10.66.66.66","NAS-Identifier":"core-9"},"control":{"Auth-Type":"PAP","Tmp-String-0":"admins-core","Tmp-String-1":"admin"},"replies":[{"name":"Service-Type","type":"integer","value":"Administrative-User"},{"name":"Cisco-AVPair","type":"string","value":"shell:priv-lvl=15"},{"name":"Reply-Message","type":"string","value":"say \\\\\\"hi\\\\\\""},{"name":"Cisco-AVPair","type":"string","value":"shell:roles=x"}]}'
+      const p = parseLine('radius_authentication', Buffer.from(accept))
+      expect(p.ok && p.row).to.include({ nas_ip: '127.0.0.1', device_name: 'sw1', nas_ip_address: '10.66.66.66', nas_identifier: 'core-9', status: 'accept', reject_reason: null })
+      expect(p.ok && p.row.reply_attributes).to.deep.equal([
+        { name: 'Service-Type', value: 'Administrative-User' },
+        { name: 'Cisco-AVPair', value: 'shell:priv-lvl=15' },
+        { name: 'Reply-Message', value: 'say "hi"' },
+        { name: 'Cisco-AVPair', value: 'shell:roles=x' },
+      ])
+      const reject = '{"v":1,"kind":"auth","ts":"1795466221","us":"0","src":"::1","client":"sw1","result":"reject","request":{"User-Name":"mallory"},"control":{"Auth-Type":"MS-CHAPv1","Tmp-String-2":"unknown_user"},"replies":[]}'
+      expect(parseLine('radius_authentication', Buffer.from(reject))).to.deep.include({ ok: true })
+      const r = parseLine('radius_authentication', Buffer.from(reject))
+      expect(r.ok && r.row).to.include({ nas_ip: '::1', auth_type: 'MS-CHAPv1', reject_reason: 'unknown_user', nas_ip_address: null })
+      // A code the platform does not know (a hand-edited tree) is not stored as one.
+      const odd = parseLine('radius_authentication', Buffer.from(reject.replace('unknown_user', 'because')))
+      expect(odd.ok && odd.row.reject_reason).to.equal(null)
+    })
+    it('folds the Gigawords into 64-bit octet counts; a total past a bigint is null, never an error', () => {
+      const acct = (extra: string) =>
+        `{"v":1,"kind":"acct","ts":"1795466236","us":"0","src":"127.0.0.1","client":"sw1","request":{"User-Name":"alice","Acct-Status-Type":"Stop","Acct-Input-Octets":"5","Acct-Output-Octets":"4294967295"${extra}}}`
+      const big = parseLine('radius_accounting', Buffer.from(acct(',"Acct-Input-Gigawords":"3","Acct-Output-Gigawords":"4294967295"')))
+      expect(big.ok && big.row).to.include({ input_octets: String(3 * 2 ** 32 + 5), nas_ip: '127.0.0.1', device_name: 'sw1' })
+      expect(big.ok && big.row.output_octets).to.equal(null) // (2^32 − 1) × 2^32 + 2^32 − 1 = 2^64 − 1
+      const mid = parseLine('radius_accounting', Buffer.from(acct(',"Acct-Output-Gigawords":"2147483647"')))
+      expect(mid.ok && mid.row.output_octets).to.equal(((2n ** 31n - 1n) * 2n ** 32n + 4294967295n).toString())
+      const none = parseLine('radius_accounting', Buffer.from(acct('')))
+      expect(none.ok && none.row).to.include({ input_octets: '5', output_octets: '4294967295' })
     })
     it('maps to radius rows', () => {
       const p = parseLine('radius_authentication', Buffer.from(auth('alice')))

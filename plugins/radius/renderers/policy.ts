@@ -2,7 +2,7 @@
 import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
 import { attributesProblem, formatValue, quoteValue } from '../services/values.js'
 import type { FreeradiusConfigInput } from './input.js'
-import { byteOrder, FreeradiusRenderError, HEADER, name, qname, T, USERNAME } from './syntax.js'
+import { byteOrder, FreeradiusRenderError, HEADER, name, qname, refusal, T, USERNAME } from './syntax.js'
 
 /** The devices written as clients, in name order: enabled, with a secret. */
 export function writtenClients(input: FreeradiusConfigInput) {
@@ -101,7 +101,7 @@ export function compileRules(input: FreeradiusConfigInput): CompiledRule[] {
 export function policy(input: FreeradiusConfigInput, rules: CompiledRule[]): string {
   const out = [HEADER, '# The AAA policy, rules in evaluation order: the first that matches decides.', '# Control Tmp-String-0 = the rule, Tmp-String-1 = its RADIUS profile (the label).']
   if (input.rules === null) {
-    out.push('# No AAA policy is loaded: no rule permits anyone.', 'update request {', `${T}&Module-Failure-Message := "no AAA policy is loaded"`, '}', 'reject', '')
+    out.push('# No AAA policy is loaded: no rule permits anyone.', ...refusal('no_policy', 'no AAA policy is loaded', ''), 'reject', '')
     return out.join('\n')
   }
   let first = true
@@ -121,12 +121,13 @@ export function policy(input: FreeradiusConfigInput, rules: CompiledRule[]): str
       out.push(`${T}}`)
       if (!c.profile) {
         const msg = c.rule.radius_profile_id ? `AAA policy rule ${c.rule.name}: its RADIUS profile is gone` : `AAA policy rule ${c.rule.name} grants no RADIUS profile`
-        out.push(`${T}update request {`, `${T}${T}&Module-Failure-Message := ${quoteValue(msg)}`, `${T}}`, `${T}reject`)
+        // The default rule matches whoever no other rule did: without a RADIUS profile, no rule let them in.
+        out.push(...refusal(c.rule.is_default ? 'no_rule' : 'no_radius_profile', msg, T), `${T}reject`)
       }
       out.push('}')
     }
   }
-  const noMatch = ['update request {', `${T}&Module-Failure-Message := "no AAA policy rule matches"`, '}', 'reject']
+  const noMatch = [...refusal('no_rule', 'no AAA policy rule matches', ''), 'reject']
   if (first) out.push(...noMatch)
   else out.push('else {', ...noMatch.map((l) => T + l), '}')
   out.push('')

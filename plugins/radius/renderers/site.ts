@@ -14,7 +14,8 @@
  *   monitoring (`radclient … status`), from configured clients only.
  */
 import type { CompiledRule } from './policy.js'
-import { byteOrder, HEADER, qname, T } from './syntax.js'
+import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
+import { byteOrder, HEADER, qname, refusal, T } from './syntax.js'
 
 export const SITE = `${HEADER}
 # Device administration: PAP and MS-CHAPv2 against the platform's verifiers, CHAP for users
@@ -53,9 +54,7 @@ ${T}if (!&control:Crypt-Password) {
 ${T}${T}$INCLUDE ../portcullis/refused
 ${T}}
 ${T}if (&CHAP-Password && !&control:Cleartext-Password) {
-${T}${T}update request {
-${T}${T}${T}&Module-Failure-Message := "CHAP is not supported for this user: it needs the cleartext password, which the platform keeps only with chap_enabled"
-${T}${T}}
+${refusal('chap_not_kept', 'CHAP is not supported for this user: it needs the cleartext password, which the platform keeps only with chap_enabled', T + T).join('\n')}
 ${T}${T}reject
 ${T}}
 ${T}$INCLUDE ../portcullis/policy
@@ -109,6 +108,19 @@ ${T}${T}update reply {
 ${T}${T}${T}&Message-Authenticator := 0x00
 ${T}${T}${T}&Proxy-State += &request:Proxy-State[*]
 ${T}${T}}
+${T}${T}# Why, when no reject point above said: the password check failed, or nothing was there to check.
+${T}${T}if (!&control:${CONTROL_ATTRIBUTES.rejectReason}) {
+${T}${T}${T}if (&control:Auth-Type) {
+${T}${T}${T}${T}update control {
+${T}${T}${T}${T}${T}&${CONTROL_ATTRIBUTES.rejectReason} := "wrong_password"
+${T}${T}${T}${T}}
+${T}${T}${T}}
+${T}${T}${T}else {
+${T}${T}${T}${T}update control {
+${T}${T}${T}${T}${T}&${CONTROL_ATTRIBUTES.rejectReason} := "no_credentials"
+${T}${T}${T}${T}}
+${T}${T}${T}}
+${T}${T}}
 ${T}${T}portcullis_log_auth
 ${T}}
 }
@@ -124,9 +136,7 @@ export function mschapv1(rules: CompiledRule[]): string {
   for (const p of allowed) out.push(`${T}case ${qname(p, 'RADIUS profile')} {`, `${T}${T}noop`, `${T}}`)
   out.push(
     `${T}case {`,
-    `${T}${T}update request {`,
-    `${T}${T}${T}&Module-Failure-Message := "MS-CHAPv1 is refused: the RADIUS profile of the matching rule does not allow it (allow_mschapv1)"`,
-    `${T}${T}}`,
+    ...refusal('mschapv1_refused', 'MS-CHAPv1 is refused: the RADIUS profile of the matching rule does not allow it (allow_mschapv1)', T + T),
     `${T}${T}reject`,
     `${T}}`,
     '}',

@@ -1,4 +1,5 @@
 /** FreeRADIUS syntax for the renderer: names, secrets and passwords as literals that cannot break out. */
+import { CONTROL_ATTRIBUTES, type RadiusRejectReason } from '../../../sdk/logs/freeradius.js'
 import { quoteValue } from '../services/values.js'
 
 export class FreeradiusRenderError extends Error {
@@ -21,6 +22,22 @@ export const CLEARTEXT = /^[^\u0000-\u001f\u007f]+$/
 /** An IPv4 or IPv6 prefix in the inventory's canonical form. */
 export const CIDR = /^[0-9A-Fa-f.:]+\/[0-9]{1,3}$/
 export const IP = /^[0-9A-Fa-f.:]+$/
+
+/**
+ * The lines that say why a request is rejected, at each reject point of the tree: the message for
+ * FreeRADIUS's own log (request:Module-Failure-Message) and the code of the log row's `reject_reason`
+ * (control:Tmp-String-2, sdk/logs/freeradius.ts). `indent`: the tabs of the enclosing block.
+ */
+export function refusal(code: RadiusRejectReason, message: string, indent: string): string[] {
+  return [
+    `${indent}update request {`,
+    `${indent}${T}&Module-Failure-Message := ${quoteValue(message)}`,
+    `${indent}}`,
+    `${indent}update control {`,
+    `${indent}${T}&${CONTROL_ATTRIBUTES.rejectReason} := ${quoteValue(code)}`,
+    `${indent}}`,
+  ]
+}
 
 /** Byte order (not locale order): the same on every machine. */
 export const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

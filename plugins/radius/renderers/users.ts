@@ -5,10 +5,11 @@
  * disabled user did not match.
  */
 import type { FreeradiusConfigInput } from './input.js'
-import { byteOrder, CLEARTEXT, FreeradiusRenderError, HEADER, name, NT_HASH, qcleartext, SHA512_CRYPT, T, USERNAME } from './syntax.js'
+import type { RadiusRejectReason } from '../../../sdk/logs/freeradius.js'
+import { byteOrder, CLEARTEXT, FreeradiusRenderError, HEADER, name, NT_HASH, qcleartext, refusal, SHA512_CRYPT, T, USERNAME } from './syntax.js'
 import { quoteValue } from '../services/values.js'
 
-const fail = (reason: string) => [`${T}${T}update request {`, `${T}${T}${T}&Module-Failure-Message := ${quoteValue(reason)}`, `${T}${T}}`]
+const fail = (code: RadiusRejectReason, reason: string) => refusal(code, reason, T + T)
 
 export function verifiers(input: FreeradiusConfigInput): string {
   const users = [...input.users].sort((a, b) => byteOrder(a.username, b.username) || byteOrder(a.id, b.id))
@@ -31,7 +32,7 @@ export function verifiers(input: FreeradiusConfigInput): string {
       out.push(...control, `${T}${T}}`)
       if (chap !== undefined && !CLEARTEXT.test(chap)) out.push(`${T}${T}# chap_enabled, but the password holds a control character: CHAP is rejected`)
     } else {
-      out.push(`${T}${T}# no network password set since network login was turned on`, ...fail('no network password is set for this user'), `${T}${T}reject`)
+      out.push(`${T}${T}# no network password set since network login was turned on`, ...fail('no_network_password', 'no network password is set for this user'), `${T}${T}reject`)
     }
     out.push(`${T}}`)
   }
@@ -57,9 +58,9 @@ export function refused(input: FreeradiusConfigInput): string {
     name(u.username, 'username', USERNAME)
     if (seen.has(u.username)) continue
     seen.add(u.username)
-    out.push(`${T}case ${quoteValue(u.username)} {`, ...fail(REASON[u.reason]), `${T}}`)
+    out.push(`${T}case ${quoteValue(u.username)} {`, ...fail(u.reason, REASON[u.reason]), `${T}}`)
   }
   // User names are compared exactly, as the verifiers are: "Alice" is not "alice".
-  out.push(`${T}case {`, ...fail('unknown user'), `${T}}`, '}', 'reject', '')
+  out.push(`${T}case {`, ...fail('unknown_user', 'unknown user'), `${T}}`, '}', 'reject', '')
   return out.join('\n')
 }
