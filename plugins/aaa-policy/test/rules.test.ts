@@ -9,7 +9,7 @@ import {
 
 const FIELDS = [
   'id', 'name', 'description', 'enabled', 'position', 'is_default', 'who_user_id', 'who_group_id', 'where_device_id', 'where_device_group_id',
-  'tacacs_profile_id', 'radius_profile_id', 'who_name', 'where_name', 'tacacs_profile_name', 'radius_profile_name', 'created_at', 'updated_at',
+  'tacacs_profile_id', 'radius_profile_id', 'who_name', 'where_name', 'tacacs_profile_name', 'radius_profile_name', 'time_window', 'client_prefixes', 'created_at', 'updated_at',
 ]
 
 describe('AAA policy rules: CRUD', () => {

@@ -30,15 +30,15 @@ export interface CompiledRule {
  */
 export const MAX_DISJUNCTION = 3500
 
-/** Disjunctions of `&User-Name == …` or client short name tests, each short enough for a line; null when empty. */
-export function anyOf(left: string, values: string[]): string[] | null {
+/** Disjunctions of `&User-Name == …` or client short name tests, each short enough for a line (`max` characters); null when empty. */
+export function anyOf(left: string, values: string[], max = MAX_DISJUNCTION): string[] | null {
   const uniq = [...new Set(values)].sort(byteOrder)
   if (uniq.length === 0) return null
   const chunks: string[][] = [[]]
   let length = 0
   for (const v of uniq) {
     const test = `${left} == ${quoteValue(v)}`
-    if (length > 0 && length + test.length + 4 > MAX_DISJUNCTION) {
+    if (length > 0 && length + test.length + 4 > max) {
       chunks.push([])
       length = 0
     }
@@ -46,6 +46,49 @@ export function anyOf(left: string, values: string[]): string[] | null {
     length += test.length + 4
   }
   return chunks.map((tests) => (tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`))
+}
+
+const WEEKDAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
+const two = (n: number) => String(n).padStart(2, '0')
+
+/** Minutes lo..hi (inclusive, within one hour) as a regex on two digits: `3[0-9]|4[0-5]`. */
+function minuteRegex(lo: number, hi: number): string {
+  const out: string[] = []
+  for (let t = Math.floor(lo / 10); t <= Math.floor(hi / 10); t++) {
+    const a = t === Math.floor(lo / 10) ? lo % 10 : 0
+    const b = t === Math.floor(hi / 10) ? hi % 10 : 9
+    out.push(`${t}${a === b ? a : `[${a}-${b}]`}`)
+  }
+  return out.join('|')
+}
+
+/**
+ * A rule's time window as a regex on `%t`, the request's time as ctime(3) writes it in local time
+ * ("Mon Nov 23 08:05:00 2026": weekday, month and day of month in 10 characters, then HH:MM):
+ * per span, its weekdays and, hour by hour, the minutes it holds. Exact to the minute, as the
+ * window is; FreeRADIUS expands `%t` with localtime_r at the packet's arrival, as tac_plus-ng
+ * reads localtime(3). Plain groups only, so PCRE and POSIX regex read it alike.
+ */
+export function timeCondition(spans: readonly { days: readonly number[]; from: number; to: number }[]): string {
+  const alternatives = spans.map((s) => {
+    const hours: string[] = []
+    for (let h = Math.floor(s.from / 60); h * 60 < s.to; h++) {
+      const lo = Math.max(s.from, h * 60) - h * 60
+      const hi = Math.min(s.to, (h + 1) * 60) - 1 - h * 60
+      hours.push(lo === 0 && hi === 59 ? `${two(h)}:[0-9][0-9]` : `${two(h)}:(${minuteRegex(lo, hi)})`)
+    }
+    return `(${s.days.map((d) => WEEKDAY[d]).join('|')}) .{6} (${hours.join('|')}):`
+  })
+  return `"%t" =~ /^(${alternatives.join('|')})/`
+}
+
+/** The request's source address (the NAS) inside one of the prefixes: `<=` holds for the prefix itself too (a /32). */
+export function clientCondition(prefixes: readonly string[]): string {
+  const tests = prefixes.map((p) => {
+    if (!/^[0-9a-f.:]+\/[0-9]{1,3}$/.test(p)) throw new FreeradiusRenderError(`a client prefix ${JSON.stringify(p)} is not a CIDR prefix`)
+    return `${p.includes(':') ? '&Packet-Src-IPv6-Address' : '&Packet-Src-IP-Address'} <= ${p}`
+  })
+  return tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`
 }
 
 export function compileRules(input: FreeradiusConfigInput): CompiledRule[] {
@@ -81,17 +124,24 @@ export function compileRules(input: FreeradiusConfigInput): CompiledRule[] {
     }
     let who: string[] | null = ['true']
     let where: string[] | null = ['true']
+    // The rule's conditions, ANDed after WHO and WHERE: not holding, the chain goes on to the next rule.
+    const extra = [
+      ...(rule.client_prefixes?.length ? [clientCondition(rule.client_prefixes)] : []),
+      ...(rule.time_window ? [timeCondition(rule.time_window.spans)] : []),
+    ].join(' && ')
+    // The line holds WHO, WHERE and these: the member lists get what is left of it.
+    const max = MAX_DISJUNCTION - Math.ceil(extra.length / 2)
     const w = rule.who
-    if (w.type === 'user') who = anyOf('&User-Name', [name(w.username, 'username', USERNAME)])
-    else if (w.type === 'group') who = anyOf('&User-Name', (usersIn.get(w.group_id) ?? []).map((u) => name(u, 'username', USERNAME)))
+    if (w.type === 'user') who = anyOf('&User-Name', [name(w.username, 'username', USERNAME)], max)
+    else if (w.type === 'group') who = anyOf('&User-Name', (usersIn.get(w.group_id) ?? []).map((u) => name(u, 'username', USERNAME)), max)
     const d = rule.where
     const nas = '"%{client:shortname}"'
-    if (d.type === 'device') where = anyOf(nas, clientsOf.get(d.device_id) ?? [])
-    else if (d.type === 'device_group') where = anyOf(nas, clientsIn.get(d.device_group_id) ?? [])
+    if (d.type === 'device') where = anyOf(nas, clientsOf.get(d.device_id) ?? [], max)
+    else if (d.type === 'device_group') where = anyOf(nas, clientsIn.get(d.device_group_id) ?? [], max)
     if (who === null) out.push({ rule, condition: null, why: 'no network user in its user group', profile })
     else if (where === null) out.push({ rule, condition: null, why: 'no RADIUS client (enabled device with a secret) in its place', profile })
     else {
-      const condition = who.flatMap((w) => where!.map((d) => [w, d].filter((p) => p !== 'true').join(' && ') || 'true'))
+      const condition = who.flatMap((w) => where!.map((d) => [w, d, extra].filter((p) => p !== 'true' && p !== '').join(' && ') || 'true'))
       out.push({ rule, condition, why: '', profile })
     }
   }

@@ -27,6 +27,7 @@ import type { Device, DeviceGroup, InventoryService } from '../../inventory/api.
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
 import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
 import { deviceGroupIdent, deviceIdent, userGroupIdent, userIdent } from './names.js'
+import { renderTimespec } from './rule.js'
 import { byteOrder, indent, tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
 export const TAC_PLUS_NG_CONFIG_FILE = 'tac_plus-ng.cfg'
@@ -45,6 +46,8 @@ export interface TacPlusNgConfigInput {
   profiles: { profile: Pick<TacacsProfile, 'id' | 'name'>; text: string }[]
   /** Rule texts from `TacacsService.renderRule`, in evaluation order; null when no policy source is registered. */
   rules: string[] | null
+  /** The `timespec` blocks of the rules with a time window (rule.ts `renderTimespec`), declared before the ruleset. */
+  timespecs?: string[]
 }
 
 const T = '    '
@@ -184,6 +187,7 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   section('User groups', groups.map((g) => `group ${userGroupIdent(g.name)}`))
   section('Users allowed on the network', renderUsers(input))
 
+  if (input.timespecs?.length) section('Time windows of the AAA policy rules (cron entries: minute hour day month weekday, in local time)', input.timespecs.flatMap((t) => t.replace(/\n+$/, '').split('\n')))
   if (input.rules === null) section('No AAA policy is loaded: no rule permits anyone', ['ruleset {', '}'])
   else section('AAA policy rules, in evaluation order (the first permit or deny decides; none means deny)', ['ruleset {', ...input.rules.flatMap((r) => indent(r.replace(/\n+$/, ''), T).split('\n')), '}'])
 
@@ -227,13 +231,16 @@ function daemonAccount(d: TacPlusNgRendererDeps): DaemonAccount | null {
 
 const logDirectoryOf = (d: TacPlusNgRendererDeps) => d.serverOptions.get(d.refs.logDirectory) ?? path.join(d.dataDir, 'logs', 'tacacs')
 
-/** Rule texts in order: the very `renderRule` text the preview shows, with the profile's name. */
-async function renderRules(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction, profiles: TacacsProfile[]): Promise<string[] | null> {
+/** Rule texts in order: the very `renderRule` text the preview shows, with the profile's name; and the rules' timespecs. */
+async function renderRules(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction, profiles: TacacsProfile[]): Promise<{ rules: string[] | null; timespecs: string[] }> {
   const source = d.policySource()
-  if (!source) return null
+  if (!source) return { rules: null, timespecs: [] }
   const byId = new Map(profiles.map((p) => [p.id, p.name]))
   const rules: PolicyRuleView[] = await source.listRules(snapshot)
-  return rules.map((r) => d.tacacs.renderRule(r, r.tacacs_profile_id ? (byId.get(r.tacacs_profile_id) ?? null) : null))
+  return {
+    rules: rules.map((r) => d.tacacs.renderRule(r, r.tacacs_profile_id ? (byId.get(r.tacacs_profile_id) ?? null) : null)),
+    timespecs: rules.flatMap((r) => renderTimespec(r) ?? []),
+  }
 }
 
 export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRenderer => ({
@@ -253,7 +260,7 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
     const profileList = await d.tacacs.listProfiles(snapshot)
     const profiles: TacPlusNgConfigInput['profiles'] = []
     for (const profile of profileList) profiles.push({ profile, text: await d.tacacs.renderProfile(profile, snapshot) })
-    const rules = await renderRules(d, snapshot, profileList)
+    const { rules, timespecs } = await renderRules(d, snapshot, profileList)
     const content = buildTacPlusNgConfig({
       listen: { address, port },
       logDirectory: logDirectoryOf(d),
@@ -264,6 +271,7 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
       users,
       profiles,
       rules,
+      timespecs,
     })
     return [{ path: TAC_PLUS_NG_CONFIG_FILE, content, mode: 0o600 }]
   },

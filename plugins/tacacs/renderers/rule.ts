@@ -13,12 +13,17 @@
  * `member ==` and `device ==` are resolved when the file is read: the
  * configuration must declare every group and device a rule names.
  *
+ * Conditions: client prefixes become `device.address == PREFIX` (the NAS's
+ * address, ORed), a time window `time == NAME` of a `timespec` declared
+ * before the ruleset (`renderTimespec`). A condition that does not hold
+ * leaves the script without a verdict, so the next rule is tried.
+ *
  * Each rule starts with a comment saying, in the operator's words, what it
  * is: a reviewer reads the policy in the file without knowing its syntax.
  */
 import type { PolicyRuleView } from '../api.js'
 import { deviceGroupIdent, deviceIdent, profileIdent, ruleIdent, userGroupIdent, userIdent } from './names.js'
-import { tacComment } from './syntax.js'
+import { tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
 const I = '    '
 
@@ -30,7 +35,56 @@ export function ruleCondition(rule: PolicyRuleView): string | null {
   if (rule.who.type === 'group') parts.push(`member == ${userGroupIdent(rule.who.group_name)}`)
   if (rule.where.type === 'device') parts.push(`device == ${deviceIdent(rule.where.device_name)}`)
   if (rule.where.type === 'device_group') parts.push(`device == ${deviceGroupIdent(rule.where.device_group_name)}`)
+  // The NAS's address as the daemon sees the connection (session->ctx->device_addr); `client` would
+  // be the rem_addr the NAS reports for its user, which is not what the API means.
+  const prefixes = rule.client_prefixes ?? []
+  for (const p of prefixes) if (!CIDR.test(p)) throw new TacPlusNgRenderError(`rule ${rule.name}: client prefix ${JSON.stringify(p)} is not a CIDR prefix`)
+  if (prefixes.length === 1) parts.push(`device.address == ${tacString(prefixes[0])}`)
+  if (prefixes.length > 1) parts.push(`(${prefixes.map((p) => `device.address == ${tacString(p)}`).join(' || ')})`)
+  // Declared by `renderTimespec` before the ruleset, under the rule's name.
+  if (rule.time_window) parts.push(`time == ${ruleIdent(rule.name)}`)
   return parts.length ? parts.join(' && ') : null
+}
+
+/** A canonical IPv4 or IPv6 prefix, as the policy stores them. */
+const CIDR = /^[0-9a-f.:]+\/[0-9]{1,3}$/
+
+const range = (a: number, b: number) => (a === b ? String(a) : `${a}-${b}`)
+
+/**
+ * One span of a window (minutes of the day, `to` exclusive, on weekdays 0-6) as cron entries of
+ * tac_plus-ng's timespec (mavis_parse.c parse_cron: `minute hour day-of-month month day-of-week`,
+ * checked against localtime(3) each minute): the partial first hour, the whole hours, the partial last hour.
+ */
+export function cronEntries(span: { days: readonly number[]; from: number; to: number }): string[] {
+  const days = span.days.join(',')
+  const out: string[] = []
+  let a = span.from
+  const b = span.to
+  if (a % 60 !== 0) {
+    const end = Math.min(b, (Math.floor(a / 60) + 1) * 60)
+    out.push(`${range(a % 60, (end - 1) % 60)} ${Math.floor(a / 60)} * * ${days}`)
+    a = end
+  }
+  const wholeEnd = Math.floor(b / 60) * 60
+  if (wholeEnd > a) {
+    out.push(`* ${range(a / 60, wholeEnd / 60 - 1)} * * ${days}`)
+    a = wholeEnd
+  }
+  if (a < b) out.push(`${range(0, (b % 60) - 1)} ${a / 60} * * ${days}`)
+  return out
+}
+
+/**
+ * The `timespec` a rule with a time window names (`time == NAME`), or null without one. It goes at
+ * the top level, before the ruleset (tac_plus-ng resolves the name when it reads the rule). A rule
+ * outside its window: the condition is false, the script reaches no verdict, and the next rule is tried.
+ */
+export function renderTimespec(rule: PolicyRuleView): string | null {
+  const w = rule.time_window
+  if (!w) return null
+  const entries = w.spans.flatMap(cronEntries)
+  return [tacComment(`Rule ${JSON.stringify(rule.name)}: ${w.label} (local time)`), `timespec ${ruleIdent(rule.name)} {`, ...entries.map((e) => `${I}${tacString(e)}`), '}'].join('\n') + '\n'
 }
 
 /** One line for a person: the rule's name, who, where, and what it gives. */
@@ -40,7 +94,9 @@ export function describeRule(rule: PolicyRuleView, profileName: string | null): 
   const where =
     rule.is_default || rule.where.type === 'any' ? 'any device' : rule.where.type === 'device' ? `device ${q(rule.where.device_name)}` : `the devices of device group ${q(rule.where.device_group_name)}`
   const gives = profileName === null ? 'denied (no TACACS+ profile)' : `TACACS+ profile ${q(profileName)}`
-  return `${rule.is_default ? 'Default rule' : 'Rule'} ${q(rule.name)}: ${who} on ${where}: ${gives}${rule.enabled ? '' : ' (disabled)'}`
+  const from = rule.client_prefixes?.length ? ` from ${rule.client_prefixes.join(', ')}` : ''
+  const when = rule.time_window ? ` during ${rule.time_window.label}` : ''
+  return `${rule.is_default ? 'Default rule' : 'Rule'} ${q(rule.name)}: ${who} on ${where}${from}${when}: ${gives}${rule.enabled ? '' : ' (disabled)'}`
 }
 
 export function renderRuleText(rule: PolicyRuleView, profileName: string | null): string {
