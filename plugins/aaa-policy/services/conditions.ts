@@ -36,7 +36,7 @@ const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.sl
 
 /** Why the window is refused (the schema has checked its shape), or null. */
 export function timeWindowProblem(w: StoredTimeWindow): { field: string; reason: string } | null {
-  if (minutes(w.start) === minutes(w.end) % 1440) {
+  if (minutes(w.start) === minutes(w.end)) {
     return { field: 'time_window.end', reason: `end ${w.end} equals start ${w.start}: give a window that holds for some time but not all day (00:00-24:00 is the whole day)` }
   }
   return null
