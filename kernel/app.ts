@@ -167,6 +167,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       knex: db.knex, version, startedAt, nodeId, role: config.role, engine: db.engine, owners, settings, options, registry,
       masterKeyLoaded: unlocked !== null,
       plugins: plugins.map((p) => ({ id: p.def.id, version: p.def.version })),
+      pending: () => deploys.pending(),
     }
     const identityDeps = { knex: db.knex, identity, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
     for (const r of [

@@ -82,10 +82,22 @@ export interface DeployedConfig {
   files: DeployedFile[]
 }
 
+/** Whether a daemon has changes not yet deployed (kernel/deploy/pending.ts). */
+export interface PendingDaemon {
+  daemon: string
+  /** What a deploy would render now differs from the active release's files (or nothing is deployed). */
+  pending: boolean
+  active_release: string | null
+  deploy_id: string | null
+  deployed_at: string | null
+}
+
 /** What the kernel's deploy pipeline shows plugins: the files on disk of a daemon's active release. */
 export interface DeploysService {
   /** The active release's files read from disk, or null when nothing is deployed for `daemon`. */
   currentFiles(daemon: string, opts?: { reveal?: boolean }): Promise<DeployedConfig | null>
+  /** Per daemon some renderer writes: changes not yet deployed (cached by database snapshot, cheap to poll). */
+  pending(): Promise<PendingDaemon[]>
 }
 
 const SECRET_NAME = /(secret|key|password)/i

@@ -33,10 +33,12 @@ import { prepareFolder } from './account.js'
 import { daemonGroup, forGroup, releaseFolder } from './daemon-group.js'
 import { purgeCleartext, pruneOldLogs } from './housekeeping.js'
 import { recoverNode } from './recovery.js'
+import { currentSnapshot, PendingTracker, type RenderedHash } from './pending.js'
+import { onDiskMode } from './account.js'
 import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
 export * from './model.js'
 import {
-  currentRelease, readCurrentRelease, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
+  currentRelease, readCurrentRelease, safeRelative, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
 } from './files.js'
 
 interface Ctx {
@@ -54,6 +56,8 @@ export class DeployService implements DeploysService {
   /** Tests only: a pause between the steps of a deploy, to be killed in the middle of one. */
   private readonly delayMs = Number(process.env.PORTCULLIS_DEPLOY_TEST_DELAY_MS ?? 0) || 0
   private readonly lock: ClusterDeployLock
+  /** Changes not yet deployed, per daemon (pending.ts). */
+  readonly pendingTracker: PendingTracker
 
   constructor(
     readonly d: {
@@ -71,6 +75,31 @@ export class DeployService implements DeploysService {
     },
   ) {
     this.lock = new ClusterDeployLock(d.db.knex, d.nodeId, d.log)
+    this.pendingTracker = new PendingTracker({ knex: d.db.knex, render: () => this.renderHashes() })
+  }
+
+  /** Per daemon: whether a deploy would change its active release (pending.ts). */
+  pending() {
+    return this.pendingTracker.status()
+  }
+
+  /** What a deploy would write now, as hashes and modes, and the database snapshot it was rendered from. */
+  private async renderHashes() {
+    let snapshot = ''
+    const rendered = await this.renderAll(undefined, async (trx) => {
+      snapshot = await currentSnapshot(trx)
+    }).catch((e: unknown) => {
+      // Nothing to render (no renderer loaded): nothing can be pending.
+      if ((e as { code?: string }).code === 'DEPLOY_NOTHING') return new Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>()
+      throw e
+    })
+    if (!snapshot) snapshot = await currentSnapshot(this.knex)
+    const daemons = new Map<string, RenderedHash[]>()
+    for (const [name, g] of rendered) {
+      const group = daemonGroup(g.renderers, name) !== null
+      daemons.set(name, g.files.map((f) => ({ path: safeRelative(f.path), sha256: sha256(f.content), mode: modeString(onDiskMode(f.mode, group)) })))
+    }
+    return { snapshot, daemons }
   }
 
   get db(): DatabaseService {
@@ -147,7 +176,7 @@ export class DeployService implements DeploysService {
   }
 
   /** Every renderer's files for the chosen daemons, from one repeatable-read snapshot. */
-  private async renderAll(daemon: string | undefined): Promise<Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>> {
+  private async renderAll(daemon: string | undefined, first?: (snapshot: Knex.Transaction) => Promise<void>): Promise<Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>> {
     const all = this.d.renderers().map((r) => r.renderer)
     if (daemon !== undefined && !all.some((r) => r.daemon === daemon)) throw DeployErrors.unknownDaemon({ field: 'daemon', vars: { daemon, known: this.daemons().join(', ') || '-' } })
     const chosen = all.filter((r) => daemon === undefined || r.daemon === daemon)
@@ -155,6 +184,8 @@ export class DeployService implements DeploysService {
     const out = new Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>()
     await this.d.db.transaction(
       async (snapshot) => {
+        // Its first statement fixes the snapshot (repeatable read): the pending check keys its cache by it.
+        if (first) await first(snapshot)
         for (const r of chosen) {
           let files: RenderedFile[]
           try {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import type { PendingDaemon } from '../../sdk/index.js'
 import type { SettingsStore } from '../settings/store.js'
 import type { ServerOptions } from '../settings/server-options.js'
 import type { ContributionRegistry } from '../plugins/registry.js'
@@ -18,4 +19,6 @@ export interface KernelContext {
   registry: ContributionRegistry
   masterKeyLoaded: boolean
   plugins: { id: string; version: string }[]
+  /** Changes not yet deployed, per daemon (deploy/pending.ts). */
+  pending: () => Promise<PendingDaemon[]>
 }

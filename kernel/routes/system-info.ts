@@ -2,6 +2,30 @@ import { defineRoute, Type, Nullable, StringEnum } from '../../sdk/index.js'
 import { appliedHead } from '../db/migrate.js'
 import type { KernelContext } from './context.js'
 
+/** Per daemon: changes not yet deployed (kernel/deploy/pending.ts). */
+export const PendingDaemonSchema = Type.Object(
+  {
+    daemon: Type.String(),
+    pending: Type.Boolean({ description: 'true: what a deploy would render now differs from the files of the active release (or nothing is deployed yet). A change that renders identically (edited, then put back) is not pending.' }),
+    active_release: Nullable(Type.String({ description: 'The active release (folder name); null: never deployed.' })),
+    deploy_id: Nullable(Type.String({ format: 'uuid', description: 'The deploy that activated it: `GET /api/v1/deploys/{deploy_id}`.' })),
+    deployed_at: Nullable(Type.String({ format: 'date-time', description: 'When it became active.' })),
+  },
+  { title: 'PendingDaemon', additionalProperties: false },
+)
+
+/** Where the diff of what is pending comes from: the deploy's dry run. */
+export const DryRunCall = Type.Object(
+  {
+    method: Type.Literal('POST'),
+    path: Type.Literal('/api/v1/deploys'),
+    body: Type.Object({ dry_run: Type.Literal(true) }, { additionalProperties: false }),
+  },
+  { title: 'DeployDryRunCall', additionalProperties: false, description: 'The call that shows the pending changes as a per-file diff (secrets masked), activating nothing; add `daemon` to the body for one daemon. Needs deploy.write.' },
+)
+
+export const dryRunCall = { method: 'POST' as const, path: '/api/v1/deploys' as const, body: { dry_run: true as const } }
+
 const SystemInfo = Type.Object(
   {
     version: Type.String({ description: 'Platform version (package.json or SERVICE_VERSION).' }),
@@ -38,9 +62,28 @@ const SystemInfo = Type.Object(
       ),
       { description: 'Programs, paths and command lines the server uses, from its own configuration (never settable through the API).' },
     ),
+    deploy: Type.Object(
+      {
+        pending: Type.Boolean({ description: 'true when any daemon has changes not yet deployed.' }),
+        daemons: Type.Array(PendingDaemonSchema, { description: 'Each daemon a renderer writes, by name.' }),
+        render_error: Nullable(Type.String({ description: 'The error code a deploy would answer now (e.g. `DEPLOY_RENDER_FAILED`: the configuration does not render), when the pending state could not be computed; `daemons` is then empty and `pending` true.' })),
+        dry_run: DryRunCall,
+      },
+      { additionalProperties: false, description: 'Changes not yet deployed: what a deploy would render now compared with each daemon\'s active release, cheap to poll (cached per database snapshot). See docs/deploy.md.' },
+    ),
   },
   { title: 'SystemInfoResponse', additionalProperties: false },
 )
+
+async function pendingState(k: KernelContext) {
+  try {
+    const daemons = await k.pending()
+    return { pending: daemons.some((d) => d.pending), daemons, render_error: null, dry_run: dryRunCall }
+  } catch (e) {
+    // The page still answers; the deploy's own error says the same at POST /deploys.
+    return { pending: true, daemons: [], render_error: (e as { code?: string }).code ?? 'DEPLOY_RENDER_FAILED', dry_run: dryRunCall }
+  }
+}
 
 export const systemInfoRoutes = (k: KernelContext) => [
   defineRoute({
@@ -48,7 +91,7 @@ export const systemInfoRoutes = (k: KernelContext) => [
     path: '/dashboard/system-info',
     permission: 'system.info.read',
     summary: 'System information',
-    description: 'Version, applied schema revision, uptime, time zone and clock of the node that answers.',
+    description: 'Version, applied schema revision, uptime, time zone and clock of the node that answers, and `deploy`: per daemon, whether there are changes not yet deployed, with the dry-run call that shows them.',
     tags: ['system'],
     schema: { response: { 200: SystemInfo } },
     handler: async () => ({
@@ -63,6 +106,7 @@ export const systemInfoRoutes = (k: KernelContext) => [
       plugins: k.plugins,
       security_settings: await k.settings.securityState(),
       server_options: k.options.list().map(({ key, env, source, value }) => ({ key, env, source, value })),
+      deploy: await pendingState(k),
     }),
   }),
 ]

@@ -26,6 +26,8 @@ export const PolicyErrors = {
   testMethodTacacsOnly: defineError(422, 'VALIDATION_FAILED', 'aaa-policy:errors.test_method_tacacs_only'),
   /** The edition has no plugin for the protocol asked (a RADIUS-only edition asked about TACACS+): no daemon would decide. */
   testProtocolUnavailable: defineError(422, 'PROTOCOL_UNAVAILABLE', 'aaa-policy:errors.test_protocol_unavailable'),
+  /** `against: deployed` with no active release of the protocol's daemon holding the policy test's inputs. */
+  testNotDeployed: defineError(409, 'POLICY_TEST_NOT_DEPLOYED', 'aaa-policy:errors.test_not_deployed'),
 } as const
 
 /**

@@ -22,6 +22,7 @@ import ru from './locales/ru.js'
 import { policyPermissions } from './permissions.js'
 import { policyRoutes } from './routes/index.js'
 import { createRuleViewCache } from './services/cache.js'
+import { policyInputsRenderer } from './services/deployed-inputs.js'
 import { registerGuards } from './services/references.js'
 import { policyTargets } from './services/targets.js'
 import { loadViews } from './services/rules.js'
@@ -43,12 +44,13 @@ export default definePlugin({
   locales: { en, ru },
   deps: {
     database: coreServices.database,
+    deploys: coreServices.deploys,
     identity: identityServices.identity,
     inventory: inventoryServiceRef,
     tacacs: optional(tacacsServiceRef),
     radius: optional(radiusServiceRef),
   },
-  init({ database, identity, inventory, tacacs, radius }) {
+  init({ database, deploys, identity, inventory, tacacs, radius }) {
     const targets = policyTargets({ identity, inventory, tacacs, radius })
     registerGuards(targets)
     // The ordered views in memory, reused while the policy's version is unchanged (services/cache.ts).
@@ -62,9 +64,12 @@ export default definePlugin({
     const source = { listRules: (db: Knex | Knex.Transaction) => loadViews(db, targets) }
     tacacs?.registerPolicySource(source)
     radius?.registerPolicySource(source)
+    // The policy test's inputs, kept in each protocol daemon's release (services/deployed-inputs.ts).
+    const inputs = { identity, inventory, tacacs, radius, listRules: source.listRules }
     return {
       services: [provide(aaaPolicyServiceRef, policy)],
-      routes: policyRoutes({ database, identity, inventory, tacacs, radius, policy, targets, rules }),
+      renderers: [...(tacacs ? [policyInputsRenderer('tacacs', inputs)] : []), ...(radius ? [policyInputsRenderer('radius', inputs)] : [])],
+      routes: policyRoutes({ database, deploys, identity, inventory, tacacs, radius, policy, targets, rules }),
     }
   },
 })

@@ -29,5 +29,6 @@ export default {
     test_tacacs_only: '"{{name}}" applies to the TACACS+ protocol only.',
     test_command_cr: 'A word <cr> is taken only as the last word, the end marker a Cisco NAS appends: anywhere else tac_plus-ng decides the line differently with and without the NAS\'s own marker, so no single answer is right.',
     test_method_tacacs_only: 'The method {{method}} is a TACACS+ one: a RADIUS login is pap, chap or mschapv2.',
+    test_not_deployed: 'No active release of {{daemon}} on this node holds the policy test\'s inputs (never deployed, or deployed before releases kept them): deploy first, or test against the database.',
   },
 }

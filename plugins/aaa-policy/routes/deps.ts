@@ -1,4 +1,4 @@
-import type { DatabaseService, IdentityService } from '../../../sdk/index.js'
+import type { DatabaseService, DeploysService, IdentityService } from '../../../sdk/index.js'
 import type { InventoryService } from '../../inventory/api.js'
 import type { RadiusService } from '../../radius/api.js'
 import type { TacacsService } from '../../tacacs/api.js'
@@ -9,6 +9,8 @@ import type { PolicyTargets } from '../services/targets.js'
 /** What the plugin's routes share. */
 export interface PolicyRouteDeps {
   database: DatabaseService
+  /** The active releases: their pending state, and the policy test's inputs they keep. */
+  deploys: DeploysService
   identity: IdentityService
   inventory: InventoryService
   /** Absent in an edition without the tacacs plugin. */

@@ -3,7 +3,8 @@ import { defineRoute } from '../../../sdk/index.js'
 import { PolicyErrors } from '../errors.js'
 import { POLICY_READ } from '../permissions.js'
 import { PolicyTestRequest, PolicyTestResponse, TACACS_ONLY_METHODS } from '../schemas/test.js'
-import { evaluate } from '../services/evaluate.js'
+import { DAEMON_OF, parsePolicyInputs, POLICY_INPUTS_FILE, snapshotPolicyData } from '../services/deployed-inputs.js'
+import { evaluate, evaluateWith } from '../services/evaluate.js'
 import type { PolicyRouteDeps } from './deps.js'
 
 /**
@@ -28,7 +29,7 @@ export function policyTestRoutes(d: PolicyRouteDeps) {
       permission: POLICY_READ,
       summary: 'Test the AAA policy with a simulated request',
       description:
-        "Answers what the rendered configuration decides for `username` on a device (`device_id`, or `nas_ip` resolved to the enabled device with the most specific prefix containing it; exactly one, else 422 at `nas_ip`). An unknown, disabled or non-network user, or an unknown or disabled device or one without a key for the protocol, is denied before any rule. Then the rules are tried in order: disabled rules are skipped, the first whose WHO and WHERE both match decides: permit with its profile for the protocol, or deny when it has none. TACACS+ only (`service`, `command`: else 422): `attributes` are those set at the start of an exec shell (`service` shell, the default); `command` is decided by the matched profile's command sets into `command_decision` (the `decision` stays the ruleset's verdict); the line is split as a NAS splits it, on space and TAB only, into `cmd` and `cmd-arg` (NBSP and other Unicode spaces stay inside a word; LF, CR and other control characters deny the line; a last word `<cr>` is the end marker a Cisco NAS appends; a `<cr>` anywhere else answers 422 at `command`, since the daemon decides such a line differently with and without the NAS's own marker). `method` (`pap`, `chap`, `mschapv2`, and for TACACS+ `ascii`, `enable`; RADIUS defaults to `pap`, TACACS+ without it answers authorization only) adds the login: a user without network password material (`network_verifiers_set` false), CHAP without a kept password, or a method the rendered configuration has no password for is denied with that reason before any rule. RADIUS: `attributes` are the profile's reply attributes. `nas_attributes` (TACACS+) are the AV pairs the NAS sends after `service`, merged into `authorization_reply` as tac_plus-ng merges them (a mandatory one the profile does not set exactly: deny). `trace` lists the rules tried up to the deciding one. A protocol whose plugin the edition does not load answers 422 PROTOCOL_UNAVAILABLE at `protocol`. See docs/aaa-policy.md.",
+        "Answers what the rendered configuration decides for `username` on a device (`device_id`, or `nas_ip` resolved to the enabled device with the most specific prefix containing it; exactly one, else 422 at `nas_ip`). An unknown, disabled or non-network user, or an unknown or disabled device or one without a key for the protocol, is denied before any rule. Then the rules are tried in order: disabled rules are skipped, the first whose WHO and WHERE both match decides: permit with its profile for the protocol, or deny when it has none. TACACS+ only (`service`, `command`: else 422): `attributes` are those set at the start of an exec shell (`service` shell, the default); `command` is decided by the matched profile's command sets into `command_decision` (the `decision` stays the ruleset's verdict); the line is split as a NAS splits it, on space and TAB only, into `cmd` and `cmd-arg` (NBSP and other Unicode spaces stay inside a word; LF, CR and other control characters deny the line; a last word `<cr>` is the end marker a Cisco NAS appends; a `<cr>` anywhere else answers 422 at `command`, since the daemon decides such a line differently with and without the NAS's own marker). `method` (`pap`, `chap`, `mschapv2`, and for TACACS+ `ascii`, `enable`; RADIUS defaults to `pap`, TACACS+ without it answers authorization only) adds the login: a user without network password material (`network_verifiers_set` false), CHAP without a kept password, or a method the rendered configuration has no password for is denied with that reason before any rule. RADIUS: `attributes` are the profile's reply attributes. `nas_attributes` (TACACS+) are the AV pairs the NAS sends after `service`, merged into `authorization_reply` as tac_plus-ng merges them (a mandatory one the profile does not set exactly: deny). `trace` lists the rules tried up to the deciding one. A protocol whose plugin the edition does not load answers 422 PROTOCOL_UNAVAILABLE at `protocol`. `against: deployed` answers from the inputs the protocol daemon's active release was rendered from (kept in the release as `policy-test-inputs.json`, no secrets), so changes not yet deployed (`GET /api/v1/aaa/policy/status`) do not count; 409 POLICY_TEST_NOT_DEPLOYED when there is no such release. `answered_from` names what answered. See docs/aaa-policy.md.",
       tags: ['aaa-policy'],
       schema: { body: PolicyTestRequest, response: { 200: PolicyTestResponse } },
       handler: async ({ body }) => {
@@ -43,8 +44,19 @@ export function policyTestRoutes(d: PolicyRouteDeps) {
         if (!d[body.protocol]) {
           throw PolicyErrors.testProtocolUnavailable({ field: 'protocol', vars: { plugin: body.protocol, protocol: body.protocol === 'tacacs' ? 'TACACS+' : 'RADIUS' } })
         }
+        if (body.against === 'deployed') {
+          // The inputs the active release on this node was rendered from, kept in it (services/deployed-inputs.ts).
+          const daemon = DAEMON_OF[body.protocol]
+          const release = await d.deploys.currentFiles(daemon, { reveal: true })
+          const file = release?.files.find((f) => f.path === POLICY_INPUTS_FILE)
+          const inputs = file ? parsePolicyInputs(file.content) : null
+          if (!release || !inputs) throw PolicyErrors.testNotDeployed({ field: 'against', vars: { daemon } })
+          const answered_from = { against: 'deployed' as const, daemon, release: release.release, deploy_id: release.deploy_id || null, deployed_at: release.activated_at }
+          return d.database.transaction(async (trx) => ({ ...(await evaluateWith(deps, snapshotPolicyData(inputs, deps, trx), body)), answered_from }), { isolation: 'repeatable read' })
+        }
+        const answered_from = { against: 'database' as const, daemon: null, release: null, deploy_id: null, deployed_at: null }
         // One consistent snapshot; every read goes through it (the embedded engine has one connection).
-        return d.database.transaction((trx) => evaluate(deps, trx, body), { isolation: 'repeatable read' })
+        return d.database.transaction(async (trx) => ({ ...(await evaluate(deps, trx, body)), answered_from }), { isolation: 'repeatable read' })
       },
     }),
   ]

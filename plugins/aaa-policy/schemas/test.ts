@@ -55,6 +55,12 @@ export const PolicyTestRequest = Type.Object(
       }),
     ),
     protocol: StringEnum(['tacacs', 'radius'] as const),
+    against: Type.Optional(
+      StringEnum(['database', 'deployed'] as const, {
+        description:
+          "What to answer for: `database` (default), the policy as edited now; `deployed`, the inputs the protocol's daemon's active release on this node was rendered from (tac_plus-ng for TACACS+, FreeRADIUS for RADIUS), so changes not yet deployed do not count. No such release (never deployed, or deployed before releases kept their inputs): 409 POLICY_TEST_NOT_DEPLOYED. `answered_from` says which.",
+      }),
+    ),
     service: Type.Optional(
       Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'TACACS+ only: the service asked for; default `shell`.' }),
     ),
@@ -140,6 +146,18 @@ export const PolicyTestResponse = Type.Object(
     method: Nullable(StringEnum(METHODS, { description: 'The authentication method the answer is for (RADIUS: `pap` unless asked); `null`: TACACS+ authorization only.' })),
     command_decision: Nullable(CommandDecisionSchema),
     authorization_reply: Nullable(AuthorizationReplySchema),
+    answered_from: Type.Optional(
+      Type.Object(
+        {
+          against: StringEnum(['database', 'deployed'] as const),
+          daemon: Nullable(Type.String({ description: 'The daemon whose release answered; null for `database`.' })),
+          release: Nullable(Type.String({ description: 'The release (folder name) whose inputs answered; null for `database`.' })),
+          deploy_id: Nullable(Uuid({ description: 'The deploy that activated that release.' })),
+          deployed_at: Nullable(Type.String({ format: 'date-time' })),
+        },
+        { additionalProperties: false, description: 'Always present: what the answer was computed from (`against`).' },
+      ),
+    ),
     trace: Type.Array(PolicyTraceStep, { description: 'The rules tried, in order, up to the one that decided.' }),
   },
   { title: 'PolicyTestResponse', additionalProperties: false },
