@@ -129,7 +129,9 @@ describe('HTTP conventions', () => {
       expect(info.body.schema_revision).to.deep.equal({ kernel: listMigrationFiles('migrations').at(-1) })
       expect(info.body.version).to.equal(t.app.version)
       expect(Math.abs(Date.parse(info.body.server_time) - Date.now())).to.be.below(5000)
-      expect(info.body).to.have.keys(['version', 'schema_revision', 'uptime_seconds', 'timezone', 'server_time', 'node_id', 'role', 'database_engine', 'plugins', 'security_settings', 'server_options'])
+      expect(info.body).to.have.keys(['version', 'schema_revision', 'uptime_seconds', 'timezone', 'server_time', 'node_id', 'role', 'database_engine', 'plugins', 'security_settings', 'server_options', 'deploy'])
+      // No renderer in this edition: nothing to deploy, so nothing pending.
+      expect(info.body.deploy).to.deep.equal({ pending: false, daemons: [], render_error: null, dry_run: { method: 'POST', path: '/api/v1/deploys', body: { dry_run: true } } })
       const health = await t.req('GET', '/healthz')
       expect(health.body).to.deep.equal({ status: 'ok' })
       const ready = await t.req('GET', '/ready')
