@@ -197,7 +197,10 @@ function pickError(errors: ErrorObject[]): ErrorObject | undefined {
   const anyOf = errors.find((e) => e.keyword === 'anyOf')
   if (!anyOf) return first
   const branch = errors.find((e) => e !== anyOf && e.keyword !== 'type' && e.instancePath === anyOf.instancePath)
-  return branch ?? anyOf
+  // `X | null` with X an object or array: X's own error inside the value names the field (`time_window.start`).
+  const nullable = errors.some((e) => e.keyword === 'type' && e.instancePath === anyOf.instancePath && (e.params as { type?: unknown }).type === 'null')
+  const inside = nullable ? errors.find((e) => e.instancePath.startsWith(anyOf.instancePath + '/')) : undefined
+  return branch ?? inside ?? anyOf
 }
 
 /**
