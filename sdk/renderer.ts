@@ -92,12 +92,18 @@ export interface PendingDaemon {
   deployed_at: string | null
 }
 
+export interface PendingState {
+  /** When the compared render was made (a poll may answer from it while nothing audited changed: kernel/deploy/pending.ts). */
+  checked_at: string
+  daemons: PendingDaemon[]
+}
+
 /** What the kernel's deploy pipeline shows plugins: the files on disk of a daemon's active release. */
 export interface DeploysService {
   /** The active release's files read from disk, or null when nothing is deployed for `daemon`. */
   currentFiles(daemon: string, opts?: { reveal?: boolean }): Promise<DeployedConfig | null>
   /** Per daemon some renderer writes: changes not yet deployed (cached by database snapshot, cheap to poll). */
-  pending(): Promise<PendingDaemon[]>
+  pending(): Promise<PendingState>
 }
 
 const SECRET_NAME = /(secret|key|password)/i

@@ -11,11 +11,17 @@
  * (`pg_current_snapshot()`: the same xmin, xmax and in-progress list see exactly the same
  * committed data, every table and setting alike). A poll first asks the database for the
  * current snapshot (one round trip); while it is the cached one, the cached hashes answer and
- * only the active rows are read again. Any committed write anywhere (log ingestion included)
- * changes the snapshot and costs one render; concurrent polls share that render.
+ * only the active rows are read again.
+ *
+ * Any committed write anywhere changes the snapshot, log ingestion and sign-ins included, which
+ * on a busy server is every poll; a render of a large policy takes seconds. So a changed snapshot
+ * renders again at once only when the audit log moved (every change through the API or the
+ * command line records a row, in the same transaction as the change), and otherwise once the
+ * cached render is `maxAgeMs` old (30 s): a write that is not audited shows within that time.
+ * Concurrent polls share one render. `checked_at` says when the answer was rendered.
  */
 import type { Knex } from 'knex'
-import type { PendingDaemon } from '../../sdk/index.js'
+import type { PendingDaemon, PendingState } from '../../sdk/index.js'
 
 /** One rendered file as the pending comparison needs it. */
 export interface RenderedHash {
@@ -27,7 +33,13 @@ export interface RenderedHash {
 export interface RenderedState {
   /** `pg_current_snapshot()` of the render's repeatable-read transaction. */
   snapshot: string
+  /** `auditMark()` in the same transaction. */
+  audit: string
   daemons: Map<string, RenderedHash[]>
+}
+
+interface Cached extends RenderedState {
+  at: number
 }
 
 interface ActiveRow {
@@ -44,6 +56,18 @@ export const currentSnapshot = async (db: Knex | Knex.Transaction): Promise<stri
   return r.rows[0].s
 }
 
+/**
+ * Where the audit log stands: its newest row and the rows of the five minutes before it (a
+ * change whose transaction started earlier but committed later still moves the count). Both
+ * from the index on `at`.
+ */
+export const auditMark = async (db: Knex | Knex.Transaction): Promise<string> => {
+  const r = await db.raw<{ rows: { top: string | null; n: string | number }[] }>(
+    "with m as (select max(at) as top from audit_log) select m.top::text as top, (select count(*) from audit_log a where a.at > m.top - interval '5 minutes') as n from m",
+  )
+  return `${r.rows[0].top ?? '-'}|${r.rows[0].n}`
+}
+
 const same = (a: readonly RenderedHash[], b: readonly RenderedHash[]): boolean => {
   if (a.length !== b.length) return false
   const byPath = new Map(b.map((f) => [f.path, f]))
@@ -54,23 +78,32 @@ const same = (a: readonly RenderedHash[], b: readonly RenderedHash[]): boolean =
 }
 
 export class PendingTracker {
-  private cached: RenderedState | null = null
-  private inflight: Promise<RenderedState> | null = null
+  private cached: Cached | null = null
+  private inflight: Promise<Cached> | null = null
   /** Renders since start (the benchmark and the tests read it: a cache hit renders nothing). */
   renders = 0
 
-  constructor(private readonly d: { knex: Knex; render: () => Promise<RenderedState> }) {}
+  private readonly maxAgeMs: number
 
-  private async rendered(): Promise<RenderedState> {
-    const now = await currentSnapshot(this.d.knex)
-    if (this.cached?.snapshot === now) return this.cached
+  constructor(private readonly d: { knex: Knex; render: () => Promise<RenderedState>; maxAgeMs?: number }) {
+    this.maxAgeMs = d.maxAgeMs ?? 30_000
+  }
+
+  private async rendered(): Promise<Cached> {
+    const c = this.cached
+    if (c) {
+      if (c.snapshot === (await currentSnapshot(this.d.knex))) return c
+      // Written since, but nothing audited: noise (logs, sessions) until the render is maxAgeMs old.
+      if (Date.now() - c.at < this.maxAgeMs && c.audit === (await auditMark(this.d.knex))) return c
+    }
     if (!this.inflight) {
+      const at = Date.now()
       this.inflight = this.d
         .render()
         .then((s) => {
           this.renders++
-          this.cached = s
-          return s
+          this.cached = { ...s, at }
+          return this.cached
         })
         .finally(() => {
           this.inflight = null
@@ -79,13 +112,13 @@ export class PendingTracker {
     return this.inflight
   }
 
-  async status(): Promise<PendingDaemon[]> {
+  async status(): Promise<PendingState> {
     const state = await this.rendered()
     const rows = (await this.d.knex('deploys').where({ status: 'active' }).select('daemon', 'id', 'release', 'activated_at', 'created_at', 'files')) as ActiveRow[]
     const active = new Map(rows.map((r) => [r.daemon, r]))
     // The daemons some renderer writes: a deploy changes nothing else.
     const names = [...state.daemons.keys()].sort()
-    return names.map((daemon): PendingDaemon => {
+    const daemons = names.map((daemon): PendingDaemon => {
       const row = active.get(daemon)
       const files = state.daemons.get(daemon) ?? []
       const deployed = row ? (typeof row.files === 'string' ? (JSON.parse(row.files) as RenderedHash[]) : row.files) : null
@@ -98,5 +131,6 @@ export class PendingTracker {
         deployed_at: row ? new Date(row.activated_at ?? row.created_at).toISOString() : null,
       }
     })
+    return { checked_at: new Date(state.at).toISOString(), daemons }
   }
 }

@@ -33,7 +33,7 @@ import { prepareFolder } from './account.js'
 import { daemonGroup, forGroup, releaseFolder } from './daemon-group.js'
 import { purgeCleartext, pruneOldLogs } from './housekeeping.js'
 import { recoverNode } from './recovery.js'
-import { currentSnapshot, PendingTracker, type RenderedHash } from './pending.js'
+import { auditMark, currentSnapshot, PendingTracker, type RenderedHash } from './pending.js'
 import { onDiskMode } from './account.js'
 import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
 export * from './model.js'
@@ -86,20 +86,22 @@ export class DeployService implements DeploysService {
   /** What a deploy would write now, as hashes and modes, and the database snapshot it was rendered from. */
   private async renderHashes() {
     let snapshot = ''
+    let audit = ''
     const rendered = await this.renderAll(undefined, async (trx) => {
       snapshot = await currentSnapshot(trx)
+      audit = await auditMark(trx)
     }).catch((e: unknown) => {
       // Nothing to render (no renderer loaded): nothing can be pending.
       if ((e as { code?: string }).code === 'DEPLOY_NOTHING') return new Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>()
       throw e
     })
-    if (!snapshot) snapshot = await currentSnapshot(this.knex)
+    if (!snapshot) [snapshot, audit] = [await currentSnapshot(this.knex), await auditMark(this.knex)]
     const daemons = new Map<string, RenderedHash[]>()
     for (const [name, g] of rendered) {
       const group = daemonGroup(g.renderers, name) !== null
       daemons.set(name, g.files.map((f) => ({ path: safeRelative(f.path), sha256: sha256(f.content), mode: modeString(onDiskMode(f.mode, group)) })))
     }
-    return { snapshot, daemons }
+    return { snapshot, audit, daemons }
   }
 
   get db(): DatabaseService {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import type { PendingDaemon } from '../../sdk/index.js'
+import type { PendingState } from '../../sdk/index.js'
 import type { SettingsStore } from '../settings/store.js'
 import type { ServerOptions } from '../settings/server-options.js'
 import type { ContributionRegistry } from '../plugins/registry.js'
@@ -20,5 +20,5 @@ export interface KernelContext {
   masterKeyLoaded: boolean
   plugins: { id: string; version: string }[]
   /** Changes not yet deployed, per daemon (deploy/pending.ts). */
-  pending: () => Promise<PendingDaemon[]>
+  pending: () => Promise<PendingState>
 }

@@ -65,6 +65,7 @@ const SystemInfo = Type.Object(
     deploy: Type.Object(
       {
         pending: Type.Boolean({ description: 'true when any daemon has changes not yet deployed.' }),
+        checked_at: Type.String({ format: 'date-time', description: 'When the compared render was made. A change through the API (audited) is seen at the next poll; a write nothing audits, within 30 s.' }),
         daemons: Type.Array(PendingDaemonSchema, { description: 'Each daemon a renderer writes, by name.' }),
         render_error: Nullable(Type.String({ description: 'The error code a deploy would answer now (e.g. `DEPLOY_RENDER_FAILED`: the configuration does not render), when the pending state could not be computed; `daemons` is then empty and `pending` true.' })),
         dry_run: DryRunCall,
@@ -77,11 +78,11 @@ const SystemInfo = Type.Object(
 
 async function pendingState(k: KernelContext) {
   try {
-    const daemons = await k.pending()
-    return { pending: daemons.some((d) => d.pending), daemons, render_error: null, dry_run: dryRunCall }
+    const { checked_at, daemons } = await k.pending()
+    return { pending: daemons.some((d) => d.pending), checked_at, daemons, render_error: null, dry_run: dryRunCall }
   } catch (e) {
     // The page still answers; the deploy's own error says the same at POST /deploys.
-    return { pending: true, daemons: [], render_error: (e as { code?: string }).code ?? 'DEPLOY_RENDER_FAILED', dry_run: dryRunCall }
+    return { pending: true, checked_at: new Date().toISOString(), daemons: [], render_error: (e as { code?: string }).code ?? 'DEPLOY_RENDER_FAILED', dry_run: dryRunCall }
   }
 }
 

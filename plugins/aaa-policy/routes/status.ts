@@ -7,6 +7,7 @@ import type { PolicyRouteDeps } from './deps.js'
 const PolicyStatusResponse = Type.Object(
   {
     pending: Type.Boolean({ description: 'true when a daemon below has changes not yet deployed.' }),
+    checked_at: Type.String({ format: 'date-time', description: 'When the compared render was made: a change through the API is seen at the next poll; a write nothing audits, within 30 s.' }),
     daemons: Type.Array(
       Type.Object(
         {
@@ -46,7 +47,8 @@ export function policyStatusRoutes(d: PolicyRouteDeps) {
       tags: ['aaa-policy'],
       schema: { response: { 200: PolicyStatusResponse } },
       handler: async () => {
-        const all = new Map((await d.deploys.pending()).map((p) => [p.daemon, p]))
+        const state = await d.deploys.pending()
+        const all = new Map(state.daemons.map((p) => [p.daemon, p]))
         const daemons = protocols.map((protocol) => {
           const daemon = DAEMON_OF[protocol]
           const p = all.get(daemon)
@@ -54,6 +56,7 @@ export function policyStatusRoutes(d: PolicyRouteDeps) {
         })
         return {
           pending: daemons.some((x) => x.pending),
+          checked_at: state.checked_at,
           daemons,
           dry_run: { method: 'POST' as const, path: '/api/v1/deploys' as const, body: { dry_run: true as const } },
           test: 'POST /api/v1/aaa/policy/test with "against": "deployed"',
