@@ -128,7 +128,11 @@ describe('AAA policy rule conditions: the time window and client prefixes', () =
   })
 
   it('contains a source address, a device prefix only when all of it is inside, and an IPv4-mapped address as IPv4', () => {
-    const p = (s: string) => (parseClientPrefix(s) as { prefix: never }).prefix
+    const p = (s: string) => {
+      const r = parseClientPrefix(s)
+      if (!r.ok) throw new Error(r.reason)
+      return r.prefix
+    }
     expect(prefixContains(p('10.1.0.0/16'), sourcePrefix('10.1.2.3')!)).to.equal(true)
     expect(prefixContains(p('10.1.0.0/16'), sourcePrefix('10.2.0.1')!)).to.equal(false)
     expect(prefixContains(p('10.1.0.0/16'), sourcePrefix('10.1.2.0/24')!)).to.equal(true)
