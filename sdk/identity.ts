@@ -21,6 +21,8 @@ export interface UserRef {
   source: 'local' | 'directory'
   /** Allowed on the network: the daemons know the account (rendered into their files). */
   network_login: boolean
+  /** ISO instant the account expires (the daemons and the web sign-in refuse it from then); null: never. */
+  expires_at?: string | null
 }
 
 export interface IssuedToken {
@@ -73,6 +75,10 @@ export interface NetworkUser {
   group_ids: string[]
   /** Null when no password was set since network login was turned on. */
   verifiers: NetworkVerifiers | null
+  /** ISO instant past which the daemons refuse the user's logins; absent or null: never. */
+  expires_at?: string | null
+  /** ISO instant of the last lockout clear: the daemon forgets failures counted before it; absent or null: none. */
+  lockout_cleared_at?: string | null
 }
 
 /** A user the network daemons must refuse, and why: for a rejection a log reader understands. */
@@ -148,6 +154,21 @@ export const identitySettingRefs = {
     Nullable(Type.String({ maxLength: 500, pattern: '^https?://' })),
     null,
     'Base URL users reach the platform at, used in emailed links (password reset, MFA setup). While null, mail carries the token without a link: the request\'s Host header never chooses where a link points.',
+    { security: true },
+  ),
+  // Read by the RADIUS renderer (rlm_cache counts the failures in FreeRADIUS): docs/security.md, Account lockout.
+  lockoutThreshold: defineSetting(
+    'identity.lockout_threshold',
+    Type.Integer({ minimum: 0, maximum: 100 }),
+    0,
+    'Wrong network passwords in a row (each less than identity.lockout_seconds after the previous one) after which FreeRADIUS refuses the user, right password or not, for identity.lockout_seconds; 0 turns the lockout off. Takes effect at the next deploy. tac_plus-ng does not count failures (docs/security.md).',
+    { security: true },
+  ),
+  lockoutSeconds: defineSetting(
+    'identity.lockout_seconds',
+    Type.Integer({ minimum: 10, maximum: 86400 }),
+    900,
+    'How long a lockout lasts, in seconds, counted from the failure that caused it (FreeRADIUS rlm_cache keeps 10 to 86400); also how far apart two failures may be and still count together.',
     { security: true },
   ),
 } as const

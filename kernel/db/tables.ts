@@ -1,7 +1,7 @@
 /**
  * The kernel's own tables as its code reads them (see sdk/tables.ts): the row
  * types knex's table typings use, checked against the database at every boot.
- * Each declaration follows the kernel migrations (migrations/0001 to 0006):
+ * Each declaration follows the kernel migrations (migrations/0001 to 0007):
  * `t.string` is varchar, nullable unless the migration says notNullable,
  * defaulted where the migration gives a default.
  */
@@ -72,6 +72,10 @@ export const UsersTable = defineTable('users', {
   is_admin: column.boolean().defaulted(),
   password_changed_at: column.timestamp().nullable(),
   must_change_password: column.boolean().defaulted(),
+  /** Past it the daemons and the web sign-in refuse the user; null never expires (migrations/0007_user_expiry_lockout.ts). */
+  expires_at: column.timestamp().nullable(),
+  /** When an administrator last cleared the user's lockout: FreeRADIUS forgets the failures counted before it. */
+  lockout_cleared_at: column.timestamp().nullable(),
   /** Tokens issued before this instant are void. */
   sessions_valid_after: column.timestamp().defaulted(),
   created_at: column.timestamp().defaulted(),

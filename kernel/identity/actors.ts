@@ -17,6 +17,8 @@ interface CachedUser {
   isAdmin: boolean
   permissions: ReadonlySet<string>
   validAfter: number
+  /** users.expires_at in ms; null: never. A session stops working when its user expires. */
+  expiresAt: number | null
 }
 
 export class ActorCache {
@@ -88,6 +90,7 @@ export class ActorCache {
       this.users.set(c.sub, u)
     }
     if (!u || !u.enabled) return null
+    if (u.expiresAt !== null && u.expiresAt <= Date.now()) return null
     // Tokens issued before a password change or a sign-out-everywhere are void (iat has second precision).
     if (c.iat * 1000 < Math.floor(u.validAfter / 1000) * 1000) return null
     return { id: u.id, username: u.username, isAdmin: u.isAdmin, permissions: u.permissions, tokenId: c.jti }
@@ -95,7 +98,7 @@ export class ActorCache {
 
   private async load(id: string): Promise<CachedUser | null> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) return null
-    const user = await this.knex('users').where({ id }).first('id', 'username', 'enabled', 'is_admin', 'sessions_valid_after')
+    const user = await this.knex('users').where({ id }).first('id', 'username', 'enabled', 'is_admin', 'sessions_valid_after', 'expires_at')
     if (!user) return null
     const rows = (await this.knex.raw(
       `SELECT r.permissions FROM roles r JOIN user_roles ur ON ur.role_id = r.id WHERE ur.user_id = ?
@@ -110,6 +113,7 @@ export class ActorCache {
       isAdmin: user.is_admin,
       permissions: new Set(rows.rows.flatMap((r) => r.permissions)),
       validAfter: new Date(user.sessions_valid_after).getTime(),
+      expiresAt: user.expires_at === null ? null : new Date(user.expires_at).getTime(),
     }
   }
 

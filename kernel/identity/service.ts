@@ -17,10 +17,14 @@ export const MFA_TOKEN_TTL = 5 * 60
 export type UserRow = RowOf<typeof UsersTable>
 
 /** Why a password sign-in was refused (audit reason codes). */
-export type SignInRefusal = 'unknown_user' | 'bad_password' | 'disabled' | 'no_local_password'
+export type SignInRefusal = 'unknown_user' | 'bad_password' | 'disabled' | 'no_local_password' | 'expired'
+
+/** Whether the account has expired at `at` (users.expires_at; null never expires). */
+export const isExpired = (r: Pick<UserRow, 'expires_at'>, at = new Date()) => r.expires_at !== null && new Date(r.expires_at).getTime() <= at.getTime()
 
 export const toUserRef = (r: UserRow): UserRef => ({
   id: r.id, username: r.username, display_name: r.display_name, email: r.email, enabled: r.enabled, is_admin: r.is_admin, source: r.source, network_login: r.network_login,
+  expires_at: r.expires_at === null ? null : new Date(r.expires_at).toISOString(),
 })
 
 export class Identity implements IdentityService {
@@ -71,13 +75,14 @@ export class Identity implements IdentityService {
    */
   async attempt(username: string, password: string): Promise<{ ok: true; row: UserRow } | { ok: false; row: UserRow | null; reason: SignInRefusal }> {
     const row = username.length <= 64 ? await this.findRow({ username }) : null
-    const usable = row && row.enabled && row.source === 'local' ? row.password_hash : null
+    // An expired account is refused like a disabled one (the daemons refuse its network logins too).
+    const usable = row && row.enabled && !isExpired(row) && row.source === 'local' ? row.password_hash : null
     const ok = await verifyPassword(usable, password)
     if (ok && row) {
       await this.repairVerifiers(row, password)
       return { ok: true, row }
     }
-    const reason: SignInRefusal = !row ? 'unknown_user' : !row.enabled ? 'disabled' : row.source !== 'local' || !row.password_hash ? 'no_local_password' : 'bad_password'
+    const reason: SignInRefusal = !row ? 'unknown_user' : !row.enabled ? 'disabled' : isExpired(row) ? 'expired' : row.source !== 'local' || !row.password_hash ? 'no_local_password' : 'bad_password'
     return { ok: false, row, reason }
   }
 
@@ -138,6 +143,8 @@ export class Identity implements IdentityService {
   async completeLogin(userId: string): Promise<CompletedLogin> {
     const row = await this.findRow({ id: userId })
     if (!row || !row.enabled) throw new Error('completeLogin for a user that cannot sign in')
+    // Expired between the password and the second factor: no session (the factor's route answers its own refusal).
+    if (isExpired(row)) throw CommonErrors.unauthorized()
     if (row.must_change_password) {
       const t = await this.issueToken(row, 'password_change', PASSWORD_CHANGE_TTL)
       return { status: 'password_change_required', password_change_token: t.token, expires_in: PASSWORD_CHANGE_TTL }
@@ -161,7 +168,8 @@ export class Identity implements IdentityService {
   }
 
   async networkUsers(db: Knex | Knex.Transaction): Promise<NetworkUser[]> {
-    const rows = await db('users').where({ enabled: true, network_login: true }).orderBy('username').select('id', 'username', 'network_verifiers')
+    // Expired users stay: the daemons are given the instant and refuse them from then on, deploy or not.
+    const rows = await db('users').where({ enabled: true, network_login: true }).orderBy('username').select('id', 'username', 'network_verifiers', 'expires_at', 'lockout_cleared_at')
     // A join, not a list of ids: tens of thousands of users would overflow the statement's parameters.
     const members = await db('user_group_members')
       .join('users', 'users.id', 'user_group_members.user_id')
@@ -171,7 +179,15 @@ export class Identity implements IdentityService {
       .select('user_group_members.user_id', 'user_group_members.group_id')
     const groups = new Map<string, string[]>()
     for (const m of members) (groups.get(m.user_id) ?? groups.set(m.user_id, []).get(m.user_id)!).push(m.group_id)
-    return rows.map((r) => ({ id: r.id, username: r.username, group_ids: groups.get(r.id) ?? [], verifiers: r.network_verifiers ? openVerifiers(this.secrets, r.network_verifiers) : null }))
+    return rows.map((r) => ({
+      id: r.id,
+      username: r.username,
+      group_ids: groups.get(r.id) ?? [],
+      verifiers: r.network_verifiers ? openVerifiers(this.secrets, r.network_verifiers) : null,
+      // Only when set, so a release rendered before these existed reads the same.
+      ...(r.expires_at !== null ? { expires_at: new Date(r.expires_at).toISOString() } : {}),
+      ...(r.lockout_cleared_at !== null ? { lockout_cleared_at: new Date(r.lockout_cleared_at).toISOString() } : {}),
+    }))
   }
 
   async networkLoginRefusals(db: Knex | Knex.Transaction): Promise<NetworkLoginRefusal[]> {

@@ -67,6 +67,8 @@ export const RADIUS_REJECT_REASONS = [
   'no_rule',
   'no_radius_profile',
   'mschapv1_refused',
+  'expired',
+  'locked_out',
   'wrong_password',
   'no_credentials',
 ] as const

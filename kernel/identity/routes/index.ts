@@ -5,7 +5,8 @@ import { roleRoutes } from './roles.js'
 import { userGroupRoutes } from './user-groups.js'
 import { userRoutes } from './users.js'
 import { userSessionRoutes } from './user-sessions.js'
+import { userLockoutRoutes } from './user-lockout.js'
 
 export function identityRoutes(d: IdentityRouteDeps): RouteDefinition[] {
-  return [...userRoutes(d), ...userSessionRoutes(d), ...userGroupRoutes(d), ...roleRoutes(d)] as RouteDefinition[]
+  return [...userRoutes(d), ...userSessionRoutes(d), ...userLockoutRoutes(d), ...userGroupRoutes(d), ...roleRoutes(d)] as RouteDefinition[]
 }

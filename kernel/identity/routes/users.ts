@@ -23,7 +23,7 @@ type Row = Omit<RowOf<typeof UsersTable>, 'password_hash' | 'network_verifiers' 
 
 const select = (db: Knex | Knex.Transaction) =>
   db('users').select(
-    'id', 'username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password', 'password_changed_at', 'created_at', 'updated_at',
+    'id', 'username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password', 'password_changed_at', 'expires_at', 'lockout_cleared_at', 'created_at', 'updated_at',
     db.raw('(password_hash IS NOT NULL) AS password_set'),
     db.raw('(network_verifiers IS NOT NULL) AS network_verifiers_set'),
     db.raw(`(SELECT coalesce(json_agg(m.group_id ORDER BY m.group_id), '[]'::json) FROM user_group_members m WHERE m.user_id = users.id) AS group_ids`),
@@ -33,11 +33,13 @@ const select = (db: Knex | Knex.Transaction) =>
 const toUser = (r: Row): Static<typeof UserResponse> => ({
   ...r,
   password_changed_at: isoOrNull(r.password_changed_at),
+  expires_at: isoOrNull(r.expires_at),
+  lockout_cleared_at: isoOrNull(r.lockout_cleared_at),
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
 })
 
-async function load(db: Knex | Knex.Transaction, id: string): Promise<Static<typeof UserResponse> | null> {
+export async function load(db: Knex | Knex.Transaction, id: string): Promise<Static<typeof UserResponse> | null> {
   const row = (await select(db).where({ id }).first()) as Row | undefined
   return row ? toUser(row) : null
 }
@@ -138,6 +140,7 @@ export function userRoutes(d: IdentityRouteDeps) {
               network_login: networkLogin,
               chap_enabled: chap,
               must_change_password: b.must_change_password ?? false,
+              expires_at: b.expires_at ? new Date(b.expires_at) : null,
               ...pw,
             })
             .returning('id')
@@ -195,6 +198,7 @@ export function userRoutes(d: IdentityRouteDeps) {
             updated_at: now,
             ...givenFields(b, ['username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password']),
           }
+          if (b.expires_at !== undefined) cols.expires_at = b.expires_at === null ? null : new Date(b.expires_at)
           if (b.password !== undefined) {
             Object.assign(cols, await passwordColumns(d.secrets, username, b.password, 'password', networkLogin, chap), { sessions_valid_after: now })
           } else if (!chap && before.chap_enabled) {

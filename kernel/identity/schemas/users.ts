@@ -19,6 +19,18 @@ const ids = (what: string) =>
   Type.Array(Uuid(), { uniqueItems: true, maxItems: MAX_LINKS, description: `Ids of the ${what}; the whole list is replaced when given. Unknown ids answer 422 naming the item.` })
 const source = () => StringEnum(['local', 'directory'] as const, { description: '`local`: password kept here (argon2id). `directory`: authenticated elsewhere; no local password.', default: 'local' })
 
+/**
+ * The instant the account expires. FreeRADIUS keeps `Expiration` as 32-bit seconds since 1970, so the
+ * year is 1970 to 2105; with a time zone, as every date-time here.
+ */
+const expiresAt = () =>
+  Type.String({
+    format: 'date-time',
+    pattern: '^(?:19[7-9][0-9]|20[0-9][0-9]|210[0-5])-',
+    description:
+      'When the account expires (date-time with a time zone, year 1970 to 2105); null or absent: never. From that second on the daemons refuse the user\'s network logins (tac_plus-ng `valid until`, FreeRADIUS `Expiration`: enforced by the daemons themselves, no deploy needed once rendered; a change takes effect at the next deploy), the web sign-in answers 401 INVALID_CREDENTIALS (audited with reason `expired`) and the user\'s sessions stop working. tac_plus-ng checks it when a user logs in, not on the command authorizations of a session opened before. A past instant expires the account at once.',
+  })
+
 const fields = {
   username: username('Unique, case-insensitively. Letters, digits and `. _ @ -` only, as it lands in daemon configuration.'),
   // Shown in lists, the audit trail and the admin UI: one line, no control or direction characters.
@@ -43,6 +55,7 @@ const fields = {
     }),
   ),
   must_change_password: Type.Optional(Type.Boolean({ default: false, description: 'The next sign-in must change the password before getting a session.' })),
+  expires_at: Type.Optional(Nullable(expiresAt())),
   group_ids: Type.Optional(ids('user groups the user belongs to')),
   role_ids: Type.Optional(ids('roles given directly to the user')),
 }
@@ -71,6 +84,10 @@ export const UserResponse = Type.Object(
     must_change_password: Type.Boolean(),
     password_set: Type.Boolean({ description: 'Whether a local password is set; the hash itself is never returned.' }),
     password_changed_at: Nullable(Timestamp()),
+    expires_at: Nullable(Timestamp({ description: 'When the account expires (see UserCreate); null: never.' })),
+    lockout_cleared_at: Nullable(
+      Timestamp({ description: 'When an administrator last cleared the lockout (POST /users/{user_id}/lockout/clear); FreeRADIUS forgets the failures it counted before it, from the next deploy.' }),
+    ),
     group_ids: Type.Array(Uuid()),
     role_ids: Type.Array(Uuid()),
     created_at: Timestamp(),

@@ -16,6 +16,10 @@
  *   portcullis/policy            the AAA policy, first matching rule in order (unlang)
  *   portcullis/mschapv1          the profiles that accept MS-CHAPv1 (site.ts)
  *   portcullis/replies           each rule's RADIUS profile, applied in post-auth
+ *   mods-enabled/expiration      user expiry (control:Expiration, set in portcullis/verifiers)
+ *   mods-enabled/portcullis_lockout  the failure counts in memory (rlm_cache), with the lockout on
+ *   portcullis/lockout-failed    counts a wrong password (Post-Auth-Type REJECT); lockout.ts
+ *   portcullis/lockout-passed    an accepted login ends the run of failures (post-auth)
  *
  * `buildFreeradiusConfig` is the pure part (data in, files out, byte-identical
  * for the same data); `createFreeradiusRenderer` reads the data through the
@@ -29,6 +33,7 @@ import { createHash } from 'node:crypto'
 import path from 'node:path'
 import type { Knex } from 'knex'
 import { freeradiusLogModules } from '../../../sdk/logs/freeradius.js'
+import { identitySettingRefs } from '../../../sdk/index.js'
 import type { ConfigRenderer, DaemonAccount, DaemonCheck, IdentityService, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
 import type { InventoryService } from '../../inventory/api.js'
 import type { RadiusPolicySource, RadiusService } from '../api.js'
@@ -38,6 +43,7 @@ import { CIDR, FreeradiusRenderError, HEADER, IP, name, qsecret, T } from './syn
 import { compileRules, policy, replies, writtenClients } from './policy.js'
 import { mschapv1, SITE } from './site.js'
 import { refused, verifiers } from './users.js'
+import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
 
@@ -209,6 +215,9 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
     { path: 'mods-enabled/mschap', content: MSCHAP, mode: 0o644 },
     { path: 'mods-enabled/pap', content: PAP, mode: 0o644 },
     { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },
+    ...lockoutModules(input).map((f) => ({ ...f, mode: 0o644 })),
+    { path: 'portcullis/lockout-failed', content: lockoutFailed(input), mode: 0o644 },
+    { path: 'portcullis/lockout-passed', content: lockoutPassed(input), mode: 0o644 },
     { path: 'portcullis/mschapv1', content: mschapv1(rules), mode: 0o644 },
     { path: 'portcullis/policy', content: policy(input, rules), mode: 0o644 },
     { path: 'portcullis/refused', content: refused(input), mode: 0o600 },
@@ -217,7 +226,7 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
     { path: 'radiusd.conf', content: radiusdConf(input), mode: 0o644 },
     { path: 'sites-enabled/default', content: SITE, mode: 0o644 },
   ]
-  return files
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }
 
 export interface FreeradiusRendererDeps {
@@ -290,6 +299,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
     const profiles = await d.radius.listProfiles(snapshot)
     const source = d.policySource()
     const rules = source ? await source.listRules(snapshot) : null
+    const lockout = { threshold: await d.settings.get(identitySettingRefs.lockoutThreshold, snapshot), seconds: await d.settings.get(identitySettingRefs.lockoutSeconds, snapshot) }
     return buildFreeradiusConfig({
       listen: { address, authPort, acctPort },
       logDirectory: logDirectoryOf(d),
@@ -302,6 +312,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
       refusedUsers,
       profiles,
       rules,
+      lockout,
     })
   },
   async check(): Promise<DaemonCheck | null> {

@@ -19,7 +19,9 @@ export interface FreeradiusConfigInput {
   account?: DaemonAccount | null
   deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
   devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; radiusSecret: string | null }[]
-  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers'>[]
+  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers' | 'expires_at' | 'lockout_cleared_at'>[]
+  /** Settings identity.lockout_threshold (0: off) and identity.lockout_seconds (renderers/lockout.ts); absent: off. */
+  lockout?: { threshold: number; seconds: number }
   /** The users who are not network users (disabled, network login off): rejected by name, with the reason. */
   refusedUsers: NetworkLoginRefusal[]
   profiles: Pick<RadiusProfile, 'id' | 'name' | 'attributes' | 'allow_mschapv1'>[]

@@ -97,6 +97,7 @@ ${T}ok
 
 post-auth {
 ${T}$INCLUDE ../portcullis/replies
+${T}$INCLUDE ../portcullis/lockout-passed
 ${T}portcullis_log_auth
 
 ${T}Post-Auth-Type REJECT {
@@ -121,6 +122,7 @@ ${T}${T}${T}${T}${T}&${CONTROL_ATTRIBUTES.rejectReason} := "no_credentials"
 ${T}${T}${T}${T}}
 ${T}${T}${T}}
 ${T}${T}}
+${T}${T}$INCLUDE ../portcullis/lockout-failed
 ${T}${T}portcullis_log_auth
 ${T}}
 }

@@ -8,6 +8,7 @@ import type { FreeradiusConfigInput } from './input.js'
 import type { RadiusRejectReason } from '../../../sdk/logs/freeradius.js'
 import { byteOrder, CLEARTEXT, FreeradiusRenderError, HEADER, name, NT_HASH, qcleartext, refusal, SHA512_CRYPT, T, USERNAME } from './syntax.js'
 import { quoteValue } from '../services/values.js'
+import { authorizeChecks, CLEARED, enabledLockout, epochSeconds } from './lockout.js'
 
 const fail = (code: RadiusRejectReason, reason: string) => refusal(code, reason, T + T)
 
@@ -15,11 +16,18 @@ export function verifiers(input: FreeradiusConfigInput): string {
   const users = [...input.users].sort((a, b) => byteOrder(a.username, b.username) || byteOrder(a.id, b.id))
   const out = [HEADER, '# The network users\' verifiers: SHA-512 crypt for PAP, the NT hash for MS-CHAP,', '# and the cleartext password for CHAP, kept only for users with chap_enabled.', 'switch &User-Name {']
   const seen = new Set<string>()
+  const lockout = enabledLockout(input)
   for (const u of users) {
     name(u.username, 'username', USERNAME)
     if (seen.has(u.username)) continue
     seen.add(u.username)
     out.push(`${T}case ${quoteValue(u.username)} {`)
+    // Expiry and the lockout clear, as seconds since 1970 (renderers/lockout.ts checks them after the switch).
+    const when = [
+      ...(u.expires_at ? [`${T}${T}${T}&Expiration := ${epochSeconds(u.expires_at)}`] : []),
+      ...(lockout && u.lockout_cleared_at ? [`${T}${T}${T}&${CLEARED} := ${epochSeconds(u.lockout_cleared_at)}`] : []),
+    ]
+    if (when.length) out.push(`${T}${T}update control {`, ...when, `${T}${T}}`)
     if (u.verifiers) {
       if (!SHA512_CRYPT.test(u.verifiers.sha512_crypt)) throw new FreeradiusRenderError(`user ${u.username}: the stored verifier is not a SHA-512 crypt string`)
       if (!NT_HASH.test(u.verifiers.nt_hash)) throw new FreeradiusRenderError(`user ${u.username}: the stored NT hash is not 32 hex digits`)
@@ -38,7 +46,7 @@ export function verifiers(input: FreeradiusConfigInput): string {
   }
   // FreeRADIUS refuses an empty switch ("'switch' statements cannot be empty"): a fresh
   // install with devices but no network user yet must still pass `freeradius -C`.
-  out.push(`${T}case {`, `${T}${T}noop`, `${T}}`, '}', '')
+  out.push(`${T}case {`, `${T}${T}noop`, `${T}}`, '}', ...authorizeChecks(input), '')
   return out.join('\n')
 }
 
