@@ -16,7 +16,9 @@
  * `files` entry, `DEFAULT Crypt-Password := <the users' very hash>`, then
  * `pap`, and the same post-auth JSON log line (portcullis_log_auth); radiusd.conf,
  * clients.conf and every module file are the rendered ones. So the two trees
- * differ only by the policy and the user lookup.
+ * differ only by the policy and the user lookup. BENCH_CLEARTEXT=1 adds a
+ * third tree, the same with `Cleartext-Password` (no hash): the bound of the
+ * daemon and of this load generator on the machine.
  *
  * Load: bench/lib/udp-radius-load.ts from 127.0.0.1 (the NAS device), PAP,
  * BENCH_IN_FLIGHT (8) requests in flight, users taken in turn from 1,000
@@ -103,7 +105,8 @@ post-auth {
 `,
 })
 
-function writeMinimal(dir: string, files: RenderedFile[], hash: string): void {
+/** `check`: the one entry's check item, e.g. `Crypt-Password := '$6$…'`. */
+function writeMinimal(dir: string, files: RenderedFile[], check: string): void {
   // The rendered tree without its policy and user files, then the minimal site. The run folder
   // (pid file) is a server option, fixed while the app runs: the minimal tree gets its own here.
   const runDir = `${dir}-run`
@@ -113,8 +116,7 @@ function writeMinimal(dir: string, files: RenderedFile[], hash: string): void {
     .map((f) => (f.path === 'radiusd.conf' ? { ...f, content: f.content.replace(/^run_dir = .*$/m, `run_dir = "${runDir}"`) } : f))
   writeRelease(dir, kept)
   const usersFile = path.join(dir, 'bench-users')
-  if (!/^\$6\$[^'\\\s]+$/.test(hash)) throw new Error('unexpected SHA-512-crypt text')
-  writeFileSync(usersFile, `DEFAULT Crypt-Password := '${hash}'\n`)
+  writeFileSync(usersFile, `DEFAULT ${check}\n`)
   const m = MINIMAL_SITE(usersFile)
   mkdirSync(path.join(dir, 'sites-enabled'), { recursive: true })
   writeFileSync(path.join(dir, 'mods-enabled/files'), m.files)
@@ -173,8 +175,12 @@ export async function runRadiusScale(): Promise<RadiusScaleResult> {
     console.log(`seeded in ${(s.seed.ms / 1000).toFixed(2)} s (with VACUUM ANALYZE): ${Object.entries(s.seed.counts).map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ')}`)
     const root = tempDir('portcullis-bench-radius-scale-')
 
+    // BENCH_CLEARTEXT=1: also the minimal tree with the password in clear (the bound without the hash).
+    const cleartext = process.env.BENCH_CLEARTEXT === '1'
     const minimalPlace = await placeTree(s, root, 'minimal')
     const minimalFiles = (await render(s)).files
+    const clearPlace = cleartext ? await placeTree(s, root, 'minimal-cleartext') : null
+    const clearFiles = cleartext ? (await render(s)).files : []
     const renderedPlace = await placeTree(s, root, 'rendered')
     const renderMs: number[] = []
     let files: RenderedFile[] = []
@@ -188,7 +194,9 @@ export async function runRadiusScale(): Promise<RadiusScaleResult> {
     for (const f of [...files].sort((a, b) => b.content.length - a.content.length).slice(0, 4)) console.log(`  ${f.path.padEnd(28)} ${(Buffer.byteLength(f.content) / 1024).toFixed(0).padStart(8)} KiB`)
 
     writeRelease(renderedPlace.dir, files)
-    writeMinimal(minimalPlace.dir, minimalFiles, s.verifiers.sha512_crypt)
+    if (!/^\$6\$[^'\\\s]+$/.test(s.verifiers.sha512_crypt)) throw new Error('unexpected SHA-512-crypt text')
+    writeMinimal(minimalPlace.dir, minimalFiles, `Crypt-Password := '${s.verifiers.sha512_crypt}'`)
+    if (clearPlace) writeMinimal(clearPlace.dir, clearFiles, `Cleartext-Password := '${PASSWORD}'`)
     const c0 = performance.now()
     for (const dir of [renderedPlace.dir, minimalPlace.dir]) {
       const check = checkConfig(dir)
@@ -198,6 +206,7 @@ export async function runRadiusScale(): Promise<RadiusScaleResult> {
     const trees: Tree[] = [
       { label: 'rendered', ...renderedPlace },
       { label: 'minimal (one files entry, same hash)', ...minimalPlace },
+      ...(clearPlace ? [{ label: 'minimal, cleartext (no hash: the bound)', ...clearPlace }] : []),
     ]
     for (const tree of trees) {
       const d = await startDaemon(tree)
@@ -216,7 +225,7 @@ export async function runRadiusScale(): Promise<RadiusScaleResult> {
         results[k].push(r)
         const odd = r.reject + r.bad + r.timeouts + r.challenge
         console.log(
-          `  round ${i + 1} ${trees[k].label.padEnd(38)} ${f2(r.rps).padStart(8)} req/s  CPU ${f2(r.cpuPerRequestMs ?? NaN).padStart(6)} ms/req  p50 ${f2(r.p50Ms)} ms p99 ${f2(r.p99Ms)} ms  accept ${r.accept}${odd ? `  reject ${r.reject} bad ${r.bad} timeouts ${r.timeouts}` : ''}`,
+          `  round ${i + 1} ${trees[k].label.padEnd(40)} ${f2(r.rps).padStart(8)} req/s  CPU ${f2(r.cpuPerRequestMs ?? NaN).padStart(6)} ms/req  p50 ${f2(r.p50Ms)} ms p99 ${f2(r.p99Ms)} ms  accept ${r.accept}${odd ? `  reject ${r.reject} bad ${r.bad} timeouts ${r.timeouts}` : ''}`,
         )
       }
     }
