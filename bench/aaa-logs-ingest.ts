@@ -22,7 +22,7 @@ import type { App } from '../kernel/app.js'
 import type { Logger } from '../sdk/index.js'
 import { createIngester } from '../plugins/aaa-logs/ingest/index.js'
 import { ingestSettingRefs } from '../plugins/aaa-logs/ingest/settings.js'
-import { cliExclusions, envOptions, tableSettings } from '../plugins/aaa-logs/test/standalone-deps.js'
+import { cliExclusions, tableSettings } from '../plugins/aaa-logs/test/standalone-deps.js'
 import { envInt, tempDir } from './lib.js'
 
 const TABLE = 'aaa_log_tacacs_authz'
@@ -76,10 +76,9 @@ export async function measureIngestion(app: App, c: pg.Client, dataDir: string, 
     const ing = createIngester({
       database: app.db,
       settings: tableSettings(knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.batch_size': batchSize }),
-      serverOptions: envOptions({ 'aaa-logs.tacacs_log_directory': folder, 'aaa-logs.radius_log_directory': folder }),
+      logFolders: () => [{ daemon: 'bench', directory: folder }],
       logger: silent,
       cluster: { nodeId, role: 'primary' },
-      platform: { version: 'bench', dataDir, startedAt: new Date() },
       loadExclusions: cliExclusions(),
     })
     const t0 = performance.now()

@@ -98,8 +98,16 @@ export interface PendingState {
   daemons: PendingDaemon[]
 }
 
+/** A folder a daemon writes its dated logs to (a `DaemonFolder` with `logs`), as its renderer is configured now. */
+export interface DaemonLogFolder {
+  daemon: string
+  directory: string
+}
+
 /** What the kernel's deploy pipeline shows plugins: the files on disk of a daemon's active release. */
 export interface DeploysService {
+  /** Every registered renderer's log folders: where the daemons write, so a reader of their logs follows the one setting. */
+  logFolders(): DaemonLogFolder[]
   /** The active release's files read from disk, or null when nothing is deployed for `daemon`. */
   currentFiles(daemon: string, opts?: { reveal?: boolean }): Promise<DeployedConfig | null>
   /** Per daemon some renderer writes: changes not yet deployed (cached by database snapshot, cheap to poll). */

@@ -70,12 +70,14 @@ export interface ServerOptionRef<T> {
   readonly description: string
   /** Environment variable that sets it (wins over the config file). A string option takes the text as is; any other type, JSON. */
   readonly env?: string
+  /** No longer read: a value given (variable or config file) refuses the boot, naming this option to set instead. */
+  readonly replacedBy?: string
 }
 
-export function defineServerOption<S extends TSchema>(key: string, schema: S, def: Static<S>, description: string, opts: { env?: string } = {}): ServerOptionRef<Static<S>> {
+export function defineServerOption<S extends TSchema>(key: string, schema: S, def: Static<S>, description: string, opts: { env?: string; replacedBy?: string } = {}): ServerOptionRef<Static<S>> {
   if (!KEY.test(key)) throw new Error(`server option key "${key}" must be "<plugin-id>.<name>"`)
   if (opts.env !== undefined && !/^[A-Z][A-Z0-9_]*$/.test(opts.env)) throw new Error(`server option ${key}: environment variable "${opts.env}" must be UPPER_SNAKE_CASE`)
-  return Object.freeze({ key, schema, default: def, description, env: opts.env })
+  return Object.freeze({ key, schema, default: def, description, env: opts.env, replacedBy: opts.replacedBy })
 }
 
 /** The values of the server options, fixed at boot. */

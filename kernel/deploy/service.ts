@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { jsonText, maskConfigSecrets, type Actor, type AuditService, type ConfigRenderer, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile } from '../../sdk/index.js'
+import { jsonText, maskConfigSecrets, type Actor, type AuditService, type ConfigRenderer, type DaemonLogFolder, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile } from '../../sdk/index.js'
 import type { SettingsStore } from '../settings/store.js'
 import { run, runCheck, type CheckOutcome } from './check.js'
 import { unifiedDiff } from './diff.js'
@@ -419,6 +419,11 @@ export class DeployService implements DeploysService {
       this.purgeCleartext(row.daemon)
       return (await this.get(id))!
     })
+  }
+
+  /** The renderers' log folders, as their options say now (the AAA log ingester tails these). */
+  logFolders(): DaemonLogFolder[] {
+    return this.d.renderers().flatMap(({ renderer: r }) => (r.folders?.() ?? []).filter((f) => f.logs).map((f) => ({ daemon: r.daemon, directory: f.directory })))
   }
 
   /** The files of the daemon's current release, read from disk. */

@@ -36,6 +36,8 @@ export class ServerOptions implements ServerOptionsService {
       value = this.configured[ref.key]
       source = 'config-file'
     }
+    const given = source === 'env' ? `${ref.env} (server option ${ref.key})` : `config file option ${ref.key}`
+    if (ref.replacedBy && source !== 'default') throw new BootError('CONFIG_INVALID', `${given} is no longer read: set ${ref.replacedBy} instead`)
     if (!check(value)) throw new BootError('CONFIG_INVALID', `${source === 'env' ? ref.env : `config file option ${ref.key}`} is invalid: ${this.validation.describe(check.errors)}`)
     this.values.set(ref.key, { ref, owner, value, source })
   }

@@ -33,7 +33,7 @@ export default definePlugin({
   cli: [replayCommand, ingestCommand],
   deps: ingesterServiceRefs,
   init(d) {
-    const ingester = createIngester({ ...d, loadExclusions: exclusionLoader(d.identity) })
+    const ingester = createIngester({ ...d, logFolders: () => d.deploys.logFolders(), loadExclusions: exclusionLoader(d.identity) })
     return {
       routes: logRoutes(d),
       start: () => ingester.start(),

@@ -80,6 +80,8 @@ export const RadiusAuthTable = defineTable('aaa_log_radius_auth', {
   /** NAS-IP-Address as the NAS claims it (nas_ip: the address the packet came from). */
   nas_ip_address: column.inet().nullable(),
   reject_reason: column.varchar<RadiusRejectReason>().nullable(),
+  /** reply_attributes holds only the attributes before FreeRADIUS cut the list (2,047 bytes per expansion). */
+  reply_attributes_truncated: column.boolean().defaulted(),
 })
 
 export const RadiusAcctTable = defineTable('aaa_log_radius_acct', {

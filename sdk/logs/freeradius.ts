@@ -226,6 +226,11 @@ export interface FreeradiusAuthEvent extends FreeradiusOrigin {
   ruleName: string | null
   ruleLabel: string | null
   replyAttributes: RadiusReplyAttribute[]
+  /**
+   * The reply list was cut: FreeRADIUS 3.2 expands one xlat into at most 2,047 bytes, so a reply of
+   * more than about 1.5 KB of attributes arrives cut; `replyAttributes` holds the whole ones before the cut.
+   */
+  replyTruncated: boolean
   /** Why a reject happened (Module-Failure-Message), when FreeRADIUS says. */
   reason: string | null
   /** Why a reject happened, as a code (`RADIUS_REJECT_REASONS`); null on accepts and in older lines. */
@@ -317,6 +322,37 @@ function replyList(obj: Record<string, unknown>): RadiusReplyAttribute[] {
   return out
 }
 
+/**
+ * A line whose reply list FreeRADIUS cut (its xlat buffer is 2,048 bytes): the fields before `"replies":`
+ * (whole: the list is the line's last field) and the list's whole elements, or null when it is not such a line.
+ */
+function salvageCutReplies(text: string): { obj: Record<string, unknown>; replies: unknown[] } | null {
+  const at = text.indexOf(',"replies":[')
+  if (at < 0) return null
+  const obj = parseJsonObject(text.slice(0, at) + '}')
+  if (!obj) return null
+  const list = text.slice(at + ',"replies":['.length)
+  let depth = 0
+  let inString = false
+  let end = 0
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i]
+    if (inString) {
+      if (c === '\\') i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if (c === '{') depth++
+    else if (c === '}' && --depth === 0) end = i + 1
+    else if (c === ']' && depth === 0) break
+  }
+  try {
+    const replies: unknown = JSON.parse('[' + list.slice(0, end) + ']')
+    return Array.isArray(replies) ? { obj, replies } : null
+  } catch {
+    return { obj, replies: [] }
+  }
+}
+
 const REASONS: ReadonlySet<string> = new Set(RADIUS_REJECT_REASONS)
 const reasonOf = (raw: string | null): RadiusRejectReason | null => (raw !== null && REASONS.has(raw) ? (raw as RadiusRejectReason) : null)
 
@@ -353,7 +389,15 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
   }
   text = text.replace(/\r?\n$/, '')
   if (text.trim() === '') return { kind: 'error', reason: 'empty line' }
-  const obj = parseJsonObject(text) ?? parseJsonObject(undoSecondEscape(text))
+  let obj = parseJsonObject(text) ?? parseJsonObject(undoSecondEscape(text))
+  let replyTruncated = false
+  if (!obj) {
+    const cut = salvageCutReplies(text)
+    if (cut) {
+      obj = { ...cut.obj, replies: cut.replies }
+      replyTruncated = true
+    }
+  }
   if (!obj) return { kind: 'error', reason: text.trimEnd().endsWith('}') ? 'not valid JSON' : 'truncated JSON (no closing brace)' }
   if (obj.v !== FREERADIUS_LOG_FORMAT_VERSION) return { kind: 'error', reason: `unknown format version ${JSON.stringify(obj.v ?? null).slice(0, 20)}` }
   const secs = typeof obj.ts === 'number' ? obj.ts : Number(obj.ts)
@@ -385,6 +429,7 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
         ruleName: attr(obj.control, CONTROL_ATTRIBUTES.ruleName),
         ruleLabel: attr(obj.control, CONTROL_ATTRIBUTES.ruleLabel),
         replyAttributes,
+        replyTruncated,
         reason: attr(req, 'Module-Failure-Message'),
         rejectReason: obj.result === 'reject' ? reasonOf(attr(obj.control, CONTROL_ATTRIBUTES.rejectReason)) : null,
       },

@@ -1,6 +1,10 @@
 /**
- * The ingester: tails every daemon log file of the two log folders into the
- * AAA log tables (pipeline: ./core.ts). Rotation:
+ * The ingester: tails every daemon log file of the daemons' log folders into the
+ * AAA log tables (pipeline: ./core.ts). The folders are the ones the daemons are
+ * configured to write to: the deploy's renderers say (`ConfigRenderer.folders`,
+ * through `DeploysService.logFolders`), so `tacacs.log_directory` and
+ * `radius.log_directory` are the one place each is set. A file's kind comes from
+ * its name (tac_plus-ng's and FreeRADIUS's names do not overlap). Rotation:
  * - date-named files (strftime patterns) are simply new files, each with its own checkpoint;
  * - rename + new file: the path's inode changed, so the old inode is finished
  *   from its checkpoint (found by inode in the folder under its new name), then
@@ -11,32 +15,31 @@
  */
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { coreServices, identityServices, type ClusterInfo, type DatabaseService, type Logger, type PlatformInfo, type ServerOptionsService, type SettingsService } from '../../../sdk/index.js'
+import { coreServices, identityServices, type ClusterInfo, type DaemonLogFolder, type DatabaseService, type Logger, type SettingsService } from '../../../sdk/index.js'
 import { freeradiusFileKind } from '../../../sdk/logs/freeradius.js'
 import { logFileKind } from '../../../sdk/logs/tac-plus-ng.js'
 import type { Ingester, LoadExclusions, LogKind } from '../api.js'
 import { IngestCore } from './core.js'
-import { ingestOptionRefs, ingestSettingRefs } from './settings.js'
+import { ingestSettingRefs } from './settings.js'
 import { ensureMonthlyPartitions } from './partitions.js'
 
 /** The services the ingester runs on, in the plugin and in its CLI command alike. */
 export const ingesterServiceRefs = {
   database: coreServices.database,
   settings: coreServices.settings,
-  serverOptions: coreServices.serverOptions,
   logger: coreServices.logger,
   cluster: coreServices.cluster,
-  platform: coreServices.platform,
+  deploys: coreServices.deploys,
   identity: identityServices.identity,
 } as const
 
 export interface IngesterDeps {
   database: DatabaseService
   settings: SettingsService
-  serverOptions: ServerOptionsService
   logger: Logger
   cluster: ClusterInfo
-  platform: PlatformInfo
+  /** The folders the daemons write their dated logs to, as configured now (the plugin: `deploys.logFolders()`). */
+  logFolders: () => DaemonLogFolder[]
   loadExclusions: LoadExclusions
 }
 
@@ -45,19 +48,17 @@ export interface IngesterOptions {
   reloadMs?: number
 }
 
-/** The source (checkpoint name) a file of a folder feeds, from its name. */
-export function sourceOf(protocol: 'tacacs' | 'radius', fileName: string): LogKind | null {
-  if (protocol === 'tacacs') {
-    const k = logFileKind(fileName)
-    return k ? (`tacacs_${k}` as LogKind) : null
-  }
+/** The source (checkpoint name) a file of a log folder feeds, from its name: tac_plus-ng's or FreeRADIUS's. */
+export function sourceOf(fileName: string): LogKind | null {
+  const t = logFileKind(fileName)
+  if (t) return `tacacs_${t}` as LogKind
   const k = freeradiusFileKind(fileName)
   return k === 'auth' ? 'radius_authentication' : k === 'acct' ? 'radius_accounting' : null
 }
 
 interface Config {
   enabled: boolean
-  dirs: { protocol: 'tacacs' | 'radius'; dir: string }[]
+  dirs: string[]
   batchSize: number
   pollMs: number
 }
@@ -75,14 +76,11 @@ export function createIngester(d: IngesterDeps, opts: IngesterOptions = {}): Ing
     if (config && Date.now() - configAt < (opts.reloadMs ?? 5000)) return config
     const get = <T>(ref: { key: string; default: T }) => d.settings.get(ref as never) as Promise<T>
     const [enabled, batchSize, pollMs] = await Promise.all([get(ingestSettingRefs.enabled), get(ingestSettingRefs.batchSize), get(ingestSettingRefs.pollMs)])
-    const tdir = d.serverOptions.get(ingestOptionRefs.tacacsLogDirectory)
-    const rdir = d.serverOptions.get(ingestOptionRefs.radiusLogDirectory)
+    // One pass per folder, however many daemons share it (a file's kind comes from its name).
+    const dirs = [...new Set(d.logFolders().map((f) => path.resolve(f.directory)))].sort()
     config = {
       enabled,
-      dirs: [
-        { protocol: 'tacacs', dir: tdir ?? path.join(d.platform.dataDir, 'logs', 'tacacs') },
-        { protocol: 'radius', dir: rdir ?? path.join(d.platform.dataDir, 'logs', 'radius') },
-      ],
+      dirs,
       batchSize,
       pollMs,
     }
@@ -90,7 +88,7 @@ export function createIngester(d: IngesterDeps, opts: IngesterOptions = {}): Ing
     return config
   }
 
-  async function pollDir(protocol: 'tacacs' | 'radius', dir: string, batchSize: number): Promise<void> {
+  async function pollDir(dir: string, batchSize: number): Promise<void> {
     let names: string[]
     try {
       names = await readdir(dir)
@@ -109,20 +107,20 @@ export function createIngester(d: IngesterDeps, opts: IngesterOptions = {}): Ing
         /* gone meanwhile */
       }
     }
-    const tailed = names.filter((n) => stats.has(n) && sourceOf(protocol, n)).sort()
+    const tailed = names.filter((n) => stats.has(n) && sourceOf(n)).sort()
     for (const name of tailed) {
       if (!running) return
-      const source = sourceOf(protocol, name)!
+      const source = sourceOf(name)!
       const file = path.join(dir, name)
       const st = stats.get(name)!
       let cp = await core.checkpoint(source, file)
       if (cp && cp.inode !== st.ino) {
         // Rename rotation: finish the old inode if it is still here under a name we do not tail.
         const oldName = inodes.get(cp.inode)
-        if (oldName !== undefined && !sourceOf(protocol, oldName)) {
+        if (oldName !== undefined && !sourceOf(oldName)) {
           await core.drain(source, source, file, path.join(dir, oldName), cp.inode, cp.offset, { batchSize, final: true, shouldStop: () => !running })
           if (!running) return
-        } else if (oldName !== undefined && sourceOf(protocol, oldName) === source && !(await core.checkpoint(source, path.join(dir, oldName)))) {
+        } else if (oldName !== undefined && sourceOf(oldName) === source && !(await core.checkpoint(source, path.join(dir, oldName)))) {
           // Renamed to a name we tail: that name takes over the position (stored before this one is reset).
           await core.saveCheckpoint(source, path.join(dir, oldName), { ...cp })
         }
@@ -151,7 +149,7 @@ export function createIngester(d: IngesterDeps, opts: IngesterOptions = {}): Ing
   async function pollOnce(): Promise<void> {
     const c = await readConfig()
     if (!c.enabled) return
-    for (const { protocol, dir } of c.dirs) await pollDir(protocol, dir, c.batchSize)
+    for (const dir of c.dirs) await pollDir(dir, c.batchSize)
   }
 
   let partitionsAt = 0

@@ -119,6 +119,7 @@ export function parseLine(kind: LogKind, raw: Buffer): Parsed {
         reply_attributes: a.replyAttributes.map((x) => ({ name: clean(x.name).slice(0, 128), value: clean(x.value) })),
         reason: txt(a.reason),
         reject_reason: a.rejectReason,
+        reply_attributes_truncated: a.replyTruncated,
       },
     }
   }

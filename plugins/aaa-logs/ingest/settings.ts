@@ -15,21 +15,25 @@ export const ingestSettingRefs = {
 
 export const ingestSettings = Object.values(ingestSettingRefs)
 
-/** Folders the ingester reads: server options, from the server's configuration only. */
+/**
+ * Replaced: the ingester tails the folders the daemons are configured to write to (tacacs.log_directory,
+ * radius.log_directory), so the two can no longer disagree. Still declared so that a value left in a
+ * configuration refuses the boot with the option to set instead, rather than being ignored.
+ */
 export const ingestOptionRefs = {
   tacacsLogDirectory: defineServerOption(
     'aaa-logs.tacacs_log_directory',
     dir,
     null,
-    'Absolute folder holding tac_plus-ng\'s authentication-*.log, authorization-*.log and accounting-*.log. `null`: `logs/tacacs` in the platform data folder (the tacacs renderer\'s default).',
-    { env: 'AAA_LOGS_TACACS_LOG_DIRECTORY' },
+    'Replaced by `tacacs.log_directory` (the ingester tails the folder tac_plus-ng writes to): a value given refuses the boot.',
+    { env: 'AAA_LOGS_TACACS_LOG_DIRECTORY', replacedBy: 'tacacs.log_directory (TACACS_LOG_DIRECTORY)' },
   ),
   radiusLogDirectory: defineServerOption(
     'aaa-logs.radius_log_directory',
     dir,
     null,
-    'Absolute folder holding FreeRADIUS\'s radius-auth-*.jsonl and radius-acct-*.jsonl. `null`: `logs/radius` in the platform data folder.',
-    { env: 'AAA_LOGS_RADIUS_LOG_DIRECTORY' },
+    'Replaced by `radius.log_directory` (the ingester tails the folder FreeRADIUS writes to): a value given refuses the boot.',
+    { env: 'AAA_LOGS_RADIUS_LOG_DIRECTORY', replacedBy: 'radius.log_directory (RADIUS_LOG_DIRECTORY)' },
   ),
 } as const
 

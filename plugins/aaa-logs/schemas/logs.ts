@@ -52,6 +52,10 @@ const FIELD: Record<string, TSchema> = {
     description:
       'Accepts: every attribute of the Access-Accept in packet order, `{name, value}` (repeated attributes each in place), but Message-Authenticator and the proofs and keys of the password check (MS-CHAP2-Success, MS-MPPE keys, EAP-Message, State). Rejects: empty (a reject carries nothing of a profile).',
   }),
+  reply_attributes_truncated: Type.Boolean({
+    description:
+      'true when `reply_attributes` holds only the first attributes of the reply: FreeRADIUS 3.2 writes at most 2,047 bytes of the list (about 1.5 KB of attribute values), so a larger reply is logged cut; the packet itself was whole.',
+  }),
   reason: str('Why a reject happened, in words: FreeRADIUS\'s Module-Failure-Message (the platform\'s own sentence at each reject point, or the module\'s).'),
   acct_session_id: str(),
   framed_ip: str(),

@@ -93,7 +93,7 @@ export const KINDS: KindDef[] = [
     textFilters: [],
     sortBy: ['timestamp', 'username', 'nas_ip', 'status', 'rule_name', 'rule_label'],
     searchColumns: [...COMMON_SEARCH, 'rule_name', 'rule_label', 'calling_station_id', 'called_station_id', 'nas_identifier', 'reason'],
-    columns: ['status', 'auth_type', 'reject_reason', 'rule_name', 'rule_label', 'calling_station_id', 'called_station_id', 'nas_port', 'nas_ip_address', 'nas_identifier', 'reply_attributes', 'reason'],
+    columns: ['status', 'auth_type', 'reject_reason', 'rule_name', 'rule_label', 'calling_station_id', 'called_station_id', 'nas_port', 'nas_ip_address', 'nas_identifier', 'reply_attributes', 'reply_attributes_truncated', 'reason'],
   },
   {
     kind: 'radius_accounting',

@@ -56,9 +56,10 @@ for (const engine of testEngines()) {
       dir = mkdtempSync(path.join(os.tmpdir(), 'aaa-copy-'))
       t = await startTestApp({
         engine,
-        plugins: ['aaa-logs'],
+        // The daemons' plugins beside the ingester: their renderers say where each daemon writes.
+        plugins: ['inventory', 'tacacs', 'radius', 'aaa-logs'],
         settings: { 'aaa-logs.poll_ms': 20, 'aaa-logs.batch_size': 50 },
-        options: { 'aaa-logs.tacacs_log_directory': path.join(dir, 'tacacs'), 'aaa-logs.radius_log_directory': path.join(dir, 'radius') },
+        options: { 'tacacs.log_directory': path.join(dir, 'tacacs'), 'radius.log_directory': path.join(dir, 'radius') },
       })
       const ex = await t.admin('POST', '/api/v1/log-exclusions', { body: { name: 'monitor', match_type: 'username_pattern', match_value: 'svc-*' } })
       expect(ex.status, JSON.stringify(ex.body)).to.equal(201)

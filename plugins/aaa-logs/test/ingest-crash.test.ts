@@ -37,10 +37,9 @@ const cli = fileURLToPath(new URL('../../../kernel/cli.ts', import.meta.url))
       DATABASE_URL: t.databaseUrl!,
       DATA_DIR: dir,
       MASTER_KEY: t.masterKey,
-      PLUGINS: 'aaa-logs',
+      PLUGINS: 'inventory,tacacs,aaa-logs',
       NODE_ID: nodeId,
-      AAA_LOGS_TACACS_LOG_DIRECTORY: dir,
-      AAA_LOGS_RADIUS_LOG_DIRECTORY: path.join(dir, 'radius'),
+      TACACS_LOG_DIRECTORY: dir,
       LOG_LEVEL: 'error',
     }
     const count = () => countOf(t.app.db.knex('aaa_log_tacacs_authz').where({ node_id: nodeId }))

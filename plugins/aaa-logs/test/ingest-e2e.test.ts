@@ -7,7 +7,7 @@ import type { Knex } from 'knex'
 import type { LoadExclusions } from '../api.js'
 import { createIngester } from '../ingest/index.js'
 import { countOf } from '../services/logs.js'
-import { envOptions, tableSettings } from './standalone-deps.js'
+import { tableSettings } from './standalone-deps.js'
 import { silentLogger, startTestApp, type TestApp } from '../../../test/kit/app.js'
 
 const TS = '2026-11-21T06:34:11.184829+00:00'
@@ -15,6 +15,8 @@ const authz = (i: number, user = `user${i}`) =>
   [TS, 'authorization', 'AUTHZ-PASS', user, 'core1', '10.0.0.1', 'tty1', '192.0.2.9', 'netops', 'admin', 'permit', 'shell', '15', `show ${i}`, 'service=shell', '', '', String(i)].join('\t') + '\n'
 const lines = (from: number, to: number, user?: string) => Array.from({ length: to - from }, (_, k) => authz(from + k, user)).join('')
 const FILE = 'authorization-2026-11-21.log'
+/** The daemon's plugin beside the ingester: its renderer says where tac_plus-ng writes. */
+const PLUGINS = ['inventory', 'tacacs', 'aaa-logs']
 
 async function waitFor(fn: () => Promise<boolean>, ms = 20000): Promise<void> {
   const end = Date.now() + ms
@@ -34,9 +36,10 @@ describe('aaa-logs ingest: end to end', function () {
 
   it('tails the folder configured in settings, stamps node_id, exactly once across a restart; a partial line waits', async () => {
     const settings = { 'aaa-logs.poll_ms': 20 }
-    const options = { 'aaa-logs.tacacs_log_directory': dir }
+    // The ingester follows the folder the daemon is configured to write to (the renderer's option).
+    const options = { 'tacacs.log_directory': dir }
     const env = { NODE_ID: randomUUID() } // the node's identity survives the restart
-    let t: TestApp = await startTestApp({ plugins: ['aaa-logs'], settings, options, env })
+    let t: TestApp = await startTestApp({ plugins: PLUGINS, settings, options, env })
     const { databaseUrl, dataDir, masterKey } = t
     try {
       writeFileSync(path.join(dir, FILE), lines(0, 100))
@@ -53,7 +56,7 @@ describe('aaa-logs ingest: end to end', function () {
       expect(await count(t.app.db.knex)).to.equal(150)
       await t.stop()
       appendFileSync(path.join(dir, FILE), partial.slice(30) + lines(151, 200))
-      t = await startTestApp({ plugins: ['aaa-logs'], settings, options, env, databaseUrl: databaseUrl!, dataDir, masterKey })
+      t = await startTestApp({ plugins: PLUGINS, settings, options, env, databaseUrl: databaseUrl!, dataDir, masterKey })
       await waitFor(async () => (await count(t.app.db.knex)) === 200).catch(async (e) => {
         console.log(await count(t.app.db.knex), await t.app.db.knex('aaa_log_checkpoints'), await t.app.db.knex('aaa_log_quarantine').select('reason'))
         throw e
@@ -70,7 +73,7 @@ describe('aaa-logs ingest: end to end', function () {
   })
 
   it('works on the embedded engine (one connection, short transactions)', async () => {
-    const t = await startTestApp({ engine: 'embedded', plugins: ['aaa-logs'], settings: { 'aaa-logs.poll_ms': 20, 'aaa-logs.batch_size': 10 }, options: { 'aaa-logs.tacacs_log_directory': dir } })
+    const t = await startTestApp({ engine: 'embedded', plugins: PLUGINS, settings: { 'aaa-logs.poll_ms': 20, 'aaa-logs.batch_size': 10 }, options: { 'tacacs.log_directory': dir } })
     try {
       writeFileSync(path.join(dir, FILE), lines(0, 55))
       await waitFor(async () => (await count(t.app.db.knex)) === 55)
@@ -94,11 +97,10 @@ describe('aaa-logs ingest: end to end', function () {
         ing: createIngester({
           database: t.app.db,
           settings: tableSettings(t.app.db.knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.batch_size': 7 }),
-          serverOptions: envOptions({ 'aaa-logs.tacacs_log_directory': dir, 'aaa-logs.radius_log_directory': dir }),
+          logFolders: () => [{ daemon: 'any', directory: dir }],
           logger: silentLogger(),
           cluster: { nodeId, role: 'primary' },
-          platform: { version: 't', dataDir: dir, startedAt: new Date() },
-          loadExclusions,
+            loadExclusions,
         }),
       }
     }
@@ -197,10 +199,9 @@ describe('aaa-logs ingest: end to end', function () {
       const big = createIngester({
         database: t.app.db,
         settings: tableSettings(t.app.db.knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.batch_size': 2000 }),
-          serverOptions: envOptions({ 'aaa-logs.tacacs_log_directory': dir, 'aaa-logs.radius_log_directory': dir }),
+          logFolders: () => [{ daemon: 'any', directory: dir }],
         logger: silentLogger(),
         cluster: { nodeId, role: 'primary' },
-        platform: { version: 't', dataDir: dir, startedAt: new Date() },
         loadExclusions: async () => ({ match: (_p, u) => (u === 'monitor' ? '00000000-0000-4000-8000-000000000001' : null) }),
       })
       const t0 = performance.now()

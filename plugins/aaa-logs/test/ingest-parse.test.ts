@@ -135,6 +135,18 @@ describe('aaa-logs ingest: parsing', () => {
       const odd = parseLine('radius_authentication', Buffer.from(reject.replace('unknown_user', 'because')))
       expect(odd.ok && odd.row.reject_reason).to.equal(null)
     })
+    it('a reply list FreeRADIUS cut (2,047 bytes per expansion): the whole attributes before the cut, marked', () => {
+      const head = '{"v":1,"kind":"auth","ts":"1795466221","us":"0","src":"127.0.0.1","client":"sw1","result":"accept","request":{"User-Name":"maxi"},"control":{"Auth-Type":"PAP","Tmp-String-0":"r"}'
+      const cut = head + ',"replies":[{"name":"Reply-Message","type":"string","value":"a } ] {\\\\\\"x"},{"name":"Class","type":"octets","value":"0x01"},{"name":"Reply-Message","type":"string","value":"m16....}'
+      const p = parseLine('radius_authentication', Buffer.from(cut))
+      expect(p.ok && p.row).to.include({ status: 'accept', rule_name: 'r', reply_attributes_truncated: true })
+      expect(p.ok && p.row.reply_attributes).to.deep.equal([
+        { name: 'Reply-Message', value: 'a } ] {"x' },
+        { name: 'Class', value: '0x01' },
+      ])
+      const whole = parseLine('radius_authentication', Buffer.from(head + ',"replies":[{"name":"Class","type":"octets","value":"0x01"}]}'))
+      expect(whole.ok && whole.row.reply_attributes_truncated).to.equal(false)
+    })
     it('folds the Gigawords into 64-bit octet counts; a total past a bigint is null, never an error', () => {
       const acct = (extra: string) =>
         `{"v":1,"kind":"acct","ts":"1795466236","us":"0","src":"127.0.0.1","client":"sw1","request":{"User-Name":"alice","Acct-Status-Type":"Stop","Acct-Input-Octets":"5","Acct-Output-Octets":"4294967295"${extra}}}`

@@ -77,7 +77,7 @@ export class RadiusLab {
   acctPort = 0
 
   private constructor(
-    readonly t: TestApp,
+    public t: TestApp,
     readonly dir: string,
   ) {}
 
@@ -91,13 +91,34 @@ export class RadiusLab {
     return path.join(this.dir, 'release')
   }
 
-  static async open(): Promise<RadiusLab> {
+  /** `with`: more plugins (aaa-logs), settings and server options for the platform. */
+  static async open(w: { plugins?: string[]; settings?: Record<string, unknown>; options?: Record<string, unknown> } = {}): Promise<RadiusLab> {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-freeradius-e2e-'))
-    const t = await startTestApp({ plugins: PLUGINS, options: { 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run') } })
+    mkdirSync(path.join(dir, 'data'))
+    const t = await startTestApp(RadiusLab.appOptions(dir, w))
     const lab = new RadiusLab(t, dir)
     await lab.populate()
     await lab.deploy()
     return lab
+  }
+
+  private static appOptions(dir: string, w: { plugins?: string[]; settings?: Record<string, unknown>; options?: Record<string, unknown> }) {
+    return {
+      plugins: [...PLUGINS, ...(w.plugins ?? [])],
+      settings: w.settings,
+      // The lab's own data folder: kept across a restart (restartApp), removed by close.
+      dataDir: path.join(dir, 'data'),
+      options: { 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run'), ...w.options },
+    }
+  }
+
+  /** The platform again on the same database and data folder, with other server options (read at boot only); then deploy. */
+  async restartApp(w: { plugins?: string[]; settings?: Record<string, unknown>; options?: Record<string, unknown> }): Promise<void> {
+    await this.stopDaemon()
+    const { databaseUrl, masterKey } = this.t
+    await this.t.stop()
+    this.t = await startTestApp({ ...RadiusLab.appOptions(this.dir, w), ...(databaseUrl ? { databaseUrl } : {}), masterKey })
+    await this.deploy()
   }
 
   private async populate() {
