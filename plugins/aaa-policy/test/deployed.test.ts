@@ -5,7 +5,7 @@
  * while `database` answers the policy as edited; no release: 409 in the error envelope. Bad inputs
  * and missing permissions change nothing.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'chai'
 import type { TestApp } from '../../../test/kit/app.js'
@@ -161,6 +161,21 @@ describe('AAA policy: changes not yet deployed, and the policy test of the deplo
         const r = await t.admin('POST', TEST, { body: { username: alice.username, device_id: sw1.id, protocol: 'tacacs', against } })
         expectError(r, 422, 'VALIDATION_FAILED', 'against')
       }
+    })
+
+    it('a release whose inputs file is not ours to read (altered on disk) answers 409, not a guess', async () => {
+      const file = path.join(t.dataDir, 'releases', 'tac_plus-ng', 'current', 'policy-test-inputs.json')
+      const kept = readFileSync(file, 'utf8')
+      try {
+        for (const junk of ['', 'not json', '{"format":2,"users":[],"rules":[]}', 'null', '[]']) {
+          writeFileSync(file, junk)
+          const r = await t.admin('POST', TEST, { body: { username: alice.username, device_id: sw1.id, protocol: 'tacacs', against: 'deployed' } })
+          expectError(r, 409, 'POLICY_TEST_NOT_DEPLOYED', 'against')
+        }
+      } finally {
+        writeFileSync(file, kept)
+      }
+      expect((await test({ against: 'deployed' })).answered_from.against).to.equal('deployed')
     })
 
     it('status takes no query or body fields it does not know, and answers nothing else', async () => {
