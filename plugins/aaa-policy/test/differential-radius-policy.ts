@@ -169,7 +169,8 @@ export async function buildRadiusPolicy(t: TestApp, r: Random, round: number): P
   const devices = await makeDevices(t, r, round, base, dgroupIds)
   const profiles = await makeProfiles(t, r, round)
 
-  // Rules: WHO user or group, WHERE device or group, some disabled, some without a RADIUS profile, at random positions.
+  // Rules: WHO user or group, WHERE device or group, some disabled, some without a RADIUS profile, at random positions;
+  // some with conditions (rule-conditions below).
   for (let i = 0, n = 8 + r.int(10); i < n; i++) {
     const who = r.bool(0.5) ? { user_id: r.pick(users).id } : { group_id: r.pick(groupIds) }
     const where = r.bool(0.5) ? { device_id: r.pick(devices).id } : { device_group_id: r.pick(dgroupIds) }
@@ -181,6 +182,7 @@ export async function buildRadiusPolicy(t: TestApp, r: Random, round: number): P
       enabled: r.bool(0.85),
       radius_profile_id: r.bool(0.8) ? r.pick(profiles) : null,
       position: r.int(count),
+      ...ruleConditions(r, base, devices),
     })
   }
   // The default rule (WHO any, WHERE any): a profile or none, and now and then disabled (refused or not: either is a policy).
@@ -188,6 +190,32 @@ export async function buildRadiusPolicy(t: TestApp, r: Random, round: number): P
   await t.admin('PUT', `${RULES}/${def.id}`, { body: { radius_profile_id: r.bool(0.7) ? r.pick(profiles) : null } })
   if (r.bool(0.1)) await t.admin('PUT', `${RULES}/${def.id}`, { body: { enabled: false } })
   return { base, devices, users }
+}
+
+const hhmm = (m: number) => {
+  const x = ((m % 1440) + 1440) % 1440
+  return `${String(Math.floor(x / 60)).padStart(2, '0')}:${String(x % 60).padStart(2, '0')}`
+}
+const ALL_DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']
+
+/**
+ * Now and then a rule's conditions: client prefixes (a device's own prefix, a /24 or /28 of the
+ * base, an address, the whole base) and a time window holding now or not, two hours or more from
+ * its edges (every day), so a differential of a few minutes cannot straddle one.
+ */
+function ruleConditions(r: Random, base: string, devices: Dev[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  if (r.bool(0.25)) {
+    const slot = r.int(4)
+    const pool = [`${base}.0.0/16`, `${base}.${slot}.0/24`, `${base}.${slot}.16/28`, `${base}.${slot}.${r.pick([2, 3, 17])}`, r.pick(devices).address]
+    out.client_prefixes = r.sample(pool, 1 + r.int(2))
+  }
+  if (r.bool(0.2)) {
+    const now = new Date()
+    const m = now.getHours() * 60 + now.getMinutes()
+    out.time_window = r.bool(0.5) ? { days: ALL_DAYS, start: hhmm(m - 120), end: hhmm(m + 120) } : { days: ALL_DAYS, start: hhmm(m + 180), end: hhmm(m + 300) }
+  }
+  return out
 }
 
 /**

@@ -124,7 +124,7 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
         const started = Date.now()
         const cases = Array.from({ length: REQUESTS }, randomCase)
         const disagreements: string[] = []
-        const tally = { accept: 0, reject: 0, noAnswer: 0, awkward: 0 }
+        const tally = { accept: 0, reject: 0, noAnswer: 0, awkward: 0, conditions: 0 }
         const accepts: Record<Method, number> = { pap: 0, chap: 0, mschapv2: 0 }
         await mapLimit(cases, PARALLEL, async (c) => {
           const client = radiusClientFor(policy, c.from)
@@ -142,6 +142,8 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
           const accepted = reply.code === 'Access-Accept'
           if (accepted) accepts[c.method]++
           if (accepted && /["\\\u0080-\uffff]/.test(c.password)) tally.awkward++
+          // Answers a rule condition took part in: a rule skipped for its client prefixes or window, or matched with one.
+          if ((sim.trace as { reason: string }[]).some((s) => /^client |^outside its time window|, client |inside its time window/.test(s.reason))) tally.conditions++
           if (process.env.RADIUS_DIFF_VERBOSE) console.log(c.method, c.rightPassword, sim.decision, sim.reason)
           const want = sim.decision === 'permit' && c.rightPassword
           const daemonAttrs = reply.attributes.filter((a) => !PROTOCOL_ATTRIBUTES.test(a.name)).map(canonical)
@@ -162,7 +164,7 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
         const seconds = ((Date.now() - started) / 1000).toFixed(1)
         expect(disagreements, `${disagreements.length} of ${cases.length} requests disagree (replay: RADIUS_DIFF_SEED=${SEED} KEEP_FREERADIUS_DIR=1; tree ${dir}):\n${disagreements.slice(0, 15).join('\n')}`).to.deep.equal([])
         // A policy that accepts nothing would prove little: say how much was accepted.
-        console.log(`      ${cases.length} requests in ${seconds} s: ${tally.accept} accepted (PAP ${accepts.pap}, CHAP ${accepts.chap}, MS-CHAPv2 ${accepts.mschapv2}; ${tally.awkward} with a quote, backslash or non-ASCII in the password), ${tally.reject} rejected, ${tally.noAnswer} unanswered (unknown client)`)
+        console.log(`      ${cases.length} requests in ${seconds} s: ${tally.accept} accepted (PAP ${accepts.pap}, CHAP ${accepts.chap}, MS-CHAPv2 ${accepts.mschapv2}; ${tally.awkward} with a quote, backslash or non-ASCII in the password), ${tally.reject} rejected, ${tally.noAnswer} unanswered (unknown client); ${tally.conditions} answers with a rule condition in their trace`)
       })
     })
   }
