@@ -6,6 +6,9 @@
  *   and so must the device (found by id or by most specific prefix, enabled,
  *   holding a key for the protocol); otherwise the request is refused before
  *   any rule is tried;
+ * - an expired user (users.expires_at at or before `at`) is refused a login, by FreeRADIUS for
+ *   every request; tac_plus-ng checks it at login only, so an authorization alone still answers;
+ *   a RADIUS accept of a user who will expire carries Session-Timeout (the seconds left) first;
  * - a login (`method`; RADIUS always, PAP unless asked) needs what the daemon
  *   checks the password against: the user's network verifiers, the kept
  *   cleartext for RADIUS CHAP; tac_plus-ng is rendered a login crypt only, so
@@ -131,12 +134,25 @@ export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: Polic
   if (!device.enabled) return deny(`device ${device.name} is disabled: the daemon does not know it as a client`)
   if (protocol === 'tacacs' && !device.has_tacacs_key) return deny(`device ${device.name} has no TACACS+ key: the daemon refuses its requests`)
   if (protocol === 'radius' && !device.has_radius_secret) return deny(`device ${device.name} has no RADIUS secret, and no wider device with one contains its address: FreeRADIUS refuses its requests`)
+  // Expiry (users.expires_at), which the daemons enforce themselves: FreeRADIUS rejects every request
+  // from that second on; tac_plus-ng refuses a login (authen.c user_expiry_check), not an authorization.
+  const expiresAt = user.expires_at ? new Date(user.expires_at) : null
+  const at = input.at === undefined ? new Date() : new Date(input.at)
+  const expired = expiresAt !== null && expiresAt.getTime() <= at.getTime()
+  if (expired && (method || protocol === 'radius')) {
+    return deny(`user ${user.username} expired at ${expiresAt.toISOString()}: ${protocol === 'radius' ? 'FreeRADIUS (Expiration) rejects' : 'tac_plus-ng (valid until) refuses'} the login from then on${via}`)
+  }
   if (method) {
     const refused = await loginRefusal(db, protocol, method, user)
     if (refused) return deny(`${METHOD_NAME[method]} login: ${refused}${via}`)
   }
   const decided = await decide(d, db, input, result, user, device, source)
   decided.reason += via
+  if (expired) decided.reason += ` (user ${user.username} expired at ${expiresAt.toISOString()}, but tac_plus-ng checks expiry at login only, not on the authorizations of a session)`
+  // rlm_expiration caps the session at the seconds left: its Session-Timeout comes before the profile's attributes.
+  if (expiresAt && protocol === 'radius' && decided.decision === 'permit') {
+    decided.attributes.unshift({ name: 'Session-Timeout', value: String(Math.floor(expiresAt.getTime() / 1000) - Math.floor(at.getTime() / 1000)) })
+  }
   return decided
 }
 

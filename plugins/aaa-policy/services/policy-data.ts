@@ -10,7 +10,7 @@ import type { RadiusProfile, RadiusService } from '../../radius/api.js'
 import type { CommandDecision, TacacsProfile, TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
 
-export type PolicyUser = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login'>
+export type PolicyUser = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login' | 'expires_at'>
 
 /** What the daemon holds to check a login with: nothing (null), or the verifiers, and whether CHAP can be checked. */
 export interface LoginMaterial {

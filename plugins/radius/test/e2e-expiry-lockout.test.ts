@@ -7,6 +7,8 @@
  * lockout ends, other users are unaffected, and an accepted login ends a run of failures. The policy
  * test agrees on expiry. Skipped where FreeRADIUS 3 and radclient are not installed.
  */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { expect } from 'chai'
 import { RadiusLab } from './e2e-lab.js'
 import { FREERADIUS_PRESENT, FREERADIUS_SKIP } from './e2e-support.js'
@@ -55,8 +57,12 @@ describe('radius: user expiry and account lockout, enforced by FreeRADIUS', func
   }
 
   it('renders the expiry as seconds since 1970 and instantiates the expiration and cache modules', async () => {
-    const r = await lab.t.admin('GET', `/api/v1/users/${ids['exp-past']}`)
-    expect(r.body.expires_at).to.be.a('string')
+    const r = await lab.t.admin('GET', `/api/v1/users/${ids['exp-future']}`)
+    const file = (p: string) => readFileSync(path.join(lab.release, p), 'utf8')
+    expect(file('portcullis/verifiers')).to.include(`&Expiration := ${Math.floor(Date.parse(r.body.expires_at) / 1000)}`)
+    expect(file('mods-enabled/expiration')).to.include('expiration {')
+    expect(file('mods-enabled/portcullis_lockout')).to.match(new RegExp(`ttl = ${LOCKOUT_SECONDS}\n`))
+    expect(file('portcullis/verifiers')).to.include(`>= ${THRESHOLD}`)
   })
 
   it('rejects an expired user with the right password (reason expired), and the policy test says deny for the same reason', async () => {
@@ -73,7 +79,10 @@ describe('radius: user expiry and account lockout, enforced by FreeRADIUS', func
     expect(r.code, r.raw).to.equal('Access-Accept')
     const timeout = Number(r.attributes.find((a) => a.name === 'Session-Timeout')?.value)
     expect(timeout).to.be.within(365 * 86400 - 120, 365 * 86400)
-    expect((await policy('exp-future')).decision).to.equal('permit')
+    const said = await policy('exp-future')
+    expect(said.decision).to.equal('permit')
+    expect(said.attributes[0].name).to.equal('Session-Timeout')
+    expect(Math.abs(Number(said.attributes[0].value) - timeout)).to.be.at.most(3)
   })
 
   it('enforces the expiry instant itself, to the second, with no deploy in between', async () => {

@@ -41,7 +41,7 @@ export interface TacPlusNgConfigInput {
   deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
   devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; tacacsKey: string | null }[]
   userGroups: { id: string; name: string }[]
-  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers'>[]
+  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers' | 'expires_at'>[]
   /** Each profile with its text from `TacacsService.renderProfile`. */
   profiles: { profile: Pick<TacacsProfile, 'id' | 'name'>; text: string }[]
   /** Rule texts from `TacacsService.renderRule`, in evaluation order; null when no policy source is registered. */
@@ -142,9 +142,23 @@ function renderUsers(input: TacPlusNgConfigInput): string[] {
       out.push(`${T}${tacComment('no network password set since network login was turned on')}`, `${T}password login = deny`, `${T}password pap = deny`)
     }
     if (members.length) out.push(`${T}member = ${members.join(',')}`)
+    if (u.expires_at) out.push(...validUntil(u.expires_at))
     out.push('}')
   }
   return out
+}
+
+/**
+ * The user's expiry as tac_plus-ng reads it (config.c parse_date): `YYYY-MM-DD` means the end of that
+ * day in the daemon's local time, a plain number is seconds since 1970, so the number keeps the
+ * exact second. The daemon refuses a login from that second on (authen.c user_expiry_check:
+ * valid_until <= now); 0 would mean "never", hence at least 1.
+ */
+function validUntil(expiresAt: string): string[] {
+  const ms = new Date(expiresAt).getTime()
+  if (!Number.isFinite(ms)) throw new TacPlusNgRenderError(`the expiry ${JSON.stringify(expiresAt)} is not an instant`)
+  const seconds = Math.max(1, Math.floor(ms / 1000))
+  return [`${T}${tacComment(`expires ${new Date(seconds * 1000).toISOString()}`)}`, `${T}valid until = ${seconds}`]
 }
 
 const ACCOUNT = /^(?:[0-9]+|[A-Za-z_][A-Za-z0-9_.-]*)$/
