@@ -97,6 +97,30 @@ async function tryCreate(t: TestApp, p: string, body: Record<string, unknown>): 
   return r.status === 201 ? r.body : null
 }
 
+const hhmm = (m: number) => {
+  const x = ((m % 1440) + 1440) % 1440
+  return `${String(Math.floor(x / 60)).padStart(2, '0')}:${String(x % 60).padStart(2, '0')}`
+}
+const ALL_DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']
+
+/**
+ * Now and then a rule's conditions (aaa-policy services/conditions.ts): client prefixes (the base's
+ * /16, a /24 of it, an address, a device's own) and a time window holding now or not, two hours or
+ * more from its edges (every day), so a run of a few minutes cannot straddle one.
+ */
+function ruleConditions(r: Random, base: string, devices: Dev[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  if (r.bool(0.25)) {
+    const slot = r.int(5)
+    out.client_prefixes = r.sample([`${base}.0.0/16`, `${base}.${slot}.0/24`, `${base}.${slot}.${r.pick([2, 3, 4])}`, r.pick(devices).address], 1 + r.int(2))
+  }
+  if (r.bool(0.2)) {
+    const m = new Date().getHours() * 60 + new Date().getMinutes()
+    out.time_window = r.bool(0.5) ? { days: ALL_DAYS, start: hhmm(m - 120), end: hhmm(m + 120) } : { days: ALL_DAYS, start: hhmm(m + 180), end: hhmm(m + 300) }
+  }
+  return out
+}
+
 /** A random policy, made through the API. */
 async function buildPolicy(t: TestApp, r: Random, round: number): Promise<Policy> {
   const base = `127.${40 + round}`
@@ -190,6 +214,7 @@ async function buildPolicy(t: TestApp, r: Random, round: number): Promise<Policy
       enabled: r.bool(0.85),
       tacacs_profile_id: r.bool(0.75) ? r.pick(profiles).id : null,
       position: r.int(count),
+      ...ruleConditions(r, base, devices),
     })
   }
   const def = await defaultRule(t)
