@@ -7,7 +7,7 @@ import { actorWith, auditRows, createGroup, createRole, createUser, expectError,
 
 const FIELDS = [
   'id', 'username', 'display_name', 'email', 'enabled', 'source', 'is_admin', 'network_login', 'network_verifiers_set', 'chap_enabled', 'must_change_password',
-  'password_set', 'password_changed_at', 'group_ids', 'role_ids', 'created_at', 'updated_at',
+  'password_set', 'password_changed_at', 'expires_at', 'lockout_cleared_at', 'group_ids', 'role_ids', 'created_at', 'updated_at',
 ]
 const NIL = '00000000-0000-4000-8000-000000000000'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
