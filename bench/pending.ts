@@ -100,6 +100,23 @@ export async function runPendingBench(): Promise<Record<string, unknown>> {
     const d0 = performance.now()
     await ok('POST', '/api/v1/deploys', {}, 201)
     console.log(`deploy: ${f2(performance.now() - d0)} ms`)
+    // What keeping the policy test's inputs adds to every render (and so to a deploy and a pending check).
+    const inputsMs: number[] = []
+    const inputsBytes: Record<string, number> = {}
+    for (let i = 0; i < runs; i++) {
+      await app.db.transaction(
+        async (snapshot) => {
+          const t0 = performance.now()
+          for (const { renderer } of app!.deploys.d.renderers().filter((r) => r.renderer.id.startsWith('aaa-policy.'))) {
+            for (const f of await renderer.render(snapshot)) inputsBytes[renderer.daemon] = Buffer.byteLength(f.content)
+          }
+          inputsMs.push(performance.now() - t0)
+        },
+        { isolation: 'repeatable read' },
+      )
+    }
+    const inputs = stats(inputsMs)
+    console.log(`policy-test inputs renderers (both daemons): ${fmt(inputs)}; ${Object.entries(inputsBytes).map(([d, b]) => `${d} ${(b / 1024 / 1024).toFixed(2)} MiB`).join(', ')}`)
     const tracker = app.deploys.pendingTracker
     const first0 = performance.now()
     const first = await app.deploys.pending()
@@ -148,7 +165,7 @@ export async function runPendingBench(): Promise<Record<string, unknown>> {
     const missStats = stats(miss)
     console.log(`  poll after the change: ${fmt(missStats)}`)
     console.log(`load average at end: ${loadAvg()}`)
-    return { users, devices, rules, hitInProcess, hitHttp, info, rendersHit, unaudited, miss: missStats }
+    return { users, devices, rules, inputs, inputsBytes, hitInProcess, hitHttp, info, rendersHit, unaudited, miss: missStats }
   } finally {
     await c.end().catch(() => undefined)
     await app?.stop()

@@ -52,14 +52,29 @@ export interface InputsDeps {
 
 const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-/** Everything the policy test reads, through the render's snapshot. */
-export async function takePolicyInputs(db: Knex.Transaction, d: InputsDeps, protocol: Protocol): Promise<PolicyInputs> {
+/**
+ * The reads both daemons' inputs share, once per render snapshot: a deploy renders every daemon in
+ * one transaction, and the network users (one verifier decrypt each) are the expensive part.
+ */
+const shared = new WeakMap<Knex.Transaction, Promise<Shared>>()
+type Shared = Awaited<ReturnType<typeof readShared>>
+
+async function readShared(db: Knex.Transaction, d: InputsDeps) {
   // One after another: a transaction is one connection.
   const network = await d.identity.networkUsers(db)
-  const refused = protocol === 'radius' ? await d.identity.networkLoginRefusals(db) : []
+  const refused = await d.identity.networkLoginRefusals(db)
   const devices = await d.inventory.listDevices(db)
   const groups = await d.inventory.listGroups(db)
   const rules = await d.listRules(db)
+  return { network, refused, devices, groups, rules }
+}
+
+/** Everything the policy test reads, through the render's snapshot. */
+export async function takePolicyInputs(db: Knex.Transaction, d: InputsDeps, protocol: Protocol): Promise<PolicyInputs> {
+  let once = shared.get(db)
+  if (!once) shared.set(db, (once = readShared(db, d)))
+  const { network, devices, groups, rules, ...rest } = await once
+  const refused = protocol === 'radius' ? rest.refused : []
   const tacacsProfiles = protocol === 'tacacs' && d.tacacs ? await d.tacacs.listProfiles(db) : []
   const commandSets = protocol === 'tacacs' && d.tacacs ? await d.tacacs.listCommandSets(db) : []
   const radiusProfiles = protocol === 'radius' && d.radius ? await d.radius.listProfiles(db) : []
