@@ -23,13 +23,15 @@ const SECURITY_SETTINGS: Record<string, unknown> = {
   'mail.smtp_port': 2525,
   'mail.from': 'it@attacker.example',
   'mfa.internal_key': 'k'.repeat(40),
+  'identity.lockout_threshold': 1,
+  'identity.lockout_seconds': 86400,
 }
 
 /** Everything a privilege escalation would have to change, read straight from the tables. */
 async function securityState(knex: Knex) {
   const rows = async (q: Knex.QueryBuilder) => JSON.stringify(await q)
   return {
-    users: await rows(knex('users').orderBy('id').select('id', 'username', 'is_admin', 'enabled', 'email', 'password_hash', 'sessions_valid_after', 'network_login')),
+    users: await rows(knex('users').orderBy('id').select('id', 'username', 'is_admin', 'enabled', 'email', 'password_hash', 'sessions_valid_after', 'network_login', 'expires_at', 'lockout_cleared_at')),
     roles: await rows(knex('roles').orderBy('id').select('id', 'name', 'permissions')),
     userRoles: await rows(knex('user_roles').orderBy(['user_id', 'role_id']).select('user_id', 'role_id')),
     groupRoles: await rows(knex('group_roles').orderBy(['group_id', 'role_id']).select('group_id', 'role_id')),
@@ -114,6 +116,8 @@ for (const engine of testEngines()) {
         await tryIt(`redirect ${who}'s e-mail`, 'PUT', `/api/v1/users/${id}`, { email: `mallory-${tag}@attacker.example` })
         await tryIt(`disable ${who}`, 'PUT', `/api/v1/users/${id}`, { enabled: false })
         await tryIt(`revoke ${who}'s sessions`, 'DELETE', `/api/v1/users/${id}/sessions`)
+        await tryIt(`expire ${who}`, 'PUT', `/api/v1/users/${id}`, { expires_at: '2000-01-01T00:00:00Z' })
+        await tryIt(`clear ${who}'s lockout`, 'POST', `/api/v1/users/${id}/lockout/clear`)
         await tryIt(`reset ${who}'s MFA`, 'DELETE', `/api/v1/users/${id}/mfa`)
         await tryIt(`mail ${who} an MFA setup token`, 'POST', `/api/v1/users/${id}/mfa/enrollment-link`)
         await tryIt(`delete ${who}`, 'DELETE', `/api/v1/users/${id}`)
