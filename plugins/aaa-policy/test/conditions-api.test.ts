@@ -91,6 +91,20 @@ describe('AAA policy rule conditions: API', () => {
     expect(ok.body).to.deep.include({ time_window: null, client_prefixes: [] })
   })
 
+  it('the database keeps the default rule unconditioned and at most 32 prefixes, for writes that bypass the API too (migration 0004)', async () => {
+    const knex = t.app.db.knex
+    const def = await defaultRule(t)
+    const refused = async (q: Promise<unknown>) => {
+      const e = await q.then(() => null, (err: Error) => err)
+      expect(e?.message ?? 'no error').to.match(/aaa_policy_rules_(default_unconditioned|client_prefixes_max)/)
+    }
+    await refused(knex('aaa_policy_rules').where({ id: def.id }).update({ client_prefixes: ['10.0.0.0/8'] }))
+    await refused(knex('aaa_policy_rules').where({ id: def.id }).update({ time_window: OFFICE as never }))
+    const rule = await createRule(t, { who: { user_id: user.id }, where: { device_id: device.id } })
+    await refused(knex('aaa_policy_rules').where({ id: rule.id }).update({ client_prefixes: Array.from({ length: 33 }, (_, i) => `10.${i}.0.0/16`) }))
+    await t.admin('DELETE', `${RULES}/${rule.id}`)
+  })
+
   it('policy test: a rule outside its window or from outside its prefixes does not match, the next rule decides, and the trace says why', async () => {
     const rule = await createRule(t, { who: { user_id: user.id }, where: { device_id: device.id }, tacacs_profile_id: tp.id, time_window: OFFICE, client_prefixes: ['10.1.7.0/25'], position: 0 })
     const ask = async (body: Record<string, unknown>) => {
