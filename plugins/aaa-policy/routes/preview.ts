@@ -15,7 +15,7 @@ export function previewRoutes(d: PolicyRouteDeps, tacacs: TacacsService) {
       permission: POLICY_READ,
       summary: "Preview an AAA policy rule's tac_plus-ng configuration",
       description:
-        "`snippet` is the rule's entry of the tac_plus-ng ruleset and `profile_snippet` its TACACS+ profile (with the command sets compiled in), both rendered by the very code that writes the full configuration. A rule without a TACACS+ profile renders `deny` and has no profile snippet.",
+        "`snippet` is the rule's entry of the tac_plus-ng ruleset and `profile_snippet` its TACACS+ profile (with the command sets compiled in), both rendered by the very code that writes the full configuration. A rule without a TACACS+ profile renders `deny` and has no profile snippet. A rule with a time window names a `timespec` (`time == \"RULE\"`) that the full configuration declares before the ruleset; the snippet's comment gives the window.",
       tags: ['aaa-policy'],
       schema: { params: RuleParams, response: { 200: RuleTacacsPreviewResponse, 404: ErrorBody } },
       handler: async ({ params }) =>
