@@ -16,7 +16,11 @@
  * `files` entry, `DEFAULT Crypt-Password := <the users' very hash>`, then
  * `pap`, and the same post-auth JSON log line (portcullis_log_auth); radiusd.conf,
  * clients.conf and every module file are the rendered ones. So the two trees
- * differ only by the policy and the user lookup. BENCH_CLEARTEXT=1 adds a
+ * differ only by the policy and the user lookup. A third tree (BENCH_ONE_RULE=0
+ * leaves it out) is the rendered tree of the same data with one rule: every
+ * rule but the last (everyone-at-the-nas) and the default deleted in a
+ * transaction that is rolled back after the render; it splits the difference
+ * into the rules' share and the user lookup's. BENCH_CLEARTEXT=1 adds a
  * third tree, the same with `Cleartext-Password` (no hash): the bound of the
  * daemon and of this load generator on the machine.
  *
@@ -40,7 +44,7 @@ import { checkConfig, freeUdpPort, writeRelease } from '../plugins/radius/test/e
 import { envInt, envSeconds, f2, loadAvg, machine, median, runAsMain, stopChild, tempDir, track } from './lib.js'
 import { rssKiB } from './lib/proc.js'
 import { firstAnswerMs, radiusLoad, type RadiusLoadResult } from './lib/udp-radius-load.js'
-import { PASSWORD, RADIUS_SECRET, SEED_NOTE, sizeFromEnv, sizeLine, startScaleApp, type ScaleApp } from './lib/scale-app.js'
+import { LAST_RULE, PASSWORD, RADIUS_SECRET, renderFiles, SEED_NOTE, sizeFromEnv, sizeLine, startScaleApp, type ScaleApp } from './lib/scale-app.js'
 
 interface Tree {
   label: string
@@ -55,13 +59,7 @@ interface Daemon {
   output: () => string
 }
 
-async function render(s: ScaleApp): Promise<{ files: RenderedFile[]; ms: number }> {
-  const entry = s.t.app.registry.renderers.find((r) => r.renderer.id === 'radius.freeradius')
-  if (!entry) throw new Error('the radius plugin registers no renderer radius.freeradius')
-  const t0 = performance.now()
-  const files = await s.t.app.db.transaction((trx) => entry.renderer.render(trx), { isolation: 'repeatable read' })
-  return { files, ms: performance.now() - t0 }
-}
+const render = (s: ScaleApp, oneRule = false) => renderFiles(s, 'radius.freeradius', oneRule)
 
 /** The ports of a tree: settings, set through the API before it is rendered. */
 async function placeTree(s: ScaleApp, root: string, label: string): Promise<{ dir: string; port: number }> {
@@ -105,16 +103,20 @@ post-auth {
 `,
 })
 
-/** `check`: the one entry's check item, e.g. `Crypt-Password := '$6$…'`. */
-function writeMinimal(dir: string, files: RenderedFile[], check: string): void {
-  // The rendered tree without its policy and user files, then the minimal site. The run folder
-  // (pid file) is a server option, fixed while the app runs: the minimal tree gets its own here.
+/**
+ * A rendered tree written with a run folder of its own (the pid file): the run folder is a server
+ * option, fixed while the app runs, and every daemon of the bench runs at the same time.
+ */
+function writeOwnRunDir(dir: string, files: RenderedFile[]): void {
   const runDir = `${dir}-run`
   mkdirSync(runDir, { recursive: true })
-  const kept = files
-    .filter((f) => !f.path.startsWith('portcullis/') && f.path !== 'sites-enabled/default')
-    .map((f) => (f.path === 'radiusd.conf' ? { ...f, content: f.content.replace(/^run_dir = .*$/m, `run_dir = "${runDir}"`) } : f))
-  writeRelease(dir, kept)
+  writeRelease(dir, files.map((f) => (f.path === 'radiusd.conf' ? { ...f, content: f.content.replace(/^run_dir = .*$/m, `run_dir = "${runDir}"`) } : f)))
+}
+
+/** `check`: the one entry's check item, e.g. `Crypt-Password := '$6$…'`. */
+function writeMinimal(dir: string, files: RenderedFile[], check: string): void {
+  // The rendered tree without its policy and user files, then the minimal site.
+  writeOwnRunDir(dir, files.filter((f) => !f.path.startsWith('portcullis/') && f.path !== 'sites-enabled/default'))
   const usersFile = path.join(dir, 'bench-users')
   writeFileSync(usersFile, `DEFAULT ${check}\n`)
   const m = MINIMAL_SITE(usersFile)
@@ -177,6 +179,10 @@ export async function runRadiusScale(): Promise<RadiusScaleResult> {
 
     // BENCH_CLEARTEXT=1: also the minimal tree with the password in clear (the bound without the hash).
     const cleartext = process.env.BENCH_CLEARTEXT === '1'
+    // BENCH_ONE_RULE=0: without the rendered tree of the same data with one rule (the rules' share).
+    const oneRule = process.env.BENCH_ONE_RULE !== '0'
+    const onePlace = oneRule ? await placeTree(s, root, 'rendered-one-rule') : null
+    const oneFiles = oneRule ? (await render(s, true)).files : []
     const minimalPlace = await placeTree(s, root, 'minimal')
     const minimalFiles = (await render(s)).files
     const clearPlace = cleartext ? await placeTree(s, root, 'minimal-cleartext') : null
@@ -197,6 +203,11 @@ export async function runRadiusScale(): Promise<RadiusScaleResult> {
     if (!/^\$6\$[^'\\\s]+$/.test(s.verifiers.sha512_crypt)) throw new Error('unexpected SHA-512-crypt text')
     writeMinimal(minimalPlace.dir, minimalFiles, `Crypt-Password := '${s.verifiers.sha512_crypt}'`)
     if (clearPlace) writeMinimal(clearPlace.dir, clearFiles, `Cleartext-Password := '${PASSWORD}'`)
+    if (onePlace) writeOwnRunDir(onePlace.dir, oneFiles)
+    for (const place of [onePlace, clearPlace]) {
+      const check = place ? checkConfig(place.dir) : { ok: true, output: '' }
+      if (!check.ok) throw new Error(`freeradius -C ${place!.dir}:\n${check.output}`)
+    }
     const c0 = performance.now()
     for (const dir of [renderedPlace.dir, minimalPlace.dir]) {
       const check = checkConfig(dir)
@@ -206,6 +217,7 @@ export async function runRadiusScale(): Promise<RadiusScaleResult> {
     const trees: Tree[] = [
       { label: 'rendered', ...renderedPlace },
       { label: 'minimal (one files entry, same hash)', ...minimalPlace },
+      ...(onePlace ? [{ label: `rendered, one rule (${LAST_RULE} + default)`, ...onePlace }] : []),
       ...(clearPlace ? [{ label: 'minimal, cleartext (no hash: the bound)', ...clearPlace }] : []),
     ]
     for (const tree of trees) {
@@ -225,7 +237,7 @@ export async function runRadiusScale(): Promise<RadiusScaleResult> {
         results[k].push(r)
         const odd = r.reject + r.bad + r.timeouts + r.challenge
         console.log(
-          `  round ${i + 1} ${trees[k].label.padEnd(40)} ${f2(r.rps).padStart(8)} req/s  CPU ${f2(r.cpuPerRequestMs ?? NaN).padStart(6)} ms/req  p50 ${f2(r.p50Ms)} ms p99 ${f2(r.p99Ms)} ms  accept ${r.accept}${odd ? `  reject ${r.reject} bad ${r.bad} timeouts ${r.timeouts}` : ''}`,
+          `  round ${i + 1} ${trees[k].label.padEnd(48)} ${f2(r.rps).padStart(8)} req/s  CPU ${f2(r.cpuPerRequestMs ?? NaN).padStart(6)} ms/req  p50 ${f2(r.p50Ms)} ms p99 ${f2(r.p99Ms)} ms  accept ${r.accept}${odd ? `  reject ${r.reject} bad ${r.bad} timeouts ${r.timeouts}` : ''}`,
         )
       }
     }
@@ -243,6 +255,12 @@ export async function runRadiusScale(): Promise<RadiusScaleResult> {
     for (const x of out) console.log(`| ${x.label} | ${f2(x.rpsMedian)} | ${f2(x.cpuPerRequestMedianMs)} ms | ${x.rssMiB.toFixed(0)} MiB | ${f2(x.startMs)} ms |`)
     console.log(`| ratio rendered/minimal | ${(rendered.rpsMedian / minimal.rpsMedian).toFixed(2)} (target ≥ 0.7) | ${(minimal.cpuPerRequestMedianMs / rendered.cpuPerRequestMedianMs).toFixed(2)} (minimal/rendered CPU, target ≥ 0.7) | ${(rendered.rssMiB / minimal.rssMiB).toFixed(2)} | ${(rendered.startMs / minimal.startMs).toFixed(2)} |`)
     console.log(`policy + lookup, daemon CPU per request (rendered − minimal): ${f2(rendered.cpuPerRequestMedianMs - minimal.cpuPerRequestMedianMs)} ms (target under 0.5 ms)`)
+    const one = onePlace ? out[2] : null
+    if (one) {
+      console.log(
+        `  of which the rules (rendered − rendered with one rule): ${f2(rendered.cpuPerRequestMedianMs - one.cpuPerRequestMedianMs)} ms; the user lookup and the rest (one rule − minimal): ${f2(one.cpuPerRequestMedianMs - minimal.cpuPerRequestMedianMs)} ms`,
+      )
+    }
     console.log(`render median ${f2(median(renderMs))} ms; freeradius -C ${f2(checkMs)} ms per tree`)
     const loadEnd = loadAvg()
     console.log(`load average at end: ${loadEnd}`)

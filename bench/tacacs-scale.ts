@@ -33,38 +33,9 @@ import { checkTacPlusNg, freePort, startTacPlusNg, tacPlusNgBinary, TAC_PLUS_NG_
 import { envInt, envSeconds, f2, loadAvg, machine, median, runAsMain, tempDir } from './lib.js'
 import { rssKiB } from './lib/proc.js'
 import { tacacsLoad, type TacacsKind, type TacacsLoadResult } from './lib/tacacs-load.js'
-import { PASSWORD, SEED_NOTE, sizeFromEnv, sizeLine, startScaleApp, TACACS_KEY, type ScaleApp } from './lib/scale-app.js'
+import { LAST_RULE, PASSWORD, renderFiles, SEED_NOTE, sizeFromEnv, sizeLine, startScaleApp, TACACS_KEY, type ScaleApp } from './lib/scale-app.js'
 
-const LAST_RULE = 'everyone-at-the-nas'
-
-class Rollback extends Error {
-  constructor(readonly files: RenderedFile[]) {
-    super('rolled back on purpose')
-  }
-}
-
-async function render(s: ScaleApp, onlyLastRule = false): Promise<{ files: RenderedFile[]; ms: number }> {
-  const entry = s.t.app.registry.renderers.find((r) => r.renderer.id === 'tacacs.tac_plus-ng')
-  if (!entry) throw new Error('the tacacs plugin registers no renderer tacacs.tac_plus-ng')
-  const t0 = performance.now()
-  if (!onlyLastRule) {
-    const files = await s.t.app.db.transaction((trx) => entry.renderer.render(trx), { isolation: 'repeatable read' })
-    return { files, ms: performance.now() - t0 }
-  }
-  try {
-    await s.t.app.db.transaction(
-      async (trx) => {
-        await trx('aaa_policy_rules').where({ is_default: false }).whereNot({ name: LAST_RULE }).del()
-        throw new Rollback(await entry.renderer.render(trx))
-      },
-      { isolation: 'repeatable read' },
-    )
-  } catch (e) {
-    if (e instanceof Rollback) return { files: e.files, ms: performance.now() - t0 }
-    throw e
-  }
-  throw new Error('unreachable')
-}
+const render = (s: ScaleApp, oneRule = false) => renderFiles(s, 'tacacs.tac_plus-ng', oneRule)
 
 interface Config {
   label: string

@@ -7,6 +7,7 @@
  * returned for the load generators and the minimal configurations.
  */
 import pg from 'pg'
+import type { RenderedFile } from '../../sdk/index.js'
 import { parseMasterKey } from '../../kernel/security/master-key.js'
 import { createSecrets } from '../../kernel/security/secrets.js'
 import { deriveVerifiers, sealVerifiers, type NetworkVerifiers } from '../../kernel/identity/verifiers.js'
@@ -75,3 +76,40 @@ export const sizeLine = (s: ScaleSize) =>
 
 export const SEED_NOTE =
   'data seeded DIRECTLY with bulk SQL (creating 20,000 users through the API takes over an hour: ~0.2 s of CPU per password); every user holds the same sealed verifiers (one SHA-512-crypt hash, 5,000 rounds)'
+
+/** The last rule before the default: it lets every bench user in at the NAS (scale-seed.ts). */
+export const LAST_RULE = 'everyone-at-the-nas'
+
+class Rollback extends Error {
+  constructor(readonly files: RenderedFile[]) {
+    super('rolled back on purpose')
+  }
+}
+
+/**
+ * The files of a registered renderer, read from one repeatable-read snapshot as the deploy reads
+ * them, and how long that took. `oneRule`: the same data with every rule but LAST_RULE and the
+ * default deleted first, in a transaction that is then rolled back (nothing changes).
+ */
+export async function renderFiles(s: ScaleApp, rendererId: string, oneRule = false): Promise<{ files: RenderedFile[]; ms: number }> {
+  const entry = s.t.app.registry.renderers.find((r) => r.renderer.id === rendererId)
+  if (!entry) throw new Error(`no renderer ${rendererId} is registered`)
+  const t0 = performance.now()
+  if (!oneRule) {
+    const files = await s.t.app.db.transaction((trx) => entry.renderer.render(trx), { isolation: 'repeatable read' })
+    return { files, ms: performance.now() - t0 }
+  }
+  try {
+    await s.t.app.db.transaction(
+      async (trx) => {
+        await trx('aaa_policy_rules').where({ is_default: false }).whereNot({ name: LAST_RULE }).del()
+        throw new Rollback(await entry.renderer.render(trx))
+      },
+      { isolation: 'repeatable read' },
+    )
+  } catch (e) {
+    if (e instanceof Rollback) return { files: e.files, ms: performance.now() - t0 }
+    throw e
+  }
+  throw new Error('unreachable: the one-rule render always rolls back')
+}
