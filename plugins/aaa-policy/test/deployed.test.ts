@@ -146,6 +146,14 @@ describe('AAA policy: changes not yet deployed, and the policy test of the deplo
     expect((await test({ command: 'show version', against: 'deployed' })).command_decision.decision).to.equal('permit')
   })
 
+  it('expiry: deployed answers from the expires_at the release was rendered with', async () => {
+    expect((await t.admin('PUT', `/api/v1/users/${alice.id}`, { body: { expires_at: '2001-01-01T00:00:00Z' } })).status, 'expire alice').to.equal(200)
+    expect((await test({ protocol: 'radius' })).decision).to.equal('deny')
+    const then = await test({ protocol: 'radius', against: 'deployed' })
+    expect(then.decision, then.reason).to.equal('permit')
+    expect((await t.admin('PUT', `/api/v1/users/${alice.id}`, { body: { expires_at: null } })).status).to.equal(200)
+  })
+
   it('deploying the change clears pending, and deployed then answers the new state', async () => {
     const before = (await status()).daemons
     await deploy()
