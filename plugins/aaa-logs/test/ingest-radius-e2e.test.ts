@@ -8,11 +8,13 @@
  * verified client stands beside what the NAS claims. Skipped where FreeRADIUS
  * and radclient are not installed.
  */
-import { existsSync, readdirSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { RadiusLab, SECRET } from '../../radius/test/e2e-lab.js'
-import { FREERADIUS_PRESENT, FREERADIUS_SKIP, radclient, rcString } from '../../radius/test/e2e-support.js'
+import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, radclient, rcString } from '../../radius/test/e2e-support.js'
 import { startTestApp } from '../../../test/kit/app.js'
 
 type Row = Record<string, unknown>
@@ -157,6 +159,32 @@ describe('aaa-logs: RADIUS rows from FreeRADIUS (reject reasons, reply attribute
     const row = await sent('dana', () => lab.pap('dana', lab.pw.dana), 'Access-Accept')
     expect(row.source_file).to.equal(path.join(moved, readdirSync(moved).find((f) => f.startsWith('radius-auth-'))!))
     expect(existsSync(moved)).to.equal(true)
+  })
+
+  it('no AAA policy loaded (the radius plugin alone): no_policy', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-nopolicy-'))
+    const t = await startTestApp({ plugins: ['inventory', 'radius', 'aaa-logs'], settings: { 'aaa-logs.poll_ms': 20 }, options: { 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run') } })
+    let daemon: { stop(): Promise<void> } | undefined
+    try {
+      const pw = `Np-${randomBytes(9).toString('base64url')}-7z`
+      expect((await t.admin('POST', '/api/v1/users', { body: { username: 'olga', password: pw, network_login: true } })).status).to.equal(201)
+      expect((await t.admin('POST', '/api/v1/devices', { body: { name: 'sw9', address: '127.0.0.1/32', radius_secret: 'np-secret' } })).status).to.equal(201)
+      const up = await deployFreeradius(t, path.join(dir, 'release'))
+      daemon = up.daemon
+      const r = await radclient(up.port, 'auth', 'np-secret', ['User-Name = "olga"', `User-Password = ${rcString(pw)}`, 'Message-Authenticator = 0x00'])
+      expect(r.code, r.raw).to.equal('Access-Reject')
+      const end = Date.now() + 15_000
+      let items: Row[] = []
+      while (items.length === 0 && Date.now() < end) {
+        items = ((await t.admin('GET', `${AUTH}?username=olga`)).body as { items: Row[] }).items
+        if (!items.length) await new Promise((res) => setTimeout(res, 50))
+      }
+      expect(items[0]).to.include({ status: 'reject', reject_reason: 'no_policy', auth_type: 'PAP', device_name: 'sw9', rule_name: null })
+    } finally {
+      await daemon?.stop()
+      await t.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('the ingester\'s own folder options are gone: a value given refuses the boot, naming the option to set', async () => {
