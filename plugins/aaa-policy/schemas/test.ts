@@ -80,6 +80,13 @@ export const PolicyTestRequest = Type.Object(
       }),
     ),
     nas_attributes: Type.Optional(NasAttributes),
+    trace: Type.Optional(
+      StringEnum(['all', 'relevant'] as const, {
+        default: 'all',
+        description:
+          "`all` (default): every rule tried is in `trace`. `relevant`: the steps of rules whose WHO is another user or a group the user is not in are left out (they say nothing about this user); the walk and the decision are the same, and `rules_tried` still counts every rule tried. At thousands of rules this keeps a deep match's answer small.",
+      }),
+    ),
     at: Type.Optional(
       Type.String({
         format: 'date-time',
@@ -158,7 +165,8 @@ export const PolicyTestResponse = Type.Object(
         { additionalProperties: false, description: 'Always present: what the answer was computed from (`against`).' },
       ),
     ),
-    trace: Type.Array(PolicyTraceStep, { description: 'The rules tried, in order, up to the one that decided.' }),
+    rules_tried: Type.Integer({ minimum: 0, description: 'How many rules were tried, up to and including the deciding one (0 when the request was refused before any rule); with `trace: relevant` more than `trace` lists.' }),
+    trace: Type.Array(PolicyTraceStep, { description: 'The rules tried, in order, up to the one that decided (with `trace: relevant`, only those whose WHO concerns the user).' }),
   },
   { title: 'PolicyTestResponse', additionalProperties: false },
 )

@@ -93,7 +93,7 @@ export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: Polic
   const trace: Step[] = []
   // A RADIUS request always authenticates; a TACACS+ one only when asked (authorization is separate).
   const method: Method | null = input.method ?? (protocol === 'radius' ? 'pap' : null)
-  const result: PolicyTestResult = { decision: 'deny', reason: '', user: null, device: null, matched_rule: null, profile: null, attributes: [], method, command_decision: null, authorization_reply: null, trace }
+  const result: PolicyTestResult = { decision: 'deny', reason: '', user: null, device: null, matched_rule: null, profile: null, attributes: [], method, command_decision: null, authorization_reply: null, rules_tried: 0, trace }
   const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
 
   // The user, as the daemons know users: they are rendered from the enabled users with network login.
@@ -168,7 +168,8 @@ async function decide(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, r
   const rules = await db.listRules()
   // The walk and its trace: services/first-match.ts (the parts of each step that do not depend on the request are prepared once per list).
   const at = input.at === undefined ? new Date() : new Date(input.at)
-  const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace, { at, source: sourcePrefix(source), sourceText: source })
+  const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace, { at, source: sourcePrefix(source), sourceText: source, relevantOnly: input.trace === 'relevant' })
+  result.rules_tried = matched ? rules.indexOf(matched) + 1 : rules.length
   if (!matched) return deny('no enabled rule matched (the default rule is disabled): the daemon denies when no rule decides')
   result.matched_rule = { id: matched.id, name: matched.name, position: matched.position }
 
