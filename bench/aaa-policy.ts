@@ -43,7 +43,10 @@
  *    contrast. Then (issue 12) the deep match with a login `method`: tacacs pap,
  *    tacacs ascii, and radius chap (the probe users hold sealed network
  *    verifiers with the CHAP cleartext, so the login step passes and the rules
- *    decide: permit). Bounds: the statements the route ran (captured from
+ *    decide: permit); an exec start with the NAS's own pairs (merged into the
+ *    REPLY as tac_plus-ng merges them); and `trace: relevant` (the steps of rules
+ *    about other users left out) on the deep, the pap-with-pairs and the
+ *    no-match cases. Bounds: the statements the route ran (captured from
  *    knex's query events during one request) replayed through bare pg in one
  *    repeatable-read transaction; evaluate() called in process without HTTP
  *    (with the in-memory rule cache the route uses, services/cache.ts); and the
@@ -64,7 +67,7 @@
  *
  * Figures only: nothing fails on a timing. Run: node --import tsx bench/aaa-policy.ts
  * (BENCH_JSON=file writes the figures as JSON; BENCH_PARTS=1 runs only the policy
- * test, BENCH_POLICY_CASES=1,4 only those of its six cases, 1-based).
+ * test, BENCH_POLICY_CASES=1,4 only those of its ten cases, 1-based).
  */
 import http from 'node:http'
 import os from 'node:os'
@@ -613,6 +616,9 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
     // 1. The policy test.
     if (part(1)) console.log(`\n== 1. POST /api/v1/aaa/policy/test (tacacs, command "${PROBE_COMMAND}"; load ${loadAvg()}) ==`)
     const tacacsTest = (p: Probe, method?: PolicyTestInput['method']): PolicyTestInput => ({ username: p.username, device_id: p.deviceId, protocol: 'tacacs', command: PROBE_COMMAND, ...(method ? { method } : {}) })
+    const execStart = (p: Probe): PolicyTestInput => ({ username: p.username, device_id: p.deviceId, protocol: 'tacacs' })
+    // What an IOS NAS adds to an exec start, and a vendor pair: an optional priv-lvl (replaced by the profile's) and a protocol (passed through).
+    const NAS_PAIRS = [{ name: 'priv-lvl', value: '1', optional: true }, { name: 'protocol', value: 'ip' }]
     const cases: [string, Probe, number, PolicyTestInput][] = [
       ['first match deep', probes.deep, probes.deep.position, tacacsTest(probes.deep)],
       ['no match: the default rule', probes.none, probes.defaultPosition, tacacsTest(probes.none)],
@@ -621,10 +627,15 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
       ['first match deep, method pap', probes.deep, probes.deep.position, tacacsTest(probes.deep, 'pap')],
       ['first match deep, method ascii', probes.deep, probes.deep.position, tacacsTest(probes.deep, 'ascii')],
       ['first match deep, RADIUS, method chap', probes.deep, probes.deep.position, { username: probes.deep.username, device_id: probes.deep.deviceId, protocol: 'radius', method: 'chap' }],
+      // Issue 12: the NAS's own pairs (an exec start, merged into the REPLY), and the trace of the rules about this user only.
+      ['first match deep, exec start with NAS pairs', probes.deep, probes.deep.position, { ...execStart(probes.deep), nas_attributes: NAS_PAIRS }],
+      ['first match deep, trace relevant', probes.deep, probes.deep.position, { ...tacacsTest(probes.deep), trace: 'relevant' }],
+      ['first match deep, method pap, NAS pairs, trace relevant', probes.deep, probes.deep.position, { ...execStart(probes.deep), method: 'pap', nas_attributes: NAS_PAIRS, trace: 'relevant' }],
+      ['no match: the default rule, trace relevant', probes.none, probes.defaultPosition, { ...tacacsTest(probes.none), trace: 'relevant' }],
     ]
     for (const [label, , want, body] of cases.filter((_, i) => part(1) && (policyCases === null || policyCases.includes(i + 1)))) {
       const first = ok(await call('POST', '/api/v1/aaa/policy/test', body), label)
-      const answer = JSON.parse(first.text) as { decision: string; reason: string; matched_rule: { position: number } | null; trace: unknown[]; command_decision: unknown }
+      const answer = JSON.parse(first.text) as { decision: string; reason: string; matched_rule: { position: number } | null; trace: unknown[]; rules_tried: number; command_decision: unknown }
       if (answer.matched_rule?.position !== want) throw new Error(`${label}: matched ${JSON.stringify(answer.matched_rule)}, expected position ${want} (${answer.reason})`)
       if (body.method && answer.decision !== 'permit') throw new Error(`${label}: ${answer.decision}, expected permit (${answer.reason})`)
       const statements = await captureTransaction(knex, () => call('POST', '/api/v1/aaa/policy/test', body))
@@ -647,7 +658,7 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
       for (let i = 0; i < 20; i++) JSON.stringify(inProcResult)
       const jsonMs = (performance.now() - j0) / 20
       const fig: Figure = {
-        label: `policy test, ${body.protocol}, ${label} (position ${want}, trace ${answer.trace.length} steps)`,
+        label: `policy test, ${body.protocol}, ${label} (position ${want}, ${answer.rules_tried} rules tried, trace ${answer.trace.length} steps)`,
         target: 5,
         api,
         bytes: first.bytes,
