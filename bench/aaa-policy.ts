@@ -611,6 +611,7 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
     const ruleCache = createRuleViewCache(targets)
     const deps: EvaluateDeps = { identity: app.identity, inventory, tacacs, radius, listRules: (db) => ruleCache.views(db) }
     const rr = { isolation: 'repeatable read' as const }
+    const FROM_DATABASE = { against: 'database' as const, daemon: null, release: null, deploy_id: null, deployed_at: null }
     const writeAnswer = compileSerializer(PolicyTestResponse)
 
     // 1. The policy test.
@@ -639,7 +640,8 @@ export async function runAaaPolicy(o: { printMachine?: boolean } = {}): Promise<
       if (answer.matched_rule?.position !== want) throw new Error(`${label}: matched ${JSON.stringify(answer.matched_rule)}, expected position ${want} (${answer.reason})`)
       if (body.method && answer.decision !== 'permit') throw new Error(`${label}: ${answer.decision}, expected permit (${answer.reason})`)
       const statements = await captureTransaction(knex, () => call('POST', '/api/v1/aaa/policy/test', body))
-      const inProc = () => app!.db.transaction((trx) => evaluate(deps, trx, body), rr)
+      // As the route answers it: evaluate's answer, and what answered (the database, here).
+      const inProc = async () => ({ ...(await app!.db.transaction((trx) => evaluate(deps, trx, body), rr)), answered_from: FROM_DATABASE })
       const inProcResult = await inProc()
       // The kernel's writer for the route's answer schema, as the route compiles it (kernel/http/serialize.ts).
       // On a fresh answer each time (made outside the clock): a written answer's strings stay flattened, so rewriting one would flatter the writer.
