@@ -74,6 +74,17 @@ export interface TacacsProfile {
   updated_at: string
 }
 
+/** One AV pair as the NAS sends or receives it: `name=value` (mandatory) or `name*value` (optional). */
+export interface AvPair {
+  name: string
+  value: string
+  optional?: boolean
+}
+
+export type AuthorizationReply =
+  | { status: 'pass_add' | 'pass_repl'; attributes: AvPair[] }
+  | { status: 'fail'; attributes: AvPair[]; /** The NAS pair the profile does not set. */ refused: AvPair }
+
 export interface CommandDecision {
   decision: 'permit' | 'deny'
   /** The command entry that decided, or null when the default action did. */
@@ -83,8 +94,6 @@ export interface CommandDecision {
 }
 
 import type { PolicyRuleView, PolicySource } from '../../sdk/index.js'
-import type { AuthorizationReply, AvPair } from './services/author-reply.js'
-export type { AuthorizationReply, AvPair }
 /** The policy's rules as the renderers see them: defined once in the SDK, shared with the radius plugin. */
 export type { PolicyRuleView, PolicySource }
 

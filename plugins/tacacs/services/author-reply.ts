@@ -16,18 +16,7 @@
  *
  * A command authorization under service shell short-cuts all of this: PASS_ADD, no pairs.
  */
-import type { ShellAttribute, TacacsProfile } from '../api.js'
-
-/** One AV pair as the NAS sends or receives it: `name=value` (mandatory) or `name*value` (optional). */
-export interface AvPair {
-  name: string
-  value: string
-  optional?: boolean
-}
-
-export type AuthorizationReply =
-  | { status: 'pass_add' | 'pass_repl'; attributes: AvPair[] }
-  | { status: 'fail'; attributes: AvPair[]; /** The NAS pair the profile does not set. */ refused: AvPair }
+import type { AuthorizationReply, AvPair, ShellAttribute, TacacsProfile } from '../api.js'
 
 const wire = (p: AvPair): string => `${p.name}${p.optional ? '*' : '='}${p.value}`
 const isSeparator = (c: string | undefined) => c === '=' || c === '*'
