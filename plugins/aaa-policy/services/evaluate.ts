@@ -11,8 +11,8 @@
  *   a RADIUS accept of a user who will expire carries Session-Timeout (the seconds left) first;
  * - a login (`method`; RADIUS always, PAP unless asked) needs what the daemon
  *   checks the password against: the user's network verifiers, the kept
- *   cleartext for RADIUS CHAP; tac_plus-ng is rendered a login crypt only, so
- *   it checks PAP and ASCII and rejects CHAP and MS-CHAP; enable is the matched
+ *   cleartext for CHAP (both daemons) and for MS-CHAP on tac_plus-ng (which
+ *   cannot use the NT hash FreeRADIUS gets); enable is the matched
  *   profile's (`enable_mode`: none refuses, login needs the login verifier,
  *   secret takes the profile's secret), at level 15 as `enable` asks. Without it
  *   the request is refused before any rule too (the password is taken to be
@@ -61,21 +61,25 @@ const METHOD_NAME: Record<Method, string> = { pap: 'PAP', chap: 'CHAP', mschapv2
 
 /**
  * Why the daemon cannot check this login, or null when it can (the password taken to be right).
- * tac_plus-ng gets `password login = crypt …` and `password pap = login` per user and nothing
- * else: no CHAP or MS-CHAP password, so those logins fail whoever asks. Enable comes from the
- * matched rule's profile (`enableRefusal`).
+ * tac_plus-ng gets `password login = crypt …` and `password pap = login` per user, and the kept
+ * cleartext as `password chap`/`password ms-chap = clear …` (plugins/tacacs/renderers/chap.ts):
+ * CHAP and MS-CHAP work only for those users. Enable comes from the matched rule's profile
+ * (`enableRefusal`).
  * FreeRADIUS gets the SHA-512 crypt (PAP), the NT hash (MS-CHAPv2), and the kept cleartext for a
  * user with chap_enabled whose password was set while it was on (CHAP).
  */
 async function loginRefusal(db: PolicyData, protocol: keyof typeof PROTOCOL, method: Method, user: UserRow): Promise<string | null> {
-  if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2')) {
-    return `tac_plus-ng is given no ${METHOD_NAME[method]} password for any user (only the login crypt, for PAP and ASCII), so it rejects a ${METHOD_NAME[method]} login`
-  }
   // Enable depends on the profile the ruleset gives (tac_plus-ng runs the ruleset for it): permitTacacs decides it.
   if (protocol === 'tacacs' && method === 'enable') return null
   const verifiers = await db.loginMaterial(user.id)
   if (!verifiers) {
     return `user ${user.username} has no network password (none set since network login was turned on, or a directory user: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
+  }
+  if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && !verifiers.tacacs_chap) {
+    return `${METHOD_NAME[method]} is not supported for user ${user.username}: tac_plus-ng needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and not holding "\${"), so it rejects the login (its log says "${method === 'chap' ? 'failed (no clear text password set)' : 'failed'}")`
+  }
+  if (protocol === 'tacacs' && method === 'mschapv2' && !verifiers.tacacs_mschap) {
+    return `MS-CHAPv2 is not supported for user ${user.username}: the password holds a character outside the Basic Multilingual Plane, which tac_plus-ng hashes wrongly for MS-CHAP, so it is not given one and rejects the login (CHAP works)`
   }
   if (protocol === 'radius' && method === 'chap' && !verifiers.chap) {
     return `CHAP is not supported for user ${user.username}: it needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and holding no control character); FreeRADIUS rejects`

@@ -16,6 +16,10 @@ export type PolicyUser = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_
 export interface LoginMaterial {
   /** FreeRADIUS is given the kept cleartext (CHAP): present, and writable into its files. */
   chap: boolean
+  /** tac_plus-ng is given it for CHAP (`password chap = clear`); absent (inputs of an older release): false, as it was then. */
+  tacacs_chap?: boolean
+  /** …and for MS-CHAP (`password ms-chap = clear`). */
+  tacacs_mschap?: boolean
 }
 
 export interface PolicyData {
@@ -37,6 +41,17 @@ export interface PolicyData {
 // eslint-disable-next-line no-control-regex -- the renderer refuses control characters, so must the test
 export const CHAP_WRITABLE = /^[^\u0000-\u001f\u007f]+$/
 
+/**
+ * What tac_plus-ng is given of a kept password (plugins/tacacs/renderers/chap.ts, the same predicates):
+ * CHAP unless it holds `${` (replaced from the daemon's environment) or NUL; MS-CHAP only when it is
+ * also inside the Basic Multilingual Plane (the daemon's UTF-16 conversion gets the others wrong).
+ */
+export function loginMaterialOf(v: { cleartext?: string }): LoginMaterial {
+  const c = v.cleartext
+  const tacacsChap = c !== undefined && !c.includes('\0') && !c.includes('${')
+  return { chap: c !== undefined && CHAP_WRITABLE.test(c), tacacs_chap: tacacsChap, tacacs_mschap: tacacsChap && !/[\u{10000}-\u{10FFFF}]/u.test(c) }
+}
+
 export interface DatabaseDataDeps {
   identity: IdentityService
   inventory: InventoryService
@@ -52,7 +67,7 @@ export function databasePolicyData(d: DatabaseDataDeps, db: Knex.Transaction): P
     findUser: (username) => d.identity.findUser({ username }, db),
     async loginMaterial(userId) {
       const v = await d.identity.networkVerifiers(userId, db)
-      return v ? { chap: v.cleartext !== undefined && CHAP_WRITABLE.test(v.cleartext) } : null
+      return v ? loginMaterialOf(v) : null
     },
     groupIdsOf: (userId) => d.identity.groupIdsOf(userId, db),
     getDevice: (id) => d.inventory.getDevice(id, db),

@@ -4,8 +4,8 @@
  *
  * - Command lines split as a NAS splits them (space and TAB only): NBSP and the other Unicode
  *   spaces stay inside a word, a line holding LF or CR is denied, a word `<cr>` is literal.
- * - Logins by method: PAP and ASCII (TACACS+), PAP, CHAP and MS-CHAPv2 (RADIUS), TACACS+ CHAP
- *   and enable; a user without network password material is rejected by both daemons.
+ * - Logins by method: PAP and ASCII (TACACS+), PAP, CHAP and MS-CHAPv2 (RADIUS), TACACS+ CHAP,
+ *   MS-CHAPv2 and enable; a user without network password material is rejected by both daemons.
  * - A device without a RADIUS secret inside a wider device with one: FreeRADIUS answers it as the
  *   wider client, and so does the policy test.
  *
@@ -199,7 +199,7 @@ describe('AAA policy e2e: the policy test answers what tac_plus-ng and FreeRADIU
     expect([res.status, res.body.field]).to.deep.equal([422, 'command'])
   })
 
-  it('tac_plus-ng: PAP and ASCII log in a user with a password and reject one without; CHAP and enable are rejected: as the policy test says', async function () {
+  it('tac_plus-ng: PAP and ASCII log in a user with a password and reject one without; CHAP and MS-CHAPv2 only a user with chap_enabled; enable is rejected: as the policy test says', async function () {
     needTacacs.call(this)
     const port = tacacs!.daemon.port
     const cases: [string, string, () => Promise<boolean>][] = [
@@ -209,6 +209,8 @@ describe('AAA policy e2e: the policy test answers what tac_plus-ng and FreeRADIU
       ['nopw-user', 'ascii', async () => (await tacClient().authenticateAscii('nopw-user', PASSWORD)).pass],
       ['pw-user', 'chap', async () => (await authen(port, chapStart('pw-user', PASSWORD), MINOR_VERSION_ONE, PASSWORD)) === 'pass'],
       ['chap-user', 'chap', async () => (await authen(port, chapStart('chap-user', PASSWORD), MINOR_VERSION_ONE, PASSWORD)) === 'pass'],
+      ['pw-user', 'mschapv2', async () => (await tacClient().authenticateMschapV2('pw-user', PASSWORD)).pass],
+      ['chap-user', 'mschapv2', async () => (await tacClient().authenticateMschapV2('chap-user', PASSWORD)).pass],
       ['pw-user', 'enable', async () => (await authen(port, enableStart('pw-user'), MINOR_VERSION_DEFAULT, PASSWORD)) === 'pass'],
     ]
     const results = await Promise.all(
@@ -219,7 +221,7 @@ describe('AAA policy e2e: the policy test answers what tac_plus-ng and FreeRADIU
     )
     const table = Object.fromEntries(results.map((r) => [r.what, r.daemon]))
     expect(table).to.deep.equal({
-      'pw-user pap': 'permit', 'pw-user ascii': 'permit', 'nopw-user pap': 'deny', 'nopw-user ascii': 'deny', 'pw-user chap': 'deny', 'chap-user chap': 'deny', 'pw-user enable': 'deny',
+      'pw-user pap': 'permit', 'pw-user ascii': 'permit', 'nopw-user pap': 'deny', 'nopw-user ascii': 'deny', 'pw-user chap': 'deny', 'chap-user chap': 'permit', 'pw-user mschapv2': 'deny', 'chap-user mschapv2': 'permit', 'pw-user enable': 'deny',
     })
     expect(results.filter((r) => r.daemon !== r.sim).map((r) => `${r.what}: daemon ${r.daemon}, policy test ${r.sim} (${r.reason})`)).to.deep.equal([])
     // Authorization alone does not check a password: the daemon and the test (no method) permit the exec start.

@@ -377,13 +377,19 @@ describe('AAA policy: the policy test and the TACACS+ preview', () => {
       }
     })
 
-    it('TACACS+: CHAP and MS-CHAPv2 are rejected for everyone (the rendered users hold a login crypt only); enable under a profile with enable_mode none too', async () => {
-      for (const method of ['chap', 'mschapv2', 'enable']) {
-        for (const u of [alice, chapUser]) {
-          const r = await test({ username: u.username, ...on(), method })
-          expect(r, `${method} ${u.username}`).to.include({ decision: 'deny', method })
-          expect(r.reason).to.contain(method === 'enable' ? 'enable_mode is none' : 'tac_plus-ng is given no')
-        }
+    it('TACACS+: CHAP and MS-CHAPv2 work for a user with chap_enabled (tac_plus-ng is given the kept password) and are rejected with the reason for anyone else; enable under a profile with enable_mode none is rejected', async () => {
+      for (const method of ['chap', 'mschapv2']) {
+        expect(await test({ username: chapUser.username, ...on(), method }), method).to.include({ decision: 'permit', method })
+        const r = await test({ username: alice.username, ...on(), method })
+        expect(r, `${method} ${alice.username}`).to.include({ decision: 'deny', method, matched_rule: null })
+        expect(r.reason).to.contain('is not supported for user').and.contain('chap_enabled').and.contain('tac_plus-ng needs the cleartext password')
+        const none = await test({ username: noPassword.username, ...on(), method })
+        expect(none.reason, method).to.contain('no network password')
+      }
+      for (const u of [alice, chapUser]) {
+        const r = await test({ username: u.username, ...on(), method: 'enable' })
+        expect(r, `enable ${u.username}`).to.include({ decision: 'deny', method: 'enable' })
+        expect(r.reason).to.contain('enable_mode is none')
       }
     })
   })

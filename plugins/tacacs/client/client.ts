@@ -3,13 +3,14 @@
  * connection per session (single-connect off), a random session id, odd
  * sequence numbers from the client and even ones from the server, bodies
  * obfuscated with the shared key. Authentication (ASCII login with CONTINUE,
- * PAP, enable), authorization and accounting.
+ * PAP, CHAP, MS-CHAPv1, MS-CHAPv2, enable), authorization and accounting.
  *
  * The server sees the connection's source address: pass `localAddress` (for
  * example 127.0.0.5 on Linux loopback) to act as the device with that address.
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import net from 'node:net'
+import { mschapV1NtResponse, ntResponse } from '../../../sdk/index.js'
 import {
   AcctFlag,
   AcctStatus,
@@ -38,7 +39,7 @@ import {
   type Header,
 } from './packet.js'
 
-import type { AccountOptions, AcctOutcome, AcctResult, AuthenOutcome, AuthenResult, AuthorizeOptions, AuthorOutcome, AuthorResult, SessionOptions, TacacsClientOptions } from './types.js'
+import type { AccountOptions, AcctOutcome, AcctResult, AuthenOutcome, ChallengeOptions, AuthenResult, AuthorizeOptions, AuthorOutcome, AuthorResult, SessionOptions, TacacsClientOptions } from './types.js'
 
 export type * from './types.js'
 
@@ -264,20 +265,57 @@ export class TacacsClient {
 
   /** PAP login: one START of minor version 1 with the password in the data field. */
   authenticatePap(user: string, password: string, s: SessionOptions = {}): Promise<AuthenResult> {
+    return this.singleStart('PAP', AuthenType.PAP, user, Buffer.from(password, 'utf8'), s)
+  }
+
+  /**
+   * CHAP login (RFC 8907 §5.4.2.3): one START of minor version 1 whose data is the PPP id, the
+   * challenge and MD5(id, password, challenge) (RFC 1994). Random id and 16-byte challenge unless given.
+   */
+  authenticateChap(user: string, password: string, s: ChallengeOptions = {}): Promise<AuthenResult> {
+    const id = s.pppId ?? randomBytes(1)[0]
+    const challenge = s.challenge ?? randomBytes(16)
+    const response = createHash('md5').update(Buffer.from([id])).update(Buffer.from(password, 'utf8')).update(challenge).digest()
+    return this.singleStart('CHAP', AuthenType.CHAP, user, Buffer.concat([Buffer.from([id]), challenge, response]), s)
+  }
+
+  /**
+   * MS-CHAPv1 login (RFC 8907 §5.4.2.5): data is the PPP id, the 8-byte challenge and the 49-byte
+   * MS-CHAP response (RFC 2433: LM response left zero, NT response, flags 1 = use the NT response).
+   */
+  authenticateMschapV1(user: string, password: string, s: ChallengeOptions = {}): Promise<AuthenResult> {
+    const challenge = s.challenge ?? randomBytes(8)
+    const response = Buffer.concat([Buffer.alloc(24), mschapV1NtResponse(challenge, password), Buffer.from([1])])
+    return this.singleStart('MS-CHAPv1', AuthenType.MSCHAP, user, Buffer.concat([Buffer.from([s.pppId ?? randomBytes(1)[0]]), challenge, response]), s)
+  }
+
+  /**
+   * MS-CHAPv2 login (RFC 8907 §5.4.2.6): data is the PPP id, the 16-byte authenticator challenge
+   * and the 49-byte response (RFC 2759: peer challenge, 8 reserved zero bytes, NT response, flags 0).
+   */
+  authenticateMschapV2(user: string, password: string, s: ChallengeOptions & { peerChallenge?: Buffer } = {}): Promise<AuthenResult> {
+    const challenge = s.challenge ?? randomBytes(16)
+    const peer = s.peerChallenge ?? randomBytes(16)
+    const response = Buffer.concat([peer, Buffer.alloc(8), ntResponse(challenge, peer, user, password), Buffer.from([0])])
+    return this.singleStart('MS-CHAPv2', AuthenType.MSCHAPV2, user, Buffer.concat([Buffer.from([s.pppId ?? randomBytes(1)[0]]), challenge, response]), s)
+  }
+
+  /** The inbound logins that need one START (minor version 1) with everything in its data field. */
+  private singleStart(what: string, authenType: number, user: string, data: Buffer, s: SessionOptions): Promise<AuthenResult> {
     return this.session(PacketType.AUTHEN, s, async (session) => {
       const request = encodeAuthenStart({
         action: AuthenAction.LOGIN,
         privLvl: s.privLvl ?? 1,
-        authenType: AuthenType.PAP,
+        authenType,
         authenService: AuthenService.LOGIN,
         user,
         port: s.port ?? 'tty0',
         remAddr: s.remAddr ?? '',
-        data: password,
+        data,
       })
       const reply = decodeBody(decodeAuthenReply, (await session.exchange(request, MINOR_VERSION_ONE)).body)
       const done = authenOutcome(reply.status)
-      if (!done) throw new TacacsProtocolError(`PAP answered with status 0x${reply.status.toString(16)}`)
+      if (!done) throw new TacacsProtocolError(`${what} answered with status 0x${reply.status.toString(16)}`)
       return { status: done, pass: done === 'pass', serverMsg: reply.serverMsg, data: reply.data, rounds: 1 }
     })
   }

@@ -24,6 +24,14 @@ export interface SessionOptions {
   privLvl?: number
 }
 
+/** The challenge-response logins (CHAP, MS-CHAP): random values unless a test fixes them. */
+export interface ChallengeOptions extends SessionOptions {
+  /** The PPP identifier byte. */
+  pppId?: number
+  /** The server's challenge as the NAS got it (CHAP: any length, 16 by default; MS-CHAPv1: 8; MS-CHAPv2: 16). */
+  challenge?: Buffer
+}
+
 export type AuthenOutcome = 'pass' | 'fail' | 'error' | 'restart' | 'follow'
 
 export interface AuthenResult {

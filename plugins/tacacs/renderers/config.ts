@@ -2,8 +2,9 @@
  * The whole tac_plus-ng configuration (renderer `tacacs.tac_plus-ng`): the
  * spawnd listener, the log destinations of the ingester's format, the device
  * tree with keys, the profiles, the user groups, the network users with their
- * SHA-512 crypt verifier, and the ruleset in AAA policy order. One file,
- * `tac_plus-ng.cfg`, mode 0600 (it holds keys and password hashes).
+ * SHA-512 crypt verifier (and, for chap_enabled users, the kept CHAP password:
+ * chap.ts), and the ruleset in AAA policy order. One file, `tac_plus-ng.cfg`,
+ * mode 0600 (it holds keys, password hashes and CHAP passwords).
  *
  * `buildTacPlusNgConfig` is the pure part (data in, text out, byte-identical
  * for the same data); `createTacPlusNgRenderer` reads the data through the
@@ -25,6 +26,7 @@ import type { Knex } from 'knex'
 import type { ConfigRenderer, DaemonAccount, IdentityService, NetworkUser, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
 import type { Device, DeviceGroup, InventoryService } from '../../inventory/api.js'
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
+import { chapPasswordLines, tacPlusNgCleartextIn } from './chap.js'
 import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
 import { deviceGroupIdent, deviceIdent, userGroupIdent, userIdent } from './names.js'
 import { renderTimespec } from './rule.js'
@@ -136,7 +138,7 @@ function renderUsers(input: TacPlusNgConfigInput): string[] {
     out.push(`user ${userIdent(u.username)} {`)
     if (u.verifiers) {
       if (!SHA512_CRYPT.test(u.verifiers.sha512_crypt)) throw new TacPlusNgRenderError(`user ${u.username}: the stored verifier is not a SHA-512 crypt string`)
-      out.push(`${T}password login = crypt ${tacString(u.verifiers.sha512_crypt)}`, `${T}password pap = login`)
+      out.push(`${T}password login = crypt ${tacString(u.verifiers.sha512_crypt)}`, `${T}password pap = login`, ...chapPasswordLines(u.verifiers.cleartext, T))
     } else {
       // Known to the daemon (authorization follows the rules, as the policy test says), but no password logs in.
       out.push(`${T}${tacComment('no network password set since network login was turned on')}`, `${T}password login = deny`, `${T}password pap = deny`)
@@ -292,4 +294,6 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
   account: () => daemonAccount(d),
   // The dated logs of log-format.ts (authentication-2026-11-23.log …): removed after deploy.log_retention_days.
   folders: () => [{ directory: logDirectoryOf(d), logs: /^(?:authentication|authorization|accounting)-\d{4}-\d{2}-\d{2}\.log$/ }],
+  // Older releases holding a CHAP password this one no longer has are removed at deploy.
+  cleartextIn: (files) => tacPlusNgCleartextIn(files, TAC_PLUS_NG_CONFIG_FILE),
 })
