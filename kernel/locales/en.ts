@@ -74,6 +74,7 @@ export default {
     role_name_taken: 'A role named "{{name}}" already exists.',
     cannot_delete_self: 'You cannot delete your own account.',
     last_admin: 'This is the last enabled administrator; it cannot be deleted, disabled or demoted.',
+    last_lasting_admin: 'This is the last enabled administrator without an expiry; giving it one would leave nobody to administer the platform once it passes.',
     user_referenced: 'The user is still referenced by {{referrers}}. Remove those references first.',
     group_referenced: 'The user group is still referenced by {{referrers}}. Remove those references first.',
     group_not_found: 'There is no user group with id {{id}}.',

@@ -134,3 +134,27 @@ describe('users API: expiry and the lockout clear', () => {
     })
   })
 })
+
+describe('users API: one enabled administrator never expires', () => {
+  let t: TestApp
+  before(async () => {
+    t = await startTestApp()
+  })
+  after(async () => t?.stop())
+
+  it('refuses an expiry for the last enabled administrator without one (409 LAST_ADMIN at expires_at), changing nothing', async () => {
+    const me = (await t.admin('GET', '/api/v1/auth/me')).body.id as string
+    const boot = (await t.app.db.knex('users').where({ username: 'admin' }).first('id'))!.id
+    const later = '2040-01-01T00:00:00Z'
+    expect((await t.admin('PUT', `/api/v1/users/${boot}`, { body: { expires_at: later } })).status).to.equal(200)
+    const before = await t.app.db.knex('users').where({ id: me }).first()
+    const r = await t.admin('PUT', `/api/v1/users/${me}`, { body: { expires_at: later, display_name: 'changed' } })
+    expectError(r, 409, 'LAST_ADMIN', 'expires_at')
+    expect(r.body.detail).to.include('without an expiry')
+    expect(await t.app.db.knex('users').where({ id: me }).first()).to.deep.equal(before)
+    // Null is no expiry: always allowed. With the other administrator lasting again, this one may expire.
+    expect((await t.admin('PUT', `/api/v1/users/${me}`, { body: { expires_at: null } })).status).to.equal(200)
+    expect((await t.admin('PUT', `/api/v1/users/${boot}`, { body: { expires_at: null } })).status).to.equal(200)
+    expect((await t.admin('PUT', `/api/v1/users/${me}`, { body: { expires_at: later } })).status).to.equal(200)
+  })
+})

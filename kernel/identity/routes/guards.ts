@@ -16,6 +16,7 @@ export const E = {
   roleNameTaken: defineError(409, 'ROLE_NAME_TAKEN', 'core:identity.role_name_taken'),
   cannotDeleteSelf: defineError(409, 'CANNOT_DELETE_SELF', 'core:identity.cannot_delete_self'),
   lastAdmin: defineError(409, 'LAST_ADMIN', 'core:identity.last_admin'),
+  lastLastingAdmin: defineError(409, 'LAST_ADMIN', 'core:identity.last_lasting_admin'),
   /** Another plugin's record (an AAA policy rule) still names the user or group: its reference guard said so (sdk/references.ts). */
   userReferenced: defineError(409, 'RECORD_IN_USE', 'core:identity.user_referenced'),
   groupReferenced: defineError(409, 'RECORD_IN_USE', 'core:identity.group_referenced'),

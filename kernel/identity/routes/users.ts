@@ -169,7 +169,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       path: '/users/{user_id}',
       permission: 'users.write',
       summary: 'Change a user',
-      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. The platform keeps no cleartext to derive them from later, so a request that turns \`network_login\` on for a user who has a password but no verifiers (\`network_verifiers_set\` false), or turns \`chap_enabled\` on for a network-login user with a password, must give the \`password\` too (422 NETWORK_PASSWORD_REQUIRED at \`password\`); a user without any password gets the verifiers with the first one. Turning \`network_login\` off, or switching to \`source: directory\` (with \`network_login: false\` in the same request), discards the verifiers (and, for directory, the local password). \`chap_enabled\` keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; turning it off discards the kept password at once. ${NETWORK} Disabling a user voids their sessions. Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN. ${GUARDS}`,
+      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. The platform keeps no cleartext to derive them from later, so a request that turns \`network_login\` on for a user who has a password but no verifiers (\`network_verifiers_set\` false), or turns \`chap_enabled\` on for a network-login user with a password, must give the \`password\` too (422 NETWORK_PASSWORD_REQUIRED at \`password\`); a user without any password gets the verifiers with the first one. Turning \`network_login\` off, or switching to \`source: directory\` (with \`network_login: false\` in the same request), discards the verifiers (and, for directory, the local password). \`chap_enabled\` keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; turning it off discards the kept password at once. ${NETWORK} Disabling a user voids their sessions. Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN, and so does giving an \`expires_at\` to the last enabled administrator without one. ${GUARDS}`,
       tags: ['identity'],
       schema: { params: UserParams, body: UserUpdate, response: { 200: UserResponse, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -190,6 +190,11 @@ export function userRoutes(d: IdentityRouteDeps) {
           const isAdmin = b.is_admin ?? before.is_admin
           if (before.is_admin && before.enabled && (!enabled || !isAdmin) && admins.length <= 1) {
             throw E.lastAdmin({ field: isAdmin ? 'enabled' : 'is_admin' })
+          }
+          // An expiry would lock everyone out once it passes: one enabled administrator must never expire.
+          if (b.expires_at && before.is_admin && before.enabled && before.expires_at === null) {
+            const lasting = await trx('users').whereIn('id', admins).whereNull('expires_at').pluck('id')
+            if (lasting.length <= 1) throw E.lastLastingAdmin({ field: 'expires_at' })
           }
           const networkLogin = b.network_login ?? before.network_login
           const chap = b.chap_enabled ?? before.chap_enabled
