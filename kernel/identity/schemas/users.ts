@@ -28,7 +28,7 @@ const expiresAt = () =>
     format: 'date-time',
     pattern: '^(?:19[7-9][0-9]|20[0-9][0-9]|210[0-5])-',
     description:
-      'When the account expires (date-time with a time zone, year 1970 to 2105); null or absent: never. From that second on the daemons refuse the user\'s network logins (tac_plus-ng `valid until`, FreeRADIUS `Expiration`: enforced by the daemons themselves, no deploy needed once rendered; a change takes effect at the next deploy), the web sign-in answers 401 INVALID_CREDENTIALS (audited with reason `expired`) and the user\'s sessions stop working. tac_plus-ng checks it when a user logs in, not on the command authorizations of a session opened before. A past instant expires the account at once.',
+      'When the account expires (date-time with a time zone, year 1970 to 2105); null or absent: never. From that second on the daemons refuse the user\'s network logins (tac_plus-ng `valid until`, FreeRADIUS `Expiration`: enforced by the daemons themselves, no deploy needed once rendered; a change takes effect at the next deploy), the web sign-in answers 401 INVALID_CREDENTIALS (audited with reason `expired`) and the user\'s sessions stop working. tac_plus-ng checks it when a user logs in, not on the command authorizations of a session opened before. A past instant expires the account at once. The last enabled administrator without an expiry cannot be given one (409 LAST_ADMIN).',
   })
 
 const fields = {
