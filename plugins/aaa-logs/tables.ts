@@ -1,8 +1,9 @@
 /**
  * The AAA logs' tables as the code reads them (sdk/tables.ts), from
  * migrations 0001 (the five log kinds, checkpoints, quarantine, exclusion
- * rules and their drop counts), 0003 (row counts), 0004 (the rollup) and 0005
- * (what a RADIUS NAS claims beside the verified client, the reject reason):
+ * rules and their drop counts), 0003 (row counts), 0004 (the rollup), 0005
+ * (what a RADIUS NAS claims beside the verified client, the reject reason) and
+ * 0006 (tac_plus-ng's result code):
  * knex types every query on them, and the kernel checks these declarations
  * against the database at every boot.
  */
@@ -41,6 +42,8 @@ export const TacacsAuthnTable = defineTable('aaa_log_tacacs_authn', {
   authen_type: column.varchar().nullable(),
   port: column.varchar().nullable(),
   message: column.text().nullable(),
+  /** tac_plus-ng's msgid (migration 0006). */
+  result_code: column.varchar().nullable(),
 })
 
 export const TacacsAuthzTable = defineTable('aaa_log_tacacs_authz', {
@@ -53,6 +56,7 @@ export const TacacsAuthzTable = defineTable('aaa_log_tacacs_authz', {
   command: column.text().nullable(),
   arguments: column.array<string>().defaulted(),
   reply_arguments: column.array<string>().defaulted(),
+  result_code: column.varchar().nullable(),
 })
 
 export const TacacsAcctTable = defineTable('aaa_log_tacacs_acct', {

@@ -247,6 +247,8 @@ describe('e2e: API → deploy → FreeRADIUS / tac_plus-ng → log files → ing
         ['127.0.0.2', 'failure', 'default'],
       ])
       expect(authn[0]).to.include({ profile: 'tac-admin', device_name: 'sw1', client_address: '192.0.2.7', node_id: nodeId })
+      // Why, in the daemon's own code (its msgid).
+      expect(authn.map((e) => e.result_code)).to.deep.equal(['AUTHC-PASS', 'AUTHC-FAIL', 'AUTHC-FAIL-ACL'])
       const carol = await k.waitForLogs(t, 'tacacs/authentication', { username: 'carol', status: 'failure' }, 1)
       expect(carol[0]).to.include({ rule_name: 'default', node_id: nodeId })
       expect((await k.waitForLogs(t, 'tacacs/authentication', { search: 'helpdesk-branch' }, 1))[0]).to.include({ username: 'bob', status: 'success' })

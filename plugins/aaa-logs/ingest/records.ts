@@ -57,7 +57,7 @@ export function parseLine(kind: LogKind, raw: Buffer): Parsed {
         ok: true,
         username: r.user,
         timestamp,
-        row: { ...common, status: pass(r.msgid, r.result) ? 'success' : 'failure', rule_name: vc(r.rule, 128), profile: vc(r.profile, 128), authen_type: vc(r.authen_type, 32), port: vc(r.device_port, 64), message: txt(r.hint) },
+        row: { ...common, status: pass(r.msgid, r.result) ? 'success' : 'failure', rule_name: vc(r.rule, 128), profile: vc(r.profile, 128), authen_type: vc(r.authen_type, 32), port: vc(r.device_port, 64), message: txt(r.hint), result_code: vc(r.msgid, 48) },
       }
     }
     if (r.kind === 'authorization') {
@@ -75,6 +75,7 @@ export function parseLine(kind: LogKind, raw: Buffer): Parsed {
           command: txt(r.cmd),
           arguments: splitList(r.args).map(clean),
           reply_arguments: splitList(r.rargs).map(clean),
+          result_code: vc(r.msgid, 48),
         },
       }
     }

@@ -37,7 +37,10 @@ const FIELD: Record<string, TSchema> = {
   authen_type: str(),
   auth_type: str(),
   port: str(),
-  message: str(),
+  message: str('What tac_plus-ng says of the outcome (its hint): `succeeded`, `failed` (the password did not check out), `failed (no such user)`, `failed (expired)`, `failed (password not set)`, `failed (no clear text password set)`, `denied by ACL` …'),
+  result_code: str(
+    'tac_plus-ng\'s own code for the outcome (its msgid), the reject reason where the daemon gives one: authentication `AUTHC-PASS`, `AUTHC-FAIL` (wrong password), `AUTHC-FAIL-NOUSER` (not in the rendered configuration: unknown, disabled or network login off, which the daemon cannot tell apart), `AUTHC-FAIL-EXPIRED`, `AUTHC-FAIL-NOPASS`, `AUTHC-FAIL-PASSWORD-NOT-TEXT` (CHAP without a kept password), `AUTHC-FAIL-ACL`, `AUTHC-FAIL-DENY` …; authorization `AUTHZ-PASS`, `AUTHZ-PASS-ADD`, `AUTHZ-FAIL` …. Null on rows ingested before it was kept.',
+  ),
   service: str(),
   priv_lvl: int(),
   command: str(),

@@ -52,7 +52,7 @@ export const KINDS: KindDef[] = [
     textFilters: ['rule_name', 'profile'],
     sortBy: ['timestamp', 'username', 'nas_ip', 'status', 'rule_name', 'profile'],
     searchColumns: [...COMMON_SEARCH, 'rule_name', 'profile', 'authen_type', 'port', 'message'],
-    columns: ['status', 'rule_name', 'profile', 'authen_type', 'port', 'message'],
+    columns: ['status', 'rule_name', 'profile', 'authen_type', 'port', 'message', 'result_code'],
   },
   {
     kind: 'tacacs_authorization',
@@ -65,7 +65,7 @@ export const KINDS: KindDef[] = [
     textFilters: ['rule_name', 'profile', 'service'],
     sortBy: ['timestamp', 'username', 'nas_ip', 'action', 'rule_name', 'profile', 'service'],
     searchColumns: [...COMMON_SEARCH, 'rule_name', 'profile', 'service', 'command'],
-    columns: ['action', 'rule_name', 'profile', 'service', 'priv_lvl', 'command', 'arguments', 'reply_arguments'],
+    columns: ['action', 'rule_name', 'profile', 'service', 'priv_lvl', 'command', 'arguments', 'reply_arguments', 'result_code'],
   },
   {
     kind: 'tacacs_accounting',

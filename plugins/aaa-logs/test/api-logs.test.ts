@@ -244,7 +244,7 @@ describe('aaa-logs log lists, entries and exports', () => {
   })
 
   describe('exports', () => {
-    const HEADER = ['ID', 'Timestamp', 'Username', 'NAS IP', 'Node ID', 'Device Name', 'Client Address', 'Session ID', 'Action', 'Rule Name', 'Profile', 'Service', 'Priv Lvl', 'Command', 'Arguments', 'Reply Arguments', 'Source File', 'Source Offset', 'Ingested At']
+    const HEADER = ['ID', 'Timestamp', 'Username', 'NAS IP', 'Node ID', 'Device Name', 'Client Address', 'Session ID', 'Action', 'Rule Name', 'Profile', 'Service', 'Priv Lvl', 'Command', 'Arguments', 'Reply Arguments', 'Result Code', 'Source File', 'Source Offset', 'Ingested At']
 
     it('exports xlsx by default, with the filters and sort of the list', async () => {
       const r = await get(t, `${AUTHZ_PATH}/export?action=permit&sort_by=username&sort_order=asc`)

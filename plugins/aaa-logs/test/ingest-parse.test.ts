@@ -13,7 +13,7 @@ describe('aaa-logs ingest: parsing', () => {
       const p = parseLine('tacacs_authorization', Buffer.from(authz('alice')))
       expect(p.ok).to.equal(true)
       if (!p.ok) return
-      expect(p.row).to.include({ username: 'alice', nas_ip: '10.0.0.1', action: 'permit', priv_lvl: 15, command: 'show running-config', rule_name: 'netops' })
+      expect(p.row).to.include({ username: 'alice', nas_ip: '10.0.0.1', action: 'permit', priv_lvl: 15, command: 'show running-config', rule_name: 'netops', result_code: 'AUTHZ-PASS' })
       expect(p.row.arguments).to.deep.equal(['service=shell', 'cmd=show'])
     })
     it('keeps a " in a value, unescapes octal escapes and backslashes', () => {
@@ -29,6 +29,12 @@ describe('aaa-logs ingest: parsing', () => {
       expect(bad).to.deep.equal({ ok: false, reason: 'invalid UTF-8' })
       expect(parseLine('tacacs_accounting', Buffer.from(line)).ok).to.equal(false)
       expect(parseLogLineDetailed('').ok).to.equal(false)
+    })
+    it('keeps the daemon\'s own code and sentence for a failed login (AUTHC-FAIL-NOUSER: not a network user)', () => {
+      // As tac_plus-ng writes it (plugins/tacacs/test/e2e/chap.test.ts checks the daemon's msgid and hint).
+      const line = [TS, 'authentication', 'AUTHC-FAIL-NOUSER', 'mallory', 'core1', '10.0.0.1', 'tty1', '192.0.2.9', '', '', 'deny', 'ascii', 'login', 'login', 'failed (no such user)', '77'].join('\t')
+      const p = parseLine('tacacs_authentication', Buffer.from(line))
+      expect(p.ok && p.row).to.include({ status: 'failure', result_code: 'AUTHC-FAIL-NOUSER', message: 'failed (no such user)', nas_ip: '10.0.0.1', device_name: 'core1', client_address: '192.0.2.9' })
     })
     it('names files by kind', () => {
       expect(logFileKind('authentication-2026-11-21.log')).to.equal('authentication')
