@@ -4,7 +4,8 @@
  * command) asked both of the daemon (over TACACS+, from the device's address
  * on loopback) and of POST /api/v1/aaa/policy/test. The two must decide alike:
  * exec start (and its priv-lvl and attributes), each command, and, for a
- * bounded sample, the login itself.
+ * bounded sample, the login itself (PAP, ASCII, CHAP, MS-CHAPv2; some users
+ * have chap_enabled).
  *
  * Replay a run with TACACS_DIFF_SEED=<seed> (printed on failure); size it with
  * TACACS_DIFF_ROUNDS (policies, default 2) and TACACS_DIFF_REQUESTS (requests
@@ -136,8 +137,10 @@ async function buildPolicy(t: TestApp, r: Random, round: number): Promise<Policy
     const enabled = r.bool(0.9)
     const network_login = r.bool(0.9)
     const password = r.bool(0.88) ? strongPassword() : null
+    // CHAP on for some: tac_plus-ng then gets the kept password for CHAP and MS-CHAP.
+    const chap_enabled = password !== null && r.bool(0.4)
     const group_ids = r.sample(userGroups, r.int(4)).map((g) => g.id)
-    const u = await created(t, '/api/v1/users', { username, enabled, network_login, group_ids, ...(password ? { password } : {}) })
+    const u = await created(t, '/api/v1/users', { username, enabled, network_login, group_ids, ...(password ? { password, chap_enabled } : {}) })
     users.push({ id: u.id, username, password, enabled, network_login })
   }
 
@@ -273,8 +276,8 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
         await t?.stop()
       })
 
-      const policyTest = async (username: string, ip: string, command?: string) => {
-        const res = await t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol: 'tacacs', username, nas_ip: ip, ...(command ? { command } : {}) } })
+      const policyTest = async (username: string, ip: string, command?: string, method?: string) => {
+        const res = await t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol: 'tacacs', username, nas_ip: ip, ...(command ? { command } : {}), ...(method ? { method } : {}) } })
         expect(res.status, JSON.stringify(res.body)).to.equal(200)
         return res.body
       }
@@ -338,22 +341,28 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
         console.log(`      ${requests.length} requests: ${permits} exec permitted, ${commandPermits} commands permitted`)
       })
 
-      it('login (ASCII and PAP, right password): passes exactly where the policy permits', async () => {
+      it('login (ASCII, PAP, CHAP and MS-CHAPv2, right password): passes exactly where the policy test with that method permits', async () => {
         const withPassword = policy.users.filter((u) => u.password)
-        const sample = Array.from({ length: LOGINS }, () => ({ u: r.pick(withPassword), ip: randomSource(), pap: r.bool() }))
+        const methods = ['pap', 'ascii', 'chap', 'mschapv2'] as const
+        const sample = Array.from({ length: LOGINS }, () => ({ u: r.pick(withPassword), ip: randomSource(), method: r.pick(methods) }))
         const mismatches: Mismatch[] = []
         let passes = 0
-        await mapLimit(sample, 12, async ({ u, ip, pap }) => {
+        const byMethod: Record<string, { asked: number; passed: number }> = {}
+        await mapLimit(sample, 12, async ({ u, ip, method }) => {
           const c = clientFor(ip)
+          const log = { pap: c.authenticatePap, ascii: c.authenticateAscii, chap: c.authenticateChap, mschapv2: c.authenticateMschapV2 }[method].bind(c)
           const [login, sim] = await Promise.all([
-            (pap ? c.authenticatePap(u.username, u.password!) : c.authenticateAscii(u.username, u.password!)).catch((e: Error) => ({ pass: false, status: `error: ${e.message}` })),
-            policyTest(u.username, ip),
+            log(u.username, u.password!).catch((e: Error) => ({ pass: false, status: `error: ${e.message}` })),
+            policyTest(u.username, ip, undefined, method),
           ])
           if (login.pass) passes++
-          if (login.pass !== (sim.decision === 'permit')) mismatches.push({ what: pap ? 'pap login' : 'ascii login', user: u.username, from: ip, daemon: login, policy: { decision: sim.decision, reason: sim.reason } })
+          const tally = (byMethod[method] ??= { asked: 0, passed: 0 })
+          tally.asked++
+          if (login.pass) tally.passed++
+          if (login.pass !== (sim.decision === 'permit')) mismatches.push({ what: `${method} login`, user: u.username, from: ip, daemon: login, policy: { decision: sim.decision, reason: sim.reason } })
         })
         expect(mismatches, failMessage(mismatches, sample.length)).to.deep.equal([])
-        console.log(`      ${sample.length} logins: ${passes} passed`)
+        console.log(`      ${sample.length} logins: ${passes} passed (${Object.entries(byMethod).map(([m, x]) => `${m} ${x.passed}/${x.asked}`).join(', ')})`)
       })
     })
   }
