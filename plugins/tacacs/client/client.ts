@@ -337,7 +337,7 @@ export class TacacsClient {
         remAddr: a.remAddr ?? '',
         args,
       })
-      const r = decodeBody(decodeAuthorResponse, (await session.exchange(request)).body)
+      const r = decodeBody(decodeAuthorResponse, (await session.exchange(request, a.minorVersion ?? MINOR_VERSION_DEFAULT)).body)
       const status = authorOutcome(r.status)
       return { status, permitted: status === 'pass_add' || status === 'pass_repl', args: r.args, serverMsg: r.serverMsg, data: r.data.toString() }
     })
@@ -357,7 +357,7 @@ export class TacacsClient {
         remAddr: a.remAddr ?? '',
         args: a.args,
       })
-      const r = decodeBody(decodeAcctReply, (await session.exchange(request)).body)
+      const r = decodeBody(decodeAcctReply, (await session.exchange(request, a.minorVersion ?? MINOR_VERSION_DEFAULT)).body)
       const status = acctOutcome(r.status)
       return { status, ok: status === 'success', serverMsg: r.serverMsg, data: r.data.toString() }
     })

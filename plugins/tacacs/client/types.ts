@@ -22,6 +22,11 @@ export interface SessionOptions {
   localAddress?: string
   /** Privilege level in the request. Default 1. */
   privLvl?: number
+  /**
+   * Authorization and accounting: the header's minor version. Default 0, as RFC 8907 asks; Palo Alto
+   * systems send 1 (tac_plus-ng answers those only with `bug compatibility = 2`).
+   */
+  minorVersion?: 0 | 1
 }
 
 /** The challenge-response logins (CHAP, MS-CHAP): random values unless a test fixes them. */

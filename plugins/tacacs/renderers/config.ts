@@ -193,6 +193,10 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   // Named "umask", but tac_plus-ng gives it to open(2) as the mode of the log files it creates (and
   // to their folders, with search): never readable by others, group read for the ingester.
   section('Log files: 0640 (folders 0750)', ['umask = 0640'])
+  // Inherited by every device: Palo Alto systems send authorization and accounting with minor version 1
+  // (RFC 8907 asks for 0), which tac_plus-ng otherwise answers with ERROR "Illegal packet". The bodies
+  // are the same in both versions, so nothing else changes.
+  section('Accept authorization and accounting of minor version 1 (Palo Alto)', ['bug compatibility = 2'])
   section('Logs for the platform ingester (format: plugins/tacacs/renderers/log-format.ts)', renderLogs(input.logDirectory))
   section('Devices; device groups are device blocks named "group:NAME" that their members nest in', renderDevices(input))
 
