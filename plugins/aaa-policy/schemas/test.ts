@@ -97,7 +97,7 @@ export const PolicyTestRequest = Type.Object(
     method: Type.Optional(
       StringEnum(METHODS, {
         description:
-          'The authentication method of the login to answer for: `pap`, `chap`, `mschapv2` (both protocols), `ascii`, `enable` (TACACS+ only, else 422). RADIUS: default `pap` (every Access-Request authenticates). TACACS+: absent, the answer is for authorization only (the session and commands, which tac_plus-ng decides by the ruleset alone). A login the daemon cannot check for this user (no network password set, CHAP without a kept password, a method the rendered configuration gives no password for) is `deny` with that reason; the password is taken to be right.',
+          'The authentication method of the login to answer for: `pap`, `chap`, `mschapv2` (both protocols), `ascii`, `enable` (TACACS+ only, else 422). RADIUS: default `pap` (every Access-Request authenticates). TACACS+: absent, the answer is for authorization only (the session and commands, which tac_plus-ng decides by the ruleset alone). A login the daemon cannot check for this user (no network password set, CHAP, or TACACS+ MS-CHAPv2, without a kept password (`chap_enabled` with a password set while it was on), a method the rendered configuration gives no password for) is `deny` with that reason; the password is taken to be right.',
       }),
     ),
   },
