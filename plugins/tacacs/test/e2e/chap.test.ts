@@ -142,6 +142,14 @@ describe('tacacs e2e: CHAP and MS-CHAP logins on tac_plus-ng, as the policy test
     }
     const a = await deploy()
     expect(holds(a.release, pw['c-chap'])).to.equal(true)
+    // The policy test against the deployed release reads the same (policy-test-inputs.json keeps whether, never the password).
+    const deployed = async (username: string, method: string) =>
+      (await t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol: 'tacacs', username, device_id: device.id, method, against: 'deployed' } })).body
+    const ok = await deployed('c-chap', 'mschapv2')
+    expect([ok.decision, ok.answered_from?.against, ok.answered_from?.release]).to.deep.equal(['permit', 'deployed', a.release])
+    expect(await deployed('c-astral', 'mschapv2')).to.include({ decision: 'deny' })
+    expect(await deployed('c-plain', 'chap')).to.include({ decision: 'deny' })
+    expect(readFileSync(path.join(t.dataDir, 'releases', 'tac_plus-ng', a.release, 'policy-test-inputs.json'), 'utf8')).to.not.include(pw['c-chap'])
     await created(t, '/api/v1/devices', { name: 'chap-sw2', address: '127.27.0.3', tacacs_key: 'k2' })
     const b = await deploy()
     expect(names()).to.include.members([a.release, b.release])
