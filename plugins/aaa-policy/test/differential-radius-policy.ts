@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process'
 import type { TestApp } from '../../../test/kit/app.js'
-import { created, defaultRule, RULES, strongPassword, type Random } from '../../tacacs/test/e2e/support.js'
+import { created, defaultRule, randomRuleConditions, RULES, strongPassword, type Random } from '../../tacacs/test/e2e/support.js'
 
 export interface Dev {
   id: string
@@ -192,30 +192,10 @@ export async function buildRadiusPolicy(t: TestApp, r: Random, round: number): P
   return { base, devices, users }
 }
 
-const hhmm = (m: number) => {
-  const x = ((m % 1440) + 1440) % 1440
-  return `${String(Math.floor(x / 60)).padStart(2, '0')}:${String(x % 60).padStart(2, '0')}`
-}
-const ALL_DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']
-
-/**
- * Now and then a rule's conditions: client prefixes (a device's own prefix, a /24 or /28 of the
- * base, an address, the whole base) and a time window holding now or not, two hours or more from
- * its edges (every day), so a differential of a few minutes cannot straddle one.
- */
+/** Client prefixes a rule may get: a device's own prefix, a /24 or /28 of the base, an address, the whole base. */
 function ruleConditions(r: Random, base: string, devices: Dev[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  if (r.bool(0.25)) {
-    const slot = r.int(4)
-    const pool = [`${base}.0.0/16`, `${base}.${slot}.0/24`, `${base}.${slot}.16/28`, `${base}.${slot}.${r.pick([2, 3, 17])}`, r.pick(devices).address]
-    out.client_prefixes = r.sample(pool, 1 + r.int(2))
-  }
-  if (r.bool(0.2)) {
-    const now = new Date()
-    const m = now.getHours() * 60 + now.getMinutes()
-    out.time_window = r.bool(0.5) ? { days: ALL_DAYS, start: hhmm(m - 120), end: hhmm(m + 120) } : { days: ALL_DAYS, start: hhmm(m + 180), end: hhmm(m + 300) }
-  }
-  return out
+  const slot = r.int(4)
+  return randomRuleConditions(r, [`${base}.0.0/16`, `${base}.${slot}.0/24`, `${base}.${slot}.16/28`, `${base}.${slot}.${r.pick([2, 3, 17])}`, r.pick(devices).address])
 }
 
 /**

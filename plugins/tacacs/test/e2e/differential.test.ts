@@ -16,7 +16,7 @@ import { expect } from 'chai'
 import type { TestApp } from '../../../../test/kit/app.js'
 import { TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../../../../test/kit/tac-plus-ng.js'
 import { TacacsClient } from '../../client/index.js'
-import { created, defaultRule, mapLimit, RULES, renderAndRun, seededRandom, startAaaApp, strongPassword, type DaemonRun, type Random } from './support.js'
+import { created, defaultRule, mapLimit, randomRuleConditions, RULES, renderAndRun, seededRandom, startAaaApp, strongPassword, type DaemonRun, type Random } from './support.js'
 
 const SEED = Number(process.env.TACACS_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const ROUNDS = Number(process.env.TACACS_DIFF_ROUNDS ?? 2)
@@ -98,28 +98,10 @@ async function tryCreate(t: TestApp, p: string, body: Record<string, unknown>): 
   return r.status === 201 ? r.body : null
 }
 
-const hhmm = (m: number) => {
-  const x = ((m % 1440) + 1440) % 1440
-  return `${String(Math.floor(x / 60)).padStart(2, '0')}:${String(x % 60).padStart(2, '0')}`
-}
-const ALL_DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']
-
-/**
- * Now and then a rule's conditions (aaa-policy services/conditions.ts): client prefixes (the base's
- * /16, a /24 of it, an address, a device's own) and a time window holding now or not, two hours or
- * more from its edges (every day), so a run of a few minutes cannot straddle one.
- */
+/** Client prefixes a rule may get: the base's /16, a /24 of it, an address, a device's own. */
 function ruleConditions(r: Random, base: string, devices: Dev[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  if (r.bool(0.25)) {
-    const slot = r.int(5)
-    out.client_prefixes = r.sample([`${base}.0.0/16`, `${base}.${slot}.0/24`, `${base}.${slot}.${r.pick([2, 3, 4])}`, r.pick(devices).address], 1 + r.int(2))
-  }
-  if (r.bool(0.2)) {
-    const m = new Date().getHours() * 60 + new Date().getMinutes()
-    out.time_window = r.bool(0.5) ? { days: ALL_DAYS, start: hhmm(m - 120), end: hhmm(m + 120) } : { days: ALL_DAYS, start: hhmm(m + 180), end: hhmm(m + 300) }
-  }
-  return out
+  const slot = r.int(5)
+  return randomRuleConditions(r, [`${base}.0.0/16`, `${base}.${slot}.0/24`, `${base}.${slot}.${r.pick([2, 3, 4])}`, r.pick(devices).address])
 }
 
 /** A random policy, made through the API. */

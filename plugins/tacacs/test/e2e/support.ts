@@ -127,6 +127,28 @@ export function seededRandom(seed: number) {
 }
 export type Random = ReturnType<typeof seededRandom>
 
+const hhmm = (m: number) => {
+  const x = ((m % 1440) + 1440) % 1440
+  return `${String(Math.floor(x / 60)).padStart(2, '0')}:${String(x % 60).padStart(2, '0')}`
+}
+const ALL_DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']
+
+/**
+ * Now and then a rule's conditions for the differentials (aaa-policy services/conditions.ts):
+ * one or two client prefixes from `prefixes`, and a time window holding now or not, two hours or
+ * more from its edges (every day), so a run of a few minutes cannot straddle one.
+ */
+export function randomRuleConditions(r: Random, prefixes: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  if (r.bool(0.25)) out.client_prefixes = r.sample(prefixes, 1 + r.int(2))
+  if (r.bool(0.2)) {
+    const now = new Date()
+    const m = now.getHours() * 60 + now.getMinutes()
+    out.time_window = r.bool(0.5) ? { days: ALL_DAYS, start: hhmm(m - 120), end: hhmm(m + 120) } : { days: ALL_DAYS, start: hhmm(m + 180), end: hhmm(m + 300) }
+  }
+  return out
+}
+
 /** Run `fn` over `items`, at most `n` at a time, results in order. */
 export async function mapLimit<T, R>(items: readonly T[], n: number, fn: (x: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length)
