@@ -36,23 +36,14 @@ import { spawnSync } from 'node:child_process'
 import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
-import { randomBytes } from 'node:crypto'
-import pg from 'pg'
-import { pino } from 'pino'
-import { startApp, type App } from '../kernel/app.js'
-import { loadConfig } from '../kernel/config.js'
-import { parseMasterKey } from '../kernel/security/master-key.js'
-import { createSecrets } from '../kernel/security/secrets.js'
 import { deriveVerifiers, sealVerifiers } from '../kernel/identity/verifiers.js'
 import { runCheck } from '../kernel/deploy/check.js'
-import { packageJson } from '../kernel/version.js'
-import type { ConfigRenderer, Logger, RenderedFile } from '../sdk/index.js'
+import type { ConfigRenderer, RenderedFile } from '../sdk/index.js'
 import { SEAL } from '../plugins/inventory/services/inventory.js'
-import { startPostgres } from '../test/kit/postgres.js'
-import { adminTokenFor } from '../test/kit/tokens.js'
 import { tacPlusNgBinary } from '../test/kit/tac-plus-ng.js'
 import { generate } from './aaa-policy.js'
-import { atExit, envInt, machine, median, min, removeDir, spawnTracked, stopChild, tempDir, runAsMain } from './lib.js'
+import { startBenchApp } from './lib/bench-app.js'
+import { envInt, machine, median, min, spawnTracked, stopChild, runAsMain } from './lib.js'
 
 const loadAvg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 const f2 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2))
@@ -170,26 +161,14 @@ export async function runDeployBench(o: { printMachine?: boolean } = {}): Promis
   const tacBin = tacPlusNgBinary()
   if (!tacBin) notes.push('TAC_PLUS_NG unset (or no file): the tac_plus-ng check is skipped by the deploy and its timings here')
 
-  const pgc = await startPostgres()
-  const stopPg = atExit(() => pgc.destroy())
-  const databaseUrl = await pgc.createDatabase('benchdeploy')
-  const masterKey = randomBytes(32).toString('hex')
-  const dataDir = tempDir('portcullis-bench-deploy-')
-  const silent = pino({ level: 'silent' }) as unknown as Logger
-  // No PLUGINS: the default edition's list from package.json.
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MASTER_KEY: masterKey, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, { plugins: packageJson().portcullis?.plugins ?? [] })
-  let app: App | null = null
-  const c = new pg.Client({ connectionString: databaseUrl })
+  const b = await startBenchApp('deploy')
+  const { app, config, dataDir, client: c, token, secrets } = b
   try {
-    app = await startApp(config, { log: silent })
-    await c.connect()
-    const token = await adminTokenFor({ databaseUrl, masterKey })
-    const secrets = createSecrets(parseMasterKey(masterKey, 'masterKey'))
     const renderers: ConfigRenderer[] = app.deploys.d.renderers().map((r) => r.renderer)
     console.log(`plugins: ${config.plugins.join(', ')}; renderers: ${renderers.map((r) => r.id).join(', ')}`)
 
     // Listen on free ports, so the FreeRADIUS start below does not meet another server on 1812.
-    const call = (method: string, p: string, body?: unknown) => httpJson(app!.url, token, method, p, body)
+    const call = (method: string, p: string, body?: unknown) => httpJson(app.url, token, method, p, body)
     for (const [key, value] of [['radius.auth_port', await freeUdpPort()], ['radius.acct_port', await freeUdpPort()], ['radius.listen_address', '127.0.0.1']] as const) {
       const r = await call('PUT', `/api/v1/settings/${key}`, { value })
       if (r.status !== 200) throw new Error(`PUT setting ${key}: ${r.status} ${r.text.slice(0, 300)}`)
@@ -340,10 +319,7 @@ export async function runDeployBench(o: { printMachine?: boolean } = {}): Promis
     for (const n of notes) console.log(`note: ${n}`)
     return { machine: m.line, loadStart, loadEnd, sizes, generateMs, render, deploy, freeradiusStart: frStart, tacPlusNgParse: tacParse, notes }
   } finally {
-    await c.end().catch(() => undefined)
-    if (app) await app.stop().catch(() => undefined)
-    stopPg()
-    removeDir(dataDir)
+    await b.stop()
   }
 }
 

@@ -19,21 +19,11 @@
  */
 import http from 'node:http'
 import os from 'node:os'
-import { randomBytes } from 'node:crypto'
-import pg from 'pg'
-import { pino } from 'pino'
-import { startApp, type App } from '../kernel/app.js'
-import { loadConfig } from '../kernel/config.js'
-import { parseMasterKey } from '../kernel/security/master-key.js'
-import { createSecrets } from '../kernel/security/secrets.js'
 import { deriveVerifiers, sealVerifiers } from '../kernel/identity/verifiers.js'
-import { packageJson } from '../kernel/version.js'
-import type { Logger } from '../sdk/index.js'
 import { SEAL } from '../plugins/inventory/services/inventory.js'
-import { startPostgres } from '../test/kit/postgres.js'
-import { adminTokenFor } from '../test/kit/tokens.js'
 import { generate } from './aaa-policy.js'
-import { atExit, envInt, machine, removeDir, tempDir, runAsMain } from './lib.js'
+import { startBenchApp } from './lib/bench-app.js'
+import { envInt, machine, runAsMain } from './lib.js'
 
 const loadAvg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 const f2 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2))
@@ -71,27 +61,16 @@ export async function runPendingBench(): Promise<Record<string, unknown>> {
   const polls = envInt('BENCH_PENDING_POLLS', 200)
   const runs = envInt('BENCH_PENDING_RUNS', 5)
 
-  const pgc = await startPostgres()
-  const stopPg = atExit(() => pgc.destroy())
-  const databaseUrl = await pgc.createDatabase('benchpending')
-  const masterKey = randomBytes(32).toString('hex')
-  const dataDir = tempDir('portcullis-bench-pending-')
-  const silent = pino({ level: 'silent' }) as unknown as Logger
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MASTER_KEY: masterKey, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, { plugins: packageJson().portcullis?.plugins ?? [] })
-  let app: App | null = null
-  const c = new pg.Client({ connectionString: databaseUrl })
+  const b = await startBenchApp('pending')
+  const { app, client: c, token, secrets } = b
   try {
-    app = await startApp(config, { log: silent })
-    await c.connect()
-    const token = await adminTokenFor({ databaseUrl, masterKey })
-    const call = (method: string, p: string, body?: unknown) => get(app!.url, token, method, p, body)
+    const call = (method: string, p: string, body?: unknown) => get(app.url, token, method, p, body)
     const ok = async (method: string, p: string, body?: unknown, want = 200) => {
       const r = await call(method, p, body)
       if (r.status !== want) throw new Error(`${method} ${p}: ${r.status} ${r.text.slice(0, 500)}`)
       return r
     }
     await ok('PUT', '/api/v1/settings/deploy.allow_unchecked', { value: true })
-    const secrets = createSecrets(parseMasterKey(masterKey, 'masterKey'))
     const g0 = performance.now()
     await generate(c, { users, devices, rules, sealedKey: secrets.encrypt(SEAL.tacacs_key, 'bench-tacacs-key'), sealedSecret: secrets.encrypt(SEAL.radius_secret, 'bench-radius-secret') })
     await c.query('UPDATE users SET network_verifiers = $1 WHERE network_login', [sealVerifiers(secrets, deriveVerifiers('Bench-password-1'))])
@@ -107,7 +86,7 @@ export async function runPendingBench(): Promise<Record<string, unknown>> {
       await app.db.transaction(
         async (snapshot) => {
           const t0 = performance.now()
-          for (const { renderer } of app!.deploys.d.renderers().filter((r) => r.renderer.id.startsWith('aaa-policy.'))) {
+          for (const { renderer } of app.deploys.d.renderers().filter((r) => r.renderer.id.startsWith('aaa-policy.'))) {
             for (const f of await renderer.render(snapshot)) inputsBytes[renderer.daemon] = Buffer.byteLength(f.content)
           }
           inputsMs.push(performance.now() - t0)
@@ -133,7 +112,7 @@ export async function runPendingBench(): Promise<Record<string, unknown>> {
     }
     const renders0 = tracker.renders
     console.log(`\n== 1. Poll, nothing written since (load ${loadAvg()}) ==`)
-    const hitInProcess = await time(polls, () => app!.deploys.pending())
+    const hitInProcess = await time(polls, () => app.deploys.pending())
     console.log(`  DeployService.pending() in process: ${fmt(hitInProcess)}`)
     const hitHttp = await time(polls, () => ok('GET', '/api/v1/aaa/policy/status'))
     console.log(`  GET /api/v1/aaa/policy/status: ${fmt(hitHttp)}`)
@@ -167,10 +146,7 @@ export async function runPendingBench(): Promise<Record<string, unknown>> {
     console.log(`load average at end: ${loadAvg()}`)
     return { users, devices, rules, inputs, inputsBytes, hitInProcess, hitHttp, info, rendersHit, unaudited, miss: missStats }
   } finally {
-    await c.end().catch(() => undefined)
-    await app?.stop()
-    stopPg()
-    removeDir(dataDir)
+    await b.stop()
   }
 }
 
