@@ -70,3 +70,30 @@ export function rssKiB(root: number): number {
   }
   return kib
 }
+
+/** What a load round measured, the same for every load generator. */
+export interface RoundFigures {
+  elapsedMs: number
+  /** Answered requests a second. */
+  rps: number
+  p50Ms: number
+  p99Ms: number
+  /** The daemon's CPU over the round (its process tree), or null when no pid was given. */
+  cpuMs: number | null
+  cpuPerRequestMs: number | null
+}
+
+/** The figures of a round from its counts: `rtts` (sorted here), and the daemon's CPU at start and end (null without a pid). */
+export function roundFigures(answered: number, elapsedMs: number, rtts: number[], cpu: { start: number; end: number } | null): RoundFigures {
+  rtts.sort((a, b) => a - b)
+  const at = (q: number) => (rtts.length ? rtts[Math.min(rtts.length - 1, Math.floor(rtts.length * q))] : NaN)
+  const cpuMs = cpu ? cpu.end - cpu.start : null
+  return {
+    elapsedMs,
+    rps: elapsedMs > 0 ? (answered * 1000) / elapsedMs : 0,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    cpuMs,
+    cpuPerRequestMs: cpuMs !== null && answered ? cpuMs / answered : null,
+  }
+}

@@ -8,7 +8,7 @@
  * first send and after the last answer.
  */
 import { TacacsClient, TacacsTimeoutError } from '../../plugins/tacacs/client/index.js'
-import { cpuMs } from './proc.js'
+import { cpuMs, roundFigures } from './proc.js'
 
 export type TacacsKind = 'pap' | 'author'
 
@@ -75,18 +75,8 @@ export async function tacacsLoad(o: TacacsLoadOptions): Promise<TacacsLoadResult
   }
   await Promise.all(Array.from({ length: o.inFlight ?? 8 }, worker))
   const cpu1 = o.pid ? cpuMs(o.pid) : 0
-  r.elapsedMs = tEnd - t0
   const answered = r.pass + r.fail
-  r.rps = r.elapsedMs > 0 ? (answered * 1000) / r.elapsedMs : 0
-  rtts.sort((a, b) => a - b)
-  if (rtts.length) {
-    r.p50Ms = rtts[Math.floor(rtts.length * 0.5)]
-    r.p99Ms = rtts[Math.min(rtts.length - 1, Math.floor(rtts.length * 0.99))]
-  }
-  if (o.pid) {
-    r.cpuMs = cpu1 - cpu0
-    r.cpuPerRequestMs = answered ? r.cpuMs / answered : null
-  }
+  Object.assign(r, roundFigures(answered, tEnd - t0, rtts, o.pid ? { start: cpu0, end: cpu1 } : null))
   if (r.errors && !answered) throw new Error(`no TACACS+ answer: ${String(firstError)}`)
   return r
 }

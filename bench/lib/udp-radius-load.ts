@@ -21,7 +21,7 @@
 import { createHash, createHmac, randomFillSync } from 'node:crypto'
 import dgram from 'node:dgram'
 import { encryptPap } from '../../plugins/radius/client/radius.js'
-import { cpuMs } from './proc.js'
+import { cpuMs, roundFigures } from './proc.js'
 
 export interface RadiusCredential {
   user: string
@@ -200,18 +200,8 @@ export async function radiusLoad(o: RadiusLoadOptions): Promise<RadiusLoadResult
   await done
   const cpu1 = o.pid ? cpuMs(o.pid) : 0
   for (const s of sockets) s.close()
-  r.elapsedMs = tEnd - t0
   const answered = r.accept + r.reject + r.challenge
-  r.rps = r.elapsedMs > 0 ? (answered * 1000) / r.elapsedMs : 0
-  rtts.sort((a, b) => a - b)
-  if (rtts.length) {
-    r.p50Ms = rtts[Math.floor(rtts.length * 0.5)]
-    r.p99Ms = rtts[Math.min(rtts.length - 1, Math.floor(rtts.length * 0.99))]
-  }
-  if (o.pid) {
-    r.cpuMs = cpu1 - cpu0
-    r.cpuPerRequestMs = answered ? r.cpuMs / answered : null
-  }
+  Object.assign(r, roundFigures(answered, tEnd - t0, rtts, o.pid ? { start: cpu0, end: cpu1 } : null))
   return r
 }
 
