@@ -20,16 +20,12 @@ const refuse = (field: string, key: string, vars: Record<string, unknown> = {}) 
 
 /**
  * Throws 422 PASSWORD_POLICY naming `field` when a network-login user's password cannot work on
- * a device: `${` in a password kept for CHAP (`chap`), a NUL byte (a NAS and the daemons end the string there, so the verifier could never
+ * a device: a NUL byte (a NAS and the daemons end the string there, so the verifier could never
  * match), an unpaired surrogate (no UTF-8 form: what was stored would be U+FFFD, which no
  * keyboard sends), or more bytes than RADIUS PAP carries.
  */
-export function checkNetworkPassword(pw: string, field: string, chap = false): void {
+export function checkNetworkPassword(pw: string, field: string): void {
   if (pw.includes('\0')) throw refuse(field, 'network_nul')
-  // CHAP keeps the password itself, which tac_plus-ng is given in a quoted string; there `${NAME}`
-  // is replaced from the daemon's environment and no escape prevents it, so TACACS+ CHAP and
-  // MS-CHAP could never match (plugins/tacacs/renderers/chap.ts). PAP is checked against a hash.
-  if (chap && pw.includes('${')) throw refuse(field, 'network_chap_variable')
   // With the u flag, a paired surrogate is one code point: \p{Cs} matches only a lone half.
   if (/\p{Cs}/u.test(pw)) throw refuse(field, 'network_unpaired_surrogate')
   const bytes = Buffer.byteLength(pw, 'utf8')

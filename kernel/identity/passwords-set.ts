@@ -12,7 +12,7 @@ import { deriveVerifiers, sealVerifiers } from './verifiers.js'
  */
 export async function passwordColumns(secrets: SecretsService, username: string, password: string, field: string, networkLogin: boolean, chap = false) {
   checkPolicy(password, username, field)
-  if (networkLogin) checkNetworkPassword(password, field, chap)
+  if (networkLogin) checkNetworkPassword(password, field)
   return {
     password_hash: await hashPassword(password),
     network_verifiers: networkLogin ? sealVerifiers(secrets, deriveVerifiers(password, chap)) : null,

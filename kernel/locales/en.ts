@@ -42,7 +42,6 @@ export default {
     contains_username: 'The password must not contain the user name.',
     common: 'This password is on the list of common, breached passwords; choose another.',
     same_as_current: 'The new password must differ from the current one.',
-    network_chap_variable: 'A password kept for CHAP (chap_enabled) must not contain "${": tac_plus-ng would replace it from its environment, so TACACS+ CHAP and MS-CHAP could never match.',
     network_nul: 'A password for network login must not contain a NUL byte: devices and the daemons end the password there, so it could never match.',
     network_unpaired_surrogate: 'A password for network login must be valid Unicode text; this one holds an unpaired surrogate, which no device can send.',
     network_too_long: 'A password for network login must fit RADIUS PAP, at most $t(core:count.bytes, {"count": {{max}} }) in UTF-8 (TACACS+ carries {{tacacs}}): this one is $t(core:count.bytes, {"count": {{bytes}} }), $t(core:count.bytes, {"count": {{over}} }) over.',
