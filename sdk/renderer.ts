@@ -4,8 +4,17 @@
  * pipeline (kernel) writes them to a new release folder, runs the daemon's own
  * check when its binary is present, and only then makes the release current.
  */
+import path from 'node:path'
 import type { Knex } from 'knex'
 import { Nullable, Type, type Static } from './schema.js'
+
+/**
+ * The folder of a daemon's active release: the deploy keeps `<DATA_DIR>/releases/<daemon>/current`
+ * pointing at the release it made current (kernel/deploy/files.ts). A file of the release that the
+ * daemon must open by an absolute path (tac_plus-ng's MAVIS backend takes no relative one) is named
+ * through it, so the path stays right across deploys.
+ */
+export const activeReleaseDir = (dataDir: string, daemon: string): string => path.join(dataDir, 'releases', daemon, 'current')
 
 export interface RenderedFile {
   /** Path relative to the daemon's release folder. */

@@ -45,12 +45,13 @@ export default definePlugin({
   deps: {
     database: coreServices.database,
     deploys: coreServices.deploys,
+    settings: coreServices.settings,
     identity: identityServices.identity,
     inventory: inventoryServiceRef,
     tacacs: optional(tacacsServiceRef),
     radius: optional(radiusServiceRef),
   },
-  init({ database, deploys, identity, inventory, tacacs, radius }) {
+  init({ database, deploys, settings, identity, inventory, tacacs, radius }) {
     const targets = policyTargets({ identity, inventory, tacacs, radius })
     registerGuards(targets)
     // The ordered views in memory, reused while the policy's version is unchanged (services/cache.ts).
@@ -65,11 +66,11 @@ export default definePlugin({
     tacacs?.registerPolicySource(source)
     radius?.registerPolicySource(source)
     // The policy test's inputs, kept in each protocol daemon's release (services/deployed-inputs.ts).
-    const inputs = { identity, inventory, tacacs, radius, listRules: source.listRules }
+    const inputs = { identity, settings, inventory, tacacs, radius, listRules: source.listRules }
     return {
       services: [provide(aaaPolicyServiceRef, policy)],
       renderers: [...(tacacs ? [policyInputsRenderer('tacacs', inputs)] : []), ...(radius ? [policyInputsRenderer('radius', inputs)] : [])],
-      routes: policyRoutes({ database, deploys, identity, inventory, tacacs, radius, policy, targets, rules }),
+      routes: policyRoutes({ database, deploys, settings, identity, inventory, tacacs, radius, policy, targets, rules }),
     }
   },
 })

@@ -40,7 +40,7 @@ export default definePlugin({
       routes: tacacsRoutes({ knex: database.knex, service }),
       renderers: [
         {
-          ...createTacPlusNgRenderer({ inventory, identity, settings, serverOptions, tacacs: service, policySource: service.policySource, dataDir: platform.dataDir, refs: { ...tacPlusNgSettingRefs, logDirectory: tacPlusNgOptionRefs.logDirectory, user: tacPlusNgOptionRefs.user, group: tacPlusNgOptionRefs.group } }),
+          ...createTacPlusNgRenderer({ inventory, identity, settings, serverOptions, tacacs: service, policySource: service.policySource, dataDir: platform.dataDir, refs: { ...tacPlusNgSettingRefs, ...tacPlusNgOptionRefs } }),
           check: async () => ({ binary: serverOptions.get(tacPlusNgOptionRefs.binary), args: (dir: string) => ['-P', `${dir}/${TAC_PLUS_NG_CONFIG_FILE}`], stderrIsFailure: true }),
         },
       ],

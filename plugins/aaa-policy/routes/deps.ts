@@ -1,4 +1,4 @@
-import type { DatabaseService, DeploysService, IdentityService } from '../../../sdk/index.js'
+import type { DatabaseService, DeploysService, IdentityService, SettingsService } from '../../../sdk/index.js'
 import type { InventoryService } from '../../inventory/api.js'
 import type { RadiusService } from '../../radius/api.js'
 import type { TacacsService } from '../../tacacs/api.js'
@@ -12,6 +12,8 @@ export interface PolicyRouteDeps {
   /** The active releases: their pending state, and the policy test's inputs they keep. */
   deploys: DeploysService
   identity: IdentityService
+  /** identity.lockout_threshold, for the policy test (TACACS+ CHAP while the lockout is on). */
+  settings: SettingsService
   inventory: InventoryService
   /** Absent in an edition without the tacacs plugin. */
   tacacs: TacacsService | undefined

@@ -21,7 +21,7 @@ function ambiguousCr(line: string): boolean {
 }
 
 export function policyTestRoutes(d: PolicyRouteDeps) {
-  const deps = { identity: d.identity, inventory: d.inventory, tacacs: d.tacacs, radius: d.radius, listRules: d.rules.views }
+  const deps = { identity: d.identity, settings: d.settings, inventory: d.inventory, tacacs: d.tacacs, radius: d.radius, listRules: d.rules.views }
   return [
     defineRoute({
       method: 'POST',

@@ -10,12 +10,12 @@
  */
 import { isIP } from 'node:net'
 import type { Knex } from 'knex'
-import type { ConfigRenderer, IdentityService, NetworkLoginRefusal } from '../../../sdk/index.js'
+import type { ConfigRenderer, IdentityService, NetworkLoginRefusal, SettingsService } from '../../../sdk/index.js'
 import type { Device, DeviceGroup, InventoryService } from '../../inventory/api.js'
 import type { RadiusProfile, RadiusService } from '../../radius/api.js'
 import type { CommandSet, TacacsProfile, TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
-import { loginMaterialOf, type LoginMaterial, type PolicyData, type PolicyUser } from './policy-data.js'
+import { loginMaterialOf, tacacsLockoutOn, type LoginMaterial, type PolicyData, type PolicyUser } from './policy-data.js'
 
 export const POLICY_INPUTS_FILE = 'policy-test-inputs.json'
 /** The daemon each protocol's plugin renders for (plugins/tacacs and plugins/radius renderers). */
@@ -47,6 +47,8 @@ export interface InputsDeps {
   inventory: InventoryService
   tacacs: TacacsService | undefined
   radius: RadiusService | undefined
+  /** Reads identity.lockout_threshold: tac_plus-ng gets no CHAP while the lockout is on; absent: off. */
+  settings?: SettingsService
   listRules(db: Db): Promise<readonly PolicyRuleView[]>
 }
 
@@ -78,6 +80,7 @@ export async function takePolicyInputs(db: Knex.Transaction, d: InputsDeps, prot
   const tacacsProfiles = protocol === 'tacacs' && d.tacacs ? await d.tacacs.listProfiles(db) : []
   const commandSets = protocol === 'tacacs' && d.tacacs ? await d.tacacs.listCommandSets(db) : []
   const radiusProfiles = protocol === 'radius' && d.radius ? await d.radius.listProfiles(db) : []
+  const tacacsLockout = protocol === 'tacacs' && (await tacacsLockoutOn(d.settings, db))
   return {
     format: 1,
     protocol,
@@ -86,7 +89,7 @@ export async function takePolicyInputs(db: Knex.Transaction, d: InputsDeps, prot
         id: u.id,
         username: u.username,
         group_ids: [...u.group_ids].sort(),
-        login: u.verifiers ? loginMaterialOf(u.verifiers) : null,
+        login: u.verifiers ? loginMaterialOf(u.verifiers, tacacsLockout) : null,
         // Only when set: a release rendered before expiry existed reads the same.
         ...(u.expires_at ? { expires_at: u.expires_at } : {}),
       }))

@@ -28,7 +28,7 @@
  * - no matching rule (only possible with the default rule disabled): deny.
  */
 import type { Knex } from 'knex'
-import type { IdentityService, Static, UserRef } from '../../../sdk/index.js'
+import type { IdentityService, SettingsService, Static, UserRef } from '../../../sdk/index.js'
 import type { Device, InventoryService } from '../../inventory/api.js'
 import type { RadiusService } from '../../radius/api.js'
 import type { TacacsProfile, TacacsService } from '../../tacacs/api.js'
@@ -50,6 +50,8 @@ export interface EvaluateDeps {
   tacacs: TacacsService | undefined
   /** Absent without the radius plugin: the route refuses protocol radius before evaluating. */
   radius: RadiusService | undefined
+  /** Reads identity.lockout_threshold (TACACS+ CHAP refused while the lockout is on); absent: off. */
+  settings?: SettingsService
   /** The ordered rules as the renderers read them; the route serves them from the in-memory cache (services/cache.ts). */
   listRules(db: Knex | Knex.Transaction): Promise<readonly PolicyRuleView[]>
 }
@@ -74,6 +76,9 @@ async function loginRefusal(db: PolicyData, protocol: keyof typeof PROTOCOL, met
   const verifiers = await db.loginMaterial(user.id)
   if (!verifiers) {
     return `user ${user.username} has no network password (none set since network login was turned on, or a directory user: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
+  }
+  if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && verifiers.tacacs_lockout) {
+    return `account lockout is on: tac_plus-ng would check CHAP outside the failure count, so user ${user.username} is given no CHAP or MS-CHAP password and ${METHOD_NAME[method]} is rejected (identity.lockout_threshold > 0; PAP, ASCII and enable are counted)`
   }
   if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && !verifiers.tacacs_chap) {
     return `${METHOD_NAME[method]} is not supported for user ${user.username}: tac_plus-ng needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and not holding "\${"), so it rejects the login (its log says "${method === 'chap' ? 'failed (no clear text password set)' : 'failed'}")`

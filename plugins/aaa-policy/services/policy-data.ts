@@ -4,7 +4,7 @@
  * (`against: deployed`, services/deployed-inputs.ts). evaluate.ts runs the same code on either.
  */
 import type { Knex } from 'knex'
-import type { IdentityService, UserRef } from '../../../sdk/index.js'
+import { identitySettingRefs, type IdentityService, type SettingsService, type UserRef } from '../../../sdk/index.js'
 import type { Device, InventoryService } from '../../inventory/api.js'
 import type { RadiusProfile, RadiusService } from '../../radius/api.js'
 import type { CommandDecision, TacacsProfile, TacacsService } from '../../tacacs/api.js'
@@ -20,6 +20,8 @@ export interface LoginMaterial {
   tacacs_chap?: boolean
   /** …and for MS-CHAP (`password ms-chap = clear`). */
   tacacs_mschap?: boolean
+  /** Account lockout was on for tac_plus-ng (identity.lockout_threshold > 0): it got no CHAP or MS-CHAP password (plugins/tacacs/renderers/lockout.ts). */
+  tacacs_lockout?: true
 }
 
 export interface PolicyData {
@@ -46,17 +48,25 @@ export const CHAP_WRITABLE = /^[^\u0000-\u001f\u007f]+$/
  * CHAP unless it holds `${` (replaced from the daemon's environment) or NUL; MS-CHAP only when it is
  * also inside the Basic Multilingual Plane (the daemon's UTF-16 conversion gets the others wrong).
  */
-export function loginMaterialOf(v: { cleartext?: string }): LoginMaterial {
+export function loginMaterialOf(v: { cleartext?: string }, tacacsLockout = false): LoginMaterial {
   const c = v.cleartext
   const tacacsChap = c !== undefined && !c.includes('\0') && !c.includes('${')
-  return { chap: c !== undefined && CHAP_WRITABLE.test(c), tacacs_chap: tacacsChap, tacacs_mschap: tacacsChap && !/[\u{10000}-\u{10FFFF}]/u.test(c) }
+  const out: LoginMaterial = { chap: c !== undefined && CHAP_WRITABLE.test(c), tacacs_chap: tacacsChap, tacacs_mschap: tacacsChap && !/[\u{10000}-\u{10FFFF}]/u.test(c) }
+  // Only when on: inputs kept while it was off read as before.
+  return tacacsLockout ? { ...out, tacacs_lockout: true } : out
 }
+
+/** identity.lockout_threshold > 0 in this snapshot; no settings service (older callers): off. */
+export const tacacsLockoutOn = async (settings: SettingsService | undefined, db: Knex | Knex.Transaction): Promise<boolean> =>
+  settings ? (await settings.get(identitySettingRefs.lockoutThreshold, db)) > 0 : false
 
 export interface DatabaseDataDeps {
   identity: IdentityService
   inventory: InventoryService
   tacacs: TacacsService | undefined
   radius: RadiusService | undefined
+  /** Reads identity.lockout_threshold (TACACS+ CHAP refused while the lockout is on); absent: off. */
+  settings?: SettingsService
   /** The ordered rules as the renderers read them; the route serves them from the in-memory cache (services/cache.ts). */
   listRules(db: Knex | Knex.Transaction): Promise<readonly PolicyRuleView[]>
 }
@@ -67,7 +77,7 @@ export function databasePolicyData(d: DatabaseDataDeps, db: Knex.Transaction): P
     findUser: (username) => d.identity.findUser({ username }, db),
     async loginMaterial(userId) {
       const v = await d.identity.networkVerifiers(userId, db)
-      return v ? loginMaterialOf(v) : null
+      return v ? loginMaterialOf(v, await tacacsLockoutOn(d.settings, db)) : null
     },
     groupIdsOf: (userId) => d.identity.groupIdsOf(userId, db),
     getDevice: (id) => d.inventory.getDevice(id, db),

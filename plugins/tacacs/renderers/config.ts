@@ -23,10 +23,11 @@
  */
 import path from 'node:path'
 import type { Knex } from 'knex'
-import type { ConfigRenderer, DaemonAccount, IdentityService, NetworkUser, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
+import { activeReleaseDir, identitySettingRefs, type ConfigRenderer, type DaemonAccount, type IdentityService, type NetworkUser, type RenderedFile, type ServerOptionRef, type ServerOptionsService, type SettingRef, type SettingsService } from '../../../sdk/index.js'
 import type { Device, DeviceGroup, InventoryService } from '../../inventory/api.js'
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
 import { chapPasswordLines, tacPlusNgCleartextIn } from './chap.js'
+import { checkLockoutPrograms, defaultMavisDirectory, lockedPasswordLines, mavisLines, shadowFile, TAC_PLUS_NG_SHADOW_FILE, type TacPlusNgLockout } from './lockout.js'
 import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
 import { deviceGroupIdent, deviceIdent, userGroupIdent, userIdent } from './names.js'
 import { renderTimespec } from './rule.js'
@@ -43,7 +44,9 @@ export interface TacPlusNgConfigInput {
   deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
   devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; tacacsKey: string | null }[]
   userGroups: { id: string; name: string }[]
-  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers' | 'expires_at'>[]
+  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers' | 'expires_at' | 'lockout_cleared_at'>[]
+  /** Account lockout through MAVIS (lockout.ts); absent or null: off, and the text is as before it existed. */
+  lockout?: TacPlusNgLockout | null
   /** Each profile with its text from `TacacsService.renderProfile`. */
   profiles: { profile: Pick<TacacsProfile, 'id' | 'name'>; text: string }[]
   /** Rule texts from `TacacsService.renderRule`, in evaluation order; null when no policy source is registered. */
@@ -138,7 +141,8 @@ function renderUsers(input: TacPlusNgConfigInput): string[] {
     out.push(`user ${userIdent(u.username)} {`)
     if (u.verifiers) {
       if (!SHA512_CRYPT.test(u.verifiers.sha512_crypt)) throw new TacPlusNgRenderError(`user ${u.username}: the stored verifier is not a SHA-512 crypt string`)
-      out.push(`${T}password login = crypt ${tacString(u.verifiers.sha512_crypt)}`, `${T}password pap = login`, ...chapPasswordLines(u.verifiers.cleartext, T))
+      if (input.lockout) out.push(...lockedPasswordLines(T))
+      else out.push(`${T}password login = crypt ${tacString(u.verifiers.sha512_crypt)}`, `${T}password pap = login`, ...chapPasswordLines(u.verifiers.cleartext, T))
     } else {
       // Known to the daemon (authorization follows the rules, as the policy test says), but no password logs in.
       out.push(`${T}${tacComment('no network password set since network login was turned on')}`, `${T}password login = deny`, `${T}password pap = deny`)
@@ -198,6 +202,7 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   // are the same in both versions, so nothing else changes.
   section('Accept authorization and accounting of minor version 1 (Palo Alto)', ['bug compatibility = 2'])
   section('Logs for the platform ingester (format: plugins/tacacs/renderers/log-format.ts)', renderLogs(input.logDirectory))
+  if (input.lockout) section('Account lockout through MAVIS (plugins/tacacs/renderers/lockout.ts)', mavisLines(input.lockout, input.users, T))
   section('Devices; device groups are device blocks named "group:NAME" that their members nest in', renderDevices(input))
 
   const profiles = [...input.profiles].sort((a, b) => byteOrder(a.profile.name, b.profile.name) || byteOrder(a.profile.id, b.profile.id))
@@ -238,7 +243,17 @@ export interface TacPlusNgRendererDeps {
   policySource: () => PolicySource | null
   /** Where logs go when the log directory setting is null: the platform's data folder. */
   dataDir: string
-  refs: { listenAddress: SettingRef<string>; listenPort: SettingRef<number>; logDirectory: ServerOptionRef<string | null>; user: ServerOptionRef<string | null>; group: ServerOptionRef<string | null> }
+  refs: {
+    listenAddress: SettingRef<string>
+    listenPort: SettingRef<number>
+    logDirectory: ServerOptionRef<string | null>
+    user: ServerOptionRef<string | null>
+    group: ServerOptionRef<string | null>
+    binary: ServerOptionRef<string>
+    mavisDirectory: ServerOptionRef<string | null>
+    perlBinary: ServerOptionRef<string>
+    lockoutDirectory: ServerOptionRef<string | null>
+  }
 }
 
 /** The account of server options tacacs.daemon_user / tacacs.daemon_group: both or neither. */
@@ -250,6 +265,27 @@ function daemonAccount(d: TacPlusNgRendererDeps): DaemonAccount | null {
 }
 
 const logDirectoryOf = (d: TacPlusNgRendererDeps) => d.serverOptions.get(d.refs.logDirectory) ?? path.join(d.dataDir, 'logs', 'tacacs')
+
+/** Where tacauth_limit keeps the failure counts (a folder the workers write). */
+const lockoutDirectoryOf = (d: TacPlusNgRendererDeps) => d.serverOptions.get(d.refs.lockoutDirectory) ?? path.join(d.dataDir, 'tacacs-lock')
+
+/** The lockout as the settings and server options say, the programs checked; null while identity.lockout_threshold is 0. */
+async function lockoutOf(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction): Promise<TacPlusNgLockout | null> {
+  const threshold = await d.settings.get(identitySettingRefs.lockoutThreshold, snapshot)
+  if (!(threshold > 0)) return null
+  const mavisDirectory = d.serverOptions.get(d.refs.mavisDirectory) ?? defaultMavisDirectory(d.serverOptions.get(d.refs.binary))
+  if (!mavisDirectory) throw new TacPlusNgRenderError('account lockout is on (identity.lockout_threshold > 0) and needs the tac_plus-ng MAVIS folder, not found next to tacacs.binary: set server option tacacs.mavis_directory')
+  const lockout: TacPlusNgLockout = {
+    threshold,
+    seconds: await d.settings.get(identitySettingRefs.lockoutSeconds, snapshot),
+    mavisDirectory,
+    perl: d.serverOptions.get(d.refs.perlBinary),
+    shadowPath: path.join(activeReleaseDir(d.dataDir, 'tac_plus-ng'), TAC_PLUS_NG_SHADOW_FILE),
+    stateDirectory: lockoutDirectoryOf(d),
+  }
+  checkLockoutPrograms(lockout)
+  return lockout
+}
 
 /** Rule texts in order: the very `renderRule` text the preview shows, with the profile's name; and the rules' timespecs. */
 async function renderRules(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction, profiles: TacacsProfile[]): Promise<{ rules: string[] | null; timespecs: string[] }> {
@@ -281,6 +317,7 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
     const profiles: TacPlusNgConfigInput['profiles'] = []
     for (const profile of profileList) profiles.push({ profile, text: await d.tacacs.renderProfile(profile, snapshot) })
     const { rules, timespecs } = await renderRules(d, snapshot, profileList)
+    const lockout = await lockoutOf(d, snapshot)
     const content = buildTacPlusNgConfig({
       listen: { address, port },
       logDirectory: logDirectoryOf(d),
@@ -292,12 +329,16 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
       profiles,
       rules,
       timespecs,
+      lockout,
     })
-    return [{ path: TAC_PLUS_NG_CONFIG_FILE, content, mode: 0o600 }]
+    const files: RenderedFile[] = [{ path: TAC_PLUS_NG_CONFIG_FILE, content, mode: 0o600 }]
+    if (lockout) files.push({ path: TAC_PLUS_NG_SHADOW_FILE, content: shadowFile(users), mode: 0o600 })
+    return files
   },
   account: () => daemonAccount(d),
   // The dated logs of log-format.ts (authentication-2026-11-23.log …): removed after deploy.log_retention_days.
-  folders: () => [{ directory: logDirectoryOf(d), logs: /^(?:authentication|authorization|accounting)-\d{4}-\d{2}-\d{2}\.log$/ }],
+  // …and the folder of the lockout counts (lockout.ts), kept when the lockout is off (a later turn-on finds it ready).
+  folders: () => [{ directory: logDirectoryOf(d), logs: /^(?:authentication|authorization|accounting)-\d{4}-\d{2}-\d{2}\.log$/ }, { directory: lockoutDirectoryOf(d) }],
   // Older releases holding a CHAP password this one no longer has are removed at deploy.
   cleartextIn: (files) => tacPlusNgCleartextIn(files, TAC_PLUS_NG_CONFIG_FILE),
 })

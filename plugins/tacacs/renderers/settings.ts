@@ -47,6 +47,28 @@ export const tacPlusNgOptionRefs = {
     'The tac_plus-ng binary (a path, or a name on PATH) that checks each release before it is deployed (`tac_plus-ng -P`). Absent binary: the check is skipped and the deploy says so.',
     { env: 'TAC_PLUS_NG' },
   ),
+  // Account lockout (identity.lockout_threshold > 0) runs through MAVIS: renderers/lockout.ts.
+  mavisDirectory: defineServerOption(
+    'tacacs.mavis_directory',
+    Nullable(Type.String({ minLength: 2, maxLength: 500, pattern: '^/(?!.*\\$\\{)[^\\u0000-\\u001f]*$' })),
+    null,
+    'Absolute folder of the MAVIS modules of tac_plus-ng (`libmavis_tacauth_limit.so`, `libmavis_external.so`) and the upstream Perl backend `mavis_tacplus_shadow.pl`, used only while account lockout is on (setting `identity.lockout_threshold` > 0). `null`: `lib/mavis` under the install prefix of `tacacs.binary` (the folder above its `sbin`), when it exists. Missing while lockout is on: the render fails.',
+    { env: 'TACACS_MAVIS_DIRECTORY' },
+  ),
+  lockoutDirectory: defineServerOption(
+    'tacacs.lockout_directory',
+    Nullable(Type.String({ minLength: 2, maxLength: 32, pattern: '^/(?!.*\\$\\{)[^\\u0000-\\u001f"]*$' })),
+    null,
+    'Absolute folder where tac_plus-ng (MAVIS tacauth_limit) keeps the failure counts while account lockout is on; the deploy gives it to the daemon group. At most 32 characters: the module copies only the first 36 characters of the folder into each count file\'s path (libmavis_tacauth_limit.c), so a longer one makes every user share one count; the render fails then. `null`: `tacacs-lock` in the platform data folder.',
+    { env: 'TACACS_LOCKOUT_DIRECTORY' },
+  ),
+  perlBinary: defineServerOption(
+    'tacacs.perl_binary',
+    Type.String({ minLength: 2, maxLength: 500, pattern: '^/[^\\u0000-\\u001f]*$' }),
+    '/usr/bin/perl',
+    'Absolute path of the Perl interpreter that runs the MAVIS backend `mavis_tacplus_shadow.pl` (checks the passwords while account lockout is on). Missing while lockout is on: the render fails.',
+    { env: 'TACACS_PERL' },
+  ),
 } as const
 
 export const tacPlusNgOptions = Object.values(tacPlusNgOptionRefs)
