@@ -161,7 +161,7 @@ export const identitySettingRefs = {
     'identity.lockout_threshold',
     Type.Integer({ minimum: 0, maximum: 100 }),
     0,
-    'Wrong network passwords in a row (each less than identity.lockout_seconds after the previous one) after which FreeRADIUS refuses the user, right password or not, for identity.lockout_seconds; 0 turns the lockout off. Takes effect at the next deploy. tac_plus-ng does not count failures (docs/security.md).',
+    'Wrong network passwords in a row (each less than identity.lockout_seconds after the previous one) after which FreeRADIUS and tac_plus-ng refuse the user, right password or not, for identity.lockout_seconds; 0 turns the lockout off. Takes effect at the next deploy. While on, tac_plus-ng checks passwords through MAVIS (needs Perl and its upstream backend: server options tacacs.perl_binary, tacacs.mavis_directory) and gets no CHAP or MS-CHAP passwords (docs/security.md).',
     { security: true },
   ),
   lockoutSeconds: defineSetting(

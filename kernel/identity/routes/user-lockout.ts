@@ -1,6 +1,7 @@
 /**
  * Clearing a user's account lockout. The lockout itself is the daemon's: FreeRADIUS counts wrong
- * passwords in memory (rlm_cache, plugins/radius/renderers/lockout.ts) and the platform cannot
+ * passwords in memory (rlm_cache, plugins/radius/renderers/lockout.ts), tac_plus-ng in MAVIS count
+ * files (plugins/tacacs/renderers/lockout.ts), and the platform cannot
  * reach into that memory. What it can do is tell the daemon, in the next release, to forget every
  * failure it counted before now: the clear instant is rendered with the user's verifiers, and a
  * counter older than it is dropped at the user's next request. docs/security.md, Account lockout.
@@ -19,7 +20,7 @@ export function userLockoutRoutes(d: IdentityRouteDeps) {
       permission: 'users.write',
       summary: "Clear a user's lockout",
       description:
-        'Sets `lockout_cleared_at` to now: from the next deploy, FreeRADIUS forgets every failed login it counted for the user before that instant, so a locked-out user can log in at once with the right password (without a deploy the lockout ends by itself, `identity.lockout_seconds` after the failure that caused it). A lockout in force shows in the RADIUS log as rejects with `reject_reason` `locked_out` (GET /api/v1/aaa/logs/radius/authentication); the platform cannot read the count the daemon keeps. tac_plus-ng keeps no failure count (docs/security.md). Audited as `user.lockout_clear`. Only an administrator may act on an administrator (403 ADMIN_REQUIRED); anyone else only on a user who holds no permission they lack (403 USER_EXCEEDS_OWN_PERMISSIONS). Answers the user.',
+        'Sets `lockout_cleared_at` to now: from the next deploy, FreeRADIUS forgets every failed login it counted for the user before that instant and tac_plus-ng starts the user on a new count (the instant is part of the name of its MAVIS count file), so a locked-out user can log in at once with the right password (without a deploy the lockout ends by itself, `identity.lockout_seconds` after the failure that caused it). A lockout in force shows in the RADIUS log as rejects with `reject_reason` `locked_out` (GET /api/v1/aaa/logs/radius/authentication), and in the TACACS+ authentication log as failures saying `banned for another N seconds`; the platform cannot read the counts the daemons keep (docs/security.md, Account lockout). Audited as `user.lockout_clear`. Only an administrator may act on an administrator (403 ADMIN_REQUIRED); anyone else only on a user who holds no permission they lack (403 USER_EXCEEDS_OWN_PERMISSIONS). Answers the user.',
       tags: ['identity'],
       schema: { params: UserParams, response: { 200: UserResponse, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
