@@ -70,8 +70,8 @@ describe('tacacs e2e: account lockout on tac_plus-ng (MAVIS tacauth_limit), as t
 
   const client = () => new TacacsClient({ host: '127.0.0.1', port, key: KEY, localAddress: FROM, timeoutMs: 8000 })
   const pap = async (u: string, p: string) => (await client().authenticatePap(u, p)).pass
-  const policy = async (username: string, method: string) => {
-    const r = await t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol: 'tacacs', username, device_id: device.id, method } })
+  const policy = async (username: string, method: string, against: 'database' | 'deployed' = 'database') => {
+    const r = await t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol: 'tacacs', username, device_id: device.id, method, ...(against === 'deployed' ? { against } : {}) } })
     expect(r.status, JSON.stringify(r.body)).to.equal(200)
     return r.body
   }
@@ -85,8 +85,8 @@ describe('tacacs e2e: account lockout on tac_plus-ng (MAVIS tacauth_limit), as t
     const shadow = readFileSync(path.join(current(), 'shadow'), 'utf8')
     expect(shadow.split('\n').filter(Boolean).map((l) => l.split(':')[0])).to.deep.equal(['l-alice', 'l-bob', 'l-carol', 'l-dave'])
     expect(statSync(path.join(current(), 'shadow')).mode & 0o007, 'nothing for others').to.equal(0)
-    for (const m of ['chap', 'mschapv2']) {
-      const said = await policy('l-bob', m)
+    for (const [m, against] of [['chap', 'database'], ['mschapv2', 'database'], ['chap', 'deployed'], ['mschapv2', 'deployed']] as const) {
+      const said = await policy('l-bob', m, against)
       expect(said.decision).to.equal('deny')
       expect(said.reason).to.include('account lockout is on: tac_plus-ng would check CHAP outside the failure count')
     }
@@ -128,6 +128,8 @@ describe('tacacs e2e: account lockout on tac_plus-ng (MAVIS tacauth_limit), as t
     expect(files[0].content).to.not.include('mavis')
     expect(files[0].content).to.match(/password chap = clear /)
     expect((await policy('l-bob', 'chap')).decision).to.equal('permit')
+    // The active release was rendered with the lockout on: answered from it, CHAP is still refused.
+    expect((await policy('l-bob', 'chap', 'deployed')).reason).to.include('account lockout is on')
     await setSetting(t, 'identity.lockout_threshold', 3)
   })
 })
