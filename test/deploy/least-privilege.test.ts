@@ -123,11 +123,11 @@ describe('least privilege: the daemons run as an unprivileged account', function
     expect(mode(t.dataDir)).to.equal(0o711)
     expect(mode(path.join(t.dataDir, 'releases'))).to.equal(0o711)
     // Everything else in DATA_DIR stays the platform's.
-    for (const n of readdirSync(t.dataDir).filter((n) => !['releases', 'logs', 'run'].includes(n))) expect(mode(path.join(t.dataDir, n)) & 0o077, n).to.equal(0)
+    for (const n of readdirSync(t.dataDir).filter((n) => !['releases', 'logs', 'run', 'tacacs-lock'].includes(n))) expect(mode(path.join(t.dataDir, n)) & 0o077, n).to.equal(0)
     expect(canRead(path.join(t.dataDir, 'node_id'), ACCOUNT)).to.equal(false)
     expect(spawnSync('ls', [t.dataDir], { uid: ACCOUNT.uid, gid: ACCOUNT.gid }).status, 'nobody lists DATA_DIR').to.not.equal(0)
     // The folders the daemons write to: theirs, setgid.
-    for (const d of [path.join(t.dataDir, 'logs', 'tacacs'), path.join(t.dataDir, 'logs', 'radius'), path.join(t.dataDir, 'run', 'freeradius')]) {
+    for (const d of [path.join(t.dataDir, 'logs', 'tacacs'), path.join(t.dataDir, 'logs', 'radius'), path.join(t.dataDir, 'run', 'freeradius'), path.join(t.dataDir, 'tacacs-lock')]) {
       expect(mode(d), d).to.equal(0o2770)
       expect(statSync(d).gid, d).to.equal(ACCOUNT.gid)
     }
@@ -150,7 +150,7 @@ describe('least privilege: the daemons run as an unprivileged account', function
     expect(canRead(cfg, ACCOUNT)).to.equal(true)
     expect(canRead(rel('freeradius', 'current', 'portcullis', 'verifiers'), ACCOUNT)).to.equal(true)
     expect(mode(t.dataDir)).to.equal(0o711)
-    for (const n of readdirSync(t.dataDir).filter((n) => !['releases', 'logs', 'run'].includes(n))) expect(mode(path.join(t.dataDir, n)) & 0o077, n).to.equal(0)
+    for (const n of readdirSync(t.dataDir).filter((n) => !['releases', 'logs', 'run', 'tacacs-lock'].includes(n))) expect(mode(path.join(t.dataDir, n)) & 0o077, n).to.equal(0)
   })
 
   it('tac_plus-ng: starts from current, answers a login, its workers run as the account, its logs are 0640', async () => {
