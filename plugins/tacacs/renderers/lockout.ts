@@ -63,8 +63,8 @@ export function defaultMavisDirectory(binary: string): string | null {
 /** Refuses to render a lockout the daemon host cannot run: the named server option is the fix. */
 export function checkLockoutPrograms(l: Pick<TacPlusNgLockout, 'mavisDirectory' | 'perl' | 'stateDirectory'>): void {
   if (!existsSync(l.perl)) throw new TacPlusNgRenderError(`account lockout is on (identity.lockout_threshold > 0) and needs Perl for the MAVIS backend: ${l.perl} does not exist; set server option tacacs.perl_binary`)
-  if (l.stateDirectory.length > MAX_STATE_DIRECTORY) {
-    throw new TacPlusNgRenderError(`account lockout is on (identity.lockout_threshold > 0) and its count folder ${l.stateDirectory} is longer than ${MAX_STATE_DIRECTORY} characters, which makes tac_plus-ng count every user in one file: set server option tacacs.lockout_directory to a shorter absolute folder`)
+  if (Buffer.byteLength(l.stateDirectory) > MAX_STATE_DIRECTORY) {
+    throw new TacPlusNgRenderError(`account lockout is on (identity.lockout_threshold > 0) and its count folder ${l.stateDirectory} is longer than ${MAX_STATE_DIRECTORY} bytes, which makes tac_plus-ng count every user in one file: set server option tacacs.lockout_directory to a shorter absolute folder`)
   }
   for (const f of [...MAVIS_MODULES, MAVIS_BACKEND]) {
     if (!existsSync(path.join(l.mavisDirectory, f))) throw new TacPlusNgRenderError(`account lockout is on (identity.lockout_threshold > 0) and needs the tac_plus-ng MAVIS folder: ${path.join(l.mavisDirectory, f)} does not exist; set server option tacacs.mavis_directory`)
