@@ -8,7 +8,7 @@
  * first send and after the last answer.
  */
 import { TacacsClient, TacacsTimeoutError } from '../../plugins/tacacs/client/index.js'
-import { cpuMs, roundFigures } from './proc.js'
+import { cpuMs, roundFigures, type RoundFigures } from './proc.js'
 
 export type TacacsKind = 'pap' | 'author'
 
@@ -25,7 +25,8 @@ export interface TacacsLoadOptions {
   pid?: number
 }
 
-export interface TacacsLoadResult {
+/** The round's counts; `rps` counts the answered requests (pass + fail). */
+export interface TacacsLoadResult extends RoundFigures {
   sent: number
   /** PAP pass, or authorization PASS_ADD/PASS_REPL. */
   pass: number
@@ -33,13 +34,6 @@ export interface TacacsLoadResult {
   fail: number
   /** Errors, protocol errors and time-outs. */
   errors: number
-  elapsedMs: number
-  /** Answered requests (pass + fail) per second. */
-  rps: number
-  p50Ms: number
-  p99Ms: number
-  cpuMs: number | null
-  cpuPerRequestMs: number | null
 }
 
 export async function tacacsLoad(o: TacacsLoadOptions): Promise<TacacsLoadResult> {

@@ -21,7 +21,7 @@
 import { createHash, createHmac, randomFillSync } from 'node:crypto'
 import dgram from 'node:dgram'
 import { encryptPap } from '../../plugins/radius/client/radius.js'
-import { cpuMs, roundFigures } from './proc.js'
+import { cpuMs, roundFigures, type RoundFigures } from './proc.js'
 
 export interface RadiusCredential {
   user: string
@@ -48,7 +48,7 @@ export interface RadiusLoadOptions {
   pid?: number
 }
 
-export interface RadiusLoadResult {
+export interface RadiusLoadResult extends RoundFigures {
   sent: number
   accept: number
   reject: number
@@ -56,16 +56,6 @@ export interface RadiusLoadResult {
   /** Any other code, or a reply that failed its Response Authenticator. */
   bad: number
   timeouts: number
-  elapsedMs: number
-  /** Answered requests per second. */
-  rps: number
-  /** Round-trip, ms (answered requests). */
-  p50Ms: number
-  p99Ms: number
-  /** Daemon CPU over the round, ms (when `pid` was given). */
-  cpuMs: number | null
-  /** Daemon CPU per answered request, ms. */
-  cpuPerRequestMs: number | null
 }
 
 const md5 = (...b: Buffer[]) => {

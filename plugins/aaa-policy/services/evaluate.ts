@@ -28,14 +28,13 @@
  * - no matching rule (only possible with the default rule disabled): deny.
  */
 import type { Knex } from 'knex'
-import type { IdentityService, SettingsService, Static, UserRef } from '../../../sdk/index.js'
-import type { Device, InventoryService } from '../../inventory/api.js'
-import type { RadiusService } from '../../radius/api.js'
+import type { Static, UserRef } from '../../../sdk/index.js'
+import type { Device } from '../../inventory/api.js'
 import type { TacacsProfile, TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
 import { sourcePrefix } from './conditions.js'
 import { firstMatch } from './first-match.js'
-import { databasePolicyData, type PolicyData } from './policy-data.js'
+import { databasePolicyData, type DatabaseDataDeps, type PolicyData } from './policy-data.js'
 import type { METHODS, PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
 
 export type PolicyTestInput = Static<typeof PolicyTestRequest>
@@ -43,18 +42,8 @@ export type PolicyTestResult = Static<typeof PolicyTestResponse>
 type Step = Static<typeof PolicyTraceStep>
 type Method = (typeof METHODS)[number]
 
-export interface EvaluateDeps {
-  identity: IdentityService
-  inventory: InventoryService
-  /** Absent without the tacacs plugin: the route refuses protocol tacacs before evaluating. */
-  tacacs: TacacsService | undefined
-  /** Absent without the radius plugin: the route refuses protocol radius before evaluating. */
-  radius: RadiusService | undefined
-  /** Reads identity.lockout_threshold (TACACS+ CHAP refused while the lockout is on); absent: off. */
-  settings?: SettingsService
-  /** The ordered rules as the renderers read them; the route serves them from the in-memory cache (services/cache.ts). */
-  listRules(db: Knex | Knex.Transaction): Promise<readonly PolicyRuleView[]>
-}
+/** What the policy test reads through: the same deps as the database's PolicyData (services/policy-data.ts). */
+export type EvaluateDeps = DatabaseDataDeps
 
 type UserRow = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login'>
 
