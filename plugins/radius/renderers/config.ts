@@ -282,10 +282,15 @@ export function freeradiusCleartextIn(files: { path: string; content: string }[]
   const file = files.find((f) => f.path === 'portcullis/verifiers')
   if (!file) return []
   const out: string[] = []
+  let user = ''
   for (const line of file.content.split('\n')) {
     // A user's entry: the key, then the items, the cleartext password last.
     const m = /^(u\.\S+)\t.*?(Cleartext-Password := '.*')$/.exec(line)
     if (m) out.push(createHash('sha256').update(`${m[1]}\n${m[2]}`).digest('hex'))
+    // A release rendered before the users file (a `switch` with a case per user): its passwords
+    // are named too, so an older release that holds one is still found (and, the names differing, removed).
+    else if (/^\s*case /.test(line)) user = line.trim()
+    else if (/^\s*&Cleartext-Password :?= /.test(line)) out.push(createHash('sha256').update(`${user}\n${line.trim()}`).digest('hex'))
   }
   return out
 }
