@@ -116,7 +116,8 @@ function writeOwnRunDir(dir: string, files: RenderedFile[]): void {
 /** `check`: the one entry's check item, e.g. `Crypt-Password := '$6$…'`. */
 function writeMinimal(dir: string, files: RenderedFile[], check: string): void {
   // The rendered tree without its policy and user files, then the minimal site.
-  writeOwnRunDir(dir, files.filter((f) => !f.path.startsWith('portcullis/') && f.path !== 'sites-enabled/default'))
+  // mods-enabled/portcullis_lookup reads portcullis/* files: it goes with them.
+  writeOwnRunDir(dir, files.filter((f) => !f.path.startsWith('portcullis/') && f.path !== 'mods-enabled/portcullis_lookup' && f.path !== 'sites-enabled/default'))
   const usersFile = path.join(dir, 'bench-users')
   writeFileSync(usersFile, `DEFAULT ${check}\n`)
   const m = MINIMAL_SITE(usersFile)

@@ -10,13 +10,17 @@
  *   mods-enabled/chap            CHAP against Cleartext-Password (users with chap_enabled only)
  *   mods-enabled/portcullis_log  json + linelog (sdk/logs/freeradius.ts), for the ingester
  *   sites-enabled/default        authorize / authenticate / post-auth / accounting (site.ts)
- *   portcullis/verifiers  0600   the network users' verifiers (an unlang switch on User-Name), and
- *                                the cleartext password of users with chap_enabled (users.ts)
- *   portcullis/refused    0600   everyone else: unknown, disabled, network login off, with the reason (users.ts)
- *   portcullis/policy            the AAA policy, first matching rule in order (unlang)
+ *   mods-enabled/portcullis_lookup  the hashed lookups (rlm_files) of the users, the policy and the replies
+ *   portcullis/verifiers  0600   the users file: the network users' verifiers, the cleartext password of users
+ *                                with chap_enabled, their principals; why the others are refused (users.ts)
+ *   portcullis/login             the user lookup, no password, expiry, lockout (users.ts, lockout.ts)
+ *   portcullis/refused           unknown, disabled, network login off, with the reason (users.ts)
+ *   portcullis/policy            the AAA policy: the candidates of the user's principals at the client's
+ *                                location class, first in order wins (policy.ts)
+ *   portcullis/rules             the candidates per principal and location class, each rule's label (users file)
  *   portcullis/mschapv1          the profiles that accept MS-CHAPv1 (site.ts)
- *   portcullis/replies           each rule's RADIUS profile, applied in post-auth
- *   mods-enabled/expiration      user expiry (control:Expiration, set in portcullis/verifiers)
+ *   portcullis/replies           each rule's RADIUS profile, applied in post-auth (users file)
+ *   mods-enabled/expiration      user expiry (control:Expiration, set from portcullis/verifiers)
  *   mods-enabled/portcullis_lockout  the failure counts in memory (rlm_cache), with the lockout on
  *   portcullis/lockout-failed    counts a wrong password (Post-Auth-Type REJECT); lockout.ts
  *   portcullis/lockout-passed    an accepted login ends the run of failures (post-auth)
@@ -40,9 +44,10 @@ import type { RadiusPolicySource, RadiusService } from '../api.js'
 import { quoteValue } from '../services/values.js'
 import type { FreeradiusConfigInput } from './input.js'
 import { CIDR, FreeradiusRenderError, HEADER, IP, name, qsecret, T } from './syntax.js'
-import { compileRules, policy, replies, writtenClients } from './policy.js'
+import { compileRules, policy, writtenClients } from './policy.js'
+import { LOOKUP_MODULES, replies, rulesTable } from './lookup.js'
 import { mschapv1, SITE } from './site.js'
-import { refused, verifiers } from './users.js'
+import { login, refused, verifiers } from './users.js'
 import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
@@ -139,7 +144,7 @@ function radiusdConf(input: FreeradiusConfigInput): string {
   ].join('\n')
 }
 
-function clientsConf(input: FreeradiusConfigInput): string {
+function clientsConf(input: FreeradiusConfigInput, classes: ReadonlyMap<string, string>): string {
   const out = [HEADER, '# Enabled devices with a RADIUS secret. Requests must carry Message-Authenticator (BlastRADIUS).', '']
   for (const { device, radiusSecret } of writtenClients(input)) {
     name(device.name, 'device')
@@ -151,6 +156,8 @@ function clientsConf(input: FreeradiusConfigInput): string {
       `${T}shortname = ${quoteValue(device.name)}`,
       `${T}require_message_authenticator = yes`,
       `${T}nas_type = other`,
+      `${T}# The location class: the places of the AAA policy this client is in (portcullis/policy).`,
+      `${T}portcullis_class = "${classes.get(device.name) ?? 'L0'}"`,
       '}',
       '',
     )
@@ -209,20 +216,23 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
   qpath(input.logDirectory, 'the log directory')
   const rules = compileRules(input)
   const files: RenderedFile[] = [
-    { path: 'clients.conf', content: clientsConf(input), mode: 0o600 },
+    { path: 'clients.conf', content: clientsConf(input, rules.classes), mode: 0o600 },
     { path: 'mods-enabled/always', content: ALWAYS, mode: 0o644 },
     { path: 'mods-enabled/chap', content: CHAP, mode: 0o644 },
     { path: 'mods-enabled/mschap', content: MSCHAP, mode: 0o644 },
     { path: 'mods-enabled/pap', content: PAP, mode: 0o644 },
+    { path: 'mods-enabled/portcullis_lookup', content: LOOKUP_MODULES, mode: 0o644 },
     { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },
     ...lockoutModules(input).map((f) => ({ ...f, mode: 0o644 })),
     { path: 'portcullis/lockout-failed', content: lockoutFailed(input), mode: 0o644 },
     { path: 'portcullis/lockout-passed', content: lockoutPassed(input), mode: 0o644 },
-    { path: 'portcullis/mschapv1', content: mschapv1(rules), mode: 0o644 },
+    { path: 'portcullis/login', content: login(input), mode: 0o644 },
+    { path: 'portcullis/mschapv1', content: mschapv1(rules.rules), mode: 0o644 },
     { path: 'portcullis/policy', content: policy(input, rules), mode: 0o644 },
-    { path: 'portcullis/refused', content: refused(input), mode: 0o600 },
+    { path: 'portcullis/refused', content: refused(), mode: 0o644 },
     { path: 'portcullis/replies', content: replies(rules), mode: 0o644 },
-    { path: 'portcullis/verifiers', content: verifiers(input), mode: 0o600 },
+    { path: 'portcullis/rules', content: rulesTable(rules), mode: 0o644 },
+    { path: 'portcullis/verifiers', content: verifiers(input, rules.principals), mode: 0o600 },
     { path: 'radiusd.conf', content: radiusdConf(input), mode: 0o644 },
     { path: 'sites-enabled/default', content: SITE, mode: 0o644 },
   ]
@@ -265,7 +275,7 @@ const runDirectoryOf = (d: FreeradiusRendererDeps) => d.serverOptions.get(d.refs
 
 /**
  * The cleartext passwords of a release (CHAP, `portcullis/verifiers`), each named by a hash of its
- * user's case and its line: the deploy removes an older release holding one the current release no
+ * user's entry and its item: the deploy removes an older release holding one the current release no
  * longer has (CHAP turned off, the password changed, the user gone).
  */
 export function freeradiusCleartextIn(files: { path: string; content: string }[]): string[] {
@@ -274,7 +284,12 @@ export function freeradiusCleartextIn(files: { path: string; content: string }[]
   const out: string[] = []
   let user = ''
   for (const line of file.content.split('\n')) {
-    if (/^\s*case /.test(line)) user = line.trim()
+    // A user's entry: the key, then the items, the cleartext password last.
+    const m = /^(u\.\S+)\t.*?(Cleartext-Password := '.*')$/.exec(line)
+    if (m) out.push(createHash('sha256').update(`${m[1]}\n${m[2]}`).digest('hex'))
+    // A release rendered before the users file (a `switch` with a case per user): its passwords
+    // are named too, so an older release that holds one is still found (and, the names differing, removed).
+    else if (/^\s*case /.test(line)) user = line.trim()
     else if (/^\s*&Cleartext-Password :?= /.test(line)) out.push(createHash('sha256').update(`${user}\n${line.trim()}`).digest('hex'))
   }
   return out

@@ -1,51 +1,15 @@
-/** The AAA policy as one unlang chain: rules compiled to membership tests, first match wins. */
+/** The AAA policy precomputed into keyed lookups (docs/freeradius.md): first match wins, as the rules are ordered. */
 import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
-import { attributesProblem, formatValue, quoteValue } from '../services/values.js'
 import type { FreeradiusConfigInput } from './input.js'
-import { byteOrder, FreeradiusRenderError, HEADER, name, qname, refusal, T, USERNAME } from './syntax.js'
+import { byteOrder, FreeradiusRenderError, HEADER, name, refusal, T, USERNAME } from './syntax.js'
+import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
+import { PRINCIPALS } from './users.js'
 
 /** The devices written as clients, in name order: enabled, with a secret. */
 export function writtenClients(input: FreeradiusConfigInput) {
   return input.devices
     .filter((d) => d.device.enabled && d.radiusSecret !== null && d.radiusSecret !== '')
     .sort((a, b) => byteOrder(a.device.name, b.device.name) || byteOrder(a.device.id, b.device.id))
-}
-
-export interface CompiledRule {
-  rule: RadiusPolicyRule
-  /**
-   * The unlang condition, or null when the rule can match nobody (written as a comment). Several
-   * when one would not fit on a line: alternatives with the same body, tried in turn (still first match).
-   */
-  condition: string[] | null
-  why: string
-  profile: Pick<RadiusProfile, 'id' | 'name' | 'attributes' | 'allow_mschapv1'> | null
-}
-
-/**
- * FreeRADIUS reads a configuration line into 8 KiB (conffile.c: "Line too long", even across `\`
- * continuations). A rule's condition is `(WHO) && (WHERE)` on one line, so each side is cut into
- * disjunctions of at most this many characters; a rule whose lists are longer is written as
- * several `elsif` with the same body (see `policy`).
- */
-export const MAX_DISJUNCTION = 3500
-
-/** Disjunctions of `&User-Name == …` or client short name tests, each short enough for a line (`max` characters); null when empty. */
-export function anyOf(left: string, values: string[], max = MAX_DISJUNCTION): string[] | null {
-  const uniq = [...new Set(values)].sort(byteOrder)
-  if (uniq.length === 0) return null
-  const chunks: string[][] = [[]]
-  let length = 0
-  for (const v of uniq) {
-    const test = `${left} == ${quoteValue(v)}`
-    if (length > 0 && length + test.length + 4 > max) {
-      chunks.push([])
-      length = 0
-    }
-    chunks[chunks.length - 1].push(test)
-    length += test.length + 4
-  }
-  return chunks.map((tests) => (tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`))
 }
 
 const WEEKDAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
@@ -91,128 +55,193 @@ export function clientCondition(prefixes: readonly string[]): string {
   return tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`
 }
 
-export function compileRules(input: FreeradiusConfigInput): CompiledRule[] {
+/** A rule as the tree knows it: its principal and location keys, and what unlang must still test. */
+export interface CompiledRule {
+  rule: RadiusPolicyRule
+  /** 1-based, in policy order: the lower wins. */
+  index: number
+  /** Why the rule can match nobody (written as a comment), or null. */
+  skipped: string | null
+  /** The principal key: "u<n>" (a user), "g<n>" (a user group) or "*" (anyone). */
+  who: string
+  /** The location targets: "d<n>" (a device), "dg<n>" (a device group) or "*" (anywhere). */
+  where: string
+  /** The rule's own conditions (client prefixes, time window) in unlang, tested at request time; null: none. */
+  condition: string | null
+  profile: Pick<RadiusProfile, 'id' | 'name' | 'attributes' | 'allow_mschapv1'> | null
+}
+
+export interface CompiledPolicy {
+  rules: CompiledRule[]
+  /** Per username: the principal keys of the rules that name them (a user, their groups). */
+  principals: Map<string, string[]>
+  /** Per client (device name): its location class, "L<n>" (clients with the same set of location targets share one). */
+  classes: Map<string, string>
+  /** Per "principal:location class" (or "principal:*"): the candidate rules in order, up to the first without conditions. */
+  candidates: Map<string, CompiledRule[]>
+}
+
+/**
+ * The policy precomputed at render time, so that a request touches only the rules that can apply to it:
+ * the user's principals (users named by the same targets share the keys), the client's location class,
+ * and per pair of both the rules that match, in policy order. A rule after one without conditions for
+ * the same pair can never decide and is left out.
+ */
+export function compileRules(input: FreeradiusConfigInput): CompiledPolicy {
   const groupParent = new Map(input.deviceGroups.map((g) => [g.id, g.parent_id]))
-  const ancestry = (groupId: string | null): Set<string> => {
+  const ancestry = (groupId: string | null): string[] => {
     const seen = new Set<string>()
     for (let g = groupId; g && groupParent.has(g) && !seen.has(g); g = groupParent.get(g) ?? null) seen.add(g)
-    return seen
+    return [...seen]
   }
   const clients = writtenClients(input).map(({ device }) => ({ device, groups: ancestry(device.device_group_id) }))
-  // Indexes built once: members by user group, client names by device and by group (with every
-  // group above the device's own). Filtering every user and client per rule was O(rules × users).
-  const push = <V>(m: Map<string, V[]>, k: string, v: V) => (m.get(k) ?? m.set(k, []).get(k)!).push(v)
-  const usersIn = new Map<string, string[]>()
-  for (const u of input.users) for (const g of u.group_ids) push(usersIn, g, u.username)
-  const clientsOf = new Map<string, string[]>()
-  const clientsIn = new Map<string, string[]>()
-  for (const c of clients) {
-    push(clientsOf, c.device.id, c.device.name)
-    for (const g of c.groups) push(clientsIn, g, c.device.name)
-  }
+  const hasClient = new Set<string>()
+  for (const c of clients) for (const k of [`device:${c.device.id}`, ...c.groups.map((g) => `group:${g}`)]) hasClient.add(k)
+  const hasUser = new Set<string>()
+  for (const u of input.users) for (const g of u.group_ids) hasUser.add(g)
   const profiles = new Map(input.profiles.map((p) => [p.id, p]))
+  const keyOf = new Map<string, string>()
+  const id = (prefix: string, v: string) => `${prefix}\u0000${v}`
+  const key = (prefix: string, v: string) => keyOf.get(id(prefix, v)) ?? keyOf.set(id(prefix, v), `${prefix}${keyOf.size + 1}`).get(id(prefix, v))!
   const names = new Set<string>()
-  const out: CompiledRule[] = []
+  const rules: CompiledRule[] = []
   for (const rule of input.rules ?? []) {
     name(rule.name, 'rule')
     if (names.has(rule.name.toLowerCase())) throw new FreeradiusRenderError(`two rules are named ${rule.name}`)
     names.add(rule.name.toLowerCase())
     const profile = rule.radius_profile_id ? (profiles.get(rule.radius_profile_id) ?? null) : null
-    if (!rule.enabled) {
-      out.push({ rule, condition: null, why: 'disabled', profile })
-      continue
-    }
-    let who: string[] | null = ['true']
-    let where: string[] | null = ['true']
-    // The rule's conditions, ANDed after WHO and WHERE: not holding, the chain goes on to the next rule.
     const extra = [
       ...(rule.client_prefixes?.length ? [clientCondition(rule.client_prefixes)] : []),
       ...(rule.time_window ? [timeCondition(rule.time_window.spans)] : []),
-    ].join(' && ')
-    // The line holds WHO, WHERE and these: the member lists get what is left of it.
-    const max = MAX_DISJUNCTION - Math.ceil(extra.length / 2)
+    ]
     const w = rule.who
-    if (w.type === 'user') who = anyOf('&User-Name', [name(w.username, 'username', USERNAME)], max)
-    else if (w.type === 'group') who = anyOf('&User-Name', (usersIn.get(w.group_id) ?? []).map((u) => name(u, 'username', USERNAME)), max)
     const d = rule.where
-    const nas = '"%{client:shortname}"'
-    if (d.type === 'device') where = anyOf(nas, clientsOf.get(d.device_id) ?? [], max)
-    else if (d.type === 'device_group') where = anyOf(nas, clientsIn.get(d.device_group_id) ?? [], max)
-    if (who === null) out.push({ rule, condition: null, why: 'no network user in its user group', profile })
-    else if (where === null) out.push({ rule, condition: null, why: 'no RADIUS client (enabled device with a secret) in its place', profile })
-    else {
-      const condition = who.flatMap((w) => where!.map((d) => [w, d, extra].filter((p) => p !== 'true' && p !== '').join(' && ') || 'true'))
-      out.push({ rule, condition, why: '', profile })
+    let skipped: string | null = null
+    if (!rule.enabled) skipped = 'disabled'
+    else if (w.type === 'group' && !hasUser.has(w.group_id)) skipped = 'no network user in its user group'
+    else if ((d.type === 'device' && !hasClient.has(`device:${d.device_id}`)) || (d.type === 'device_group' && !hasClient.has(`group:${d.device_group_id}`))) {
+      skipped = 'no RADIUS client (enabled device with a secret) in its place'
+    }
+    const who = skipped ? '' : w.type === 'user' ? key('u', name(w.username, 'username', USERNAME)) : w.type === 'group' ? key('g', w.group_id) : '*'
+    const where = skipped ? '' : d.type === 'device' ? key('d', d.device_id) : d.type === 'device_group' ? key('dg', d.device_group_id) : '*'
+    rules.push({ rule, index: rules.length + 1, skipped, who, where, condition: extra.length ? extra.join(' && ') : null, profile })
+  }
+  const live = rules.filter((r) => !r.skipped)
+  // The principals of each user: their own key and their groups' keys, where a rule names them.
+  const principals = new Map<string, string[]>()
+  for (const u of input.users) {
+    const own = keyOf.get(id('u', u.username))
+    const keys = [...(own ? [own] : []), ...u.group_ids.map((g) => keyOf.get(id('g', g))).filter((k): k is string => k !== undefined)]
+    if (keys.length) principals.set(u.username, [...new Set(keys)].sort(byteOrder))
+  }
+  // The location class of each client: the set of location targets it falls in.
+  const classOf = new Map<string, string>([['', 'L0']])
+  const classes = new Map<string, string>()
+  const targetsOfClass = new Map<string, string[]>()
+  for (const c of clients) {
+    const targets = [keyOf.get(id('d', c.device.id)), ...c.groups.map((g) => keyOf.get(id('dg', g)))].filter((k): k is string => k !== undefined).sort(byteOrder)
+    const set = targets.join(' ')
+    if (!classOf.has(set)) {
+      classOf.set(set, `L${classOf.size}`)
+      targetsOfClass.set(classOf.get(set)!, targets)
+    }
+    classes.set(c.device.name, classOf.get(set)!)
+  }
+  const classesWith = new Map<string, string[]>()
+  for (const [cls, targets] of targetsOfClass) for (const t of targets) (classesWith.get(t) ?? classesWith.set(t, []).get(t)!).push(cls)
+  const candidates = new Map<string, CompiledRule[]>()
+  const closed = new Set<string>()
+  for (const r of live) {
+    for (const loc of r.where === '*' ? ['*'] : (classesWith.get(r.where) ?? [])) {
+      const k = `${r.who}:${loc}`
+      if (closed.has(k)) continue
+      ;(candidates.get(k) ?? candidates.set(k, []).get(k)!).push(r)
+      if (r.condition === null) closed.add(k)
     }
   }
-  return out
+  return { rules, principals, classes, candidates }
 }
 
-export function policy(input: FreeradiusConfigInput, rules: CompiledRule[]): string {
+/** Control attributes of the policy: the candidates (without and with conditions), the winner, the lookup key, the rule's refusal. */
+export const POLICY_ATTRIBUTES = { plain: 'Tmp-Integer-5', conditional: 'Tmp-Integer-4', best: 'Tmp-Integer-6', key: 'Tmp-String-5', none: 'Tmp-String-6' } as const
+const A = POLICY_ATTRIBUTES
+
+export function policy(input: FreeradiusConfigInput, c: CompiledPolicy): string {
   const out = [HEADER, '# The AAA policy, rules in evaluation order: the first that matches decides.', '# Control Tmp-String-0 = the rule, Tmp-String-1 = its RADIUS profile (the label).']
   if (input.rules === null) {
     out.push('# No AAA policy is loaded: no rule permits anyone.', ...refusal('no_policy', 'no AAA policy is loaded', ''), 'reject', '')
     return out.join('\n')
   }
-  let first = true
-  for (const c of rules) {
-    if (c.condition === null) {
-      out.push(`# rule ${c.rule.name}: skipped (${c.why})`)
-      continue
-    }
-    out.push(`# rule ${c.rule.name}${c.rule.is_default ? ' (default)' : ''}`)
-    for (const [i, condition] of c.condition.entries()) {
-      if (i === 1) out.push(`# rule ${c.rule.name}, continued: its member lists are too long for one line`)
-      const cond = condition === 'true' ? '(true)' : `(${condition})`
-      out.push(`${first ? 'if' : 'elsif'} ${cond} {`)
-      first = false
-      out.push(`${T}update control {`, `${T}${T}&Tmp-String-0 := ${quoteValue(c.rule.name)}`)
-      if (c.profile) out.push(`${T}${T}&Tmp-String-1 := ${qname(c.profile.name, 'RADIUS profile')}`)
-      out.push(`${T}}`)
-      if (!c.profile) {
-        const msg = c.rule.radius_profile_id ? `AAA policy rule ${c.rule.name}: its RADIUS profile is gone` : `AAA policy rule ${c.rule.name} grants no RADIUS profile`
-        // The default rule matches whoever no other rule did: without a RADIUS profile, no rule let them in.
-        out.push(...refusal(c.rule.is_default ? 'no_rule' : 'no_radius_profile', msg, T), `${T}reject`)
-      }
-      out.push('}')
-    }
+  for (const r of c.rules) {
+    if (r.skipped) out.push(`# rule ${r.index} ${r.rule.name}: skipped (${r.skipped})`)
+    else out.push(`# rule ${r.index} ${r.rule.name}${r.rule.is_default ? ' (default)' : ''}: ${r.who} at ${r.where}${r.condition ? ', with conditions' : ''}`)
   }
-  const noMatch = [...refusal('no_rule', 'no AAA policy rule matches', ''), 'reject']
-  if (first) out.push(...noMatch)
-  else out.push('else {', ...noMatch.map((l) => T + l), '}')
-  out.push('')
-  return out.join('\n')
-}
-
-/**
- * A stored profile the API would refuse now (a rule added since, a row that bypassed it): not written, since
- * FreeRADIUS would cut a value or drop attributes without a word. The deploy fails and says which profile.
- */
-function checkProfile(p: NonNullable<CompiledRule['profile']>): void {
-  const problem = attributesProblem(p.attributes)
-  if (!problem) return
-  const why =
-    problem.kind === 'too_large'
-      ? `its attributes take ${problem.size} bytes, ${problem.over} over the ${problem.max} a RADIUS packet leaves for them`
-      : problem.kind === 'value' && problem.problem.reason === 'too_long'
-        ? `the value of attributes[${problem.index}] (${problem.name}) is ${String(problem.problem.vars.over)} bytes too long`
-        : `attributes[${problem.index}] breaks the attribute rules (${problem.kind === 'value' ? problem.problem.reason : problem.kind})`
-  throw new FreeradiusRenderError(`RADIUS profile ${p.name}: ${why}; change the profile through the API`)
-}
-
-export function replies(rules: CompiledRule[]): string {
-  const out = [HEADER, "# Each permitting rule's RADIUS profile, in the profile's order (`+=`: repeated attributes are all sent).", 'switch &control:Tmp-String-0 {']
-  for (const c of rules) {
-    if (c.condition === null || !c.profile) continue
-    checkProfile(c.profile)
-    out.push(`${T}case ${quoteValue(c.rule.name)} {`)
-    if (c.profile.attributes.length) {
-      out.push(`${T}${T}update reply {`)
-      for (const a of c.profile.attributes) out.push(`${T}${T}${T}&${a.name} += ${formatValue(a)}`)
-      out.push(`${T}${T}}`)
-    } else out.push(`${T}${T}ok`)
-    out.push(`${T}}`)
+  const lookup = (k: string) => [`${T}update control {`, `${T}${T}&${A.key} := "${k}"`, `${T}}`, `${T}portcullis_rules`]
+  out.push(
+    '# The candidates: per principal of the user (and anyone), the rules at the client\'s location class and anywhere (portcullis/rules).',
+    'update control {',
+    `${T}&${PRINCIPALS} += "*"`,
+    '}',
+    `foreach &control:${PRINCIPALS} {`,
+    ...lookup('%{Foreach-Variable-0}:%{client:portcullis_class}'),
+    ...lookup('%{Foreach-Variable-0}:*'),
+    '}',
+    '# The first in policy order wins.',
+    `foreach &control:${A.plain} {`,
+    `${T}if (!&control:${A.best} || &control:${A.best} > "%{Foreach-Variable-0}") {`,
+    `${T}${T}update control {`,
+    `${T}${T}${T}&${A.best} := "%{Foreach-Variable-0}"`,
+    `${T}${T}}`,
+    `${T}}`,
+    '}',
+  )
+  const conditional = c.rules.filter((r) => !r.skipped && r.condition !== null)
+  if (conditional.length) {
+    out.push(
+      '# A rule with conditions (client prefixes, time window) before it decides only if they hold.',
+      `foreach &control:${A.conditional} {`,
+      `${T}if (!&control:${A.best} || &control:${A.best} > "%{Foreach-Variable-0}") {`,
+      `${T}${T}switch "%{Foreach-Variable-0}" {`,
+    )
+    for (const r of conditional) {
+      out.push(`${T}${T}${T}case "${r.index}" {`, `${T}${T}${T}${T}if (${r.condition}) {`, `${T}${T}${T}${T}${T}update control {`, `${T}${T}${T}${T}${T}${T}&${A.best} := ${r.index}`)
+      out.push(`${T}${T}${T}${T}${T}}`, `${T}${T}${T}${T}}`, `${T}${T}${T}}`)
+    }
+    out.push(`${T}${T}${T}case {`, `${T}${T}${T}${T}noop`, `${T}${T}${T}}`, `${T}${T}}`, `${T}}`, '}')
   }
-  out.push(`${T}case {`, `${T}${T}noop`, `${T}}`, '}', '')
+  const message = (code: 'no_rule' | 'no_radius_profile', msg: string) => [
+    `${T}update request {`,
+    `${T}${T}&Module-Failure-Message := "AAA policy rule %{control:${CONTROL_ATTRIBUTES.ruleName}} ${msg}"`,
+    `${T}}`,
+    `${T}update control {`,
+    `${T}${T}&${CONTROL_ATTRIBUTES.rejectReason} := "${code}"`,
+    `${T}}`,
+    `${T}reject`,
+  ]
+  out.push(
+    `if (!&control:${A.best}) {`,
+    ...refusal('no_rule', 'no AAA policy rule matches', T),
+    `${T}reject`,
+    '}',
+    '# The winner: its name and profile label, or why it lets nobody in.',
+    'update control {',
+    `${T}&${A.key} := "r%{control:${A.best}}"`,
+    '}',
+    'portcullis_rules',
+    '# The default rule matches whoever no other rule did: without a RADIUS profile, no rule let them in.',
+    `if (&control:${A.none} == "none") {`,
+    ...message('no_radius_profile', 'grants no RADIUS profile'),
+    '}',
+    `elsif (&control:${A.none} == "gone") {`,
+    ...message('no_radius_profile', 'its RADIUS profile is gone'),
+    '}',
+    `elsif (&control:${A.none} == "default-none") {`,
+    ...message('no_rule', 'grants no RADIUS profile'),
+    '}',
+    `elsif (&control:${A.none} == "default-gone") {`,
+    ...message('no_rule', 'its RADIUS profile is gone'),
+    '}',
+    '',
+  )
   return out.join('\n')
 }

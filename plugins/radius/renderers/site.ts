@@ -48,7 +48,7 @@ ${T}${T}update control {
 ${T}${T}${T}&Auth-Type := PAP
 ${T}${T}}
 ${T}}
-${T}$INCLUDE ../portcullis/verifiers
+${T}$INCLUDE ../portcullis/login
 ${T}# Unknown, disabled, network login off: rejected with the reason, before any rule is tried.
 ${T}if (!&control:Crypt-Password) {
 ${T}${T}$INCLUDE ../portcullis/refused
@@ -96,7 +96,8 @@ ${T}ok
 }
 
 post-auth {
-${T}$INCLUDE ../portcullis/replies
+${T}# Each permitting rule's RADIUS profile, by a hashed lookup on the rule's name (portcullis/replies).
+${T}portcullis_replies
 ${T}$INCLUDE ../portcullis/lockout-passed
 ${T}portcullis_log_auth
 
@@ -133,7 +134,7 @@ ${T}}
  * (control:Tmp-String-1, the label): accepted for profiles with allow_mschapv1, else rejected.
  */
 export function mschapv1(rules: CompiledRule[]): string {
-  const allowed = [...new Set(rules.filter((c) => c.condition !== null && c.profile?.allow_mschapv1).map((c) => c.profile!.name))].sort(byteOrder)
+  const allowed = [...new Set(rules.filter((c) => !c.skipped && c.profile?.allow_mschapv1).map((c) => c.profile!.name))].sort(byteOrder)
   const out = [HEADER, '# MS-CHAPv1 (RFC 2433) only for the RADIUS profiles that allow it (allow_mschapv1).', 'switch &control:Tmp-String-1 {']
   for (const p of allowed) out.push(`${T}case ${qname(p, 'RADIUS profile')} {`, `${T}${T}noop`, `${T}}`)
   out.push(

@@ -59,10 +59,10 @@ describe('radius: user expiry and account lockout, enforced by FreeRADIUS', func
   it('renders the expiry as seconds since 1970 and instantiates the expiration and cache modules', async () => {
     const r = await lab.t.admin('GET', `/api/v1/users/${ids['exp-future']}`)
     const file = (p: string) => readFileSync(path.join(lab.release, p), 'utf8')
-    expect(file('portcullis/verifiers')).to.include(`&Expiration := ${Math.floor(Date.parse(r.body.expires_at) / 1000)}`)
+    expect(file('portcullis/verifiers')).to.include(`Expiration := ${Math.floor(Date.parse(r.body.expires_at) / 1000)}`)
     expect(file('mods-enabled/expiration')).to.include('expiration {')
     expect(file('mods-enabled/portcullis_lockout')).to.match(new RegExp(`ttl = ${LOCKOUT_SECONDS}\n`))
-    expect(file('portcullis/verifiers')).to.include(`>= ${THRESHOLD}`)
+    expect(file('portcullis/login')).to.include(`>= ${THRESHOLD}`)
   })
 
   it('rejects an expired user with the right password (reason expired), and the policy test says deny for the same reason', async () => {
