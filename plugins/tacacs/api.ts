@@ -85,6 +85,16 @@ export type AuthorizationReply =
   | { status: 'pass_add' | 'pass_repl'; attributes: AvPair[] }
   | { status: 'fail'; attributes: AvPair[]; /** The NAS pair the profile does not set. */ refused: AvPair }
 
+/**
+ * What tac_plus-ng can be given of a kept (CHAP) password, exactly: no NUL (ends the C string), no
+ * `${` (replaced from the daemon's environment in a quoted value). The renderer and the policy test
+ * both decide by these.
+ */
+export const tacacsChapWritable = (password: string): boolean => !password.includes('\0') && !password.includes('${')
+
+/** …and that its MS-CHAP computes the NT hash of correctly: only characters of the Basic Multilingual Plane (misc/utf16.c). */
+export const tacacsMschapWritable = (password: string): boolean => tacacsChapWritable(password) && !/[\u{10000}-\u{10FFFF}]/u.test(password)
+
 export interface CommandDecision {
   decision: 'permit' | 'deny'
   /** The command entry that decided, or null when the default action did. */

@@ -7,7 +7,7 @@ import type { Knex } from 'knex'
 import { identitySettingRefs, type IdentityService, type SettingsService, type UserRef } from '../../../sdk/index.js'
 import type { Device, InventoryService } from '../../inventory/api.js'
 import type { RadiusProfile, RadiusService } from '../../radius/api.js'
-import type { CommandDecision, TacacsProfile, TacacsService } from '../../tacacs/api.js'
+import { tacacsChapWritable, tacacsMschapWritable, type CommandDecision, type TacacsProfile, type TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
 
 export type PolicyUser = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login' | 'expires_at'>
@@ -44,14 +44,13 @@ export interface PolicyData {
 export const CHAP_WRITABLE = /^[^\u0000-\u001f\u007f]+$/
 
 /**
- * What tac_plus-ng is given of a kept password (plugins/tacacs/renderers/chap.ts, the same predicates):
+ * What tac_plus-ng is given of a kept password (the tacacs contract's predicates, as its renderer uses them):
  * CHAP unless it holds `${` (replaced from the daemon's environment) or NUL; MS-CHAP only when it is
  * also inside the Basic Multilingual Plane (the daemon's UTF-16 conversion gets the others wrong).
  */
 export function loginMaterialOf(v: { cleartext?: string }, tacacsLockout = false): LoginMaterial {
   const c = v.cleartext
-  const tacacsChap = c !== undefined && !c.includes('\0') && !c.includes('${')
-  const out: LoginMaterial = { chap: c !== undefined && CHAP_WRITABLE.test(c), tacacs_chap: tacacsChap, tacacs_mschap: tacacsChap && !/[\u{10000}-\u{10FFFF}]/u.test(c) }
+  const out: LoginMaterial = { chap: c !== undefined && CHAP_WRITABLE.test(c), tacacs_chap: c !== undefined && tacacsChapWritable(c), tacacs_mschap: c !== undefined && tacacsMschapWritable(c) }
   // Only when on: inputs kept while it was off read as before.
   return tacacsLockout ? { ...out, tacacs_lockout: true } : out
 }

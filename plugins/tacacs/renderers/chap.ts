@@ -19,16 +19,11 @@
  * - a quoted value holding `${NAME}` is replaced from the daemon's environment
  *   (syntax.ts): such a password is not written at all, with a comment.
  *
- * The policy test applies the same two predicates (plugins/aaa-policy/services/policy-data.ts).
+ * The two predicates are the plugin's contract (api.ts), so the policy test applies the very same ones.
  */
 import { createHash } from 'node:crypto'
+import { tacacsChapWritable, tacacsMschapWritable } from '../api.js'
 import { tacComment, tacString } from './syntax.js'
-
-/** A kept password tac_plus-ng can be given exactly: no NUL (ends the C string), no `${` (environment substitution). */
-export const tacacsChapWritable = (password: string): boolean => !password.includes('\0') && !password.includes('${')
-
-/** …and that its MS-CHAP computes the NT hash of correctly: only characters of the Basic Multilingual Plane. */
-export const tacacsMschapWritable = (password: string): boolean => tacacsChapWritable(password) && !/[\u{10000}-\u{10FFFF}]/u.test(password)
 
 /** The lines of a user block for CHAP and MS-CHAP (`indent` before each), from the kept cleartext or its absence. */
 export function chapPasswordLines(cleartext: string | undefined, indent: string): string[] {

@@ -5,8 +5,8 @@
  */
 import { expect } from 'chai'
 import { challengeHash, mschapV1NtResponse, ntHash, ntResponse } from '../../../sdk/index.js'
-import { chapPasswordLines, tacacsChapWritable, tacacsMschapWritable, tacPlusNgCleartextIn } from '../renderers/chap.js'
-import { loginMaterialOf } from '../../aaa-policy/services/policy-data.js'
+import { tacacsChapWritable, tacacsMschapWritable } from '../api.js'
+import { chapPasswordLines, tacPlusNgCleartextIn } from '../renderers/chap.js'
 
 const hex = (b: Buffer) => b.toString('hex').toUpperCase()
 
@@ -42,14 +42,6 @@ describe('tacacs: CHAP and MS-CHAP (pure)', () => {
     // Below the astral plane every character is fine, U+FFFF included.
     expect(tacacsMschapWritable('\uFFFF-é-€')).to.equal(true)
     expect([tacacsChapWritable('a$b{c}'), tacacsChapWritable('a\0b')]).to.deep.equal([true, false])
-  })
-
-  it('the policy test reads the same predicates (policy-data loginMaterialOf): RADIUS and tac_plus-ng differ where their files do', () => {
-    expect(loginMaterialOf({})).to.deep.equal({ chap: false, tacacs_chap: false, tacacs_mschap: false })
-    expect(loginMaterialOf({ cleartext: 'plain-pass' })).to.deep.equal({ chap: true, tacacs_chap: true, tacacs_mschap: true })
-    expect(loginMaterialOf({ cleartext: 'tab\there' })).to.deep.equal({ chap: false, tacacs_chap: true, tacacs_mschap: true })
-    expect(loginMaterialOf({ cleartext: 'x${Y}' })).to.deep.equal({ chap: true, tacacs_chap: false, tacacs_mschap: false })
-    expect(loginMaterialOf({ cleartext: 'a😀' })).to.deep.equal({ chap: true, tacacs_chap: true, tacacs_mschap: false })
   })
 
   it('names each user\'s kept password for the deploy\'s purge: stable, different per user and per password, none without', () => {
