@@ -20,8 +20,9 @@ import { expect } from 'chai'
 import { TacacsClient } from '../../plugins/tacacs/client/index.js'
 import { freeUdpPort, radclient, rcString, startFreeradius, type RunningFreeradius } from '../../plugins/radius/test/e2e-support.js'
 import { startTestApp, type TestApp } from '../kit/app.js'
-import { freePort, tacPlusNgBinary } from '../kit/tac-plus-ng.js'
+import { freePort, TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../kit/tac-plus-ng.js'
 import { strongPassword } from '../../plugins/tacacs/test/e2e/support.js'
+import { skipBecause } from '../kit/skip.js'
 
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy']
 const KEY = 'least-privilege-key'
@@ -206,7 +207,7 @@ describe('least privilege: a daemon account the machine does not have', function
   this.timeout(60_000)
 
   it('is refused at deploy, nothing activated: an unknown user by the daemon\'s check, an unknown group or half an account by the deploy', async function () {
-    if (!tacPlusNgBinary()) return this.skip()
+    if (!tacPlusNgBinary()) skipBecause(this, TAC_PLUS_NG_SKIP)
     const a = await startTestApp({ plugins: ['inventory', 'tacacs', 'radius'], env: { TAC_PLUS_NG_USER: 'nosuchuser-lp', TAC_PLUS_NG_GROUP: ACCOUNT.group, FREERADIUS_USER: ACCOUNT.user, FREERADIUS_GROUP: 'nosuchgroup-lp' } })
     try {
       const tac = await a.admin('POST', '/api/v1/deploys', { body: { daemon: 'tac_plus-ng' } })

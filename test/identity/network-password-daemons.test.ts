@@ -13,6 +13,7 @@ import { TacacsClient } from '../../plugins/tacacs/client/index.js'
 import { created, PLUGINS, renderAndRun, RULES, type DaemonRun } from '../../plugins/tacacs/test/e2e/support.js'
 import { startTestApp, type TestApp } from '../kit/app.js'
 import { TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../kit/tac-plus-ng.js'
+import { skipBecause } from '../kit/skip.js'
 
 const RADIUS_SECRET = 'lab-radius-secret'
 const TACACS_KEY = 'lab-tacacs-key'
@@ -47,7 +48,7 @@ describe('network passwords on the real daemons: 64 and 128 bytes log in', funct
   let tacacs: DaemonRun | undefined
 
   before(async function () {
-    if (!FREERADIUS_PRESENT && !tacPlusNgBinary()) return this.skip()
+    if (!FREERADIUS_PRESENT && !tacPlusNgBinary()) skipBecause(this, `${FREERADIUS_SKIP}; ${TAC_PLUS_NG_SKIP}`)
     dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-netpw-'))
     t = await startTestApp({ plugins: PLUGINS, options: { 'radius.log_directory': path.join(dir, 'radius-logs') } })
     const group = await created(t, '/api/v1/user-groups', { name: 'netops' })

@@ -16,6 +16,7 @@ import { packageJson, projectRoot } from '../../kernel/version.js'
 import { request } from '../kit/http.js'
 import { testEngines } from '../kit/app.js'
 import { sharedPostgres } from '../kit/shared.js'
+import { skipBecause } from '../kit/skip.js'
 
 const ADMIN_PASSWORD = 'First-Run-Newcomer-42'
 
@@ -69,7 +70,7 @@ describe('first run: npm start as a newcomer gets it', function () {
     expect(pkg.allowScripts).to.deep.include({ argon2: true, esbuild: true, 'core-js': false, '@scarf/scarf': false })
     const ls = spawnSync('npm', ['install-scripts', 'ls'], { cwd: projectRoot(), encoding: 'utf8' })
     // npm before 11.x has no install-scripts gate (it runs every script): nothing to check there.
-    if (/Unknown command|not a valid command/i.test(ls.stdout + ls.stderr)) return this.skip()
+    if (/Unknown command|not a valid command/i.test(ls.stdout + ls.stderr)) skipBecause(this, 'npm before 11 has no install-scripts gate (it runs every script)')
     expect(ls.stdout, ls.stderr).to.include('No packages with unreviewed install scripts.')
     expect(await argon2.verify(await argon2.hash('first-run'), 'first-run')).to.equal(true)
   })

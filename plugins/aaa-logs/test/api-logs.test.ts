@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import type { LogKind } from '../api.js'
 import { allColumns, countOf, KINDS, logRows } from '../services/logs.js'
 import { expectError } from './helpers.js'
+import { skipBecause } from '../../../test/kit/skip.js'
 
 const NODE_A = randomUUID()
 const NODE_B = randomUUID()
@@ -366,7 +367,7 @@ describe('aaa-logs log lists, entries and exports', () => {
     it('has a trigram index per kind where pg_trgm exists, and search can use it', async function () {
       const knex = t.app.db.knex
       const ext = await knex.raw(`SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'`)
-      if (!ext.rows.length) this.skip()
+      if (!ext.rows.length) skipBecause(this, 'this PostgreSQL has no pg_trgm extension (Debian ships it in postgresql-contrib, part of the server package)')
       const idx = (await knex('pg_indexes').where('indexname', 'like', '%_search_trgm').pluck('indexname')) as string[]
       for (const k of KINDS) expect(idx).to.include(`${k.table}_search_trgm`)
       const { searchExpression } = await import('../services/logs.js')

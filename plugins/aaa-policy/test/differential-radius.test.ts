@@ -23,6 +23,7 @@ import {
 } from '../../radius/test/e2e-support.js'
 import { mapLimit, PLUGINS, seededRandom } from '../../tacacs/test/e2e/support.js'
 import { buildRadiusPolicy, radclientAuth, radiusClientFor, type Policy } from './differential-radius-policy.js'
+import { skipBecause } from '../../../test/kit/skip.js'
 
 const SEED = Number(process.env.RADIUS_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const ROUNDS = Number(process.env.RADIUS_DIFF_ROUNDS ?? 2)
@@ -78,7 +79,7 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
       const r = seededRandom(SEED + round * 7919)
 
       before(async function () {
-        if (!FREERADIUS_PRESENT) return this.skip()
+        if (!FREERADIUS_PRESENT) skipBecause(this, FREERADIUS_SKIP)
         this.timeout(120_000)
         dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-radius-diff-'))
         t = await startTestApp({ plugins: PLUGINS, options: { 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run') } })

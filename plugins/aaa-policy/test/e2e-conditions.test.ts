@@ -25,6 +25,7 @@ import { encryptPap } from '../../radius/client/radius.js'
 import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, radclient, rcString, type RunningFreeradius } from '../../radius/test/e2e-support.js'
 import { TacacsClient } from '../../tacacs/client/index.js'
 import { created, PLUGINS, renderTacPlusNg, RULES, setSetting } from '../../tacacs/test/e2e/support.js'
+import { skipBecause } from '../../../test/kit/skip.js'
 
 const KEY = 'cond-e2e-key'
 const SECRET = 'cond-e2e-secret'
@@ -101,7 +102,7 @@ describe('AAA policy e2e: rule conditions (time window, client prefixes) decided
   const tz = process.env.TZ
 
   before(async function () {
-    if (!FREERADIUS_PRESENT && !tacPlusNgBinary()) return this.skip()
+    if (!FREERADIUS_PRESENT && !tacPlusNgBinary()) skipBecause(this, `${FREERADIUS_SKIP}; ${TAC_PLUS_NG_SKIP}`)
     // Before anything reads the clock: this process and the daemons it starts read local time in this zone.
     process.env.TZ = ZONE
     dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-cond-e2e-'))

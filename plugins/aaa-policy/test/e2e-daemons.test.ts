@@ -27,6 +27,7 @@ import {
   MINOR_VERSION_DEFAULT, MINOR_VERSION_ONE, PacketType, TacacsClient,
 } from '../../tacacs/client/index.js'
 import { created, PLUGINS, renderAndRun, RULES, type DaemonRun } from '../../tacacs/test/e2e/support.js'
+import { skipBecause } from '../../../test/kit/skip.js'
 
 const KEY = 'policy-e2e-key'
 const SECRET = 'policy-e2e-secret'
@@ -100,7 +101,7 @@ describe('AAA policy e2e: the policy test answers what tac_plus-ng and FreeRADIU
   let tacDevice: any, radDevice: any
 
   before(async function () {
-    if (!FREERADIUS_PRESENT && !tacPlusNgBinary()) return this.skip()
+    if (!FREERADIUS_PRESENT && !tacPlusNgBinary()) skipBecause(this, `${FREERADIUS_SKIP}; ${TAC_PLUS_NG_SKIP}`)
     dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-policy-e2e-'))
     t = await startTestApp({ plugins: PLUGINS, options: { 'radius.log_directory': path.join(dir, 'radius-logs') } })
     const ops = await created(t, '/api/v1/user-groups', { name: 'ops' })

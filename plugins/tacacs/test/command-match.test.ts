@@ -10,6 +10,7 @@ import { expect } from 'chai'
 import type { Command, CommandSet } from '../api.js'
 import { commandPattern, compileCommand, configRegex, decideCommand, escapeLiteral, normalizeCommandLine } from '../services/command-match.js'
 import { any, CASES, withArgs } from './match-cases.js'
+import { skipBecause } from '../../../test/kit/skip.js'
 
 /** What tac_plus-ng's reader makes of `/…/` (mavis_parse.c): `\\` → `\`, `\/` → `/`, other escapes kept. */
 function readConfigRegex(literal: string): string {
@@ -67,7 +68,7 @@ describe('tacacs command matching (services/command-match.ts)', () => {
     }
 
     it('agrees with PCRE2 on every case, read from the configuration text (GNU grep -P, when present)', function () {
-      if (!hasGrepP) this.skip()
+      if (!hasGrepP) skipBecause(this, 'no GNU grep with -P (PCRE2) on this machine')
       const byEntry = new Map<string, { pcre: string; lines: [string, boolean][] }>()
       for (const [entry, line, expected] of CASES) {
         const { config } = compileCommand(entry)

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process'
 import { expect } from 'chai'
 import { checkArgumentRegex } from '../services/regex-rules.js'
+import { skipBecause } from '../../../test/kit/skip.js'
 
 const ACCEPTED = [
   '\\d+',
@@ -97,7 +98,7 @@ describe('tacacs regex argument rules (services/regex-rules.ts)', () => {
     try {
       execFileSync('grep', ['-P', 'a'], { input: 'a\n' })
     } catch {
-      this.skip()
+      skipBecause(this, 'no GNU grep with -P (PCRE2) on this machine')
     }
     for (const p of ACCEPTED) {
       try {

@@ -17,6 +17,7 @@ import type { TestApp } from '../../../../test/kit/app.js'
 import { TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../../../../test/kit/tac-plus-ng.js'
 import { TacacsClient } from '../../client/index.js'
 import { created, defaultRule, mapLimit, randomRuleConditions, RULES, renderAndRun, seededRandom, startAaaApp, strongPassword, type DaemonRun, type Random } from './support.js'
+import { skipBecause } from '../../../../test/kit/skip.js'
 
 const SEED = Number(process.env.TACACS_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const ROUNDS = Number(process.env.TACACS_DIFF_ROUNDS ?? 2)
@@ -248,7 +249,7 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
       const r = seededRandom(SEED + round * 7919)
 
       before(async function () {
-        if (!tacPlusNgBinary()) return this.skip()
+        if (!tacPlusNgBinary()) skipBecause(this, TAC_PLUS_NG_SKIP)
         t = await startAaaApp()
         policy = await buildPolicy(t, r, round)
         run = await renderAndRun(t)

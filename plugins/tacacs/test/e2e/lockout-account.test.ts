@@ -11,9 +11,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../../test/kit/app.js'
-import { freePort, tacPlusNgBinary } from '../../../../test/kit/tac-plus-ng.js'
+import { freePort, TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../../../../test/kit/tac-plus-ng.js'
 import { TacacsClient } from '../../client/index.js'
 import { created, PLUGINS, RULES, setSetting, strongPassword } from './support.js'
+import { skipBecause } from '../../../../test/kit/skip.js'
 
 const KEY = 'lockout-account-key'
 const GROUP = spawnSync('id', ['-gn', 'nobody'], { encoding: 'utf8' }).stdout.trim()
@@ -29,7 +30,7 @@ describe('tacacs e2e: account lockout with the workers as an unprivileged accoun
 
   before(async function () {
     const built = tacPlusNgBinary()
-    if (!built || process.getuid?.() !== 0 || !GROUP) return this.skip()
+    if (!built || process.getuid?.() !== 0 || !GROUP) skipBecause(this, !built ? TAC_PLUS_NG_SKIP : 'needs root (to run the daemon\'s workers as another account) and a group for it')
     // The build with its libmavis, where `nobody` can run it (the mavis folder defaults next to it).
     tacDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-tpn-'))
     cpSync(path.resolve(built, '..', '..'), path.join(tacDir, 'tac_plus-ng'), { recursive: true, verbatimSymlinks: true })
