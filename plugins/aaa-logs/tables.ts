@@ -8,7 +8,8 @@
  * against the database at every boot.
  */
 import { column, defineTable, type RowOf, type TableType } from '../../sdk/index.js'
-import type { RadiusRejectReason, RadiusReplyAttribute } from '../../sdk/logs/freeradius.js'
+import type { RadiusRejectReason } from '../../sdk/logs/freeradius.js'
+import type { RadiusReplyAttribute } from '../../sdk/logs/freeradius-parse.js'
 import type { LogTable } from './api.js'
 
 /** What an exclusion rule may name: the protocol it drops lines of, and how it matches them. */

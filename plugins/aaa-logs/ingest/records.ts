@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer'
 import { isIP } from 'node:net'
-import { parseFreeradiusLine } from '../../../sdk/logs/freeradius.js'
+import { parseFreeradiusLine } from '../../../sdk/logs/freeradius-parse.js'
 import { parseLogLineDetailed, splitList } from '../../../sdk/logs/tac-plus-ng.js'
 import type { LogKind } from '../api.js'
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai'
-import { FREERADIUS_LINE_TEMPLATES, freeradiusFileKind, freeradiusLogModules, parseFreeradiusLine, REPLY_NOT_LOGGED } from '../../../sdk/logs/freeradius.js'
+import { FREERADIUS_LINE_TEMPLATES, freeradiusFileKind, freeradiusLogModules, REPLY_NOT_LOGGED } from '../../../sdk/logs/freeradius.js'
+import { parseFreeradiusLine } from '../../../sdk/logs/freeradius-parse.js'
 import { logFileKind, parseLogLineDetailed } from '../../../sdk/logs/tac-plus-ng.js'
 import { parseLine } from '../ingest/records.js'
 

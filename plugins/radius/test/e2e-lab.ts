@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { parseFreeradiusLine, type FreeradiusAuthEvent, type FreeradiusLogRecord } from '../../../sdk/logs/freeradius.js'
+import { parseFreeradiusLine, type FreeradiusAuthEvent, type FreeradiusLogRecord } from '../../../sdk/logs/freeradius-parse.js'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { DICTIONARY } from '../services/dictionary.js'
 import { attributeOctets, PROFILE_REPLY_BUDGET } from '../services/reply-size.js'
