@@ -21,7 +21,9 @@
  * Concurrent polls share one render. `checked_at` says when the answer was rendered.
  */
 import type { Knex } from 'knex'
-import type { PendingDaemon, PendingState } from '../../sdk/index.js'
+import type { PendingDaemon, PendingState, RenderedFile } from '../../sdk/index.js'
+import { onDiskMode } from './account.js'
+import { modeString, safeRelative, sha256 } from './files.js'
 
 /** One rendered file as the pending comparison needs it. */
 export interface RenderedHash {
@@ -133,4 +135,9 @@ export class PendingTracker {
     })
     return { checked_at: new Date(state.at).toISOString(), daemons }
   }
+}
+
+/** What a deploy would write of these files, as the active release's records hold them: path, sha256 and mode (with the daemon's group or not). */
+export function renderedHashes(files: readonly RenderedFile[], group: boolean): RenderedHash[] {
+  return files.map((f) => ({ path: safeRelative(f.path), sha256: sha256(f.content), mode: modeString(onDiskMode(f.mode, group)) }))
 }

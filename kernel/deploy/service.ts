@@ -23,22 +23,22 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { jsonText, maskConfigSecrets, type Actor, type AuditService, type ConfigRenderer, type DaemonLogFolder, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile } from '../../sdk/index.js'
+import { jsonText, type Actor, type AuditService, type ConfigRenderer, type DaemonLogFolder, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile } from '../../sdk/index.js'
 import type { SettingsStore } from '../settings/store.js'
 import { run, runCheck, type CheckOutcome } from './check.js'
-import { unifiedDiff } from './diff.js'
+import { releaseChanges } from './diff.js'
+import { deployedConfig } from './current.js'
 import { ClusterDeployLock, type DeployLease } from './lock.js'
 import { takeFolderLock } from './lock-file.js'
 import { prepareFolder } from './account.js'
 import { daemonGroup, forGroup, releaseFolder } from './daemon-group.js'
 import { purgeCleartext, pruneOldLogs } from './housekeeping.js'
 import { recoverNode } from './recovery.js'
-import { auditMark, currentSnapshot, PendingTracker, type RenderedHash } from './pending.js'
-import { onDiskMode } from './account.js'
-import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployRow, type DeployView, type DryRunDaemon, type FileChange } from './model.js'
+import { auditMark, currentSnapshot, PendingTracker, renderedHashes } from './pending.js'
+import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployRow, type DeployView, type DryRunDaemon } from './model.js'
 export * from './model.js'
 import {
-  currentRelease, readCurrentRelease, safeRelative, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
+  currentRelease, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
 } from './files.js'
 
 interface Ctx {
@@ -96,11 +96,7 @@ export class DeployService implements DeploysService {
       throw e
     })
     if (!snapshot) [snapshot, audit] = [await currentSnapshot(this.knex), await auditMark(this.knex)]
-    const daemons = new Map<string, RenderedHash[]>()
-    for (const [name, g] of rendered) {
-      const group = daemonGroup(g.renderers, name) !== null
-      daemons.set(name, g.files.map((f) => ({ path: safeRelative(f.path), sha256: sha256(f.content), mode: modeString(onDiskMode(f.mode, group)) })))
-    }
+    const daemons = new Map([...rendered].map(([name, g]) => [name, renderedHashes(g.files, daemonGroup(g.renderers, name) !== null)] as const))
     return { snapshot, audit, daemons }
   }
 
@@ -260,16 +256,7 @@ export class DeployService implements DeploysService {
           const check = await this.checkDaemon(g.renderers, dir)
           const relDir = releasesDir(this.d.dataDir, name)
           const cur = currentRelease(relDir)
-          const before = new Map(cur ? readRelease(path.join(relDir, cur)).map((f) => [f.path, f]) : [])
-          const after = new Map(readRelease(dir).map((f) => [f.path, f]))
-          const paths = [...new Set([...before.keys(), ...after.keys()])].sort()
-          const changes = paths.map((p): FileChange => {
-            const b = before.get(p)
-            const a = after.get(p)
-            const change = !b ? 'added' : !a ? 'removed' : b.sha256 !== a.sha256 || b.mode !== a.mode ? 'changed' : 'unchanged'
-            const diff = change === 'unchanged' ? '' : unifiedDiff(maskConfigSecrets(b?.content ?? ''), maskConfigSecrets(a?.content ?? ''), p)
-            return { path: p, change, diff, mode_before: b?.mode ?? null, mode_after: a?.mode ?? null }
-          })
+          const changes = releaseChanges(cur ? readRelease(path.join(relDir, cur)) : [], readRelease(dir))
           out.push({ daemon: name, current_release: cur, checked: check.checked, check_ok: check.ok, check_output: check.output, changes })
         }
         return out
@@ -426,20 +413,9 @@ export class DeployService implements DeploysService {
     return this.d.renderers().flatMap(({ renderer: r }) => (r.folders?.() ?? []).filter((f) => f.logs).map((f) => ({ daemon: r.daemon, directory: f.directory })))
   }
 
-  /** The files of the daemon's current release, read from disk. */
-  async currentFiles(daemon: string, opts: { reveal?: boolean } = {}): Promise<DeployedConfig | null> {
-    const current = readCurrentRelease(releasesDir(this.d.dataDir, daemon))
-    if (!current) return null
-    const cur = current.release
-    const row = await this.knex('deploys').where({ daemon, release: cur }).orderBy('created_at', 'desc').first()
-    const files = current.files.map((f) => ({ ...f, content: opts.reveal ? f.content : maskConfigSecrets(f.content) }))
-    return {
-      daemon,
-      release: cur,
-      deploy_id: row?.id ?? '',
-      activated_at: row?.activated_at ? new Date(row.activated_at).toISOString() : (row ? new Date(row.created_at).toISOString() : new Date(0).toISOString()),
-      files,
-    }
+  /** The files of the daemon's current release, read from disk (secrets masked unless `reveal`). */
+  currentFiles(daemon: string, opts: { reveal?: boolean } = {}): Promise<DeployedConfig | null> {
+    return deployedConfig(this.knex, this.d.dataDir, daemon, opts.reveal ?? false)
   }
 }
 
