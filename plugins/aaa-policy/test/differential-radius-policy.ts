@@ -6,7 +6,7 @@
  * RADIUS profiles with reply attributes, and rules in random order. Also the address arithmetic
  * FreeRADIUS does to pick the client a packet came from.
  */
-import { spawn } from 'node:child_process'
+import { radclient, type RadclientResult } from '../../radius/test/e2e-support.js'
 import type { TestApp } from '../../../test/kit/app.js'
 import { created, defaultRule, randomRuleConditions, RULES, strongPassword, type Random } from '../../tacacs/test/e2e/support.js'
 
@@ -199,36 +199,10 @@ function ruleConditions(r: Random, base: string, devices: Dev[]): Record<string,
 }
 
 /**
- * One Access-Request through radclient, as e2e-support's `radclient` sends it but with waits
- * chosen by whether an answer is due (a packet from an unknown client is never answered; a
- * reject comes after reject_delay, 1 s), `--` before a secret that may start with `-`, and
- * radclient's own complaint kept when it refuses the input.
+ * One Access-Request through radclient (e2e-support's `radclient`) with waits chosen by whether an
+ * answer is due: a packet from an unknown client is never answered; a reject comes after
+ * reject_delay, 1 s. A known client's request is retransmitted as a NAS would (the daemon answers a
+ * duplicate from its cache): on a busy machine a reject after the delay can take more than 2 s.
  */
-export async function radclientAuth(
-  port: number,
-  secret: string,
-  pairs: string[],
-  expectAnswer: boolean,
-): Promise<{ code: string | null; attributes: { name: string; value: string }[]; raw: string }> {
-  // A known client's request is retransmitted as a NAS would (the daemon answers a duplicate from its cache): on a
-  // busy machine a reject after the 1 s delay can take more than 2 s. An unknown client's is waited for briefly.
-  const wait = expectAnswer ? ['-r', '3', '-t', '2'] : ['-r', '1', '-t', '1.5']
-  const child = spawn('radclient', ['-x', ...wait, '--', `127.0.0.1:${port}`, 'auth', secret], { stdio: ['pipe', 'pipe', 'pipe'] })
-  let raw = ''
-  child.stdout.on('data', (d) => (raw += d))
-  child.stderr.on('data', (d) => (raw += d))
-  child.stdin.on('error', (e) => (raw += `\n(stdin: ${e.message})`))
-  child.stdin.end(pairs.join(',\n') + '\n')
-  await new Promise((res) => child.once('close', res))
-  const m = /Received (Access-Accept|Access-Reject) .* length (\d+)/.exec(raw)
-  const attributes = m
-    ? raw
-        .slice(m.index)
-        .split('\n')
-        .slice(1)
-        .map((l) => /^\t([A-Za-z0-9-]+)(?::\d+)? = (.*)$/.exec(l))
-        .filter((x): x is RegExpExecArray => x !== null)
-        .map(([, name, v]) => ({ name, value: v.startsWith('"') ? v.slice(1, -1).replace(/\\(["\\])/g, '$1') : v }))
-    : []
-  return { code: m ? m[1] : null, attributes, raw }
-}
+export const radclientAuth = (port: number, secret: string, pairs: string[], expectAnswer: boolean): Promise<RadclientResult> =>
+  radclient(port, 'auth', secret, pairs, expectAnswer ? ['-r', '3', '-t', '2'] : ['-r', '1', '-t', '1.5'])

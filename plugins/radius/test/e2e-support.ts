@@ -110,12 +110,17 @@ export interface RadclientResult {
   raw: string
 }
 
-/** One request through radclient (`pairs` as radclient reads them, one per line); `status` sends Status-Server. */
-export async function radclient(port: number, kind: 'auth' | 'acct' | 'status', secret: string, pairs: string[]): Promise<RadclientResult> {
-  const child = spawn('radclient', ['-x', '-r', '1', '-t', '3', `127.0.0.1:${port}`, kind, secret], { stdio: ['pipe', 'pipe', 'pipe'] })
+/**
+ * One request through radclient (`pairs` as radclient reads them, one per line); `status` sends
+ * Status-Server. `wait`: radclient's retries and timeout (default one try, 3 s). `--` goes before the
+ * address, so a secret may start with `-`; radclient's own complaint stays in `raw`.
+ */
+export async function radclient(port: number, kind: 'auth' | 'acct' | 'status', secret: string, pairs: string[], wait = ['-r', '1', '-t', '3']): Promise<RadclientResult> {
+  const child = spawn('radclient', ['-x', ...wait, '--', `127.0.0.1:${port}`, kind, secret], { stdio: ['pipe', 'pipe', 'pipe'] })
   let raw = ''
   child.stdout.on('data', (d) => (raw += d))
   child.stderr.on('data', (d) => (raw += d))
+  child.stdin.on('error', (e) => (raw += `\n(stdin: ${e.message})`))
   child.stdin.end(pairs.join(',\n') + '\n')
   await new Promise((r) => child.once('close', r))
   const m = /Received (Access-Accept|Access-Reject|Accounting-Response) .* length (\d+)/.exec(raw)
