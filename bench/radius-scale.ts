@@ -41,10 +41,10 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { RenderedFile } from '../sdk/index.js'
 import { checkConfig, freeUdpPort, writeRelease } from '../plugins/radius/test/e2e-support.js'
-import { envInt, envSeconds, f2, loadAvg, machine, median, runAsMain, stopChild, tempDir, track } from './lib.js'
+import { f2, loadAvg, machine, median, runAsMain, stopChild, tempDir, track } from './lib.js'
 import { rssKiB } from './lib/proc.js'
 import { firstAnswerMs, radiusLoad, type RadiusLoadResult } from './lib/udp-radius-load.js'
-import { LAST_RULE, PASSWORD, RADIUS_SECRET, renderFiles, SEED_NOTE, sizeFromEnv, sizeLine, startScaleApp, type ScaleApp } from './lib/scale-app.js'
+import { LAST_RULE, loadRoundOptions, PASSWORD, RADIUS_SECRET, renderFiles, SEED_NOTE, sizeFromEnv, sizeLine, startScaleApp, type ScaleApp } from './lib/scale-app.js'
 
 interface Tree {
   label: string
@@ -164,11 +164,7 @@ export async function runRadiusScale(): Promise<RadiusScaleResult> {
   const loadStart = loadAvg()
   console.log(`load average at start: ${loadStart} (figures are only comparable on an otherwise idle machine)`)
   const size = sizeFromEnv()
-  const rounds = envInt('BENCH_ROUNDS', 5)
-  const roundMs = envSeconds('BENCH_ROUND_SECONDS', 10) * 1000
-  const warmMs = envSeconds('BENCH_WARMUP_SECONDS', 2) * 1000
-  const inFlight = envInt('BENCH_IN_FLIGHT', 8)
-  const renderReps = envInt('BENCH_RENDER_REPS', 3)
+  const { rounds, roundMs, warmMs, inFlight, renderReps } = loadRoundOptions()
 
   console.log(`\n== FreeRADIUS at scale: ${sizeLine(size)} ==`)
   console.log(SEED_NOTE)

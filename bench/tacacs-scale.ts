@@ -30,10 +30,10 @@
 import path from 'node:path'
 import type { RenderedFile } from '../sdk/index.js'
 import { checkTacPlusNg, freePort, startTacPlusNg, tacPlusNgBinary, TAC_PLUS_NG_SKIP, writeRendered, type RunningTacPlusNg } from '../test/kit/tac-plus-ng.js'
-import { envInt, envSeconds, f2, loadAvg, machine, median, runAsMain, tempDir } from './lib.js'
+import { f2, loadAvg, machine, median, runAsMain, tempDir } from './lib.js'
 import { rssKiB } from './lib/proc.js'
 import { tacacsLoad, type TacacsKind, type TacacsLoadResult } from './lib/tacacs-load.js'
-import { LAST_RULE, PASSWORD, renderFiles, SEED_NOTE, sizeFromEnv, sizeLine, startScaleApp, TACACS_KEY, type ScaleApp } from './lib/scale-app.js'
+import { LAST_RULE, loadRoundOptions, PASSWORD, renderFiles, SEED_NOTE, sizeFromEnv, sizeLine, startScaleApp, TACACS_KEY, type ScaleApp } from './lib/scale-app.js'
 
 const render = (s: ScaleApp, oneRule = false) => renderFiles(s, 'tacacs.tac_plus-ng', oneRule)
 
@@ -61,11 +61,7 @@ export async function runTacacsScale(): Promise<TacacsScaleResult> {
   const loadStart = loadAvg()
   console.log(`load average at start: ${loadStart} (figures are only comparable on an otherwise idle machine)`)
   const size = sizeFromEnv()
-  const rounds = envInt('BENCH_ROUNDS', 5)
-  const roundMs = envSeconds('BENCH_ROUND_SECONDS', 10) * 1000
-  const warmMs = envSeconds('BENCH_WARMUP_SECONDS', 2) * 1000
-  const inFlight = envInt('BENCH_IN_FLIGHT', 8)
-  const renderReps = envInt('BENCH_RENDER_REPS', 3)
+  const { rounds, roundMs, warmMs, inFlight, renderReps } = loadRoundOptions()
   const kinds = (process.env.BENCH_TACACS_KINDS || 'pap,author').split(',') as TacacsKind[]
   for (const k of kinds) if (k !== 'pap' && k !== 'author') throw new Error(`BENCH_TACACS_KINDS: pap or author, not "${k}"`)
 

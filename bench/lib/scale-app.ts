@@ -14,7 +14,7 @@ import { deriveVerifiers, sealVerifiers, type NetworkVerifiers } from '../../ker
 import { SEAL } from '../../plugins/inventory/services/inventory.js'
 import { startPostgres } from '../../test/kit/postgres.js'
 import { startTestApp, type TestApp } from '../../test/kit/app.js'
-import { atExit, envInt } from '../lib.js'
+import { atExit, envInt, envSeconds } from '../lib.js'
 import { seedScale, type ScaleSeed, type ScaleSize } from './scale-seed.js'
 
 export const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy']
@@ -112,4 +112,15 @@ export async function renderFiles(s: ScaleApp, rendererId: string, oneRule = fal
     throw e
   }
   throw new Error('unreachable: the one-rule render always rolls back')
+}
+
+/** The load rounds' shape, from the environment: BENCH_ROUNDS (5) of BENCH_ROUND_SECONDS (10) after BENCH_WARMUP_SECONDS (2), BENCH_IN_FLIGHT (8) requests in flight, BENCH_RENDER_REPS (3) timed renders. */
+export function loadRoundOptions() {
+  return {
+    rounds: envInt('BENCH_ROUNDS', 5),
+    roundMs: envSeconds('BENCH_ROUND_SECONDS', 10) * 1000,
+    warmMs: envSeconds('BENCH_WARMUP_SECONDS', 2) * 1000,
+    inFlight: envInt('BENCH_IN_FLIGHT', 8),
+    renderReps: envInt('BENCH_RENDER_REPS', 3),
+  }
 }
