@@ -8,6 +8,7 @@ import { masterKeyUnavailable } from '../security/secrets.js'
 import type { ActorCache } from './actors.js'
 import { verifyPassword } from './passwords.js'
 import { sessionTtl } from './settings.js'
+import { createNetworkUsersReader } from './network-users.js'
 import { mayHaveBrokenCrypt, openVerifiers, repairedVerifiers, sealVerifiers } from './verifiers.js'
 
 export const PASSWORD_CHANGE_TTL = 10 * 60
@@ -42,7 +43,9 @@ export class Identity implements IdentityService {
     private readonly secrets: SecretsService,
     private readonly settings: SettingsService,
     readonly actors: ActorCache,
-  ) {}
+  ) {
+    this.networkUsers = createNetworkUsersReader(secrets)
+  }
 
   private signer(): TokenService {
     if (!this.tokens) throw masterKeyUnavailable()
@@ -167,28 +170,8 @@ export class Identity implements IdentityService {
     return db('user_group_members').where({ user_id: userId }).orderBy('group_id').pluck('group_id')
   }
 
-  async networkUsers(db: Knex | Knex.Transaction): Promise<NetworkUser[]> {
-    // Expired users stay: the daemons are given the instant and refuse them from then on, deploy or not.
-    const rows = await db('users').where({ enabled: true, network_login: true }).orderBy('username').select('id', 'username', 'network_verifiers', 'expires_at', 'lockout_cleared_at')
-    // A join, not a list of ids: tens of thousands of users would overflow the statement's parameters.
-    const members = await db('user_group_members')
-      .join('users', 'users.id', 'user_group_members.user_id')
-      .where('users.enabled', true)
-      .where('users.network_login', true)
-      .orderBy('user_group_members.group_id')
-      .select('user_group_members.user_id', 'user_group_members.group_id')
-    const groups = new Map<string, string[]>()
-    for (const m of members) (groups.get(m.user_id) ?? groups.set(m.user_id, []).get(m.user_id)!).push(m.group_id)
-    return rows.map((r) => ({
-      id: r.id,
-      username: r.username,
-      group_ids: groups.get(r.id) ?? [],
-      verifiers: r.network_verifiers ? openVerifiers(this.secrets, r.network_verifiers) : null,
-      // Only when set, so a release rendered before these existed reads the same.
-      ...(r.expires_at !== null ? { expires_at: new Date(r.expires_at).toISOString() } : {}),
-      ...(r.lockout_cleared_at !== null ? { lockout_cleared_at: new Date(r.lockout_cleared_at).toISOString() } : {}),
-    }))
-  }
+  /** Read and opened in network-users.ts (one statement, a memo of opened verifiers). */
+  readonly networkUsers: (db: Knex | Knex.Transaction) => Promise<NetworkUser[]>
 
   async networkLoginRefusals(db: Knex | Knex.Transaction): Promise<NetworkLoginRefusal[]> {
     const rows = await db('users').where({ enabled: false }).orWhere({ network_login: false }).orderBy('username').select('username', 'enabled')

@@ -187,7 +187,9 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
 
   const body: string[] = []
   const section = (title: string, lines: string[]) => {
-    body.push('', tacComment(title), ...lines)
+    // One push per line: spreading 100,000 user lines into push() overflows the call stack.
+    body.push('', tacComment(title))
+    for (const line of lines) body.push(line)
   }
   // The reader compiles `/…/` caseless only until the first `}` of the file (mavis_parse.c keeps a
   // stack of the flag per brace level that starts at "match case"): the spawnd block's `}` already
