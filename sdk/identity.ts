@@ -104,7 +104,11 @@ export interface IdentityService {
   groupsOf(userId: string): Promise<string[]>
   /** Ids of the user groups the user belongs to. */
   groupIdsOf(userId: string, db?: Knex | Knex.Transaction): Promise<string[]>
-  /** Every enabled user allowed on the network, with group ids, for the renderers. Read it through the snapshot. */
+  /**
+   * Every enabled user allowed on the network, with group ids, for the renderers. Read it through the snapshot:
+   * it is read once per transaction (every renderer of a deploy shares the read), so a transaction that
+   * changes users calls it only after its changes. Treat the users as read-only: callers share them.
+   */
   networkUsers(db: Knex | Knex.Transaction): Promise<NetworkUser[]>
   /** Every other user (disabled, or network login off), by username, for the renderers. Read it through the snapshot. */
   networkLoginRefusals(db: Knex | Knex.Transaction): Promise<NetworkLoginRefusal[]>

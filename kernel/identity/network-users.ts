@@ -26,7 +26,19 @@ interface NetworkUserRow {
 
 export function createNetworkUsersReader(secrets: SecretsService) {
   let opened = new Map<string, Readonly<NetworkVerifiers>>()
+  // One read per render snapshot: a deploy renders every daemon (and the policy test's inputs) in one
+  // repeatable-read transaction, and each renderer asks for the same users.
+  const perSnapshot = new WeakMap<Knex.Transaction, Promise<NetworkUser[]>>()
   return async function networkUsers(db: Knex | Knex.Transaction): Promise<NetworkUser[]> {
+    if (!db.isTransaction) return read(db)
+    const trx = db as Knex.Transaction
+    let users = perSnapshot.get(trx)
+    if (!users) perSnapshot.set(trx, (users = read(trx)))
+    // A fresh array each time, so a caller's sort stays its own.
+    return (await users).slice()
+  }
+
+  async function read(db: Knex | Knex.Transaction): Promise<NetworkUser[]> {
     // Expired users stay: the daemons are given the instant and refuse them from then on, deploy or not.
     const rows: NetworkUserRow[] = await db('users').where({ enabled: true, network_login: true }).orderBy('username').select('id', 'username', 'network_verifiers', 'expires_at', 'lockout_cleared_at')
     // Every membership, unfiltered and unsorted: the database hands 250,000 bare rows over in a sixth
