@@ -29,6 +29,8 @@ export interface DatabaseService {
 export interface SecretsService {
   encrypt(purpose: string, plaintext: string): string
   decrypt(purpose: string, sealed: string): string
+  /** Many at once, in order: a large batch is opened on two cores (a render of 100,000 users' verifiers). */
+  decryptMany(purpose: string, sealed: readonly string[]): Promise<string[]>
   readonly loaded: boolean
 }
 

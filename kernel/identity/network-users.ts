@@ -14,7 +14,7 @@
  */
 import type { Knex } from 'knex'
 import type { NetworkUser, NetworkVerifiers, SecretsService } from '../../sdk/index.js'
-import { openVerifiers } from './verifiers.js'
+import { openManyVerifiers } from './verifiers.js'
 
 interface NetworkUserRow {
   id: string
@@ -46,10 +46,15 @@ export function createNetworkUsersReader(secrets: SecretsService) {
     // users map and the sort a few ids per user. Group ids in byte order, as the renderers expect.
     const groups = new Map<string, string[]>(rows.map((r) => [r.id, []]))
     for (const m of await db('user_group_members').select('user_id', 'group_id')) groups.get(m.user_id)?.push(m.group_id)
+    // The sealed sets not opened by an earlier read, opened together (on two cores when there are many).
+    // Against the memo as it is now: a read that ends meanwhile replaces it.
+    const known = opened
+    const unopened = [...new Set(rows.flatMap((r) => (r.network_verifiers && !known.has(r.network_verifiers) ? [r.network_verifiers] : [])))]
+    const fresh = await openManyVerifiers(secrets, unopened)
+    const freshBySealed = new Map(unopened.map((sealed, i) => [sealed, Object.freeze(fresh[i])]))
     const next = new Map<string, Readonly<NetworkVerifiers>>()
     const open = (sealed: string) => {
-      let v = opened.get(sealed)
-      if (!v) v = Object.freeze(openVerifiers(secrets, sealed))
+      const v = known.get(sealed) ?? freshBySealed.get(sealed)!
       next.set(sealed, v)
       return v
     }

@@ -56,6 +56,15 @@ export const sealVerifiers = (secrets: SecretsService, v: NetworkVerifiers) => s
  * change (kernel/identity/service.ts, passwords-set.ts).
  */
 export function openVerifiers(secrets: SecretsService, sealed: string): NetworkVerifiers {
-  const v = JSON.parse(secrets.decrypt(PURPOSE, sealed)) as NetworkVerifiers
+  return parseOpened(secrets.decrypt(PURPOSE, sealed))
+}
+
+/** Many at once (`secrets.decryptMany`: a large batch on two cores), in order. */
+export async function openManyVerifiers(secrets: SecretsService, sealed: readonly string[]): Promise<NetworkVerifiers[]> {
+  return (await secrets.decryptMany(PURPOSE, sealed)).map(parseOpened)
+}
+
+function parseOpened(json: string): NetworkVerifiers {
+  const v = JSON.parse(json) as NetworkVerifiers
   return v.cleartext !== undefined ? (repairedVerifiers(v, v.cleartext) ?? v) : v
 }

@@ -32,6 +32,31 @@ describe('secrets at rest', () => {
     expect(() => s.decrypt('radius.secret', [...parts.slice(0, 3), ct.toString('base64url')].join('.'))).to.throw()
   })
 
+  it('opens many at once in order, a large batch on a second thread too, with v1 and v2 envelopes mixed', async () => {
+    const legacy = randomBytes(32)
+    const mixed = createSecrets(key, legacy)
+    const v1 = createSecrets(legacy) // v1 is the same cipher under the legacy bytes: re-label a v2 envelope of that key
+    const plain = Array.from({ length: 25_000 }, (_, i) => `secret ${i} ✓`)
+    const sealed = plain.map((p, i) => (i % 7 === 3 ? 'v1.' + v1.encrypt('identity.network_verifiers', p).slice(3) : mixed.encrypt('identity.network_verifiers', p)))
+    expect(await mixed.decryptMany('identity.network_verifiers', sealed)).to.deep.equal(plain)
+    expect(await mixed.decryptMany('identity.network_verifiers', sealed.slice(0, 10))).to.deep.equal(plain.slice(0, 10))
+  })
+
+  it('refuses the whole batch when one envelope in the second thread\'s half is altered, or sealed for another purpose', async () => {
+    const plain = Array.from({ length: 20_001 }, (_, i) => `v${i}`)
+    const sealed = plain.map((p) => s.encrypt('radius.secret', p))
+    const parts = sealed[20_000].split('.')
+    const ct = Buffer.from(parts[3], 'base64url')
+    ct[0] ^= 1
+    const altered = [...sealed.slice(0, 20_000), [...parts.slice(0, 3), ct.toString('base64url')].join('.')]
+    let refused: unknown = null
+    await s.decryptMany('radius.secret', altered).catch((e: unknown) => (refused = e))
+    expect(refused).to.be.instanceOf(Error)
+    refused = null
+    await s.decryptMany('mfa.totp_seed', sealed).catch((e: unknown) => (refused = e))
+    expect(refused).to.be.instanceOf(Error)
+  })
+
   it('answers 503 MASTER_KEY_UNAVAILABLE without a key', () => {
     const none = createSecrets(null)
     expect(none.loaded).to.equal(false)
@@ -41,6 +66,13 @@ describe('secrets at rest', () => {
     } catch (e) {
       expect(isPortcullisError(e) && e.status === 503 && e.code === 'MASTER_KEY_UNAVAILABLE').to.equal(true)
     }
+  })
+
+  it('answers 503 MASTER_KEY_UNAVAILABLE for a large batch without a key, before any thread starts', async () => {
+    const sealed = Array.from({ length: 20_000 }, () => s.encrypt('radius.secret', 'x'))
+    let refused: unknown = null
+    await createSecrets(null).decryptMany('radius.secret', sealed).catch((e: unknown) => (refused = e))
+    expect(isPortcullisError(refused) && refused.status === 503 && refused.code === 'MASTER_KEY_UNAVAILABLE').to.equal(true)
   })
 })
 
