@@ -39,7 +39,7 @@ describe('identity: the network users the renderers read', function () {
 
   it('one read per render snapshot: a second ask in the same transaction answers the same users in an array of its own', async () => {
     const user = await createUser(t, { password: STRONG, network_login: true })
-    await t.app.db.knex.transaction(
+    await t.app.db.transaction(
       async (snapshot) => {
         const a = await t.app.identity.networkUsers(snapshot)
         const b = await t.app.identity.networkUsers(snapshot)

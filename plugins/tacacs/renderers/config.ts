@@ -135,8 +135,9 @@ function renderDevices(input: TacPlusNgConfigInput): string[] {
 function renderUsers(input: TacPlusNgConfigInput): string[] {
   const groupName = new Map(input.userGroups.map((g) => [g.id, userGroupIdent(g.name)]))
   const users = [...input.users].sort((a, b) => byteOrder(a.username, b.username) || byteOrder(a.id, b.id))
-  const out: string[] = []
+  const blocks: string[] = []
   for (const u of users) {
+    const out: string[] = []
     const members = [...new Set(u.group_ids.map((id) => groupName.get(id)).filter((n): n is string => n !== undefined))].sort(byteOrder)
     out.push(`user ${userIdent(u.username)} {`)
     if (u.verifiers) {
@@ -150,8 +151,9 @@ function renderUsers(input: TacPlusNgConfigInput): string[] {
     if (members.length) out.push(`${T}member = ${members.join(',')}`)
     if (u.expires_at) out.push(...validUntil(u.expires_at))
     out.push('}')
+    blocks.push(out.join('\n'))
   }
-  return out
+  return blocks
 }
 
 /**
@@ -186,10 +188,12 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   if (!/^[0-9A-Fa-f.:]+$/.test(address)) throw new TacPlusNgRenderError(`listen address is not an IP address`)
 
   const body: string[] = []
+  // Lines of the tac_plus-ng block, indented as they are added. An entry may hold several lines (a
+  // user's block is one entry: at 100,000 users, one string a line made the render spend more time
+  // collecting garbage than writing). One push per entry: spreading them into push() overflows the stack.
   const section = (title: string, lines: string[]) => {
-    // One push per line: spreading 100,000 user lines into push() overflows the call stack.
-    body.push('', tacComment(title))
-    for (const line of lines) body.push(line)
+    body.push('', T + tacComment(title))
+    for (const line of lines) body.push(line.length ? T + (line.includes('\n') ? line.replaceAll('\n', '\n' + T) : line) : line)
   }
   // The reader compiles `/…/` caseless only until the first `}` of the file (mavis_parse.c keeps a
   // stack of the flag per brace level that starts at "match case"): the spawnd block's `}` already
@@ -229,7 +233,7 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
     '}',
     '',
     'id = tac_plus-ng {',
-    ...body.map((l) => (l.length ? T + l : l)),
+    ...body,
     '}',
   ]
   return lines.join('\n') + '\n'
