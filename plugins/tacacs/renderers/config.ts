@@ -30,7 +30,8 @@ import { chapPasswordLines, tacPlusNgCleartextIn } from './chap.js'
 import { checkLockoutPrograms, defaultMavisDirectory, lockedPasswordLines, mavisLines, shadowFile, TAC_PLUS_NG_SHADOW_FILE, type TacPlusNgLockout } from './lockout.js'
 import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
 import { deviceGroupIdent, deviceIdent, userGroupIdent, userIdent } from './names.js'
-import { renderTimespec } from './rule.js'
+import { renderRuleText, renderTimespec } from './rule.js'
+import { locationDispatch, MAX_GROWTH } from './dispatch.js'
 import { byteOrder, indent, tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
 export const TAC_PLUS_NG_CONFIG_FILE = 'tac_plus-ng.cfg'
@@ -51,6 +52,11 @@ export interface TacPlusNgConfigInput {
   profiles: { profile: Pick<TacacsProfile, 'id' | 'name'>; text: string }[]
   /** Rule texts from `TacacsService.renderRule`, in evaluation order; null when no policy source is registered. */
   rules: string[] | null
+  /**
+   * The rules themselves, in the order of `rules`, with their profile's name: given, the rules are
+   * dispatched by location (dispatch.ts: a realm per location class); absent, one flat ruleset.
+   */
+  ruleViews?: { rule: PolicyRuleView; profileName: string | null }[]
   /** The `timespec` blocks of the rules with a time window (rule.ts `renderTimespec`), declared before the ruleset. */
   timespecs?: string[]
 }
@@ -86,7 +92,14 @@ function renderLogs(dir: string): string[] {
   return out
 }
 
-function renderDevices(input: TacPlusNgConfigInput): string[] {
+type DeviceEntry = TacPlusNgConfigInput['devices'][number]
+
+/**
+ * The device tree as it is written: group blocks nested as the group tree is, each device in its
+ * group's block. `visit` sees each group block open and close and each device with the ids of the
+ * group blocks around it, innermost first (tac_plus-ng's `device ==` walks the same parents).
+ */
+function walkDeviceTree(input: TacPlusNgConfigInput, visit: { open(g: DeviceGroupEntry, depth: number): void; close(depth: number): void; device(d: DeviceEntry, depth: number, enclosing: readonly string[]): void }): void {
   const groups = [...input.deviceGroups].sort((a, b) => byteOrder(a.name, b.name) || byteOrder(a.id, b.id))
   const known = new Set(groups.map((g) => g.id))
   const childGroups = new Map<string | null, typeof groups>()
@@ -100,35 +113,53 @@ function renderDevices(input: TacPlusNgConfigInput): string[] {
     const g = d.device.device_group_id && known.has(d.device.device_group_id) ? d.device.device_group_id : null
     ;(devicesIn.get(g) ?? devicesIn.set(g, []).get(g)!).push(d)
   }
-
-  const out: string[] = []
   const seen = new Set<string>()
-  const emitDevice = (d: (typeof devices)[number], depth: number) => {
-    const p = T.repeat(depth)
-    const { device } = d
-    out.push(`${p}device ${deviceIdent(device.name)} {`)
-    if (!device.enabled) out.push(`${p}${T}${tacComment('disabled: no address, so no client selects it')}`)
-    else {
-      if (!CIDR.test(device.address)) throw new TacPlusNgRenderError(`device ${device.name}: the address is not a CIDR prefix`)
-      out.push(`${p}${T}address = ${tacString(device.address)}`)
-      if (d.tacacsKey === null || d.tacacsKey === '') out.push(`${p}${T}${tacComment('no TACACS+ key: tac_plus-ng refuses this device')}`)
-      else out.push(`${p}${T}key = ${tacString(d.tacacsKey, `the TACACS+ key of device ${device.name}`)}`)
-    }
-    out.push(`${p}}`)
-  }
-  const emitGroup = (g: (typeof groups)[number], depth: number) => {
+  const walkGroup = (g: DeviceGroupEntry, enclosing: string[]) => {
     if (seen.has(g.id)) return
     seen.add(g.id)
-    const p = T.repeat(depth)
-    out.push(`${p}device ${deviceGroupIdent(g.name)} {`)
-    for (const c of childGroups.get(g.id) ?? []) emitGroup(c, depth + 1)
-    for (const d of devicesIn.get(g.id) ?? []) emitDevice(d, depth + 1)
-    out.push(`${p}}`)
+    const inner = [g.id, ...enclosing]
+    visit.open(g, enclosing.length)
+    for (const c of childGroups.get(g.id) ?? []) walkGroup(c, inner)
+    for (const d of devicesIn.get(g.id) ?? []) visit.device(d, inner.length, inner)
+    visit.close(enclosing.length)
   }
-  for (const g of childGroups.get(null) ?? []) emitGroup(g, 0)
+  for (const g of childGroups.get(null) ?? []) walkGroup(g, [])
   // Groups caught in a parent cycle (the inventory refuses those) still get declared.
-  for (const g of groups) if (!seen.has(g.id)) emitGroup({ ...g, parent_id: null }, 0)
-  for (const d of devicesIn.get(null) ?? []) emitDevice(d, 0)
+  for (const g of groups) if (!seen.has(g.id)) walkGroup({ ...g, parent_id: null }, [])
+  for (const d of devicesIn.get(null) ?? []) visit.device(d, 0, [])
+}
+
+type DeviceGroupEntry = TacPlusNgConfigInput['deviceGroups'][number]
+
+/** The devices that select a client (written with an address) and the groups around each, for the location classes (dispatch.ts). */
+function devicePlaces(input: TacPlusNgConfigInput): { id: string; name: string; groups: readonly string[] }[] {
+  const out: { id: string; name: string; groups: readonly string[] }[] = []
+  walkDeviceTree(input, { open() {}, close() {}, device: (d, _depth, enclosing) => d.device.enabled && out.push({ id: d.device.id, name: d.device.name, groups: enclosing }) })
+  return out
+}
+
+/** The device blocks; `realmOf`: each device's class realm (`target-realm`), when the rules are dispatched by location. */
+function renderDevices(input: TacPlusNgConfigInput, realmOf: ReadonlyMap<string, string> | null): string[] {
+  const out: string[] = []
+  walkDeviceTree(input, {
+    open: (g, depth) => out.push(`${T.repeat(depth)}device ${deviceGroupIdent(g.name)} {`),
+    close: (depth) => out.push(`${T.repeat(depth)}}`),
+    device: (d, depth) => {
+      const p = T.repeat(depth)
+      const { device } = d
+      out.push(`${p}device ${deviceIdent(device.name)} {`)
+      if (!device.enabled) out.push(`${p}${T}${tacComment('disabled: no address, so no client selects it')}`)
+      else {
+        if (!CIDR.test(device.address)) throw new TacPlusNgRenderError(`device ${device.name}: the address is not a CIDR prefix`)
+        out.push(`${p}${T}address = ${tacString(device.address)}`)
+        if (d.tacacsKey === null || d.tacacsKey === '') out.push(`${p}${T}${tacComment('no TACACS+ key: tac_plus-ng refuses this device')}`)
+        else out.push(`${p}${T}key = ${tacString(d.tacacsKey, `the TACACS+ key of device ${device.name}`)}`)
+        const realm = realmOf?.get(device.id)
+        if (realm) out.push(`${p}${T}target-realm = ${realm}`)
+      }
+      out.push(`${p}}`)
+    },
+  })
   return out
 }
 
@@ -193,7 +224,7 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   // collecting garbage than writing). One push per entry: spreading them into push() overflows the stack.
   const section = (title: string, lines: string[]) => {
     body.push('', T + tacComment(title))
-    for (const line of lines) body.push(line.length ? T + (line.includes('\n') ? line.replaceAll('\n', '\n' + T) : line) : line)
+    for (const line of lines) body.push(line.length ? T + (line.includes('\n') ? line.replace(/\n(?=[^\n])/g, '\n' + T) : line) : line)
   }
   // The reader compiles `/…/` caseless only until the first `}` of the file (mavis_parse.c keeps a
   // stack of the flag per brace level that starts at "match case"): the spawnd block's `}` already
@@ -209,7 +240,10 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   section('Accept authorization and accounting of minor version 1 (Palo Alto)', ['bug compatibility = 2'])
   section('Logs for the platform ingester (format: plugins/tacacs/renderers/log-format.ts)', renderLogs(input.logDirectory))
   if (input.lockout) section('Account lockout through MAVIS (plugins/tacacs/renderers/lockout.ts)', mavisLines(input.lockout, input.users, T))
-  section('Devices; device groups are device blocks named "group:NAME" that their members nest in', renderDevices(input))
+  const dispatch = input.rules !== null && input.ruleViews ? locationDispatch(input.ruleViews.map((v) => v.rule), devicePlaces(input)) : null
+  const devicesTitle = 'Devices; device groups are device blocks named "group:NAME" that their members nest in'
+  // Rules name devices (`device ==`), so the devices come first; dispatched, the devices name the realms.
+  if (!dispatch) section(devicesTitle, renderDevices(input, null))
 
   const profiles = [...input.profiles].sort((a, b) => byteOrder(a.profile.name, b.profile.name) || byteOrder(a.profile.id, b.profile.id))
   section('TACACS+ profiles', profiles.flatMap((p) => p.text.replace(/\n+$/, '').split('\n')))
@@ -219,8 +253,22 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   section('Users allowed on the network', renderUsers(input))
 
   if (input.timespecs?.length) section('Time windows of the AAA policy rules (cron entries: minute hour day month weekday, in local time)', input.timespecs.flatMap((t) => t.replace(/\n+$/, '').split('\n')))
+  const ruleset = (texts: string[]) => ['ruleset {', ...texts.map((r) => indent(r.replace(/\n+$/, ''), T)), '}']
   if (input.rules === null) section('No AAA policy is loaded: no rule permits anyone', ['ruleset {', '}'])
-  else section('AAA policy rules, in evaluation order (the first permit or deny decides; none means deny)', ['ruleset {', ...input.rules.flatMap((r) => indent(r.replace(/\n+$/, ''), T).split('\n')), '}'])
+  else if (!dispatch) {
+    if (input.ruleViews) body.push('', T + tacComment(`One flat ruleset: realms per location would hold over ${MAX_GROWTH} times the rules (dispatch.ts)`))
+    section('AAA policy rules, in evaluation order (the first permit or deny decides; none means deny)', ruleset(input.rules))
+  } else {
+    const views = input.ruleViews!
+    section(
+      'AAA policy rules, dispatched by location (dispatch.ts): each realm holds, in evaluation order, the rules that can apply at its devices (the first permit or deny decides; none means deny)',
+      dispatch.realms.flatMap((realm) => [
+        tacComment(`${realm.devices.length} device(s): ${realm.devices.slice(0, 5).join(', ')}${realm.devices.length > 5 ? ', …' : ''}. A rule's place holds at each of them, so it is not repeated here.`),
+        `realm ${realm.name} {`,
+        ...ruleset(realm.rules.map((i) => renderRuleText(views[i].rule, views[i].profileName, { withoutPlace: true }))).map((l) => indent(l, T)), '}']),
+    )
+    section(devicesTitle + '; each names the realm of its location (target-realm)', renderDevices(input, dispatch.realmOf))
+  }
 
   const lines = [
     tacComment('Written by Portcullis (renderer tacacs.tac_plus-ng). Do not edit: the next deploy replaces this file.'),
@@ -293,14 +341,20 @@ async function lockoutOf(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction): 
   return lockout
 }
 
-/** Rule texts in order: the very `renderRule` text the preview shows, with the profile's name; and the rules' timespecs. */
-async function renderRules(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction, profiles: TacacsProfile[]): Promise<{ rules: string[] | null; timespecs: string[] }> {
+/** Rule texts in order: the very `renderRule` text the preview shows, with the profile's name; the rules themselves (for the location realms); and the rules' timespecs. */
+async function renderRules(
+  d: TacPlusNgRendererDeps,
+  snapshot: Knex.Transaction,
+  profiles: TacacsProfile[],
+): Promise<{ rules: string[] | null; ruleViews: TacPlusNgConfigInput['ruleViews']; timespecs: string[] }> {
   const source = d.policySource()
-  if (!source) return { rules: null, timespecs: [] }
+  if (!source) return { rules: null, ruleViews: undefined, timespecs: [] }
   const byId = new Map(profiles.map((p) => [p.id, p.name]))
   const rules: PolicyRuleView[] = await source.listRules(snapshot)
+  const ruleViews = rules.map((rule) => ({ rule, profileName: rule.tacacs_profile_id ? (byId.get(rule.tacacs_profile_id) ?? null) : null }))
   return {
-    rules: rules.map((r) => d.tacacs.renderRule(r, r.tacacs_profile_id ? (byId.get(r.tacacs_profile_id) ?? null) : null)),
+    rules: ruleViews.map((v) => d.tacacs.renderRule(v.rule, v.profileName)),
+    ruleViews,
     timespecs: rules.flatMap((r) => renderTimespec(r) ?? []),
   }
 }
@@ -322,7 +376,7 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
     const profileList = await d.tacacs.listProfiles(snapshot)
     const profiles: TacPlusNgConfigInput['profiles'] = []
     for (const profile of profileList) profiles.push({ profile, text: await d.tacacs.renderProfile(profile, snapshot) })
-    const { rules, timespecs } = await renderRules(d, snapshot, profileList)
+    const { rules, ruleViews, timespecs } = await renderRules(d, snapshot, profileList)
     const lockout = await lockoutOf(d, snapshot)
     const content = buildTacPlusNgConfig({
       listen: { address, port },
@@ -334,6 +388,7 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
       users,
       profiles,
       rules,
+      ruleViews,
       timespecs,
       lockout,
     })

@@ -99,9 +99,10 @@ export function describeRule(rule: PolicyRuleView, profileName: string | null): 
   return `${rule.is_default ? 'Default rule' : 'Rule'} ${q(rule.name)}: ${who} on ${where}${from}${when}: ${gives}${rule.enabled ? '' : ' (disabled)'}`
 }
 
-export function renderRuleText(rule: PolicyRuleView, profileName: string | null): string {
+/** `withoutPlace`: inside a location realm (dispatch.ts), where the rule's place holds for every device. */
+export function renderRuleText(rule: PolicyRuleView, profileName: string | null, o: { withoutPlace?: boolean } = {}): string {
   const verdict = profileName === null ? ['deny'] : [`profile = ${profileIdent(profileName)}`, 'permit']
-  const cond = ruleCondition(rule)
+  const cond = ruleCondition(o.withoutPlace ? { ...rule, where: { type: 'any' } } : rule)
   const out = [tacComment(describeRule(rule, profileName)), `rule ${ruleIdent(rule.name)} {`, `${I}enabled = ${rule.enabled ? 'yes' : 'no'}`, `${I}script {`]
   if (cond === null) out.push(...verdict.map((v) => I.repeat(2) + v))
   else out.push(`${I.repeat(2)}if (${cond}) {`, ...verdict.map((v) => I.repeat(3) + v), `${I.repeat(2)}}`)

@@ -78,13 +78,18 @@ function input(port = 49): TacPlusNgConfigInput {
       { id: 'b', username: 'bob', group_ids: [], verifiers: null },
     ],
     profiles: [{ profile, text: renderProfileText(profile, []) }],
-    rules: [
-      renderRuleText(rule({ name: 'admins', who: { type: 'group', group_id: 'u2', group_name: 'x${HOME}"y' }, where: { type: 'device_group', device_group_id: 'g1', device_group_name: 'core' } }), 'ops'),
-      renderRuleText(rule({ name: 'off', enabled: false, who: { type: 'user', user_id: 'a', username: 'alice' }, where: { type: 'device', device_id: 'o', device_name: 'off' } }), null),
-      renderRuleText(rule({ name: 'everyone', who: { type: 'any' }, where: { type: 'any' }, is_default: true, tacacs_profile_id: null }), null),
-    ],
+    rules: RULES().map(({ rule, profileName }) => renderRuleText(rule, profileName)),
   }
 }
+
+const RULES = (): NonNullable<TacPlusNgConfigInput['ruleViews']> => [
+  { rule: rule({ name: 'admins', who: { type: 'group', group_id: 'u2', group_name: 'x${HOME}"y' }, where: { type: 'device_group', device_group_id: 'g1', device_group_name: 'core' } }), profileName: 'ops' },
+  { rule: rule({ name: 'off', enabled: false, who: { type: 'user', user_id: 'a', username: 'alice' }, where: { type: 'device', device_id: 'o', device_name: 'off' } }), profileName: null },
+  { rule: rule({ name: 'everyone', who: { type: 'any' }, where: { type: 'any' }, is_default: true, tacacs_profile_id: null }), profileName: null },
+]
+
+/** The same data with the rules themselves given: the renderer dispatches them by location (renderers/dispatch.ts), as the deploy does. */
+const dispatched = (x: TacPlusNgConfigInput, ruleViews = RULES()): TacPlusNgConfigInput => ({ ...x, rules: ruleViews.map((v) => renderRuleText(v.rule, v.profileName)), ruleViews })
 
 describe('tacacs renderer: the tac_plus-ng configuration text', () => {
   it('is byte-identical for the same data, whatever order the lists come in', () => {
@@ -142,6 +147,47 @@ describe('tacacs renderer: the tac_plus-ng configuration text', () => {
     expect(bad((x) => (x.devices[0].device.address = '127.0.0.1/32" }'))).to.throw(TacPlusNgRenderError, /CIDR/)
   })
 
+  it('dispatched: a realm per location class with only the rules that can apply there, named by each device, the place not repeated', () => {
+    const c = buildTacPlusNgConfig(dispatched(input()))
+    const realms = [...c.matchAll(/realm (location-\d+) \{([\s\S]*?)\n {4}\}/g)].map((m) => [m[1], [...m[2].matchAll(/\n\s+rule "([^"]+)" \{/g)].map((r) => r[1])])
+    // Classes in the order of the device tree (branch's "nokey" first). The odd hard devices sit in core > dc > rack (the admins
+    // rule's place); every other device only meets the default rule; the disabled rule is in no realm.
+    expect(realms).to.deep.equal([
+      ['location-1', ['everyone']],
+      ['location-2', ['admins', 'everyone']],
+    ])
+    expect(c).to.match(/device "hard1" \{\n[^}]*target-realm = location-2\n/)
+    expect(c).to.match(/device "hard0" \{\n[^}]*target-realm = location-1\n/)
+    expect(c).to.match(/device "nokey" \{\n[^}]*target-realm = location-1\n/)
+    expect(c).to.match(/device "off" \{\n\s+# disabled[^\n]*\n\s+\}/)
+    expect(c).not.to.match(/realm location-\d+ \{[\s\S]*device == /)
+    expect(c.indexOf('realm location-1')).to.be.lessThan(c.indexOf('device "group:core"'))
+  })
+
+  it('dispatched: a realm stops at the first rule that matches there unconditionally, and keeps conditional ones before it', () => {
+    const views = RULES()
+    views.splice(2, 0, { rule: rule({ name: 'core-any', where: { type: 'device_group', device_group_id: 'g1', device_group_name: 'core' } }), profileName: 'ops' })
+    views.splice(2, 0, { rule: rule({ name: 'core-lan', client_prefixes: ['127.22.0.0/24'], where: { type: 'device_group', device_group_id: 'g1', device_group_name: 'core' } }), profileName: null })
+    const c = buildTacPlusNgConfig(dispatched(input(), views))
+    const core = /realm location-2 \{([\s\S]*?)\n {4}\}/.exec(c)![1]
+    expect([...core.matchAll(/\n\s+rule "([^"]+)" \{/g)].map((r) => r[1])).to.deep.equal(['admins', 'core-lan', 'core-any'])
+  })
+
+  it('dispatched: falls back to one flat ruleset, saying so, when the realms would repeat too much', () => {
+    const x = input()
+    // 600 devices each named by a rule: 600 classes, each repeating the 10 rules for anywhere.
+    x.devices = Array.from({ length: 600 }, (_, i) => ({ device: { id: `m${i}`, name: `m${i}`, address: `127.30.${i >> 8}.${i & 255}/32`, device_group_id: null, enabled: true }, tacacsKey: 'k' }))
+    const views = [
+      ...Array.from({ length: 10 }, (_, i) => ({ rule: rule({ name: `anywhere-${i}`, who: { type: 'user', user_id: 'a', username: `u${i}` } }), profileName: 'ops' })),
+      ...x.devices.map((d) => ({ rule: rule({ name: `at-${d.device.name}`, where: { type: 'device', device_id: d.device.id, device_name: d.device.name } }), profileName: 'ops' })),
+      RULES()[2],
+    ]
+    const c = buildTacPlusNgConfig(dispatched(x, views))
+    expect(c).not.to.contain('realm location-')
+    expect(c).to.contain('One flat ruleset: realms per location would hold over 8 times the rules')
+    expect(c).to.contain('device == "m599"')
+  })
+
   it('writes an empty ruleset when no policy is registered', () => {
     const c = buildTacPlusNgConfig({ ...input(), rules: null })
     expect(c).to.match(/ruleset \{\n\s*\}/)
@@ -162,6 +208,7 @@ describe('tacacs renderer: tac_plus-ng reads the text as meant', function () {
   it('parses it (-P, nothing on stderr), with and without a policy', async () => {
     for (const [name, x] of [
       ['with.cfg', input()],
+      ['dispatched.cfg', dispatched(input())],
       ['without.cfg', { ...input(), rules: null }],
     ] as const) {
       const file = path.join(dir, name)
@@ -171,9 +218,10 @@ describe('tacacs renderer: tac_plus-ng reads the text as meant', function () {
     }
   })
 
-  it('takes every hard key as the exact key of its device, and the group rule through two levels of nesting', async () => {
+  for (const shape of ['flat', 'dispatched'] as const)
+  it(`takes every hard key as the exact key of its device, and the group rule through two levels of nesting (${shape} rules)`, async () => {
     const port = await freePort()
-    const x = input(port)
+    const x = shape === 'flat' ? input(port) : dispatched(input(port))
     x.logDirectory = path.join(dir, 'logs')
     const file = path.join(dir, 'run.cfg')
     writeFileSync(file, buildTacPlusNgConfig(x))
