@@ -27,22 +27,30 @@ import { tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
 const I = '    '
 
-/** The condition of a rule, or null when it matches every request. */
-export function ruleCondition(rule: PolicyRuleView): string | null {
-  if (rule.is_default) return null
-  const parts: string[] = []
-  if (rule.who.type === 'user') parts.push(`user == ${userIdent(rule.who.username)}`)
-  if (rule.who.type === 'group') parts.push(`member == ${userGroupIdent(rule.who.group_name)}`)
-  if (rule.where.type === 'device') parts.push(`device == ${deviceIdent(rule.where.device_name)}`)
-  if (rule.where.type === 'device_group') parts.push(`device == ${deviceGroupIdent(rule.where.device_group_name)}`)
+/**
+ * The tests of a rule: `all` must hold (ANDed), and one of `anyOf` when it is not empty (the client
+ * prefixes, ORed). Each is one comparison.
+ */
+function ruleTests(rule: PolicyRuleView): { all: string[]; anyOf: string[] } {
+  if (rule.is_default) return { all: [], anyOf: [] }
+  const all: string[] = []
+  if (rule.who.type === 'user') all.push(`user == ${userIdent(rule.who.username)}`)
+  if (rule.who.type === 'group') all.push(`member == ${userGroupIdent(rule.who.group_name)}`)
+  if (rule.where.type === 'device') all.push(`device == ${deviceIdent(rule.where.device_name)}`)
+  if (rule.where.type === 'device_group') all.push(`device == ${deviceGroupIdent(rule.where.device_group_name)}`)
+  // Declared by `renderTimespec` before the ruleset, under the rule's name.
+  if (rule.time_window) all.push(`time == ${ruleIdent(rule.name)}`)
   // The NAS's address as the daemon sees the connection (session->ctx->device_addr); `client` would
   // be the rem_addr the NAS reports for its user, which is not what the API means.
   const prefixes = rule.client_prefixes ?? []
   for (const p of prefixes) if (!CIDR.test(p)) throw new TacPlusNgRenderError(`rule ${rule.name}: client prefix ${JSON.stringify(p)} is not a CIDR prefix`)
-  if (prefixes.length === 1) parts.push(`device.address == ${tacString(prefixes[0])}`)
-  if (prefixes.length > 1) parts.push(`(${prefixes.map((p) => `device.address == ${tacString(p)}`).join(' || ')})`)
-  // Declared by `renderTimespec` before the ruleset, under the rule's name.
-  if (rule.time_window) parts.push(`time == ${ruleIdent(rule.name)}`)
+  return { all, anyOf: prefixes.map((p) => `device.address == ${tacString(p)}`) }
+}
+
+/** The condition of a rule in one expression, for a person and the tests; null when it matches every request. */
+export function ruleCondition(rule: PolicyRuleView): string | null {
+  const { all, anyOf } = ruleTests(rule)
+  const parts = [...all.filter((t) => !t.startsWith('time ')), ...(anyOf.length === 1 ? anyOf : anyOf.length > 1 ? [`(${anyOf.join(' || ')})`] : []), ...all.filter((t) => t.startsWith('time '))]
   return parts.length ? parts.join(' && ') : null
 }
 
@@ -100,12 +108,22 @@ export function describeRule(rule: PolicyRuleView, profileName: string | null): 
 }
 
 /** `withoutPlace`: inside a location realm (dispatch.ts), where the rule's place holds for every device. */
+/**
+ * The rule as tac_plus-ng reads it. The tests are nested `if`s of one comparison each, without
+ * parentheses; the client prefixes are sibling `if`s, each with the verdict. A parenthesised
+ * condition makes the daemon's parser take a 40 KiB buffer it never gives back (mavis_parse.c
+ * sym_normalize_cond_start): about 48 KiB of resident memory per rule, 240 MiB for 5,000 rules.
+ * Nested tests decide the same: the first failing one leaves the script without a verdict.
+ */
 export function renderRuleText(rule: PolicyRuleView, profileName: string | null, o: { withoutPlace?: boolean } = {}): string {
   const verdict = profileName === null ? ['deny'] : [`profile = ${profileIdent(profileName)}`, 'permit']
-  const cond = ruleCondition(o.withoutPlace ? { ...rule, where: { type: 'any' } } : rule)
+  const { all, anyOf } = ruleTests(o.withoutPlace ? { ...rule, where: { type: 'any' } } : rule)
   const out = [tacComment(describeRule(rule, profileName)), `rule ${ruleIdent(rule.name)} {`, `${I}enabled = ${rule.enabled ? 'yes' : 'no'}`, `${I}script {`]
-  if (cond === null) out.push(...verdict.map((v) => I.repeat(2) + v))
-  else out.push(`${I.repeat(2)}if (${cond}) {`, ...verdict.map((v) => I.repeat(3) + v), `${I.repeat(2)}}`)
+  const depth = 2 + all.length
+  all.forEach((t, i) => out.push(`${I.repeat(2 + i)}if ${t} {`))
+  if (!anyOf.length) out.push(...verdict.map((v) => I.repeat(depth) + v))
+  for (const t of anyOf) out.push(`${I.repeat(depth)}if ${t} {`, ...verdict.map((v) => I.repeat(depth + 1) + v), `${I.repeat(depth)}}`)
+  for (let i = all.length - 1; i >= 0; i--) out.push(`${I.repeat(2 + i)}}`)
   out.push(`${I}}`, '}')
   return out.join('\n') + '\n'
 }

@@ -75,7 +75,21 @@ describe('tacacs renderers: profile and rule text', () => {
   it('renders a rule for a user on a device, with its profile', () => {
     const text = renderRuleText(rule({ who: { type: 'user', user_id: 'u', username: 'alice' }, where: { type: 'device', device_id: 'd', device_name: 'core-sw1' } }), 'noc')
     expect(text).to.equal(
-      ['# Rule "noc-core": user "alice" on device "core-sw1": TACACS+ profile "noc"', 'rule "noc-core" {', '    enabled = yes', '    script {', '        if (user == "alice" && device == "core-sw1") {', '            profile = "noc"', '            permit', '        }', '    }', '}', ''].join('\n'),
+      [
+        '# Rule "noc-core": user "alice" on device "core-sw1": TACACS+ profile "noc"',
+        'rule "noc-core" {',
+        '    enabled = yes',
+        '    script {',
+        '        if user == "alice" {',
+        '            if device == "core-sw1" {',
+        '                profile = "noc"',
+        '                permit',
+        '            }',
+        '        }',
+        '    }',
+        '}',
+        '',
+      ].join('\n'),
     )
   })
 
@@ -85,9 +99,9 @@ describe('tacacs renderers: profile and rule text', () => {
       null,
     )
     expect(text).to.contain('enabled = no')
-    expect(text).to.contain('if (member == "Net Admins" && device == "group:core") {')
+    expect(text).to.contain('        if member == "Net Admins" {\n            if device == "group:core" {\n')
     expect(text.split('\n')[0]).to.equal('# Rule "noc-core": members of user group "Net Admins" on the devices of device group "core": denied (no TACACS+ profile) (disabled)')
-    expect(text).to.contain('            deny\n')
+    expect(text).to.contain('                deny\n')
     expect(text).not.to.contain('profile =')
   })
 
