@@ -44,6 +44,7 @@ import { settingsRoutes } from './routes/settings.js'
 import { rbacRoutes } from './routes/rbac.js'
 import { ActorCache } from './identity/actors.js'
 import { Identity } from './identity/service.js'
+import { createDirectory } from './identity/directory.js'
 import { createMail } from './identity/mail.js'
 import { identitySettings } from './identity/settings.js'
 import { bootstrapAdmin } from './identity/bootstrap.js'
@@ -142,7 +143,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     for (const s of identitySettings) settings.declare('kernel', s)
     for (const s of deploySettings) settings.declare('kernel', s)
     const actors = new ActorCache(db.knex, log)
-    const identity = new Identity(db.knex, tokens, secrets, settings, actors)
+    const identity = new Identity(db.knex, tokens, secrets, settings, actors, createDirectory(settings))
     const mail = createMail(settings)
     const registry = new ContributionRegistry()
     const services = new ServiceRegistry(new Set(plugins.map((p) => p.def.id)))

@@ -9,6 +9,7 @@ import type { ActorCache } from './actors.js'
 import { verifyPassword } from './passwords.js'
 import { sessionTtl } from './settings.js'
 import { createNetworkUsersReader } from './network-users.js'
+import type { Directory, DirectoryOutcome } from './directory.js'
 import { mayHaveBrokenCrypt, openVerifiers, repairedVerifiers, sealVerifiers } from './verifiers.js'
 
 export const PASSWORD_CHANGE_TTL = 10 * 60
@@ -18,7 +19,7 @@ export const MFA_TOKEN_TTL = 5 * 60
 export type UserRow = RowOf<typeof UsersTable>
 
 /** Why a password sign-in was refused (audit reason codes). */
-export type SignInRefusal = 'unknown_user' | 'bad_password' | 'disabled' | 'no_local_password' | 'expired'
+export type SignInRefusal = 'unknown_user' | 'bad_password' | 'disabled' | 'no_local_password' | 'expired' | Exclude<Extract<DirectoryOutcome, { ok: false }>['reason'], 'bad_password'>
 
 /** Whether the account has expired at `at` (users.expires_at; null never expires). */
 export const isExpired = (r: Pick<UserRow, 'expires_at'>, at = new Date()) => r.expires_at !== null && new Date(r.expires_at).getTime() <= at.getTime()
@@ -43,6 +44,7 @@ export class Identity implements IdentityService {
     private readonly secrets: SecretsService,
     private readonly settings: SettingsService,
     readonly actors: ActorCache,
+    readonly directory: Directory,
   ) {
     this.networkUsers = createNetworkUsersReader(secrets)
   }
@@ -76,8 +78,13 @@ export class Identity implements IdentityService {
    * A password check that also says why it failed, for the audit trail only:
    * every failure answers the caller alike, after the same argon2 work.
    */
-  async attempt(username: string, password: string): Promise<{ ok: true; row: UserRow } | { ok: false; row: UserRow | null; reason: SignInRefusal }> {
+  async attempt(username: string, password: string): Promise<{ ok: true; row: UserRow } | { ok: false; row: UserRow | null; reason: SignInRefusal; detail?: string }> {
     const row = username.length <= 64 ? await this.findRow({ username }) : null
+    // A directory user: the directory decides the password (directory.ts), never a local hash.
+    if (row && row.source === 'directory' && row.enabled && !isExpired(row)) {
+      const d = await this.directory.authenticate(row.username, password)
+      return d.ok ? { ok: true, row } : { ok: false, row, reason: d.reason, ...(d.detail ? { detail: d.detail } : {}) }
+    }
     // An expired account is refused like a disabled one (the daemons refuse its network logins too).
     const usable = row && row.enabled && !isExpired(row) && row.source === 'local' ? row.password_hash : null
     const ok = await verifyPassword(usable, password)

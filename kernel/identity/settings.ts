@@ -1,5 +1,5 @@
 /** The kernel's identity and mail settings. */
-import { defineSetting, identitySettingRefs, Nullable, Type } from '../../sdk/index.js'
+import { defineSetting, directorySettingRefs, identitySettingRefs, Nullable, Type } from '../../sdk/index.js'
 
 export const sessionTtl = defineSetting(
   'identity.session_ttl_seconds',
@@ -19,4 +19,4 @@ export const smtpUser = defineSetting('mail.smtp_user', Nullable(Type.String({ m
 export const smtpPassword = defineSetting('mail.smtp_password', Nullable(Type.String({ maxLength: 255 })), null, 'SMTP password (write-only, sealed at rest).', { secret: true })
 export const mailFrom = defineSetting('mail.from', Type.String({ maxLength: 254, minLength: 3 }), 'portcullis@localhost', 'Sender address of platform mail.', { security: true })
 
-export const identitySettings = [sessionTtl, publicUrl, lockoutThreshold, lockoutSeconds, smtpHost, smtpPort, smtpSecure, smtpUser, smtpPassword, mailFrom]
+export const identitySettings = [sessionTtl, publicUrl, lockoutThreshold, lockoutSeconds, smtpHost, smtpPort, smtpSecure, smtpUser, smtpPassword, mailFrom, ...Object.values(directorySettingRefs)]

@@ -18,7 +18,7 @@ const AuditEntry = Type.Object(
     reason: Nullable(
       Type.String({
         description:
-          'Why an attempt was refused: unknown_user, bad_password, disabled, no_local_password, locked (a rate limit refused it), mfa_bad_code, mfa_budget_spent, mfa_not_enrolled; for a revocation, what caused it.',
+          'Why an attempt was refused: unknown_user, bad_password, disabled, no_local_password, expired, directory_not_configured, directory_user_not_found, directory_unavailable, locked (a rate limit refused it), mfa_bad_code, mfa_budget_spent, mfa_not_enrolled; for a revocation, what caused it.',
       }),
     ),
     ip: Nullable(Type.String({ description: 'Client address of the request (X-Forwarded-For only with TRUST_PROXY).' })),

@@ -35,13 +35,15 @@ export function authRoutes(d: { knex: Knex; identity: Identity; secrets: Secrets
       auditAs: 'auth.login',
       summary: 'Sign in',
       description:
-        'Answers a session token; or `mfa_required` with an `mfa_token` to spend at POST /api/v1/mfa/verify; or `password_change_required` with a token that opens only POST /api/v1/auth/change-password. A wrong password, an unknown user, a disabled or a directory-only account all answer the same 401 INVALID_CREDENTIALS, after the same work. Every attempt is audited as `auth.login` with the client address and, for a refusal, the reason (never the password).',
+        'Answers a session token; or `mfa_required` with an `mfa_token` to spend at POST /api/v1/mfa/verify; or `password_change_required` with a token that opens only POST /api/v1/auth/change-password. A user with source `directory` is checked against the directory (settings `directory.*`, docs/directory.md), never a local hash. A wrong password, an unknown user, a disabled account, a directory user while no directory is set or while it cannot be reached: all answer the same 401 INVALID_CREDENTIALS. Every attempt is audited as `auth.login` with the client address and, for a refusal, the reason (never the password).',
       tags: ['auth'],
       schema: { body: LoginRequest, response: { 200: LoginResponse, 401: null } },
       handler: async ({ body, log, auditNow }) => {
         const r = await identity.attempt(body.username, body.password)
         if (!r.ok) {
-          log.info({ username: body.username.slice(0, 64), reason: r.reason }, 'login failed')
+          // A directory outage is the operator's to see: logged as a warning, with what the directory said.
+          if (r.reason === 'directory_unavailable') log.warn({ username: body.username.slice(0, 64), reason: r.reason, detail: r.detail }, 'login failed: the directory could not be reached')
+          else log.info({ username: body.username.slice(0, 64), reason: r.reason }, 'login failed')
           // Bounded by the login limit: an unknown name costs one row per attempt the limit lets through.
           await auditNow({ action: 'auth.login', outcome: 'failure', reason: r.reason, userId: r.row?.id ?? null, username: body.username })
           throw invalidCredentials()

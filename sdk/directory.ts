@@ -1,0 +1,50 @@
+/**
+ * The directory (LDAP, or Active Directory over LDAP) that users with `source: directory` sign in
+ * against: the settings every part reads (the API's sign-in in the kernel, the daemons' renderers),
+ * and the escaping every LDAP filter and DN built from a user name goes through. docs/directory.md.
+ */
+import { Nullable, Type } from './schema.js'
+import { defineSetting } from './services.js'
+
+/** An LDAP attribute name (RFC 4512 descr): a letter, then letters, digits and hyphens. */
+const ATTRIBUTE = '^[A-Za-z][A-Za-z0-9-]{0,63}$'
+
+export const directorySettingRefs = {
+  url: defineSetting(
+    'directory.url',
+    Nullable(Type.String({ maxLength: 255, pattern: '^ldaps?://[A-Za-z0-9.:\\[\\]-]+(:[0-9]{1,5})?/?$' })),
+    null,
+    'The directory server, ldap://host[:port] or ldaps://host[:port] (Active Directory: a domain controller). Null: no directory, and users with source directory sign in nowhere.',
+    { security: true },
+  ),
+  startTls: defineSetting('directory.start_tls', Type.Boolean(), false, 'Upgrade an ldap:// connection with StartTLS before binding (the certificate is checked).', { security: true }),
+  caCertificate: defineSetting(
+    'directory.ca_certificate',
+    Nullable(Type.String({ maxLength: 65536, pattern: '^-----BEGIN CERTIFICATE-----' })),
+    null,
+    "PEM certificates the directory server's certificate must chain to (ldaps:// and StartTLS); null: the system's trusted authorities.",
+    { security: true },
+  ),
+  bindDn: defineSetting(
+    'directory.bind_dn',
+    Nullable(Type.String({ maxLength: 1024, minLength: 3 })),
+    null,
+    'The account that looks users up (its DN, or for Active Directory also user@domain); null: look up anonymously.',
+    { security: true },
+  ),
+  bindPassword: defineSetting('directory.bind_password', Nullable(Type.String({ maxLength: 255 })), null, 'The password of directory.bind_dn (write-only, sealed at rest).', { secret: true }),
+  userBaseDn: defineSetting('directory.user_base_dn', Type.String({ maxLength: 1024 }), '', 'Where users are searched (subtree), e.g. ou=people,dc=example,dc=org.', { security: true }),
+  userAttribute: defineSetting(
+    'directory.user_attribute',
+    Type.String({ pattern: ATTRIBUTE }),
+    'uid',
+    'The attribute holding the user name the person types: uid (OpenLDAP), sAMAccountName (Active Directory).',
+    { security: true },
+  ),
+  timeoutSeconds: defineSetting('directory.timeout_seconds', Type.Integer({ minimum: 1, maximum: 30 }), 5, 'How long a sign-in waits for the directory before it fails (closed).', { security: true }),
+} as const
+
+/** A value inside an LDAP search filter (RFC 4515): `*`, `(`, `)`, `\` and NUL escaped, so a user name is only ever a literal. */
+export function escapeLdapFilterValue(value: string): string {
+  return value.replace(/[*()\\\u0000]/g, (c) => '\\' + c.charCodeAt(0).toString(16).padStart(2, '0'))
+}
