@@ -260,12 +260,17 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
     section('AAA policy rules, in evaluation order (the first permit or deny decides; none means deny)', ruleset(input.rules))
   } else {
     const views = input.ruleViews!
+    // A rule sits in every realm it can apply in: its text (indented for a realm's ruleset) is made once.
+    const inRealm = new Map<number, string>()
+    const realmText = (i: number) => inRealm.get(i) ?? inRealm.set(i, indent(renderRuleText(views[i].rule, views[i].profileName, { withoutPlace: true }).replace(/\n+$/, ''), T + T)).get(i)!
     section(
       'AAA policy rules, dispatched by location (dispatch.ts): each realm holds, in evaluation order, the rules that can apply at its devices (the first permit or deny decides; none means deny)',
       dispatch.realms.flatMap((realm) => [
         tacComment(`${realm.devices.length} device(s): ${realm.devices.slice(0, 5).join(', ')}${realm.devices.length > 5 ? ', …' : ''}. A rule's place holds at each of them, so it is not repeated here.`),
         `realm ${realm.name} {`,
-        ...ruleset(realm.rules.map((i) => renderRuleText(views[i].rule, views[i].profileName, { withoutPlace: true }))).map((l) => indent(l, T)), '}']),
+        `${T}ruleset {`,
+        ...realm.rules.map(realmText),
+        `${T}}`, '}']),
     )
     section(devicesTitle + '; each names the realm of its location (target-realm)', renderDevices(input, dispatch.realmOf))
   }
