@@ -460,15 +460,23 @@ describe('AAA policy: the policy test and the TACACS+ preview', () => {
     })
   })
 
-  it('hands the rules to the tac_plus-ng renderer, in order, each as the preview shows it', async () => {
+  it('hands the enabled rules to the tac_plus-ng renderer, in order in every ruleset, each as the preview shows it', async () => {
     const entry = t.app.registry.renderers.find((r) => r.renderer.daemon === 'tac_plus-ng')
     expect(entry, 'the tacacs plugin registers a tac_plus-ng renderer').to.not.equal(undefined)
     const files = await t.app.db.transaction((trx) => entry!.renderer.render(trx), { isolation: 'repeatable read' })
     const text = files.map((f) => f.content).join('\n')
-    const at = (name: string) => text.indexOf(`rule "${name}"`)
+    // One flat ruleset, or one per location realm (tacacs dispatch.ts): each lists its rules in policy order.
+    const rulesets = text.split(/\bruleset \{/).slice(1).map((block) => [...block.matchAll(/^\s*rule "([^"]+)"/gm)].map((m) => m[1]))
+    expect(rulesets.length, 'at least one ruleset').to.be.greaterThan(0)
     const order = ['off-rule', 'alice-sw1', 'noc-core', 'bob-sw3', 'bob-branch', 'default']
-    for (const n of order) expect(at(n), n).to.be.greaterThan(-1)
-    expect(order.map(at)).to.deep.equal([...order.map(at)].sort((a, b) => a - b))
+    const enabled = order.filter((n) => n !== 'off-rule')
+    for (const names of rulesets) {
+      const inRuleset = names.filter((n) => order.includes(n))
+      expect(inRuleset, 'policy order').to.deep.equal(order.filter((n) => inRuleset.includes(n)))
+    }
+    for (const n of enabled) expect(rulesets.some((names) => names.includes(n)), n).to.equal(true)
+    // A disabled rule is never a candidate: absent, or written `enabled = no` in the flat ruleset.
+    if (rulesets.some((names) => names.includes('off-rule'))) expect(text).to.match(/rule "off-rule" \{[^}]*enabled = no/)
     for (const rule of [rAlice, rBobBranch, def]) {
       const preview = (await t.admin('GET', `${RULES}/${rule.id}/tacacs/preview`)).body
       expect(text).to.contain(preview.snippet.trim().split('\n')[0])
