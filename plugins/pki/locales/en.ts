@@ -1,0 +1,22 @@
+export default {
+  errors: {
+    ca_name_taken: 'A certificate authority named "{{name}}" already exists.',
+    template_name_taken: 'A certificate template named "{{name}}" already exists.',
+    template_in_use: 'Certificates were issued under this template; it stays so their history keeps its name.',
+    ca_not_found: 'No certificate authority with this id.',
+    template_not_found: 'No certificate template with this id.',
+    ca_expired: 'The certificate authority is not valid now (valid {{from}} to {{to}}).',
+    parent_not_root: 'An issuing CA is signed by a root CA made here; this one is not.',
+    import_invalid: 'The import could not be read: {{reason}}.',
+    key_mismatch: 'The private key does not belong to the first certificate of the chain.',
+    chain_invalid: 'The chain does not verify: {{reason}}.',
+    csr_invalid: 'The certificate signing request could not be read: {{reason}}.',
+    csr_signature_invalid: 'The certificate signing request is refused: {{reason}}.',
+    key_unsupported: 'The request\'s key is refused: {{reason}}.',
+    key_too_weak: 'The request\'s key ({{algorithm}}) is weaker than the template allows (RSA at least {{rsa}} bits, ECDSA at least {{ec}} bits).',
+    subject_forbidden: 'The template does not allow this subject: {{reason}}.',
+    san_forbidden: 'The template does not allow this subject alternative name: {{reason}}.',
+    name_pattern_invalid: 'A name pattern is a DNS name, optionally starting with "*." (any one or more labels), or "*" alone (any name).',
+    already_revoked: 'This certificate is already revoked.',
+  },
+}
