@@ -43,6 +43,9 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'POST /api/v1/auth/password-reset/confirm': { owner: 'kernel', why: 'spends the emailed one-time token; rate-limited per IP' },
   'POST /api/v1/mfa/verify': { owner: 'mfa', why: 'spends an `mfa` token carried in the body, never a bearer token', ownCredential: true },
   'POST /api/v1/mfa/internal/verify': { owner: 'mfa', why: 'RADIUS/NAC daemons, shared secret in X-Internal-Key', ownCredential: true },
+  'GET /api/v1/public/crl/{crl_file}': { owner: 'pki', why: 'CRL distribution point (RFC 5280): relying parties fetch it without credentials' },
+  'POST /api/v1/public/ocsp': { owner: 'pki', why: 'OCSP responder (RFC 6960): relying parties ask without credentials' },
+  'GET /api/v1/public/ocsp/{request}': { owner: 'pki', why: 'OCSP responder, GET form (RFC 6960 A.1)' },
 }
 
 /** Codes only the gate answers with. */

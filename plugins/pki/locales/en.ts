@@ -6,7 +6,7 @@ export default {
     ca_not_found: 'No certificate authority with this id.',
     template_not_found: 'No certificate template with this id.',
     ca_expired: 'The certificate authority is not valid now (valid {{from}} to {{to}}).',
-    parent_not_root: 'An issuing CA is signed by a root CA made here; this one is not.',
+    parent_not_root: 'An issuing CA is signed by a root CA; this one is an issuing CA.',
     import_invalid: 'The import could not be read: {{reason}}.',
     key_mismatch: 'The private key does not belong to the first certificate of the chain.',
     chain_invalid: 'The chain does not verify: {{reason}}.',

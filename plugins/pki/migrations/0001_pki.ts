@@ -68,16 +68,21 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX pki_certificates_revoked ON pki_certificates (ca_id) WHERE revoked_at IS NOT NULL')
 
   // The FreeRADIUS EAP server certificate (docs/pki.md): TLS server for EAP-TLS/PEAP/TTLS, serverAuth for Windows supplicants.
-  await knex('pki_templates').insert({
-    name: 'freeradius-eap-server',
-    description: 'FreeRADIUS EAP server certificate (EAP-TLS, PEAP, TTLS): TLS server authentication. Narrow name_patterns to your RADIUS servers.',
-    key_usage: JSON.stringify(['digitalSignature', 'keyEncipherment']),
-    extended_key_usage: JSON.stringify(['serverAuth']),
-    validity_days: 825,
-    name_patterns: JSON.stringify(['*']),
-    subject_attributes: JSON.stringify(['CN', 'O', 'OU', 'C', 'ST', 'L']),
-    san_types: JSON.stringify(['dns', 'ip']),
-    min_rsa_bits: 2048,
-    min_ec_bits: 256,
-  })
+  // Written as SQL: a migration stays what it was, whatever the table declarations become.
+  await knex.raw(
+    `INSERT INTO pki_templates (name, description, key_usage, extended_key_usage, validity_days, name_patterns, subject_attributes, san_types, min_rsa_bits, min_ec_bits)
+     VALUES (?, ?, ?::jsonb, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)`,
+    [
+      'freeradius-eap-server',
+      'FreeRADIUS EAP server certificate (EAP-TLS, PEAP, TTLS): TLS server authentication. Narrow name_patterns to your RADIUS servers.',
+      JSON.stringify(['digitalSignature', 'keyEncipherment']),
+      JSON.stringify(['serverAuth']),
+      825,
+      JSON.stringify(['*']),
+      JSON.stringify(['CN', 'O', 'OU', 'C', 'ST', 'L']),
+      JSON.stringify(['dns', 'ip']),
+      2048,
+      256,
+    ],
+  )
 }

@@ -86,8 +86,9 @@ export async function makeCa(o: NewCa, secrets: SecretsService, now = new Date()
     chain: o.parent ? toPem(o.parent.certificateDer, 'CERTIFICATE') : '',
     sealed_key: secrets.encrypt(CA_KEY_PURPOSE, key.export({ type: 'pkcs8', format: 'pem' }) as string),
     imported: false,
-    not_before: notBefore,
-    not_after: notAfter,
+    // As the certificate says them (whole seconds).
+    not_before: facts.notBefore,
+    not_after: facts.notAfter,
   }
 }
 

@@ -92,7 +92,8 @@ export interface IssueInput {
 
 /** The signed certificate and the row that records it. The CA must be valid now (checked by the caller). */
 export function issue(i: IssueInput) {
-  const now = i.now ?? new Date()
+  // Whole seconds: what the certificate can say, so the row says the same.
+  const now = new Date(Math.floor((i.now ?? new Date()).getTime() / 1000) * 1000)
   const notBefore = new Date(now.getTime() - 60_000)
   let notAfter = new Date(now.getTime() + i.template.validity_days * 86_400_000)
   if (notAfter > i.ca.notAfter) notAfter = i.ca.notAfter

@@ -142,7 +142,7 @@ export function publicKeyBits(spki: Buffer): Buffer {
 /** RFC 5280 4.2.1.2 method 1: SHA-1 of the subjectPublicKey bits. */
 export const keyIdentifier = (spki: Buffer): Buffer => createHash('sha1').update(publicKeyBits(spki)).digest()
 
-export const spkiOf = (key: KeyObject): Buffer => key.export({ type: 'spki', format: 'der' })
+export const spkiOf = (key: KeyObject): Buffer => createPublicKey(key).export({ type: 'spki', format: 'der' })
 
 /** The fields of a CA certificate the CA signs with: its subject as encoded, its key identifier, its validity. */
 export interface CertificateFacts {
