@@ -1,5 +1,5 @@
 /** The pki tests' tools: the real openssl command in a scratch folder, and the API calls they repeat. */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -29,6 +29,18 @@ export class Scratch {
     const r = this.openssl(args, input)
     expect(r.status, `openssl ${args.join(' ')}\n${r.out}`).to.equal(0)
     return r.out
+  }
+
+  /** openssl that talks to the app in this process (`ocsp -url`): run without blocking the event loop; must succeed. */
+  okAsync(args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const p = spawn('openssl', args, { cwd: this.dir, timeout: 60_000 })
+      let out = ''
+      p.stdout.on('data', (c: Buffer) => (out += c.toString()))
+      p.stderr.on('data', (c: Buffer) => (out += c.toString()))
+      p.on('error', reject)
+      p.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`openssl ${args.join(' ')} exited ${code}\n${out}`))))
+    })
   }
 
   put(name: string, data: string | Buffer): string {
