@@ -19,6 +19,8 @@ const CRL_FILE = Type.Object(
 export const CRL_MAX_AGE_SECONDS = 300
 
 const OCSP_RESPONSE = 'application/ocsp-response'
+/** A response may carry the asker's nonce: no cache keeps it. */
+const OCSP_DOWNLOAD = { mediaTypes: [OCSP_RESPONSE], headers: { 'Cache-Control': { description: '`no-store`.', schema: Type.Literal('no-store'), required: true } } }
 
 /** RFC 7232 3.2: any listed tag (weak or strong) or `*` matches. */
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -75,7 +77,7 @@ export function publicRoutes(c: PkiContext) {
         'An OCSPRequest (DER, application/ocsp-request, at most 8 KiB) for certificates of one of our CAs, named by CertID (SHA-1 or SHA-2 hashes). Answers an OCSPResponse signed by that CA: `good`, `revoked` (time and reason) or `unknown` for each; a nonce in the request is echoed. An unreadable request answers status malformedRequest, one naming no CA of ours unauthorized (both with HTTP 200, as RFC 6960 wants).',
       tags: ['pki'],
       rawBody: { mediaTypes: ['application/ocsp-request'], maxBytes: 8192, description: 'DER OCSPRequest.' },
-      download: { mediaTypes: [OCSP_RESPONSE] },
+      download: OCSP_DOWNLOAD,
       schema: { response: { 200: 'file' } },
       handler: async (req) => ocspAnswer(req.rawBody!),
     }),
@@ -86,7 +88,7 @@ export function publicRoutes(c: PkiContext) {
       summary: 'OCSP responder, GET form (RFC 6960 A.1)',
       description: 'The same as the POST, the request being the URL-encoded base64 of the DER OCSPRequest.',
       tags: ['pki'],
-      download: { mediaTypes: [OCSP_RESPONSE] },
+      download: OCSP_DOWNLOAD,
       schema: {
         params: Type.Object({ request: Type.String({ minLength: 4, maxLength: 11_000, pattern: '^[A-Za-z0-9+/=_-]+$' }) }, { additionalProperties: false }),
         response: { 200: 'file' },

@@ -175,7 +175,7 @@ describe('pki: CRL and OCSP', function () {
     })
 
     it('answers malformedRequest to garbage, unauthorized to a CA not ours; 415 to another media type', async () => {
-      const post = (body: Buffer, type = 'application/ocsp-request') => fetch(`${t.url}/api/v1/public/ocsp`, { method: 'POST', headers: { 'content-type': type }, body })
+      const post = (body: Buffer, type = 'application/ocsp-request') => fetch(`${t.url}/api/v1/public/ocsp`, { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(body) })
       const malformed = await post(Buffer.from('hello'))
       expect(malformed.status).to.equal(200)
       expect(Buffer.from(await malformed.arrayBuffer()).toString('hex')).to.equal('30030a0101')
