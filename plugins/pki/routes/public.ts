@@ -5,8 +5,7 @@
  * No rate limit: both are read-only and meant to sit behind a cache; the
  * CRL is served as stored, never made on request.
  */
-import { createHash } from 'node:crypto'
-import { defineRoute, ErrorBody, orNotFound, PUBLIC, reply, Type } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, PUBLIC, reply, Type } from '../../../sdk/index.js'
 import { toPem } from '../services/der.js'
 import type { PkiContext } from './context.js'
 
@@ -40,12 +39,12 @@ export function publicRoutes(c: PkiContext) {
       permission: PUBLIC,
       summary: 'A CA\'s current CRL',
       description:
-        '`/api/v1/public/crl/{ca_id}.crl` answers the DER CRL (application/pkix-crl), `.pem` the same in PEM. No credentials. The CRL is made at every revocation and before its nextUpdate; `Cache-Control` allows five minutes (less near nextUpdate), `ETag` (the CRL number and a digest) and `Last-Modified` (its thisUpdate) let a client revalidate: `If-None-Match` with the current tag answers 304.',
+        '`/api/v1/public/crl/{ca_id}.crl` answers the DER CRL (application/pkix-crl), `.pem` the same in PEM. No credentials. The CRL is made at every revocation and before its nextUpdate; `Cache-Control` allows five minutes (less near nextUpdate), `ETag` (the CRL number and its thisUpdate) and `Last-Modified` (its thisUpdate) let a client revalidate: `If-None-Match` with the current tag answers 304.',
       tags: ['pki'],
       download: {
         mediaTypes: ['application/pkix-crl', 'application/x-pem-file'],
         headers: {
-          ETag: { description: 'The CRL number and a digest of its DER.', schema: Type.String(), required: true },
+          ETag: { description: 'The CRL number and its thisUpdate.', schema: Type.String(), required: true },
           'Last-Modified': { description: 'The CRL\'s thisUpdate.', schema: Type.String(), required: true },
           'Cache-Control': { description: '`public, max-age=N, must-revalidate`, N at most 300 and never past nextUpdate.', schema: Type.String(), required: true },
         },
@@ -53,16 +52,25 @@ export function publicRoutes(c: PkiContext) {
       schema: { params: CRL_FILE, response: { 200: 'file', 304: null, 404: ErrorBody } },
       handler: async (req) => {
         const [id, format] = req.params.crl_file.toLowerCase().split('.')
-        const row = await c.knex('pki_cas').where({ id }).first('crl_number', 'crl_der', 'crl_this_update', 'crl_next_update')
-        const der = orNotFound(row?.crl_der, 'crl_file')
-        const etag = `"${row!.crl_number}-${createHash('sha256').update(der).digest('hex').slice(0, 16)}-${format}"`
-        const untilNext = Math.floor(((row!.crl_next_update?.getTime() ?? 0) - Date.now()) / 1000)
-        const headers = {
-          ETag: etag,
-          'Last-Modified': (row!.crl_this_update ?? new Date()).toUTCString(),
-          'Cache-Control': `public, max-age=${Math.max(0, Math.min(CRL_MAX_AGE_SECONDS, untilNext))}, must-revalidate`,
+        const headersOf = (row: { crl_number: number; crl_this_update: Date; crl_next_update: Date | null }) => {
+          const untilNext = Math.floor(((row.crl_next_update?.getTime() ?? 0) - Date.now()) / 1000)
+          return {
+            // The CRL's number (one per CRL of a CA) and thisUpdate: a revalidation reads no CRL bytes.
+            ETag: `"${row.crl_number}-${row.crl_this_update.getTime() / 1000}-${format}"`,
+            'Last-Modified': row.crl_this_update.toUTCString(),
+            'Cache-Control': `public, max-age=${Math.max(0, Math.min(CRL_MAX_AGE_SECONDS, untilNext))}, must-revalidate`,
+          }
         }
-        if (matches(req.headers['if-none-match'], etag)) return reply({ status: 304, headers })
+        const current = c.knex('pki_cas').where({ id }).whereNotNull('crl_der').whereNotNull('crl_this_update')
+        const head = await current.clone().first('crl_number', 'crl_this_update', 'crl_next_update')
+        if (!head) throw CommonErrors.notFound({ field: 'crl_file' })
+        const cached = headersOf({ ...head, crl_this_update: head.crl_this_update! })
+        if (matches(req.headers['if-none-match'], cached.ETag)) return reply({ status: 304, headers: cached })
+        // The bytes and their headers from one row: a revocation in between cannot pair a new CRL with an old tag.
+        const row = await current.clone().first('crl_number', 'crl_this_update', 'crl_next_update', 'crl_der')
+        if (!row) throw CommonErrors.notFound({ field: 'crl_file' })
+        const headers = headersOf({ ...row, crl_this_update: row.crl_this_update! })
+        const der = row.crl_der!
         return format === 'pem'
           ? reply({ status: 200, body: toPem(der, 'X509 CRL'), contentType: 'application/x-pem-file', headers })
           : reply({ status: 200, body: der, contentType: 'application/pkix-crl', headers })

@@ -135,14 +135,15 @@ export function children(n: Node): Node[] {
 export const content = (n: Node): Buffer => n.buf.subarray(n.contentStart, n.end)
 export const whole = (n: Node): Buffer => n.buf.subarray(n.start, n.end)
 
-export function expectTag(n: Node, tag: number, what: string): Node {
+/** `n` when it is there with this tag; a missing field is a DerError too, never a TypeError. */
+export function expectTag(n: Node | undefined, tag: number, what: string): Node {
+  if (!n) throw new DerError(`${what}: missing`)
   if (n.tag !== tag) throw new DerError(`${what}: unexpected tag 0x${n.tag.toString(16)}`)
   return n
 }
 
-export function readOid(n: Node): string {
-  expectTag(n, 0x06, 'object identifier')
-  const b = content(n)
+export function readOid(n: Node | undefined): string {
+  const b = content(expectTag(n, 0x06, 'object identifier'))
   const arcs: bigint[] = []
   let v = 0n
   for (const byte of b) {

@@ -78,8 +78,12 @@ class IssuerIndex {
   }
 }
 
+/** A CA made on another node is found after at most this long (the index is rebuilt on a miss). */
+const INDEX_REFRESH_MS = 5_000
+
 export class OcspResponder {
   private index: IssuerIndex | null = null
+  private indexedAt = 0
 
   constructor(
     private readonly knex: Knex,
@@ -91,6 +95,14 @@ export class OcspResponder {
     this.index = null
   }
 
+  private async issuerIndex(): Promise<IssuerIndex> {
+    if (!this.index) {
+      this.index = new IssuerIndex(await this.signers.all())
+      this.indexedAt = Date.now()
+    }
+    return this.index
+  }
+
   async respond(requestDer: Buffer, now = new Date()): Promise<Buffer> {
     let parsed: ReturnType<typeof parseRequest>
     try {
@@ -98,8 +110,13 @@ export class OcspResponder {
     } catch {
       return ocspError(OCSP_STATUS.malformedRequest)
     }
-    this.index ??= new IssuerIndex(await this.signers.all())
-    const issuers = parsed.requests.map((r) => this.index!.find(r))
+    let index = await this.issuerIndex()
+    // A CA this node has not seen (made on another node since): look once more, at most every few seconds.
+    if (parsed.requests.some((r) => !index.find(r)) && Date.now() - this.indexedAt > INDEX_REFRESH_MS) {
+      this.forget()
+      index = await this.issuerIndex()
+    }
+    const issuers = parsed.requests.map((r) => index.find(r))
     const signer = issuers[0]
     // One response is signed by one key: every CertID must name the same CA of ours.
     if (!signer || issuers.some((s) => s !== signer)) return ocspError(OCSP_STATUS.unauthorized)

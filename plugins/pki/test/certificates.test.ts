@@ -7,6 +7,7 @@
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
+import { children, readRoot, seq, whole } from '../services/der.js'
 import { auditRows, createCa, createTemplate, eapTemplateId, expectError, hasOpenssl, issue, Scratch, uniq } from './helpers.js'
 
 describe('pki: certificates', function () {
@@ -110,6 +111,17 @@ describe('pki: certificates', function () {
       const der = Buffer.from(good.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64')
       der[der.length - 5] ^= 0x01
       await refused(`-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`, 'PKI_CSR_SIGNATURE_INVALID')
+    })
+
+    it('a request whose fields are missing or of the wrong kind (read as DER, never guessed)', async () => {
+      const good = s.csr({ subject: '/CN=vpn.example.net', key: 'ec384' }).csr
+      const der = Buffer.from(good.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64')
+      const [info, , sig] = children(readRoot(der))
+      const pemOf = (d: Buffer) => `-----BEGIN CERTIFICATE REQUEST-----\n${d.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`
+      // The signature algorithm an empty SEQUENCE; the signature left out; an indefinite length.
+      await refused(pemOf(seq(whole(info), seq(), whole(sig))), 'PKI_CSR_INVALID')
+      await refused(pemOf(seq(whole(info), seq())), 'PKI_CSR_INVALID')
+      await refused(pemOf(Buffer.concat([Buffer.from([0x30, 0x80]), der.subarray(4), Buffer.from([0, 0])])), 'PKI_CSR_INVALID')
     })
 
     it('an unknown CA or template', async () => {

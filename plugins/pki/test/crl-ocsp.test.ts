@@ -11,7 +11,10 @@ import path from 'node:path'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
+import { coreServices } from '../../../sdk/index.js'
 import { pkiServiceRef } from '../api.js'
+import { Signers } from '../services/ca.js'
+import { OcspResponder } from '../services/ocsp.js'
 import { createCa, eapTemplateId, hasOpenssl, issue, Scratch } from './helpers.js'
 
 describe('pki: CRL and OCSP', function () {
@@ -66,7 +69,7 @@ describe('pki: CRL and OCSP', function () {
   it('answers Cache-Control, ETag and Last-Modified, and 304 to If-None-Match with the current tag', async () => {
     const a = await crl('crl')
     const etag = a.headers.get('etag')!
-    expect(etag).to.match(/^"\d+-[0-9a-f]{16}-crl"$/)
+    expect(etag).to.match(/^"\d+-\d+-crl"$/)
     expect(a.headers.get('cache-control')).to.match(/^public, max-age=\d+, must-revalidate$/)
     expect(Number(/max-age=(\d+)/.exec(a.headers.get('cache-control')!)![1])).to.be.within(1, 300)
     expect(Date.parse(a.headers.get('last-modified')!)).to.be.a('number').and.not.NaN
@@ -172,6 +175,26 @@ describe('pki: CRL and OCSP', function () {
       const out = s.ok(['ocsp', '-respin', 'get.resp', '-issuer', 'ca.pem', '-cert', 'ocsp-bad.pem', '-CAfile', 'chain.pem', '-no_nonce'])
       expect(out).to.include('Response verify OK')
       expect(out).to.match(/ocsp-bad\.pem: revoked/)
+    })
+
+    it('finds a CA made on another node: the issuer index is looked at again on a miss', async function () {
+      this.timeout(30_000)
+      // A second responder, as another node has: it indexes the CAs it knows now.
+      const { secrets } = t.app.resolveDeps('pki', { secrets: coreServices.secrets })
+      const other = new OcspResponder(t.app.db.knex, new Signers(t.app.db.knex, secrets))
+      s.ok(['ocsp', '-issuer', 'ca.pem', '-cert', 'ocsp-good.pem', '-no_nonce', '-reqout', 'known.req'])
+      expect((await other.respond(readFileSync(path.join(s.dir, 'known.req')))).subarray(0, 5).toString('hex')).not.to.equal('30030a0106')
+      // A CA made through this node's API after that, and a certificate under it.
+      const late = await createCa(t)
+      const cert = await issue(t, late.id, eap, s.csr({ subject: '/CN=late.example.net' }).csr)
+      s.put('late-ca.pem', late.certificate)
+      s.put('late.pem', cert.certificate)
+      s.ok(['ocsp', '-issuer', 'late-ca.pem', '-cert', 'late.pem', '-no_nonce', '-reqout', 'late.req'])
+      const req = readFileSync(path.join(s.dir, 'late.req'))
+      await new Promise((r) => setTimeout(r, 5_100))
+      s.put('late.resp', await other.respond(req))
+      s.put('late-chain.pem', late.certificate)
+      expect(s.ok(['ocsp', '-respin', 'late.resp', '-issuer', 'late-ca.pem', '-cert', 'late.pem', '-CAfile', 'late-chain.pem', '-no_nonce'])).to.match(/late\.pem: good/)
     })
 
     it('answers malformedRequest to garbage, unauthorized to a CA not ours; 415 to another media type', async () => {
