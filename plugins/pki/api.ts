@@ -19,7 +19,7 @@ export interface PkiService {
   getCa(id: string): Promise<PkiCaView | null>
   /** The CA's current CRL (DER), null before the first. */
   currentCrl(caId: string): Promise<Buffer | null>
-  /** Makes every CRL whose nextUpdate is less than half its life away (what the schedule runs). */
+  /** Makes every CRL whose nextUpdate is less than half its life away, and drops the bundles of expired download links (what the schedule runs). */
   refreshDueCrls(now?: Date): Promise<number>
 }
 

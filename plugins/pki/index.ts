@@ -11,6 +11,7 @@ import ru from './locales/ru.js'
 import { pkiPermissions } from './permissions.js'
 import { caRoutes } from './routes/cas.js'
 import { certificateRoutes } from './routes/certificates.js'
+import { downloadRoutes } from './routes/downloads.js'
 import type { PkiContext } from './routes/context.js'
 import { publicRoutes } from './routes/public.js'
 import { templateRoutes } from './routes/templates.js'
@@ -45,7 +46,7 @@ export default definePlugin({
     const refresh = () => service.refreshDueCrls().catch((e: unknown) => logger.error({ err: e }, 'pki: CRL refresh failed'))
     return {
       services: [provide(pkiServiceRef, service)],
-      routes: [...caRoutes(ctx), ...templateRoutes(ctx), ...certificateRoutes(ctx), ...publicRoutes(ctx)],
+      routes: [...caRoutes(ctx), ...templateRoutes(ctx), ...certificateRoutes(ctx), ...downloadRoutes(ctx), ...publicRoutes(ctx)],
       async start() {
         // One node makes the CRLs; the others serve what it stored.
         if (cluster.role !== 'primary') return

@@ -56,12 +56,33 @@ export const CertificateTable = defineTable('pki_certificates', {
   created_at: column.timestamp().defaulted(),
 })
 
-export const pkiTables = [CaTable, TemplateTable, CertificateTable]
+export const CertificateKeyTable = defineTable('pki_certificate_keys', {
+  certificate_id: column.uuid(),
+  sealed_key: column.text(),
+  created_at: column.timestamp().defaulted(),
+})
+
+export const DownloadTable = defineTable('pki_downloads', {
+  id: column.uuid().defaulted(),
+  certificate_id: column.uuid(),
+  token_hash: column.text(),
+  format: column.text<'pkcs12' | 'pem'>(),
+  includes_key: column.boolean(),
+  sealed_bundle: column.text().nullable(),
+  expires_at: column.timestamp(),
+  spent_at: column.timestamp().nullable(),
+  created_by: column.uuid().nullable(),
+  created_at: column.timestamp().defaulted(),
+})
+
+export const pkiTables = [CaTable, TemplateTable, CertificateTable, CertificateKeyTable, DownloadTable]
 
 declare module 'knex/types/tables.js' {
   interface Tables {
     pki_cas: TableType<typeof CaTable>
     pki_templates: TableType<typeof TemplateTable>
     pki_certificates: TableType<typeof CertificateTable>
+    pki_certificate_keys: TableType<typeof CertificateKeyTable>
+    pki_downloads: TableType<typeof DownloadTable>
   }
 }

@@ -46,6 +46,8 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'GET /api/v1/public/crl/{crl_file}': { owner: 'pki', why: 'CRL distribution point (RFC 5280): relying parties fetch it without credentials' },
   'POST /api/v1/public/ocsp': { owner: 'pki', why: 'OCSP responder (RFC 6960): relying parties ask without credentials' },
   'GET /api/v1/public/ocsp/{request}': { owner: 'pki', why: 'OCSP responder, GET form (RFC 6960 A.1)' },
+  'GET /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'previews a one-time certificate download; the token in the URL is the credential', ownCredential: true },
+  'POST /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'delivers a one-time certificate download once; the token in the URL is the credential', ownCredential: true },
 }
 
 /** Codes only the gate answers with. */

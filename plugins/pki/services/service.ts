@@ -27,6 +27,8 @@ export function createPkiService(knex: Knex, signers: Signers, settings: Setting
         })
       }
       if (due.length) log.info({ cas: due.length }, 'pki: CRLs made before their nextUpdate')
+      // An expired download link keeps nothing to deliver (its bundle may hold a key).
+      await knex('pki_downloads').whereNotNull('sealed_bundle').where('expires_at', '<=', now).update({ sealed_bundle: null })
       return due.length
     },
   }
