@@ -20,6 +20,8 @@ export const PkiErrors = {
   sanForbidden: defineError(422, 'PKI_SAN_FORBIDDEN', 'pki:errors.san_forbidden'),
   namePatternInvalid: defineError(422, 'PKI_NAME_PATTERN_INVALID', 'pki:errors.name_pattern_invalid'),
   alreadyRevoked: defineError(409, 'PKI_CERTIFICATE_REVOKED', 'pki:errors.already_revoked'),
+  estCredentialsRequired: defineError(401, 'PKI_EST_CREDENTIALS_REQUIRED', 'pki:errors.est_credentials_required'),
+  estForbidden: defineError(403, 'PKI_EST_FORBIDDEN', 'pki:errors.est_forbidden'),
   passphraseRequired: defineError(422, 'PKI_PASSPHRASE_REQUIRED', 'pki:errors.passphrase_required'),
   downloadNotFound: defineError(404, 'PKI_DOWNLOAD_NOT_FOUND', 'pki:errors.download_not_found'),
   downloadSpent: defineError(410, 'PKI_DOWNLOAD_SPENT', 'pki:errors.download_spent'),

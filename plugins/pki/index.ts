@@ -4,7 +4,7 @@
  * from a CSR, revocation, CRLs and an OCSP responder that relying parties
  * reach without credentials. See docs/pki.md.
  */
-import { coreServices, definePlugin, provide } from '../../sdk/index.js'
+import { coreServices, definePlugin, identityServices, provide } from '../../sdk/index.js'
 import { pkiServiceRef } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
@@ -12,6 +12,7 @@ import { pkiPermissions } from './permissions.js'
 import { caRoutes } from './routes/cas.js'
 import { certificateRoutes } from './routes/certificates.js'
 import { downloadRoutes } from './routes/downloads.js'
+import { estRoutes } from './routes/est.js'
 import type { PkiContext } from './routes/context.js'
 import { publicRoutes } from './routes/public.js'
 import { templateRoutes } from './routes/templates.js'
@@ -36,17 +37,17 @@ export default definePlugin({
   migrations: new URL('./migrations/', import.meta.url),
   tables: pkiTables,
   locales: { en, ru },
-  deps: { database: coreServices.database, secrets: coreServices.secrets, settings: coreServices.settings, logger: coreServices.logger, cluster: coreServices.cluster },
-  init({ database, secrets, settings, logger, cluster }) {
+  deps: { database: coreServices.database, secrets: coreServices.secrets, settings: coreServices.settings, logger: coreServices.logger, cluster: coreServices.cluster, identity: identityServices.identity },
+  init({ database, secrets, settings, logger, cluster, identity }) {
     const knex = database.knex
     const signers = new Signers(knex, secrets)
-    const ctx: PkiContext = { knex, secrets, settings, signers, ocsp: new OcspResponder(knex, signers) }
+    const ctx: PkiContext = { knex, secrets, settings, identity, signers, ocsp: new OcspResponder(knex, signers) }
     const service = createPkiService(knex, signers, settings, logger)
     let timer: NodeJS.Timeout | null = null
     const refresh = () => service.refreshDueCrls().catch((e: unknown) => logger.error({ err: e }, 'pki: CRL refresh failed'))
     return {
       services: [provide(pkiServiceRef, service)],
-      routes: [...caRoutes(ctx), ...templateRoutes(ctx), ...certificateRoutes(ctx), ...downloadRoutes(ctx), ...publicRoutes(ctx)],
+      routes: [...caRoutes(ctx), ...templateRoutes(ctx), ...certificateRoutes(ctx), ...downloadRoutes(ctx), ...publicRoutes(ctx), ...estRoutes(ctx)],
       async start() {
         // One node makes the CRLs; the others serve what it stored.
         if (cluster.role !== 'primary') return

@@ -1,5 +1,5 @@
 /** The plugin's settings (`PUT /api/v1/settings/{key}`). */
-import { defineSetting, Type } from '../../sdk/index.js'
+import { defineSetting, Nullable, Type } from '../../sdk/index.js'
 
 export const crlValidityHours = defineSetting(
   'pki.crl_validity_hours',
@@ -10,4 +10,16 @@ export const crlValidityHours = defineSetting(
   { security: true },
 )
 
-export const pkiSettings = [crlValidityHours]
+// EST (RFC 7030) answers only while all of these are set; else its routes answer 404.
+export const estEnabled = defineSetting('pki.est_enabled', Type.Boolean(), false, 'Serve EST (RFC 7030) at /.well-known/est/: cacerts, csrattrs, simpleenroll. Also needs pki.est_ca_id, pki.est_template_id and pki.est_group_id.', { security: true })
+export const estCaId = defineSetting('pki.est_ca_id', Nullable(Type.String({ format: 'uuid' })), null, 'The CA that EST enrollments are issued by (and whose chain cacerts answers).', { security: true })
+export const estTemplateId = defineSetting('pki.est_template_id', Nullable(Type.String({ format: 'uuid' })), null, 'The template every EST enrollment is held to.', { security: true })
+export const estGroupId = defineSetting(
+  'pki.est_group_id',
+  Nullable(Type.String({ format: 'uuid' })),
+  null,
+  'The user group whose members may enroll over EST with HTTP Basic (their local password, checked by argon2id; a directory-only account is refused). Nobody else may: enrolling grants no permission of its own.',
+  { security: true },
+)
+
+export const pkiSettings = [crlValidityHours, estEnabled, estCaId, estTemplateId, estGroupId]

@@ -47,6 +47,9 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'POST /api/v1/public/ocsp': { owner: 'pki', why: 'OCSP responder (RFC 6960): relying parties ask without credentials' },
   'GET /api/v1/public/ocsp/{request}': { owner: 'pki', why: 'OCSP responder, GET form (RFC 6960 A.1)' },
   'GET /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'previews a one-time certificate download; the token in the URL is the credential', ownCredential: true },
+  'GET /.well-known/est/cacerts': { owner: 'pki', why: 'EST (RFC 7030 4.1): CA certificates for anyone; 404 unless EST is on' },
+  'GET /.well-known/est/csrattrs': { owner: 'pki', why: 'EST (RFC 7030 4.5); 404 unless EST is on' },
+  'POST /.well-known/est/simpleenroll': { owner: 'pki', why: 'EST enrollment: HTTP Basic of a local account in the EST group; rate-limited per IP; 404 unless EST is on', ownCredential: true },
   'POST /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'delivers a one-time certificate download once; the token in the URL is the credential', ownCredential: true },
 }
 

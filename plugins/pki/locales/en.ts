@@ -18,6 +18,8 @@ export default {
     san_forbidden: 'The template does not allow this subject alternative name: {{reason}}.',
     name_pattern_invalid: 'A name pattern is a DNS name, optionally starting with "*." (any one or more labels), or "*" alone (any name).',
     already_revoked: 'This certificate is already revoked.',
+    est_credentials_required: 'EST enrollment needs HTTP Basic credentials of a local account (a directory account cannot enroll).',
+    est_forbidden: 'This account may not enroll over EST: it is not a member of the EST group.',
     passphrase_required: 'A passphrase is required: a PKCS#12 file and a private key are always encrypted.',
     download_not_found: 'No download link with this token.',
     download_spent: 'This download link was already used.',

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import type { SecretsService, SettingsService } from '../../../sdk/index.js'
+import type { IdentityService, SecretsService, SettingsService } from '../../../sdk/index.js'
 import type { Signers } from '../services/ca.js'
 import type { OcspResponder } from '../services/ocsp.js'
 
@@ -8,6 +8,7 @@ export interface PkiContext {
   knex: Knex
   secrets: SecretsService
   settings: SettingsService
+  identity: IdentityService
   signers: Signers
   ocsp: OcspResponder
 }

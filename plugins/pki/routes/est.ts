@@ -1,0 +1,123 @@
+/**
+ * EST (RFC 7030) at /.well-known/est/: cacerts and csrattrs without
+ * credentials, simpleenroll with HTTP Basic (a local account's password,
+ * argon2id, of a member of the group `pki.est_group_id`). Wire formats as the
+ * RFC has them: a base64 PKCS#10 in (application/pkcs10), base64 PKCS#7
+ * certs-only out (application/pkcs7-mime, Content-Transfer-Encoding: base64).
+ * Every route answers 404 unless EST is on and configured (settings.ts).
+ * Not here yet: simplereenroll (mutual TLS), the approval queue.
+ */
+import { CommonErrors, defineRoute, ErrorBody, identitySettingRefs, isPortcullisError, PortcullisError, PUBLIC, reply, Type } from '../../../sdk/index.js'
+import { PkiErrors } from '../errors.js'
+import { toPem } from '../services/der.js'
+import { enforceTemplate, issue, readCsr } from '../services/issue.js'
+import { base64Lines, certsOnly, fromBase64Body } from '../services/pkcs7.js'
+import { pemBlocks } from '../services/der.js'
+import { estCaId, estEnabled, estGroupId, estTemplateId } from '../settings.js'
+import type { PkiContext } from './context.js'
+import { loadTemplate } from './templates.js'
+
+const CERTS_ONLY = 'application/pkcs7-mime; smime-type=certs-only'
+const EST_DOWNLOAD = {
+  mediaTypes: ['application/pkcs7-mime'],
+  headers: { 'Content-Transfer-Encoding': { description: '`base64`', schema: Type.Literal('base64'), required: true } },
+}
+const REALM = { 'WWW-Authenticate': 'Basic realm="EST", charset="UTF-8"' }
+
+/** What the API refuses with 422 is, to an EST client, a bad request (RFC 7030 4.2.3). */
+function asBadRequest(e: unknown): unknown {
+  return isPortcullisError(e) && e.status === 422 ? new PortcullisError(400, e.code, e.messageKey, { field: e.field, vars: e.vars }) : e
+}
+
+export function estRoutes(c: PkiContext) {
+  /** The CA and template EST issues with, or 404: EST is off or not configured. */
+  async function config() {
+    const [on, caId, templateId, groupId] = await Promise.all([c.settings.get(estEnabled), c.settings.get(estCaId), c.settings.get(estTemplateId), c.settings.get(estGroupId)])
+    const ca = on && caId ? await c.signers.get(caId) : null
+    const template = on && templateId ? await loadTemplate(c.knex, templateId) : null
+    if (!ca || !template || !groupId) throw CommonErrors.notFound()
+    return { ca, template, groupId, chain: pemBlocks((await c.knex('pki_cas').where({ id: ca.id }).first('chain'))?.chain ?? '', 'CERTIFICATE') }
+  }
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/.well-known/est/cacerts',
+      root: true,
+      permission: PUBLIC,
+      summary: 'EST: the CA certificates (RFC 7030 4.1)',
+      description: 'The EST CA\'s certificate and its chain, base64 PKCS#7 certs-only. 404 while EST is off or not configured (pki.est_enabled, pki.est_ca_id, pki.est_template_id, pki.est_group_id).',
+      tags: ['pki'],
+      download: EST_DOWNLOAD,
+      schema: { response: { 200: 'file', 404: ErrorBody } },
+      handler: async () => {
+        const { ca, chain } = await config()
+        return reply({ status: 200, body: base64Lines(certsOnly([ca.certificateDer, ...chain])), contentType: 'application/pkcs7-mime', headers: { 'Content-Transfer-Encoding': 'base64' } })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/.well-known/est/csrattrs',
+      root: true,
+      permission: PUBLIC,
+      summary: 'EST: CSR attributes (RFC 7030 4.5)',
+      description: 'No attributes are asked for: 204 (4.5.2). What a request may carry is the template\'s to say, and a refusal names it. 404 while EST is off.',
+      tags: ['pki'],
+      schema: { response: { 204: null, 404: ErrorBody } },
+      handler: async () => {
+        await config()
+        return reply({ status: 204 })
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/.well-known/est/simpleenroll',
+      root: true,
+      permission: PUBLIC,
+      summary: 'EST: enroll (RFC 7030 4.2)',
+      description:
+        'HTTP Basic: a local account\'s username and password (argon2id; a directory-only, disabled or unknown account is refused the same way: 401 with WWW-Authenticate) of a member of the group pki.est_group_id (else 403 PKI_EST_FORBIDDEN). The body is the base64 PKCS#10 (application/pkcs10), held to the template pki.est_template_id as the API holds a CSR: a refusal is 400 with the same code (PKI_CSR_INVALID, PKI_KEY_TOO_WEAK, PKI_SUBJECT_FORBIDDEN …), nothing issued. Answers the certificate as base64 PKCS#7 certs-only. Failures are audited as `est.enroll`; an issue as `pki_certificate.issue` (via `est`). Rate-limited per client address.',
+      tags: ['pki'],
+      rateLimit: { max: 20, windowSeconds: 60 },
+      auditAs: 'est.enroll',
+      rawBody: { mediaTypes: ['application/pkcs10'], maxBytes: 16_384, description: 'Base64 of the DER PKCS#10 (Content-Transfer-Encoding: base64).' },
+      download: EST_DOWNLOAD,
+      schema: { response: { 200: 'file', 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody } },
+      handler: async (req) => {
+        const { ca, template, groupId } = await config()
+        const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(req.headers.authorization ?? '')
+        const decoded = basic ? Buffer.from(basic[1], 'base64').toString('utf8') : ''
+        const colon = decoded.indexOf(':')
+        if (colon < 1) throw PkiErrors.estCredentialsRequired({ headers: REALM })
+        const username = decoded.slice(0, colon)
+        const user = await c.identity.checkPassword(username, decoded.slice(colon + 1))
+        if (!user) {
+          await req.auditNow({ action: 'est.enroll', outcome: 'failure', reason: 'bad_credentials', userId: null, username: username.slice(0, 64) })
+          throw PkiErrors.estCredentialsRequired({ headers: REALM })
+        }
+        if (!(await c.identity.groupIdsOf(user.id)).includes(groupId)) {
+          await req.auditNow({ action: 'est.enroll', outcome: 'failure', reason: 'not_in_est_group', userId: user.id, username: user.username })
+          throw PkiErrors.estForbidden()
+        }
+        const now = new Date()
+        if (ca.notAfter <= now) throw CommonErrors.notFound()
+        let issued
+        try {
+          const der = fromBase64Body(req.rawBody!)
+          if (!der) throw PkiErrors.csrInvalid({ field: 'csr', vars: { reason: 'the body is not base64' } })
+          const csr = readCsr(toPem(der, 'CERTIFICATE REQUEST'))
+          enforceTemplate(csr, template)
+          issued = issue({ csr, template, ca, publicUrl: await c.settings.get(identitySettingRefs.publicUrl), now })
+        } catch (e) {
+          throw asBadRequest(e)
+        }
+        const row = issued.row
+        await req.transaction(async (trx) => {
+          const [saved] = await trx('pki_certificates').insert({ ...row, issued_by: user.id }).returning(['id', 'serial', 'subject'])
+          await req.audit({ action: 'pki_certificate.issue', resourceType: 'pki_certificate', resourceId: saved.id, after: { ...saved, san: row.san, via: 'est', enrolled_by: user.username } }, trx)
+        })
+        return reply({ status: 200, body: base64Lines(certsOnly([issued.der])), contentType: CERTS_ONLY, headers: { 'Content-Transfer-Encoding': 'base64' } })
+      },
+    }),
+  ]
+}
