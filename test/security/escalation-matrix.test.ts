@@ -26,6 +26,8 @@ const SECURITY_SETTINGS: Record<string, unknown> = {
   'identity.lockout_threshold': 1,
   'identity.lockout_seconds': 86400,
   'pki.crl_validity_hours': 720,
+  'pki.est_enabled': true,
+  'pki.est_group_id': '00000000-0000-4000-8000-000000000001',
 }
 
 /** Everything a privilege escalation would have to change, read straight from the tables. */
