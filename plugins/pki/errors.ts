@@ -22,6 +22,8 @@ export const PkiErrors = {
   alreadyRevoked: defineError(409, 'PKI_CERTIFICATE_REVOKED', 'pki:errors.already_revoked'),
   estCredentialsRequired: defineError(401, 'PKI_EST_CREDENTIALS_REQUIRED', 'pki:errors.est_credentials_required'),
   estForbidden: defineError(403, 'PKI_EST_FORBIDDEN', 'pki:errors.est_forbidden'),
+  estCertificateRefused: defineError(403, 'PKI_EST_CERTIFICATE_REFUSED', 'pki:errors.est_certificate_refused'),
+  estSubjectMismatch: defineError(400, 'PKI_EST_SUBJECT_MISMATCH', 'pki:errors.est_subject_mismatch'),
   passphraseRequired: defineError(422, 'PKI_PASSPHRASE_REQUIRED', 'pki:errors.passphrase_required'),
   downloadNotFound: defineError(404, 'PKI_DOWNLOAD_NOT_FOUND', 'pki:errors.download_not_found'),
   downloadSpent: defineError(410, 'PKI_DOWNLOAD_SPENT', 'pki:errors.download_spent'),

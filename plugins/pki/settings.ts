@@ -22,4 +22,12 @@ export const estGroupId = defineSetting(
   { security: true },
 )
 
-export const pkiSettings = [crlValidityHours, estEnabled, estCaId, estTemplateId, estGroupId]
+export const estMtlsProxySecret = defineSetting(
+  'pki.est_mtls_proxy_secret',
+  Nullable(Type.String({ minLength: 32, maxLength: 256 })),
+  null,
+  'Shared secret the mutual-TLS front end sends in X-Est-Proxy-Key: only then are its X-SSL-Client-Verify, -S-DN and -Serial headers believed. Null: mutual TLS is not deployed and those headers are ignored. Write-only, sealed at rest.',
+  { secret: true },
+)
+
+export const pkiSettings = [crlValidityHours, estEnabled, estCaId, estTemplateId, estGroupId, estMtlsProxySecret]

@@ -20,6 +20,8 @@ export default {
     already_revoked: 'This certificate is already revoked.',
     est_credentials_required: 'EST enrollment needs HTTP Basic credentials of a local account (a directory account cannot enroll).',
     est_forbidden: 'This account may not enroll over EST: it is not a member of the EST group.',
+    est_certificate_refused: 'The client certificate does not allow this: {{reason}}.',
+    est_subject_mismatch: 'A re-enrollment keeps the subject and subject alternative names of the certificate it renews ({{subject}}; {{san}}).',
     passphrase_required: 'A passphrase is required: a PKCS#12 file and a private key are always encrypted.',
     download_not_found: 'No download link with this token.',
     download_spent: 'This download link was already used.',
