@@ -28,6 +28,7 @@ const SECURITY_SETTINGS: Record<string, unknown> = {
   'pki.crl_validity_hours': 720,
   'pki.est_enabled': true,
   'pki.est_group_id': '00000000-0000-4000-8000-000000000001',
+  'pki.est_mtls_proxy_secret': 'm'.repeat(40),
 }
 
 /** Everything a privilege escalation would have to change, read straight from the tables. */
