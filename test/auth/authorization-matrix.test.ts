@@ -49,7 +49,8 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'GET /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'previews a one-time certificate download; the token in the URL is the credential', ownCredential: true },
   'GET /.well-known/est/cacerts': { owner: 'pki', why: 'EST (RFC 7030 4.1): CA certificates for anyone; 404 unless EST is on' },
   'GET /.well-known/est/csrattrs': { owner: 'pki', why: 'EST (RFC 7030 4.5); 404 unless EST is on' },
-  'POST /.well-known/est/simpleenroll': { owner: 'pki', why: 'EST enrollment: HTTP Basic of a local account in the EST group; rate-limited per IP; 404 unless EST is on', ownCredential: true },
+  'POST /.well-known/est/simpleenroll': { owner: 'pki', why: 'EST enrollment: HTTP Basic of a local account in the EST group, or a client certificate through the trusted front end; rate-limited per IP; 404 unless EST is on', ownCredential: true },
+  'POST /.well-known/est/simplereenroll': { owner: 'pki', why: 'EST re-enrollment: a client certificate of ours through the trusted mutual-TLS front end; rate-limited per IP; 404 unless EST is on', ownCredential: true },
   'POST /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'delivers a one-time certificate download once; the token in the URL is the credential', ownCredential: true },
 }
 
