@@ -13,6 +13,8 @@ import { caRoutes } from './routes/cas.js'
 import { certificateRoutes } from './routes/certificates.js'
 import { downloadRoutes } from './routes/downloads.js'
 import { estRoutes } from './routes/est.js'
+import { estApprovalRoutes } from './routes/est-approval.js'
+import { EstQueue } from './services/est-queue.js'
 import type { PkiContext } from './routes/context.js'
 import { publicRoutes } from './routes/public.js'
 import { templateRoutes } from './routes/templates.js'
@@ -37,17 +39,17 @@ export default definePlugin({
   migrations: new URL('./migrations/', import.meta.url),
   tables: pkiTables,
   locales: { en, ru },
-  deps: { database: coreServices.database, secrets: coreServices.secrets, settings: coreServices.settings, logger: coreServices.logger, cluster: coreServices.cluster, identity: identityServices.identity },
-  init({ database, secrets, settings, logger, cluster, identity }) {
+  deps: { database: coreServices.database, secrets: coreServices.secrets, settings: coreServices.settings, logger: coreServices.logger, cluster: coreServices.cluster, identity: identityServices.identity, mail: identityServices.mail },
+  init({ database, secrets, settings, logger, cluster, identity, mail }) {
     const knex = database.knex
     const signers = new Signers(knex, secrets)
-    const ctx: PkiContext = { knex, secrets, settings, identity, signers, ocsp: new OcspResponder(knex, signers) }
+    const ctx: PkiContext = { knex, secrets, settings, identity, mail, queue: new EstQueue(knex, settings, mail, logger), signers, ocsp: new OcspResponder(knex, signers) }
     const service = createPkiService(knex, signers, settings, logger)
     let timer: NodeJS.Timeout | null = null
     const refresh = () => service.refreshDueCrls().catch((e: unknown) => logger.error({ err: e }, 'pki: CRL refresh failed'))
     return {
       services: [provide(pkiServiceRef, service)],
-      routes: [...caRoutes(ctx), ...templateRoutes(ctx), ...certificateRoutes(ctx), ...downloadRoutes(ctx), ...publicRoutes(ctx), ...estRoutes(ctx)],
+      routes: [...caRoutes(ctx), ...templateRoutes(ctx), ...certificateRoutes(ctx), ...downloadRoutes(ctx), ...publicRoutes(ctx), ...estRoutes(ctx), ...estApprovalRoutes(ctx)],
       async start() {
         // One node makes the CRLs; the others serve what it stored.
         if (cluster.role !== 'primary') return

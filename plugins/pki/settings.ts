@@ -30,4 +30,13 @@ export const estMtlsProxySecret = defineSetting(
   { secret: true },
 )
 
-export const pkiSettings = [crlValidityHours, estEnabled, estCaId, estTemplateId, estGroupId, estMtlsProxySecret]
+export const estApprovalRequired = defineSetting(
+  'pki.est_approval_required',
+  Type.Boolean(),
+  false,
+  'EST enrollments wait for a person: the client gets 202 with Retry-After until the request is approved (the mailed one-time link, or the API), then the certificate on its next poll with the same CSR.',
+  { security: true },
+)
+export const estApproverEmail = defineSetting('pki.est_approver_email', Nullable(Type.String({ maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' })), null, 'Where the approval link of each held EST enrollment is mailed; null: decide through the API only.', { security: true })
+
+export const pkiSettings = [crlValidityHours, estEnabled, estCaId, estTemplateId, estGroupId, estMtlsProxySecret, estApprovalRequired, estApproverEmail]

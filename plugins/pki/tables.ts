@@ -75,7 +75,26 @@ export const DownloadTable = defineTable('pki_downloads', {
   created_at: column.timestamp().defaulted(),
 })
 
-export const pkiTables = [CaTable, TemplateTable, CertificateTable, CertificateKeyTable, DownloadTable]
+export const EstRequestTable = defineTable('pki_est_requests', {
+  id: column.uuid().defaulted(),
+  csr_hash: column.text(),
+  csr_der: column.bytea(),
+  requester: column.text(),
+  requester_user_id: column.uuid().nullable(),
+  renews_id: column.uuid().nullable(),
+  subject: column.text(),
+  san: column.text(),
+  status: column.text<'pending' | 'approved' | 'rejected' | 'issued'>().defaulted(),
+  certificate_id: column.uuid().nullable(),
+  token_hash: column.text().nullable(),
+  token_expires_at: column.timestamp().nullable(),
+  decided_by: column.uuid().nullable(),
+  decided_via: column.text().nullable(),
+  decided_at: column.timestamp().nullable(),
+  created_at: column.timestamp().defaulted(),
+})
+
+export const pkiTables = [CaTable, TemplateTable, CertificateTable, CertificateKeyTable, DownloadTable, EstRequestTable]
 
 declare module 'knex/types/tables.js' {
   interface Tables {
@@ -84,5 +103,6 @@ declare module 'knex/types/tables.js' {
     pki_certificates: TableType<typeof CertificateTable>
     pki_certificate_keys: TableType<typeof CertificateKeyTable>
     pki_downloads: TableType<typeof DownloadTable>
+    pki_est_requests: TableType<typeof EstRequestTable>
   }
 }

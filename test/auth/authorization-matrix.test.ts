@@ -51,6 +51,8 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'GET /.well-known/est/csrattrs': { owner: 'pki', why: 'EST (RFC 7030 4.5); 404 unless EST is on' },
   'POST /.well-known/est/simpleenroll': { owner: 'pki', why: 'EST enrollment: HTTP Basic of a local account in the EST group, or a client certificate through the trusted front end; rate-limited per IP; 404 unless EST is on', ownCredential: true },
   'POST /.well-known/est/simplereenroll': { owner: 'pki', why: 'EST re-enrollment: a client certificate of ours through the trusted mutual-TLS front end; rate-limited per IP; 404 unless EST is on', ownCredential: true },
+  'GET /api/v1/public/est-approval/{token}': { owner: 'pki', why: 'renders a held EST enrollment to the approver; the mailed one-time token is the credential', ownCredential: true },
+  'POST /api/v1/public/est-approval/{token}': { owner: 'pki', why: 'decides a held EST enrollment once; the mailed one-time token is the credential', ownCredential: true },
   'POST /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'delivers a one-time certificate download once; the token in the URL is the credential', ownCredential: true },
 }
 

@@ -29,6 +29,8 @@ const SECURITY_SETTINGS: Record<string, unknown> = {
   'pki.est_enabled': true,
   'pki.est_group_id': '00000000-0000-4000-8000-000000000001',
   'pki.est_mtls_proxy_secret': 'm'.repeat(40),
+  'pki.est_approval_required': false,
+  'pki.est_approver_email': 'mallory@attacker.example',
 }
 
 /** Everything a privilege escalation would have to change, read straight from the tables. */

@@ -22,9 +22,19 @@ export default {
     est_forbidden: 'This account may not enroll over EST: it is not a member of the EST group.',
     est_certificate_refused: 'The client certificate does not allow this: {{reason}}.',
     est_subject_mismatch: 'A re-enrollment keeps the subject and subject alternative names of the certificate it renews ({{subject}}; {{san}}).',
+    est_rejected: 'This enrollment request was rejected.',
+    approval_not_found: 'No approval link with this token.',
+    approval_spent: 'This approval link was already used: the request is decided.',
+    approval_expired: 'This approval link has expired; decide the request through the API.',
+    request_decided: 'This enrollment request is already decided ({{status}}).',
     passphrase_required: 'A passphrase is required: a PKCS#12 file and a private key are always encrypted.',
     download_not_found: 'No download link with this token.',
     download_spent: 'This download link was already used.',
     download_expired: 'This download link has expired.',
+  },
+  mail: {
+    est_subject: 'EST enrollment waiting for approval: {{subject}}',
+    est_body:
+      'An EST enrollment waits for your decision.\n\nSubject: {{subject}}\nAlternative names: {{san}}\nRequested by: {{requester}}\n\nSee it and decide (once) at:\n{{link}}\n\nThe link is valid until {{expires}}. It can be used once.\n',
   },
 }

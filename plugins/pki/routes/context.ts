@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
-import type { IdentityService, SecretsService, SettingsService } from '../../../sdk/index.js'
+import type { IdentityService, MailService, SecretsService, SettingsService } from '../../../sdk/index.js'
+import type { EstQueue } from '../services/est-queue.js'
 import type { Signers } from '../services/ca.js'
 import type { OcspResponder } from '../services/ocsp.js'
 
@@ -9,6 +10,8 @@ export interface PkiContext {
   secrets: SecretsService
   settings: SettingsService
   identity: IdentityService
+  mail: MailService
+  queue: EstQueue
   signers: Signers
   ocsp: OcspResponder
 }

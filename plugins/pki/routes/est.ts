@@ -7,7 +7,8 @@
  * them: a base64 PKCS#10 in (application/pkcs10), base64 PKCS#7 certs-only
  * out (application/pkcs7-mime, Content-Transfer-Encoding: base64). Every
  * route answers 404 unless EST is on and configured (settings.ts).
- * Not here yet: the approval queue.
+ * With pki.est_approval_required on, enrollments wait for a person (202 with
+ * Retry-After until approved; services/est-queue.ts, routes/est-approval.ts).
  */
 import { CommonErrors, defineRoute, ErrorBody, identitySettingRefs, isPortcullisError, PortcullisError, PUBLIC, reply, Type, type RouteRequest } from '../../../sdk/index.js'
 import { PkiErrors } from '../errors.js'
@@ -16,7 +17,7 @@ import { enforceTemplate, issue, readCsr } from '../services/issue.js'
 import { base64Lines, certsOnly, fromBase64Body } from '../services/pkcs7.js'
 import { pemBlocks } from '../services/der.js'
 import { presentedCertificate } from '../services/mtls.js'
-import { estCaId, estEnabled, estGroupId, estMtlsProxySecret, estTemplateId } from '../settings.js'
+import { estApprovalRequired, estCaId, estEnabled, estGroupId, estMtlsProxySecret, estTemplateId } from '../settings.js'
 import { sanText } from '../services/csr.js'
 import type { PkiContext } from './context.js'
 import { loadTemplate } from './templates.js'
@@ -26,6 +27,8 @@ const EST_DOWNLOAD = {
   mediaTypes: ['application/pkcs7-mime'],
   headers: { 'Content-Transfer-Encoding': { description: '`base64`', schema: Type.Literal('base64'), required: true } },
 }
+/** What a held enrollment tells the client to wait before polling again. */
+const RETRY_AFTER_SECONDS = 60
 const REALM = { 'WWW-Authenticate': 'Basic realm="EST", charset="UTF-8"' }
 
 /** What the API refuses with 422 is, to an EST client, a bad request (RFC 7030 4.2.3). */
@@ -90,26 +93,40 @@ export function estRoutes(c: PkiContext) {
   async function enroll(req: Req, { ca, template }: Config, who: { by: string; userId: string | null; renews: { id: string; subject: string; san: string } | null }) {
     const now = new Date()
     if (ca.notAfter <= now) throw CommonErrors.notFound()
-    let issued
+    let csr
+    let der: Buffer | null
     try {
-      const der = fromBase64Body(req.rawBody!)
+      der = fromBase64Body(req.rawBody!)
       if (!der) throw PkiErrors.csrInvalid({ field: 'csr', vars: { reason: 'the body is not base64' } })
-      const csr = readCsr(toPem(der, 'CERTIFICATE REQUEST'))
+      csr = readCsr(toPem(der, 'CERTIFICATE REQUEST'))
       if (who.renews && (csr.subject !== who.renews.subject || csr.san.map(sanText).join(', ') !== who.renews.san)) {
         throw PkiErrors.estSubjectMismatch({ field: 'csr', vars: { subject: who.renews.subject, san: who.renews.san || '-' } })
       }
       enforceTemplate(csr, template)
-      issued = issue({ csr, template, ca, publicUrl: await c.settings.get(identitySettingRefs.publicUrl), now })
     } catch (e) {
       throw asBadRequest(e)
     }
+    const answer = (certDer: Buffer) => reply({ status: 200, body: base64Lines(certsOnly([certDer])), contentType: CERTS_ONLY, headers: { 'Content-Transfer-Encoding': 'base64' } })
+    // Held for approval: the same CSR polled again finds its request (est-queue.ts).
+    let approved: string | null = null
+    if (await c.settings.get(estApprovalRequired)) {
+      const held = await c.queue.poll(req, { der, csr, requester: who.by, requesterUserId: who.userId, renewsId: who.renews?.id ?? null })
+      if (held.state === 'waiting') return reply({ status: 202, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } })
+      if (held.state === 'issued') return answer(held.certificateDer)
+      approved = held.requestId
+    }
+    const issued = issue({ csr, template, ca, publicUrl: await c.settings.get(identitySettingRefs.publicUrl), now })
     const row = issued.row
-    await req.transaction(async (trx) => {
+    const done = await req.transaction(async (trx) => {
+      if (approved && !(await c.queue.claim(trx, approved))) return false
       const [saved] = await trx('pki_certificates').insert({ ...row, issued_by: who.userId }).returning(['id', 'serial', 'subject'])
-      const after = { ...saved, san: row.san, via: 'est', enrolled_by: who.by, ...(who.renews ? { renews: who.renews.id } : {}) }
+      if (approved) await c.queue.issuedAs(trx, approved, saved.id)
+      const after = { ...saved, san: row.san, via: 'est', enrolled_by: who.by, ...(who.renews ? { renews: who.renews.id } : {}), ...(approved ? { est_request: approved } : {}) }
       await req.audit({ action: 'pki_certificate.issue', resourceType: 'pki_certificate', resourceId: saved.id, after }, trx)
+      return true
     })
-    return reply({ status: 200, body: base64Lines(certsOnly([issued.der])), contentType: CERTS_ONLY, headers: { 'Content-Transfer-Encoding': 'base64' } })
+    if (!done) return reply({ status: 202, headers: { 'Retry-After': '1' } })
+    return answer(issued.der)
   }
 
   return [
@@ -155,7 +172,7 @@ export function estRoutes(c: PkiContext) {
       auditAs: 'est.enroll',
       rawBody: { mediaTypes: ['application/pkcs10'], maxBytes: 16_384, description: 'Base64 of the DER PKCS#10 (Content-Transfer-Encoding: base64).' },
       download: EST_DOWNLOAD,
-      schema: { response: { 200: 'file', 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody } },
+      schema: { response: { 200: 'file', 202: null, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
         const cfg = await config()
         // Explicit credentials first: a device sending Basic is judged by them.
@@ -180,7 +197,7 @@ export function estRoutes(c: PkiContext) {
       auditAs: 'est.enroll',
       rawBody: { mediaTypes: ['application/pkcs10'], maxBytes: 16_384, description: 'Base64 of the DER PKCS#10 (Content-Transfer-Encoding: base64).' },
       download: EST_DOWNLOAD,
-      schema: { response: { 200: 'file', 400: ErrorBody, 403: ErrorBody, 404: ErrorBody } },
+      schema: { response: { 200: 'file', 202: null, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
         const cfg = await config()
         const cert = (await clientCertificate(req, cfg.ca.id, true))!
