@@ -4,7 +4,9 @@
  * from a CSR, revocation, CRLs and an OCSP responder that relying parties
  * reach without credentials. See docs/pki.md.
  */
-import { coreServices, definePlugin, identityServices, provide } from '../../sdk/index.js'
+import { coreServices, definePlugin, identityServices, optional, provide } from '../../sdk/index.js'
+import { radiusServiceRef } from '../radius/api.js'
+import { freeradiusCertificates } from './services/freeradius.js'
 import { pkiServiceRef } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
@@ -34,13 +36,15 @@ export default definePlugin({
   version: '0.1.0',
   sdk: '^0.1.0',
   description: 'Internal PKI: CAs, certificate templates, issuing from a CSR, revocation, CRLs and an OCSP responder.',
+  // Beside radius only: the CA chain and CRLs go into the FreeRADIUS tree (services/freeradius.ts).
+  optionalDependsOn: ['radius'],
   permissions: pkiPermissions,
   settings: pkiSettings,
   migrations: new URL('./migrations/', import.meta.url),
   tables: pkiTables,
   locales: { en, ru },
-  deps: { database: coreServices.database, secrets: coreServices.secrets, settings: coreServices.settings, logger: coreServices.logger, cluster: coreServices.cluster, identity: identityServices.identity, mail: identityServices.mail },
-  init({ database, secrets, settings, logger, cluster, identity, mail }) {
+  deps: { database: coreServices.database, secrets: coreServices.secrets, settings: coreServices.settings, logger: coreServices.logger, cluster: coreServices.cluster, identity: identityServices.identity, mail: identityServices.mail, radius: optional(radiusServiceRef) },
+  init({ database, secrets, settings, logger, cluster, identity, mail, radius }) {
     const knex = database.knex
     const signers = new Signers(knex, secrets)
     const ctx: PkiContext = { knex, secrets, settings, identity, mail, queue: new EstQueue(knex, settings, mail, logger), signers, ocsp: new OcspResponder(knex, signers) }
@@ -49,6 +53,7 @@ export default definePlugin({
     const refresh = () => service.refreshDueCrls().catch((e: unknown) => logger.error({ err: e }, 'pki: CRL refresh failed'))
     return {
       services: [provide(pkiServiceRef, service)],
+      renderers: radius ? [freeradiusCertificates(settings)] : [],
       routes: [...caRoutes(ctx), ...templateRoutes(ctx), ...certificateRoutes(ctx), ...downloadRoutes(ctx), ...publicRoutes(ctx), ...estRoutes(ctx), ...estApprovalRoutes(ctx)],
       async start() {
         // One node makes the CRLs; the others serve what it stored.

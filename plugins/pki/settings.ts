@@ -39,4 +39,12 @@ export const estApprovalRequired = defineSetting(
 )
 export const estApproverEmail = defineSetting('pki.est_approver_email', Nullable(Type.String({ maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' })), null, 'Where the approval link of each held EST enrollment is mailed; null: decide through the API only.', { security: true })
 
-export const pkiSettings = [crlValidityHours, estEnabled, estCaId, estTemplateId, estGroupId, estMtlsProxySecret, estApprovalRequired, estApproverEmail]
+export const freeradiusCaId = defineSetting(
+  'pki.freeradius_ca_id',
+  Nullable(Type.String({ format: 'uuid' })),
+  null,
+  'The CA whose chain and CRLs every FreeRADIUS release carries (certs/portcullis/ca.pem, crl.pem), for EAP-TLS. Null: none.',
+  { security: true },
+)
+
+export const pkiSettings = [freeradiusCaId, crlValidityHours, estEnabled, estCaId, estTemplateId, estGroupId, estMtlsProxySecret, estApprovalRequired, estApproverEmail]
