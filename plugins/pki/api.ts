@@ -1,7 +1,7 @@
 /**
- * The pki plugin's contract: what other plugins read of the CAs (the radius
- * renderer will place a CA's chain and current CRL into the FreeRADIUS tree
- * for EAP; not wired yet, docs/pki.md).
+ * The pki plugin's contract: what other plugins read of the CAs (the NAC work
+ * that adds EAP reads a CA's chain and current CRL here; the FreeRADIUS tree
+ * already gets them from pki's own renderer, services/freeradius.ts).
  */
 import { createServiceRef } from '../../sdk/index.js'
 
