@@ -21,6 +21,8 @@ declare module 'autocannon' {
     amount?: number
     headers?: Record<string, string>
     method?: string
+    /** The request body (bench/pki.ts: a DER OCSP request). */
+    body?: string | Buffer
     title?: string
     timeout?: number
   }

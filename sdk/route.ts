@@ -101,6 +101,19 @@ export interface RouteRequest<P, Q, B> {
   rateLimit(name: string, key: string, user?: { id?: string | null; username?: string | null }): Promise<void>
   /** A service from the request's scope (made on first use, disposed when the request ends). */
   resolve<T>(ref: ServiceRef<T>): T
+  /** The request's bytes as sent, on a route that declares `rawBody` (null on any other). */
+  rawBody: Buffer | null
+}
+
+/**
+ * A body that is not JSON (an OCSP request, a PKCS#10 for EST): the kernel
+ * reads at most `maxBytes` of one of `mediaTypes` (else 413 / 415 in the
+ * envelope) and hands the bytes to the handler as `req.rawBody`.
+ */
+export interface RawBodyDeclaration {
+  mediaTypes: readonly string[]
+  maxBytes: number
+  description: string
 }
 
 /** A reply with a chosen status, headers, or a streamed body. */
@@ -142,6 +155,8 @@ export interface RouteDefinition<Sc extends RouteSchema = RouteSchema> {
    * (export.ts); without it, application/octet-stream with Content-Disposition.
    */
   download?: DownloadDeclaration
+  /** The route reads a body of its own media type (never with `schema.body`). */
+  rawBody?: RawBodyDeclaration
   schema: Sc
   handler: (req: RouteRequest<S<Sc['params']>, S<Sc['query']>, S<Sc['body']>>) => Promise<unknown>
 }

@@ -74,3 +74,14 @@ export async function readJsonBody(ctx: Koa.Context, limit: number): Promise<unk
     throw new PortcullisError(422, 'BODY_MALFORMED_JSON', 'core:errors.body_malformed_json')
   }
 }
+
+/** A non-JSON body of one of the route's media types (an OCSP request): the bytes as sent, at most `maxBytes`. */
+export async function readRawBody(ctx: Koa.Context, decl: { mediaTypes: readonly string[]; maxBytes: number }): Promise<Buffer> {
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== ''
+  if (!hasBody) throw new PortcullisError(422, 'BODY_REQUIRED', 'core:errors.body_required')
+  if (!ctx.is(...decl.mediaTypes)) throw unsupported('core:errors.body_unsupported_type')
+  const encoding = ctx.get('content-encoding').toLowerCase()
+  if (encoding !== '' && encoding !== 'identity') throw unsupported('core:errors.body_unsupported_type')
+  if (Number(ctx.get('content-length') || 0) > decl.maxBytes) throw tooLarge(decl.maxBytes)
+  return readBytes(ctx.req, decl.maxBytes)
+}

@@ -14,7 +14,7 @@ import type { ServiceRegistry } from '../container.js'
 import { limitsOf, rateLimited, type RateLimiter } from './rate-limit.js'
 import { blankToNull, type Validation } from './validation.js'
 import type { State } from './conventions.js'
-import { readJsonBody } from './body.js'
+import { readJsonBody, readRawBody } from './body.js'
 import { ResponseWriter } from './serialize.js'
 import { HandlerRequest, type RouteShared } from './request.js'
 import type { Translator } from '../i18n.js'
@@ -122,8 +122,9 @@ export function mountRoute(route: RouteDefinition, owner: string, d: MountDeps):
       body = await readJsonBody(ctx, d.bodyLimit)
       body = check(v.body, blankToNull(route.schema.body, body), d.validation)
     }
+    const rawBody = route.rawBody ? await readRawBody(ctx, route.rawBody) : null
 
-    const req = new HandlerRequest(shared, state, client, headers, actor, params, query, body)
+    const req = new HandlerRequest(shared, state, client, headers, actor, params, query, body, rawBody)
     try {
       writer.send(ctx, await route.handler(req as never))
     } finally {

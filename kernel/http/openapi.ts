@@ -117,7 +117,8 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
       // A path parameter names a record, which may not exist.
       ...(route.schema.params ? [404] : []),
       ...(route.schema.params || route.schema.query || route.schema.body ? [422] : []),
-      ...(route.schema.body ? [413, 415] : []),
+      ...(route.schema.body || route.rawBody ? [413, 415] : []),
+      ...(route.rawBody ? [422] : []),
       500,
       503,
     ]
@@ -146,6 +147,7 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
       'x-plugin': owner,
     }
     if (route.schema.body) op.requestBody = { required: true, content: { 'application/json': { schema: lift(route.schema.body) } } }
+    if (route.rawBody) op.requestBody = { required: true, description: route.rawBody.description, content: Object.fromEntries(route.rawBody.mediaTypes.map((m) => [m, { schema: { type: 'string', format: 'binary', maxLength: route.rawBody!.maxBytes } }])) }
     if (successStatus(route) === 204 && !responses['204']) responses['204'] = { description: STATUS_TEXT[204], headers: headersFor(204) }
     ;(paths[p] ??= {})[route.method.toLowerCase()] = op
   }

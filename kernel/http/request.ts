@@ -38,6 +38,7 @@ export class HandlerRequest implements RouteRequest<unknown, unknown, unknown> {
     readonly params: unknown,
     readonly query: unknown,
     readonly body: unknown,
+    readonly rawBody: Buffer | null = null,
   ) {}
 
   get requestId(): string {

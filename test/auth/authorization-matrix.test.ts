@@ -43,6 +43,17 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'POST /api/v1/auth/password-reset/confirm': { owner: 'kernel', why: 'spends the emailed one-time token; rate-limited per IP' },
   'POST /api/v1/mfa/verify': { owner: 'mfa', why: 'spends an `mfa` token carried in the body, never a bearer token', ownCredential: true },
   'POST /api/v1/mfa/internal/verify': { owner: 'mfa', why: 'RADIUS/NAC daemons, shared secret in X-Internal-Key', ownCredential: true },
+  'GET /api/v1/public/crl/{crl_file}': { owner: 'pki', why: 'CRL distribution point (RFC 5280): relying parties fetch it without credentials' },
+  'POST /api/v1/public/ocsp': { owner: 'pki', why: 'OCSP responder (RFC 6960): relying parties ask without credentials' },
+  'GET /api/v1/public/ocsp/{request}': { owner: 'pki', why: 'OCSP responder, GET form (RFC 6960 A.1)' },
+  'GET /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'previews a one-time certificate download; the token in the URL is the credential', ownCredential: true },
+  'GET /.well-known/est/cacerts': { owner: 'pki', why: 'EST (RFC 7030 4.1): CA certificates for anyone; 404 unless EST is on' },
+  'GET /.well-known/est/csrattrs': { owner: 'pki', why: 'EST (RFC 7030 4.5); 404 unless EST is on' },
+  'POST /.well-known/est/simpleenroll': { owner: 'pki', why: 'EST enrollment: HTTP Basic of a local account in the EST group, or a client certificate through the trusted front end; rate-limited per IP; 404 unless EST is on', ownCredential: true },
+  'POST /.well-known/est/simplereenroll': { owner: 'pki', why: 'EST re-enrollment: a client certificate of ours through the trusted mutual-TLS front end; rate-limited per IP; 404 unless EST is on', ownCredential: true },
+  'GET /api/v1/public/est-approval/{token}': { owner: 'pki', why: 'renders a held EST enrollment to the approver; the mailed one-time token is the credential', ownCredential: true },
+  'POST /api/v1/public/est-approval/{token}': { owner: 'pki', why: 'decides a held EST enrollment once; the mailed one-time token is the credential', ownCredential: true },
+  'POST /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'delivers a one-time certificate download once; the token in the URL is the credential', ownCredential: true },
 }
 
 /** Codes only the gate answers with. */

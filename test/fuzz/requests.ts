@@ -86,6 +86,8 @@ export interface Operation {
   pathParams: Param[]
   queryParams: Param[]
   body: Json | null
+  /** A body of its own media type (an OCSP request): raw bytes, not JSON. */
+  rawBody: { mediaTypes: string[]; maxBytes: number } | null
   checkParam: Record<string, ValidateFunction>
   checkQuery: ValidateFunction | null
   checkBody: ValidateFunction | null
@@ -98,7 +100,10 @@ export function operations(doc: Json): Operation[] {
       const params = ((op.parameters ?? []) as Json[]).map((p) => ({ name: p.name as string, where: p.in as string, schema: deref(p.schema, doc.components.schemas), required: p.required === true }))
       const pathParams = params.filter((p) => p.where === 'path')
       const queryParams = params.filter((p) => p.where === 'query')
-      const body = op.requestBody ? deref(op.requestBody.content['application/json'].schema, doc.components.schemas) : null
+      const content = (op.requestBody?.content ?? {}) as Record<string, Json>
+      const body = content['application/json'] ? deref(content['application/json'].schema, doc.components.schemas) : null
+      const rawTypes = Object.keys(content).filter((t) => t !== 'application/json')
+      const rawBody = rawTypes.length ? { mediaTypes: rawTypes, maxBytes: (content[rawTypes[0]].schema?.maxLength as number | undefined) ?? BODY_LIMIT } : null
       ops.push({
         id: `${m.toUpperCase()} ${template}`,
         method: m.toUpperCase(),
@@ -110,6 +115,7 @@ export function operations(doc: Json): Operation[] {
         pathParams,
         queryParams,
         body,
+        rawBody,
         checkParam: Object.fromEntries(pathParams.map((p) => [p.name, paramAjv.compile({ type: 'object', properties: { [p.name]: p.schema }, required: [p.name] })])),
         // The document lists the query parameters an operation takes; the
         // kernel's convention (listQuery, additionalProperties: false) is that
@@ -162,6 +168,11 @@ export function judge(op: Operation, all: Operation[], r: FuzzRequest): { verdic
   }
   const query = { ...querystring.parse(url.search.slice(1)) }
   if (op.checkQuery && (!op.checkQuery(query) || !finite(query))) return { verdict: 'invalid', why: 'query' }
+  if (op.rawBody && r.method === op.method) {
+    if (!r.body || r.body.length === 0) return { verdict: 'invalid', why: 'no body' }
+    if (!op.rawBody.mediaTypes.includes(r.headers['content-type'] ?? '')) return { verdict: 'invalid', why: 'content type' }
+    if (r.body.length > op.rawBody.maxBytes) return { verdict: 'invalid', why: 'body size' }
+  }
   if (op.body && r.method === op.method) {
     if (!r.body || r.body.length === 0) return { verdict: 'invalid', why: 'no body' }
     if (!isJsonType(r.headers['content-type'])) return { verdict: 'invalid', why: 'content type' }
@@ -354,6 +365,11 @@ export function breakers(op: Operation, o: { method: boolean }): fc.Arbitrary<Br
     out.push(fc.constantFrom<string | null>(...JSON_TYPES, null).map((contentType) => ({ kind: 'body-none' as const, contentType })))
     out.push(fc.constantFrom('x', 'é', '\u0000').map((char) => ({ kind: 'body-oversize' as const, char })))
   }
+  if (op.rawBody) {
+    out.push(fc.constantFrom<string | null>(...WRONG_TYPES, null).map((contentType) => ({ kind: 'body-type' as const, contentType })))
+    out.push(fc.constantFrom<string | null>(...op.rawBody.mediaTypes, null).map((contentType) => ({ kind: 'body-none' as const, contentType })))
+    out.push(fc.constantFrom('x', '\u0000').map((char) => ({ kind: 'body-oversize' as const, char })))
+  }
   return out
 }
 
@@ -370,7 +386,7 @@ export function baseRequest(op: Operation): fc.Arbitrary<Base> {
       }).map((q) => Object.entries(q).flatMap(([name, vs]) => vs.map((v): [string, string] => [name, v])))
     : // An operation without query parameters ignores the query: noise, never the breaker.
       fc.array(fc.tuple(key, shortText), { maxLength: 2 })
-  const body = op.body ? plausible(op.body) : op.method === 'GET' ? fc.constant(undefined) : fc.option(garbage, { nil: undefined })
+  const body = op.body ? plausible(op.body) : op.rawBody ? fc.uint8Array({ minLength: 1, maxLength: 200 }) : op.method === 'GET' ? fc.constant(undefined) : fc.option(garbage, { nil: undefined })
   return fc.record({ params, query, body, headers: headerNoise })
 }
 
@@ -385,6 +401,13 @@ export function build(op: Operation, b: Base, k: Breaker | null): FuzzRequest {
   let body: unknown = b.body
   let bodyText: string | null = body === undefined ? null : JSON.stringify(body)
   let contentType: string | null = bodyText === null ? null : 'application/json'
+  // A raw body (an OCSP request) goes as the bytes drawn, with the operation's media type.
+  let rawBytes: Buffer | null = null
+  if (op.rawBody && body instanceof Uint8Array) {
+    rawBytes = Buffer.from(body)
+    bodyText = null
+    contentType = op.rawBody.mediaTypes[0]
+  }
   const setBody = (v: unknown) => {
     body = v
     bodyText = JSON.stringify(v)
@@ -434,9 +457,14 @@ export function build(op: Operation, b: Base, k: Breaker | null): FuzzRequest {
       break
     case 'body-none':
       bodyText = null
+      rawBytes = null
       contentType = k.contentType
       break
     case 'body-oversize':
+      if (op.rawBody) {
+        rawBytes = Buffer.alloc(op.rawBody.maxBytes + 1, k.char)
+        break
+      }
       setBody({ ...(body as object), padding: k.char.repeat(BODY_LIMIT + 1024) })
       break
   }
@@ -446,7 +474,8 @@ export function build(op: Operation, b: Base, k: Breaker | null): FuzzRequest {
   if (contentType !== null) headers['content-type'] = contentType
   // GET and HEAD cannot carry a body through fetch; the kernel never reads one there anyway.
   const sendBody = bodyText !== null && method !== 'GET' && method !== 'HEAD'
-  const req: FuzzRequest = { method, target: path + (search ? `?${search}` : ''), headers, body: sendBody ? Buffer.from(bodyText!, 'utf8') : null, broken: k ? k.kind : 'nothing' }
+  const bytes = rawBytes && method !== 'GET' && method !== 'HEAD' ? rawBytes : sendBody ? Buffer.from(bodyText!, 'utf8') : null
+  const req: FuzzRequest = { method, target: path + (search ? `?${search}` : ''), headers, body: bytes, broken: k ? k.kind : 'nothing' }
   return Object.assign(req, {
     [fc.toStringMethod]: () =>
       `${req.method} ${short(req.target)} broken=${req.broken} headers=${JSON.stringify(req.headers)} body=${req.body ? short(req.body.toString('utf8')) : 'none'}`,

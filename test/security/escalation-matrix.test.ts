@@ -14,7 +14,7 @@ import { base32Decode, totp } from '../../plugins/mfa/services/totp.js'
 import { startSmtp, type TestSmtp } from '../../plugins/mfa/test/smtp.js'
 import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
-const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa']
+const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki']
 const STRONG_PASSWORD = 'Tr1cky-Escalation-Pass-42'
 const SECURITY_SETTINGS: Record<string, unknown> = {
   'identity.public_url': 'https://attacker.example',
@@ -25,6 +25,12 @@ const SECURITY_SETTINGS: Record<string, unknown> = {
   'mfa.internal_key': 'k'.repeat(40),
   'identity.lockout_threshold': 1,
   'identity.lockout_seconds': 86400,
+  'pki.crl_validity_hours': 720,
+  'pki.est_enabled': true,
+  'pki.est_group_id': '00000000-0000-4000-8000-000000000001',
+  'pki.est_mtls_proxy_secret': 'm'.repeat(40),
+  'pki.est_approval_required': false,
+  'pki.est_approver_email': 'mallory@attacker.example',
 }
 
 /** Everything a privilege escalation would have to change, read straight from the tables. */
@@ -38,6 +44,9 @@ async function securityState(knex: Knex) {
     members: await rows(knex('user_group_members').orderBy(['group_id', 'user_id']).select('group_id', 'user_id')),
     settings: await rows(knex('settings').orderBy('key').select('key', 'value')),
     mfa: await rows(knex('mfa_totp').orderBy('user_id').select('user_id', 'confirmed_at')),
+    // What the CA signs with and what it will sign: only pki.manage (or an administrator) changes these.
+    pkiCas: await rows(knex('pki_cas').orderBy('id').select('id', 'sealed_key', 'certificate')),
+    pkiTemplates: await rows(knex('pki_templates').orderBy('id').select('id', 'name_patterns', 'key_usage', 'extended_key_usage', 'min_rsa_bits', 'min_ec_bits')),
   }
 }
 

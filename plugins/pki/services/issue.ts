@@ -1,0 +1,126 @@
+/**
+ * Issuing from a CSR under a template: the request is read and its signature
+ * checked (csr.ts), then held to the template (key strength, subject
+ * attributes, names, SAN types) before anything is signed. A refusal names
+ * what the template forbids; nothing is stored. What the certificate may do
+ * (key usage, extended key usage, validity) comes from the template alone.
+ */
+import { isIP } from 'node:net'
+import { PkiErrors } from '../errors.js'
+import type { Signer } from './ca.js'
+import { authorityKeyId, basicConstraints, buildCertificate, crlDistributionPoint, extKeyUsage, keyUsage, newSerial, ocspAccess, serialHex, subjectAltName, subjectKeyId } from './certificate.js'
+import { CsrProblem, parseCsr, sanText, type ParsedCsr, type SanType } from './csr.js'
+import { toPem } from './der.js'
+import { keyIdentifier, type ExtendedKeyUsage, type KeyUsage } from './x509.js'
+
+export interface Template {
+  id: string
+  name: string
+  description: string | null
+  key_usage: KeyUsage[]
+  extended_key_usage: ExtendedKeyUsage[]
+  validity_days: number
+  name_patterns: string[]
+  subject_attributes: string[]
+  san_types: SanType[]
+  min_rsa_bits: number
+  min_ec_bits: number
+  created_at: string
+}
+
+const LABEL = '[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?'
+const DNS_NAME = new RegExp(`^${LABEL}(\\.${LABEL})*$`, 'i')
+const PATTERN = new RegExp(`^(\\*|(\\*\\.)?${LABEL}(\\.${LABEL})*)$`, 'i')
+
+export const validNamePattern = (p: string) => PATTERN.test(p) && p.length <= 253
+
+/** `*` any name; `*.example.net` one or more labels before `.example.net`; anything else itself; all case-insensitive. */
+export function nameAllowed(name: string, patterns: readonly string[]): boolean {
+  if (!DNS_NAME.test(name) || name.length > 253) return false
+  const n = name.toLowerCase()
+  return patterns.some((p) => {
+    const q = p.toLowerCase()
+    if (q === '*') return true
+    if (q.startsWith('*.')) return n.endsWith(q.slice(1)) && n.length > q.length - 1
+    return n === q
+  })
+}
+
+/** The CSR, read and checked; its problems as the API's 422s at `csr`. */
+export function readCsr(pem: string): ParsedCsr {
+  try {
+    return parseCsr(pem)
+  } catch (e) {
+    if (!(e instanceof CsrProblem)) throw e
+    const vars = { reason: e.message }
+    if (e.kind === 'signature') throw PkiErrors.csrSignatureInvalid({ field: 'csr', vars })
+    if (e.kind === 'key_unsupported') throw PkiErrors.keyUnsupported({ field: 'csr', vars })
+    if (e.kind === 'san_unsupported') throw PkiErrors.sanForbidden({ field: 'csr', vars })
+    throw PkiErrors.csrInvalid({ field: 'csr', vars })
+  }
+}
+
+/** Throws the 422 for the first thing the template forbids. */
+export function enforceTemplate(csr: ParsedCsr, t: Template): void {
+  const k = csr.key
+  if ((k.type === 'rsa' && k.bits < t.min_rsa_bits) || (k.type === 'ec' && k.bits < t.min_ec_bits)) {
+    throw PkiErrors.keyTooWeak({ field: 'csr', vars: { algorithm: k.algorithm, rsa: t.min_rsa_bits, ec: t.min_ec_bits } })
+  }
+  const subject = (reason: string) => PkiErrors.subjectForbidden({ field: 'csr', vars: { reason } })
+  for (const p of csr.subjectParts) {
+    if (!t.subject_attributes.includes(p.type)) throw subject(`attribute ${p.type} is not among ${t.subject_attributes.join(', ') || '(none)'}`)
+    if (p.type === 'CN' && !nameAllowed(p.value, t.name_patterns)) throw subject(`common name "${p.value}" matches none of ${t.name_patterns.join(', ')}`)
+  }
+  if (!csr.subjectParts.some((p) => p.type === 'CN') && csr.san.length === 0) throw subject('neither a common name nor a subject alternative name')
+  const san = (reason: string) => PkiErrors.sanForbidden({ field: 'csr', vars: { reason } })
+  for (const s of csr.san) {
+    if (!t.san_types.includes(s.type)) throw san(`${sanText(s)}: type ${s.type} is not among ${t.san_types.join(', ') || '(none)'}`)
+    if (s.type === 'dns' && !nameAllowed(s.value, t.name_patterns)) throw san(`${sanText(s)} matches none of ${t.name_patterns.join(', ')}`)
+    if (s.type === 'ip' && isIP(s.value) === 0) throw san(`${sanText(s)} is not an IP address`)
+    if (s.type === 'email' && !/^[^@\s]+@[^@\s]+$/.test(s.value)) throw san(`${sanText(s)} is not an email address`)
+  }
+}
+
+export interface IssueInput {
+  csr: ParsedCsr
+  template: Template
+  ca: Signer
+  /** `identity.public_url`, when set: the CRL and OCSP locations written into the certificate. */
+  publicUrl: string | null
+  now?: Date
+}
+
+/** The signed certificate and the row that records it. The CA must be valid now (checked by the caller). */
+export function issue(i: IssueInput) {
+  // Whole seconds: what the certificate can say, so the row says the same.
+  const now = new Date(Math.floor((i.now ?? new Date()).getTime() / 1000) * 1000)
+  const notBefore = new Date(now.getTime() - 60_000)
+  let notAfter = new Date(now.getTime() + i.template.validity_days * 86_400_000)
+  if (notAfter > i.ca.notAfter) notAfter = i.ca.notAfter
+  const serial = newSerial()
+  const base = i.publicUrl?.replace(/\/+$/, '')
+  const extensions = [
+    basicConstraints(false),
+    keyUsage(i.template.key_usage),
+    ...(i.template.extended_key_usage.length ? [extKeyUsage(i.template.extended_key_usage)] : []),
+    subjectKeyId(keyIdentifier(i.csr.spki)),
+    authorityKeyId(i.ca.keyId),
+    ...(i.csr.san.length ? [subjectAltName(i.csr.san)] : []),
+    ...(base ? [crlDistributionPoint(`${base}/api/v1/public/crl/${i.ca.id}.crl`), ocspAccess(`${base}/api/v1/public/ocsp`)] : []),
+  ]
+  const der = buildCertificate({ serial, issuer: i.ca, subjectDer: i.csr.subjectDer, spki: i.csr.spki, notBefore, notAfter, extensions })
+  return {
+    der,
+    row: {
+      ca_id: i.ca.id,
+      template_id: i.template.id,
+      serial: serialHex(serial),
+      subject: i.csr.subject,
+      san: i.csr.san.map(sanText).join(', '),
+      key_algorithm: i.csr.key.algorithm,
+      certificate: toPem(der, 'CERTIFICATE'),
+      not_before: notBefore,
+      not_after: notAfter,
+    },
+  }
+}

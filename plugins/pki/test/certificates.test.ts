@@ -1,0 +1,201 @@
+/**
+ * Issuing from a CSR made by the real openssl, held to its template: what
+ * the certificate says (checked by openssl), what is refused (each a 422 in
+ * the envelope, nothing issued), the list's search and filters, revocation,
+ * the audit trail and the permissions.
+ */
+import { expect } from 'chai'
+import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { skipBecause } from '../../../test/kit/skip.js'
+import { children, readRoot, seq, whole } from '../services/der.js'
+import { auditRows, createCa, createTemplate, eapTemplateId, expectError, hasOpenssl, issue, Scratch, uniq } from './helpers.js'
+
+describe('pki: certificates', function () {
+  this.timeout(120_000)
+  let t: TestApp
+  let s: Scratch
+  let root: any
+  let ca: any
+  let eap: string
+  before(async function () {
+    if (!hasOpenssl()) skipBecause(this, 'openssl is not installed (Debian package openssl)')
+    t = await startTestApp({ plugins: ['pki'], settings: { 'identity.public_url': 'https://nac.example.net' } })
+    s = new Scratch()
+    root = await createCa(t)
+    ca = await createCa(t, { parent_id: root.id, key_algorithm: 'RSA-3072' })
+    s.put('chain.pem', ca.certificate + root.certificate)
+    s.put('root.pem', root.certificate)
+    s.put('untrusted.pem', ca.certificate)
+    eap = await eapTemplateId(t)
+  })
+  after(async () => {
+    await t?.stop()
+    s?.remove()
+  })
+
+  const issuedCount = async () => Number((await t.app.db.knex('pki_certificates').count({ n: '*' }))[0].n)
+
+  it('issues the FreeRADIUS EAP server certificate from a CSR; openssl verifies it under the chain', async () => {
+    const { csr } = s.csr({ subject: '/CN=radius1.example.net/O=Example', san: 'DNS:radius1.example.net,IP:10.1.2.3' })
+    const c = await issue(t, ca.id, eap, csr)
+    expect(c).to.include({ ca_id: ca.id, template_id: eap, status: 'valid', subject: 'O=Example,CN=radius1.example.net', san: 'DNS:radius1.example.net, IP:10.1.2.3', key_algorithm: 'ECDSA-P256', revoked_at: null })
+    s.put('eap.pem', c.certificate)
+    expect(s.ok(['verify', '-CAfile', 'root.pem', '-untrusted', 'untrusted.pem', '-purpose', 'sslserver', 'eap.pem'])).to.include('eap.pem: OK')
+    const text = s.ok(['x509', '-in', 'eap.pem', '-noout', '-text'])
+    expect(text).to.match(/X509v3 Basic Constraints: critical\s+CA:FALSE/)
+    expect(text).to.match(/X509v3 Key Usage: critical\s+Digital Signature, Key Encipherment/)
+    expect(text).to.match(/X509v3 Extended Key Usage:\s+TLS Web Server Authentication\n/)
+    expect(text).to.match(/DNS:radius1\.example\.net, IP Address:10\.1\.2\.3/)
+    expect(text).to.include(`URI:https://nac.example.net/api/v1/public/crl/${ca.id}.crl`)
+    expect(text).to.include('OCSP - URI:https://nac.example.net/api/v1/public/ocsp')
+    expect(s.ok(['x509', '-in', 'eap.pem', '-noout', '-serial']).trim()).to.equal(`serial=${c.serial}`)
+    // 825 days, as the template says.
+    expect(Math.round((Date.parse(c.not_after) - Date.parse(c.not_before)) / 86_400_000)).to.equal(825)
+    const audit = await auditRows(t, c.id)
+    expect(audit.map((a) => a.action)).to.deep.equal(['pki_certificate.issue'])
+    expect(audit[0].after).to.include({ serial: c.serial, subject: c.subject })
+  })
+
+  it('takes only subject, key and SAN from the CSR: a requested CA:TRUE or key usage is not copied', async () => {
+    const name = uniq('sneaky')
+    s.ok(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-subj', '/CN=a.example.net', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign', '-out', `${name}.csr`])
+    const c = await issue(t, ca.id, eap, s.file(`${name}.csr`))
+    s.put('sneaky.pem', c.certificate)
+    const text = s.ok(['x509', '-in', 'sneaky.pem', '-noout', '-text'])
+    expect(text).to.match(/CA:FALSE/)
+    expect(text).not.to.match(/Certificate Sign/)
+  })
+
+  describe('refusals: a clear 422 at `csr`, nothing issued', () => {
+    let strict: any
+    before(async () => {
+      strict = await createTemplate(t, { min_rsa_bits: 3072, min_ec_bits: 384, name_patterns: ['*.corp.example.net', 'vpn.example.net'] })
+    })
+
+    const refused = async (csr: string, code: string, template = strict.id, field = 'csr') => {
+      const before = await issuedCount()
+      expectError(await t.admin('POST', '/api/v1/pki/certificates', { body: { ca_id: ca.id, template_id: template, csr } }), 422, code, field)
+      expect(await issuedCount()).to.equal(before)
+    }
+
+    it('a weak key: RSA 2048 and ECDSA P-256 under a template asking RSA 3072 / P-384; RSA 1024 under any', async () => {
+      await refused(s.csr({ subject: '/CN=a.corp.example.net', key: 'rsa2048' }).csr, 'PKI_KEY_TOO_WEAK')
+      await refused(s.csr({ subject: '/CN=a.corp.example.net', key: 'ec256' }).csr, 'PKI_KEY_TOO_WEAK')
+      await refused(s.csr({ subject: '/CN=radius.example.net', key: 'rsa1024' }).csr, 'PKI_KEY_TOO_WEAK', eap)
+      // The same names with a strong enough key are issued.
+      await issue(t, ca.id, strict.id, s.csr({ subject: '/CN=a.corp.example.net', key: 'ec384' }).csr)
+    })
+
+    it('a subject the template forbids: a common name outside its patterns, an attribute it does not list', async () => {
+      await refused(s.csr({ subject: '/CN=evil.example.com', key: 'ec384' }).csr, 'PKI_SUBJECT_FORBIDDEN')
+      await refused(s.csr({ subject: '/CN=corp.example.net', key: 'ec384' }).csr, 'PKI_SUBJECT_FORBIDDEN')
+      await refused(s.csr({ subject: '/CN=vpn.example.net/OU=Ops', key: 'ec384' }).csr, 'PKI_SUBJECT_FORBIDDEN')
+      await refused(s.csr({ subject: '/O=Example', key: 'ec384' }).csr, 'PKI_SUBJECT_FORBIDDEN')
+    })
+
+    it('a SAN the template forbids: a type it does not list, a DNS name outside its patterns', async () => {
+      await refused(s.csr({ subject: '/CN=vpn.example.net', san: 'IP:10.0.0.1', key: 'ec384' }).csr, 'PKI_SAN_FORBIDDEN')
+      await refused(s.csr({ subject: '/CN=vpn.example.net', san: 'DNS:vpn.example.net,DNS:www.example.org', key: 'ec384' }).csr, 'PKI_SAN_FORBIDDEN')
+      await refused(s.csr({ subject: '/CN=vpn.example.net', san: 'email:a@example.net', key: 'ec384' }).csr, 'PKI_SAN_FORBIDDEN')
+    })
+
+    it('an oversized, malformed or falsely signed CSR', async () => {
+      const good = s.csr({ subject: '/CN=vpn.example.net', key: 'ec384' }).csr
+      const before = await issuedCount()
+      expectError(await t.admin('POST', '/api/v1/pki/certificates', { body: { ca_id: ca.id, template_id: strict.id, csr: good + ' '.repeat(17_000) } }), 422, 'VALIDATION_FAILED', 'csr')
+      expect(await issuedCount()).to.equal(before)
+      await refused('hello', 'PKI_CSR_INVALID')
+      await refused('-----BEGIN CERTIFICATE REQUEST-----\nMIIBAAAA\n-----END CERTIFICATE REQUEST-----\n', 'PKI_CSR_INVALID')
+      await refused(good + good, 'PKI_CSR_INVALID')
+      // One bit of the signature flipped: the request is not signed by its key.
+      const der = Buffer.from(good.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64')
+      der[der.length - 5] ^= 0x01
+      await refused(`-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`, 'PKI_CSR_SIGNATURE_INVALID')
+    })
+
+    it('a request whose fields are missing or of the wrong kind (read as DER, never guessed)', async () => {
+      const good = s.csr({ subject: '/CN=vpn.example.net', key: 'ec384' }).csr
+      const der = Buffer.from(good.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64')
+      const [info, , sig] = children(readRoot(der))
+      const pemOf = (d: Buffer) => `-----BEGIN CERTIFICATE REQUEST-----\n${d.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`
+      // The signature algorithm an empty SEQUENCE; the signature left out; an indefinite length.
+      await refused(pemOf(seq(whole(info), seq(), whole(sig))), 'PKI_CSR_INVALID')
+      await refused(pemOf(seq(whole(info), seq())), 'PKI_CSR_INVALID')
+      await refused(pemOf(Buffer.concat([Buffer.from([0x30, 0x80]), der.subarray(4), Buffer.from([0, 0])])), 'PKI_CSR_INVALID')
+    })
+
+    it('an unknown CA or template', async () => {
+      const { csr } = s.csr({ subject: '/CN=vpn.example.net', key: 'ec384' })
+      const none = '00000000-0000-4000-8000-000000000000'
+      expectError(await t.admin('POST', '/api/v1/pki/certificates', { body: { ca_id: none, template_id: strict.id, csr } }), 422, 'PKI_CA_NOT_FOUND', 'ca_id')
+      expectError(await t.admin('POST', '/api/v1/pki/certificates', { body: { ca_id: ca.id, template_id: none, csr } }), 422, 'PKI_TEMPLATE_NOT_FOUND', 'template_id')
+    })
+  })
+
+  it('refuses a template with a bad name pattern, and deletes one only while nothing was issued under it', async () => {
+    const body = { name: uniq('tpl'), key_usage: ['digitalSignature'], extended_key_usage: [], validity_days: 1, subject_attributes: ['CN'], san_types: [], min_rsa_bits: 2048, min_ec_bits: 256 }
+    expectError(await t.admin('POST', '/api/v1/pki/templates', { body: { ...body, name_patterns: ['ok.example.net', 'a.*.net'] } }), 422, 'PKI_NAME_PATTERN_INVALID', 'name_patterns[1]')
+    const used = await createTemplate(t, { name_patterns: ['*'], min_ec_bits: 256 })
+    await issue(t, ca.id, used.id, s.csr({ subject: '/CN=host' }).csr)
+    expectError(await t.admin('DELETE', `/api/v1/pki/templates/${used.id}`), 409, 'PKI_TEMPLATE_IN_USE')
+    const unused = await createTemplate(t)
+    expect((await t.admin('DELETE', `/api/v1/pki/templates/${unused.id}`)).status).to.equal(204)
+    expect((await auditRows(t, unused.id)).map((a) => a.action)).to.deep.equal(['pki_template.create', 'pki_template.delete'])
+  })
+
+  it('lists with search by subject, serial and SAN, and filters by CA, template and status', async () => {
+    const tag = uniq('list').toLowerCase()
+    const tpl = await createTemplate(t, { name_patterns: ['*.example.net'], san_types: ['dns'] })
+    const a = await issue(t, ca.id, tpl.id, s.csr({ subject: `/CN=${tag}-a.example.net` }).csr)
+    const b = await issue(t, ca.id, tpl.id, s.csr({ subject: `/CN=other.example.net`, san: `DNS:${tag}-b.example.net` }).csr)
+    const other = await issue(t, root.id, tpl.id, s.csr({ subject: `/CN=${tag}-c.example.net` }).csr)
+    const ids = async (q: string) => {
+      const r = await t.admin('GET', `/api/v1/pki/certificates?${q}`)
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      return (r.body.items as { id: string }[]).map((x) => x.id).sort()
+    }
+    expect(await ids(`search=${tag}`)).to.deep.equal([a.id, b.id, other.id].sort())
+    expect(await ids(`search=${tag}&ca_id=${ca.id}`)).to.deep.equal([a.id, b.id].sort())
+    expect(await ids(`search=${a.serial.slice(4, 20).toLowerCase()}`)).to.deep.equal([a.id])
+    expect(await ids(`template_id=${tpl.id}&status=valid`)).to.deep.equal([a.id, b.id, other.id].sort())
+    const r = await t.admin('POST', `/api/v1/pki/certificates/${b.id}/revoke`, { body: { reason: 'keyCompromise' } })
+    expect(r.status, JSON.stringify(r.body)).to.equal(200)
+    expect(r.body).to.include({ status: 'revoked', revocation_reason: 'keyCompromise' })
+    expect(await ids(`template_id=${tpl.id}&status=revoked`)).to.deep.equal([b.id])
+    expect(await ids(`template_id=${tpl.id}&status=valid`)).to.deep.equal([a.id, other.id].sort())
+    // Expired: its end moved into the past.
+    await t.app.db.knex('pki_certificates').where({ id: a.id }).update({ not_after: new Date(Date.now() - 1000) })
+    expect(await ids(`template_id=${tpl.id}&status=expired`)).to.deep.equal([a.id])
+    expect((await t.admin('GET', `/api/v1/pki/certificates/${a.id}`)).body.status).to.equal('expired')
+    const page = await t.admin('GET', `/api/v1/pki/certificates?template_id=${tpl.id}&per_page=2`)
+    expect(page.body).to.include({ total_by_filter: 3, per_page: 2, pages: 2 })
+    expectError(await t.admin('GET', '/api/v1/pki/certificates?status=lost'), 422, 'VALIDATION_FAILED', 'status')
+  })
+
+  it('revokes once, with an RFC 5280 reason, audited; a second revoke is 409', async () => {
+    const c = await issue(t, ca.id, eap, s.csr({ subject: '/CN=gone.example.net' }).csr)
+    expectError(await t.admin('POST', `/api/v1/pki/certificates/${c.id}/revoke`, { body: { reason: 'certificateHold' } }), 422, 'VALIDATION_FAILED', 'reason')
+    expect((await t.admin('POST', `/api/v1/pki/certificates/${c.id}/revoke`, { body: { reason: 'superseded' } })).status).to.equal(200)
+    expectError(await t.admin('POST', `/api/v1/pki/certificates/${c.id}/revoke`, { body: { reason: 'superseded' } }), 409, 'PKI_CERTIFICATE_REVOKED')
+    const audit = await auditRows(t, c.id)
+    expect(audit.map((a) => a.action)).to.deep.equal(['pki_certificate.issue', 'pki_certificate.revoke'])
+    expect(audit[1].before.status).to.equal('valid')
+    expect(audit[1].after).to.include({ status: 'revoked', revocation_reason: 'superseded' })
+  })
+
+  it('permissions: view reads only, issue issues but cannot revoke, revoke revokes but cannot issue', async () => {
+    const { csr } = s.csr({ subject: '/CN=perm.example.net' })
+    const body = { ca_id: ca.id, template_id: eap, csr }
+    const viewer = await t.token({ permissions: ['pki.view'] })
+    const issuer = await t.token({ permissions: ['pki.issue'] })
+    const revoker = await t.token({ permissions: ['pki.revoke'] })
+    expect((await t.req('GET', '/api/v1/pki/certificates', { token: viewer })).status).to.equal(200)
+    expect((await t.req('POST', '/api/v1/pki/certificates', { token: viewer, body })).status).to.equal(403)
+    expect((await t.req('POST', '/api/v1/pki/certificates', { token: revoker, body })).status).to.equal(403)
+    const r = await t.req('POST', '/api/v1/pki/certificates', { token: issuer, body })
+    expect(r.status).to.equal(201)
+    expect((await t.req('POST', `/api/v1/pki/certificates/${r.body.id}/revoke`, { token: issuer, body: { reason: 'unspecified' } })).status).to.equal(403)
+    expect((await t.req('POST', '/api/v1/pki/cas', { token: issuer, body: { name: uniq('x'), subject: { CN: 'x' }, key_algorithm: 'ECDSA-P256', validity_days: 1 } })).status).to.equal(403)
+    expect((await t.req('POST', `/api/v1/pki/certificates/${r.body.id}/revoke`, { token: revoker, body: { reason: 'unspecified' } })).status).to.equal(200)
+  })
+})

@@ -1,0 +1,103 @@
+/** The pki tests' tools: the real openssl command in a scratch folder, and the API calls they repeat. */
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { expect } from 'chai'
+import type { TestApp } from '../../../test/kit/app.js'
+import { uniq } from '../../../test/kit/expect.js'
+export { auditRows, expectError, uniq } from '../../../test/kit/expect.js'
+
+export const hasOpenssl = () => spawnSync('openssl', ['version']).status === 0
+
+export interface Run {
+  status: number | null
+  out: string
+}
+
+/** A scratch folder where openssl runs; `file` reads and `put` writes in it. */
+export class Scratch {
+  readonly dir = mkdtempSync(path.join(tmpdir(), 'pki-test-'))
+
+  openssl(args: string[], input?: string | Buffer): Run {
+    const r = spawnSync('openssl', args, { cwd: this.dir, input, timeout: 60_000 })
+    return { status: r.status, out: `${r.stdout?.toString() ?? ''}${r.stderr?.toString() ?? ''}` }
+  }
+
+  /** openssl that must succeed: its output. */
+  ok(args: string[], input?: string | Buffer): string {
+    const r = this.openssl(args, input)
+    expect(r.status, `openssl ${args.join(' ')}\n${r.out}`).to.equal(0)
+    return r.out
+  }
+
+  /** openssl that talks to the app in this process (`ocsp -url`): run without blocking the event loop; must succeed. */
+  okAsync(args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const p = spawn('openssl', args, { cwd: this.dir, timeout: 60_000 })
+      let out = ''
+      p.stdout.on('data', (c: Buffer) => (out += c.toString()))
+      p.stderr.on('data', (c: Buffer) => (out += c.toString()))
+      p.on('error', reject)
+      p.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`openssl ${args.join(' ')} exited ${code}\n${out}`))))
+    })
+  }
+
+  put(name: string, data: string | Buffer): string {
+    writeFileSync(path.join(this.dir, name), data)
+    return name
+  }
+
+  file(name: string): string {
+    return readFileSync(path.join(this.dir, name), 'utf8')
+  }
+
+  /** A key and a CSR for it: `key` is an openssl -newkey spec (`ec:P-256` is written as `-newkey ec -pkeyopt …`). */
+  csr(o: { subject: string; san?: string; key?: 'ec256' | 'ec384' | 'rsa1024' | 'rsa2048' | 'rsa3072'; name?: string }): { csr: string; key: string } {
+    const name = o.name ?? uniq('req')
+    const key = o.key ?? 'ec256'
+    const keyArgs = key.startsWith('ec') ? ['-newkey', 'ec', '-pkeyopt', `ec_paramgen_curve:${key === 'ec256' ? 'P-256' : 'P-384'}`] : ['-newkey', `rsa:${key.slice(3)}`]
+    this.ok(['req', '-new', ...keyArgs, '-nodes', '-keyout', `${name}.key`, '-subj', o.subject, ...(o.san ? ['-addext', `subjectAltName=${o.san}`] : []), '-out', `${name}.csr`])
+    return { csr: this.file(`${name}.csr`), key: `${name}.key` }
+  }
+
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+}
+
+export async function createCa(t: TestApp, body: Record<string, unknown> = {}): Promise<any> {
+  const r = await t.admin('POST', '/api/v1/pki/cas', { body: { name: uniq('ca'), subject: { CN: uniq('Test Root'), O: 'Portcullis Test' }, key_algorithm: 'ECDSA-P256', validity_days: 3650, ...body } })
+  expect(r.status, JSON.stringify(r.body)).to.equal(201)
+  return r.body
+}
+
+export async function createTemplate(t: TestApp, body: Record<string, unknown> = {}): Promise<any> {
+  const r = await t.admin('POST', '/api/v1/pki/templates', {
+    body: {
+      name: uniq('tpl'),
+      key_usage: ['digitalSignature'],
+      extended_key_usage: ['clientAuth'],
+      validity_days: 365,
+      name_patterns: ['*.example.net'],
+      subject_attributes: ['CN', 'O'],
+      san_types: ['dns'],
+      min_rsa_bits: 2048,
+      min_ec_bits: 256,
+      ...body,
+    },
+  })
+  expect(r.status, JSON.stringify(r.body)).to.equal(201)
+  return r.body
+}
+
+export async function eapTemplateId(t: TestApp): Promise<string> {
+  const list = await t.admin('GET', '/api/v1/pki/templates')
+  return (list.body as { id: string; name: string }[]).find((x) => x.name === 'freeradius-eap-server')!.id
+}
+
+export async function issue(t: TestApp, caId: string, templateId: string, csr: string): Promise<any> {
+  const r = await t.admin('POST', '/api/v1/pki/certificates', { body: { ca_id: caId, template_id: templateId, csr } })
+  expect(r.status, JSON.stringify(r.body)).to.equal(201)
+  return r.body
+}
