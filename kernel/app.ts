@@ -299,7 +299,8 @@ async function initPlugin(
   const def = p.def
   if (def.locales) k.i18n.addNamespace(def.id, def.locales)
   k.registry.addPermissions(def.id, def.permissions ?? {})
-  for (const s of def.settings ?? []) k.settings.declare(def.id, s)
+  const namespaces = [def.id, ...(def.settingNamespaces ?? [])]
+  for (const s of def.settings ?? []) k.settings.declare(def.id, s, namespaces)
   for (const o of def.serverOptions ?? []) k.options.declare(def.id, o)
   const deps = k.services.resolveDeps(def.id, def, def.deps ?? {})
   k.services.grant(def.id, def.deps ?? {})

@@ -46,6 +46,12 @@ export interface PluginDefinition<D extends Record<string, ServiceRef<unknown>> 
   optionalDependsOn?: string[]
   permissions?: Record<string, LocalizedText>
   settings?: SettingRef<unknown>[]
+  /**
+   * Setting namespaces the plugin also declares keys in, beside its id. The API contract names some
+   * settings by the product area rather than the plugin that serves them (the spec's
+   * `nac.est_enabled` is served by the PKI plugin). A key is still declared by one plugin only.
+   */
+  settingNamespaces?: string[]
   /** Programs, paths and command lines the plugin needs: from the server's configuration, never the API. */
   serverOptions?: ServerOptionRef<unknown>[]
   /** Folder of migration files (`NNNN_name.ts`, each exporting `up(knex)`), run in the plugin's own table. */

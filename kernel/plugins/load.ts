@@ -67,6 +67,9 @@ export function validateManifest(def: unknown, spec: string): PluginDefinition {
     const list = p[k]
     if (list !== undefined && (!Array.isArray(list) || list.some((d) => typeof d !== 'string'))) throw bad(`${k} must be a list of plugin ids`)
   }
+  if (p.settingNamespaces !== undefined && (!Array.isArray(p.settingNamespaces) || p.settingNamespaces.some((n) => typeof n !== 'string' || !ID.test(n) || n === 'kernel' || n === 'core'))) {
+    throw bad(`settingNamespaces must be a list of names matching ${ID}, not "kernel" or "core"`)
+  }
   const both = (p.optionalDependsOn ?? []).find((d) => p.dependsOn?.includes(d))
   if (both) throw bad(`${both} is in both dependsOn and optionalDependsOn`)
   if (p.init !== undefined && typeof p.init !== 'function') throw bad('init must be a function')
@@ -88,6 +91,9 @@ export function orderPlugins(plugins: LoadedPlugin[]): LoadedPlugin[] {
     byId.set(p.def.id, p)
   }
   for (const p of plugins) {
+    // A plugin may claim a product area's namespace (`nac`), never another plugin's.
+    const taken = (p.def.settingNamespaces ?? []).find((n) => n !== p.def.id && byId.has(n))
+    if (taken) throw new BootError('PLUGIN_INVALID', `plugin ${p.def.id} claims the setting namespace "${taken}.", which is the plugin ${taken}'s`)
     for (const d of p.def.dependsOn ?? []) {
       if (!byId.has(d)) throw new BootError('PLUGIN_DEPENDENCY_MISSING', `plugin ${p.def.id} depends on ${d}, which is not loaded (add it to PLUGINS)`)
     }

@@ -31,9 +31,15 @@ export class SettingsStore implements SettingsService {
     return JSON.parse(this.secrets.decrypt(`setting:${ref.key}`, (stored as { sealed: string }).sealed))
   }
 
-  declare(owner: string, ref: SettingRef<unknown>): void {
+  /** `namespaces`: the owner's id and any namespaces its definition claims (PluginDefinition.settingNamespaces). */
+  declare(owner: string, ref: SettingRef<unknown>, namespaces: readonly string[] = [owner]): void {
     if (this.refs.has(ref.key)) throw new BootError('SETTING_DUPLICATE', `setting ${ref.key} is declared twice (by ${this.refs.get(ref.key)!.owner} and ${owner})`)
-    if (owner !== 'kernel' && !ref.key.startsWith(owner + '.')) throw new BootError('PLUGIN_INVALID', `plugin ${owner} declares setting ${ref.key} outside its namespace "${owner}."`)
+    if (owner !== 'kernel' && !namespaces.some((n) => ref.key.startsWith(n + '.'))) throw new BootError('PLUGIN_INVALID', `plugin ${owner} declares setting ${ref.key} outside its namespaces ${namespaces.map((n) => `"${n}."`).join(', ')}`)
+    // The kernel declares first: a namespace it uses (identity., mail., deploy.) is not a plugin's to claim.
+    const area = ref.key.slice(0, ref.key.indexOf('.'))
+    if (owner !== 'kernel' && area !== owner && [...this.refs.values()].some((r) => r.owner === 'kernel' && r.ref.key.startsWith(area + '.'))) {
+      throw new BootError('PLUGIN_INVALID', `plugin ${owner} declares setting ${ref.key} in the kernel's namespace "${area}."`)
+    }
     const check = this.validation.compileData(ref.schema)
     if (!check(structuredClone(ref.default))) throw new BootError('SETTING_INVALID', `default of setting ${ref.key} does not match its schema: ${this.validation.describe(check.errors)}`)
     this.refs.set(ref.key, { ref, owner, check })

@@ -40,6 +40,8 @@ export default definePlugin({
   optionalDependsOn: ['radius'],
   permissions: pkiPermissions,
   settings: pkiSettings,
+  // The contract names the EST switch and the mutual-TLS proxy key under nac. (spec, Authentication).
+  settingNamespaces: ['nac'],
   migrations: new URL('./migrations/', import.meta.url),
   tables: pkiTables,
   locales: { en, ru },

@@ -11,7 +11,7 @@ export const crlValidityHours = defineSetting(
 )
 
 // EST (RFC 7030) answers only while all of these are set; else its routes answer 404.
-export const estEnabled = defineSetting('pki.est_enabled', Type.Boolean(), false, 'Serve EST (RFC 7030) at /.well-known/est/: cacerts, csrattrs, simpleenroll. Also needs pki.est_ca_id, pki.est_template_id and pki.est_group_id.', { security: true })
+export const estEnabled = defineSetting('nac.est_enabled', Type.Boolean(), false, 'Serve EST (RFC 7030) at /.well-known/est/: cacerts, csrattrs, simpleenroll. Also needs pki.est_ca_id, pki.est_template_id and pki.est_group_id.', { security: true })
 export const estCaId = defineSetting('pki.est_ca_id', Nullable(Type.String({ format: 'uuid' })), null, 'The CA that EST enrollments are issued by (and whose chain cacerts answers).', { security: true })
 export const estTemplateId = defineSetting('pki.est_template_id', Nullable(Type.String({ format: 'uuid' })), null, 'The template every EST enrollment is held to.', { security: true })
 export const estGroupId = defineSetting(
@@ -23,7 +23,7 @@ export const estGroupId = defineSetting(
 )
 
 export const estMtlsProxySecret = defineSetting(
-  'pki.est_mtls_proxy_secret',
+  'nac.est_mtls_proxy_secret',
   Nullable(Type.String({ minLength: 32, maxLength: 256 })),
   null,
   'Shared secret the mutual-TLS front end sends in X-Est-Proxy-Key: only then are its X-SSL-Client-Verify, -S-DN and -Serial headers believed. Null: mutual TLS is not deployed and those headers are ignored. Write-only, sealed at rest.',

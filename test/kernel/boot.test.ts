@@ -20,6 +20,9 @@ describe('plugin loading and boot-time checks', () => {
     ['a route gated by an undeclared permission', { plugins: [`${F}/undeclared-permission`] }, 'PERMISSION_UNDECLARED', /nobody\.declares/],
     ['an invalid setting value in the config', { plugins: [G], settings: { 'greetings.suffix': 42 } }, 'SETTING_INVALID', /greetings\.suffix/],
     ['a setting of no loaded plugin', { plugins: [G], settings: { 'nac.est_enabled': true } }, 'SETTING_INVALID', /unknown setting nac\.est_enabled/],
+    ['a setting outside the plugin\'s namespaces', { plugins: [`${F}/claim-none`] }, 'PLUGIN_INVALID', /claim-none declares setting nac\.probe_enabled outside its namespaces "claim-none\."/],
+    ['a claim on another plugin\'s setting namespace', { plugins: [G, `${F}/claim-other-plugin`] }, 'PLUGIN_INVALID', /claims the setting namespace "greetings\.", which is the plugin greetings's/],
+    ['a claim on the kernel\'s setting namespace', { plugins: [`${F}/claim-kernel-area`] }, 'PLUGIN_INVALID', /declares setting identity\.shadow_admin in the kernel's namespace "identity\."/],
     ['a plugin that is not found', { plugins: ['no-such-plugin'] }, 'PLUGIN_NOT_FOUND', /no-such-plugin/],
     ['a malformed manifest', { plugins: [`${F}/bad-manifest`] }, 'PLUGIN_INVALID', /id must match/],
     ['the same plugin twice', { plugins: [G, G] }, 'PLUGIN_DUPLICATE', /greetings is loaded twice/],
@@ -44,6 +47,17 @@ describe('plugin loading and boot-time checks', () => {
     const e = await bootRefusal({ plugins: [G], databaseUrl: url, masterKey: t.masterKey })
     expect(e.code).to.equal('SETTING_INVALID')
     expect(e.message).to.match(/stored value of greetings\.suffix/)
+  })
+
+  it('lets a plugin declare a setting in the product-area namespace it claims (settingNamespaces)', async () => {
+    const t = await startTestApp({ plugins: [`${F}/claim-nac`] })
+    try {
+      const r = await t.admin('GET', '/api/v1/settings/nac.probe_enabled')
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      expect(r.body.value).to.equal(false)
+    } finally {
+      await t.stop()
+    }
   })
 
   it('loads plugins in dependency order whatever order configuration names them, and wires typed service refs', async () => {

@@ -26,9 +26,9 @@ const SECURITY_SETTINGS: Record<string, unknown> = {
   'identity.lockout_threshold': 1,
   'identity.lockout_seconds': 86400,
   'pki.crl_validity_hours': 720,
-  'pki.est_enabled': true,
+  'nac.est_enabled': true,
   'pki.est_group_id': '00000000-0000-4000-8000-000000000001',
-  'pki.est_mtls_proxy_secret': 'm'.repeat(40),
+  'nac.est_mtls_proxy_secret': 'm'.repeat(40),
   'pki.est_approval_required': false,
   'pki.est_approver_email': 'mallory@attacker.example',
 }

@@ -136,7 +136,7 @@ export function estRoutes(c: PkiContext) {
       root: true,
       permission: PUBLIC,
       summary: 'EST: the CA certificates (RFC 7030 4.1)',
-      description: 'The EST CA\'s certificate and its chain, base64 PKCS#7 certs-only. 404 while EST is off or not configured (pki.est_enabled, pki.est_ca_id, pki.est_template_id, pki.est_group_id).',
+      description: 'The EST CA\'s certificate and its chain, base64 PKCS#7 certs-only. 404 while EST is off or not configured (nac.est_enabled, pki.est_ca_id, pki.est_template_id, pki.est_group_id).',
       tags: ['pki'],
       download: EST_DOWNLOAD,
       schema: { response: { 200: 'file', 404: ErrorBody } },
@@ -191,7 +191,7 @@ export function estRoutes(c: PkiContext) {
       permission: PUBLIC,
       summary: 'EST: re-enroll (RFC 7030 4.2.2)',
       description:
-        'Mutual TLS only: the client certificate (as the front end reports it, believed only with X-Est-Proxy-Key equal to pki.est_mtls_proxy_secret) must be one the EST CA issued, unrevoked and unexpired (else 403 PKI_EST_CERTIFICATE_REFUSED), and the new CSR must carry its subject and subject alternative names (else 400 PKI_EST_SUBJECT_MISMATCH). Otherwise as simpleenroll. Audited as `pki_certificate.issue` (via `est`, `renews` the old certificate\'s id).',
+        'Mutual TLS only: the client certificate (as the front end reports it, believed only with X-Est-Proxy-Key equal to nac.est_mtls_proxy_secret) must be one the EST CA issued, unrevoked and unexpired (else 403 PKI_EST_CERTIFICATE_REFUSED), and the new CSR must carry its subject and subject alternative names (else 400 PKI_EST_SUBJECT_MISMATCH). Otherwise as simpleenroll. Audited as `pki_certificate.issue` (via `est`, `renews` the old certificate\'s id).',
       tags: ['pki'],
       rateLimit: { max: 20, windowSeconds: 60 },
       auditAs: 'est.enroll',

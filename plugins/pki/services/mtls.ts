@@ -3,7 +3,7 @@
  * client-certificate handshake (the bundled nginx, examples/nginx/) sets
  * X-SSL-Client-Verify, -S-DN and -Serial, and proves it is that front end
  * with X-Est-Proxy-Key. The headers count only when the key equals setting
- * pki.est_mtls_proxy_secret (compared in constant time); with no secret set,
+ * nac.est_mtls_proxy_secret (compared in constant time); with no secret set,
  * mutual TLS is not deployed and they are ignored.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'

@@ -40,7 +40,7 @@ describe('pki: EST approval queue', function () {
       'pki.est_ca_id': ca.id,
       'pki.est_template_id': template.id,
       'pki.est_group_id': group.body.id,
-      'pki.est_enabled': true,
+      'nac.est_enabled': true,
       'pki.est_approval_required': true,
       'pki.est_approver_email': APPROVER,
     }

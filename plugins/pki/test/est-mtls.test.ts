@@ -53,7 +53,7 @@ describe('pki: EST with mutual TLS through the bundled nginx front end', functio
     const group = await t.admin('POST', '/api/v1/user-groups', { body: { name: uniq('est') } })
     const member = uniq('device')
     await t.admin('POST', '/api/v1/users', { body: { username: member, password: PASSWORD, group_ids: [group.body.id] } })
-    for (const [key, value] of Object.entries({ 'pki.est_ca_id': ca.id, 'pki.est_template_id': template.id, 'pki.est_group_id': group.body.id, 'pki.est_enabled': true, 'pki.est_mtls_proxy_secret': PROXY_KEY })) {
+    for (const [key, value] of Object.entries({ 'pki.est_ca_id': ca.id, 'pki.est_template_id': template.id, 'pki.est_group_id': group.body.id, 'nac.est_enabled': true, 'nac.est_mtls_proxy_secret': PROXY_KEY })) {
       expect((await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })).status, key).to.equal(200)
     }
 

@@ -72,7 +72,7 @@ describe('pki: EST enrollment (RFC 7030)', function () {
 
   describe('on', () => {
     before(async () => {
-      expect((await t.admin('PUT', '/api/v1/settings/pki.est_enabled', { body: { value: true } })).status).to.equal(200)
+      expect((await t.admin('PUT', '/api/v1/settings/nac.est_enabled', { body: { value: true } })).status).to.equal(200)
     })
 
     it('cacerts: base64 PKCS#7 certs-only with the CA and its root (openssl pkcs7 -print_certs)', async () => {
