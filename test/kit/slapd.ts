@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -52,15 +52,36 @@ function ldif(people: DirectoryPerson[]): string {
 export interface Slapd {
   url: string
   port: number
+  /** With `tls`: ldaps:// on a second port, StartTLS on `url`, and the CA that signed the server certificate (PEM). */
+  ldapsUrl?: string
+  caPem?: string
   stop(): Promise<void>
   start(): Promise<void>
   destroy(): Promise<void>
 }
 
-export async function startSlapd(people: DirectoryPerson[]): Promise<Slapd> {
+/**
+ * A CA and a server certificate for 127.0.0.1 and localhost, made with the openssl command (Debian's
+ * openssl): the server's TLS for ldaps:// and StartTLS.
+ */
+function makeServerCertificate(dir: string): { ca: string; cert: string; key: string } {
+  const f = (n: string) => path.join(dir, n)
+  const run = (args: string[]) => {
+    const r = spawnSync('openssl', args, { encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`openssl ${args[0]} failed: ${r.stderr}`)
+  }
+  run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=Portcullis test directory CA'])
+  run(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=127.0.0.1'])
+  writeFileSync(f('san.ext'), 'subjectAltName = IP:127.0.0.1, DNS:localhost\nextendedKeyUsage = serverAuth\n')
+  run(['x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.pem'), '-days', '2', '-extfile', f('san.ext')])
+  return { ca: f('ca.pem'), cert: f('server.pem'), key: f('server.key') }
+}
+
+export async function startSlapd(people: DirectoryPerson[], opts: { tls?: boolean } = {}): Promise<Slapd> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-slapd-'))
   mkdirSync(path.join(dir, 'db'))
   const conf = path.join(dir, 'slapd.conf')
+  const tls = opts.tls ? makeServerCertificate(dir) : null
   writeFileSync(
     conf,
     [
@@ -68,6 +89,7 @@ export async function startSlapd(people: DirectoryPerson[]): Promise<Slapd> {
       'modulepath /usr/lib/ldap',
       'moduleload back_mdb',
       `pidfile ${dir}/slapd.pid`,
+      ...(tls ? [`TLSCACertificateFile ${tls.ca}`, `TLSCertificateFile ${tls.cert}`, `TLSCertificateKeyFile ${tls.key}`] : []),
       'database mdb',
       `suffix "${BASE_DN}"`,
       `rootdn "cn=admin,${BASE_DN}"`,
@@ -83,15 +105,17 @@ export async function startSlapd(people: DirectoryPerson[]): Promise<Slapd> {
   if (add.status !== 0) throw new Error(`slapadd failed: ${add.stderr}`)
   const port = await freePort()
   const url = `ldap://127.0.0.1:${port}`
+  const tlsPort = tls ? await freePort() : null
+  const ldapsUrl = tlsPort ? `ldaps://127.0.0.1:${tlsPort}` : undefined
   let child: ChildProcess | null = null
 
   const start = async () => {
     // -d 0: in the foreground, quiet; listening on loopback only.
-    child = spawn(SLAPD, ['-f', conf, '-h', `${url}/`, '-d', '0'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    child = spawn(SLAPD, ['-f', conf, '-h', [url, ldapsUrl].filter(Boolean).map((u) => `${u}/`).join(' '), '-d', '0'], { stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     child.stderr!.on('data', (b) => (stderr += b))
     for (let i = 0; i < 100; i++) {
-      if (await accepts(port)) return
+      if ((await accepts(port)) && (tlsPort === null || (await accepts(tlsPort)))) return
       if (child.exitCode !== null) break
       await new Promise((r) => setTimeout(r, 50))
     }
@@ -110,6 +134,7 @@ export async function startSlapd(people: DirectoryPerson[]): Promise<Slapd> {
   return {
     url,
     port,
+    ...(tls ? { ldapsUrl, caPem: readFileSync(tls.ca, 'utf8') } : {}),
     start,
     stop,
     async destroy() {
