@@ -91,9 +91,6 @@ export function orderPlugins(plugins: LoadedPlugin[]): LoadedPlugin[] {
     byId.set(p.def.id, p)
   }
   for (const p of plugins) {
-    // A plugin may claim a product area's namespace (`nac`), never another plugin's.
-    const taken = (p.def.settingNamespaces ?? []).find((n) => n !== p.def.id && byId.has(n))
-    if (taken) throw new BootError('PLUGIN_INVALID', `plugin ${p.def.id} claims the setting namespace "${taken}.", which is the plugin ${taken}'s`)
     for (const d of p.def.dependsOn ?? []) {
       if (!byId.has(d)) throw new BootError('PLUGIN_DEPENDENCY_MISSING', `plugin ${p.def.id} depends on ${d}, which is not loaded (add it to PLUGINS)`)
     }

@@ -21,7 +21,7 @@ describe('plugin loading and boot-time checks', () => {
     ['an invalid setting value in the config', { plugins: [G], settings: { 'greetings.suffix': 42 } }, 'SETTING_INVALID', /greetings\.suffix/],
     ['a setting of no loaded plugin', { plugins: [G], settings: { 'nac.est_enabled': true } }, 'SETTING_INVALID', /unknown setting nac\.est_enabled/],
     ['a setting outside the plugin\'s namespaces', { plugins: [`${F}/claim-none`] }, 'PLUGIN_INVALID', /claim-none declares setting nac\.probe_enabled outside its namespaces "claim-none\."/],
-    ['a claim on another plugin\'s setting namespace', { plugins: [G, `${F}/claim-other-plugin`] }, 'PLUGIN_INVALID', /claims the setting namespace "greetings\.", which is the plugin greetings's/],
+    ['a claimed namespace shared with the plugin of that name, redeclaring its key', { plugins: [G, `${F}/claim-other-plugin`] }, 'SETTING_DUPLICATE', /greetings\.suffix is declared twice/],
     ['a claim on the kernel\'s setting namespace', { plugins: [`${F}/claim-kernel-area`] }, 'PLUGIN_INVALID', /declares setting identity\.shadow_admin in the kernel's namespace "identity\."/],
     ['a plugin that is not found', { plugins: ['no-such-plugin'] }, 'PLUGIN_NOT_FOUND', /no-such-plugin/],
     ['a malformed manifest', { plugins: [`${F}/bad-manifest`] }, 'PLUGIN_INVALID', /id must match/],
