@@ -5,10 +5,9 @@
  * the audit trail and the permissions.
  */
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { skipBecause } from '../../../test/kit/skip.js'
+import { type TestApp } from '../../../test/kit/app.js'
 import { children, readRoot, seq, whole } from '../services/der.js'
-import { auditRows, createCa, createTemplate, eapTemplateId, expectError, hasOpenssl, issue, Scratch, uniq } from './helpers.js'
+import { auditRows, createTemplate, expectError, issue, Scratch, uniq, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
 
 describe('pki: certificates', function () {
   this.timeout(120_000)
@@ -17,21 +16,15 @@ describe('pki: certificates', function () {
   let root: any
   let ca: any
   let eap: string
+  let bed: PkiBed
   before(async function () {
-    if (!hasOpenssl()) skipBecause(this, 'openssl is not installed (Debian package openssl)')
-    t = await startTestApp({ plugins: ['pki'], settings: { 'identity.public_url': 'https://nac.example.net' } })
-    s = new Scratch()
-    root = await createCa(t)
-    ca = await createCa(t, { parent_id: root.id, key_algorithm: 'RSA-3072' })
-    s.put('chain.pem', ca.certificate + root.certificate)
-    s.put('root.pem', root.certificate)
+    bed = await startPkiBed(this, { settings: { 'identity.public_url': 'https://nac.example.net' }, issuing: { key_algorithm: 'RSA-3072' } })
+    ;({ t, s, root, ca, eap } = bed)
     s.put('untrusted.pem', ca.certificate)
-    eap = await eapTemplateId(t)
   })
-  after(async () => {
-    await t?.stop()
-    s?.remove()
-  })
+
+  after(() => stopPkiBed(bed))
+
 
   const issuedCount = async () => Number((await t.app.db.knex('pki_certificates').count({ n: '*' }))[0].n)
 

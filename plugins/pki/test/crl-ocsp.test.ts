@@ -9,13 +9,12 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { skipBecause } from '../../../test/kit/skip.js'
+import { type TestApp } from '../../../test/kit/app.js'
 import { coreServices } from '../../../sdk/index.js'
 import { pkiServiceRef } from '../api.js'
 import { Signers } from '../services/ca.js'
 import { OcspResponder } from '../services/ocsp.js'
-import { createCa, eapTemplateId, hasOpenssl, issue, Scratch } from './helpers.js'
+import { createCa, issue, Scratch, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
 
 describe('pki: CRL and OCSP', function () {
   this.timeout(120_000)
@@ -23,21 +22,14 @@ describe('pki: CRL and OCSP', function () {
   let s: Scratch
   let ca: any
   let eap: string
+  let bed: PkiBed
   before(async function () {
-    if (!hasOpenssl()) skipBecause(this, 'openssl is not installed (Debian package openssl)')
-    t = await startTestApp({ plugins: ['pki'] })
-    s = new Scratch()
-    const root = await createCa(t, { key_algorithm: 'RSA-3072' })
-    ca = await createCa(t, { parent_id: root.id, key_algorithm: 'ECDSA-P384' })
-    s.put('ca.pem', ca.certificate)
-    s.put('root.pem', root.certificate)
-    s.put('chain.pem', ca.certificate + root.certificate)
-    eap = await eapTemplateId(t)
+    bed = await startPkiBed(this, { root: { key_algorithm: 'RSA-3072' }, issuing: { key_algorithm: 'ECDSA-P384' } })
+    ;({ t, s, ca, eap } = bed)
   })
-  after(async () => {
-    await t?.stop()
-    s?.remove()
-  })
+
+  after(() => stopPkiBed(bed))
+
 
   const crl = async (format: 'crl' | 'pem', headers: Record<string, string> = {}) => {
     const res = await fetch(`${t.url}/api/v1/public/crl/${ca.id}.${format}`, { headers })

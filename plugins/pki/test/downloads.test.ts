@@ -6,9 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { skipBecause } from '../../../test/kit/skip.js'
-import { auditRows, createCa, eapTemplateId, expectError, hasOpenssl, issue, Scratch } from './helpers.js'
+import { type TestApp } from '../../../test/kit/app.js'
+import { auditRows, expectError, issue, Scratch, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
 
 describe('pki: generated keys and one-time downloads', function () {
   this.timeout(120_000)
@@ -17,20 +16,14 @@ describe('pki: generated keys and one-time downloads', function () {
   let root: any
   let ca: any
   let eap: string
+  let bed: PkiBed
   before(async function () {
-    if (!hasOpenssl()) skipBecause(this, 'openssl is not installed (Debian package openssl)')
-    t = await startTestApp({ plugins: ['pki'] })
-    s = new Scratch()
-    root = await createCa(t)
-    ca = await createCa(t, { parent_id: root.id })
-    s.put('root.pem', root.certificate)
-    s.put('ca.pem', ca.certificate)
-    eap = await eapTemplateId(t)
+    bed = await startPkiBed(this)
+    ;({ t, s, root, ca, eap } = bed)
   })
-  after(async () => {
-    await t?.stop()
-    s?.remove()
-  })
+
+  after(() => stopPkiBed(bed))
+
 
   const generate = async (body: Record<string, unknown> = {}) => {
     const r = await t.admin('POST', '/api/v1/pki/certificates/generate', { body: { ca_id: ca.id, template_id: eap, key_algorithm: 'ECDSA-P256', subject: { CN: 'ap1.example.net' }, san: [{ type: 'dns', value: 'ap1.example.net' }], ...body } })

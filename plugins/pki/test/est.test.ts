@@ -9,9 +9,9 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { auditRows, createCa, createTemplate, expectError, hasOpenssl, Scratch, uniq } from './helpers.js'
+import { auditRows, createTemplate, expectError, Scratch, uniq, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
 
 const PASSWORD = 'Enroll-Device-Pass-42'
 
@@ -24,15 +24,11 @@ describe('pki: EST enrollment (RFC 7030)', function () {
   let template: any
   let member: string
   let outsider: string
+  let bed: PkiBed
   before(async function () {
-    if (!hasOpenssl()) skipBecause(this, 'openssl is not installed (Debian package openssl)')
     if (!existsSync('/usr/bin/curl')) skipBecause(this, 'curl is not installed (Debian package curl)')
-    t = await startTestApp({ plugins: ['pki'] })
-    s = new Scratch()
-    root = await createCa(t)
-    ca = await createCa(t, { parent_id: root.id })
-    s.put('root.pem', root.certificate)
-    s.put('ca.pem', ca.certificate)
+    bed = await startPkiBed(this)
+    ;({ t, s, root, ca } = bed)
     template = await createTemplate(t, { name_patterns: ['*.devices.example.net'], extended_key_usage: ['clientAuth'] })
     const group = await t.admin('POST', '/api/v1/user-groups', { body: { name: uniq('est-devices') } })
     member = uniq('device')
@@ -43,10 +39,8 @@ describe('pki: EST enrollment (RFC 7030)', function () {
     await t.admin('PUT', '/api/v1/settings/pki.est_template_id', { body: { value: template.id } })
     await t.admin('PUT', '/api/v1/settings/pki.est_group_id', { body: { value: group.body.id } })
   })
-  after(async () => {
-    await t?.stop()
-    s?.remove()
-  })
+  after(() => stopPkiBed(bed))
+
 
   const est = (p: string) => `${t.url}/.well-known/est/${p}`
   /** curl as a device runs it (not blocking this process: the server answers from it). */

@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import type { TestApp } from '../../../test/kit/app.js'
+import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { skipBecause } from '../../../test/kit/skip.js'
 import { uniq } from '../../../test/kit/expect.js'
 export { auditRows, expectError, uniq } from '../../../test/kit/expect.js'
 
@@ -100,4 +101,33 @@ export async function issue(t: TestApp, caId: string, templateId: string, csr: s
   const r = await t.admin('POST', '/api/v1/pki/certificates', { body: { ca_id: caId, template_id: templateId, csr } })
   expect(r.status, JSON.stringify(r.body)).to.equal(201)
   return r.body
+}
+
+/** What most pki tests start from: the app with the pki plugin, a root CA and an issuing CA under it. */
+export interface PkiBed {
+  t: TestApp
+  /** Holds root.pem, ca.pem and chain.pem (issuing then root). */
+  s: Scratch
+  root: any
+  ca: any
+  /** The seeded `freeradius-eap-server` template. */
+  eap: string
+}
+
+/** Skips (saying why) without openssl. `root` and `issuing`: CA body fields (key_algorithm …). */
+export async function startPkiBed(ctx: Mocha.Context, o: { settings?: Record<string, unknown>; root?: Record<string, unknown>; issuing?: Record<string, unknown> } = {}): Promise<PkiBed> {
+  if (!hasOpenssl()) skipBecause(ctx, 'openssl is not installed (Debian package openssl)')
+  const t = await startTestApp({ plugins: ['pki'], ...(o.settings ? { settings: o.settings } : {}) })
+  const s = new Scratch()
+  const root = await createCa(t, o.root)
+  const ca = await createCa(t, { parent_id: root.id, ...o.issuing })
+  s.put('root.pem', root.certificate)
+  s.put('ca.pem', ca.certificate)
+  s.put('chain.pem', ca.certificate + root.certificate)
+  return { t, s, root, ca, eap: await eapTemplateId(t) }
+}
+
+export async function stopPkiBed(b: PkiBed | undefined): Promise<void> {
+  await b?.t.stop()
+  b?.s.remove()
 }
