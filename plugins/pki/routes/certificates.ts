@@ -8,8 +8,7 @@ import { regenerateCrl } from '../services/crl.js'
 import { enforceTemplate, issue, readCsr } from '../services/issue.js'
 import { crlValidityHours } from '../settings.js'
 import type { CertificateTable } from '../tables.js'
-import type { PkiContext } from './context.js'
-import { loadTemplate } from './templates.js'
+import { issuerAndTemplate, type PkiContext } from './context.js'
 
 type Row = RowOf<typeof CertificateTable>
 
@@ -83,12 +82,7 @@ export function certificateRoutes(c: PkiContext) {
       handler: async (req) => {
         const b = req.body
         const csr = readCsr(b.csr)
-        const template = await loadTemplate(c.knex, b.template_id)
-        if (!template) throw PkiErrors.templateNotFound({ field: 'template_id' })
-        const ca = await c.signers.get(b.ca_id)
-        if (!ca) throw PkiErrors.caNotFound({ field: 'ca_id' })
-        const now = new Date()
-        if (ca.notAfter <= now || ca.notBefore > now) throw PkiErrors.caExpired({ field: 'ca_id', vars: { from: ca.notBefore.toISOString(), to: ca.notAfter.toISOString() } })
+        const { template, ca, now } = await issuerAndTemplate(c, b)
         enforceTemplate(csr, template)
         const publicUrl = await c.settings.get(identitySettingRefs.publicUrl)
         const issued = issue({ csr, template, ca, publicUrl, now })

@@ -18,8 +18,7 @@ import { generateLeafKey, requestFor } from '../services/generate.js'
 import { enforceTemplate, issue } from '../services/issue.js'
 import { pemBundle, pkcs12 } from '../services/pkcs12.js'
 import { toCertificate } from './certificates.js'
-import type { PkiContext } from './context.js'
-import { loadTemplate } from './templates.js'
+import { issuerAndTemplate, type PkiContext } from './context.js'
 
 const KEY_PURPOSE = 'pki.certificate_key'
 const BUNDLE_PURPOSE = 'pki.download_bundle'
@@ -47,12 +46,7 @@ export function downloadRoutes(c: PkiContext) {
       schema: { body: CertificateGenerate, response: { 201: CertificateResponse } },
       handler: async (req) => {
         const b = req.body
-        const template = await loadTemplate(c.knex, b.template_id)
-        if (!template) throw PkiErrors.templateNotFound({ field: 'template_id' })
-        const ca = await c.signers.get(b.ca_id)
-        if (!ca) throw PkiErrors.caNotFound({ field: 'ca_id' })
-        const now = new Date()
-        if (ca.notAfter <= now || ca.notBefore > now) throw PkiErrors.caExpired({ field: 'ca_id', vars: { from: ca.notBefore.toISOString(), to: ca.notAfter.toISOString() } })
+        const { template, ca, now } = await issuerAndTemplate(c, b)
         const key = await generateLeafKey(b.key_algorithm)
         const request = requestFor(key, b.subject, b.san ?? [])
         enforceTemplate(request, template)
