@@ -106,7 +106,9 @@ export async function runImport(trx: Knex.Transaction, file: CsvFile, o: ImportO
   const rows: RowResult[] = []
   const firstRow = new Map<string, number>()
   for (const row of file.rows) {
-    const r: RowResult = { row: row.row, line: row.line, mac: (row.cells.mac ?? '').slice(0, 64) || null, outcome: 'refused', endpoint_id: null, code: null, field: null, detail: null }
+    const cell = row.cells.mac ?? ''
+    const parsed = parseMac(cell)
+    const r: RowResult = { row: row.row, line: row.line, mac: parsed.ok ? parsed.mac : cell.slice(0, 64) || null, outcome: 'refused', endpoint_id: null, code: null, field: null, detail: null }
     rows.push(r)
     try {
       const p = judge(row, file, groups, owners)
