@@ -11,7 +11,7 @@ describe('nac: endpoint import and export', () => {
   })
   after(async () => t?.stop())
 
-  const importAudits = async () => t.app.db.knex('audit_log').where({ action: 'endpoint.import' }).orderBy('at').select('after')
+  const importAudits = async (): Promise<{ after: any }[]> => t.app.db.knex('audit_log').where({ action: 'endpoint.import' }).orderBy('at').select('after')
 
   describe('import', () => {
     it('atomic by default: one refused row and nothing is written; the report judges every row', async () => {
