@@ -80,6 +80,28 @@ describe('nac: endpoints API', () => {
     expect((await auditRows(t, e.id)).map((a) => a.action)).to.deep.equal(['endpoint.create'])
   })
 
+  it('lets exactly one of concurrent creates of a MAC (in different notations) win; a group delete racing an insert into it never orphans it', async () => {
+    const mac = freshMac()
+    const hex = mac.replace(/:/g, '')
+    const forms = [mac, mac.toUpperCase(), mac.replace(/:/g, '-'), hex, `${hex.slice(0, 4)}.${hex.slice(4, 8)}.${hex.slice(8)}`, `${hex.slice(0, 6)}-${hex.slice(6)}`]
+    const answers = await Promise.all(forms.map((m) => t.admin('POST', '/api/v1/nac/endpoints', { body: { mac: m } })))
+    expect(answers.filter((a) => a.status === 201)).to.have.length(1)
+    for (const a of answers.filter((x) => x.status !== 201)) expectError(a, 409, 'ENDPOINT_MAC_TAKEN', 'mac')
+    for (let i = 0; i < 5; i++) {
+      const g = await createGroup(t)
+      const [ins, del] = await Promise.all([
+        t.admin('POST', '/api/v1/nac/endpoints', { body: { mac: freshMac(), endpoint_group_id: g.id } }),
+        t.admin('DELETE', `/api/v1/nac/endpoint-groups/${g.id}`),
+      ])
+      // Either the endpoint landed first (the delete is refused) or the group went first (the insert is refused).
+      if (ins.status === 201) expectError(del, 409, 'GROUP_IN_USE', 'endpoint_group_id')
+      else {
+        expect(del.status).to.equal(204)
+        expectError(ins, 422, 'REFERENCE_NOT_FOUND', 'endpoint_group_id')
+      }
+    }
+  })
+
   it('answers 404 naming endpoint_id, 422 for a malformed id', async () => {
     for (const m of ['GET', 'PUT', 'DELETE']) {
       const o = m === 'PUT' ? { body: {} } : {}
