@@ -9,7 +9,7 @@
  * under eight real OUIs (vendor from the IEEE registry as the API sets it; a
  * tenth locally administered, no vendor), a description of a few words
  * ("sensor in lab 17", "designer laptop 4211"), 50 groups (a tenth ungrouped),
- * last seen over 90 days, a device type on half. Then ANALYZE.
+ * last seen over 90 days, a device type on half. Then VACUUM ANALYZE.
  *
  * Measured (BENCH_ITERATIONS, default 30; the route and its bound interleaved
  * iteration by iteration; median, p95, min). A request is timed from the
@@ -25,6 +25,7 @@
  * 500, one transaction). Export: the whole table as CSV and xlsx.
  *
  * Figures only: nothing fails on a timing. Run: node --import tsx bench/nac-endpoints.ts
+ * (BENCH_ENDPOINTS, BENCH_ITERATIONS; BENCH_EXPLAIN=1 prints each case's plans).
  */
 import http from 'node:http'
 import type { Knex } from 'knex'
@@ -126,7 +127,8 @@ export async function runNacEndpoints(o: { printMachine?: boolean } = {}): Promi
       }
       await knex('nac_endpoints').insert(rows)
     }
-    await knex.raw('ANALYZE nac_endpoints')
+    // As autovacuum would after a bulk load: the trigram index's pending list flushed, statistics fresh.
+    await knex.raw('VACUUM ANALYZE nac_endpoints')
     await knex.raw('ANALYZE nac_endpoint_groups')
 
     const g = groups[3]
@@ -154,6 +156,12 @@ export async function runNacEndpoints(o: { printMachine?: boolean } = {}): Promi
         })
         api.push(ms)
         bound.push(await replay(clients, st))
+      }
+      if (process.env.BENCH_EXPLAIN) {
+        for (const q of st) {
+          const plan = await clients[0].query(`EXPLAIN (ANALYZE, COSTS OFF) ${q.sql}`, q.bindings as unknown[])
+          console.log(`    ${q.sql.slice(0, 160)}\n${plan.rows.map((r: Record<string, string>) => `      ${r['QUERY PLAN']}`).join('\n')}`)
+        }
       }
       const a = stats(api)
       const s = stats(bound)
