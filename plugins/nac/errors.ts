@@ -23,12 +23,20 @@ export const NacErrors = {
   groupNameNotFound: defineError(422, 'REFERENCE_NOT_FOUND', 'nac:errors.group_name_not_found'),
   /** An import row names an owner that does not exist. */
   ownerNameNotFound: defineError(422, 'REFERENCE_NOT_FOUND', 'nac:errors.owner_name_not_found'),
-  /** An import row is malformed (cell count, a description with control characters or too long). */
-  importRow: defineError(422, 'IMPORT_ROW_INVALID', 'nac:errors.import_row'),
+  /** An import row is malformed: more or fewer cells than the header, a description too long or with control characters. */
+  importRowWidth: defineError(422, 'IMPORT_ROW_INVALID', 'nac:errors.import_row_width'),
+  importRowDescriptionLong: defineError(422, 'IMPORT_ROW_INVALID', 'nac:errors.import_row_description_long'),
+  importRowDescriptionText: defineError(422, 'IMPORT_ROW_INVALID', 'nac:errors.import_row_description_text'),
   /** An import row repeats the MAC of an earlier row (in any notation). */
   importDuplicate: defineError(409, 'DUPLICATE_IN_FILE', 'nac:errors.import_duplicate'),
-  /** The CSV file as a whole cannot be read (not CSV, no header, no `mac` column, an unknown column, too many lines). */
-  importInvalid: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_invalid'),
+  /** The CSV file as a whole cannot be imported (services/csv.ts): one code, a message for each reason. */
+  importNotUtf8: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_not_utf8'),
+  importNotCsv: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_not_csv'),
+  importEmpty: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_empty'),
+  importNoMac: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_no_mac'),
+  importUnknownColumn: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_unknown_column'),
+  importRepeatedColumn: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_repeated_column'),
+  importTooManyRows: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_too_many_rows'),
 } as const
 
 /** The three MAC refusals, by parse reason. */

@@ -38,37 +38,37 @@ export interface CsvFile {
   rows: CsvRow[]
 }
 
-const invalid = (reason: string, vars: Record<string, unknown> = {}) => E.importInvalid({ field: 'body', vars: { reason, ...vars } })
+const invalid = (error: (typeof E)[keyof typeof E], vars: Record<string, unknown> = {}) => error({ field: 'body', vars })
 
 export function readCsv(bytes: Buffer): CsvFile {
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
-    throw invalid('not UTF-8 text')
+    throw invalid(E.importNotUtf8)
   }
   let records: { info: { lines: number }; record: string[] }[]
   try {
     records = parse(text, { bom: true, info: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 16 * 1024 }) as unknown as typeof records
   } catch (e) {
     const err = e as { code?: string; lines?: number }
-    throw invalid(`not CSV (${err.code ?? 'unreadable'}) at line ${err.lines ?? '?'}`)
+    throw invalid(E.importNotCsv, { line: err.lines ?? '?', problem: err.code ?? 'unreadable' })
   }
-  if (!records.length) throw invalid('empty: the first line names the columns (mac, description, endpoint_group, owner)')
+  if (!records.length) throw invalid(E.importEmpty)
   const header = records[0].record.map((h) => h.trim().toLowerCase())
   const seen = new Set<string>()
   const index: Partial<Record<WritableColumn, number>> = {}
   const ignored: string[] = []
   header.forEach((h, i) => {
-    if (seen.has(h)) throw invalid(`column "${h.slice(0, 40)}" twice`)
+    if (seen.has(h)) throw invalid(E.importRepeatedColumn, { column: h.slice(0, 40) })
     seen.add(h)
     if ((WRITABLE_COLUMNS as readonly string[]).includes(h)) index[h as WritableColumn] = i
     else if ((IGNORED_COLUMNS as readonly string[]).includes(h)) ignored.push(h)
-    else throw invalid(`unknown column "${h.slice(0, 40)}" (known: ${[...WRITABLE_COLUMNS, ...IGNORED_COLUMNS].join(', ')})`)
+    else throw invalid(E.importUnknownColumn, { column: h.slice(0, 40), known: [...WRITABLE_COLUMNS, ...IGNORED_COLUMNS].join(', ') })
   })
-  if (index.mac === undefined) throw invalid('no "mac" column')
+  if (index.mac === undefined) throw invalid(E.importNoMac)
   const data = records.slice(1)
-  if (data.length > IMPORT_MAX_ROWS) throw invalid(`${data.length} rows, more than ${IMPORT_MAX_ROWS}`)
+  if (data.length > IMPORT_MAX_ROWS) throw invalid(E.importTooManyRows, { rows: data.length, max: IMPORT_MAX_ROWS })
   const columns = WRITABLE_COLUMNS.filter((c) => index[c] !== undefined)
   return {
     columns,

@@ -213,15 +213,15 @@ async function updateChunk(sp: Knex.Transaction, chunk: { existing: Planned['exi
 
 /** One row's MAC and the values of its given columns, or the refusal of its first bad cell. */
 function judge(row: CsvRow, file: CsvFile, groups: Map<string, string>, owners: Map<string, string>): { mac: string; values: Values } {
-  if (row.width !== file.expectedWidth) throw new Refusal(E.importRow({ field: null, vars: { reason: `${row.width} cells where the header names ${file.expectedWidth}` } }))
+  if (row.width !== file.expectedWidth) throw new Refusal(E.importRowWidth({ field: null, vars: { cells: row.width, expected: file.expectedWidth } }))
   const text = row.cells.mac ?? ''
   const p = parseMac(text)
   if (!p.ok) throw new Refusal(macError(p.reason)({ field: 'mac', vars: { value: text.slice(0, 64) } }))
   const values: Values = {}
   if (row.cells.description !== undefined) {
     const desc = unneutralize(row.cells.description.trim())
-    if (desc.length > 500) throw new Refusal(E.importRow({ field: 'description', vars: { reason: 'description longer than 500 characters' } }))
-    if (!TEXT.test(desc)) throw new Refusal(E.importRow({ field: 'description', vars: { reason: 'description with control or direction characters' } }))
+    if (desc.length > 500) throw new Refusal(E.importRowDescriptionLong({ field: 'description', vars: { max: 500 } }))
+    if (!TEXT.test(desc)) throw new Refusal(E.importRowDescriptionText({ field: 'description' }))
     values.description = desc || null
   }
   if (row.cells.endpoint_group !== undefined) {

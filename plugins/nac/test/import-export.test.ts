@@ -62,6 +62,18 @@ describe('nac: endpoint import and export', () => {
       expect(audit.created.map((x: any) => x.mac).sort()).to.deep.equal([a, b].sort())
     })
 
+    it('speaks the caller\'s language in the report and the file refusals', async () => {
+      const r = await t.req('POST', '/api/v1/nac/endpoints/import', { token: t.adminToken, raw: `mac,description\nff-ff-ff-ff-ff-ff,x\n${freshMac()},"a\u0007"\n${freshMac()}\n`, headers: { 'content-type': 'text/csv', 'accept-language': 'ru' } })
+      expect(r.body.results.map((x: any) => x.detail)).to.deep.equal([
+        'Это групповой (multicast или широковещательный) адрес: первый октет нечётный, с такого адреса оконечные устройства не отправляют кадры.',
+        'В описании есть управляющий символ или символ направления текста.',
+        'В строке 1 ячейка, а заголовок называет 2.',
+      ])
+      const f = await t.req('POST', '/api/v1/nac/endpoints/import', { token: t.adminToken, raw: 'mac,colour\n', headers: { 'content-type': 'text/csv', 'accept-language': 'ru' } })
+      expectError(f, 422, 'IMPORT_INVALID', 'body')
+      expect(f.body.detail).to.match(/^В файле неизвестный столбец «colour»/)
+    })
+
     it('refuses a MAC repeated in the file (any notation) at its second row', async () => {
       const a = freshMac()
       const r = await importCsv(t, `mac\n${a}\n${a.toUpperCase().replace(/:/g, '-')}\n`)
@@ -100,13 +112,13 @@ describe('nac: endpoint import and export', () => {
       const before = await snapshot(t)
       expectError(await importCsv(t, ''), 422, 'BODY_REQUIRED')
       const bad: [string | Buffer, string][] = [
-        ['\uFEFF\r\n', 'empty'],
+        ['\uFEFF\r\n', 'is empty'],
         ['description\nx\n', 'no "mac" column'],
-        ['mac,colour\naa:bb:cc:dd:ee:01,red\n', 'unknown column'],
-        ['mac,MAC\n', 'twice'],
-        [`mac\n"${freshMac()}\n`, 'not CSV'],
-        [Buffer.from([0x6d, 0x61, 0x63, 0x0a, 0xff, 0xfe, 0x0a]), 'UTF-8'],
-        ['mac\n' + Array.from({ length: 10_001 }, () => freshMac()).join('\n'), 'more than 10000'],
+        ['mac,colour\naa:bb:cc:dd:ee:01,red\n', 'unknown column "colour"'],
+        ['mac,MAC\n', '"mac" twice'],
+        [`mac\n"${freshMac()}\n`, 'not CSV (CSV_QUOTE_NOT_CLOSED at line 2'],
+        [Buffer.from([0x6d, 0x61, 0x63, 0x0a, 0xff, 0xfe, 0x0a]), 'not UTF-8'],
+        ['mac\n' + Array.from({ length: 10_001 }, () => freshMac()).join('\n'), '10001 rows, more than 10000'],
       ]
       for (const [body, why] of bad) {
         const r = await importCsv(t, body)
