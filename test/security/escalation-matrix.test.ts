@@ -14,7 +14,7 @@ import { base32Decode, totp } from '../../plugins/mfa/services/totp.js'
 import { startSmtp, type TestSmtp } from '../../plugins/mfa/test/smtp.js'
 import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
-const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki']
+const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac']
 const STRONG_PASSWORD = 'Tr1cky-Escalation-Pass-42'
 const SECURITY_SETTINGS: Record<string, unknown> = {
   'identity.public_url': 'https://attacker.example',

@@ -1,0 +1,102 @@
+/**
+ * The NAC plugin's contract with other plugins: endpoints (MAC addresses) and
+ * endpoint groups. The NAC policy's renderer (MAB allow-lists are endpoint
+ * groups), the profiler and the accounting ingester come later and reach the
+ * implementation through `nacServiceRef`, never the tables.
+ */
+import type { Knex } from 'knex'
+import { createServiceRef, type ReferenceTarget } from '../../sdk/index.js'
+
+export type AuthResult = 'accept' | 'reject'
+
+/** An endpoint: a device on the network, known by its MAC address. */
+export interface Endpoint {
+  id: string
+  /** Canonical: lower-case, colon-separated (`aa:bb:cc:dd:ee:ff`). */
+  mac: string
+  /** The U/L bit: a randomized or virtual address, to which no vendor OUI applies. */
+  locally_administered: boolean
+  /** From the IEEE registry, by the MAC's OUI (MA-L, MA-M or MA-S); null when unassigned, private or locally administered. */
+  vendor: string | null
+  description: string | null
+  owner_user_id: string | null
+  endpoint_group_id: string | null
+  first_seen_at: string | null
+  last_seen_at: string | null
+  last_nas_ip: string | null
+  /** NAS-Port-Id (or NAS-Port) as the switch sent it. */
+  last_nas_port: string | null
+  last_auth_result: AuthResult | null
+  /** From profiling: what the endpoint is, how sure (0–100) and why. Null until profiled. */
+  device_type: string | null
+  device_type_confidence: number | null
+  device_type_reason: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface EndpointGroup {
+  id: string
+  name: string
+  description: string | null
+  created_at: string
+  updated_at: string
+}
+
+/** What the network saw of an endpoint: one authentication or accounting record. */
+export interface EndpointSighting {
+  /** Any accepted notation (a Calling-Station-Id as the switch wrote it). */
+  mac: string
+  /** Default: now. */
+  at?: Date
+  nas_ip?: string | null
+  nas_port?: string | null
+  result?: AuthResult | null
+}
+
+/** What profiling concluded. `device_type: null` clears it. */
+export interface DeviceTypeVerdict {
+  device_type: string | null
+  /** 0–100. */
+  confidence: number | null
+  reason: string | null
+}
+
+type Db = Knex | Knex.Transaction
+
+export interface NacService {
+  /** The canonical form of a MAC in any accepted notation; null when it is none, or a group or all-zero address. */
+  normalizeMac(text: string): string | null
+  /** The IEEE-registered vendor of a MAC (any notation); null when unknown or locally administered. */
+  vendorOf(mac: string): string | null
+  getEndpoint(id: string, db?: Db): Promise<Endpoint | null>
+  /** The endpoint with this MAC, in any notation; null when none (or not a MAC). */
+  findEndpointByMac(mac: string, db?: Db): Promise<Endpoint | null>
+  /** The endpoints of a group, ordered by MAC (a renderer passes its snapshot). */
+  listEndpointsInGroup(groupId: string, db?: Db): Promise<Endpoint[]>
+  /**
+   * Every grouped endpoint's MAC with its group id, ordered by group then MAC: one statement for
+   * all groups (a MAB allow-list renderer), instead of `listEndpointsInGroup` once per group.
+   */
+  groupMembership(db?: Db): Promise<{ mac: string; endpoint_group_id: string }[]>
+  getGroup(id: string, db?: Db): Promise<EndpointGroup | null>
+  /** Every group, ordered by name. */
+  listGroups(db?: Db): Promise<EndpointGroup[]>
+  /**
+   * Records a sighting (for the ingester): creates the endpoint when the MAC is new (first seen
+   * now), else moves last seen and the NAS, port and result given. Not audited: telemetry, like
+   * the log rows it comes from. Throws the API's 422 for a MAC that is not an endpoint's.
+   */
+  recordSighting(s: EndpointSighting, db?: Db): Promise<Endpoint>
+  /** Profiling's verdict for an endpoint (null when there is no such endpoint). The caller audits, when it is a person's act. */
+  setDeviceType(endpointId: string, v: DeviceTypeVerdict, db?: Db): Promise<Endpoint | null>
+  /**
+   * Endpoints and endpoint groups as other plugins reference them (sdk/references.ts): the NAC
+   * policy names endpoint groups (MAB allow-lists) through `endpoint_group`; a `restrict` guard's
+   * reference makes a group's delete answer 409 GROUP_IN_USE naming it. Nobody else touches the
+   * plugin's tables.
+   */
+  references: { endpoint: ReferenceTarget; endpoint_group: ReferenceTarget }
+}
+
+export const nacServiceRef = createServiceRef<NacService>({ id: 'nac.service' })

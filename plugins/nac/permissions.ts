@@ -1,0 +1,15 @@
+import type { LocalizedText } from '../../sdk/index.js'
+
+export const NAC_READ = 'nac.read'
+export const NAC_WRITE = 'nac.write'
+
+export const nacPermissions: Record<string, LocalizedText> = {
+  [NAC_READ]: {
+    en: 'See NAC endpoints (MAC addresses, owners, what the network last saw of them) and endpoint groups, and export the endpoint list.',
+    ru: 'Просмотр оконечных устройств NAC (MAC-адреса, владельцы, что сеть видела о них последним) и групп оконечных устройств, выгрузка списка устройств.',
+  },
+  [NAC_WRITE]: {
+    en: 'Add, change, import and remove NAC endpoints and endpoint groups (which decide, through the NAC policy, what a MAC address may reach).',
+    ru: 'Добавление, изменение, импорт и удаление оконечных устройств NAC и групп оконечных устройств (через политику NAC они решают, куда MAC-адрес получит доступ).',
+  },
+}

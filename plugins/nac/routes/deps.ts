@@ -1,0 +1,15 @@
+import type { Knex } from 'knex'
+import type { AuditService, IdentityService, OwnedReferenceTarget, ReferenceTarget } from '../../../sdk/index.js'
+import type { NacService } from '../api.js'
+
+/** What the plugin's routes share. */
+export interface NacRouteDeps {
+  knex: Knex
+  nac: NacService
+  /** Kernel users, the endpoints' owners (identity.references.user). */
+  users: ReferenceTarget
+  audit: AuditService
+  identity: IdentityService
+  /** The plugin's side of the references others hold: deletes and renames call them. */
+  references: { endpoint: OwnedReferenceTarget; endpoint_group: OwnedReferenceTarget }
+}

@@ -1,0 +1,39 @@
+import { listQuery, Nullable, OptionalText, Paginated, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
+import { ConfigName } from './common.js'
+
+const fields = {
+  name: ConfigName('Unique, case-insensitively. Letters, digits and `. _ -`, starting with a letter or digit: the NAC policy will name the group in the FreeRADIUS configuration.'),
+  description: OptionalText({ maxLength: 500 }),
+}
+
+export const EndpointGroupCreate = Type.Object(fields, { title: 'EndpointGroupCreate', additionalProperties: false })
+
+export const EndpointGroupUpdate = Type.Object(
+  { ...fields, name: Type.Optional(fields.name) },
+  { title: 'EndpointGroupUpdate', additionalProperties: false, description: 'Partial: only the fields given change.' },
+)
+
+export const EndpointGroupResponse = Type.Object(
+  {
+    id: Uuid(),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    endpoint_count: Type.Integer({ minimum: 0, description: 'Endpoints in the group.' }),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  },
+  { title: 'EndpointGroupResponse', additionalProperties: false },
+)
+
+export const EndpointGroupListResponse = Paginated(EndpointGroupResponse, 'EndpointGroupListResponse')
+
+export const EndpointGroupParams = Type.Object({ endpoint_group_id: Uuid() }, { additionalProperties: false })
+
+export const EndpointGroupListQuery = listQuery({
+  maxPerPage: 100,
+  defaultPerPage: 20,
+  sortBy: ['name', 'created_at', 'updated_at'] as const,
+})
+
+export type EndpointGroupCreate = Static<typeof EndpointGroupCreate>
+export type EndpointGroupUpdate = Static<typeof EndpointGroupUpdate>
