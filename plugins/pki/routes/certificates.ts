@@ -8,7 +8,8 @@ import { regenerateCrl } from '../services/crl.js'
 import { enforceTemplate, issue, readCsr } from '../services/issue.js'
 import { crlValidityHours } from '../settings.js'
 import type { CertificateTable } from '../tables.js'
-import { issuerAndTemplate, type PkiContext } from './context.js'
+import type { PkiContext } from './context.js'
+import { issuerAndTemplate } from './issuer.js'
 
 type Row = RowOf<typeof CertificateTable>
 
