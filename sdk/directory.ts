@@ -38,7 +38,7 @@ export const directorySettingRefs = {
     'directory.group_base_dn',
     Nullable(Type.String({ maxLength: 1024 })),
     null,
-    'Where the daemons search the groups a directory user is a member of (subtree, attribute member or uniqueMember), for user groups mapped to a directory group (directory_group_dn); null: directory.user_base_dn.',
+    'Where the daemons search the groups a directory user is a member of (subtree, groups whose attribute member lists the entry), for user groups mapped to a directory group (directory_group_dn); null: directory.user_base_dn.',
     { security: true },
   ),
   userAttribute: defineSetting(

@@ -16,7 +16,7 @@ const directoryGroupDn = () =>
       maxLength: 1024,
       pattern: DIRECTORY_DN,
       description:
-        'The DN of a directory group (e.g. cn=netops,ou=groups,dc=example,dc=org): directory users the directory lists as its members (attribute member or uniqueMember) are members of this group too, for the AAA policy on the daemons. Compared without regard to case; write it as the directory does (no spaces after the commas). Gives no roles: the API\'s permissions come from the local memberships only. Null: no mapping. docs/directory.md.',
+        'The DN of a directory group (e.g. cn=netops,ou=groups,dc=example,dc=org): directory users the directory lists as its members (attribute member of the group, or memberOf of the entry) are members of this group too, for the AAA policy on the daemons. Compared without regard to case; write it as the directory does (no spaces after the commas). Gives no roles: the API\'s permissions come from the local memberships only. Null: no mapping. docs/directory.md.',
     }),
   )
 

@@ -8,7 +8,7 @@
  *   is the domain sidecar's job, through ntlm_auth, not built);
  * - the reader account (directory.bind_dn) finds the entry by `(<user_attribute>=<User-Name>)` under
  *   directory.user_base_dn (rlm_ldap escapes the name, RFC 4515: `*)(uid=*` finds nobody), and reads
- *   the groups listing the entry (member or uniqueMember under directory.group_base_dn, and the
+ *   the groups listing the entry (attribute member under directory.group_base_dn, and the
  *   entry's memberOf: Active Directory) only when a user group maps a directory group;
  * - `Auth-Type LDAP` binds as that entry with the password typed (`portcullis/directory-authenticate`);
  * - each user group mapped to a directory group the entry is listed in adds its principal key to
@@ -172,7 +172,7 @@ export function directoryFiles(input: FreeradiusConfigInput, c: CompiledPolicy):
     `${T}${T}base_dn = ${literal(d.groupBaseDn ?? d.userBaseDn, 'setting directory.group_base_dn')}`,
     `${T}${T}scope = 'sub'`,
     `${T}${T}filter = '(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames)(objectClass=group))'`,
-    `${T}${T}membership_filter = "(|(member=%{control:LDAP-UserDn})(uniqueMember=%{control:LDAP-UserDn}))"`,
+    `${T}${T}membership_filter = "(member=%{control:LDAP-UserDn})"`,
     `${T}${T}membership_attribute = 'memberOf'`,
     `${T}${T}# The groups are read at each login only while a rule names a mapped user group.`,
     `${T}${T}cacheable_dn = '${groups ? 'yes' : 'no'}'`,

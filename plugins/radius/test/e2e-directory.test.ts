@@ -109,7 +109,7 @@ describe('radius: directory users through rlm_ldap, enforced by FreeRADIUS', fun
     expect(lab.daemon!.output()).to.match(/portcullis_directory.*(Can't contact LDAP server|connect|Connection)/i)
     expect((await lab.pap('alice', lab.pw.alice)).code).to.equal('Access-Accept')
     await ldap.start()
-    let code = ''
+    let code: string | null = ''
     for (let i = 0; i < 20 && code !== 'Access-Accept'; i++) {
       if (i) await sleep(500)
       code = (await lab.pap('dirk', DIRK.password)).code
