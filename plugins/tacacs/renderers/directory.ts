@@ -130,7 +130,9 @@ export function directoryMavisLines(d: TacPlusNgDirectory, users: DirectoryUser[
     `${T}${tacComment('Only the directory users with network login, each with the rest of their profile; anyone else is not found')}`,
     `${T}script in = {`,
     ...directoryUsers.map((u) => `${T}${T}if ($USER == ${tacString(u.username)}) { set $TACPROFILE = ${tacString(profileOf(u, groupIdent))} continue }`),
-    `${T}${T}skip`,
+    // Answered here, not found: no later module, no directory lookup.
+    `${T}${T}set $RESULT = "NAK"`,
+    `${T}${T}return`,
     `${T}}`,
     `${T}${tacComment('Group DNs lower-cased: the names of the directory groups declared after the user groups')}`,
     `${T}script out = {`,
