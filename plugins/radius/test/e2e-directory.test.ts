@@ -93,10 +93,21 @@ describe('radius: directory users through rlm_ldap, enforced by FreeRADIUS', fun
     expect((await lab.pap('alice', 'not-alice-local-pass')).code).to.equal('Access-Reject')
   })
 
-  it('refuses CHAP and MS-CHAP for a directory user, saying why', async () => {
+  it('refuses CHAP and MS-CHAP for a directory user, saying why; the policy test agrees and says what it cannot know', async () => {
     const r = await lab.chap('dirk', DIRK.password)
     expect(r.code, r.raw).to.equal('Access-Reject')
     expect(lab.lastAuth().rejectReason).to.equal('directory_pap_only')
+    const test = async (method?: string) => {
+      const res = await lab.t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol: 'radius', username: 'dirk', nas_ip: '127.0.0.1', ...(method ? { method } : {}) } })
+      expect(res.status, JSON.stringify(res.body)).to.equal(200)
+      return res.body
+    }
+    const chap = await test('chap')
+    expect(chap.decision).to.equal('deny')
+    expect(chap.reason).to.include('not supported for directory user dirk')
+    // PAP: the directory decides the password, and the mapped group is the directory's to say at login.
+    const pap = await test()
+    expect(pap.reason).to.include('dirk is a directory user: the test used the local user groups only')
   })
 
   it('fails closed while the directory is down, saying so in radius.log, and accepts again once it is back; local users unaffected', async () => {

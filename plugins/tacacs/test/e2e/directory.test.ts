@@ -63,7 +63,7 @@ for (const lockout of [false, true]) {
       await setSetting(t, 'directory.group_base_dn', GROUPS_DN)
       await setSetting(t, 'directory.timeout_seconds', 2)
       const device = await created(t, '/api/v1/devices', { name: 'dir-sw', address: FROM, tacacs_key: KEY })
-      const admin = await created(t, '/api/v1/tacacs/profiles', { name: 'dir-admin', privilege_level: 15, default_action: 'permit' })
+      const admin = await created(t, '/api/v1/tacacs/profiles', { name: 'dir-admin', privilege_level: 15, default_action: 'permit', enable_mode: 'login' })
       const ops = await created(t, '/api/v1/user-groups', { name: 'dir-netops', directory_group_dn: `CN=NetOps,${GROUPS_DN}` })
       const locals = await created(t, '/api/v1/user-groups', { name: 'dir-locals' })
       await created(t, RULES, { name: 'netops-sw', who: { group_id: ops.id }, where: { device_id: device.id }, tacacs_profile_id: admin.id, position: 0 })
@@ -94,7 +94,7 @@ for (const lockout of [false, true]) {
       if (lockout) expect(config.indexOf('mavis module = tacauth_limit')).to.be.lessThan(config.indexOf('mavis_tacplus-ng_ldap.pl'))
     })
 
-    it('PAP and ASCII pass with the directory password and fail with a wrong one; the mapped group grants the rule at authorization', async () => {
+    it('PAP, ASCII and enable pass with the directory password and fail with a wrong one; the mapped group grants the rule at authorization', async () => {
       expect(await pap('dirk', DIRK.password)).to.equal(true)
       expect(await ascii('dirk', DIRK.password)).to.equal(true)
       expect(await pap('dirk', 'Dirk-Directory-Pass-2')).to.equal(false)
@@ -103,6 +103,9 @@ for (const lockout of [false, true]) {
       const a = await shell('dirk')
       expect(a.permitted, JSON.stringify(a)).to.equal(true)
       expect(a.args).to.include('priv-lvl=15')
+      // enable_mode login: the directory password again, through the directory.
+      expect((await client().enable('dirk', DIRK.password)).pass).to.equal(true)
+      expect((await client().enable('dirk', 'Dirk-Directory-Pass-2')).pass).to.equal(false)
     })
 
     it('the mapped group decides: a directory user not listed in it matches no rule', async () => {
