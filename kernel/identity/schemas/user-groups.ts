@@ -6,9 +6,9 @@ const roleIds = () =>
 
 /**
  * A distinguished name as the directory writes it (RFC 4514): attribute=value pairs separated by commas. No
- * control characters, no `"` (the daemons' configurations quote it), compared without regard to case.
+ * control characters, no `"`, `\\`, `%` or `$` (the daemons' configurations quote and expand), compared without regard to case.
  */
-export const DIRECTORY_DN = '^[A-Za-z][A-Za-z0-9-]*=[^\\u0000-\\u001f\\u007f"]+$'
+export const DIRECTORY_DN = '^[A-Za-z][A-Za-z0-9-]*=[^\\u0000-\\u001f\\u007f"\\\\%$]+$'
 const directoryGroupDn = () =>
   Nullable(
     Type.String({
@@ -16,7 +16,7 @@ const directoryGroupDn = () =>
       maxLength: 1024,
       pattern: DIRECTORY_DN,
       description:
-        'The DN of a directory group (e.g. cn=netops,ou=groups,dc=example,dc=org): directory users the directory lists as its members (attribute member of the group, or memberOf of the entry) are members of this group too, for the AAA policy on the daemons. Compared without regard to case; write it as the directory does (no spaces after the commas). Gives no roles: the API\'s permissions come from the local memberships only. Null: no mapping. docs/directory.md.',
+        'The DN of a directory group (e.g. cn=netops,ou=groups,dc=example,dc=org): directory users the directory lists as its members (attribute member of the group, or memberOf of the entry) are members of this group too, for the AAA policy on the daemons. Compared without regard to case; write it as the directory does (no spaces after the commas); no `"`, `\\`, `%` or `$`. Gives no roles: the API\'s permissions come from the local memberships only. Null: no mapping. docs/directory.md.',
     }),
   )
 
