@@ -97,6 +97,9 @@ describe('radius: directory users through rlm_ldap, enforced by FreeRADIUS', fun
     const r = await lab.chap('dirk', DIRK.password)
     expect(r.code, r.raw).to.equal('Access-Reject')
     expect(lab.lastAuth().rejectReason).to.equal('directory_pap_only')
+    const ms = await lab.mschap('dirk', 'wrong')
+    expect(ms.code, ms.raw).to.equal('Access-Reject')
+    expect(lab.lastAuth().rejectReason).to.equal('directory_pap_only')
     const test = async (method?: string) => {
       const res = await lab.t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol: 'radius', username: 'dirk', nas_ip: '127.0.0.1', ...(method ? { method } : {}) } })
       expect(res.status, JSON.stringify(res.body)).to.equal(200)
