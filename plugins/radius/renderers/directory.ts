@@ -23,7 +23,8 @@
  * The reader's password is written only into `mods-enabled/portcullis_directory`, mode 0600 (0640 for
  * the daemon's group on disk, as clients.conf), single-quoted: nothing in it is expanded.
  */
-import type { FreeradiusConfigInput } from './input.js'
+import type { FreeradiusConfigInput, FreeradiusDirectory } from './input.js'
+export type { FreeradiusDirectory } from './input.js'
 import type { CompiledPolicy } from './policy.js'
 import { FreeradiusRenderError, HEADER, refusal, T } from './syntax.js'
 import { DIRECTORY, PRINCIPALS } from './users.js'
@@ -33,19 +34,6 @@ export const LDAP_INSTANCE = 'portcullis_directory'
 const GROUPS = `${LDAP_INSTANCE}-LDAP-Group`
 const CA_FILE = 'portcullis/directory-ca.pem'
 
-export interface FreeradiusDirectory {
-  url: string
-  startTls: boolean
-  caCertificate: string | null
-  bindDn: string | null
-  bindPassword: string | null
-  userBaseDn: string
-  groupBaseDn: string | null
-  userAttribute: string
-  timeoutSeconds: number
-  /** The user groups mapped to a directory group (id, DN). */
-  groups: { id: string; dn: string }[]
-}
 
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const LITERAL = /^[^\u0000-\u001f\u007f]*$/

@@ -6,7 +6,6 @@
 import type { DaemonAccount, NetworkLoginRefusal, NetworkUser } from '../../../sdk/index.js'
 import type { Device, DeviceGroup } from '../../inventory/api.js'
 import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
-import type { FreeradiusDirectory } from './directory.js'
 
 export interface FreeradiusConfigInput {
   listen: { address: string; authPort: number; acctPort: number }
@@ -30,4 +29,19 @@ export interface FreeradiusConfigInput {
   directory?: FreeradiusDirectory | null
   /** The rules in evaluation order; null when no policy source is registered (everyone is rejected). */
   rules: RadiusPolicyRule[] | null
+}
+
+/** The directory (settings directory.*) as renderers/directory.ts writes it for rlm_ldap. */
+export interface FreeradiusDirectory {
+  url: string
+  startTls: boolean
+  caCertificate: string | null
+  bindDn: string | null
+  bindPassword: string | null
+  userBaseDn: string
+  groupBaseDn: string | null
+  userAttribute: string
+  timeoutSeconds: number
+  /** The user groups mapped to a directory group (id, DN). */
+  groups: { id: string; dn: string }[]
 }
