@@ -130,4 +130,11 @@ describe('radius: directory users through rlm_ldap, enforced by FreeRADIUS', fun
     }
     expect(code).to.equal('Access-Accept')
   })
+
+  it('never writes the reader password to a log (not even the -xx debug output), nor a user password to the JSON lines', () => {
+    // The tests run FreeRADIUS with -xx, whose request dump shows User-Password; a deployed daemon runs without it.
+    expect(lab.daemon!.output()).to.not.include(READER.password)
+    const rows = lab.logRecords('auth').map((r) => JSON.stringify(r)).join('\n')
+    for (const secret of [READER.password, DIRK.password, DORA.password]) expect(rows).to.not.include(secret)
+  })
 })

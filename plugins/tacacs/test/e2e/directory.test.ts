@@ -144,5 +144,11 @@ for (const lockout of [false, true]) {
       }
       expect(ok).to.equal(true)
     })
+
+    it('never writes the reader password or a user password to its logs', () => {
+      const dir = path.join(t.dataDir, 'logs', 'tacacs')
+      const logs = readdir(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n') + daemon!.output()
+      for (const secret of [READER.password, DIRK.password, DORA.password]) expect(logs).to.not.include(secret)
+    })
   })
 }
