@@ -138,3 +138,62 @@ describe('radius: directory users through rlm_ldap, enforced by FreeRADIUS', fun
     for (const secret of [READER.password, DIRK.password, DORA.password]) expect(rows).to.not.include(secret)
   })
 })
+
+describe('radius: directory users over TLS (ldaps:// and StartTLS), enforced by FreeRADIUS', function () {
+  this.timeout(180_000)
+  let lab: RadiusLab
+  let ldap: Slapd
+  let other: Slapd
+
+  before(async function () {
+    const missing = !FREERADIUS_PRESENT ? FREERADIUS_SKIP : !existsSync(RLM_LDAP) ? `${RLM_LDAP} not found (Debian package freeradius-ldap)` : !slapdBinary() ? SLAPD_SKIP : null
+    if (missing) {
+      console.log(`      skipped: ${missing}`)
+      return this.skip()
+    }
+    ldap = await startSlapd([DIRK], { tls: true })
+    // Another CA, which did not sign the server's certificate.
+    other = await startSlapd([], { tls: true })
+    lab = await RadiusLab.open()
+    const t = lab.t
+    const set = async (key: string, value: unknown) => expect((await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })).status, key).to.equal(200)
+    await set('directory.bind_dn', READER.dn)
+    await set('directory.bind_password', READER.password)
+    await set('directory.user_base_dn', PEOPLE_DN)
+    await set('directory.timeout_seconds', 2)
+    const r = await t.admin('POST', '/api/v1/users', { body: { username: 'dirk', source: 'directory', network_login: true, group_ids: [lab.users.alice.group_ids[0]] } })
+    expect(r.status, JSON.stringify(r.body)).to.equal(201)
+  })
+  after(async () => {
+    await lab?.close()
+    await ldap?.destroy()
+    await other?.destroy()
+  })
+
+  const configure = async (s: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(s)) expect((await lab.t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })).status, key).to.equal(200)
+    await lab.deploy()
+  }
+
+  it('ldaps:// with the directory CA: accepted; the CA is written into the release', async () => {
+    await configure({ 'directory.url': ldap.ldapsUrl, 'directory.start_tls': false, 'directory.ca_certificate': ldap.caPem })
+    expect(readFileSync(path.join(lab.release, 'portcullis/directory-ca.pem'), 'utf8')).to.equal(ldap.caPem!.replace(/\n*$/, '\n'))
+    const r = await lab.pap('dirk', DIRK.password)
+    expect(r.code, r.raw).to.equal('Access-Accept')
+    expect((await lab.pap('dirk', 'wrong-password-1')).code).to.equal('Access-Reject')
+  })
+
+  it('StartTLS with the directory CA: accepted', async () => {
+    await configure({ 'directory.url': ldap.url, 'directory.start_tls': true, 'directory.ca_certificate': ldap.caPem })
+    expect((await lab.pap('dirk', DIRK.password)).code).to.equal('Access-Accept')
+  })
+
+  it('another CA: the server is refused before any password is sent (directory_unavailable), over ldaps:// and StartTLS', async () => {
+    await configure({ 'directory.url': ldap.ldapsUrl, 'directory.start_tls': false, 'directory.ca_certificate': other.caPem })
+    expect((await lab.pap('dirk', DIRK.password)).code).to.equal('Access-Reject')
+    expect(lab.lastAuth().rejectReason).to.equal('directory_unavailable')
+    await configure({ 'directory.url': ldap.url, 'directory.start_tls': true, 'directory.ca_certificate': other.caPem })
+    expect((await lab.pap('dirk', DIRK.password)).code).to.equal('Access-Reject')
+    expect(lab.lastAuth().rejectReason).to.equal('directory_unavailable')
+  })
+})

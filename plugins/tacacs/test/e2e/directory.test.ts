@@ -152,3 +152,77 @@ for (const lockout of [false, true]) {
     })
   })
 }
+
+describe('tacacs e2e: directory users on tac_plus-ng over TLS (ldaps:// and StartTLS)', function () {
+  this.timeout(180_000)
+  let t: TestApp
+  let ldap: Slapd
+  let other: Slapd
+  let daemon: RunningTacPlusNg | undefined
+  let port = 0
+
+  const current = () => path.join(t.dataDir, 'releases', 'tac_plus-ng', 'current')
+  async function configure(s: Record<string, unknown>): Promise<void> {
+    for (const [k, v] of Object.entries(s)) await setSetting(t, k, v)
+    await daemon?.stop()
+    const r = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'tac_plus-ng', comment: 'directory tls e2e' } })
+    expect(r.status, JSON.stringify(r.body)).to.equal(201)
+    daemon = await startTacPlusNg({ configFile: path.join(current(), 'tac_plus-ng.cfg'), port, mkdirs: [path.join(t.dataDir, 'logs', 'tacacs')] })
+  }
+
+  before(async function () {
+    const missing = !tacPlusNgBinary() ? TAC_PLUS_NG_SKIP : !slapdBinary() ? SLAPD_SKIP : !hasNetLdap() ? 'Perl Net::LDAP not found (Debian package libnet-ldap-perl)' : null
+    if (missing) {
+      console.log(`      skipped: ${missing}`)
+      return this.skip()
+    }
+    ldap = await startSlapd([DIRK], { tls: true })
+    other = await startSlapd([], { tls: true })
+    t = await startTestApp({ plugins: PLUGINS })
+    port = await freePort()
+    await setSetting(t, 'tacacs.listen_address', '127.0.0.1')
+    await setSetting(t, 'tacacs.listen_port', port)
+    await setSetting(t, 'directory.bind_dn', READER.dn)
+    await setSetting(t, 'directory.bind_password', READER.password)
+    await setSetting(t, 'directory.user_base_dn', PEOPLE_DN)
+    await setSetting(t, 'directory.timeout_seconds', 2)
+    const device = await created(t, '/api/v1/devices', { name: 'tls-sw', address: FROM, tacacs_key: KEY })
+    const p = await created(t, '/api/v1/tacacs/profiles', { name: 'tls-p', privilege_level: 15, default_action: 'permit' })
+    const u = await created(t, '/api/v1/users', { username: 'dirk', source: 'directory', network_login: true })
+    await created(t, RULES, { name: 'dirk-sw', who: { user_id: u.id }, where: { device_id: device.id }, tacacs_profile_id: p.id, position: 0 })
+  })
+  after(async () => {
+    await daemon?.stop()
+    await t?.stop()
+    await ldap?.destroy()
+    await other?.destroy()
+  })
+
+  const pap = async (u: string, pw: string) => (await new TacacsClient({ host: '127.0.0.1', port, key: KEY, localAddress: FROM, timeoutMs: 8000 }).authenticatePap(u, pw)).pass
+
+  it('ldaps:// with the directory CA: PAP passes, a wrong password fails; the CA is written into the release', async () => {
+    await configure({ 'directory.url': ldap.ldapsUrl, 'directory.start_tls': false, 'directory.ca_certificate': ldap.caPem })
+    expect(readFileSync(path.join(current(), 'directory-ca.pem'), 'utf8')).to.equal(ldap.caPem!.replace(/\n*$/, '\n'))
+    expect(await pap('dirk', DIRK.password)).to.equal(true)
+    expect(await pap('dirk', 'wrong-password-1')).to.equal(false)
+  })
+
+  it('StartTLS with the directory CA: PAP passes', async () => {
+    await configure({ 'directory.url': ldap.url, 'directory.start_tls': true, 'directory.ca_certificate': ldap.caPem })
+    expect(await pap('dirk', DIRK.password)).to.equal(true)
+  })
+
+  it('another CA: refused, over ldaps:// and StartTLS', async () => {
+    const lastLine = () => {
+      const dir = path.join(t.dataDir, 'logs', 'tacacs')
+      return readFileSync(path.join(dir, readdir(dir).filter((f) => f.startsWith('authentication')).sort().at(-1)!), 'utf8').trim().split('\n').at(-1)!
+    }
+    await configure({ 'directory.url': ldap.ldapsUrl, 'directory.start_tls': false, 'directory.ca_certificate': other.caPem })
+    expect(await pap('dirk', DIRK.password)).to.equal(false)
+    // The backend could not use the server: an error, never a password check.
+    expect(lastLine()).to.include('backend error')
+    await configure({ 'directory.url': ldap.url, 'directory.start_tls': true, 'directory.ca_certificate': other.caPem })
+    expect(await pap('dirk', DIRK.password)).to.equal(false)
+    expect(lastLine()).to.include('TLS negotiation failed')
+  })
+})
