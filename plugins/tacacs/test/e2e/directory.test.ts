@@ -145,6 +145,18 @@ for (const lockout of [false, true]) {
       expect(ok).to.equal(true)
     })
 
+    if (lockout) {
+      it("counts a directory user's wrong passwords: locked out at the threshold, and an administrator's clear lets them in at the next deploy", async () => {
+        for (let i = 0; i < 5; i++) expect(await pap('dirk', `wrong-${i}`)).to.equal(false)
+        expect(await pap('dirk', DIRK.password), 'locked out').to.equal(false)
+        const id = (await t.admin('GET', '/api/v1/users?search=dirk')).body.items.find((u: { username: string }) => u.username === 'dirk').id
+        expect((await t.admin('POST', `/api/v1/users/${id}/lockout/clear`, { body: {} })).status).to.equal(200)
+        await deployAndRun()
+        expect(readFileSync(path.join(current(), 'tac_plus-ng.cfg'), 'utf8')).to.match(/if \(\$USER == "dirk"\) set \$CUSTOM_0 = "cleared \d+"/)
+        expect(await pap('dirk', DIRK.password)).to.equal(true)
+      })
+    }
+
     it('never writes the reader password or a user password to its logs', () => {
       const dir = path.join(t.dataDir, 'logs', 'tacacs')
       const logs = readdir(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n') + daemon!.output()
