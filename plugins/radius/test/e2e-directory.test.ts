@@ -131,6 +131,20 @@ describe('radius: directory users through rlm_ldap, enforced by FreeRADIUS', fun
     expect(code).to.equal('Access-Accept')
   })
 
+  it("a directory user's local user groups and expiry apply too", async () => {
+    const admins = lab.users.alice.group_ids[0]
+    const dora = (await lab.t.admin('GET', '/api/v1/users?search=dora')).body.items.find((u: { username: string }) => u.username === 'dora')
+    expect((await lab.t.admin('PUT', `/api/v1/users/${dora.id}`, { body: { group_ids: [admins] } })).status).to.equal(200)
+    await lab.deploy()
+    const ok = await lab.pap('dora', DORA.password)
+    expect(ok.code, ok.raw).to.equal('Access-Accept')
+    expect(lab.lastAuth().ruleName).to.equal('admins-core')
+    expect((await lab.t.admin('PUT', `/api/v1/users/${dora.id}`, { body: { expires_at: new Date(Date.now() - 60_000).toISOString() } })).status).to.equal(200)
+    await lab.deploy()
+    expect((await lab.pap('dora', DORA.password)).code).to.equal('Access-Reject')
+    expect(lab.lastAuth().rejectReason).to.equal('expired')
+  })
+
   it('never writes the reader password to a log (not even the -xx debug output), nor a user password to the JSON lines', () => {
     // The tests run FreeRADIUS with -xx, whose request dump shows User-Password; a deployed daemon runs without it.
     expect(lab.daemon!.output()).to.not.include(READER.password)

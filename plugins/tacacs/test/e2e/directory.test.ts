@@ -157,6 +157,19 @@ for (const lockout of [false, true]) {
       })
     }
 
+    it("a directory user's local user groups and expiry apply too (TACPROFILE)", async () => {
+      const users = (await t.admin('GET', '/api/v1/users?search=dora')).body.items
+      const dora = users.find((u: { username: string }) => u.username === 'dora')
+      const locals = (await t.admin('GET', '/api/v1/user-groups?search=dir-locals')).body.items[0]
+      expect((await t.admin('PUT', `/api/v1/users/${dora.id}`, { body: { group_ids: [locals.id] } })).status).to.equal(200)
+      await deployAndRun()
+      expect(readFileSync(path.join(current(), 'tac_plus-ng.cfg'), 'utf8')).to.include('if ($USER == "dora") { set $TACPROFILE = "{ member = \\"dir-locals\\" }" continue }')
+      expect(await pap('dora', DORA.password), 'through the local group').to.equal(true)
+      expect((await t.admin('PUT', `/api/v1/users/${dora.id}`, { body: { expires_at: new Date(Date.now() - 60_000).toISOString() } })).status).to.equal(200)
+      await deployAndRun()
+      expect(await pap('dora', DORA.password), 'expired').to.equal(false)
+    })
+
     it('never writes the reader password or a user password to its logs', () => {
       const dir = path.join(t.dataDir, 'logs', 'tacacs')
       const logs = readdir(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n') + daemon!.output()
