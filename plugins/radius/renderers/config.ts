@@ -41,7 +41,7 @@ import { createHash } from 'node:crypto'
 import path from 'node:path'
 import type { Knex } from 'knex'
 import { freeradiusLogModules } from '../../../sdk/logs/freeradius.js'
-import { directorySettingRefs as D, identitySettingRefs } from '../../../sdk/index.js'
+import { identitySettingRefs } from '../../../sdk/index.js'
 import type { ConfigRenderer, DaemonAccount, DaemonCheck, IdentityService, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
 import type { InventoryService } from '../../inventory/api.js'
 import type { RadiusPolicySource, RadiusService } from '../api.js'
@@ -53,7 +53,7 @@ import { LOOKUP_MODULES, replies, rulesTable } from './lookup.js'
 import { mschapv1, SITE } from './site.js'
 import { login, refused, verifiers } from './users.js'
 import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
-import { directoryAuthenticate, directoryAuthorize, directoryFiles, type FreeradiusDirectory } from './directory.js'
+import { directoryAuthenticate, directoryAuthorize, directoryFiles, readDirectory } from './directory.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
 
@@ -303,24 +303,6 @@ export function freeradiusCleartextIn(files: { path: string; content: string }[]
   return out
 }
 
-/** The directory as the settings say (docs/directory.md), with the user groups mapped to a directory group; null: directory.url is null. */
-async function directoryOf(d: FreeradiusRendererDeps, snapshot: Knex.Transaction): Promise<FreeradiusDirectory | null> {
-  const url = await d.settings.get(D.url, snapshot)
-  if (url === null) return null
-  return {
-    url,
-    startTls: await d.settings.get(D.startTls, snapshot),
-    caCertificate: await d.settings.get(D.caCertificate, snapshot),
-    bindDn: await d.settings.get(D.bindDn, snapshot),
-    bindPassword: await d.settings.get(D.bindPassword, snapshot),
-    userBaseDn: await d.settings.get(D.userBaseDn, snapshot),
-    groupBaseDn: await d.settings.get(D.groupBaseDn, snapshot),
-    userAttribute: await d.settings.get(D.userAttribute, snapshot),
-    timeoutSeconds: await d.settings.get(D.timeoutSeconds, snapshot),
-    groups: (await d.identity.userGroups(snapshot)).flatMap((g) => (g.directory_group_dn ? [{ id: g.id, dn: g.directory_group_dn }] : [])),
-  }
-}
-
 export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRenderer => ({
   id: 'radius.freeradius',
   daemon: 'freeradius',
@@ -341,7 +323,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
     const source = d.policySource()
     const rules = source ? await source.listRules(snapshot) : null
     const lockout = { threshold: await d.settings.get(identitySettingRefs.lockoutThreshold, snapshot), seconds: await d.settings.get(identitySettingRefs.lockoutSeconds, snapshot) }
-    const directory = await directoryOf(d, snapshot)
+    const directory = await readDirectory(d.settings, d.identity, snapshot)
     return buildFreeradiusConfig({
       listen: { address, authPort, acctPort },
       logDirectory: logDirectoryOf(d),

@@ -23,6 +23,8 @@
  * The reader's password is written only into `mods-enabled/portcullis_directory`, mode 0600 (0640 for
  * the daemon's group on disk, as clients.conf), single-quoted: nothing in it is expanded.
  */
+import type { Knex } from 'knex'
+import { directorySettingRefs as D, type IdentityService, type SettingsService } from '../../../sdk/index.js'
 import type { FreeradiusConfigInput, FreeradiusDirectory } from './input.js'
 export type { FreeradiusDirectory } from './input.js'
 import type { CompiledPolicy } from './policy.js'
@@ -37,10 +39,16 @@ const CA_FILE = 'portcullis/directory-ca.pem'
 
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const LITERAL = /^[^\u0000-\u001f\u007f]*$/
-/** A value as a single-quoted configuration string: read as written, never expanded (`\` and `'` escaped). */
+/**
+ * A value as a single-quoted configuration string, never expanded (`${…}`, `$ENV{…}` and `%{…}` stay text).
+ * The configuration reader (3.2.1, checked with `radiusd -XC`) takes a backslash and the character after it
+ * together, keeping both, except `\'`, which is the quote: so `'` is written `\'` and a backslash as it is.
+ * An odd run of backslashes right before a `'` or at the end cannot be written (the last one would take the quote).
+ */
 function literal(value: string, what: string): string {
   if (!LITERAL.test(value)) throw new FreeradiusRenderError(`${what} holds a control character`)
-  return `'${value.replace(/[\\']/g, (c) => '\\' + c)}'`
+  if (/(^|[^\\])(\\\\)*\\('|$)/.test(value)) throw new FreeradiusRenderError(`${what} holds a backslash right before a quote or at its end, which FreeRADIUS's configuration cannot hold`)
+  return `'${value.replace(/'/g, "\\'")}'`
 }
 
 const ATTRIBUTE = /^[A-Za-z][A-Za-z0-9-]{0,63}$/
@@ -202,4 +210,22 @@ export function directoryFiles(input: FreeradiusConfigInput, c: CompiledPolicy):
   const files = [{ path: `mods-enabled/${LDAP_INSTANCE}`, content: lines.join('\n'), mode: 0o600 }]
   if (d.caCertificate) files.push({ path: CA_FILE, content: d.caCertificate.endsWith('\n') ? d.caCertificate : d.caCertificate + '\n', mode: 0o644 })
   return files
+}
+
+/** The directory as the settings say (docs/directory.md), with the user groups mapped to a directory group; null: directory.url is null. */
+export async function readDirectory(settings: SettingsService, identity: IdentityService, snapshot: Knex.Transaction): Promise<FreeradiusDirectory | null> {
+  const url = await settings.get(D.url, snapshot)
+  if (url === null) return null
+  return {
+    url,
+    startTls: await settings.get(D.startTls, snapshot),
+    caCertificate: await settings.get(D.caCertificate, snapshot),
+    bindDn: await settings.get(D.bindDn, snapshot),
+    bindPassword: await settings.get(D.bindPassword, snapshot),
+    userBaseDn: await settings.get(D.userBaseDn, snapshot),
+    groupBaseDn: await settings.get(D.groupBaseDn, snapshot),
+    userAttribute: await settings.get(D.userAttribute, snapshot),
+    timeoutSeconds: await settings.get(D.timeoutSeconds, snapshot),
+    groups: (await identity.userGroups(snapshot)).flatMap((g) => (g.directory_group_dn ? [{ id: g.id, dn: g.directory_group_dn }] : [])),
+  }
 }

@@ -16,6 +16,7 @@ import { FREERADIUS_PRESENT, FREERADIUS_SKIP } from './e2e-support.js'
 const RLM_LDAP = '/usr/lib/freeradius/rlm_ldap.so'
 const DIRK = { uid: 'dirk', password: 'Dirk-Directory-Pass-1', groups: ['netops'] }
 const DORA = { uid: 'dora', password: "Dora's %{pass} 2", groups: ['other'] }
+const HOSTILE_READER = `Rd'"\\ %{User-Name} \${confdir} $ENV{HOME} #x }`
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe('radius: directory users through rlm_ldap, enforced by FreeRADIUS', function () {
@@ -165,14 +166,15 @@ describe('radius: directory users over TLS (ldaps:// and StartTLS), enforced by 
       console.log(`      skipped: ${missing}`)
       return this.skip()
     }
-    ldap = await startSlapd([DIRK], { tls: true })
+    // A reader password hostile to a careless renderer: it must reach the directory verbatim.
+    ldap = await startSlapd([DIRK], { tls: true, readerPassword: HOSTILE_READER })
     // Another CA, which did not sign the server's certificate.
     other = await startSlapd([], { tls: true })
     lab = await RadiusLab.open()
     const t = lab.t
     const set = async (key: string, value: unknown) => expect((await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })).status, key).to.equal(200)
     await set('directory.bind_dn', READER.dn)
-    await set('directory.bind_password', READER.password)
+    await set('directory.bind_password', HOSTILE_READER)
     await set('directory.user_base_dn', PEOPLE_DN)
     await set('directory.timeout_seconds', 2)
     const r = await t.admin('POST', '/api/v1/users', { body: { username: 'dirk', source: 'directory', network_login: true, group_ids: [lab.users.alice.group_ids[0]] } })

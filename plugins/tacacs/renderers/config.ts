@@ -23,13 +23,12 @@
  */
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { existsSync } from 'node:fs'
-import { activeReleaseDir, directorySettingRefs as D, identitySettingRefs, type ConfigRenderer, type DaemonAccount, type IdentityService, type NetworkUser, type RenderedFile, type ServerOptionRef, type ServerOptionsService, type SettingRef, type SettingsService } from '../../../sdk/index.js'
+import { activeReleaseDir, identitySettingRefs, type ConfigRenderer, type DaemonAccount, type IdentityService, type NetworkUser, type RenderedFile, type ServerOptionRef, type ServerOptionsService, type SettingRef, type SettingsService } from '../../../sdk/index.js'
 import type { Device, DeviceGroup, InventoryService } from '../../inventory/api.js'
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
 import { chapPasswordLines, tacPlusNgCleartextIn } from './chap.js'
 import { checkLockoutPrograms, defaultMavisDirectory, lockedPasswordLines, mavisLines, shadowFile, TAC_PLUS_NG_SHADOW_FILE, type TacPlusNgLockout } from './lockout.js'
-import { DIRECTORY_CA_FILE, directoryGroupLines, directoryMavisLines, isDirectoryUser, LDAP_BACKEND, type TacPlusNgDirectory } from './directory.js'
+import { DIRECTORY_CA_FILE, directoryGroupLines, directoryMavisLines, isDirectoryUser, readDirectory, type TacPlusNgDirectory } from './directory.js'
 import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
 import { deviceGroupIdent, deviceIdent, userGroupIdent, userIdent } from './names.js'
 import { renderRuleText, renderTimespec } from './rule.js'
@@ -354,35 +353,6 @@ async function lockoutOf(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction): 
   return lockout
 }
 
-/** The directory as the settings say, for directory users (directory.ts); null while directory.url is null (they are then refused). */
-async function directoryOf(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction): Promise<TacPlusNgDirectory | null> {
-  const url = await d.settings.get(D.url, snapshot)
-  if (url === null) return null
-  const mavisDirectory = d.serverOptions.get(d.refs.mavisDirectory) ?? defaultMavisDirectory(d.serverOptions.get(d.refs.binary))
-  if (!mavisDirectory) throw new TacPlusNgRenderError('directory users need the tac_plus-ng MAVIS folder, not found next to tacacs.binary: set server option tacacs.mavis_directory')
-  const perl = d.serverOptions.get(d.refs.perlBinary)
-  if (!existsSync(perl)) throw new TacPlusNgRenderError(`directory users need Perl for the LDAP MAVIS backend: ${perl} does not exist; set server option tacacs.perl_binary`)
-  for (const f of ['libmavis_external.so', LDAP_BACKEND]) {
-    if (!existsSync(path.join(mavisDirectory, f))) throw new TacPlusNgRenderError(`directory users need the tac_plus-ng MAVIS folder: ${path.join(mavisDirectory, f)} does not exist; set server option tacacs.mavis_directory`)
-  }
-  const caCertificate = await d.settings.get(D.caCertificate, snapshot)
-  return {
-    url,
-    startTls: await d.settings.get(D.startTls, snapshot),
-    caCertificate,
-    caPath: caCertificate ? path.join(activeReleaseDir(d.dataDir, 'tac_plus-ng'), DIRECTORY_CA_FILE) : null,
-    bindDn: await d.settings.get(D.bindDn, snapshot),
-    bindPassword: await d.settings.get(D.bindPassword, snapshot),
-    userBaseDn: await d.settings.get(D.userBaseDn, snapshot),
-    groupBaseDn: await d.settings.get(D.groupBaseDn, snapshot),
-    userAttribute: await d.settings.get(D.userAttribute, snapshot),
-    timeoutSeconds: await d.settings.get(D.timeoutSeconds, snapshot),
-    groups: (await d.identity.userGroups(snapshot)).flatMap((g) => (g.directory_group_dn ? [{ id: g.id, dn: g.directory_group_dn }] : [])),
-    mavisDirectory,
-    perl,
-  }
-}
-
 /** Rule texts in order: the very `renderRule` text the preview shows, with the profile's name; the rules themselves (for the location realms); and the rules' timespecs. */
 async function renderRules(
   d: TacPlusNgRendererDeps,
@@ -420,7 +390,9 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
     for (const profile of profileList) profiles.push({ profile, text: await d.tacacs.renderProfile(profile, snapshot) })
     const { rules, ruleViews, timespecs } = await renderRules(d, snapshot, profileList)
     const lockout = await lockoutOf(d, snapshot)
-    const directory = users.some(isDirectoryUser) ? await directoryOf(d, snapshot) : null
+    const directory = users.some(isDirectoryUser)
+      ? await readDirectory(d.settings, d.identity, snapshot, { mavisDirectory: d.serverOptions.get(d.refs.mavisDirectory) ?? defaultMavisDirectory(d.serverOptions.get(d.refs.binary)), perl: d.serverOptions.get(d.refs.perlBinary), caPath: path.join(activeReleaseDir(d.dataDir, 'tac_plus-ng'), DIRECTORY_CA_FILE) })
+      : null
     const content = buildTacPlusNgConfig({
       listen: { address, port },
       logDirectory: logDirectoryOf(d),

@@ -27,8 +27,10 @@
  * The script in holds one test per directory user: a MAVIS request (a directory login) costs one string
  * comparison per directory user, local users never reach it.
  */
+import { existsSync } from 'node:fs'
 import path from 'node:path'
-import type { NetworkUser } from '../../../sdk/index.js'
+import type { Knex } from 'knex'
+import { directorySettingRefs as D, type IdentityService, type NetworkUser, type SettingsService } from '../../../sdk/index.js'
 import { userGroupIdent } from './names.js'
 import { byteOrder, tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
@@ -156,4 +158,39 @@ export function directoryMavisLines(d: TacPlusNgDirectory, users: DirectoryUser[
     `${T}exec = ${tacString(d.perl, 'server option tacacs.perl_binary')} perl ${tacString(path.join(d.mavisDirectory, LDAP_BACKEND), 'server option tacacs.mavis_directory')}`,
     '}',
   ]
+}
+
+/**
+ * The directory as the settings say, for directory users; null while directory.url is null (they are
+ * then unknown to the daemon). Refuses to render what the daemon host cannot run: the server option is the fix.
+ */
+export async function readDirectory(
+  settings: SettingsService,
+  identity: IdentityService,
+  snapshot: Knex.Transaction,
+  o: { mavisDirectory: string | null; perl: string; caPath: string },
+): Promise<TacPlusNgDirectory | null> {
+  const url = await settings.get(D.url, snapshot)
+  if (url === null) return null
+  if (!o.mavisDirectory) throw new TacPlusNgRenderError('directory users need the tac_plus-ng MAVIS folder, not found next to tacacs.binary: set server option tacacs.mavis_directory')
+  if (!existsSync(o.perl)) throw new TacPlusNgRenderError(`directory users need Perl for the LDAP MAVIS backend: ${o.perl} does not exist; set server option tacacs.perl_binary`)
+  for (const f of ['libmavis_external.so', LDAP_BACKEND]) {
+    if (!existsSync(path.join(o.mavisDirectory, f))) throw new TacPlusNgRenderError(`directory users need the tac_plus-ng MAVIS folder: ${path.join(o.mavisDirectory, f)} does not exist; set server option tacacs.mavis_directory`)
+  }
+  const caCertificate = await settings.get(D.caCertificate, snapshot)
+  return {
+    url,
+    startTls: await settings.get(D.startTls, snapshot),
+    caCertificate,
+    caPath: caCertificate ? o.caPath : null,
+    bindDn: await settings.get(D.bindDn, snapshot),
+    bindPassword: await settings.get(D.bindPassword, snapshot),
+    userBaseDn: await settings.get(D.userBaseDn, snapshot),
+    groupBaseDn: await settings.get(D.groupBaseDn, snapshot),
+    userAttribute: await settings.get(D.userAttribute, snapshot),
+    timeoutSeconds: await settings.get(D.timeoutSeconds, snapshot),
+    groups: (await identity.userGroups(snapshot)).flatMap((g) => (g.directory_group_dn ? [{ id: g.id, dn: g.directory_group_dn }] : [])),
+    mavisDirectory: o.mavisDirectory,
+    perl: o.perl,
+  }
 }

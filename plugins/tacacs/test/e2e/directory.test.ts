@@ -21,6 +21,7 @@ const KEY = 'directory-e2e-key'
 const FROM = '127.27.0.3'
 const DIRK = { uid: 'dirk', password: 'Dirk-Directory-Pass-1', groups: ['netops'] }
 const DORA = { uid: 'dora', password: 'Dora-Directory-Pass-2', groups: ['other'] }
+const HOSTILE_READER = `Rd'"\\ %{User-Name} $ENV{HOME} $x #x } => 1, die`
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const hasNetLdap = () => spawnSync('perl', ['-MNet::LDAP', '-e', '1']).status === 0
 
@@ -201,14 +202,15 @@ describe('tacacs e2e: directory users on tac_plus-ng over TLS (ldaps:// and Star
       console.log(`      skipped: ${missing}`)
       return this.skip()
     }
-    ldap = await startSlapd([DIRK], { tls: true })
+    // Hostile to a careless renderer (tac_plus-ng cannot be given "${": the render refuses it, docs/directory.md).
+    ldap = await startSlapd([DIRK], { tls: true, readerPassword: HOSTILE_READER })
     other = await startSlapd([], { tls: true })
     t = await startTestApp({ plugins: PLUGINS })
     port = await freePort()
     await setSetting(t, 'tacacs.listen_address', '127.0.0.1')
     await setSetting(t, 'tacacs.listen_port', port)
     await setSetting(t, 'directory.bind_dn', READER.dn)
-    await setSetting(t, 'directory.bind_password', READER.password)
+    await setSetting(t, 'directory.bind_password', HOSTILE_READER)
     await setSetting(t, 'directory.user_base_dn', PEOPLE_DN)
     await setSetting(t, 'directory.timeout_seconds', 2)
     const device = await created(t, '/api/v1/devices', { name: 'tls-sw', address: FROM, tacacs_key: KEY })
