@@ -11,7 +11,7 @@ import path from 'node:path'
 import { expect } from 'chai'
 import { GROUPS_DN, PEOPLE_DN, READER, slapdBinary, SLAPD_SKIP, startSlapd, type Slapd } from '../../../test/kit/slapd.js'
 import { RadiusLab, RULES } from './e2e-lab.js'
-import { FREERADIUS_PRESENT, FREERADIUS_SKIP } from './e2e-support.js'
+import { FREERADIUS_PRESENT, FREERADIUS_SKIP, renderFreeradius } from './e2e-support.js'
 
 const RLM_LDAP = '/usr/lib/freeradius/rlm_ldap.so'
 const DIRK = { uid: 'dirk', password: 'Dirk-Directory-Pass-1', groups: ['netops'] }
@@ -211,5 +211,12 @@ describe('radius: directory users over TLS (ldaps:// and StartTLS), enforced by 
     await configure({ 'directory.url': ldap.url, 'directory.start_tls': true, 'directory.ca_certificate': other.caPem })
     expect((await lab.pap('dirk', DIRK.password)).code).to.equal('Access-Reject')
     expect(lab.lastAuth().rejectReason).to.equal('directory_unavailable')
+  })
+
+  it('refuses to render a reader password its configuration cannot hold (a backslash right before a quote), naming the setting', async () => {
+    expect((await lab.t.admin('PUT', '/api/v1/settings/directory.bind_password', { body: { value: "pw\\'x" } })).status).to.equal(200)
+    const e = await renderFreeradius(lab.t).then(() => null, (x: Error) => x)
+    expect(e?.message).to.include('setting directory.bind_password')
+    expect((await lab.t.admin('PUT', '/api/v1/settings/directory.bind_password', { body: { value: HOSTILE_READER } })).status).to.equal(200)
   })
 })

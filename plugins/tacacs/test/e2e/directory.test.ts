@@ -252,4 +252,14 @@ describe('tacacs e2e: directory users on tac_plus-ng over TLS (ldaps:// and Star
     expect(await pap('dirk', DIRK.password)).to.equal(false)
     expect(lastLine()).to.include('TLS negotiation failed')
   })
+
+  it('refuses to render a reader password tac_plus-ng would expand ("${"): the deploy fails naming the setting, nothing is activated', async () => {
+    const before = readFileSync(path.join(current(), 'tac_plus-ng.cfg'), 'utf8')
+    await setSetting(t, 'directory.bind_password', 'pw-${HOME}-x')
+    const r = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'tac_plus-ng', comment: 'expanding password' } })
+    expect(r.status, JSON.stringify(r.body)).to.be.at.least(400)
+    expect(JSON.stringify(r.body)).to.include('setting directory.bind_password')
+    expect(readFileSync(path.join(current(), 'tac_plus-ng.cfg'), 'utf8')).to.equal(before)
+    await setSetting(t, 'directory.bind_password', HOSTILE_READER)
+  })
 })
