@@ -34,6 +34,13 @@ export const directorySettingRefs = {
   ),
   bindPassword: defineSetting('directory.bind_password', Nullable(Type.String({ maxLength: 255 })), null, 'The password of directory.bind_dn (write-only, sealed at rest).', { secret: true }),
   userBaseDn: defineSetting('directory.user_base_dn', Type.String({ maxLength: 1024 }), '', 'Where users are searched (subtree), e.g. ou=people,dc=example,dc=org.', { security: true }),
+  groupBaseDn: defineSetting(
+    'directory.group_base_dn',
+    Nullable(Type.String({ maxLength: 1024 })),
+    null,
+    'Where the daemons search the groups a directory user is a member of (subtree, groups whose attribute member lists the entry), for user groups mapped to a directory group (directory_group_dn); null: directory.user_base_dn.',
+    { security: true },
+  ),
   userAttribute: defineSetting(
     'directory.user_attribute',
     Type.String({ pattern: ATTRIBUTE }),

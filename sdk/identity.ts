@@ -73,8 +73,13 @@ export interface NetworkUser {
   id: string
   username: string
   group_ids: string[]
-  /** Null when no password was set since network login was turned on. */
+  /** Null when no password was set since network login was turned on, and always for a directory user. */
   verifiers: NetworkVerifiers | null
+  /**
+   * `directory` for a user whose password the directory checks (the daemons ask it: docs/directory.md);
+   * absent for a local user, so that a release rendered before directory users read the same.
+   */
+  source?: 'directory'
   /** ISO instant past which the daemons refuse the user's logins; absent or null: never. */
   expires_at?: string | null
   /** ISO instant of the last lockout clear: the daemon forgets failures counted before it; absent or null: none. */
@@ -86,6 +91,14 @@ export interface NetworkLoginRefusal {
   username: string
   /** `disabled` wins over `network_login_off` when both hold. */
   reason: 'disabled' | 'network_login_off'
+}
+
+/** A user group as the renderers see it. */
+export interface UserGroupRef {
+  id: string
+  name: string
+  /** The directory group whose members are members of this group too (directory users only); absent: none. */
+  directory_group_dn?: string
 }
 
 export interface IdentityService {
@@ -112,8 +125,11 @@ export interface IdentityService {
   networkUsers(db: Knex | Knex.Transaction): Promise<NetworkUser[]>
   /** Every other user (disabled, or network login off), by username, for the renderers. Read it through the snapshot. */
   networkLoginRefusals(db: Knex | Knex.Transaction): Promise<NetworkLoginRefusal[]>
-  /** Every user group (id, name), for the renderers. */
-  userGroups(db: Knex | Knex.Transaction): Promise<{ id: string; name: string }[]>
+  /**
+   * Every user group (id, name), for the renderers; `directory_group_dn` only on a group mapped to a
+   * directory group (its directory users who are members there are members here too: docs/directory.md).
+   */
+  userGroups(db: Knex | Knex.Transaction): Promise<UserGroupRef[]>
   /** The sealed verifiers, opened; null when the account has no network login or none are set. Pass `db` inside a transaction. */
   networkVerifiers(userId: string, db?: Knex | Knex.Transaction): Promise<NetworkVerifiers | null>
   /**

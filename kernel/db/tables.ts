@@ -1,7 +1,7 @@
 /**
  * The kernel's own tables as its code reads them (see sdk/tables.ts): the row
  * types knex's table typings use, checked against the database at every boot.
- * Each declaration follows the kernel migrations (migrations/0001 to 0007):
+ * Each declaration follows the kernel migrations (migrations/0001 to 0008):
  * `t.string` is varchar, nullable unless the migration says notNullable,
  * defaulted where the migration gives a default.
  */
@@ -86,6 +86,8 @@ export const UserGroupsTable = defineTable('user_groups', {
   id: column.uuid().defaulted(),
   name: column.varchar(),
   description: column.varchar().nullable(),
+  /** The directory group mapped to this group, for directory users on the daemons (migrations/0008_user_group_directory_dn.ts). */
+  directory_group_dn: column.varchar().nullable(),
   created_at: column.timestamp().defaulted(),
   updated_at: column.timestamp().defaulted(),
 })

@@ -37,7 +37,7 @@ export function checkNetworkPassword(pw: string, field: string): void {
 export const NetworkErrors = {
   /** Network login or CHAP turned on for a user with a password, without the password in the same request. */
   passwordRequired: defineError(422, 'NETWORK_PASSWORD_REQUIRED', 'core:identity.network_password_required'),
-  /** Network login for a directory user: the daemons can only check a local password. */
+  /** CHAP for a directory user: CHAP needs the cleartext password on the server, and the directory keeps it. */
   directoryNetworkLogin: defineError(422, 'NETWORK_LOGIN_NOT_ALLOWED', 'core:identity.network_login_directory'),
 }
 
@@ -52,7 +52,8 @@ interface UserState {
 /**
  * The rules a create or change of a user must keep, given the user before (a new user: nothing
  * set) and the fields the request gives:
- * - a directory user cannot have network login (until directory users get verifiers of their own);
+ * - a directory user may have network login (the daemons ask the directory, docs/directory.md) but not
+ *   CHAP, which needs the cleartext password on the server (`chap_enabled`, 422 NETWORK_LOGIN_NOT_ALLOWED);
  * - turning network login on (`network_login: true`) for a user who has a password but no verifiers
  *   (`network_verifiers_set` false) needs that password in the same request: the verifiers come only
  *   from the cleartext, and the platform keeps none (a user without any password gets them when the
@@ -64,8 +65,9 @@ interface UserState {
 export function checkNetworkLoginChange(before: UserState, b: { source?: 'local' | 'directory'; network_login?: boolean; chap_enabled?: boolean; password?: string }): void {
   const source = b.source ?? before.source
   const networkLogin = b.network_login ?? before.network_login
-  if (source === 'directory' && networkLogin && (b.network_login === true || b.source === 'directory')) {
-    throw NetworkErrors.directoryNetworkLogin({ field: b.network_login === true ? 'network_login' : 'source' })
+  const chap = b.chap_enabled ?? before.chap_enabled
+  if (source === 'directory' && chap && (b.chap_enabled === true || b.source === 'directory')) {
+    throw NetworkErrors.directoryNetworkLogin({ field: b.chap_enabled === true ? 'chap_enabled' : 'source' })
   }
   if (b.password !== undefined || !before.password_set || !networkLogin) return
   if (b.network_login === true && !before.network_verifiers_set) throw NetworkErrors.passwordRequired({ field: 'password', vars: { switch: 'network_login' } })

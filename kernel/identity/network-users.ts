@@ -20,6 +20,7 @@ interface NetworkUserRow {
   id: string
   username: string
   network_verifiers: string | null
+  source: 'local' | 'directory'
   expires_at: Date | string | null
   lockout_cleared_at: Date | string | null
 }
@@ -40,7 +41,7 @@ export function createNetworkUsersReader(secrets: SecretsService) {
 
   async function read(db: Knex | Knex.Transaction): Promise<NetworkUser[]> {
     // Expired users stay: the daemons are given the instant and refuse them from then on, deploy or not.
-    const rows: NetworkUserRow[] = await db('users').where({ enabled: true, network_login: true }).orderBy('username').select('id', 'username', 'network_verifiers', 'expires_at', 'lockout_cleared_at')
+    const rows: NetworkUserRow[] = await db('users').where({ enabled: true, network_login: true }).orderBy('username').select('id', 'username', 'network_verifiers', 'source', 'expires_at', 'lockout_cleared_at')
     // Every membership, unfiltered and unsorted: the database hands 250,000 bare rows over in a sixth
     // of the time a join, a sort or a string_agg takes (measured at 100,000 users); the filter is the
     // users map and the sort a few ids per user. Group ids in byte order, as the renderers expect.
@@ -62,7 +63,9 @@ export function createNetworkUsersReader(secrets: SecretsService) {
       id: r.id,
       username: r.username,
       group_ids: groups.get(r.id)!.sort(),
-      verifiers: r.network_verifiers ? open(r.network_verifiers) : null,
+      // A directory user never has verifiers (the directory checks the password), whatever a row holds.
+      verifiers: r.network_verifiers && r.source !== 'directory' ? open(r.network_verifiers) : null,
+      ...(r.source === 'directory' ? { source: 'directory' as const } : {}),
       // Only when set, so a release rendered before these existed reads the same.
       ...(r.expires_at !== null ? { expires_at: new Date(r.expires_at).toISOString() } : {}),
       ...(r.lockout_cleared_at !== null ? { lockout_cleared_at: new Date(r.lockout_cleared_at).toISOString() } : {}),

@@ -1,6 +1,6 @@
 /** The identity service: users, tokens of every purpose, second factors. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineReferenceTarget, type Actor, type CompletedLogin, type IdentityService, type LoginGrant, type NetworkLoginRefusal, type NetworkUser, type RowOf, type SecondFactor, type SecretsService, type SettingsService, type UserRef } from '../../sdk/index.js'
+import { CommonErrors, defineReferenceTarget, type Actor, type CompletedLogin, type IdentityService, type LoginGrant, type NetworkLoginRefusal, type NetworkUser, type RowOf, type SecondFactor, type SecretsService, type SettingsService, type UserGroupRef, type UserRef } from '../../sdk/index.js'
 import type { UsersTable } from '../db/tables.js'
 import { assertUserManageable } from './routes/guards.js'
 import type { TokenService } from '../security/tokens.js'
@@ -185,8 +185,10 @@ export class Identity implements IdentityService {
     return rows.map((r) => ({ username: r.username, reason: r.enabled ? 'network_login_off' : 'disabled' }))
   }
 
-  async userGroups(db: Knex | Knex.Transaction): Promise<{ id: string; name: string }[]> {
-    return db('user_groups').orderBy('name').select('id', 'name')
+  async userGroups(db: Knex | Knex.Transaction): Promise<UserGroupRef[]> {
+    const rows: { id: string; name: string; directory_group_dn: string | null }[] = await db('user_groups').orderBy('name').select('id', 'name', 'directory_group_dn')
+    // The DN only where set, so that a renderer given the groups reads the same as before mappings existed.
+    return rows.map(({ directory_group_dn, ...g }) => (directory_group_dn === null ? g : { ...g, directory_group_dn }))
   }
 
   async networkVerifiers(userId: string, db?: Knex | Knex.Transaction) {

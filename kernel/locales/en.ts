@@ -82,7 +82,7 @@ export default {
     permission_unknown: 'Permission "{{permission}}" is not declared by the kernel or any loaded plugin.',
     password_directory: 'A directory user has no local password.',
     network_password_required: 'Give the password in the same request that turns {{switch}} on: the daemons\' verifiers are derived from it, and no cleartext is kept to derive them later.',
-    network_login_directory: 'A directory user cannot have network login yet: the daemons check a local password, and a directory user has none.',
+    network_login_directory: 'A directory user cannot have CHAP: CHAP needs the password itself on the server, and only the directory holds it. Directory users sign in on the devices with PAP or TACACS+ ASCII/PAP.',
     admin_required: 'Only an administrator may do this.',
     role_exceeds: 'You can only grant permissions you hold yourself; you lack "{{permission}}".',
     group_exceeds: 'This group grants a permission you do not hold ("{{permission}}").',

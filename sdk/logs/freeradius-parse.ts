@@ -170,6 +170,8 @@ const reasonOf = (raw: string | null): RadiusRejectReason | null => (raw !== nul
 function authTypeOf(raw: string | null): FreeradiusAuthEvent['authType'] {
   switch ((raw ?? '').toUpperCase()) {
     case 'PAP':
+    // A directory user's PAP password, checked by an LDAP bind (plugins/radius/renderers/directory.ts).
+    case 'LDAP':
       return 'PAP'
     case 'CHAP':
       return 'CHAP'

@@ -71,6 +71,11 @@ export const RADIUS_REJECT_REASONS = [
   'locked_out',
   'wrong_password',
   'no_credentials',
+  // Directory users (plugins/radius/renderers/directory.ts).
+  'directory_unavailable',
+  'directory_user_not_found',
+  'directory_pap_only',
+  'directory_not_configured',
 ] as const
 export type RadiusRejectReason = (typeof RADIUS_REJECT_REASONS)[number]
 

@@ -174,18 +174,27 @@ describe('users API: network passwords', function () {
   })
 
   describe('directory users', () => {
-    it('refuses network login for a directory user: on create, when turned on, when switching a network user to directory', async () => {
+    it('gives a directory user network login without verifiers (the daemons ask the directory), and refuses CHAP for one', async () => {
       const c = await t.admin('POST', '/api/v1/users', { body: { username: 'dir-net', source: 'directory', network_login: true } })
-      expectError(c, 422, 'NETWORK_LOGIN_NOT_ALLOWED', 'network_login')
-      expect(c.body.detail).to.match(/directory/)
-      expect(await t.app.db.knex('users').where({ username: 'dir-net' }).first()).to.equal(undefined)
+      expect(c.status).to.equal(201)
+      expect(c.body).to.include({ source: 'directory', network_login: true, network_verifiers_set: false, password_set: false })
+      const listed = (await t.app.identity.networkUsers(t.app.db.knex)).find((u) => u.username === 'dir-net')!
+      expect(listed).to.include({ source: 'directory', verifiers: null })
+
+      const chap = await t.admin('POST', '/api/v1/users', { body: { username: 'dir-chap', source: 'directory', network_login: true, chap_enabled: true } })
+      expectError(chap, 422, 'NETWORK_LOGIN_NOT_ALLOWED', 'chap_enabled')
+      expect(chap.body.detail).to.match(/CHAP/)
+      expect(await t.app.db.knex('users').where({ username: 'dir-chap' }).first()).to.equal(undefined)
 
       const dir = await createUser(t, { source: 'directory' })
-      await unchanged(dir.id, async () => expectError(await put(dir.id, { network_login: true }), 422, 'NETWORK_LOGIN_NOT_ALLOWED', 'network_login'))
+      expect((await put(dir.id, { network_login: true })).body).to.include({ network_login: true, network_verifiers_set: false })
+      await unchanged(dir.id, async () => expectError(await put(dir.id, { chap_enabled: true }), 422, 'NETWORK_LOGIN_NOT_ALLOWED', 'chap_enabled'))
+      // A network user moved to the directory loses the local password and verifiers, and keeps network login.
       const net = await createUser(t, { password: STRONG, network_login: true })
-      await unchanged(net.id, async () => expectError(await put(net.id, { source: 'directory' }), 422, 'NETWORK_LOGIN_NOT_ALLOWED', 'source'))
-      const moved = await put(net.id, { source: 'directory', network_login: false })
-      expect(moved.body).to.include({ source: 'directory', network_login: false, network_verifiers_set: false, password_set: false })
+      const moved = await put(net.id, { source: 'directory' })
+      expect(moved.body).to.include({ source: 'directory', network_login: true, network_verifiers_set: false, password_set: false })
+      const chapUser = await createUser(t, { password: STRONG, network_login: true, chap_enabled: true })
+      await unchanged(chapUser.id, async () => expectError(await put(chapUser.id, { source: 'directory' }), 422, 'NETWORK_LOGIN_NOT_ALLOWED', 'source'))
     })
   })
 

@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../kit/app.js'
 import { actorWith, auditRows, createGroup, createRole, createUser, expectError, uniq } from './helpers.js'
 
 const NIL = '00000000-0000-4000-8000-000000000000'
-const FIELDS = ['id', 'name', 'description', 'role_ids', 'member_count', 'created_at', 'updated_at']
+const FIELDS = ['id', 'name', 'description', 'role_ids', 'directory_group_dn', 'member_count', 'created_at', 'updated_at']
 
 describe('user groups API', () => {
   let t: TestApp
@@ -93,6 +93,31 @@ describe('user groups API', () => {
       expectError(await t.admin('POST', '/api/v1/user-groups', { body: { name: name.toUpperCase() } }), 409, 'GROUP_NAME_TAKEN', 'name')
       const other = await createGroup(t)
       expectError(await t.admin('PUT', `/api/v1/user-groups/${other}`, { body: { name: name.toLowerCase() } }), 409, 'GROUP_NAME_TAKEN', 'name')
+    })
+  })
+
+  describe('directory group mapping (directory_group_dn)', () => {
+    it('stores a DN, changes and clears it, and gives the mapped directory group no roles', async () => {
+      const dn = 'cn=NetOps,ou=groups,dc=example,dc=org'
+      const c = await t.admin('POST', '/api/v1/user-groups', { body: { name: uniq('mapped'), directory_group_dn: dn } })
+      expect(c.status, JSON.stringify(c.body)).to.equal(201)
+      expect(c.body).to.include({ directory_group_dn: dn })
+      expect((await t.admin('POST', '/api/v1/user-groups', { body: { name: uniq('plain') } })).body.directory_group_dn).to.equal(null)
+      const u = await t.admin('PUT', `/api/v1/user-groups/${c.body.id}`, { body: { directory_group_dn: 'CN=Other Group,OU=Groups,DC=corp,DC=example' } })
+      expect(u.body.directory_group_dn).to.equal('CN=Other Group,OU=Groups,DC=corp,DC=example')
+      expect((await t.admin('PUT', `/api/v1/user-groups/${c.body.id}`, { body: { description: 'kept' } })).body.directory_group_dn).to.equal('CN=Other Group,OU=Groups,DC=corp,DC=example')
+      expect((await t.admin('PUT', `/api/v1/user-groups/${c.body.id}`, { body: { directory_group_dn: null } })).body.directory_group_dn).to.equal(null)
+      const rendered = (await t.app.identity.userGroups(t.app.db.knex)).find((g) => g.id === c.body.id)!
+      expect(rendered).to.not.have.property('directory_group_dn')
+    })
+
+    it('refuses what is not a DN the daemons can match, changing nothing', async () => {
+      const g = (await t.admin('POST', '/api/v1/user-groups', { body: { name: uniq('dn'), directory_group_dn: 'cn=a,dc=b' } })).body
+      for (const bad of ['netops', '=x', 'cn=a"b', 'cn=a\\,b', 'cn=%{User-Name}', 'cn=${HOME}', 'cn=a\nb', 'cn=' + 'x'.repeat(1030)]) {
+        expectError(await t.admin('POST', '/api/v1/user-groups', { body: { name: uniq('bad'), directory_group_dn: bad } }), 422, 'VALIDATION_FAILED', 'directory_group_dn')
+        expectError(await t.admin('PUT', `/api/v1/user-groups/${g.id}`, { body: { directory_group_dn: bad } }), 422, 'VALIDATION_FAILED', 'directory_group_dn')
+      }
+      expect((await t.admin('GET', `/api/v1/user-groups/${g.id}`)).body.directory_group_dn).to.equal('cn=a,dc=b')
     })
   })
 

@@ -35,12 +35,12 @@ const ssha = (password: string) => {
   return '{SSHA}' + Buffer.concat([createHash('sha1').update(password).update(salt).digest(), salt]).toString('base64')
 }
 
-function ldif(people: DirectoryPerson[]): string {
+function ldif(people: DirectoryPerson[], readerPassword: string): string {
   const entries = [
     `dn: ${BASE_DN}\nobjectClass: dcObject\nobjectClass: organization\no: Example\ndc: example`,
     `dn: ${PEOPLE_DN}\nobjectClass: organizationalUnit\nou: people`,
     `dn: ${GROUPS_DN}\nobjectClass: organizationalUnit\nou: groups`,
-    `dn: ${READER.dn}\nobjectClass: organizationalRole\nobjectClass: simpleSecurityObject\ncn: reader\nuserPassword: ${ssha(READER.password)}`,
+    `dn: ${READER.dn}\nobjectClass: organizationalRole\nobjectClass: simpleSecurityObject\ncn: reader\nuserPassword: ${ssha(readerPassword)}`,
     ...people.map((p) => `dn: uid=${p.uid},${PEOPLE_DN}\nobjectClass: inetOrgPerson\nuid: ${p.uid}\ncn: ${p.uid}\nsn: ${p.uid}\nuserPassword: ${ssha(p.password)}`),
   ]
   const groups = new Map<string, string[]>()
@@ -77,7 +77,8 @@ function makeServerCertificate(dir: string): { ca: string; cert: string; key: st
   return { ca: f('ca.pem'), cert: f('server.pem'), key: f('server.key') }
 }
 
-export async function startSlapd(people: DirectoryPerson[], opts: { tls?: boolean } = {}): Promise<Slapd> {
+/** `readerPassword`: the reader's password instead of READER.password (a hostile one, for the renderers' quoting). */
+export async function startSlapd(people: DirectoryPerson[], opts: { tls?: boolean; readerPassword?: string } = {}): Promise<Slapd> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-slapd-'))
   mkdirSync(path.join(dir, 'db'))
   const conf = path.join(dir, 'slapd.conf')
@@ -100,7 +101,7 @@ export async function startSlapd(people: DirectoryPerson[], opts: { tls?: boolea
       '',
     ].join('\n'),
   )
-  writeFileSync(path.join(dir, 'data.ldif'), ldif(people))
+  writeFileSync(path.join(dir, 'data.ldif'), ldif(people, opts.readerPassword ?? READER.password))
   const add = spawnSync(SLAPADD, ['-f', conf, '-l', path.join(dir, 'data.ldif')], { encoding: 'utf8' })
   if (add.status !== 0) throw new Error(`slapadd failed: ${add.stderr}`)
   const port = await freePort()

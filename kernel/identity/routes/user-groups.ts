@@ -13,7 +13,7 @@ type Row = RowOf<typeof UserGroupsTable> & { role_ids: string[]; member_count: n
 
 const select = (db: Knex | Knex.Transaction) =>
   db('user_groups').select(
-    'id', 'name', 'description', 'created_at', 'updated_at',
+    'id', 'name', 'description', 'directory_group_dn', 'created_at', 'updated_at',
     db.raw(`(SELECT coalesce(json_agg(gr.role_id ORDER BY gr.role_id), '[]'::json) FROM group_roles gr WHERE gr.group_id = user_groups.id) AS role_ids`),
     db.raw('(SELECT count(*)::int FROM user_group_members m WHERE m.group_id = user_groups.id) AS member_count'),
   )
@@ -82,7 +82,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
           await assertRolesHeld(trx, req.actor!, b.role_ids)
           await names.assertFree(trx, b.name)
           const [{ id }] = await trx('user_groups')
-            .insert({ name: b.name, description: b.description ?? null })
+            .insert({ name: b.name, description: b.description ?? null, directory_group_dn: b.directory_group_dn ?? null })
             .returning('id')
             .catch(names.onViolation(b.name))
           await writeRoles(trx, id, b.role_ids)
@@ -120,7 +120,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
           await checkRefs(trx, 'roles', b.role_ids, 'role_ids')
           await assertRolesHeld(trx, req.actor!, b.role_ids)
           if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
-          const cols: UpdateOf<typeof UserGroupsTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description']) }
+          const cols: UpdateOf<typeof UserGroupsTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'directory_group_dn']) }
           await trx('user_groups').where({ id: before.id }).update(cols).catch(names.onViolation(b.name ?? before.name))
           if (b.name !== undefined && b.name !== before.name) await identity.ownedReferences.user_group.renamed([before.id], trx)
           await writeRoles(trx, before.id, b.role_ids)

@@ -70,7 +70,7 @@ const NEW_USER = { source: 'local', network_login: false, chap_enabled: false, p
 
 /** The network-login rules, as both the create and the change describe them. */
 const NETWORK =
-  'With `network_login`, the password must also work on a device: no NUL byte and at most 128 bytes in UTF-8 (RADIUS PAP carries 128, TACACS+ 255), else 422 PASSWORD_POLICY saying how many bytes over. A `source: directory` user cannot have network login (422 NETWORK_LOGIN_NOT_ALLOWED).'
+  'With `network_login`, the password must also work on a device: no NUL byte and at most 128 bytes in UTF-8 (RADIUS PAP carries 128, TACACS+ 255), else 422 PASSWORD_POLICY saying how many bytes over. A `source: directory` user may have network login: the daemons check the password against the directory (PAP, TACACS+ ASCII/PAP), and never CHAP (`chap_enabled` for a directory user: 422 NETWORK_LOGIN_NOT_ALLOWED; docs/directory.md).'
 
 const GUARDS =
   'Only an administrator may set `is_admin` or act on an administrator (403 ADMIN_REQUIRED). Anyone else may only give roles and groups whose permissions they hold (403 ROLE_EXCEEDS_OWN_PERMISSIONS at `role_ids[i]`, GROUP_EXCEEDS_OWN_PERMISSIONS at `group_ids[i]`), and only act on users who hold nothing they lack (403 USER_EXCEEDS_OWN_PERMISSIONS).'

@@ -4,10 +4,27 @@ import { MAX_LINKS } from './users.js'
 const roleIds = () =>
   Type.Array(Uuid(), { uniqueItems: true, maxItems: MAX_LINKS, description: 'Roles every member gets; the whole list is replaced when given. Unknown ids answer 422 naming the item.' })
 
+/**
+ * A distinguished name as the directory writes it (RFC 4514): attribute=value pairs separated by commas. No
+ * control characters, no `"`, `\\`, `%` or `$` (the daemons' configurations quote and expand), compared without regard to case.
+ */
+export const DIRECTORY_DN = '^[A-Za-z][A-Za-z0-9-]*=[^\\u0000-\\u001f\\u007f"\\\\%$]+$'
+const directoryGroupDn = () =>
+  Nullable(
+    Type.String({
+      minLength: 3,
+      maxLength: 1024,
+      pattern: DIRECTORY_DN,
+      description:
+        'The DN of a directory group (e.g. cn=netops,ou=groups,dc=example,dc=org): directory users the directory lists as its members (attribute member of the group, or memberOf of the entry) are members of this group too, for the AAA policy on the daemons. Compared without regard to case; write it as the directory does (no spaces after the commas); no `"`, `\\`, `%` or `$`. Gives no roles: the API\'s permissions come from the local memberships only. Null: no mapping. docs/directory.md.',
+    }),
+  )
+
 const fields = {
   name: Name({ maxLength: 64, description: 'Unique, case-insensitively.' }),
   description: OptionalText({ maxLength: 500 }),
   role_ids: Type.Optional(roleIds()),
+  directory_group_dn: Type.Optional(directoryGroupDn()),
 }
 
 export const UserGroupCreate = Type.Object(fields, { title: 'UserGroupCreate', additionalProperties: false })
@@ -23,6 +40,7 @@ export const UserGroupResponse = Type.Object(
     name: Type.String(),
     description: Nullable(Type.String()),
     role_ids: Type.Array(Uuid()),
+    directory_group_dn: Nullable(Type.String()),
     member_count: Type.Integer({ minimum: 0 }),
     created_at: Timestamp(),
     updated_at: Timestamp(),

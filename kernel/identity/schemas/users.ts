@@ -44,7 +44,7 @@ const fields = {
     Type.Boolean({
       default: false,
       description:
-        'Whether the TACACS+/RADIUS daemons accept this user. The daemons need verifiers derived from the password when it is set, and no cleartext is kept to derive them later: turning this on for a user who has a password but no verifiers needs the `password` in the same request (422 NETWORK_PASSWORD_REQUIRED); a user without a password gets them with the first one. Not for `source: directory` (422 NETWORK_LOGIN_NOT_ALLOWED).',
+        'Whether the TACACS+/RADIUS daemons accept this user. The daemons need verifiers derived from the password when it is set, and no cleartext is kept to derive them later: turning this on for a user who has a password but no verifiers needs the `password` in the same request (422 NETWORK_PASSWORD_REQUIRED); a user without a password gets them with the first one. A `source: directory` user has no local password: the daemons ask the directory instead (PAP, TACACS+ ASCII/PAP; docs/directory.md).',
     }),
   ),
   chap_enabled: Type.Optional(

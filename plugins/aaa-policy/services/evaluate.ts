@@ -64,7 +64,13 @@ async function loginRefusal(db: PolicyData, protocol: keyof typeof PROTOCOL, met
   if (protocol === 'tacacs' && method === 'enable') return null
   const verifiers = await db.loginMaterial(user.id)
   if (!verifiers) {
-    return `user ${user.username} has no network password (none set since network login was turned on, or a directory user: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
+    return `user ${user.username} has no network password (none set since network login was turned on: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
+  }
+  if (verifiers.directory) {
+    if (method === 'chap' || method === 'mschapv2') {
+      return `${METHOD_NAME[method]} is not supported for directory user ${user.username}: the directory checks the password by an LDAP bind, which needs the password itself (PAP, ASCII); MS-CHAPv2 against Active Directory (ntlm_auth) is the domain sidecar's job, not built`
+    }
+    return null
   }
   if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && verifiers.tacacs_lockout) {
     return `account lockout is on: tac_plus-ng would check CHAP outside the failure count, so user ${user.username} is given no CHAP or MS-CHAP password and ${METHOD_NAME[method]} is rejected (identity.lockout_threshold > 0; PAP, ASCII and enable are counted)`
@@ -87,6 +93,15 @@ export function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTes
 
 /** The same answer from any source of the policy's data: the database, or a deployed release's inputs (services/policy-data.ts). */
 export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput): Promise<PolicyTestResult> {
+  const result = await evaluateRules(d, db, input)
+  // A directory user's mapped groups are the directory's to say at each login: the test knows the local memberships only.
+  if (result.user && result.rules_tried > 0 && (await db.loginMaterial(result.user.id))?.directory) {
+    result.reason += `; ${result.user.username} is a directory user: the test used the local user groups only, while the daemons add, at each login, the user groups mapped to the directory groups the directory lists the user in (directory_group_dn), which the test cannot know`
+  }
+  return result
+}
+
+async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput): Promise<PolicyTestResult> {
   const protocol = input.protocol
   const trace: Step[] = []
   // A RADIUS request always authenticates; a TACACS+ one only when asked (authorization is separate).

@@ -22,7 +22,15 @@ export interface LoginMaterial {
   tacacs_mschap?: boolean
   /** Account lockout was on for tac_plus-ng (identity.lockout_threshold > 0): it got no CHAP or MS-CHAP password (plugins/tacacs/renderers/lockout.ts). */
   tacacs_lockout?: true
+  /**
+   * A directory user: no verifier, the directory checks the password (PAP, ASCII; docs/directory.md), and the
+   * user groups mapped to a directory group hold them only as the directory says at login, which the test cannot know.
+   */
+  directory?: true
 }
+
+/** What the daemons check a directory user's login with: the directory (never CHAP). */
+export const DIRECTORY_LOGIN: LoginMaterial = { chap: false, directory: true }
 
 export interface PolicyData {
   /** By name, compared without regard to case (the daemons compare exactly: evaluate checks). */
@@ -76,7 +84,8 @@ export function databasePolicyData(d: DatabaseDataDeps, db: Knex.Transaction): P
     findUser: (username) => d.identity.findUser({ username }, db),
     async loginMaterial(userId) {
       const v = await d.identity.networkVerifiers(userId, db)
-      return v ? loginMaterialOf(v, await tacacsLockoutOn(d.settings, db)) : null
+      if (!v) return (await d.identity.findUser({ id: userId }, db))?.source === 'directory' ? DIRECTORY_LOGIN : null
+      return loginMaterialOf(v, await tacacsLockoutOn(d.settings, db))
     },
     groupIdsOf: (userId) => d.identity.groupIdsOf(userId, db),
     getDevice: (id) => d.inventory.getDevice(id, db),

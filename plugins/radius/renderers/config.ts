@@ -24,6 +24,10 @@
  *   mods-enabled/portcullis_lockout  the failure counts in memory (rlm_cache), with the lockout on
  *   portcullis/lockout-failed    counts a wrong password (Post-Auth-Type REJECT); lockout.ts
  *   portcullis/lockout-passed    an accepted login ends the run of failures (post-auth)
+ *   portcullis/directory         directory users: found, groups mapped, Auth-Type LDAP (directory.ts)
+ *   portcullis/directory-authenticate  Auth-Type LDAP: the bind as the user
+ *   mods-enabled/portcullis_directory  0600  rlm_ldap from the settings directory.* (the reader's password)
+ *   portcullis/directory-ca.pem  the directory's CA (setting directory.ca_certificate)
  *
  * `buildFreeradiusConfig` is the pure part (data in, files out, byte-identical
  * for the same data); `createFreeradiusRenderer` reads the data through the
@@ -49,6 +53,7 @@ import { LOOKUP_MODULES, replies, rulesTable } from './lookup.js'
 import { mschapv1, SITE } from './site.js'
 import { login, refused, verifiers } from './users.js'
 import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
+import { directoryAuthenticate, directoryAuthorize, directoryFiles, readDirectory } from './directory.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
 
@@ -224,6 +229,9 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
     { path: 'mods-enabled/portcullis_lookup', content: LOOKUP_MODULES, mode: 0o644 },
     { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },
     ...lockoutModules(input).map((f) => ({ ...f, mode: 0o644 })),
+    ...directoryFiles(input, rules),
+    { path: 'portcullis/directory', content: directoryAuthorize(input, rules), mode: 0o644 },
+    { path: 'portcullis/directory-authenticate', content: directoryAuthenticate(input), mode: 0o644 },
     { path: 'portcullis/lockout-failed', content: lockoutFailed(input), mode: 0o644 },
     { path: 'portcullis/lockout-passed', content: lockoutPassed(input), mode: 0o644 },
     { path: 'portcullis/login', content: login(input), mode: 0o644 },
@@ -315,6 +323,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
     const source = d.policySource()
     const rules = source ? await source.listRules(snapshot) : null
     const lockout = { threshold: await d.settings.get(identitySettingRefs.lockoutThreshold, snapshot), seconds: await d.settings.get(identitySettingRefs.lockoutSeconds, snapshot) }
+    const directory = await readDirectory(d.settings, d.identity, snapshot)
     return buildFreeradiusConfig({
       listen: { address, authPort, acctPort },
       logDirectory: logDirectoryOf(d),
@@ -328,6 +337,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
       profiles,
       rules,
       lockout,
+      directory,
     })
   },
   async check(): Promise<DaemonCheck | null> {

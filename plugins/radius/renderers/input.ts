@@ -19,12 +19,29 @@ export interface FreeradiusConfigInput {
   account?: DaemonAccount | null
   deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
   devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; radiusSecret: string | null }[]
-  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers' | 'expires_at' | 'lockout_cleared_at'>[]
+  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers' | 'expires_at' | 'lockout_cleared_at' | 'source'>[]
   /** Settings identity.lockout_threshold (0: off) and identity.lockout_seconds (renderers/lockout.ts); absent: off. */
   lockout?: { threshold: number; seconds: number }
   /** The users who are not network users (disabled, network login off): rejected by name, with the reason. */
   refusedUsers: NetworkLoginRefusal[]
   profiles: Pick<RadiusProfile, 'id' | 'name' | 'attributes' | 'allow_mschapv1'>[]
+  /** The directory (settings directory.*) for users with source directory (directory.ts); absent or null: none set. */
+  directory?: FreeradiusDirectory | null
   /** The rules in evaluation order; null when no policy source is registered (everyone is rejected). */
   rules: RadiusPolicyRule[] | null
+}
+
+/** The directory (settings directory.*) as renderers/directory.ts writes it for rlm_ldap. */
+export interface FreeradiusDirectory {
+  url: string
+  startTls: boolean
+  caCertificate: string | null
+  bindDn: string | null
+  bindPassword: string | null
+  userBaseDn: string
+  groupBaseDn: string | null
+  userAttribute: string
+  timeoutSeconds: number
+  /** The user groups mapped to a directory group (id, DN). */
+  groups: { id: string; dn: string }[]
 }

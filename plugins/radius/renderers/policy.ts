@@ -99,6 +99,8 @@ export function compileRules(input: FreeradiusConfigInput): CompiledPolicy {
   for (const c of clients) for (const k of [`device:${c.device.id}`, ...c.groups.map((g) => `group:${g}`)]) hasClient.add(k)
   const hasUser = new Set<string>()
   for (const u of input.users) for (const g of u.group_ids) hasUser.add(g)
+  // A user group mapped to a directory group may hold any directory user (the directory says at each login).
+  if (input.directory && input.users.some((u) => u.source === 'directory')) for (const g of input.directory.groups) hasUser.add(g.id)
   const profiles = new Map(input.profiles.map((p) => [p.id, p]))
   const keyOf = new Map<string, string>()
   const id = (prefix: string, v: string) => `${prefix}\u0000${v}`

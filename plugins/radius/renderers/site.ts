@@ -49,8 +49,10 @@ ${T}${T}${T}&Auth-Type := PAP
 ${T}${T}}
 ${T}}
 ${T}$INCLUDE ../portcullis/login
+${T}# Directory users: the directory finds them and checks the password (portcullis/directory).
+${T}$INCLUDE ../portcullis/directory
 ${T}# Unknown, disabled, network login off: rejected with the reason, before any rule is tried.
-${T}if (!&control:Crypt-Password) {
+${T}if (!&control:Crypt-Password && !&control:LDAP-UserDn) {
 ${T}${T}$INCLUDE ../portcullis/refused
 ${T}}
 ${T}if (&CHAP-Password && !&control:Cleartext-Password) {
@@ -85,6 +87,7 @@ ${T}# The same module: a section of its own gives the method its own name in the
 ${T}Auth-Type MS-CHAPv1 {
 ${T}${T}mschap
 ${T}}
+${T}$INCLUDE ../portcullis/directory-authenticate
 }
 
 preacct {

@@ -18,6 +18,8 @@ import { authorizeChecks, CLEARED, enabledLockout, epochSeconds } from './lockou
 /** Control attributes of the lookups (renderers/policy.ts uses them too). */
 export const PRINCIPALS = 'Tmp-String-3'
 export const REFUSED = 'Tmp-String-4'
+/** "directory" for a user the directory checks (renderers/directory.ts). */
+export const DIRECTORY = 'Tmp-String-7'
 
 const fail = (code: RadiusRejectReason, reason: string, indent: string) => refusal(code, reason, indent)
 
@@ -42,11 +44,12 @@ export function verifiers(input: FreeradiusConfigInput, principals: ReadonlyMap<
       if (!SHA512_CRYPT.test(u.verifiers.sha512_crypt)) throw new FreeradiusRenderError(`user ${u.username}: the stored verifier is not a SHA-512 crypt string`)
       if (!NT_HASH.test(u.verifiers.nt_hash)) throw new FreeradiusRenderError(`user ${u.username}: the stored NT hash is not 32 hex digits`)
       items.push(`Crypt-Password := '${u.verifiers.sha512_crypt}'`, `NT-Password := 0x${u.verifiers.nt_hash.toUpperCase()}`)
-    } else items.push(`${REFUSED} := "no_network_password"`)
+    } else if (u.source === 'directory') items.push(`${DIRECTORY} := "directory"`)
+    else items.push(`${REFUSED} := "no_network_password"`)
     // Expiry and the lockout clear, as seconds since 1970 (renderers/lockout.ts checks them after the lookup).
     if (u.expires_at) items.push(`Expiration := ${epochSeconds(u.expires_at)}`)
     if (lockout && u.lockout_cleared_at) items.push(`${CLEARED} := ${epochSeconds(u.lockout_cleared_at)}`)
-    if (u.verifiers) for (const p of principals.get(u.username) ?? []) items.push(`${PRINCIPALS} += "${p}"`)
+    if (u.verifiers || u.source === 'directory') for (const p of principals.get(u.username) ?? []) items.push(`${PRINCIPALS} += "${p}"`)
     // Last on the line (freeradiusCleartextIn reads it there). After Crypt-Password: pap takes the first
     // password it knows, so PAP stays on the crypt verifier. A password with a control character cannot be
     // written (the policy allows one): CHAP stays rejected for that user alone.

@@ -28,6 +28,7 @@ import type { Device, DeviceGroup, InventoryService } from '../../inventory/api.
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
 import { chapPasswordLines, tacPlusNgCleartextIn } from './chap.js'
 import { checkLockoutPrograms, defaultMavisDirectory, lockedPasswordLines, mavisLines, shadowFile, TAC_PLUS_NG_SHADOW_FILE, type TacPlusNgLockout } from './lockout.js'
+import { DIRECTORY_CA_FILE, directoryGroupLines, directoryMavisLines, isDirectoryUser, readDirectory, type TacPlusNgDirectory } from './directory.js'
 import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
 import { deviceGroupIdent, deviceIdent, userGroupIdent, userIdent } from './names.js'
 import { renderRuleText, renderTimespec } from './rule.js'
@@ -45,7 +46,9 @@ export interface TacPlusNgConfigInput {
   deviceGroups: Pick<DeviceGroup, 'id' | 'name' | 'parent_id'>[]
   devices: { device: Pick<Device, 'id' | 'name' | 'address' | 'device_group_id' | 'enabled'>; tacacsKey: string | null }[]
   userGroups: { id: string; name: string }[]
-  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers' | 'expires_at' | 'lockout_cleared_at'>[]
+  users: Pick<NetworkUser, 'id' | 'username' | 'group_ids' | 'verifiers' | 'expires_at' | 'lockout_cleared_at' | 'source'>[]
+  /** Directory users through the LDAP MAVIS backend (directory.ts); absent or null: no directory set, and directory users are refused. */
+  directory?: TacPlusNgDirectory | null
   /** Account lockout through MAVIS (lockout.ts); absent or null: off, and the text is as before it existed. */
   lockout?: TacPlusNgLockout | null
   /** Each profile with its text from `TacacsService.renderProfile`. */
@@ -165,7 +168,8 @@ function renderDevices(input: TacPlusNgConfigInput, realmOf: ReadonlyMap<string,
 
 function renderUsers(input: TacPlusNgConfigInput): string[] {
   const groupName = new Map(input.userGroups.map((g) => [g.id, userGroupIdent(g.name)]))
-  const users = [...input.users].sort((a, b) => byteOrder(a.username, b.username) || byteOrder(a.id, b.id))
+  // Directory users are not written: tac_plus-ng asks MAVIS for them (directory.ts), or, without a directory, knows them not.
+  const users = input.users.filter((u) => !isDirectoryUser(u)).sort((a, b) => byteOrder(a.username, b.username) || byteOrder(a.id, b.id))
   const blocks: string[] = []
   for (const u of users) {
     const out: string[] = []
@@ -240,6 +244,8 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   section('Accept authorization and accounting of minor version 1 (Palo Alto)', ['bug compatibility = 2'])
   section('Logs for the platform ingester (format: plugins/tacacs/renderers/log-format.ts)', renderLogs(input.logDirectory))
   if (input.lockout) section('Account lockout through MAVIS (plugins/tacacs/renderers/lockout.ts)', mavisLines(input.lockout, input.users, T))
+  const directory = input.directory && input.users.some(isDirectoryUser) ? input.directory : null
+  if (directory) section('Directory users through MAVIS and the LDAP backend (plugins/tacacs/renderers/directory.ts)', directoryMavisLines(directory, input.users, input.userGroups, { declarePath: !input.lockout }, T))
   const dispatch = input.rules !== null && input.ruleViews ? locationDispatch(input.ruleViews.map((v) => v.rule), devicePlaces(input)) : null
   const devicesTitle = 'Devices; device groups are device blocks named "group:NAME" that their members nest in'
   // Rules name devices (`device ==`), so the devices come first; dispatched, the devices name the realms.
@@ -250,6 +256,7 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
 
   const groups = [...input.userGroups].sort((a, b) => byteOrder(userGroupIdent(a.name), userGroupIdent(b.name)) || byteOrder(a.id, b.id))
   section('User groups', groups.map((g) => `group ${userGroupIdent(g.name)}`))
+  if (directory) section('Directory groups mapped to user groups: members of the directory group are members of the user group', directoryGroupLines(directory, input.userGroups))
   section('Users allowed on the network', renderUsers(input))
 
   if (input.timespecs?.length) section('Time windows of the AAA policy rules (cron entries: minute hour day month weekday, in local time)', input.timespecs.flatMap((t) => t.replace(/\n+$/, '').split('\n')))
@@ -383,6 +390,9 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
     for (const profile of profileList) profiles.push({ profile, text: await d.tacacs.renderProfile(profile, snapshot) })
     const { rules, ruleViews, timespecs } = await renderRules(d, snapshot, profileList)
     const lockout = await lockoutOf(d, snapshot)
+    const directory = users.some(isDirectoryUser)
+      ? await readDirectory(d.settings, d.identity, snapshot, { mavisDirectory: d.serverOptions.get(d.refs.mavisDirectory) ?? defaultMavisDirectory(d.serverOptions.get(d.refs.binary)), perl: d.serverOptions.get(d.refs.perlBinary), caPath: path.join(activeReleaseDir(d.dataDir, 'tac_plus-ng'), DIRECTORY_CA_FILE) })
+      : null
     const content = buildTacPlusNgConfig({
       listen: { address, port },
       logDirectory: logDirectoryOf(d),
@@ -396,9 +406,11 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
       ruleViews,
       timespecs,
       lockout,
+      directory,
     })
     const files: RenderedFile[] = [{ path: TAC_PLUS_NG_CONFIG_FILE, content, mode: 0o600 }]
     if (lockout) files.push({ path: TAC_PLUS_NG_SHADOW_FILE, content: shadowFile(users), mode: 0o600 })
+    if (directory?.caCertificate) files.push({ path: DIRECTORY_CA_FILE, content: directory.caCertificate.replace(/\n*$/, '\n'), mode: 0o644 })
     return files
   },
   account: () => daemonAccount(d),

@@ -49,7 +49,7 @@ export interface TacPlusNgLockout {
   stateDirectory: string
 }
 
-type LockoutUser = Pick<NetworkUser, 'username' | 'verifiers' | 'lockout_cleared_at'>
+type LockoutUser = Pick<NetworkUser, 'username' | 'verifiers' | 'lockout_cleared_at' | 'source'>
 
 /** The mavis directory of a tac_plus-ng binary: `<prefix>/lib/mavis` for `<prefix>/sbin/tac_plus-ng` (a name is looked up on PATH). */
 export function defaultMavisDirectory(binary: string): string | null {
@@ -80,7 +80,8 @@ const epochSeconds = (iso: string): number => {
 /** The `mavis` lines of the tac_plus-ng block (indent `T`). */
 export function mavisLines(l: TacPlusNgLockout, users: LockoutUser[], T: string): string[] {
   for (const p of [l.shadowPath, l.stateDirectory, l.mavisDirectory, l.perl]) if (!path.isAbsolute(p)) throw new TacPlusNgRenderError(`the lockout path ${JSON.stringify(p)} is not absolute`)
-  const cleared = users.filter((u) => u.verifiers && u.lockout_cleared_at).sort((a, b) => byteOrder(a.username, b.username))
+  // Directory users are counted too (their logins reach MAVIS: directory.ts), so their clears are written too.
+  const cleared = users.filter((u) => (u.verifiers || u.source === 'directory') && u.lockout_cleared_at).sort((a, b) => byteOrder(a.username, b.username))
   return [
     `mavis path = ${tacString(l.mavisDirectory, 'server option tacacs.mavis_directory')}`,
     tacComment(`${l.threshold} wrong passwords in a row refuse the user for ${l.seconds} s after the last (identity.lockout_*)`),
