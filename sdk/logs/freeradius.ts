@@ -71,6 +71,11 @@ export const RADIUS_REJECT_REASONS = [
   'locked_out',
   'wrong_password',
   'no_credentials',
+  // The second factor on the device (radius.mfa_mode): none given where needed, wrong or replayed, too many, the platform not answering.
+  'mfa_required',
+  'mfa_bad_code',
+  'mfa_rate_limited',
+  'mfa_unavailable',
 ] as const
 export type RadiusRejectReason = (typeof RADIUS_REJECT_REASONS)[number]
 

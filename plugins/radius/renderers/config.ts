@@ -49,6 +49,8 @@ import { LOOKUP_MODULES, replies, rulesTable } from './lookup.js'
 import { mschapv1, SITE } from './site.js'
 import { login, refused, verifiers } from './users.js'
 import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
+import { mfaAfterPassword, mfaModules, mfaPap, type RadiusMfaMode } from './mfa.js'
+import type { MfaService } from '../../mfa/api.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
 
@@ -222,6 +224,10 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
     { path: 'mods-enabled/mschap', content: MSCHAP, mode: 0o644 },
     { path: 'mods-enabled/pap', content: PAP, mode: 0o644 },
     { path: 'mods-enabled/portcullis_lookup', content: LOOKUP_MODULES, mode: 0o644 },
+    // 0600: the MFA files hold the internal surface's address and key (renderers/mfa.ts).
+    { path: 'mods-enabled/portcullis_mfa', content: mfaModules(input.mfa ?? null), mode: 0o600 },
+    { path: 'portcullis/mfa-pap', content: mfaPap(input.mfa ?? null), mode: 0o600 },
+    { path: 'portcullis/mfa-password', content: mfaAfterPassword(input.mfa ?? null), mode: 0o600 },
     { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },
     ...lockoutModules(input).map((f) => ({ ...f, mode: 0o644 })),
     { path: 'portcullis/lockout-failed', content: lockoutFailed(input), mode: 0o644 },
@@ -245,6 +251,8 @@ export interface FreeradiusRendererDeps {
   radius: RadiusService
   settings: SettingsService
   serverOptions: ServerOptionsService
+  /** The mfa plugin's service, when the edition loads it: the internal surface's address and key. */
+  mfa?: MfaService
   /** The registered AAA policy (the radius service keeps it); null when none is. */
   policySource: () => RadiusPolicySource | null
   /** Where logs and the pid file go when their options are null: the platform's data folder. */
@@ -257,6 +265,7 @@ export interface FreeradiusRendererDeps {
     runDirectory: ServerOptionRef<string | null>
     libdir: ServerOptionRef<string | null>
     binary: ServerOptionRef<string>
+    mfaMode: SettingRef<RadiusMfaMode>
     user: ServerOptionRef<string | null>
     group: ServerOptionRef<string | null>
   }
@@ -295,6 +304,15 @@ export function freeradiusCleartextIn(files: { path: string; content: string }[]
   return out
 }
 
+/** The second factor as radius.mfa_mode and the mfa plugin say; null: the password alone. */
+async function freeradiusMfa(d: FreeradiusRendererDeps, snapshot: Knex.Transaction): Promise<FreeradiusConfigInput['mfa']> {
+  const mode = await d.settings.get(d.refs.mfaMode, snapshot)
+  const link = mode === 'off' || !d.mfa ? null : await d.mfa.daemonLink(snapshot)
+  if (mode === 'off' || !link) return null
+  if (link.baseUrl === null) throw new FreeradiusRenderError(`setting mfa.internal_key is set and radius.mfa_mode is ${mode}, so FreeRADIUS must reach the MFA surface: set server option mfa.internal_url (or radius.mfa_mode off)`)
+  return { mode, baseUrl: link.baseUrl, key: link.key, checkPath: link.checkPath, verifyPath: link.verifyPath }
+}
+
 export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRenderer => ({
   id: 'radius.freeradius',
   daemon: 'freeradius',
@@ -328,6 +346,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
       profiles,
       rules,
       lockout,
+      mfa: await freeradiusMfa(d, snapshot),
     })
   },
   async check(): Promise<DaemonCheck | null> {

@@ -72,18 +72,22 @@ ${T}}
 }
 
 authenticate {
+${T}# The password, then the second factor where radius.mfa_mode and the user say (renderers/mfa.ts).
 ${T}Auth-Type PAP {
-${T}${T}pap
+${T}${T}$INCLUDE ../portcullis/mfa-pap
 ${T}}
 ${T}Auth-Type CHAP {
 ${T}${T}chap
+${T}${T}$INCLUDE ../portcullis/mfa-password
 ${T}}
 ${T}Auth-Type MS-CHAP {
 ${T}${T}mschap
+${T}${T}$INCLUDE ../portcullis/mfa-password
 ${T}}
 ${T}# The same module: a section of its own gives the method its own name in the log.
 ${T}Auth-Type MS-CHAPv1 {
 ${T}${T}mschap
+${T}${T}$INCLUDE ../portcullis/mfa-password
 ${T}}
 }
 
@@ -100,6 +104,11 @@ ${T}# Each permitting rule's RADIUS profile, by a hashed lookup on the rule's na
 ${T}portcullis_replies
 ${T}$INCLUDE ../portcullis/lockout-passed
 ${T}portcullis_log_auth
+
+${T}# An Access-Challenge for the second factor (portcullis/mfa-*): no profile yet, nothing logged.
+${T}Post-Auth-Type Challenge {
+${T}${T}ok
+${T}}
 
 ${T}Post-Auth-Type REJECT {
 ${T}${T}# A reject carries nothing of a profile (nor MS-CHAP leftovers): Message-Authenticator first, then the Proxy-State the request brought.
