@@ -1,0 +1,109 @@
+#!/usr/bin/perl
+# Portcullis: the MAVIS backend of tac_plus-ng while the second factor is on (tacacs.mfa_mode append;
+# plugins/tacacs/renderers/mfa.ts). Checks the password against the release's shadow file (SHA-512
+# crypt), then asks the platform's internal surface whether the user owes a code and checks it:
+# the password alone for users without MFA; the password followed by the 6-digit code for users
+# with MFA. The platform unreachable or refusing the key: an error (tac_plus-ng answers "backend
+# failure", the login fails closed) and the reason on stderr.
+#
+# Environment (setenv in the external module): SHADOWFILE, MFA_URL (scheme, host, port), MFA_KEY.
+# Protocol: tac_plus-ng's MAVIS external (attribute number, space, value lines; a line "=" ends a
+# request; the answer ends with "=<result>"). Only core Perl modules (HTTP::Tiny, JSON::PP).
+use strict;
+use warnings;
+use HTTP::Tiny;
+use JSON::PP;
+
+use constant { AV_A_TYPE => 0, AV_A_USER => 4, AV_A_RESULT => 6, AV_A_PASSWORD => 8, AV_A_USER_RESPONSE => 32, AV_A_TACTYPE => 49 };
+use constant { MAVIS_FINAL => 0, MAVIS_DOWN => 16 };
+
+$| = 1;
+$/ = "\n=\n";
+my $shadow = $ENV{SHADOWFILE} // '/dev/null';
+my $url = $ENV{MFA_URL} // '';
+my $key = $ENV{MFA_KEY} // '';
+my $http = HTTP::Tiny->new(timeout => 2, keep_alive => 1);
+my $json = JSON::PP->new->canonical;
+
+sub verifier {
+	my ($user) = @_;
+	open(my $fh, '<', $shadow) or return undef;
+	while (my $line = <$fh>) {
+		my ($name, $hash) = split(/:/, $line);
+		if (defined $hash && $name eq $user) { close $fh; return $hash }
+	}
+	close $fh;
+	return undef;
+}
+
+sub password_ok {
+	my ($hash, $password) = @_;
+	return length($password) && crypt($password, $hash) eq $hash;
+}
+
+# The surface's answer as a hash, or dies with the reason (fail closed).
+sub surface {
+	my ($path, $body) = @_;
+	my $r = $http->post("$url$path", { headers => { 'content-type' => 'application/json', 'x-internal-key' => $key }, content => $json->encode($body) });
+	die "rate_limited\n" if $r->{status} == 429;
+	if ($r->{status} != 200) {
+		my $why = $r->{content} // '';
+		$why =~ s/\s+/ /g;
+		$why =~ s/ $//;
+		die "the platform's MFA surface answered " . ($r->{status} == 599 ? "nothing ($why)" : $r->{status}) . "\n";
+	}
+	return $json->decode($r->{content});
+}
+
+# NAK with a reason for the user, ACK, or ERR.
+sub decide {
+	my ($user, $password) = @_;
+	my $hash = verifier($user);
+	return ('NAK', 'unknown user') unless defined $hash;
+	if (password_ok($hash, $password)) {
+		my $c = surface('/api/v1/mfa/internal/check', { username => $user });
+		return $c->{required} ? ('NAK', 'MFA code required: type your password followed by the 6-digit code') : ('ACK', undef);
+	}
+	if ($password =~ /^(.+)([0-9]{6})$/s && password_ok($hash, $1)) {
+		my $code = $2;
+		my $c = surface('/api/v1/mfa/internal/check', { username => $user });
+		return ('NAK', 'wrong password') unless $c->{required};
+		my $v = surface('/api/v1/mfa/internal/verify', { username => $user, code => $code, challenge => $c->{challenge} });
+		return $v->{valid} ? ('ACK', undef) : ('NAK', 'wrong or already used MFA code');
+	}
+	return ('NAK', 'wrong password');
+}
+
+while (my $in = <STDIN>) {
+	chomp $in;
+	my @V;
+	foreach my $a (split(/\n/, $in)) {
+		next unless $a =~ /^(\d+) (.*)$/;
+		$V[$1] = $2;
+	}
+	my $result = MAVIS_FINAL;
+	if (($V[AV_A_TYPE] // '') ne 'TACPLUS' || ($V[AV_A_TACTYPE] // '') ne 'AUTH' || !defined $V[AV_A_USER] || !defined $V[AV_A_PASSWORD]) {
+		$result = MAVIS_DOWN;
+	} else {
+		my ($verdict, $why) = eval { decide($V[AV_A_USER], $V[AV_A_PASSWORD]) };
+		if (!defined $verdict) {
+			my $err = $@ || "unknown error\n";
+			chomp $err;
+			if ($err eq 'rate_limited') {
+				($verdict, $why) = ('NAK', 'too many MFA codes: try again later');
+			} else {
+				print STDERR "portcullis-mfa: user $V[AV_A_USER]: the second factor could not be checked: $err; refused\n";
+				($verdict, $why) = ('ERR', 'the second factor could not be checked');
+			}
+		}
+		$V[AV_A_RESULT] = $verdict;
+		$V[AV_A_USER_RESPONSE] = $why if defined $why;
+	}
+	my $out = '';
+	for (my $i = 0; $i <= $#V; $i++) {
+		next unless defined $V[$i];
+		(my $v = $V[$i]) =~ tr/\n/\r/;
+		$out .= "$i $v\n";
+	}
+	print $out . "=$result\n";
+}
