@@ -55,3 +55,12 @@ export async function enroll(t: TestApp, username: string, password: string): Pr
   expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200)
   return secret
 }
+
+/**
+ * The per-user code budget counts in fixed windows of 5 minutes (aligned to the epoch): a test that
+ * spends it in one go waits out a window's last `needMs` so its codes all fall in one window.
+ */
+export async function awayFromWindowEdge(needMs: number, windowMs = 300_000): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs)
+  if (left < needMs) await new Promise((r) => setTimeout(r, left + 250))
+}

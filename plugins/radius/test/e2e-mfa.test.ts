@@ -13,7 +13,7 @@ import path from 'node:path'
 import { expect } from 'chai'
 import { parseFreeradiusLine, type FreeradiusAuthEvent } from '../../../sdk/logs/freeradius-parse.js'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { codeAt, enroll, freeTcpPort, internalSurface, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
+import { awayFromWindowEdge, codeAt, enroll, freeTcpPort, internalSurface, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, radclient, rcString, type RadclientResult, type RunningFreeradius } from './e2e-support.js'
 
@@ -122,6 +122,7 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
   })
 
   it('challenges again after a wrong code, closes the challenge at the fifth, and the codes count against the user\'s budget shared with the API', async () => {
+    await awayFromWindowEdge(40_000)
     const first = await pap('mfa-b', pw['mfa-b'])
     const [state] = attr(first, 'State')
     for (let i = 1; i <= 4; i++) {

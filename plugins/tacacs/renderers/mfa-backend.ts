@@ -1,4 +1,9 @@
-#!/usr/bin/perl
+/**
+ * The MAVIS backend tac_plus-ng runs while the second factor is on (renderers/mfa.ts), written into
+ * each release as portcullis-mfa.pl: Perl with core modules only (HTTP::Tiny, JSON::PP), the Perl
+ * the lockout backend already needs. A string here, not a file beside the code, so the build carries it.
+ */
+export const MFA_BACKEND_SOURCE = String.raw`#!/usr/bin/perl
 # Portcullis: the MAVIS backend of tac_plus-ng while the second factor is on (tacacs.mfa_mode append;
 # plugins/tacacs/renderers/mfa.ts). Checks the password against the release's shadow file (SHA-512
 # crypt), then asks the platform's internal surface whether the user owes a code and checks it:
@@ -28,6 +33,7 @@ my $json = JSON::PP->new->canonical;
 sub verifier {
 	my ($user) = @_;
 	open(my $fh, '<', $shadow) or return undef;
+	local $/ = "\n";
 	while (my $line = <$fh>) {
 		my ($name, $hash) = split(/:/, $line);
 		if (defined $hash && $name eq $user) { close $fh; return $hash }
@@ -107,3 +113,4 @@ while (my $in = <STDIN>) {
 	}
 	print $out . "=$result\n";
 }
+`
