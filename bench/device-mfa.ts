@@ -1,0 +1,176 @@
+/**
+ * Issue 14: the cost of the second factor on device logins.
+ *
+ * 1. The internal surface (POST /api/v1/mfa/internal/check and /verify) over HTTP with keep-alive,
+ *    as the daemons call it (rlm_rest and the MAVIS backend keep their connections): sequential
+ *    calls, p50/p99. Target: p99 under 20 ms. `check` for a user without MFA (no challenge opened),
+ *    `check` for an enrolled user (opens a challenge: one INSERT), `verify` of a wrong code within
+ *    that challenge (the charge, the per-user limit, the TOTP computation, the audit row). The
+ *    per-user limits (10 codes, 30 challenges per 5 minutes) are reset between calls here: the
+ *    bench measures the surface, not the limiter's refusals.
+ * 2. A full FreeRADIUS login measured from the NAS (UDP, PAP, sequential): password-only with
+ *    radius.mfa_mode off (the baseline), password-only of a user without MFA with the mode on (one
+ *    `check` call in the path), and the challenge login of an enrolled user (two round trips: the
+ *    password, the Access-Challenge, the code with the State; each user once, with a fresh code).
+ *
+ * The app runs in process on a throwaway PostgreSQL (test kit), FreeRADIUS 3.2 with rlm_rest.
+ * Figures only: nothing fails on a timing. Run: node --import tsx bench/device-mfa.ts
+ * (BENCH_N internal calls per kind, default 400; BENCH_LOGINS logins per kind, default 60).
+ */
+import { createHmac, randomBytes } from 'node:crypto'
+import dgram from 'node:dgram'
+import { rmSync } from 'node:fs'
+import path from 'node:path'
+import { encryptPap } from '../plugins/radius/client/radius.js'
+import { deployFreeradius, type RunningFreeradius } from '../plugins/radius/test/e2e-support.js'
+import { startTestApp, type TestApp } from '../test/kit/app.js'
+import { codeAt, enroll, freeTcpPort, INTERNAL_KEY, internalSurface, setInternalKey, wrongCode } from '../test/kit/mfa.js'
+import { envInt, f2, loadAvg, machine, pct, runAsMain, tempDir } from './lib.js'
+
+const SECRET = 'bench-mfa-secret'
+
+const p = (xs: number[], q: number) => f2(pct(xs, q))
+const line = (label: string, xs: number[]) => `${label.padEnd(52)} p50 ${p(xs, 50)} ms  p99 ${p(xs, 99)} ms  max ${f2(Math.max(...xs))} ms  (n=${xs.length})`
+
+/** One Access-Request (PAP, optional State), the reply's code and State. */
+async function papRequest(port: number, user: string, password: string, state?: Buffer): Promise<{ code: number; state: Buffer | null; ms: number }> {
+  const secret = Buffer.from(SECRET)
+  const id = randomBytes(1)[0]
+  const auth = randomBytes(16)
+  const attr = (type: number, v: Buffer) => Buffer.concat([Buffer.from([type, v.length + 2]), v])
+  const body = Buffer.concat([attr(1, Buffer.from(user)), attr(2, encryptPap(password, secret, auth)), ...(state ? [attr(24, state)] : []), attr(80, Buffer.alloc(16))])
+  const pkt = Buffer.concat([Buffer.from([1, id, 0, 0]), auth, body])
+  pkt.writeUInt16BE(pkt.length, 2)
+  createHmac('md5', secret).update(pkt).digest().copy(pkt, pkt.length - 16)
+  const sock = dgram.createSocket('udp4')
+  const t0 = performance.now()
+  try {
+    const reply = await new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no answer')), 5000)
+      sock.on('message', (m) => {
+        if (m[1] === id) {
+          clearTimeout(timer)
+          resolve(m)
+        }
+      })
+      sock.send(pkt, port, '127.0.0.1')
+    })
+    const ms = performance.now() - t0
+    let found: Buffer | null = null
+    for (let i = 20; i + 2 <= reply.length; i += reply[i + 1]) if (reply[i] === 24) found = reply.subarray(i + 2, i + reply[i + 1])
+    return { code: reply[0], state: found, ms }
+  } finally {
+    sock.close()
+  }
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const t0 = performance.now()
+  const r = await fn()
+  return [r, performance.now() - t0]
+}
+
+export async function runDeviceMfa() {
+  const n = envInt('BENCH_N', 400)
+  const logins = envInt('BENCH_LOGINS', 60)
+  const dir = tempDir('portcullis-bench-mfa-')
+  const surface = internalSurface(await freeTcpPort())
+  const t: TestApp = await startTestApp({
+    plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'mfa'],
+    env: surface.env,
+    options: { ...surface.options, 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run') },
+  })
+  let daemon: RunningFreeradius | undefined
+  try {
+    const group = (await t.admin('POST', '/api/v1/user-groups', { body: { name: 'ops' } })).body
+    const device = (await t.admin('POST', '/api/v1/devices', { body: { name: 'sw1', address: '127.0.0.1/32', radius_secret: SECRET } })).body
+    const profile = (await t.admin('POST', '/api/v1/radius/profiles', { body: { name: 'admin', attributes: [{ name: 'Service-Type', value: 'Administrative-User' }] } })).body
+    await t.admin('POST', '/api/v1/aaa/policy/rules', { body: { name: 'ops', who: { group_id: group.id }, where: { device_id: device.id }, radius_profile_id: profile.id } })
+    const password = 'Bench-Granite-Orbit-42'
+    const mk = async (username: string) => {
+      const r = await t.admin('POST', '/api/v1/users', { body: { username, password, network_login: true, must_change_password: false, group_ids: [group.id] } })
+      if (r.status !== 201) throw new Error(JSON.stringify(r.body))
+    }
+    await mk('plain')
+    const seeds: Record<string, string> = {}
+    for (let i = 0; i < logins + 1; i++) {
+      const u = `m${i}`
+      await mk(u)
+      seeds[u] = await enroll(t, u, password)
+      await t.app.db.knex('rate_limit_hits').delete()
+    }
+    await setInternalKey(t)
+
+    // 1. The internal surface.
+    const call = (route: 'check' | 'verify', body: unknown) =>
+      fetch(`${t.url}/api/v1/mfa/internal/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-internal-key': INTERNAL_KEY }, body: JSON.stringify(body) }).then(async (r) => {
+        if (r.status !== 200) throw new Error(`${route}: ${r.status} ${await r.text()}`)
+        return (await r.json()) as { required?: boolean; challenge?: string; valid?: boolean }
+      })
+    for (let i = 0; i < 50; i++) await call('check', { username: 'plain' })
+    const plainCheck: number[] = []
+    const enrolledCheck: number[] = []
+    const verify: number[] = []
+    for (let i = 0; i < n; i++) plainCheck.push((await timed(() => call('check', { username: 'plain' })))[1])
+    for (let i = 0; i < n; i++) {
+      if (i % 9 === 0) await t.app.db.knex('rate_limit_hits').delete()
+      const [c, ms] = await timed(() => call('check', { username: 'm0' }))
+      enrolledCheck.push(ms)
+      verify.push((await timed(() => call('verify', { username: 'm0', code: wrongCode(seeds.m0), challenge: c.challenge })))[1])
+    }
+
+    // 2. FreeRADIUS logins: mode off, then challenge.
+    const set = (key: string, value: unknown) => t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+    await set('radius.mfa_mode', 'off')
+    let port: number
+    ;({ daemon, port } = await deployFreeradius(t, path.join(dir, 'release-off')))
+    for (let i = 0; i < 20; i++) await papRequest(port, 'plain', password)
+    const off: number[] = []
+    for (let i = 0; i < logins; i++) off.push((await papRequest(port, 'plain', password)).ms)
+    await daemon.stop()
+    await set('radius.mfa_mode', 'challenge')
+    ;({ daemon, port } = await deployFreeradius(t, path.join(dir, 'release-on')))
+    for (let i = 0; i < 20; i++) await papRequest(port, 'plain', password)
+    const on: number[] = []
+    for (let i = 0; i < logins; i++) on.push((await papRequest(port, 'plain', password)).ms)
+    const challenge: number[] = []
+    const codeRound: number[] = []
+    for (let i = 1; i <= logins; i++) {
+      await t.app.db.knex('rate_limit_hits').delete()
+      const u = `m${i}`
+      const first = await papRequest(port, u, password)
+      if (first.code !== 11 || !first.state) throw new Error(`no challenge for ${u}: code ${first.code}`)
+      const second = await papRequest(port, u, codeAt(seeds[u], 1), first.state)
+      if (second.code !== 2) throw new Error(`the code of ${u} was not accepted: code ${second.code}`)
+      challenge.push(first.ms + second.ms)
+      codeRound.push(second.ms)
+    }
+
+    const m = machine()
+    const out = [
+      `device MFA (issue 14) — ${m.line}; load average ${loadAvg()}`,
+      '',
+      'Internal surface over HTTP keep-alive, sequential (target p99 < 20 ms):',
+      line('check, user without MFA', plainCheck),
+      line('check, enrolled user (opens a challenge)', enrolledCheck),
+      line('verify, wrong code within the challenge', verify),
+      '',
+      'FreeRADIUS PAP login from the NAS, sequential:',
+      line('password only, radius.mfa_mode off', off),
+      line('password only, user without MFA, mode challenge', on),
+      line('challenge login: password + code (two round trips)', challenge),
+      line('  of which the code round (State, verify)', codeRound),
+      '',
+      `added by the check call to a password-only login: p50 ${f2(pct(on, 50) - pct(off, 50))} ms; a challenge login costs ${f2(pct(challenge, 50) / pct(off, 50))}x a password-only one (p50)`,
+      `internal surface p99 / 20 ms: check ${f2(pct(enrolledCheck, 99) / 20)}, verify ${f2(pct(verify, 99) / 20)}`,
+    ]
+    console.log(out.join('\n'))
+    return { machine: m, load: loadAvg(), plainCheck: pct(plainCheck, 99), enrolledCheck: pct(enrolledCheck, 99), verify: pct(verify, 99), off: pct(off, 50), on: pct(on, 50), challenge: pct(challenge, 50) }
+  } finally {
+    await daemon?.stop()
+    await t.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+runAsMain(import.meta.url, runDeviceMfa)
