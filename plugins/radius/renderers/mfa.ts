@@ -35,9 +35,9 @@ export interface FreeradiusMfa {
   verifyPath: string
 }
 
-/** control:Tmp-String-5 the challenge, -6 the code, -7 the password before the code (append). */
-const CHALLENGE = 'Tmp-String-5'
-const CODE = 'Tmp-String-6'
+/** control:Tmp-String-8 the challenge, -9 the code, -7 the attempts left (the policy uses -0 to -6). */
+const CHALLENGE = 'Tmp-String-8'
+const CODE = 'Tmp-String-9'
 const STATUS = 'reply:REST-HTTP-Status-Code'
 const BODY = 'reply:REST-HTTP-Body'
 /** How long a daemon waits for the surface: a device login stalls that long when it is down. */
@@ -133,7 +133,7 @@ function challengeReply(i: string, message: string): string[] {
 
 /**
  * After the password was accepted: does the user owe a code? `then` runs with the challenge in
- * control:Tmp-String-5 when they do.
+ * control:Tmp-String-8 when they do.
  */
 function check(m: FreeradiusMfa, i: string, then: string[], otherwise: string[] = [`${i}ok`]): string[] {
   return [
@@ -160,7 +160,7 @@ function check(m: FreeradiusMfa, i: string, then: string[], otherwise: string[] 
   ]
 }
 
-/** The code in control:Tmp-String-6 against the challenge in control:Tmp-String-5. */
+/** The code in control:Tmp-String-9 against the challenge in control:Tmp-String-8. */
 function verify(m: FreeradiusMfa, i: string): string[] {
   const again = m.mode === 'challenge'
   return [
