@@ -7,6 +7,7 @@
  * append mode takes password+code in one request, and the surface down or refusing the key fails
  * closed with the reason in the auth log. Skipped without FreeRADIUS 3.2, radclient and rlm_rest.
  */
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -15,7 +16,7 @@ import { parseFreeradiusLine, type FreeradiusAuthEvent } from '../../../sdk/logs
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { awayFromWindowEdge, codeAt, enroll, freeTcpPort, internalSurface, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, radclient, rcString, type RadclientResult, type RunningFreeradius } from './e2e-support.js'
+import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, mschapv2Pairs, radclient, rcString, type RadclientResult, type RunningFreeradius } from './e2e-support.js'
 
 const SECRET = 'mfa-radius-secret'
 const REST_MODULE = ['/usr/lib/freeradius/rlm_rest.so', '/usr/lib64/freeradius/rlm_rest.so', '/usr/local/lib/freeradius/rlm_rest.so'].some((p) => existsSync(p))
@@ -113,6 +114,14 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
     expect(second.code, second.raw).to.equal('Access-Accept')
     expect(attr(second, 'Service-Type')).to.deep.equal(['Administrative-User'])
     expect(lastAuth()).to.include({ result: 'accept', username: 'mfa-a' })
+  })
+
+  it('challenges an MFA user after an MS-CHAPv2 password too; the code comes back as PAP', async () => {
+    const nt = (await t.app.identity.networkUsers(t.app.db.knex)).find((u) => u.username === 'mfa-d')!.verifiers!.nt_hash
+    const first = await send(mschapv2Pairs('mfa-d', nt, randomBytes(16), randomBytes(16)))
+    expect(first.code, first.raw).to.equal('Access-Challenge')
+    const second = await answer('mfa-d', attr(first, 'State')[0], codeAt(seed['mfa-d'], 1))
+    expect(second.code, second.raw).to.equal('Access-Accept')
   })
 
   it('rejects a wrong password of an MFA user without a challenge', async () => {
