@@ -25,15 +25,13 @@
  * Figures only: nothing fails on a timing. Run: node --import tsx bench/device-mfa.ts
  * (BENCH_N internal calls per kind, default 400; BENCH_LOGINS logins per kind, default 60).
  */
-import { createHmac, randomBytes } from 'node:crypto'
-import dgram from 'node:dgram'
 import { rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import path from 'node:path'
 import { TacacsClient } from '../plugins/tacacs/client/index.js'
-import { encryptPap } from '../plugins/radius/client/radius.js'
 import { deployFreeradius, type RunningFreeradius } from '../plugins/radius/test/e2e-support.js'
 import { startTestApp, type TestApp } from '../test/kit/app.js'
+import { papRequest as papOnce } from '../test/kit/radius-pap.js'
 import { codeAt, enroll, freeTcpPort, INTERNAL_KEY, internalSurface, setInternalKey, wrongCode } from '../test/kit/mfa.js'
 import { freePort, startTacPlusNg, tacPlusNgBinary, type RunningTacPlusNg } from '../test/kit/tac-plus-ng.js'
 import { envInt, f2, loadAvg, machine, pct, runAsMain, tempDir } from './lib.js'
@@ -43,37 +41,8 @@ const SECRET = 'bench-mfa-secret'
 const p = (xs: number[], q: number) => f2(pct(xs, q))
 const line = (label: string, xs: number[]) => `${label.padEnd(52)} p50 ${p(xs, 50)} ms  p99 ${p(xs, 99)} ms  max ${f2(Math.max(...xs))} ms  (n=${xs.length})`
 
-/** One Access-Request (PAP, optional State), the reply's code and State. */
-async function papRequest(port: number, user: string, password: string, state?: Buffer): Promise<{ code: number; state: Buffer | null; ms: number }> {
-  const secret = Buffer.from(SECRET)
-  const id = randomBytes(1)[0]
-  const auth = randomBytes(16)
-  const attr = (type: number, v: Buffer) => Buffer.concat([Buffer.from([type, v.length + 2]), v])
-  const body = Buffer.concat([attr(1, Buffer.from(user)), attr(2, encryptPap(password, secret, auth)), ...(state ? [attr(24, state)] : []), attr(80, Buffer.alloc(16))])
-  const pkt = Buffer.concat([Buffer.from([1, id, 0, 0]), auth, body])
-  pkt.writeUInt16BE(pkt.length, 2)
-  createHmac('md5', secret).update(pkt).digest().copy(pkt, pkt.length - 16)
-  const sock = dgram.createSocket('udp4')
-  const t0 = performance.now()
-  try {
-    const reply = await new Promise<Buffer>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no answer')), 5000)
-      sock.on('message', (m) => {
-        if (m[1] === id) {
-          clearTimeout(timer)
-          resolve(m)
-        }
-      })
-      sock.send(pkt, port, '127.0.0.1')
-    })
-    const ms = performance.now() - t0
-    let found: Buffer | null = null
-    for (let i = 20; i + 2 <= reply.length; i += reply[i + 1]) if (reply[i] === 24) found = reply.subarray(i + 2, i + reply[i + 1])
-    return { code: reply[0], state: found, ms }
-  } finally {
-    sock.close()
-  }
-}
+/** One Access-Request (PAP, optional State) from the NAS at 127.0.0.1: the reply's code and State. */
+const papRequest = (port: number, user: string, password: string, state?: Buffer) => papOnce({ port, secret: SECRET, user, password, state: state ?? undefined })
 
 /** The bound: node:http answering a JSON body like the surface's, no framework, no database. */
 async function bareServer(): Promise<{ url: string; close: () => Promise<void> }> {

@@ -49,7 +49,7 @@ import { LOOKUP_MODULES, replies, rulesTable } from './lookup.js'
 import { mschapv1, SITE } from './site.js'
 import { login, refused, verifiers } from './users.js'
 import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
-import { mfaAfterPassword, mfaModules, mfaPap, type RadiusMfaMode } from './mfa.js'
+import { appendClientsOf, mfaAfterPassword, mfaClientLines, mfaModules, mfaPap, type RadiusMfaMode } from './mfa.js'
 import type { MfaService } from '../../mfa/api.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
@@ -160,6 +160,7 @@ function clientsConf(input: FreeradiusConfigInput, classes: ReadonlyMap<string, 
       `${T}nas_type = other`,
       `${T}# The location class: the places of the AAA policy this client is in (portcullis/policy).`,
       `${T}portcullis_class = "${classes.get(device.name) ?? 'L0'}"`,
+      ...mfaClientLines(input.mfa, device.name),
       '}',
       '',
     )
@@ -266,6 +267,7 @@ export interface FreeradiusRendererDeps {
     libdir: ServerOptionRef<string | null>
     binary: ServerOptionRef<string>
     mfaMode: SettingRef<RadiusMfaMode>
+    mfaAppendDeviceGroups: SettingRef<string[]>
     user: ServerOptionRef<string | null>
     group: ServerOptionRef<string | null>
   }
@@ -305,12 +307,14 @@ export function freeradiusCleartextIn(files: { path: string; content: string }[]
 }
 
 /** The second factor as radius.mfa_mode and the mfa plugin say; null: the password alone. */
-async function freeradiusMfa(d: FreeradiusRendererDeps, snapshot: Knex.Transaction): Promise<FreeradiusConfigInput['mfa']> {
+async function freeradiusMfa(d: FreeradiusRendererDeps, snapshot: Knex.Transaction, inventory: Pick<FreeradiusConfigInput, 'deviceGroups' | 'devices'>): Promise<FreeradiusConfigInput['mfa']> {
   const mode = await d.settings.get(d.refs.mfaMode, snapshot)
   const link = mode === 'off' || !d.mfa ? null : await d.mfa.daemonLink(snapshot)
   if (mode === 'off' || !link) return null
   if (link.baseUrl === null) throw new FreeradiusRenderError(`setting mfa.internal_key is set and radius.mfa_mode is ${mode}, so FreeRADIUS must reach the MFA surface: set server option mfa.internal_url (or radius.mfa_mode off)`)
-  return { mode, baseUrl: link.baseUrl, key: link.key, checkPath: link.checkPath, verifyPath: link.verifyPath }
+  const groups = await d.settings.get(d.refs.mfaAppendDeviceGroups, snapshot)
+  const appendClients = mode === 'challenge' ? appendClientsOf(groups, inventory.deviceGroups, inventory.devices.filter((c) => c.radiusSecret !== null).map((c) => c.device)) : []
+  return { mode, appendClients, baseUrl: link.baseUrl, key: link.key, checkPath: link.checkPath, verifyPath: link.verifyPath }
 }
 
 export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRenderer => ({
@@ -346,7 +350,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
       profiles,
       rules,
       lockout,
-      mfa: await freeradiusMfa(d, snapshot),
+      mfa: await freeradiusMfa(d, snapshot, { deviceGroups, devices }),
     })
   },
   async check(): Promise<DaemonCheck | null> {

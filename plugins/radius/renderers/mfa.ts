@@ -27,7 +27,15 @@ export const RADIUS_MFA_MODES = ['challenge', 'append', 'off'] as const
 export type RadiusMfaMode = (typeof RADIUS_MFA_MODES)[number]
 
 export interface FreeradiusMfa {
+  /** Setting radius.mfa_mode: every client's mode, but those in `appendClients`. */
   mode: Exclude<RadiusMfaMode, 'off'>
+  /**
+   * While the mode is `challenge`: the clients (device names) that take the password followed by
+   * the code instead, being in a device group of setting radius.mfa_append_device_groups (or below
+   * one). Each client then carries `portcullis_mfa` and the site reads it (%{client:...}): one
+   * comparison a request, whatever the number of devices.
+   */
+  appendClients?: string[]
   /** Server option mfa.internal_url (scheme, host, port). */
   baseUrl: string
   key: string
@@ -161,8 +169,8 @@ function check(m: FreeradiusMfa, i: string, then: string[], otherwise: string[] 
 }
 
 /** The code in control:Tmp-String-9 against the challenge in control:Tmp-String-8. */
-function verify(m: FreeradiusMfa, i: string): string[] {
-  const again = m.mode === 'challenge'
+function verify(m: FreeradiusMfa, i: string, mode: FreeradiusMfa['mode']): string[] {
+  const again = mode === 'challenge'
   return [
     ...keyHeader(m, i),
     `${i}portcullis_mfa_verify.authorize {`,
@@ -195,62 +203,109 @@ function verify(m: FreeradiusMfa, i: string): string[] {
 const ASK = '"Enter the code from your authenticator app:"'
 const CODE_SHAPE = /^[0-9]{6}$/.source
 
+/** Both modes in one tree: some clients take the code appended (radius.mfa_append_device_groups). */
+const mixed = (m: FreeradiusMfa): boolean => m.mode === 'challenge' && (m.appendClients?.length ?? 0) > 0
+
+/** `append` and `challenge` text chosen per client when the tree has both, else the one mode's. */
+function byClient(m: FreeradiusMfa, body: (mode: FreeradiusMfa['mode'], i: string) => string[]): string[] {
+  if (!mixed(m)) return body(m.mode, '')
+  return [`if ("%{client:${MFA_CLIENT_ITEM}}" == "append") {`, ...body('append', T), '}', 'else {', ...body('challenge', T), '}']
+}
+
+/** The client item naming the client's mode (clients.conf), read by the site when the tree has both modes. */
+export const MFA_CLIENT_ITEM = 'portcullis_mfa'
+
+/** The lines a client block gets (indent `T`): its mode, only when the tree has both. */
+export function mfaClientLines(m: FreeradiusMfa | null | undefined, client: string): string[] {
+  if (!m || !mixed(m)) return []
+  const mode = m.appendClients!.includes(client) ? 'append' : 'challenge'
+  return [`${T}# The second factor: ${mode === 'append' ? 'the code follows the password (radius.mfa_append_device_groups)' : 'an Access-Challenge for the code'}.`, `${T}${MFA_CLIENT_ITEM} = "${mode}"`]
+}
+
+/**
+ * The devices of the groups listed in radius.mfa_append_device_groups or below them (a group's
+ * members are members of its ancestors). An id naming no group refuses the render: the setting
+ * must be corrected, not silently half-applied.
+ */
+export function appendClientsOf(groupIds: readonly string[], groups: readonly { id: string; parent_id: string | null }[], devices: readonly { name: string; device_group_id: string | null }[]): string[] {
+  if (groupIds.length === 0) return []
+  const parent = new Map(groups.map((g) => [g.id, g.parent_id]))
+  const missing = groupIds.filter((id) => !parent.has(id))
+  if (missing.length) throw new FreeradiusRenderError(`setting radius.mfa_append_device_groups names device groups that do not exist (${missing.join(', ')}): remove them from the setting`)
+  const listed = new Set(groupIds)
+  const inListed = new Map<string, boolean>()
+  const isIn = (id: string): boolean => {
+    const known = inListed.get(id)
+    if (known !== undefined) return known
+    inListed.set(id, false) // a cycle (never stored) ends here
+    const p = parent.get(id) ?? null
+    const r = listed.has(id) || (p !== null && isIn(p))
+    inListed.set(id, r)
+    return r
+  }
+  return devices.filter((d) => d.device_group_id !== null && isIn(d.device_group_id)).map((d) => d.name)
+}
+
 /** portcullis/mfa-password (authenticate, after a password check that passed: CHAP, MS-CHAP, PAP). */
 export function mfaAfterPassword(m: FreeradiusMfa | null): string {
   const out = [HEADER, '# After the password passed: the second factor (radius.mfa_mode; renderers/mfa.ts).']
   if (!m) return [...out, '# Off: the password alone.', 'ok', ''].join('\n')
-  const then =
-    m.mode === 'challenge'
-      ? challengeReply(T, ASK)
-      : [...refusal('mfa_required', 'this user has MFA: the password must be followed by the 6-digit code (radius.mfa_mode append), which CHAP and MS-CHAP cannot carry', T), `${T}reject`]
-  return [...out, ...check(m, '', then), ''].join('\n')
+  const body = (mode: FreeradiusMfa['mode'], i: string) => {
+    const then =
+      mode === 'challenge'
+        ? challengeReply(i + T, ASK)
+        : [...refusal('mfa_required', 'this user has MFA: the password must be followed by the 6-digit code (radius.mfa_mode append), which CHAP and MS-CHAP cannot carry', i + T), `${i}${T}reject`]
+    return check(m, i, then)
+  }
+  return [...out, ...byClient(m, body), ''].join('\n')
 }
 
 /** portcullis/mfa-pap (authenticate, Auth-Type PAP): the password, then the code as the mode says. */
 export function mfaPap(m: FreeradiusMfa | null): string {
   const out = [HEADER, '# PAP and the second factor (radius.mfa_mode; renderers/mfa.ts).']
   if (!m) return [...out, 'pap', ''].join('\n')
-  if (m.mode === 'challenge') {
-    return [
-      ...out,
-      '# The answer to a challenge: the code in User-Password, the challenge in State.',
-      'if (&State) {',
-      // The code's shape is tested first: a regex sets the captures (%{1}) the last one matched.
-      `${T}if (&User-Password =~ /${CODE_SHAPE}/ && &State =~ /^0x([0-9a-f]{32})$/) {`,
-      ...lines(T + T, ['update control {', `${T}&${CHALLENGE} := "%{1}"`, `${T}&${CODE} := "%{User-Password}"`, '}']),
-      ...verify(m, T + T),
-      `${T}}`,
-      `${T}else {`,
-      ...refusal('mfa_bad_code', 'the answer to the challenge is not a 6-digit code, or the State is not one of ours', T + T),
-      `${T}${T}reject`,
-      `${T}}`,
-      '}',
-      'else {',
-      `${T}pap`,
-      `${T}$INCLUDE mfa-password`,
-      '}',
-      '',
-    ].join('\n')
-  }
-  // append: the whole User-Password as the password first (no MFA, or a password ending in digits).
+  return [...out, ...byClient(m, (mode, i) => (mode === 'challenge' ? challengePap(m, i) : appendPap(m, i))), ''].join('\n')
+}
+
+function challengePap(m: FreeradiusMfa, i: string): string[] {
   return [
-    ...out,
-    'pap {',
-    `${T}reject = 1`,
-    '}',
-    'if (ok) {',
-    `${T}$INCLUDE mfa-password`,
-    '}',
-    `elsif (&User-Password =~ /^(.+)([0-9]{6})$/) {`,
-    ...lines(T, ['update control {', `${T}&${CODE} := "%{2}"`, '}']),
-    ...lines(T, ['update request {', `${T}&User-Password := "%{1}"`, '}']),
-    `${T}pap`,
+    `${i}# The answer to a challenge: the code in User-Password, the challenge in State.`,
+    `${i}if (&State) {`,
+    // The code's shape is tested first: a regex sets the captures (%{1}) the last one matched.
+    `${i}${T}if (&User-Password =~ /${CODE_SHAPE}/ && &State =~ /^0x([0-9a-f]{32})$/) {`,
+    ...lines(i + T + T, ['update control {', `${T}&${CHALLENGE} := "%{1}"`, `${T}&${CODE} := "%{User-Password}"`, '}']),
+    ...verify(m, i + T + T, 'challenge'),
+    `${i}${T}}`,
+    `${i}${T}else {`,
+    ...refusal('mfa_bad_code', 'the answer to the challenge is not a 6-digit code, or the State is not one of ours', i + T + T),
+    `${i}${T}${T}reject`,
+    `${i}${T}}`,
+    `${i}}`,
+    `${i}else {`,
+    `${i}${T}pap`,
+    `${i}${T}$INCLUDE mfa-password`,
+    `${i}}`,
+  ]
+}
+
+/** append: the whole User-Password as the password first (no MFA, or a password ending in digits). */
+function appendPap(m: FreeradiusMfa, i: string): string[] {
+  return [
+    `${i}pap {`,
+    `${i}${T}reject = 1`,
+    `${i}}`,
+    `${i}if (ok) {`,
+    `${i}${T}$INCLUDE mfa-password`,
+    `${i}}`,
+    `${i}elsif (&User-Password =~ /^(.+)([0-9]{6})$/) {`,
+    ...lines(i + T, ['update control {', `${T}&${CODE} := "%{2}"`, '}']),
+    ...lines(i + T, ['update request {', `${T}&User-Password := "%{1}"`, '}']),
+    `${i}${T}pap`,
     // A user without MFA who typed digits after the right password typed a wrong password.
-    ...check(m, T, verify(m, T + T), [...refusal('wrong_password', 'the password followed by a code was given, but this user has no MFA', T), `${T}reject`]),
-    '}',
-    'else {',
-    `${T}reject`,
-    '}',
-    '',
-  ].join('\n')
+    ...check(m, i + T, verify(m, i + T + T, 'append'), [...refusal('wrong_password', 'the password followed by a code was given, but this user has no MFA', i + T), `${i}${T}reject`]),
+    `${i}}`,
+    `${i}else {`,
+    `${i}${T}reject`,
+    `${i}}`,
+  ]
 }

@@ -7,7 +7,7 @@
  * append mode takes password+code in one request, and the surface down or refusing the key fails
  * closed with the reason in the auth log. Skipped without FreeRADIUS 3.2, radclient and rlm_rest.
  */
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -15,6 +15,7 @@ import { expect } from 'chai'
 import { parseFreeradiusLine, type FreeradiusAuthEvent } from '../../../sdk/logs/freeradius-parse.js'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { awayFromWindowEdge, codeAt, enroll, freeTcpPort, internalSurface, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
+import { papRequest } from '../../../test/kit/radius-pap.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, mschapv2Pairs, radclient, rcString, type RadclientResult, type RunningFreeradius } from './e2e-support.js'
 
@@ -60,6 +61,7 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
   }
 
   let groupId = ''
+  let profileId = ''
   before(async function () {
     if (!FREERADIUS_PRESENT) return skipBecause(this, FREERADIUS_SKIP)
     if (!REST_MODULE) return skipBecause(this, 'FreeRADIUS rlm_rest (Debian: freeradius-rest) is not installed')
@@ -75,9 +77,10 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
     const device = await t.admin('POST', '/api/v1/devices', { body: { name: 'sw1', address: '127.0.0.1/32', radius_secret: SECRET } })
     expect(device.status, JSON.stringify(device.body)).to.equal(201)
     const profile = await t.admin('POST', '/api/v1/radius/profiles', { body: { name: 'admin', attributes: [{ name: 'Service-Type', value: 'Administrative-User' }] } })
+    profileId = profile.body.id
     const rule = await t.admin('POST', '/api/v1/aaa/policy/rules', { body: { name: 'ops-sw1', who: { group_id: groupId }, where: { device_id: device.body.id }, radius_profile_id: profile.body.id } })
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201)
-    for (const n of ['plain', 'mfa-a', 'mfa-b', 'mfa-c', 'mfa-d', 'mfa-e', 'mfa-f']) await user(n, { mfa: n !== 'plain' })
+    for (const n of ['plain', 'mfa-a', 'mfa-b', 'mfa-c', 'mfa-d', 'mfa-e', 'mfa-f', 'mfa-g', 'mfa-h']) await user(n, { mfa: n !== 'plain' })
     await setInternalKey(t)
     await deploy()
   })
@@ -194,6 +197,75 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
     } finally {
       await setInternalKey(t)
     }
+  })
+
+  describe('per device group (radius.mfa_append_device_groups, with radius.mfa_mode challenge)', () => {
+    // A second NAS on the same host: 127.0.0.2, in a device group that cannot answer a challenge.
+    const FROM = '127.0.0.2'
+    let deviceGroupId = ''
+    const nas2 = (user: string, password: string) => papRequest({ port, secret: SECRET, user, password, from: FROM })
+    const setGroups = (value: unknown) => t.admin('PUT', '/api/v1/settings/radius.mfa_append_device_groups', { body: { value } })
+
+    before(async function () {
+      if (!t) return this.skip()
+      const g = await t.admin('POST', '/api/v1/device-groups', { body: { name: 'no-challenge' } })
+      expect(g.status, JSON.stringify(g.body)).to.equal(201)
+      // A group below the listed one: its devices take the code appended too.
+      const below = await t.admin('POST', '/api/v1/device-groups', { body: { name: 'no-challenge-dc1', parent_id: g.body.id } })
+      expect(below.status, JSON.stringify(below.body)).to.equal(201)
+      deviceGroupId = g.body.id
+      const d = await t.admin('POST', '/api/v1/devices', { body: { name: 'sw2', address: `${FROM}/32`, radius_secret: SECRET, device_group_id: below.body.id } })
+      expect(d.status, JSON.stringify(d.body)).to.equal(201)
+      const rule = await t.admin('POST', '/api/v1/aaa/policy/rules', { body: { name: 'ops-sw2', who: { group_id: groupId }, where: { device_id: d.body.id }, radius_profile_id: profileId } })
+      expect(rule.status, JSON.stringify(rule.body)).to.equal(201)
+      const r = await setGroups([deviceGroupId])
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      await deploy()
+    })
+    after(async () => {
+      if (t) expect((await setGroups([])).status).to.equal(200)
+    })
+
+    it('writes each client\'s mode into clients.conf', () => {
+      const clients = readFileSync(path.join(dir, 'release', 'clients.conf'), 'utf8')
+      expect(clients).to.match(/client sw1 \{[^}]*portcullis_mfa = "challenge"/)
+      expect(clients).to.match(/client sw2 \{[^}]*portcullis_mfa = "append"/)
+    })
+
+    it('takes the password followed by the code from a NAS of the group, and still challenges at the other', async () => {
+      const alone = await nas2('mfa-g', pw['mfa-g'])
+      expect(alone.code, 'the password alone: Access-Reject').to.equal(3)
+      expect(lastAuth().rejectReason).to.equal('mfa_required')
+      const both = await nas2('mfa-g', pw['mfa-g'] + codeAt(seed['mfa-g'], 1))
+      expect(both.code, 'password+code: Access-Accept').to.equal(2)
+      expect((await nas2('plain', pw.plain)).code, 'a user without MFA, unchanged').to.equal(2)
+      const other = await pap('mfa-h', pw['mfa-h'])
+      expect(other.code, other.raw).to.equal('Access-Challenge')
+      expect((await answer('mfa-h', attr(other, 'State')[0], codeAt(seed['mfa-h'], 1))).code).to.equal('Access-Accept')
+    })
+
+    it('refuses a value of the wrong shape with the envelope and keeps the setting', async () => {
+      for (const value of ['x', ['not-a-uuid'], [deviceGroupId, deviceGroupId], null, [42], { id: deviceGroupId }]) {
+        const r = await setGroups(value)
+        expect(r.status, JSON.stringify(value)).to.be.oneOf([400, 422])
+        expect(r.body.code).to.be.a('string')
+        expect(r.body.detail).to.be.a('string')
+      }
+      expect((await t.admin('GET', '/api/v1/settings/radius.mfa_append_device_groups')).body.value).to.deep.equal([deviceGroupId])
+    })
+
+    it('refuses to deploy while the setting names a device group that does not exist, naming the setting', async () => {
+      const ghost = randomUUID()
+      expect((await setGroups([deviceGroupId, ghost])).status).to.equal(200)
+      try {
+        const r = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'freeradius', comment: 'ghost group' } })
+        expect(r.status, JSON.stringify(r.body)).to.equal(422)
+        expect(r.body.code).to.equal('DEPLOY_RENDER_FAILED')
+        expect(r.body.detail).to.include('radius.mfa_append_device_groups').and.include(ghost)
+      } finally {
+        expect((await setGroups([deviceGroupId])).status).to.equal(200)
+      }
+    })
   })
 
   describe('append mode (radius.mfa_mode append)', () => {
