@@ -26,6 +26,7 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
   let daemon: RunningTacPlusNg | undefined
   let port = 0
   let dataDir = ''
+  let lockDir = ''
   const pw: Record<string, string> = {}
   const seed: Record<string, string> = {}
 
@@ -43,13 +44,15 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
     const surface = internalSurface(await freeTcpPort())
     // A data folder of the test's own: the release (and its shadow file) outlives the platform's stop.
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-tacacs-mfa-'))
-    t = await startTestApp({ plugins: [...PLUGINS, 'mfa'], env: surface.env, options: surface.options, dataDir })
+    // Short: tac_plus-ng cuts a lockout count folder longer than 32 characters (renderers/lockout.ts).
+    lockDir = mkdtempSync('/tmp/tm-')
+    t = await startTestApp({ plugins: [...PLUGINS, 'mfa'], env: surface.env, options: { ...surface.options, 'tacacs.lockout_directory': lockDir }, dataDir })
     port = await freePort()
     await setSetting(t, 'tacacs.listen_address', '127.0.0.1')
     await setSetting(t, 'tacacs.listen_port', port)
     const device = await created(t, '/api/v1/devices', { name: 'mfa-sw', address: FROM, tacacs_key: KEY })
     const profile = await created(t, '/api/v1/tacacs/profiles', { name: 'mfa-p', privilege_level: 15, default_action: 'permit' })
-    for (const username of ['t-plain', 't-alice', 't-bob', 't-carol', 't-dave']) {
+    for (const username of ['t-plain', 't-alice', 't-bob', 't-carol', 't-dave', 't-erin', 't-frank']) {
       pw[username] = strongPassword()
       const u = await created(t, '/api/v1/users', { username, password: pw[username], network_login: true, must_change_password: false, chap_enabled: username === 't-plain' })
       await created(t, RULES, { name: `r-${username}`, who: { user_id: u.id }, where: { device_id: device.id }, tacacs_profile_id: profile.id, position: 0 })
@@ -62,6 +65,7 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
     await daemon?.stop()
     await t?.stop()
     if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    if (lockDir) rmSync(lockDir, { recursive: true, force: true })
   })
   beforeEach(async () => {
     await t?.app.db.knex('rate_limit_hits').delete()
@@ -112,6 +116,25 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
     const api = await t.req('POST', '/api/v1/mfa/verify', { body: { mfa_token: login.body.mfa_token, code: codeAt(seed['t-carol'], 1) } })
     expect(api.status, JSON.stringify(api.body)).to.equal(429)
     expect(await pap('t-carol', pw['t-carol'] + codeAt(seed['t-carol'], 1)), 'and the device refuses the right code now').to.equal(false)
+  })
+
+  it('runs after the lockout\'s count when account lockout is on too: password+code accepted, wrong passwords lock the account, the right password and code are refused then', async () => {
+    await setSetting(t, 'identity.lockout_threshold', 3)
+    try {
+      await deployAndRun()
+      const config = readFileSync(path.join(current(), 'tac_plus-ng.cfg'), 'utf8')
+      // The lockout's modules first, our backend last in the chain (it checks the passwords).
+      expect(config.indexOf('portcullis-mfa.pl'), 'the MFA backend ends the chain').to.be.greaterThan(config.lastIndexOf('mavis module ='))
+      expect(await pap('t-plain', pw['t-plain']), 'a user without MFA').to.equal(true)
+      expect((await ascii('t-erin', pw['t-erin'] + codeAt(seed['t-erin'], 1))).pass, 'ASCII, password+code').to.equal(true)
+      for (let i = 0; i < 3; i++) expect(await pap('t-frank', 'wrong-' + i + codeAt(seed['t-frank'], 1))).to.equal(false)
+      expect(await pap('t-frank', pw['t-frank'] + codeAt(seed['t-frank'], 1)), 'locked out').to.equal(false)
+      const audit = await t.app.db.knex('audit_log').where({ action: 'auth.mfa_internal_verify', actor_name: 't-frank' }).count<{ n: string }[]>({ n: '*' })
+      expect(Number(audit[0].n), 'a locked-out login never reaches the code check').to.equal(0)
+    } finally {
+      await setSetting(t, 'identity.lockout_threshold', 0)
+      await deployAndRun()
+    }
   })
 
   it('fails closed when the platform refuses the key, and when it is down: a backend failure for the device, in the daemon\'s log', async () => {
