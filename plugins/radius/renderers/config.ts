@@ -24,6 +24,10 @@
  *   mods-enabled/portcullis_lockout  the failure counts in memory (rlm_cache), with the lockout on
  *   portcullis/lockout-failed    counts a wrong password (Post-Auth-Type REJECT); lockout.ts
  *   portcullis/lockout-passed    an accepted login ends the run of failures (post-auth)
+ *   mods-enabled/portcullis_mfa  0600  the internal MFA surface's two rlm_rest calls (mfa.ts)
+ *   portcullis/mfa-pap           0600  PAP, then the second factor as radius.mfa_mode says (mfa.ts; holds the key)
+ *   portcullis/mfa-password      0600  after a password that passed: does the user owe a code (mfa.ts; holds the key)
+ *   portcullis/mfa-authorize     the answer to a challenge goes to Auth-Type PAP (mfa.ts)
  *
  * `buildFreeradiusConfig` is the pure part (data in, files out, byte-identical
  * for the same data); `createFreeradiusRenderer` reads the data through the
@@ -49,7 +53,7 @@ import { LOOKUP_MODULES, replies, rulesTable } from './lookup.js'
 import { mschapv1, SITE } from './site.js'
 import { login, refused, verifiers } from './users.js'
 import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
-import { appendClientsOf, mfaAfterPassword, mfaClientLines, mfaModules, mfaPap, type RadiusMfaMode } from './mfa.js'
+import { appendClientsOf, mfaAfterPassword, mfaAuthorize, mfaClientLines, mfaModules, mfaPap, type RadiusMfaMode } from './mfa.js'
 import type { MfaService } from '../../mfa/api.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
@@ -229,6 +233,7 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
     { path: 'mods-enabled/portcullis_mfa', content: mfaModules(input.mfa ?? null), mode: 0o600 },
     { path: 'portcullis/mfa-pap', content: mfaPap(input.mfa ?? null), mode: 0o600 },
     { path: 'portcullis/mfa-password', content: mfaAfterPassword(input.mfa ?? null), mode: 0o600 },
+    { path: 'portcullis/mfa-authorize', content: mfaAuthorize(input.mfa ?? null), mode: 0o644 },
     { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },
     ...lockoutModules(input).map((f) => ({ ...f, mode: 0o644 })),
     { path: 'portcullis/lockout-failed', content: lockoutFailed(input), mode: 0o644 },

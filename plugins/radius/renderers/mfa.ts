@@ -246,6 +246,24 @@ export function appendClientsOf(groupIds: readonly string[], groups: readonly { 
   return devices.filter((d) => d.device_group_id !== null && isIn(d.device_group_id)).map((d) => d.name)
 }
 
+/**
+ * portcullis/mfa-authorize (the end of authorize): the answer to one of our challenges (a State,
+ * the code in User-Password) is checked in Auth-Type PAP (portcullis/mfa-pap), whatever method
+ * the user's password takes otherwise. For local users PAP is picked anyway; a method of its own
+ * for some users (a directory's Auth-Type LDAP) would try the code as the password.
+ */
+export function mfaAuthorize(m: FreeradiusMfa | null): string {
+  const out = [HEADER, '# The answer to a second-factor challenge goes to Auth-Type PAP (renderers/mfa.ts).']
+  if (!m || m.mode !== 'challenge') return [...out, '# No challenge is sent: nothing to route.', ''].join('\n')
+  return [
+    ...out,
+    'if (&State && &User-Password && !&CHAP-Password && !&MS-CHAP-Challenge) {',
+    ...lines(T, ['update control {', `${T}&Auth-Type := PAP`, '}']),
+    '}',
+    '',
+  ].join('\n')
+}
+
 /** portcullis/mfa-password (authenticate, after a password check that passed: CHAP, MS-CHAP, PAP). */
 export function mfaAfterPassword(m: FreeradiusMfa | null): string {
   const out = [HEADER, '# After the password passed: the second factor (radius.mfa_mode; renderers/mfa.ts).']

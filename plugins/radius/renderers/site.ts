@@ -61,6 +61,8 @@ ${T}$INCLUDE ../portcullis/policy
 ${T}if (&control:Auth-Type == MS-CHAPv1) {
 ${T}${T}$INCLUDE ../portcullis/mschapv1
 ${T}}
+${T}# The answer to a second-factor challenge is checked in Auth-Type PAP (renderers/mfa.ts).
+${T}$INCLUDE ../portcullis/mfa-authorize
 
 ${T}# Status-Server (RFC 5997): runs this section alone, and answers Access-Accept when it returns ok.
 ${T}Autz-Type Status-Server {

@@ -4,7 +4,7 @@
  * carry in one mode and in both, and the refusals. The daemon itself: e2e-mfa.test.ts.
  */
 import { expect } from 'chai'
-import { appendClientsOf, mfaAfterPassword, mfaClientLines, mfaModules, mfaPap, type FreeradiusMfa } from '../renderers/mfa.js'
+import { appendClientsOf, mfaAfterPassword, mfaAuthorize, mfaClientLines, mfaModules, mfaPap, type FreeradiusMfa } from '../renderers/mfa.js'
 
 const base: FreeradiusMfa = { mode: 'challenge', baseUrl: 'http://127.0.0.1:8080', key: 'k'.repeat(40), checkPath: '/api/v1/mfa/internal/check', verifyPath: '/api/v1/mfa/internal/verify' }
 const G = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
@@ -68,6 +68,11 @@ describe('radius: the second factor, rendered (pure)', () => {
     expect(mfaPap(base)).to.include(`'X-Internal-Key: ${base.key}'`)
     expect(() => mfaPap({ ...base, key: 'a\nb' })).to.throw(/control character/)
     expect(() => mfaModules({ ...base, baseUrl: 'http://127.0.0.1:8080/x' })).to.throw(/mfa\.internal_url/)
+  })
+
+  it('routes the answer to a challenge to Auth-Type PAP in authorize, only while challenges are sent', () => {
+    for (const m of [base, { ...base, appendClients: ['deep'] }]) expect(mfaAuthorize(m)).to.include('if (&State && &User-Password && !&CHAP-Password && !&MS-CHAP-Challenge) {').and.include('&Auth-Type := PAP')
+    for (const m of [null, { ...base, mode: 'append' as const }]) expect(mfaAuthorize(m)).to.not.include('&Auth-Type')
   })
 
   it('renders the password alone with the second factor off', () => {
