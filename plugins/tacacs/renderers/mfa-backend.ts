@@ -116,8 +116,9 @@ while (my $in = <STDIN>) {
 	} else {
 		my ($verdict, $why) = eval { decide($V[AV_A_USER], $V[AV_A_PASSWORD]) };
 		if (!defined $verdict) {
-			my $err = $@ || "unknown error\n";
-			chomp $err;
+			my $err = $@ || "unknown error";
+			# Not chomp: $/ is the request separator here.
+			$err =~ s/\s+\z//;
 			if ($err eq 'rate_limited') {
 				($verdict, $why) = ('NAK', 'too many MFA codes: try again later');
 			} else {

@@ -6,6 +6,7 @@
  * against the user's budget shared with the API sign-in, a user without MFA is unaffected, and the
  * surface refusing the key or down fails closed. Skips without TAC_PLUS_NG.
  */
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -115,7 +116,9 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
     expect(login.body.status).to.equal('mfa_required')
     const api = await t.req('POST', '/api/v1/mfa/verify', { body: { mfa_token: login.body.mfa_token, code: codeAt(seed['t-carol'], 1) } })
     expect(api.status, JSON.stringify(api.body)).to.equal(429)
-    expect(await pap('t-carol', pw['t-carol'] + codeAt(seed['t-carol'], 1)), 'and the device refuses the right code now').to.equal(false)
+    const limited = await client().authenticatePap('t-carol', pw['t-carol'] + codeAt(seed['t-carol'], 1))
+    expect(limited.pass, 'and the device refuses the right code now').to.equal(false)
+    expect(limited.serverMsg).to.include('too many MFA codes')
   })
 
   it('runs after the lockout\'s count when account lockout is on too: password+code accepted, wrong passwords lock the account, the right password and code are refused then', async () => {
@@ -135,6 +138,25 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
       await setSetting(t, 'identity.lockout_threshold', 0)
       await deployAndRun()
     }
+  })
+
+  it('says why on its stderr, which tac_plus-ng logs to syslog: the key refused, nothing answering (the release\'s backend run as the daemon runs it)', async () => {
+    const run = (url: string, key: string) => {
+      // Asynchronously: the platform answering it runs in this process.
+      const child = spawn('/usr/bin/perl', [path.join(current(), 'portcullis-mfa.pl')], { env: { SHADOWFILE: path.join(current(), 'shadow'), MFA_URL: url, MFA_KEY: key } })
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (d) => (out += d))
+      child.stderr.on('data', (d) => (err += d))
+      child.stdin.end(['0 TACPLUS', '4 t-dave', `8 ${pw['t-dave']}${codeAt(seed['t-dave'], 1)}`, '49 AUTH', '='].join('\n') + '\n')
+      return new Promise<{ out: string; err: string }>((resolve) => child.once('close', () => resolve({ out, err })))
+    }
+    const refused = await run(`http://127.0.0.1:${new URL(t.url).port}`, 'not-the-key-' + 'z'.repeat(40))
+    expect(refused.out).to.match(/^6 ERR$/m).and.match(/=0\n$/)
+    expect(refused.err, refused.err).to.include("portcullis-mfa: user t-dave: the second factor could not be checked: the platform's MFA surface answered 401; refused")
+    const nobody = await run(`http://127.0.0.1:${await freePort()}`, INTERNAL_KEY)
+    expect(nobody.out).to.match(/^6 ERR$/m)
+    expect(nobody.err).to.match(/portcullis-mfa: user t-dave: the second factor could not be checked: the platform's MFA surface answered nothing \(.+\); refused/)
   })
 
   it('fails closed when the platform refuses the key, and when it is down: a backend failure for the device, in the daemon\'s log', async () => {
