@@ -76,6 +76,8 @@ export const RADIUS_REJECT_REASONS = [
   'mfa_bad_code',
   'mfa_rate_limited',
   'mfa_unavailable',
+  // A password method that never asked for the second factor while it is on (renderers/mfa.ts post-auth).
+  'mfa_not_checked',
 ] as const
 export type RadiusRejectReason = (typeof RADIUS_REJECT_REASONS)[number]
 

@@ -28,6 +28,7 @@
  *   portcullis/mfa-pap           0600  PAP, then the second factor as radius.mfa_mode says (mfa.ts; holds the key)
  *   portcullis/mfa-password      0600  after a password that passed: does the user owe a code (mfa.ts; holds the key)
  *   portcullis/mfa-authorize     the answer to a challenge goes to Auth-Type PAP (mfa.ts)
+ *   portcullis/mfa-post-auth     an accept the second factor did not decide is refused (mfa.ts)
  *
  * `buildFreeradiusConfig` is the pure part (data in, files out, byte-identical
  * for the same data); `createFreeradiusRenderer` reads the data through the
@@ -53,7 +54,7 @@ import { LOOKUP_MODULES, replies, rulesTable } from './lookup.js'
 import { mschapv1, SITE } from './site.js'
 import { login, refused, verifiers } from './users.js'
 import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
-import { appendClientsOf, mfaAfterPassword, mfaAuthorize, mfaClientLines, mfaModules, mfaPap, type RadiusMfaMode } from './mfa.js'
+import { appendClientsOf, mfaAfterPassword, mfaAuthorize, mfaPostAuth, mfaClientLines, mfaModules, mfaPap, type RadiusMfaMode } from './mfa.js'
 import type { MfaService } from '../../mfa/api.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
@@ -234,6 +235,7 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
     { path: 'portcullis/mfa-pap', content: mfaPap(input.mfa ?? null), mode: 0o600 },
     { path: 'portcullis/mfa-password', content: mfaAfterPassword(input.mfa ?? null), mode: 0o600 },
     { path: 'portcullis/mfa-authorize', content: mfaAuthorize(input.mfa ?? null), mode: 0o644 },
+    { path: 'portcullis/mfa-post-auth', content: mfaPostAuth(input.mfa ?? null), mode: 0o644 },
     { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },
     ...lockoutModules(input).map((f) => ({ ...f, mode: 0o644 })),
     { path: 'portcullis/lockout-failed', content: lockoutFailed(input), mode: 0o644 },

@@ -46,6 +46,9 @@ export interface FreeradiusMfa {
 /** control:Tmp-String-8 the challenge, -9 the code, -7 the attempts left (the policy uses -0 to -6). */
 const CHALLENGE = 'Tmp-String-8'
 const CODE = 'Tmp-String-9'
+/** control:Tmp-Integer-3: the second factor was decided for this request (owed and given, or not owed). */
+const DECIDED = 'Tmp-Integer-3'
+const decided = (i: string) => lines(i, ['update control {', `${T}&${DECIDED} := 1`, '}'])
 const STATUS = 'reply:REST-HTTP-Status-Code'
 const BODY = 'reply:REST-HTTP-Body'
 /** How long a daemon waits for the surface: a device login stalls that long when it is down. */
@@ -143,7 +146,7 @@ function challengeReply(i: string, message: string): string[] {
  * After the password was accepted: does the user owe a code? `then` runs with the challenge in
  * control:Tmp-String-8 when they do.
  */
-function check(m: FreeradiusMfa, i: string, then: string[], otherwise: string[] = [`${i}ok`]): string[] {
+function check(m: FreeradiusMfa, i: string, then: string[], otherwise: string[] = [...decided(i), `${i}ok`]): string[] {
   return [
     ...keyHeader(m, i),
     `${i}portcullis_mfa_check.authorize {`,
@@ -187,6 +190,7 @@ function verify(m: FreeradiusMfa, i: string, mode: FreeradiusMfa['mode']): strin
     `${i}}`,
     `${i}if (&${BODY} =~ /"valid":true/) {`,
     ...forget(i + T),
+    ...decided(i + T),
     `${i}${T}ok`,
     `${i}}`,
     ...(again
@@ -259,6 +263,25 @@ export function mfaAuthorize(m: FreeradiusMfa | null): string {
     ...out,
     'if (&State && &User-Password && !&CHAP-Password && !&MS-CHAP-Challenge) {',
     ...lines(T, ['update control {', `${T}&Auth-Type := PAP`, '}']),
+    '}',
+    '',
+  ].join('\n')
+}
+
+/**
+ * portcullis/mfa-post-auth (the start of post-auth): an Access-Accept whose password section never
+ * decided the second factor is refused. Every password section ends with mfa-password, so this
+ * holds only for a section added without it: such a section fails closed instead of letting users
+ * with MFA in with the password alone.
+ */
+export function mfaPostAuth(m: FreeradiusMfa | null): string {
+  const out = [HEADER, '# Fail closed: an accept the second factor did not decide is refused (renderers/mfa.ts).']
+  if (!m) return [...out, '# Off: the password alone.', ''].join('\n')
+  return [
+    ...out,
+    `if (&Packet-Type == Access-Request && !&control:${DECIDED}) {`,
+    ...refusal('mfa_not_checked', 'the password was checked by a method that does not ask for the second factor (no mfa-password include): refused', T),
+    `${T}reject`,
     '}',
     '',
   ].join('\n')

@@ -102,6 +102,8 @@ ${T}ok
 }
 
 post-auth {
+${T}# Fail closed: an accept the second factor did not decide (renderers/mfa.ts).
+${T}$INCLUDE ../portcullis/mfa-post-auth
 ${T}# Each permitting rule's RADIUS profile, by a hashed lookup on the rule's name (portcullis/replies).
 ${T}portcullis_replies
 ${T}$INCLUDE ../portcullis/lockout-passed

@@ -8,7 +8,7 @@
  * closed with the reason in the auth log. Skipped without FreeRADIUS 3.2, radclient and rlm_rest.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
@@ -17,7 +17,7 @@ import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { awayFromWindowEdge, codeAt, enroll, freeTcpPort, internalSurface, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
 import { papRequest } from '../../../test/kit/radius-pap.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, mschapv2Pairs, radclient, rcString, type RadclientResult, type RunningFreeradius } from './e2e-support.js'
+import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, mschapv2Pairs, radclient, rcString, startFreeradius, type RadclientResult, type RunningFreeradius } from './e2e-support.js'
 
 const SECRET = 'mfa-radius-secret'
 const REST_MODULE = ['/usr/lib/freeradius/rlm_rest.so', '/usr/lib64/freeradius/rlm_rest.so', '/usr/local/lib/freeradius/rlm_rest.so'].some((p) => existsSync(p))
@@ -196,6 +196,31 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
       expect((await pap('plain', pw.plain)).code, 'fail closed for everyone: whether a user has MFA is unknown').to.equal('Access-Reject')
     } finally {
       await setInternalKey(t)
+    }
+  })
+
+  it('refuses, rather than lets in, an accept from a password section that never asks for the code (mfa_not_checked)', async () => {
+    // A release whose MS-CHAP section lost its mfa-password include (as a new method added without it would be).
+    await daemon?.stop()
+    const release = path.join(dir, 'release')
+    const site = path.join(release, 'sites-enabled/default')
+    const text = readFileSync(site, 'utf8')
+    const stripped = text.replace(/(Auth-Type MS-CHAP \{\n\t\tmschap\n)\t\t\$INCLUDE \.\.\/portcullis\/mfa-password\n/, '$1')
+    expect(stripped, 'the include was there to remove').to.not.equal(text)
+    writeFileSync(site, stripped)
+    daemon = await startFreeradius(release)
+    try {
+      const users = await t.app.identity.networkUsers(t.app.db.knex)
+      for (const name of ['mfa-d', 'plain']) {
+        const nt = users.find((u) => u.username === name)!.verifiers!.nt_hash
+        const r = await send(mschapv2Pairs(name, nt, randomBytes(16), randomBytes(16)))
+        expect(r.code, `${name}: ${r.raw}`).to.equal('Access-Reject')
+        expect(attr(r, 'Service-Type'), 'nothing of the profile').to.deep.equal([])
+        expect(lastAuth()).to.include({ result: 'reject', rejectReason: 'mfa_not_checked', username: name })
+      }
+      expect((await pap('plain', pw.plain)).code, 'PAP still asks, so it still passes').to.equal('Access-Accept')
+    } finally {
+      await deploy()
     }
   })
 

@@ -4,7 +4,7 @@
  * carry in one mode and in both, and the refusals. The daemon itself: e2e-mfa.test.ts.
  */
 import { expect } from 'chai'
-import { appendClientsOf, mfaAfterPassword, mfaAuthorize, mfaClientLines, mfaModules, mfaPap, type FreeradiusMfa } from '../renderers/mfa.js'
+import { appendClientsOf, mfaAfterPassword, mfaAuthorize, mfaPostAuth, mfaClientLines, mfaModules, mfaPap, type FreeradiusMfa } from '../renderers/mfa.js'
 
 const base: FreeradiusMfa = { mode: 'challenge', baseUrl: 'http://127.0.0.1:8080', key: 'k'.repeat(40), checkPath: '/api/v1/mfa/internal/check', verifyPath: '/api/v1/mfa/internal/verify' }
 const G = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
@@ -73,6 +73,16 @@ describe('radius: the second factor, rendered (pure)', () => {
   it('routes the answer to a challenge to Auth-Type PAP in authorize, only while challenges are sent', () => {
     for (const m of [base, { ...base, appendClients: ['deep'] }]) expect(mfaAuthorize(m)).to.include('if (&State && &User-Password && !&CHAP-Password && !&MS-CHAP-Challenge) {').and.include('&Auth-Type := PAP')
     for (const m of [null, { ...base, mode: 'append' as const }]) expect(mfaAuthorize(m)).to.not.include('&Auth-Type')
+  })
+
+  it('marks the second factor decided where a code was verified or none was owed, and refuses an accept without the mark in post-auth', () => {
+    const mark = '&Tmp-Integer-3 := 1'
+    for (const m of [base, { ...base, mode: 'append' as const }]) {
+      expect(mfaAfterPassword(m).split(mark).length - 1, 'not owed').to.equal(1)
+      expect(mfaPap(m)).to.include(mark)
+    }
+    expect(mfaPostAuth(base)).to.include('if (&Packet-Type == Access-Request && !&control:Tmp-Integer-3) {').and.include('"mfa_not_checked"').and.include('reject')
+    expect(mfaPostAuth(null)).to.not.include('reject')
   })
 
   it('renders the password alone with the second factor off', () => {
