@@ -5,15 +5,19 @@
  * emailed setup link; the RADIUS/NAC daemons check codes through the internal
  * surface. See docs/mfa.md.
  */
-import { coreServices, definePlugin, identityServices, uuidArray } from '../../sdk/index.js'
+import { coreServices, definePlugin, identityServices, provide, uuidArray } from '../../sdk/index.js'
+import { mfaServiceRef } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { mfaPermissions } from './permissions.js'
 import { mfaRoutes } from './routes/index.js'
+import { DeviceChallenges } from './services/device-challenge.js'
 import { TokenBudget } from './services/token-budget.js'
 import { TotpStore } from './services/totp-store.js'
-import { mfaSettings } from './settings.js'
+import { mfaInternalKey, mfaInternalUrl, mfaServerOptions, mfaSettings } from './settings.js'
 import { mfaTables } from './tables.js'
+
+export * from './api.js'
 
 export default definePlugin({
   id: 'mfa',
@@ -22,6 +26,7 @@ export default definePlugin({
   description: 'Multi-factor sign-in: TOTP authenticator apps (RFC 6238), setup by emailed link, per-token code budget, daemon check surface.',
   permissions: mfaPermissions,
   settings: mfaSettings,
+  serverOptions: mfaServerOptions,
   migrations: new URL('./migrations/', import.meta.url),
   tables: mfaTables,
   locales: { en, ru },
@@ -29,10 +34,11 @@ export default definePlugin({
     database: coreServices.database,
     secrets: coreServices.secrets,
     settings: coreServices.settings,
+    serverOptions: coreServices.serverOptions,
     identity: identityServices.identity,
     mail: identityServices.mail,
   },
-  init({ database, secrets, settings, identity, mail }) {
+  init({ database, secrets, settings, serverOptions, identity, mail }) {
     const store = new TotpStore(database.knex, secrets)
     const budget = new TokenBudget(database.knex)
     identity.registerSecondFactor({ id: 'totp', isEnrolled: (userId) => store.isEnrolled(userId) })
@@ -46,6 +52,14 @@ export default definePlugin({
         await trx('mfa_totp').whereRaw('user_id = ANY(?::uuid[])', [uuidArray(ids)]).delete()
       },
     })
-    return { routes: mfaRoutes({ identity, mail, settings, store, budget }) }
+    const challenges = new DeviceChallenges(database.knex)
+    const baseUrl = serverOptions.get(mfaInternalUrl)
+    const service = {
+      async daemonLink(db?: Parameters<typeof settings.get>[1]) {
+        const key = await settings.get(mfaInternalKey, db)
+        return key === null ? null : { baseUrl, key, checkPath: '/api/v1/mfa/internal/check' as const, verifyPath: '/api/v1/mfa/internal/verify' as const }
+      },
+    }
+    return { services: [provide(mfaServiceRef, service)], routes: mfaRoutes({ identity, mail, settings, store, budget, challenges }) }
   },
 })

@@ -5,7 +5,8 @@
  * the preview of what is deployed. Other plugins read profiles through
  * `radiusServiceRef`. See docs/radius.md and docs/freeradius.md.
  */
-import { coreServices, definePlugin, provide } from '../../sdk/index.js'
+import { coreServices, definePlugin, optional, provide } from '../../sdk/index.js'
+import { mfaServiceRef } from '../mfa/api.js'
 import { radiusServiceRef } from './api.js'
 import { radiusProbeCommand } from './cli/probe.js'
 import en from './locales/en.js'
@@ -28,6 +29,8 @@ export default definePlugin({
   sdk: '^0.1.0',
   description: 'RADIUS device administration: profiles of reply attributes checked against a FreeRADIUS dictionary, and the FreeRADIUS 3.2 configuration.',
   dependsOn: ['inventory'],
+  // The second factor on device logins, when the edition has MFA (renderers/mfa.ts).
+  optionalDependsOn: ['mfa'],
   settings: freeradiusSettings,
   serverOptions: freeradiusOptions,
   permissions: radiusPermissions,
@@ -35,14 +38,14 @@ export default definePlugin({
   tables: radiusTables,
   locales: { en, ru },
   cli: [radiusProbeCommand],
-  deps: { database: coreServices.database, deploys: coreServices.deploys, ...freeradiusDeps },
-  init({ database, deploys, inventory, identity, settings, serverOptions, platform }) {
+  deps: { database: coreServices.database, deploys: coreServices.deploys, mfa: optional(mfaServiceRef), ...freeradiusDeps },
+  init({ database, deploys, inventory, identity, settings, serverOptions, platform, mfa }) {
     const service = createRadiusService(database.knex)
     return {
       services: [provide(radiusServiceRef, service)],
       routes: [...radiusRoutes(database.knex, service.references.radius_profile), ...radiusConfigPreviewRoutes(deploys)],
       renderers: [
-        createFreeradiusRenderer({ inventory, identity, settings, serverOptions, radius: service, policySource: service.policySource, dataDir: platform.dataDir, refs: { ...freeradiusSettingRefs, ...freeradiusOptionRefs } }),
+        createFreeradiusRenderer({ inventory, identity, settings, serverOptions, mfa, radius: service, policySource: service.policySource, dataDir: platform.dataDir, refs: { ...freeradiusSettingRefs, ...freeradiusOptionRefs } }),
       ],
     }
   },

@@ -5,7 +5,8 @@
  * simulation and the tac_plus-ng renderer share, and the rendering of
  * profiles and policy rules. See docs/tacacs.md.
  */
-import { coreServices, definePlugin, provide } from '../../sdk/index.js'
+import { coreServices, definePlugin, optional, provide } from '../../sdk/index.js'
+import { mfaServiceRef } from '../mfa/api.js'
 import { tacacsServiceRef } from './api.js'
 import { tacacsProbeCommand } from './cli/probe.js'
 import en from './locales/en.js'
@@ -24,6 +25,8 @@ export default definePlugin({
   version: '0.1.0',
   sdk: '^0.1.0',
   description: 'TACACS+ (tac_plus-ng): command sets, profiles, command authorization and their configuration.',
+  // The second factor on device logins, when the edition has MFA (renderers/mfa.ts).
+  optionalDependsOn: ['mfa'],
   dependsOn: ['inventory'],
   permissions: tacacsPermissions,
   settings: tacPlusNgSettings,
@@ -32,15 +35,15 @@ export default definePlugin({
   tables: tacacsTables,
   locales: { en, ru },
   cli: [tacacsProbeCommand],
-  deps: { database: coreServices.database, ...tacPlusNgDeps },
-  init({ database, inventory, identity, settings, serverOptions, platform }) {
+  deps: { database: coreServices.database, mfa: optional(mfaServiceRef), ...tacPlusNgDeps },
+  init({ database, inventory, identity, settings, serverOptions, platform, mfa }) {
     const service = createTacacsService(database)
     return {
       services: [provide(tacacsServiceRef, service)],
       routes: tacacsRoutes({ knex: database.knex, service }),
       renderers: [
         {
-          ...createTacPlusNgRenderer({ inventory, identity, settings, serverOptions, tacacs: service, policySource: service.policySource, dataDir: platform.dataDir, refs: { ...tacPlusNgSettingRefs, ...tacPlusNgOptionRefs } }),
+          ...createTacPlusNgRenderer({ inventory, identity, settings, serverOptions, mfa, tacacs: service, policySource: service.policySource, dataDir: platform.dataDir, refs: { ...tacPlusNgSettingRefs, ...tacPlusNgOptionRefs } }),
           check: async () => ({ binary: serverOptions.get(tacPlusNgOptionRefs.binary), args: (dir: string) => ['-P', `${dir}/${TAC_PLUS_NG_CONFIG_FILE}`], stderrIsFailure: true }),
         },
       ],

@@ -76,6 +76,13 @@ export const RADIUS_REJECT_REASONS = [
   'directory_user_not_found',
   'directory_pap_only',
   'directory_not_configured',
+  // The second factor on the device (radius.mfa_mode): none given where needed, wrong or replayed, too many, the platform not answering.
+  'mfa_required',
+  'mfa_bad_code',
+  'mfa_rate_limited',
+  'mfa_unavailable',
+  // A password method that never asked for the second factor while it is on (renderers/mfa.ts post-auth).
+  'mfa_not_checked',
 ] as const
 export type RadiusRejectReason = (typeof RADIUS_REJECT_REASONS)[number]
 

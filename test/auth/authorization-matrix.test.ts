@@ -54,6 +54,7 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'GET /api/v1/public/est-approval/{token}': { owner: 'pki', why: 'renders a held EST enrollment to the approver; the mailed one-time token is the credential', ownCredential: true },
   'POST /api/v1/public/est-approval/{token}': { owner: 'pki', why: 'decides a held EST enrollment once; the mailed one-time token is the credential', ownCredential: true },
   'POST /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'delivers a one-time certificate download once; the token in the URL is the credential', ownCredential: true },
+  'POST /api/v1/mfa/internal/check': { owner: 'mfa', why: 'RADIUS and TACACS+ daemons during a device login, shared secret in X-Internal-Key', ownCredential: true },
 }
 
 /** Codes only the gate answers with. */

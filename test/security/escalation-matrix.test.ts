@@ -23,6 +23,10 @@ const SECURITY_SETTINGS: Record<string, unknown> = {
   'mail.smtp_port': 2525,
   'mail.from': 'it@attacker.example',
   'mfa.internal_key': 'k'.repeat(40),
+  // Turning the second factor off on the devices, or the challenge into a typed-in code, is a downgrade.
+  'radius.mfa_mode': 'off',
+  'tacacs.mfa_mode': 'off',
+  'radius.mfa_append_device_groups': ['00000000-0000-4000-8000-000000000002'],
   'identity.lockout_threshold': 1,
   'identity.lockout_seconds': 86400,
   'pki.crl_validity_hours': 720,

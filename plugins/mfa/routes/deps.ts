@@ -1,4 +1,5 @@
 import type { IdentityService, MailService, SettingsService } from '../../../sdk/index.js'
+import type { DeviceChallenges } from '../services/device-challenge.js'
 import type { TokenBudget } from '../services/token-budget.js'
 import type { TotpStore } from '../services/totp-store.js'
 
@@ -9,4 +10,6 @@ export interface MfaRouteDeps {
   settings: SettingsService
   store: TotpStore
   budget: TokenBudget
+  /** Device logins' second-factor rounds (the internal surface). */
+  challenges: DeviceChallenges
 }

@@ -4,15 +4,17 @@
  * user token, and it is off until an administrator sets `mfa.internal_key`.
  */
 import { defineRoute, ErrorBody, PUBLIC } from '../../../sdk/index.js'
-import { MfaErrors } from '../errors.js'
+import { MFA_CODE_BUDGET, MfaErrors } from '../errors.js'
 import { InternalVerifyRequest, InternalVerifyResponse } from '../schemas/internal.js'
 import { internalKeyMatches } from '../services/internal-key.js'
 import { mfaInternalKey } from '../settings.js'
 import type { MfaRouteDeps } from './deps.js'
+import { internalCheckRoutes } from './internal-check.js'
 import { CODE_LIMIT_PER_USER } from './verify.js'
 
 export function internalRoutes(d: MfaRouteDeps) {
   return [
+    ...internalCheckRoutes(d),
     defineRoute({
       method: 'POST',
       path: '/mfa/internal/verify',
@@ -25,6 +27,7 @@ export function internalRoutes(d: MfaRouteDeps) {
         'Called by the RADIUS/NAC daemons during a live authentication; no bearer token. The request must carry header `X-Internal-Key` equal to setting `mfa.internal_key` (compared in constant time); a missing or wrong key answers 401 INTERNAL_KEY_INVALID.',
         'While `mfa.internal_key` is null (the default) the surface is disabled and answers 404 MFA_INTERNAL_DISABLED whatever the key.',
         'Answers `{ valid }`: true when the user exists, is enabled, has a confirmed authenticator and the code is right and unspent. A valid code is spent by this call: the same code is refused afterwards here and at POST /api/v1/mfa/verify. Unknown users and users without MFA answer `{ valid: false }`.',
+        `With \`challenge\` (from POST /api/v1/mfa/internal/check, a device login's second-factor round) the answer also says \`remaining\`: the challenge is charged before any code is computed and takes ${MFA_CODE_BUDGET} wrong codes, as an API sign-in's \`mfa\` token does; the ${MFA_CODE_BUDGET}th closes it (\`remaining: 0\`), and so does a right code. A challenge that is unknown, of another user, expired or closed answers \`{ valid: false, remaining: 0 }\` without checking the code.`,
         `Codes checked for one existing user are limited to ${CODE_LIMIT_PER_USER.max} per ${CODE_LIMIT_PER_USER.windowSeconds / 60} minutes, counted together with POST /api/v1/mfa/verify: then 429 with Retry-After, whoever holds the key. Each check of an existing user is audited as \`auth.mfa_internal_verify\` (never the code); unknown names are not written, so they cannot fill the trail.`,
       ].join('\n\n'),
       tags: ['mfa'],
@@ -34,8 +37,10 @@ export function internalRoutes(d: MfaRouteDeps) {
         if (key === null) throw MfaErrors.internalDisabled()
         if (!internalKeyMatches(key, req.headers['x-internal-key'])) throw MfaErrors.internalKeyInvalid()
         const user = await d.identity.findUser({ username: req.body.username })
+        const challenge = req.body.challenge
         // An unknown name has no code to guess; nothing is counted or written for it.
-        if (!user) return { valid: false }
+        if (!user) return challenge === undefined ? { valid: false } : { valid: false, remaining: 0 }
+        if (challenge !== undefined) return deviceRound(user, challenge)
         await req.rateLimit(CODE_LIMIT_PER_USER.name, user.id, { id: user.id, username: user.username })
         const event = { action: 'auth.mfa_internal_verify', userId: user.id, username: user.username }
         if (!user.enabled) {
@@ -50,6 +55,28 @@ export function internalRoutes(d: MfaRouteDeps) {
         }
         await req.auditNow({ ...event, outcome: 'success' })
         return { valid: true }
+
+        /** A code within a device login's challenge: the challenge's budget first, as /mfa/verify charges its token first. */
+        async function deviceRound(u: { id: string; username: string; enabled: boolean }, ch: string) {
+          const audit = (outcome: 'success' | 'failure', reason: string | null) => req.auditNow({ action: 'auth.mfa_internal_verify', userId: u.id, username: u.username, outcome, reason })
+          const charge = await d.challenges.charge(u.id, ch)
+          if (charge.state === 'closed') {
+            await audit('failure', 'mfa_challenge_closed')
+            return { valid: false, remaining: 0 }
+          }
+          await req.rateLimit(CODE_LIMIT_PER_USER.name, u.id, { id: u.id, username: u.username })
+          const outcome = u.enabled ? await d.store.consume(u.id, req.body.code) : 'disabled'
+          if (outcome === 'accepted') {
+            await d.challenges.spend(u.id, ch)
+            await audit('success', null)
+            return { valid: true, remaining: 0 }
+          }
+          const remaining = outcome === 'wrong_code' ? MFA_CODE_BUDGET - charge.attempt : 0
+          if (remaining === 0) await d.challenges.burn(u.id, ch)
+          req.log.info({ user: u.id, outcome, remaining }, 'internal MFA check refused a code of a device login')
+          await audit('failure', outcome === 'disabled' ? 'disabled' : outcome === 'not_enrolled' ? 'mfa_not_enrolled' : remaining === 0 ? 'mfa_budget_spent' : 'mfa_bad_code')
+          return { valid: false, remaining }
+        }
       },
     }),
   ]

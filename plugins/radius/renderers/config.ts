@@ -28,6 +28,11 @@
  *   portcullis/directory-authenticate  Auth-Type LDAP: the bind as the user
  *   mods-enabled/portcullis_directory  0600  rlm_ldap from the settings directory.* (the reader's password)
  *   portcullis/directory-ca.pem  the directory's CA (setting directory.ca_certificate)
+ *   mods-enabled/portcullis_mfa  0600  the internal MFA surface's two rlm_rest calls (mfa.ts)
+ *   portcullis/mfa-pap           0600  PAP, then the second factor as radius.mfa_mode says (mfa.ts; holds the key)
+ *   portcullis/mfa-password      0600  after a password that passed: does the user owe a code (mfa.ts; holds the key)
+ *   portcullis/mfa-authorize     the answer to a challenge goes to Auth-Type PAP (mfa.ts)
+ *   portcullis/mfa-post-auth     an accept the second factor did not decide is refused (mfa.ts)
  *
  * `buildFreeradiusConfig` is the pure part (data in, files out, byte-identical
  * for the same data); `createFreeradiusRenderer` reads the data through the
@@ -54,6 +59,8 @@ import { mschapv1, SITE } from './site.js'
 import { login, refused, verifiers } from './users.js'
 import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
 import { directoryAuthenticate, directoryAuthorize, directoryFiles, readDirectory } from './directory.js'
+import { appendClientsOf, mfaAfterPassword, mfaAuthorize, mfaPostAuth, mfaClientLines, mfaModules, mfaPap, type RadiusMfaMode } from './mfa.js'
+import type { MfaService } from '../../mfa/api.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
 
@@ -163,6 +170,7 @@ function clientsConf(input: FreeradiusConfigInput, classes: ReadonlyMap<string, 
       `${T}nas_type = other`,
       `${T}# The location class: the places of the AAA policy this client is in (portcullis/policy).`,
       `${T}portcullis_class = "${classes.get(device.name) ?? 'L0'}"`,
+      ...mfaClientLines(input.mfa, device.name),
       '}',
       '',
     )
@@ -227,6 +235,12 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
     { path: 'mods-enabled/mschap', content: MSCHAP, mode: 0o644 },
     { path: 'mods-enabled/pap', content: PAP, mode: 0o644 },
     { path: 'mods-enabled/portcullis_lookup', content: LOOKUP_MODULES, mode: 0o644 },
+    // 0600: the MFA files hold the internal surface's address and key (renderers/mfa.ts).
+    { path: 'mods-enabled/portcullis_mfa', content: mfaModules(input.mfa ?? null), mode: 0o600 },
+    { path: 'portcullis/mfa-pap', content: mfaPap(input.mfa ?? null), mode: 0o600 },
+    { path: 'portcullis/mfa-password', content: mfaAfterPassword(input.mfa ?? null), mode: 0o600 },
+    { path: 'portcullis/mfa-authorize', content: mfaAuthorize(input.mfa ?? null), mode: 0o644 },
+    { path: 'portcullis/mfa-post-auth', content: mfaPostAuth(input.mfa ?? null), mode: 0o644 },
     { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },
     ...lockoutModules(input).map((f) => ({ ...f, mode: 0o644 })),
     ...directoryFiles(input, rules),
@@ -253,6 +267,8 @@ export interface FreeradiusRendererDeps {
   radius: RadiusService
   settings: SettingsService
   serverOptions: ServerOptionsService
+  /** The mfa plugin's service, when the edition loads it: the internal surface's address and key. */
+  mfa?: MfaService
   /** The registered AAA policy (the radius service keeps it); null when none is. */
   policySource: () => RadiusPolicySource | null
   /** Where logs and the pid file go when their options are null: the platform's data folder. */
@@ -265,6 +281,8 @@ export interface FreeradiusRendererDeps {
     runDirectory: ServerOptionRef<string | null>
     libdir: ServerOptionRef<string | null>
     binary: ServerOptionRef<string>
+    mfaMode: SettingRef<RadiusMfaMode>
+    mfaAppendDeviceGroups: SettingRef<string[]>
     user: ServerOptionRef<string | null>
     group: ServerOptionRef<string | null>
   }
@@ -303,6 +321,17 @@ export function freeradiusCleartextIn(files: { path: string; content: string }[]
   return out
 }
 
+/** The second factor as radius.mfa_mode and the mfa plugin say; null: the password alone. */
+async function freeradiusMfa(d: FreeradiusRendererDeps, snapshot: Knex.Transaction, inventory: Pick<FreeradiusConfigInput, 'deviceGroups' | 'devices'>): Promise<FreeradiusConfigInput['mfa']> {
+  const mode = await d.settings.get(d.refs.mfaMode, snapshot)
+  const link = mode === 'off' || !d.mfa ? null : await d.mfa.daemonLink(snapshot)
+  if (mode === 'off' || !link) return null
+  if (link.baseUrl === null) throw new FreeradiusRenderError(`setting mfa.internal_key is set and radius.mfa_mode is ${mode}, so FreeRADIUS must reach the MFA surface: set server option mfa.internal_url (or radius.mfa_mode off)`)
+  const groups = await d.settings.get(d.refs.mfaAppendDeviceGroups, snapshot)
+  const appendClients = mode === 'challenge' ? appendClientsOf(groups, inventory.deviceGroups, inventory.devices.filter((c) => c.radiusSecret !== null).map((c) => c.device)) : []
+  return { mode, appendClients, baseUrl: link.baseUrl, key: link.key, checkPath: link.checkPath, verifyPath: link.verifyPath }
+}
+
 export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRenderer => ({
   id: 'radius.freeradius',
   daemon: 'freeradius',
@@ -338,6 +367,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
       rules,
       lockout,
       directory,
+      mfa: await freeradiusMfa(d, snapshot, { deviceGroups, devices }),
     })
   },
   async check(): Promise<DaemonCheck | null> {

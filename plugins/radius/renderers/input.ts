@@ -6,6 +6,7 @@
 import type { DaemonAccount, NetworkLoginRefusal, NetworkUser } from '../../../sdk/index.js'
 import type { Device, DeviceGroup } from '../../inventory/api.js'
 import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
+import type { FreeradiusMfa } from './mfa.js'
 
 export interface FreeradiusConfigInput {
   listen: { address: string; authPort: number; acctPort: number }
@@ -29,6 +30,8 @@ export interface FreeradiusConfigInput {
   directory?: FreeradiusDirectory | null
   /** The rules in evaluation order; null when no policy source is registered (everyone is rejected). */
   rules: RadiusPolicyRule[] | null
+  /** The second factor on device logins (renderers/mfa.ts); null or absent: the password alone. */
+  mfa?: FreeradiusMfa | null
 }
 
 /** The directory (settings directory.*) as renderers/directory.ts writes it for rlm_ldap. */

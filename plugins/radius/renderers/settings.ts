@@ -11,6 +11,20 @@ export const freeradiusSettingRefs = {
   ),
   authPort: defineSetting('radius.auth_port', Type.Integer({ minimum: 1, maximum: 65535 }), 1812, 'The UDP port FreeRADIUS answers authentication on (RADIUS uses 1812).'),
   acctPort: defineSetting('radius.acct_port', Type.Integer({ minimum: 1, maximum: 65535 }), 1813, 'The UDP port FreeRADIUS answers accounting on (RADIUS uses 1813).'),
+  mfaMode: defineSetting(
+    'radius.mfa_mode',
+    Type.Union([Type.Literal('challenge'), Type.Literal('append'), Type.Literal('off')]),
+    'challenge',
+    'How FreeRADIUS asks users who have MFA for their code, once setting mfa.internal_key is set (docs/freeradius.md): `challenge` answers the right password with an Access-Challenge and takes the code in the next request; `append` takes the password followed by the 6-digit code in one request, for NASes that cannot answer a challenge; `off` takes the password alone. Applies at the next deploy.',
+    { security: true },
+  ),
+  mfaAppendDeviceGroups: defineSetting(
+    'radius.mfa_append_device_groups',
+    Type.Array(Type.String({ format: 'uuid' }), { maxItems: 500, uniqueItems: true }),
+    [],
+    'Device groups whose NASes cannot answer an Access-Challenge: while radius.mfa_mode is `challenge`, their devices (and those of the groups below them) take the password followed by the 6-digit code in one request, as in `append`; the other devices are challenged. Ids of existing device groups (a deploy refuses one that names none). Applies at the next deploy (docs/freeradius.md).',
+    { security: true },
+  ),
 } as const
 
 export const freeradiusSettings = Object.values(freeradiusSettingRefs)

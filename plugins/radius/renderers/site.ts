@@ -63,6 +63,8 @@ ${T}$INCLUDE ../portcullis/policy
 ${T}if (&control:Auth-Type == MS-CHAPv1) {
 ${T}${T}$INCLUDE ../portcullis/mschapv1
 ${T}}
+${T}# The answer to a second-factor challenge is checked in Auth-Type PAP (renderers/mfa.ts).
+${T}$INCLUDE ../portcullis/mfa-authorize
 
 ${T}# Status-Server (RFC 5997): runs this section alone, and answers Access-Accept when it returns ok.
 ${T}Autz-Type Status-Server {
@@ -74,18 +76,22 @@ ${T}}
 }
 
 authenticate {
+${T}# The password, then the second factor where radius.mfa_mode and the user say (renderers/mfa.ts).
 ${T}Auth-Type PAP {
-${T}${T}pap
+${T}${T}$INCLUDE ../portcullis/mfa-pap
 ${T}}
 ${T}Auth-Type CHAP {
 ${T}${T}chap
+${T}${T}$INCLUDE ../portcullis/mfa-password
 ${T}}
 ${T}Auth-Type MS-CHAP {
 ${T}${T}mschap
+${T}${T}$INCLUDE ../portcullis/mfa-password
 ${T}}
 ${T}# The same module: a section of its own gives the method its own name in the log.
 ${T}Auth-Type MS-CHAPv1 {
 ${T}${T}mschap
+${T}${T}$INCLUDE ../portcullis/mfa-password
 ${T}}
 ${T}$INCLUDE ../portcullis/directory-authenticate
 }
@@ -99,10 +105,17 @@ ${T}ok
 }
 
 post-auth {
+${T}# Fail closed: an accept the second factor did not decide (renderers/mfa.ts).
+${T}$INCLUDE ../portcullis/mfa-post-auth
 ${T}# Each permitting rule's RADIUS profile, by a hashed lookup on the rule's name (portcullis/replies).
 ${T}portcullis_replies
 ${T}$INCLUDE ../portcullis/lockout-passed
 ${T}portcullis_log_auth
+
+${T}# An Access-Challenge for the second factor (portcullis/mfa-*): no profile yet, nothing logged.
+${T}Post-Auth-Type Challenge {
+${T}${T}ok
+${T}}
 
 ${T}Post-Auth-Type REJECT {
 ${T}${T}# A reject carries nothing of a profile (nor MS-CHAP leftovers): Message-Authenticator first, then the Proxy-State the request brought.

@@ -115,7 +115,7 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
     const files = await renderFreeradius(lab.t)
     const verifiers = files.find((f) => f.path === 'portcullis/verifiers')!.content
     expect(verifiers.match(/Cleartext-Password/g), 'only gina has a kept password').to.have.length(1)
-    expect(files.find((f) => f.path === 'sites-enabled/default')!.content).to.match(/Auth-Type CHAP \{\n\t\tchap\n\t\}/)
+    expect(files.find((f) => f.path === 'sites-enabled/default')!.content).to.match(/Auth-Type CHAP \{\n\t\tchap\n\t\t\$INCLUDE \.\.\/portcullis\/mfa-password\n\t\}/)
     const r = await lab.chap('gina', lab.pw.gina)
     expect(r.code, r.raw).to.equal('Access-Accept')
     expect(attr(r, 'Service-Type')).to.deep.equal(['Administrative-User'])

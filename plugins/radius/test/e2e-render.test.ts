@@ -127,7 +127,7 @@ describe('radius: FreeRADIUS renderer (pure)', () => {
     expect(v.match(/Cleartext-Password/g)).to.have.length(1)
     expect(v).to.include('password holds a control character: CHAP is rejected').and.not.include('tab\there')
     const site = file(buildFreeradiusConfig(i), 'sites-enabled/default')
-    expect(site).to.include('Auth-Type CHAP {\n\t\tchap\n\t}').and.include('if (&CHAP-Password && !&control:Cleartext-Password) {')
+    expect(site).to.include('Auth-Type CHAP {\n\t\tchap\n\t\t$INCLUDE ../portcullis/mfa-password\n\t}').and.include('if (&CHAP-Password && !&control:Cleartext-Password) {')
     expect(buildFreeradiusConfig(i).map((f) => f.path)).to.include('mods-enabled/chap')
   })
 

@@ -101,7 +101,7 @@ export async function deployFreeradius(t: TestApp, releaseDir: string): Promise<
 }
 
 export interface RadclientResult {
-  /** `Access-Accept`, `Access-Reject`, `Accounting-Response`, or null (no answer). */
+  /** `Access-Accept`, `Access-Reject`, `Access-Challenge`, `Accounting-Response`, or null (no answer). */
   code: string | null
   /** In packet order, as radclient decodes them. */
   attributes: { name: string; value: string }[]
@@ -123,7 +123,7 @@ export async function radclient(port: number, kind: 'auth' | 'acct' | 'status', 
   child.stdin.on('error', (e) => (raw += `\n(stdin: ${e.message})`))
   child.stdin.end(pairs.join(',\n') + '\n')
   await new Promise((r) => child.once('close', r))
-  const m = /Received (Access-Accept|Access-Reject|Accounting-Response) .* length (\d+)/.exec(raw)
+  const m = /Received (Access-Accept|Access-Reject|Access-Challenge|Accounting-Response) .* length (\d+)/.exec(raw)
   const attributes = m
     ? raw
         .slice(m.index)

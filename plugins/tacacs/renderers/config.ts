@@ -29,6 +29,8 @@ import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from 
 import { chapPasswordLines, tacPlusNgCleartextIn } from './chap.js'
 import { checkLockoutPrograms, defaultMavisDirectory, lockedPasswordLines, mavisLines, shadowFile, TAC_PLUS_NG_SHADOW_FILE, type TacPlusNgLockout } from './lockout.js'
 import { DIRECTORY_CA_FILE, directoryGroupLines, directoryMavisLines, isDirectoryUser, readDirectory, type TacPlusNgDirectory } from './directory.js'
+import { checkMfaPrograms, MFA_BACKEND_SOURCE, MFA_PASSWORD_PROMPT, mfaBackendLines, mfaMavisLines, TAC_PLUS_NG_MFA_BACKEND, type TacacsMfaMode, type TacPlusNgMfa } from './mfa.js'
+import type { MfaService } from '../../mfa/api.js'
 import { LOG_KINDS, logFilePattern, logFormatValue, type TacacsLogKind } from './log-format.js'
 import { deviceGroupIdent, deviceIdent, userGroupIdent, userIdent } from './names.js'
 import { renderRuleText, renderTimespec } from './rule.js'
@@ -51,6 +53,8 @@ export interface TacPlusNgConfigInput {
   directory?: TacPlusNgDirectory | null
   /** Account lockout through MAVIS (lockout.ts); absent or null: off, and the text is as before it existed. */
   lockout?: TacPlusNgLockout | null
+  /** The second factor through MAVIS (mfa.ts); absent or null: off. */
+  mfa?: TacPlusNgMfa | null
   /** Each profile with its text from `TacacsService.renderProfile`. */
   profiles: { profile: Pick<TacacsProfile, 'id' | 'name'>; text: string }[]
   /** Rule texts from `TacacsService.renderRule`, in evaluation order; null when no policy source is registered. */
@@ -177,7 +181,7 @@ function renderUsers(input: TacPlusNgConfigInput): string[] {
     out.push(`user ${userIdent(u.username)} {`)
     if (u.verifiers) {
       if (!SHA512_CRYPT.test(u.verifiers.sha512_crypt)) throw new TacPlusNgRenderError(`user ${u.username}: the stored verifier is not a SHA-512 crypt string`)
-      if (input.lockout) out.push(...lockedPasswordLines(T))
+      if (input.lockout || input.mfa) out.push(...lockedPasswordLines(T))
       else out.push(`${T}password login = crypt ${tacString(u.verifiers.sha512_crypt)}`, `${T}password pap = login`, ...chapPasswordLines(u.verifiers.cleartext, T))
     } else {
       // Known to the daemon (authorization follows the rules, as the policy test says), but no password logs in.
@@ -243,9 +247,12 @@ export function buildTacPlusNgConfig(input: TacPlusNgConfigInput): string {
   // are the same in both versions, so nothing else changes.
   section('Accept authorization and accounting of minor version 1 (Palo Alto)', ['bug compatibility = 2'])
   section('Logs for the platform ingester (format: plugins/tacacs/renderers/log-format.ts)', renderLogs(input.logDirectory))
-  if (input.lockout) section('Account lockout through MAVIS (plugins/tacacs/renderers/lockout.ts)', mavisLines(input.lockout, input.users, T))
+  if (input.lockout) section('Account lockout through MAVIS (plugins/tacacs/renderers/lockout.ts)', mavisLines(input.lockout, input.users, T, input.mfa ? mfaBackendLines(input.mfa, T) : undefined))
+  else if (input.mfa) section('The second factor through MAVIS (plugins/tacacs/renderers/mfa.ts)', mfaMavisLines(input.mfa, T))
+  if (input.mfa) section('The password prompt says the code follows it (mfa.ts)', [`message PASSWORD = ${tacString(MFA_PASSWORD_PROMPT)}`])
   const directory = input.directory && input.users.some(isDirectoryUser) ? input.directory : null
-  if (directory) section('Directory users through MAVIS and the LDAP backend (plugins/tacacs/renderers/directory.ts)', directoryMavisLines(directory, input.users, input.userGroups, { declarePath: !input.lockout }, T))
+  // Last in the MAVIS chain: the names the lockout's and the second factor's modules do not know (NFD) are the directory's.
+  if (directory) section('Directory users through MAVIS and the LDAP backend (plugins/tacacs/renderers/directory.ts)', directoryMavisLines(directory, input.users, input.userGroups, { declarePath: !input.lockout && !input.mfa }, T))
   const dispatch = input.rules !== null && input.ruleViews ? locationDispatch(input.ruleViews.map((v) => v.rule), devicePlaces(input)) : null
   const devicesTitle = 'Devices; device groups are device blocks named "group:NAME" that their members nest in'
   // Rules name devices (`device ==`), so the devices come first; dispatched, the devices name the realms.
@@ -319,7 +326,10 @@ export interface TacPlusNgRendererDeps {
     mavisDirectory: ServerOptionRef<string | null>
     perlBinary: ServerOptionRef<string>
     lockoutDirectory: ServerOptionRef<string | null>
+    mfaMode: SettingRef<TacacsMfaMode>
   }
+  /** The mfa plugin's service, when the edition loads it: the internal surface's address and key. */
+  mfa?: MfaService
 }
 
 /** The account of server options tacacs.daemon_user / tacacs.daemon_group: both or neither. */
@@ -351,6 +361,20 @@ async function lockoutOf(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction): 
   }
   checkLockoutPrograms(lockout)
   return lockout
+}
+
+/** The second factor as tacacs.mfa_mode and the mfa plugin say, the programs checked; null: the password alone. */
+async function mfaOf(d: TacPlusNgRendererDeps, snapshot: Knex.Transaction): Promise<TacPlusNgMfa | null> {
+  const mode = await d.settings.get(d.refs.mfaMode, snapshot)
+  const link = mode === 'off' || !d.mfa ? null : await d.mfa.daemonLink(snapshot)
+  if (!link) return null
+  if (link.baseUrl === null) throw new TacPlusNgRenderError(`setting mfa.internal_key is set and tacacs.mfa_mode is ${mode}, so tac_plus-ng must reach the MFA surface: set server option mfa.internal_url (or tacacs.mfa_mode off)`)
+  const mavisDirectory = d.serverOptions.get(d.refs.mavisDirectory) ?? defaultMavisDirectory(d.serverOptions.get(d.refs.binary))
+  if (!mavisDirectory) throw new TacPlusNgRenderError('the second factor (tacacs.mfa_mode) needs the tac_plus-ng MAVIS folder, not found next to tacacs.binary: set server option tacacs.mavis_directory')
+  const release = activeReleaseDir(d.dataDir, 'tac_plus-ng')
+  const mfa: TacPlusNgMfa = { baseUrl: link.baseUrl, key: link.key, perl: d.serverOptions.get(d.refs.perlBinary), mavisDirectory, backendPath: path.join(release, TAC_PLUS_NG_MFA_BACKEND), shadowPath: path.join(release, TAC_PLUS_NG_SHADOW_FILE) }
+  checkMfaPrograms(mfa)
+  return mfa
 }
 
 /** Rule texts in order: the very `renderRule` text the preview shows, with the profile's name; the rules themselves (for the location realms); and the rules' timespecs. */
@@ -393,6 +417,7 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
     const directory = users.some(isDirectoryUser)
       ? await readDirectory(d.settings, d.identity, snapshot, { mavisDirectory: d.serverOptions.get(d.refs.mavisDirectory) ?? defaultMavisDirectory(d.serverOptions.get(d.refs.binary)), perl: d.serverOptions.get(d.refs.perlBinary), caPath: path.join(activeReleaseDir(d.dataDir, 'tac_plus-ng'), DIRECTORY_CA_FILE) })
       : null
+    const mfa = await mfaOf(d, snapshot)
     const content = buildTacPlusNgConfig({
       listen: { address, port },
       logDirectory: logDirectoryOf(d),
@@ -407,9 +432,11 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
       timespecs,
       lockout,
       directory,
+      mfa,
     })
     const files: RenderedFile[] = [{ path: TAC_PLUS_NG_CONFIG_FILE, content, mode: 0o600 }]
-    if (lockout) files.push({ path: TAC_PLUS_NG_SHADOW_FILE, content: shadowFile(users), mode: 0o600 })
+    if (lockout || mfa) files.push({ path: TAC_PLUS_NG_SHADOW_FILE, content: shadowFile(users), mode: 0o600 })
+    if (mfa) files.push({ path: TAC_PLUS_NG_MFA_BACKEND, content: MFA_BACKEND_SOURCE, mode: 0o600 })
     if (directory?.caCertificate) files.push({ path: DIRECTORY_CA_FILE, content: directory.caCertificate.replace(/\n*$/, '\n'), mode: 0o644 })
     return files
   },

@@ -78,7 +78,7 @@ const epochSeconds = (iso: string): number => {
 }
 
 /** The `mavis` lines of the tac_plus-ng block (indent `T`). */
-export function mavisLines(l: TacPlusNgLockout, users: LockoutUser[], T: string): string[] {
+export function mavisLines(l: TacPlusNgLockout, users: LockoutUser[], T: string, backend?: string[]): string[] {
   for (const p of [l.shadowPath, l.stateDirectory, l.mavisDirectory, l.perl]) if (!path.isAbsolute(p)) throw new TacPlusNgRenderError(`the lockout path ${JSON.stringify(p)} is not absolute`)
   // Directory users are counted too (their logins reach MAVIS: directory.ts), so their clears are written too.
   const cleared = users.filter((u) => (u.verifiers || u.source === 'directory') && u.lockout_cleared_at).sort((a, b) => byteOrder(a.username, b.username))
@@ -97,12 +97,15 @@ export function mavisLines(l: TacPlusNgLockout, users: LockoutUser[], T: string)
     `${T}}`,
     `${T}hash = USER,CUSTOM_0`,
     '}',
-    tacComment(`The passwords: the upstream Perl backend over the release's ${TAC_PLUS_NG_SHADOW_FILE} file (server options tacacs.perl_binary, tacacs.mavis_directory)`),
-    'mavis module = external {',
-    `${T}setenv SHADOWFILE = ${tacString(l.shadowPath, 'the shadow file path')}`,
-    // `exec = path argv0 argv1`: without argv0 perl reads its program from stdin and every login hangs.
-    `${T}exec = ${tacString(l.perl, 'server option tacacs.perl_binary')} perl ${tacString(path.join(l.mavisDirectory, MAVIS_BACKEND), 'server option tacacs.mavis_directory')}`,
-    '}',
+    // The second factor's backend (mfa.ts) checks the passwords itself, after the count.
+    ...(backend ?? [
+      tacComment(`The passwords: the upstream Perl backend over the release's ${TAC_PLUS_NG_SHADOW_FILE} file (server options tacacs.perl_binary, tacacs.mavis_directory)`),
+      'mavis module = external {',
+      `${T}setenv SHADOWFILE = ${tacString(l.shadowPath, 'the shadow file path')}`,
+      // `exec = path argv0 argv1`: without argv0 perl reads its program from stdin and every login hangs.
+      `${T}exec = ${tacString(l.perl, 'server option tacacs.perl_binary')} perl ${tacString(path.join(l.mavisDirectory, MAVIS_BACKEND), 'server option tacacs.mavis_directory')}`,
+      '}',
+    ]),
   ]
 }
 

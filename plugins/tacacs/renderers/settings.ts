@@ -10,6 +10,13 @@ export const tacPlusNgSettingRefs = {
     'The address tac_plus-ng listens on for TACACS+ (an IPv4 or IPv6 address of the host; `0.0.0.0` or `::` for all).',
   ),
   listenPort: defineSetting('tacacs.listen_port', Type.Integer({ minimum: 1, maximum: 65535 }), 49, 'The TCP port tac_plus-ng listens on (TACACS+ uses 49).'),
+  mfaMode: defineSetting(
+    'tacacs.mfa_mode',
+    Type.Union([Type.Literal('append'), Type.Literal('off')]),
+    'append',
+    'How tac_plus-ng asks users who have MFA for their code, once setting mfa.internal_key is set (docs/tac_plus-ng.md): `append` takes the password followed by the 6-digit code at the ASCII password prompt and in PAP (CHAP and MS-CHAP are then off for everyone: they carry no code); `off` takes the password alone. Applies at the next deploy.',
+    { security: true },
+  ),
 } as const
 
 export const tacPlusNgSettings = Object.values(tacPlusNgSettingRefs)

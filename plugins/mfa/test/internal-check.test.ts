@@ -1,0 +1,181 @@
+/**
+ * The daemons' side of a device login's second factor, at the API: POST /api/v1/mfa/internal/check
+ * and the challenge of POST /api/v1/mfa/internal/verify (the key, the envelope for every bad input
+ * with nothing written, the five-code budget of a challenge, replay across challenges, the per-user
+ * limits), and the device settings (radius.mfa_mode, tacacs.mfa_mode) refusing what they do not
+ * take. The daemons themselves: plugins/radius/test/e2e-mfa.test.ts, plugins/tacacs/test/e2e/mfa.test.ts.
+ */
+import { randomUUID } from 'node:crypto'
+import { expect } from 'chai'
+import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { awayFromWindowEdge, codeAt, enroll, INTERNAL_KEY, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
+
+const PASSWORD = 'Tulip-Granite-Orbit-42'
+
+describe('mfa plugin: the internal surface of device logins (check, verify with a challenge)', function () {
+  this.timeout(60_000)
+  let t: TestApp
+  const seed: Record<string, string> = {}
+
+  const post = (route: 'check' | 'verify', body: unknown, key: string | null = INTERNAL_KEY, raw?: string) =>
+    t.req('POST', `/api/v1/mfa/internal/${route}`, { body: raw === undefined ? body : undefined, raw, headers: key === null ? {} : { 'x-internal-key': key, ...(raw === undefined ? {} : { 'content-type': 'application/json' }) } })
+  const challenges = () => t.app.db.knex('mfa_token_budget').count<{ n: string }[]>({ n: '*' }).then((r) => Number(r[0].n))
+
+  before(async () => {
+    t = await startTestApp({ plugins: ['inventory', 'tacacs', 'radius', 'mfa'] })
+    for (const username of ['ic-alice', 'ic-bob', 'ic-carol', 'ic-plain', 'ic-off']) {
+      const r = await t.admin('POST', '/api/v1/users', { body: { username, password: PASSWORD, must_change_password: false } })
+      expect(r.status, JSON.stringify(r.body)).to.equal(201)
+      if (username !== 'ic-plain') seed[username] = await enroll(t, username, PASSWORD)
+      // Enrolled, then disabled: a disabled account owes nothing, it logs in nowhere.
+      if (username === 'ic-off') expect((await t.admin('PUT', `/api/v1/users/${r.body.id}`, { body: { enabled: false } })).status).to.equal(200)
+    }
+  })
+  after(async () => {
+    await t?.stop()
+  })
+  beforeEach(async () => {
+    await t.app.db.knex('rate_limit_hits').delete()
+  })
+
+  it('is off (404 MFA_INTERNAL_DISABLED) while mfa.internal_key is null, whatever the key', async () => {
+    const r = await post('check', { username: 'ic-alice' })
+    expect(r.status).to.equal(404)
+    expect(r.body.code).to.equal('MFA_INTERNAL_DISABLED')
+    expect(await challenges()).to.equal(0)
+    await setInternalKey(t)
+  })
+
+  it('wants the key: none, a wrong one or a session token answer 401 INTERNAL_KEY_INVALID and open nothing', async () => {
+    const before = await challenges()
+    for (const key of [null, '', 'x', INTERNAL_KEY + 'x', INTERNAL_KEY.slice(0, -1)]) {
+      const r = await post('check', { username: 'ic-alice' }, key)
+      expect(r.status, String(key)).to.equal(401)
+      expect(r.body).to.include({ code: 'INTERNAL_KEY_INVALID' })
+    }
+    const bearer = await t.req('POST', '/api/v1/mfa/internal/check', { token: t.adminToken, body: { username: 'ic-alice' } })
+    expect(bearer.status).to.equal(401)
+    expect(await challenges()).to.equal(before)
+  })
+
+  it('answers every bad body with the envelope (400/422, a field named where there is one) and opens nothing', async () => {
+    const before = await challenges()
+    const bad: [unknown, string | null][] = [
+      [{}, 'username'],
+      [{ username: '' }, 'username'],
+      [{ username: 'u'.repeat(65) }, 'username'],
+      [{ username: 42 }, 'username'],
+      [{ username: 'ic-alice', extra: true }, null],
+      [[], null],
+      ['ic-alice', null],
+    ]
+    for (const [body, field] of bad) {
+      const r = await post('check', body)
+      expect(r.status, JSON.stringify(body)).to.be.oneOf([400, 422])
+      expect(r.body.code, JSON.stringify(r.body)).to.be.a('string')
+      expect(r.body.detail).to.be.a('string')
+      if (field) expect(r.body.field, JSON.stringify(r.body)).to.equal(field)
+    }
+    const malformed = await post('check', undefined, INTERNAL_KEY, '{"username":')
+    expect(malformed.status).to.equal(422)
+    expect(malformed.body.code).to.equal('BODY_MALFORMED_JSON')
+    for (const challenge of ['AB'.repeat(16), 'ab'.repeat(15), 'ab'.repeat(17), 'zz'.repeat(16), 42, '']) {
+      const r = await post('verify', { username: 'ic-alice', code: '123456', challenge })
+      expect(r.status, String(challenge)).to.be.oneOf([400, 422])
+      expect(r.body.field, JSON.stringify(r.body)).to.equal('challenge')
+    }
+    for (const code of ['12345', '1234567', 'abcdef', 123456]) {
+      const r = await post('verify', { username: 'ic-alice', code, challenge: 'ab'.repeat(16) })
+      expect(r.status, String(code)).to.be.oneOf([400, 422])
+      expect(r.body.field, JSON.stringify(r.body)).to.equal('code')
+    }
+    expect(await challenges()).to.equal(before)
+  })
+
+  it('answers { required: false, challenge: null } alike for an unknown user, one without MFA and a disabled one, and opens nothing', async () => {
+    const before = await challenges()
+    for (const username of ['nobody-' + randomUUID().slice(0, 8), 'ic-plain', 'ic-off']) {
+      const r = await post('check', { username })
+      expect(r.status, username).to.equal(200)
+      expect(r.body, username).to.deep.equal({ required: false, challenge: null })
+    }
+    expect(await challenges()).to.equal(before)
+  })
+
+  it('opens a challenge for an enrolled user; five wrong codes close it, and then even the right code is refused', async () => {
+    await awayFromWindowEdge(20_000)
+    const r = await post('check', { username: 'ic-alice' })
+    expect(r.status).to.equal(200)
+    expect(r.body.required).to.equal(true)
+    expect(r.body.challenge).to.match(/^[0-9a-f]{32}$/)
+    const challenge = r.body.challenge as string
+    for (let i = 1; i <= 5; i++) {
+      const v = await post('verify', { username: 'ic-alice', code: wrongCode(seed['ic-alice']), challenge })
+      expect(v.status).to.equal(200)
+      expect(v.body).to.deep.equal({ valid: false, remaining: 5 - i })
+    }
+    await t.app.db.knex('rate_limit_hits').delete()
+    const late = await post('verify', { username: 'ic-alice', code: codeAt(seed['ic-alice'], 1), challenge })
+    expect(late.body).to.deep.equal({ valid: false, remaining: 0 })
+    const audit = await t.app.db.knex('audit_log').where({ action: 'auth.mfa_internal_verify', actor_name: 'ic-alice' }).orderBy('at').select('reason')
+    expect(audit.map((a) => a.reason)).to.deep.equal(['mfa_bad_code', 'mfa_bad_code', 'mfa_bad_code', 'mfa_bad_code', 'mfa_budget_spent', 'mfa_challenge_closed'])
+  })
+
+  it('takes a challenge only for the user it was opened for, and only once; a code spent on one challenge is refused on the next', async () => {
+    const bobs = (await post('check', { username: 'ic-bob' })).body.challenge as string
+    const other = await post('verify', { username: 'ic-carol', code: codeAt(seed['ic-carol'], 1), challenge: bobs })
+    expect(other.body, 'another user\'s challenge').to.deep.equal({ valid: false, remaining: 0 })
+    const forged = await post('verify', { username: 'ic-bob', code: codeAt(seed['ic-bob'], 1), challenge: 'ab'.repeat(16) })
+    expect(forged.body, 'a challenge never opened').to.deep.equal({ valid: false, remaining: 0 })
+    const code = codeAt(seed['ic-bob'], 1)
+    expect((await post('verify', { username: 'ic-bob', code, challenge: bobs })).body).to.deep.equal({ valid: true, remaining: 0 })
+    expect((await post('verify', { username: 'ic-bob', code, challenge: bobs })).body, 'the answered challenge is closed').to.deep.equal({ valid: false, remaining: 0 })
+    const next = (await post('check', { username: 'ic-bob' })).body.challenge as string
+    expect((await post('verify', { username: 'ic-bob', code, challenge: next })).body, 'replayed on a new challenge').to.deep.equal({ valid: false, remaining: 4 })
+    // And the API sign-in refuses it as well: one code, one login, wherever.
+    const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'ic-bob', password: PASSWORD } })
+    const api = await t.req('POST', '/api/v1/mfa/verify', { body: { mfa_token: login.body.mfa_token, code } })
+    expect(api.status, JSON.stringify(api.body)).to.equal(401)
+  })
+
+  it('limits the challenges opened per user (429 with Retry-After, the contract\'s 429 body), and leaves other users alone', async () => {
+    let limited: Awaited<ReturnType<typeof post>> | undefined
+    for (let i = 0; i < 31 && !limited; i++) {
+      const r = await post('check', { username: 'ic-carol' })
+      if (r.status === 429) limited = r
+      else expect(r.status).to.equal(200)
+    }
+    expect(limited, 'the 31st challenge within 5 minutes').to.not.equal(undefined)
+    expect(limited!.body.detail).to.be.a('string')
+    expect(limited!.body.retry_after).to.be.a('number')
+    expect(limited!.headers.get('retry-after')).to.match(/^[0-9]+$/)
+    expect((await post('check', { username: 'ic-bob' })).status).to.equal(200)
+  })
+
+  it('refuses device settings it does not take, with the envelope, and keeps the value', async () => {
+    for (const [key, value] of [
+      ['radius.mfa_mode', 'bogus'],
+      ['radius.mfa_mode', null],
+      ['radius.mfa_mode', 1],
+      ['tacacs.mfa_mode', 'challenge'],
+      ['tacacs.mfa_mode', ''],
+    ] as const) {
+      const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+      expect(r.status, `${key} ${JSON.stringify(value)}`).to.be.oneOf([400, 422])
+      expect(r.body.code).to.be.a('string')
+      expect(r.body.detail).to.be.a('string')
+    }
+    expect((await t.admin('GET', '/api/v1/settings/radius.mfa_mode')).body.value).to.equal('challenge')
+    expect((await t.admin('GET', '/api/v1/settings/tacacs.mfa_mode')).body.value).to.equal('append')
+    expect((await t.admin('PUT', '/api/v1/settings/mfa.internal_url', { body: { value: 'http://127.0.0.1:1' } })).status, 'the address is a server option, not a setting').to.be.oneOf([400, 404, 422])
+  })
+
+  it('refuses to deploy a daemon that would ask for codes without the surface\'s address (server option mfa.internal_url), naming it', async () => {
+    for (const daemon of ['freeradius', 'tac_plus-ng']) {
+      const r = await t.admin('POST', '/api/v1/deploys', { body: { daemon, comment: 'no mfa.internal_url' } })
+      expect(r.status, JSON.stringify(r.body)).to.equal(422)
+      expect(r.body.code).to.equal('DEPLOY_RENDER_FAILED')
+      expect(r.body.detail).to.include('mfa.internal_url')
+    }
+  })
+})
