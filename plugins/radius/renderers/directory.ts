@@ -137,6 +137,9 @@ export function directoryAuthenticate(input: FreeradiusConfigInput): string {
     ...refusal('directory_unavailable', 'the directory could not be reached to check the password', T + T),
     `${T}${T}reject`,
     `${T}}`,
+    // The bind passed: the second factor where radius.mfa_mode and the user say (mfa.ts); a challenge's
+    // answer comes back through Auth-Type PAP (mfa-authorize), which checks the code.
+    `${T}$INCLUDE mfa-password`,
     '}',
     '',
   ].join('\n')
