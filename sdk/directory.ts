@@ -3,8 +3,10 @@
  * against: the settings every part reads (the API's sign-in in the kernel, the daemons' renderers),
  * and the escaping every LDAP filter and DN built from a user name goes through. docs/directory.md.
  */
+import type { Knex } from 'knex'
+import type { IdentityService } from './identity.js'
 import { Nullable, Type } from './schema.js'
-import { defineSetting } from './services.js'
+import { defineSetting, type SettingsService } from './services.js'
 
 /** An LDAP attribute name (RFC 4512 descr): a letter, then letters, digits and hyphens. */
 const ATTRIBUTE = '^[A-Za-z][A-Za-z0-9-]{0,63}$'
@@ -54,4 +56,38 @@ export const directorySettingRefs = {
 /** A value inside an LDAP search filter (RFC 4515): `*`, `(`, `)`, `\` and NUL escaped, so a user name is only ever a literal. */
 export function escapeLdapFilterValue(value: string): string {
   return value.replace(/[*()\\\u0000]/g, (c) => '\\' + c.charCodeAt(0).toString(16).padStart(2, '0'))
+}
+
+/** The directory as a daemon's configuration needs it: the settings, and the user groups mapped to a directory group. */
+export interface DaemonDirectory {
+  url: string
+  startTls: boolean
+  caCertificate: string | null
+  bindDn: string | null
+  bindPassword: string | null
+  userBaseDn: string
+  groupBaseDn: string | null
+  userAttribute: string
+  timeoutSeconds: number
+  /** The user groups mapped to a directory group (id, DN). */
+  groups: { id: string; dn: string }[]
+}
+
+/** The directory in a render's snapshot, for the FreeRADIUS and tac_plus-ng renderers alike; null while directory.url is null. */
+export async function readDaemonDirectory(settings: SettingsService, identity: IdentityService, snapshot: Knex.Transaction): Promise<DaemonDirectory | null> {
+  const D = directorySettingRefs
+  const url = await settings.get(D.url, snapshot)
+  if (url === null) return null
+  return {
+    url,
+    startTls: await settings.get(D.startTls, snapshot),
+    caCertificate: await settings.get(D.caCertificate, snapshot),
+    bindDn: await settings.get(D.bindDn, snapshot),
+    bindPassword: await settings.get(D.bindPassword, snapshot),
+    userBaseDn: await settings.get(D.userBaseDn, snapshot),
+    groupBaseDn: await settings.get(D.groupBaseDn, snapshot),
+    userAttribute: await settings.get(D.userAttribute, snapshot),
+    timeoutSeconds: await settings.get(D.timeoutSeconds, snapshot),
+    groups: (await identity.userGroups(snapshot)).flatMap((g) => (g.directory_group_dn ? [{ id: g.id, dn: g.directory_group_dn }] : [])),
+  }
 }

@@ -23,8 +23,7 @@
  * The reader's password is written only into `mods-enabled/portcullis_directory`, mode 0600 (0640 for
  * the daemon's group on disk, as clients.conf), single-quoted: nothing in it is expanded.
  */
-import type { Knex } from 'knex'
-import { directorySettingRefs as D, type IdentityService, type SettingsService } from '../../../sdk/index.js'
+import { readDaemonDirectory } from '../../../sdk/index.js'
 import type { FreeradiusConfigInput, FreeradiusDirectory } from './input.js'
 export type { FreeradiusDirectory } from './input.js'
 import type { CompiledPolicy } from './policy.js'
@@ -216,19 +215,4 @@ export function directoryFiles(input: FreeradiusConfigInput, c: CompiledPolicy):
 }
 
 /** The directory as the settings say (docs/directory.md), with the user groups mapped to a directory group; null: directory.url is null. */
-export async function readDirectory(settings: SettingsService, identity: IdentityService, snapshot: Knex.Transaction): Promise<FreeradiusDirectory | null> {
-  const url = await settings.get(D.url, snapshot)
-  if (url === null) return null
-  return {
-    url,
-    startTls: await settings.get(D.startTls, snapshot),
-    caCertificate: await settings.get(D.caCertificate, snapshot),
-    bindDn: await settings.get(D.bindDn, snapshot),
-    bindPassword: await settings.get(D.bindPassword, snapshot),
-    userBaseDn: await settings.get(D.userBaseDn, snapshot),
-    groupBaseDn: await settings.get(D.groupBaseDn, snapshot),
-    userAttribute: await settings.get(D.userAttribute, snapshot),
-    timeoutSeconds: await settings.get(D.timeoutSeconds, snapshot),
-    groups: (await identity.userGroups(snapshot)).flatMap((g) => (g.directory_group_dn ? [{ id: g.id, dn: g.directory_group_dn }] : [])),
-  }
-}
+export const readDirectory = readDaemonDirectory

@@ -3,7 +3,7 @@
  * builder (config.ts) and the policy compiler (policy.ts) both import it and
  * neither imports the other back (imports go one way: test/imports.test.ts).
  */
-import type { DaemonAccount, NetworkLoginRefusal, NetworkUser } from '../../../sdk/index.js'
+import type { DaemonAccount, DaemonDirectory, NetworkLoginRefusal, NetworkUser } from '../../../sdk/index.js'
 import type { Device, DeviceGroup } from '../../inventory/api.js'
 import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
 import type { FreeradiusMfa } from './mfa.js'
@@ -35,16 +35,4 @@ export interface FreeradiusConfigInput {
 }
 
 /** The directory (settings directory.*) as renderers/directory.ts writes it for rlm_ldap. */
-export interface FreeradiusDirectory {
-  url: string
-  startTls: boolean
-  caCertificate: string | null
-  bindDn: string | null
-  bindPassword: string | null
-  userBaseDn: string
-  groupBaseDn: string | null
-  userAttribute: string
-  timeoutSeconds: number
-  /** The user groups mapped to a directory group (id, DN). */
-  groups: { id: string; dn: string }[]
-}
+export type FreeradiusDirectory = DaemonDirectory

@@ -30,27 +30,16 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { directorySettingRefs as D, type IdentityService, type NetworkUser, type SettingsService } from '../../../sdk/index.js'
+import { directorySettingRefs as D, readDaemonDirectory, type DaemonDirectory, type IdentityService, type NetworkUser, type SettingsService } from '../../../sdk/index.js'
 import { userGroupIdent } from './names.js'
 import { byteOrder, tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
 export const LDAP_BACKEND = 'mavis_tacplus-ng_ldap.pl'
 export const DIRECTORY_CA_FILE = 'directory-ca.pem'
 
-export interface TacPlusNgDirectory {
-  url: string
-  startTls: boolean
+export interface TacPlusNgDirectory extends DaemonDirectory {
   /** Absolute path the daemon reads the directory's CA at (in the active release), or null: the system's. */
   caPath: string | null
-  caCertificate: string | null
-  bindDn: string | null
-  bindPassword: string | null
-  userBaseDn: string
-  groupBaseDn: string | null
-  userAttribute: string
-  timeoutSeconds: number
-  /** The user groups mapped to a directory group (id, DN). */
-  groups: { id: string; dn: string }[]
   /** Server options tacacs.mavis_directory (or its default) and tacacs.perl_binary. */
   mavisDirectory: string
   perl: string
@@ -177,20 +166,6 @@ export async function readDirectory(
   for (const f of ['libmavis_external.so', LDAP_BACKEND]) {
     if (!existsSync(path.join(o.mavisDirectory, f))) throw new TacPlusNgRenderError(`directory users need the tac_plus-ng MAVIS folder: ${path.join(o.mavisDirectory, f)} does not exist; set server option tacacs.mavis_directory`)
   }
-  const caCertificate = await settings.get(D.caCertificate, snapshot)
-  return {
-    url,
-    startTls: await settings.get(D.startTls, snapshot),
-    caCertificate,
-    caPath: caCertificate ? o.caPath : null,
-    bindDn: await settings.get(D.bindDn, snapshot),
-    bindPassword: await settings.get(D.bindPassword, snapshot),
-    userBaseDn: await settings.get(D.userBaseDn, snapshot),
-    groupBaseDn: await settings.get(D.groupBaseDn, snapshot),
-    userAttribute: await settings.get(D.userAttribute, snapshot),
-    timeoutSeconds: await settings.get(D.timeoutSeconds, snapshot),
-    groups: (await identity.userGroups(snapshot)).flatMap((g) => (g.directory_group_dn ? [{ id: g.id, dn: g.directory_group_dn }] : [])),
-    mavisDirectory: o.mavisDirectory,
-    perl: o.perl,
-  }
+  const directory = (await readDaemonDirectory(settings, identity, snapshot))!
+  return { ...directory, caPath: directory.caCertificate ? o.caPath : null, mavisDirectory: o.mavisDirectory, perl: o.perl }
 }
