@@ -47,7 +47,6 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import type { Knex } from 'knex'
 import pg from 'pg'
 import { pino } from 'pino'
 import { startApp, type App } from '../kernel/app.js'
@@ -57,6 +56,7 @@ import { exportColumns, KINDS, toEntry, applyLogFilters, type KindDef } from '..
 import { startPostgres } from '../test/kit/postgres.js'
 import { measureIngestion } from './aaa-logs-ingest.js'
 import { adminTokenFor } from '../test/kit/tokens.js'
+import { captureStatements, replayStatements } from './lib/sql-bound.js'
 import { atExit, envInt, machine, median, min, removeDir, tempDir, runAsMain, stats, fmtStats, loadAvg, type Stats, f2 } from './lib.js'
 
 const USERS = 20_000
@@ -118,32 +118,6 @@ function httpGet(agent: http.Agent, base: string, token: string, p: string, keep
   })
 }
 
-interface Statement {
-  sql: string
-  bindings: unknown[]
-}
-
-/** The statements on the log tables `fn` runs through `knex`. */
-async function capture(knex: Knex, tables: string[], fn: () => Promise<unknown>): Promise<Statement[]> {
-  const seen: Statement[] = []
-  const on = (q: { sql: string; bindings?: unknown[] }) => {
-    if (tables.some((t) => q.sql.includes(`"${t}"`))) seen.push({ sql: q.sql, bindings: q.bindings ?? [] })
-  }
-  knex.on('query', on)
-  try {
-    await fn()
-  } finally {
-    knex.removeListener('query', on)
-  }
-  return seen
-}
-
-/** Replay as the route runs them: all at once, one connection each (the list handler runs its queries in parallel). */
-async function replay(clients: pg.Client[], st: Statement[]): Promise<number> {
-  const t0 = performance.now()
-  await Promise.all(st.map((s, i) => clients[i % clients.length].query(s.sql, s.bindings as unknown[])))
-  return performance.now() - t0
-}
 
 // ---------- data ----------
 
@@ -369,10 +343,10 @@ export async function runAaaLogs(o: { printMachine?: boolean } = {}) {
         const k = kinds[i % kinds.length]
         const qs = new URLSearchParams(Object.entries(params(k, i)).map(([a, b]) => [a, String(b)])).toString()
         let ans: HttpAnswer | null = null
-        const st = await capture(knex, tables, async () => (ans = await httpGet(agent, baseUrl, token, `/aaa/logs/${k.path}?${qs}`)))
+        const st = await captureStatements(knex, tables, async () => (ans = await httpGet(agent, baseUrl, token, `/aaa/logs/${k.path}?${qs}`)))
         const a = ans as unknown as HttpAnswer
         if (a.status !== 200) throw new Error(`${label}: ${a.status} ${a.text.slice(0, 300)}`)
-        const b = await replay(clients, st)
+        const b = await replayStatements(clients, st)
         if (record) {
           api.push(a.ms)
           bound.push(b)

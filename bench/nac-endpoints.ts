@@ -28,20 +28,15 @@
  * (BENCH_ENDPOINTS, BENCH_ITERATIONS; BENCH_EXPLAIN=1 prints each case's plans).
  */
 import http from 'node:http'
-import type { Knex } from 'knex'
 import pg from 'pg'
 import { ouiVendor } from '../plugins/nac/services/oui.js'
 import { startBenchApp } from './lib/bench-app.js'
+import { captureStatements, replayStatements, type Statement } from './lib/sql-bound.js'
 import { envInt, fmtStats, loadAvg, machine, median, runAsMain, stats, type Stats } from './lib.js'
 
 const OUIS = ['00000c', '001b63', 'b827eb', 'f4f5d8', '3c5ab4', '005056', '00163e', 'a4c361']
 const WORDS = ['sensor', 'printer', 'camera', 'designer laptop', 'desk phone', 'badge reader', 'kiosk', 'thermostat']
 const TYPES = ['IP phone', 'Printer', 'IP camera', 'Windows workstation', 'macOS workstation', 'IoT sensor']
-
-interface Statement {
-  sql: string
-  bindings: unknown[]
-}
 
 function request(agent: http.Agent, base: string, token: string, method: string, p: string, body?: string, type?: string): Promise<{ status: number; ms: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -59,25 +54,6 @@ function request(agent: http.Agent, base: string, token: string, method: string,
   })
 }
 
-async function capture(knex: Knex, fn: () => Promise<unknown>): Promise<Statement[]> {
-  const seen: Statement[] = []
-  const on = (q: { sql: string; bindings?: unknown[] }) => {
-    if (/"nac_endpoint(s|_groups)"/.test(q.sql)) seen.push({ sql: q.sql, bindings: q.bindings ?? [] })
-  }
-  knex.on('query', on)
-  try {
-    await fn()
-  } finally {
-    knex.removeListener('query', on)
-  }
-  return seen
-}
-
-async function replay(clients: pg.Client[], st: Statement[]): Promise<number> {
-  const t0 = performance.now()
-  await Promise.all(st.map((s, i) => clients[i % clients.length].query(s.sql, s.bindings as unknown[])))
-  return performance.now() - t0
-}
 
 const macOf = (oui: string, i: number, local: boolean) => {
   const first = local ? ((parseInt(oui.slice(0, 2), 16) | 0x02) & 0xfe).toString(16).padStart(2, '0') : oui.slice(0, 2)
@@ -151,11 +127,11 @@ export async function runNacEndpoints(o: { printMachine?: boolean } = {}): Promi
       const bound: number[] = []
       for (let i = 0; i < ITER; i++) {
         let ms = 0
-        st = await capture(knex, async () => {
+        st = await captureStatements(knex, ['nac_endpoints', 'nac_endpoint_groups'], async () => {
           ms = (await request(agent, base, b.token, 'GET', path)).ms
         })
         api.push(ms)
-        bound.push(await replay(clients, st))
+        bound.push(await replayStatements(clients, st))
       }
       if (process.env.BENCH_EXPLAIN) {
         for (const q of st) {
