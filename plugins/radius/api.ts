@@ -5,7 +5,7 @@
  * the policy without this plugin depending on the policy (as tacacs does).
  */
 import type { Knex } from 'knex'
-import { createServiceRef, type PolicyRuleView, type PolicySource, type ReferenceTarget } from '../../sdk/index.js'
+import { createServiceRef, type NacPolicySource, type PolicyRuleView, type PolicySource, type ReferenceTarget } from '../../sdk/index.js'
 
 export interface RadiusAttribute {
   /** FreeRADIUS dictionary name (`Service-Type`, `Cisco-AVPair`, `Tunnel-Private-Group-Id`). */
@@ -36,6 +36,11 @@ export interface RadiusService {
   listProfiles(db?: Db): Promise<RadiusProfile[]>
   /** The AAA policy registers its ordered rules here (once); the FreeRADIUS renderer reads them. */
   registerPolicySource(source: RadiusPolicySource): void
+  /**
+   * The nac plugin registers its compiled NAC policy here (once), when the edition has it: the
+   * FreeRADIUS renderer then adds 802.1X and MAB to the same tree (sdk/nac-policy.ts).
+   */
+  registerNacPolicySource(source: NacPolicySource): void
   /**
    * RADIUS profiles as other plugins reference them (sdk/references.ts): ids checked and locked,
    * names, and guards consulted when a profile is deleted or renamed. A profile delete is always

@@ -1,6 +1,6 @@
 /** Reading RADIUS profiles: the one row shape, shared by the routes and the service other plugins use. */
 import type { Knex } from 'knex'
-import { defineReferenceTarget, type OwnedReferenceTarget, type RowOf } from '../../../sdk/index.js'
+import { defineReferenceTarget, type NacPolicySource, type OwnedReferenceTarget, type RowOf } from '../../../sdk/index.js'
 import type { RadiusPolicySource, RadiusProfile, RadiusService } from '../api.js'
 import type { ProfileTable } from '../tables.js'
 
@@ -40,12 +40,14 @@ export async function loadProfile(db: Db, id: string): Promise<RadiusProfile | n
 /** What the plugin itself reaches beyond the contract: the registered policy source (the FreeRADIUS renderer). */
 export interface RadiusServiceInternal extends RadiusService {
   policySource(): RadiusPolicySource | null
+  nacPolicySource(): NacPolicySource | null
   /** The profile routes call beforeDelete and renamed. */
   references: { radius_profile: OwnedReferenceTarget }
 }
 
 export function createRadiusService(knex: Knex): RadiusServiceInternal {
   let source: RadiusPolicySource | null = null
+  let nacSource: NacPolicySource | null = null
   return {
     // A profile delete is always allowed (the contract): referrers may only clear.
     references: { radius_profile: defineReferenceTarget({ kind: 'radius_profile', table: PROFILES, nameColumn: 'name', allow: ['clear'] }) },
@@ -55,6 +57,11 @@ export function createRadiusService(knex: Knex): RadiusServiceInternal {
       source = s
     },
     policySource: () => source,
+    registerNacPolicySource(s) {
+      if (nacSource && nacSource !== s) throw new Error('radius: a NAC policy source is already registered')
+      nacSource = s
+    },
+    nacPolicySource: () => nacSource,
     getProfile: (id, db = knex) => loadProfile(db, id),
     // Name, then id: a stable order, so rendered files come out the same from run to run.
     async listProfiles(db = knex) {

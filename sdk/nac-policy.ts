@@ -1,0 +1,97 @@
+/**
+ * The NAC policy as the FreeRADIUS renderer and the policy test see it: one
+ * compiled form, made once by the nac plugin from its tables. The renderer
+ * writes it as unlang; the policy test evaluates it in JavaScript
+ * (`evaluateNacPolicy`, in the nac plugin). Because both read this one
+ * structure, the test answers what the deployed daemon does.
+ *
+ * The nac plugin hands its source to the radius plugin through the radius
+ * plugin's `registerNacPolicySource` (as the AAA policy hands over its rules),
+ * so the radius plugin never depends on the nac plugin.
+ */
+import type { Knex } from 'knex'
+import type { PolicyTimeWindow } from './policy.js'
+
+/** How the endpoint authenticated. */
+export type NacMethod = 'peap' | 'eap-tls' | 'mab'
+
+/**
+ * One condition of a NAC rule. A rule holds when every one of its conditions holds; a condition
+ * listing several values holds when any of them does. Names are resolved for the explain trace and
+ * the rendered comments; ids are what is compared.
+ */
+export type NacCondition =
+  | { type: 'method'; methods: readonly NacMethod[] }
+  /** The authenticated user (PEAP inner identity, EAP-TLS certificate's user) is a member (directly or through nesting) of one of these user groups. */
+  | { type: 'user_group'; groups: readonly { id: string; name: string }[] }
+  /** The endpoint (by Calling-Station-Id) is in one of these endpoint groups. */
+  | { type: 'endpoint_group'; groups: readonly { id: string; name: string }[] }
+  /** Profiling placed the endpoint as one of these device types. */
+  | { type: 'device_type'; device_types: readonly string[] }
+  /** The switch (the RADIUS client) is in one of these device groups (or below one of them). */
+  | { type: 'device_group'; groups: readonly { id: string; name: string }[] }
+  /** EAP-TLS: a field of the client certificate, compared case-insensitively for equality. */
+  | { type: 'certificate'; field: 'issuer_cn' | 'san_email' | 'san_dns' | 'template'; values: readonly string[] }
+  /** NAS-Port-Type as FreeRADIUS names it (`Ethernet`, `Wireless-802.11`, `Virtual`). */
+  | { type: 'nas_port_type'; values: readonly string[] }
+  | { type: 'time_window'; window: PolicyTimeWindow }
+
+/** One reply attribute, already validated against the dictionary and safe to quote. */
+export interface NacReplyAttribute {
+  /** FreeRADIUS dictionary name (`Tunnel-Private-Group-Id`, `Filter-Id`, `Cisco-AVPair`, `Aruba-User-Role`). */
+  attribute: string
+  value: string
+}
+
+/** What an authorization profile gives: the reply attributes, or a reject. */
+export interface NacAuthorization {
+  profile_id: string
+  profile_name: string
+  /** Access-Reject instead of an accept. */
+  deny: boolean
+  /** In order; empty when `deny`. */
+  reply: readonly NacReplyAttribute[]
+}
+
+export interface CompiledNacRule {
+  id: string
+  name: string
+  /** 1-based, in evaluation order. */
+  position: number
+  conditions: readonly NacCondition[]
+  authorization: NacAuthorization
+}
+
+export interface CompiledNacPolicy {
+  /** Enabled rules in evaluation order; the first that holds decides. */
+  rules: readonly CompiledNacRule[]
+  /** The protected default rule: what every request no rule takes gets. */
+  default: { id: string; name: string; authorization: NacAuthorization }
+}
+
+/** A request as the policy test takes it (and as the renderer's unlang reads it from the packet). */
+export interface NacRequest {
+  method: NacMethod
+  /** Canonical MAC (Calling-Station-Id). */
+  mac: string | null
+  /** The inner identity (PEAP) or the certificate's user (EAP-TLS); null for MAB. */
+  username: string | null
+  /** Ids of the user's groups, nesting already expanded. */
+  user_group_ids: readonly string[]
+  /** Ids of the endpoint's groups (static and placed by profiling). */
+  endpoint_group_ids: readonly string[]
+  device_type: string | null
+  /** Ids of the switch's device groups, ancestors included. */
+  device_group_ids: readonly string[]
+  certificate: { issuer_cn?: string; san_email?: string; san_dns?: string; template?: string } | null
+  nas_port_type: string | null
+  /** Minutes since local midnight and weekday (0 Sunday), for time windows. */
+  local_time: { day: number; minute: number }
+}
+
+/** Who supplies the compiled NAC policy (the nac plugin). */
+export interface NacPolicySource {
+  compile(db: Knex | Knex.Transaction): Promise<CompiledNacPolicy>
+  /** MAB and profiling data the tree looks up by MAC: every known endpoint's groups and device type. */
+  endpoints(db: Knex | Knex.Transaction): Promise<readonly { mac: string; endpoint_group_ids: readonly string[]; device_type: string | null }[]>
+}
