@@ -5,7 +5,10 @@
  * implementation through `nacServiceRef`, never the tables.
  */
 import type { Knex } from 'knex'
-import { createServiceRef, type ReferenceTarget } from '../../sdk/index.js'
+import { createServiceRef, type CompiledNacPolicy, type NacRequest, type ReferenceTarget } from '../../sdk/index.js'
+import type { NacEvaluation } from './services/evaluate.js'
+
+export type { NacEvaluation, NacTraceStep } from './services/evaluate.js'
 
 export type AuthResult = 'accept' | 'reject'
 
@@ -97,6 +100,10 @@ export interface NacService {
    * plugin's tables.
    */
   references: { endpoint: ReferenceTarget; endpoint_group: ReferenceTarget }
+  /** The NAC policy compiled from the tables (sdk/nac-policy.ts), as the FreeRADIUS renderer gets it; pass your snapshot. */
+  compilePolicy(db?: Db): Promise<CompiledNacPolicy>
+  /** Pure: what the compiled policy decides for a request, with the trace (the policy test's evaluation; a differential test's oracle). */
+  evaluatePolicy(compiled: CompiledNacPolicy, request: NacRequest): NacEvaluation
 }
 
 export const nacServiceRef = createServiceRef<NacService>({ id: 'nac.service' })

@@ -1,5 +1,6 @@
 /** The plugin's coded errors; messages live in locales/ under the `nac` namespace. */
-import { defineError } from '../../sdk/index.js'
+import { defineError, PortcullisError } from '../../sdk/index.js'
+import type { ValueProblem } from './services/values.js'
 
 export const NacErrors = {
   /** Not a MAC in any accepted notation (services/mac.ts). */
@@ -37,7 +38,41 @@ export const NacErrors = {
   importUnknownColumn: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_unknown_column'),
   importRepeatedColumn: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_repeated_column'),
   importTooManyRows: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_too_many_rows'),
+  // Authorization profiles and the NAC policy (docs/nac.md).
+  profileNameTaken: defineError(409, 'AUTHORIZATION_PROFILE_NAME_TAKEN', 'nac:errors.profile_name_taken'),
+  /** NAC rules give the profile: deleting it would leave them giving nothing. */
+  profileInUse: defineError(409, 'PROFILE_IN_USE', 'nac:errors.profile_in_use'),
+  vlanInvalid: defineError(422, 'VLAN_INVALID', 'nac:errors.vlan_invalid'),
+  redirectNotUrl: defineError(422, 'VALIDATION_FAILED', 'nac:errors.redirect_not_url'),
+  redirectNeedsAcl: defineError(422, 'VALIDATION_FAILED', 'nac:errors.redirect_needs_acl'),
+  reauthNeedsTimeout: defineError(422, 'VALIDATION_FAILED', 'nac:errors.reauth_needs_timeout'),
+  denyWithAttributes: defineError(422, 'VALIDATION_FAILED', 'nac:errors.deny_with_attributes'),
+  ruleNameTaken: defineError(409, 'NAC_RULE_NAME_TAKEN', 'nac:errors.rule_name_taken'),
+  /** The default rule answers every request no other rule takes: it cannot go (409: the request is fine, the state forbids it). */
+  defaultProtected: defineError(409, 'DEFAULT_RULE_PROTECTED', 'nac:errors.default_protected'),
+  /** The default rule stays last, enabled and unconditioned: only its name, description and profile change. */
+  defaultFixed: defineError(422, 'DEFAULT_RULE_FIXED', 'nac:errors.default_fixed'),
+  positionRange: defineError(422, 'VALIDATION_FAILED', 'nac:errors.position_range'),
+  /** A condition the schema's shape lets through but that would not mean what it says (services/conditions.ts). */
+  conditionInvalid: defineError(422, 'VALIDATION_FAILED', 'nac:errors.condition_invalid'),
+  orderDuplicate: defineError(422, 'RULE_ORDER_DUPLICATE', 'nac:errors.order_duplicate'),
+  orderIncomplete: defineError(422, 'RULE_ORDER_INCOMPLETE', 'nac:errors.order_incomplete'),
+  defaultNotLast: defineError(422, 'DEFAULT_RULE_NOT_LAST', 'nac:errors.default_not_last'),
+  /** The policy test: a field that does not go with the method (a username for MAB, a certificate without EAP-TLS). */
+  testField: defineError(422, 'VALIDATION_FAILED', 'nac:errors.test_field'),
+  /** The policy test: no device FreeRADIUS would answer as this NAS. */
+  testNasUnknown: defineError(422, 'REFERENCE_NOT_FOUND', 'nac:errors.test_nas_unknown'),
 } as const
+
+/** What a NAC rule or the policy test references; messages under `nac:errors.missing.` and `nac:errors.unavailable.`. */
+export type NacRefKind = 'user_group' | 'endpoint_group' | 'device_group' | 'authorization_profile' | 'rule' | 'device'
+
+/** 422 REFERENCE_NOT_FOUND at `field`: an id naming no record of its kind, or (`unavailable`) of a kind whose plugin the edition lacks. */
+export const nacReferenceNotFound = (kind: NacRefKind, field: string, id: string, unavailable = false) =>
+  new PortcullisError(422, 'REFERENCE_NOT_FOUND', `nac:errors.${unavailable ? 'unavailable' : 'missing'}.${kind}`, { field, vars: { id } })
+
+/** 422 VALIDATION_FAILED at `field`: a value that cannot be written into the FreeRADIUS configuration (services/values.ts). */
+export const valueError = (reason: ValueProblem, field: string) => new PortcullisError(422, 'VALIDATION_FAILED', `nac:errors.value.${reason}`, { field })
 
 /** The three MAC refusals, by parse reason. */
 export const macError = (reason: 'invalid' | 'group' | 'zero') => (reason === 'group' ? NacErrors.macGroup : reason === 'zero' ? NacErrors.macZero : NacErrors.macInvalid)

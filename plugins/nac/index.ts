@@ -1,20 +1,29 @@
 /**
- * NAC endpoints and endpoint groups: the MAC addresses the network knows (any
- * notation in, one canonical form stored), their owner, their group (MAB
- * allow-lists are endpoint groups), what the network last saw of them and what
- * profiling will conclude. CRUD, search, CSV import with a per-row report,
- * xlsx/csv export. Other plugins (the NAC policy, its renderer, the profiler)
- * read it through `nacServiceRef` (api.ts) and reference endpoints and groups
- * through its `references`, never its tables. See docs/nac.md.
+ * NAC: endpoints and endpoint groups (the MAC addresses the network knows, in
+ * any notation in and one canonical form stored; their owner, their group: MAB
+ * allow-lists are endpoint groups; what the network last saw of them and what
+ * profiling concluded), authorization profiles (what an endpoint is given),
+ * and the NAC policy (ordered rules with a protected default) with its policy
+ * test. The policy is compiled once (sdk/nac-policy.ts) and handed to the
+ * radius plugin's FreeRADIUS renderer when the edition has it; the policy test
+ * evaluates the same compiled structure. Other plugins read it through
+ * `nacServiceRef` (api.ts) and reference endpoints and groups through its
+ * `references`, never its tables. See docs/nac.md.
  */
-import { coreServices, definePlugin, defineReferenceTarget, identityServices, provide } from '../../sdk/index.js'
-import { nacServiceRef } from './api.js'
+import { coreServices, definePlugin, defineReferenceTarget, identityServices, optional, provide } from '../../sdk/index.js'
+import { inventoryServiceRef } from '../inventory/api.js'
+import { radiusServiceRef } from '../radius/api.js'
+import { nacServiceRef, type NacService } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { nacPermissions } from './permissions.js'
 import { nacRoutes } from './routes/index.js'
+import type { ConditionTargets } from './services/conditions.js'
+import { evaluateNacPolicy } from './services/evaluate.js'
 import { createNacService } from './services/nac.js'
 import { registerOwnerGuard } from './services/owners.js'
+import { compileNacPolicy, registerPolicyGuards } from './services/policy-rules.js'
+import { policyEndpoints } from './services/policy-endpoints.js'
 import { nacTables } from './tables.js'
 
 export * from './api.js'
@@ -23,23 +32,39 @@ export default definePlugin({
   id: 'nac',
   version: '0.1.0',
   sdk: '^0.1.0',
-  description: 'NAC endpoints (MAC addresses in any notation, owner, vendor from the IEEE registry, last seen) and endpoint groups; CSV import and xlsx/csv export.',
+  description: 'NAC endpoints (MAC addresses in any notation, owner, vendor from the IEEE registry, last seen) and endpoint groups; CSV import and xlsx/csv export; authorization profiles and the NAC policy with its policy test.',
+  // The inventory gives the policy its device groups and the test its NAS; radius renders the policy. An edition may lack either.
+  optionalDependsOn: ['inventory', 'radius'],
   permissions: nacPermissions,
   migrations: new URL('./migrations/', import.meta.url),
   tables: nacTables,
   locales: { en, ru },
-  deps: { database: coreServices.database, audit: coreServices.audit, identity: identityServices.identity },
-  init({ database, audit, identity }) {
+  deps: {
+    database: coreServices.database,
+    audit: coreServices.audit,
+    identity: identityServices.identity,
+    inventory: optional(inventoryServiceRef),
+    radius: optional(radiusServiceRef),
+  },
+  init({ database, audit, identity, inventory, radius }) {
     const references = {
       endpoint: defineReferenceTarget({ kind: 'endpoint', table: 'nac_endpoints', nameColumn: 'mac' }),
       endpoint_group: defineReferenceTarget({ kind: 'endpoint_group', table: 'nac_endpoint_groups', nameColumn: 'name' }),
     }
     const users = identity.references.user
     registerOwnerGuard(users, audit)
-    const nac = createNacService(database.knex, references)
+    const targets: ConditionTargets = {
+      user_group: identity.references.user_group,
+      endpoint_group: references.endpoint_group,
+      device_group: inventory?.references.device_group ?? null,
+    }
+    registerPolicyGuards(targets)
+    const compile = (db: Parameters<typeof compileNacPolicy>[0]) => compileNacPolicy(db, targets)
+    radius?.registerNacPolicySource({ compile, endpoints: policyEndpoints })
+    const nac: NacService = { ...createNacService(database.knex, references), compilePolicy: (db = database.knex) => compile(db), evaluatePolicy: evaluateNacPolicy }
     return {
       services: [provide(nacServiceRef, nac)],
-      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references }),
+      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, inventory, targets }),
     }
   },
 })

@@ -2,6 +2,9 @@ import type { LocalizedText } from '../../sdk/index.js'
 
 export const NAC_READ = 'nac.read'
 export const NAC_WRITE = 'nac.write'
+// The NAC policy: authorization profiles, rules, the policy test.
+export const NAC_POLICY_READ = 'nac.policy.read'
+export const NAC_POLICY_WRITE = 'nac.policy.write'
 
 export const nacPermissions: Record<string, LocalizedText> = {
   [NAC_READ]: {
@@ -11,5 +14,14 @@ export const nacPermissions: Record<string, LocalizedText> = {
   [NAC_WRITE]: {
     en: 'Add, change, import and remove NAC endpoints and endpoint groups (which decide, through the NAC policy, what a MAC address may reach).',
     ru: 'Добавление, изменение, импорт и удаление оконечных устройств NAC и групп оконечных устройств (через политику NAC они решают, куда MAC-адрес получит доступ).',
+  },
+  // The NAC policy: authorization profiles, rules, the policy test.
+  [NAC_POLICY_READ]: {
+    en: 'See the NAC authorization profiles and policy rules, and run the NAC policy test (which reads user and endpoint groups and device groups to answer).',
+    ru: 'Просмотр профилей авторизации и правил политики NAC, запуск проверки политики NAC (она читает группы пользователей, оконечных устройств и устройств).',
+  },
+  [NAC_POLICY_WRITE]: {
+    en: 'Add, change, reorder and remove NAC authorization profiles and policy rules: what every endpoint on the network is given.',
+    ru: 'Добавление, изменение, переупорядочивание и удаление профилей авторизации и правил политики NAC: что получает каждое устройство в сети.',
   },
 }

@@ -1,9 +1,10 @@
 /**
  * The plugin's tables as its code reads them (sdk/tables.ts), from
- * migrations/0001_nac_endpoints.ts: knex types every query on them, and the
+ * migrations/0001_nac_endpoints.ts (0002 the authorization profiles and the NAC policy): knex types every query on them, and the
  * kernel checks these declarations against the database at every boot.
  */
 import { column, defineTable, type RowOf, type TableType } from '../../sdk/index.js'
+import type { StoredCondition } from './services/conditions.js'
 
 export const EndpointGroupTable = defineTable('nac_endpoint_groups', {
   id: column.uuid().defaulted(),
@@ -36,14 +37,59 @@ export const EndpointTable = defineTable('nac_endpoints', {
   updated_at: column.timestamp().defaulted(),
 })
 
+export const AuthorizationProfileTable = defineTable('nac_authorization_profiles', {
+  id: column.uuid().defaulted(),
+  name: column.varchar(),
+  description: column.varchar().nullable(),
+  deny: column.boolean().defaulted(),
+  /** A VLAN id (`100`) or name, as Tunnel-Private-Group-Id carries it. */
+  vlan: column.varchar().nullable(),
+  /** Filter-Id. */
+  acl: column.varchar().nullable(),
+  /** Cisco-AVPair `ip:inacl#N=…`, one entry a line of the ACL. */
+  cisco_acl: column.array<string>().defaulted(),
+  cisco_url_redirect: column.varchar().nullable(),
+  cisco_url_redirect_acl: column.varchar().nullable(),
+  aruba_user_role: column.varchar().nullable(),
+  session_timeout: column.integer().nullable(),
+  /** Termination-Action = RADIUS-Request when the session times out. */
+  reauthenticate: column.boolean().defaulted(),
+  created_at: column.timestamp().defaulted(),
+  updated_at: column.timestamp().defaulted(),
+})
+
+export const NacPolicyRuleTable = defineTable('nac_policy_rules', {
+  id: column.uuid().defaulted(),
+  name: column.varchar(),
+  description: column.varchar().nullable(),
+  enabled: column.boolean().defaulted(),
+  /** Evaluation order, dense 0..n-1, the default rule last (services/policy-order.ts). */
+  position: column.integer(),
+  is_default: column.boolean().defaulted(),
+  /** As the API took them, ids rather than names (services/conditions.ts). */
+  conditions: column.jsonb<StoredCondition[]>().defaulted(),
+  // The ids `conditions` names in other plugins' records (and this plugin's endpoint groups), for the reference guards.
+  user_group_ids: column.array<string>().defaulted(),
+  endpoint_group_ids: column.array<string>().defaulted(),
+  device_group_ids: column.array<string>().defaulted(),
+  authorization_profile_id: column.uuid(),
+  created_at: column.timestamp().defaulted(),
+  updated_at: column.timestamp().defaulted(),
+})
+
 export type EndpointGroupTableRow = RowOf<typeof EndpointGroupTable>
 export type EndpointTableRow = RowOf<typeof EndpointTable>
 
-export const nacTables = [EndpointGroupTable, EndpointTable]
+export type AuthorizationProfileRow = RowOf<typeof AuthorizationProfileTable>
+export type NacPolicyRuleRow = RowOf<typeof NacPolicyRuleTable>
+
+export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable]
 
 declare module 'knex/types/tables.js' {
   interface Tables {
     nac_endpoint_groups: TableType<typeof EndpointGroupTable>
     nac_endpoints: TableType<typeof EndpointTable>
+    nac_authorization_profiles: TableType<typeof AuthorizationProfileTable>
+    nac_policy_rules: TableType<typeof NacPolicyRuleTable>
   }
 }

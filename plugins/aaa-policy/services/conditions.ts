@@ -14,65 +14,11 @@
  *   device addresses (`10.1.2.3/16` is far more often a typo than the /16).
  */
 import net from 'node:net'
-import type { PolicyTimeWindow } from '../../../sdk/index.js'
 
-export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
-export type Day = (typeof DAYS)[number]
-
-/** What the table keeps and the API shows. */
-export interface StoredTimeWindow {
-  days: Day[]
-  start: string
-  end: string
-}
+// The time window's rules moved to the SDK (sdk/time-window.ts) when the NAC policy needed them too.
+export { DAYS, inTimeWindow, timeWindowProblem, toPolicyWindow, type Day, type StoredTimeWindow } from '../../../sdk/index.js'
 
 export const MAX_CLIENT_PREFIXES = 32
-
-/** C's tm_wday of each day: Sunday 0. */
-const WDAY: Record<Day, number> = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 }
-const LABEL: Record<Day, string> = { mon: 'Mon', tue: 'Tue', wed: 'Wed', thu: 'Thu', fri: 'Fri', sat: 'Sat', sun: 'Sun' }
-
-const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5))
-
-/** Why the window is refused (the schema has checked its shape), or null. */
-export function timeWindowProblem(w: StoredTimeWindow): { field: string; reason: string } | null {
-  if (minutes(w.start) === minutes(w.end)) {
-    return { field: 'time_window.end', reason: `end ${w.end} equals start ${w.start}: give a window that holds for some time but not all day (00:00-24:00 is the whole day)` }
-  }
-  return null
-}
-
-/** Days in week order, consecutive runs of three or more as a range: `Mon-Fri`, `Sat,Sun`, `Mon,Wed-Fri`. */
-function dayLabel(days: readonly Day[]): string {
-  const idx = DAYS.map((d, i) => (days.includes(d) ? i : -1)).filter((i) => i >= 0)
-  const runs: number[][] = []
-  for (const i of idx) {
-    const last = runs[runs.length - 1]
-    if (last && last[last.length - 1] === i - 1) last.push(i)
-    else runs.push([i])
-  }
-  return runs.map((r) => (r.length >= 3 ? `${LABEL[DAYS[r[0]]]}-${LABEL[DAYS[r[r.length - 1]]]}` : r.map((i) => LABEL[DAYS[i]]).join(','))).join(',')
-}
-
-/** The window as the renderers and the policy test read it: a label and the minute spans of the week. */
-export function toPolicyWindow(w: StoredTimeWindow): PolicyTimeWindow {
-  const start = minutes(w.start)
-  const end = minutes(w.end)
-  const days = [...new Set(w.days.map((d) => WDAY[d]))].sort((a, b) => a - b)
-  const label = `${dayLabel(w.days)} ${w.start}-${w.end}`
-  if (end > start) return { label, spans: [{ days, from: start, to: end }] }
-  // Crosses midnight: the evening on its days, the early hours on the day after each.
-  const spans = [{ days, from: start, to: 1440 }]
-  if (end > 0) spans.push({ days: days.map((d) => (d + 1) % 7).sort((a, b) => a - b), from: 0, to: end })
-  return { label, spans }
-}
-
-/** Whether `at` (its local time on this host) is inside the window. */
-export function inTimeWindow(w: PolicyTimeWindow, at: Date): boolean {
-  const day = at.getDay()
-  const m = at.getHours() * 60 + at.getMinutes()
-  return w.spans.some((s) => s.days.includes(day) && m >= s.from && m < s.to)
-}
 
 export interface Prefix {
   family: 4 | 6

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex'
 import type { AuditService, IdentityService, OwnedReferenceTarget, ReferenceTarget } from '../../../sdk/index.js'
+import type { InventoryService } from '../../inventory/api.js'
 import type { NacService } from '../api.js'
+import type { ConditionTargets } from '../services/conditions.js'
 
 /** What the plugin's routes share. */
 export interface NacRouteDeps {
@@ -12,4 +14,8 @@ export interface NacRouteDeps {
   identity: IdentityService
   /** The plugin's side of the references others hold: deletes and renames call them. */
   references: { endpoint: OwnedReferenceTarget; endpoint_group: OwnedReferenceTarget }
+  /** Devices and device groups for the NAC policy; absent in an edition without the inventory plugin. */
+  inventory: InventoryService | undefined
+  /** Who owns each kind of group a NAC rule's conditions name. */
+  targets: ConditionTargets
 }

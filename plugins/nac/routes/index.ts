@@ -4,8 +4,21 @@ import { endpointGroupRoutes } from './endpoint-groups.js'
 import { endpointRoutes } from './endpoints.js'
 import { exportRoutes } from './export.js'
 import { importRoutes } from './import.js'
+import { policyReorderRoutes } from './policy-reorder.js'
+import { policyRuleRoutes } from './policy-rules.js'
+import { policyTestRoutes } from './policy-test.js'
+import { profileRoutes } from './profiles.js'
 
 export function nacRoutes(d: NacRouteDeps): RouteDefinition[] {
-  // The export and the import before `/nac/endpoints/{endpoint_id}`: their paths are not ids.
-  return [...exportRoutes(d), ...importRoutes(d), ...endpointRoutes(d), ...endpointGroupRoutes(d)] as RouteDefinition[]
+  // The export and the import before `/nac/endpoints/{endpoint_id}`, the reorder before `/nac/policy/rules/{rule_id}`: their paths are not ids.
+  return [
+    ...exportRoutes(d),
+    ...importRoutes(d),
+    ...endpointRoutes(d),
+    ...endpointGroupRoutes(d),
+    ...profileRoutes(d),
+    ...policyReorderRoutes(d),
+    ...policyRuleRoutes(d),
+    ...policyTestRoutes(d),
+  ] as RouteDefinition[]
 }

@@ -14,7 +14,8 @@ const clip = (s: string | null | undefined, max: number): string | null => {
   return clean ? clean.slice(0, max) : null
 }
 
-export function createNacService(knex: Knex, references: NacService['references']): NacService {
+/** Everything but the policy's part (services/policy-rules.ts, evaluate.ts), which index.ts adds. */
+export function createNacService(knex: Knex, references: NacService['references']): Omit<NacService, 'compilePolicy' | 'evaluatePolicy'> {
   return {
     references,
     normalizeMac,

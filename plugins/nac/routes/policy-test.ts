@@ -1,0 +1,60 @@
+/** POST /nac/policy/test: what the deployed FreeRADIUS would decide for a simulated request, and why. */
+import { defineRoute, ErrorBody, type NacCondition } from '../../../sdk/index.js'
+import { NAC_POLICY_READ } from '../permissions.js'
+import { NacPolicyTestRequest, NacPolicyTestResponse, type CompiledConditionBody } from '../schemas/policy-test.js'
+import { evaluateNacPolicy } from '../services/evaluate.js'
+import { compileNacPolicy } from '../services/policy-rules.js'
+import { checkTestInput, resolveTestRequest } from '../services/policy-test.js'
+import type { NacRouteDeps } from './deps.js'
+
+/** The compiled condition as the answer carries it (mutable copies of the compiled structure's read-only lists). */
+function plain(c: NacCondition): CompiledConditionBody {
+  switch (c.type) {
+    case 'method':
+      return { type: c.type, methods: [...c.methods] }
+    case 'user_group':
+    case 'endpoint_group':
+    case 'device_group':
+      return { type: c.type, groups: c.groups.map((g) => ({ id: g.id, name: g.name })) }
+    case 'device_type':
+      return { type: c.type, device_types: [...c.device_types] }
+    case 'certificate':
+      return { type: c.type, field: c.field, values: [...c.values] }
+    case 'nas_port_type':
+      return { type: c.type, values: [...c.values] }
+    case 'time_window':
+      return { type: c.type, window: { label: c.window.label, spans: c.window.spans.map((s) => ({ days: [...s.days], from: s.from, to: s.to })) } }
+  }
+}
+
+export function policyTestRoutes(d: NacRouteDeps) {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/nac/policy/test',
+      permission: NAC_POLICY_READ,
+      summary: 'Test the NAC policy with a simulated request',
+      description:
+        "Resolves the request against the database (the user's groups, the endpoint's group and device type by MAC, the switch's device groups), then evaluates the compiled NAC policy, the same structure the FreeRADIUS renderer writes: the rule that decides, its authorization profile, the reply attributes, and every rule considered before it with the first condition that failed and why. An unknown user or MAC is not an error (it is in no group); a malformed MAC, a field that does not go with the method (a username for MAB, a certificate without EAP-TLS) or a NAS that is no device answers 422. Read-only.",
+      tags: ['nac'],
+      schema: { body: NacPolicyTestRequest, response: { 200: NacPolicyTestResponse, 422: ErrorBody } },
+      handler: async (req) => {
+        checkTestInput(req.body)
+        // One read-only transaction: the policy and the request's data are one snapshot.
+        return req.transaction(async (trx) => {
+          const { request, resolved } = await resolveTestRequest({ identity: d.identity, inventory: d.inventory, nac: d.nac }, req.body, trx)
+          const result = evaluateNacPolicy(await compileNacPolicy(trx, d.targets), request)
+          const a = result.authorization
+          return {
+            decision: result.decision,
+            rule: result.rule,
+            authorization_profile: { id: a.profile_id, name: a.profile_name, deny: a.deny },
+            reply: result.reply.map((r) => ({ attribute: r.attribute, value: r.value })),
+            trace: result.trace.map((t) => ({ ...t, failed_condition: t.failed_condition && plain(t.failed_condition) })),
+            resolved,
+          }
+        })
+      },
+    }),
+  ]
+}

@@ -1,0 +1,92 @@
+/**
+ * The policy test's inputs: a simulated request resolved against the database
+ * (the user's groups, the endpoint's group and device type, the switch's
+ * groups) into the NacRequest the compiled policy is evaluated on. What it
+ * resolves is answered too, so a surprising decision can be traced to its data.
+ */
+import type { Knex } from 'knex'
+import { isIP } from 'node:net'
+import type { IdentityService, NacMethod, NacRequest } from '../../../sdk/index.js'
+import type { InventoryService } from '../../inventory/api.js'
+import type { NacService } from '../api.js'
+import { macError, NacErrors } from '../errors.js'
+import { parseMac } from './mac.js'
+import { isUuid } from './rows.js'
+
+export interface PolicyTestInput {
+  method: NacMethod
+  mac?: string
+  username?: string
+  nas?: string
+  nas_port_type?: string
+  certificate?: { issuer_cn?: string; san_email?: string; san_dns?: string; template?: string }
+  time?: string
+}
+
+export interface PolicyTestDeps {
+  identity: IdentityService
+  inventory: InventoryService | undefined
+  nac: NacService
+}
+
+type Named = { id: string; name: string }
+
+const named = (ids: readonly string[], names: Map<string, string>): Named[] => ids.map((id) => ({ id, name: names.get(id.toLowerCase()) ?? id }))
+
+/** 422 at the field that does not go with the method: checked before anything is read. */
+export function checkTestInput(b: PolicyTestInput): void {
+  if (b.method === 'mab' && b.username !== undefined) throw NacErrors.testField({ field: 'username', vars: { reason: 'MAB has no user: the User-Name is the MAC address. Leave username out.' } })
+  if (b.method === 'mab' && b.mac === undefined) throw NacErrors.testField({ field: 'mac', vars: { reason: 'MAB authenticates the MAC address: give mac.' } })
+  if (b.method !== 'eap-tls' && b.certificate !== undefined) throw NacErrors.testField({ field: 'certificate', vars: { reason: `Only EAP-TLS presents a client certificate, not ${b.method}.` } })
+}
+
+/** The request as the compiled policy reads it, and what it was resolved to. */
+export async function resolveTestRequest(d: PolicyTestDeps, b: PolicyTestInput, db: Knex | Knex.Transaction) {
+  let mac: string | null = null
+  if (b.mac !== undefined) {
+    const parsed = parseMac(b.mac)
+    if (!parsed.ok) throw macError(parsed.reason)({ field: 'mac' })
+    mac = parsed.mac
+  }
+  let device: Named | null = null
+  if (b.nas !== undefined) {
+    if (!d.inventory) throw NacErrors.testNasUnknown({ field: 'nas', vars: { nas: b.nas } })
+    const found = isUuid(b.nas) ? await d.inventory.getDevice(b.nas, db) : isIP(b.nas) ? await d.inventory.findRadiusClient(b.nas, db) : null
+    if (!found) throw NacErrors.testNasUnknown({ field: 'nas', vars: { nas: b.nas } })
+    device = { id: found.id, name: found.name }
+  }
+  // FreeRADIUS compares the User-Name exactly; findUser ignores case, so the spelling is checked here.
+  const found = b.username === undefined ? null : await d.identity.findUser({ username: b.username }, db)
+  const user = found && found.username === b.username ? { id: found.id, username: found.username } : null
+  const userGroupIds = user ? await d.identity.groupIdsOf(user.id, db) : []
+  const endpoint = mac ? await d.nac.findEndpointByMac(mac, db) : null
+  const endpointGroupIds = endpoint?.endpoint_group_id ? [endpoint.endpoint_group_id] : []
+  const deviceGroupIds = device && d.inventory ? await d.inventory.deviceGroupIds(device.id, db) : []
+  const at = b.time === undefined ? new Date() : new Date(b.time)
+  const localTime = { day: at.getDay(), minute: at.getHours() * 60 + at.getMinutes() }
+  const request: NacRequest = {
+    method: b.method,
+    mac,
+    username: b.username ?? null,
+    user_group_ids: userGroupIds,
+    endpoint_group_ids: endpointGroupIds,
+    device_type: endpoint?.device_type ?? null,
+    device_group_ids: deviceGroupIds,
+    certificate: b.method === 'eap-tls' ? (b.certificate ?? {}) : null,
+    nas_port_type: b.nas_port_type ?? null,
+    local_time: localTime,
+  }
+  const groupNamesOf = async (ids: string[], target: { names(ids: readonly string[], db: Knex | Knex.Transaction): Promise<Map<string, string>> } | undefined) =>
+    ids.length && target ? named(ids, await target.names(ids, db)) : []
+  const resolved = {
+    user,
+    user_groups: await groupNamesOf(userGroupIds, d.identity.references.user_group),
+    endpoint: endpoint ? { id: endpoint.id, mac: endpoint.mac, device_type: endpoint.device_type } : null,
+    mac,
+    endpoint_groups: await groupNamesOf(endpointGroupIds, d.nac.references.endpoint_group),
+    device,
+    device_groups: await groupNamesOf(deviceGroupIds, d.inventory?.references.device_group),
+    local_time: localTime,
+  }
+  return { request, resolved }
+}
