@@ -90,7 +90,6 @@ describe('nac: evaluateNacPolicy', () => {
       fc.subarray(['Ethernet', 'Wireless-802.11'], { minLength: 1 }).map((values) => ({ type: 'nas_port_type' as const, values })),
       fc
         .record({ days: fc.subarray(['mon', 'tue', 'sat', 'sun'] as const, { minLength: 1 }), start: fc.constantFrom('00:00', '08:00', '22:00'), end: fc.constantFrom('06:00', '18:00', '24:00') })
-        .filter((w) => w.start !== w.end)
         .map((w) => ({ type: 'time_window' as const, window: toPolicyWindow({ ...w, days: [...w.days] }) })),
     )
     const compiled = fc.array(fc.uniqueArray(condition, { selector: (c) => c.type, maxLength: 4 }), { maxLength: 12 }).map((lists) => policy(lists.map((cs, i) => rule(i, cs))))

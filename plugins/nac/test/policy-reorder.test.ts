@@ -31,7 +31,7 @@ describe('nac: policy reorder', () => {
     await expectOrderIntact(t)
     const again = await t.admin('PUT', REORDER, { body: { rule_ids: [c.id, a.id, b.id, def] } })
     expect(again.status).to.equal(200)
-    const entries = await t.app.db.knex('audit_log').where({ action: 'nac_policy_rule.reorder' }).select('before', 'after')
+    const entries = await t.app.db.knex('audit_log').where({ action: 'nac_policy_rule.reorder' }).select<{ after: { rule_ids: string[] } }[]>('after')
     expect(entries).to.have.length(1)
     expect(entries[0].after.rule_ids).to.deep.equal([c.id, a.id, b.id, def])
     expect((await t.admin('GET', `${RULES}/${a.id}`)).body.updated_at).to.equal(a.updated_at)
