@@ -73,11 +73,16 @@ describe('nac: the service through its ref', () => {
     const doc = (await t.req('GET', '/openapi.json')).body
     const ops = Object.entries(doc.paths as Record<string, Record<string, any>>).filter(([p]) => p.startsWith('/api/v1/nac/'))
     expect(ops.map(([p]) => p).sort()).to.deep.equal(
-      ['/api/v1/nac/endpoint-groups', '/api/v1/nac/endpoint-groups/{endpoint_group_id}', '/api/v1/nac/endpoint-groups/{endpoint_group_id}/references', '/api/v1/nac/endpoints', '/api/v1/nac/endpoints/export', '/api/v1/nac/endpoints/import', '/api/v1/nac/endpoints/{endpoint_id}'].sort(),
+      ['/api/v1/nac/endpoint-groups', '/api/v1/nac/endpoint-groups/{endpoint_group_id}', '/api/v1/nac/endpoint-groups/{endpoint_group_id}/references', '/api/v1/nac/endpoints', '/api/v1/nac/endpoints/export', '/api/v1/nac/endpoints/import', '/api/v1/nac/endpoints/{endpoint_id}',
+        '/api/v1/nac/authorization-profiles', '/api/v1/nac/authorization-profiles/{profile_id}', '/api/v1/nac/policy/rules', '/api/v1/nac/policy/rules/reorder', '/api/v1/nac/policy/rules/{rule_id}', '/api/v1/nac/policy/test'].sort(),
     )
     const imp = doc.paths['/api/v1/nac/endpoints/import'].post
     expect(Object.keys(imp.requestBody.content)).to.deep.equal(['text/csv'])
     expect(Object.keys(doc.paths['/api/v1/nac/endpoints/export'].get.responses['200'].content)).to.include('text/csv')
     for (const [, item] of ops) for (const op of Object.values(item)) expect(op.tags).to.deep.equal(['nac'])
+    // The policy's schemas are documented by name.
+    for (const name of ['AuthorizationProfileResponse', 'NacPolicyRuleResponse', 'NacConditionInput', 'NacPolicyTestRequest', 'NacPolicyTestResponse']) {
+      expect(JSON.stringify(doc), name).to.include(`"${name}"`)
+    }
   })
 })
