@@ -23,6 +23,7 @@ import { evaluateNacPolicy } from './services/evaluate.js'
 import { createNacService } from './services/nac.js'
 import { registerOwnerGuard } from './services/owners.js'
 import { compileNacPolicy, registerPolicyGuards } from './services/policy-rules.js'
+import { createCompiledPolicyCache } from './services/policy-cache.js'
 import { policyEndpoints } from './services/policy-endpoints.js'
 import { nacTables } from './tables.js'
 
@@ -64,7 +65,7 @@ export default definePlugin({
     const nac: NacService = { ...createNacService(database.knex, references), compilePolicy: (db = database.knex) => compile(db), evaluatePolicy: evaluateNacPolicy }
     return {
       services: [provide(nacServiceRef, nac)],
-      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, inventory, targets }),
+      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, inventory, targets, policyCache: createCompiledPolicyCache(compile) }),
     }
   },
 })

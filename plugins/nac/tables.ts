@@ -77,13 +77,19 @@ export const NacPolicyRuleTable = defineTable('nac_policy_rules', {
   updated_at: column.timestamp().defaulted(),
 })
 
+/** One row (id 1): bumped by every change the cached compiled policy must see (services/policy-cache.ts). */
+export const NacPolicyVersionTable = defineTable('nac_policy_version', {
+  id: column.integer(),
+  version: column.bigint(),
+})
+
 export type EndpointGroupTableRow = RowOf<typeof EndpointGroupTable>
 export type EndpointTableRow = RowOf<typeof EndpointTable>
 
 export type AuthorizationProfileRow = RowOf<typeof AuthorizationProfileTable>
 export type NacPolicyRuleRow = RowOf<typeof NacPolicyRuleTable>
 
-export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable]
+export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable, NacPolicyVersionTable]
 
 declare module 'knex/types/tables.js' {
   interface Tables {
@@ -91,5 +97,6 @@ declare module 'knex/types/tables.js' {
     nac_endpoints: TableType<typeof EndpointTable>
     nac_authorization_profiles: TableType<typeof AuthorizationProfileTable>
     nac_policy_rules: TableType<typeof NacPolicyRuleTable>
+    nac_policy_version: TableType<typeof NacPolicyVersionTable>
   }
 }

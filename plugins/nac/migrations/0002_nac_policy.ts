@@ -85,6 +85,22 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE TRIGGER nac_policy_rules_lock_order BEFORE DELETE ON nac_policy_rules FOR EACH STATEMENT EXECUTE FUNCTION nac_policy_rules_lock_order()')
   await knex.raw('CREATE TRIGGER nac_policy_rules_compact AFTER DELETE ON nac_policy_rules FOR EACH STATEMENT EXECUTE FUNCTION nac_policy_rules_compact()')
 
+  // The policy's version: one row, bumped by every statement that changes the rules or the
+  // profiles (statement-level triggers, in the writing transaction), and by the renames of the
+  // groups conditions name (the reference guards' `renamed`: services/policy-rules.ts). The policy
+  // test keeps the compiled policy in memory while it is unchanged (services/policy-cache.ts).
+  await knex.raw('CREATE TABLE nac_policy_version (id integer PRIMARY KEY CHECK (id = 1), version bigint NOT NULL)')
+  await knex.raw('INSERT INTO nac_policy_version (id, version) VALUES (1, 1)')
+  await knex.raw(`
+    CREATE FUNCTION nac_policy_version_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE nac_policy_version SET version = version + 1 WHERE id = 1;
+      RETURN NULL;
+    END $$`)
+  for (const table of ['nac_policy_rules', 'nac_authorization_profiles']) {
+    await knex.raw(`CREATE TRIGGER ${table}_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION nac_policy_version_bump()`)
+  }
+
   // The default rule and its profile: a deny, until an administrator decides what unknown endpoints get.
   const [{ id }] = await knex('nac_authorization_profiles')
     .insert({ name: 'deny', description: 'Access-Reject. The default rule gives it until you choose another profile.', deny: true })

@@ -3,6 +3,7 @@ import type { AuditService, IdentityService, OwnedReferenceTarget, ReferenceTarg
 import type { InventoryService } from '../../inventory/api.js'
 import type { NacService } from '../api.js'
 import type { ConditionTargets } from '../services/conditions.js'
+import type { CompiledPolicyCache } from '../services/policy-cache.js'
 
 /** What the plugin's routes share. */
 export interface NacRouteDeps {
@@ -18,4 +19,6 @@ export interface NacRouteDeps {
   inventory: InventoryService | undefined
   /** Who owns each kind of group a NAC rule's conditions name. */
   targets: ConditionTargets
+  /** The compiled policy in memory, for the policy test (reads outside a transaction only). */
+  policyCache: CompiledPolicyCache
 }

@@ -3,7 +3,6 @@ import { defineRoute, ErrorBody, type NacCondition } from '../../../sdk/index.js
 import { NAC_POLICY_READ } from '../permissions.js'
 import { NacPolicyTestRequest, NacPolicyTestResponse, type CompiledConditionBody } from '../schemas/policy-test.js'
 import { evaluateNacPolicy } from '../services/evaluate.js'
-import { compileNacPolicy } from '../services/policy-rules.js'
 import { checkTestInput, resolveTestRequest } from '../services/policy-test.js'
 import type { NacRouteDeps } from './deps.js'
 
@@ -40,20 +39,21 @@ export function policyTestRoutes(d: NacRouteDeps) {
       schema: { body: NacPolicyTestRequest, response: { 200: NacPolicyTestResponse, 422: ErrorBody } },
       handler: async (req) => {
         checkTestInput(req.body)
-        // One read-only transaction: the policy and the request's data are one snapshot.
-        return req.transaction(async (trx) => {
-          const { request, resolved } = await resolveTestRequest({ identity: d.identity, inventory: d.inventory, nac: d.nac }, req.body, trx)
-          const result = evaluateNacPolicy(await compileNacPolicy(trx, d.targets), request)
-          const a = result.authorization
-          return {
-            decision: result.decision,
-            rule: result.rule,
-            authorization_profile: { id: a.profile_id, name: a.profile_name, deny: a.deny },
-            reply: result.reply.map((r) => ({ attribute: r.attribute, value: r.value })),
-            trace: result.trace.map((t) => ({ ...t, failed_condition: t.failed_condition && plain(t.failed_condition) })),
-            resolved,
-          }
-        })
+        // Outside a transaction: the lookups run side by side on the pool, and the compiled policy comes from the cache (services/policy-cache.ts).
+        const [{ request, resolved }, compiled] = await Promise.all([
+          resolveTestRequest({ identity: d.identity, inventory: d.inventory, nac: d.nac }, req.body, d.knex),
+          d.policyCache.get(d.knex),
+        ])
+        const result = evaluateNacPolicy(compiled, request)
+        const a = result.authorization
+        return {
+          decision: result.decision,
+          rule: result.rule,
+          authorization_profile: { id: a.profile_id, name: a.profile_name, deny: a.deny },
+          reply: result.reply.map((r) => ({ attribute: r.attribute, value: r.value })),
+          trace: result.trace.map((t) => ({ ...t, failed_condition: t.failed_condition && plain(t.failed_condition) })),
+          resolved,
+        }
       },
     }),
   ]

@@ -8,8 +8,8 @@
  * and WHERE are: deleting a group a rule names answers 409 naming the rules.
  * An access rule must never change meaning as a side effect of a clean-up (a
  * condition losing its only group would hold for nobody, or, cleared, for
- * everybody). Names are read when answering and compiling, never cached, so a
- * rename needs no hook.
+ * everybody). Names are read when answering and compiling; a rename bumps the
+ * policy's version, so the policy test's cached compiled policy is reloaded.
  */
 import type { Knex } from 'knex'
 import { uuidArray, type CompiledNacPolicy, type Referrer } from '../../../sdk/index.js'
@@ -85,9 +85,14 @@ export async function rulesNaming(db: Db, kind: GroupKind, ids: readonly string[
   return rows.map((r) => ({ type: 'nac_policy_rule', id: r.id, name: r.name }))
 }
 
+/** A name the compiled policy carries changed: the cached one is stale from this transaction on. */
+const bumpVersion = async (_ids: readonly string[], trx: Knex.Transaction) => {
+  await trx('nac_policy_version').where({ id: 1 }).increment('version', 1)
+}
+
 /** Register the policy's guards with every owner of what conditions name (once, from init). */
 export function registerPolicyGuards(targets: ConditionTargets): void {
   for (const kind of ['user_group', 'endpoint_group', 'device_group'] as const) {
-    targets[kind]?.registerGuard({ onDelete: 'restrict', referrers: (ids, db) => rulesNaming(db, kind, ids) })
+    targets[kind]?.registerGuard({ onDelete: 'restrict', referrers: (ids, db) => rulesNaming(db, kind, ids), renamed: bumpVersion })
   }
 }

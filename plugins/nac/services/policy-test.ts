@@ -41,7 +41,7 @@ export function checkTestInput(b: PolicyTestInput): void {
 }
 
 /** The request as the compiled policy reads it, and what it was resolved to. */
-export async function resolveTestRequest(d: PolicyTestDeps, b: PolicyTestInput, db: Knex | Knex.Transaction) {
+export async function resolveTestRequest(d: PolicyTestDeps, b: PolicyTestInput, db: Knex) {
   let mac: string | null = null
   if (b.mac !== undefined) {
     const parsed = parseMac(b.mac)
@@ -55,13 +55,19 @@ export async function resolveTestRequest(d: PolicyTestDeps, b: PolicyTestInput, 
     if (!found) throw NacErrors.testNasUnknown({ field: 'nas', vars: { nas: b.nas } })
     device = { id: found.id, name: found.name }
   }
-  // FreeRADIUS compares the User-Name exactly; findUser ignores case, so the spelling is checked here.
-  const found = b.username === undefined ? null : await d.identity.findUser({ username: b.username }, db)
-  const user = found && found.username === b.username ? { id: found.id, username: found.username } : null
-  const userGroupIds = user ? await d.identity.groupIdsOf(user.id, db) : []
-  const endpoint = mac ? await d.nac.findEndpointByMac(mac, db) : null
+  // Three independent lookups, side by side on the pool (the route reads outside a transaction).
+  const [userPart, endpoint, deviceGroupIds] = await Promise.all([
+    (async () => {
+      // FreeRADIUS compares the User-Name exactly; findUser ignores case, so the spelling is checked here.
+      const found = b.username === undefined ? null : await d.identity.findUser({ username: b.username }, db)
+      const user = found && found.username === b.username ? { id: found.id, username: found.username } : null
+      return { user, groupIds: user ? await d.identity.groupIdsOf(user.id, db) : [] }
+    })(),
+    mac ? d.nac.findEndpointByMac(mac, db) : null,
+    device && d.inventory ? d.inventory.deviceGroupIds(device.id, db) : ([] as string[]),
+  ])
+  const { user, groupIds: userGroupIds } = userPart
   const endpointGroupIds = endpoint?.endpoint_group_id ? [endpoint.endpoint_group_id] : []
-  const deviceGroupIds = device && d.inventory ? await d.inventory.deviceGroupIds(device.id, db) : []
   const at = b.time === undefined ? new Date() : new Date(b.time)
   const localTime = { day: at.getDay(), minute: at.getHours() * 60 + at.getMinutes() }
   const request: NacRequest = {
@@ -78,14 +84,19 @@ export async function resolveTestRequest(d: PolicyTestDeps, b: PolicyTestInput, 
   }
   const groupNamesOf = async (ids: string[], target: { names(ids: readonly string[], db: Knex | Knex.Transaction): Promise<Map<string, string>> } | undefined) =>
     ids.length && target ? named(ids, await target.names(ids, db)) : []
+  const [userGroups, endpointGroups, deviceGroups] = await Promise.all([
+    groupNamesOf(userGroupIds, d.identity.references.user_group),
+    groupNamesOf(endpointGroupIds, d.nac.references.endpoint_group),
+    groupNamesOf(deviceGroupIds, d.inventory?.references.device_group),
+  ])
   const resolved = {
     user,
-    user_groups: await groupNamesOf(userGroupIds, d.identity.references.user_group),
+    user_groups: userGroups,
     endpoint: endpoint ? { id: endpoint.id, mac: endpoint.mac, device_type: endpoint.device_type } : null,
     mac,
-    endpoint_groups: await groupNamesOf(endpointGroupIds, d.nac.references.endpoint_group),
+    endpoint_groups: endpointGroups,
     device,
-    device_groups: await groupNamesOf(deviceGroupIds, d.inventory?.references.device_group),
+    device_groups: deviceGroups,
     local_time: localTime,
   }
   return { request, resolved }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { created } from '../../../test/kit/expect.js'
 import { createEndpoint, createGroup, expectError, freshMac, uniq } from './helpers.js'
-import { createDeviceGroup, createProfile, createRule, createUserGroup, RULES, TEST } from './policy-helpers.js'
+import { createDeviceGroup, createProfile, createRule, createUserGroup, PROFILES, RULES, TEST } from './policy-helpers.js'
 
 const CONSUMER = './plugins/nac/test/fixtures/consumer'
 
@@ -128,6 +128,25 @@ describe('nac: policy test', () => {
     expect(compiled.rules.map((r: any) => r.id)).to.deep.equal([rCert.id, rStaff.id, rPrinters.id])
     expect(compiled.default.authorization).to.deep.include({ profile_id: guest.id, deny: false })
     expect(compiled.rules[1].conditions[1]).to.deep.equal({ type: 'user_group', groups: [{ id: staff.id, name: staff.name }] })
+  })
+
+  it('sees every change at once: rules, profiles and group renames (the cached compiled policy follows the version)', async () => {
+    const mac = printer.mac
+    expect((await test({ method: 'mab', mac })).rule.id).to.equal(rPrinters.id)
+    await t.admin('PUT', `${PROFILES}/${vlanPrinters.id}`, { body: { vlan: 555, acl: null } })
+    expect((await test({ method: 'mab', mac })).reply.map((a: any) => a.value)).to.deep.equal(['VLAN', 'IEEE-802', '555'])
+    const renamed = `${printers.name}-renamed`
+    await t.admin('PUT', `/api/v1/nac/endpoint-groups/${printers.id}`, { body: { name: renamed } })
+    const other = await test({ method: 'mab', mac: freshMac() })
+    expect(other.trace.find((x: any) => x.rule_id === rPrinters.id).failed_condition.groups).to.deep.equal([{ id: printers.id, name: renamed }])
+    const ugName = `${staff.name}-renamed`
+    expect((await t.admin('PUT', `/api/v1/user-groups/${staff.id}`, { body: { name: ugName } })).status).to.equal(200)
+    const p = await test({ method: 'peap', username: 'nobody' })
+    expect(p.trace.find((x: any) => x.rule_id === rStaff.id).failed_condition.groups).to.deep.equal([{ id: staff.id, name: ugName }])
+    await t.admin('PUT', `${RULES}/${rPrinters.id}`, { body: { enabled: false } })
+    expect((await test({ method: 'mab', mac })).rule.is_default).to.equal(true)
+    await t.admin('PUT', `${RULES}/${rPrinters.id}`, { body: { enabled: true } })
+    await t.admin('PUT', `${PROFILES}/${vlanPrinters.id}`, { body: { vlan: 'PRINTERS', acl: 'PRN' } })
   })
 
   it('refuses bad input with 422 at the field', async () => {
