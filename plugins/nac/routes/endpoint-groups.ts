@@ -130,7 +130,7 @@ export function endpointGroupRoutes(d: NacRouteDeps) {
       permission: NAC_READ,
       summary: 'What refers to an endpoint group',
       description:
-        '`blocking`: records of other plugins naming the group (NAC policy rules, once that plugin exists); while there is one, DELETE answers 409 GROUP_IN_USE. `auto_clearing`: references a delete would remove by itself. The endpoints in the group are counted in `endpoint_count`, not here.',
+        '`blocking`: NAC policy rules whose conditions name the group, and records of other plugins naming it; while there is one, DELETE answers 409 GROUP_IN_USE. `auto_clearing`: references a delete would remove by itself. The endpoints in the group are counted in `endpoint_count`, not here.',
       tags: ['nac'],
       schema: { params: EndpointGroupParams, response: { 200: NacReferenceReport, 404: ErrorBody } },
       handler: async ({ params }) => {

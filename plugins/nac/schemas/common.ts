@@ -15,7 +15,7 @@ export const MAC_REFUSALS =
 
 const Reference = Type.Object(
   {
-    type: Type.String({ description: 'What refers: `nac_policy_rule` (once the NAC policy exists).' }),
+    type: Type.String({ description: 'What refers: `nac_policy_rule` (a NAC policy rule whose condition names the group), or another plugin\'s record.' }),
     id: Type.String({ format: 'uuid' }),
     name: Type.String(),
   },
