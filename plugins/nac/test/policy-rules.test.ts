@@ -146,6 +146,34 @@ describe('nac: policy rules API', () => {
     }
   })
 
+  it('never leaves a rule naming a deleted group when a rule create and the group delete race', async function () {
+    this.timeout(120_000)
+    for (let i = 0; i < 6; i++) {
+      const eg = await createGroup(t)
+      const ug = await createUserGroup(t)
+      const [rule, delE, delU] = await Promise.all([
+        t.admin('POST', RULES, { body: { name: uniq('race'), authorization_profile_id: profile.id, conditions: [{ type: 'endpoint_group', group_ids: [eg.id] }, { type: 'user_group', group_ids: [ug.id] }] } }),
+        t.admin('DELETE', `/api/v1/nac/endpoint-groups/${eg.id}`),
+        t.admin('DELETE', `/api/v1/user-groups/${ug.id}`),
+      ])
+      expect([201, 422], rule.text).to.include(rule.status)
+      if (rule.status === 201) {
+        expect(delE.status, delE.text).to.equal(409)
+        expect(delU.status, delU.text).to.equal(409)
+        await t.admin('DELETE', `${RULES}/${rule.body.id}`)
+      } else {
+        expect(rule.body.code).to.equal('REFERENCE_NOT_FOUND')
+      }
+    }
+    const rows = await t.app.db.knex('nac_policy_rules').select('endpoint_group_ids', 'user_group_ids')
+    const egs = new Set((await t.app.db.knex('nac_endpoint_groups').pluck('id')) as string[])
+    const ugs = new Set((await t.app.db.knex('user_groups').pluck('id')) as string[])
+    for (const r of rows) {
+      for (const id of r.endpoint_group_ids) expect(egs.has(id), id).to.equal(true)
+      for (const id of r.user_group_ids) expect(ugs.has(id), id).to.equal(true)
+    }
+  })
+
   it('filters the list by profile', async () => {
     const p = await createProfile(t)
     const r = await createRule(t, { authorization_profile_id: p.id })
