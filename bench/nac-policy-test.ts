@@ -15,6 +15,7 @@
  * user groups.
  *
  * Measured (BENCH_ITERATIONS, default 200, median, p95, min):
+ *  - the best case beside it: a MAB request rule 0 takes (a one-step trace);
  *  - the policy test request (POST /api/v1/nac/policy/test, a PEAP request with
  *    a MAC, a username and the switch's address), timed from the write to the
  *    last byte on one keep-alive socket;
@@ -56,6 +57,8 @@ export interface NacPolicyBench {
   rules: number
   endpoints: number
   test: Stats
+  /** Decided by the first rule (a one-step trace). */
+  test_first_rule: Stats
   bare_get: Stats
   ratio: number
   compile: Stats
@@ -104,7 +107,10 @@ export async function runNacPolicyTest(o: { printMachine?: boolean } = {}): Prom
         default: return { type: 'device_type', device_types: ['thermostat'] }
       }
     }
+    // Rule 0 takes MAB requests from endpoint group eg-1 (the best case: decided by the first rule); the R-1 others never match the measured requests.
+    const first = { type: 'endpoint_group', group_ids: [egroups[1]] }
     const rules = Array.from({ length: R }, (_, i) => {
+      if (i === 0) return { name: 'rule-0', position: 0, conditions: jsonText([{ type: 'method', methods: ['mab'] }, first] as unknown as StoredCondition[]), authorization_profile_id: profiles[0], user_group_ids: [], endpoint_group_ids: [egroups[1]], device_group_ids: [] }
       const conditions = [{ type: 'method', methods: ['peap', 'eap-tls'] }, { type: 'device_group', group_ids: [dgroups[i % 10]] }, never(i)].slice(i % 3 === 0 ? 1 : 0)
       const refs = (k: string) => conditions.flatMap((c) => (c.type === k ? (c as { group_ids: string[] }).group_ids : []))
       return {
@@ -125,10 +131,16 @@ export async function runNacPolicyTest(o: { printMachine?: boolean } = {}): Prom
     const answer = JSON.parse(warm.text) as { rule: { is_default: boolean }; trace: unknown[] }
     if (!answer.rule.is_default || answer.trace.length !== R + 1) throw new Error(`expected the default after ${R} rules: ${warm.text.slice(0, 300)}`)
     const bare = `/api/v1/nac/authorization-profiles/${profiles[0]}`
+    // The best case: MAB from endpoint 1 (group eg-1), decided by the first rule; a one-step trace.
+    const best = JSON.stringify({ method: 'mab', mac: mac(1), nas: '10.99.0.5' })
+    const bestWarm = JSON.parse((await request(agent, b.app.url, b.token, 'POST', '/api/v1/nac/policy/test', best)).text) as { rule: { name: string } }
+    if (bestWarm.rule.name !== 'rule-0') throw new Error(`expected rule-0 for the best case: ${JSON.stringify(bestWarm).slice(0, 300)}`)
     const test: number[] = []
+    const first1: number[] = []
     const get: number[] = []
     for (let i = 0; i < ITER; i++) {
       test.push((await request(agent, b.app.url, b.token, 'POST', '/api/v1/nac/policy/test', body)).ms)
+      first1.push((await request(agent, b.app.url, b.token, 'POST', '/api/v1/nac/policy/test', best)).ms)
       get.push((await request(agent, b.app.url, b.token, 'GET', bare)).ms)
     }
 
@@ -155,8 +167,9 @@ export async function runNacPolicyTest(o: { printMachine?: boolean } = {}): Prom
       evaluateNacPolicy(compiled, req)
       evalMs.push(performance.now() - t0)
     }
-    const r: NacPolicyBench = { rules: R, endpoints: N, test: stats(test), bare_get: stats(get), ratio: stats(test).median / stats(get).median, compile: stats(compileMs), evaluate: stats(evalMs) }
+    const r: NacPolicyBench = { rules: R, endpoints: N, test: stats(test), test_first_rule: stats(first1), bare_get: stats(get), ratio: stats(test).median / stats(get).median, compile: stats(compileMs), evaluate: stats(evalMs) }
     console.log(`  policy test (${R} rules walked, default decides): ${fmtStats(r.test)}`)
+    console.log(`  policy test decided by the first rule (MAB, one-step trace): ${fmtStats(r.test_first_rule)}; ratio to bare GET ${(r.test_first_rule.median / r.bare_get.median).toFixed(2)}`)
     console.log(`  bare GET of one profile: ${fmtStats(r.bare_get)}; ratio policy test / bare GET ${r.ratio.toFixed(2)}`)
     console.log(`  compileNacPolicy: ${fmtStats(r.compile)}`)
     console.log(`  evaluateNacPolicy alone: ${fmtStats(r.evaluate)}`)
