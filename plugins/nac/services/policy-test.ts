@@ -48,55 +48,55 @@ export async function resolveTestRequest(d: PolicyTestDeps, b: PolicyTestInput, 
     if (!parsed.ok) throw macError(parsed.reason)({ field: 'mac' })
     mac = parsed.mac
   }
-  let device: Named | null = null
-  if (b.nas !== undefined) {
-    if (!d.inventory) throw NacErrors.testNasUnknown({ field: 'nas', vars: { nas: b.nas } })
-    const found = isUuid(b.nas) ? await d.inventory.getDevice(b.nas, db) : isIP(b.nas) ? await d.inventory.findRadiusClient(b.nas, db) : null
-    if (!found) throw NacErrors.testNasUnknown({ field: 'nas', vars: { nas: b.nas } })
-    device = { id: found.id, name: found.name }
-  }
-  // Three independent lookups, side by side on the pool (the route reads outside a transaction).
-  const [userPart, endpoint, deviceGroupIds] = await Promise.all([
+  type Target = { names(ids: readonly string[], db: Knex | Knex.Transaction): Promise<Map<string, string>> } | undefined
+  const namesOf = async (ids: string[], target: Target) => (ids.length && target ? named(ids, await target.names(ids, db)) : [])
+  // Three independent chains, side by side on the pool (the route reads outside a transaction), each
+  // reading its groups' names as soon as it has their ids: the critical path is the longest chain.
+  const [u, e, n] = await Promise.all([
     (async () => {
       // FreeRADIUS compares the User-Name exactly; findUser ignores case, so the spelling is checked here.
       const found = b.username === undefined ? null : await d.identity.findUser({ username: b.username }, db)
       const user = found && found.username === b.username ? { id: found.id, username: found.username } : null
-      return { user, groupIds: user ? await d.identity.groupIdsOf(user.id, db) : [] }
+      const ids = user ? await d.identity.groupIdsOf(user.id, db) : []
+      return { user, ids, groups: await namesOf(ids, d.identity.references.user_group) }
     })(),
-    mac ? d.nac.findEndpointByMac(mac, db) : null,
-    device && d.inventory ? d.inventory.deviceGroupIds(device.id, db) : ([] as string[]),
+    (async () => {
+      const endpoint = mac ? await d.nac.findEndpointByMac(mac, db) : null
+      const ids = endpoint?.endpoint_group_id ? [endpoint.endpoint_group_id] : []
+      return { endpoint, ids, groups: await namesOf(ids, d.nac.references.endpoint_group) }
+    })(),
+    (async () => {
+      if (b.nas === undefined) return { device: null, ids: [] as string[], groups: [] as Named[] }
+      if (!d.inventory) throw NacErrors.testNasUnknown({ field: 'nas', vars: { nas: b.nas } })
+      const found = isUuid(b.nas) ? await d.inventory.getDevice(b.nas, db) : isIP(b.nas) ? await d.inventory.findRadiusClient(b.nas, db) : null
+      if (!found) throw NacErrors.testNasUnknown({ field: 'nas', vars: { nas: b.nas } })
+      const ids = await d.inventory.deviceGroupIds(found.id, db)
+      return { device: { id: found.id, name: found.name }, ids, groups: await namesOf(ids, d.inventory.references.device_group) }
+    })(),
   ])
-  const { user, groupIds: userGroupIds } = userPart
-  const endpointGroupIds = endpoint?.endpoint_group_id ? [endpoint.endpoint_group_id] : []
+  const { endpoint } = e
   const at = b.time === undefined ? new Date() : new Date(b.time)
   const localTime = { day: at.getDay(), minute: at.getHours() * 60 + at.getMinutes() }
   const request: NacRequest = {
     method: b.method,
     mac,
     username: b.username ?? null,
-    user_group_ids: userGroupIds,
-    endpoint_group_ids: endpointGroupIds,
+    user_group_ids: u.ids,
+    endpoint_group_ids: e.ids,
     device_type: endpoint?.device_type ?? null,
-    device_group_ids: deviceGroupIds,
+    device_group_ids: n.ids,
     certificate: b.method === 'eap-tls' ? (b.certificate ?? {}) : null,
     nas_port_type: b.nas_port_type ?? null,
     local_time: localTime,
   }
-  const groupNamesOf = async (ids: string[], target: { names(ids: readonly string[], db: Knex | Knex.Transaction): Promise<Map<string, string>> } | undefined) =>
-    ids.length && target ? named(ids, await target.names(ids, db)) : []
-  const [userGroups, endpointGroups, deviceGroups] = await Promise.all([
-    groupNamesOf(userGroupIds, d.identity.references.user_group),
-    groupNamesOf(endpointGroupIds, d.nac.references.endpoint_group),
-    groupNamesOf(deviceGroupIds, d.inventory?.references.device_group),
-  ])
   const resolved = {
-    user,
-    user_groups: userGroups,
+    user: u.user,
+    user_groups: u.groups,
     endpoint: endpoint ? { id: endpoint.id, mac: endpoint.mac, device_type: endpoint.device_type } : null,
     mac,
-    endpoint_groups: endpointGroups,
-    device,
-    device_groups: deviceGroups,
+    endpoint_groups: e.groups,
+    device: n.device,
+    device_groups: n.groups,
     local_time: localTime,
   }
   return { request, resolved }
