@@ -7,14 +7,18 @@
  * read it through `nacServiceRef` (api.ts) and reference endpoints and groups
  * through its `references`, never its tables. See docs/nac.md.
  */
-import { coreServices, definePlugin, defineReferenceTarget, identityServices, provide } from '../../sdk/index.js'
-import { nacServiceRef } from './api.js'
+import { coreServices, definePlugin, defineReferenceTarget, identityServices, optional, provide } from '../../sdk/index.js'
+import { inventoryServiceRef } from '../inventory/api.js'
+import { nacCoaServiceRef, nacServiceRef } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { nacPermissions } from './permissions.js'
 import { nacRoutes } from './routes/index.js'
+import { registerCoaNasGuard } from './services/coa/guard.js'
+import { createCoaService } from './services/coa/service.js'
 import { createNacService } from './services/nac.js'
 import { registerOwnerGuard } from './services/owners.js'
+import { nacSettings } from './settings.js'
 import { nacTables } from './tables.js'
 
 export * from './api.js'
@@ -25,11 +29,21 @@ export default definePlugin({
   sdk: '^0.1.0',
   description: 'NAC endpoints (MAC addresses in any notation, owner, vendor from the IEEE registry, last seen) and endpoint groups; CSV import and xlsx/csv export.',
   permissions: nacPermissions,
+  settings: nacSettings,
+  // Change of Authorization finds the NAS (and its secret) in the inventory; without it, a CoA has no NAS to reach.
+  optionalDependsOn: ['inventory'],
   migrations: new URL('./migrations/', import.meta.url),
   tables: nacTables,
   locales: { en, ru },
-  deps: { database: coreServices.database, audit: coreServices.audit, identity: identityServices.identity },
-  init({ database, audit, identity }) {
+  deps: {
+    database: coreServices.database,
+    audit: coreServices.audit,
+    identity: identityServices.identity,
+    settings: coreServices.settings,
+    logger: coreServices.logger,
+    inventory: optional(inventoryServiceRef),
+  },
+  init({ database, audit, identity, settings, logger, inventory }) {
     const references = {
       endpoint: defineReferenceTarget({ kind: 'endpoint', table: 'nac_endpoints', nameColumn: 'mac' }),
       endpoint_group: defineReferenceTarget({ kind: 'endpoint_group', table: 'nac_endpoint_groups', nameColumn: 'name' }),
@@ -37,9 +51,13 @@ export default definePlugin({
     const users = identity.references.user
     registerOwnerGuard(users, audit)
     const nac = createNacService(database.knex, references)
+    const coa = createCoaService({ knex: database.knex, settings, inventory, log: logger.child({ plugin: 'nac', part: 'coa' }) })
+    if (inventory) registerCoaNasGuard(inventory.references.device)
     return {
-      services: [provide(nacServiceRef, nac)],
-      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references }),
+      services: [provide(nacServiceRef, nac), provide(nacCoaServiceRef, coa)],
+      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, coa, inventory, settings }),
+      // The background CoAs started before the shutdown get their answer recorded.
+      stop: () => coa.idle(),
     }
   },
 })

@@ -2,6 +2,8 @@ import type { LocalizedText } from '../../sdk/index.js'
 
 export const NAC_READ = 'nac.read'
 export const NAC_WRITE = 'nac.write'
+/** Change of Authorization: asking a NAS to reauthenticate, disconnect or bounce an endpoint's session. */
+export const NAC_COA_SEND = 'nac.coa.send'
 
 export const nacPermissions: Record<string, LocalizedText> = {
   [NAC_READ]: {
@@ -11,5 +13,9 @@ export const nacPermissions: Record<string, LocalizedText> = {
   [NAC_WRITE]: {
     en: 'Add, change, import and remove NAC endpoints and endpoint groups (which decide, through the NAC policy, what a MAC address may reach).',
     ru: 'Добавление, изменение, импорт и удаление оконечных устройств NAC и групп оконечных устройств (через политику NAC они решают, куда MAC-адрес получит доступ).',
+  },
+  [NAC_COA_SEND]: {
+    en: "Send a Change of Authorization to the NAS that last saw an endpoint: reauthenticate it, end its session, or bounce its switch port (RFC 5176).",
+    ru: 'Отправка Change of Authorization на NAS, последним видевший оконечное устройство: повторная авторизация, завершение сессии или перезапуск порта коммутатора (RFC 5176).',
   },
 }

@@ -1,5 +1,7 @@
 import type { RouteDefinition } from '../../../sdk/index.js'
 import type { NacRouteDeps } from './deps.js'
+import { coaNasRoutes } from './coa-nas.js'
+import { coaRoutes } from './coa.js'
 import { endpointGroupRoutes } from './endpoint-groups.js'
 import { endpointRoutes } from './endpoints.js'
 import { exportRoutes } from './export.js'
@@ -7,5 +9,5 @@ import { importRoutes } from './import.js'
 
 export function nacRoutes(d: NacRouteDeps): RouteDefinition[] {
   // The export and the import before `/nac/endpoints/{endpoint_id}`: their paths are not ids.
-  return [...exportRoutes(d), ...importRoutes(d), ...endpointRoutes(d), ...endpointGroupRoutes(d)] as RouteDefinition[]
+  return [...exportRoutes(d), ...importRoutes(d), ...endpointRoutes(d), ...endpointGroupRoutes(d), ...coaRoutes(d), ...coaNasRoutes(d)] as RouteDefinition[]
 }

@@ -7,7 +7,15 @@ export const COA_REQUESTS = 'nac_coa_requests'
 export const COA_NAS = 'nac_coa_nas'
 
 type Db = Knex | Knex.Transaction
-export type CoaRecordWithAttributes = CoaRequestRecord & { attributes: { name: string; value: string }[] }
+export type CoaRecordWithAttributes = CoaRequestRecord & { attributes: { name: string; value: string }[]; error_cause_name: string | null }
+
+/** RFC 5176 section 3.6. */
+const ERROR_CAUSES: Record<number, string> = {
+  201: 'Residual-Session-Context-Removed', 202: 'Invalid-EAP-Packet', 401: 'Unsupported-Attribute', 402: 'Missing-Attribute', 403: 'NAS-Identification-Mismatch',
+  404: 'Invalid-Request', 405: 'Unsupported-Service', 406: 'Unsupported-Extension', 407: 'Invalid-Attribute-Value', 501: 'Administratively-Prohibited',
+  502: 'Request-Not-Routable', 503: 'Session-Context-Not-Found', 504: 'Session-Context-Not-Removable', 505: 'Other-Proxy-Processing-Error',
+  506: 'Resources-Unavailable', 507: 'Request-Initiated', 508: 'Multiple-Session-Selection-Unsupported',
+}
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
 
@@ -28,6 +36,7 @@ export const toCoaRecord = (r: CoaRequestTableRow): CoaRecordWithAttributes => (
   requested_by_username: r.requested_by_username,
   result: r.result,
   error_cause: r.error_cause,
+  error_cause_name: r.error_cause === null ? null : (ERROR_CAUSES[r.error_cause] ?? null),
   error_detail: r.error_detail,
   attempts: r.attempts,
   sent_at: iso(r.sent_at),
