@@ -56,8 +56,11 @@ export default definePlugin({
     return {
       services: [provide(nacServiceRef, nac), provide(nacCoaServiceRef, coa)],
       routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, coa, inventory, settings }),
-      // The background CoAs started before the shutdown get their answer recorded.
-      stop: () => coa.idle(),
+      start: async () => {
+        await coa.closeAbandoned()
+      },
+      // The background CoAs in flight get their answer recorded; those not started are dropped.
+      stop: () => coa.drain(),
     }
   },
 })

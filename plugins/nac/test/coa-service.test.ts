@@ -73,4 +73,21 @@ describe('nac: the CoA service through its ref', () => {
       await bare.stop()
     }
   })
+
+  it('a request left pending by a node that stopped mid-exchange is closed as error at the next boot; a recent one is left alone', async function () {
+    // A second node on the same database: PostgreSQL only (the embedded engine belongs to one process).
+    if (!t.databaseUrl) this.skip()
+    const e = await createEndpoint(t)
+    const [old] = await t.app.db.knex('nac_coa_requests').insert({ endpoint_id: e.id, mac: e.mac, action: 'disconnect', reason: 'admin', result: 'pending', created_at: new Date(Date.now() - 3600_000) }).returning('id')
+    const [recent] = await t.app.db.knex('nac_coa_requests').insert({ endpoint_id: e.id, mac: e.mac, action: 'disconnect', reason: 'admin', result: 'pending' }).returning('id')
+    const second = await startTestApp({ plugins: ['inventory', 'nac'], databaseUrl: t.databaseUrl!, masterKey: t.masterKey })
+    try {
+      const rows = await t.app.db.knex('nac_coa_requests').whereIn('id', [old.id, recent.id]).select('id', 'result', 'error_detail')
+      expect(rows.find((r) => r.id === old.id)).to.include({ result: 'error' })
+      expect(rows.find((r) => r.id === old.id)!.error_detail).to.match(/stopped/)
+      expect(rows.find((r) => r.id === recent.id)).to.include({ result: 'pending' })
+    } finally {
+      await second.stop()
+    }
+  })
 })

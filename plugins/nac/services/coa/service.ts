@@ -50,7 +50,14 @@ export interface CoaServiceImpl extends NacCoaService {
   prepare(db: Db, endpoint: Endpoint, action: CoaAction, o: CoaRequestOptions): Promise<PreparedCoa>
   /** Sends a prepared request (after its record committed) and records the answer. */
   dispatch(p: PreparedCoa): Promise<CoaRecordWithAttributes>
+  /** At boot: a request left `pending` by a node that stopped mid-exchange is closed as `error`. */
+  closeAbandoned(): Promise<number>
+  /** At shutdown: drops the background requests not started yet (logged), and waits for those in flight. */
+  drain(): Promise<void>
 }
+
+/** Longer than any exchange can last (30 s × 6 transmissions at the settings' bounds). */
+const ABANDONED_AFTER_MS = 10 * 60_000
 
 /** `::ffff:10.0.0.1` is 10.0.0.1 to the NAS. */
 const plainIp = (ip: string) => (/^::ffff:/i.test(ip) && isIPv4(ip.slice(7)) ? ip.slice(7) : ip)
@@ -174,6 +181,17 @@ export function createCoaService(d: CoaDeps): CoaServiceImpl {
     send,
     prepare,
     dispatch,
+    async closeAbandoned() {
+      return knex(COA_REQUESTS)
+        .where({ result: 'pending' })
+        .where('created_at', '<', new Date(Date.now() - ABANDONED_AFTER_MS))
+        .update({ result: 'error', error_detail: 'The node that sent the request stopped before the answer was recorded.' })
+    },
+    async drain() {
+      if (queue.length) d.log.warn({ dropped: queue.length }, 'nac: shutting down; automatic CoAs not sent yet are dropped')
+      queue.length = 0
+      if (active) await new Promise<void>((resolve) => waiters.push(resolve))
+    },
     authorizationChanged(endpointIds, reason) {
       for (const id of new Set(endpointIds)) queue.push([id, reason])
       setImmediate(pump)
