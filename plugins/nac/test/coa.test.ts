@@ -140,6 +140,10 @@ describe('nac: Change of Authorization', () => {
     expect(r.status, r.text).to.equal(201)
     expect(r.body).to.include({ result: 'nak', error_cause: 503, error_cause_name: 'Session-Context-Not-Found', attempts: 1 })
     expect((await t.admin('GET', '/api/v1/nac/coa-requests?result=nak')).body.items.map((x: any) => x.id)).to.include(r.body.id)
+    // The record outlives the endpoint: its id goes, its MAC stays.
+    expect((await t.admin('DELETE', `/api/v1/nac/endpoints/${e.id}`)).status).to.equal(204)
+    const kept = (await t.admin('GET', '/api/v1/nac/coa-requests?result=nak')).body.items.find((x: any) => x.id === r.body.id)
+    expect(kept).to.include({ endpoint_id: null, mac: e.mac, result: 'nak' })
   })
 
   it('records a timeout after the retries, each the same datagram', async () => {

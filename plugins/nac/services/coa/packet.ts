@@ -68,7 +68,8 @@ export function buildRequest(action: CoaAction, dialect: Dialect, s: SessionId, 
   if (code === CODE.coaRequest) {
     if (dialect === 'cisco') {
       const command = action === 'bounce-port' ? 'subscriber:command=bounce-host-port' : 'subscriber:command=reauthenticate'
-      const avpairs = [command, ...(action === 'reauthenticate' ? ['subscriber:reauthenticate-type=rerun'] : [])]
+      // `last`: the method that last succeeded runs again (a MAB endpoint is not made to wait out an 802.1X attempt first).
+      const avpairs = [command, ...(action === 'reauthenticate' ? ['subscriber:reauthenticate-type=last'] : [])]
       attrs.push(['Vendor-Specific', CISCO, avpairs.map((v): [number, Buffer] => [CISCO_AVPAIR, Buffer.from(v, 'utf8')])])
       for (const v of avpairs) shown.push(['Cisco-AVPair', v])
     } else add('Service-Type', 'Authorize-Only')
