@@ -18,6 +18,8 @@ export interface Received {
   /** Attributes by name (the radius package's dictionary), Cisco-AVPairs apart. */
   attributes: Record<string, unknown>
   ciscoAvPairs: string[]
+  /** Every attribute as [type, value bytes]. */
+  raw_attributes: [number, Buffer][]
   raw: Buffer
 }
 
@@ -34,7 +36,7 @@ export class LoopbackNas {
   ) {}
 
   static async start(address: string, secret: string): Promise<LoopbackNas> {
-    const socket = createSocket('udp4')
+    const socket = createSocket(address.includes(':') ? 'udp6' : 'udp4')
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject)
       socket.bind(0, address, () => resolve())
@@ -66,7 +68,7 @@ export class LoopbackNas {
       .map(([, v]) => v.subarray(6, 4 + v.readUInt8(5)).toString('utf8'))
     const code = msg.readUInt8(0)
     const hasMa = raw.some(([t]) => t === 80)
-    this.received.push({ code, identifier: msg.readUInt8(1), signed: verifyRequest(msg, this.secret), hasMessageAuthenticator: hasMa, attributes: packet.attributes as Record<string, unknown>, ciscoAvPairs, raw: Buffer.from(msg) })
+    this.received.push({ code, identifier: msg.readUInt8(1), signed: verifyRequest(msg, this.secret), hasMessageAuthenticator: hasMa, attributes: packet.attributes as Record<string, unknown>, ciscoAvPairs, raw_attributes: raw, raw: Buffer.from(msg) })
     const a = this.answer
     if (a.kind === 'silent') return
     const ok = a.kind !== 'nak'
