@@ -63,8 +63,8 @@ export function buildRequest(action: CoaAction, dialect: Dialect, s: SessionId, 
     shown.push(['NAS-IPv6-Address', s.nasIp])
   }
   add('Calling-Station-Id', callingStationId(s.mac))
-  if (s.acctSessionId) add('Acct-Session-Id', s.acctSessionId)
-  if (s.nasPortId) add('NAS-Port-Id', s.nasPortId)
+  if (s.acctSessionId) add('Acct-Session-Id', fit(s.acctSessionId))
+  if (s.nasPortId) add('NAS-Port-Id', fit(s.nasPortId))
   if (code === CODE.coaRequest) {
     if (dialect === 'cisco') {
       const command = action === 'bounce-port' ? 'subscriber:command=bounce-host-port' : 'subscriber:command=reauthenticate'
@@ -123,6 +123,13 @@ export function checkResponse(request: BuiltRequest, response: Buffer, secret: s
     offset += len
   }
   return { ok: true, code, errorCause }
+}
+
+/** An attribute holds at most 253 octets: a longer text (no NAS sends one) is cut rather than failing the whole request. */
+function fit(text: string): string {
+  let t = text
+  while (Buffer.byteLength(t, 'utf8') > 253) t = t.slice(0, -1)
+  return t
 }
 
 function ipv6Bytes(ip: string): Buffer {
