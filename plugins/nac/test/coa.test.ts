@@ -205,6 +205,30 @@ describe('nac: Change of Authorization', () => {
     }
   })
 
+  it('the write does not wait for the NAS: a silent NAS leaves the CoA pending while the PUT has answered', async () => {
+    const { listener, address } = await nas()
+    listener.answer = { kind: 'silent' }
+    const g = await createGroup(t)
+    const e = await createEndpoint(t)
+    await seenAt(e.id, address)
+    const set = (key: string, value: number) => t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+    await set('nac.coa_timeout_ms', 2000)
+    await set('nac.coa_retries', 0)
+    try {
+      const t0 = Date.now()
+      const put = await t.admin('PUT', `/api/v1/nac/endpoints/${e.id}`, { body: { endpoint_group_id: g.id } })
+      expect(put.status, put.text).to.equal(200)
+      expect(Date.now() - t0, 'the PUT answered before the NAS could time out').to.be.below(2000)
+      await listener.waitFor(1)
+      const now = (await t.admin('GET', `/api/v1/nac/endpoints/${e.id}/coa`)).body.items
+      expect(now.map((x: any) => x.result)).to.deep.equal(['pending'])
+      expect((await settled(e.id, 1, 6000))[0]).to.include({ result: 'timeout', attempts: 1 })
+    } finally {
+      await set('nac.coa_timeout_ms', 300)
+      await set('nac.coa_retries', 1)
+    }
+  })
+
   it('an automatic CoA whose NAS is not in the inventory is recorded as an error; the write still succeeds', async () => {
     const g = await createGroup(t)
     const e = await createEndpoint(t)
