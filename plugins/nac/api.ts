@@ -107,3 +107,84 @@ export interface NacService {
 }
 
 export const nacServiceRef = createServiceRef<NacService>({ id: 'nac.service' })
+
+// ---- Change of Authorization (RFC 5176): services/coa/, docs/nac.md "Change of Authorization" ----
+
+/** What a CoA asks of the NAS: re-run authorization, end the session, or bounce the switch port. */
+export type CoaAction = 'reauthenticate' | 'disconnect' | 'bounce-port'
+
+/** Why it was sent: an administrator asked, or something the authorization depends on changed. */
+export type CoaReason = 'admin' | 'group_change' | 'device_type_change' | 'profile_change' | 'policy_change'
+
+/**
+ * `pending` until the NAS answers; `ack` / `nak` (with `error_cause`) as it answered; `timeout` after
+ * every retry went unanswered; `bad_response` when the only answers failed the response
+ * authenticator (a wrong shared secret, or a forgery); `error` when nothing could be sent (no NAS
+ * known for the endpoint, no inventory device or secret for it), with `error_detail`.
+ */
+export type CoaResult = 'pending' | 'ack' | 'nak' | 'timeout' | 'bad_response' | 'error'
+
+/** One CoA or Disconnect request as recorded in `nac_coa_requests`. */
+export interface CoaRequestRecord {
+  id: string
+  endpoint_id: string | null
+  /** The endpoint's MAC when it was sent (the record outlives the endpoint). */
+  mac: string
+  action: CoaAction
+  reason: CoaReason
+  /** The inventory device answering for the NAS address, its name when sent; null when none. */
+  device_id: string | null
+  device_name: string | null
+  nas_ip: string | null
+  /** The UDP port the request went to. */
+  nas_port: number | null
+  /** `cisco` (Cisco-AVPair subscriber commands) or `rfc5176` (Service-Type Authorize-Only; bounce as a Disconnect). */
+  dialect: 'cisco' | 'rfc5176' | null
+  /** The RADIUS code sent: 40 Disconnect-Request, 43 CoA-Request. */
+  packet_code: number | null
+  /** The user who asked; null for an automatic CoA. */
+  requested_by: string | null
+  requested_by_username: string | null
+  result: CoaResult
+  /** RFC 5176 Error-Cause of a NAK (or an ACK that carries one). */
+  error_cause: number | null
+  error_detail: string | null
+  /** Transmissions made (1 + retries used). */
+  attempts: number
+  sent_at: string | null
+  answered_at: string | null
+  created_at: string
+}
+
+/** Who asks, and what the NAS knows of the session beyond the endpoint's MAC (sessions from accounting, when known). */
+export interface CoaRequestOptions {
+  reason: CoaReason
+  requestedBy?: { id: string; username: string } | null
+  /** Acct-Session-Id of the live session, when the caller knows it (the sessions view). */
+  acctSessionId?: string | null
+  /** NAS-Port-Id; default: the endpoint's `last_nas_port`. */
+  nasPortId?: string | null
+}
+
+export interface NacCoaService {
+  /**
+   * Sends one request to the NAS that last saw the endpoint and waits for its answer (timeout and
+   * retries from the settings), recording it in `nac_coa_requests` from the start (`pending`).
+   * Throws the API's 404 for no such endpoint and 409 (COA_NO_NAS, COA_NAS_UNKNOWN,
+   * COA_NAS_NO_SECRET) when there is no NAS to ask; nothing is recorded then.
+   */
+  send(endpointId: string, action: CoaAction, o: CoaRequestOptions): Promise<CoaRequestRecord>
+  /**
+   * Tells the NAC that the authorization of these endpoints may have changed (their group, their
+   * device type from profiling, their profile). Call it after your transaction commits: it never
+   * throws and never waits. Per the setting `nac.coa_on_change` (`off` | `reauthenticate`), each
+   * endpoint a NAS has seen gets a reauthenticate CoA in the background, its result recorded; an
+   * endpoint no NAS has seen is skipped (it has no session), one whose NAS is not in the inventory
+   * or has no secret is recorded as `error`.
+   */
+  authorizationChanged(endpointIds: readonly string[], reason: Exclude<CoaReason, 'admin'>): void
+  /** Resolves when every background CoA started so far is recorded (tests, shutdown). */
+  idle(): Promise<void>
+}
+
+export const nacCoaServiceRef = createServiceRef<NacCoaService>({ id: 'nac.coa' })

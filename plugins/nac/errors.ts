@@ -76,3 +76,15 @@ export const valueError = (reason: ValueProblem, field: string) => new Portculli
 
 /** The three MAC refusals, by parse reason. */
 export const macError = (reason: 'invalid' | 'group' | 'zero') => (reason === 'group' ? NacErrors.macGroup : reason === 'zero' ? NacErrors.macZero : NacErrors.macInvalid)
+
+// ---- Change of Authorization ----
+export const CoaErrors = {
+  /** The endpoint was never seen by a NAS (no `last_nas_ip`): there is no session to change. */
+  noNas: defineError(409, 'COA_NO_NAS', 'nac:errors.coa_no_nas'),
+  /** No enabled inventory device answers for the endpoint's last NAS address (or there is no inventory). */
+  nasUnknown: defineError(409, 'COA_NAS_UNKNOWN', 'nac:errors.coa_nas_unknown'),
+  /** The device has no RADIUS secret: a CoA could not be signed. */
+  nasNoSecret: defineError(409, 'COA_NAS_NO_SECRET', 'nac:errors.coa_nas_no_secret'),
+  /** PUT /nac/coa-nas/{device_id} for a device the inventory does not have. */
+  deviceNotFound: defineError(404, 'NOT_FOUND', 'nac:errors.coa_device_not_found'),
+} as const

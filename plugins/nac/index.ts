@@ -4,7 +4,7 @@
  * allow-lists are endpoint groups; what the network last saw of them and what
  * profiling concluded), authorization profiles (what an endpoint is given),
  * and the NAC policy (ordered rules with a protected default) with its policy
- * test. The policy is compiled once (sdk/nac-policy.ts) and handed to the
+ * test; Change of Authorization (RFC 5176) to the NAS when an endpoint moves. The policy is compiled once (sdk/nac-policy.ts) and handed to the
  * radius plugin's FreeRADIUS renderer when the edition has it; the policy test
  * evaluates the same compiled structure. Other plugins read it through
  * `nacServiceRef` (api.ts) and reference endpoints and groups through its
@@ -13,11 +13,13 @@
 import { coreServices, definePlugin, defineReferenceTarget, identityServices, optional, provide } from '../../sdk/index.js'
 import { inventoryServiceRef } from '../inventory/api.js'
 import { radiusServiceRef } from '../radius/api.js'
-import { nacServiceRef, type NacService } from './api.js'
+import { nacCoaServiceRef, nacServiceRef, type NacService } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { nacPermissions } from './permissions.js'
 import { nacRoutes } from './routes/index.js'
+import { registerCoaNasGuard } from './services/coa/guard.js'
+import { createCoaService } from './services/coa/service.js'
 import type { ConditionTargets } from './services/conditions.js'
 import { evaluateNacPolicy } from './services/evaluate.js'
 import { createNacService } from './services/nac.js'
@@ -25,6 +27,7 @@ import { registerOwnerGuard } from './services/owners.js'
 import { compileNacPolicy, registerPolicyGuards } from './services/policy-rules.js'
 import { createCompiledPolicyCache } from './services/policy-cache.js'
 import { policyEndpoints } from './services/policy-endpoints.js'
+import { nacSettings } from './settings.js'
 import { nacTables } from './tables.js'
 
 export * from './api.js'
@@ -34,9 +37,11 @@ export default definePlugin({
   version: '0.1.0',
   sdk: '^0.1.0',
   description: 'NAC endpoints (MAC addresses in any notation, owner, vendor from the IEEE registry, last seen) and endpoint groups; CSV import and xlsx/csv export; authorization profiles and the NAC policy with its policy test.',
-  // The inventory gives the policy its device groups and the test its NAS; radius renders the policy. An edition may lack either.
+  // The inventory gives the policy its device groups, the test and Change of Authorization their NAS (and its secret);
+  // radius renders the policy. An edition may lack either: without the inventory, a CoA has no NAS to reach.
   optionalDependsOn: ['inventory', 'radius'],
   permissions: nacPermissions,
+  settings: nacSettings,
   migrations: new URL('./migrations/', import.meta.url),
   tables: nacTables,
   locales: { en, ru },
@@ -44,10 +49,12 @@ export default definePlugin({
     database: coreServices.database,
     audit: coreServices.audit,
     identity: identityServices.identity,
+    settings: coreServices.settings,
+    logger: coreServices.logger,
     inventory: optional(inventoryServiceRef),
     radius: optional(radiusServiceRef),
   },
-  init({ database, audit, identity, inventory, radius }) {
+  init({ database, audit, identity, settings, logger, inventory, radius }) {
     const references = {
       endpoint: defineReferenceTarget({ kind: 'endpoint', table: 'nac_endpoints', nameColumn: 'mac' }),
       endpoint_group: defineReferenceTarget({ kind: 'endpoint_group', table: 'nac_endpoint_groups', nameColumn: 'name' }),
@@ -63,9 +70,16 @@ export default definePlugin({
     const compile = (db: Parameters<typeof compileNacPolicy>[0]) => compileNacPolicy(db, targets)
     radius?.registerNacPolicySource({ compile, endpoints: policyEndpoints })
     const nac: NacService = { ...createNacService(database.knex, references), compilePolicy: (db = database.knex) => compile(db), evaluatePolicy: evaluateNacPolicy }
+    const coa = createCoaService({ knex: database.knex, settings, inventory, log: logger.child({ plugin: 'nac', part: 'coa' }) })
+    if (inventory) registerCoaNasGuard(inventory.references.device)
     return {
-      services: [provide(nacServiceRef, nac)],
-      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, inventory, targets, policyCache: createCompiledPolicyCache(compile) }),
+      services: [provide(nacServiceRef, nac), provide(nacCoaServiceRef, coa)],
+      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, inventory, targets, policyCache: createCompiledPolicyCache(compile), coa, settings }),
+      start: async () => {
+        await coa.closeAbandoned()
+      },
+      // The background CoAs in flight get their answer recorded; those not started are dropped.
+      stop: () => coa.drain(),
     }
   },
 })

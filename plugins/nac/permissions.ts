@@ -5,6 +5,8 @@ export const NAC_WRITE = 'nac.write'
 // The NAC policy: authorization profiles, rules, the policy test.
 export const NAC_POLICY_READ = 'nac.policy.read'
 export const NAC_POLICY_WRITE = 'nac.policy.write'
+/** Change of Authorization: asking a NAS to reauthenticate, disconnect or bounce an endpoint's session. */
+export const NAC_COA_SEND = 'nac.coa.send'
 
 export const nacPermissions: Record<string, LocalizedText> = {
   [NAC_READ]: {
@@ -23,5 +25,9 @@ export const nacPermissions: Record<string, LocalizedText> = {
   [NAC_POLICY_WRITE]: {
     en: 'Add, change, reorder and remove NAC authorization profiles and policy rules: what every endpoint on the network is given.',
     ru: 'Добавление, изменение, переупорядочивание и удаление профилей авторизации и правил политики NAC: что получает каждое устройство в сети.',
+  },
+  [NAC_COA_SEND]: {
+    en: "Send a Change of Authorization to the NAS that last saw an endpoint: reauthenticate it, end its session, or bounce its switch port (RFC 5176).",
+    ru: 'Отправка Change of Authorization на NAS, последним видевший оконечное устройство: повторная авторизация, завершение сессии или перезапуск порта коммутатора (RFC 5176).',
   },
 }

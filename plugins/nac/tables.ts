@@ -1,9 +1,10 @@
 /**
  * The plugin's tables as its code reads them (sdk/tables.ts), from
- * migrations/0001_nac_endpoints.ts (0002 the authorization profiles and the NAC policy): knex types every query on them, and the
+ * migrations/0001_nac_endpoints.ts (0002 the authorization profiles and the NAC policy, 0004 Change of Authorization): knex types every query on them, and the
  * kernel checks these declarations against the database at every boot.
  */
 import { column, defineTable, type RowOf, type TableType } from '../../sdk/index.js'
+import type { CoaAction, CoaReason, CoaResult } from './api.js'
 import type { StoredCondition } from './services/conditions.js'
 
 export const EndpointGroupTable = defineTable('nac_endpoint_groups', {
@@ -86,10 +87,51 @@ export const NacPolicyVersionTable = defineTable('nac_policy_version', {
 export type EndpointGroupTableRow = RowOf<typeof EndpointGroupTable>
 export type EndpointTableRow = RowOf<typeof EndpointTable>
 
+// Change of Authorization, from migrations/0004_nac_coa.ts.
+export const CoaRequestTable = defineTable('nac_coa_requests', {
+  id: column.uuid().defaulted(),
+  /** Null once the endpoint is deleted; `mac` keeps what it was. */
+  endpoint_id: column.uuid().nullable(),
+  mac: column.varchar(),
+  action: column.varchar<CoaAction>(),
+  reason: column.varchar<CoaReason>(),
+  /** The inventory's device, as it was when sent (no foreign key: sdk/references.ts). */
+  device_id: column.uuid().nullable(),
+  device_name: column.varchar().nullable(),
+  nas_ip: column.varchar().nullable(),
+  nas_port: column.integer().nullable(),
+  dialect: column.varchar<'cisco' | 'rfc5176'>().nullable(),
+  packet_code: column.smallint().nullable(),
+  /** The attributes sent, by name, in order (Message-Authenticator left out). */
+  attributes: column.jsonb<[string, string][]>().defaulted(),
+  requested_by: column.uuid().nullable(),
+  requested_by_username: column.varchar().nullable(),
+  result: column.varchar<CoaResult>(),
+  error_cause: column.integer().nullable(),
+  error_detail: column.varchar().nullable(),
+  attempts: column.smallint().defaulted(),
+  sent_at: column.timestamp().nullable(),
+  answered_at: column.timestamp().nullable(),
+  created_at: column.timestamp().defaulted(),
+})
+
+/** How to reach one inventory device with a CoA, where it differs from the settings. */
+export const CoaNasTable = defineTable('nac_coa_nas', {
+  device_id: column.uuid(),
+  /** Null: the setting `nac.coa_port`. */
+  port: column.integer().nullable(),
+  dialect: column.varchar<'auto' | 'cisco' | 'rfc5176'>().defaulted(),
+  created_at: column.timestamp().defaulted(),
+  updated_at: column.timestamp().defaulted(),
+})
+
+export type CoaRequestTableRow = RowOf<typeof CoaRequestTable>
+export type CoaNasTableRow = RowOf<typeof CoaNasTable>
+
 export type AuthorizationProfileRow = RowOf<typeof AuthorizationProfileTable>
 export type NacPolicyRuleRow = RowOf<typeof NacPolicyRuleTable>
 
-export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable, NacPolicyVersionTable]
+export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable, NacPolicyVersionTable, CoaRequestTable, CoaNasTable]
 
 declare module 'knex/types/tables.js' {
   interface Tables {
@@ -98,5 +140,7 @@ declare module 'knex/types/tables.js' {
     nac_authorization_profiles: TableType<typeof AuthorizationProfileTable>
     nac_policy_rules: TableType<typeof NacPolicyRuleTable>
     nac_policy_version: TableType<typeof NacPolicyVersionTable>
+    nac_coa_requests: TableType<typeof CoaRequestTable>
+    nac_coa_nas: TableType<typeof CoaNasTable>
   }
 }

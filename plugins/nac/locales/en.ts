@@ -64,6 +64,10 @@ export default {
       rule: 'NAC policy rules are not available.',
       device: 'Devices need the inventory plugin, which this edition does not load.',
     },
+    coa_no_nas: 'No NAS has seen the endpoint {{mac}} yet (it has no last NAS address): there is no session to change.',
+    coa_nas_unknown: 'No enabled device in the inventory answers for the NAS address {{nas_ip}}: add the switch, with its RADIUS secret, to send it a Change of Authorization.',
+    coa_nas_no_secret: 'The device "{{device}}", which answers for the NAS address {{nas_ip}}, has no RADIUS secret: a Change of Authorization cannot be signed without one.',
+    coa_device_not_found: 'There is no device with id {{id}} in the inventory.',
   },
   count: {
     endpoints_one: '{{count}} endpoint',

@@ -64,6 +64,10 @@ export default {
       rule: 'Правила политики NAC недоступны.',
       device: 'Для устройств нужен плагин inventory, которого нет в этой редакции.',
     },
+    coa_no_nas: 'Оконечное устройство {{mac}} ещё не видел ни один NAS (нет адреса последнего NAS): нет сессии, которую можно изменить.',
+    coa_nas_unknown: 'В инвентаре нет включённого устройства для адреса NAS {{nas_ip}}: добавьте коммутатор с его секретом RADIUS, чтобы отправлять ему Change of Authorization.',
+    coa_nas_no_secret: 'У устройства «{{device}}», отвечающего за адрес NAS {{nas_ip}}, нет секрета RADIUS: без него Change of Authorization не подписать.',
+    coa_device_not_found: 'В инвентаре нет устройства с id {{id}}.',
   },
   count: {
     endpoints_one: '{{count}} оконечное устройство',

@@ -87,14 +87,15 @@ export function endpointRoutes(d: NacRouteDeps) {
       path: '/nac/endpoints/{endpoint_id}',
       permission: NAC_WRITE,
       summary: 'Change an endpoint',
-      description: `Partial: only the fields given change. \`endpoint_group_id: null\` takes the endpoint out of its group, \`owner_user_id: null\` clears the owner. A new MAC gets the vendor of its OUI. ${READ_ONLY}`,
+      description: `Partial: only the fields given change. \`endpoint_group_id: null\` takes the endpoint out of its group, \`owner_user_id: null\` clears the owner. A new MAC gets the vendor of its OUI. A change of group sends the NAS that last saw the endpoint a reauthenticate CoA after the commit (setting \`nac.coa_on_change\`; recorded at \`GET /nac/endpoints/{endpoint_id}/coa\`), without waiting for it. ${READ_ONLY}`,
       tags: ['nac'],
       schema: { params: EndpointParams, body: EndpointUpdate, response: { 200: EndpointResponse, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         const b = req.body
         const id = req.params.endpoint_id
         const mac = b.mac === undefined ? undefined : canonicalMac(b.mac)
-        return req.transaction(async (trx) => {
+        let moved = false
+        const updated = await req.transaction(async (trx) => {
           const before = await presentOne(trx, users, await lockForChange(trx, ENDPOINTS, id, 'endpoint_id', loadEndpoint))
           if (mac !== undefined) await assertMacFree(trx, mac, id)
           if (b.endpoint_group_id !== undefined) await lockGroup(trx, b.endpoint_group_id)
@@ -109,8 +110,12 @@ export function endpointRoutes(d: NacRouteDeps) {
           if (mac !== undefined && mac !== before.mac) await d.references.endpoint.renamed([id], trx)
           const after = await presentOne(trx, users, (await loadEndpoint(trx, id))!)
           await req.audit({ action: 'endpoint.update', resourceType: 'endpoint', resourceId: id, before, after }, trx)
+          moved = after.endpoint_group_id !== before.endpoint_group_id
           return after
         })
+        // Committed: the NAS is told in the background (nac.coa_on_change), never holding up or failing this write.
+        if (moved) d.coa.authorizationChanged([id], 'group_change')
+        return updated
       },
     }),
     defineRoute({

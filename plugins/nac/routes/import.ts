@@ -7,7 +7,7 @@ import { EndpointImportQuery, EndpointImportReport } from '../schemas/import.js'
 import { MAC_NOTATIONS } from '../schemas/common.js'
 import type { NacRouteDeps } from './deps.js'
 
-const DESCRIPTION = `A CSV file (RFC 4180, UTF-8, a byte-order mark allowed, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB and ${IMPORT_MAX_ROWS.toLocaleString('en')} data rows). The first line names the columns, in any order and letter case: \`mac\` (required; ${MAC_NOTATIONS}), \`description\`, \`endpoint_group\` (a group's name), \`owner\` (a username). A column left out keeps what an existing endpoint has; a column present writes its value, an empty cell clearing it. The export's other columns (${IGNORED_COLUMNS.map((c) => `\`${c}\``).join(', ')}) are accepted and ignored, so an export imports back. Any other column, a repeated column, no \`mac\` column, a file that is not CSV or UTF-8, or too many rows: 422 IMPORT_INVALID and nothing written. Otherwise 200 with a report of every row: created, updated, unchanged, skipped or refused (with the code, column and message the API answers for the same value; a MAC repeated in the file is refused at its second row, DUPLICATE_IN_FILE). Atomic by default: one refused row and nothing is written (\`applied: false\`); \`atomic=false\` writes the rows that pass. One audit entry (\`endpoint.import\`) lists every endpoint created and every change made.`
+const DESCRIPTION = `A CSV file (RFC 4180, UTF-8, a byte-order mark allowed, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB and ${IMPORT_MAX_ROWS.toLocaleString('en')} data rows). The first line names the columns, in any order and letter case: \`mac\` (required; ${MAC_NOTATIONS}), \`description\`, \`endpoint_group\` (a group's name), \`owner\` (a username). A column left out keeps what an existing endpoint has; a column present writes its value, an empty cell clearing it. The export's other columns (${IGNORED_COLUMNS.map((c) => `\`${c}\``).join(', ')}) are accepted and ignored, so an export imports back. Any other column, a repeated column, no \`mac\` column, a file that is not CSV or UTF-8, or too many rows: 422 IMPORT_INVALID and nothing written. Otherwise 200 with a report of every row: created, updated, unchanged, skipped or refused (with the code, column and message the API answers for the same value; a MAC repeated in the file is refused at its second row, DUPLICATE_IN_FILE). Atomic by default: one refused row and nothing is written (\`applied: false\`); \`atomic=false\` writes the rows that pass. One audit entry (\`endpoint.import\`) lists every endpoint created and every change made. Endpoints whose group changed get a reauthenticate CoA after the commit, as with PUT (setting \`nac.coa_on_change\`).`
 
 export function importRoutes(d: NacRouteDeps) {
   return [
@@ -23,7 +23,7 @@ export function importRoutes(d: NacRouteDeps) {
       handler: async (req) => {
         const file = readCsv(req.rawBody ?? Buffer.alloc(0))
         const o = { atomic: req.query.atomic ?? true, dryRun: req.query.dry_run ?? false, updateExisting: req.query.update_existing ?? true }
-        return req.transaction(async (trx) => {
+        const report = await req.transaction(async (trx) => {
           const r = await runImport(trx, file, o, { identity: d.identity, users: d.users, t: (k, v) => req.t(k, v) })
           const n = (x: Outcome) => r.rows.filter((row) => row.outcome === x).length
           if (r.applied && (r.created.length || r.updated.length)) {
@@ -45,8 +45,13 @@ export function importRoutes(d: NacRouteDeps) {
             columns: [...file.columns],
             ignored_columns: file.ignored,
             results: r.rows,
+            moved: r.applied ? r.updated.filter((u) => 'endpoint_group_id' in u.after).map((u) => u.id) : [],
           }
         })
+        // Committed: the endpoints that changed group get their CoA in the background (nac.coa_on_change).
+        const { moved, ...body } = report
+        if (moved.length) d.coa.authorizationChanged(moved, 'group_change')
+        return body
       },
     }),
   ]

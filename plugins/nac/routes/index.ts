@@ -1,5 +1,7 @@
 import type { RouteDefinition } from '../../../sdk/index.js'
 import type { NacRouteDeps } from './deps.js'
+import { coaNasRoutes } from './coa-nas.js'
+import { coaRoutes } from './coa.js'
 import { endpointGroupRoutes } from './endpoint-groups.js'
 import { endpointRoutes } from './endpoints.js'
 import { exportRoutes } from './export.js'
@@ -20,5 +22,7 @@ export function nacRoutes(d: NacRouteDeps): RouteDefinition[] {
     ...policyReorderRoutes(d),
     ...policyRuleRoutes(d),
     ...policyTestRoutes(d),
+    ...coaRoutes(d),
+    ...coaNasRoutes(d),
   ] as RouteDefinition[]
 }
