@@ -9,7 +9,7 @@
  *   certs/portcullis/ca-crl.pem     both in one file: FreeRADIUS 3.2 loads the CRLs to check
  *                                   (check_crl) only from ca_file or a hashed ca_path, and OpenSSL
  *                                   reads certificates and CRLs alike from one ca_file
- *   certs/portcullis/eap-trust.conf  ca_file, check_crl, check_all_crl: the radius plugin's eap
+ *   certs/portcullis/eap-trust.conf  ca_file and check_crl: the radius plugin's eap
  *                                   module includes it ($-INCLUDE), so without a CA set here EAP-TLS
  *                                   trusts nothing and the module still loads (PEAP works)
  *
@@ -23,10 +23,9 @@ import { freeradiusCaId } from '../settings.js'
 
 /** Read inside the eap module's tls-config (plugins/radius/renderers/nac-eap.ts). */
 const EAP_TRUST = `# Written by Portcullis (renderer pki.freeradius). Do not edit: the next deploy replaces this file.
-# The platform CA for EAP-TLS, its CRLs checked for the client certificate and every CA above it.
+# The platform CA for EAP-TLS, its CRL checked for the client certificate (check_all_crl, which would check the CAs above too, makes FreeRADIUS 3.2.1 refuse every certificate).
 ca_file = "\${confdir}/certs/portcullis/ca-crl.pem"
 check_crl = yes
-check_all_crl = yes
 `
 
 export function freeradiusCertificates(settings: SettingsService): ConfigRenderer {

@@ -9,7 +9,7 @@
  *   server hands the user to the outer one through session-state (nac-site.ts reads it in post-auth).
  * - EAP-TLS: the client certificate must chain to the CA the pki plugin writes
  *   (certs/portcullis/ca-crl.pem, its chain followed by the CRLs, setting pki.freeradius_ca_id):
- *   OpenSSL loads certificates and CRLs from one `ca_file`, and `check_crl`/`check_all_crl` then
+ *   OpenSSL loads certificates and CRLs from one `ca_file`, and `check_crl` then
  *   refuse a certificate revoked by the CRL of the deploy. The pki plugin writes that file and
  *   certs/portcullis/eap-trust.conf (ca_file, check_crl) that this module includes with `$-INCLUDE`:
  *   without a CA set, EAP-TLS trusts nothing (PEAP still works).
