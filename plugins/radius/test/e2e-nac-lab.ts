@@ -78,7 +78,15 @@ export class NacLab {
   /** Every freeradius renderer (radius's tree, pki's CA and CRL) from one snapshot, as a deploy does. */
   async render(): Promise<RenderedFile[]> {
     const entries = this.t.app.registry.renderers.filter((r) => r.renderer.daemon === 'freeradius')
-    return this.t.app.db.transaction(async (trx) => (await Promise.all(entries.map((e) => e.renderer.render(trx)))).flat(), { isolation: 'repeatable read' })
+    // One after the other: one connection serves the snapshot.
+    return this.t.app.db.transaction(
+      async (trx) => {
+        const files: RenderedFile[] = []
+        for (const e of entries) files.push(...(await e.renderer.render(trx)))
+        return files
+      },
+      { isolation: 'repeatable read' },
+    )
   }
 
   async deploy(): Promise<void> {
