@@ -48,28 +48,41 @@ function regexLiteral(value: string, what: string): string {
 }
 
 const anyOf = (tests: string[]) => (tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`)
-/** Compared only when present: FreeRADIUS 3.2 logs an error (and sets Module-Failure-Message) comparing an absent attribute. */
+/**
+ * Compared only when present: FreeRADIUS 3.2 logs an error (and sets Module-Failure-Message) comparing an
+ * absent attribute. The policy's own attributes need no guard: SENTINELS gives each one a value first.
+ */
 const present = (attr: string, tests: string[]) => `(${attr} && ${anyOf(tests)})`
 const str = (v: string, what: string) => {
   if (!ID.test(v)) throw new FreeradiusRenderError(`${what} ${JSON.stringify(v)} is not an id the tree can compare`)
   return quoteValue(v)
 }
 /** A condition that never holds (a certificate template; a NAS-Port-Type FreeRADIUS cannot name): an attribute never set. */
-const NEVER = `&control:${N.method} && &control:${N.method} == "never"`
+const NEVER = `&control:${N.method} == "never"`
+
+/** A value no id or device type can take (ID refuses "~"): every list the policy reads has at least it. */
+const SENTINEL = '"~"'
+const SENTINELS = ['# Every attribute the conditions read has a value (one no rule names), so no test needs a guard.', 'update control {', ...[N.endpointGroup, N.userGroup, N.deviceGroup, N.deviceType].map((a) => `${T}&${a} += ${SENTINEL}`), '}']
+
+/**
+ * The cheapest test that most often fails first: an `&&` chain stops at the first false, so a rule of
+ * another endpoint group costs one comparison. Method last: nearly every rule names one, most requests pass it.
+ */
+const RANK: Record<NacCondition['type'], number> = { endpoint_group: 0, user_group: 1, device_type: 2, certificate: 3, device_group: 4, nas_port_type: 5, time_window: 6, method: 7 }
 
 /** One condition as an unlang test, and a comment when the tree cannot test what it says. */
 export function nacConditionUnlang(c: NacCondition): { test: string; note?: string } {
   switch (c.type) {
     case 'method':
-      return { test: present(`&control:${N.method}`, c.methods.map((m) => `&control:${N.method} == ${quoteValue(m)}`)) }
+      return { test: anyOf(c.methods.map((m) => `&control:${N.method} == ${quoteValue(m)}`)) }
     case 'user_group':
-      return { test: present(`&control:${N.userGroup}`, c.groups.map((g) => `&control:${N.userGroup}[*] == ${str(g.id, 'user group')}`)) }
+      return { test: anyOf(c.groups.map((g) => `&control:${N.userGroup}[*] == ${str(g.id, 'user group')}`)) }
     case 'endpoint_group':
-      return { test: present(`&control:${N.endpointGroup}`, c.groups.map((g) => `&control:${N.endpointGroup}[*] == ${str(g.id, 'endpoint group')}`)) }
+      return { test: anyOf(c.groups.map((g) => `&control:${N.endpointGroup}[*] == ${str(g.id, 'endpoint group')}`)) }
     case 'device_group':
-      return { test: present(`&control:${N.deviceGroup}`, c.groups.map((g) => `&control:${N.deviceGroup}[*] == ${str(g.id, 'device group')}`)) }
+      return { test: anyOf(c.groups.map((g) => `&control:${N.deviceGroup}[*] == ${str(g.id, 'device group')}`)) }
     case 'device_type':
-      return { test: present(`&control:${N.deviceType}`, c.device_types.map((d) => `&control:${N.deviceType} == ${str(d, 'device type')}`)) }
+      return { test: anyOf(c.device_types.map((d) => `&control:${N.deviceType}[*] == ${str(d, 'device type')}`)) }
     case 'nas_port_type': {
       const known = c.values.filter((v) => NAS_PORT_TYPES.has(v))
       if (!known.length) return { test: NEVER, note: `NAS-Port-Type ${c.values.join(', ')} is not a name FreeRADIUS knows: never holds` }
@@ -113,10 +126,10 @@ function decide(ruleName: string, a: NacAuthorization, indent: string): string[]
  * asks FreeRADIUS). Same policy, same bytes.
  */
 export function nacPolicyUnlang(policy: CompiledNacPolicy): string {
-  const out = [HEADER, '# The NAC policy (renderers/nac-policy.ts): rules in order, the first whose conditions hold decides; the default last.']
+  const out = [HEADER, '# The NAC policy (renderers/nac-policy.ts): rules in order, the first whose conditions hold decides; the default last.', ...SENTINELS]
   let first = true
   for (const r of policy.rules) {
-    const tests = r.conditions.map(nacConditionUnlang)
+    const tests = [...r.conditions].sort((a, b) => RANK[a.type] - RANK[b.type]).map(nacConditionUnlang)
     out.push(`# rule ${r.position} ${r.name.replace(/[\r\n]/g, ' ')} → ${r.authorization.deny ? 'deny' : r.authorization.profile_name.replace(/[\r\n]/g, ' ')}`)
     for (const t of tests) if (t.note) out.push(`#   ${t.note}`)
     const cond = tests.length ? tests.map((t) => t.test).join(' && ') : 'true'
