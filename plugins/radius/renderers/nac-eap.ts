@@ -14,12 +14,14 @@
  *   certs/portcullis/eap-trust.conf (ca_file, check_crl) that this module includes with `$-INCLUDE`:
  *   without a CA set, EAP-TLS trusts nothing (PEAP still works).
  * - TLS 1.2 to 1.3 (tls_min_version / tls_max_version, as FreeRADIUS 3.2.1 reads them).
- * - No MPPE-free shortcut: the keys (MS-MPPE-*) go to the switch in the Access-Accept, as 802.1X needs.
+ * - The keys (MS-MPPE-*) go to the switch in the Access-Accept, as 802.1X needs (the log leaves them out).
+ * - Not enforced inside the tunnel: the account lockout (identity.lockout_*) and the second factor
+ *   (radius.mfa_mode) of device administration; expiry and the refusals are.
  */
 import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
 import type { FreeradiusNac } from './nac-input.js'
 import { NAC_ATTRIBUTES as N } from './nac-attributes.js'
-import { PRINCIPALS, REFUSED } from './users.js'
+import { REFUSED } from './users.js'
 import { FreeradiusRenderError, HEADER, refusal, T } from './syntax.js'
 
 export const INNER_SERVER = 'portcullis-inner'
@@ -116,10 +118,6 @@ ${T}${T}update outer.session-state {
 ${T}${T}${T}&${CONTROL_ATTRIBUTES.rejectReason} := "expired"
 ${T}${T}}
 ${T}${T}reject
-${T}}
-${T}# Not a device-administration login: the AAA policy's principals mean nothing here.
-${T}update control {
-${T}${T}&${PRINCIPALS} !* ANY
 ${T}}
 ${T}portcullis_inner_eap {
 ${T}${T}ok = return
