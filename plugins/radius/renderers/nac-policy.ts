@@ -41,11 +41,17 @@ export const NAS_PORT_TYPES = new Set(
 /** Ids (uuids) and device types compared as strings: what cannot break out of a double-quoted unlang string. */
 const ID = /^[A-Za-z0-9._:@/ -]{1,128}$/
 
-/** A literal inside an unlang regex `/…/i`: ASCII printable only, `%` refused (it would be expanded), the rest escaped. */
-function regexLiteral(value: string, what: string): string {
-  if (!/^[\x20-\x7e]{1,255}$/.test(value) || value.includes('%')) throw new FreeradiusRenderError(`${what} ${JSON.stringify(value)}: only printable ASCII without "%" can be compared by FreeRADIUS`)
-  return value.replace(/[\\^$.|?*+()[\]{}/"-]/g, (c) => `\\${c}`)
+/**
+ * A certificate value as the tree compares it: printable ASCII without `%` (expanded at run time) and
+ * `$` (a condition holding `$` goes through the configuration reader's variable expansion, which
+ * refuses long lines), lower-cased (compared with the lower-cased attribute).
+ */
+function certValue(value: string, what: string): string {
+  if (!/^[\x20-\x7e]{1,255}$/.test(value) || /[%$]/.test(value)) throw new FreeradiusRenderError(`${what} ${JSON.stringify(value)}: only printable ASCII without "%" or "$" can be compared by FreeRADIUS`)
+  return value.toLowerCase()
 }
+/** A lower-cased certificate value inside an unlang regex `/…/`: every character that is not a letter or digit escaped. */
+const regexLiteral = (value: string) => value.replace(/[\\^$.|?*+()[\]{}/]/g, (c) => `\\${c}`)
 
 const anyOf = (tests: string[]) => (tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`)
 /**
@@ -70,34 +76,76 @@ const SENTINELS = ['# Every attribute the conditions read has a value (one no ru
  */
 const RANK: Record<NacCondition['type'], number> = { endpoint_group: 0, user_group: 1, device_type: 2, certificate: 3, device_group: 4, nas_port_type: 5, time_window: 6, method: 7 }
 
+/** One condition as unlang: its alternatives (any holds), the guard they need, a note when the tree cannot test it. */
+export interface NacConditionUnlang {
+  test: string
+  alternatives: string[]
+  guard?: string
+  note?: string
+}
+
+const made = (alternatives: string[], guard?: string, note?: string): NacConditionUnlang => ({ test: guard ? `(${guard} && ${anyOf(alternatives)})` : anyOf(alternatives), alternatives, ...(guard ? { guard } : {}), ...(note ? { note } : {}) })
+
 /** One condition as an unlang test, and a comment when the tree cannot test what it says. */
-export function nacConditionUnlang(c: NacCondition): { test: string; note?: string } {
+export function nacConditionUnlang(c: NacCondition): NacConditionUnlang {
   switch (c.type) {
     case 'method':
-      return { test: anyOf(c.methods.map((m) => `&control:${N.method} == ${quoteValue(m)}`)) }
+      return made(c.methods.map((m) => `&control:${N.method} == ${quoteValue(m)}`))
     case 'user_group':
-      return { test: anyOf(c.groups.map((g) => `&control:${N.userGroup}[*] == ${str(g.id, 'user group')}`)) }
+      return made(c.groups.map((g) => `&control:${N.userGroup}[*] == ${str(g.id, 'user group')}`))
     case 'endpoint_group':
-      return { test: anyOf(c.groups.map((g) => `&control:${N.endpointGroup}[*] == ${str(g.id, 'endpoint group')}`)) }
+      return made(c.groups.map((g) => `&control:${N.endpointGroup}[*] == ${str(g.id, 'endpoint group')}`))
     case 'device_group':
-      return { test: anyOf(c.groups.map((g) => `&control:${N.deviceGroup}[*] == ${str(g.id, 'device group')}`)) }
+      return made(c.groups.map((g) => `&control:${N.deviceGroup}[*] == ${str(g.id, 'device group')}`))
     case 'device_type':
-      return { test: anyOf(c.device_types.map((d) => `&control:${N.deviceType}[*] == ${str(d, 'device type')}`)) }
+      return made(c.device_types.map((d) => `&control:${N.deviceType}[*] == ${str(d, 'device type')}`))
     case 'nas_port_type': {
       const known = c.values.filter((v) => NAS_PORT_TYPES.has(v))
-      if (!known.length) return { test: NEVER, note: `NAS-Port-Type ${c.values.join(', ')} is not a name FreeRADIUS knows: never holds` }
-      return { test: present('&NAS-Port-Type', known.map((v) => `&NAS-Port-Type == ${v}`)) }
+      if (!known.length) return made([NEVER], undefined, `NAS-Port-Type ${c.values.join(', ')} is not a name FreeRADIUS knows: never holds`)
+      return made(known.map((v) => `&NAS-Port-Type == ${v}`), '&NAS-Port-Type')
     }
     case 'time_window':
-      return { test: timeCondition(c.window.spans) }
+      return made([timeCondition(c.window.spans)])
     case 'certificate': {
-      if (c.field === 'template') return { test: NEVER, note: 'a certificate template condition: FreeRADIUS 3.2 does not expose the certificate policy, never holds' }
+      if (c.field === 'template') return made([NEVER], undefined, 'a certificate template condition: FreeRADIUS 3.2 does not expose the certificate policy, never holds')
       const attr = c.field === 'issuer_cn' ? 'TLS-Client-Cert-Issuer' : c.field === 'san_email' ? 'TLS-Client-Cert-Subject-Alt-Name-Email' : 'TLS-Client-Cert-Subject-Alt-Name-Dns'
-      // The issuer is a one-line DN ("/O=Example/CN=Issuing CA"): its CN component, whole.
-      const re = (v: string) => (c.field === 'issuer_cn' ? `/\\/CN=${regexLiteral(v, 'issuer CN')}(\\/|$)/i` : `/^${regexLiteral(v, 'certificate field')}$/i`)
-      return { test: present(`&${attr}`, c.values.map((v) => `&${attr} =~ ${re(v)}`)) }
+      // Case-insensitive: the attribute lower-cased by %{tolower:} (rlm_expr, mods-enabled/portcullis_nac).
+      // The issuer is a one-line DN ("/O=Example/CN=Issuing CA"): its CN component, whole (a "/" appended so the last one ends too).
+      if (c.field === 'issuer_cn') return made(c.values.map((v) => `"%{tolower:%{${attr}}}/" =~ /\\/cn=${regexLiteral(certValue(v, 'issuer CN'))}\\//`), `&${attr}`)
+      return made(c.values.map((v) => `"%{tolower:%{${attr}}}" == ${quoteValue(certValue(v, 'certificate field'))}`), `&${attr}`)
     }
   }
+}
+
+/**
+ * FreeRADIUS 3.2 reads a configuration line of at most 8 KiB ("Line too long"): a rule whose
+ * conditions are longer (a condition listing hundreds of groups) is written as nested `if`s, each
+ * condition's alternatives in chunks (`if (chunk 1) {…} elsif (chunk 2) {…}`, the rest repeated inside).
+ */
+export const NAC_LINE_MAX = 4000
+
+function chunks(c: NacConditionUnlang): string[] {
+  if (c.test.length <= NAC_LINE_MAX) return [c.test]
+  const out: string[] = []
+  let cur: string[] = []
+  let len = 0
+  for (const a of c.alternatives) {
+    if (cur.length && len + a.length + 4 > NAC_LINE_MAX) {
+      out.push(made(cur, c.guard).test)
+      cur = []
+      len = 0
+    }
+    cur.push(a)
+    len += a.length + 4
+  }
+  if (cur.length) out.push(made(cur, c.guard).test)
+  return out
+}
+
+function nested(conds: NacConditionUnlang[], body: (indent: string) => string[], indent: string): string[] {
+  if (!conds.length) return body(indent)
+  const [c, ...rest] = conds
+  return chunks(c).flatMap((t, i) => [`${indent}${i ? 'elsif' : 'if'} (${t}) {`, ...nested(rest, body, indent + T), `${indent}}`])
 }
 
 /** The statements of an authorization: the rule's name and profile in control, then its replies or a reject. */
@@ -127,19 +175,37 @@ function decide(ruleName: string, a: NacAuthorization, indent: string): string[]
  */
 export function nacPolicyUnlang(policy: CompiledNacPolicy): string {
   const out = [HEADER, '# The NAC policy (renderers/nac-policy.ts): rules in order, the first whose conditions hold decides; the default last.', ...SENTINELS]
-  let first = true
-  for (const r of policy.rules) {
+  const rules = policy.rules.map((r) => {
     const tests = [...r.conditions].sort((a, b) => RANK[a.type] - RANK[b.type]).map(nacConditionUnlang)
-    out.push(`# rule ${r.position} ${r.name.replace(/[\r\n]/g, ' ')} → ${r.authorization.deny ? 'deny' : r.authorization.profile_name.replace(/[\r\n]/g, ' ')}`)
-    for (const t of tests) if (t.note) out.push(`#   ${t.note}`)
     const cond = tests.length ? tests.map((t) => t.test).join(' && ') : 'true'
-    out.push(`${first ? 'if' : 'elsif'} (${cond}) {`, ...decide(r.name, r.authorization, T), '}')
-    first = false
+    const comment = [`# rule ${r.position} ${r.name.replace(/[\r\n]/g, ' ')} → ${r.authorization.deny ? 'deny' : r.authorization.profile_name.replace(/[\r\n]/g, ' ')}`, ...tests.filter((t) => t.note).map((t) => `#   ${t.note}`)]
+    return { r, tests, cond, comment }
+  })
+  const defaultComment = `# default ${policy.default.name.replace(/[\r\n]/g, ' ')}`
+  if (rules.every((x) => x.cond.length <= NAC_LINE_MAX)) {
+    // One if/elsif chain: it stops at the first rule that holds.
+    rules.forEach((x, i) => out.push(...x.comment, `${i ? 'elsif' : 'if'} (${x.cond}) {`, ...decide(x.r.name, x.r.authorization, T), '}'))
+    out.push(defaultComment)
+    if (!rules.length) out.push(...decide(policy.default.name, policy.default.authorization, ''))
+    else out.push('else {', ...decide(policy.default.name, policy.default.authorization, T), '}')
+    out.push('')
+    return out.join('\n')
   }
-  out.push(`# default ${policy.default.name.replace(/[\r\n]/g, ' ')}`)
-  const body = decide(policy.default.name, policy.default.authorization, first ? '' : T)
-  if (first) out.push(...body)
-  else out.push('else {', ...body, '}')
-  out.push('')
+  // Segments of the chain between the rules written nested, each run only while no rule decided (control:Tmp-String-0 unset).
+  const open = `if (!&control:${CONTROL_ATTRIBUTES.ruleName}) {`
+  let inChain = false
+  for (const x of rules) {
+    if (x.cond.length <= NAC_LINE_MAX) {
+      if (!inChain) out.push(open)
+      out.push(...x.comment.map((l) => T + l), `${T}${inChain ? 'elsif' : 'if'} (${x.cond}) {`, ...decide(x.r.name, x.r.authorization, T + T), `${T}}`)
+      inChain = true
+      continue
+    }
+    if (inChain) out.push('}')
+    inChain = false
+    out.push(...x.comment, '#   (long conditions: nested)', open, ...nested(x.tests, (i) => decide(x.r.name, x.r.authorization, i), T), '}')
+  }
+  if (inChain) out.push('}')
+  out.push(defaultComment, open, ...decide(policy.default.name, policy.default.authorization, T), '}', '')
   return out.join('\n')
 }

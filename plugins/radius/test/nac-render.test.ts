@@ -11,7 +11,7 @@ import path from 'node:path'
 import { expect } from 'chai'
 import type { CompiledNacPolicy } from '../../../sdk/nac-policy.js'
 import { buildFreeradiusConfig, FreeradiusRenderError } from '../renderers/config.js'
-import { nacConditionUnlang, nacPolicyUnlang } from '../renderers/nac-policy.js'
+import { NAC_LINE_MAX, nacConditionUnlang, nacPolicyUnlang } from '../renderers/nac-policy.js'
 import { checkConfig, FREERADIUS_PRESENT, FREERADIUS_SKIP, writeRelease } from './e2e-support.js'
 import { Scratch } from '../../pki/test/helpers.js'
 import { DENY, nacInput, samplePolicy, vlan } from './nac-fixture.js'
@@ -109,17 +109,51 @@ describe('radius: the NAC part of the FreeRADIUS tree (pure)', () => {
       expect(b.ok, b.output).to.equal(true)
     })
 
+    it('writes a rule longer than a FreeRADIUS line (8 KiB) nested, in chunks, and the tree still loads', () => {
+      const p = samplePolicy()
+      const groups = Array.from({ length: 300 }, (_, i) => ({ id: `eeeeeeee-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `g${i}` }))
+      const policy: CompiledNacPolicy = { ...p, rules: [...p.rules, { id: 'big', name: 'big', position: 5, conditions: [{ type: 'endpoint_group', groups }, { type: 'method', methods: ['mab'] }], authorization: vlan('5', 'five') }, { ...p.rules[0], id: 'after', name: 'after', position: 6 }] }
+      const text = nacPolicyUnlang(policy)
+      expect(Math.max(...text.split('\n').map((l) => l.length))).to.be.at.most(NAC_LINE_MAX + 200)
+      // Each part of the chain runs only while no rule decided; the default last, the same way.
+      expect(text.match(/^if \(!&control:Tmp-String-0\) \{$/gm)).to.have.length(4)
+      const r = check(true, policy)
+      expect(r.ok, r.output).to.equal(true)
+    })
+
     it('accepts hostile but allowed values as values, not statements', () => {
       const p = samplePolicy("O'Brien (Issuing) CA [x] {y} /z")
       const policy: CompiledNacPolicy = {
         ...p,
-        rules: [...p.rules, { id: 'h', name: 'say "hi" } #', position: 5, conditions: [{ type: 'nas_port_type', values: ['Wireless-802.11'] }], authorization: { ...vlan('7', HOSTILE), reply: [{ attribute: 'Filter-Id', value: HOSTILE }, { attribute: 'Reply-Message', value: "\\\" ' ` $HOME $ {x} }}}" }] } }],
+        rules: [
+          ...p.rules,
+          { id: 'h', name: 'say "hi" } #', position: 5, conditions: [{ type: 'nas_port_type', values: ['Wireless-802.11'] }], authorization: { ...vlan('7', HOSTILE), reply: [{ attribute: 'Filter-Id', value: HOSTILE }, { attribute: 'Reply-Message', value: "\\\" ' ` $HOME $ {x} }}}" }] } },
+          // Every condition type at once, through the parser.
+          {
+            id: 'all',
+            name: 'all-conditions',
+            position: 6,
+            conditions: [
+              { type: 'method', methods: ['peap', 'eap-tls', 'mab'] },
+              { type: 'user_group', groups: [{ id: 'ug-1', name: 'a' }, { id: 'ug-2', name: 'b' }] },
+              { type: 'endpoint_group', groups: [{ id: 'eg-1', name: 'e' }] },
+              { type: 'device_type', device_types: ['printer', 'IP phone'] },
+              { type: 'device_group', groups: [{ id: 'dg-1', name: 'd' }] },
+              { type: 'certificate', field: 'san_email', values: ['alice+x@example.net'] },
+              { type: 'certificate', field: 'san_dns', values: ['host-1.example.net'] },
+              { type: 'certificate', field: 'template', values: ['1.3.6.1.4.1.99999.1'] },
+              { type: 'nas_port_type', values: ['Ethernet', 'Virtual'] },
+              { type: 'time_window', window: { label: 'Mon-Fri 08:00-18:30', spans: [{ days: [1, 2, 3, 4, 5], from: 8 * 60, to: 18 * 60 + 30 }] } },
+            ],
+            authorization: { profile_id: 'x', profile_name: 'aruba', deny: false, reply: [{ attribute: 'Aruba-User-Role', value: 'employee' }, { attribute: 'Session-Timeout', value: '3600' }, { attribute: 'Termination-Action', value: 'RADIUS-Request' }] },
+          },
+        ],
       }
       const r = check(true, policy)
       expect(r.ok, r.output).to.equal(true)
       const text = nacPolicyUnlang(policy)
       // One update block per rule and the default: no statement came from a value.
-      expect(text.match(/^\tupdate reply \{$/gm)).to.have.length(5)
+      expect(text.match(/^\tupdate reply \{$/gm)).to.have.length(6)
     })
   })
 })
