@@ -33,6 +33,11 @@
  * produce lines like those in plugins/aaa-logs/test/ingest-parse.test.ts
  * (`CORP\bob` arrives as `CORP\\\\bob`, `a"b` as `a\\\"b`; Auth-Type is `PAP`,
  * `CHAP` or `mschap`; `%M` is the microseconds of the request time).
+ *
+ * 802.1X and MAB (plugins/radius/renderers/nac-*.ts) write the same auth lines, with EAP-Type,
+ * NAS-Port-Type, NAS-Port-Id and Service-Type in `request`, Portcullis-NAC-Method and -User in
+ * `control` (the tree's own dictionary defines them), the NAC rule and its authorization profile in
+ * the rule fields, and the VLAN and ACL given among the replies; the keys EAP derives are left out.
  */
 
 export const FREERADIUS_LOG_FORMAT_VERSION = 1
