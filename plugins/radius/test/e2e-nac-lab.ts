@@ -131,10 +131,21 @@ export class NacLab {
     return this.eapol(['eap=TLS', `identity="${identity}"`, `client_cert="${cert}"`, `private_key="${key}"`, `ca_cert="${caCert}"`, 'phase1="tls_disable_tlsv1_3=0"'])
   }
 
-  /** MAB as a Cisco switch sends it: the MAC as User-Name and password, Service-Type Call-Check. */
-  mab(mac: string, callingStationId = mac): Promise<RadclientResult> {
-    const user = mac.replace(/[-:.]/g, '').toLowerCase()
-    return radclient(this.port, 'auth', SECRET, [`User-Name = ${rcString(user)}`, `User-Password = ${rcString(user)}`, `Calling-Station-Id = ${rcString(callingStationId)}`, 'Service-Type = Call-Check', 'NAS-Port-Type = Ethernet', 'NAS-Port-Id = "Gi1/0/7"', 'Message-Authenticator = 0x00'])
+  /**
+   * MAB as a Cisco switch sends it: the MAC as User-Name and password, Service-Type Call-Check
+   * (`callCheck: false`: as switches that send a plain PAP request with the MAC, in `user`'s notation).
+   */
+  mab(mac: string, o: { callCheck?: boolean; user?: string } = {}): Promise<RadclientResult> {
+    const user = o.user ?? mac.replace(/[-:.]/g, '').toLowerCase()
+    return radclient(this.port, 'auth', SECRET, [
+      `User-Name = ${rcString(user)}`,
+      `User-Password = ${rcString(user)}`,
+      `Calling-Station-Id = ${rcString(mac)}`,
+      ...(o.callCheck === false ? [] : ['Service-Type = Call-Check']),
+      'NAS-Port-Type = Ethernet',
+      'NAS-Port-Id = "Gi1/0/7"',
+      'Message-Authenticator = 0x00',
+    ])
   }
 
   pap(user: string, password: string): Promise<RadclientResult> {

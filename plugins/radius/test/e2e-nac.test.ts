@@ -132,6 +132,13 @@ describe('radius: 802.1X and MAB against FreeRADIUS (eapol_test, radclient)', fu
     expect(unknown.code).to.equal('Access-Accept')
     expect(unknown.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)).to.deep.equal(['99'])
     expect(last()).to.include({ ruleName: 'default', vlan: '99' })
+    // Without Call-Check: the User-Name is the same MAC in another notation.
+    const plain = await lab.mab('00-11-22-33-44-55', { callCheck: false, user: '0011.2233.4455' })
+    expect(plain.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)).to.deep.equal(['30'])
+    // A User-Name that is not the Calling-Station-Id's MAC is no MAB: device administration, which knows no such user.
+    const other = await lab.mab('00-11-22-33-44-55', { callCheck: false, user: '001122334499' })
+    expect(other.code).to.equal('Access-Reject')
+    expect(last()).to.include({ nacMethod: null, rejectReason: 'unknown_user' })
     const camera = await lab.mab('00-11-22-33-44-66')
     expect(camera.code).to.equal('Access-Reject')
     expect(last()).to.include({ result: 'reject', nacMethod: 'mab', ruleName: 'cameras', rejectReason: 'nac_denied' })
