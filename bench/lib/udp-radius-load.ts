@@ -26,6 +26,8 @@ import { cpuMs, roundFigures, type RoundFigures } from './proc.js'
 export interface RadiusCredential {
   user: string
   password: string
+  /** MAB (bench/nac-freeradius.ts): Calling-Station-Id and Service-Type Call-Check are sent too. */
+  callingStationId?: string
 }
 
 export interface RadiusLoadOptions {
@@ -81,6 +83,7 @@ export function accessRequest(id: number, c: RadiusCredential, secret: Buffer, o
     attr(4, ipv4(o.nasIp)),
     attr(5, u32(o.nasPort)),
     attr(32, Buffer.from(o.nasIdentifier, 'utf8')),
+    ...(c.callingStationId ? [attr(31, Buffer.from(c.callingStationId, 'utf8')), attr(6, u32(10))] : []),
     attr(80, Buffer.alloc(16)),
   ])
   const packet = Buffer.concat([Buffer.from([1, id, 0, 0]), authenticator, body])

@@ -45,7 +45,7 @@ export default definePlugin({
       services: [provide(radiusServiceRef, service)],
       routes: [...radiusRoutes(database.knex, service.references.radius_profile), ...radiusConfigPreviewRoutes(deploys)],
       renderers: [
-        createFreeradiusRenderer({ inventory, identity, settings, serverOptions, mfa, radius: service, policySource: service.policySource, dataDir: platform.dataDir, refs: { ...freeradiusSettingRefs, ...freeradiusOptionRefs } }),
+        createFreeradiusRenderer({ inventory, identity, settings, serverOptions, mfa, radius: service, policySource: service.policySource, nacPolicySource: service.nacPolicySource, dataDir: platform.dataDir, refs: { ...freeradiusSettingRefs, ...freeradiusOptionRefs } }),
       ],
     }
   },

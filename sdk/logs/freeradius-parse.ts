@@ -46,7 +46,22 @@ export interface FreeradiusAuthEvent extends FreeradiusOrigin {
   reason: string | null
   /** Why a reject happened, as a code (`RADIUS_REJECT_REASONS`); null on accepts and in older lines. */
   rejectReason: RadiusRejectReason | null
+  /** 802.1X and MAB (control Portcullis-NAC-Method): `peap`, `eap-tls`, `mab`; null on device administration and in older lines. */
+  nacMethod: NacLogMethod | null
+  /** 802.1X: the authenticated user (PEAP inner identity, EAP-TLS certificate Common-Name); `username` is the outer identity. */
+  nacUser: string | null
+  /** EAP-Type of the last round (`PEAP`, `TLS`, `Identity` …), when the request carried EAP. */
+  eapType: string | null
+  nasPortType: string | null
+  nasPortId: string | null
+  /** The VLAN given: the accept's first Tunnel-Private-Group-Id; null on rejects and without one. */
+  vlan: string | null
+  /** The named ACL given: the accept's first Filter-Id. */
+  filterId: string | null
 }
+
+export type NacLogMethod = 'peap' | 'eap-tls' | 'mab'
+const NAC_METHODS: ReadonlySet<string> = new Set<NacLogMethod>(['peap', 'eap-tls', 'mab'])
 
 export interface FreeradiusAcctEvent extends FreeradiusOrigin {
   timestamp: string
@@ -186,6 +201,21 @@ function authTypeOf(raw: string | null): FreeradiusAuthEvent['authType'] {
   }
 }
 
+/** What an auth line says of 802.1X and MAB (all null on device administration and in older lines). */
+function nacFields(obj: Record<string, unknown>, req: object, replies: RadiusReplyAttribute[]): Pick<FreeradiusAuthEvent, 'nacMethod' | 'nacUser' | 'eapType' | 'nasPortType' | 'nasPortId' | 'vlan' | 'filterId'> {
+  const method = attr(obj.control, CONTROL_ATTRIBUTES.nacMethod)
+  const first = (name: string) => replies.find((a) => a.name === name)?.value ?? null
+  return {
+    nacMethod: method !== null && NAC_METHODS.has(method) ? (method as NacLogMethod) : null,
+    nacUser: attr(obj.control, CONTROL_ATTRIBUTES.nacUser),
+    eapType: attr(req, 'EAP-Type'),
+    nasPortType: attr(req, 'NAS-Port-Type'),
+    nasPortId: attr(req, 'NAS-Port-Id'),
+    vlan: first('Tunnel-Private-Group-Id'),
+    filterId: first('Filter-Id'),
+  }
+}
+
 /**
  * One line (a string, or the raw bytes without the newline) → a record, or an
  * error with its reason (never throws).
@@ -245,6 +275,7 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
         replyTruncated,
         reason: attr(req, 'Module-Failure-Message'),
         rejectReason: obj.result === 'reject' ? reasonOf(attr(obj.control, CONTROL_ATTRIBUTES.rejectReason)) : null,
+        ...nacFields(obj, req, obj.result === 'accept' ? replyAttributes : []),
       },
     }
   }

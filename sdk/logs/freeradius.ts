@@ -33,6 +33,11 @@
  * produce lines like those in plugins/aaa-logs/test/ingest-parse.test.ts
  * (`CORP\bob` arrives as `CORP\\\\bob`, `a"b` as `a\\\"b`; Auth-Type is `PAP`,
  * `CHAP` or `mschap`; `%M` is the microseconds of the request time).
+ *
+ * 802.1X and MAB (plugins/radius/renderers/nac-*.ts) write the same auth lines, with EAP-Type,
+ * NAS-Port-Type, NAS-Port-Id and Service-Type in `request`, Portcullis-NAC-Method and -User in
+ * `control` (the tree's own dictionary defines them), the NAC rule and its authorization profile in
+ * the rule fields, and the VLAN and ACL given among the replies; the keys EAP derives are left out.
  */
 
 export const FREERADIUS_LOG_FORMAT_VERSION = 1
@@ -49,6 +54,14 @@ export const CONTROL_ATTRIBUTES = {
   ruleLabel: 'Tmp-String-1',
   /** Why a request was rejected (one of `RADIUS_REJECT_REASONS`), set by the renderer at each reject point. */
   rejectReason: 'Tmp-String-2',
+  /**
+   * 802.1X and MAB (plugins/radius/renderers/nac-*.ts): `peap`, `eap-tls` or `mab`; absent on device
+   * administration. A tree's own dictionary defines it. With it, `ruleName` is the NAC rule that
+   * decided and `ruleLabel` its authorization profile.
+   */
+  nacMethod: 'Portcullis-NAC-Method',
+  /** 802.1X: the authenticated user (PEAP inner identity, EAP-TLS certificate Common-Name). */
+  nacUser: 'Portcullis-NAC-User',
 } as const
 
 /**
@@ -83,11 +96,31 @@ export const RADIUS_REJECT_REASONS = [
   'mfa_unavailable',
   // A password method that never asked for the second factor while it is on (renderers/mfa.ts post-auth).
   'mfa_not_checked',
+  // 802.1X and MAB (plugins/radius/renderers/nac-*.ts): the NAC rule that decided denies; an EAP
+  // request reached a tree without the eap module (no server certificate set); the EAP exchange
+  // failed (wrong inner password, a certificate refused: revoked, foreign CA, expired).
+  'nac_denied',
+  'eap_not_configured',
+  'eap_failed',
 ] as const
 export type RadiusRejectReason = (typeof RADIUS_REJECT_REASONS)[number]
 
 export const REQUEST_ATTRIBUTES = {
-  auth: ['User-Name', 'NAS-IP-Address', 'Packet-Src-IP-Address', 'Calling-Station-Id', 'Called-Station-Id', 'NAS-Port', 'NAS-Identifier', 'Module-Failure-Message'],
+  auth: [
+    'User-Name',
+    'NAS-IP-Address',
+    'Packet-Src-IP-Address',
+    'Calling-Station-Id',
+    'Called-Station-Id',
+    'NAS-Port',
+    'NAS-Identifier',
+    'Module-Failure-Message',
+    // 802.1X and MAB: the EAP method of the last round, the port's kind and name, MAB's Call-Check.
+    'EAP-Type',
+    'NAS-Port-Type',
+    'NAS-Port-Id',
+    'Service-Type',
+  ],
   acct: [
     'User-Name',
     'NAS-IP-Address',
@@ -114,7 +147,21 @@ export const REPLY_ATTRIBUTES = ['Tunnel-Type', 'Tunnel-Medium-Type', 'Tunnel-Pr
  * What an accept's line leaves out of the reply list: Message-Authenticator (a placeholder until the
  * packet is signed), and proofs and keys of the password check, never what a profile grants.
  */
-export const REPLY_NOT_LOGGED = ['Message-Authenticator', 'MS-CHAP2-Success', 'MS-CHAP-Error', 'MS-MPPE-Send-Key', 'MS-MPPE-Recv-Key', 'MS-MPPE-Encryption-Policy', 'MS-MPPE-Encryption-Types', 'EAP-Message', 'State'] as const
+export const REPLY_NOT_LOGGED = [
+  'Message-Authenticator',
+  'MS-CHAP2-Success',
+  'MS-CHAP-Error',
+  'MS-MPPE-Send-Key',
+  'MS-MPPE-Recv-Key',
+  'MS-MPPE-Encryption-Policy',
+  'MS-MPPE-Encryption-Types',
+  'EAP-Message',
+  'State',
+  // 802.1X: the keys EAP derives (internal attributes FreeRADIUS keeps in the reply list).
+  'EAP-MSK',
+  'EAP-EMSK',
+  'EAP-Session-Id',
+] as const
 
 /** File name patterns (FreeRADIUS xlat, expanded with the request time) inside the log directory. */
 export const FREERADIUS_FILE_PATTERNS: Record<FreeradiusLogKind, string> = {

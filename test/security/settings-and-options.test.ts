@@ -13,7 +13,27 @@ import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa']
 /** Every key that once was a setting and names a program, a command line or a folder a daemon writes to. */
-const SERVER_OPTIONS = ['deploy.reload_commands', 'tacacs.binary', 'radius.freeradius_binary', 'tacacs.log_directory', 'radius.log_directory', 'radius.run_directory', 'radius.freeradius_libdir', 'tacacs.daemon_user', 'tacacs.daemon_group', 'tacacs.mavis_directory', 'tacacs.perl_binary', 'tacacs.lockout_directory', 'radius.daemon_user', 'radius.daemon_group', 'aaa-logs.tacacs_log_directory', 'aaa-logs.radius_log_directory']
+const SERVER_OPTIONS = [
+  'deploy.reload_commands',
+  'tacacs.binary',
+  'radius.freeradius_binary',
+  'tacacs.log_directory',
+  'radius.log_directory',
+  'radius.run_directory',
+  'radius.freeradius_libdir',
+  'tacacs.daemon_user',
+  'tacacs.daemon_group',
+  'tacacs.mavis_directory',
+  'tacacs.perl_binary',
+  'tacacs.lockout_directory',
+  'radius.daemon_user',
+  'radius.daemon_group',
+  'aaa-logs.tacacs_log_directory',
+  'aaa-logs.radius_log_directory',
+  // The EAP server certificate and key (802.1X): files on the server, never through the API.
+  'radius.eap_certificate_file',
+  'radius.eap_private_key_file',
+]
 const SECURITY_SETTINGS = ['identity.public_url', 'identity.session_ttl_seconds', 'mail.smtp_host', 'mail.smtp_port', 'mail.smtp_tls', 'mail.smtp_user', 'mail.smtp_password', 'mail.from', 'mfa.internal_key', 'aaa-logs.ingest_enabled', 'deploy.allow_unchecked', 'deploy.log_retention_days']
 /** A value each security setting accepts, to show the refusal is about who asks, not what. */
 const VALID: Record<string, unknown> = {

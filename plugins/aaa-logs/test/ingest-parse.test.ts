@@ -142,6 +142,27 @@ describe('aaa-logs ingest: parsing', () => {
       const odd = parseLine('radius_authentication', Buffer.from(reject.replace('unknown_user', 'because')))
       expect(odd.ok && odd.row.reject_reason).to.equal(null)
     })
+    it('reads 802.1X and MAB lines as FreeRADIUS 3.2.1 writes them: method, user, MAC, port, VLAN, ACL, the NAC rule', () => {
+      // Captured from plugins/radius/test/e2e-nac.test.ts (PEAP accept, EAP-TLS accept, MAB reject, a TLS failure).
+      const peap =
+        '{"v":1,"kind":"auth","ts":"1795779287","us":"220447","src":"127.0.0.1","client":"sw1","result":"accept","request":{"User-Name":"anonymous","NAS-IP-Address":"127.0.0.1","Calling-Station-Id":"00-11-22-33-44-77","EAP-Type":"PEAP","NAS-Port-Type":"Ethernet","Service-Type":"Framed-User"},"control":{"Auth-Type":"eap","Tmp-String-0":"staff-peap","Tmp-String-1":"staff-vlan","Portcullis-NAC-Method":"peap","Portcullis-NAC-User":"alice"},"replies":[{"name":"User-Name","type":"string","value":"anonymous"},{"name":"Tunnel-Type","type":"integer","value":"VLAN"},{"name":"Tunnel-Medium-Type","type":"integer","value":"IEEE-802"},{"name":"Tunnel-Private-Group-Id","type":"string","value":"10"}]}'
+      const tls =
+        '{"v":1,"kind":"auth","ts":"1795779382","us":"102364","src":"127.0.0.1","client":"sw1","result":"accept","request":{"User-Name":"alice","Calling-Station-Id":"00-11-22-33-44-78","EAP-Type":"TLS","NAS-Port-Type":"Wireless-802.11","NAS-Port-Id":"wlan0"},"control":{"Auth-Type":"eap","Tmp-String-0":"certs","Tmp-String-1":"cert-vlan","Portcullis-NAC-Method":"eap-tls","Portcullis-NAC-User":"alice"},"replies":[{"name":"Tunnel-Private-Group-Id","type":"string","value":"20"},{"name":"Filter-Id","type":"string","value":"corp-acl"}]}'
+      const mab =
+        '{"v":1,"kind":"auth","ts":"1795779235","us":"045758","src":"127.0.0.1","client":"sw1","result":"reject","request":{"User-Name":"001122334466","Calling-Station-Id":"00:11:22:33:44:66","Module-Failure-Message":"NAC rule blocked-type denies access","NAS-Port-Type":"Ethernet","NAS-Port-Id":"Gi1/0/7","Service-Type":"Call-Check"},"control":{"Auth-Type":"Accept","Tmp-String-0":"blocked-type","Tmp-String-1":"deny","Tmp-String-2":"nac_denied","Portcullis-NAC-Method":"mab"},"replies":[]}'
+      const failed =
+        '{"v":1,"kind":"auth","ts":"1795779336","us":"312346","src":"127.0.0.1","client":"sw1","result":"reject","request":{"User-Name":"alice","Calling-Station-Id":"00-11-22-33-44-78","Module-Failure-Message":"eap_tls: (TLS) OpenSSL says error 23 : certificate revoked","EAP-Type":"TLS"},"control":{"Auth-Type":"eap","Tmp-String-2":"eap_failed","Portcullis-NAC-Method":"eap-tls"},"replies":[]}'
+      const [a, b, c, d] = [peap, tls, mab, failed].map((l) => parseFreeradiusLine(l))
+      expect(a.kind === 'auth' && a.event).to.include({ username: 'anonymous', nacMethod: 'peap', nacUser: 'alice', eapType: 'PEAP', callingStationId: '00-11-22-33-44-77', nasPortType: 'Ethernet', vlan: '10', filterId: null, ruleName: 'staff-peap', ruleLabel: 'staff-vlan', authType: null })
+      expect(b.kind === 'auth' && b.event).to.include({ nacMethod: 'eap-tls', nasPortId: 'wlan0', vlan: '20', filterId: 'corp-acl', ruleName: 'certs' })
+      expect(c.kind === 'auth' && c.event).to.include({ result: 'reject', nacMethod: 'mab', rejectReason: 'nac_denied', ruleName: 'blocked-type', vlan: null, nasPortId: 'Gi1/0/7' })
+      expect(d.kind === 'auth' && d.event).to.include({ nacMethod: 'eap-tls', rejectReason: 'eap_failed', nacUser: null })
+      // Device administration and older lines: no NAC fields; an unknown method is not taken for one.
+      const odd = parseFreeradiusLine(mab.replace('"Portcullis-NAC-Method":"mab"', '"Portcullis-NAC-Method":"radius-magic"'))
+      expect(odd.kind === 'auth' && odd.event.nacMethod).to.equal(null)
+      const admin = parseFreeradiusLine('{"v":1,"kind":"auth","ts":"1795466221","us":"0","src":"127.0.0.1","client":"sw1","result":"accept","request":{"User-Name":"alice"},"control":{"Auth-Type":"PAP","Tmp-String-0":"r"},"replies":[]}')
+      expect(admin.kind === 'auth' && admin.event).to.include({ nacMethod: null, eapType: null, vlan: null, authType: 'PAP' })
+    })
     it('a reply list FreeRADIUS cut (2,047 bytes per expansion): the whole attributes before the cut, marked', () => {
       const head = '{"v":1,"kind":"auth","ts":"1795466221","us":"0","src":"127.0.0.1","client":"sw1","result":"accept","request":{"User-Name":"maxi"},"control":{"Auth-Type":"PAP","Tmp-String-0":"r"}'
       const cut = head + ',"replies":[{"name":"Reply-Message","type":"string","value":"a } ] {\\\\\\"x"},{"name":"Class","type":"octets","value":"0x01"},{"name":"Reply-Message","type":"string","value":"m16....}'

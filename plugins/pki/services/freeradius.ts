@@ -6,15 +6,27 @@
  *
  *   certs/portcullis/ca.pem    that CA's certificate and its chain up to the root
  *   certs/portcullis/crl.pem   the current CRL of that CA and of each CA above it made here
+ *   certs/portcullis/ca-crl.pem     both in one file: FreeRADIUS 3.2 loads the CRLs to check
+ *                                   (check_crl) only from ca_file or a hashed ca_path, and OpenSSL
+ *                                   reads certificates and CRLs alike from one ca_file
+ *   certs/portcullis/eap-trust.conf  ca_file and check_crl: the radius plugin's eap
+ *                                   module includes it ($-INCLUDE), so without a CA set here EAP-TLS
+ *                                   trusts nothing and the module still loads (PEAP works)
  *
- * Nothing references them yet (the configuration has no EAP module): the NAC
- * work that adds EAP points `ca_file` and `check_crl` at them. The CRL in a
+ * The CRL in a
  * release is the one current at the deploy: a revocation reaches FreeRADIUS
  * at the next deploy.
  */
 import type { ConfigRenderer, RenderedFile, SettingsService } from '../../../sdk/index.js'
 import { toPem } from './der.js'
 import { freeradiusCaId } from '../settings.js'
+
+/** Read inside the eap module's tls-config (plugins/radius/renderers/nac-eap.ts). */
+const EAP_TRUST = `# Written by Portcullis (renderer pki.freeradius). Do not edit: the next deploy replaces this file.
+# The platform CA for EAP-TLS, its CRL checked for the client certificate (check_all_crl, which would check the CAs above too, makes FreeRADIUS 3.2.1 refuse every certificate).
+ca_file = "\${confdir}/certs/portcullis/ca-crl.pem"
+check_crl = yes
+`
 
 export function freeradiusCertificates(settings: SettingsService): ConfigRenderer {
   return {
@@ -34,9 +46,12 @@ export function freeradiusCertificates(settings: SettingsService): ConfigRendere
         id = row.parent_id
       }
       if (!chainPem) return []
+      const crlPem = crls.map((d) => toPem(d, 'X509 CRL')).join('')
       return [
         { path: 'certs/portcullis/ca.pem', content: chainPem, mode: 0o644 },
-        { path: 'certs/portcullis/crl.pem', content: crls.map((d) => toPem(d, 'X509 CRL')).join(''), mode: 0o644 },
+        { path: 'certs/portcullis/crl.pem', content: crlPem, mode: 0o644 },
+        { path: 'certs/portcullis/ca-crl.pem', content: chainPem + crlPem, mode: 0o644 },
+        { path: 'certs/portcullis/eap-trust.conf', content: EAP_TRUST, mode: 0o644 },
       ]
     },
   }

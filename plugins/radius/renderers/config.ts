@@ -33,6 +33,14 @@
  *   portcullis/mfa-password      0600  after a password that passed: does the user owe a code (mfa.ts; holds the key)
  *   portcullis/mfa-authorize     the answer to a challenge goes to Auth-Type PAP (mfa.ts)
  *   portcullis/mfa-post-auth     an accept the second factor did not decide is refused (mfa.ts)
+ *   dictionary                   the tree's internal attributes (Portcullis-NAC-*; nac-attributes.ts)
+ *   portcullis/nac-authorize, nac-authenticate, nac-post-auth, nac-reject
+ *                                802.1X and MAB in the default server (nac-site.ts; comments only without NAC)
+ *   portcullis/nac-policy        the NAC policy as unlang (nac-policy.ts)
+ *   portcullis/nac-endpoints, nac-users, nac-clients, mods-enabled/portcullis_nac
+ *                                the hashed lookups by MAC, username, client (nac-lookup.ts)
+ *   mods-enabled/portcullis_eap  PEAP-MSCHAPv2 and EAP-TLS, with the EAP server options only (nac-eap.ts)
+ *   sites-enabled/portcullis-inner  the PEAP inner tunnel (nac-eap.ts)
  *
  * `buildFreeradiusConfig` is the pure part (data in, files out, byte-identical
  * for the same data); `createFreeradiusRenderer` reads the data through the
@@ -61,6 +69,8 @@ import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
 import { directoryAuthenticate, directoryAuthorize, directoryFiles, readDirectory } from './directory.js'
 import { appendClientsOf, mfaAfterPassword, mfaAuthorize, mfaPostAuth, mfaClientLines, mfaModules, mfaPap, type RadiusMfaMode } from './mfa.js'
 import type { MfaService } from '../../mfa/api.js'
+import type { NacPolicySource } from '../../../sdk/index.js'
+import { nacFiles } from './nac-files.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
 
@@ -152,6 +162,9 @@ function radiusdConf(input: FreeradiusConfigInput): string {
     ...listen('acct', acctPort),
     `${T}$INCLUDE sites-enabled/default`,
     '}',
+    '',
+    '# The PEAP inner tunnel, when 802.1X is served (renderers/nac-eap.ts).',
+    '$INCLUDE sites-enabled/portcullis-inner',
     '',
   ].join('\n')
 }
@@ -257,6 +270,7 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
     { path: 'portcullis/verifiers', content: verifiers(input, rules.principals), mode: 0o600 },
     { path: 'radiusd.conf', content: radiusdConf(input), mode: 0o644 },
     { path: 'sites-enabled/default', content: SITE, mode: 0o644 },
+    ...nacFiles(input),
   ]
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }
@@ -271,6 +285,8 @@ export interface FreeradiusRendererDeps {
   mfa?: MfaService
   /** The registered AAA policy (the radius service keeps it); null when none is. */
   policySource: () => RadiusPolicySource | null
+  /** The registered NAC policy (sdk/nac-policy.ts); null when none is: no 802.1X, no MAB. */
+  nacPolicySource?: () => NacPolicySource | null
   /** Where logs and the pid file go when their options are null: the platform's data folder. */
   dataDir: string
   refs: {
@@ -285,6 +301,8 @@ export interface FreeradiusRendererDeps {
     mfaAppendDeviceGroups: SettingRef<string[]>
     user: ServerOptionRef<string | null>
     group: ServerOptionRef<string | null>
+    eapCertificateFile?: ServerOptionRef<string | null>
+    eapPrivateKeyFile?: ServerOptionRef<string | null>
   }
 }
 
@@ -332,6 +350,16 @@ async function freeradiusMfa(d: FreeradiusRendererDeps, snapshot: Knex.Transacti
   return { mode, appendClients, baseUrl: link.baseUrl, key: link.key, checkPath: link.checkPath, verifyPath: link.verifyPath }
 }
 
+/** 802.1X and MAB when the nac plugin registered its source; the EAP server certificate from the server options. */
+async function freeradiusNac(d: FreeradiusRendererDeps, snapshot: Knex.Transaction): Promise<FreeradiusConfigInput['nac']> {
+  const source = d.nacPolicySource?.() ?? null
+  if (!source) return null
+  const cert = d.refs.eapCertificateFile ? d.serverOptions.get(d.refs.eapCertificateFile) : null
+  const key = d.refs.eapPrivateKeyFile ? d.serverOptions.get(d.refs.eapPrivateKeyFile) : null
+  if ((cert === null) !== (key === null)) throw new FreeradiusRenderError('set both server options radius.eap_certificate_file and radius.eap_private_key_file, or neither')
+  return { policy: await source.compile(snapshot), endpoints: await source.endpoints(snapshot), eap: cert !== null && key !== null ? { certificateFile: cert, privateKeyFile: key } : null }
+}
+
 export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRenderer => ({
   id: 'radius.freeradius',
   daemon: 'freeradius',
@@ -368,6 +396,7 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
       lockout,
       directory,
       mfa: await freeradiusMfa(d, snapshot, { deviceGroups, devices }),
+      nac: await freeradiusNac(d, snapshot),
     })
   },
   async check(): Promise<DaemonCheck | null> {

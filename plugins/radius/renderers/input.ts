@@ -7,6 +7,7 @@ import type { DaemonAccount, DaemonDirectory, NetworkLoginRefusal, NetworkUser }
 import type { Device, DeviceGroup } from '../../inventory/api.js'
 import type { RadiusPolicyRule, RadiusProfile } from '../api.js'
 import type { FreeradiusMfa } from './mfa.js'
+import type { FreeradiusNac } from './nac-input.js'
 
 export interface FreeradiusConfigInput {
   listen: { address: string; authPort: number; acctPort: number }
@@ -32,6 +33,8 @@ export interface FreeradiusConfigInput {
   rules: RadiusPolicyRule[] | null
   /** The second factor on device logins (renderers/mfa.ts); null or absent: the password alone. */
   mfa?: FreeradiusMfa | null
+  /** 802.1X and MAB (renderers/nac-*.ts) when a NacPolicySource is registered; null or absent: device administration only. */
+  nac?: FreeradiusNac | null
 }
 
 /** The directory (settings directory.*) as renderers/directory.ts writes it for rlm_ldap. */

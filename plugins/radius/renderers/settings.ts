@@ -76,6 +76,21 @@ export const freeradiusOptionRefs = {
     'The FreeRADIUS binary that checks a rendered release (`-C -l stdout -d DIR`): a name looked up on PATH or an absolute path (`radiusd` on some systems).',
     { env: 'FREERADIUS_BINARY' },
   ),
+  // 802.1X (renderers/nac-eap.ts): the server's certificate and key are files on the server, never in the database.
+  eapCertificateFile: defineServerOption(
+    'radius.eap_certificate_file',
+    Nullable(Type.String({ minLength: 2, maxLength: 500, pattern: '^/(?!.*\\$)(?!.*%)[^\\u0000-\\u001f"\\\\{}]*$' })),
+    null,
+    'Absolute path of the EAP server certificate (PEM, the chain after it) FreeRADIUS presents in PEAP and EAP-TLS, readable by the daemon. With `radius.eap_private_key_file` (both or neither) and a NAC policy (the nac plugin), the tree serves 802.1X; `null`: no eap module, only MAB (docs/freeradius.md "802.1X and MAB").',
+    { env: 'RADIUS_EAP_CERTIFICATE_FILE' },
+  ),
+  eapPrivateKeyFile: defineServerOption(
+    'radius.eap_private_key_file',
+    Nullable(Type.String({ minLength: 2, maxLength: 500, pattern: '^/(?!.*\\$)(?!.*%)[^\\u0000-\\u001f"\\\\{}]*$' })),
+    null,
+    'Absolute path of the private key (PEM, unencrypted; mode 0600 or 0640 for the daemon\'s group) of `radius.eap_certificate_file`. Never stored in the database.',
+    { env: 'RADIUS_EAP_PRIVATE_KEY_FILE' },
+  ),
 } as const
 
 export const freeradiusOptions = Object.values(freeradiusOptionRefs)

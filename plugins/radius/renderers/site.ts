@@ -26,6 +26,8 @@ ${T}# Message-Authenticator first in every reply: the reply list is empty here, 
 ${T}update reply {
 ${T}${T}&Message-Authenticator := 0x00
 ${T}}
+${T}# 802.1X and MAB: handled there (with a return), else on to device administration (renderers/nac-site.ts).
+${T}$INCLUDE ../portcullis/nac-authorize
 ${T}# The method, named here rather than by the modules, so that a request rejected before it is
 ${T}# authenticated is logged with its method too, and MS-CHAPv1 as MS-CHAPv1.
 ${T}if (&CHAP-Password) {
@@ -94,6 +96,7 @@ ${T}${T}mschap
 ${T}${T}$INCLUDE ../portcullis/mfa-password
 ${T}}
 ${T}$INCLUDE ../portcullis/directory-authenticate
+${T}$INCLUDE ../portcullis/nac-authenticate
 }
 
 preacct {
@@ -105,6 +108,8 @@ ${T}ok
 }
 
 post-auth {
+${T}# 802.1X and MAB: the NAC policy decides and logs, then returns (renderers/nac-site.ts).
+${T}$INCLUDE ../portcullis/nac-post-auth
 ${T}# Fail closed: an accept the second factor did not decide (renderers/mfa.ts).
 ${T}$INCLUDE ../portcullis/mfa-post-auth
 ${T}# Each permitting rule's RADIUS profile, by a hashed lookup on the rule's name (portcullis/replies).
@@ -126,6 +131,8 @@ ${T}${T}update reply {
 ${T}${T}${T}&Message-Authenticator := 0x00
 ${T}${T}${T}&Proxy-State += &request:Proxy-State[*]
 ${T}${T}}
+${T}${T}# 802.1X and MAB: the reason, EAP-Failure and the log line, then return (renderers/nac-site.ts).
+${T}${T}$INCLUDE ../portcullis/nac-reject
 ${T}${T}# Why, when no reject point above said: the password check failed, or nothing was there to check.
 ${T}${T}if (!&control:${CONTROL_ATTRIBUTES.rejectReason}) {
 ${T}${T}${T}if (&control:Auth-Type) {

@@ -1,0 +1,86 @@
+/**
+ * The hashed lookups of the NAC part of the tree (rlm_files users files, read by key, never walked,
+ * like portcullis_users in users.ts): every key has a prefix, so none is ever the users file's DEFAULT.
+ *
+ *   portcullis/nac-endpoints  "m.<canonical MAC>": the endpoint's groups and device type
+ *   portcullis/nac-users      "n.<username>": the user's groups (PEAP inner identity, EAP-TLS certificate CN)
+ *   portcullis/nac-clients    "c.<client shortname>": the device groups of the switch, ancestors included
+ */
+import type { FreeradiusConfigInput } from './input.js'
+import type { FreeradiusNac } from './nac-input.js'
+import { NAC_ATTRIBUTES as N } from './nac-attributes.js'
+import { byteOrder, FreeradiusRenderError, HEADER, name, T, USERNAME } from './syntax.js'
+import { quoteValue } from '../services/values.js'
+import { writtenClients } from './policy.js'
+
+/** The nac plugin's canonical MAC. */
+const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/
+/** Group ids and device types as the tree compares them (nac-policy.ts). */
+const ID = /^[A-Za-z0-9._:@/ -]{1,128}$/
+
+const item = (attr: string, op: ':=' | '+=', v: string, what: string) => {
+  if (!ID.test(v)) throw new FreeradiusRenderError(`${what} ${JSON.stringify(v)} is not an id the tree can compare`)
+  return `${attr} ${op} ${quoteValue(v)}`
+}
+
+export function nacEndpoints(nac: FreeradiusNac): string {
+  const out = [HEADER, '# The endpoints by canonical MAC (portcullis_nac_endpoints, keyed on "m.<MAC>"): groups and device type.']
+  const seen = new Set<string>()
+  for (const e of [...nac.endpoints].sort((a, b) => byteOrder(a.mac, b.mac))) {
+    if (!MAC.test(e.mac)) throw new FreeradiusRenderError(`endpoint MAC ${JSON.stringify(e.mac)} is not in the canonical form aa:bb:cc:dd:ee:ff`)
+    if (seen.has(e.mac)) continue
+    seen.add(e.mac)
+    const items = [...new Set(e.endpoint_group_ids)].sort(byteOrder).map((g) => item(N.endpointGroup, '+=', g, 'endpoint group'))
+    if (e.device_type) items.push(item(N.deviceType, ':=', e.device_type, 'device type'))
+    // An endpoint without groups or type is still known: an entry with no item is not valid, so the MAC itself.
+    if (!items.length) items.push(`${N.mac} := "${e.mac}"`)
+    out.push(`m.${e.mac}${T}${items.join(', ')}`)
+  }
+  out.push('')
+  return out.join('\n')
+}
+
+export function nacUsers(input: FreeradiusConfigInput): string {
+  const out = [HEADER, '# The users\' groups (portcullis_nac_users, keyed on "n.<username>"): PEAP inner identity, EAP-TLS certificate CN.']
+  const seen = new Set<string>()
+  for (const u of [...input.users].sort((a, b) => byteOrder(a.username, b.username))) {
+    name(u.username, 'username', USERNAME)
+    if (seen.has(u.username) || !u.group_ids.length) continue
+    seen.add(u.username)
+    out.push(`n.${u.username}${T}${[...new Set(u.group_ids)].sort(byteOrder).map((g) => item(N.userGroup, '+=', g, 'user group')).join(', ')}`)
+  }
+  out.push('')
+  return out.join('\n')
+}
+
+export function nacClients(input: FreeradiusConfigInput): string {
+  const parent = new Map(input.deviceGroups.map((g) => [g.id, g.parent_id]))
+  const out = [HEADER, '# The switches\' device groups, ancestors included (portcullis_nac_clients, keyed on "c.<client shortname>").']
+  for (const { device } of [...writtenClients(input)].sort((a, b) => byteOrder(a.device.name, b.device.name))) {
+    const groups: string[] = []
+    for (let g = device.device_group_id; g && parent.has(g) && !groups.includes(g); g = parent.get(g) ?? null) groups.push(g)
+    if (groups.length) out.push(`c.${name(device.name, 'device')}${T}${groups.map((g) => item(N.deviceGroup, '+=', g, 'device group')).join(', ')}`)
+  }
+  out.push('')
+  return out.join('\n')
+}
+
+/** `mods-enabled/portcullis_nac`: the three lookups, and rlm_expr (which brings %{tolower:…} for the MAC). */
+export const NAC_LOOKUP_MODULES = `${HEADER}
+expr {
+${T}safe_characters = "@abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_: /"
+}
+# 802.1X and MAB: hashed lookups (rlm_files) of the endpoints, the users' groups, the switches' groups.
+files portcullis_nac_endpoints {
+${T}key = "m.%{control:${N.mac}}"
+${T}filename = \${confdir}/portcullis/nac-endpoints
+}
+files portcullis_nac_users {
+${T}key = "n.%{control:${N.user}}"
+${T}filename = \${confdir}/portcullis/nac-users
+}
+files portcullis_nac_clients {
+${T}key = "c.%{client:shortname}"
+${T}filename = \${confdir}/portcullis/nac-clients
+}
+`

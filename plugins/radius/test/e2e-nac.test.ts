@@ -1,0 +1,163 @@
+/**
+ * 802.1X and MAB through the real FreeRADIUS 3.2 (renderers/nac-*.ts), configured through the API and
+ * a stand-in NacPolicySource with a hand-built compiled policy: PEAP-MSCHAPv2 and EAP-TLS
+ * (eapol_test) accept into the expected VLAN; MAB (radclient) lands a known MAC in its group's
+ * VLAN and an unknown one in the default; a wrong password, a revoked certificate (after the CRL is
+ * redeployed) and a certificate of a foreign CA are rejected; device administration (PAP, the AAA
+ * policy) still works in the same tree; the log lines say the method, the MAC, the rule and the VLAN.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { expect } from 'chai'
+import { parseFreeradiusLine, type FreeradiusAuthEvent } from '../../../sdk/logs/freeradius-parse.js'
+import { skipBecause } from '../../../test/kit/skip.js'
+import { createCa, createTemplate, eapTemplateId } from '../../pki/test/helpers.js'
+import { has } from './e2e-support.js'
+import { created, NacLab, SECRET } from './e2e-nac-lab.js'
+import { setTestNac } from './fixtures/nac-source/index.js'
+import { DENY, samplePolicy, vlan } from './nac-fixture.js'
+
+const PRINTERS = 'aaaaaaaa-0000-4000-8000-000000000001'
+const CAMERAS = 'aaaaaaaa-0000-4000-8000-000000000002'
+const PASSWORD = 'Peap-Secret-123-xyz'
+
+describe('radius: 802.1X and MAB against FreeRADIUS (eapol_test, radclient)', function () {
+  this.timeout(180_000)
+  let lab: NacLab
+  let caPem: string
+  let client: { cert: any; key: string }
+  let clientPem: string
+
+  before(async function () {
+    if (!has('freeradius') || !has('radclient') || !has('eapol_test') || !has('openssl')) skipBecause(this, 'FreeRADIUS 3.2, radclient, eapol_test and openssl are needed (Debian: freeradius, freeradius-utils, eapoltest, openssl)')
+    lab = await NacLab.open()
+    const t = lab.t
+    const staff = await created(t, '/api/v1/user-groups', { name: 'staff' })
+    const admins = await created(t, '/api/v1/user-groups', { name: 'admins' })
+    await created(t, '/api/v1/users', { username: 'alice', password: PASSWORD, network_login: true, group_ids: [staff.id, admins.id] })
+    await created(t, '/api/v1/users', { username: 'eve', password: PASSWORD, network_login: true })
+    const access = await created(t, '/api/v1/device-groups', { name: 'access' })
+    const sw = await created(t, '/api/v1/devices', { name: 'sw1', address: '127.0.0.1/32', device_group_id: access.id, radius_secret: SECRET })
+    const admin = await created(t, '/api/v1/radius/profiles', { name: 'admin', attributes: [{ name: 'Service-Type', value: 'Administrative-User' }] })
+    await created(t, '/api/v1/aaa/policy/rules', { name: 'admins-sw1', who: { group_id: admins.id }, where: { device_id: sw.id }, radius_profile_id: admin.id })
+
+    // The platform CA, trusted for EAP-TLS; the EAP server certificate from it, its key where the server option says.
+    const ca = await createCa(t, { subject: { CN: 'NAC Issuing CA', O: 'Portcullis Test' } })
+    caPem = path.join(lab.s.dir, 'ca.pem')
+    lab.s.put('ca.pem', ca.certificate)
+    expect((await t.admin('PUT', '/api/v1/settings/pki.freeradius_ca_id', { body: { value: ca.id } })).status).to.equal(200)
+    const server = await lab.issue(ca.id, await eapTemplateId(t), '/CN=radius.example.net', 'DNS:radius.example.net')
+    lab.s.put('server.pem', server.cert.certificate)
+    lab.s.ok(['x509', '-in', 'server.pem', '-out', lab.certFile])
+    lab.s.ok(['pkey', '-in', server.key, '-out', lab.keyFile])
+    const userTemplate = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN'], san_types: ['email'] })
+    client = await lab.issue(ca.id, userTemplate.id, '/CN=alice', 'email:alice@example.net')
+    clientPem = lab.s.put('alice.pem', client.cert.certificate)
+
+    const policy = samplePolicy('NAC Issuing CA')
+    setTestNac(
+      {
+        rules: [
+          { ...policy.rules[0], conditions: [{ type: 'method', methods: ['mab'] }, { type: 'endpoint_group', groups: [{ id: PRINTERS, name: 'printers' }] }] },
+          { ...policy.rules[1], conditions: [{ type: 'method', methods: ['peap'] }, { type: 'user_group', groups: [{ id: staff.id, name: 'staff' }] }, { type: 'device_group', groups: [{ id: access.id, name: 'access' }] }] },
+          policy.rules[2],
+          { id: 'r4', name: 'cameras', position: 4, conditions: [{ type: 'endpoint_group', groups: [{ id: CAMERAS, name: 'cameras' }] }], authorization: DENY },
+          { id: 'r5', name: 'peap-others', position: 5, conditions: [{ type: 'method', methods: ['peap'] }], authorization: vlan('50', 'peap-others') },
+        ],
+        default: policy.default,
+      },
+      [
+        { mac: '00:11:22:33:44:55', endpoint_group_ids: [PRINTERS], device_type: 'printer' },
+        { mac: '00:11:22:33:44:66', endpoint_group_ids: [CAMERAS], device_type: null },
+      ],
+    )
+    await lab.deploy()
+  })
+  after(async () => lab?.close())
+
+  const lines = (): FreeradiusAuthEvent[] =>
+    existsSync(lab.logDir)
+      ? readdirSync(lab.logDir)
+          .filter((f) => f.startsWith('radius-auth-'))
+          .flatMap((f) => readFileSync(path.join(lab.logDir, f), 'utf8').split('\n').filter(Boolean))
+          .map((l) => parseFreeradiusLine(l))
+          .flatMap((r) => (r.kind === 'auth' ? [r.event] : []))
+      : []
+  const last = () => lines().at(-1)!
+
+  it('PEAP-MSCHAPv2: a network user in the staff group on a switch of the access group lands in VLAN 10', async () => {
+    const r = await lab.peap('alice', PASSWORD, caPem)
+    expect(r.ok, r.raw.slice(-3000)).to.equal(true)
+    expect(r.vlan).to.equal('10')
+    expect(last()).to.include({ result: 'accept', nacMethod: 'peap', nacUser: 'alice', ruleName: 'staff-peap', ruleLabel: 'staff-vlan', vlan: '10', callingStationId: '02-00-00-00-00-01', nasPortType: 'Ethernet' })
+  })
+
+  it('PEAP: a user in no rule\'s group takes the next rule; a wrong password and an unknown user are rejected', async () => {
+    const other = await lab.peap('eve', PASSWORD, caPem)
+    expect(other.ok).to.equal(true)
+    expect(other.vlan).to.equal('50')
+    const wrong = await lab.peap('alice', 'not-the-password', caPem)
+    expect(wrong.ok).to.equal(false)
+    expect(last()).to.include({ result: 'reject', nacMethod: 'peap', rejectReason: 'wrong_password' })
+    const unknown = await lab.peap('mallory', PASSWORD, caPem)
+    expect(unknown.ok).to.equal(false)
+    expect(last()).to.include({ result: 'reject', rejectReason: 'unknown_user' })
+  })
+
+  it('EAP-TLS: a certificate of the platform CA lands in VLAN 20 with its ACL', async () => {
+    const r = await lab.tls('alice', path.join(lab.s.dir, clientPem), client.key, caPem)
+    expect(r.ok, r.raw.slice(-3000)).to.equal(true)
+    expect(r.vlan).to.equal('20')
+    expect(last()).to.include({ result: 'accept', nacMethod: 'eap-tls', nacUser: 'alice', ruleName: 'certs', vlan: '20', filterId: 'corp-acl' })
+  })
+
+  it('EAP-TLS: a certificate of a foreign CA is rejected', async () => {
+    const s = lab.s
+    s.ok(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'foreign-ca.key', '-out', 'foreign-ca.pem', '-subj', '/CN=NAC Issuing CA', '-days', '30'])
+    s.ok(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'foreign.key', '-out', 'foreign.csr', '-subj', '/CN=alice'])
+    s.ok(['x509', '-req', '-in', 'foreign.csr', '-CA', 'foreign-ca.pem', '-CAkey', 'foreign-ca.key', '-CAcreateserial', '-out', 'foreign.pem', '-days', '30'])
+    const r = await lab.tls('alice', path.join(s.dir, 'foreign.pem'), path.join(s.dir, 'foreign.key'), caPem)
+    expect(r.ok).to.equal(false)
+    expect(last()).to.include({ result: 'reject', nacMethod: 'eap-tls', rejectReason: 'eap_failed' })
+  })
+
+  it('MAB: a known MAC in any notation lands in its group\'s VLAN, an unknown MAC in the default, a denied group is rejected', async () => {
+    for (const mac of ['00-11-22-33-44-55', '0011.2233.4455', '00:11:22:33:44:55']) {
+      const r = await lab.mab(mac)
+      expect(r.code, r.raw).to.equal('Access-Accept')
+      expect(r.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)).to.deep.equal(['30'])
+    }
+    expect(last()).to.include({ result: 'accept', nacMethod: 'mab', ruleName: 'printers', vlan: '30', nasPortId: 'Gi1/0/7', nasPortType: 'Ethernet' })
+    const unknown = await lab.mab('AA-BB-CC-DD-EE-F0')
+    expect(unknown.code).to.equal('Access-Accept')
+    expect(unknown.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)).to.deep.equal(['99'])
+    expect(last()).to.include({ ruleName: 'default', vlan: '99' })
+    // Without Call-Check: the User-Name is the same MAC in another notation.
+    const plain = await lab.mab('00-11-22-33-44-55', { callCheck: false, user: '0011.2233.4455' })
+    expect(plain.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)).to.deep.equal(['30'])
+    // A User-Name that is not the Calling-Station-Id's MAC is no MAB: device administration, which knows no such user.
+    const other = await lab.mab('00-11-22-33-44-55', { callCheck: false, user: '001122334499' })
+    expect(other.code).to.equal('Access-Reject')
+    expect(last()).to.include({ nacMethod: null, rejectReason: 'unknown_user' })
+    const camera = await lab.mab('00-11-22-33-44-66')
+    expect(camera.code).to.equal('Access-Reject')
+    expect(last()).to.include({ result: 'reject', nacMethod: 'mab', ruleName: 'cameras', rejectReason: 'nac_denied' })
+  })
+
+  it('device administration still works in the same tree: PAP through the AAA policy', async () => {
+    const r = await lab.pap('alice', PASSWORD)
+    expect(r.code, r.raw).to.equal('Access-Accept')
+    expect(r.attributes.find((a) => a.name === 'Service-Type')?.value).to.equal('Administrative-User')
+    expect(last()).to.include({ result: 'accept', ruleName: 'admins-sw1', nacMethod: null })
+    expect((await lab.pap('alice', 'wrong')).code).to.equal('Access-Reject')
+  })
+
+  it('EAP-TLS: a revoked certificate is rejected once the CRL is redeployed', async () => {
+    expect((await lab.t.admin('POST', `/api/v1/pki/certificates/${client.cert.id}/revoke`, { body: { reason: 'keyCompromise' } })).status).to.equal(200)
+    await lab.deploy()
+    const r = await lab.tls('alice', path.join(lab.s.dir, clientPem), client.key, caPem)
+    expect(r.ok).to.equal(false)
+    expect(last()).to.include({ result: 'reject', nacMethod: 'eap-tls', rejectReason: 'eap_failed' })
+    expect(last().reason).to.include('revoked')
+  })
+})

@@ -1,0 +1,159 @@
+/**
+ * The NAC part of the FreeRADIUS renderer, pure (renderers/nac-*.ts): the policy as unlang from the
+ * compiled policy (same policy, same bytes; first rule first, the default last), what cannot be
+ * written refused with a clear error, hostile but accepted values through `freeradius -C` without a
+ * statement more, the tree without a NAC source unchanged in behaviour (its NAC files comments only),
+ * and MAB only when the EAP server options are unset.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { expect } from 'chai'
+import type { CompiledNacPolicy } from '../../../sdk/nac-policy.js'
+import { buildFreeradiusConfig, FreeradiusRenderError } from '../renderers/config.js'
+import { NAC_LINE_MAX, nacConditionUnlang, nacPolicyUnlang } from '../renderers/nac-policy.js'
+import { checkConfig, FREERADIUS_PRESENT, FREERADIUS_SKIP, writeRelease } from './e2e-support.js'
+import { Scratch } from '../../pki/test/helpers.js'
+import { DENY, nacInput, samplePolicy, vlan } from './nac-fixture.js'
+import { skipBecause } from '../../../test/kit/skip.js'
+
+const file = (files: ReturnType<typeof buildFreeradiusConfig>, p: string) => files.find((f) => f.path === p)?.content
+const HOSTILE = 'say "hi" {x} } # not a comment \\ end'
+
+function withPolicy(mut: (p: CompiledNacPolicy & { rules: any[] }) => void): () => string {
+  return () => {
+    const p = structuredClone(samplePolicy()) as CompiledNacPolicy & { rules: any[] }
+    mut(p)
+    return nacPolicyUnlang(p)
+  }
+}
+
+describe('radius: the NAC part of the FreeRADIUS tree (pure)', () => {
+  it('writes the policy in order, the default last, the same bytes for the same policy', () => {
+    const text = nacPolicyUnlang(samplePolicy())
+    expect(nacPolicyUnlang(samplePolicy())).to.equal(text)
+    const order = ['# rule 1 printers', '# rule 2 staff-peap', '# rule 3 certs', '# rule 4 blocked-type', '# default default'].map((s) => text.indexOf(s))
+    expect(order.every((v, i) => v >= 0 && (i === 0 || v > order[i - 1]))).to.equal(true)
+    expect(text).to.match(/^if \(/m).and.to.match(/^else \{/m)
+    expect(text).to.include('&Tunnel-Private-Group-Id += "30"').and.include('&Tmp-String-0 := "printers"').and.include('&Tmp-String-1 := "printers-vlan"')
+    // A deny rejects with the reason the log row carries.
+    expect(text.slice(text.indexOf('# rule 4'))).to.include('"nac_denied"').and.include('reject')
+  })
+
+  it('a policy of the default alone writes it unconditionally', () => {
+    const text = nacPolicyUnlang({ rules: [], default: { id: 'd', name: 'default', authorization: DENY } })
+    expect(text).to.not.match(/^(if|else)/m)
+    expect(text).to.include('reject')
+  })
+
+  it('tests what it cannot read as never holding, and says so', () => {
+    expect(nacConditionUnlang({ type: 'certificate', field: 'template', values: ['1.2.3.4'] })).to.have.property('note').that.includes('never holds')
+    expect(nacConditionUnlang({ type: 'nas_port_type', values: ['Quantum-Link'] })).to.have.property('note').that.includes('never holds')
+    expect(nacConditionUnlang({ type: 'nas_port_type', values: ['Ethernet', 'Quantum-Link'] }).test).to.include('&NAS-Port-Type == Ethernet').and.not.include('Quantum')
+  })
+
+  it('refuses what would break out of a string or a regex, naming it', () => {
+    expect(withPolicy((p) => (p.rules[0].authorization.reply[2].value = '30"\n}'))).to.throw(FreeradiusRenderError, /printers-vlan.*Tunnel-Private-Group-Id/)
+    expect(withPolicy((p) => (p.rules[0].authorization.reply[2].value = '%{User-Password}'))).to.throw(FreeradiusRenderError, /Tunnel-Private-Group-Id/)
+    expect(withPolicy((p) => (p.rules[0].authorization.reply[0].attribute = 'Not-An-Attribute'))).to.throw(FreeradiusRenderError, /Not-An-Attribute/)
+    expect(withPolicy((p) => (p.rules[1].conditions[1].groups[0].id = 'x" || true || "'))).to.throw(FreeradiusRenderError, /user group/)
+    expect(withPolicy((p) => (p.rules[2].conditions[1].values = ['CA %{User-Name}']))).to.throw(FreeradiusRenderError, /issuer CN/)
+    expect(withPolicy((p) => (p.rules[3].conditions[0].device_types = ['cam\n}']))).to.throw(FreeradiusRenderError, /device type/)
+    const i = nacInput()
+    ;(i.nac!.endpoints as any[]).push({ mac: '00:11:22:33:44:5G', endpoint_group_ids: [], device_type: null })
+    expect(() => buildFreeradiusConfig(i)).to.throw(FreeradiusRenderError, /canonical/)
+  })
+
+  it('without a NAC source the NAC includes are comments only: no eap module, no lookups', () => {
+    const i = nacInput()
+    i.nac = null
+    const files = buildFreeradiusConfig(i)
+    for (const p of ['portcullis/nac-authorize', 'portcullis/nac-authenticate', 'portcullis/nac-post-auth', 'portcullis/nac-reject', 'sites-enabled/portcullis-inner']) {
+      expect(file(files, p)!.split('\n').every((l) => l === '' || l.startsWith('#')), p).to.equal(true)
+    }
+    expect(files.map((f) => f.path)).to.not.include.members(['mods-enabled/portcullis_eap', 'mods-enabled/portcullis_nac', 'portcullis/nac-policy'])
+  })
+
+  it('without the EAP server options: MAB only, EAP requests rejected with the reason', () => {
+    const files = buildFreeradiusConfig(nacInput({ eap: null }))
+    expect(file(files, 'mods-enabled/portcullis_eap')).to.equal(undefined)
+    expect(file(files, 'portcullis/nac-authorize')).to.include('"eap_not_configured"').and.include('&Auth-Type := Accept')
+  })
+
+  describe('through freeradius -C', function () {
+    this.timeout(60_000)
+    let dir: string
+    let s: Scratch
+    before(function () {
+      if (!FREERADIUS_PRESENT) skipBecause(this, FREERADIUS_SKIP)
+      dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-nac-render-'))
+      s = new Scratch()
+      s.ok(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'server.key', '-out', 'server.pem', '-subj', '/CN=radius.test', '-days', '2'])
+    })
+    after(() => {
+      if (dir) rmSync(dir, { recursive: true, force: true })
+      s?.remove()
+    })
+
+    const check = (eap: boolean, policy?: CompiledNacPolicy) => {
+      const release = mkdtempSync(path.join(dir, 'r-'))
+      const files = buildFreeradiusConfig(nacInput({ policy, eap: eap ? { certificateFile: path.join(s.dir, 'server.pem'), privateKeyFile: path.join(s.dir, 'server.key') } : null }))
+      writeRelease(release, files)
+      return checkConfig(release)
+    }
+
+    it('accepts the tree with 802.1X and MAB, and with MAB only', () => {
+      const a = check(true)
+      expect(a.ok, a.output).to.equal(true)
+      const b = check(false)
+      expect(b.ok, b.output).to.equal(true)
+    })
+
+    it('writes a rule longer than a FreeRADIUS line (8 KiB) nested, in chunks, and the tree still loads', () => {
+      const p = samplePolicy()
+      const groups = Array.from({ length: 300 }, (_, i) => ({ id: `eeeeeeee-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `g${i}` }))
+      const policy: CompiledNacPolicy = { ...p, rules: [...p.rules, { id: 'big', name: 'big', position: 5, conditions: [{ type: 'endpoint_group', groups }, { type: 'method', methods: ['mab'] }], authorization: vlan('5', 'five') }, { ...p.rules[0], id: 'after', name: 'after', position: 6 }] }
+      const text = nacPolicyUnlang(policy)
+      expect(Math.max(...text.split('\n').map((l) => l.length))).to.be.at.most(NAC_LINE_MAX + 200)
+      // Each part of the chain runs only while no rule decided; the default last, the same way.
+      expect(text.match(/^if \(!&control:Tmp-String-0\) \{$/gm)).to.have.length(4)
+      const r = check(true, policy)
+      expect(r.ok, r.output).to.equal(true)
+    })
+
+    it('accepts hostile but allowed values as values, not statements', () => {
+      const p = samplePolicy("O'Brien (Issuing) CA [x] {y} /z")
+      const policy: CompiledNacPolicy = {
+        ...p,
+        rules: [
+          ...p.rules,
+          { id: 'h', name: 'say "hi" } #', position: 5, conditions: [{ type: 'nas_port_type', values: ['Wireless-802.11'] }], authorization: { ...vlan('7', HOSTILE), reply: [{ attribute: 'Filter-Id', value: HOSTILE }, { attribute: 'Reply-Message', value: "\\\" ' ` $HOME $ {x} }}}" }] } },
+          // Every condition type at once, through the parser.
+          {
+            id: 'all',
+            name: 'all-conditions',
+            position: 6,
+            conditions: [
+              { type: 'method', methods: ['peap', 'eap-tls', 'mab'] },
+              { type: 'user_group', groups: [{ id: 'ug-1', name: 'a' }, { id: 'ug-2', name: 'b' }] },
+              { type: 'endpoint_group', groups: [{ id: 'eg-1', name: 'e' }] },
+              { type: 'device_type', device_types: ['printer', 'IP phone'] },
+              { type: 'device_group', groups: [{ id: 'dg-1', name: 'd' }] },
+              { type: 'certificate', field: 'san_email', values: ['alice+x@example.net'] },
+              { type: 'certificate', field: 'san_dns', values: ['host-1.example.net'] },
+              { type: 'certificate', field: 'template', values: ['1.3.6.1.4.1.99999.1'] },
+              { type: 'nas_port_type', values: ['Ethernet', 'Virtual'] },
+              { type: 'time_window', window: { label: 'Mon-Fri 08:00-18:30', spans: [{ days: [1, 2, 3, 4, 5], from: 8 * 60, to: 18 * 60 + 30 }] } },
+            ],
+            authorization: { profile_id: 'x', profile_name: 'aruba', deny: false, reply: [{ attribute: 'Aruba-User-Role', value: 'employee' }, { attribute: 'Session-Timeout', value: '3600' }, { attribute: 'Termination-Action', value: 'RADIUS-Request' }] },
+          },
+        ],
+      }
+      const r = check(true, policy)
+      expect(r.ok, r.output).to.equal(true)
+      const text = nacPolicyUnlang(policy)
+      // One update block per rule and the default: no statement came from a value.
+      expect(text.match(/^\tupdate reply \{$/gm)).to.have.length(6)
+    })
+  })
+})
