@@ -1,0 +1,220 @@
+/**
+ * The differential test of the NAC policy: random compiled policies, each rendered into the
+ * FreeRADIUS tree and deployed to the real daemon, asked random MAB (radclient) and PEAP
+ * (eapol_test) questions; every answer (accept with its VLAN, or reject) must be what
+ * `evaluateNacPolicy` says for the same request. The policy test route answers with that same
+ * function, so this is the proof that the policy test tells what the deployed daemon does.
+ *
+ * Seeded: a failure prints the seed; `NAC_DIFF_SEED=<n>` replays it, `NAC_DIFF_POLICIES` sets how
+ * many policies (default 30, about 10 requests each).
+ */
+import path from 'node:path'
+import { expect } from 'chai'
+import type { CompiledNacPolicy, CompiledNacRule, NacAuthorization, NacCondition, NacMethod, NacRequest } from '../../../sdk/index.js'
+import { skipBecause } from '../../../test/kit/skip.js'
+import { createCa, eapTemplateId } from '../../pki/test/helpers.js'
+import { has, radclient, rcString } from '../../radius/test/e2e-support.js'
+import { created, NacLab, SECRET } from '../../radius/test/e2e-nac-lab.js'
+import { setTestNac } from '../../radius/test/fixtures/nac-source/index.js'
+import { evaluateNacPolicy } from '../services/evaluate.js'
+
+/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
+function rng(seed: number) {
+  let a = seed >>> 0
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (n: number) => Math.floor(next() * n)
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]
+  const some = <T>(xs: readonly T[]): T[] => {
+    const out = xs.filter(() => next() < 0.4)
+    return out.length ? out : [pick(xs)]
+  }
+  return { next, int, pick, some }
+}
+type Rng = ReturnType<typeof rng>
+
+const PASSWORD = 'Diff-Secret-123-xyz'
+const PORT_TYPES = ['Ethernet', 'Wireless-802.11', 'Virtual'] as const
+const DEVICE_TYPES = ['printer', 'ip-phone', 'camera'] as const
+
+interface World {
+  userGroups: { id: string; name: string }[]
+  users: { username: string; groupIds: string[] }[]
+  endpointGroups: { id: string; name: string }[]
+  endpoints: { mac: string; endpoint_group_ids: string[]; device_type: string | null }[]
+  deviceGroups: { id: string; name: string }[]
+  /** The groups of the one switch (127.0.0.1) every request comes from. */
+  switchGroupIds: string[]
+}
+
+const authorization = (r: Rng, i: number): NacAuthorization =>
+  r.next() < 0.2
+    ? { profile_id: `deny-${i}`, profile_name: `deny-${i}`, deny: true, reply: [] }
+    : {
+        profile_id: `p-${i}`,
+        profile_name: `vlan-${i}`,
+        deny: false,
+        reply: [
+          { attribute: 'Tunnel-Type', value: 'VLAN' },
+          { attribute: 'Tunnel-Medium-Type', value: 'IEEE-802' },
+          { attribute: 'Tunnel-Private-Group-Id', value: String(100 + i) },
+        ],
+      }
+
+/** A window holding all week, or none of today (never at the minute of the test): time is a condition the daemon reads from its clock. */
+function timeWindow(r: Rng): NacCondition {
+  const today = new Date().getDay()
+  if (r.next() < 0.5) return { type: 'time_window', window: { label: 'always', spans: [{ days: [0, 1, 2, 3, 4, 5, 6], from: 0, to: 1440 }] } }
+  const days = [0, 1, 2, 3, 4, 5, 6].filter((d) => d !== today)
+  return { type: 'time_window', window: { label: 'not today', spans: [{ days, from: 0, to: 1440 }] } }
+}
+
+function condition(r: Rng, w: World): NacCondition {
+  switch (r.int(8)) {
+    case 0:
+      return { type: 'method', methods: r.some<NacMethod>(['mab', 'peap']) }
+    case 1:
+      return { type: 'user_group', groups: r.some(w.userGroups) }
+    case 2:
+      return { type: 'endpoint_group', groups: r.some(w.endpointGroups) }
+    case 3:
+      return { type: 'device_type', device_types: r.some(DEVICE_TYPES) }
+    case 4:
+      return { type: 'device_group', groups: r.some(w.deviceGroups) }
+    case 5:
+      return { type: 'nas_port_type', values: r.some(PORT_TYPES) }
+    case 6:
+      return timeWindow(r)
+    default:
+      return { type: 'method', methods: [r.pick<NacMethod>(['mab', 'peap'])] }
+  }
+}
+
+function randomPolicy(r: Rng, w: World): CompiledNacPolicy {
+  const rules: CompiledNacRule[] = Array.from({ length: 1 + r.int(10) }, (_, i) => ({
+    id: `r${i + 1}`,
+    name: `rule-${i + 1}`,
+    position: i + 1,
+    // Mostly one or two conditions: a rule with none takes everything, and the rules after it would never be asked about.
+    conditions: Array.from({ length: r.next() < 0.05 ? 0 : 1 + r.int(2) }, () => condition(r, w)),
+    authorization: authorization(r, i + 1),
+  }))
+  return { rules, default: { id: 'r0', name: 'default', authorization: authorization(r, 0) } }
+}
+
+interface Question {
+  request: NacRequest
+  ask: () => Promise<{ accept: boolean; vlan: string | null }>
+}
+
+function questions(r: Rng, w: World, lab: NacLab, caPem: string): Question[] {
+  const now = new Date()
+  const local_time = { day: now.getDay(), minute: now.getHours() * 60 + now.getMinutes() }
+  const out: Question[] = []
+  const unknownMac = `02:00:00:00:${r.int(256).toString(16).padStart(2, '0')}:01`
+  for (let i = 0; i < 8; i++) {
+    const e = r.next() < 0.8 ? r.pick(w.endpoints) : { mac: unknownMac, endpoint_group_ids: [], device_type: null }
+    const portType = r.next() < 0.85 ? r.pick(PORT_TYPES) : null
+    const user = e.mac.replace(/:/g, '')
+    out.push({
+      request: { method: 'mab', mac: e.mac, username: null, user_group_ids: [], endpoint_group_ids: e.endpoint_group_ids, device_type: e.device_type, device_group_ids: w.switchGroupIds, certificate: null, nas_port_type: portType, local_time },
+      async ask() {
+        const pairs = [`User-Name = ${rcString(user)}`, `User-Password = ${rcString(user)}`, `Calling-Station-Id = ${rcString(e.mac.replace(/:/g, '-').toUpperCase())}`, 'Service-Type = Call-Check', 'Message-Authenticator = 0x00']
+        if (portType) pairs.push(`NAS-Port-Type = ${portType}`)
+        const a = await radclient(lab.port, 'auth', SECRET, pairs)
+        expect(a.code, a.raw).to.be.oneOf(['Access-Accept', 'Access-Reject'])
+        return { accept: a.code === 'Access-Accept', vlan: a.attributes.find((x) => x.name === 'Tunnel-Private-Group-Id')?.value ?? null }
+      },
+    })
+  }
+  for (let i = 0; i < 2; i++) {
+    const u = r.pick(w.users)
+    const e = r.pick(w.endpoints)
+    out.push({
+      // eapol_test sends NAS-Port-Type Ethernet (-N 61:d:15 in the lab) and the MAC as Calling-Station-Id.
+      request: { method: 'peap', mac: e.mac, username: u.username, user_group_ids: u.groupIds, endpoint_group_ids: e.endpoint_group_ids, device_type: e.device_type, device_group_ids: w.switchGroupIds, certificate: null, nas_port_type: 'Ethernet', local_time },
+      async ask() {
+        const a = await lab.eapol(['eap=PEAP', `identity="${u.username}"`, `password="${PASSWORD}"`, 'phase2="auth=MSCHAPV2"', `ca_cert="${caPem}"`], e.mac.replace(/:/g, '-'))
+        return { accept: a.ok, vlan: a.vlan }
+      },
+    })
+  }
+  return out
+}
+
+describe('nac: the policy test and the deployed FreeRADIUS agree (differential, random policies)', function () {
+  this.timeout(900_000)
+  let lab: NacLab
+  let world: World
+  let caPem: string
+
+  before(async function () {
+    if (!has('freeradius') || !has('radclient') || !has('eapol_test') || !has('openssl')) skipBecause(this, 'FreeRADIUS 3.2, radclient, eapol_test and openssl are needed (Debian: freeradius, freeradius-utils, eapoltest, openssl)')
+    lab = await NacLab.open()
+    const t = lab.t
+    const ug = [await created(t, '/api/v1/user-groups', { name: 'staff' }), await created(t, '/api/v1/user-groups', { name: 'contractors' }), await created(t, '/api/v1/user-groups', { name: 'lab' })]
+    const users = [
+      { username: 'ann', groupIds: [ug[0].id] },
+      { username: 'ben', groupIds: [ug[1].id, ug[2].id] },
+      { username: 'cat', groupIds: [] as string[] },
+    ]
+    for (const u of users) await created(t, '/api/v1/users', { username: u.username, password: PASSWORD, network_login: true, group_ids: u.groupIds })
+    const access = await created(t, '/api/v1/device-groups', { name: 'access' })
+    const core = await created(t, '/api/v1/device-groups', { name: 'core' })
+    await created(t, '/api/v1/devices', { name: 'sw1', address: '127.0.0.1/32', device_group_id: access.id, radius_secret: SECRET })
+    const ca = await createCa(t, { subject: { CN: 'Differential CA', O: 'Portcullis Test' } })
+    caPem = path.join(lab.s.dir, lab.s.put('ca.pem', ca.certificate))
+    expect((await t.admin('PUT', '/api/v1/settings/pki.freeradius_ca_id', { body: { value: ca.id } })).status).to.equal(200)
+    const server = await lab.issue(ca.id, await eapTemplateId(t), '/CN=radius.example.net', 'DNS:radius.example.net')
+    lab.s.put('server.pem', server.cert.certificate)
+    lab.s.ok(['x509', '-in', 'server.pem', '-out', lab.certFile])
+    lab.s.ok(['pkey', '-in', server.key, '-out', lab.keyFile])
+    const eg = [
+      { id: 'aaaaaaaa-0000-4000-8000-0000000000e1', name: 'printers' },
+      { id: 'aaaaaaaa-0000-4000-8000-0000000000e2', name: 'phones' },
+    ]
+    world = {
+      userGroups: ug.map((g) => ({ id: g.id, name: g.name })),
+      users,
+      endpointGroups: eg,
+      endpoints: [
+        { mac: '00:11:22:33:44:01', endpoint_group_ids: [eg[0].id], device_type: 'printer' },
+        { mac: '00:11:22:33:44:02', endpoint_group_ids: [eg[1].id], device_type: 'ip-phone' },
+        { mac: '00:11:22:33:44:03', endpoint_group_ids: [eg[0].id, eg[1].id], device_type: null },
+        { mac: '00:11:22:33:44:04', endpoint_group_ids: [], device_type: 'camera' },
+      ],
+      deviceGroups: [
+        { id: access.id, name: 'access' },
+        { id: core.id, name: 'core' },
+      ],
+      switchGroupIds: [access.id],
+    }
+  })
+  after(async () => lab?.close())
+
+  it('no disagreement over random policies and requests', async () => {
+    const seed = Number(process.env.NAC_DIFF_SEED ?? Date.now() % 1_000_000)
+    const count = Number(process.env.NAC_DIFF_POLICIES ?? 30)
+    const r = rng(seed)
+    let asked = 0
+    for (let p = 0; p < count; p++) {
+      const policy = randomPolicy(r, world)
+      setTestNac(policy, world.endpoints)
+      await lab.deploy()
+      for (const q of questions(r, world, lab, caPem)) {
+        const want = evaluateNacPolicy(policy, q.request)
+        const got = await q.ask()
+        const wantVlan = want.decision === 'accept' ? (want.reply.find((a) => a.attribute === 'Tunnel-Private-Group-Id')?.value ?? null) : null
+        const where = `seed ${seed}, policy ${p}: ${JSON.stringify(policy)}\nrequest ${JSON.stringify(q.request)}\nthe policy test: ${want.rule.name} (${want.decision})`
+        expect({ accept: got.accept, vlan: got.vlan }, where).to.deep.equal({ accept: want.decision === 'accept', vlan: wantVlan })
+        asked++
+      }
+    }
+    expect(asked).to.equal(count * 10)
+  })
+})
