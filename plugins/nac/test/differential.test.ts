@@ -6,7 +6,7 @@
  * function, so this is the proof that the policy test tells what the deployed daemon does.
  *
  * Seeded: a failure prints the seed; `NAC_DIFF_SEED=<n>` replays it, `NAC_DIFF_POLICIES` sets how
- * many policies (default 30, about 10 requests each).
+ * many policies (default 25, about 10 requests each).
  */
 import path from 'node:path'
 import { expect } from 'chai'
@@ -199,7 +199,7 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
 
   it('no disagreement over random policies and requests', async () => {
     const seed = Number(process.env.NAC_DIFF_SEED ?? Date.now() % 1_000_000)
-    const count = Number(process.env.NAC_DIFF_POLICIES ?? 30)
+    const count = Number(process.env.NAC_DIFF_POLICIES ?? 25)
     const r = rng(seed)
     let asked = 0
     for (let p = 0; p < count; p++) {
