@@ -16,6 +16,8 @@ export type Parsed = { ok: true; row: Row; username: string; timestamp: string }
 const clean = (v: string) => (v.includes('\u0000') ? v.replace(/\u0000/g, '') : v)
 /** A varchar(n) value: null when empty. */
 const vc = (v: string | null | undefined, n: number): string | null => (v === null || v === undefined || v === '' ? null : clean(v).slice(0, n))
+/** The `auth_type` of an 802.1X or MAB row, where FreeRADIUS checked no PAP/CHAP/MS-CHAP password of its own. */
+const NAC_AUTH_TYPES: Record<string, string> = { peap: 'PEAP', 'eap-tls': 'EAP-TLS', mab: 'MAB' }
 const txt = (v: string | null | undefined): string | null => (v === null || v === undefined || v === '' ? null : clean(v))
 const ipCache = new Map<string, boolean>()
 const inet = (v: string | null | undefined): string | null => {
@@ -105,15 +107,19 @@ export function parseLine(kind: LogKind, raw: Buffer): Parsed {
   }
   if (p.kind === 'auth') {
     const a = p.event
+    // 802.1X and MAB: the row names the user who authenticated (PEAP's inner identity, the certificate's user),
+    // not the outer identity (`anonymous`), and how (PEAP, EAP-TLS, MAB) where there was no password to name.
+    const username = a.nacUser ?? a.username
     return {
       ok: true,
-      username: a.username,
+      username,
       timestamp: a.timestamp,
       row: {
         ...common,
+        username: clean(username).slice(0, 253),
         session_id: null,
         status: a.result,
-        auth_type: a.authType,
+        auth_type: a.authType ?? NAC_AUTH_TYPES[a.nacMethod ?? ''] ?? null,
         rule_name: vc(a.ruleName, 128),
         rule_label: vc(a.ruleLabel, 128),
         called_station_id: vc(a.calledStationId, 128),

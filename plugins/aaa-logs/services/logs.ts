@@ -89,7 +89,7 @@ export const KINDS: KindDef[] = [
     table: LOG_TABLE.radius_authentication,
     // MS-CHAPv1 beyond the contract's three: refused unless a RADIUS profile allows it, and logged as what it was (issue 12).
     // reject_reason third: the rollup splits counts by the first two only (a reject_reason filter is counted from the rows).
-    enumFilters: { status: ['accept', 'reject'], auth_type: ['PAP', 'MS-CHAPv2', 'CHAP', 'MS-CHAPv1'], reject_reason: RADIUS_REJECT_REASONS },
+    enumFilters: { status: ['accept', 'reject'], auth_type: ['PAP', 'MS-CHAPv2', 'CHAP', 'MS-CHAPv1', 'PEAP', 'EAP-TLS', 'MAB'], reject_reason: RADIUS_REJECT_REASONS },
     textFilters: [],
     sortBy: ['timestamp', 'username', 'nas_ip', 'status', 'rule_name', 'rule_label'],
     searchColumns: [...COMMON_SEARCH, 'rule_name', 'rule_label', 'calling_station_id', 'called_station_id', 'nas_identifier', 'reason'],

@@ -58,13 +58,16 @@ export class NacLab {
     return path.join(this.dir, 'eap', 'server.key')
   }
 
-  /** `eap: false`: the EAP server options unset (MAB only). */
-  static async open(o: { eap?: boolean } = {}): Promise<NacLab> {
+  /**
+   * `eap: false`: the EAP server options unset (MAB only). `plugins`: the edition (default: the
+   * stand-in NAC policy source instead of the nac plugin, so these tests do not depend on it).
+   */
+  static async open(o: { eap?: boolean; plugins?: string[] } = {}): Promise<NacLab> {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-nac-e2e-'))
     mkdirSync(path.join(dir, 'eap'))
     const eap = o.eap === false ? {} : { 'radius.eap_certificate_file': path.join(dir, 'eap', 'server.pem'), 'radius.eap_private_key_file': path.join(dir, 'eap', 'server.key') }
     const t = await startTestApp({
-      plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'pki', FIXTURE],
+      plugins: o.plugins ?? ['inventory', 'tacacs', 'radius', 'aaa-policy', 'pki', FIXTURE],
       options: { 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run'), ...eap },
     })
     const lab = new NacLab(t, dir)
@@ -150,6 +153,14 @@ export class NacLab {
 
   pap(user: string, password: string): Promise<RadclientResult> {
     return radclient(this.port, 'auth', SECRET, [`User-Name = ${rcString(user)}`, `User-Password = ${rcString(password)}`, 'Message-Authenticator = 0x00'])
+  }
+
+  /** Deploys through the API (`POST /api/v1/deploys`, which runs `freeradius -C`), and (re)starts the daemon on the active release. */
+  async deployThroughApi(): Promise<void> {
+    await this.daemon?.stop()
+    const r = await this.t.admin('POST', '/api/v1/deploys', { body: { daemon: 'freeradius', comment: 'nac e2e' } })
+    expect(r.status, JSON.stringify(r.body)).to.equal(201)
+    this.daemon = await startFreeradius(path.join(this.t.dataDir, 'releases', 'freeradius', 'current'))
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,160 @@
+/**
+ * NAC end to end, configured through the API only (issue 16): users, a switch, endpoint groups and
+ * endpoints, authorization profiles, NAC rules and the PKI, deployed with `POST /api/v1/deploys`
+ * (which runs `freeradius -C`), the real FreeRADIUS started on the active release. eapol_test
+ * (PEAP-MSCHAPv2, EAP-TLS with a certificate the PKI issued) and radclient (MAB) play the switch;
+ * the policy test answers what the daemon did; a revoked certificate is refused after the CRL is
+ * redeployed; the log rows arrive through the ingester; a CoA reaches a loopback NAS when an
+ * endpoint moves group.
+ */
+import path from 'node:path'
+import { expect } from 'chai'
+import { skipBecause } from '../../../test/kit/skip.js'
+import { createCa, createTemplate, eapTemplateId } from '../../pki/test/helpers.js'
+import { has } from '../../radius/test/e2e-support.js'
+import { created, NacLab, SECRET, setSetting } from '../../radius/test/e2e-nac-lab.js'
+import { LoopbackNas } from './coa-nas.js'
+
+const PASSWORD = 'Nac-E2e-Secret-123'
+const PRINTER = '00:11:22:33:44:55'
+const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'pki', 'nac']
+
+describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS, eapol_test, radclient, CoA)', function () {
+  this.timeout(240_000)
+  let lab: NacLab
+  let caPem: string
+  let client: { cert: any; key: string }
+  let clientPem: string
+  let sw: any
+  let phones: any
+  let printerId: string
+
+  before(async function () {
+    if (!has('freeradius') || !has('radclient') || !has('eapol_test') || !has('openssl')) skipBecause(this, 'FreeRADIUS 3.2, radclient, eapol_test and openssl are needed (Debian: freeradius, freeradius-utils, eapoltest, openssl)')
+    lab = await NacLab.open({ plugins: PLUGINS })
+    const t = lab.t
+    await setSetting(t, 'aaa-logs.poll_ms', 20)
+    const staff = await created(t, '/api/v1/user-groups', { name: 'staff' })
+    await created(t, '/api/v1/users', { username: 'alice', password: PASSWORD, network_login: true, group_ids: [staff.id] })
+    await created(t, '/api/v1/users', { username: 'eve', password: PASSWORD, network_login: true })
+    const access = await created(t, '/api/v1/device-groups', { name: 'access' })
+    sw = await created(t, '/api/v1/devices', { name: 'sw1', address: '127.0.0.1/32', device_group_id: access.id, radius_secret: SECRET })
+    const printers = await created(t, '/api/v1/nac/endpoint-groups', { name: 'printers' })
+    phones = await created(t, '/api/v1/nac/endpoint-groups', { name: 'phones' })
+    printerId = (await created(t, '/api/v1/nac/endpoints', { mac: '0011.2233.4455', endpoint_group_id: printers.id, description: 'printer, 2nd floor' })).id
+
+    const profile = (name: string, body: Record<string, unknown>) => created(t, '/api/v1/nac/authorization-profiles', { name, ...body })
+    const printerVlan = await profile('printers-vlan', { vlan: 30 })
+    const phoneVlan = await profile('phones-vlan', { vlan: 40 })
+    const staffVlan = await profile('staff-vlan', { vlan: 10 })
+    const certVlan = await profile('cert-vlan', { vlan: 20, acl: 'corp-acl' })
+    const guest = await profile('guest', { vlan: 'guest' })
+    const rule = (name: string, conditions: unknown[], authorization_profile_id: string) => created(t, '/api/v1/nac/policy/rules', { name, conditions, authorization_profile_id })
+    await rule('printers', [{ type: 'method', methods: ['mab'] }, { type: 'endpoint_group', group_ids: [printers.id] }], printerVlan.id)
+    await rule('phones', [{ type: 'method', methods: ['mab'] }, { type: 'endpoint_group', group_ids: [phones.id] }], phoneVlan.id)
+    await rule('staff-peap', [{ type: 'method', methods: ['peap'] }, { type: 'user_group', group_ids: [staff.id] }, { type: 'device_group', group_ids: [access.id] }], staffVlan.id)
+    await rule('certificates', [{ type: 'method', methods: ['eap-tls'] }, { type: 'certificate', field: 'issuer_cn', values: ['NAC E2E Issuing CA'] }], certVlan.id)
+    const rules = (await t.admin('GET', '/api/v1/nac/policy/rules')).body
+    const def = (rules.items ?? rules).find((r: any) => r.is_default)
+    expect((await t.admin('PUT', `/api/v1/nac/policy/rules/${def.id}`, { body: { authorization_profile_id: guest.id } })).status).to.equal(200)
+
+    const ca = await createCa(t, { subject: { CN: 'NAC E2E Issuing CA', O: 'Portcullis Test' } })
+    caPem = path.join(lab.s.dir, lab.s.put('ca.pem', ca.certificate))
+    await setSetting(t, 'pki.freeradius_ca_id', ca.id)
+    const server = await lab.issue(ca.id, await eapTemplateId(t), '/CN=radius.example.net', 'DNS:radius.example.net')
+    lab.s.put('server.pem', server.cert.certificate)
+    lab.s.ok(['x509', '-in', 'server.pem', '-out', lab.certFile])
+    lab.s.ok(['pkey', '-in', server.key, '-out', lab.keyFile])
+    const userTemplate = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN'], san_types: ['email'] })
+    client = await lab.issue(ca.id, userTemplate.id, '/CN=alice', 'email:alice@example.net')
+    clientPem = path.join(lab.s.dir, lab.s.put('alice.pem', client.cert.certificate))
+    await lab.deployThroughApi()
+  })
+  after(async () => lab?.close())
+
+  /** What the policy test says for a request, by rule name and VLAN. */
+  async function policyTest(body: Record<string, unknown>): Promise<{ rule: string; decision: string; vlan: string | null }> {
+    const r = await lab.t.admin('POST', '/api/v1/nac/policy/test', { body: { nas: sw.id, nas_port_type: 'Ethernet', ...body } })
+    expect(r.status, JSON.stringify(r.body)).to.equal(200)
+    return { rule: r.body.rule.name, decision: r.body.decision, vlan: r.body.reply.find((a: any) => a.attribute === 'Tunnel-Private-Group-Id')?.value ?? null }
+  }
+
+  it('PEAP-MSCHAPv2: staff on an access switch lands in VLAN 10, as the policy test says; a wrong password is refused', async () => {
+    const r = await lab.peap('alice', PASSWORD, caPem)
+    expect(r.ok, r.raw.slice(-2000)).to.equal(true)
+    expect(r.vlan).to.equal('10')
+    expect(await policyTest({ method: 'peap', username: 'alice', mac: '02-00-00-00-00-01' })).to.deep.equal({ rule: 'staff-peap', decision: 'accept', vlan: '10' })
+    const other = await lab.peap('eve', PASSWORD, caPem)
+    expect(other.ok).to.equal(true)
+    expect(other.vlan).to.equal('guest')
+    expect(await policyTest({ method: 'peap', username: 'eve', mac: '02-00-00-00-00-01' })).to.deep.equal({ rule: 'default', decision: 'accept', vlan: 'guest' })
+    expect((await lab.peap('alice', 'not-the-password', caPem)).ok).to.equal(false)
+  })
+
+  it('EAP-TLS: a certificate the PKI issued lands in VLAN 20; a foreign CA\'s is refused', async () => {
+    const r = await lab.tls('alice', clientPem, client.key, caPem)
+    expect(r.ok, r.raw.slice(-2000)).to.equal(true)
+    expect(r.vlan).to.equal('20')
+    expect(await policyTest({ method: 'eap-tls', username: 'alice', mac: '02-00-00-00-00-01', certificate: { issuer_cn: 'NAC E2E Issuing CA' } })).to.deep.equal({ rule: 'certificates', decision: 'accept', vlan: '20' })
+    const s = lab.s
+    s.ok(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'foreign-ca.key', '-out', 'foreign-ca.pem', '-subj', '/CN=NAC E2E Issuing CA', '-days', '30'])
+    s.ok(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'foreign.key', '-out', 'foreign.csr', '-subj', '/CN=alice'])
+    s.ok(['x509', '-req', '-in', 'foreign.csr', '-CA', 'foreign-ca.pem', '-CAkey', 'foreign-ca.key', '-CAcreateserial', '-out', 'foreign.pem', '-days', '30'])
+    expect((await lab.tls('alice', path.join(s.dir, 'foreign.pem'), path.join(s.dir, 'foreign.key'), caPem)).ok).to.equal(false)
+  })
+
+  it('MAB: the known printer lands in its group\'s VLAN, an unknown MAC in the default (guest)', async () => {
+    const known = await lab.mab('00-11-22-33-44-55')
+    expect(known.code, known.raw).to.equal('Access-Accept')
+    expect(known.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)).to.deep.equal(['30'])
+    expect(await policyTest({ method: 'mab', mac: PRINTER })).to.deep.equal({ rule: 'printers', decision: 'accept', vlan: '30' })
+    const unknown = await lab.mab('AA-BB-CC-DD-EE-F0')
+    expect(unknown.code).to.equal('Access-Accept')
+    expect(unknown.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)).to.deep.equal(['guest'])
+  })
+
+  it('the log rows arrive through the ingester: method, MAC, the NAC rule and the VLAN given', async () => {
+    const end = Date.now() + 15_000
+    let rows: any[] = []
+    while (Date.now() < end) {
+      const r = await lab.t.admin('GET', '/api/v1/aaa/logs/radius/authentication?per_page=100&sort_by=timestamp&sort_order=desc')
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      rows = r.body.items
+      if (rows.some((x) => x.rule_name === 'printers')) break
+      await new Promise((res) => setTimeout(res, 100))
+    }
+    const mab = rows.find((x) => x.rule_name === 'printers')
+    expect(mab, JSON.stringify(rows.slice(0, 3))).to.not.equal(undefined)
+    expect(mab).to.include({ status: 'accept', auth_type: 'MAB', calling_station_id: '00-11-22-33-44-55' })
+    expect(mab.reply_attributes).to.deep.include({ name: 'Tunnel-Private-Group-Id', value: '30' })
+    // The user who authenticated (PEAP's inner identity), not the outer `anonymous`.
+    expect(rows.find((x) => x.rule_name === 'staff-peap')).to.include({ status: 'accept', username: 'alice', auth_type: 'PEAP' })
+    expect(rows.find((x) => x.rule_name === 'certificates')).to.include({ status: 'accept', username: 'alice', auth_type: 'EAP-TLS' })
+  })
+
+  it('a CoA reaches the switch when the printer moves to the phones group; after the deploy it lands in VLAN 40', async () => {
+    const nas = await LoopbackNas.start('127.0.0.1', SECRET)
+    try {
+      expect((await lab.t.admin('PUT', `/api/v1/nac/coa-nas/${sw.id}`, { body: { port: nas.port } })).status).to.be.oneOf([200, 201])
+      // The switch saw the printer (the ingester recorded its last NAS from the MAB above).
+      const end = Date.now() + 15_000
+      while ((await lab.t.admin('GET', `/api/v1/nac/endpoints/${printerId}`)).body.last_nas_ip === null && Date.now() < end) await new Promise((r) => setTimeout(r, 100))
+      expect((await lab.t.admin('PUT', `/api/v1/nac/endpoints/${printerId}`, { body: { endpoint_group_id: phones.id } })).status).to.equal(200)
+      const [coa] = await nas.waitFor(1, 10_000)
+      expect(coa.signed).to.equal(true)
+      expect(String(coa.attributes['Calling-Station-Id'])).to.equal('00-11-22-33-44-55')
+      await lab.deployThroughApi()
+      const moved = await lab.mab('00-11-22-33-44-55')
+      expect(moved.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)).to.deep.equal(['40'])
+      expect(await policyTest({ method: 'mab', mac: PRINTER })).to.deep.equal({ rule: 'phones', decision: 'accept', vlan: '40' })
+    } finally {
+      nas.close()
+    }
+  })
+
+  it('EAP-TLS: the certificate is refused once revoked and the CRL redeployed', async () => {
+    expect((await lab.t.admin('POST', `/api/v1/pki/certificates/${client.cert.id}/revoke`, { body: { reason: 'keyCompromise' } })).status).to.equal(200)
+    await lab.deployThroughApi()
+    expect((await lab.tls('alice', clientPem, client.key, caPem)).ok).to.equal(false)
+  })
+})
