@@ -23,6 +23,14 @@ export const NAC_ATTRIBUTES = {
   deviceGroup: 'Portcullis-NAC-Device-Group',
 } as const
 
+/** Group ids as the tree compares them (uuids; "~", the policy's sentinel, is not one). */
+export const NAC_ID = /^[A-Za-z0-9._:@/-]{1,128}$/
+/**
+ * Device types (profiling names them: "IP phone", "Printer (HP)"): any printable text but what would
+ * be expanded or escaped (`%`, `$`, quotes, backslashes, braces), and not "~", the policy's sentinel.
+ */
+export const NAC_DEVICE_TYPE = /^(?!~$)[^\u0000-\u001f\u007f%$"\\{}]{1,128}$/
+
 export const DICTIONARY_FILE = `${HEADER}
 # Internal attributes of the NAC part of the tree (renderers/nac-*.ts): never sent in a packet.
 ATTRIBUTE	${NAC_ATTRIBUTES.method}	3170	string

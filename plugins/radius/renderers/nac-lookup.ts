@@ -8,18 +8,15 @@
  */
 import type { FreeradiusConfigInput } from './input.js'
 import type { FreeradiusNac } from './nac-input.js'
-import { NAC_ATTRIBUTES as N } from './nac-attributes.js'
+import { NAC_ATTRIBUTES as N, NAC_DEVICE_TYPE, NAC_ID } from './nac-attributes.js'
 import { byteOrder, FreeradiusRenderError, HEADER, name, T, USERNAME } from './syntax.js'
 import { quoteValue } from '../services/values.js'
 import { writtenClients } from './policy.js'
 
 /** The nac plugin's canonical MAC. */
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/
-/** Group ids and device types as the tree compares them (nac-policy.ts). */
-const ID = /^[A-Za-z0-9._:@/ -]{1,128}$/
-
 const item = (attr: string, op: ':=' | '+=', v: string, what: string) => {
-  if (!ID.test(v)) throw new FreeradiusRenderError(`${what} ${JSON.stringify(v)} is not an id the tree can compare`)
+  if (!(what === 'device type' ? NAC_DEVICE_TYPE : NAC_ID).test(v)) throw new FreeradiusRenderError(`${what} ${JSON.stringify(v)} is not an id the tree can compare`)
   return `${attr} ${op} ${quoteValue(v)}`
 }
 

@@ -24,7 +24,7 @@ import type { CompiledNacPolicy, NacAuthorization, NacCondition } from '../../..
 import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
 import { DICTIONARY } from '../services/dictionary.js'
 import { formatValue, quoteValue } from '../services/values.js'
-import { NAC_ATTRIBUTES as N } from './nac-attributes.js'
+import { NAC_ATTRIBUTES as N, NAC_DEVICE_TYPE, NAC_ID } from './nac-attributes.js'
 import { timeCondition } from './policy.js'
 import { FreeradiusRenderError, HEADER, refusal, T } from './syntax.js'
 
@@ -38,8 +38,6 @@ export const NAS_PORT_TYPES = new Set(
   ).split(' '),
 )
 
-/** Ids (uuids) and device types compared as strings: what cannot break out of a double-quoted unlang string. */
-const ID = /^[A-Za-z0-9._:@/ -]{1,128}$/
 
 /**
  * A certificate value as the tree compares it: printable ASCII without `%` (expanded at run time) and
@@ -60,13 +58,13 @@ const anyOf = (tests: string[]) => (tests.length === 1 ? tests[0] : `(${tests.jo
  */
 const present = (attr: string, tests: string[]) => `(${attr} && ${anyOf(tests)})`
 const str = (v: string, what: string) => {
-  if (!ID.test(v)) throw new FreeradiusRenderError(`${what} ${JSON.stringify(v)} is not an id the tree can compare`)
+  if (!(what === 'device type' ? NAC_DEVICE_TYPE : NAC_ID).test(v)) throw new FreeradiusRenderError(`${what} ${JSON.stringify(v)} is not an id the tree can compare`)
   return quoteValue(v)
 }
 /** A condition that never holds (a certificate template; a NAS-Port-Type FreeRADIUS cannot name): an attribute never set. */
 const NEVER = `&control:${N.method} == "never"`
 
-/** A value no id or device type can take (ID refuses "~"): every list the policy reads has at least it. */
+/** A value no id or device type can take (NAC_ID and NAC_DEVICE_TYPE refuse "~"): every list the policy reads has at least it. */
 const SENTINEL = '"~"'
 const SENTINELS = ['# Every attribute the conditions read has a value (one no rule names), so no test needs a guard.', 'update control {', ...[N.endpointGroup, N.userGroup, N.deviceGroup, N.deviceType].map((a) => `${T}&${a} += ${SENTINEL}`), '}']
 

@@ -29,7 +29,7 @@ export async function setSetting(t: TestApp, key: string, value: unknown): Promi
   expect(r.status, `setting ${key}: ${JSON.stringify(r.body)}`).to.be.oneOf([200, 204])
 }
 
-/** What eapol_test says: accepted or not, and the Access-Accept's attributes it printed (name → values). */
+/** What eapol_test says: accepted or not, the VLAN (Tunnel-Private-Group-Id) of the Access-Accept, its whole output. */
 export interface EapResult {
   ok: boolean
   vlan: string | null
