@@ -30,8 +30,11 @@ export type NacCondition =
   | { type: 'device_type'; device_types: readonly string[] }
   /** The switch (the RADIUS client) is in one of these device groups (or below one of them). */
   | { type: 'device_group'; groups: readonly { id: string; name: string }[] }
-  /** EAP-TLS: a field of the client certificate, compared case-insensitively for equality. */
-  | { type: 'certificate'; field: 'issuer_cn' | 'san_email' | 'san_dns' | 'template'; values: readonly string[] }
+  /**
+   * EAP-TLS: a field of the client certificate, compared case-insensitively for equality. (No certificate
+   * template: FreeRADIUS 3.2 exposes no certificate policy OID, so the daemon could not enforce it.)
+   */
+  | { type: 'certificate'; field: 'issuer_cn' | 'san_email' | 'san_dns'; values: readonly string[] }
   /** NAS-Port-Type as FreeRADIUS names it (`Ethernet`, `Wireless-802.11`, `Virtual`). */
   | { type: 'nas_port_type'; values: readonly string[] }
   | { type: 'time_window'; window: PolicyTimeWindow }
@@ -83,7 +86,7 @@ export interface NacRequest {
   device_type: string | null
   /** Ids of the switch's device groups, ancestors included. */
   device_group_ids: readonly string[]
-  certificate: { issuer_cn?: string; san_email?: string; san_dns?: string; template?: string } | null
+  certificate: { issuer_cn?: string; san_email?: string; san_dns?: string } | null
   nas_port_type: string | null
   /** Minutes since local midnight and weekday (0 Sunday), for time windows. */
   local_time: { day: number; minute: number }

@@ -14,7 +14,7 @@ export const NacPolicyTestRequest = Type.Object(
     nas_port_type: Type.Optional(StringEnum(NAS_PORT_TYPES, { description: 'NAS-Port-Type as FreeRADIUS names it.' })),
     certificate: Type.Optional(
       Type.Object(
-        { issuer_cn: certText, san_email: certText, san_dns: certText, template: certText },
+        { issuer_cn: certText, san_email: certText, san_dns: certText },
         { additionalProperties: false, description: 'EAP-TLS only (422 otherwise): the client certificate fields the policy can test.' },
       ),
     ),

@@ -13,7 +13,7 @@ export const NacConditionInput = Type.Object(
     ),
     group_ids: list(Uuid(), '`user_group`: user groups the user is a member of; `endpoint_group`: endpoint groups the endpoint (by Calling-Station-Id) is in; `device_group`: device groups the switch is in, or below. Unknown: 422 REFERENCE_NOT_FOUND at `conditions[i].group_ids[j]`.'),
     device_types: list(Type.String({ minLength: 1, maxLength: 128 }), '`device_type`: what profiling concluded the endpoint is, compared exactly.'),
-    field: Type.Optional(StringEnum(CERTIFICATE_FIELDS, { description: '`certificate`: which field of the EAP-TLS client certificate: issuer CN, SAN e-mail, SAN DNS name, or the certificate template.' })),
+    field: Type.Optional(StringEnum(CERTIFICATE_FIELDS, { description: '`certificate`: which field of the EAP-TLS client certificate: issuer CN, SAN e-mail or SAN DNS name (no certificate template: FreeRADIUS 3.2 cannot read one).' })),
     values: list(Type.String({ minLength: 1, maxLength: 253 }), '`certificate`: the field equals one of them, case-insensitively. `nas_port_type`: NAS-Port-Type as FreeRADIUS names it (`Ethernet`, `Wireless-802.11`, `Virtual`…).'),
     days: Type.Optional(Type.Array(StringEnum(DAYS), { minItems: 1, maxItems: 7, uniqueItems: true, description: '`time_window`: the days the window starts on.' })),
     start: Type.Optional(Type.String({ pattern: TIME_WINDOW_START, description: '`time_window`: `HH:MM`, inclusive.' })),

@@ -17,7 +17,8 @@ import { valueProblem } from './values.js'
 export const NAC_METHODS = ['peap', 'eap-tls', 'mab'] as const satisfies readonly NacMethod[]
 export const CONDITION_TYPES = ['method', 'user_group', 'endpoint_group', 'device_type', 'device_group', 'certificate', 'nas_port_type', 'time_window'] as const
 export type ConditionType = (typeof CONDITION_TYPES)[number]
-export const CERTIFICATE_FIELDS = ['issuer_cn', 'san_email', 'san_dns', 'template'] as const
+// No certificate template: FreeRADIUS 3.2 exposes no certificate policy OID, so a rule on it could not be enforced by the daemon.
+export const CERTIFICATE_FIELDS = ['issuer_cn', 'san_email', 'san_dns'] as const
 export type CertificateField = (typeof CERTIFICATE_FIELDS)[number]
 
 /** NAS-Port-Type as the FreeRADIUS dictionary (dictionary.rfc2865, rfc4603) names the values a switch or controller sends. */

@@ -19,7 +19,7 @@ export interface PolicyTestInput {
   username?: string
   nas?: string
   nas_port_type?: string
-  certificate?: { issuer_cn?: string; san_email?: string; san_dns?: string; template?: string }
+  certificate?: { issuer_cn?: string; san_email?: string; san_dns?: string }
   time?: string
 }
 

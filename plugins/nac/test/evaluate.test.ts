@@ -86,7 +86,7 @@ describe('nac: evaluateNacPolicy', () => {
       named.map((groups) => ({ type: 'endpoint_group' as const, groups })),
       named.map((groups) => ({ type: 'device_group' as const, groups })),
       fc.subarray(['printer', 'phone'], { minLength: 1 }).map((device_types) => ({ type: 'device_type' as const, device_types })),
-      fc.record({ field: fc.constantFrom('issuer_cn' as const, 'template' as const), values: fc.subarray(['Corp CA', 'wifi'], { minLength: 1 }) }).map((c) => ({ type: 'certificate' as const, ...c })),
+      fc.record({ field: fc.constantFrom('issuer_cn' as const, 'san_email' as const), values: fc.subarray(['Corp CA', 'wifi'], { minLength: 1 }) }).map((c) => ({ type: 'certificate' as const, ...c })),
       fc.subarray(['Ethernet', 'Wireless-802.11'], { minLength: 1 }).map((values) => ({ type: 'nas_port_type' as const, values })),
       fc
         .record({ days: fc.subarray(['mon', 'tue', 'sat', 'sun'] as const, { minLength: 1 }), start: fc.constantFrom('00:00', '08:00', '22:00'), end: fc.constantFrom('06:00', '18:00', '24:00') })
@@ -101,7 +101,7 @@ describe('nac: evaluateNacPolicy', () => {
       endpoint_group_ids: fc.subarray(G, { maxLength: 1 }),
       device_type: fc.constantFrom(null, 'printer', 'phone', 'Printer'),
       device_group_ids: fc.subarray(G),
-      certificate: fc.option(fc.record({ issuer_cn: fc.constantFrom('corp ca', 'Evil CA'), template: fc.constantFrom('WIFI', 'vpn') }, { requiredKeys: [] }), { nil: null }),
+      certificate: fc.option(fc.record({ issuer_cn: fc.constantFrom('corp ca', 'Evil CA'), san_email: fc.constantFrom('WIFI', 'vpn') }, { requiredKeys: [] }), { nil: null }),
       nas_port_type: fc.constantFrom(null, 'Ethernet', 'Wireless-802.11', 'Virtual'),
       local_time: fc.record({ day: fc.integer({ min: 0, max: 6 }), minute: fc.integer({ min: 0, max: 1439 }) }),
     })

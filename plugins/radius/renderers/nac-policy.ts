@@ -105,7 +105,6 @@ export function nacConditionUnlang(c: NacCondition): NacConditionUnlang {
     case 'time_window':
       return made([timeCondition(c.window.spans)])
     case 'certificate': {
-      if (c.field === 'template') return made([NEVER], undefined, 'a certificate template condition: FreeRADIUS 3.2 does not expose the certificate policy, never holds')
       const attr = c.field === 'issuer_cn' ? 'TLS-Client-Cert-Issuer' : c.field === 'san_email' ? 'TLS-Client-Cert-Subject-Alt-Name-Email' : 'TLS-Client-Cert-Subject-Alt-Name-Dns'
       // Case-insensitive: the attribute lower-cased by %{tolower:} (rlm_expr, mods-enabled/portcullis_nac).
       // The issuer is a one-line DN ("/O=Example/CN=Issuing CA"): its CN component, whole (a "/" appended so the last one ends too).

@@ -47,7 +47,6 @@ describe('radius: the NAC part of the FreeRADIUS tree (pure)', () => {
   })
 
   it('tests what it cannot read as never holding, and says so', () => {
-    expect(nacConditionUnlang({ type: 'certificate', field: 'template', values: ['1.2.3.4'] })).to.have.property('note').that.includes('never holds')
     expect(nacConditionUnlang({ type: 'nas_port_type', values: ['Quantum-Link'] })).to.have.property('note').that.includes('never holds')
     expect(nacConditionUnlang({ type: 'nas_port_type', values: ['Ethernet', 'Quantum-Link'] }).test).to.include('&NAS-Port-Type == Ethernet').and.not.include('Quantum')
   })
@@ -141,7 +140,6 @@ describe('radius: the NAC part of the FreeRADIUS tree (pure)', () => {
               { type: 'device_group', groups: [{ id: 'dg-1', name: 'd' }] },
               { type: 'certificate', field: 'san_email', values: ['alice+x@example.net'] },
               { type: 'certificate', field: 'san_dns', values: ['host-1.example.net'] },
-              { type: 'certificate', field: 'template', values: ['1.3.6.1.4.1.99999.1'] },
               { type: 'nas_port_type', values: ['Ethernet', 'Virtual'] },
               { type: 'time_window', window: { label: 'Mon-Fri 08:00-18:30', spans: [{ days: [1, 2, 3, 4, 5], from: 8 * 60, to: 18 * 60 + 30 }] } },
             ],
