@@ -121,6 +121,13 @@ export interface DeploysService {
   currentFiles(daemon: string, opts?: { reveal?: boolean }): Promise<DeployedConfig | null>
   /** Per daemon some renderer writes: changes not yet deployed (cached by database snapshot, cheap to poll). */
   pending(): Promise<PendingState>
+  /**
+   * Called on this node each time a release of a daemon became active here (a deploy or a rollback)
+   * and its reload command ran: what the daemon answers from has changed. A plugin whose data the
+   * daemon reads from its files acts on it then (the NAC sends the Changes of Authorization that
+   * waited for the tree carrying the change). A listener's failure is logged, never the deploy's.
+   */
+  onActivated(listener: (daemon: string) => void | Promise<void>): void
 }
 
 const SECRET_NAME = /(secret|key|password)/i

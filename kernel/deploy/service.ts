@@ -53,6 +53,7 @@ const sleepSync = (ms: number) => {
 
 export class DeployService implements DeploysService {
   private chain: Promise<unknown> = Promise.resolve()
+  private readonly activatedListeners: ((daemon: string) => void | Promise<void>)[] = []
   /** Tests only: a pause between the steps of a deploy, to be killed in the middle of one. */
   private readonly delayMs = Number(process.env.PORTCULLIS_DEPLOY_TEST_DELAY_MS ?? 0) || 0
   private readonly lock: ClusterDeployLock
@@ -358,8 +359,22 @@ export class DeployService implements DeploysService {
       for (const s of staged) await this.prune(s.daemon)
       for (const s of staged) this.purgeCleartext(s.daemon)
       await this.pruneOldLogs()
+      for (const s of staged) this.activated(s.daemon)
       return Promise.all(staged.map(async (s) => (await this.get(s.id))!))
     })
+  }
+
+  onActivated(listener: (daemon: string) => void | Promise<void>): void {
+    this.activatedListeners.push(listener)
+  }
+
+  /** Tells the listeners, without waiting for them: a deploy's answer never depends on what a plugin does next. */
+  private activated(daemon: string): void {
+    for (const l of this.activatedListeners) {
+      Promise.resolve()
+        .then(() => l(daemon))
+        .catch((err: unknown) => this.d.log.error({ err: (err as Error).message, daemon }, 'a listener of deploy activation failed'))
+    }
   }
 
   /** Run the daemon's reload command (server option deploy.reload_commands) and record its result. */
@@ -404,6 +419,7 @@ export class DeployService implements DeploysService {
       switchCurrent(dir, row.release)
       await this.reload(id, row.daemon)
       this.purgeCleartext(row.daemon)
+      this.activated(row.daemon)
       return (await this.get(id))!
     })
   }

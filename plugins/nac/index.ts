@@ -12,7 +12,7 @@
  */
 import { coreServices, definePlugin, defineReferenceTarget, identityServices, optional, provide } from '../../sdk/index.js'
 import { inventoryServiceRef } from '../inventory/api.js'
-import { radiusServiceRef } from '../radius/api.js'
+import { FREERADIUS_DAEMON, radiusServiceRef } from '../radius/api.js'
 import { nacCoaServiceRef, nacServiceRef, type NacService } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
@@ -51,10 +51,11 @@ export default definePlugin({
     identity: identityServices.identity,
     settings: coreServices.settings,
     logger: coreServices.logger,
+    deploys: coreServices.deploys,
     inventory: optional(inventoryServiceRef),
     radius: optional(radiusServiceRef),
   },
-  init({ database, audit, identity, settings, logger, inventory, radius }) {
+  init({ database, audit, identity, settings, logger, deploys, inventory, radius }) {
     const references = {
       endpoint: defineReferenceTarget({ kind: 'endpoint', table: 'nac_endpoints', nameColumn: 'mac' }),
       endpoint_group: defineReferenceTarget({ kind: 'endpoint_group', table: 'nac_endpoint_groups', nameColumn: 'name' }),
@@ -70,7 +71,9 @@ export default definePlugin({
     const compile = (db: Parameters<typeof compileNacPolicy>[0]) => compileNacPolicy(db, targets)
     radius?.registerNacPolicySource({ compile, endpoints: policyEndpoints })
     const nac: NacService = { ...createNacService(database.knex, references), compilePolicy: (db = database.knex) => compile(db), evaluatePolicy: evaluateNacPolicy }
-    const coa = createCoaService({ knex: database.knex, settings, inventory, log: logger.child({ plugin: 'nac', part: 'coa' }) })
+    // With the radius plugin, FreeRADIUS answers from its rendered tree: automatic CoAs wait for the deploy that carries the change.
+    const coa = createCoaService({ knex: database.knex, settings, inventory, log: logger.child({ plugin: 'nac', part: 'coa' }), awaitDeploy: radius !== undefined })
+    deploys.onActivated((daemon) => (daemon === FREERADIUS_DAEMON ? coa.deployed() : undefined))
     if (inventory) registerCoaNasGuard(inventory.references.device)
     return {
       services: [provide(nacServiceRef, nac), provide(nacCoaServiceRef, coa)],

@@ -128,10 +128,17 @@ export const CoaNasTable = defineTable('nac_coa_nas', {
 export type CoaRequestTableRow = RowOf<typeof CoaRequestTable>
 export type CoaNasTableRow = RowOf<typeof CoaNasTable>
 
+/** Automatic CoAs waiting for the next FreeRADIUS deploy, one an endpoint (migrations/0005_nac_coa_waiting.ts). */
+export const CoaWaitingTable = defineTable('nac_coa_waiting', {
+  endpoint_id: column.uuid(),
+  reason: column.varchar<Exclude<CoaReason, 'admin'>>(),
+  created_at: column.timestamp().defaulted(),
+})
+
 export type AuthorizationProfileRow = RowOf<typeof AuthorizationProfileTable>
 export type NacPolicyRuleRow = RowOf<typeof NacPolicyRuleTable>
 
-export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable, NacPolicyVersionTable, CoaRequestTable, CoaNasTable]
+export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable, NacPolicyVersionTable, CoaRequestTable, CoaNasTable, CoaWaitingTable]
 
 declare module 'knex/types/tables.js' {
   interface Tables {
@@ -142,5 +149,6 @@ declare module 'knex/types/tables.js' {
     nac_policy_version: TableType<typeof NacPolicyVersionTable>
     nac_coa_requests: TableType<typeof CoaRequestTable>
     nac_coa_nas: TableType<typeof CoaNasTable>
+    nac_coa_waiting: TableType<typeof CoaWaitingTable>
   }
 }

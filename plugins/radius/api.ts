@@ -49,4 +49,7 @@ export interface RadiusService {
   references: { radius_profile: ReferenceTarget }
 }
 
+/** The deploy target of the FreeRADIUS renderer: what a deploy or its listeners name the daemon. */
+export const FREERADIUS_DAEMON = 'freeradius'
+
 export const radiusServiceRef = createServiceRef<RadiusService>({ id: 'radius.service' })

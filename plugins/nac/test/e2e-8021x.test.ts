@@ -132,7 +132,7 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
     expect(rows.find((x) => x.rule_name === 'certificates')).to.include({ status: 'accept', username: 'alice', auth_type: 'EAP-TLS' })
   })
 
-  it('a CoA reaches the switch when the printer moves to the phones group; after the deploy it lands in VLAN 40', async () => {
+  it('a CoA reaches the switch when the printer moves to the phones group, once the deploy carrying the move is active; it then lands in VLAN 40', async () => {
     const nas = await LoopbackNas.start('127.0.0.1', SECRET)
     try {
       expect((await lab.t.admin('PUT', `/api/v1/nac/coa-nas/${sw.id}`, { body: { port: nas.port } })).status).to.be.oneOf([200, 201])
@@ -140,10 +140,13 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
       const end = Date.now() + 15_000
       while ((await lab.t.admin('GET', `/api/v1/nac/endpoints/${printerId}`)).body.last_nas_ip === null && Date.now() < end) await new Promise((r) => setTimeout(r, 100))
       expect((await lab.t.admin('PUT', `/api/v1/nac/endpoints/${printerId}`, { body: { endpoint_group_id: phones.id } })).status).to.equal(200)
+      // FreeRADIUS still answers from the tree without the move: the CoA waits for the deploy.
+      await new Promise((r) => setTimeout(r, 1000))
+      expect(nas.received).to.have.length(0)
+      await lab.deployThroughApi()
       const [coa] = await nas.waitFor(1, 10_000)
       expect(coa.signed).to.equal(true)
       expect(String(coa.attributes['Calling-Station-Id'])).to.equal('00-11-22-33-44-55')
-      await lab.deployThroughApi()
       const moved = await lab.mab('00-11-22-33-44-55')
       expect(moved.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)).to.deep.equal(['40'])
       expect(await policyTest({ method: 'mab', mac: PRINTER })).to.deep.equal({ rule: 'phones', decision: 'accept', vlan: '40' })

@@ -57,7 +57,7 @@ import { freeradiusLogModules } from '../../../sdk/logs/freeradius.js'
 import { identitySettingRefs } from '../../../sdk/index.js'
 import type { ConfigRenderer, DaemonAccount, DaemonCheck, IdentityService, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
 import type { InventoryService } from '../../inventory/api.js'
-import type { RadiusPolicySource, RadiusService } from '../api.js'
+import { FREERADIUS_DAEMON, type RadiusPolicySource, type RadiusService } from '../api.js'
 import { quoteValue } from '../services/values.js'
 import type { FreeradiusConfigInput } from './input.js'
 import { CIDR, FreeradiusRenderError, HEADER, IP, name, qsecret, T } from './syntax.js'
@@ -362,7 +362,7 @@ async function freeradiusNac(d: FreeradiusRendererDeps, snapshot: Knex.Transacti
 
 export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRenderer => ({
   id: 'radius.freeradius',
-  daemon: 'freeradius',
+  daemon: FREERADIUS_DAEMON,
   async render(snapshot: Knex.Transaction): Promise<RenderedFile[]> {
     const address = await d.settings.get(d.refs.listenAddress, snapshot)
     const authPort = await d.settings.get(d.refs.authPort, snapshot)

@@ -22,7 +22,7 @@ import { CoaErrors } from '../../errors.js'
 import { coaOnChange, coaPort, coaRetries, coaTimeoutMs } from '../../settings.js'
 import { loadEndpoint } from '../rows.js'
 import { buildRequest, CODE, type BuiltRequest, type Dialect } from './packet.js'
-import { COA_NAS, COA_REQUESTS, loadCoaRequest, type CoaRecordWithAttributes } from './records.js'
+import { COA_NAS, COA_REQUESTS, COA_WAITING, loadCoaRequest, type CoaRecordWithAttributes } from './records.js'
 import { exchange } from './transport.js'
 
 type Db = Knex | Knex.Transaction
@@ -42,12 +42,20 @@ export interface CoaDeps {
   settings: SettingsService
   inventory: InventoryService | undefined
   log: Logger
+  /**
+   * The NAC data reaches the NAS's RADIUS server through a rendered tree (the edition has the radius
+   * plugin): an automatic CoA waits in `nac_coa_waiting` for the next FreeRADIUS deploy (`deployed()`),
+   * or the switch would re-ask a daemon that still answers from before the change. False: sent at once.
+   */
+  awaitDeploy: boolean
 }
 
 export interface CoaServiceImpl extends NacCoaService {
   send(endpointId: string, action: CoaAction, o: CoaRequestOptions): Promise<CoaRecordWithAttributes>
   /** Resolves the NAS and records the request as pending, in `db` (the route's transaction). Throws the 409s. */
   prepare(db: Db, endpoint: Endpoint, action: CoaAction, o: CoaRequestOptions): Promise<PreparedCoa>
+  /** A FreeRADIUS release became active here: the CoAs that waited for it go now. */
+  deployed(): Promise<void>
   /** Sends a prepared request (after its record committed) and records the answer. */
   dispatch(p: PreparedCoa): Promise<CoaRecordWithAttributes>
   /** At boot: a request left `pending` by a node that stopped mid-exchange is closed as `error`. */
@@ -155,15 +163,17 @@ export function createCoaService(d: CoaDeps): CoaServiceImpl {
     await dispatch(p)
   }
 
-  // The background queue.
-  const queue: [string, CoaRequestOptions['reason']][] = []
+  // The background queue. An entry that waited for a deploy carries when it was picked: its row is
+  // removed once its request is recorded, unless a newer change came meanwhile (that one waits on).
+  const queue: [string, CoaRequestOptions['reason'], Date?][] = []
   let active = 0
   let waiters: (() => void)[] = []
   const pump = () => {
     while (active < CONCURRENCY && queue.length) {
-      const [id, reason] = queue.shift()!
+      const [id, reason, picked] = queue.shift()!
       active++
       automatic(id, reason)
+        .then(() => (picked ? knex(COA_WAITING).where({ endpoint_id: id }).where('created_at', '<=', picked).delete() : 0))
         .catch((err: unknown) => d.log.error({ err, endpoint_id: id }, 'nac: automatic CoA failed'))
         .finally(() => {
           active--
@@ -193,8 +203,29 @@ export function createCoaService(d: CoaDeps): CoaServiceImpl {
       if (active) await new Promise<void>((resolve) => waiters.push(resolve))
     },
     authorizationChanged(endpointIds, reason) {
-      for (const id of new Set(endpointIds)) queue.push([id, reason])
-      setImmediate(pump)
+      const ids = [...new Set(endpointIds)]
+      if (!d.awaitDeploy) {
+        for (const id of ids) queue.push([id, reason])
+        setImmediate(pump)
+        return
+      }
+      if (!ids.length) return
+      // The setting is read when the deploy comes: turning CoA off then also drops what waits.
+      knex(COA_WAITING)
+        .insert(ids.map((endpoint_id) => ({ endpoint_id, reason })))
+        .onConflict('endpoint_id')
+        .merge({ reason, created_at: knex.fn.now() })
+        .catch((err: unknown) => d.log.error({ err, endpoints: ids.length }, 'nac: could not record the CoAs waiting for the next deploy'))
+    },
+    async deployed() {
+      const picked = new Date()
+      const rows = await knex(COA_WAITING).where('created_at', '<=', picked).orderBy('created_at').select('endpoint_id', 'reason')
+      if ((await d.settings.get(coaOnChange)) === 'off') {
+        await knex(COA_WAITING).where('created_at', '<=', picked).delete()
+        return
+      }
+      for (const r of rows) queue.push([r.endpoint_id, r.reason, picked])
+      if (rows.length) setImmediate(pump)
     },
     idle: () => (active || queue.length ? new Promise<void>((resolve) => waiters.push(resolve)) : Promise.resolve()),
   }
