@@ -1,0 +1,47 @@
+import type { Messages } from './en'
+
+const ru: Messages = {
+  lang: { en: 'English', ru: 'Русский', label: 'Язык' },
+  app: { title: 'Portcullis', skip: 'Перейти к содержимому', signOut: 'Выйти', version: (v) => `Portcullis ${v}`, menu: 'Меню' },
+  nav: { dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули' },
+  common: {
+    save: 'Сохранить', cancel: 'Отмена', create: 'Создать', delete: 'Удалить', edit: 'Изменить', loading: 'Загрузка…', retry: 'Повторить',
+    none: '—', yes: 'Да', no: 'Нет', search: 'Поиск', previous: 'Назад', next: 'Вперёд',
+    page: (p, n) => `Страница ${p} из ${n}`, total: (n) => `Всего: ${n}`,
+    rateLimited: (s) => `Слишком много попыток: повторите через ${s} с.`,
+    network: 'Сервер недоступен. Проверьте соединение и повторите.',
+    forbidden: 'У вас нет разрешения на это.',
+    notFound: 'Такой страницы нет.',
+  },
+  signIn: {
+    title: 'Вход', username: 'Имя пользователя', password: 'Пароль', submit: 'Войти',
+    changeTitle: 'Новый пароль', changeHint: 'Перед продолжением нужно сменить пароль.',
+    current: 'Текущий пароль', newPassword: 'Новый пароль', repeat: 'Повторите новый пароль', mismatch: 'Пароли не совпадают.', change: 'Сменить пароль',
+    mfaTitle: 'Второй фактор', mfaHint: 'Введите 6-значный код из приложения-аутентификатора.', code: 'Код', verify: 'Подтвердить',
+    restart: 'Начать заново',
+  },
+  dashboard: {
+    title: 'Обзор', system: 'Система', readiness: 'Готовность', deploy: 'Демоны и развёртывания', failures: 'Недавние сбои',
+    version: 'Версия', node: 'Узел', role: 'Роль', engine: 'База данных', uptime: 'Время работы', timezone: 'Часовой пояс', plugins: 'Модули',
+    database: 'База данных', masterKey: 'Мастер-ключ', healthy: 'Исправен', degraded: 'Неисправен',
+    pending: 'Есть неразвёрнутые изменения', upToDate: 'Актуально', neverDeployed: 'Не развёртывался', renderError: (c) => `Конфигурацию не удаётся построить (${c}).`,
+    daemon: 'Демон', release: 'Активный выпуск', deployedAt: 'Развёрнут', status: 'Состояние',
+    noFailures: 'Сбоев за последнее время нет.', failedDeploy: (d) => `Развёртывание ${d} не удалось`, at: 'Когда', what: 'Что', who: 'Кто', reason: 'Причина',
+    noPermission: 'Ваши роли не позволяют это видеть.',
+    uptimeValue: (s) => (s < 3600 ? `${Math.floor(s / 60)} мин` : s < 86400 ? `${Math.floor(s / 3600)} ч ${Math.floor((s % 3600) / 60)} мин` : `${Math.floor(s / 86400)} д ${Math.floor((s % 86400) / 3600)} ч`),
+  },
+  devices: {
+    title: 'Устройства', add: 'Добавить устройство', editTitle: 'Изменение устройства', name: 'Имя', address: 'Адрес или префикс', vendor: 'Производитель', model: 'Модель',
+    description: 'Описание', group: 'Группа', noGroup: 'Без группы', enabled: 'Включено', tacacsKey: 'Ключ TACACS+', radiusSecret: 'Секрет RADIUS',
+    keySet: 'задан', keyKeep: 'Оставьте пустым, чтобы сохранить текущий', empty: 'Устройств пока нет.', searchPlaceholder: 'Имя, адрес, производитель…',
+    deleteConfirm: (n) => `Удалить устройство ${n}?`, created: (n) => `Устройство ${n} создано.`, saved: 'Сохранено.', deleted: 'Удалено.',
+    addressHint: '10.0.0.1, 10.1.0.0/16 или 2001:db8::/64',
+  },
+  groups: {
+    title: 'Группы устройств', add: 'Добавить группу', editTitle: 'Изменение группы', name: 'Имя', description: 'Описание', parent: 'Родительская группа', top: 'Верхний уровень',
+    devices: 'Устройства', subgroups: 'Подгруппы', empty: 'Групп устройств пока нет.', deleteConfirm: (n) => `Удалить группу ${n}?`,
+  },
+  plugins: { loadFailed: (p) => `Не удалось загрузить страницы модуля ${p}.` },
+}
+
+export default ru
