@@ -25,13 +25,13 @@ export async function serveWeb(ctx: Koa.Context, web: readonly { owner: string; 
     if (!f) continue
     const st = await stat(f.file).catch(() => null)
     if (!st?.isFile()) continue
+    // HEAD: no stream is opened; the status is set after the body, or koa would make an empty body a 204.
+    ctx.body = ctx.method === 'HEAD' ? null : createReadStream(f.file)
     ctx.status = 200
     ctx.type = path.extname(f.file) || 'application/octet-stream'
     ctx.length = st.size
     ctx.set('Cache-Control', f.cacheControl)
     if (f.csp) ctx.set('Content-Security-Policy', f.csp)
-    ctx.body = ctx.method === 'HEAD' ? null : createReadStream(f.file)
-    if (ctx.method === 'HEAD') ctx.length = st.size
     return true
   }
   return false

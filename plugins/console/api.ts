@@ -1,34 +1,6 @@
 /**
- * The console's contract with other plugins: pages a plugin adds to the admin
- * console. A plugin lists `console` in `optionalDependsOn`, names
- * `optional(consoleServiceRef)` in its deps, and in init calls `addPages` with
- * the folder of its built browser module; the console serves that folder under
- * /console/ext/<plugin>/ and loads the module when a user opens one of its
- * pages. See docs/ui.md ("A plugin's pages").
+ * The console's contract with other plugins lives in the SDK (sdk/console.ts),
+ * where plugins built outside this tree reach it; re-exported here as every
+ * plugin's api.ts is imported.
  */
-import { createServiceRef, type LocalizedText } from '../../sdk/index.js'
-
-export interface ConsolePage {
-  /** The page's path in the console, under /x/<plugin>/ (`reports` → /x/pro-reports/reports). */
-  path: string
-  /** The menu entry. */
-  title: LocalizedText
-  /** Shown only to users who hold it (the API still checks every call the page makes). */
-  permission?: string
-}
-
-export interface ConsoleExtension {
-  /** The plugin's id: the URL prefix of its files and pages. */
-  plugin: string
-  /** Folder of the built module and its files, served as they are (hashed names are cached for a year). */
-  dir: URL
-  /** The ES module in `dir` the console imports; it exports `mount` (docs/ui.md). */
-  entry: string
-  pages: ConsolePage[]
-}
-
-export interface ConsoleService {
-  addPages(extension: ConsoleExtension): void
-}
-
-export const consoleServiceRef = createServiceRef<ConsoleService>({ id: 'console.pages' })
+export { consoleServiceRef, type ConsoleExtension, type ConsolePage, type ConsoleService } from '../../sdk/index.js'
