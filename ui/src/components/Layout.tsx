@@ -1,10 +1,10 @@
 /**
- * The frame of every signed-in page: the menu (a drawer below 900 px, so a
+ * The frame of every signed-in page: the menu (a drawer below 992 px (Mantine's md), so a
  * tablet in portrait keeps the width for tables), the header with the
  * language switch and sign-out, and the footer with the platform version.
  */
 import { AppShell, Burger, Button, Group, NavLink, Text, VisuallyHidden } from '@mantine/core'
-import { useDisclosure } from '@mantine/hooks'
+import { useDisclosure, useMediaQuery } from '@mantine/hooks'
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import { readiness } from '../api/client'
@@ -19,12 +19,14 @@ export function Layout({ children }: { children: ReactNode }) {
   const auth = useAuth()
   const path = usePath()
   const [opened, { toggle, close }] = useDisclosure()
+  // Below md the closed menu is only moved off screen: inert keeps Tab and screen readers out of it.
+  const narrow = useMediaQuery('(max-width: 62em)')
   const ready = useQuery({ queryKey: ['ready'], queryFn: readiness, staleTime: 60_000 })
   const extensions = useExtensions()
   const item = (href: string, label: string, show = true) =>
     show && <NavLink key={href} component={Link} href={href} label={label} active={path === href || path.startsWith(href + '/')} onClick={close} />
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 900, collapsed: { mobile: !opened } }} footer={{ height: 36 }} padding="md">
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'md', collapsed: { mobile: !opened } }} footer={{ height: 36 }} padding="md">
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group wrap="nowrap">
@@ -39,7 +41,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" component="nav" aria-label={t.app.menu}>
+      <AppShell.Navbar p="xs" component="nav" aria-label={t.app.menu} inert={narrow && !opened}>
         {item('/', t.nav.dashboard)}
         {item('/devices', t.nav.devices, auth.can('inventory.read'))}
         {item('/device-groups', t.nav.deviceGroups, auth.can('inventory.read'))}

@@ -139,8 +139,8 @@ function DeviceForm({ device, onClose }: { device: Device | null; onClose(): voi
           <Select label={t.devices.group} placeholder={t.devices.noGroup} clearable searchable data={groupOptions(groups.data ?? [])} value={v.device_group_id} onChange={(x) => set('device_group_id', x)} error={err('device_group_id')} />
           <Textarea label={t.devices.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
           <Group grow align="flex-start">
-            <PasswordInput label={t.devices.tacacsKey} name="tacacs_key" autoComplete="off" description={device?.has_tacacs_key ? t.devices.keyKeep : undefined} value={v.tacacs_key} onChange={(e) => set('tacacs_key', e.currentTarget.value)} error={err('tacacs_key')} />
-            <PasswordInput label={t.devices.radiusSecret} name="radius_secret" autoComplete="off" description={device?.has_radius_secret ? t.devices.keyKeep : undefined} value={v.radius_secret} onChange={(e) => set('radius_secret', e.currentTarget.value)} error={err('radius_secret')} />
+            <PasswordInput label={t.devices.tacacsKey} name="tacacs_key" autoComplete="off" description={device?.has_tacacs_key ? t.devices.keyKeep : undefined} value={v.tacacs_key} onChange={(e) => set('tacacs_key', e.currentTarget.value)} error={err('tacacs_key')} aria-invalid={!!err('tacacs_key')} />
+            <PasswordInput label={t.devices.radiusSecret} name="radius_secret" autoComplete="off" description={device?.has_radius_secret ? t.devices.keyKeep : undefined} value={v.radius_secret} onChange={(e) => set('radius_secret', e.currentTarget.value)} error={err('radius_secret')} aria-invalid={!!err('radius_secret')} />
           </Group>
           <Switch label={t.devices.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
           <Group justify="flex-end">

@@ -74,7 +74,7 @@ export function SignIn() {
               <>
                 <ErrorAlert error={login.error} fields={['username', 'password']} />
                 <TextInput label={t.signIn.username} name="username" autoComplete="username" required autoFocus value={username} onChange={(e) => setUsername(e.currentTarget.value)} error={fieldError(login.error, 'username')} />
-                <PasswordInput label={t.signIn.password} name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={fieldError(login.error, 'password')} />
+                <PasswordInput label={t.signIn.password} name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={fieldError(login.error, 'password')} aria-invalid={!!fieldError(login.error, 'password')} />
                 <Button type="submit" loading={login.isPending}>{t.signIn.submit}</Button>
               </>
             )}
@@ -89,9 +89,11 @@ export function SignIn() {
             {step.kind === 'change' && (
               <>
                 <Text size="sm">{t.signIn.changeHint}</Text>
+                {/* For password managers: the account whose password this form sets. */}
+                <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
                 <ErrorAlert error={change.error} fields={['new_password', 'current_password']} />
-                <PasswordInput label={t.signIn.newPassword} name="new_password" autoComplete="new-password" required autoFocus value={next} onChange={(e) => setNext(e.currentTarget.value)} error={fieldError(change.error, 'new_password') ?? fieldError(change.error, 'current_password')} />
-                <PasswordInput label={t.signIn.repeat} name="repeat_password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.currentTarget.value)} error={mismatch ? t.signIn.mismatch : undefined} />
+                <PasswordInput label={t.signIn.newPassword} name="new_password" autoComplete="new-password" required autoFocus value={next} onChange={(e) => setNext(e.currentTarget.value)} error={fieldError(change.error, 'new_password') ?? fieldError(change.error, 'current_password')} aria-invalid={!!(fieldError(change.error, 'new_password') ?? fieldError(change.error, 'current_password'))} />
+                <PasswordInput label={t.signIn.repeat} name="repeat_password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.currentTarget.value)} error={mismatch ? t.signIn.mismatch : undefined} aria-invalid={mismatch} />
                 <Button type="submit" loading={change.isPending}>{t.signIn.change}</Button>
               </>
             )}
