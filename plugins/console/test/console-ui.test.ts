@@ -35,7 +35,7 @@ async function signIn(page: Page, username: string, password: string) {
   before(async function () {
     if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
     if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
-    t = await startTestApp({ engine: 'postgres', plugins: ['inventory', 'mfa', 'console', path.join(root, 'examples/console-pages/index.ts')] })
+    t = await startTestApp({ engine: 'postgres', plugins: ['inventory', 'tacacs', 'radius', 'mfa', 'console', path.join(root, 'examples/console-pages/index.ts')] })
     browser = await launch()
   })
   after(async () => {
@@ -68,6 +68,8 @@ async function signIn(page: Page, username: string, password: string) {
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor()
     await page.getByTestId('readiness').getByText('Healthy').waitFor()
     await page.getByTestId('system-info').getByText('postgres').waitFor()
+    // Nothing was ever deployed: each daemon says so.
+    await page.getByTestId('deploy-status').getByRole('row', { name: /tac_plus-ng/ }).getByText('Never deployed').waitFor()
     // The refused sign-in above is a recent failure.
     await page.getByTestId('failures').getByText('auth.login').first().waitFor()
     expect(await page.getByTestId('footer-version').textContent()).to.equal(`Portcullis ${t.app.version}`)

@@ -53,7 +53,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <Text size="xs" c="dimmed" data-testid="footer-version">
             {ready.data ? t.app.version(ready.data.version) : <VisuallyHidden>{t.common.loading}</VisuallyHidden>}
           </Text>
-          <Text size="xs" c="dimmed" component="a" href="/docs" visibleFrom="sm">API /api/v1</Text>
+          {auth.me?.docs_enabled && <Text size="xs" c="dimmed" component="a" href="/docs" visibleFrom="sm">API /api/v1</Text>}
         </Group>
       </AppShell.Footer>
     </AppShell>

@@ -24,7 +24,7 @@ const en = {
     version: 'Version', node: 'Node', role: 'Role', engine: 'Database', uptime: 'Uptime', timezone: 'Time zone', plugins: 'Plugins',
     database: 'Database', masterKey: 'Master key', healthy: 'Healthy', degraded: 'Degraded',
     pending: 'Changes not deployed', upToDate: 'Up to date', neverDeployed: 'Never deployed', renderError: (c: string) => `The configuration cannot be rendered (${c}).`,
-    daemon: 'Daemon', release: 'Active release', deployedAt: 'Deployed', status: 'Status',
+    noDaemons: 'No daemon plugin is loaded.', daemon: 'Daemon', release: 'Active release', deployedAt: 'Deployed', status: 'Status',
     noFailures: 'No failures recently.', failedDeploy: (d: string) => `Deploy of ${d} failed`, at: 'When', what: 'What', who: 'Who', reason: 'Reason',
     noPermission: 'Your roles do not let you see this.',
     uptimeValue: (s: number) => (s < 3600 ? `${Math.floor(s / 60)} min` : s < 86400 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min` : `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`),

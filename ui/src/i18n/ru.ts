@@ -25,7 +25,7 @@ const ru: Messages = {
     version: 'Версия', node: 'Узел', role: 'Роль', engine: 'База данных', uptime: 'Время работы', timezone: 'Часовой пояс', plugins: 'Модули',
     database: 'База данных', masterKey: 'Мастер-ключ', healthy: 'Исправен', degraded: 'Неисправен',
     pending: 'Есть неразвёрнутые изменения', upToDate: 'Актуально', neverDeployed: 'Не развёртывался', renderError: (c) => `Конфигурацию не удаётся построить (${c}).`,
-    daemon: 'Демон', release: 'Активный выпуск', deployedAt: 'Развёрнут', status: 'Состояние',
+    noDaemons: 'Модули демонов не загружены.', daemon: 'Демон', release: 'Активный выпуск', deployedAt: 'Развёрнут', status: 'Состояние',
     noFailures: 'Сбоев за последнее время нет.', failedDeploy: (d) => `Развёртывание ${d} не удалось`, at: 'Когда', what: 'Что', who: 'Кто', reason: 'Причина',
     noPermission: 'Ваши роли не позволяют это видеть.',
     uptimeValue: (s) => (s < 3600 ? `${Math.floor(s / 60)} мин` : s < 86400 ? `${Math.floor(s / 3600)} ч ${Math.floor((s % 3600) / 60)} мин` : `${Math.floor(s / 86400)} д ${Math.floor((s % 86400) / 3600)} ч`),

@@ -94,8 +94,9 @@ export function Dashboard() {
       </SimpleGrid>
       <Panel title={t.dashboard.deploy} testId="deploy-status">
         {!canInfo && <Text c="dimmed">{t.dashboard.noPermission}</Text>}
+        {d && d.deploy.daemons.length === 0 && <Text c="dimmed">{t.dashboard.noDaemons}</Text>}
         {d?.deploy.render_error && <Text c="red">{t.dashboard.renderError(d.deploy.render_error)}</Text>}
-        {d && (
+        {d && d.deploy.daemons.length > 0 && (
           <Table.ScrollContainer minWidth={500}>
             <Table>
               <Table.Thead>
