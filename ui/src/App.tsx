@@ -8,6 +8,7 @@ import { useAuth } from './auth'
 import { Layout } from './components/Layout'
 import { ExtensionPage } from './extensions'
 import { useI18n } from './i18n'
+import { Account } from './pages/Account'
 import { Dashboard } from './pages/Dashboard'
 import { DeviceGroups } from './pages/DeviceGroups'
 import { Devices } from './pages/Devices'
@@ -17,6 +18,7 @@ import { usePath } from './router'
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
   if (path === '/devices') return <Devices />
+  if (path === '/account') return <Account />
   if (path === '/device-groups') return <DeviceGroups />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />

@@ -6,6 +6,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react'
 import { api, session } from './api/client'
+import { navigate } from './router'
 import type { Me } from './api/types'
 
 const KEY = 'portcullis.token'
@@ -44,6 +45,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       signOut: async () => {
         await api.post('/api/v1/auth/logout').catch(() => undefined)
         drop()
+        // A chosen sign-out starts the next sign-in at the dashboard; an expired session keeps the page to come back to.
+        navigate('/', { replace: true })
       },
       can: (p) => !!me.data && (me.data.is_admin || me.data.permissions.includes(p)),
     }),

@@ -13,7 +13,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
-import { codeAt, enroll } from '../../../test/kit/mfa.js'
+import { codeAt } from '../../../test/kit/mfa.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
 import { CHROMIUM, context, heading, inputError, launch, screenshot } from './browser.js'
@@ -161,16 +161,34 @@ async function signIn(page: Page, username: string, password: string) {
     await page.context().close()
   })
 
-  it('asks for the second factor of a user who has one', async () => {
+  it('enrolls a second factor with the QR code, then asks for the code at sign-in', async () => {
     const username = 'mfa-admin'
     const r = await t.admin('POST', '/api/v1/users', { body: { username, password: NEW_PASSWORD, is_admin: true, must_change_password: false } })
     expect(r.status, JSON.stringify(r.body)).to.equal(201)
-    const secret = await enroll(t, username, NEW_PASSWORD)
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
     await page.goto(t.url + '/')
     await signIn(page, username, NEW_PASSWORD)
+    await page.getByTestId('whoami').click()
+    await page.getByRole('heading', { name: 'My account', level: 1 }).waitFor()
+    const card = page.getByTestId('mfa-card')
+    await card.getByText('Off').waitFor()
+    await card.getByRole('button', { name: 'Set up' }).click()
+    // The QR code is drawn (a data: image the console's CSP allows), and the seed is there to type.
+    const qr = card.getByRole('img', { name: 'QR code of the authenticator seed' })
+    await qr.waitFor()
+    await page.waitForFunction(() => (document.querySelector('img[alt="QR code of the authenticator seed"]') as HTMLImageElement | null)?.naturalWidth! > 0)
+    const secret = (await page.getByTestId('mfa-secret').textContent())!
+    expect(secret).to.match(/^[A-Z2-7]{16,}$/)
+    await screenshot(page, 'mfa-enrollment')
+    await page.locator('input[name="code"]').fill(codeAt(secret))
+    await card.getByRole('button', { name: 'Turn on' }).click()
+    await card.getByText('On', { exact: true }).waitFor()
+    expect((await t.admin('GET', `/api/v1/users/${r.body.id}/mfa`)).body.enrolled).to.equal(true)
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await signIn(page, username, NEW_PASSWORD)
     await page.getByRole('heading', { name: 'Second factor' }).waitFor()
-    await page.locator('input[name="code"]').fill(String((Number(codeAt(secret, 1)) + 1) % 1_000_000).padStart(6, '0'))
+    await page.locator('input[name="code"]').fill(String((Number(codeAt(secret, 1)) + 500_000) % 1_000_000).padStart(6, '0'))
     await page.getByRole('button', { name: 'Verify' }).click()
     expect(await inputError(page, 'code')).to.not.equal('')
     await page.locator('input[name="code"]').fill(codeAt(secret, 1))

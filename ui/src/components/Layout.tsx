@@ -36,7 +36,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </Group>
           <Group wrap="nowrap" gap="sm">
             <LanguageSwitch />
-            <Text size="sm" visibleFrom="sm" data-testid="whoami">{auth.me?.username}</Text>
+            <Text size="sm" visibleFrom="sm" component={Link} href="/account" data-testid="whoami" c="inherit" td="none">{auth.me?.username}</Text>
             <Button variant="default" size="xs" onClick={() => void auth.signOut()}>{t.app.signOut}</Button>
           </Group>
         </Group>
@@ -46,6 +46,7 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/devices', t.nav.devices, auth.can('inventory.read'))}
         {item('/device-groups', t.nav.deviceGroups, auth.can('inventory.read'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
+        {item('/account', t.nav.account)}
       </AppShell.Navbar>
       <AppShell.Main id="main" tabIndex={-1}>{children}</AppShell.Main>
       <AppShell.Footer px="md">

@@ -2,7 +2,7 @@
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
   app: { title: 'Portcullis', skip: 'Skip to content', signOut: 'Sign out', version: (v: string) => `Portcullis ${v}`, menu: 'Menu' },
-  nav: { dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins' },
+  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins' },
   common: {
     save: 'Save', cancel: 'Cancel', create: 'Create', delete: 'Delete', edit: 'Edit', loading: 'Loading…', retry: 'Retry',
     none: '—', yes: 'Yes', no: 'No', search: 'Search', previous: 'Previous', next: 'Next',
@@ -39,6 +39,14 @@ const en = {
   groups: {
     title: 'Device groups', add: 'Add group', editTitle: 'Edit group', name: 'Name', description: 'Description', parent: 'Parent group', top: 'Top level',
     devices: 'Devices', subgroups: 'Subgroups', empty: 'No device groups yet.', deleteConfirm: (n: string) => `Delete the group ${n}?`,
+  },
+  account: {
+    title: 'My account', profile: 'Profile', displayName: 'Display name', email: 'Email', groups: 'Groups', permissions: 'Permissions', admin: 'Administrator (every permission)',
+    mfa: 'Two-factor authentication', mfaOn: 'On', mfaOff: 'Off', mfaOnHint: 'Sign-in asks for a code from your authenticator app. An administrator can reset it if you lose the device.',
+    mfaHint: 'Protect your account with a code from an authenticator app (TOTP) at every sign-in.', mfaStart: 'Set up',
+    mfaUnavailable: 'Two-factor authentication is not available on this server (the MFA plugin is not loaded).',
+    scan: 'Scan this code with your authenticator app, then enter the 6-digit code it shows.', qrAlt: 'QR code of the authenticator seed', manual: 'Or enter this key by hand:',
+    mfaConfirm: 'Turn on',
   },
   plugins: { loadFailed: (p: string) => `The pages of ${p} could not be loaded.` },
 }
