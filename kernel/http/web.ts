@@ -25,11 +25,16 @@ export async function serveWeb(ctx: Koa.Context, web: readonly { owner: string; 
     if (!f) continue
     const st = await stat(f.file).catch(() => null)
     if (!st?.isFile()) continue
+    // A gzip copy made at build (`<file>.gz`), for a client that accepts it: the same bytes, a quarter of the size.
+    const gz = ctx.acceptsEncodings('gzip', 'identity') === 'gzip' ? await stat(f.file + '.gz').catch(() => null) : null
+    const sent = gz?.isFile() ? f.file + '.gz' : f.file
     // HEAD: no stream is opened; the status is set after the body, or koa would make an empty body a 204.
-    ctx.body = ctx.method === 'HEAD' ? null : createReadStream(f.file)
+    ctx.body = ctx.method === 'HEAD' ? null : createReadStream(sent)
     ctx.status = 200
     ctx.type = path.extname(f.file) || 'application/octet-stream'
-    ctx.length = st.size
+    ctx.vary('Accept-Encoding')
+    if (sent !== f.file) ctx.set('Content-Encoding', 'gzip')
+    ctx.length = sent === f.file ? st.size : gz!.size
     ctx.set('Cache-Control', f.cacheControl)
     if (f.csp) ctx.set('Content-Security-Policy', f.csp)
     return true

@@ -6,7 +6,7 @@
  * the built folder; and the pages a plugin adds (examples/console-pages).
  */
 import { expect } from 'chai'
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
@@ -54,6 +54,18 @@ describe('console: serving the admin app', function () {
     const head = await t.req('HEAD', `/assets/${asset}`)
     expect(head.status).to.equal(200)
     expect(head.text).to.equal('')
+  })
+
+  it('sends the gzip copy made at build to a browser that accepts gzip, the file itself to one that does not', async () => {
+    const bytes = readFileSync(path.join(root, 'ui/dist/assets', asset), 'utf8')
+    const gz = await t.req('GET', `/assets/${asset}`, { headers: { 'Accept-Encoding': 'gzip, deflate, br' } })
+    expect(gz.headers.get('content-encoding')).to.equal('gzip')
+    expect(gz.headers.get('vary')).to.match(/Accept-Encoding/i)
+    expect(Number(gz.headers.get('content-length'))).to.be.lessThan(bytes.length / 2)
+    expect(gz.text).to.equal(bytes)
+    const plain = await t.req('GET', `/assets/${asset}`, { headers: { 'Accept-Encoding': 'identity' } })
+    expect(plain.headers.get('content-encoding')).to.equal(null)
+    expect(plain.text).to.equal(bytes)
   })
 
   it('keeps the 404 envelope for a missing asset, an unknown API path and a wrong method', async () => {
