@@ -111,6 +111,18 @@ async function signIn(page: Page, username: string, password: string) {
     const paris = page.getByTestId('groups-table').getByRole('row', { name: /paris/ })
     expect(await paris.getAttribute('aria-level')).to.equal('2')
     await screenshot(page, 'device-groups')
+    // Deleting a group that holds a subgroup: confirmed, refused by the API, said above the table, nothing removed.
+    page.once('dialog', (d) => void d.accept())
+    await page.getByRole('button', { name: 'Delete emea' }).click()
+    const refusal = page.getByRole('alert')
+    await refusal.waitFor()
+    expect(await refusal.textContent()).to.include('subgroup')
+    expect((await t.admin('GET', '/api/v1/device-groups')).body.total).to.equal(2)
+    // Deleting the empty one works.
+    page.once('dialog', (d) => void d.accept())
+    await page.getByRole('button', { name: 'Delete paris' }).click()
+    await paris.waitFor({ state: 'detached' })
+    expect((await t.admin('GET', '/api/v1/device-groups')).body.total).to.equal(1)
 
     // A plugin's page, from its own module.
     await page.getByRole('link', { name: 'Hello' }).click()
