@@ -169,6 +169,9 @@ async function signIn(page: Page, username: string, password: string) {
     await page.getByRole('button', { name: 'Menu' }).click()
     await page.getByRole('link', { name: 'Devices' }).click()
     await page.getByTestId('devices-table').getByRole('row', { name: /core-sw-1/ }).waitFor()
+    // Following a link closes the menu: off screen and inert again (after its slide).
+    await page.locator('nav[inert]').waitFor({ state: 'attached' })
+    await page.waitForTimeout(500)
     await screenshot(page, 'tablet-devices')
     await page.context().close()
   })

@@ -99,4 +99,15 @@ describe('console: serving the admin app', function () {
     expectError(await t.req('GET', '/console/ext/hello-console/nope.js'), 404, 'ROUTE_NOT_FOUND')
     expectError(await t.req('GET', '/console/ext/other/hello.js'), 404, 'ROUTE_NOT_FOUND')
   })
+
+  it('refuses to boot with a page path that is not a URL segment, naming the plugin and the path', async () => {
+    let err: Error | null = null
+    try {
+      const bad = await startTestApp({ plugins: ['console', path.join(root, 'plugins/console/test/fixtures/bad-pages.ts')] })
+      await bad.stop()
+    } catch (e) {
+      err = e as Error
+    }
+    expect(err?.message).to.match(/console pages of bad-pages: path "\.\.\/Reports"/)
+  })
 })
