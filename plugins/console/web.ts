@@ -15,9 +15,12 @@ import type { ConsoleExtension } from './api.js'
  * 'unsafe-inline': Mantine sets its CSS variables in a <style> element and
  * positions popovers with style attributes; styles cannot run code.
  * Images: data: for the TOTP QR code the API answers as a data URL.
+ * form-action 'none': the app sends its forms with fetch; should a form ever
+ * submit natively (a script failed), the browser does not put the password in
+ * a URL.
  */
 export const CONSOLE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 /** Vite names every built asset with a content hash: a new build is a new URL, so an asset never changes. */
 const IMMUTABLE = 'public, max-age=31536000, immutable'

@@ -41,6 +41,7 @@ describe('console: serving the admin app', function () {
       expect(csp).to.include("script-src 'self'")
       expect(csp).not.to.match(/script-src[^;]*unsafe/)
       expect(csp).to.include("frame-ancestors 'none'")
+      expect(csp).to.include("form-action 'none'")
       expect(r.headers.get('x-request-id')).to.be.a('string')
     })
   }
