@@ -32,7 +32,7 @@ function precompress(): Plugin {
   }
 }
 
-const target = process.env.PORTCULLIS_URL ?? 'http://127.0.0.1:8000'
+const target = process.env.PORTCULLIS_URL ?? 'http://127.0.0.1:8080'
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),

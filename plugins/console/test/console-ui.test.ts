@@ -118,11 +118,19 @@ async function signIn(page: Page, username: string, password: string) {
     await refusal.waitFor()
     expect(await refusal.textContent()).to.include('subgroup')
     expect((await t.admin('GET', '/api/v1/device-groups')).body.total).to.equal(2)
-    // Deleting the empty one works.
-    page.once('dialog', (d) => void d.accept())
-    await page.getByRole('button', { name: 'Delete paris' }).click()
-    await paris.waitFor({ state: 'detached' })
-    expect((await t.admin('GET', '/api/v1/device-groups')).body.total).to.equal(1)
+
+    // The device moves into paris; the region's devices (its subtree) include it.
+    await page.getByRole('link', { name: 'Devices', exact: true }).click()
+    await page.getByRole('button', { name: 'Edit core-sw-1' }).click()
+    await page.getByTestId('device-form').getByRole('combobox', { name: 'Group' }).click()
+    await page.getByRole('option', { name: 'paris' }).click()
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByTestId('devices-table').getByRole('row', { name: /core-sw-1.*paris/ }).waitFor()
+    await page.getByRole('link', { name: 'Device groups' }).click()
+    await page.getByRole('link', { name: 'Show the devices of emea and its subgroups' }).click()
+    await page.getByTestId('devices-table').getByRole('row', { name: /core-sw-1/ }).waitFor()
+    expect(new URL(page.url()).search).to.match(/^\?group=[0-9a-f-]{36}$/)
+    await page.getByRole('combobox', { name: 'Filter by group (with its subgroups)' }).waitFor()
 
     // A plugin's page, from its own module.
     await page.getByRole('link', { name: 'Hello' }).click()

@@ -31,14 +31,14 @@ const en = {
   },
   devices: {
     title: 'Devices', add: 'Add device', editTitle: 'Edit device', name: 'Name', address: 'Address or prefix', vendor: 'Vendor', model: 'Model',
-    description: 'Description', group: 'Group', noGroup: 'No group', enabled: 'Enabled', tacacsKey: 'TACACS+ key', radiusSecret: 'RADIUS secret',
+    description: 'Description', group: 'Group', groupFilter: 'Filter by group (with its subgroups)', allGroups: 'All groups', noGroup: 'No group', enabled: 'Enabled', tacacsKey: 'TACACS+ key', radiusSecret: 'RADIUS secret',
     keySet: 'set', keyKeep: 'Leave empty to keep the current one', empty: 'No devices yet.', searchPlaceholder: 'Name, address, vendor…',
     deleteConfirm: (n: string) => `Delete the device ${n}?`, created: (n: string) => `Device ${n} created.`, saved: 'Saved.', deleted: 'Deleted.',
     addressHint: '10.0.0.1, 10.1.0.0/16 or 2001:db8::/64',
   },
   groups: {
     title: 'Device groups', add: 'Add group', editTitle: 'Edit group', name: 'Name', description: 'Description', parent: 'Parent group', top: 'Top level',
-    devices: 'Devices', subgroups: 'Subgroups', empty: 'No device groups yet.', deleteConfirm: (n: string) => `Delete the group ${n}?`,
+    devices: 'Devices directly in it', devicesOf: (n: string) => `Show the devices of ${n} and its subgroups`, subgroups: 'Subgroups', empty: 'No device groups yet.', deleteConfirm: (n: string) => `Delete the group ${n}?`,
   },
   account: {
     title: 'My account', profile: 'Profile', displayName: 'Display name', email: 'Email', groups: 'Groups', permissions: 'Permissions', admin: 'Administrator (every permission)',

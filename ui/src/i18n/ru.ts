@@ -32,14 +32,14 @@ const ru: Messages = {
   },
   devices: {
     title: 'Устройства', add: 'Добавить устройство', editTitle: 'Изменение устройства', name: 'Имя', address: 'Адрес или префикс', vendor: 'Производитель', model: 'Модель',
-    description: 'Описание', group: 'Группа', noGroup: 'Без группы', enabled: 'Включено', tacacsKey: 'Ключ TACACS+', radiusSecret: 'Секрет RADIUS',
+    description: 'Описание', group: 'Группа', groupFilter: 'Отбор по группе (с подгруппами)', allGroups: 'Все группы', noGroup: 'Без группы', enabled: 'Включено', tacacsKey: 'Ключ TACACS+', radiusSecret: 'Секрет RADIUS',
     keySet: 'задан', keyKeep: 'Оставьте пустым, чтобы сохранить текущий', empty: 'Устройств пока нет.', searchPlaceholder: 'Имя, адрес, производитель…',
     deleteConfirm: (n) => `Удалить устройство ${n}?`, created: (n) => `Устройство ${n} создано.`, saved: 'Сохранено.', deleted: 'Удалено.',
     addressHint: '10.0.0.1, 10.1.0.0/16 или 2001:db8::/64',
   },
   groups: {
     title: 'Группы устройств', add: 'Добавить группу', editTitle: 'Изменение группы', name: 'Имя', description: 'Описание', parent: 'Родительская группа', top: 'Верхний уровень',
-    devices: 'Устройства', subgroups: 'Подгруппы', empty: 'Групп устройств пока нет.', deleteConfirm: (n) => `Удалить группу ${n}?`,
+    devices: 'Устройств непосредственно в ней', devicesOf: (n) => `Показать устройства группы ${n} и её подгрупп`, subgroups: 'Подгруппы', empty: 'Групп устройств пока нет.', deleteConfirm: (n) => `Удалить группу ${n}?`,
   },
   account: {
     title: 'Моя учётная запись', profile: 'Профиль', displayName: 'Отображаемое имя', email: 'Эл. почта', groups: 'Группы', permissions: 'Разрешения', admin: 'Администратор (все разрешения)',

@@ -4,7 +4,7 @@
  * is added under a parent, moved by changing the parent, deleted when empty
  * (the API refuses otherwise and the refusal is shown).
  */
-import { ActionIcon, Button, Group, Modal, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { ActionIcon, Anchor, Button, Group, Modal, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api } from '../api/client'
@@ -12,6 +12,7 @@ import type { DeviceGroup } from '../api/types'
 import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
+import { Link } from '../router'
 import { groupOptions, treeOrder, useAllGroups } from './groups-data'
 
 export function DeviceGroups() {
@@ -43,7 +44,9 @@ export function DeviceGroups() {
               <Table.Tr key={g.id} aria-level={depth + 1}>
                 <Table.Td fw={500} style={{ paddingInlineStart: `calc(var(--mantine-spacing-xs) + ${depth * 1.5}rem)` }}>{depth > 0 ? '└ ' : ''}{g.name}</Table.Td>
                 <Table.Td>{g.description ?? t.common.none}</Table.Td>
-                <Table.Td>{g.device_count}</Table.Td>
+                <Table.Td>
+                  <Anchor component={Link} href={`/devices?group=${g.id}`} aria-label={t.groups.devicesOf(g.name)}>{g.device_count}</Anchor>
+                </Table.Td>
                 <Table.Td>{g.child_count}</Table.Td>
                 {canWrite && (
                   <Table.Td>

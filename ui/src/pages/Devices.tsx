@@ -24,10 +24,21 @@ export function Devices() {
   const [page, setPage] = useState(1)
   const [search, setSearch] = useState('')
   const [q] = useDebouncedValue(search, 250)
+  // The group filter is in the URL (/devices?group=<id>): the groups page links to it, a reload keeps it.
+  const [group, setGroupState] = useState<string | null>(() => new URLSearchParams(location.search).get('group'))
+  const setGroup = (g: string | null) => {
+    setGroupState(g)
+    setPage(1)
+    history.replaceState(null, '', g ? `/devices?group=${encodeURIComponent(g)}` : '/devices')
+  }
   const [editing, setEditing] = useState<Device | 'new' | null>(null)
   const list = useQuery({
-    queryKey: ['devices', page, q],
-    queryFn: () => api.get('/api/v1/devices', { query: { page, per_page: PER_PAGE, search: q || undefined, sort_by: 'name', sort_order: 'asc' } }),
+    queryKey: ['devices', page, q, group],
+    queryFn: () =>
+      api.get('/api/v1/devices', {
+        // A group means its whole subtree: a device in a site belongs to its region too.
+        query: { page, per_page: PER_PAGE, search: q || undefined, sort_by: 'name', sort_order: 'asc', ...(group ? { device_group_id: group, include_subgroups: true } : {}) },
+      }),
     placeholderData: keepPreviousData,
   })
   const groups = useAllGroups()
@@ -44,7 +55,10 @@ export function Devices() {
         <Title order={1} size="h2">{t.devices.title}</Title>
         {canWrite && <Button onClick={() => setEditing('new')}>{t.devices.add}</Button>}
       </Group>
-      <TextInput aria-label={t.common.search} placeholder={t.devices.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} maw={360} type="search" />
+      <Group align="flex-end">
+        <TextInput aria-label={t.common.search} placeholder={t.devices.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={320} maw="100%" type="search" />
+        <Select aria-label={t.devices.groupFilter} placeholder={t.devices.allGroups} clearable searchable data={groupOptions(groups.data ?? [])} value={group} onChange={setGroup} w={260} maw="100%" />
+      </Group>
       <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={700}>
         <Table striped highlightOnHover aria-label={t.devices.title} data-testid="devices-table">
@@ -82,7 +96,7 @@ export function Devices() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data && list.data.total === 0 && !q && <Text c="dimmed">{t.devices.empty}</Text>}
+      {list.data && list.data.total === 0 && !q && !group && <Text c="dimmed">{t.devices.empty}</Text>}
       {list.data && (
         <Group justify="space-between">
           <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
