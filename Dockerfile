@@ -3,13 +3,13 @@
 #   docker run -d --name portcullis -p 8080:8080 -v portcullis-data:/var/lib/portcullis portcullis
 #   docker logs portcullis   (the first start prints the administrator's one-time password)
 
-# ---- build: all dependencies (tsup is a devDependency), then transpile to dist/
+# ---- build: all dependencies (tsup and Vite are devDependencies), then the console (ui/dist) and dist/
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npx tsup
+RUN npm run build:ui && npx tsup
 
 # ---- runtime: production dependencies and dist/ only; tsx is not here, so the image runs dist/
 FROM node:20-bookworm-slim
@@ -19,6 +19,8 @@ COPY package.json package-lock.json ./
 # argon2 ships prebuilt binaries for linux x64/arm64 (glibc): no compiler needed.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The admin console, built: plugins/console serves it at / (nothing of Vite or React is needed at run time).
+COPY --from=build /app/ui/dist ./ui/dist
 # The embedded engine's pristine cluster, made once in the image: a first start copies it instead of
 # running initdb in WebAssembly for seconds (kernel/db/embedded.ts).
 RUN node --input-type=module -e "await (await import('./dist/kernel/db/embedded.js')).ensureTemplate()"

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import { build } from 'esbuild'
 import { defineConfig } from 'tsup'
 
@@ -69,5 +69,7 @@ export default defineConfig({
   onSuccess: async () => {
     writeSdkPackage()
     await bundleTypebox()
+    // The example console page's browser module is plain JavaScript, not transpiled: copied beside its plugin.
+    cpSync('examples/console-pages/web', 'dist/examples/console-pages/web', { recursive: true })
   },
 })

@@ -12,6 +12,7 @@ import { runIdentity } from './identity.js'
 import { runAaaLogs } from './aaa-logs.js'
 import { runAaaPolicy } from './aaa-policy.js'
 import { runDeployBench } from './deploy.js'
+import { runUiBundle } from './ui-bundle.js'
 import { machine } from './lib.js'
 
 async function main() {
@@ -26,8 +27,9 @@ async function main() {
   const aaaLogs = process.env.BENCH_LOG_ROWS ? await runAaaLogs({ printMachine: false }) : (console.log('\naaa-logs: skipped (set BENCH_LOG_ROWS, e.g. 1 for the full 10M/2M rows, 0.2 for a fifth)'), null)
   const aaaPolicy = await runAaaPolicy({ printMachine: false })
   const deploy = await runDeployBench({ printMachine: false })
+  const uiBundle = await runUiBundle({ printMachine: false })
   console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
-  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, framework, startup, identity, aaaPolicy, aaaLogs, deploy }, null, 2) + '\n')
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, framework, startup, identity, aaaPolicy, aaaLogs, deploy, uiBundle }, null, 2) + '\n')
 }
 
 main().then(

@@ -209,6 +209,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       routes: registry.routes,
       trustProxy: config.trustProxy,
       docs: config.docsEnabled ? () => buildOpenApi(registry.routes, { version }) : null,
+      web: registry.web,
       mount: { validation, gate, rateLimiter: new RateLimiter(db.knex), services, knex: db.knex, audit, i18n, bodyLimit: config.bodyLimit, validateResponses: config.validateResponses },
     })
 
@@ -311,6 +312,7 @@ async function initPlugin(
   }
   for (const r of c.routes ?? []) k.registry.addRoute(def.id, r)
   for (const r of c.renderers ?? []) k.registry.addRenderer(def.id, r)
+  if (c.web) k.registry.web.push({ owner: def.id, web: c.web })
   k.log.debug({ plugin: def.id, version: def.version }, 'plugin initialized')
   return c
 }

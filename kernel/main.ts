@@ -41,6 +41,8 @@ async function main() {
       '',
       `  Portcullis ${app.version} is listening on ${app.url}  (database: ${app.db.engine === 'embedded' ? `embedded, in ${config.dataDir}` : 'PostgreSQL'}; ready in ${ms} ms)`,
       `  Health:  ${app.url}/healthz   Readiness: ${app.url}/ready`,
+      // A plugin serves pages (the admin console): say where a browser opens them.
+      ...(app.registry.web.length ? [`  In a browser: ${app.url}/`] : []),
       config.docsEnabled ? `  API docs: ${app.url}/docs  (OpenAPI: ${app.url}/openapi.json)` : '  API docs: start with DOCS_ENABLED=true to serve /docs and /openapi.json',
       ...signInLines(app.url, app.bootstrap, app),
       '',

@@ -10,6 +10,7 @@ import type { RouteDefinition } from './route.js'
 import type { ProvidedService, ResolvedDeps, ServiceRef } from './service-ref.js'
 import type { ServerOptionRef, SettingRef } from './services.js'
 import type { TableDefinition } from './tables.js'
+import type { WebAssets } from './web.js'
 
 /** Localized text: English required, Russian expected. */
 export interface LocalizedText {
@@ -29,6 +30,11 @@ export interface PluginContributions {
   start?: () => Promise<void>
   /** Called on shutdown, in reverse start order. */
   stop?: () => Promise<void>
+  /**
+   * Files for browsers (the admin console, a plugin's pages): asked for a GET or HEAD that no
+   * route answers, outside /api/. See web.ts and docs/ui.md.
+   */
+  web?: WebAssets
 }
 
 export interface PluginDefinition<D extends Record<string, ServiceRef<unknown>> = Record<string, ServiceRef<unknown>>> {

@@ -14,6 +14,8 @@ import { hostCheck, securityHeaders } from './transport.js'
 import { OutageLog } from '../db/outage.js'
 import { fullPath, mountRoute, type MountDeps, type RouteHandler } from './mount.js'
 import { RouteTable } from './router.js'
+import { serveWeb } from './web.js'
+import type { WebAssets } from '../../sdk/index.js'
 
 export interface HttpOptions {
   log: Logger
@@ -22,6 +24,8 @@ export interface HttpOptions {
   mount: MountDeps
   docs: (() => object) | null
   trustProxy: boolean
+  /** Plugins' browser files, for what no route answers (web.ts). */
+  web?: readonly { owner: string; web: WebAssets }[]
 }
 
 export function createHttpApp(o: HttpOptions): Koa {
@@ -48,6 +52,7 @@ export function createHttpApp(o: HttpOptions): Koa {
     const path = ctx.path
     const match = table.find(ctx.method, path)
     if (match) return match.value(ctx, match.params)
+    if (o.web && (await serveWeb(ctx, o.web))) return
     const allowed = table.allowed(path)
     if (allowed.length) {
       throw new PortcullisError(405, 'METHOD_NOT_ALLOWED', 'core:errors.method_not_allowed', {

@@ -3,7 +3,7 @@
  * method and path, every permission declared once and every route's
  * permission declared by someone.
  */
-import { AUTHENTICATED, PUBLIC, type LocalizedText, type RouteDefinition, type ConfigRenderer } from '../../sdk/index.js'
+import { AUTHENTICATED, PUBLIC, type LocalizedText, type RouteDefinition, type ConfigRenderer, type WebAssets } from '../../sdk/index.js'
 import { BootError } from '../boot-error.js'
 import { fullPath } from '../http/mount.js'
 
@@ -24,6 +24,8 @@ export class ContributionRegistry {
   readonly routes: OwnedRoute[] = []
   readonly permissions = new Map<string, PermissionEntry>()
   readonly renderers: { owner: string; renderer: ConfigRenderer }[] = []
+  /** Plugins' browser files (the console), asked in load order for what no route answers. */
+  readonly web: { owner: string; web: WebAssets }[] = []
   private readonly routeKeys = new Map<string, string>()
 
   addPermissions(owner: string, perms: Record<string, LocalizedText>): void {

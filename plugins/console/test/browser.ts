@@ -1,0 +1,43 @@
+/**
+ * The browser for the console's end-to-end tests: Debian's `chromium`
+ * (installed by .ci/run), driven by playwright-core, which downloads nothing.
+ * Where chromium is missing the tests skip and say so.
+ */
+import { existsSync, mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+
+/** CHROMIUM_PATH when set (a path that does not exist skips the tests), else Debian's. */
+export const CHROMIUM = (process.env.CHROMIUM_PATH !== undefined ? [process.env.CHROMIUM_PATH] : ['/usr/bin/chromium', '/usr/bin/chromium-browser']).find((p) => existsSync(p)) ?? null
+
+export const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/screenshots')
+
+export async function launch(): Promise<Browser> {
+  // --no-sandbox: CI runs as root, where chromium refuses its sandbox.
+  return chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
+}
+
+/** A fresh browser profile (no token, no language choice) in a language and at a size. */
+export async function context(browser: Browser, o: { locale: 'en-US' | 'ru-RU'; width?: number; height?: number }): Promise<BrowserContext> {
+  const c = await browser.newContext({ locale: o.locale, viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, reducedMotion: 'reduce' })
+  c.setDefaultTimeout(15_000)
+  return c
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) })
+}
+
+/** The error text an input shows (Mantine links it with aria-describedby), once the input is marked invalid. */
+export async function inputError(page: Page, name: string): Promise<string> {
+  const input = page.locator(`[name="${name}"][aria-invalid="true"]`)
+  await input.waitFor()
+  const ids = (await input.getAttribute('aria-describedby')) ?? ''
+  const texts = await Promise.all(ids.split(/\s+/).filter((id) => id.endsWith('-error')).map((id) => page.locator(`[id="${id}"]`).textContent()))
+  return texts.join(' ').trim()
+}
+
+/** Text of the visible heading of level 1 (each page has one). */
+export const heading = (page: Page) => page.getByRole('heading', { level: 1 })

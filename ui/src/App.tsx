@@ -1,0 +1,41 @@
+/**
+ * The app: signed out, the sign-in; signed in, the frame and the page the
+ * path names. A screen is one file under pages/ and one line here.
+ */
+import { Center, Loader, Text } from '@mantine/core'
+import type { ReactNode } from 'react'
+import { useAuth } from './auth'
+import { Layout } from './components/Layout'
+import { ExtensionPage } from './extensions'
+import { useI18n } from './i18n'
+import { Account } from './pages/Account'
+import { Dashboard } from './pages/Dashboard'
+import { DeviceGroups } from './pages/DeviceGroups'
+import { Devices } from './pages/Devices'
+import { SignIn } from './pages/SignIn'
+import { usePath } from './router'
+
+function page(path: string): ReactNode {
+  if (path === '/' || path === '') return <Dashboard />
+  if (path === '/devices') return <Devices />
+  if (path === '/account') return <Account />
+  if (path === '/device-groups') return <DeviceGroups />
+  const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
+  if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
+  return null
+}
+
+export function App() {
+  const auth = useAuth()
+  const { t } = useI18n()
+  const path = usePath()
+  if (!auth.token) return <SignIn />
+  if (!auth.me) {
+    return (
+      <Center mih="100vh">
+        <Loader aria-label={t.common.loading} />
+      </Center>
+    )
+  }
+  return <Layout>{page(path.replace(/\/+$/, '') || '/') ?? <Text>{t.common.notFound}</Text>}</Layout>
+}

@@ -1,0 +1,104 @@
+/**
+ * The one way the console talks to the server: /api/v1 of the same origin,
+ * typed by the paths of the OpenAPI document (generated/api.d.ts, made at
+ * build time). Every failure becomes an ApiError carrying the contract's
+ * envelope (`detail`, `code`, `field`) or, for a 429, the seconds to wait.
+ */
+import type { paths } from '../generated/api'
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
+type Json<X> = X extends { content: { 'application/json': infer J } } ? J : void
+type Op<P extends keyof paths, M extends Method> = NonNullable<paths[P][M & keyof paths[P]]>
+type Responses<O> = O extends { responses: infer R } ? R : never
+/** The body of the lowest 2xx answer, as the server picks it. */
+export type Ok<O> = 200 extends keyof Responses<O> ? Json<Responses<O>[200]> : 201 extends keyof Responses<O> ? Json<Responses<O>[201]> : void
+type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? Q : never
+type PathOf<O> = O extends { parameters: { path: infer P } } ? P : never
+type BodyOf<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never
+
+export type PathsWith<M extends Method> = { [P in keyof paths]: paths[P] extends Record<M, unknown> ? P : never }[keyof paths]
+
+export interface CallOptions<O> {
+  query?: QueryOf<O>
+  params?: PathOf<O>
+  body?: BodyOf<O>
+  /** A token other than the session's (the password-change token). */
+  token?: string
+  signal?: AbortSignal
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string,
+    /** The offending input (`name`, `address`…): the form highlights it. */
+    readonly field: string | null,
+    /** Seconds to wait, on a 429. */
+    readonly retryAfter: number | null = null,
+  ) {
+    super(message)
+  }
+}
+
+/** What the client needs from the app around it: the token, the language, and what to do when the session ends. */
+export const session = {
+  token: null as string | null,
+  language: 'en',
+  onExpired: () => {},
+}
+
+function url(path: string, params?: object, query?: object): string {
+  let p = path
+  for (const [k, v] of Object.entries(params ?? {})) p = p.replace(`{${k}}`, encodeURIComponent(String(v)))
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null && v !== '') q.set(k, String(v))
+  const s = q.toString()
+  return s ? `${p}?${s}` : p
+}
+
+async function call<O>(method: string, path: string, o: CallOptions<O> = {}): Promise<Ok<O>> {
+  const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': session.language }
+  const token = o.token ?? session.token
+  if (token) headers.Authorization = `Bearer ${token}`
+  if (o.body !== undefined) headers['Content-Type'] = 'application/json'
+  let res: Response
+  try {
+    res = await fetch(url(path, o.params as object, o.query as object), { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal })
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') throw e
+    throw new ApiError(0, (e as Error).message, 'NETWORK', null)
+  }
+  if (res.status === 204) return undefined as Ok<O>
+  const text = await res.text()
+  let body: unknown = null
+  try {
+    body = text ? JSON.parse(text) : null
+  } catch {
+    body = null
+  }
+  if (res.ok) return body as Ok<O>
+  const b = (body ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
+  if (res.status === 429) {
+    const wait = b.retry_after ?? Number(res.headers.get('Retry-After') ?? 0)
+    throw new ApiError(429, b.detail ?? 'Too many requests', 'RATE_LIMITED', null, wait || null)
+  }
+  // A session token the server no longer takes (expired, revoked): back to the sign-in, not an error on a page.
+  if (res.status === 401 && token && token === session.token) session.onExpired()
+  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null)
+}
+
+export const api = {
+  get: <P extends PathsWith<'get'>>(path: P, o?: CallOptions<Op<P, 'get'>>) => call<Op<P, 'get'>>('GET', path, o),
+  post: <P extends PathsWith<'post'>>(path: P, o?: CallOptions<Op<P, 'post'>>) => call<Op<P, 'post'>>('POST', path, o),
+  patch: <P extends PathsWith<'patch'>>(path: P, o?: CallOptions<Op<P, 'patch'>>) => call<Op<P, 'patch'>>('PATCH', path, o),
+  put: <P extends PathsWith<'put'>>(path: P, o?: CallOptions<Op<P, 'put'>>) => call<Op<P, 'put'>>('PUT', path, o),
+  delete: <P extends PathsWith<'delete'>>(path: P, o?: CallOptions<Op<P, 'delete'>>) => call<Op<P, 'delete'>>('DELETE', path, o),
+}
+
+/** GET /ready: a degraded node answers 503 with the same report, which the dashboard shows rather than an error. */
+export async function readiness(): Promise<import('./types').Readiness> {
+  const res = await fetch('/ready', { headers: { Accept: 'application/json' } })
+  if (res.status !== 200 && res.status !== 503) throw new ApiError(res.status, res.statusText, 'HTTP_' + res.status, null)
+  return (await res.json()) as import('./types').Readiness
+}

@@ -1,0 +1,62 @@
+/**
+ * The frame of every signed-in page: the menu (a drawer below 992 px (Mantine's md), so a
+ * tablet in portrait keeps the width for tables), the header with the
+ * language switch and sign-out, and the footer with the platform version.
+ */
+import { AppShell, Burger, Button, Group, NavLink, Text, VisuallyHidden } from '@mantine/core'
+import { useDisclosure, useMediaQuery } from '@mantine/hooks'
+import { useQuery } from '@tanstack/react-query'
+import type { ReactNode } from 'react'
+import { readiness } from '../api/client'
+import { useAuth } from '../auth'
+import { useExtensions } from '../extensions'
+import { useI18n } from '../i18n'
+import { Link, usePath } from '../router'
+import { LanguageSwitch } from './LanguageSwitch'
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { t, language } = useI18n()
+  const auth = useAuth()
+  const path = usePath()
+  const [opened, { toggle, close }] = useDisclosure()
+  // Below md the closed menu is only moved off screen: inert keeps Tab and screen readers out of it.
+  const narrow = useMediaQuery('(max-width: 62em)')
+  const ready = useQuery({ queryKey: ['ready'], queryFn: readiness, staleTime: 60_000 })
+  const extensions = useExtensions()
+  const item = (href: string, label: string, show = true) =>
+    show && <NavLink key={href} component={Link} href={href} label={label} active={path === href || path.startsWith(href + '/')} onClick={close} />
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'md', collapsed: { mobile: !opened } }} footer={{ height: 36 }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group wrap="nowrap">
+            <a href="#main" className="skip-link">{t.app.skip}</a>
+            <Burger opened={opened} onClick={toggle} hiddenFrom="md" size="sm" aria-label={t.app.menu} />
+            <Text fw={700} size="lg">{t.app.title}</Text>
+          </Group>
+          <Group wrap="nowrap" gap="sm">
+            <LanguageSwitch />
+            <Text size="sm" visibleFrom="sm" component={Link} href="/account" data-testid="whoami" c="inherit" td="none">{auth.me?.username}</Text>
+            <Button variant="default" size="xs" onClick={() => void auth.signOut()}>{t.app.signOut}</Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label={t.app.menu} inert={narrow && !opened}>
+        {item('/', t.nav.dashboard)}
+        {item('/devices', t.nav.devices, auth.can('inventory.read'))}
+        {item('/device-groups', t.nav.deviceGroups, auth.can('inventory.read'))}
+        {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
+        {item('/account', t.nav.account)}
+      </AppShell.Navbar>
+      <AppShell.Main id="main" tabIndex={-1}>{children}</AppShell.Main>
+      <AppShell.Footer px="md">
+        <Group h="100%" justify="space-between">
+          <Text size="xs" c="dimmed" data-testid="footer-version">
+            {ready.data ? t.app.version(ready.data.version) : <VisuallyHidden>{t.common.loading}</VisuallyHidden>}
+          </Text>
+          {auth.me?.docs_enabled && <Text size="xs" c="dimmed" component="a" href="/docs" visibleFrom="sm">API /api/v1</Text>}
+        </Group>
+      </AppShell.Footer>
+    </AppShell>
+  )
+}

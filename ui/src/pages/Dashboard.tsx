@@ -1,0 +1,145 @@
+/**
+ * The dashboard: what the node says about itself (GET /dashboard/system-info),
+ * its readiness (GET /ready), each daemon's deploy state, and what failed
+ * lately: deploys that failed, and failures in the audit trail (refused
+ * sign-ins, refused changes). Each card needs its own permission; a card the
+ * user may not read says so instead of failing the page.
+ */
+import { Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core'
+import { useQuery } from '@tanstack/react-query'
+import type { ReactNode } from 'react'
+import { api, readiness } from '../api/client'
+import { useAuth } from '../auth'
+import { ErrorAlert } from '../components/errors'
+import { useI18n } from '../i18n'
+
+const when = (iso: string | null, lang: string) => (iso ? new Date(iso).toLocaleString(lang) : '—')
+
+function Panel({ title, children, testId }: { title: string; children: ReactNode; testId: string }) {
+  return (
+    <Card withBorder radius="md" component="section" aria-label={title} data-testid={testId}>
+      <Title order={2} size="h4" mb="sm">{title}</Title>
+      {children}
+    </Card>
+  )
+}
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Table.Tr>
+      <Table.Th w="40%" fw={500}>{label}</Table.Th>
+      <Table.Td>{children}</Table.Td>
+    </Table.Tr>
+  )
+}
+
+export function Dashboard() {
+  const { t, language } = useI18n()
+  const auth = useAuth()
+  const canInfo = auth.can('system.info.read')
+  const canDeploys = auth.can('deploy.read')
+  const canAudit = auth.can('audit.read')
+  const info = useQuery({ queryKey: ['system-info'], queryFn: () => api.get('/api/v1/dashboard/system-info'), enabled: canInfo, refetchInterval: 30_000 })
+  const ready = useQuery({ queryKey: ['ready'], queryFn: readiness, refetchInterval: 30_000 })
+  const deploys = useQuery({
+    queryKey: ['deploys', 'failed'],
+    queryFn: () => api.get('/api/v1/deploys', { query: { status: 'failed', per_page: 5, sort_by: 'created_at', sort_order: 'desc' } }),
+    enabled: canDeploys,
+  })
+  const audit = useQuery({
+    queryKey: ['audit', 'failure'],
+    queryFn: () => api.get('/api/v1/audit', { query: { outcome: 'failure', per_page: 8, sort_by: 'at', sort_order: 'desc' } }),
+    enabled: canAudit,
+  })
+  const d = info.data
+  const r = ready.data
+  const failures = [
+    ...(deploys.data?.items ?? []).map((x) => ({ id: x.id, at: x.created_at, what: t.dashboard.failedDeploy(x.daemon), who: x.actor_name, reason: x.reload_status === 'failed' ? 'reload' : x.checked === false ? 'check' : null })),
+    ...(audit.data?.items ?? []).map((x) => ({ id: x.id, at: x.at, what: x.action, who: x.actor_name, reason: x.reason })),
+  ].sort((a, b) => b.at.localeCompare(a.at)).slice(0, 10)
+
+  return (
+    <Stack>
+      <Title order={1} size="h2">{t.dashboard.title}</Title>
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <Panel title={t.dashboard.readiness} testId="readiness">
+          <ErrorAlert error={ready.error} />
+          {r && (
+            <Table>
+              <Table.Tbody>
+                <Row label={t.dashboard.status}><Badge color={r.status === 'healthy' ? 'green' : 'red'}>{r.status === 'healthy' ? t.dashboard.healthy : t.dashboard.degraded}</Badge></Row>
+                <Row label={t.dashboard.database}>{r.checks.database}</Row>
+                <Row label={t.dashboard.masterKey}>{r.checks.master_key}</Row>
+                <Row label={t.dashboard.version}>{r.version}</Row>
+              </Table.Tbody>
+            </Table>
+          )}
+        </Panel>
+        <Panel title={t.dashboard.system} testId="system-info">
+          {!canInfo ? <Text c="dimmed">{t.dashboard.noPermission}</Text> : <ErrorAlert error={info.error} />}
+          {d && (
+            <Table>
+              <Table.Tbody>
+                <Row label={t.dashboard.version}>{d.version}</Row>
+                <Row label={t.dashboard.node}>{d.node_id}</Row>
+                <Row label={t.dashboard.role}>{d.role}</Row>
+                <Row label={t.dashboard.engine}>{d.database_engine}</Row>
+                <Row label={t.dashboard.uptime}>{t.dashboard.uptimeValue(d.uptime_seconds)}</Row>
+                <Row label={t.dashboard.timezone}>{d.timezone}</Row>
+                <Row label={t.dashboard.plugins}>{d.plugins.map((p) => p.id).join(', ')}</Row>
+              </Table.Tbody>
+            </Table>
+          )}
+        </Panel>
+      </SimpleGrid>
+      <Panel title={t.dashboard.deploy} testId="deploy-status">
+        {!canInfo && <Text c="dimmed">{t.dashboard.noPermission}</Text>}
+        {d && d.deploy.daemons.length === 0 && <Text c="dimmed">{t.dashboard.noDaemons}</Text>}
+        {d?.deploy.render_error && <Text c="red">{t.dashboard.renderError(d.deploy.render_error)}</Text>}
+        {d && d.deploy.daemons.length > 0 && (
+          <Table.ScrollContainer minWidth={500}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr><Table.Th>{t.dashboard.daemon}</Table.Th><Table.Th>{t.dashboard.status}</Table.Th><Table.Th>{t.dashboard.release}</Table.Th><Table.Th>{t.dashboard.deployedAt}</Table.Th></Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {d.deploy.daemons.map((x) => (
+                  <Table.Tr key={x.daemon}>
+                    <Table.Td>{x.daemon}</Table.Td>
+                    <Table.Td><Badge color={x.pending ? 'yellow' : 'green'}>{x.pending ? t.dashboard.pending : t.dashboard.upToDate}</Badge></Table.Td>
+                    <Table.Td>{x.active_release ?? t.dashboard.neverDeployed}</Table.Td>
+                    <Table.Td>{when(x.deployed_at, language)}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Panel>
+      <Panel title={t.dashboard.failures} testId="failures">
+        {!canDeploys && !canAudit && <Text c="dimmed">{t.dashboard.noPermission}</Text>}
+        <ErrorAlert error={deploys.error ?? audit.error} />
+        {(canDeploys || canAudit) && failures.length === 0 && !deploys.isLoading && !audit.isLoading && <Text c="dimmed">{t.dashboard.noFailures}</Text>}
+        {failures.length > 0 && (
+          <Table.ScrollContainer minWidth={500}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr><Table.Th>{t.dashboard.at}</Table.Th><Table.Th>{t.dashboard.what}</Table.Th><Table.Th>{t.dashboard.who}</Table.Th><Table.Th>{t.dashboard.reason}</Table.Th></Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {failures.map((f) => (
+                  <Table.Tr key={f.id}>
+                    <Table.Td>{when(f.at, language)}</Table.Td>
+                    <Table.Td>{f.what}</Table.Td>
+                    <Table.Td>{f.who ?? '—'}</Table.Td>
+                    <Table.Td>{f.reason ?? '—'}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Panel>
+    </Stack>
+  )
+}
