@@ -5,14 +5,15 @@
  * `evaluateNacPolicy` says for the same request. The policy test route answers with that same
  * function, so this is the proof that the policy test tells what the deployed daemon does.
  *
- * Seeded: a failure prints the seed; `NAC_DIFF_SEED=<n>` replays it, `NAC_DIFF_POLICIES` sets how
- * many policies (default 25, about 10 requests each).
+ * (EAP-TLS too, with a certificate the PKI issued.) Seeded: a failure prints the seed;
+ * `NAC_DIFF_SEED=<n>` replays it, `NAC_DIFF_POLICIES` sets how many policies (default 25, 11
+ * requests each).
  */
 import path from 'node:path'
 import { expect } from 'chai'
 import type { CompiledNacPolicy, CompiledNacRule, NacAuthorization, NacCondition, NacMethod, NacRequest } from '../../../sdk/index.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { createCa, eapTemplateId } from '../../pki/test/helpers.js'
+import { createCa, createTemplate, eapTemplateId } from '../../pki/test/helpers.js'
 import { has, radclient, rcString } from '../../radius/test/e2e-support.js'
 import { created, NacLab, SECRET } from '../../radius/test/e2e-nac-lab.js'
 import { setTestNac } from '../../radius/test/fixtures/nac-source/index.js'
@@ -50,6 +51,8 @@ interface World {
   deviceGroups: { id: string; name: string }[]
   /** The groups of the one switch (127.0.0.1) every request comes from. */
   switchGroupIds: string[]
+  /** ann's client certificate (EAP-TLS): issued by the platform CA, SAN e-mail ann@example.net. */
+  certificate: { file: string; key: string; issuer_cn: string; san_email: string }
 }
 
 const authorization = (r: Rng, i: number): NacAuthorization =>
@@ -75,9 +78,9 @@ function timeWindow(r: Rng): NacCondition {
 }
 
 function condition(r: Rng, w: World): NacCondition {
-  switch (r.int(8)) {
+  switch (r.int(9)) {
     case 0:
-      return { type: 'method', methods: r.some<NacMethod>(['mab', 'peap']) }
+      return { type: 'method', methods: r.some<NacMethod>(['mab', 'peap', 'eap-tls']) }
     case 1:
       return { type: 'user_group', groups: r.some(w.userGroups) }
     case 2:
@@ -90,8 +93,12 @@ function condition(r: Rng, w: World): NacCondition {
       return { type: 'nas_port_type', values: r.some(PORT_TYPES) }
     case 6:
       return timeWindow(r)
+    case 7:
+      return r.next() < 0.5
+        ? { type: 'certificate', field: 'issuer_cn', values: r.some([w.certificate.issuer_cn.toUpperCase(), 'Some Other CA']) }
+        : { type: 'certificate', field: 'san_email', values: r.some([w.certificate.san_email, 'bob@example.net']) }
     default:
-      return { type: 'method', methods: [r.pick<NacMethod>(['mab', 'peap'])] }
+      return { type: 'method', methods: [r.pick<NacMethod>(['mab', 'peap', 'eap-tls'])] }
   }
 }
 
@@ -144,6 +151,18 @@ function questions(r: Rng, w: World, lab: NacLab, caPem: string): Question[] {
       },
     })
   }
+  {
+    // EAP-TLS: ann's certificate; the tree takes the certificate's user as the user (CN = identity = ann).
+    const e = r.pick(w.endpoints)
+    const c = w.certificate
+    out.push({
+      request: { method: 'eap-tls', mac: e.mac, username: 'ann', user_group_ids: w.users[0].groupIds, endpoint_group_ids: e.endpoint_group_ids, device_type: e.device_type, device_group_ids: w.switchGroupIds, certificate: { issuer_cn: c.issuer_cn, san_email: c.san_email }, nas_port_type: 'Ethernet', local_time },
+      async ask() {
+        const a = await lab.eapol(['eap=TLS', 'identity="ann"', `client_cert="${c.file}"`, `private_key="${c.key}"`, `ca_cert="${caPem}"`], e.mac.replace(/:/g, '-'))
+        return { accept: a.ok, vlan: a.vlan }
+      },
+    })
+  }
   return out
 }
 
@@ -174,6 +193,9 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
     lab.s.put('server.pem', server.cert.certificate)
     lab.s.ok(['x509', '-in', 'server.pem', '-out', lab.certFile])
     lab.s.ok(['pkey', '-in', server.key, '-out', lab.keyFile])
+    const userTemplate = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN'], san_types: ['email'] })
+    const client = await lab.issue(ca.id, userTemplate.id, '/CN=ann', 'email:ann@example.net')
+    const clientFile = path.join(lab.s.dir, lab.s.put('ann.pem', client.cert.certificate))
     const eg = [
       { id: 'aaaaaaaa-0000-4000-8000-0000000000e1', name: 'printers' },
       { id: 'aaaaaaaa-0000-4000-8000-0000000000e2', name: 'phones' },
@@ -193,6 +215,7 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
         { id: core.id, name: 'core' },
       ],
       switchGroupIds: [access.id],
+      certificate: { file: clientFile, key: client.key, issuer_cn: 'Differential CA', san_email: 'ann@example.net' },
     }
   })
   after(async () => lab?.close())
@@ -215,6 +238,6 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
         asked++
       }
     }
-    expect(asked).to.equal(count * 10)
+    expect(asked).to.equal(count * 11)
   })
 })
