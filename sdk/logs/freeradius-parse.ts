@@ -23,7 +23,22 @@ interface FreeradiusOrigin {
   nasIpAddress: string | null
 }
 
-export interface FreeradiusAuthEvent extends FreeradiusOrigin {
+/**
+ * What NAC profiling and sessions read (freeradius.ts PROFILING_ATTRIBUTES), from the line's
+ * `profiling` field; empty in lines written before it was logged, or when FreeRADIUS cut it.
+ */
+export interface FreeradiusProfiling {
+  /** NAS-Port-Id: the port as the switch names it (`GigabitEthernet1/0/7`). */
+  nasPortId: string | null
+  /** NAS-Port-Type as FreeRADIUS names it (`Ethernet`, `Wireless-802.11`, `Virtual`). */
+  nasPortType: string | null
+  /** Every Cisco-AVPair of the request, in packet order (device-sensor: `dhcp-option=…`, `cdp-tlv=…`, `lldp-tlv=…`, `http-tlv=…`). */
+  ciscoAvPairs: string[]
+  /** The `profiling` field was cut by FreeRADIUS (its xlat buffer) and dropped. */
+  profilingTruncated: boolean
+}
+
+export interface FreeradiusAuthEvent extends FreeradiusOrigin, FreeradiusProfiling {
   /** ISO 8601, UTC. */
   timestamp: string
   username: string
@@ -48,7 +63,7 @@ export interface FreeradiusAuthEvent extends FreeradiusOrigin {
   rejectReason: RadiusRejectReason | null
 }
 
-export interface FreeradiusAcctEvent extends FreeradiusOrigin {
+export interface FreeradiusAcctEvent extends FreeradiusOrigin, FreeradiusProfiling {
   timestamp: string
   username: string
   callingStationId: string | null
@@ -96,6 +111,29 @@ function attr(list: unknown, name: string): string | null {
   if (typeof v === 'string') return v === '' ? null : undoSecondEscape(v)
   if (typeof v === 'number' || typeof v === 'boolean') return String(v)
   return null
+}
+
+/** Every value of an attribute (a repeated one arrives as an array). */
+function attrs(list: unknown, name: string): string[] {
+  if (list === null || typeof list !== 'object') return []
+  const v = (list as Record<string, unknown>)[name]
+  const out: string[] = []
+  for (const x of Array.isArray(v) ? v : [v]) {
+    if (typeof x === 'string' && x !== '') out.push(undoSecondEscape(x))
+    else if (typeof x === 'number') out.push(String(x))
+  }
+  return out
+}
+
+/**
+ * A line whose `profiling` field FreeRADIUS cut: the line without that field (the fields after it are
+ * separate xlats, whole), or null when the line has no such field or is still not JSON without it.
+ */
+function dropCutProfiling(text: string): Record<string, unknown> | null {
+  const at = text.indexOf(',"profiling":{')
+  if (at < 0) return null
+  const next = text.indexOf(',"replies":[', at)
+  return parseJsonObject(text.slice(0, at) + (next < 0 ? '}' : text.slice(next)))
 }
 
 const num = (s: string | null): number | null => (s !== null && /^\d{1,18}$/.test(s) ? Number(s) : null)
@@ -204,6 +242,11 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
   if (text.trim() === '') return { kind: 'error', reason: 'empty line' }
   let obj = parseJsonObject(text) ?? parseJsonObject(undoSecondEscape(text))
   let replyTruncated = false
+  let profilingTruncated = false
+  if (!obj) {
+    obj = dropCutProfiling(text)
+    profilingTruncated = obj !== null
+  }
   if (!obj) {
     const cut = salvageCutReplies(text)
     if (cut) {
@@ -229,6 +272,10 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
     calledStationId: attr(req, 'Called-Station-Id'),
     nasPort: attr(req, 'NAS-Port'),
     nasIdentifier: attr(req, 'NAS-Identifier'),
+    nasPortId: attr(obj.profiling, 'NAS-Port-Id'),
+    nasPortType: attr(obj.profiling, 'NAS-Port-Type'),
+    ciscoAvPairs: attrs(obj.profiling, 'Cisco-AVPair'),
+    profilingTruncated,
   }
   if (obj.kind === 'auth') {
     if (obj.result !== 'accept' && obj.result !== 'reject') return { kind: 'error', reason: 'missing or bad result' }

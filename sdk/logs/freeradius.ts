@@ -107,6 +107,16 @@ export const REQUEST_ATTRIBUTES = {
   ],
 } as const
 
+/**
+ * What NAC profiling and sessions read (plugins/nac, through the aaa-logs record listener), in both
+ * kinds of line: the port as the switch names it and its type, and Cisco's device-sensor AVPairs
+ * (`dhcp-option=…`, `cdp-tlv=…`, `lldp-tlv=…`, `http-tlv=…`), every instance (Cisco-AVPair repeats).
+ * They go in a field of their own, `"profiling":{…}`, a separate xlat: a switch sending many AVPairs
+ * can pass the 2,047 bytes FreeRADIUS 3.2 expands one xlat into, and then only that field is cut
+ * (the parser drops it and keeps the line) instead of the request attributes.
+ */
+export const PROFILING_ATTRIBUTES = ['NAS-Port-Id', 'NAS-Port-Type', 'Cisco-AVPair'] as const
+
 /** The reply attributes logged by lines written before every reply attribute was (the parser still reads them). */
 export const REPLY_ATTRIBUTES = ['Tunnel-Type', 'Tunnel-Medium-Type', 'Tunnel-Private-Group-Id', 'Filter-Id', 'Session-Timeout', 'Framed-IP-Address', 'Reply-Message'] as const
 
@@ -149,11 +159,14 @@ const CLIENT = '%{client:shortname}'
  */
 const REPLY_LIST = '%{portcullis_list_encode:&reply:[*] ' + REPLY_NOT_LOGGED.map((n) => `!&reply:${n}`).join(' ') + '}'
 
+/** The profiling field (PROFILING_ATTRIBUTES), its own xlat. */
+const PROFILING = enc('request', PROFILING_ATTRIBUTES)
+
 /** The line templates (linelog `messages` values, before quoting for the config file). */
 export const FREERADIUS_LINE_TEMPLATES = {
-  accept: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","result":"accept","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"replies":${REPLY_LIST}}`,
-  reject: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","result":"reject","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"replies":[]}`,
-  acct: `{"v":1,"kind":"acct","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","request":${enc('request', REQUEST_ATTRIBUTES.acct)}}`,
+  accept: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","result":"accept","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"profiling":${PROFILING},"replies":${REPLY_LIST}}`,
+  reject: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","result":"reject","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"profiling":${PROFILING},"replies":[]}`,
+  acct: `{"v":1,"kind":"acct","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","request":${enc('request', REQUEST_ATTRIBUTES.acct)},"profiling":${PROFILING}}`,
 } as const
 
 const q = (s: string) => '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'
