@@ -7,6 +7,8 @@ import type { Knex } from 'knex'
 import { createServiceRef } from '../../sdk/index.js'
 import type { FreeradiusAcctEvent, FreeradiusAuthEvent } from '../../sdk/logs/freeradius-parse.js'
 
+export type { FreeradiusAcctEvent, FreeradiusAuthEvent }
+
 export const LOG_KINDS = ['tacacs_authentication', 'tacacs_authorization', 'tacacs_accounting', 'radius_authentication', 'radius_accounting'] as const
 export type LogKind = (typeof LOG_KINDS)[number]
 

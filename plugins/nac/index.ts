@@ -7,13 +7,16 @@
  * read it through `nacServiceRef` (api.ts) and reference endpoints and groups
  * through its `references`, never its tables. See docs/nac.md.
  */
-import { coreServices, definePlugin, defineReferenceTarget, identityServices, provide } from '../../sdk/index.js'
+import { coreServices, definePlugin, defineReferenceTarget, identityServices, optional, provide } from '../../sdk/index.js'
+import { aaaLogsServiceRef } from '../aaa-logs/api.js'
 import { nacServiceRef } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { nacPermissions } from './permissions.js'
 import { nacRoutes } from './routes/index.js'
+import { AuthorizationEvents } from './services/events.js'
 import { createNacService } from './services/nac.js'
+import { createRecordObserver } from './services/observe.js'
 import { registerOwnerGuard } from './services/owners.js'
 import { nacTables } from './tables.js'
 
@@ -28,18 +31,22 @@ export default definePlugin({
   migrations: new URL('./migrations/', import.meta.url),
   tables: nacTables,
   locales: { en, ru },
-  deps: { database: coreServices.database, audit: coreServices.audit, identity: identityServices.identity },
-  init({ database, audit, identity }) {
+  // The AAA logs' ingester hands over the RADIUS records it commits: sightings, profiling, sessions.
+  optionalDependsOn: ['aaa-logs'],
+  deps: { database: coreServices.database, audit: coreServices.audit, identity: identityServices.identity, logger: coreServices.logger, aaaLogs: optional(aaaLogsServiceRef) },
+  init({ database, audit, identity, logger, aaaLogs }) {
     const references = {
       endpoint: defineReferenceTarget({ kind: 'endpoint', table: 'nac_endpoints', nameColumn: 'mac' }),
       endpoint_group: defineReferenceTarget({ kind: 'endpoint_group', table: 'nac_endpoint_groups', nameColumn: 'name' }),
     }
     const users = identity.references.user
     registerOwnerGuard(users, audit)
-    const nac = createNacService(database.knex, references)
+    const events = new AuthorizationEvents(logger.child({ component: 'nac.events' }))
+    const nac = createNacService(database.knex, references, events)
+    aaaLogs?.registerRecordListener('nac', createRecordObserver(database.knex, events).listener)
     return {
       services: [provide(nacServiceRef, nac)],
-      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references }),
+      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, events }),
     }
   },
 })

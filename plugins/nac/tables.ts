@@ -11,6 +11,8 @@ export const EndpointGroupTable = defineTable('nac_endpoint_groups', {
   description: column.varchar().nullable(),
   created_at: column.timestamp().defaulted(),
   updated_at: column.timestamp().defaulted(),
+  /** Migration 0003: the device types whose profiled endpoints the group takes (services/placement.ts). */
+  placement_device_types: column.jsonb<string[]>().defaulted(),
 })
 
 export const EndpointTable = defineTable('nac_endpoints', {
@@ -34,16 +36,84 @@ export const EndpointTable = defineTable('nac_endpoints', {
   device_type_reason: column.varchar().nullable(),
   created_at: column.timestamp().defaulted(),
   updated_at: column.timestamp().defaulted(),
+  /** Migration 0003: the device type was set by an admin; profiling leaves it alone. */
+  device_type_manual: column.boolean().defaulted(),
+  /** Migration 0003: the group was placed by profiling (a group's placement rules), not set by an admin or an import. */
+  endpoint_group_placed: column.boolean().defaulted(),
+})
+
+/** A profiling condition (schemas/profiling-rules.ts checks it). */
+export interface ProfilingConditionRow {
+  attribute: string
+  operator: 'equals' | 'contains' | 'starts_with'
+  value: string
+}
+
+export const ProfilingRuleTable = defineTable('nac_profiling_rules', {
+  id: column.uuid().defaulted(),
+  name: column.varchar(),
+  description: column.varchar().nullable(),
+  conditions: column.jsonb<ProfilingConditionRow[]>(),
+  device_type: column.varchar(),
+  certainty: column.smallint(),
+  enabled: column.boolean().defaulted(),
+  position: column.integer(),
+  created_at: column.timestamp().defaulted(),
+  updated_at: column.timestamp().defaulted(),
+})
+
+/** What the network told of an endpoint, merged record after record (services/evidence.ts). */
+export const EndpointEvidenceTable = defineTable('nac_endpoint_evidence', {
+  endpoint_id: column.uuid(),
+  evidence: column.jsonb<Record<string, string>>(),
+  updated_at: column.timestamp().defaulted(),
+})
+
+export const SessionTable = defineTable('nac_sessions', {
+  id: column.uuid().defaulted(),
+  nas_ip: column.varchar(),
+  acct_session_id: column.varchar(),
+  mac: column.varchar().nullable(),
+  username: column.varchar().nullable(),
+  nas_port: column.varchar().nullable(),
+  nas_port_type: column.varchar().nullable(),
+  framed_ip: column.varchar().nullable(),
+  vlan: column.varchar().nullable(),
+  acl: column.varchar().nullable(),
+  interim_interval: column.integer().nullable(),
+  started_at: column.timestamp(),
+  last_update_at: column.timestamp(),
+  stopped_at: column.timestamp().nullable(),
+  input_octets: column.bigint().nullable(),
+  output_octets: column.bigint().nullable(),
+  session_time: column.integer().nullable(),
+})
+
+/** The latest Access-Accept per MAC and NAS: what a session that follows was given. */
+export const AuthGrantTable = defineTable('nac_auth_grants', {
+  mac: column.varchar(),
+  nas_ip: column.varchar(),
+  at: column.timestamp(),
+  vlan: column.varchar().nullable(),
+  acl: column.varchar().nullable(),
+  interim_interval: column.integer().nullable(),
 })
 
 export type EndpointGroupTableRow = RowOf<typeof EndpointGroupTable>
 export type EndpointTableRow = RowOf<typeof EndpointTable>
 
-export const nacTables = [EndpointGroupTable, EndpointTable]
+export type ProfilingRuleTableRow = RowOf<typeof ProfilingRuleTable>
+export type SessionTableRow = RowOf<typeof SessionTable>
+
+export const nacTables = [EndpointGroupTable, EndpointTable, ProfilingRuleTable, EndpointEvidenceTable, SessionTable, AuthGrantTable]
 
 declare module 'knex/types/tables.js' {
   interface Tables {
     nac_endpoint_groups: TableType<typeof EndpointGroupTable>
     nac_endpoints: TableType<typeof EndpointTable>
+    nac_profiling_rules: TableType<typeof ProfilingRuleTable>
+    nac_endpoint_evidence: TableType<typeof EndpointEvidenceTable>
+    nac_sessions: TableType<typeof SessionTable>
+    nac_auth_grants: TableType<typeof AuthGrantTable>
   }
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex'
 import type { AuditService, IdentityService, OwnedReferenceTarget, ReferenceTarget } from '../../../sdk/index.js'
 import type { NacService } from '../api.js'
+import type { AuthorizationEvents } from '../services/events.js'
 
 /** What the plugin's routes share. */
 export interface NacRouteDeps {
@@ -12,4 +13,6 @@ export interface NacRouteDeps {
   identity: IdentityService
   /** The plugin's side of the references others hold: deletes and renames call them. */
   references: { endpoint: OwnedReferenceTarget; endpoint_group: OwnedReferenceTarget }
+  /** The "endpoint authorization changed" listeners: an admin's change of group or device type goes to them. */
+  events: AuthorizationEvents
 }

@@ -3,6 +3,7 @@ import { isIP } from 'node:net'
 import type { Knex } from 'knex'
 import type { Endpoint, NacService } from '../api.js'
 import { macError } from '../errors.js'
+import type { AuthorizationEvents } from './events.js'
 import { normalizeMac, parseMac } from './mac.js'
 import { ouiVendor } from './oui.js'
 import { ENDPOINTS, isUuid, loadEndpoint, loadEndpointByMac, loadGroup, selectEndpoints, selectGroups, toEndpoint, toGroup } from './rows.js'
@@ -14,9 +15,10 @@ const clip = (s: string | null | undefined, max: number): string | null => {
   return clean ? clean.slice(0, max) : null
 }
 
-export function createNacService(knex: Knex, references: NacService['references']): NacService {
+export function createNacService(knex: Knex, references: NacService['references'], events: AuthorizationEvents): NacService {
   return {
     references,
+    onEndpointAuthorizationChanged: (listener) => events.on(listener),
     normalizeMac,
     vendorOf(mac) {
       const m = normalizeMac(mac)
