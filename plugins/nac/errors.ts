@@ -37,6 +37,9 @@ export const NacErrors = {
   importUnknownColumn: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_unknown_column'),
   importRepeatedColumn: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_repeated_column'),
   importTooManyRows: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_too_many_rows'),
+  // Profiling and sessions (migration 0003).
+  /** Another profiling rule has this name (case-insensitively). */
+  profilingRuleNameTaken: defineError(409, 'PROFILING_RULE_NAME_TAKEN', 'nac:errors.profiling_rule_name_taken'),
 } as const
 
 /** The three MAC refusals, by parse reason. */

@@ -4,6 +4,7 @@
  * kernel checks these declarations against the database at every boot.
  */
 import { column, defineTable, type RowOf, type TableType } from '../../sdk/index.js'
+import type { EvidenceAttribute } from './services/evidence.js'
 
 export const EndpointGroupTable = defineTable('nac_endpoint_groups', {
   id: column.uuid().defaulted(),
@@ -44,7 +45,7 @@ export const EndpointTable = defineTable('nac_endpoints', {
 
 /** A profiling condition (schemas/profiling-rules.ts checks it). */
 export interface ProfilingConditionRow {
-  attribute: string
+  attribute: EvidenceAttribute
   operator: 'equals' | 'contains' | 'starts_with'
   value: string
 }

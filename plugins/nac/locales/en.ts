@@ -23,6 +23,7 @@ export default {
     import_row_description_long: 'The description is longer than {{max}} characters.',
     import_row_description_text: 'The description holds a control or direction character.',
     import_duplicate: 'Row {{row}} of the file already has the MAC address {{mac}}.',
+    profiling_rule_name_taken: 'A profiling rule named "{{name}}" already exists (names are compared without regard to case).',
   },
   count: {
     endpoints_one: '{{count}} endpoint',

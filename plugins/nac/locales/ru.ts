@@ -23,6 +23,7 @@ export default {
     import_row_description_long: 'Описание длиннее {{max}} символов.',
     import_row_description_text: 'В описании есть управляющий символ или символ направления текста.',
     import_duplicate: 'В строке {{row}} файла уже есть MAC-адрес {{mac}}.',
+    profiling_rule_name_taken: 'Правило профилирования с именем «{{name}}» уже существует (имена сравниваются без учёта регистра).',
   },
   count: {
     endpoints_one: '{{count}} оконечное устройство',

@@ -3,6 +3,7 @@ import { defineRoute, ErrorBody, givenFields, isReferenceViolation, lockForChang
 import { NacErrors as E } from '../errors.js'
 import { NAC_READ, NAC_WRITE } from '../permissions.js'
 import { ouiVendor } from '../services/oui.js'
+import { authorizationChanged } from '../services/events.js'
 import { lockOwner } from '../services/owners.js'
 import { present, presentOne } from '../services/present.js'
 import { applyFilters, applySearch, macFilter, SORT_COLUMNS } from '../services/query.js'
@@ -94,13 +95,15 @@ export function endpointRoutes(d: NacRouteDeps) {
         const b = req.body
         const id = req.params.endpoint_id
         const mac = b.mac === undefined ? undefined : canonicalMac(b.mac)
-        return req.transaction(async (trx) => {
+        const out = await req.transaction(async (trx) => {
           const before = await presentOne(trx, users, await lockForChange(trx, ENDPOINTS, id, 'endpoint_id', loadEndpoint))
           if (mac !== undefined) await assertMacFree(trx, mac, id)
           if (b.endpoint_group_id !== undefined) await lockGroup(trx, b.endpoint_group_id)
           if (b.owner_user_id !== undefined) await lockOwner(trx, users, b.owner_user_id)
           const cols = {
             ...givenFields(b, ['description', 'owner_user_id', 'endpoint_group_id']),
+            // A group given here is static membership: profiling's placement rules no longer move the endpoint.
+            ...(b.endpoint_group_id === undefined ? {} : { endpoint_group_placed: false }),
             ...(mac === undefined ? {} : { mac, vendor: ouiVendor(mac) }),
             updated_at: new Date(),
           }
@@ -109,8 +112,14 @@ export function endpointRoutes(d: NacRouteDeps) {
           if (mac !== undefined && mac !== before.mac) await d.references.endpoint.renamed([id], trx)
           const after = await presentOne(trx, users, (await loadEndpoint(trx, id))!)
           await req.audit({ action: 'endpoint.update', resourceType: 'endpoint', resourceId: id, before, after }, trx)
-          return after
+          return { before, after }
         })
+        const state = (e: typeof out.after) => ({ device_type: e.device_type, endpoint_group_id: e.endpoint_group_id })
+        if (authorizationChanged(state(out.before), state(out.after))) {
+          const a = out.after
+          await d.events.emit([{ endpoint_id: a.id, mac: a.mac, cause: 'admin', before: state(out.before), after: state(a), last_nas_ip: a.last_nas_ip, last_nas_port: a.last_nas_port }])
+        }
+        return out.after
       },
     }),
     defineRoute({

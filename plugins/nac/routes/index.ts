@@ -1,11 +1,14 @@
 import type { RouteDefinition } from '../../../sdk/index.js'
 import type { NacRouteDeps } from './deps.js'
+import { endpointDeviceTypeRoutes } from './endpoint-device-type.js'
 import { endpointGroupRoutes } from './endpoint-groups.js'
 import { endpointRoutes } from './endpoints.js'
 import { exportRoutes } from './export.js'
 import { importRoutes } from './import.js'
+import { profilingRuleRoutes } from './profiling-rules.js'
+import { sessionRoutes } from './sessions.js'
 
 export function nacRoutes(d: NacRouteDeps): RouteDefinition[] {
   // The export and the import before `/nac/endpoints/{endpoint_id}`: their paths are not ids.
-  return [...exportRoutes(d), ...importRoutes(d), ...endpointRoutes(d), ...endpointGroupRoutes(d)] as RouteDefinition[]
+  return [...exportRoutes(d), ...importRoutes(d), ...endpointRoutes(d), ...endpointDeviceTypeRoutes(d), ...endpointGroupRoutes(d), ...profilingRuleRoutes(d), ...sessionRoutes(d)] as RouteDefinition[]
 }

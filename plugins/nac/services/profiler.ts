@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex'
 import type { ProfilingConditionRow } from '../tables.js'
-import type { Evidence, EvidenceAttribute } from './evidence.js'
+import type { Evidence } from './evidence.js'
 
 export interface ProfilingRule {
   id: string
@@ -43,8 +43,8 @@ export async function loadRules(db: Knex | Knex.Transaction): Promise<ProfilingR
 /** The winning rule's verdict, or null when no rule holds. `rules` as `loadRules` orders them. */
 export function profile(rules: readonly ProfilingRule[], evidence: Evidence): Verdict | null {
   for (const r of rules) {
-    if (!r.conditions.length || !r.conditions.every((c) => holds(c, evidence[c.attribute as EvidenceAttribute]))) continue
-    const why = r.conditions.map((c) => `${c.attribute} ${OPS[c.operator]} "${c.value}" (seen "${evidence[c.attribute as EvidenceAttribute]}")`).join(', ')
+    if (!r.conditions.length || !r.conditions.every((c) => holds(c, evidence[c.attribute]))) continue
+    const why = r.conditions.map((c) => `${c.attribute} ${OPS[c.operator]} "${c.value}" (seen "${evidence[c.attribute]}")`).join(', ')
     return { device_type: r.device_type, confidence: r.certainty, reason: `rule "${r.name}": ${why}`.slice(0, 500), rule_id: r.id }
   }
   return null
