@@ -11,6 +11,7 @@ import { expect } from 'chai'
 import type { RadiusLogRecord } from '../api.js'
 import { createIngester } from '../ingest/index.js'
 import { RecordListeners } from '../ingest/listeners.js'
+import { countOf } from '../services/logs.js'
 import { tableSettings } from './standalone-deps.js'
 import { silentLogger, startTestApp, type TestApp } from '../../../test/kit/app.js'
 
@@ -65,8 +66,7 @@ describe('aaa-logs: record listeners', function () {
       // Committed before delivery: every row is there.
       const ids = records.map((r) => r.id)
       const table = records[0].kind === 'auth' ? 'aaa_log_radius_auth' : 'aaa_log_radius_acct'
-      const n = await t.app.db.knex(table).whereIn('id', ids).count('* as n').first()
-      expect(Number(n?.n)).to.equal(ids.length)
+      expect(await countOf(t.app.db.knex(table).whereIn('id', ids))).to.equal(ids.length)
       batches.push([...records])
     })
     const { nodeId, ing } = ingester(listeners)
@@ -112,7 +112,7 @@ describe('aaa-logs: record listeners', function () {
     await ing.pollOnce()
     expect(got).to.deep.equal(Array.from({ length: 6 }, (_, i) => `u${i}`))
     expect(calls).to.equal(4)
-    expect(Number((await t.app.db.knex('aaa_log_radius_auth').where({ node_id: nodeId }).count('* as n').first())?.n)).to.equal(6)
+    expect(await countOf(t.app.db.knex('aaa_log_radius_auth').where({ node_id: nodeId }))).to.equal(6)
     expect(listeners.stats.listenerFailures).to.equal(2)
     const errors = seen.filter((s) => s.level === 'error')
     expect(errors).to.have.length(2)
