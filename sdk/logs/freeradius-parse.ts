@@ -32,7 +32,11 @@ export interface FreeradiusProfiling {
   nasPortId: string | null
   /** NAS-Port-Type as FreeRADIUS names it (`Ethernet`, `Wireless-802.11`, `Virtual`). */
   nasPortType: string | null
-  /** Every Cisco-AVPair of the request, in packet order (device-sensor: `dhcp-option=…`, `cdp-tlv=…`, `lldp-tlv=…`, `http-tlv=…`). */
+  /**
+   * Every Cisco-AVPair of the request (up to SENSOR_AVPAIRS), in packet order (device-sensor:
+   * `dhcp-option=…`, `cdp-tlv=…`, `lldp-tlv=…`, `http-tlv=…`), byte for byte: each byte one character
+   * (U+0000–U+00FF, "latin1"), since the TLVs hold binary type and length bytes.
+   */
   ciscoAvPairs: string[]
   /** The `profiling` field was cut by FreeRADIUS (its xlat buffer) and dropped. */
   profilingTruncated: boolean
@@ -113,15 +117,11 @@ function attr(list: unknown, name: string): string | null {
   return null
 }
 
-/** Every value of an attribute (a repeated one arrives as an array). */
-function attrs(list: unknown, name: string): string[] {
-  if (list === null || typeof list !== 'object') return []
-  const v = (list as Record<string, unknown>)[name]
+/** The `sensor` list: hex strings → byte strings (one char per byte); empty and malformed entries are skipped. */
+function sensorList(v: unknown): string[] {
+  if (!Array.isArray(v)) return []
   const out: string[] = []
-  for (const x of Array.isArray(v) ? v : [v]) {
-    if (typeof x === 'string' && x !== '') out.push(undoSecondEscape(x))
-    else if (typeof x === 'number') out.push(String(x))
-  }
+  for (const x of v) if (typeof x === 'string' && x.length && x.length % 2 === 0 && /^[0-9a-fA-F]+$/.test(x)) out.push(Buffer.from(x, 'hex').toString('latin1'))
   return out
 }
 
@@ -274,7 +274,7 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
     nasIdentifier: attr(req, 'NAS-Identifier'),
     nasPortId: attr(obj.profiling, 'NAS-Port-Id'),
     nasPortType: attr(obj.profiling, 'NAS-Port-Type'),
-    ciscoAvPairs: attrs(obj.profiling, 'Cisco-AVPair'),
+    ciscoAvPairs: sensorList(obj.sensor),
     profilingTruncated,
   }
   if (obj.kind === 'auth') {

@@ -109,13 +109,17 @@ export const REQUEST_ATTRIBUTES = {
 
 /**
  * What NAC profiling and sessions read (plugins/nac, through the aaa-logs record listener), in both
- * kinds of line: the port as the switch names it and its type, and Cisco's device-sensor AVPairs
- * (`dhcp-option=…`, `cdp-tlv=…`, `lldp-tlv=…`, `http-tlv=…`), every instance (Cisco-AVPair repeats).
- * They go in a field of their own, `"profiling":{…}`, a separate xlat: a switch sending many AVPairs
- * can pass the 2,047 bytes FreeRADIUS 3.2 expands one xlat into, and then only that field is cut
- * (the parser drops it and keeps the line) instead of the request attributes.
+ * kinds of line, kept together here: the port as the switch names it and its type, in a field of
+ * their own (`"profiling":{…}`, a separate xlat, so that a cut there never costs the request
+ * attributes), and Cisco's device-sensor AVPairs (`dhcp-option=…`, `cdp-tlv=…`, `lldp-tlv=…`,
+ * `http-tlv=…`) in `"sensor":[…]`: each instance of Cisco-AVPair as the hex of its bytes
+ * (`%{hex:&request:Cisco-AVPair[i]}`, one xlat each, up to SENSOR_AVPAIRS of them). Hex because the
+ * TLVs carry binary type and length bytes: `json_encode` stops at the first NUL and takes only the
+ * first instance (checked against FreeRADIUS 3.2.1), hex is binary-safe and needs no escaping.
  */
-export const PROFILING_ATTRIBUTES = ['NAS-Port-Id', 'NAS-Port-Type', 'Cisco-AVPair'] as const
+export const PROFILING_ATTRIBUTES = ['NAS-Port-Id', 'NAS-Port-Type'] as const
+/** How many Cisco-AVPair instances a line carries (a switch's device sensor sends a handful). */
+export const SENSOR_AVPAIRS = 16
 
 /** The reply attributes logged by lines written before every reply attribute was (the parser still reads them). */
 export const REPLY_ATTRIBUTES = ['Tunnel-Type', 'Tunnel-Medium-Type', 'Tunnel-Private-Group-Id', 'Filter-Id', 'Session-Timeout', 'Framed-IP-Address', 'Reply-Message'] as const
@@ -159,8 +163,8 @@ const CLIENT = '%{client:shortname}'
  */
 const REPLY_LIST = '%{portcullis_list_encode:&reply:[*] ' + REPLY_NOT_LOGGED.map((n) => `!&reply:${n}`).join(' ') + '}'
 
-/** The profiling field (PROFILING_ATTRIBUTES), its own xlat. */
-const PROFILING = enc('request', PROFILING_ATTRIBUTES)
+/** The profiling field (PROFILING_ATTRIBUTES, its own xlat) and the sensor list (hex of each Cisco-AVPair; an absent one is ""). */
+const PROFILING = `${enc('request', PROFILING_ATTRIBUTES)},"sensor":[${Array.from({ length: SENSOR_AVPAIRS }, (_, i) => `"%{hex:&request:Cisco-AVPair[${i}]}"`).join(',')}]`
 
 /** The line templates (linelog `messages` values, before quoting for the config file). */
 export const FREERADIUS_LINE_TEMPLATES = {

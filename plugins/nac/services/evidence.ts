@@ -4,10 +4,12 @@
  * and NAS-Port-Type, from the RADIUS records the aaa-logs ingester hands over.
  *
  * A device-sensor AVPair's value is a TLV, `<type:2><length:2><value>` after
- * `dhcp-option=`, `cdp-tlv=`, `lldp-tlv=` or `http-tlv=`; FreeRADIUS writes its
- * unprintable bytes as octal escapes (`\000\074\000\010MSFT 5.0`). The named
- * form some collectors write (`dhcp-option=dhcp-class-identifier=MSFT 5.0`,
- * `cdp-tlv=cdpCachePlatform=Cisco IP Phone 7962`) is read too.
+ * `dhcp-option=`, `cdp-tlv=`, `lldp-tlv=` or `http-tlv=`, with binary type and
+ * length bytes: the parser hands each AVPair over byte for byte (one character
+ * per byte), and text values are read as UTF-8. FreeRADIUS's printed form, with
+ * octal escapes (`\000\074\000\010MSFT 5.0`), and the named form some
+ * collectors write (`dhcp-option=dhcp-class-identifier=MSFT 5.0`,
+ * `cdp-tlv=cdpCachePlatform=Cisco IP Phone 7962`) are read too.
  */
 
 /** The attributes a profiling condition may test (schemas/profiling-rules.ts lists them for the API). */
@@ -30,9 +32,17 @@ const MAX_VALUE = 500
 /** Octal escapes (`\000`) back to the characters they stand for (one char per byte). */
 const unescapeOctal = (s: string) => (s.includes('\\') ? s.replace(/\\([0-3][0-7]{2})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))) : s)
 
+/** Bytes (one char each) as UTF-8 text; as they are when they are not bytes or not UTF-8. */
+function utf8(s: string): string {
+  if (/[^\u0000-\u00ff]/.test(s)) return s
+  const b = Buffer.from(s, 'latin1')
+  const t = b.toString('utf8')
+  return t.includes('\ufffd') ? s : t
+}
+
 /** Printable text: control characters out, spaces trimmed; null when nothing is left. */
 function text(s: string): string | null {
-  const t = s.replace(/[\u0000-\u001f\u007f]/g, '').trim()
+  const t = utf8(s).replace(/[\u0000-\u001f\u007f]/g, '').trim()
   return t ? t.slice(0, MAX_VALUE) : null
 }
 

@@ -11,24 +11,25 @@ export interface LineBase {
   user?: string
   portId?: string
   portType?: string
-  avpairs?: string[]
+  /** Cisco-AVPairs: bytes (sensorTlv) or text. */
+  avpairs?: (Buffer | string)[]
 }
 
-/** A device-sensor TLV value as FreeRADIUS writes it: `<type:2><len:2>` as octal escapes, then the text. */
-export function sensorTlv(kind: 'dhcp-option' | 'cdp-tlv' | 'lldp-tlv' | 'http-tlv', type: number, value: string | number[]): string {
-  const o = (n: number) => '\\' + n.toString(8).padStart(3, '0')
-  const body = typeof value === 'string' ? value : value.map(o).join('')
-  const len = typeof value === 'string' ? value.length : value.length
-  return `${kind}=${o(type >> 8)}${o(type & 0xff)}${o(len >> 8)}${o(len & 0xff)}${body}`
+/** A device-sensor AVPair as the switch sends it: `<kind>=<type:2><len:2><value>` (text as UTF-8), as bytes. */
+export function sensorTlv(kind: 'dhcp-option' | 'cdp-tlv' | 'lldp-tlv' | 'http-tlv', type: number, value: string | number[]): Buffer {
+  const body = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value)
+  return Buffer.concat([Buffer.from(`${kind}=`), Buffer.from([type >> 8, type & 0xff, body.length >> 8, body.length & 0xff]), body])
 }
 
 function profiling(b: LineBase): Record<string, unknown> {
   const p: Record<string, unknown> = {}
   if (b.portId) p['NAS-Port-Id'] = b.portId
   if (b.portType) p['NAS-Port-Type'] = b.portType
-  if (b.avpairs?.length) p['Cisco-AVPair'] = b.avpairs.length === 1 ? b.avpairs[0] : b.avpairs
   return p
 }
+
+/** The sensor list as the template writes it: the hex of each AVPair, "" for the absent ones. */
+const sensor = (b: LineBase) => [...(b.avpairs ?? []).map((a) => Buffer.from(a).toString('hex')), '', '']
 
 /**
  * linelog writes `json_encode` output inside a JSON string template, so a backslash in a value comes
@@ -54,6 +55,7 @@ export function authLine(b: LineBase & { result?: 'accept' | 'reject'; vlan?: st
     request: { 'User-Name': b.user ?? b.mac.replace(/:/g, ''), 'Calling-Station-Id': b.mac.toUpperCase().replace(/:/g, '-'), 'NAS-Port': '7' },
     control: { 'Auth-Type': 'eap' },
     profiling: profiling(b),
+    sensor: sensor(b),
     replies,
   }) + '\n'
 }
@@ -66,7 +68,7 @@ export function acctLine(b: LineBase & { status: 'Start' | 'Interim-Update' | 'S
   if (b.outOctets !== undefined) req['Acct-Output-Octets'] = String(b.outOctets)
   if (b.inGiga !== undefined) req['Acct-Input-Gigawords'] = String(b.inGiga)
   if (b.framedIp) req['Framed-IP-Address'] = b.framedIp
-  return linelog({ v: 1, kind: 'acct', ts: String(b.ts), us: '0', src: b.nas ?? '10.9.0.1', client: 'sw1', request: req, profiling: profiling(b) }) + '\n'
+  return linelog({ v: 1, kind: 'acct', ts: String(b.ts), us: '0', src: b.nas ?? '10.9.0.1', client: 'sw1', request: req, profiling: profiling(b), sensor: sensor(b) }) + '\n'
 }
 
 /** The file names the ingester tails (radius-auth-/radius-acct-YYYY-MM-DD.jsonl). */
