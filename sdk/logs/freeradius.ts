@@ -13,14 +13,15 @@
  * Line layout (version 1; fields added since are optional to the parser):
  *   {"v":1,"kind":"auth","ts":"<%l epoch s>","us":"<%M µs>","src":"<source address>",
  *    "client":"<client shortname>","result":"accept"|"reject",
- *    "request":{…},"control":{…},"replies":[{"name":…,"type":…,"value":…},…]}
- *   {"v":1,"kind":"acct","ts":"<%l>","us":"<%M>","src":…,"client":…,"request":{…}}
+ *    "request":{…},"control":{…},"profiling":{…},"sensor":["<hex>",…],"replies":[{"name":…,"type":…,"value":…},…]}
+ *   {"v":1,"kind":"acct","ts":"<%l>","us":"<%M>","src":…,"client":…,"request":{…},"profiling":{…},"sensor":[…]}
  * `src` and `client` are the client FreeRADIUS verified (the packet's source and
  * the clients.conf entry whose secret checked it), `request` holds
  * `REQUEST_ATTRIBUTES[kind]` (what the NAS claims), `control` the attributes the
  * policy sets (`CONTROL_ATTRIBUTES`: the rule, its label, the reject reason),
  * `replies` every reply attribute in packet order but `REPLY_NOT_LOGGED`
- * (older lines: `reply`, an object of `REPLY_ATTRIBUTES`; the parser reads both).
+ * (older lines: `reply`, an object of `REPLY_ATTRIBUTES`; the parser reads both), `profiling`
+ * and `sensor` what NAC profiling reads (PROFILING_ATTRIBUTES, below; absent in older lines).
  *
  * Escaping: values holding `"` come out of linelog escaped twice (`a"b` as
  * `a\\\"b`). The parser undoes a second layer (`\"` → `"`, `\\` → `\`) inside
