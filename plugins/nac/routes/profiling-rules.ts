@@ -4,7 +4,12 @@
  * an endpoint is profiled again when it sends new evidence.
  */
 import type { Knex } from 'knex'
-import { defineRoute, ErrorBody, givenFields, jsonText, lockForChange, orNotFound, paginate, reply, uniqueColumn } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, givenFields, jsonText, lockForChange, orNotFound, paginate, reply, Type, uniqueColumn } from '../../../sdk/index.js'
+import type { EndpointAuthorizationChange } from '../api.js'
+import type { Evidence } from '../services/evidence.js'
+import { loadPlacements } from '../services/placement.js'
+import { loadRules } from '../services/profiler.js'
+import { decide, writeVerdicts, type Candidate } from '../services/verdicts.js'
 import { NacErrors as E } from '../errors.js'
 import { NAC_PROFILING_WRITE, NAC_READ } from '../permissions.js'
 import type { ProfilingConditionRow, ProfilingRuleTableRow } from '../tables.js'
@@ -36,9 +41,49 @@ async function loadRule(db: Knex | Knex.Transaction, id: string): Promise<Rule |
 }
 const conditionsJson = (c: readonly ProfilingConditionRow[]) => jsonText(c.map(({ attribute, operator, value }) => ({ attribute, operator, value })))
 
+const ApplyResponse = Type.Object(
+  {
+    evaluated: Type.Integer({ description: 'Endpoints whose type profiling decides (every one but those typed by hand).' }),
+    changed: Type.Integer({ description: 'Endpoints whose device type, confidence, reason or placed group changed.' }),
+  },
+  { title: 'ProfilingApplyResponse', additionalProperties: false },
+)
+
 export function profilingRuleRoutes(d: NacRouteDeps) {
   const { knex } = d
   return [
+    defineRoute({
+      method: 'POST',
+      path: '/nac/profiling-rules/apply',
+      permission: NAC_PROFILING_WRITE,
+      summary: 'Apply the profiling rules to every endpoint now',
+      description:
+        'Rule changes otherwise apply as endpoints send new evidence. This decides again, with the rules as they are, for every endpoint not typed by hand, from the evidence kept of it; changed types move placed endpoints between groups and reach the authorization listeners (the CoA sender). Audited once (`profiling_rule.apply`, with the counts).',
+      tags: ['nac'],
+      schema: { response: { 200: ApplyResponse } },
+      handler: async (req) => {
+        let changes: EndpointAuthorizationChange[] = []
+        const out = await req.transaction(async (trx) => {
+          const [rules, placements] = await Promise.all([loadRules(trx), loadPlacements(trx)])
+          const rows = (await trx('nac_endpoints as e')
+            .leftJoin('nac_endpoint_evidence as x', 'x.endpoint_id', 'e.id')
+            .where('e.device_type_manual', false)
+            .forUpdate('e')
+            .select(
+              'e.id', 'e.mac', 'e.vendor', 'e.device_type', 'e.device_type_confidence', 'e.device_type_reason',
+              'e.endpoint_group_id', 'e.endpoint_group_placed', 'e.last_nas_ip', 'e.last_nas_port', 'x.evidence',
+            )) as (Candidate & { evidence: Evidence | null })[]
+          const dd = decide(rules, placements, rows.map((r) => ({ e: r, evidence: r.evidence ?? {} })), 'profiling')
+          await writeVerdicts(trx, dd.updates)
+          changes = dd.changes
+          const result = { evaluated: rows.length, changed: dd.updates.length }
+          await req.audit({ action: 'profiling_rule.apply', resourceType: 'profiling_rule', resourceId: null, after: result }, trx)
+          return result
+        })
+        await d.events.emit(changes)
+        return out
+      },
+    }),
     defineRoute({
       method: 'GET',
       path: '/nac/profiling-rules',

@@ -17,12 +17,13 @@ import type { Knex } from 'knex'
 import type { FreeradiusAcctEvent, FreeradiusAuthEvent, RadiusLogRecord } from '../../aaa-logs/api.js'
 import type { EndpointAuthorizationChange } from '../api.js'
 import { recordEvidence, type Evidence } from './evidence.js'
-import { authorizationChanged, type AuthorizationEvents } from './events.js'
+import type { AuthorizationEvents } from './events.js'
 import { normalizeMac } from './mac.js'
 import { ouiVendor } from './oui.js'
-import { loadPlacements, placedGroup } from './placement.js'
-import { loadRules, profile } from './profiler.js'
+import { loadPlacements } from './placement.js'
+import { loadRules } from './profiler.js'
 import { applyAccounting, applyGrants } from './sessions.js'
+import { decide, writeVerdicts } from './verdicts.js'
 
 const clip = (s: string | null | undefined, max: number): string | null => {
   if (!s) return null
@@ -147,28 +148,10 @@ export function createRecordObserver(knex: Knex, events: AuthorizationEvents): {
         const due = endpoints.filter((e) => !e.device_type_manual && (e.inserted || evidence.get(e.id)!.changed))
         if (due.length) {
           const [rules, placements] = await Promise.all([loadRules(trx), loadPlacements(trx)])
-          const updates: { id: string; device_type: string | null; confidence: number | null; reason: string | null; group_id: string | null; placed: boolean }[] = []
-          for (const e of due) {
-            const v = profile(rules, { ...evidence.get(e.id)!.evidence, ...(e.vendor ? { vendor: e.vendor } : {}) })
-            const type = v?.device_type ?? null
-            const g = placedGroup(placements, e, type)
-            const same = type === e.device_type && (v?.confidence ?? null) === e.device_type_confidence && (v?.reason ?? null) === e.device_type_reason
-            if (same && g.endpoint_group_id === e.endpoint_group_id && g.placed === e.endpoint_group_placed) continue
-            updates.push({ id: e.id, device_type: type, confidence: v?.confidence ?? null, reason: v?.reason ?? null, group_id: g.endpoint_group_id, placed: g.placed })
-            const before = { device_type: e.device_type, endpoint_group_id: e.endpoint_group_id }
-            const after = { device_type: type, endpoint_group_id: g.endpoint_group_id }
-            if (authorizationChanged(before, after)) changes.push({ endpoint_id: e.id, mac: e.mac, cause: 'profiling', before, after, last_nas_ip: e.last_nas_ip, last_nas_port: e.last_nas_port })
-          }
+          const d = decide(rules, placements, due.map((e) => ({ e, evidence: evidence.get(e.id)!.evidence })), 'profiling')
+          await writeVerdicts(trx, d.updates)
+          changes.push(...d.changes)
           stats.profiled += due.length
-          if (updates.length) {
-            await trx.raw(
-              `UPDATE nac_endpoints AS e SET device_type = v.device_type, device_type_confidence = v.confidence, device_type_reason = v.reason,
-                 endpoint_group_id = v.group_id, endpoint_group_placed = v.placed, updated_at = now()
-               FROM jsonb_to_recordset(?::jsonb) AS v(id uuid, device_type text, confidence int, reason text, group_id uuid, placed boolean)
-               WHERE e.id = v.id`,
-              [JSON.stringify(updates)],
-            )
-          }
         }
       }
       const acct = records.filter((r): r is Extract<RadiusLogRecord, { kind: 'acct' }> => r.kind === 'acct').map((r) => r.event as FreeradiusAcctEvent)

@@ -94,6 +94,34 @@ describe('nac: profiling and sessions through the ingester', function () {
     expect(m).to.include({ device_type: 'printer', device_type_confidence: 100, last_auth_result: 'accept' })
   })
 
+  it('applies changed rules to every endpoint on request (not to hand-typed ones), telling the listeners', async () => {
+    const mac = freshMac()
+    auth(authLine({ ts: now(), mac, avpairs: [sensorTlv('dhcp-option', 60, 'Hewlett-Packard JetDirect')] }))
+    const e = await typed(mac, 'printer')
+    const rules = (await t.admin('GET', '/api/v1/nac/profiling-rules?search=printer-jetdirect')).body.items
+    expect(rules).to.have.length(1)
+    expect((await t.admin('PUT', `/api/v1/nac/profiling-rules/${rules[0].id}`, { body: { device_type: 'mfp-printer', certainty: 88 } })).status).to.equal(200)
+    // Not before the apply: a rule change waits for new evidence or the apply.
+    expect((await t.admin('GET', `/api/v1/nac/endpoints/${e.id}`)).body.device_type).to.equal('printer')
+    const writer = await t.token({ permissions: ['nac.read', 'nac.write'] })
+    expect((await t.req('POST', '/api/v1/nac/profiling-rules/apply', { token: writer })).status).to.equal(403)
+    expect((await t.req('POST', '/api/v1/nac/profiling-rules/apply')).status).to.equal(401)
+    const hand = await createEndpoint(t)
+    expect((await t.admin('PUT', `/api/v1/nac/endpoints/${hand.id}/device-type`, { body: { device_type: 'camera' } })).status).to.equal(200)
+    await changes()
+    const r = await t.admin('POST', '/api/v1/nac/profiling-rules/apply')
+    expect(r.status, r.text).to.equal(200)
+    expect(r.body.changed).to.be.at.least(1)
+    expect(r.body.evaluated).to.be.at.least(r.body.changed)
+    expect((await t.admin('GET', `/api/v1/nac/endpoints/${e.id}`)).body).to.include({ device_type: 'mfp-printer', device_type_confidence: 88 })
+    expect((await changes()).find((c) => c.mac === mac)).to.deep.include({ cause: 'profiling', after: { device_type: 'mfp-printer', endpoint_group_id: null } })
+    expect((await t.admin('GET', `/api/v1/nac/endpoints/${hand.id}`)).body).to.include({ device_type: 'camera', device_type_confidence: 100 })
+    // Applying again changes nothing.
+    expect((await t.admin('POST', '/api/v1/nac/profiling-rules/apply')).body.changed).to.equal(0)
+    expect((await t.admin('PUT', `/api/v1/nac/profiling-rules/${rules[0].id}`, { body: { device_type: 'printer', certainty: 85 } })).status).to.equal(200)
+    expect((await t.admin('POST', '/api/v1/nac/profiling-rules/apply')).status).to.equal(200)
+  })
+
   it('places profiled endpoints by the groups\' placement rules (static membership wins) and tells the authorization listeners', async () => {
     const phones = await createGroup(t, { placement_device_types: ['ip-phone'] })
     const fixed = await createGroup(t)

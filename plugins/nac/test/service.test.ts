@@ -74,7 +74,7 @@ describe('nac: the service through its ref', () => {
     const ops = Object.entries(doc.paths as Record<string, Record<string, any>>).filter(([p]) => p.startsWith('/api/v1/nac/'))
     expect(ops.map(([p]) => p).sort()).to.deep.equal(
       ['/api/v1/nac/endpoint-groups', '/api/v1/nac/endpoint-groups/{endpoint_group_id}', '/api/v1/nac/endpoint-groups/{endpoint_group_id}/references', '/api/v1/nac/endpoints', '/api/v1/nac/endpoints/export', '/api/v1/nac/endpoints/import', '/api/v1/nac/endpoints/{endpoint_id}',
-        '/api/v1/nac/endpoints/{endpoint_id}/device-type', '/api/v1/nac/profiling-rules', '/api/v1/nac/profiling-rules/{rule_id}', '/api/v1/nac/sessions', '/api/v1/nac/sessions/export', '/api/v1/nac/sessions/{session_id}'].sort(),
+        '/api/v1/nac/endpoints/{endpoint_id}/device-type', '/api/v1/nac/profiling-rules', '/api/v1/nac/profiling-rules/apply', '/api/v1/nac/profiling-rules/{rule_id}', '/api/v1/nac/sessions', '/api/v1/nac/sessions/export', '/api/v1/nac/sessions/{session_id}'].sort(),
     )
     const imp = doc.paths['/api/v1/nac/endpoints/import'].post
     expect(Object.keys(imp.requestBody.content)).to.deep.equal(['text/csv'])
