@@ -11,7 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { createEndpoint, createGroup, freshMac } from './helpers.js'
+import { createEndpoint, createGroup, freshMac, importCsv } from './helpers.js'
 import { ACCT_FILE, acctLine, AUTH_FILE, authLine, sensorTlv } from './radius-lines.js'
 
 const CONSUMER = './plugins/nac/test/fixtures/consumer'
@@ -154,6 +154,11 @@ describe('nac: profiling and sessions through the ingester', function () {
     // An admin's move of an endpoint is an authorization change too.
     expect((await t.admin('PUT', `/api/v1/nac/endpoints/${staticOne.id}`, { body: { endpoint_group_id: null } })).status).to.equal(200)
     expect((await changes()).map((c) => [c.mac, c.cause])).to.deep.equal([[staticOne.mac, 'admin']])
+    // So is a group set by the import.
+    const g2 = await createGroup(t)
+    const imp = await importCsv(t, `mac,endpoint_group\n${staticOne.mac},${g2.name}\n`)
+    expect(imp.status, imp.text).to.equal(200)
+    expect((await changes()).map((c) => [c.mac, c.cause, c.before.endpoint_group_id, c.after.endpoint_group_id])).to.deep.equal([[staticOne.mac, 'admin', null, g2.id]])
   })
 
   it('builds sessions from accounting: Start/Interim opens and updates, Stop ends, with the VLAN and ACL of the accept', async () => {
