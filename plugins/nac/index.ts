@@ -3,8 +3,11 @@
  * notation in, one canonical form stored), their owner, their group (MAB
  * allow-lists are endpoint groups), what the network last saw of them and what
  * profiling will conclude. CRUD, search, CSV import with a per-row report,
- * xlsx/csv export. Other plugins (the NAC policy, its renderer, the profiler)
- * read it through `nacServiceRef` (api.ts) and reference endpoints and groups
+ * xlsx/csv export. Profiling (an editable rule table over the device-sensor
+ * evidence of RADIUS records, groups placed by device type) and sessions from
+ * accounting, fed by the aaa-logs ingester's record listener when that plugin
+ * is loaded. Other plugins (the NAC policy, its renderer, the CoA sender) read
+ * it through `nacServiceRef` (api.ts) and reference endpoints and groups
  * through its `references`, never its tables. See docs/nac.md.
  */
 import { coreServices, definePlugin, defineReferenceTarget, identityServices, optional, provide } from '../../sdk/index.js'
@@ -26,7 +29,7 @@ export default definePlugin({
   id: 'nac',
   version: '0.1.0',
   sdk: '^0.1.0',
-  description: 'NAC endpoints (MAC addresses in any notation, owner, vendor from the IEEE registry, last seen) and endpoint groups; CSV import and xlsx/csv export.',
+  description: 'NAC endpoints (MAC addresses in any notation, owner, vendor from the IEEE registry, last seen) and endpoint groups; CSV import and xlsx/csv export; profiling rules and sessions from RADIUS accounting.',
   permissions: nacPermissions,
   migrations: new URL('./migrations/', import.meta.url),
   tables: nacTables,
