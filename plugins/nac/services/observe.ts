@@ -103,7 +103,8 @@ async function upsertSightings(trx: Knex.Transaction, seen: Map<string, Seen>): 
 /** Stored evidence merged with the batch's; the rows whose evidence changed are written back. */
 async function mergeEvidence(trx: Knex.Transaction, endpoints: UpsertedEndpoint[], seen: Map<string, Seen>): Promise<Map<string, { evidence: Evidence; changed: boolean }>> {
   const out = new Map<string, { evidence: Evidence; changed: boolean }>()
-  const withNew = endpoints.filter((e) => Object.keys(seen.get(e.mac)!.evidence).length)
+  // An endpoint this batch created has nothing stored yet: only known ones are read.
+  const withNew = endpoints.filter((e) => !e.inserted && Object.keys(seen.get(e.mac)!.evidence).length)
   const stored = new Map<string, Evidence>()
   for (let i = 0; i < withNew.length; i += 5000) {
     const ids = withNew.slice(i, i + 5000).map((e) => e.id)
