@@ -4,6 +4,10 @@
  * daemons' files into the tables of migrations/0001_aaa_logs.ts).
  */
 import type { Knex } from 'knex'
+import { createServiceRef } from '../../sdk/index.js'
+import type { FreeradiusAcctEvent, FreeradiusAuthEvent } from '../../sdk/logs/freeradius-parse.js'
+
+export type { FreeradiusAcctEvent, FreeradiusAuthEvent }
 
 export const LOG_KINDS = ['tacacs_authentication', 'tacacs_authorization', 'tacacs_accounting', 'radius_authentication', 'radius_accounting'] as const
 export type LogKind = (typeof LOG_KINDS)[number]
@@ -34,3 +38,34 @@ export interface Ingester {
   start(): Promise<void>
   stop(): Promise<void>
 }
+
+/**
+ * A RADIUS log record as the ingester stored it: the row's id in its table (`aaa_log_radius_auth`
+ * or `aaa_log_radius_acct`) and the parsed line (sdk/logs/freeradius-parse.ts), which carries more
+ * than the row (the NAC profiling attributes, the reply list as sent).
+ */
+export type RadiusLogRecord = { kind: 'auth'; id: string; event: FreeradiusAuthEvent } | { kind: 'acct'; id: string; event: FreeradiusAcctEvent }
+
+/**
+ * Receives the RADIUS records of one committed batch, in file order. It runs after the batch's
+ * transaction committed (the rows are there whatever it does) and before the next batch of the same
+ * file is delivered, so records reach it in order. A listener that throws is called again with the
+ * same batch (RECORD_LISTENER_RETRIES_MS); when every attempt failed, the failure is logged at error
+ * level with the batch's first and last row ids and counted (`stats.listenerFailures`), and the
+ * ingester goes on: a listener never stops ingestion nor loses a log row. Make it idempotent.
+ */
+export type RadiusRecordListener = (records: readonly RadiusLogRecord[]) => Promise<void>
+
+/** The waits before each retry of a failed delivery (ms): three attempts in all. */
+export const RECORD_LISTENER_RETRIES_MS = [200, 1000] as const
+
+/** What other plugins use of the AAA logs: the records as they are ingested. */
+export interface AaaLogsService {
+  /**
+   * Adds a listener of the RADIUS records the ingester commits (the plugin's own ingester; the
+   * standalone `aaa-logs-ingest` command has none). `name` names it in the logs. Returns its removal.
+   */
+  registerRecordListener(name: string, listener: RadiusRecordListener): () => void
+}
+
+export const aaaLogsServiceRef = createServiceRef<AaaLogsService>({ id: 'aaa-logs.service' })

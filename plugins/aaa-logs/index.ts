@@ -4,10 +4,12 @@
  * exports and entries, the log exclusion rules, and the ingester that tails
  * the daemons' files into the database. The daemons never call the API.
  */
-import { definePlugin } from '../../sdk/index.js'
+import { definePlugin, provide } from '../../sdk/index.js'
+import { aaaLogsServiceRef } from './api.js'
 import { ingestCommand } from './cli/ingest.js'
 import { replayCommand } from './cli/replay.js'
 import { createIngester, ingesterServiceRefs } from './ingest/index.js'
+import { RecordListeners } from './ingest/listeners.js'
 import { ingestOptions, ingestSettings } from './ingest/settings.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
@@ -33,8 +35,10 @@ export default definePlugin({
   cli: [replayCommand, ingestCommand],
   deps: ingesterServiceRefs,
   init(d) {
-    const ingester = createIngester({ ...d, logFolders: () => d.deploys.logFolders(), loadExclusions: exclusionLoader(d.identity) })
+    const listeners = new RecordListeners(d.logger.child({ component: 'aaa-logs.listeners' }))
+    const ingester = createIngester({ ...d, logFolders: () => d.deploys.logFolders(), loadExclusions: exclusionLoader(d.identity), listeners })
     return {
+      services: [provide(aaaLogsServiceRef, { registerRecordListener: (name, fn) => listeners.register(name, fn) })],
       routes: logRoutes(d),
       start: () => ingester.start(),
       stop: () => ingester.stop(),

@@ -42,6 +42,8 @@ export interface EndpointGroup {
   id: string
   name: string
   description: string | null
+  /** Placement rules: profiled endpoints of these device types join the group (static membership wins). */
+  placement_device_types: string[]
   created_at: string
   updated_at: string
 }
@@ -66,6 +68,34 @@ export interface DeviceTypeVerdict {
 }
 
 type Db = Knex | Knex.Transaction
+
+/** What decides an endpoint's authorization that changed: its device type or its group. */
+export interface EndpointAuthorizationState {
+  device_type: string | null
+  endpoint_group_id: string | null
+}
+
+/**
+ * An endpoint whose device type or group changed, after the change committed: what a Change of
+ * Authorization (RFC 5176) acts on. `cause`: `profiling` (a rule's verdict, a group's placement
+ * rule), `admin` (the API: the endpoint's group or device type set, an import).
+ */
+export interface EndpointAuthorizationChange {
+  endpoint_id: string
+  mac: string
+  cause: 'profiling' | 'admin'
+  before: EndpointAuthorizationState
+  after: EndpointAuthorizationState
+  /** Where the endpoint was last seen: the NAS to send the CoA to, and its port. */
+  last_nas_ip: string | null
+  last_nas_port: string | null
+}
+
+/**
+ * Called with the changes of one commit (a batch of ingested records, one API request). Errors are
+ * logged, never retried: keep it quick (queue the CoA work) and idempotent.
+ */
+export type EndpointAuthorizationListener = (changes: readonly EndpointAuthorizationChange[]) => Promise<void> | void
 
 export interface NacService {
   /** The canonical form of a MAC in any accepted notation; null when it is none, or a group or all-zero address. */
@@ -93,6 +123,11 @@ export interface NacService {
   recordSighting(s: EndpointSighting, db?: Db): Promise<Endpoint>
   /** Profiling's verdict for an endpoint (null when there is no such endpoint). The caller audits, when it is a person's act. */
   setDeviceType(endpointId: string, v: DeviceTypeVerdict, db?: Db): Promise<Endpoint | null>
+  /**
+   * Adds a listener of endpoint authorization changes (device type or group changed by profiling or
+   * an admin); returns its removal. The CoA sender subscribes here.
+   */
+  onEndpointAuthorizationChanged(listener: EndpointAuthorizationListener): () => void
   /**
    * Endpoints and endpoint groups as other plugins reference them (sdk/references.ts): the NAC
    * policy names endpoint groups (MAB allow-lists) through `endpoint_group`; a `restrict` guard's

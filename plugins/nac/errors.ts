@@ -62,6 +62,9 @@ export const NacErrors = {
   testField: defineError(422, 'VALIDATION_FAILED', 'nac:errors.test_field'),
   /** The policy test: no device FreeRADIUS would answer as this NAS. */
   testNasUnknown: defineError(422, 'REFERENCE_NOT_FOUND', 'nac:errors.test_nas_unknown'),
+  // Profiling and sessions (migration 0003).
+  /** Another profiling rule has this name (case-insensitively). */
+  profilingRuleNameTaken: defineError(409, 'PROFILING_RULE_NAME_TAKEN', 'nac:errors.profiling_rule_name_taken'),
 } as const
 
 /** What a NAC rule or the policy test references; messages under `nac:errors.missing.` and `nac:errors.unavailable.`. */

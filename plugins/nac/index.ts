@@ -3,14 +3,20 @@
  * any notation in and one canonical form stored; their owner, their group: MAB
  * allow-lists are endpoint groups; what the network last saw of them and what
  * profiling concluded), authorization profiles (what an endpoint is given),
- * and the NAC policy (ordered rules with a protected default) with its policy
- * test; Change of Authorization (RFC 5176) to the NAS when an endpoint moves. The policy is compiled once (sdk/nac-policy.ts) and handed to the
- * radius plugin's FreeRADIUS renderer when the edition has it; the policy test
- * evaluates the same compiled structure. Other plugins read it through
- * `nacServiceRef` (api.ts) and reference endpoints and groups through its
- * `references`, never its tables. See docs/nac.md.
+ * the NAC policy (ordered rules with a protected default) with its policy
+ * test, profiling (an editable rule table over the device-sensor evidence of
+ * RADIUS records, groups placed by device type), sessions from accounting, and
+ * Change of Authorization (RFC 5176) to the NAS when an endpoint's
+ * authorization changes. The policy is compiled once (sdk/nac-policy.ts) and
+ * handed to the radius plugin's FreeRADIUS renderer when the edition has it;
+ * the policy test evaluates the same compiled structure. The aaa-logs
+ * ingester's record listener feeds sightings, profiling and sessions. Other
+ * plugins read it through `nacServiceRef` and `nacCoaServiceRef` (api.ts) and
+ * reference endpoints and groups through its `references`, never its tables.
+ * See docs/nac.md.
  */
 import { coreServices, definePlugin, defineReferenceTarget, identityServices, optional, provide } from '../../sdk/index.js'
+import { aaaLogsServiceRef } from '../aaa-logs/api.js'
 import { inventoryServiceRef } from '../inventory/api.js'
 import { FREERADIUS_DAEMON, radiusServiceRef } from '../radius/api.js'
 import { nacCoaServiceRef, nacServiceRef, type NacService } from './api.js'
@@ -19,10 +25,12 @@ import ru from './locales/ru.js'
 import { nacPermissions } from './permissions.js'
 import { nacRoutes } from './routes/index.js'
 import { registerCoaNasGuard } from './services/coa/guard.js'
-import { createCoaService } from './services/coa/service.js'
+import { coaOnAuthorizationChange, createCoaService } from './services/coa/service.js'
 import type { ConditionTargets } from './services/conditions.js'
 import { evaluateNacPolicy } from './services/evaluate.js'
+import { AuthorizationEvents } from './services/events.js'
 import { createNacService } from './services/nac.js'
+import { createRecordObserver } from './services/observe.js'
 import { registerOwnerGuard } from './services/owners.js'
 import { compileNacPolicy, registerPolicyGuards } from './services/policy-rules.js'
 import { createCompiledPolicyCache } from './services/policy-cache.js'
@@ -36,10 +44,12 @@ export default definePlugin({
   id: 'nac',
   version: '0.1.0',
   sdk: '^0.1.0',
-  description: 'NAC endpoints (MAC addresses in any notation, owner, vendor from the IEEE registry, last seen) and endpoint groups; CSV import and xlsx/csv export; authorization profiles and the NAC policy with its policy test.',
+  description:
+    'NAC endpoints (MAC addresses in any notation, owner, vendor from the IEEE registry, last seen) and endpoint groups; CSV import and xlsx/csv export; authorization profiles and the NAC policy with its policy test; profiling rules and sessions from RADIUS accounting; Change of Authorization.',
   // The inventory gives the policy its device groups, the test and Change of Authorization their NAS (and its secret);
-  // radius renders the policy. An edition may lack either: without the inventory, a CoA has no NAS to reach.
-  optionalDependsOn: ['inventory', 'radius'],
+  // radius renders the policy; the AAA logs' ingester hands over the RADIUS records it commits (sightings, profiling,
+  // sessions). An edition may lack any of them: without the inventory, a CoA has no NAS to reach.
+  optionalDependsOn: ['inventory', 'radius', 'aaa-logs'],
   permissions: nacPermissions,
   settings: nacSettings,
   migrations: new URL('./migrations/', import.meta.url),
@@ -54,8 +64,9 @@ export default definePlugin({
     deploys: coreServices.deploys,
     inventory: optional(inventoryServiceRef),
     radius: optional(radiusServiceRef),
+    aaaLogs: optional(aaaLogsServiceRef),
   },
-  init({ database, audit, identity, settings, logger, deploys, inventory, radius }) {
+  init({ database, audit, identity, settings, logger, deploys, inventory, radius, aaaLogs }) {
     const references = {
       endpoint: defineReferenceTarget({ kind: 'endpoint', table: 'nac_endpoints', nameColumn: 'mac' }),
       endpoint_group: defineReferenceTarget({ kind: 'endpoint_group', table: 'nac_endpoint_groups', nameColumn: 'name' }),
@@ -70,14 +81,17 @@ export default definePlugin({
     registerPolicyGuards(targets)
     const compile = (db: Parameters<typeof compileNacPolicy>[0]) => compileNacPolicy(db, targets)
     radius?.registerNacPolicySource({ compile, endpoints: policyEndpoints })
-    const nac: NacService = { ...createNacService(database.knex, references), compilePolicy: (db = database.knex) => compile(db), evaluatePolicy: evaluateNacPolicy }
+    const events = new AuthorizationEvents(logger.child({ component: 'nac.events' }))
+    const nac: NacService = { ...createNacService(database.knex, references, events), compilePolicy: (db = database.knex) => compile(db), evaluatePolicy: evaluateNacPolicy }
+    aaaLogs?.registerRecordListener('nac', createRecordObserver(database.knex, events).listener)
     // With the radius plugin, FreeRADIUS answers from its rendered tree: automatic CoAs wait for the deploy that carries the change.
     const coa = createCoaService({ knex: database.knex, settings, inventory, log: logger.child({ plugin: 'nac', part: 'coa' }), awaitDeploy: radius !== undefined })
+    events.on(coaOnAuthorizationChange(coa))
     deploys.onActivated((daemon) => (daemon === FREERADIUS_DAEMON ? coa.deployed() : undefined))
     if (inventory) registerCoaNasGuard(inventory.references.device)
     return {
       services: [provide(nacServiceRef, nac), provide(nacCoaServiceRef, coa)],
-      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, inventory, targets, policyCache: createCompiledPolicyCache(compile), coa, settings }),
+      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, inventory, targets, policyCache: createCompiledPolicyCache(compile), coa, settings, events }),
       start: async () => {
         await coa.closeAbandoned()
       },

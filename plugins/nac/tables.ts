@@ -6,6 +6,7 @@
 import { column, defineTable, type RowOf, type TableType } from '../../sdk/index.js'
 import type { CoaAction, CoaReason, CoaResult } from './api.js'
 import type { StoredCondition } from './services/conditions.js'
+import type { EvidenceAttribute } from './services/evidence.js'
 
 export const EndpointGroupTable = defineTable('nac_endpoint_groups', {
   id: column.uuid().defaulted(),
@@ -13,6 +14,8 @@ export const EndpointGroupTable = defineTable('nac_endpoint_groups', {
   description: column.varchar().nullable(),
   created_at: column.timestamp().defaulted(),
   updated_at: column.timestamp().defaulted(),
+  /** Migration 0003: the device types whose profiled endpoints the group takes (services/placement.ts). */
+  placement_device_types: column.jsonb<string[]>().defaulted(),
 })
 
 export const EndpointTable = defineTable('nac_endpoints', {
@@ -36,6 +39,67 @@ export const EndpointTable = defineTable('nac_endpoints', {
   device_type_reason: column.varchar().nullable(),
   created_at: column.timestamp().defaulted(),
   updated_at: column.timestamp().defaulted(),
+  /** Migration 0003: the device type was set by an admin; profiling leaves it alone. */
+  device_type_manual: column.boolean().defaulted(),
+  /** Migration 0003: the group was placed by profiling (a group's placement rules), not set by an admin or an import. */
+  endpoint_group_placed: column.boolean().defaulted(),
+})
+
+/** A profiling condition (schemas/profiling-rules.ts checks it). */
+export interface ProfilingConditionRow {
+  attribute: EvidenceAttribute
+  operator: 'equals' | 'contains' | 'starts_with'
+  value: string
+}
+
+export const ProfilingRuleTable = defineTable('nac_profiling_rules', {
+  id: column.uuid().defaulted(),
+  name: column.varchar(),
+  description: column.varchar().nullable(),
+  conditions: column.jsonb<ProfilingConditionRow[]>(),
+  device_type: column.varchar(),
+  certainty: column.smallint(),
+  enabled: column.boolean().defaulted(),
+  position: column.integer(),
+  created_at: column.timestamp().defaulted(),
+  updated_at: column.timestamp().defaulted(),
+})
+
+/** What the network told of an endpoint, merged record after record (services/evidence.ts). */
+export const EndpointEvidenceTable = defineTable('nac_endpoint_evidence', {
+  endpoint_id: column.uuid(),
+  evidence: column.jsonb<Record<string, string>>(),
+  updated_at: column.timestamp().defaulted(),
+})
+
+export const SessionTable = defineTable('nac_sessions', {
+  id: column.uuid().defaulted(),
+  nas_ip: column.varchar(),
+  acct_session_id: column.varchar(),
+  mac: column.varchar().nullable(),
+  username: column.varchar().nullable(),
+  nas_port: column.varchar().nullable(),
+  nas_port_type: column.varchar().nullable(),
+  framed_ip: column.varchar().nullable(),
+  vlan: column.varchar().nullable(),
+  acl: column.varchar().nullable(),
+  interim_interval: column.integer().nullable(),
+  started_at: column.timestamp(),
+  last_update_at: column.timestamp(),
+  stopped_at: column.timestamp().nullable(),
+  input_octets: column.bigint().nullable(),
+  output_octets: column.bigint().nullable(),
+  session_time: column.integer().nullable(),
+})
+
+/** The latest Access-Accept per MAC and NAS: what a session that follows was given. */
+export const AuthGrantTable = defineTable('nac_auth_grants', {
+  mac: column.varchar(),
+  nas_ip: column.varchar(),
+  at: column.timestamp(),
+  vlan: column.varchar().nullable(),
+  acl: column.varchar().nullable(),
+  interim_interval: column.integer().nullable(),
 })
 
 export const AuthorizationProfileTable = defineTable('nac_authorization_profiles', {
@@ -138,7 +202,10 @@ export const CoaWaitingTable = defineTable('nac_coa_waiting', {
 export type AuthorizationProfileRow = RowOf<typeof AuthorizationProfileTable>
 export type NacPolicyRuleRow = RowOf<typeof NacPolicyRuleTable>
 
-export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable, NacPolicyVersionTable, CoaRequestTable, CoaNasTable, CoaWaitingTable]
+export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable, NacPolicyVersionTable, ProfilingRuleTable, EndpointEvidenceTable, SessionTable, AuthGrantTable, CoaRequestTable, CoaNasTable, CoaWaitingTable]
+export type ProfilingRuleTableRow = RowOf<typeof ProfilingRuleTable>
+export type SessionTableRow = RowOf<typeof SessionTable>
+
 
 declare module 'knex/types/tables.js' {
   interface Tables {
@@ -150,5 +217,9 @@ declare module 'knex/types/tables.js' {
     nac_coa_requests: TableType<typeof CoaRequestTable>
     nac_coa_nas: TableType<typeof CoaNasTable>
     nac_coa_waiting: TableType<typeof CoaWaitingTable>
+    nac_profiling_rules: TableType<typeof ProfilingRuleTable>
+    nac_endpoint_evidence: TableType<typeof EndpointEvidenceTable>
+    nac_sessions: TableType<typeof SessionTable>
+    nac_auth_grants: TableType<typeof AuthGrantTable>
   }
 }

@@ -23,7 +23,26 @@ interface FreeradiusOrigin {
   nasIpAddress: string | null
 }
 
-export interface FreeradiusAuthEvent extends FreeradiusOrigin {
+/**
+ * What NAC profiling and sessions read (freeradius.ts PROFILING_ATTRIBUTES), from the line's
+ * `profiling` field; empty in lines written before it was logged, or when FreeRADIUS cut it.
+ */
+export interface FreeradiusProfiling {
+  /** NAS-Port-Id: the port as the switch names it (`GigabitEthernet1/0/7`). */
+  nasPortId: string | null
+  /** NAS-Port-Type as FreeRADIUS names it (`Ethernet`, `Wireless-802.11`, `Virtual`). */
+  nasPortType: string | null
+  /**
+   * Every Cisco-AVPair of the request (up to SENSOR_AVPAIRS), in packet order (device-sensor:
+   * `dhcp-option=…`, `cdp-tlv=…`, `lldp-tlv=…`, `http-tlv=…`), byte for byte: each byte one character
+   * (U+0000–U+00FF, "latin1"), since the TLVs hold binary type and length bytes.
+   */
+  ciscoAvPairs: string[]
+  /** The `profiling` field was cut by FreeRADIUS (its xlat buffer) and dropped. */
+  profilingTruncated: boolean
+}
+
+export interface FreeradiusAuthEvent extends FreeradiusOrigin, FreeradiusProfiling {
   /** ISO 8601, UTC. */
   timestamp: string
   username: string
@@ -63,7 +82,7 @@ export interface FreeradiusAuthEvent extends FreeradiusOrigin {
 export type NacLogMethod = 'peap' | 'eap-tls' | 'mab'
 const NAC_METHODS: ReadonlySet<string> = new Set<NacLogMethod>(['peap', 'eap-tls', 'mab'])
 
-export interface FreeradiusAcctEvent extends FreeradiusOrigin {
+export interface FreeradiusAcctEvent extends FreeradiusOrigin, FreeradiusProfiling {
   timestamp: string
   username: string
   callingStationId: string | null
@@ -111,6 +130,25 @@ function attr(list: unknown, name: string): string | null {
   if (typeof v === 'string') return v === '' ? null : undoSecondEscape(v)
   if (typeof v === 'number' || typeof v === 'boolean') return String(v)
   return null
+}
+
+/** The `sensor` list: hex strings → byte strings (one char per byte); empty and malformed entries are skipped. */
+function sensorList(v: unknown): string[] {
+  if (!Array.isArray(v)) return []
+  const out: string[] = []
+  for (const x of v) if (typeof x === 'string' && x.length && x.length % 2 === 0 && /^[0-9a-fA-F]+$/.test(x)) out.push(Buffer.from(x, 'hex').toString('latin1'))
+  return out
+}
+
+/**
+ * A line whose `profiling` field FreeRADIUS cut: the line without that field (the fields after it are
+ * separate xlats, whole), or null when the line has no such field or is still not JSON without it.
+ */
+function dropCutProfiling(text: string): Record<string, unknown> | null {
+  const at = text.indexOf(',"profiling":{')
+  if (at < 0) return null
+  const next = text.indexOf(',"replies":[', at)
+  return parseJsonObject(text.slice(0, at) + (next < 0 ? '}' : text.slice(next)))
 }
 
 const num = (s: string | null): number | null => (s !== null && /^\d{1,18}$/.test(s) ? Number(s) : null)
@@ -234,6 +272,11 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
   if (text.trim() === '') return { kind: 'error', reason: 'empty line' }
   let obj = parseJsonObject(text) ?? parseJsonObject(undoSecondEscape(text))
   let replyTruncated = false
+  let profilingTruncated = false
+  if (!obj) {
+    obj = dropCutProfiling(text)
+    profilingTruncated = obj !== null
+  }
   if (!obj) {
     const cut = salvageCutReplies(text)
     if (cut) {
@@ -259,6 +302,10 @@ export function parseFreeradiusLine(line: string | Uint8Array): FreeradiusLogRec
     calledStationId: attr(req, 'Called-Station-Id'),
     nasPort: attr(req, 'NAS-Port'),
     nasIdentifier: attr(req, 'NAS-Identifier'),
+    nasPortId: attr(obj.profiling, 'NAS-Port-Id'),
+    nasPortType: attr(obj.profiling, 'NAS-Port-Type'),
+    ciscoAvPairs: sensorList(obj.sensor),
+    profilingTruncated,
   }
   if (obj.kind === 'auth') {
     if (obj.result !== 'accept' && obj.result !== 'reject') return { kind: 'error', reason: 'missing or bad result' }

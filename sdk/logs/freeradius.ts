@@ -13,14 +13,15 @@
  * Line layout (version 1; fields added since are optional to the parser):
  *   {"v":1,"kind":"auth","ts":"<%l epoch s>","us":"<%M µs>","src":"<source address>",
  *    "client":"<client shortname>","result":"accept"|"reject",
- *    "request":{…},"control":{…},"replies":[{"name":…,"type":…,"value":…},…]}
- *   {"v":1,"kind":"acct","ts":"<%l>","us":"<%M>","src":…,"client":…,"request":{…}}
+ *    "request":{…},"control":{…},"profiling":{…},"sensor":["<hex>",…],"replies":[{"name":…,"type":…,"value":…},…]}
+ *   {"v":1,"kind":"acct","ts":"<%l>","us":"<%M>","src":…,"client":…,"request":{…},"profiling":{…},"sensor":[…]}
  * `src` and `client` are the client FreeRADIUS verified (the packet's source and
  * the clients.conf entry whose secret checked it), `request` holds
  * `REQUEST_ATTRIBUTES[kind]` (what the NAS claims), `control` the attributes the
  * policy sets (`CONTROL_ATTRIBUTES`: the rule, its label, the reject reason),
  * `replies` every reply attribute in packet order but `REPLY_NOT_LOGGED`
- * (older lines: `reply`, an object of `REPLY_ATTRIBUTES`; the parser reads both).
+ * (older lines: `reply`, an object of `REPLY_ATTRIBUTES`; the parser reads both), `profiling`
+ * and `sensor` what NAC profiling reads (PROFILING_ATTRIBUTES, below; absent in older lines).
  *
  * Escaping: values holding `"` come out of linelog escaped twice (`a"b` as
  * `a\\\"b`). The parser undoes a second layer (`\"` → `"`, `\\` → `\`) inside
@@ -140,6 +141,20 @@ export const REQUEST_ATTRIBUTES = {
   ],
 } as const
 
+/**
+ * What NAC profiling and sessions read (plugins/nac, through the aaa-logs record listener), in both
+ * kinds of line, kept together here: the port as the switch names it and its type, in a field of
+ * their own (`"profiling":{…}`, a separate xlat, so that a cut there never costs the request
+ * attributes), and Cisco's device-sensor AVPairs (`dhcp-option=…`, `cdp-tlv=…`, `lldp-tlv=…`,
+ * `http-tlv=…`) in `"sensor":[…]`: each instance of Cisco-AVPair as the hex of its bytes
+ * (`%{hex:&request:Cisco-AVPair[i]}`, one xlat each, up to SENSOR_AVPAIRS of them). Hex because the
+ * TLVs carry binary type and length bytes: `json_encode` stops at the first NUL and takes only the
+ * first instance (checked against FreeRADIUS 3.2.1), hex is binary-safe and needs no escaping.
+ */
+export const PROFILING_ATTRIBUTES = ['NAS-Port-Id', 'NAS-Port-Type'] as const
+/** How many Cisco-AVPair instances a line carries (a switch's device sensor sends a handful). */
+export const SENSOR_AVPAIRS = 16
+
 /** The reply attributes logged by lines written before every reply attribute was (the parser still reads them). */
 export const REPLY_ATTRIBUTES = ['Tunnel-Type', 'Tunnel-Medium-Type', 'Tunnel-Private-Group-Id', 'Filter-Id', 'Session-Timeout', 'Framed-IP-Address', 'Reply-Message'] as const
 
@@ -196,11 +211,14 @@ const CLIENT = '%{client:shortname}'
  */
 const REPLY_LIST = '%{portcullis_list_encode:&reply:[*] ' + REPLY_NOT_LOGGED.map((n) => `!&reply:${n}`).join(' ') + '}'
 
+/** The profiling field (PROFILING_ATTRIBUTES, its own xlat) and the sensor list (hex of each Cisco-AVPair; an absent one is ""). */
+const PROFILING = `${enc('request', PROFILING_ATTRIBUTES)},"sensor":[${Array.from({ length: SENSOR_AVPAIRS }, (_, i) => `"%{hex:&request:Cisco-AVPair[${i}]}"`).join(',')}]`
+
 /** The line templates (linelog `messages` values, before quoting for the config file). */
 export const FREERADIUS_LINE_TEMPLATES = {
-  accept: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","result":"accept","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"replies":${REPLY_LIST}}`,
-  reject: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","result":"reject","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"replies":[]}`,
-  acct: `{"v":1,"kind":"acct","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","request":${enc('request', REQUEST_ATTRIBUTES.acct)}}`,
+  accept: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","result":"accept","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"profiling":${PROFILING},"replies":${REPLY_LIST}}`,
+  reject: `{"v":1,"kind":"auth","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","result":"reject","request":${enc('request', REQUEST_ATTRIBUTES.auth)},"control":${enc('control', Object.values(CONTROL_ATTRIBUTES))},"profiling":${PROFILING},"replies":[]}`,
+  acct: `{"v":1,"kind":"acct","ts":"%l","us":"%M","src":"${SRC}","client":"${CLIENT}","request":${enc('request', REQUEST_ATTRIBUTES.acct)},"profiling":${PROFILING}}`,
 } as const
 
 const q = (s: string) => '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'

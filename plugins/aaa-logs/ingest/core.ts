@@ -8,8 +8,9 @@
 import { open } from 'node:fs/promises'
 import type { Knex } from 'knex'
 import type { DatabaseService, InsertOf, Logger } from '../../../sdk/index.js'
-import { LOG_TABLE, protocolOf, type ExclusionMatcher, type LoadExclusions, type LogKind } from '../api.js'
+import { LOG_TABLE, protocolOf, type ExclusionMatcher, type LoadExclusions, type LogKind, type RadiusLogRecord } from '../api.js'
 import { copyRows, encodeCopy, uuidv7, type CopyBatch } from './copy.js'
+import type { RecordListeners } from './listeners.js'
 import { parseLine, type Row } from './records.js'
 import type { QuarantineTable } from '../tables.js'
 
@@ -27,6 +28,8 @@ export interface CoreDeps {
   loadExclusions: LoadExclusions
   /** How often the exclusion rules are reloaded (ms). */
   exclusionReloadMs?: number
+  /** Other plugins' listeners of the RADIUS records, called after each batch commits. */
+  listeners?: RecordListeners
 }
 
 /** A line longer than this without a newline is cut and quarantined instead of waiting forever. */
@@ -49,6 +52,8 @@ export interface Prepared {
   quarantine: QuarantinedLine[]
   drops: { exclusion_id: string; day: string; dropped: number }[]
   dropped: number
+  /** The stored RADIUS records with their row ids, for the listeners (empty when none listens). */
+  records: RadiusLogRecord[]
 }
 
 export interface BatchLine {
@@ -129,6 +134,8 @@ export class IngestCore {
     const t0 = performance.now()
     const protocol = protocolOf(kind)
     const rows: Row[] = []
+    const records: RadiusLogRecord[] = []
+    const listening = this.d.listeners?.active === true
     const quarantine: QuarantinedLine[] = []
     const drops = new Map<string, { exclusion_id: string; day: string; dropped: number }>()
     let dropped = 0
@@ -153,12 +160,13 @@ export class IngestCore {
       p.row.source_file = file.slice(0, 512)
       p.row.source_offset = l.offset
       rows.push(p.row)
+      if (listening && p.record) records.push({ ...p.record, id: p.row.id as string } as RadiusLogRecord)
     }
     // PostgreSQL: encode for COPY now, in the CPU half that overlaps the previous batch's write.
     const copy = this.d.database.engine === 'postgres' ? encodeCopy(rows) : null
     this.stats.parseMs += performance.now() - t0
     this.stats.lines += lines.length
-    return { kind, source, file, inode, endOffset, rows: copy ? [] : rows, copy, stored: rows.length, quarantine, drops: [...drops.values()], dropped }
+    return { kind, source, file, inode, endOffset, rows: copy ? [] : rows, copy, stored: rows.length, quarantine, drops: [...drops.values()], dropped, records }
   }
 
   /** The database half of a batch: one transaction. */
@@ -196,6 +204,8 @@ export class IngestCore {
     if (copy) st.copied += copy.rows
     st.dropped += dropped
     st.quarantined += quarantine.length
+    // After the commit: the rows are stored whatever the listeners do (they never throw).
+    if (b.records.length && this.d.listeners) await this.d.listeners.deliver(b.records)
     return { stored, dropped, quarantined: quarantine.length }
   }
 

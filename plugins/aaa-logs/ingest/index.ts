@@ -20,6 +20,7 @@ import { freeradiusFileKind } from '../../../sdk/logs/freeradius.js'
 import { logFileKind } from '../../../sdk/logs/tac-plus-ng.js'
 import type { Ingester, LoadExclusions, LogKind } from '../api.js'
 import { IngestCore } from './core.js'
+import type { RecordListeners } from './listeners.js'
 import { ingestSettingRefs } from './settings.js'
 import { ensureMonthlyPartitions } from './partitions.js'
 
@@ -41,6 +42,8 @@ export interface IngesterDeps {
   /** The folders the daemons write their dated logs to, as configured now (the plugin: `deploys.logFolders()`). */
   logFolders: () => DaemonLogFolder[]
   loadExclusions: LoadExclusions
+  /** Other plugins' listeners of the RADIUS records (the plugin's ingester; the CLI's has none). */
+  listeners?: RecordListeners
 }
 
 export interface IngesterOptions {
@@ -65,7 +68,7 @@ interface Config {
 
 export function createIngester(d: IngesterDeps, opts: IngesterOptions = {}): Ingester & { pollOnce(): Promise<void>; core: IngestCore } {
   const log = d.logger.child({ component: 'aaa-logs.ingest' })
-  const core = new IngestCore({ database: d.database, logger: log, nodeId: d.cluster.nodeId, loadExclusions: d.loadExclusions, exclusionReloadMs: opts.reloadMs })
+  const core = new IngestCore({ database: d.database, logger: log, nodeId: d.cluster.nodeId, loadExclusions: d.loadExclusions, exclusionReloadMs: opts.reloadMs, listeners: d.listeners })
   let running = false
   let loop: Promise<void> | null = null
   let wake: (() => void) | null = null

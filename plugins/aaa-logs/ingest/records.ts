@@ -5,12 +5,13 @@
  */
 import { isUtf8 } from 'node:buffer'
 import { isIP } from 'node:net'
-import { parseFreeradiusLine } from '../../../sdk/logs/freeradius-parse.js'
+import { parseFreeradiusLine, type FreeradiusLogRecord } from '../../../sdk/logs/freeradius-parse.js'
 import { parseLogLineDetailed, splitList } from '../../../sdk/logs/tac-plus-ng.js'
 import type { LogKind } from '../api.js'
 
 export type Row = Record<string, unknown>
-export type Parsed = { ok: true; row: Row; username: string; timestamp: string } | { ok: false; reason: string }
+/** `record`: the parsed RADIUS line, for the record listeners (ingest/listeners.ts). */
+export type Parsed = { ok: true; row: Row; username: string; timestamp: string; record?: FreeradiusLogRecord } | { ok: false; reason: string }
 
 
 const clean = (v: string) => (v.includes('\u0000') ? v.replace(/\u0000/g, '') : v)
@@ -114,6 +115,7 @@ export function parseLine(kind: LogKind, raw: Buffer): Parsed {
       ok: true,
       username,
       timestamp: a.timestamp,
+      record: p,
       row: {
         ...common,
         username: clean(username).slice(0, 253),
@@ -135,6 +137,7 @@ export function parseLine(kind: LogKind, raw: Buffer): Parsed {
     ok: true,
     username: c.username,
     timestamp: c.timestamp,
+    record: p,
     row: {
       ...common,
       session_id: vc(c.acctSessionId, 128),

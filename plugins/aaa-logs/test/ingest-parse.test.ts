@@ -71,6 +71,25 @@ describe('aaa-logs ingest: parsing', () => {
       if (r.kind !== 'acct') return
       expect(r.event).to.include({ username: 'bob', nasIp: '10.2.2.2', acctStatusType: 'Stop', acctSessionId: 'S1', framedIp: '172.16.0.5', sessionTime: 60, inputOctets: '1000', outputOctets: '2000' })
     })
+    it('reads the NAC profiling fields: the port, its type, and each Cisco-AVPair byte for byte from hex', () => {
+      const tlv = Buffer.concat([Buffer.from('dhcp-option='), Buffer.from([0, 60, 0, 8]), Buffer.from('MSFT 5.0')]).toString('hex')
+      const ua = Buffer.from('http-tlv=Mozilla/5.0 (Linux; Android 14) — é').toString('hex')
+      const line = `{"v":1,"kind":"acct","ts":"1763706851","us":"0","src":"10.2.2.2","request":{"User-Name":"bob","Acct-Status-Type":"Start"},"profiling":{"NAS-Port-Id":"Gi1\\\/0\\\/7","NAS-Port-Type":"Ethernet"},"sensor":["${tlv}","${ua}","","zz","abc"]}`
+      const r = parseFreeradiusLine(line)
+      expect(r.kind).to.equal('acct')
+      if (r.kind !== 'acct') return
+      expect(r.event).to.include({ nasPortId: 'Gi1/0/7', nasPortType: 'Ethernet', profilingTruncated: false })
+      // Empty and malformed entries are skipped; bytes come one character each.
+      expect(r.event.ciscoAvPairs).to.deep.equal([Buffer.from(tlv, 'hex').toString('latin1'), Buffer.from(ua, 'hex').toString('latin1')])
+      expect(r.event.ciscoAvPairs[0].slice(12, 16)).to.equal('\u0000<\u0000\u0008')
+      // Older lines: no fields, nothing invented.
+      const old = parseFreeradiusLine('{"v":1,"kind":"acct","ts":"1763706851","us":"0","request":{"User-Name":"bob","Acct-Status-Type":"Start"}}')
+      expect(old.kind === 'acct' && old.event).to.include({ nasPortId: null, nasPortType: null })
+      expect(old.kind === 'acct' && old.event.ciscoAvPairs).to.deep.equal([])
+      // A profiling field FreeRADIUS cut: dropped, the line kept.
+      const cut = parseFreeradiusLine('{"v":1,"kind":"acct","ts":"1763706851","us":"0","request":{"User-Name":"bob","Acct-Status-Type":"Start"},"profiling":{"NAS-Port-Id":"Gi1/0/')
+      expect(cut.kind === 'acct' && cut.event).to.include({ username: 'bob', nasPortId: null, profilingTruncated: true })
+    })
     it('returns a reason for hostile lines, never throws', () => {
       const cases: (string | Buffer)[] = [
         auth('alice').slice(0, 80),

@@ -68,6 +68,7 @@ export default {
     coa_nas_unknown: 'No enabled device in the inventory answers for the NAS address {{nas_ip}}: add the switch, with its RADIUS secret, to send it a Change of Authorization.',
     coa_nas_no_secret: 'The device "{{device}}", which answers for the NAS address {{nas_ip}}, has no RADIUS secret: a Change of Authorization cannot be signed without one.',
     coa_device_not_found: 'There is no device with id {{id}} in the inventory.',
+    profiling_rule_name_taken: 'A profiling rule named "{{name}}" already exists (names are compared without regard to case).',
   },
   count: {
     endpoints_one: '{{count}} endpoint',

@@ -68,6 +68,7 @@ export default {
     coa_nas_unknown: 'В инвентаре нет включённого устройства для адреса NAS {{nas_ip}}: добавьте коммутатор с его секретом RADIUS, чтобы отправлять ему Change of Authorization.',
     coa_nas_no_secret: 'У устройства «{{device}}», отвечающего за адрес NAS {{nas_ip}}, нет секрета RADIUS: без него Change of Authorization не подписать.',
     coa_device_not_found: 'В инвентаре нет устройства с id {{id}}.',
+    profiling_rule_name_taken: 'Правило профилирования с именем «{{name}}» уже существует (имена сравниваются без учёта регистра).',
   },
   count: {
     endpoints_one: '{{count}} оконечное устройство',

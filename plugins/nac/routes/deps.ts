@@ -5,6 +5,7 @@ import type { ConditionTargets } from '../services/conditions.js'
 import type { CompiledPolicyCache } from '../services/policy-cache.js'
 import type { AuditService, IdentityService, SettingsService, OwnedReferenceTarget, ReferenceTarget } from '../../../sdk/index.js'
 import type { CoaServiceImpl } from '../services/coa/service.js'
+import type { AuthorizationEvents } from '../services/events.js'
 
 /** What the plugin's routes share. */
 export interface NacRouteDeps {
@@ -25,4 +26,6 @@ export interface NacRouteDeps {
   /** Change of Authorization (services/coa/): the writes that move an endpoint tell it after their commit. */
   coa: CoaServiceImpl
   settings: SettingsService
+  /** The "endpoint authorization changed" listeners: an admin's change of group or device type goes to them. */
+  events: AuthorizationEvents
 }

@@ -3,9 +3,12 @@
  * why). MAB allow-lists are endpoint groups: the NAC policy will name them
  * through the plugin's `references.endpoint_group`, never a foreign key.
  */
-import { CommonErrors, defineRoute, ErrorBody, givenFields, isReferenceViolation, lockForChange, orNotFound, paginate, referrerList, reply, uniqueColumn, uniqueViolation } from '../../../sdk/index.js'
+import type { Knex } from 'knex'
+import { CommonErrors, defineRoute, jsonText, ErrorBody, givenFields, isReferenceViolation, lockForChange, orNotFound, paginate, referrerList, reply, uniqueColumn, uniqueViolation } from '../../../sdk/index.js'
 import { NacErrors as E } from '../errors.js'
 import { NAC_READ, NAC_WRITE } from '../permissions.js'
+import type { EndpointAuthorizationChange } from '../api.js'
+import { replaceAll } from '../services/placement.js'
 import { GROUPS, loadGroupWithCount, selectGroupsWithCount, toGroupWithCount } from '../services/rows.js'
 import { NacReferenceReport } from '../schemas/common.js'
 import { EndpointGroupCreate, EndpointGroupListQuery, EndpointGroupListResponse, EndpointGroupParams, EndpointGroupResponse, EndpointGroupUpdate } from '../schemas/endpoint-groups.js'
@@ -17,6 +20,22 @@ const groupNames = uniqueColumn({ table: GROUPS, taken: E.groupNameTaken, index:
 const onWriteError = (name: string) => (e: unknown) => {
   if (uniqueViolation(e) === 'nac_endpoint_groups_name_unique') throw groupNames.taken(name)
   throw e
+}
+
+/** The placement rules as stored: lower-case, each once. */
+const placementTypes = (list: readonly string[]) => jsonText([...new Set(list.map((t) => t.toLowerCase()))])
+
+/** After a group's placement rules changed: re-place the profiled endpoints; the moves, for the events. */
+async function replaced(trx: Knex.Transaction): Promise<EndpointAuthorizationChange[]> {
+  return (await replaceAll(trx)).map((m) => ({
+    endpoint_id: m.id,
+    mac: m.mac,
+    cause: 'admin' as const,
+    before: { device_type: m.device_type, endpoint_group_id: m.before },
+    after: { device_type: m.device_type, endpoint_group_id: m.after },
+    last_nas_ip: m.last_nas_ip,
+    last_nas_port: m.last_nas_port,
+  }))
 }
 
 export function endpointGroupRoutes(d: NacRouteDeps) {
@@ -51,15 +70,19 @@ export function endpointGroupRoutes(d: NacRouteDeps) {
       schema: { body: EndpointGroupCreate, response: { 201: EndpointGroupResponse, 409: ErrorBody } },
       handler: async (req) => {
         const b = req.body
-        return req.transaction(async (trx) => {
+        let moves: EndpointAuthorizationChange[] = []
+        const out = await req.transaction(async (trx) => {
           await groupNames.assertFree(trx, b.name)
           const [{ id }] = await trx
-            .transaction((sp) => sp(GROUPS).insert({ name: b.name, description: b.description ?? null }).returning('id'))
+            .transaction((sp) => sp(GROUPS).insert({ name: b.name, description: b.description ?? null, placement_device_types: placementTypes(b.placement_device_types ?? []) }).returning('id'))
             .catch(onWriteError(b.name))
+          if (b.placement_device_types?.length) moves = await replaced(trx)
           const group = (await loadGroupWithCount(trx, id))!
           await req.audit({ action: 'endpoint_group.create', resourceType: 'endpoint_group', resourceId: id, after: group }, trx)
           return group
         })
+        await d.events.emit(moves)
+        return out
       },
     }),
     defineRoute({
@@ -82,17 +105,22 @@ export function endpointGroupRoutes(d: NacRouteDeps) {
       handler: async (req) => {
         const b = req.body
         const id = req.params.endpoint_group_id
-        return req.transaction(async (trx) => {
+        let moves: EndpointAuthorizationChange[] = []
+        const out = await req.transaction(async (trx) => {
           const before = await lockForChange(trx, GROUPS, id, 'endpoint_group_id', loadGroupWithCount)
           if (b.name !== undefined) await groupNames.assertFree(trx, b.name, id)
+          const placement = b.placement_device_types === undefined ? {} : { placement_device_types: placementTypes(b.placement_device_types) }
           await trx
-            .transaction((sp) => sp(GROUPS).where({ id }).update({ ...givenFields(b, ['name', 'description']), updated_at: new Date() }))
+            .transaction((sp) => sp(GROUPS).where({ id }).update({ ...givenFields(b, ['name', 'description']), ...placement, updated_at: new Date() }))
             .catch(onWriteError(b.name ?? before.name))
           if (b.name !== undefined && b.name !== before.name) await d.references.endpoint_group.renamed([id], trx)
+          if (b.placement_device_types !== undefined) moves = await replaced(trx)
           const after = (await loadGroupWithCount(trx, id))!
           await req.audit({ action: 'endpoint_group.update', resourceType: 'endpoint_group', resourceId: id, before, after }, trx)
           return after
         })
+        await d.events.emit(moves)
+        return out
       },
     }),
     defineRoute({

@@ -3,6 +3,7 @@ import { defineRoute, ErrorBody, givenFields, isReferenceViolation, lockForChang
 import { NacErrors as E } from '../errors.js'
 import { NAC_READ, NAC_WRITE } from '../permissions.js'
 import { ouiVendor } from '../services/oui.js'
+import { authorizationChanged } from '../services/events.js'
 import { lockOwner } from '../services/owners.js'
 import { present, presentOne } from '../services/present.js'
 import { applyFilters, applySearch, macFilter, SORT_COLUMNS } from '../services/query.js'
@@ -87,21 +88,22 @@ export function endpointRoutes(d: NacRouteDeps) {
       path: '/nac/endpoints/{endpoint_id}',
       permission: NAC_WRITE,
       summary: 'Change an endpoint',
-      description: `Partial: only the fields given change. \`endpoint_group_id: null\` takes the endpoint out of its group, \`owner_user_id: null\` clears the owner. A new MAC gets the vendor of its OUI. A change of group sends the NAS that last saw the endpoint a reauthenticate CoA after the commit (setting \`nac.coa_on_change\`; recorded at \`GET /nac/endpoints/{endpoint_id}/coa\`), without waiting for it. ${READ_ONLY}`,
+      description: `Partial: only the fields given change. \`endpoint_group_id: null\` takes the endpoint out of its group, \`owner_user_id: null\` clears the owner. A new MAC gets the vendor of its OUI. A change of group sends the NAS that last saw the endpoint a reauthenticate CoA (setting \`nac.coa_on_change\`; recorded at \`GET /nac/endpoints/{endpoint_id}/coa\`), without waiting for it: once the FreeRADIUS deploy carrying the change is active, when the edition renders FreeRADIUS. ${READ_ONLY}`,
       tags: ['nac'],
       schema: { params: EndpointParams, body: EndpointUpdate, response: { 200: EndpointResponse, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         const b = req.body
         const id = req.params.endpoint_id
         const mac = b.mac === undefined ? undefined : canonicalMac(b.mac)
-        let moved = false
-        const updated = await req.transaction(async (trx) => {
+        const out = await req.transaction(async (trx) => {
           const before = await presentOne(trx, users, await lockForChange(trx, ENDPOINTS, id, 'endpoint_id', loadEndpoint))
           if (mac !== undefined) await assertMacFree(trx, mac, id)
           if (b.endpoint_group_id !== undefined) await lockGroup(trx, b.endpoint_group_id)
           if (b.owner_user_id !== undefined) await lockOwner(trx, users, b.owner_user_id)
           const cols = {
             ...givenFields(b, ['description', 'owner_user_id', 'endpoint_group_id']),
+            // A group given here is static membership: profiling's placement rules no longer move the endpoint.
+            ...(b.endpoint_group_id === undefined ? {} : { endpoint_group_placed: false }),
             ...(mac === undefined ? {} : { mac, vendor: ouiVendor(mac) }),
             updated_at: new Date(),
           }
@@ -110,12 +112,14 @@ export function endpointRoutes(d: NacRouteDeps) {
           if (mac !== undefined && mac !== before.mac) await d.references.endpoint.renamed([id], trx)
           const after = await presentOne(trx, users, (await loadEndpoint(trx, id))!)
           await req.audit({ action: 'endpoint.update', resourceType: 'endpoint', resourceId: id, before, after }, trx)
-          moved = after.endpoint_group_id !== before.endpoint_group_id
-          return after
+          return { before, after }
         })
-        // Committed: the NAS is told in the background (nac.coa_on_change), never holding up or failing this write.
-        if (moved) d.coa.authorizationChanged([id], 'group_change')
-        return updated
+        const state = (e: typeof out.after) => ({ device_type: e.device_type, endpoint_group_id: e.endpoint_group_id })
+        if (authorizationChanged(state(out.before), state(out.after))) {
+          const a = out.after
+          await d.events.emit([{ endpoint_id: a.id, mac: a.mac, cause: 'admin', before: state(out.before), after: state(a), last_nas_ip: a.last_nas_ip, last_nas_port: a.last_nas_port }])
+        }
+        return out.after
       },
     }),
     defineRoute({

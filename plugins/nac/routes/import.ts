@@ -23,6 +23,7 @@ export function importRoutes(d: NacRouteDeps) {
       handler: async (req) => {
         const file = readCsv(req.rawBody ?? Buffer.alloc(0))
         const o = { atomic: req.query.atomic ?? true, dryRun: req.query.dry_run ?? false, updateExisting: req.query.update_existing ?? true }
+        let moved: { id: string; before: string | null; after: string | null }[] = []
         const report = await req.transaction(async (trx) => {
           const r = await runImport(trx, file, o, { identity: d.identity, users: d.users, t: (k, v) => req.t(k, v) })
           const n = (x: Outcome) => r.rows.filter((row) => row.outcome === x).length
@@ -32,6 +33,7 @@ export function importRoutes(d: NacRouteDeps) {
               trx,
             )
           }
+          if (r.applied) moved = r.updated.filter((u) => 'endpoint_group_id' in u.after).map((u) => ({ id: u.id, before: u.before.endpoint_group_id ?? null, after: u.after.endpoint_group_id ?? null }))
           return {
             applied: r.applied,
             atomic: o.atomic,
@@ -45,13 +47,20 @@ export function importRoutes(d: NacRouteDeps) {
             columns: [...file.columns],
             ignored_columns: file.ignored,
             results: r.rows,
-            moved: r.applied ? r.updated.filter((u) => 'endpoint_group_id' in u.after).map((u) => u.id) : [],
           }
         })
-        // Committed: the endpoints that changed group get their CoA in the background (nac.coa_on_change).
-        const { moved, ...body } = report
-        if (moved.length) d.coa.authorizationChanged(moved, 'group_change')
-        return body
+        // A group changed by the import is an authorization change (the CoA sender acts on it), told after the commit.
+        if (moved.length) {
+          const rows = new Map((await d.knex('nac_endpoints').whereIn('id', moved.map((m) => m.id)).select('id', 'mac', 'device_type', 'last_nas_ip', 'last_nas_port')).map((r) => [r.id, r]))
+          await d.events.emit(
+            moved.flatMap((m) => {
+              const e = rows.get(m.id)
+              if (!e) return []
+              return [{ endpoint_id: m.id, mac: e.mac, cause: 'admin' as const, before: { device_type: e.device_type, endpoint_group_id: m.before }, after: { device_type: e.device_type, endpoint_group_id: m.after }, last_nas_ip: e.last_nas_ip, last_nas_port: e.last_nas_port }]
+            }),
+          )
+        }
+        return report
       },
     }),
   ]

@@ -2,6 +2,7 @@ import type { RouteDefinition } from '../../../sdk/index.js'
 import type { NacRouteDeps } from './deps.js'
 import { coaNasRoutes } from './coa-nas.js'
 import { coaRoutes } from './coa.js'
+import { endpointDeviceTypeRoutes } from './endpoint-device-type.js'
 import { endpointGroupRoutes } from './endpoint-groups.js'
 import { endpointRoutes } from './endpoints.js'
 import { exportRoutes } from './export.js'
@@ -10,6 +11,8 @@ import { policyReorderRoutes } from './policy-reorder.js'
 import { policyRuleRoutes } from './policy-rules.js'
 import { policyTestRoutes } from './policy-test.js'
 import { profileRoutes } from './profiles.js'
+import { profilingRuleRoutes } from './profiling-rules.js'
+import { sessionRoutes } from './sessions.js'
 
 export function nacRoutes(d: NacRouteDeps): RouteDefinition[] {
   // The export and the import before `/nac/endpoints/{endpoint_id}`, the reorder before `/nac/policy/rules/{rule_id}`: their paths are not ids.
@@ -17,6 +20,7 @@ export function nacRoutes(d: NacRouteDeps): RouteDefinition[] {
     ...exportRoutes(d),
     ...importRoutes(d),
     ...endpointRoutes(d),
+    ...endpointDeviceTypeRoutes(d),
     ...endpointGroupRoutes(d),
     ...profileRoutes(d),
     ...policyReorderRoutes(d),
@@ -24,5 +28,7 @@ export function nacRoutes(d: NacRouteDeps): RouteDefinition[] {
     ...policyTestRoutes(d),
     ...coaRoutes(d),
     ...coaNasRoutes(d),
+    ...profilingRuleRoutes(d),
+    ...sessionRoutes(d),
   ] as RouteDefinition[]
 }

@@ -7,6 +7,13 @@ import { Type } from '../../../sdk/index.js'
  */
 export const ConfigName = (description: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description })
 
+/**
+ * A device type as profiling rules, groups' placement rules and admins write it: the NAC policy names
+ * device types in its conditions, rendered into FreeRADIUS configuration, so the same safe alphabet
+ * as group names (`printer`, `ip-phone`, `apple-ios`). Compared case-insensitively.
+ */
+export const DeviceType = (description: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description })
+
 export const MAC_NOTATIONS =
   'Any common notation, upper or lower case: `aa:bb:cc:dd:ee:ff`, `AA-BB-CC-DD-EE-FF`, `aabb.ccdd.eeff` (Cisco), `aabb-ccdd-eeff`, `aabbcc:ddeeff`, `aabbcc-ddeeff`, `aabbccddeeff`, and six groups without leading zeros (`0:1b:63:84:45:e6`); spaces at either end are dropped. Stored and returned as `aa:bb:cc:dd:ee:ff`.'
 

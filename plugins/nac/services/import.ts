@@ -203,6 +203,7 @@ async function updateChunk(sp: Knex.Transaction, chunk: { existing: Planned['exi
     `UPDATE ${ENDPOINTS} AS e SET
        description = CASE WHEN v.set_description THEN v.description ELSE e.description END,
        endpoint_group_id = CASE WHEN v.set_group THEN v.endpoint_group_id ELSE e.endpoint_group_id END,
+       endpoint_group_placed = CASE WHEN v.set_group THEN false ELSE e.endpoint_group_placed END,
        owner_user_id = CASE WHEN v.set_owner THEN v.owner_user_id ELSE e.owner_user_id END,
        updated_at = now()
      FROM (VALUES ${rows}) AS v(id, set_description, description, set_group, endpoint_group_id, set_owner, owner_user_id)

@@ -3,6 +3,7 @@ import { isIP } from 'node:net'
 import type { Knex } from 'knex'
 import type { Endpoint, NacService } from '../api.js'
 import { macError } from '../errors.js'
+import type { AuthorizationEvents } from './events.js'
 import { normalizeMac, parseMac } from './mac.js'
 import { ouiVendor } from './oui.js'
 import { ENDPOINTS, isUuid, loadEndpoint, loadEndpointByMac, loadGroup, selectEndpoints, selectGroups, toEndpoint, toGroup } from './rows.js'
@@ -15,9 +16,10 @@ const clip = (s: string | null | undefined, max: number): string | null => {
 }
 
 /** Everything but the policy's part (services/policy-rules.ts, evaluate.ts), which index.ts adds. */
-export function createNacService(knex: Knex, references: NacService['references']): Omit<NacService, 'compilePolicy' | 'evaluatePolicy'> {
+export function createNacService(knex: Knex, references: NacService['references'], events: AuthorizationEvents): Omit<NacService, 'compilePolicy' | 'evaluatePolicy'> {
   return {
     references,
+    onEndpointAuthorizationChanged: (listener) => events.on(listener),
     normalizeMac,
     vendorOf(mac) {
       const m = normalizeMac(mac)

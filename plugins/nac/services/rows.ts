@@ -67,7 +67,7 @@ export interface GroupWithCount extends EndpointGroup {
   endpoint_count: number
 }
 
-export const selectGroups = (db: Db) => db(GROUPS).select('id', 'name', 'description', 'created_at', 'updated_at')
+export const selectGroups = (db: Db) => db(GROUPS).select('id', 'name', 'description', 'placement_device_types', 'created_at', 'updated_at')
 
 /** The count is an SQL expression: its type is declared here, once. */
 export const selectGroupsWithCount = (db: Db) =>
@@ -79,6 +79,7 @@ export const toGroup = (r: EndpointGroupTableRow): EndpointGroup => ({
   id: r.id,
   name: r.name,
   description: r.description,
+  placement_device_types: r.placement_device_types ?? [],
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
 })

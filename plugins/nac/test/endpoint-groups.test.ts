@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { auditRows, createEndpoint, createGroup, expectError, uniq } from './helpers.js'
 
 const CONSUMER = './plugins/nac/test/fixtures/consumer'
-const FIELDS = ['id', 'name', 'description', 'endpoint_count', 'created_at', 'updated_at']
+const FIELDS = ['id', 'name', 'description', 'placement_device_types', 'endpoint_count', 'created_at', 'updated_at']
 
 describe('nac: endpoint groups API', () => {
   let t: TestApp

@@ -17,7 +17,7 @@ import { isIPv4 } from 'node:net'
 import type { Knex } from 'knex'
 import { CommonErrors, isPortcullisError, jsonText, type Logger, type SettingsService } from '../../../../sdk/index.js'
 import type { InventoryService } from '../../../inventory/api.js'
-import type { CoaAction, CoaRequestOptions, Endpoint, NacCoaService } from '../../api.js'
+import type { CoaAction, CoaRequestOptions, Endpoint, EndpointAuthorizationListener, NacCoaService } from '../../api.js'
 import { CoaErrors } from '../../errors.js'
 import { coaOnChange, coaPort, coaRetries, coaTimeoutMs } from '../../settings.js'
 import { loadEndpoint } from '../rows.js'
@@ -228,5 +228,18 @@ export function createCoaService(d: CoaDeps): CoaServiceImpl {
       if (rows.length) setImmediate(pump)
     },
     idle: () => (active || queue.length ? new Promise<void>((resolve) => waiters.push(resolve)) : Promise.resolve()),
+  }
+}
+
+/**
+ * The CoA side of the "endpoint authorization changed" event: a change of group is a `group_change`,
+ * of device type alone a `device_type_change` (profiling or an admin), each endpoint once.
+ */
+export function coaOnAuthorizationChange(coa: Pick<NacCoaService, 'authorizationChanged'>): EndpointAuthorizationListener {
+  return (changes) => {
+    const group = changes.filter((c) => c.before.endpoint_group_id !== c.after.endpoint_group_id).map((c) => c.endpoint_id)
+    const type = changes.filter((c) => c.before.endpoint_group_id === c.after.endpoint_group_id).map((c) => c.endpoint_id)
+    if (group.length) coa.authorizationChanged(group, 'group_change')
+    if (type.length) coa.authorizationChanged(type, 'device_type_change')
   }
 }
