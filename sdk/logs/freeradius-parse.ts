@@ -247,8 +247,9 @@ function nacFields(obj: Record<string, unknown>, req: object, replies: RadiusRep
     nacMethod: method !== null && NAC_METHODS.has(method) ? (method as NacLogMethod) : null,
     nacUser: attr(obj.control, CONTROL_ATTRIBUTES.nacUser),
     eapType: attr(req, 'EAP-Type'),
-    nasPortType: attr(req, 'NAS-Port-Type'),
-    nasPortId: attr(req, 'NAS-Port-Id'),
+    // In the request attributes of auth lines (the NAC's), and in the profiling field of every line.
+    nasPortType: attr(req, 'NAS-Port-Type') ?? attr(obj.profiling, 'NAS-Port-Type'),
+    nasPortId: attr(req, 'NAS-Port-Id') ?? attr(obj.profiling, 'NAS-Port-Id'),
     vlan: first('Tunnel-Private-Group-Id'),
     filterId: first('Filter-Id'),
   }

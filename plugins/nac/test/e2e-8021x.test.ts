@@ -132,6 +132,29 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
     expect(rows.find((x) => x.rule_name === 'certificates')).to.include({ status: 'accept', username: 'alice', auth_type: 'EAP-TLS' })
   })
 
+  it('sessions arrive from accounting through the ingester, with the VLAN the accept gave; the endpoint was seen', async () => {
+    const session = ['Calling-Station-Id = "00-11-22-33-44-55"', 'User-Name = "001122334455"', 'Acct-Session-Id = "e2e-0001"', 'NAS-Port-Id = "Gi1/0/7"', 'NAS-Port-Type = Ethernet', 'Acct-Interim-Interval = 600']
+    expect((await lab.acct(['Acct-Status-Type = Start', ...session])).code).to.equal('Accounting-Response')
+    const find = async (state: string) => {
+      const end = Date.now() + 15_000
+      for (;;) {
+        const r = await lab.t.admin('GET', `/api/v1/nac/sessions?mac=${encodeURIComponent(PRINTER)}`)
+        expect(r.status, JSON.stringify(r.body)).to.equal(200)
+        const s = r.body.items.find((x: any) => x.state === state)
+        if (s) return s
+        if (Date.now() > end) throw new Error(`no ${state} session: ${JSON.stringify(r.body.items)}`)
+        await new Promise((res) => setTimeout(res, 100))
+      }
+    }
+    const live = await find('live')
+    expect(live).to.include({ vlan: '30' })
+    expect((await lab.acct(['Acct-Status-Type = Stop', ...session, 'Acct-Session-Time = 60', 'Acct-Input-Octets = 1000', 'Acct-Output-Octets = 2000'])).code).to.equal('Accounting-Response')
+    const ended = await find('ended')
+    expect(ended).to.include({ vlan: '30' })
+    const endpoint = (await lab.t.admin('GET', `/api/v1/nac/endpoints/${printerId}`)).body
+    expect(endpoint).to.include({ last_nas_ip: '127.0.0.1', last_auth_result: 'accept' })
+  })
+
   it('a CoA reaches the switch when the printer moves to the phones group, once the deploy carrying the move is active; it then lands in VLAN 40', async () => {
     const nas = await LoopbackNas.start('127.0.0.1', SECRET)
     try {

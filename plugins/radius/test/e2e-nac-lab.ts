@@ -39,6 +39,7 @@ export interface EapResult {
 export class NacLab {
   daemon: RunningFreeradius | undefined
   port = 0
+  acctPort = 0
   readonly s = new Scratch()
   private constructor(
     public t: TestApp,
@@ -74,7 +75,8 @@ export class NacLab {
     lab.port = await freeUdpPort()
     await setSetting(t, 'radius.listen_address', '127.0.0.1')
     await setSetting(t, 'radius.auth_port', lab.port)
-    await setSetting(t, 'radius.acct_port', await freeUdpPort())
+    lab.acctPort = await freeUdpPort()
+    await setSetting(t, 'radius.acct_port', lab.acctPort)
     return lab
   }
 
@@ -149,6 +151,11 @@ export class NacLab {
       'NAS-Port-Id = "Gi1/0/7"',
       'Message-Authenticator = 0x00',
     ])
+  }
+
+  /** Accounting as the switch sends it for an 802.1X or MAB session. */
+  acct(pairs: string[]): Promise<RadclientResult> {
+    return radclient(this.acctPort, 'acct', SECRET, pairs)
   }
 
   pap(user: string, password: string): Promise<RadclientResult> {
