@@ -17,6 +17,7 @@ import { usePath } from './router'
 
 // The screens of the second slice load on first visit: the first screen's bundle stays small.
 const Deploys = lazy(() => import('./pages/Deploys').then((m) => ({ default: m.Deploys })))
+const Logs = lazy(() => import('./pages/Logs').then((m) => ({ default: m.Logs })))
 const Policy = lazy(() => import('./pages/Policy').then((m) => ({ default: m.Policy })))
 
 function page(path: string): ReactNode {
@@ -26,6 +27,7 @@ function page(path: string): ReactNode {
   if (path === '/device-groups') return <DeviceGroups />
   if (path === '/deploys') return <Deploys />
   if (path === '/policy') return <Policy />
+  if (path === '/logs') return <Logs />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

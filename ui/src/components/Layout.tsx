@@ -46,6 +46,7 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/devices', t.nav.devices, auth.can('inventory.read'))}
         {item('/device-groups', t.nav.deviceGroups, auth.can('inventory.read'))}
         {item('/policy', t.nav.policy, auth.can('aaa-policy.read'))}
+        {item('/logs', t.nav.logs, auth.can('aaa-logs.read'))}
         {item('/deploys', t.nav.deploys, auth.can('deploy.read'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}

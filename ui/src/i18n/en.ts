@@ -73,6 +73,20 @@ const en = {
     decision: { permit: 'Permit', deny: 'Deny' }, matched: (n: string) => `Matched rule ${n}`, trace: 'Trace', why: 'Why',
     commandDecision: (d: string, r: string) => `Command: ${d} (${r})`,
   },
+  logs: {
+    title: 'AAA logs', searchPlaceholder: 'Any text: user, device, command…', from: 'From', to: 'To', empty: 'No entries match.', entry: 'Log entry',
+    export: (f: string) => `Export ${f}`, exported: (n: string, rows: number | null) => `Downloaded ${n}${rows === null ? '' : ` (${rows} rows)`}.`,
+    atLeast: (n: number) => `At least ${n}`, details: (u: string, at: string) => `Details of ${u || 'the entry'} at ${at}`,
+    kinds: {
+      'tacacs/authentication': 'TACACS+ authentication', 'tacacs/authorization': 'TACACS+ authorization', 'tacacs/accounting': 'TACACS+ accounting',
+      'radius/authentication': 'RADIUS authentication', 'radius/accounting': 'RADIUS accounting',
+    },
+    columns: {
+      timestamp: 'Time', username: 'User', nas_ip: 'NAS address', device_name: 'Device', status: 'Status', action: 'Action', rule_name: 'Rule', profile: 'Profile',
+      message: 'Message', command: 'Command', service: 'Service', auth_type: 'Method', reason: 'Reason', acct_status_type: 'Type', acct_session_id: 'Session',
+      framed_ip: 'Framed IP', session_time: 'Session time (s)',
+    },
+  },
   plugins: { loadFailed: (p: string) => `The pages of ${p} could not be loaded.` },
 }
 

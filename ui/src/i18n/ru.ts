@@ -74,6 +74,20 @@ const ru: Messages = {
     decision: { permit: 'Разрешено', deny: 'Запрещено' }, matched: (n) => `Совпало правило ${n}`, trace: 'Трассировка', why: 'Почему',
     commandDecision: (d, r) => `Команда: ${d} (${r})`,
   },
+  logs: {
+    title: 'Журналы AAA', searchPlaceholder: 'Любой текст: пользователь, устройство, команда…', from: 'С', to: 'По', empty: 'Записей не найдено.', entry: 'Запись журнала',
+    export: (f) => `Экспорт ${f}`, exported: (n, rows) => `Загружен ${n}${rows === null ? '' : ` (строк: ${rows})`}.`,
+    atLeast: (n) => `Не менее ${n}`, details: (u, at) => `Подробности: ${u || 'запись'}, ${at}`,
+    kinds: {
+      'tacacs/authentication': 'Аутентификация TACACS+', 'tacacs/authorization': 'Авторизация TACACS+', 'tacacs/accounting': 'Учёт TACACS+',
+      'radius/authentication': 'Аутентификация RADIUS', 'radius/accounting': 'Учёт RADIUS',
+    },
+    columns: {
+      timestamp: 'Время', username: 'Пользователь', nas_ip: 'Адрес NAS', device_name: 'Устройство', status: 'Результат', action: 'Действие', rule_name: 'Правило', profile: 'Профиль',
+      message: 'Сообщение', command: 'Команда', service: 'Служба', auth_type: 'Метод', reason: 'Причина', acct_status_type: 'Тип', acct_session_id: 'Сеанс',
+      framed_ip: 'Выданный IP', session_time: 'Длительность (с)',
+    },
+  },
   plugins: { loadFailed: (p) => `Не удалось загрузить страницы модуля ${p}.` },
 }
 

@@ -46,12 +46,16 @@ export function Deploys() {
     onSuccess: async () => {
       setComment('')
       dry.reset()
+      rollback.reset()
       await refresh()
     },
   })
   const rollback = useMutation({
     mutationFn: (id: string) => api.post('/api/v1/deploys/{deploy_id}/rollback', { params: { deploy_id: id } }),
-    onSuccess: refresh,
+    onSuccess: () => {
+      deploy.reset()
+      return refresh()
+    },
   })
   const daemons = info.data?.deploy.daemons ?? []
   const busy = deploy.isPending || rollback.isPending
@@ -127,7 +131,7 @@ export function Deploys() {
                     <Table.Td>{when(d.created_at, language)}</Table.Td>
                     <Table.Td>{d.daemon}</Table.Td>
                     <Table.Td ff="monospace">{d.release}</Table.Td>
-                    <Table.Td><Badge color={STATUS_COLOR[d.status]} title={d.check_output ?? undefined}>{t.deploys.status[d.status]}</Badge></Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}><Badge color={STATUS_COLOR[d.status]} title={d.check_output ?? undefined} styles={{ label: { overflow: 'visible' } }}>{t.deploys.status[d.status]}</Badge></Table.Td>
                     <Table.Td>{d.actor_name ?? t.common.none}</Table.Td>
                     <Table.Td>{d.comment ?? t.common.none}</Table.Td>
                     {canWrite && (

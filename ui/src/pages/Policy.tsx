@@ -5,7 +5,7 @@
  * /aaa/policy/rules/reorder), the default rule stays last. The test's trace
  * marks the rules it tried in the list.
  */
-import { ActionIcon, Badge, Button, Checkbox, Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core'
+import { ActionIcon, Badge, Button, Checkbox, Grid, Group, Paper, Select, Stack, Table, Text, Title } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type DragEvent, type KeyboardEvent } from 'react'
 import { api } from '../api/client'
@@ -78,61 +78,65 @@ export function Policy() {
           {canWrite && <Button onClick={() => setEditing('new')}>{t.policy.add}</Button>}
         </Group>
       </Group>
-      <SimpleGrid cols={{ base: 1, lg: 2 }}>
-        <Paper withBorder p="md">
-          <Stack>
-            <Group align="flex-end">
-              <Select label={t.policy.filterUser} clearable searchable data={pickers.users} value={user} onChange={setUser} w={200} />
-              <Select label={t.policy.filterDevice} clearable searchable data={pickers.devices} value={device} onChange={setDevice} w={220} />
-              <Checkbox label={t.policy.resolveGroups} checked={resolve} onChange={(e) => setResolve(e.currentTarget.checked)} disabled={!filtered} />
-            </Group>
-            {canWrite && <Text size="xs" c="dimmed">{filtered ? t.policy.filteredNoMove : t.policy.moveHint}</Text>}
-            <ErrorAlert error={rules.error ?? reorder.error ?? remove.error} />
-            <Table.ScrollContainer minWidth={560}>
-              <Table aria-label={t.policy.rules} data-testid="rules">
-                <Table.Thead>
-                  <Table.Tr><Table.Th>#</Table.Th><Table.Th>{t.policy.name}</Table.Th><Table.Th>{t.policy.who}</Table.Th><Table.Th>{t.policy.where}</Table.Th><Table.Th>{t.policy.profiles}</Table.Th><Table.Th /></Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {list.map((r, i) => {
-                    const step = tried.get(r.id)
-                    const can = movable && !r.is_default
-                    return (
-                      <Table.Tr key={r.id} data-rule={r.name} draggable={can} tabIndex={can ? 0 : undefined}
-                        onDragStart={(e) => { setDragged(r.id); e.dataTransfer.effectAllowed = 'move'; e.dataTransfer.setData('text/plain', r.id) }}
-                        onDragOver={(e) => can && e.preventDefault()} onDrop={(e) => drop(e, i)} onKeyDown={(e) => can && key(e, r.id, i)}
-                        bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
-                        style={{ cursor: can ? 'grab' : undefined, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason}>
-                        <Table.Td>{r.position + 1}</Table.Td>
-                        <Table.Td fw={500}>{r.name} {r.is_default && <Badge size="xs" variant="light">{t.policy.default}</Badge>}{!r.enabled && <Badge size="xs" color="gray">{t.policy.disabled}</Badge>}</Table.Td>
-                        <Table.Td>{r.who_name ?? t.policy.anyone}</Table.Td>
-                        <Table.Td>{r.where_name ?? t.policy.anywhere}</Table.Td>
-                        <Table.Td>
-                          <Group gap={4}>
-                            {r.tacacs_profile_name && <Badge size="sm" variant="light">{r.tacacs_profile_name}</Badge>}
-                            {r.radius_profile_name && <Badge size="sm" variant="light" color="grape">{r.radius_profile_name}</Badge>}
-                          </Group>
-                        </Table.Td>
-                        <Table.Td>
-                          {canWrite && (
-                            <Group gap={2} wrap="nowrap" justify="flex-end">
-                              {!r.is_default && <ActionIcon variant="subtle" size="sm" disabled={!movable || i === 0} aria-label={`${t.policy.up} ${r.name}`} onClick={() => move(r.id, i - 1)}>↑</ActionIcon>}
-                              {!r.is_default && <ActionIcon variant="subtle" size="sm" disabled={!movable || i >= list.length - 2} aria-label={`${t.policy.down} ${r.name}`} onClick={() => move(r.id, i + 1)}>↓</ActionIcon>}
-                              <Button size="compact-sm" variant="subtle" aria-label={`${t.common.edit} ${r.name}`} onClick={() => setEditing(r)}>{t.common.edit}</Button>
-                              {!r.is_default && <ActionIcon variant="subtle" color="red" size="sm" aria-label={`${t.common.delete} ${r.name}`} onClick={() => window.confirm(t.policy.deleteConfirm(r.name)) && remove.mutate(r.id)}>✕</ActionIcon>}
+      <Grid>
+        <Grid.Col span={{ base: 12, lg: 7 }}>
+          <Paper withBorder p="md">
+            <Stack>
+              <Group align="flex-end">
+                <Select label={t.policy.filterUser} clearable searchable data={pickers.users} value={user} onChange={setUser} w={200} />
+                <Select label={t.policy.filterDevice} clearable searchable data={pickers.devices} value={device} onChange={setDevice} w={220} />
+                <Checkbox label={t.policy.resolveGroups} checked={resolve} onChange={(e) => setResolve(e.currentTarget.checked)} disabled={!filtered} />
+              </Group>
+              {canWrite && <Text size="xs" c="dimmed">{filtered ? t.policy.filteredNoMove : t.policy.moveHint}</Text>}
+              <ErrorAlert error={rules.error ?? reorder.error ?? remove.error} />
+              <Table.ScrollContainer minWidth={520}>
+                <Table aria-label={t.policy.rules} data-testid="rules">
+                  <Table.Thead>
+                    <Table.Tr><Table.Th>#</Table.Th><Table.Th>{t.policy.name}</Table.Th><Table.Th>{t.policy.who}</Table.Th><Table.Th>{t.policy.where}</Table.Th><Table.Th>{t.policy.profiles}</Table.Th><Table.Th /></Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {list.map((r, i) => {
+                      const step = tried.get(r.id)
+                      const can = movable && !r.is_default
+                      return (
+                        <Table.Tr key={r.id} data-rule={r.name} draggable={can} tabIndex={can ? 0 : undefined}
+                          onDragStart={(e) => { setDragged(r.id); e.dataTransfer.effectAllowed = 'move'; e.dataTransfer.setData('text/plain', r.id) }}
+                          onDragOver={(e) => can && e.preventDefault()} onDrop={(e) => drop(e, i)} onKeyDown={(e) => can && key(e, r.id, i)}
+                          bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
+                          style={{ cursor: can ? 'grab' : undefined, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason}>
+                          <Table.Td>{r.position + 1}</Table.Td>
+                          <Table.Td fw={500}>{r.name} {r.is_default && <Badge size="xs" variant="light">{t.policy.default}</Badge>}{!r.enabled && <Badge size="xs" color="gray">{t.policy.disabled}</Badge>}</Table.Td>
+                          <Table.Td>{r.who_name ?? t.policy.anyone}</Table.Td>
+                          <Table.Td>{r.where_name ?? t.policy.anywhere}</Table.Td>
+                          <Table.Td>
+                            <Group gap={4}>
+                              {r.tacacs_profile_name && <Badge size="sm" variant="light">{r.tacacs_profile_name}</Badge>}
+                              {r.radius_profile_name && <Badge size="sm" variant="light" color="grape">{r.radius_profile_name}</Badge>}
                             </Group>
-                          )}
-                        </Table.Td>
-                      </Table.Tr>
-                    )
-                  })}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          </Stack>
-        </Paper>
-        <PolicyTest pickers={pickers} onResult={setResult} />
-      </SimpleGrid>
+                          </Table.Td>
+                          <Table.Td>
+                            {canWrite && (
+                              <Group gap={2} wrap="nowrap" justify="flex-end">
+                                {!r.is_default && <ActionIcon variant="subtle" size="sm" disabled={!movable || i === 0} aria-label={`${t.policy.up} ${r.name}`} onClick={() => move(r.id, i - 1)}>↑</ActionIcon>}
+                                {!r.is_default && <ActionIcon variant="subtle" size="sm" disabled={!movable || i >= list.length - 2} aria-label={`${t.policy.down} ${r.name}`} onClick={() => move(r.id, i + 1)}>↓</ActionIcon>}
+                                <Button size="compact-sm" variant="subtle" aria-label={`${t.common.edit} ${r.name}`} onClick={() => setEditing(r)}>{t.common.edit}</Button>
+                                {!r.is_default && <ActionIcon variant="subtle" color="red" size="sm" aria-label={`${t.common.delete} ${r.name}`} onClick={() => window.confirm(t.policy.deleteConfirm(r.name)) && remove.mutate(r.id)}>✕</ActionIcon>}
+                              </Group>
+                            )}
+                          </Table.Td>
+                        </Table.Tr>
+                      )
+                    })}
+                  </Table.Tbody>
+                </Table>
+              </Table.ScrollContainer>
+            </Stack>
+          </Paper>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, lg: 5 }}>
+          <PolicyTest pickers={pickers} onResult={setResult} />
+        </Grid.Col>
+      </Grid>
       {editing && <RuleForm rule={editing === 'new' ? null : editing} pickers={pickers} onClose={() => setEditing(null)} />}
     </Stack>
   )
