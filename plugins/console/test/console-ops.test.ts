@@ -5,14 +5,18 @@
  * input, a reorder by drag and one by keyboard, the policy test with its
  * trace beside the rules), deploys (the pending daemons, the dry run's diff,
  * a deploy, a second one, the rollback to the first), and the policy test in
- * Russian. The users, devices and profiles the rules name are made through
+ * Russian; the AAA logs (search, sort, the detail drawer, a csv and an xlsx
+ * download). The users, devices and profiles the rules name are made through
  * the API: their own screens are not this file's subject.
  */
 import { expect } from 'chai'
 import { execSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
+import { LOG_TABLE } from '../../aaa-logs/api.js'
 import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
@@ -41,7 +45,7 @@ async function pick(page: Page, select: string, label: string | RegExp) {
   await page.getByRole('option', { name: label }).click()
 }
 
-;(runsOn('postgres') ? describe : describe.skip)('console: the AAA policy and deploys in a browser', function () {
+;(runsOn('postgres') ? describe : describe.skip)('console: the AAA policy, deploys and logs in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
   let browser: Browser
@@ -185,6 +189,57 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     await test.getByRole('button', { name: 'Проверить' }).click()
     expect(await inputError(page, 'nas_ip')).to.not.equal('')
     await screenshot(page, 'policy-ru')
+    await page.context().close()
+  })
+
+  it('searches, sorts and opens the AAA logs, and downloads them as csv and xlsx', async () => {
+    const at = (h: number) => new Date(Date.UTC(2026, 10, 20, h)).toISOString()
+    const row = (o: Record<string, unknown>) => ({ id: randomUUID(), nas_ip: '10.1.0.1', node_id: randomUUID(), device_name: 'core-sw-1', source_file: '/var/log/tac_plus-ng/authz.log', source_offset: Math.floor(Math.random() * 1e6), service: 'shell', ...o })
+    await t.app.db.knex(LOG_TABLE.tacacs_authorization).insert([
+      row({ timestamp: at(9), username: 'alice', action: 'permit', rule_name: 'alice-core', profile: 'netadmin', command: 'show version' }),
+      row({ timestamp: at(10), username: 'bob', action: 'deny', rule_name: 'default', profile: null, command: 'reload' }),
+      row({ timestamp: at(11), username: 'carol', action: 'permit', rule_name: 'alice-core', profile: 'netadmin', command: 'show clock' }),
+    ])
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    await signIn(page, t, '/logs')
+    await page.getByRole('heading', { name: 'AAA logs', level: 1 }).waitFor()
+    await page.getByRole('tab', { name: 'TACACS+ authorization' }).click()
+    const table = page.getByTestId('logs-table')
+    const users = () => table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-username')))
+    // Newest first by default; the User header sorts by user, ascending on the first click of a second one.
+    await table.locator('tr[data-username="carol"]').waitFor()
+    expect(await users()).to.deep.equal(['carol', 'bob', 'alice'])
+    await table.getByRole('button', { name: /^User/ }).click()
+    await page.waitForFunction(() => document.querySelector('[data-testid="logs-table"] tbody tr')?.getAttribute('data-username') === 'carol')
+    await table.getByRole('button', { name: /^User/ }).click()
+    await page.waitForFunction(() => document.querySelector('[data-testid="logs-table"] tbody tr')?.getAttribute('data-username') === 'alice')
+    expect(await users()).to.deep.equal(['alice', 'bob', 'carol'])
+
+    // Free text: the command; the search is kept in the URL.
+    await page.locator('input[name="search"]').fill('reload')
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="logs-table"] tbody tr').length === 1)
+    expect(await users()).to.deep.equal(['bob'])
+    expect(new URL(page.url()).searchParams.get('search')).to.equal('reload')
+
+    // The drawer: every field of the entry.
+    await table.getByRole('button', { name: /^Details of bob/ }).click()
+    const drawer = page.getByTestId('log-entry')
+    await drawer.getByText('/var/log/tac_plus-ng/authz.log').waitFor()
+    expect(await drawer.getByRole('row', { name: /Command/ }).textContent()).to.include('reload')
+    await screenshot(page, 'logs')
+    await page.keyboard.press('Escape')
+
+    // The export holds what the list shows: the filtered entries.
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export csv' }).click()])
+    expect(csv.suggestedFilename()).to.match(/^tacacs-authorization-\d{8}-\d{6}\.csv$/)
+    const text = readFileSync((await csv.path())!, 'utf8')
+    expect(text).to.include('reload')
+    expect(text).not.to.include('show clock')
+    await page.getByTestId('export-result').getByText(/\(1 rows\)/).waitFor()
+    const [xlsx] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export xlsx' }).click()])
+    expect(xlsx.suggestedFilename()).to.match(/\.xlsx$/)
+    // An xlsx file is a zip: it starts with PK.
+    expect(readFileSync((await xlsx.path())!).subarray(0, 2).toString()).to.equal('PK')
     await page.context().close()
   })
 })
