@@ -193,12 +193,14 @@ async function pick(page: Page, select: string, label: string | RegExp) {
   })
 
   it('searches, sorts and opens the AAA logs, and downloads them as csv and xlsx', async () => {
-    const at = (h: number) => new Date(Date.UTC(2026, 10, 20, h)).toISOString()
-    const row = (o: Record<string, unknown>) => ({ id: randomUUID(), nas_ip: '10.1.0.1', node_id: randomUUID(), device_name: 'core-sw-1', source_file: '/var/log/tac_plus-ng/authz.log', source_offset: Math.floor(Math.random() * 1e6), service: 'shell', ...o })
+    const row = (hour: number, username: string, action: 'permit' | 'deny', command: string, rule_name: string, profile: string | null) => ({
+      id: randomUUID(), timestamp: new Date(Date.UTC(2026, 10, 20, hour)), username, action, command, rule_name, profile, service: 'shell',
+      nas_ip: '10.1.0.1', node_id: randomUUID(), device_name: 'core-sw-1', source_file: '/var/log/tac_plus-ng/authz.log', source_offset: hour * 100,
+    })
     await t.app.db.knex(LOG_TABLE.tacacs_authorization).insert([
-      row({ timestamp: at(9), username: 'alice', action: 'permit', rule_name: 'alice-core', profile: 'netadmin', command: 'show version' }),
-      row({ timestamp: at(10), username: 'bob', action: 'deny', rule_name: 'default', profile: null, command: 'reload' }),
-      row({ timestamp: at(11), username: 'carol', action: 'permit', rule_name: 'alice-core', profile: 'netadmin', command: 'show clock' }),
+      row(9, 'alice', 'permit', 'show version', 'alice-core', 'netadmin'),
+      row(10, 'bob', 'deny', 'reload', 'default', null),
+      row(11, 'carol', 'permit', 'show clock', 'alice-core', 'netadmin'),
     ])
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
     await signIn(page, t, '/logs')
