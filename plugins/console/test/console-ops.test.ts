@@ -127,6 +127,8 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     await page.keyboard.press('Alt+ArrowDown')
     await page.waitForFunction(() => document.querySelector('[data-testid="rules"] tbody tr')?.getAttribute('data-rule') === 'alice-core')
     expect(await apiOrder(t)).to.deep.equal(['alice-core', 'alice-deny', 'default'])
+    // Said to a screen reader, which does not see the row move.
+    await page.getByRole('status').filter({ hasText: 'alice-deny moved to position 2.' }).waitFor({ state: 'attached' })
     // The default rule cannot be moved: it has no move buttons and is not draggable.
     expect(await page.locator('tr[data-rule="default"]').getAttribute('draggable')).to.equal('false')
     await page.context().close()

@@ -65,6 +65,7 @@ const en = {
     clientPrefixes: 'Client prefixes', clientPrefixesHint: 'One a line (10.1.0.0/16); empty: any source address',
     default: 'default', disabled: 'disabled', anyone: 'anyone', anywhere: 'anywhere', up: 'Move up', down: 'Move down',
     moveHint: 'Drag a rule to move it, or focus its row and press Alt+↑ / Alt+↓. The first rule that matches decides.',
+    moved: (n: string, p: number) => `${n} moved to position ${p}.`,
     filteredNoMove: 'Clear the filters to reorder the rules.',
     filterUser: 'Rules for user', filterDevice: 'Rules on device', resolveGroups: "Include the user's and device's groups",
     deleteConfirm: (n: string) => `Delete the rule ${n}?`,

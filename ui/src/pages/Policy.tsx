@@ -5,7 +5,7 @@
  * /aaa/policy/rules/reorder), the default rule stays last. The test's trace
  * marks the rules it tried in the list.
  */
-import { ActionIcon, Badge, Button, Checkbox, Grid, Group, Paper, Select, Stack, Table, Text, Title } from '@mantine/core'
+import { ActionIcon, Badge, Button, Checkbox, Grid, Group, Paper, Select, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type DragEvent, type KeyboardEvent } from 'react'
 import { api } from '../api/client'
@@ -34,9 +34,13 @@ export function Policy() {
   const [editing, setEditing] = useState<Rule | 'new' | null>(null)
   const [dragged, setDragged] = useState<string | null>(null)
   const [result, setResult] = useState<TestResult | null>(null)
+  // Read out after a move (a keyboard user does not see the row jump).
+  const [moved, setMoved] = useState('')
   const reorder = useMutation({
-    mutationFn: (ids: string[]) => api.put('/api/v1/aaa/policy/rules/reorder', { body: { rule_ids: ids } }),
-    onSuccess: (list) => {
+    mutationFn: (o: { ids: string[]; id: string }) => api.put('/api/v1/aaa/policy/rules/reorder', { body: { rule_ids: o.ids } }),
+    onSuccess: (list, o) => {
+      const r = list.find((x) => x.id === o.id)
+      if (r) setMoved(t.policy.moved(r.name, r.position + 1))
       qc.setQueryData(['aaa-policy', 'rules', null, null, false], list)
       return qc.invalidateQueries({ queryKey: ['aaa-policy'] })
     },
@@ -55,7 +59,7 @@ export function Policy() {
     const last = list.findIndex((r) => r.is_default)
     if (from < 0 || to < 0 || to >= last || from === to) return
     ids.splice(to, 0, ...ids.splice(from, 1))
-    reorder.mutate(ids)
+    reorder.mutate({ ids, id })
   }
   const drop = (e: DragEvent, to: number) => {
     e.preventDefault()
@@ -88,7 +92,8 @@ export function Policy() {
                 <Checkbox label={t.policy.resolveGroups} checked={resolve} onChange={(e) => setResolve(e.currentTarget.checked)} disabled={!filtered} />
               </Group>
               {canWrite && <Text size="xs" c="dimmed">{filtered ? t.policy.filteredNoMove : t.policy.moveHint}</Text>}
-              <ErrorAlert error={rules.error ?? reorder.error ?? remove.error} />
+              <VisuallyHidden role="status" aria-live="polite">{moved}</VisuallyHidden>
+            <ErrorAlert error={rules.error ?? reorder.error ?? remove.error} />
               <Table.ScrollContainer minWidth={520}>
                 <Table aria-label={t.policy.rules} data-testid="rules">
                   <Table.Thead>
