@@ -4,8 +4,8 @@
  * the AAA policy (a rule made in the form, a bad prefix refused under its
  * input, a reorder by drag and one by keyboard, the policy test with its
  * trace beside the rules), deploys (the pending daemons, the dry run's diff,
- * a deploy, a second one, the rollback to the first), and the policy test in
- * Russian; the AAA logs (search, sort, the detail drawer, a csv and an xlsx
+ * an unchecked deploy refused, a deploy, a second one, the rollback to the
+ * first), and the policy test in Russian; the AAA logs (search, sort, the detail drawer, a csv and an xlsx
  * download). The users, devices and profiles the rules name are made through
  * the API: their own screens are not this file's subject.
  */
@@ -58,7 +58,7 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
     const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
     expect(changed.status, changed.text).to.equal(200)
-    // No tac_plus-ng is configured in the test server: its release cannot be checked, so let it through.
+    // No tac_plus-ng is configured in the test server: its release cannot be checked, so let it through (the deploys test also shows the refusal).
     expect((await t.admin('PUT', '/api/v1/settings/deploy.allow_unchecked', { body: { value: true } })).status).to.be.oneOf([200, 204])
     const make = async (p: string, body: object) => {
       const r = await t.admin('POST', p, { body })
@@ -150,6 +150,14 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     expect((await t.admin('GET', '/api/v1/deploys')).body.total).to.equal(0)
     await screenshot(page, 'deploy-diff')
 
+    // Unchecked releases refused (the setting off): the server's reason in the alert, nothing active, the attempt in the history as failed.
+    expect((await t.admin('PUT', '/api/v1/settings/deploy.allow_unchecked', { body: { value: false } })).status).to.be.oneOf([200, 204])
+    await page.getByRole('button', { name: 'Deploy all' }).click()
+    expect(await page.getByTestId('error-alert').textContent()).to.match(/tac_plus-ng could not be checked.*deploy\.allow_unchecked/s)
+    await page.getByTestId('history').getByText('failed').first().waitFor()
+    expect((await t.admin('GET', '/api/v1/deploys?status=active')).body.total_by_filter).to.equal(0)
+    expect((await t.admin('PUT', '/api/v1/settings/deploy.allow_unchecked', { body: { value: true } })).status).to.be.oneOf([200, 204])
+
     await page.locator('input[name="comment"]').fill('first from the console')
     await page.getByRole('button', { name: 'Deploy all' }).click()
     await page.getByTestId('deploy-result').getByText(/Deployed: .*tac_plus-ng/).waitFor()
@@ -171,7 +179,7 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     await page.getByTestId('deploy-result').getByText(`Rolled back to tac_plus-ng ${first.release}.`).waitFor()
     await history.getByRole('row', { name: new RegExp(first.release) }).getByText('active').waitFor()
     const after = (await t.admin('GET', '/api/v1/deploys?daemon=tac_plus-ng')).body.items
-    expect(after.map((d: { status: string }) => d.status)).to.deep.equal(['rolled_back', 'active'])
+    expect(after.map((d: { status: string }) => d.status)).to.deep.equal(['rolled_back', 'active', 'failed'])
     await screenshot(page, 'deploys')
     await page.context().close()
   })

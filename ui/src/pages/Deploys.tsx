@@ -49,6 +49,8 @@ export function Deploys() {
       rollback.reset()
       await refresh()
     },
+    // A refused deploy leaves its releases in the history, marked failed.
+    onError: refresh,
   })
   const rollback = useMutation({
     mutationFn: (id: string) => api.post('/api/v1/deploys/{deploy_id}/rollback', { params: { deploy_id: id } }),
