@@ -6,7 +6,7 @@
  * trace beside the rules), deploys (the pending daemons, the dry run's diff,
  * an unchecked deploy refused, a deploy, a second one, the rollback to the
  * first), and the policy test in Russian; the AAA logs (search, sort, the detail drawer, a csv and an xlsx
- * download). The users, devices and profiles the rules name are made through
+ * download); and what a reader without write permissions is shown. The users, devices and profiles the rules name are made through
  * the API: their own screens are not this file's subject.
  */
 import { expect } from 'chai'
@@ -253,5 +253,33 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     // An xlsx file is a zip: it starts with PK.
     expect(readFileSync((await xlsx.path())!).subarray(0, 2).toString()).to.equal('PK')
     await page.context().close()
+  })
+
+  it('shows a reader what the permissions allow: the policy without changing it, no deploys', async () => {
+    const token = await t.token({ permissions: ['aaa-policy.read', 'aaa-logs.read'] })
+    const c = await context(browser, { locale: 'en-US' })
+    // Signed in as this reader: the console keeps the session token in the tab's sessionStorage.
+    await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), token)
+    const page = await c.newPage()
+    await page.goto(t.url + '/policy')
+    await page.getByRole('heading', { name: 'AAA policy', level: 1 }).waitFor()
+    await page.locator('tr[data-rule="alice-core"]').waitFor()
+    const menu = page.getByRole('navigation')
+    expect(await menu.getByRole('link', { name: 'AAA logs' }).count()).to.equal(1)
+    expect(await menu.getByRole('link', { name: 'Deploys' }).count()).to.equal(0)
+    expect(await page.getByRole('button', { name: 'Add rule' }).count()).to.equal(0)
+    expect(await page.getByRole('button', { name: /^Move (up|down)/ }).count()).to.equal(0)
+    expect(await page.locator('tr[data-rule="alice-core"]').getAttribute('draggable')).to.equal('false')
+    // The policy test is reading: it runs.
+    await page.getByTestId('policy-test').locator('input[name="username"]').fill('alice')
+    await page.getByTestId('policy-test').locator('input[name="nas_ip"]').fill('10.1.0.1')
+    await page.getByTestId('policy-test').getByRole('button', { name: 'Test' }).click()
+    await page.getByTestId('decision').waitFor()
+    // Deploys by URL: the server refuses, the page says so.
+    await page.goto(t.url + '/deploys')
+    await page.getByRole('heading', { name: 'Deploys', level: 1 }).waitFor()
+    expect(await page.getByTestId('error-alert').first().getAttribute('data-code')).to.equal('PERMISSION_DENIED')
+    expect(await page.getByRole('button', { name: 'Deploy all' }).count()).to.equal(0)
+    await c.close()
   })
 })
