@@ -5,9 +5,11 @@
  * input, a reorder by drag and one by keyboard, the policy test with its
  * trace beside the rules), deploys (the pending daemons, the dry run's diff,
  * an unchecked deploy refused, a deploy, a second one, the rollback to the
- * first), and the policy test in Russian; the AAA logs (search, sort, the detail drawer, a csv and an xlsx
- * download); and what a reader without write permissions is shown. The users, devices and profiles the rules name are made through
- * the API: their own screens are not this file's subject.
+ * first), the policy test in Russian, the AAA logs (search, sort, the detail
+ * drawer, a csv and an xlsx download), and what a reader without write
+ * permissions is shown. The users, devices and profiles the rules name are
+ * made through the API, the log entries written into the log table as the
+ * ingester writes them: their own screens are not this file's subject.
  */
 import { expect } from 'chai'
 import { execSync } from 'node:child_process'
