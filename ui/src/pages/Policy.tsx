@@ -16,6 +16,9 @@ import { PolicyTest, type TestResult } from './PolicyTest'
 import { usePickers } from './policy-data'
 import { RuleForm, type Rule } from './RuleForm'
 
+// Rule and profile names are read whole: no ellipsis, no capitals.
+const NOCUT = { label: { overflow: 'visible' } }
+
 export function Policy() {
   const { t } = useI18n()
   const auth = useAuth()
@@ -110,13 +113,13 @@ export function Policy() {
                           bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
                           style={{ cursor: can ? 'grab' : undefined, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason}>
                           <Table.Td>{r.position + 1}</Table.Td>
-                          <Table.Td fw={500}>{r.name} {r.is_default && <Badge size="xs" variant="light">{t.policy.default}</Badge>}{!r.enabled && <Badge size="xs" color="gray">{t.policy.disabled}</Badge>}</Table.Td>
+                          <Table.Td fw={500}>{r.name} {r.is_default && <Badge size="xs" tt="none" styles={NOCUT} variant="light">{t.policy.default}</Badge>}{!r.enabled && <Badge size="xs" tt="none" styles={NOCUT} color="gray">{t.policy.disabled}</Badge>}</Table.Td>
                           <Table.Td>{r.who_name ?? t.policy.anyone}</Table.Td>
                           <Table.Td>{r.where_name ?? t.policy.anywhere}</Table.Td>
                           <Table.Td>
                             <Group gap={4}>
-                              {r.tacacs_profile_name && <Badge size="sm" variant="light">{r.tacacs_profile_name}</Badge>}
-                              {r.radius_profile_name && <Badge size="sm" variant="light" color="grape">{r.radius_profile_name}</Badge>}
+                              {r.tacacs_profile_name && <Badge size="sm" tt="none" styles={NOCUT} variant="light">{r.tacacs_profile_name}</Badge>}
+                              {r.radius_profile_name && <Badge size="sm" tt="none" styles={NOCUT} variant="light" color="grape">{r.radius_profile_name}</Badge>}
                             </Group>
                           </Table.Td>
                           <Table.Td>
