@@ -81,6 +81,7 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
     await signIn(page, t, '/policy')
     await page.getByRole('heading', { name: 'AAA policy', level: 1 }).waitFor()
+    await page.getByRole('navigation').getByRole('link', { name: 'AAA logs' }).waitFor()
 
     // A rule for alice on core-sw-1 with the netadmin profile; a bad client prefix first, refused under its input.
     await page.getByRole('button', { name: 'Add rule' }).click()
