@@ -3,7 +3,7 @@
  * path names. A screen is one file under pages/ and one line here.
  */
 import { Center, Loader, Text } from '@mantine/core'
-import type { ReactNode } from 'react'
+import { lazy, Suspense, type ReactNode } from 'react'
 import { useAuth } from './auth'
 import { Layout } from './components/Layout'
 import { ExtensionPage } from './extensions'
@@ -15,11 +15,19 @@ import { Devices } from './pages/Devices'
 import { SignIn } from './pages/SignIn'
 import { usePath } from './router'
 
+// The screens of the second slice load on first visit: the first screen's bundle stays small.
+const Deploys = lazy(() => import('./pages/Deploys').then((m) => ({ default: m.Deploys })))
+const Logs = lazy(() => import('./pages/Logs').then((m) => ({ default: m.Logs })))
+const Policy = lazy(() => import('./pages/Policy').then((m) => ({ default: m.Policy })))
+
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
   if (path === '/devices') return <Devices />
   if (path === '/account') return <Account />
   if (path === '/device-groups') return <DeviceGroups />
+  if (path === '/deploys') return <Deploys />
+  if (path === '/policy') return <Policy />
+  if (path === '/logs') return <Logs />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null
@@ -37,5 +45,9 @@ export function App() {
       </Center>
     )
   }
-  return <Layout>{page(path.replace(/\/+$/, '') || '/') ?? <Text>{t.common.notFound}</Text>}</Layout>
+  return (
+    <Layout>
+      <Suspense fallback={<Loader aria-label={t.common.loading} />}>{page(path.replace(/\/+$/, '') || '/') ?? <Text>{t.common.notFound}</Text>}</Suspense>
+    </Layout>
+  )
 }

@@ -74,6 +74,9 @@ async function signIn(page: Page, username: string, password: string) {
     await page.getByTestId('failures').getByText('auth.login').first().waitFor()
     expect(await page.getByTestId('footer-version').textContent()).to.equal(`Portcullis ${t.app.version}`)
     await screenshot(page, 'dashboard')
+    // The menu offers the screens of the plugins that run: deploys (the kernel's), not the AAA policy or logs (not loaded here).
+    await page.getByRole('navigation').getByRole('link', { name: 'Deploys' }).waitFor()
+    expect(await page.getByRole('navigation').getByRole('link', { name: /^AAA/ }).count()).to.equal(0)
     // The new password is the one the server now takes.
     expect((await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: NEW_PASSWORD } })).body.access_token).to.be.a('string')
 

@@ -30,7 +30,7 @@ describe('console: serving the admin app', function () {
   })
   after(() => t?.stop())
 
-  for (const p of ['/', '/devices', '/device-groups', '/x/hello-console/hello']) {
+  for (const p of ['/', '/devices', '/device-groups', '/policy', '/logs', '/deploys', '/x/hello-console/hello']) {
     it(`answers the app's index at ${p}, with the console's CSP and revalidation`, async () => {
       const r = await t.req('GET', p)
       expect(r.status).to.equal(200)

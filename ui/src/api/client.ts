@@ -102,3 +102,30 @@ export async function readiness(): Promise<import('./types').Readiness> {
   if (res.status !== 200 && res.status !== 503) throw new ApiError(res.status, res.statusText, 'HTTP_' + res.status, null)
   return (await res.json()) as import('./types').Readiness
 }
+
+/**
+ * A file the API answers (an export): fetched with the session's token (so
+ * not a plain link), handed to the browser as a download under the name the
+ * server gives in Content-Disposition. Failures are ApiErrors like any call's.
+ */
+export async function download(path: string, query: Record<string, unknown>): Promise<{ name: string; rows: number | null }> {
+  const headers: Record<string, string> = { 'Accept-Language': session.language }
+  if (session.token) headers.Authorization = `Bearer ${session.token}`
+  const res = await fetch(url(path, undefined, query), { headers })
+  if (!res.ok) {
+    const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
+    if (res.status === 401) session.onExpired()
+    throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
+  }
+  const name = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'export'
+  const href = URL.createObjectURL(await res.blob())
+  const a = document.createElement('a')
+  a.href = href
+  a.download = name
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(href), 10_000)
+  const rows = res.headers.get('X-Service-Export-Rows')
+  return { name, rows: rows === null ? null : Number(rows) }
+}

@@ -7,7 +7,7 @@ import { AppShell, Burger, Button, Group, NavLink, Text, VisuallyHidden } from '
 import { useDisclosure, useMediaQuery } from '@mantine/hooks'
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
-import { readiness } from '../api/client'
+import { api, readiness } from '../api/client'
 import { useAuth } from '../auth'
 import { useExtensions } from '../extensions'
 import { useI18n } from '../i18n'
@@ -23,6 +23,10 @@ export function Layout({ children }: { children: ReactNode }) {
   const narrow = useMediaQuery('(max-width: 62em)')
   const ready = useQuery({ queryKey: ['ready'], queryFn: readiness, staleTime: 60_000 })
   const extensions = useExtensions()
+  // An administrator holds every permission, loaded plugin or not: the menu offers a plugin's screens only when it runs
+  // (system info lists the plugins; a user who may not read it sees the screens their permissions name).
+  const info = useQuery({ queryKey: ['system-info'], queryFn: () => api.get('/api/v1/dashboard/system-info'), enabled: auth.can('system.info.read'), staleTime: 60_000 })
+  const runs = (plugin: string) => !info.data || info.data.plugins.some((p) => p.id === plugin)
   const item = (href: string, label: string, show = true) =>
     show && <NavLink key={href} component={Link} href={href} label={label} active={path === href || path.startsWith(href + '/')} onClick={close} />
   return (
@@ -43,8 +47,11 @@ export function Layout({ children }: { children: ReactNode }) {
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label={t.app.menu} inert={narrow && !opened}>
         {item('/', t.nav.dashboard)}
-        {item('/devices', t.nav.devices, auth.can('inventory.read'))}
-        {item('/device-groups', t.nav.deviceGroups, auth.can('inventory.read'))}
+        {item('/devices', t.nav.devices, auth.can('inventory.read') && runs('inventory'))}
+        {item('/device-groups', t.nav.deviceGroups, auth.can('inventory.read') && runs('inventory'))}
+        {item('/policy', t.nav.policy, auth.can('aaa-policy.read') && runs('aaa-policy'))}
+        {item('/logs', t.nav.logs, auth.can('aaa-logs.read') && runs('aaa-logs'))}
+        {item('/deploys', t.nav.deploys, auth.can('deploy.read'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>

@@ -12,8 +12,8 @@ import { api, readiness } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
+import { when } from './format'
 
-const when = (iso: string | null, lang: string) => (iso ? new Date(iso).toLocaleString(lang) : '—')
 
 function Panel({ title, children, testId }: { title: string; children: ReactNode; testId: string }) {
   return (

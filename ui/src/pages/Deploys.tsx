@@ -1,0 +1,189 @@
+/**
+ * Deploys: what each daemon has not yet deployed (system info's `deploy`),
+ * the dry run's per-file diff, the deploy itself (a progress bar while the
+ * daemons' checks and reloads run: it takes seconds), the history and the
+ * rollback of an earlier release. Refusals (a failed check, another deploy
+ * running, a release that cannot be rolled back) show in the alert.
+ */
+import { Badge, Button, Code, Group, Pagination, Paper, Progress, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api } from '../api/client'
+import type { Deploy } from '../api/types'
+import { useAuth } from '../auth'
+import { ErrorAlert, fieldError } from '../components/errors'
+import { useI18n } from '../i18n'
+import { when } from './format'
+
+type DryRun = { daemon: string; current_release: string | null; changes: { path: string; change: string; diff: string }[] }
+const STATUS_COLOR: Record<string, string> = { active: 'green', failed: 'red', pending: 'blue', superseded: 'gray', rolled_back: 'orange' }
+
+export function Deploys() {
+  const { t, language } = useI18n()
+  const auth = useAuth()
+  const qc = useQueryClient()
+  const canWrite = auth.can('deploy.write')
+  const info = useQuery({ queryKey: ['system-info'], queryFn: () => api.get('/api/v1/dashboard/system-info'), enabled: auth.can('system.info.read') })
+  const [page, setPage] = useState(1)
+  const [daemon, setDaemon] = useState<string | null>(null)
+  const [comment, setComment] = useState('')
+  const history = useQuery({
+    queryKey: ['deploys', 'history', page, daemon],
+    queryFn: () => api.get('/api/v1/deploys', { query: { page, per_page: 20, sort_by: 'created_at', sort_order: 'desc', daemon: daemon ?? undefined } }),
+    placeholderData: keepPreviousData,
+  })
+  const refresh = async () => {
+    await qc.invalidateQueries({ queryKey: ['deploys'] })
+    await qc.invalidateQueries({ queryKey: ['system-info'] })
+    await qc.invalidateQueries({ queryKey: ['aaa-policy'] })
+  }
+  const dry = useMutation({
+    mutationFn: async (d?: string): Promise<DryRun[]> => (await api.post('/api/v1/deploys', { body: { dry_run: true, daemon: d } })).daemons,
+  })
+  const deploy = useMutation({
+    // The client types the lowest 2xx (the dry run's 200); a deploy answers 201 { deploys }.
+    mutationFn: async (d?: string) => ((await api.post('/api/v1/deploys', { body: { daemon: d, comment: comment || undefined } })) as unknown as { deploys: Deploy[] }).deploys,
+    onSuccess: async () => {
+      setComment('')
+      dry.reset()
+      rollback.reset()
+      await refresh()
+    },
+    // A refused deploy leaves its releases in the history, marked failed.
+    onError: refresh,
+  })
+  const rollback = useMutation({
+    mutationFn: (id: string) => api.post('/api/v1/deploys/{deploy_id}/rollback', { params: { deploy_id: id } }),
+    onSuccess: () => {
+      deploy.reset()
+      return refresh()
+    },
+  })
+  const daemons = info.data?.deploy.daemons ?? []
+  const busy = deploy.isPending || rollback.isPending
+
+  return (
+    <Stack>
+      <Title order={1} size="h2">{t.deploys.title}</Title>
+      <Paper withBorder p="md" data-testid="pending">
+        <Stack>
+          <Title order={2} size="h4">{t.deploys.pending}</Title>
+          {info.data?.deploy.render_error && <Text c="red">{t.dashboard.renderError(info.data.deploy.render_error)}</Text>}
+          <Table>
+            <Table.Thead>
+              <Table.Tr><Table.Th>{t.dashboard.daemon}</Table.Th><Table.Th>{t.dashboard.status}</Table.Th><Table.Th>{t.dashboard.release}</Table.Th>{canWrite && <Table.Th />}</Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {daemons.map((x) => (
+                <Table.Tr key={x.daemon}>
+                  <Table.Td>{x.daemon}</Table.Td>
+                  <Table.Td><Badge color={x.pending ? 'yellow' : 'green'}>{x.pending ? t.dashboard.pending : t.dashboard.upToDate}</Badge></Table.Td>
+                  <Table.Td>{x.active_release ?? t.dashboard.neverDeployed}</Table.Td>
+                  {canWrite && (
+                    <Table.Td>
+                      <Group gap={4} justify="flex-end" wrap="nowrap">
+                        <Button size="compact-sm" variant="subtle" onClick={() => dry.mutate(x.daemon)} loading={dry.isPending && dry.variables === x.daemon} aria-label={`${t.deploys.dryRun} ${x.daemon}`}>{t.deploys.dryRun}</Button>
+                        <Button size="compact-sm" variant="light" onClick={() => deploy.mutate(x.daemon)} disabled={busy} aria-label={`${t.deploys.deploy} ${x.daemon}`}>{t.deploys.deploy}</Button>
+                      </Group>
+                    </Table.Td>
+                  )}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+          {canWrite && (
+            <Group align="flex-end">
+              <TextInput label={t.deploys.comment} name="comment" value={comment} onChange={(e) => setComment(e.currentTarget.value)} w={360} maw="100%" error={fieldError(deploy.error, 'comment')} />
+              <Button variant="default" onClick={() => dry.mutate(undefined)} loading={dry.isPending && dry.variables === undefined}>{t.deploys.dryRunAll}</Button>
+              <Button onClick={() => deploy.mutate(undefined)} loading={deploy.isPending} disabled={busy}>{t.deploys.deployAll}</Button>
+            </Group>
+          )}
+          {busy && (
+            <Stack gap={4} data-testid="deploy-progress" role="status">
+              <Text size="sm">{deploy.isPending ? t.deploys.deploying : t.deploys.rollingBack}</Text>
+              <Progress value={100} animated striped aria-label={t.deploys.deploying} />
+            </Stack>
+          )}
+          <ErrorAlert error={deploy.error ?? dry.error ?? rollback.error} fields={['comment']} />
+          {deploy.data && (
+            <Text c="green" role="status" data-testid="deploy-result">{t.deploys.deployed(deploy.data.map((d) => `${d.daemon} ${d.release}`).join(', '))}</Text>
+          )}
+          {rollback.data && <Text c="green" role="status" data-testid="deploy-result">{t.deploys.rolledBack(`${rollback.data.daemon} ${rollback.data.release}`)}</Text>}
+        </Stack>
+      </Paper>
+      {dry.data && <DryRunView daemons={dry.data} />}
+      <Paper withBorder p="md" data-testid="history">
+        <Stack>
+          <Group justify="space-between">
+            <Title order={2} size="h4">{t.deploys.history}</Title>
+            <Select aria-label={t.dashboard.daemon} placeholder={t.deploys.allDaemons} clearable data={daemons.map((x) => x.daemon)} value={daemon} onChange={(d) => { setDaemon(d); setPage(1) }} w={220} />
+          </Group>
+          <ErrorAlert error={history.error} />
+          <Table.ScrollContainer minWidth={800}>
+            <Table striped aria-label={t.deploys.history}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t.dashboard.at}</Table.Th><Table.Th>{t.dashboard.daemon}</Table.Th><Table.Th>{t.dashboard.release}</Table.Th><Table.Th>{t.dashboard.status}</Table.Th>
+                  <Table.Th>{t.dashboard.who}</Table.Th><Table.Th>{t.deploys.comment}</Table.Th>{canWrite && <Table.Th />}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {history.data?.items.map((d) => (
+                  <Table.Tr key={d.id} data-status={d.status}>
+                    <Table.Td>{when(d.created_at, language)}</Table.Td>
+                    <Table.Td>{d.daemon}</Table.Td>
+                    <Table.Td ff="monospace">{d.release}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}><Badge color={STATUS_COLOR[d.status]} title={d.check_output ?? undefined} styles={{ label: { overflow: 'visible' } }}>{t.deploys.status[d.status]}</Badge></Table.Td>
+                    <Table.Td>{d.actor_name ?? t.common.none}</Table.Td>
+                    <Table.Td>{d.comment ?? t.common.none}</Table.Td>
+                    {canWrite && (
+                      <Table.Td>
+                        {(d.status === 'superseded' || d.status === 'rolled_back') && (
+                          <Button size="compact-sm" variant="subtle" disabled={busy} aria-label={`${t.deploys.rollback} ${d.daemon} ${d.release}`}
+                            onClick={() => window.confirm(t.deploys.rollbackConfirm(d.daemon, d.release)) && rollback.mutate(d.id)}>{t.deploys.rollback}</Button>
+                        )}
+                      </Table.Td>
+                    )}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+          {history.data && history.data.total === 0 && <Text c="dimmed">{t.deploys.noHistory}</Text>}
+          {history.data && history.data.pages > 1 && <Pagination value={page} onChange={setPage} total={history.data.pages} />}
+        </Stack>
+      </Paper>
+    </Stack>
+  )
+}
+
+/** The dry run: per daemon, each file that would change and its unified diff (secrets masked by the server). */
+function DryRunView({ daemons }: { daemons: DryRun[] }) {
+  const { t } = useI18n()
+  return (
+    <Paper withBorder p="md" data-testid="dry-run">
+      <Stack>
+        <Title order={2} size="h4">{t.deploys.diff}</Title>
+        {daemons.map((d) => {
+          const changed = d.changes.filter((c) => c.change !== 'unchanged')
+          return (
+            <Stack key={d.daemon} gap="xs">
+              <Text fw={600}>{d.daemon} <Text span c="dimmed" size="sm">{d.current_release ?? t.dashboard.neverDeployed}</Text></Text>
+              {changed.length === 0 && <Text c="dimmed" size="sm">{t.deploys.noChanges}</Text>}
+              {changed.map((c) => (
+                <details key={c.path} open={changed.length <= 3}>
+                  <summary><Badge size="sm" mr="xs" color={c.change === 'added' ? 'green' : c.change === 'removed' ? 'red' : 'yellow'}>{t.deploys.change[c.change as 'added']}</Badge><Code>{c.path}</Code></summary>
+                  <Code block mah={360} style={{ overflow: 'auto' }}>
+                    {c.diff.split('\n').map((line, i) => (
+                      <span key={i} style={{ display: 'block', color: line.startsWith('+') ? 'var(--mantine-color-green-8)' : line.startsWith('-') ? 'var(--mantine-color-red-8)' : undefined }}>{line || ' '}</span>
+                    ))}
+                  </Code>
+                </details>
+              ))}
+            </Stack>
+          )
+        })}
+      </Stack>
+    </Paper>
+  )
+}

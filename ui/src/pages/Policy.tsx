@@ -1,0 +1,151 @@
+/**
+ * The AAA policy: the ordered rules (first match wins) beside the policy
+ * test. A rule moves by drag and drop, or from the keyboard (its ↑ ↓ buttons,
+ * or Alt+↑ / Alt+↓ on its row); every move sends the whole order (PUT
+ * /aaa/policy/rules/reorder), the default rule stays last. The test's trace
+ * marks the rules it tried in the list.
+ */
+import { ActionIcon, Badge, Button, Checkbox, Grid, Group, Paper, Select, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState, type DragEvent, type KeyboardEvent } from 'react'
+import { api } from '../api/client'
+import { useAuth } from '../auth'
+import { ErrorAlert } from '../components/errors'
+import { useI18n } from '../i18n'
+import { PolicyTest, type TestResult } from './PolicyTest'
+import { usePickers } from './policy-data'
+import { RuleForm, type Rule } from './RuleForm'
+
+// Rule and profile names are read whole: no ellipsis, no capitals.
+const NOCUT = { label: { overflow: 'visible' } }
+
+export function Policy() {
+  const { t } = useI18n()
+  const auth = useAuth()
+  const qc = useQueryClient()
+  const canWrite = auth.can('aaa-policy.write')
+  const pickers = usePickers()
+  const [user, setUser] = useState<string | null>(null)
+  const [device, setDevice] = useState<string | null>(null)
+  const [resolve, setResolve] = useState(false)
+  const filtered = !!(user || device)
+  const rules = useQuery({
+    queryKey: ['aaa-policy', 'rules', user, device, resolve],
+    queryFn: () => api.get('/api/v1/aaa/policy/rules', { query: { who_user_id: user ? [user] : undefined, where_device_id: device ? [device] : undefined, resolve_groups: filtered ? resolve : undefined } }),
+  })
+  const status = useQuery({ queryKey: ['aaa-policy', 'status'], queryFn: () => api.get('/api/v1/aaa/policy/status') })
+  const [editing, setEditing] = useState<Rule | 'new' | null>(null)
+  const [dragged, setDragged] = useState<string | null>(null)
+  const [result, setResult] = useState<TestResult | null>(null)
+  // Read out after a move (a keyboard user does not see the row jump).
+  const [moved, setMoved] = useState('')
+  const reorder = useMutation({
+    mutationFn: (o: { ids: string[]; id: string }) => api.put('/api/v1/aaa/policy/rules/reorder', { body: { rule_ids: o.ids } }),
+    onSuccess: (list, o) => {
+      const r = list.find((x) => x.id === o.id)
+      if (r) setMoved(t.policy.moved(r.name, r.position + 1))
+      qc.setQueryData(['aaa-policy', 'rules', null, null, false], list)
+      return qc.invalidateQueries({ queryKey: ['aaa-policy'] })
+    },
+  })
+  const remove = useMutation({
+    mutationFn: (id: string) => api.delete('/api/v1/aaa/policy/rules/{rule_id}', { params: { rule_id: id } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['aaa-policy'] }),
+  })
+  const list = rules.data ?? []
+  // Reordering needs the whole list: with a filter on, the rows are a subset and do not move.
+  const movable = canWrite && !filtered && !reorder.isPending
+
+  const move = (id: string, to: number) => {
+    const ids = list.map((r) => r.id)
+    const from = ids.indexOf(id)
+    const last = list.findIndex((r) => r.is_default)
+    if (from < 0 || to < 0 || to >= last || from === to) return
+    ids.splice(to, 0, ...ids.splice(from, 1))
+    reorder.mutate({ ids, id })
+  }
+  const drop = (e: DragEvent, to: number) => {
+    e.preventDefault()
+    if (dragged) move(dragged, to)
+    setDragged(null)
+  }
+  const key = (e: KeyboardEvent, id: string, i: number) => {
+    if (!e.altKey || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return
+    e.preventDefault()
+    move(id, e.key === 'ArrowUp' ? i - 1 : i + 1)
+  }
+  const tried = new Map(result?.trace.map((s) => [s.rule_id, s]))
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1} size="h2">{t.policy.title}</Title>
+        <Group>
+          {status.data && <Badge color={status.data.pending ? 'yellow' : 'green'} data-testid="policy-pending">{status.data.pending ? t.dashboard.pending : t.dashboard.upToDate}</Badge>}
+          {canWrite && <Button onClick={() => setEditing('new')}>{t.policy.add}</Button>}
+        </Group>
+      </Group>
+      <Grid>
+        <Grid.Col span={{ base: 12, lg: 7 }}>
+          <Paper withBorder p="md">
+            <Stack>
+              <Group align="flex-end">
+                <Select label={t.policy.filterUser} clearable searchable data={pickers.users} value={user} onChange={setUser} w={200} />
+                <Select label={t.policy.filterDevice} clearable searchable data={pickers.devices} value={device} onChange={setDevice} w={220} />
+                <Checkbox label={t.policy.resolveGroups} checked={resolve} onChange={(e) => setResolve(e.currentTarget.checked)} disabled={!filtered} />
+              </Group>
+              {canWrite && <Text size="xs" c="dimmed">{filtered ? t.policy.filteredNoMove : t.policy.moveHint}</Text>}
+              <VisuallyHidden role="status" aria-live="polite">{moved}</VisuallyHidden>
+            <ErrorAlert error={rules.error ?? reorder.error ?? remove.error} />
+              <Table.ScrollContainer minWidth={520}>
+                <Table aria-label={t.policy.rules} data-testid="rules">
+                  <Table.Thead>
+                    <Table.Tr><Table.Th>#</Table.Th><Table.Th>{t.policy.name}</Table.Th><Table.Th>{t.policy.who}</Table.Th><Table.Th>{t.policy.where}</Table.Th><Table.Th>{t.policy.profiles}</Table.Th><Table.Th /></Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {list.map((r, i) => {
+                      const step = tried.get(r.id)
+                      const can = movable && !r.is_default
+                      return (
+                        <Table.Tr key={r.id} data-rule={r.name} draggable={can} tabIndex={can ? 0 : undefined}
+                          onDragStart={(e) => { setDragged(r.id); e.dataTransfer.effectAllowed = 'move'; e.dataTransfer.setData('text/plain', r.id) }}
+                          onDragOver={(e) => can && e.preventDefault()} onDrop={(e) => drop(e, i)} onKeyDown={(e) => can && key(e, r.id, i)}
+                          bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
+                          style={{ cursor: can ? 'grab' : undefined, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason}>
+                          <Table.Td>{r.position + 1}</Table.Td>
+                          <Table.Td fw={500}>{r.name} {r.is_default && <Badge size="xs" tt="none" styles={NOCUT} variant="light">{t.policy.default}</Badge>}{!r.enabled && <Badge size="xs" tt="none" styles={NOCUT} color="gray">{t.policy.disabled}</Badge>}</Table.Td>
+                          <Table.Td>{r.who_name ?? t.policy.anyone}</Table.Td>
+                          <Table.Td>{r.where_name ?? t.policy.anywhere}</Table.Td>
+                          <Table.Td>
+                            <Group gap={4}>
+                              {r.tacacs_profile_name && <Badge size="sm" tt="none" styles={NOCUT} variant="light">{r.tacacs_profile_name}</Badge>}
+                              {r.radius_profile_name && <Badge size="sm" tt="none" styles={NOCUT} variant="light" color="grape">{r.radius_profile_name}</Badge>}
+                            </Group>
+                          </Table.Td>
+                          <Table.Td>
+                            {canWrite && (
+                              <Group gap={2} wrap="nowrap" justify="flex-end">
+                                {!r.is_default && <ActionIcon variant="subtle" size="sm" disabled={!movable || i === 0} aria-label={`${t.policy.up} ${r.name}`} onClick={() => move(r.id, i - 1)}>↑</ActionIcon>}
+                                {!r.is_default && <ActionIcon variant="subtle" size="sm" disabled={!movable || i >= list.length - 2} aria-label={`${t.policy.down} ${r.name}`} onClick={() => move(r.id, i + 1)}>↓</ActionIcon>}
+                                <Button size="compact-sm" variant="subtle" aria-label={`${t.common.edit} ${r.name}`} onClick={() => setEditing(r)}>{t.common.edit}</Button>
+                                {!r.is_default && <ActionIcon variant="subtle" color="red" size="sm" aria-label={`${t.common.delete} ${r.name}`} onClick={() => window.confirm(t.policy.deleteConfirm(r.name)) && remove.mutate(r.id)}>✕</ActionIcon>}
+                              </Group>
+                            )}
+                          </Table.Td>
+                        </Table.Tr>
+                      )
+                    })}
+                  </Table.Tbody>
+                </Table>
+              </Table.ScrollContainer>
+            </Stack>
+          </Paper>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, lg: 5 }}>
+          <PolicyTest pickers={pickers} onResult={setResult} />
+        </Grid.Col>
+      </Grid>
+      {editing && <RuleForm rule={editing === 'new' ? null : editing} pickers={pickers} onClose={() => setEditing(null)} />}
+    </Stack>
+  )
+}
