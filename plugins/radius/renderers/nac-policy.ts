@@ -13,8 +13,7 @@
  *                   (portcullis/nac-endpoints, by the normalized Calling-Station-Id)
  *   device_group    control:Portcullis-NAC-Device-Group (portcullis/nac-clients, by the client's name)
  *   certificate     TLS-Client-Cert-Issuer (its CN), -Subject-Alt-Name-Email, -Subject-Alt-Name-Dns;
- *                   `template` cannot be read by FreeRADIUS 3.2 (it exposes no certificate policy
- *                   OID): such a condition never holds in the tree, and says so in a comment
+ *                   (no certificate template: FreeRADIUS 3.2 exposes no certificate policy OID)
  *   nas_port_type   NAS-Port-Type, time_window the request's local time (as the AAA policy)
  *
  * Speed: the conditions are tests of attributes already in the request (the lookups are hashed);
@@ -61,7 +60,7 @@ const str = (v: string, what: string) => {
   if (!(what === 'device type' ? NAC_DEVICE_TYPE : NAC_ID).test(v)) throw new FreeradiusRenderError(`${what} ${JSON.stringify(v)} is not an id the tree can compare`)
   return quoteValue(v)
 }
-/** A condition that never holds (a certificate template; a NAS-Port-Type FreeRADIUS cannot name): an attribute never set. */
+/** A condition that never holds (a NAS-Port-Type FreeRADIUS cannot name): an attribute never set. */
 const NEVER = `&control:${N.method} == "never"`
 
 /** A value no id or device type can take (NAC_ID and NAC_DEVICE_TYPE refuse "~"): every list the policy reads has at least it. */
