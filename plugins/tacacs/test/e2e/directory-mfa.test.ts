@@ -22,7 +22,8 @@ const KEY = 'directory-mfa-e2e-key'
 const FROM = '127.27.0.3'
 const DIRK = { uid: 'dirk', password: 'Dirk-Directory-Pass-1' }
 const DANA = { uid: 'dana', password: 'Dana-Directory-Pass-2' }
-const hasNetLdap = () => spawnSync('perl', ['-MNet::LDAP', '-e', '1']).status === 0
+// The upstream backend loads IO::Socket::SSL too, whatever the URL.
+const hasNetLdap = () => spawnSync('perl', ['-MNet::LDAP', '-MIO::Socket::SSL', '-e', '1']).status === 0
 
 describe('tacacs e2e: directory users with the second factor on (MAVIS: the MFA backend, then the LDAP module)', function () {
   this.timeout(180_000)
@@ -35,7 +36,7 @@ describe('tacacs e2e: directory users with the second factor on (MAVIS: the MFA 
   let danaSeed = ''
 
   before(async function () {
-    const missing = !tacPlusNgBinary() ? TAC_PLUS_NG_SKIP : !slapdBinary() ? SLAPD_SKIP : !hasNetLdap() ? 'Perl Net::LDAP not found (Debian package libnet-ldap-perl; .ci/run installs it)' : null
+    const missing = !tacPlusNgBinary() ? TAC_PLUS_NG_SKIP : !slapdBinary() ? SLAPD_SKIP : !hasNetLdap() ? 'Perl Net::LDAP or IO::Socket::SSL not found (Debian packages libnet-ldap-perl, libio-socket-ssl-perl; .ci/run installs them)' : null
     if (missing) return skipBecause(this, missing)
     ldap = await startSlapd([DIRK, DANA])
     const surface = internalSurface(await freeTcpPort())

@@ -23,7 +23,8 @@ const DIRK = { uid: 'dirk', password: 'Dirk-Directory-Pass-1', groups: ['netops'
 const DORA = { uid: 'dora', password: 'Dora-Directory-Pass-2', groups: ['other'] }
 const HOSTILE_READER = `Rd'"\\ %{User-Name} $ENV{HOME} $x #x } => 1, die`
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const hasNetLdap = () => spawnSync('perl', ['-MNet::LDAP', '-e', '1']).status === 0
+// The upstream backend loads IO::Socket::SSL too, whatever the URL.
+const hasNetLdap = () => spawnSync('perl', ['-MNet::LDAP', '-MIO::Socket::SSL', '-e', '1']).status === 0
 
 for (const lockout of [false, true]) {
   describe(`tacacs e2e: directory users on tac_plus-ng through the LDAP MAVIS backend${lockout ? ', with the account lockout on' : ''}`, function () {
@@ -45,7 +46,7 @@ for (const lockout of [false, true]) {
     }
 
     before(async function () {
-      const missing = !tacPlusNgBinary() ? TAC_PLUS_NG_SKIP : !slapdBinary() ? SLAPD_SKIP : !hasNetLdap() ? 'Perl Net::LDAP not found (Debian package libnet-ldap-perl; .ci/run installs it)' : null
+      const missing = !tacPlusNgBinary() ? TAC_PLUS_NG_SKIP : !slapdBinary() ? SLAPD_SKIP : !hasNetLdap() ? 'Perl Net::LDAP or IO::Socket::SSL not found (Debian packages libnet-ldap-perl, libio-socket-ssl-perl; .ci/run installs them)' : null
       if (missing) {
         console.log(`      skipped: ${missing}`)
         return this.skip()
@@ -197,7 +198,7 @@ describe('tacacs e2e: directory users on tac_plus-ng over TLS (ldaps:// and Star
   }
 
   before(async function () {
-    const missing = !tacPlusNgBinary() ? TAC_PLUS_NG_SKIP : !slapdBinary() ? SLAPD_SKIP : !hasNetLdap() ? 'Perl Net::LDAP not found (Debian package libnet-ldap-perl)' : null
+    const missing = !tacPlusNgBinary() ? TAC_PLUS_NG_SKIP : !slapdBinary() ? SLAPD_SKIP : !hasNetLdap() ? 'Perl Net::LDAP or IO::Socket::SSL not found (Debian packages libnet-ldap-perl, libio-socket-ssl-perl; .ci/run installs them)' : null
     if (missing) {
       console.log(`      skipped: ${missing}`)
       return this.skip()
