@@ -19,6 +19,11 @@ import { usePath } from './router'
 const Deploys = lazy(() => import('./pages/Deploys').then((m) => ({ default: m.Deploys })))
 const Logs = lazy(() => import('./pages/Logs').then((m) => ({ default: m.Logs })))
 const Policy = lazy(() => import('./pages/Policy').then((m) => ({ default: m.Policy })))
+// TACACS+ / RADIUS configuration and log exclusions.
+const CommandSets = lazy(() => import('./pages/CommandSets').then((m) => ({ default: m.CommandSets })))
+const TacacsProfiles = lazy(() => import('./pages/TacacsProfiles').then((m) => ({ default: m.TacacsProfiles })))
+const RadiusProfiles = lazy(() => import('./pages/RadiusProfiles').then((m) => ({ default: m.RadiusProfiles })))
+const LogExclusions = lazy(() => import('./pages/LogExclusions').then((m) => ({ default: m.LogExclusions })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -28,6 +33,10 @@ function page(path: string): ReactNode {
   if (path === '/deploys') return <Deploys />
   if (path === '/policy') return <Policy />
   if (path === '/logs') return <Logs />
+  if (path === '/tacacs/command-sets') return <CommandSets />
+  if (path === '/tacacs/profiles') return <TacacsProfiles />
+  if (path === '/radius/profiles') return <RadiusProfiles />
+  if (path === '/log-exclusions') return <LogExclusions />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

@@ -1,4 +1,4 @@
-import { Type } from '../../../sdk/index.js'
+import { Type, type Static } from '../../../sdk/index.js'
 
 /** Names land unquoted-safe in tac_plus-ng configuration and in its logs. */
 export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$'
@@ -43,7 +43,11 @@ export const RefCountsRequest = Type.Object(
   { title: 'RefCountsRequest', additionalProperties: false },
 )
 
-export const RefCountsResponse = Type.Record(Type.String({ format: 'uuid' }), RefCount, {
+// An object of free keys as `additionalProperties` (not Type.Record's `patternProperties`, which the OpenAPI
+// tooling, the console's generated types among it, reads as an object with no properties at all).
+export const RefCountsResponse = Type.Unsafe<Record<string, Static<typeof RefCount>>>({
+  type: 'object',
+  additionalProperties: RefCount,
   title: 'RefCountsResponse',
-  description: 'Each requested command set id mapped to its reference counts.',
+  description: 'Each requested command set id (as sent) mapped to its reference counts.',
 })

@@ -26,5 +26,8 @@ describe('tacacs command sets in OpenAPI', () => {
     expect(doc.components.schemas.CommandSetPage.properties.items.items.$ref).to.equal('#/components/schemas/CommandSetListResponse')
     expect(paths['/api/v1/tacacs/command-sets'].post.responses).to.have.property('201')
     expect(paths['/api/v1/tacacs/command-sets/{command_set_id}'].delete.responses).to.have.property('204')
+    // The counts are an object of free keys (ids) each a RefCount: `additionalProperties`, which generators read as a map.
+    expect(doc.components.schemas.RefCountsResponse.additionalProperties.$ref).to.equal('#/components/schemas/RefCount')
+    expect(doc.components.schemas.RefCountsResponse).to.not.have.property('patternProperties')
   })
 })

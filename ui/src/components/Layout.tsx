@@ -52,6 +52,10 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/policy', t.nav.policy, auth.can('aaa-policy.read') && runs('aaa-policy'))}
         {item('/logs', t.nav.logs, auth.can('aaa-logs.read') && runs('aaa-logs'))}
         {item('/deploys', t.nav.deploys, auth.can('deploy.read'))}
+        {item('/tacacs/command-sets', t.config.nav.commandSets, auth.can('tacacs.read') && runs('tacacs'))}
+        {item('/tacacs/profiles', t.config.nav.tacacsProfiles, auth.can('tacacs.read') && runs('tacacs'))}
+        {item('/radius/profiles', t.config.nav.radiusProfiles, auth.can('radius.read') && runs('radius'))}
+        {item('/log-exclusions', t.config.nav.exclusions, auth.can('aaa-logs.exclusions.read') && runs('aaa-logs'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>

@@ -14,6 +14,7 @@ import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
+import { RadiusConfigPreview } from './RadiusConfigPreview'
 
 type DryRun = { daemon: string; current_release: string | null; changes: { path: string; change: string; diff: string }[] }
 const STATUS_COLOR: Record<string, string> = { active: 'green', failed: 'red', pending: 'blue', superseded: 'gray', rolled_back: 'orange' }
@@ -153,6 +154,7 @@ export function Deploys() {
           {history.data && history.data.pages > 1 && <Pagination value={page} onChange={setPage} total={history.data.pages} />}
         </Stack>
       </Paper>
+      {auth.can('radius.read') && (!info.data || info.data.plugins.some((p) => p.id === 'radius')) && <RadiusConfigPreview />}
     </Stack>
   )
 }

@@ -11,10 +11,11 @@ import type { components } from '../generated/api'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import type { usePickers } from './policy-data'
+import { RulePreview, TimeWindowInput, type TimeWindowValue } from './RuleConditions'
 
 export type Rule = components['schemas']['AaaPolicyRuleResponse']
 type Body = components['schemas']['AaaPolicyRuleCreate']
-const FIELDS = ['name', 'description', 'who', 'who.user_id', 'who.group_id', 'where', 'where.device_id', 'where.device_group_id', 'tacacs_profile_id', 'radius_profile_id', 'client_prefixes', ...Array.from({ length: 64 }, (_, i) => `client_prefixes[${i}]`)]
+const FIELDS = ['name', 'description', 'who', 'who.user_id', 'who.group_id', 'where', 'where.device_id', 'where.device_group_id', 'tacacs_profile_id', 'radius_profile_id', 'client_prefixes', 'time_window', 'time_window.start', 'time_window.end', 'time_window.days', ...Array.from({ length: 64 }, (_, i) => `client_prefixes[${i}]`)]
 
 export function RuleForm({ rule, pickers, onClose }: { rule: Rule | null; pickers: ReturnType<typeof usePickers>; onClose(): void }) {
   const { t } = useI18n()
@@ -26,6 +27,8 @@ export function RuleForm({ rule, pickers, onClose }: { rule: Rule | null; picker
     tacacs: rule?.tacacs_profile_id ?? null, radius: rule?.radius_profile_id ?? null, prefixes: (rule?.client_prefixes ?? []).join('\n'),
   })
   const set = <K extends keyof typeof v>(k: K, x: (typeof v)[K]) => setV((o) => ({ ...o, [k]: x }))
+  const tw = rule?.time_window
+  const [win, setWin] = useState<TimeWindowValue>({ on: !!tw, days: tw?.days ?? ['mon', 'tue', 'wed', 'thu', 'fri'], start: tw?.start ?? '08:00', end: tw?.end ?? '18:00' })
   const save = useMutation({
     mutationFn: async () => {
       const prefixes = v.prefixes.split(/[\s,]+/).filter(Boolean)
@@ -37,6 +40,7 @@ export function RuleForm({ rule, pickers, onClose }: { rule: Rule | null; picker
         who: v.whoKind === 'user' ? { user_id: v.who ?? undefined } : { group_id: v.who ?? undefined },
         where: v.whereKind === 'device' ? { device_id: v.where ?? undefined } : { device_group_id: v.where ?? undefined },
         client_prefixes: prefixes,
+        time_window: win.on ? { days: win.days, start: win.start, end: win.end } : null,
       }
       if (rule) await api.put('/api/v1/aaa/policy/rules/{rule_id}', { params: { rule_id: rule.id }, body })
       else await api.post('/api/v1/aaa/policy/rules', { body })
@@ -78,8 +82,10 @@ export function RuleForm({ rule, pickers, onClose }: { rule: Rule | null; picker
             <Textarea label={t.policy.clientPrefixes} name="client_prefixes" description={t.policy.clientPrefixesHint} autosize minRows={2} value={v.prefixes} onChange={(e) => set('prefixes', e.currentTarget.value)}
               error={save.error instanceof ApiError && save.error.field?.startsWith('client_prefixes') ? save.error.message : undefined} />
           )}
+          {!fixed && <TimeWindowInput value={win} onChange={setWin} error={save.error} />}
           <Textarea label={t.policy.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
           {!fixed && <Switch label={t.policy.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />}
+          {rule && <RulePreview ruleId={rule.id} />}
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
             <Button type="submit" loading={save.isPending}>{rule ? t.common.save : t.common.create}</Button>

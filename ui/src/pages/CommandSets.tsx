@@ -1,0 +1,97 @@
+/**
+ * TACACS+ command sets: a paginated, searchable list with how many profiles
+ * use each (POST …/references/counts, one request a page), the form with the
+ * nested commands and argument rules in a dialog, and delete after showing
+ * the profiles that use the set (the server refuses with 409 while they do).
+ */
+import { Badge, Button, Group, Pagination, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api } from '../api/client'
+import { useAuth } from '../auth'
+import { ErrorAlert } from '../components/errors'
+import { useI18n } from '../i18n'
+import { CommandSetForm } from './CommandSetForm'
+import { type CommandSetItem, useListState } from './config-data'
+import { DeleteDialog } from './DeleteDialog'
+import { when } from './format'
+
+export function CommandSets() {
+  const { t, language } = useI18n()
+  const auth = useAuth()
+  const qc = useQueryClient()
+  const ls = useListState()
+  const canWrite = auth.can('tacacs.write')
+  const list = useQuery({ queryKey: ['tacacs-command-sets', ls.query], queryFn: () => api.get('/api/v1/tacacs/command-sets', { query: ls.query }), placeholderData: keepPreviousData })
+  const ids = list.data?.items.map((s) => s.id) ?? []
+  const counts = useQuery({
+    queryKey: ['tacacs-command-sets', 'counts', ids],
+    queryFn: () => api.post('/api/v1/tacacs/command-sets/references/counts', { body: { command_set_ids: ids } }),
+    enabled: ids.length > 0,
+  })
+  const [editing, setEditing] = useState<string | 'new' | null>(null)
+  const [deleting, setDeleting] = useState<CommandSetItem | null>(null)
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1} size="h2">{t.config.commandSets}</Title>
+        {canWrite && <Button onClick={() => setEditing('new')}>{t.config.addCommandSet}</Button>}
+      </Group>
+      <TextInput aria-label={t.common.search} placeholder={t.config.searchPlaceholder} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
+      <ErrorAlert error={list.error} />
+      <Table.ScrollContainer minWidth={640}>
+        <Table striped highlightOnHover aria-label={t.config.commandSets} data-testid="command-sets">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t.config.name}</Table.Th><Table.Th>{t.config.description}</Table.Th><Table.Th>{t.config.commands}</Table.Th>
+              <Table.Th>{t.config.usedBy}</Table.Th><Table.Th>{t.config.updated}</Table.Th><Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.data?.items.map((s) => {
+              const n = counts.data?.[s.id]?.blocking
+              return (
+                <Table.Tr key={s.id} data-name={s.name}>
+                  <Table.Td fw={500}>{s.name}</Table.Td>
+                  <Table.Td>{s.description ?? t.common.none}</Table.Td>
+                  <Table.Td>{s.command_count}</Table.Td>
+                  <Table.Td>{n === undefined ? '' : n ? <Badge variant="light">{t.config.profilesCount(n)}</Badge> : <Text size="sm" c="dimmed">{t.config.unused}</Text>}</Table.Td>
+                  <Table.Td>{when(s.updated_at, language)}</Table.Td>
+                  <Table.Td>
+                    <Group gap={4} justify="flex-end" wrap="nowrap">
+                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(s.id)} aria-label={`${canWrite ? t.common.edit : t.config.view} ${s.name}`}>{canWrite ? t.common.edit : t.config.view}</Button>
+                      {canWrite && <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(s)} aria-label={`${t.common.delete} ${s.name}`}>{t.common.delete}</Button>}
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              )
+            })}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {list.data && list.data.total === 0 && <Text c="dimmed">{t.config.emptyCommandSets}</Text>}
+      {list.data && (
+        <Group justify="space-between">
+          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
+          {list.data.pages > 1 && <Pagination value={ls.page} onChange={ls.setPage} total={list.data.pages} />}
+        </Group>
+      )}
+      {editing && <CommandSetForm id={editing === 'new' ? null : editing} readOnly={!canWrite} onClose={() => setEditing(null)} />}
+      {deleting && (
+        <DeleteDialog
+          title={t.config.deleteCommandSet}
+          question={t.config.deleteQuestion(deleting.name)}
+          queryKey={['tacacs-command-sets', deleting.id]}
+          references={() => api.get('/api/v1/tacacs/command-sets/{command_set_id}/references', { params: { command_set_id: deleting.id } })}
+          remove={() => api.delete('/api/v1/tacacs/command-sets/{command_set_id}', { params: { command_set_id: deleting.id } })}
+          onDone={() => {
+            setDeleting(null)
+            return qc.invalidateQueries({ queryKey: ['tacacs-command-sets'] })
+          }}
+          onClose={() => setDeleting(null)}
+        />
+      )}
+    </Stack>
+  )
+}

@@ -1,0 +1,88 @@
+/**
+ * TACACS+ profiles: the list (privilege level, command sets in order, default
+ * action, services, enable), the form in a dialog, and delete after showing
+ * the policy rules that assign the profile (a delete clears it from them).
+ */
+import { Badge, Button, Group, Pagination, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api } from '../api/client'
+import { useAuth } from '../auth'
+import { ErrorAlert } from '../components/errors'
+import { useI18n } from '../i18n'
+import { type TacacsProfile, useCommandSetOptions, useListState } from './config-data'
+import { DeleteDialog } from './DeleteDialog'
+import { TacacsProfileForm } from './TacacsProfileForm'
+
+export function TacacsProfiles() {
+  const { t } = useI18n()
+  const auth = useAuth()
+  const qc = useQueryClient()
+  const ls = useListState()
+  const canWrite = auth.can('tacacs.write')
+  const sets = useCommandSetOptions()
+  const list = useQuery({ queryKey: ['tacacs-profiles', ls.query], queryFn: () => api.get('/api/v1/tacacs/profiles', { query: ls.query }), placeholderData: keepPreviousData })
+  const [editing, setEditing] = useState<TacacsProfile | 'new' | null>(null)
+  const [deleting, setDeleting] = useState<TacacsProfile | null>(null)
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1} size="h2">{t.config.tacacsProfiles}</Title>
+        {canWrite && <Button onClick={() => setEditing('new')}>{t.config.addProfile}</Button>}
+      </Group>
+      <TextInput aria-label={t.common.search} placeholder={t.config.searchPlaceholder} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
+      <ErrorAlert error={list.error} />
+      <Table.ScrollContainer minWidth={760}>
+        <Table striped highlightOnHover aria-label={t.config.tacacsProfiles} data-testid="tacacs-profiles">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t.config.name}</Table.Th><Table.Th>{t.config.privilege}</Table.Th><Table.Th>{t.config.commandSets}</Table.Th>
+              <Table.Th>{t.config.defaultAction}</Table.Th><Table.Th>{t.config.services}</Table.Th><Table.Th>{t.config.enableMode}</Table.Th><Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.data?.items.map((p) => (
+              <Table.Tr key={p.id} data-name={p.name}>
+                <Table.Td fw={500}>{p.name}</Table.Td>
+                <Table.Td>{p.privilege_level}</Table.Td>
+                <Table.Td>{p.command_set_ids.length ? p.command_set_ids.map(sets.name).join(', ') : t.common.none}</Table.Td>
+                <Table.Td><Badge color={p.default_action === 'permit' ? 'green' : 'red'} variant="light">{p.default_action === 'permit' ? t.config.permit : t.config.deny}</Badge></Table.Td>
+                <Table.Td>{p.services.map((s) => s.service).join(', ') || t.common.none}</Table.Td>
+                <Table.Td>{t.config.enableModes[p.enable_mode]}</Table.Td>
+                <Table.Td>
+                  <Group gap={4} justify="flex-end" wrap="nowrap">
+                    <Button size="compact-sm" variant="subtle" onClick={() => setEditing(p)} aria-label={`${canWrite ? t.common.edit : t.config.view} ${p.name}`}>{canWrite ? t.common.edit : t.config.view}</Button>
+                    {canWrite && <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(p)} aria-label={`${t.common.delete} ${p.name}`}>{t.common.delete}</Button>}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {list.data && list.data.total === 0 && <Text c="dimmed">{t.config.emptyProfiles}</Text>}
+      {list.data && (
+        <Group justify="space-between">
+          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
+          {list.data.pages > 1 && <Pagination value={ls.page} onChange={ls.setPage} total={list.data.pages} />}
+        </Group>
+      )}
+      {editing && <TacacsProfileForm profile={editing === 'new' ? null : editing} readOnly={!canWrite} sets={sets.options} onClose={() => setEditing(null)} />}
+      {deleting && (
+        <DeleteDialog
+          title={t.config.deleteProfile}
+          question={t.config.deleteQuestion(deleting.name)}
+          queryKey={['tacacs-profiles', deleting.id]}
+          references={() => api.get('/api/v1/tacacs/profiles/{profile_id}/references', { params: { profile_id: deleting.id } })}
+          remove={() => api.delete('/api/v1/tacacs/profiles/{profile_id}', { params: { profile_id: deleting.id } })}
+          onDone={async () => {
+            setDeleting(null)
+            await qc.invalidateQueries({ queryKey: ['tacacs-profiles'] })
+            await qc.invalidateQueries({ queryKey: ['tacacs-command-sets'] })
+          }}
+          onClose={() => setDeleting(null)}
+        />
+      )}
+    </Stack>
+  )
+}
