@@ -209,6 +209,9 @@ async function byLabel(page: Page, label: string, scope: Locator | Page = page) 
     await rp.locator('pre').filter({ hasText: 'radius-secret-1' }).first().waitFor()
     await rp.getByLabel('Reveal secrets').uncheck()
     await rp.getByText('Secrets are masked (***).').waitFor()
+    await rp.getByRole('button', { name: /clients/ }).first().click()
+    await rp.locator('pre').filter({ hasText: '***' }).first().waitFor()
+    await rp.getByRole('heading', { name: 'RADIUS configuration deployed' }).evaluate((h) => h.scrollIntoView())
     await screenshot(page, 'radius-preview')
 
     // A log exclusion: an unknown group refused under the value, then a name pattern.

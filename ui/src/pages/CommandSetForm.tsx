@@ -86,7 +86,7 @@ export function CommandSetForm({ id, readOnly, onClose }: { id: string | null; r
                         {r.arguments.length === 0 && <Text size="sm" c="dimmed">{t.config.anyArguments}</Text>}
                         {r.arguments.map((a, j) => (
                           <Group key={j} align="flex-start" wrap="nowrap" data-testid="argument">
-                            <Select aria-label={t.config.matchType} name={`commands[${i}].arguments[${j}].match_type`} data={matchTypes} allowDeselect={false} value={a.match_type} onChange={(x) => x && setArg(i, j, { match_type: x as ArgumentRule['match_type'] })} w={150} />
+                            <Select aria-label={t.config.matchType} name={`commands[${i}].arguments[${j}].match_type`} data={matchTypes} allowDeselect={false} value={a.match_type} onChange={(x) => x && setArg(i, j, { match_type: x as ArgumentRule['match_type'] })} w={200} />
                             <TextInput aria-label={t.config.argumentValue} placeholder={t.config.argumentValue} name={`commands[${i}].arguments[${j}].value`} value={a.value} onChange={(e) => setArg(i, j, { value: e.currentTarget.value })} error={err(`commands[${i}].arguments[${j}].value`)} style={{ flex: 1 }} ff="monospace" />
                             {!readOnly && <ActionIcon variant="subtle" color="red" mt={4} aria-label={t.config.removeArgument(i + 1, j + 1)} onClick={() => setRow(i, { arguments: r.arguments.filter((_, k) => k !== j) })}>✕</ActionIcon>}
                           </Group>
