@@ -154,6 +154,7 @@ async function byLabel(page: Page, label: string, scope: Locator | Page = page) 
     await preview.locator('pre').first().waitFor()
     const text = await preview.textContent()
     expect(text).to.include('alice-netops').and.include('netops').and.include('configure terminal')
+    await preview.evaluate((e) => e.scrollIntoView())
     await screenshot(page, 'rule-preview')
     await page.keyboard.press('Escape')
 

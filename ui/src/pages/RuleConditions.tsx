@@ -52,11 +52,11 @@ export function RulePreview({ ruleId }: { ruleId: string }) {
       <Text size="xs" c="dimmed">{t.config.previewHint}</Text>
       {q.isPending && <Loader size="sm" aria-label={t.common.loading} />}
       <ErrorAlert error={q.error} />
-      {q.data && <Code block>{q.data.snippet}</Code>}
+      {q.data && <Code block style={{ overflowX: 'auto' }}>{q.data.snippet}</Code>}
       {q.data?.profile_snippet && (
         <>
           <Text size="sm" fw={500}>{t.config.previewProfile}</Text>
-          <Code block>{q.data.profile_snippet}</Code>
+          <Code block style={{ overflowX: 'auto' }}>{q.data.profile_snippet}</Code>
         </>
       )}
     </Stack>
