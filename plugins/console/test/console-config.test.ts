@@ -4,7 +4,8 @@
  * person uses them: a command set with nested commands and argument rules (a
  * regex outside the allowed subset refused under its input, a command moved
  * up), a TACACS+ profile using it, an AAA policy rule giving the profile with
- * a time window and its tac_plus-ng preview, the command set's delete refused
+ * a time window and its tac_plus-ng preview, the profile's delete dialog naming
+ * the rule it would be cleared from, the command set's delete refused
  * (409) with the profile that uses it shown, a RADIUS profile (a bad reply
  * attribute refused under its input), the FreeRADIUS files deployed, masked
  * then revealed, a log exclusion, the refused delete in Russian, and what a
@@ -157,6 +158,14 @@ async function byLabel(page: Page, label: string, scope: Locator | Page = page) 
     await preview.evaluate((e) => e.scrollIntoView())
     await screenshot(page, 'rule-preview')
     await page.keyboard.press('Escape')
+
+    // The profile's delete dialog says the rule would lose it (a delete clears it); cancelled, nothing changes.
+    await menu.getByRole('link', { name: 'TACACS+ profiles' }).click()
+    await page.getByRole('button', { name: 'Delete netops' }).click()
+    expect(await page.getByTestId('delete-dialog').getByTestId('clearing-refs').textContent()).to.include('AAA policy rule alice-netops')
+    await page.getByTestId('delete-dialog').getByRole('button', { name: 'Cancel' }).click()
+    await page.getByTestId('delete-dialog').waitFor({ state: 'detached' })
+    expect((await t.admin('GET', `/api/v1/tacacs/profiles/${profile.id}`)).status).to.equal(200)
 
     // Deleting the set in use: the dialog names the profile first, the server's 409 names it too; nothing deleted.
     await menu.getByRole('link', { name: 'Command sets' }).click()
