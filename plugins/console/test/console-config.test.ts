@@ -105,6 +105,7 @@ async function byLabel(page: Page, label: string, scope: Locator | Page = page) 
     await form.getByRole('button', { name: 'Create' }).click()
     await page.getByTestId('command-sets').locator('tr[data-name="show-only"]').waitFor()
     const list = (await t.admin('GET', '/api/v1/tacacs/command-sets')).body.items
+    expect(list).to.have.length(1)
     const set = (await t.admin('GET', `/api/v1/tacacs/command-sets/${list[0].id}`)).body
     expect(set.commands).to.deep.equal([
       { command: 'show', action: 'permit', arguments: [{ match_type: 'regex', value: 'running-config.*' }, { match_type: 'exact', value: 'version' }] },
@@ -112,7 +113,10 @@ async function byLabel(page: Page, label: string, scope: Locator | Page = page) 
     ])
     expect(await page.locator('tr[data-name="show-only"]').textContent()).to.include('unused')
 
-    // A TACACS+ profile using the set, privilege 15, default action deny.
+    const baseline = await t.admin('POST', '/api/v1/tacacs/command-sets', { body: { name: 'baseline', commands: [{ command: 'exit', action: 'permit' }] } })
+    expect(baseline.status, baseline.text).to.equal(201)
+
+    // A TACACS+ profile using both sets, privilege 15, default action deny.
     await menu.getByRole('link', { name: 'TACACS+ profiles' }).click()
     await page.getByRole('heading', { name: 'TACACS+ profiles', level: 1 }).waitFor()
     await page.getByRole('button', { name: 'Add profile' }).click()
@@ -120,14 +124,18 @@ async function byLabel(page: Page, label: string, scope: Locator | Page = page) 
     await pf.locator('input[name="name"]').fill('netops')
     await pf.locator('input[name="privilege_level"]').fill('15')
     await choose(page, await byLabel(page, 'Command sets'), 'show-only')
+    await choose(page, await byLabel(page, 'Command sets'), 'baseline')
     await page.keyboard.press('Escape')
+    // Applied in order: the baseline set moved before show-only with its button.
+    await pf.getByTestId('command-set-order').getByRole('button', { name: 'Move up baseline' }).click()
+    expect(await pf.getByTestId('command-set-order').getByRole('listitem').allTextContents()).to.deep.equal(['1.baseline↑↓', '2.show-only↑↓'])
     await pf.getByRole('button', { name: 'Create' }).click()
     const row = page.getByTestId('tacacs-profiles').locator('tr[data-name="netops"]')
     await row.waitFor()
     expect(await row.textContent()).to.include('show-only')
     const profile = (await t.admin('GET', '/api/v1/tacacs/profiles')).body.items[0]
     expect(profile).to.include({ name: 'netops', privilege_level: 15, default_action: 'deny' })
-    expect(profile.command_set_ids).to.deep.equal([set.id])
+    expect(profile.command_set_ids).to.deep.equal([baseline.body.id, set.id])
     await screenshot(page, 'tacacs-profiles')
 
     // A rule giving the profile, on weekdays 08:00-18:00; its tac_plus-ng preview names the profile and the set's commands.

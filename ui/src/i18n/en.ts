@@ -108,7 +108,7 @@ const en = {
     emptyProfiles: 'No profiles yet.', privilege: 'Privilege level', defaultAction: 'Default action',
     defaultActionHint: 'For a command that no command set of the profile matches.',
     commandSetsHint: 'Applied in the order chosen: the first matching command of the first set that has one decides.',
-    services: 'Services', service: 'Service', avPairs: 'AV pairs', addService: 'Add service', removeService: (i: number) => `Remove service ${i}`,
+    commandSetOrder: 'Order of the command sets', services: 'Services', service: 'Service', avPairs: 'AV pairs', addService: 'Add service', removeService: (i: number) => `Remove service ${i}`,
     shellAttributes: 'Shell attributes', noAttributes: 'None.', attrName: 'Attribute', attrValue: 'Value', optional: 'optional',
     removeAttribute: (i: number) => `Remove attribute ${i}`, addAttribute: 'Add attribute',
     enableMode: 'Enable', enableModes: { none: 'refused', login: 'with the login password', secret: 'with an enable secret' }, enablePrivilege: 'Highest enable level', enableSecret: 'Enable secret',

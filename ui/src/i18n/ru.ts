@@ -109,7 +109,7 @@ const ru: Messages = {
     emptyProfiles: 'Профилей пока нет.', privilege: 'Уровень привилегий', defaultAction: 'Действие по умолчанию',
     defaultActionHint: 'Для команды, которой нет ни в одном наборе профиля.',
     commandSetsHint: 'Применяются в выбранном порядке: решает первая подходящая команда первого набора, где она есть.',
-    services: 'Сервисы', service: 'Сервис', avPairs: 'Пары AV', addService: 'Добавить сервис', removeService: (i) => `Удалить сервис ${i}`,
+    commandSetOrder: 'Порядок наборов команд', services: 'Сервисы', service: 'Сервис', avPairs: 'Пары AV', addService: 'Добавить сервис', removeService: (i) => `Удалить сервис ${i}`,
     shellAttributes: 'Атрибуты shell', noAttributes: 'Нет.', attrName: 'Атрибут', attrValue: 'Значение', optional: 'необязательный',
     removeAttribute: (i) => `Удалить атрибут ${i}`, addAttribute: 'Добавить атрибут',
     enableMode: 'Enable', enableModes: { none: 'запрещён', login: 'по паролю входа', secret: 'по секрету enable' }, enablePrivilege: 'Наибольший уровень enable', enableSecret: 'Секрет enable',

@@ -11,7 +11,7 @@ import { api, ApiError } from '../api/client'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { AttributeRows, type Pair } from './AttributeRows'
-import type { TacacsProfile, TacacsProfileBody } from './config-data'
+import { moved, type TacacsProfile, type TacacsProfileBody } from './config-data'
 
 type Service = { service: string; attributes: Pair[] }
 const SIMPLE = ['name', 'description', 'privilege_level', 'default_action', 'enable_mode', 'enable_privilege_level', 'enable_secret']
@@ -61,6 +61,18 @@ export function TacacsProfileForm({ profile, readOnly, sets, onClose }: { profil
             </Group>
             <Textarea label={t.config.description} name="description" autosize minRows={1} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
             <MultiSelect label={t.config.commandSets} name="command_set_ids" description={t.config.commandSetsHint} searchable data={sets} value={v.command_set_ids} onChange={(x) => set('command_set_ids', x)} error={f.startsWith('command_set_ids') ? (save.error as ApiError).message : undefined} />
+            {v.command_set_ids.length > 1 && (
+              <Stack gap={2} role="list" aria-label={t.config.commandSetOrder} data-testid="command-set-order">
+                {v.command_set_ids.map((id, i) => (
+                  <Group key={id} gap={4} role="listitem" wrap="nowrap">
+                    <Text size="sm" w={24}>{i + 1}.</Text>
+                    <Text size="sm" style={{ flex: 1 }}>{sets.find((x) => x.value === id)?.label ?? id}</Text>
+                    <ActionIcon variant="subtle" size="sm" aria-label={`${t.policy.up} ${sets.find((x) => x.value === id)?.label ?? id}`} disabled={i === 0} onClick={() => set('command_set_ids', moved(v.command_set_ids, i, -1))}>↑</ActionIcon>
+                    <ActionIcon variant="subtle" size="sm" aria-label={`${t.policy.down} ${sets.find((x) => x.value === id)?.label ?? id}`} disabled={i === v.command_set_ids.length - 1} onClick={() => set('command_set_ids', moved(v.command_set_ids, i, 1))}>↓</ActionIcon>
+                  </Group>
+                ))}
+              </Stack>
+            )}
             <Group align="flex-end">
               <Stack gap={4}>
                 <Text size="sm" fw={500} id="default-action-label">{t.config.defaultAction}</Text>
