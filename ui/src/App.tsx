@@ -19,6 +19,12 @@ import { usePath } from './router'
 const Deploys = lazy(() => import('./pages/Deploys').then((m) => ({ default: m.Deploys })))
 const Logs = lazy(() => import('./pages/Logs').then((m) => ({ default: m.Logs })))
 const Policy = lazy(() => import('./pages/Policy').then((m) => ({ default: m.Policy })))
+// Identity and administration (users, user groups, roles, the audit trail, settings).
+const Users = lazy(() => import('./pages/Users').then((m) => ({ default: m.Users })))
+const UserGroups = lazy(() => import('./pages/UserGroups').then((m) => ({ default: m.UserGroups })))
+const Roles = lazy(() => import('./pages/Roles').then((m) => ({ default: m.Roles })))
+const Audit = lazy(() => import('./pages/Audit').then((m) => ({ default: m.Audit })))
+const Settings = lazy(() => import('./pages/Settings').then((m) => ({ default: m.Settings })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -28,6 +34,11 @@ function page(path: string): ReactNode {
   if (path === '/deploys') return <Deploys />
   if (path === '/policy') return <Policy />
   if (path === '/logs') return <Logs />
+  if (path === '/users') return <Users />
+  if (path === '/user-groups') return <UserGroups />
+  if (path === '/roles') return <Roles />
+  if (path === '/audit') return <Audit />
+  if (path === '/settings') return <Settings />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

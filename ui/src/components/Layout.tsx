@@ -52,6 +52,11 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/policy', t.nav.policy, auth.can('aaa-policy.read') && runs('aaa-policy'))}
         {item('/logs', t.nav.logs, auth.can('aaa-logs.read') && runs('aaa-logs'))}
         {item('/deploys', t.nav.deploys, auth.can('deploy.read'))}
+        {item('/users', t.nav.users, auth.can('users.read'))}
+        {item('/user-groups', t.nav.userGroups, auth.can('groups.read'))}
+        {item('/roles', t.nav.roles, auth.can('roles.read'))}
+        {item('/audit', t.nav.audit, auth.can('audit.read'))}
+        {item('/settings', t.nav.settings, auth.can('settings.read'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>
