@@ -77,7 +77,7 @@ function SettingRow({ setting }: { setting: Setting }) {
   }
   let field
   if (input.kind === 'boolean') field = <Switch {...common} checked={v === true} onChange={(e) => change(e.currentTarget.checked)} />
-  else if (input.kind === 'number') field = <NumberInput {...common} value={typeof v === 'number' ? v : ''} min={input.min} max={input.max} allowDecimal={!input.integer} onChange={(x) => change(x === '' ? null : Number(x))} w={320} maw="100%" />
+  else if (input.kind === 'number') field = <NumberInput {...common} value={typeof v === 'number' ? v : ''} min={input.min} max={input.max} clampBehavior="none" allowDecimal={!input.integer} onChange={(x) => change(x === '' ? null : Number(x))} w={320} maw="100%" />
   else if (input.kind === 'choice') field = <Select {...common} data={input.choices} value={typeof v === 'string' ? v : null} clearable={input.nullable} onChange={(x) => change(x)} w={320} maw="100%" />
   else if (setting.secret) field = <PasswordInput {...common} description={`${setting.description} ${t.admin.settings.secret} (${setting.value === null ? t.admin.settings.secretUnset : t.admin.settings.secretSet})`} autoComplete="off" value={String(v ?? '')} onChange={(e) => change(e.currentTarget.value)} maw={480} />
   else if (input.kind === 'string') field = <TextInput {...common} value={String(v ?? '')} maxLength={input.maxLength} onChange={(e) => change(e.currentTarget.value)} maw={480} />
