@@ -100,11 +100,11 @@ const en = {
       passwordKeep: (at: string) => `Leave empty to keep the current one (set ${at})`, passwordNone: 'No password is set: type one to set it',
       expires: 'Expires', expiresHint: 'Empty: never',
       deleteConfirm: (u: string) => `Delete the user ${u}?`,
-      account: 'Account', mfa: 'Second factor (TOTP)', mfaOn: (at: string) => `on since ${at}`, mfaOff: 'off', mfaUnavailable: 'not available', mfaReset: 'Reset the second factor',
+      account: 'Account', mfa: 'Second factor (TOTP)', mfaOn: (at: string) => `on since ${at}`, mfaOff: 'off', mfaUnavailable: 'not available', mfaReset: 'Reset the second factor', mfaLink: 'Email the setup link',
       mfaResetConfirm: (u: string) => `Remove the authenticator of ${u}? Their next sign-in asks for no code.`,
       endSessions: 'End all sessions', sessionsConfirm: (u: string) => `Sign ${u} out everywhere?`, clearLockout: 'Clear the lockout',
       lockoutCleared: (at: string) => `Lockout last cleared ${at}.`,
-      done: { mfa: 'The second factor is removed.', sessions: 'Every session of the user is ended.', lockout: 'The lockout is cleared; the daemons forget it at the next deploy.' },
+      done: { mfa: 'The second factor is removed.', link: 'The setup link is mailed to the user (valid 15 minutes).', sessions: 'Every session of the user is ended.', lockout: 'The lockout is cleared; the daemons forget it at the next deploy.' },
     },
     userGroups: {
       title: 'User groups', add: 'Add group', editTitle: (n: string) => `Edit group ${n}`, name: 'Name', description: 'Description', roles: 'Roles of every member',
@@ -119,7 +119,7 @@ const en = {
       deleteConfirm: (n: string, u: number, g: number) => `Delete the role ${n}? It is taken from ${u} user(s) and ${g} group(s).`,
     },
     audit: {
-      title: 'Audit trail', who: 'Who', action: 'Action', actionHint: 'auth.login, or a prefix: auth.', resource: 'Resource type', resourceId: 'Resource id', outcome: 'Outcome',
+      title: 'Audit trail', who: 'Who', action: 'Action', actionHint: 'auth.login, or a prefix: auth.', searchHint: 'Action, resource, who…', resource: 'Resource type', resourceId: 'Resource id', outcome: 'Outcome',
       outcomes: { success: 'success', failure: 'failure' }, from: 'From', to: 'To', at: 'When', reason: 'Reason', ip: 'Address', empty: 'No entries match.',
       entry: 'Audit entry', before: 'Before', after: 'After', field: 'Field', changed: 'changed', onlyChanged: 'Only the changed fields', requestId: 'Request', userAgent: 'Browser or client',
       open: (a: string, at: string) => `Details of ${a} at ${at}`, masked: 'Secrets are masked by the server.',

@@ -1,7 +1,7 @@
 /**
  * The audit trail: every change and sign-in, newest first, with the API's
- * filters (who, action or action prefix, resource type and id, outcome, from
- * and to dates), 50 a page; an entry opens a drawer with its fields and the
+ * search (action, resource, who) and filters (who, action or action prefix, resource type and id, outcome, from
+ * and to dates), sorted by a column header, 50 a page; an entry opens a drawer with its fields and the
  * record before and after side by side (AuditDiff). A resource can be given
  * in the URL (/audit?resource_type=user&resource_id=…).
  */
@@ -17,14 +17,16 @@ import { when } from './format'
 import type { AuditEntry } from './identity-data'
 
 const PER_PAGE = 50
+type SortBy = 'at' | 'action' | 'resource_type' | 'actor_name'
 
 export function Audit() {
   const { t, language } = useI18n()
   const url = new URLSearchParams(location.search)
-  const [f, setF] = useState({ actor_name: '', action: '', resource_type: url.get('resource_type') ?? '', resource_id: url.get('resource_id') ?? '', at_from: '', at_to: '' })
+  const [f, setF] = useState({ search: '', actor_name: '', action: '', resource_type: url.get('resource_type') ?? '', resource_id: url.get('resource_id') ?? '', at_from: '', at_to: '' })
   const [outcome, setOutcome] = useState<string | null>(null)
   const [page, setPage] = useState(1)
   const [open, setOpen] = useState<AuditEntry | null>(null)
+  const [sort, setSort] = useState<{ by: SortBy; order: 'asc' | 'desc' }>({ by: 'at', order: 'desc' })
   const [d] = useDebouncedValue(f, 300)
   const set = (k: keyof typeof f) => (e: { currentTarget: { value: string } }) => {
     const value = e.currentTarget.value
@@ -32,12 +34,12 @@ export function Audit() {
     setPage(1)
   }
   const list = useQuery({
-    queryKey: ['audit', d, outcome, page],
+    queryKey: ['audit', d, outcome, sort, page],
     queryFn: () =>
       api.get('/api/v1/audit', {
         query: {
-          page, per_page: PER_PAGE, sort_by: 'at', sort_order: 'desc',
-          actor_name: d.actor_name.trim() || undefined, action: d.action.trim() || undefined, resource_type: d.resource_type.trim() || undefined,
+          page, per_page: PER_PAGE, sort_by: sort.by, sort_order: sort.order,
+          search: d.search.trim() || undefined, actor_name: d.actor_name.trim() || undefined, action: d.action.trim() || undefined, resource_type: d.resource_type.trim() || undefined,
           resource_id: d.resource_id.trim() || undefined, outcome: (outcome ?? undefined) as 'success' | 'failure' | undefined,
           // Whole days in UTC, as the log screens take them.
           at_from: d.at_from ? `${d.at_from}T00:00:00Z` : undefined, at_to: d.at_to ? `${d.at_to}T23:59:59.999Z` : undefined,
@@ -45,10 +47,21 @@ export function Audit() {
       }),
     placeholderData: keepPreviousData,
   })
+  // A header sorts by its column (the API's four); a second click reverses.
+  const header = (label: string, col?: SortBy) => {
+    if (!col) return <Table.Th>{label}</Table.Th>
+    const on = sort.by === col
+    return (
+      <Table.Th aria-sort={on ? (sort.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+        <UnstyledButton fw={600} fz="sm" onClick={() => { setSort({ by: col, order: on && sort.order === 'desc' ? 'asc' : 'desc' }); setPage(1) }}>{label} {on ? (sort.order === 'asc' ? '▲' : '▼') : ''}</UnstyledButton>
+      </Table.Th>
+    )
+  }
   return (
     <Stack>
       <Title order={1} size="h2">{t.admin.audit.title}</Title>
       <Group align="flex-end" wrap="wrap">
+        <TextInput label={t.common.search} name="search" type="search" placeholder={t.admin.audit.searchHint} value={f.search} onChange={set('search')} w={180} />
         <TextInput label={t.admin.audit.who} name="actor_name" value={f.actor_name} onChange={set('actor_name')} w={150} />
         <TextInput label={t.admin.audit.action} name="action" placeholder={t.admin.audit.actionHint} value={f.action} onChange={set('action')} w={190} />
         <TextInput label={t.admin.audit.resource} name="resource_type" placeholder="user, role…" value={f.resource_type} onChange={set('resource_type')} w={140} />
@@ -62,8 +75,8 @@ export function Audit() {
         <Table striped highlightOnHover aria-label={t.admin.audit.title} data-testid="audit-table">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>{t.admin.audit.at}</Table.Th><Table.Th>{t.admin.audit.who}</Table.Th><Table.Th>{t.admin.audit.action}</Table.Th>
-              <Table.Th>{t.admin.audit.resource}</Table.Th><Table.Th>{t.admin.audit.outcome}</Table.Th><Table.Th>{t.admin.audit.ip}</Table.Th>
+              {header(t.admin.audit.at, 'at')}{header(t.admin.audit.who, 'actor_name')}{header(t.admin.audit.action, 'action')}
+              {header(t.admin.audit.resource, 'resource_type')}{header(t.admin.audit.outcome)}{header(t.admin.audit.ip)}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>

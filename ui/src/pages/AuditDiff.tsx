@@ -12,6 +12,7 @@ import type { AuditEntry } from './identity-data'
 
 type Rec = Record<string, unknown>
 const isRecord = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x)
+const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
 const show = (x: unknown) => (x === undefined ? '' : typeof x === 'string' ? x : JSON.stringify(x, null, 1))
 
 export function AuditDiff({ entry }: { entry: AuditEntry }) {
@@ -31,10 +32,10 @@ export function AuditDiff({ entry }: { entry: AuditEntry }) {
   ]
   return (
     <Stack data-testid="audit-entry">
-      <Table withRowBorders={false} verticalSpacing={2}>
+      <Table withRowBorders={false} verticalSpacing={2} layout="fixed">
         <Table.Tbody>
           {meta.filter(([, v]) => v).map(([k, v]) => (
-            <Table.Tr key={k}><Table.Th w={160}>{k}</Table.Th><Table.Td style={{ wordBreak: 'break-all' }}>{v}</Table.Td></Table.Tr>
+            <Table.Tr key={k}><Table.Th w={170}>{k}</Table.Th><Table.Td style={{ overflowWrap: 'anywhere' }}>{v}</Table.Td></Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
@@ -42,22 +43,21 @@ export function AuditDiff({ entry }: { entry: AuditEntry }) {
         <>
           {both && <Switch label={t.admin.audit.onlyChanged} checked={onlyChanged} onChange={(e) => setOnlyChanged(e.currentTarget.checked)} />}
           <Text size="xs" c="dimmed">{t.admin.audit.masked}</Text>
-          <Table.ScrollContainer minWidth={520}>
-            <Table withTableBorder withColumnBorders data-testid="audit-diff">
+          {/* Fixed columns, values wrapped: a long value (a certificate, a list) stays in the drawer. */}
+          <Table withTableBorder withColumnBorders layout="fixed" data-testid="audit-diff">
               <Table.Thead>
-                <Table.Tr><Table.Th>{t.admin.audit.field}</Table.Th><Table.Th>{t.admin.audit.before}</Table.Th><Table.Th>{t.admin.audit.after}</Table.Th></Table.Tr>
+                <Table.Tr><Table.Th w="26%">{t.admin.audit.field}</Table.Th><Table.Th>{t.admin.audit.before}</Table.Th><Table.Th>{t.admin.audit.after}</Table.Th></Table.Tr>
               </Table.Thead>
               <Table.Tbody>
                 {rows.map((k) => (
                   <Table.Tr key={k} data-field={k} data-changed={changed(k) || undefined}>
-                    <Table.Td ff="monospace" fz="sm">{k}{changed(k) && both && <Badge ml={4} size="xs" color="orange" variant="light">{t.admin.audit.changed}</Badge>}</Table.Td>
-                    <Table.Td bg={changed(k) && k in before ? 'var(--mantine-color-red-light)' : undefined}><Code block bg="transparent">{show(before[k])}</Code></Table.Td>
-                    <Table.Td bg={changed(k) && k in after ? 'var(--mantine-color-green-light)' : undefined}><Code block bg="transparent">{show(after[k])}</Code></Table.Td>
+                    <Table.Td ff="monospace" fz="sm" style={WRAP}>{k}{changed(k) && both && <Badge ml={4} size="xs" color="orange" variant="light">{t.admin.audit.changed}</Badge>}</Table.Td>
+                    <Table.Td bg={changed(k) && k in before ? 'var(--mantine-color-red-light)' : undefined}><Code block bg="transparent" style={WRAP}>{show(before[k])}</Code></Table.Td>
+                    <Table.Td bg={changed(k) && k in after ? 'var(--mantine-color-green-light)' : undefined}><Code block bg="transparent" style={WRAP}>{show(after[k])}</Code></Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          </Table>
         </>
       )}
     </Stack>

@@ -120,9 +120,10 @@ function AccountActions({ user }: { user: User }) {
   const mfa = useQuery({ queryKey: ['user-mfa', user.id], queryFn: () => api.get('/api/v1/users/{user_id}/mfa', { params: { user_id: user.id } }), enabled: canMfa, retry: false })
   const [done, setDone] = useState<string | null>(null)
   const action = useMutation({
-    mutationFn: async (what: 'mfa' | 'sessions' | 'lockout') => {
+    mutationFn: async (what: 'mfa' | 'link' | 'sessions' | 'lockout') => {
       const params = { user_id: user.id }
       if (what === 'mfa') await api.delete('/api/v1/users/{user_id}/mfa', { params })
+      else if (what === 'link') await api.post('/api/v1/users/{user_id}/mfa/enrollment-link', { params })
       else if (what === 'sessions') await api.delete('/api/v1/users/{user_id}/sessions', { params })
       else await api.post('/api/v1/users/{user_id}/lockout/clear', { params })
       return what
@@ -143,6 +144,9 @@ function AccountActions({ user }: { user: User }) {
             {mfa.data && <Badge color={mfa.data.enrolled ? 'green' : 'gray'}>{mfa.data.enrolled ? t.admin.users.mfaOn(when(mfa.data.confirmed_at, language)) : t.admin.users.mfaOff}</Badge>}
             {mfa.isError && <Badge color="gray">{t.admin.users.mfaUnavailable}</Badge>}
           </Group>
+          {mfa.data && !mfa.data.enrolled && (
+            <Button size="xs" variant="light" loading={action.isPending && action.variables === 'link'} onClick={() => action.mutate('link')}>{t.admin.users.mfaLink}</Button>
+          )}
           {mfa.data?.enrolled && (
             <Button size="xs" color="red" variant="light" loading={action.isPending && action.variables === 'mfa'} onClick={() => window.confirm(t.admin.users.mfaResetConfirm(user.username)) && action.mutate('mfa')}>{t.admin.users.mfaReset}</Button>
           )}

@@ -61,12 +61,12 @@ export function Users() {
         {canWrite && <Button onClick={() => setEditing('new')}>{t.admin.users.add}</Button>}
       </Group>
       <Group align="flex-end" wrap="wrap">
-        <TextInput aria-label={t.common.search} placeholder={t.admin.users.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={260} maw="100%" type="search" />
-        <Select label={t.admin.users.enabled} placeholder={t.admin.any} clearable data={yesNo} value={f.enabled} onChange={filter('enabled')} w={120} />
-        <Select label={t.admin.users.admin} placeholder={t.admin.any} clearable data={yesNo} value={f.is_admin} onChange={filter('is_admin')} w={140} />
-        <Select label={t.admin.users.source} placeholder={t.admin.any} clearable data={[{ value: 'local', label: t.admin.users.sources.local }, { value: 'directory', label: t.admin.users.sources.directory }]} value={f.source} onChange={filter('source')} w={150} />
-        {auth.can('groups.read') && <Select label={t.admin.users.group} placeholder={t.admin.any} clearable searchable data={options(groups.data)} value={f.group_id} onChange={filter('group_id')} w={180} />}
-        {auth.can('roles.read') && <Select label={t.admin.users.role} placeholder={t.admin.any} clearable searchable data={options(roles.data)} value={f.role_id} onChange={filter('role_id')} w={180} />}
+        <TextInput aria-label={t.common.search} placeholder={t.admin.users.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={200} maw="100%" type="search" />
+        <Select label={t.admin.users.enabled} placeholder={t.admin.any} clearable data={yesNo} value={f.enabled} onChange={filter('enabled')} w={110} />
+        <Select label={t.admin.users.admin} placeholder={t.admin.any} clearable data={yesNo} value={f.is_admin} onChange={filter('is_admin')} w={130} />
+        <Select label={t.admin.users.source} placeholder={t.admin.any} clearable data={[{ value: 'local', label: t.admin.users.sources.local }, { value: 'directory', label: t.admin.users.sources.directory }]} value={f.source} onChange={filter('source')} w={130} />
+        {auth.can('groups.read') && <Select label={t.admin.users.group} placeholder={t.admin.any} clearable searchable data={options(groups.data)} value={f.group_id} onChange={filter('group_id')} w={170} />}
+        {auth.can('roles.read') && <Select label={t.admin.users.role} placeholder={t.admin.any} clearable searchable data={options(roles.data)} value={f.role_id} onChange={filter('role_id')} w={170} />}
       </Group>
       <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={760}>
