@@ -30,6 +30,9 @@ async function signIn(page: Page, t: TestApp, to: string, username = 'admin', pa
   await page.locator('input[name="password"]').press('Enter')
 }
 
+/** Waits for the open dialog or drawer to finish sliding in, so a screenshot shows it settled. */
+const settled = (page: Page) => page.getByRole('dialog').last().evaluate((el) => Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished)).then(() => undefined))
+
 /** Picks `option` in the Mantine Select or MultiSelect of the dialog whose label is `label`. */
 async function pick(page: Page, label: string, option: string) {
   const dialog = page.getByRole('dialog')
@@ -83,11 +86,12 @@ async function pick(page: Page, label: string, option: string) {
     await perms.getByRole('checkbox', { name: 'users.read', exact: true }).check()
     await perms.getByRole('checkbox', { name: 'audit.read', exact: true }).check()
     expect(await perms.locator('[data-plugin="mfa"]').textContent()).to.include("See users' second-factor status")
+    await settled(page)
+    await screenshot(page, 'roles')
     await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click()
     await page.getByTestId('roles-table').locator('tr[data-role="helpdesk"]').getByText('2 permissions').waitFor()
     const roles = (await t.admin('GET', '/api/v1/roles?search=helpdesk')).body.items
     expect(roles[0].permissions).to.deep.equal(['audit.read', 'users.read'])
-    await screenshot(page, 'roles')
 
     // The user: a weak password is refused under its input and nothing is made; then made, in the group, with the role.
     await nav.getByRole('link', { name: 'Users', exact: true }).click()
@@ -143,6 +147,7 @@ async function pick(page: Page, label: string, option: string) {
     expect((await enabled.locator('td').allTextContents()).map((s) => s.trim())).to.deep.equal(['enabledchanged', 'true', 'false'])
     expect(await page.getByTestId('audit-entry').textContent()).to.include('admin')
     expect(await diff.locator('tr[data-field="username"]').count()).to.equal(0)
+    await settled(page)
     await screenshot(page, 'audit')
     await page.getByTestId('audit-entry').getByRole('switch', { name: 'Only the changed fields' }).uncheck()
     await diff.locator('tr[data-field="username"]').waitFor()

@@ -113,7 +113,7 @@ const en = {
       deleteConfirm: (n: string) => `Delete the group ${n}? Its members lose its roles.`,
     },
     roles: {
-      title: 'Roles', add: 'Add role', editTitle: (n: string) => `Edit role ${n}`, name: 'Name', description: 'Description', permissions: 'Permissions',
+      title: 'Roles', add: 'Add role', editTitle: (n: string) => `Edit role ${n}`, name: 'Name', description: 'Description', permissions: 'Permissions', heldBy: 'Held by',
       count: (n: number) => `${n} permission${n === 1 ? '' : 's'}`, usedBy: (u: number, g: number) => `${u} user${u === 1 ? '' : 's'}, ${g} group${g === 1 ? '' : 's'}`,
       all: 'All', lacking: 'You do not hold this permission: only an administrator or a holder can grant it.', empty: 'No roles yet.',
       deleteConfirm: (n: string, u: number, g: number) => `Delete the role ${n}? It is taken from ${u} user(s) and ${g} group(s).`,

@@ -39,7 +39,7 @@ export function Roles() {
           <Table.Thead>
             <Table.Tr>
               <Table.Th>{t.admin.roles.name}</Table.Th><Table.Th>{t.admin.roles.description}</Table.Th><Table.Th>{t.admin.roles.permissions}</Table.Th>
-              <Table.Th>{t.admin.users.status}</Table.Th>{canWrite && <Table.Th />}
+              <Table.Th>{t.admin.roles.heldBy}</Table.Th>{canWrite && <Table.Th />}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
