@@ -1,4 +1,4 @@
-/** Data shared by the identity screens (users, user groups, roles): the types and the pickers' full lists. */
+/** Data shared by the identity and administration screens: the types (users, groups, roles, audit entries, settings) and the pickers' full lists. */
 import { useQuery } from '@tanstack/react-query'
 import { api, ApiError } from '../api/client'
 import type { components } from '../generated/api'
