@@ -201,4 +201,17 @@ async function pick(page: Page, label: string, option: string) {
     await screenshot(page, 'settings-ru')
     await page.context().close()
   })
+
+  it('fits a tablet: each screen scrolls its table in its own box, not the page sideways', async () => {
+    const page = await (await context(browser, { locale: 'en-US', width: 820, height: 1180 })).newPage()
+    await signIn(page, t, '/users')
+    await heading(page).filter({ hasText: 'Users' }).waitFor()
+    for (const [path, title] of [['/users', 'Users'], ['/user-groups', 'User groups'], ['/roles', 'Roles'], ['/audit', 'Audit trail'], ['/settings', 'Settings']]) {
+      await page.goto(t.url + path)
+      await heading(page).filter({ hasText: new RegExp(`^${title}$`) }).waitFor()
+      await page.locator('table, [data-setting]').first().waitFor()
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), path).to.equal(true)
+    }
+    await page.context().close()
+  })
 })
