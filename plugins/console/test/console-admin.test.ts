@@ -122,6 +122,7 @@ async function pick(page: Page, label: string, option: string) {
     await page.getByRole('combobox', { name: 'Group', exact: true }).click()
     await page.getByRole('option', { name: 'netops', exact: true }).click()
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="users-table"] tbody tr').length === 1)
+    expect(new URL(page.url()).searchParams.get('group')).to.equal(group.id)
 
     // Disable carol; the dialog shows her second factor (off) and the account actions.
     await row.getByRole('button', { name: 'Edit carol' }).click()

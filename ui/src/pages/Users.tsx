@@ -30,6 +30,8 @@ export function Users() {
   const filter = (k: keyof typeof f) => (v: string | null) => {
     setF((o) => ({ ...o, [k]: v }))
     setPage(1)
+    // The group is kept in the URL (/users?group=<id>): the group's member list links to it, a reload keeps it.
+    if (k === 'group_id') history.replaceState(null, '', v ? `/users?group=${encodeURIComponent(v)}` : '/users')
   }
   const [editing, setEditing] = useState<User | 'new' | null>(null)
   const groups = useAllUserGroups(auth.can('groups.read'))
