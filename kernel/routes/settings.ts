@@ -11,6 +11,7 @@ const Setting = Type.Object(
     value: Type.Unknown(),
     default: Type.Unknown(),
     schema: Type.Unknown({ description: 'JSON Schema the value must match.' }),
+    secret: Type.Boolean({ description: 'Write-only: `value` is `"***"` when set (null when not), never the value itself.' }),
   },
   { title: 'SettingResponse', additionalProperties: false },
 )
@@ -25,7 +26,7 @@ export const settingsRoutes = (k: KernelContext) => {
     const value = await k.settings.get(ref)
     // A secret setting is write-only: the API says whether it is set, never what it is.
     const shown = ref.secret ? (value === null ? null : '***') : value
-    return { key, owner, description: ref.description, value: shown, default: ref.default, schema: JSON.parse(JSON.stringify(ref.schema)) as unknown }
+    return { key, owner, description: ref.description, value: shown, default: ref.default, schema: JSON.parse(JSON.stringify(ref.schema)) as unknown, secret: !!ref.secret }
   }
   return [
     defineRoute({

@@ -523,8 +523,11 @@ describe('identity flows', function () {
         expect(put.body.value).to.equal('***')
         const get = await t.admin('GET', '/api/v1/settings/mail.smtp_password')
         expect(get.body.value).to.equal('***')
+        // The response says the setting is write-only, so a client (the console) offers no value to edit.
+        expect(get.body.secret).to.equal(true)
         const list = await t.admin('GET', '/api/v1/settings')
         expect(list.text).not.to.contain(secret)
+        expect(list.body.find((s: { key: string }) => s.key === 'mail.smtp_port').secret).to.equal(false)
         const row = (await t.app.db.knex('settings').where({ key: 'mail.smtp_password' }).first('value'))!
         expect(JSON.stringify(row.value)).not.to.contain(secret)
         expect(row.value).to.have.property('sealed').that.is.a('string')

@@ -24,6 +24,12 @@ const CommandSets = lazy(() => import('./pages/CommandSets').then((m) => ({ defa
 const TacacsProfiles = lazy(() => import('./pages/TacacsProfiles').then((m) => ({ default: m.TacacsProfiles })))
 const RadiusProfiles = lazy(() => import('./pages/RadiusProfiles').then((m) => ({ default: m.RadiusProfiles })))
 const LogExclusions = lazy(() => import('./pages/LogExclusions').then((m) => ({ default: m.LogExclusions })))
+// Identity and administration (users, user groups, roles, the audit trail, settings).
+const Users = lazy(() => import('./pages/Users').then((m) => ({ default: m.Users })))
+const UserGroups = lazy(() => import('./pages/UserGroups').then((m) => ({ default: m.UserGroups })))
+const Roles = lazy(() => import('./pages/Roles').then((m) => ({ default: m.Roles })))
+const Audit = lazy(() => import('./pages/Audit').then((m) => ({ default: m.Audit })))
+const Settings = lazy(() => import('./pages/Settings').then((m) => ({ default: m.Settings })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -37,6 +43,11 @@ function page(path: string): ReactNode {
   if (path === '/tacacs/profiles') return <TacacsProfiles />
   if (path === '/radius/profiles') return <RadiusProfiles />
   if (path === '/log-exclusions') return <LogExclusions />
+  if (path === '/users') return <Users />
+  if (path === '/user-groups') return <UserGroups />
+  if (path === '/roles') return <Roles />
+  if (path === '/audit') return <Audit />
+  if (path === '/settings') return <Settings />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

@@ -56,6 +56,11 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/tacacs/profiles', t.config.nav.tacacsProfiles, auth.can('tacacs.read') && runs('tacacs'))}
         {item('/radius/profiles', t.config.nav.radiusProfiles, auth.can('radius.read') && runs('radius'))}
         {item('/log-exclusions', t.config.nav.exclusions, auth.can('aaa-logs.exclusions.read') && runs('aaa-logs'))}
+        {item('/users', t.nav.users, auth.can('users.read'))}
+        {item('/user-groups', t.nav.userGroups, auth.can('groups.read'))}
+        {item('/roles', t.nav.roles, auth.can('roles.read'))}
+        {item('/audit', t.nav.audit, auth.can('audit.read'))}
+        {item('/settings', t.nav.settings, auth.can('settings.read'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>

@@ -2,7 +2,7 @@
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
   app: { title: 'Portcullis', skip: 'Skip to content', signOut: 'Sign out', version: (v: string) => `Portcullis ${v}`, menu: 'Menu' },
-  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs' },
+  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs', users: 'Users', userGroups: 'User groups', roles: 'Roles', audit: 'Audit trail', settings: 'Settings' },
   common: {
     save: 'Save', cancel: 'Cancel', create: 'Create', delete: 'Delete', edit: 'Edit', loading: 'Loading…', retry: 'Retry',
     none: '—', yes: 'Yes', no: 'No', search: 'Search', previous: 'Previous', next: 'Next',
@@ -124,6 +124,46 @@ const en = {
     preview: 'TACACS+ preview', previewHint: 'What this rule becomes in tac_plus-ng (as saved).', previewProfile: 'Its profile, with the command sets',
     radiusPreview: 'RADIUS configuration deployed', radiusPreviewShow: 'Show the FreeRADIUS files', reveal: 'Reveal secrets', masked: 'Secrets are masked (***).',
     revealed: 'Secrets are shown: do not share this screen.', release: (r: string) => `Release ${r}`, file: (p: string, size: number, mode: string) => `${p} (${size} bytes, ${mode})`,
+  },
+  admin: {
+    any: 'Any',
+    users: {
+      title: 'Users', add: 'Add user', editTitle: (u: string) => `Edit user ${u}`, searchPlaceholder: 'Username, name, email…',
+      username: 'Username', displayName: 'Display name', email: 'Email', groups: 'Groups', roles: 'Roles given directly', rolesHint: 'Besides those of the groups',
+      group: 'Group', role: 'Role', status: 'Status', enabled: 'Enabled', disabled: 'disabled', admin: 'Administrator', network: 'network login', networkLogin: 'Network login (TACACS+, RADIUS)',
+      chap: 'RADIUS CHAP', mustChange: 'Must change the password', source: 'Source', sources: { local: 'Local', directory: 'Directory' },
+      password: 'Password', newPassword: 'New password', passwordHint: '12 to 256 characters, not the username, not a common one',
+      passwordKeep: (at: string) => `Leave empty to keep the current one (set ${at})`, passwordNone: 'No password is set: type one to set it',
+      expires: 'Expires', expiresHint: 'Empty: never',
+      deleteConfirm: (u: string) => `Delete the user ${u}?`,
+      account: 'Account', mfa: 'Second factor (TOTP)', mfaOn: (at: string) => `on since ${at}`, mfaOff: 'off', mfaUnavailable: 'not available', mfaReset: 'Reset the second factor', mfaLink: 'Email the setup link',
+      mfaResetConfirm: (u: string) => `Remove the authenticator of ${u}? Their next sign-in asks for no code.`,
+      endSessions: 'End all sessions', sessionsConfirm: (u: string) => `Sign ${u} out everywhere?`, clearLockout: 'Clear the lockout',
+      lockoutCleared: (at: string) => `Lockout last cleared ${at}.`,
+      done: { mfa: 'The second factor is removed.', link: 'The setup link is mailed to the user (valid 15 minutes).', sessions: 'Every session of the user is ended.', lockout: 'The lockout is cleared; the daemons forget it at the next deploy.' },
+    },
+    userGroups: {
+      title: 'User groups', add: 'Add group', editTitle: (n: string) => `Edit group ${n}`, name: 'Name', description: 'Description', roles: 'Roles of every member',
+      members: 'Members', membersOf: (n: string) => `Members of ${n}`, noMembers: 'No members.', showUsers: 'Open in users', directoryDn: 'Directory group DN',
+      directoryDnHint: 'cn=netops,ou=groups,dc=example,dc=org: the directory\'s members of it are members here (for the AAA policy)', empty: 'No user groups yet.',
+      deleteConfirm: (n: string) => `Delete the group ${n}? Its members lose its roles.`,
+    },
+    roles: {
+      title: 'Roles', add: 'Add role', editTitle: (n: string) => `Edit role ${n}`, name: 'Name', description: 'Description', permissions: 'Permissions', heldBy: 'Held by',
+      count: (n: number) => `${n} permission${n === 1 ? '' : 's'}`, usedBy: (u: number, g: number) => `${u} user${u === 1 ? '' : 's'}, ${g} group${g === 1 ? '' : 's'}`,
+      all: 'All', lacking: 'You do not hold this permission: only an administrator or a holder can grant it.', empty: 'No roles yet.',
+      deleteConfirm: (n: string, u: number, g: number) => `Delete the role ${n}? It is taken from ${u} user(s) and ${g} group(s).`,
+    },
+    audit: {
+      title: 'Audit trail', who: 'Who', action: 'Action', actionHint: 'auth.login, or a prefix: auth.', searchHint: 'Action, resource, who…', resource: 'Resource type', resourceId: 'Resource id', outcome: 'Outcome',
+      outcomes: { success: 'success', failure: 'failure' }, from: 'From', to: 'To', at: 'When', reason: 'Reason', ip: 'Address', empty: 'No entries match.',
+      entry: 'Audit entry', before: 'Before', after: 'After', field: 'Field', changed: 'changed', onlyChanged: 'Only the changed fields', requestId: 'Request', userAgent: 'Browser or client',
+      open: (a: string, at: string) => `Details of ${a} at ${at}`, masked: 'Secrets are masked by the server.',
+    },
+    settings: {
+      title: 'Settings', key: 'Key', value: 'Value', default: (d: string) => `Default: ${d}`, saved: (k: string) => `${k} saved.`, reset: 'Back to the default',
+      secret: 'Write-only: leave empty to keep it', secretSet: 'set', secretUnset: 'not set', json: 'JSON', invalidJson: 'This is not valid JSON.', kernel: 'Platform',
+    },
   },
 }
 

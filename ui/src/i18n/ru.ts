@@ -3,7 +3,7 @@ import type { Messages } from './en'
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
   app: { title: 'Portcullis', skip: 'Перейти к содержимому', signOut: 'Выйти', version: (v) => `Portcullis ${v}`, menu: 'Меню' },
-  nav: { account: 'Моя учётная запись', dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули', deploys: 'Развёртывания', policy: 'Политика AAA', logs: 'Журналы AAA' },
+  nav: { account: 'Моя учётная запись', dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули', deploys: 'Развёртывания', policy: 'Политика AAA', logs: 'Журналы AAA', users: 'Пользователи', userGroups: 'Группы пользователей', roles: 'Роли', audit: 'Журнал аудита', settings: 'Настройки' },
   common: {
     save: 'Сохранить', cancel: 'Отмена', create: 'Создать', delete: 'Удалить', edit: 'Изменить', loading: 'Загрузка…', retry: 'Повторить',
     none: '—', yes: 'Да', no: 'Нет', search: 'Поиск', previous: 'Назад', next: 'Вперёд',
@@ -125,6 +125,46 @@ const ru: Messages = {
     preview: 'Предпросмотр TACACS+', previewHint: 'Во что правило превращается в tac_plus-ng (в сохранённом виде).', previewProfile: 'Его профиль с наборами команд',
     radiusPreview: 'Развёрнутая конфигурация RADIUS', radiusPreviewShow: 'Показать файлы FreeRADIUS', reveal: 'Показать секреты', masked: 'Секреты скрыты (***).',
     revealed: 'Секреты показаны: не показывайте этот экран посторонним.', release: (r) => `Выпуск ${r}`, file: (p, size, mode) => `${p} (${size} байт, ${mode})`,
+  },
+  admin: {
+    any: 'Любой',
+    users: {
+      title: 'Пользователи', add: 'Добавить пользователя', editTitle: (u) => `Пользователь ${u}`, searchPlaceholder: 'Логин, имя, почта…',
+      username: 'Логин', displayName: 'Отображаемое имя', email: 'Почта', groups: 'Группы', roles: 'Роли, выданные напрямую', rolesHint: 'Помимо ролей групп',
+      group: 'Группа', role: 'Роль', status: 'Состояние', enabled: 'Включён', disabled: 'отключён', admin: 'Администратор', network: 'сетевой вход', networkLogin: 'Сетевой вход (TACACS+, RADIUS)',
+      chap: 'RADIUS CHAP', mustChange: 'Должен сменить пароль', source: 'Источник', sources: { local: 'Локальный', directory: 'Каталог' },
+      password: 'Пароль', newPassword: 'Новый пароль', passwordHint: 'От 12 до 256 символов, не логин и не распространённый пароль',
+      passwordKeep: (at) => `Оставьте пустым, чтобы сохранить текущий (задан ${at})`, passwordNone: 'Пароль не задан: введите, чтобы задать',
+      expires: 'Действует до', expiresHint: 'Пусто: бессрочно',
+      deleteConfirm: (u) => `Удалить пользователя ${u}?`,
+      account: 'Учётная запись', mfa: 'Второй фактор (TOTP)', mfaOn: (at) => `включён с ${at}`, mfaOff: 'выключен', mfaUnavailable: 'недоступен', mfaReset: 'Сбросить второй фактор', mfaLink: 'Отправить ссылку для настройки',
+      mfaResetConfirm: (u) => `Удалить аутентификатор пользователя ${u}? При следующем входе код не спросят.`,
+      endSessions: 'Завершить все сеансы', sessionsConfirm: (u) => `Завершить все сеансы пользователя ${u}?`, clearLockout: 'Снять блокировку',
+      lockoutCleared: (at) => `Блокировка последний раз снята ${at}.`,
+      done: { mfa: 'Второй фактор удалён.', link: 'Ссылка для настройки отправлена пользователю (действует 15 минут).', sessions: 'Все сеансы пользователя завершены.', lockout: 'Блокировка снята; демоны забудут её при следующем развёртывании.' },
+    },
+    userGroups: {
+      title: 'Группы пользователей', add: 'Добавить группу', editTitle: (n) => `Группа ${n}`, name: 'Название', description: 'Описание', roles: 'Роли всех участников',
+      members: 'Участники', membersOf: (n) => `Участники группы ${n}`, noMembers: 'Участников нет.', showUsers: 'Открыть в пользователях', directoryDn: 'DN группы каталога',
+      directoryDnHint: 'cn=netops,ou=groups,dc=example,dc=org: её участники в каталоге — участники и этой группы (для политики AAA)', empty: 'Групп пользователей пока нет.',
+      deleteConfirm: (n) => `Удалить группу ${n}? Её участники потеряют её роли.`,
+    },
+    roles: {
+      title: 'Роли', add: 'Добавить роль', editTitle: (n) => `Роль ${n}`, name: 'Название', description: 'Описание', permissions: 'Разрешения', heldBy: 'Кому выдана',
+      count: (n) => `Разрешений: ${n}`, usedBy: (u, g) => `пользователей: ${u}, групп: ${g}`,
+      all: 'Все', lacking: 'У вас нет этого разрешения: выдать его может только администратор или его обладатель.', empty: 'Ролей пока нет.',
+      deleteConfirm: (n, u, g) => `Удалить роль ${n}? Она будет отнята у пользователей (${u}) и групп (${g}).`,
+    },
+    audit: {
+      title: 'Журнал аудита', who: 'Кто', action: 'Действие', actionHint: 'auth.login или префикс: auth.', searchHint: 'Действие, объект, кто…', resource: 'Тип объекта', resourceId: 'Id объекта', outcome: 'Итог',
+      outcomes: { success: 'успех', failure: 'отказ' }, from: 'С', to: 'По', at: 'Когда', reason: 'Причина', ip: 'Адрес', empty: 'Записей не найдено.',
+      entry: 'Запись аудита', before: 'До', after: 'После', field: 'Поле', changed: 'изменено', onlyChanged: 'Только изменённые поля', requestId: 'Запрос', userAgent: 'Браузер или клиент',
+      open: (a, at) => `Подробности ${a} в ${at}`, masked: 'Секреты скрыты сервером.',
+    },
+    settings: {
+      title: 'Настройки', key: 'Ключ', value: 'Значение', default: (d) => `По умолчанию: ${d}`, saved: (k) => `${k}: сохранено.`, reset: 'Вернуть значение по умолчанию',
+      secret: 'Только запись: оставьте пустым, чтобы сохранить', secretSet: 'задан', secretUnset: 'не задан', json: 'JSON', invalidJson: 'Это не корректный JSON.', kernel: 'Платформа',
+    },
   },
 }
 

@@ -1,0 +1,218 @@
+/**
+ * The console's identity and administration screens in a real browser
+ * (headless chromium) against the real server on a throwaway PostgreSQL, as a
+ * person uses them: a user group and a role made from the permission list, a
+ * user created in the group with the role (a weak password refused under its
+ * input first), disabled, and that change found in the audit trail with its
+ * before and after; a role granting what a delegated administrator lacks,
+ * refused under that permission; a setting changed in Russian (a value out of
+ * range refused under its input in Russian). What the screens show is
+ * asserted, and the server is asked whether it holds what they say.
+ */
+import { expect } from 'chai'
+import { execSync } from 'node:child_process'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Browser, Page } from 'playwright-core'
+import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
+import { skipBecause } from '../../../test/kit/skip.js'
+import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
+import { CHROMIUM, context, heading, inputError, launch, screenshot } from './browser.js'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
+const PASSWORD = 'Portcullis-Idm-2026!'
+const CAROL = 'Kestrel-Strong-Pass-42x'
+
+async function signIn(page: Page, t: TestApp, to: string, username = 'admin', password = PASSWORD) {
+  await page.goto(t.url + to)
+  await page.locator('input[name="username"]').fill(username)
+  await page.locator('input[name="password"]').fill(password)
+  await page.locator('input[name="password"]').press('Enter')
+}
+
+/** Waits for the open dialog or drawer to finish sliding in, so a screenshot shows it settled. */
+const settled = (page: Page) => page.getByRole('dialog').last().evaluate((el) => Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished)).then(() => undefined))
+
+/** Picks `option` in the Mantine Select or MultiSelect of the dialog whose label is `label`. */
+async function pick(page: Page, label: string, option: string) {
+  const dialog = page.getByRole('dialog')
+  const id = await dialog.locator('label.mantine-InputWrapper-label').filter({ hasText: new RegExp(`^${label}\\s*\\*?$`) }).first().getAttribute('for')
+  await dialog.locator(`input[id="${id}"]`).click()
+  await page.getByRole('option', { name: option, exact: true }).click()
+  await page.keyboard.press('Escape')
+}
+
+;(runsOn('postgres') ? describe : describe.skip)('console: users, groups, roles, the audit trail and settings in a browser', function () {
+  this.timeout(300_000)
+  let t: TestApp
+  let browser: Browser
+
+  before(async function () {
+    if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
+    if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
+    t = await startTestApp({ engine: 'postgres', plugins: ['mfa', 'console'] })
+    const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
+    const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
+    expect(changed.status, changed.text).to.equal(200)
+    browser = await launch()
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.stop()
+  })
+
+  it('makes a group and a role from the permission list, creates a user in them, disables it and finds the change in the audit trail', async () => {
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    page.on('dialog', (d) => void d.accept())
+    await signIn(page, t, '/user-groups')
+    await heading(page).filter({ hasText: 'User groups' }).waitFor()
+    const nav = page.getByRole('navigation')
+    for (const name of ['Users', 'User groups', 'Roles', 'Audit trail', 'Settings']) await nav.getByRole('link', { name, exact: true }).waitFor()
+
+    // The group.
+    await page.getByRole('button', { name: 'Add group' }).click()
+    await page.locator('input[name="name"]').fill('netops')
+    await page.locator('textarea[name="description"]').fill('Network operations')
+    await page.getByRole('button', { name: 'Create' }).click()
+    await page.getByTestId('user-groups-table').locator('tr[data-group="netops"]').waitFor()
+
+    // The role: two permissions ticked in the list /rbac/schema gives, grouped by who declares them, described.
+    await nav.getByRole('link', { name: 'Roles', exact: true }).click()
+    await heading(page).filter({ hasText: 'Roles' }).waitFor()
+    await page.getByRole('button', { name: 'Add role' }).click()
+    await page.locator('input[name="name"]').fill('helpdesk')
+    const perms = page.getByTestId('permissions')
+    await perms.locator('[data-plugin="mfa"]').getByText('mfa.manage').waitFor()
+    await perms.getByRole('checkbox', { name: 'users.read', exact: true }).check()
+    await perms.getByRole('checkbox', { name: 'audit.read', exact: true }).check()
+    expect(await perms.locator('[data-plugin="mfa"]').textContent()).to.include("See users' second-factor status")
+    await settled(page)
+    await screenshot(page, 'roles')
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click()
+    await page.getByTestId('roles-table').locator('tr[data-role="helpdesk"]').getByText('2 permissions').waitFor()
+    const roles = (await t.admin('GET', '/api/v1/roles?search=helpdesk')).body.items
+    expect(roles[0].permissions).to.deep.equal(['audit.read', 'users.read'])
+
+    // The user: a weak password is refused under its input and nothing is made; then made, in the group, with the role.
+    await nav.getByRole('link', { name: 'Users', exact: true }).click()
+    await heading(page).filter({ hasText: 'Users' }).waitFor()
+    await page.getByRole('button', { name: 'Add user' }).click()
+    await page.locator('input[name="username"]').fill('carol')
+    await page.locator('input[name="display_name"]').fill('Carol Jones')
+    await page.locator('input[name="email"]').fill('carol@example.org')
+    await page.locator('input[name="password"]').fill('short')
+    await pick(page, 'Groups', 'netops')
+    await pick(page, 'Roles given directly', 'helpdesk')
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click()
+    expect(await inputError(page, 'password')).to.not.equal('')
+    expect((await t.admin('GET', '/api/v1/users?search=carol')).body.total_by_filter).to.equal(0)
+    await page.locator('input[name="password"]').fill(CAROL)
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click()
+    const row = page.getByTestId('users-table').locator('tr[data-user="carol"]')
+    await row.getByText('netops').waitFor()
+    const carol = (await t.admin('GET', '/api/v1/users?search=carol')).body.items[0]
+    const group = (await t.admin('GET', '/api/v1/user-groups?search=netops')).body.items[0]
+    expect(carol).to.include({ display_name: 'Carol Jones', email: 'carol@example.org', enabled: true, password_set: true })
+    expect(carol.group_ids).to.deep.equal([group.id])
+    expect(carol.role_ids).to.deep.equal([roles[0].id])
+    // The password works: carol signs in through the API.
+    expect((await t.req('POST', '/api/v1/auth/login', { body: { username: 'carol', password: CAROL } })).status).to.equal(200)
+
+    // The group filter keeps the members; the group's member list shows carol.
+    await page.getByRole('combobox', { name: 'Group', exact: true }).click()
+    await page.getByRole('option', { name: 'netops', exact: true }).click()
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="users-table"] tbody tr').length === 1)
+    expect(new URL(page.url()).searchParams.get('group')).to.equal(group.id)
+
+    // Disable carol; the dialog shows her second factor (off) and the account actions.
+    await row.getByRole('button', { name: 'Edit carol' }).click()
+    await page.getByTestId('user-mfa').getByText('off').waitFor()
+    await page.getByRole('dialog').getByRole('switch', { name: 'Enabled' }).uncheck()
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
+    await row.getByText('disabled').waitFor()
+    expect((await t.admin('GET', `/api/v1/users/${carol.id}`)).body.enabled).to.equal(false)
+    await screenshot(page, 'users')
+
+    // The audit trail: the update of carol, its before and after side by side, only the changed fields by default.
+    await nav.getByRole('link', { name: 'Audit trail', exact: true }).click()
+    await heading(page).filter({ hasText: 'Audit trail' }).waitFor()
+    await page.locator('input[name="action"]').fill('user.update')
+    await page.locator('input[name="resource_id"]').fill(carol.id)
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="audit-table"] tbody tr')].every((r) => r.getAttribute('data-action') === 'user.update'))
+    const table = page.getByTestId('audit-table')
+    expect(await table.locator('tbody tr').count()).to.equal(1)
+    await table.getByRole('button', { name: /^Details of user\.update/ }).click()
+    const diff = page.getByTestId('audit-diff')
+    const enabled = diff.locator('tr[data-field="enabled"]')
+    await enabled.waitFor()
+    expect((await enabled.locator('td').allTextContents()).map((s) => s.trim())).to.deep.equal(['enabledchanged', 'true', 'false'])
+    expect(await page.getByTestId('audit-entry').textContent()).to.include('admin')
+    expect(await diff.locator('tr[data-field="username"]').count()).to.equal(0)
+    await settled(page)
+    await screenshot(page, 'audit')
+    await page.getByTestId('audit-entry').getByRole('switch', { name: 'Only the changed fields' }).uncheck()
+    await diff.locator('tr[data-field="username"]').waitFor()
+    await page.context().close()
+  })
+
+  it('shows the refusal of a permission the signed-in user lacks under that permission', async () => {
+    const mk = async (p: string, body: object) => {
+      const r = await t.admin('POST', p, { body })
+      expect(r.status, r.text).to.equal(201)
+      return r.body.id as string
+    }
+    const role = await mk('/api/v1/roles', { name: 'role-admin', permissions: ['roles.read', 'roles.write', 'rbac.read'] })
+    await mk('/api/v1/users', { username: 'dana', password: 'Osprey-Strong-Pass-42x', role_ids: [role] })
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    await signIn(page, t, '/roles', 'dana', 'Osprey-Strong-Pass-42x')
+    await heading(page).filter({ hasText: 'Roles' }).waitFor()
+    // dana may not read users: the menu leaves the screen out.
+    expect(await page.getByRole('navigation').getByRole('link', { name: 'Users', exact: true }).count()).to.equal(0)
+    await page.getByRole('button', { name: 'Add role' }).click()
+    await page.locator('input[name="name"]').fill('too-strong')
+    const perms = page.getByTestId('permissions')
+    await perms.getByRole('checkbox', { name: /^roles\.read/ }).check()
+    await perms.getByRole('checkbox', { name: /^users\.write/ }).check()
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click()
+    const refused = perms.locator('input[aria-invalid="true"]')
+    await refused.waitFor()
+    expect(await refused.getAttribute('value')).to.equal('users.write')
+    expect(await page.getByTestId('error-alert').count()).to.equal(0)
+    expect((await t.admin('GET', '/api/v1/roles?search=too-strong')).body.total_by_filter).to.equal(0)
+    await page.context().close()
+  })
+
+  it('changes a setting in Russian, a value out of range refused under its input', async () => {
+    const page = await (await context(browser, { locale: 'ru-RU' })).newPage()
+    await signIn(page, t, '/settings')
+    await page.getByRole('heading', { name: 'Настройки', level: 1 }).waitFor()
+    const port = page.locator('[data-setting="mail.smtp_port"]')
+    await port.locator('input[name="mail.smtp_port"]').fill('70000')
+    await port.getByRole('button', { name: 'Сохранить mail.smtp_port' }).click()
+    expect(await inputError(page, 'mail.smtp_port')).to.match(/[а-яё]/i)
+    expect((await t.admin('GET', '/api/v1/settings/mail.smtp_port')).body.value).to.equal(587)
+    await port.locator('input[name="mail.smtp_port"]').fill('2525')
+    await port.getByRole('button', { name: 'Сохранить mail.smtp_port' }).click()
+    await port.getByText('mail.smtp_port: сохранено.').waitFor()
+    expect((await t.admin('GET', '/api/v1/settings/mail.smtp_port')).body.value).to.equal(2525)
+    // A secret setting shows whether it is set, never what it is.
+    const secret = page.locator('[data-setting="mail.smtp_password"]')
+    expect(await secret.locator('input').inputValue()).to.equal('')
+    await secret.getByText(/не задан/).waitFor()
+    await screenshot(page, 'settings-ru')
+    await page.context().close()
+  })
+
+  it('fits a tablet: each screen scrolls its table in its own box, not the page sideways', async () => {
+    const page = await (await context(browser, { locale: 'en-US', width: 820, height: 1180 })).newPage()
+    await signIn(page, t, '/users')
+    await heading(page).filter({ hasText: 'Users' }).waitFor()
+    for (const [path, title] of [['/users', 'Users'], ['/user-groups', 'User groups'], ['/roles', 'Roles'], ['/audit', 'Audit trail'], ['/settings', 'Settings']]) {
+      await page.goto(t.url + path)
+      await heading(page).filter({ hasText: new RegExp(`^${title}$`) }).waitFor()
+      await page.locator('table, [data-setting]').first().waitFor()
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), path).to.equal(true)
+    }
+    await page.context().close()
+  })
+})

@@ -1,0 +1,65 @@
+/**
+ * One audit entry: who, what, when, from where, and the record before and
+ * after side by side, a row a field, the changed ones marked (and, by
+ * default, the only ones shown when both sides are records). Secrets arrive
+ * masked by the server and are shown as it gives them.
+ */
+import { Badge, Code, Stack, Switch, Table, Text } from '@mantine/core'
+import { useState } from 'react'
+import { useI18n } from '../i18n'
+import { when } from './format'
+import type { AuditEntry } from './identity-data'
+
+type Rec = Record<string, unknown>
+const isRecord = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x)
+const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
+const show = (x: unknown) => (x === undefined ? '' : typeof x === 'string' ? x : JSON.stringify(x, null, 1))
+
+export function AuditDiff({ entry }: { entry: AuditEntry }) {
+  const { t, language } = useI18n()
+  const [onlyChanged, setOnlyChanged] = useState(true)
+  const before = isRecord(entry.before) ? entry.before : entry.before === null || entry.before === undefined ? {} : { value: entry.before }
+  const after = isRecord(entry.after) ? entry.after : entry.after === null || entry.after === undefined ? {} : { value: entry.after }
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+  const changed = (k: string) => show(before[k]) !== show(after[k])
+  // Both sides present: a change, where the unchanged fields are noise; one side only: a creation or deletion, every field counts.
+  const both = Object.keys(before).length > 0 && Object.keys(after).length > 0
+  const rows = keys.filter((k) => !(both && onlyChanged) || changed(k))
+  const meta: [string, string | null][] = [
+    [t.admin.audit.at, when(entry.at, language)], [t.admin.audit.who, entry.actor_name], [t.admin.audit.action, entry.action],
+    [t.admin.audit.resource, `${entry.resource_type}${entry.resource_id ? ` ${entry.resource_id}` : ''}`], [t.admin.audit.outcome, t.admin.audit.outcomes[entry.outcome]],
+    [t.admin.audit.reason, entry.reason], [t.admin.audit.ip, entry.ip], [t.admin.audit.userAgent, entry.user_agent], [t.admin.audit.requestId, entry.request_id],
+  ]
+  return (
+    <Stack data-testid="audit-entry">
+      <Table withRowBorders={false} verticalSpacing={2} layout="fixed">
+        <Table.Tbody>
+          {meta.filter(([, v]) => v).map(([k, v]) => (
+            <Table.Tr key={k}><Table.Th w={170}>{k}</Table.Th><Table.Td style={{ overflowWrap: 'anywhere' }}>{v}</Table.Td></Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {keys.length > 0 && (
+        <>
+          {both && <Switch label={t.admin.audit.onlyChanged} checked={onlyChanged} onChange={(e) => setOnlyChanged(e.currentTarget.checked)} />}
+          <Text size="xs" c="dimmed">{t.admin.audit.masked}</Text>
+          {/* Fixed columns, values wrapped: a long value (a certificate, a list) stays in the drawer. */}
+          <Table withTableBorder withColumnBorders layout="fixed" data-testid="audit-diff">
+              <Table.Thead>
+                <Table.Tr><Table.Th w="26%">{t.admin.audit.field}</Table.Th><Table.Th>{t.admin.audit.before}</Table.Th><Table.Th>{t.admin.audit.after}</Table.Th></Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((k) => (
+                  <Table.Tr key={k} data-field={k} data-changed={changed(k) || undefined}>
+                    <Table.Td ff="monospace" fz="sm" style={WRAP}>{k}{changed(k) && both && <Badge ml={4} size="xs" color="orange" variant="light">{t.admin.audit.changed}</Badge>}</Table.Td>
+                    <Table.Td bg={changed(k) && k in before ? 'var(--mantine-color-red-light)' : undefined}><Code block bg="transparent" style={WRAP}>{show(before[k])}</Code></Table.Td>
+                    <Table.Td bg={changed(k) && k in after ? 'var(--mantine-color-green-light)' : undefined}><Code block bg="transparent" style={WRAP}>{show(after[k])}</Code></Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+          </Table>
+        </>
+      )}
+    </Stack>
+  )
+}

@@ -1,0 +1,164 @@
+/**
+ * A user in a dialog: the profile, a new password (empty keeps the one set:
+ * the API never returns it), the switches, the groups and roles, the expiry;
+ * only what the form shows is sent. Changing a user also offers the account
+ * actions the API has: its second factor (status and reset, mfa.manage),
+ * ending its sessions and clearing a lockout. A refusal shows under its input.
+ */
+import { Alert, Badge, Button, Divider, Group, Modal, MultiSelect, PasswordInput, Select, Stack, Switch, Text, TextInput } from '@mantine/core'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { api } from '../api/client'
+import { useAuth } from '../auth'
+import { ErrorAlert, fieldError } from '../components/errors'
+import { useI18n } from '../i18n'
+import { when } from './format'
+import { atListField, options, useAllRoles, useAllUserGroups, type User, type UserCreate } from './identity-data'
+
+const FIELDS = ['username', 'display_name', 'email', 'password', 'source', 'enabled', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password', 'expires_at', 'group_ids', 'role_ids']
+
+/** An ISO instant as a datetime-local value (the browser's time zone), and back. */
+const toLocal = (iso: string | null) => (iso ? new Date(new Date(iso).getTime() - new Date(iso).getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '')
+const fromLocal = (v: string) => (v ? new Date(v).toISOString() : null)
+
+export function UserForm({ user, onClose }: { user: User | null; onClose(): void }) {
+  const { t, language } = useI18n()
+  const auth = useAuth()
+  const qc = useQueryClient()
+  const groups = useAllUserGroups(auth.can('groups.read'))
+  const roles = useAllRoles(auth.can('roles.read'))
+  const [v, setV] = useState({
+    username: user?.username ?? '', display_name: user?.display_name ?? '', email: user?.email ?? '', password: '',
+    source: user?.source ?? 'local', enabled: user?.enabled ?? true, is_admin: user?.is_admin ?? false, network_login: user?.network_login ?? false,
+    chap_enabled: user?.chap_enabled ?? false, must_change_password: user?.must_change_password ?? false, expires_at: toLocal(user?.expires_at ?? null),
+    group_ids: user?.group_ids ?? [], role_ids: user?.role_ids ?? [],
+  })
+  const set = <K extends keyof typeof v>(k: K, x: (typeof v)[K]) => setV((o) => ({ ...o, [k]: x }))
+  const save = useMutation({
+    mutationFn: async () => {
+      const body: UserCreate = {
+        username: v.username, display_name: v.display_name || null, email: v.email || null, enabled: v.enabled, network_login: v.network_login,
+        chap_enabled: v.chap_enabled, must_change_password: v.must_change_password, expires_at: fromLocal(v.expires_at),
+      }
+      // Only an administrator may set is_admin; lists the user may not read are left as they are.
+      if (auth.me?.is_admin) body.is_admin = v.is_admin
+      if (auth.can('groups.read')) body.group_ids = v.group_ids
+      if (auth.can('roles.read')) body.role_ids = v.role_ids
+      if (!user) body.source = v.source
+      if (v.password) body.password = v.password
+      if (user) await api.put('/api/v1/users/{user_id}', { params: { user_id: user.id }, body })
+      else await api.post('/api/v1/users', { body })
+    },
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['users'] })
+      await qc.invalidateQueries({ queryKey: ['user-groups'] })
+      onClose()
+    },
+  })
+  const error = atListField(save.error)
+  const err = (f: string) => fieldError(error, f)
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    save.mutate()
+  }
+  const directory = v.source === 'directory'
+  return (
+    <Modal opened onClose={onClose} title={user ? t.admin.users.editTitle(user.username) : t.admin.users.add} size="lg">
+      <form onSubmit={submit} noValidate data-testid="user-form">
+        <Stack>
+          <ErrorAlert error={error} fields={FIELDS} />
+          <Group grow align="flex-start">
+            <TextInput label={t.admin.users.username} name="username" required data-autofocus value={v.username} onChange={(e) => set('username', e.currentTarget.value)} error={err('username')} />
+            <TextInput label={t.admin.users.displayName} name="display_name" value={v.display_name} onChange={(e) => set('display_name', e.currentTarget.value)} error={err('display_name')} />
+          </Group>
+          <Group grow align="flex-start">
+            <TextInput label={t.admin.users.email} name="email" type="email" value={v.email} onChange={(e) => set('email', e.currentTarget.value)} error={err('email')} />
+            {user ? (
+              <TextInput label={t.admin.users.source} readOnly value={t.admin.users.sources[user.source]} />
+            ) : (
+              <Select label={t.admin.users.source} allowDeselect={false} data={[{ value: 'local', label: t.admin.users.sources.local }, { value: 'directory', label: t.admin.users.sources.directory }]} value={v.source} onChange={(x) => set('source', (x ?? 'local') as 'local' | 'directory')} error={err('source')} />
+            )}
+          </Group>
+          {!directory && (
+            <PasswordInput
+              label={user ? t.admin.users.newPassword : t.admin.users.password} name="password" autoComplete="new-password"
+              description={user ? (user.password_set ? t.admin.users.passwordKeep(when(user.password_changed_at, language)) : t.admin.users.passwordNone) : t.admin.users.passwordHint}
+              value={v.password} onChange={(e) => set('password', e.currentTarget.value)} error={err('password')} aria-invalid={!!err('password')}
+            />
+          )}
+          {auth.can('groups.read') && (
+            <MultiSelect label={t.admin.users.groups} name="group_ids" searchable clearable data={options(groups.data)} value={v.group_ids} onChange={(x) => set('group_ids', x)} error={err('group_ids')} />
+          )}
+          {auth.can('roles.read') && (
+            <MultiSelect label={t.admin.users.roles} name="role_ids" description={t.admin.users.rolesHint} searchable clearable data={options(roles.data)} value={v.role_ids} onChange={(x) => set('role_ids', x)} error={err('role_ids')} />
+          )}
+          <TextInput label={t.admin.users.expires} name="expires_at" type="datetime-local" description={t.admin.users.expiresHint} value={v.expires_at} onChange={(e) => set('expires_at', e.currentTarget.value)} error={err('expires_at')} w={260} />
+          <Group wrap="wrap">
+            <Switch label={t.admin.users.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} error={err('enabled')} />
+            <Switch label={t.admin.users.networkLogin} checked={v.network_login} onChange={(e) => set('network_login', e.currentTarget.checked)} error={err('network_login')} />
+            <Switch label={t.admin.users.chap} checked={v.chap_enabled} onChange={(e) => set('chap_enabled', e.currentTarget.checked)} error={err('chap_enabled')} />
+            {!directory && <Switch label={t.admin.users.mustChange} checked={v.must_change_password} onChange={(e) => set('must_change_password', e.currentTarget.checked)} />}
+            {auth.me?.is_admin && <Switch label={t.admin.users.admin} checked={v.is_admin} onChange={(e) => set('is_admin', e.currentTarget.checked)} error={err('is_admin')} />}
+          </Group>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
+            <Button type="submit" loading={save.isPending}>{user ? t.common.save : t.common.create}</Button>
+          </Group>
+        </Stack>
+      </form>
+      {user && <AccountActions user={user} />}
+    </Modal>
+  )
+}
+
+/** The second factor and the session and lockout actions of an existing user. */
+function AccountActions({ user }: { user: User }) {
+  const { t, language } = useI18n()
+  const auth = useAuth()
+  const qc = useQueryClient()
+  const canMfa = auth.can('mfa.manage')
+  const mfa = useQuery({ queryKey: ['user-mfa', user.id], queryFn: () => api.get('/api/v1/users/{user_id}/mfa', { params: { user_id: user.id } }), enabled: canMfa, retry: false })
+  const [done, setDone] = useState<string | null>(null)
+  const action = useMutation({
+    mutationFn: async (what: 'mfa' | 'link' | 'sessions' | 'lockout') => {
+      const params = { user_id: user.id }
+      if (what === 'mfa') await api.delete('/api/v1/users/{user_id}/mfa', { params })
+      else if (what === 'link') await api.post('/api/v1/users/{user_id}/mfa/enrollment-link', { params })
+      else if (what === 'sessions') await api.delete('/api/v1/users/{user_id}/sessions', { params })
+      else await api.post('/api/v1/users/{user_id}/lockout/clear', { params })
+      return what
+    },
+    onSuccess: async (what) => {
+      setDone(t.admin.users.done[what])
+      await qc.invalidateQueries({ queryKey: ['user-mfa', user.id] })
+      await qc.invalidateQueries({ queryKey: ['users'] })
+    },
+  })
+  return (
+    <Stack mt="md" data-testid="account-actions">
+      <Divider label={t.admin.users.account} labelPosition="left" />
+      {canMfa && (
+        <Group justify="space-between" data-testid="user-mfa">
+          <Group gap="xs">
+            <Text size="sm">{t.admin.users.mfa}</Text>
+            {mfa.data && <Badge color={mfa.data.enrolled ? 'green' : 'gray'}>{mfa.data.enrolled ? t.admin.users.mfaOn(when(mfa.data.confirmed_at, language)) : t.admin.users.mfaOff}</Badge>}
+            {mfa.isError && <Badge color="gray">{t.admin.users.mfaUnavailable}</Badge>}
+          </Group>
+          {mfa.data && !mfa.data.enrolled && (
+            <Button size="xs" variant="light" loading={action.isPending && action.variables === 'link'} onClick={() => action.mutate('link')}>{t.admin.users.mfaLink}</Button>
+          )}
+          {mfa.data?.enrolled && (
+            <Button size="xs" color="red" variant="light" loading={action.isPending && action.variables === 'mfa'} onClick={() => window.confirm(t.admin.users.mfaResetConfirm(user.username)) && action.mutate('mfa')}>{t.admin.users.mfaReset}</Button>
+          )}
+        </Group>
+      )}
+      <Group>
+        <Button size="xs" variant="default" loading={action.isPending && action.variables === 'sessions'} onClick={() => window.confirm(t.admin.users.sessionsConfirm(user.username)) && action.mutate('sessions')}>{t.admin.users.endSessions}</Button>
+        <Button size="xs" variant="default" loading={action.isPending && action.variables === 'lockout'} onClick={() => action.mutate('lockout')}>{t.admin.users.clearLockout}</Button>
+      </Group>
+      {user.lockout_cleared_at && <Text size="xs" c="dimmed">{t.admin.users.lockoutCleared(when(user.lockout_cleared_at, language))}</Text>}
+      <ErrorAlert error={action.error} />
+      {done && !action.error && <Alert color="green" role="status">{done}</Alert>}
+    </Stack>
+  )
+}
