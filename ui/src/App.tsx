@@ -19,6 +19,10 @@ import { usePath } from './router'
 const Deploys = lazy(() => import('./pages/Deploys').then((m) => ({ default: m.Deploys })))
 const Logs = lazy(() => import('./pages/Logs').then((m) => ({ default: m.Logs })))
 const Policy = lazy(() => import('./pages/Policy').then((m) => ({ default: m.Policy })))
+// PKI: certificate authorities, certificates, templates (with the EST approval queue).
+const PkiCas = lazy(() => import('./pages/PkiCas').then((m) => ({ default: m.PkiCas })))
+const PkiCertificates = lazy(() => import('./pages/PkiCertificates').then((m) => ({ default: m.PkiCertificates })))
+const PkiTemplates = lazy(() => import('./pages/PkiTemplates').then((m) => ({ default: m.PkiTemplates })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -28,6 +32,9 @@ function page(path: string): ReactNode {
   if (path === '/deploys') return <Deploys />
   if (path === '/policy') return <Policy />
   if (path === '/logs') return <Logs />
+  if (path === '/pki/cas') return <PkiCas />
+  if (path === '/pki/certificates') return <PkiCertificates />
+  if (path === '/pki/templates') return <PkiTemplates />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

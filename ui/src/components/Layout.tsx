@@ -52,6 +52,9 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/policy', t.nav.policy, auth.can('aaa-policy.read') && runs('aaa-policy'))}
         {item('/logs', t.nav.logs, auth.can('aaa-logs.read') && runs('aaa-logs'))}
         {item('/deploys', t.nav.deploys, auth.can('deploy.read'))}
+        {item('/pki/cas', t.nav.pkiCas, auth.can('pki.view') && runs('pki'))}
+        {item('/pki/certificates', t.nav.pkiCertificates, auth.can('pki.view') && runs('pki'))}
+        {item('/pki/templates', t.nav.pkiTemplates, auth.can('pki.view') && runs('pki'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>
