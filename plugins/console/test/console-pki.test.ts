@@ -186,6 +186,7 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     await page.locator('input[name="passphrase"]').fill('Correct-Horse-9')
     await page.getByRole('button', { name: 'Сделать ссылку' }).click()
     await issued.getByText('Эта ссылка содержит закрытый ключ').waitFor()
+    expect(await issued.getByText('Закрытый ключ на сервере, один раз').count()).to.equal(0)
     const url = await page.getByTestId('download-url').inputValue()
     expect(url).to.match(new RegExp(`^${t.url}/api/v1/public/cert-download/[A-Za-z0-9_-]{43}$`))
     await screenshot(page, 'pki-issue-key')

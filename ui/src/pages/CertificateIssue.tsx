@@ -33,6 +33,8 @@ export function CertificateIssue({ cas, onClose, onIssued }: { cas: Ca[]; onClos
   const qc = useQueryClient()
   const templates = useTemplates()
   const [mode, setMode] = useState<'csr' | 'generate'>('csr')
+  // Once the key's link is made the key is off the server: the warning about it would be stale.
+  const [linked, setLinked] = useState(false)
   const [v, setV] = useState({ ca: cas.length === 1 ? cas[0].id : null as string | null, template: null as string | null, csr: '', key: 'ECDSA-P256' as string, CN: '', O: '', san: '' })
   const set = <K extends keyof typeof v>(k: K, x: (typeof v)[K]) => setV((o) => ({ ...o, [k]: x }))
   const issue = useMutation({
@@ -67,8 +69,8 @@ export function CertificateIssue({ cas, onClose, onIssued }: { cas: Ca[]; onClos
       {generated ? (
         <Stack data-testid="issued-generated">
           <Alert color="green" role="status">{t.pki.issue.issued(generated.subject)}</Alert>
-          <Alert color="orange" title={t.pki.issue.keyWarningTitle}>{t.pki.issue.keyWarning}</Alert>
-          <DownloadLink certificate={generated} withKey />
+          {!linked && <Alert color="orange" title={t.pki.issue.keyWarningTitle}>{t.pki.issue.keyWarning}</Alert>}
+          <DownloadLink certificate={generated} withKey onMade={() => setLinked(true)} />
           <Group justify="flex-end"><Button variant="default" onClick={close}>{t.pki.issue.done}</Button></Group>
         </Stack>
       ) : (

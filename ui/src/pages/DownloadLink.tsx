@@ -17,7 +17,7 @@ import type { Certificate } from './pki-data'
 
 const FIELDS = ['format', 'passphrase', 'expires_in_hours']
 
-export function DownloadLink({ certificate, withKey = false }: { certificate: Certificate; withKey?: boolean }) {
+export function DownloadLink({ certificate, withKey = false, onMade }: { certificate: Certificate; withKey?: boolean; onMade?(): void }) {
   const { t, language } = useI18n()
   const [v, setV] = useState({ format: 'pkcs12' as 'pkcs12' | 'pem', passphrase: '', hours: 72 as number | string })
   const make = useMutation({
@@ -26,6 +26,7 @@ export function DownloadLink({ certificate, withKey = false }: { certificate: Ce
         params: { certificate_id: certificate.id },
         body: { format: v.format, passphrase: v.passphrase || undefined, expires_in_hours: Number(v.hours) || undefined },
       }),
+    onSuccess: () => onMade?.(),
   })
   const submit = (e: FormEvent) => {
     e.preventDefault()
