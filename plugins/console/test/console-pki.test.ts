@@ -9,7 +9,8 @@
  * downloaded from the screen, listing it (read by openssl); in Russian, a
  * certificate with a key generated on the server and its one-time download
  * link (a short passphrase refused under its input), which delivers a
- * PKCS#12 once; and a reader (`pki.view`) who sees no button that changes
+ * PKCS#12 once; a template made (a bad name pattern refused under its
+ * input) and deleted; and a reader (`pki.view`) who sees no button that changes
  * anything.
  */
 import { expect } from 'chai'
@@ -201,6 +202,30 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     expect((await fetch(url, { method: 'POST' })).status).to.equal(410)
     await page.getByRole('button', { name: 'Готово' }).click()
     await page.getByTestId('certificate-details').getByText('CN=sw1.example.net').waitFor()
+    await page.context().close()
+  })
+
+  it('makes a template (a bad name pattern refused under its input) and deletes it after the confirmation', async () => {
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    page.on('dialog', (d) => void d.accept())
+    await signIn(page, t, '/pki/templates')
+    await page.getByRole('heading', { name: 'Certificate templates', level: 1 }).waitFor()
+    await page.locator('tr[data-template="freeradius-eap-server"]').getByText('serverAuth').waitFor()
+    await page.getByRole('button', { name: 'Add template' }).click()
+    await page.locator('input[name="name"]').fill('e2e-clients')
+    await page.locator('textarea[name="name_patterns"]').fill('*.clients.example.net\nbad..name')
+    await page.getByTestId('template-form').getByRole('button', { name: 'Create' }).click()
+    expect(await inputError(page, 'name_patterns')).to.not.equal('')
+    const names = async () => ((await t.admin('GET', '/api/v1/pki/templates')).body as { name: string }[]).map((x) => x.name)
+    expect(await names()).not.to.include('e2e-clients')
+    await page.locator('textarea[name="name_patterns"]').fill('*.clients.example.net')
+    await page.getByTestId('template-form').getByRole('button', { name: 'Create' }).click()
+    await page.locator('tr[data-template="e2e-clients"]').getByText('*.clients.example.net').waitFor()
+    const made = ((await t.admin('GET', '/api/v1/pki/templates')).body as { name: string; name_patterns: string[]; extended_key_usage: string[] }[]).find((x) => x.name === 'e2e-clients')!
+    expect(made).to.deep.include({ name_patterns: ['*.clients.example.net'], extended_key_usage: ['clientAuth'] })
+    await page.getByRole('button', { name: 'Delete e2e-clients' }).click()
+    await page.locator('tr[data-template="e2e-clients"]').waitFor({ state: 'detached' })
+    expect(await names()).not.to.include('e2e-clients')
     await page.context().close()
   })
 
