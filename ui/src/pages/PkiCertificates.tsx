@@ -16,7 +16,7 @@ import { useI18n } from '../i18n'
 import { CertificateDetails } from './CertificateDetails'
 import { CertificateIssue } from './CertificateIssue'
 import { when } from './format'
-import { STATUS_COLOR, useCas, type Certificate } from './pki-data'
+import { STATUS_COLOR, useCas } from './pki-data'
 
 const PER_PAGE = 20
 const SOON_DAYS = 30
@@ -53,7 +53,6 @@ export function PkiCertificates() {
     placeholderData: keepPreviousData,
   })
   const caName = (id: string) => cas.data?.find((c) => c.id === id)?.name ?? id
-  const shown = open
   return (
     <Stack>
       <Group justify="space-between">
@@ -76,7 +75,7 @@ export function PkiCertificates() {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {list.data?.items.map((c: Certificate) => (
+            {list.data?.items.map((c) => (
               <Table.Tr key={c.id} data-serial={c.serial} data-status={c.status} onClick={() => setOpen(c.id)} style={{ cursor: 'pointer' }}>
                 <Table.Td>
                   <UnstyledButton fz="sm" fw={500} ff="monospace" onClick={() => setOpen(c.id)} aria-label={t.pki.certs.details(c.subject)}>{c.subject}</UnstyledButton>
@@ -98,7 +97,7 @@ export function PkiCertificates() {
           {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
         </Group>
       )}
-      <CertificateDetails id={shown} caName={caName} onClose={() => setOpen(null)} />
+      <CertificateDetails id={open} caName={caName} onClose={() => setOpen(null)} />
       {issuing && <CertificateIssue cas={cas.data ?? []} onClose={() => setIssuing(false)} onIssued={(c) => setOpen(c.id)} />}
     </Stack>
   )
