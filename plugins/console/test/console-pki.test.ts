@@ -11,7 +11,7 @@
  * link (a short passphrase refused under its input), which delivers a
  * PKCS#12 once; a template made (a bad name pattern refused under its
  * input) and deleted; and a reader (`pki.view`) who sees no button that changes
- * anything.
+ * anything, on a tablet too (the page does not scroll sideways).
  */
 import { expect } from 'chai'
 import { execSync, spawnSync } from 'node:child_process'
@@ -229,7 +229,7 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     await page.context().close()
   })
 
-  it('shows a reader (pki.view) the CAs and certificates without a button that changes them', async () => {
+  it('shows a reader (pki.view) the CAs and certificates without a button that changes them, and fits a tablet', async () => {
     const token = await t.token({ permissions: ['pki.view'] })
     const c = await context(browser, { locale: 'en-US' })
     await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), token)
@@ -248,6 +248,11 @@ async function pick(page: Page, select: string, label: string | RegExp) {
     await page.goto(t.url + '/pki/templates')
     await page.locator('tr[data-template="freeradius-eap-server"]').waitFor()
     expect(await page.getByRole('button', { name: 'Add template' }).count()).to.equal(0)
+    // On a tablet in portrait the wide table scrolls in its own box: the page itself does not scroll sideways.
+    await page.setViewportSize({ width: 820, height: 1180 })
+    await page.goto(t.url + '/pki/certificates')
+    await page.locator('tr[data-status="revoked"]').waitFor()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).to.equal(true)
     await c.close()
   })
 })
