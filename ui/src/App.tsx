@@ -30,6 +30,10 @@ const UserGroups = lazy(() => import('./pages/UserGroups').then((m) => ({ defaul
 const Roles = lazy(() => import('./pages/Roles').then((m) => ({ default: m.Roles })))
 const Audit = lazy(() => import('./pages/Audit').then((m) => ({ default: m.Audit })))
 const Settings = lazy(() => import('./pages/Settings').then((m) => ({ default: m.Settings })))
+// PKI: certificate authorities, certificates, templates (with the EST approval queue).
+const PkiCas = lazy(() => import('./pages/PkiCas').then((m) => ({ default: m.PkiCas })))
+const PkiCertificates = lazy(() => import('./pages/PkiCertificates').then((m) => ({ default: m.PkiCertificates })))
+const PkiTemplates = lazy(() => import('./pages/PkiTemplates').then((m) => ({ default: m.PkiTemplates })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -48,6 +52,9 @@ function page(path: string): ReactNode {
   if (path === '/roles') return <Roles />
   if (path === '/audit') return <Audit />
   if (path === '/settings') return <Settings />
+  if (path === '/pki/cas') return <PkiCas />
+  if (path === '/pki/certificates') return <PkiCertificates />
+  if (path === '/pki/templates') return <PkiTemplates />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

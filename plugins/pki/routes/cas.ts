@@ -5,6 +5,7 @@ import { PKI_MANAGE, PKI_VIEW } from '../permissions.js'
 import { CaCreate, CaImport, CaListResponse, CaParams, CaResponse } from '../schemas/pki.js'
 import { importCa, makeCa } from '../services/ca.js'
 import { regenerateCrl } from '../services/crl.js'
+import { fingerprint256 } from '../services/der.js'
 import { crlValidityHours } from '../settings.js'
 import type { CaTable } from '../tables.js'
 import type { PkiContext } from './context.js'
@@ -15,6 +16,7 @@ type CaView = Pick<RowOf<typeof CaTable>, (typeof COLUMNS)[number]>
 
 export const toCa = (r: CaView) => ({
   ...r,
+  fingerprint_sha256: fingerprint256(r.certificate),
   not_before: r.not_before.toISOString(),
   not_after: r.not_after.toISOString(),
   crl_number: Number(r.crl_number),

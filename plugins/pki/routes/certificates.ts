@@ -5,6 +5,7 @@ import { PkiErrors } from '../errors.js'
 import { PKI_ISSUE, PKI_REVOKE, PKI_VIEW } from '../permissions.js'
 import { CertificateIssue, CertificateListQuery, CertificateListResponse, CertificateParams, CertificateResponse, CertificateRevoke } from '../schemas/pki.js'
 import { regenerateCrl } from '../services/crl.js'
+import { fingerprint256 } from '../services/der.js'
 import { enforceTemplate, issue, readCsr } from '../services/issue.js'
 import { crlValidityHours } from '../settings.js'
 import type { CertificateTable } from '../tables.js'
@@ -27,6 +28,7 @@ export const toCertificate = (r: Row, now = new Date()) => ({
   revoked_at: r.revoked_at?.toISOString() ?? null,
   revocation_reason: r.revocation_reason,
   certificate: r.certificate,
+  fingerprint_sha256: fingerprint256(r.certificate),
   created_at: r.created_at.toISOString(),
 })
 
@@ -40,7 +42,7 @@ export function certificateRoutes(c: PkiContext) {
       path: '/pki/certificates',
       permission: PKI_VIEW,
       summary: 'List certificates',
-      description: '`search` matches subject, serial (hex) and subject alternative names. `status`: `valid` (not revoked, not expired), `revoked`, `expired` (not revoked, past not_after).',
+      description: '`search` matches subject, serial (hex) and subject alternative names. `status`: `valid` (not revoked, not expired), `revoked`, `expired` (not revoked, past not_after). `expires_before`: those ending at or before that time (with `status=valid`: the ones expiring soon).',
       tags: ['pki'],
       schema: { query: CertificateListQuery, response: { 200: CertificateListResponse } },
       handler: async ({ query }) => {
@@ -52,6 +54,7 @@ export function certificateRoutes(c: PkiContext) {
             if (query.status === 'revoked') qb.whereNotNull('revoked_at')
             else if (query.status === 'expired') qb.whereNull('revoked_at').where('not_after', '<=', now)
             else if (query.status === 'valid') qb.whereNull('revoked_at').where('not_after', '>', now)
+            if (query.expires_before) qb.where('not_after', '<=', new Date(query.expires_before))
           },
           searchColumns: ['subject', 'serial', 'san'],
           sortColumns: { created_at: 'created_at', not_after: 'not_after', subject: 'subject' },

@@ -50,6 +50,7 @@ export const CaResponse = Type.Object(
     key_algorithm: Type.String(),
     subject: Type.String({ description: 'RFC 4514.' }),
     serial: Type.String({ description: 'Upper-case hex.' }),
+    fingerprint_sha256: Type.String({ description: 'SHA-256 of the certificate (DER), `AB:CD:…`, as `openssl x509 -fingerprint -sha256` prints it.' }),
     not_before: Timestamp(),
     not_after: Timestamp(),
     imported: Type.Boolean(),
@@ -126,6 +127,7 @@ export const CertificateResponse = Type.Object(
     revoked_at: Nullable(Timestamp()),
     revocation_reason: Nullable(Type.String()),
     certificate: Type.String({ description: 'PEM.' }),
+    fingerprint_sha256: Type.String({ description: 'SHA-256 of the certificate (DER), `AB:CD:…`.' }),
     created_at: Timestamp(),
   },
   { title: 'CertificateResponse' },
@@ -140,6 +142,7 @@ export const CertificateListQuery = listQuery({
     ca_id: Type.Optional(Uuid()),
     template_id: Type.Optional(Uuid()),
     status: Type.Optional(StringEnum(CERT_STATUSES)),
+    expires_before: Type.Optional(Timestamp({ description: 'Only certificates whose not_after is at or before this time.' })),
   },
 })
 export const CertificateListResponse = Paginated(CertificateResponse, 'CertificateListResponse')

@@ -10,6 +10,7 @@
  * make it guess, and signing stays with Node's crypto (OpenSSL). Every
  * structure it writes is checked by the real openssl in the plugin's tests.
  */
+import { createHash } from 'node:crypto'
 
 /** The header bytes of a TLV: tag, then the definite length (short or long form). */
 function header(tag: number, length: number): Buffer {
@@ -182,6 +183,12 @@ export function readString(n: Node): string {
 export function pemBlocks(text: string, label: string): Buffer[] {
   const re = new RegExp(`-----BEGIN ${label}-----([A-Za-z0-9+/=\\s]+?)-----END ${label}-----`, 'g')
   return [...text.matchAll(re)].map((m) => Buffer.from(m[1].replace(/\s+/g, ''), 'base64'))
+}
+
+/** SHA-256 of the first certificate's DER, colon-separated upper-case hex, as `openssl x509 -fingerprint -sha256` prints it. */
+export function fingerprint256(pem: string): string {
+  const der = pemBlocks(pem, 'CERTIFICATE')[0]
+  return der ? createHash('sha256').update(der).digest('hex').toUpperCase().replace(/(..)(?!$)/g, '$1:') : ''
 }
 
 export const toPem = (der: Buffer, label: string): string => `-----BEGIN ${label}-----\n${der.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END ${label}-----\n`

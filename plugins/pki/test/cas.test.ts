@@ -39,6 +39,7 @@ describe('pki: certificate authorities', function () {
     expect(text).to.match(/Certificate Sign, CRL Sign/)
     expect(text).to.include('Public-Key: (3072 bit)')
     expect(s.ok(['x509', '-in', 'issuing.pem', '-noout', '-serial']).trim()).to.equal(`serial=${issuing.serial}`)
+    expect(s.ok(['x509', '-in', 'issuing.pem', '-noout', '-fingerprint', '-sha256']).trim().split('=')[1]).to.equal(issuing.fingerprint_sha256)
   })
 
   it('makes RSA 4096 and ECDSA P-256 roots, self-signed', async () => {

@@ -148,6 +148,9 @@ describe('pki: certificates', function () {
       return (r.body.items as { id: string }[]).map((x) => x.id).sort()
     }
     expect(await ids(`search=${tag}`)).to.deep.equal([a.id, b.id, other.id].sort())
+    // The fingerprint is the one openssl prints.
+    s.put('listed.pem', a.certificate)
+    expect(s.ok(['x509', '-in', 'listed.pem', '-noout', '-fingerprint', '-sha256']).trim().split('=')[1]).to.equal(a.fingerprint_sha256)
     expect(await ids(`search=${tag}&ca_id=${ca.id}`)).to.deep.equal([a.id, b.id].sort())
     expect(await ids(`search=${a.serial.slice(4, 20).toLowerCase()}`)).to.deep.equal([a.id])
     expect(await ids(`template_id=${tpl.id}&status=valid`)).to.deep.equal([a.id, b.id, other.id].sort())
@@ -160,6 +163,12 @@ describe('pki: certificates', function () {
     await t.app.db.knex('pki_certificates').where({ id: a.id }).update({ not_after: new Date(Date.now() - 1000) })
     expect(await ids(`template_id=${tpl.id}&status=expired`)).to.deep.equal([a.id])
     expect((await t.admin('GET', `/api/v1/pki/certificates/${a.id}`)).body.status).to.equal('expired')
+    // Expiring soon: ending before a time; with status=valid, the revoked and expired ones left out.
+    const inDays = (d: number) => encodeURIComponent(new Date(Date.now() + d * 86_400_000).toISOString())
+    expect(await ids(`template_id=${tpl.id}&expires_before=${inDays(1)}`)).to.deep.equal([a.id])
+    expect(await ids(`template_id=${tpl.id}&expires_before=${inDays(400)}`)).to.deep.equal([a.id, b.id, other.id].sort())
+    expect(await ids(`template_id=${tpl.id}&status=valid&expires_before=${inDays(400)}`)).to.deep.equal([other.id])
+    expectError(await t.admin('GET', '/api/v1/pki/certificates?expires_before=soon'), 422, 'VALIDATION_FAILED', 'expires_before')
     const page = await t.admin('GET', `/api/v1/pki/certificates?template_id=${tpl.id}&per_page=2`)
     expect(page.body).to.include({ total_by_filter: 3, per_page: 2, pages: 2 })
     expectError(await t.admin('GET', '/api/v1/pki/certificates?status=lost'), 422, 'VALIDATION_FAILED', 'status')

@@ -61,6 +61,9 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/roles', t.nav.roles, auth.can('roles.read'))}
         {item('/audit', t.nav.audit, auth.can('audit.read'))}
         {item('/settings', t.nav.settings, auth.can('settings.read'))}
+        {item('/pki/cas', t.nav.pkiCas, auth.can('pki.view') && runs('pki'))}
+        {item('/pki/certificates', t.nav.pkiCertificates, auth.can('pki.view') && runs('pki'))}
+        {item('/pki/templates', t.nav.pkiTemplates, auth.can('pki.view') && runs('pki'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>

@@ -2,7 +2,7 @@
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
   app: { title: 'Portcullis', skip: 'Skip to content', signOut: 'Sign out', version: (v: string) => `Portcullis ${v}`, menu: 'Menu' },
-  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs', users: 'Users', userGroups: 'User groups', roles: 'Roles', audit: 'Audit trail', settings: 'Settings' },
+  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs', users: 'Users', userGroups: 'User groups', roles: 'Roles', audit: 'Audit trail', settings: 'Settings', pkiCas: 'Certificate authorities', pkiCertificates: 'Certificates', pkiTemplates: 'Certificate templates' },
   common: {
     save: 'Save', cancel: 'Cancel', create: 'Create', delete: 'Delete', edit: 'Edit', loading: 'Loading…', retry: 'Retry',
     none: '—', yes: 'Yes', no: 'No', search: 'Search', previous: 'Previous', next: 'Next',
@@ -163,6 +163,64 @@ const en = {
     settings: {
       title: 'Settings', key: 'Key', value: 'Value', default: (d: string) => `Default: ${d}`, saved: (k: string) => `${k} saved.`, reset: 'Back to the default',
       secret: 'Write-only: leave empty to keep it', secretSet: 'set', secretUnset: 'not set', json: 'JSON', invalidJson: 'This is not valid JSON.', kernel: 'Platform',
+    },
+  },
+  pki: {
+    name: 'Name', nameHint: 'Letters, digits, ".", "_", "-"', subject: 'Subject', san: 'Alternative names', status: 'Status', ca: 'CA', template: 'Template',
+    keyAlgorithm: 'Key', serial: 'Serial', fingerprint: 'SHA-256 fingerprint', validity: 'Valid', notAfter: 'Valid until', validityDays: 'Validity (days)',
+    cn: 'Common name (CN)', o: 'Organization (O)', ou: 'Organizational unit (OU)', c: 'Country (C)',
+    downloadCertificate: 'Download certificate', downloadChain: 'Download with chain',
+    statuses: { valid: 'valid', revoked: 'revoked', expired: 'expired' },
+    reasons: {
+      unspecified: 'Unspecified', keyCompromise: 'Key compromise', cACompromise: 'CA compromise', affiliationChanged: 'Affiliation changed', superseded: 'Superseded',
+      cessationOfOperation: 'Cessation of operation', privilegeWithdrawn: 'Privilege withdrawn', aACompromise: 'AA compromise',
+    },
+    cas: {
+      title: 'Certificate authorities', add: 'Add CA', kind: 'Kind', kinds: { root: 'root', issuing: 'issuing' }, crl: 'CRL', empty: 'No certificate authority yet.',
+      details: (n: string) => `CA ${n}`, under: (n: string) => `signed by ${n}`, imported: 'imported', crlNumber: 'CRL number', nextUpdate: 'CRL next update',
+      crlState: (n: number, next: string) => `#${n}, next ${next}`, crlFiles: 'Current CRL:', crlPem: 'PEM', crlDer: 'DER (.crl)',
+      crlPublic: 'The CRL is public (no sign-in): relying parties fetch it at the same address.',
+      modeCreate: 'Create', modeImport: 'Import', import: 'Import', parent: 'Signed by', selfSigned: 'Itself (a root CA)',
+      rootHint: 'A self-signed root.', issuingHint: 'An issuing CA under this root: it signs end-entity certificates only and ends no later than the root.',
+      keyHint: 'The key is generated on the server and sealed with the master key; it never leaves the server.',
+      generating: 'Generating the RSA key: this takes a few seconds…',
+      chain: 'Certificate chain (PEM)', privateKey: 'Private key (PEM, unencrypted)', privateKeyHint: 'Sealed at once on the server; it is never shown again.',
+    },
+    certs: {
+      title: 'Certificates', issue: 'Issue certificate', noCa: 'Create a CA first.', searchPlaceholder: 'Subject, serial, alternative name…', anyStatus: 'Any status', anyCa: 'Any CA',
+      soon: (d: number) => `Expiring within ${d} days`, empty: 'No certificates match.', details: (s: string) => `Details of ${s}`, detailsTitle: 'Certificate',
+      revokedAt: 'Revoked', revoke: 'Revoke…', revokeTitle: 'Revoke the certificate', revokeConfirm: (s: string) => `Revoke ${s}?`,
+      revokeFinal: 'Revocation is final. The CA publishes a new CRL at once, and OCSP answers "revoked" from now on.', reason: 'Reason', revokeSubmit: 'Revoke',
+    },
+    issue: {
+      fromCsr: 'From a CSR', generate: 'Generate the key on the server', csr: 'Certificate signing request (PEM)',
+      csrHint: 'Only its subject, key and alternative names are used; the template decides the rest.',
+      sanHint: 'One a line: a DNS name, or IP:…, email:…, URI:…',
+      templateSummary: (days: number, patterns: string, sans: string, eku: string) => `${days} days; names matching ${patterns}; alternative names: ${sans}; usage: ${eku}.`,
+      submit: 'Issue', issued: (s: string) => `Issued: ${s}.`, done: 'Done',
+      keyWarningTitle: 'The private key is on the server, once',
+      keyWarning: 'Nobody can see the generated key. Make its download link now: the link works once, carries the key encrypted under your passphrase, and takes the key off the server. Without the link the key is lost (issue again).',
+    },
+    link: {
+      title: 'One-time download link', hint: 'The certificate and its chain, as one file behind a link that works once.',
+      hintKey: 'The certificate, its chain and the private key (encrypted under the passphrase), as one file behind a link that works once.',
+      passphrase: 'Passphrase', passphraseHint: 'At least 8 characters. Required for PKCS#12 and for a key. Never stored: tell it to the recipient another way.',
+      hours: 'Valid for (hours)', make: 'Make link', url: 'Link', copy: 'Copy', copied: 'Copied',
+      onceTitle: 'Shown once', once: 'This link is shown only now and works once.',
+      onceKeyTitle: 'This link carries the private key',
+      onceKey: 'It is shown only now and works once. The key is no longer on the server: whoever opens the link first gets it. Send the passphrase another way.',
+      expires: (at: string) => `It expires ${at}.`,
+    },
+    templates: {
+      title: 'Certificate templates', add: 'Add template', usage: 'Usage', validity: 'Validity', patterns: 'Name patterns', names: 'Subject; SAN types', minKey: 'Weakest key',
+      days: (n: number) => `${n} days`, deleteConfirm: (n: string) => `Delete the template ${n}?`, description: 'Description',
+      patternsHint: 'One a line: a DNS name, *.domain (one or more labels before it) or * (any name). The common name and every DNS name must match one.',
+      keyUsage: 'Key usage', eku: 'Extended key usage', attributes: 'Subject attributes allowed', sanTypes: 'Alternative name types allowed', minRsa: 'Weakest RSA (bits)', minEc: 'Weakest ECDSA (bits)',
+    },
+    est: {
+      title: 'EST enrollments awaiting approval', at: 'Requested', requester: 'Requested by', renews: 'renewal', all: 'All', empty: 'None.',
+      statuses: { pending: 'pending', approved: 'approved', issued: 'issued', rejected: 'rejected' },
+      approve: 'Approve', reject: 'Reject', rejectConfirm: (s: string) => `Reject the enrollment of ${s}?`,
     },
   },
 }

@@ -4,12 +4,13 @@
  * is added under a parent, moved by changing the parent, deleted when empty
  * (the API refuses otherwise and the refusal is shown).
  */
-import { ActionIcon, Anchor, Button, Group, Modal, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Anchor, Select, Stack, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api } from '../api/client'
 import type { DeviceGroup } from '../api/types'
 import { useAuth } from '../auth'
+import { FormDialog, PageTitle, RowActions } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
@@ -29,10 +30,7 @@ export function DeviceGroups() {
   const rows = treeOrder(groups.data ?? [])
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.groups.title}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.groups.add}</Button>}
-      </Group>
+      <PageTitle title={t.groups.title} add={canWrite && { label: t.groups.add, onClick: () => setEditing('new') }} />
       <ErrorAlert error={groups.error ?? remove.error} />
       <Table.ScrollContainer minWidth={600}>
         <Table highlightOnHover aria-label={t.groups.title} data-testid="groups-table">
@@ -50,10 +48,7 @@ export function DeviceGroups() {
                 <Table.Td>{g.child_count}</Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(g)} aria-label={`${t.common.edit} ${g.name}`}>{t.common.edit}</Button>
-                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${g.name}`} onClick={() => window.confirm(t.groups.deleteConfirm(g.name)) && remove.mutate(g.id)}>✕</ActionIcon>
-                    </Group>
+                    <RowActions name={g.name} confirm={t.groups.deleteConfirm(g.name)} onEdit={() => setEditing(g)} onDelete={() => remove.mutate(g.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>
@@ -84,24 +79,11 @@ function GroupForm({ group, all, onClose }: { group: DeviceGroup | null; all: De
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   return (
-    <Modal opened onClose={onClose} title={group ? t.groups.editTitle : t.groups.add}>
-      <form onSubmit={submit} noValidate data-testid="group-form">
-        <Stack>
-          <ErrorAlert error={save.error} fields={['name', 'description', 'parent_id']} />
-          <TextInput label={t.groups.name} name="name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(save.error, 'name')} />
-          <Select label={t.groups.parent} placeholder={t.groups.top} clearable searchable data={groupOptions(all, group?.id)} value={parent} onChange={setParent} error={fieldError(save.error, 'parent_id')} />
-          <Textarea label={t.groups.description} name="description" autosize minRows={2} value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fieldError(save.error, 'description')} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{group ? t.common.save : t.common.create}</Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={group ? t.groups.editTitle : t.groups.add} testId="group-form" error={save.error} fields={['name', 'description', 'parent_id']} pending={save.isPending} editing={!!group} onClose={onClose} onSubmit={() => save.mutate()}>
+      <TextInput label={t.groups.name} name="name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(save.error, 'name')} />
+      <Select label={t.groups.parent} placeholder={t.groups.top} clearable searchable data={groupOptions(all, group?.id)} value={parent} onChange={setParent} error={fieldError(save.error, 'parent_id')} />
+      <Textarea label={t.groups.description} name="description" autosize minRows={2} value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fieldError(save.error, 'description')} />
+    </FormDialog>
   )
 }

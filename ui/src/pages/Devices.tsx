@@ -3,13 +3,14 @@
  * add or change one (POST, PUT: only what changed is sent, a key left empty is
  * kept), and delete with a confirmation. A refusal shows under its input.
  */
-import { ActionIcon, Badge, Button, Group, Modal, Pagination, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Badge, Group, Pagination, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api } from '../api/client'
 import type { Device, DeviceCreate } from '../api/types'
 import { useAuth } from '../auth'
+import { FormDialog, PageTitle, RowActions } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { groupOptions, useAllGroups } from './groups-data'
@@ -51,10 +52,7 @@ export function Devices() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.devices.title}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.devices.add}</Button>}
-      </Group>
+      <PageTitle title={t.devices.title} add={canWrite && { label: t.devices.add, onClick: () => setEditing('new') }} />
       <Group align="flex-end">
         <TextInput aria-label={t.common.search} placeholder={t.devices.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={320} maw="100%" type="search" />
         <Select aria-label={t.devices.groupFilter} placeholder={t.devices.allGroups} clearable searchable data={groupOptions(groups.data ?? [])} value={group} onChange={setGroup} w={260} maw="100%" />
@@ -85,10 +83,7 @@ export function Devices() {
                 </Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(d)} aria-label={`${t.common.edit} ${d.name}`}>{t.common.edit}</Button>
-                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${d.name}`} onClick={() => window.confirm(t.devices.deleteConfirm(d.name)) && remove.mutate(d.id)}>✕</ActionIcon>
-                    </Group>
+                    <RowActions name={d.name} confirm={t.devices.deleteConfirm(d.name)} onEdit={() => setEditing(d)} onDelete={() => remove.mutate(d.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>
@@ -132,37 +127,24 @@ function DeviceForm({ device, onClose }: { device: Device | null; onClose(): voi
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   const err = (f: string) => fieldError(save.error, f)
   return (
-    <Modal opened onClose={onClose} title={device ? t.devices.editTitle : t.devices.add} size="lg">
-      <form onSubmit={submit} noValidate data-testid="device-form">
-        <Stack>
-          <ErrorAlert error={save.error} fields={FIELDS} />
-          <Group grow align="flex-start">
-            <TextInput label={t.devices.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
-            <TextInput label={t.devices.address} name="address" required description={t.devices.addressHint} value={v.address} onChange={(e) => set('address', e.currentTarget.value)} error={err('address')} />
-          </Group>
-          <Group grow align="flex-start">
-            <TextInput label={t.devices.vendor} name="vendor" value={v.vendor} onChange={(e) => set('vendor', e.currentTarget.value)} error={err('vendor')} />
-            <TextInput label={t.devices.model} name="model" value={v.model} onChange={(e) => set('model', e.currentTarget.value)} error={err('model')} />
-          </Group>
-          <Select label={t.devices.group} placeholder={t.devices.noGroup} clearable searchable data={groupOptions(groups.data ?? [])} value={v.device_group_id} onChange={(x) => set('device_group_id', x)} error={err('device_group_id')} />
-          <Textarea label={t.devices.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
-          <Group grow align="flex-start">
-            <PasswordInput label={t.devices.tacacsKey} name="tacacs_key" autoComplete="off" description={device?.has_tacacs_key ? t.devices.keyKeep : undefined} value={v.tacacs_key} onChange={(e) => set('tacacs_key', e.currentTarget.value)} error={err('tacacs_key')} aria-invalid={!!err('tacacs_key')} />
-            <PasswordInput label={t.devices.radiusSecret} name="radius_secret" autoComplete="off" description={device?.has_radius_secret ? t.devices.keyKeep : undefined} value={v.radius_secret} onChange={(e) => set('radius_secret', e.currentTarget.value)} error={err('radius_secret')} aria-invalid={!!err('radius_secret')} />
-          </Group>
-          <Switch label={t.devices.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{device ? t.common.save : t.common.create}</Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={device ? t.devices.editTitle : t.devices.add} size="lg" testId="device-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!device} onClose={onClose} onSubmit={() => save.mutate()}>
+      <Group grow align="flex-start">
+        <TextInput label={t.devices.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+        <TextInput label={t.devices.address} name="address" required description={t.devices.addressHint} value={v.address} onChange={(e) => set('address', e.currentTarget.value)} error={err('address')} />
+      </Group>
+      <Group grow align="flex-start">
+        <TextInput label={t.devices.vendor} name="vendor" value={v.vendor} onChange={(e) => set('vendor', e.currentTarget.value)} error={err('vendor')} />
+        <TextInput label={t.devices.model} name="model" value={v.model} onChange={(e) => set('model', e.currentTarget.value)} error={err('model')} />
+      </Group>
+      <Select label={t.devices.group} placeholder={t.devices.noGroup} clearable searchable data={groupOptions(groups.data ?? [])} value={v.device_group_id} onChange={(x) => set('device_group_id', x)} error={err('device_group_id')} />
+      <Textarea label={t.devices.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
+      <Group grow align="flex-start">
+        <PasswordInput label={t.devices.tacacsKey} name="tacacs_key" autoComplete="off" description={device?.has_tacacs_key ? t.devices.keyKeep : undefined} value={v.tacacs_key} onChange={(e) => set('tacacs_key', e.currentTarget.value)} error={err('tacacs_key')} aria-invalid={!!err('tacacs_key')} />
+        <PasswordInput label={t.devices.radiusSecret} name="radius_secret" autoComplete="off" description={device?.has_radius_secret ? t.devices.keyKeep : undefined} value={v.radius_secret} onChange={(e) => set('radius_secret', e.currentTarget.value)} error={err('radius_secret')} aria-invalid={!!err('radius_secret')} />
+      </Group>
+      <Switch label={t.devices.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+    </FormDialog>
   )
 }

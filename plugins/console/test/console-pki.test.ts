@@ -1,0 +1,258 @@
+/**
+ * The console's PKI screens in a real browser (headless chromium) against
+ * the real server on a throwaway PostgreSQL, as a person uses them: a root
+ * CA made in the form (a bad name refused under its input first, nothing
+ * made), its details (the fingerprint the API answers) and certificate
+ * downloaded; a certificate issued from a CSR made by the real openssl (a
+ * weak key refused under the CSR input first), found by search and by
+ * status, revoked with a reason after a confirmation, and the CA's CRL,
+ * downloaded from the screen, listing it (read by openssl); in Russian, a
+ * certificate with a key generated on the server and its one-time download
+ * link (a short passphrase refused under its input), which delivers a
+ * PKCS#12 once; a template made (a bad name pattern refused under its
+ * input) and deleted; and a reader (`pki.view`) who sees no button that changes
+ * anything, on a tablet too (the page does not scroll sideways).
+ */
+import { expect } from 'chai'
+import { execSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Browser, Page } from 'playwright-core'
+import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
+import { skipBecause } from '../../../test/kit/skip.js'
+import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
+import { CHROMIUM, context, inputError, launch, screenshot } from './browser.js'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
+const PASSWORD = 'Portcullis-Pki-2026!'
+const hasOpenssl = () => spawnSync('openssl', ['version']).status === 0
+
+async function signIn(page: Page, t: TestApp, to: string) {
+  await page.goto(t.url + to)
+  await page.locator('input[name="username"]').fill('admin')
+  await page.locator('input[name="password"]').fill(PASSWORD)
+  await page.locator('input[name="password"]').press('Enter')
+}
+
+/** Picks `label` in the Mantine Select whose label is `select` (a required one's label ends with an asterisk); the last such, so a dialog's (drawn at the end of the page) before the page's filter of the same name. */
+async function pick(page: Page, select: string, label: string | RegExp) {
+  const name = new RegExp(`^${select}\\s*\\*?$`)
+  const id = await page.locator('label.mantine-InputWrapper-label').filter({ hasText: name }).last().getAttribute('for')
+  await page.locator(`input[id="${id}"]`).click()
+  await page.getByRole('option', { name: label }).click()
+}
+
+;(runsOn('postgres') ? describe : describe.skip)('console: the PKI screens in a browser', function () {
+  this.timeout(300_000)
+  let t: TestApp
+  let browser: Browser
+  let dir: string
+  const openssl = (args: string[]) => {
+    const r = spawnSync('openssl', args, { cwd: dir, timeout: 60_000 })
+    expect(r.status, `openssl ${args.join(' ')}\n${r.stderr}`).to.equal(0)
+    return r.stdout.toString()
+  }
+  const csr = (subject: string, key: string[]) => {
+    openssl(['req', '-new', ...key, '-nodes', '-keyout', 'req.key', '-subj', subject, '-addext', `subjectAltName=DNS:${subject.slice(4)}`, '-out', 'req.csr'])
+    return readFileSync(path.join(dir, 'req.csr'), 'utf8')
+  }
+
+  before(async function () {
+    if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
+    if (!hasOpenssl()) skipBecause(this, 'openssl is not installed (Debian package openssl): the test makes its CSR with it')
+    if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
+    t = await startTestApp({ engine: 'postgres', plugins: ['pki', 'console'] })
+    const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
+    const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
+    expect(changed.status, changed.text).to.equal(200)
+    dir = mkdtempSync(path.join(tmpdir(), 'console-pki-'))
+    browser = await launch()
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('makes a root CA, issues a certificate from a CSR, finds it, revokes it, and the downloaded CRL lists it', async () => {
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    await signIn(page, t, '/pki/cas')
+    await page.getByRole('heading', { name: 'Certificate authorities', level: 1 }).waitFor()
+    const menu = page.getByRole('navigation')
+    await menu.getByRole('link', { name: 'Certificates', exact: true }).waitFor()
+    await menu.getByRole('link', { name: 'Certificate templates' }).waitFor()
+
+    // A name with a space is refused under the name input; nothing is made.
+    await page.getByRole('button', { name: 'Add CA' }).click()
+    await page.locator('input[name="name"]').fill('e2e root')
+    await page.locator('input[name="subject.CN"]').fill('E2E Root CA')
+    await page.locator('input[name="subject.O"]').fill('Portcullis')
+    await page.getByTestId('ca-form').getByRole('button', { name: 'Create' }).click()
+    expect(await inputError(page, 'name')).to.not.equal('')
+    expect((await t.admin('GET', '/api/v1/pki/cas')).body).to.have.length(0)
+    await page.locator('input[name="name"]').fill('e2e-root')
+    await page.getByTestId('ca-form').getByRole('button', { name: 'Create' }).click()
+
+    // Made: its details open, with what the API answers.
+    const details = page.getByTestId('ca-details')
+    await details.waitFor()
+    const [ca] = (await t.admin('GET', '/api/v1/pki/cas')).body
+    expect(ca).to.include({ name: 'e2e-root', kind: 'root', subject: 'CN=E2E Root CA,O=Portcullis', crl_number: 1 })
+    expect(await details.getByTestId('fingerprint').textContent()).to.equal(ca.fingerprint_sha256)
+    await details.getByText('CN=E2E Root CA,O=Portcullis').waitFor()
+    await page.locator('tr[data-ca="e2e-root"]').getByText('root', { exact: true }).waitFor()
+    const [pem] = await Promise.all([page.waitForEvent('download'), details.getByRole('button', { name: 'Download certificate' }).click()])
+    expect(pem.suggestedFilename()).to.equal('e2e-root.pem')
+    expect(readFileSync((await pem.path())!, 'utf8')).to.equal(ca.certificate)
+    await screenshot(page, 'pki-cas')
+    await page.keyboard.press('Escape')
+
+    // Issue from a CSR: a 1024-bit RSA key first, refused under the CSR input by the template; nothing issued.
+    await menu.getByRole('link', { name: 'Certificates', exact: true }).click()
+    await page.getByRole('heading', { name: 'Certificates', level: 1 }).waitFor()
+    await page.getByRole('button', { name: 'Issue certificate' }).click()
+    await pick(page, 'Template', 'freeradius-eap-server')
+    await page.getByTestId('template-summary').getByText(/825 days/).waitFor()
+    await page.locator('textarea[name="csr"]').fill(csr('/CN=weak.example.net', ['-newkey', 'rsa:1024']))
+    await page.getByRole('button', { name: 'Issue', exact: true }).click()
+    expect(await inputError(page, 'csr')).to.match(/2048/)
+    expect((await t.admin('GET', '/api/v1/pki/certificates')).body.total).to.equal(0)
+    await page.locator('textarea[name="csr"]').fill(csr('/CN=radius1.example.net', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']))
+    await page.getByRole('button', { name: 'Issue', exact: true }).click()
+    const cd = page.getByTestId('certificate-details')
+    await cd.getByTestId('certificate-status').getByText('valid').waitFor()
+    const cert = (await t.admin('GET', '/api/v1/pki/certificates')).body.items[0]
+    expect(cert).to.include({ subject: 'CN=radius1.example.net', san: 'DNS:radius1.example.net', status: 'valid', ca_id: ca.id })
+    await cd.getByText(cert.fingerprint_sha256).waitFor()
+    await page.keyboard.press('Escape')
+
+    // In the list; found by a search, and not among the revoked.
+    const row = page.locator(`tr[data-serial="${cert.serial}"]`)
+    await row.waitFor()
+    await page.locator('input[name="search"]').fill('radius1')
+    await page.getByTestId('certificates-total').getByText('1 in all').waitFor()
+    expect(page.url()).to.include('search=radius1')
+    await pick(page, 'Status', 'revoked')
+    await page.getByText('No certificates match.').waitFor()
+    await page.goto(t.url + '/pki/certificates?search=radius1')
+    await row.waitFor()
+
+    // Revoke, with a reason, after the confirmation: the screen and the server say revoked.
+    await page.getByRole('button', { name: `Details of ${cert.subject}` }).click()
+    await cd.getByRole('button', { name: 'Revoke…' }).click()
+    const confirm = page.getByRole('dialog', { name: 'Revoke the certificate' })
+    await confirm.getByText('Revocation is final').waitFor()
+    await pick(page, 'Reason', 'Key compromise')
+    await confirm.getByRole('button', { name: 'Revoke', exact: true }).click()
+    await cd.getByTestId('certificate-status').getByText('revoked').waitFor()
+    await cd.getByText(/Key compromise/).waitFor()
+    expect((await t.admin('GET', `/api/v1/pki/certificates/${cert.id}`)).body).to.include({ status: 'revoked', revocation_reason: 'keyCompromise' })
+    await page.keyboard.press('Escape')
+    await page.locator(`tr[data-serial="${cert.serial}"][data-status="revoked"]`).waitFor()
+    await screenshot(page, 'pki-certificates')
+
+    // The CA's CRL moved to number 2; the file the screen downloads lists the certificate, revoked for key compromise.
+    await menu.getByRole('link', { name: 'Certificate authorities' }).click()
+    await page.getByRole('button', { name: 'CA e2e-root' }).click()
+    await details.getByTestId('crl-number').getByText('2').waitFor()
+    const [crl] = await Promise.all([page.waitForEvent('download'), details.getByTestId('crl-pem').click()])
+    const text = spawnSync('openssl', ['crl', '-in', (await crl.path())!, '-noout', '-text']).stdout.toString()
+    expect(text).to.include(`Serial Number: ${cert.serial}`)
+    expect(text).to.include('Key Compromise')
+    await page.context().close()
+  })
+
+  it('in Russian: issues with a key generated on the server and makes its one-time link, which delivers once', async () => {
+    const page = await (await context(browser, { locale: 'ru-RU' })).newPage()
+    await signIn(page, t, '/pki/certificates')
+    await page.getByRole('heading', { name: 'Сертификаты', level: 1 }).waitFor()
+    await page.getByRole('button', { name: 'Выпустить сертификат' }).click()
+    await page.getByText('Создать ключ на сервере').click()
+    await pick(page, 'ЦС', 'e2e-root')
+    await pick(page, 'Шаблон', 'freeradius-eap-server')
+    await page.locator('input[name="subject.CN"]').fill('sw1.example.net')
+    await page.locator('textarea[name="san"]').fill('sw1.example.net\nIP:10.0.0.1')
+    await page.getByRole('button', { name: 'Выпустить', exact: true }).click()
+    const issued = page.getByTestId('issued-generated')
+    await issued.getByText('Закрытый ключ на сервере, один раз').waitFor()
+    const cert = (await t.admin('GET', '/api/v1/pki/certificates?search=sw1')).body.items[0]
+    expect(cert).to.include({ subject: 'CN=sw1.example.net', san: 'DNS:sw1.example.net, IP:10.0.0.1' })
+
+    // A passphrase under 8 characters is refused under its input; no link is made.
+    await page.locator('input[name="passphrase"]').fill('short')
+    await page.getByRole('button', { name: 'Сделать ссылку' }).click()
+    expect(await inputError(page, 'passphrase')).to.not.equal('')
+    await page.locator('input[name="passphrase"]').fill('Correct-Horse-9')
+    await page.getByRole('button', { name: 'Сделать ссылку' }).click()
+    await issued.getByText('Эта ссылка содержит закрытый ключ').waitFor()
+    expect(await issued.getByText('Закрытый ключ на сервере, один раз').count()).to.equal(0)
+    const url = await page.getByTestId('download-url').inputValue()
+    expect(url).to.match(new RegExp(`^${t.url}/api/v1/public/cert-download/[A-Za-z0-9_-]{43}$`))
+    await screenshot(page, 'pki-issue-key')
+
+    // The link delivers a PKCS#12 with the key once (openssl opens it with the passphrase), then is spent.
+    const first = await fetch(url, { method: 'POST' })
+    expect(first.status).to.equal(200)
+    expect(first.headers.get('content-type')).to.include('application/x-pkcs12')
+    const p12 = path.join(dir, 'sw1.p12')
+    writeFileSync(p12, Buffer.from(await first.arrayBuffer()))
+    expect(spawnSync('openssl', ['pkcs12', '-in', p12, '-passin', 'pass:Correct-Horse-9', '-nodes']).stdout.toString()).to.include('PRIVATE KEY')
+    expect((await fetch(url, { method: 'POST' })).status).to.equal(410)
+    await page.getByRole('button', { name: 'Готово' }).click()
+    await page.getByTestId('certificate-details').getByText('CN=sw1.example.net').waitFor()
+    await page.context().close()
+  })
+
+  it('makes a template (a bad name pattern refused under its input) and deletes it after the confirmation', async () => {
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    page.on('dialog', (d) => void d.accept())
+    await signIn(page, t, '/pki/templates')
+    await page.getByRole('heading', { name: 'Certificate templates', level: 1 }).waitFor()
+    await page.locator('tr[data-template="freeradius-eap-server"]').getByText('serverAuth').waitFor()
+    await page.getByRole('button', { name: 'Add template' }).click()
+    await page.locator('input[name="name"]').fill('e2e-clients')
+    await page.locator('textarea[name="name_patterns"]').fill('*.clients.example.net\nbad..name')
+    await page.getByTestId('template-form').getByRole('button', { name: 'Create' }).click()
+    expect(await inputError(page, 'name_patterns')).to.not.equal('')
+    const names = async () => ((await t.admin('GET', '/api/v1/pki/templates')).body as { name: string }[]).map((x) => x.name)
+    expect(await names()).not.to.include('e2e-clients')
+    await page.locator('textarea[name="name_patterns"]').fill('*.clients.example.net')
+    await page.getByTestId('template-form').getByRole('button', { name: 'Create' }).click()
+    await page.locator('tr[data-template="e2e-clients"]').getByText('*.clients.example.net').waitFor()
+    const made = ((await t.admin('GET', '/api/v1/pki/templates')).body as { name: string; name_patterns: string[]; extended_key_usage: string[] }[]).find((x) => x.name === 'e2e-clients')!
+    expect(made).to.deep.include({ name_patterns: ['*.clients.example.net'], extended_key_usage: ['clientAuth'] })
+    await page.getByRole('button', { name: 'Delete e2e-clients' }).click()
+    await page.locator('tr[data-template="e2e-clients"]').waitFor({ state: 'detached' })
+    expect(await names()).not.to.include('e2e-clients')
+    await page.context().close()
+  })
+
+  it('shows a reader (pki.view) the CAs and certificates without a button that changes them, and fits a tablet', async () => {
+    const token = await t.token({ permissions: ['pki.view'] })
+    const c = await context(browser, { locale: 'en-US' })
+    await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), token)
+    const page = await c.newPage()
+    await page.goto(t.url + '/pki/certificates')
+    await page.getByRole('heading', { name: 'Certificates', level: 1 }).waitFor()
+    await page.locator('tr[data-status="revoked"]').waitFor()
+    expect(await page.getByRole('button', { name: 'Issue certificate' }).count()).to.equal(0)
+    await page.locator('tr[data-status="valid"]').getByRole('button').first().click()
+    await page.getByTestId('certificate-details').waitFor()
+    expect(await page.getByRole('button', { name: 'Revoke…' }).count()).to.equal(0)
+    expect(await page.getByTestId('download-link').count()).to.equal(0)
+    await page.goto(t.url + '/pki/cas')
+    await page.locator('tr[data-ca="e2e-root"]').waitFor()
+    expect(await page.getByRole('button', { name: 'Add CA' }).count()).to.equal(0)
+    await page.goto(t.url + '/pki/templates')
+    await page.locator('tr[data-template="freeradius-eap-server"]').waitFor()
+    expect(await page.getByRole('button', { name: 'Add template' }).count()).to.equal(0)
+    // On a tablet in portrait the wide table scrolls in its own box: the page itself does not scroll sideways.
+    await page.setViewportSize({ width: 820, height: 1180 })
+    await page.goto(t.url + '/pki/certificates')
+    await page.locator('tr[data-status="revoked"]').waitFor()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).to.equal(true)
+    await c.close()
+  })
+})

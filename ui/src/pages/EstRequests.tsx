@@ -1,0 +1,79 @@
+/**
+ * EST enrollments held for a person's approval (`pki.est_approval_required`):
+ * the queue, newest first, filtered by status; approve or reject a pending
+ * one (`pki.issue`). The device's next poll then gets its certificate, or
+ * the refusal. Hidden while the queue has never held a request.
+ */
+import { Badge, Button, Group, Pagination, Paper, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api } from '../api/client'
+import { useAuth } from '../auth'
+import { ErrorAlert } from '../components/errors'
+import { useI18n } from '../i18n'
+import { when } from './format'
+
+const COLOR: Record<string, string> = { pending: 'yellow', approved: 'blue', issued: 'green', rejected: 'red' }
+type Status = 'pending' | 'approved' | 'rejected' | 'issued'
+
+export function EstRequests() {
+  const { t, language } = useI18n()
+  const auth = useAuth()
+  const qc = useQueryClient()
+  const [status, setStatus] = useState<Status | 'all'>('pending')
+  const [page, setPage] = useState(1)
+  const list = useQuery({
+    queryKey: ['pki', 'est-requests', status, page],
+    queryFn: () => api.get('/api/v1/pki/est-requests', { query: { page, per_page: 20, status: status === 'all' ? undefined : status } }),
+    placeholderData: keepPreviousData,
+  })
+  const any = useQuery({ queryKey: ['pki', 'est-requests', 'any'], queryFn: () => api.get('/api/v1/pki/est-requests', { query: { per_page: 1 } }) })
+  const decide = useMutation({
+    mutationFn: (o: { id: string; decision: 'approve' | 'reject' }) => api.post('/api/v1/pki/est-requests/{request_id}/decision', { params: { request_id: o.id }, body: { decision: o.decision } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['pki', 'est-requests'] }),
+  })
+  if (!any.data?.total) return null
+  const canDecide = auth.can('pki.issue')
+  return (
+    <Paper withBorder p="md" data-testid="est-requests">
+      <Stack>
+        <Group justify="space-between">
+          <Title order={2} size="h4">{t.pki.est.title}</Title>
+          <SegmentedControl size="xs" value={status} onChange={(x) => { setStatus(x as Status | 'all'); setPage(1) }}
+            data={[{ value: 'pending', label: t.pki.est.statuses.pending }, { value: 'issued', label: t.pki.est.statuses.issued }, { value: 'rejected', label: t.pki.est.statuses.rejected }, { value: 'all', label: t.pki.est.all }]} />
+        </Group>
+        <ErrorAlert error={list.error ?? decide.error} />
+        <Table.ScrollContainer minWidth={700}>
+          <Table striped aria-label={t.pki.est.title}>
+            <Table.Thead>
+              <Table.Tr><Table.Th>{t.pki.est.at}</Table.Th><Table.Th>{t.pki.subject}</Table.Th><Table.Th>{t.pki.san}</Table.Th><Table.Th>{t.pki.est.requester}</Table.Th><Table.Th>{t.pki.status}</Table.Th>{canDecide && <Table.Th />}</Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.data?.items.map((r) => (
+                <Table.Tr key={r.id}>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{when(r.created_at, language)}</Table.Td>
+                  <Table.Td ff="monospace" fz="xs">{r.subject}</Table.Td>
+                  <Table.Td ff="monospace" fz="xs">{r.san || t.common.none}</Table.Td>
+                  <Table.Td>{r.requester}{r.renews_id && <Text size="xs" c="dimmed">{t.pki.est.renews}</Text>}</Table.Td>
+                  <Table.Td><Badge color={COLOR[r.status]} variant="light">{t.pki.est.statuses[r.status]}</Badge></Table.Td>
+                  {canDecide && (
+                    <Table.Td>
+                      {r.status === 'pending' && (
+                        <Group gap={4} wrap="nowrap" justify="flex-end">
+                          <Button size="compact-sm" variant="light" color="green" loading={decide.isPending && decide.variables?.id === r.id && decide.variables.decision === 'approve'} onClick={() => decide.mutate({ id: r.id, decision: 'approve' })} aria-label={`${t.pki.est.approve} ${r.subject}`}>{t.pki.est.approve}</Button>
+                          <Button size="compact-sm" variant="subtle" color="red" onClick={() => window.confirm(t.pki.est.rejectConfirm(r.subject)) && decide.mutate({ id: r.id, decision: 'reject' })} aria-label={`${t.pki.est.reject} ${r.subject}`}>{t.pki.est.reject}</Button>
+                        </Group>
+                      )}
+                    </Table.Td>
+                  )}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+        {list.data && list.data.items.length === 0 && <Text c="dimmed">{t.pki.est.empty}</Text>}
+        {list.data && list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} />}
+      </Stack>
+    </Paper>
+  )
+}
