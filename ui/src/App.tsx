@@ -19,6 +19,11 @@ import { usePath } from './router'
 const Deploys = lazy(() => import('./pages/Deploys').then((m) => ({ default: m.Deploys })))
 const Logs = lazy(() => import('./pages/Logs').then((m) => ({ default: m.Logs })))
 const Policy = lazy(() => import('./pages/Policy').then((m) => ({ default: m.Policy })))
+// NAC (802.1X/MAB): endpoints, their groups, authorization profiles, the NAC policy.
+const Endpoints = lazy(() => import('./pages/Endpoints').then((m) => ({ default: m.Endpoints })))
+const EndpointGroups = lazy(() => import('./pages/EndpointGroups').then((m) => ({ default: m.EndpointGroups })))
+const AuthProfiles = lazy(() => import('./pages/AuthProfiles').then((m) => ({ default: m.AuthProfiles })))
+const NacPolicy = lazy(() => import('./pages/NacPolicy').then((m) => ({ default: m.NacPolicy })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -28,6 +33,10 @@ function page(path: string): ReactNode {
   if (path === '/deploys') return <Deploys />
   if (path === '/policy') return <Policy />
   if (path === '/logs') return <Logs />
+  if (path === '/nac/endpoints') return <Endpoints />
+  if (path === '/nac/endpoint-groups') return <EndpointGroups />
+  if (path === '/nac/profiles') return <AuthProfiles />
+  if (path === '/nac/policy') return <NacPolicy />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

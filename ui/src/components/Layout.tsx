@@ -52,6 +52,10 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/policy', t.nav.policy, auth.can('aaa-policy.read') && runs('aaa-policy'))}
         {item('/logs', t.nav.logs, auth.can('aaa-logs.read') && runs('aaa-logs'))}
         {item('/deploys', t.nav.deploys, auth.can('deploy.read'))}
+        {item('/nac/endpoints', t.nav.nacEndpoints, auth.can('nac.read') && runs('nac'))}
+        {item('/nac/endpoint-groups', t.nav.nacGroups, auth.can('nac.read') && runs('nac'))}
+        {item('/nac/profiles', t.nav.nacProfiles, auth.can('nac.policy.read') && runs('nac'))}
+        {item('/nac/policy', t.nav.nacPolicy, auth.can('nac.policy.read') && runs('nac'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>

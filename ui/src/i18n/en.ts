@@ -2,7 +2,7 @@
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
   app: { title: 'Portcullis', skip: 'Skip to content', signOut: 'Sign out', version: (v: string) => `Portcullis ${v}`, menu: 'Menu' },
-  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs' },
+  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs', nacEndpoints: 'Endpoints', nacGroups: 'Endpoint groups', nacProfiles: 'Authorization profiles', nacPolicy: 'NAC policy' },
   common: {
     save: 'Save', cancel: 'Cancel', create: 'Create', delete: 'Delete', edit: 'Edit', loading: 'Loading…', retry: 'Retry',
     none: '—', yes: 'Yes', no: 'No', search: 'Search', previous: 'Previous', next: 'Next',
@@ -89,6 +89,34 @@ const en = {
     },
   },
   plugins: { loadFailed: (p: string) => `The pages of ${p} could not be loaded.` },
+  nac: {
+    endpoints: 'Endpoints', addEndpoint: 'Add endpoint', editEndpoint: 'Edit endpoint', mac: 'MAC address', macHint: 'Any notation: AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff…',
+    vendor: 'Vendor', deviceType: 'Device type', group: 'Group', owner: 'Owner', description: 'Description', lastSeen: 'Last seen', profiling: 'Profiling',
+    confidence: (n: number) => `${n}% sure`, local: 'locally administered', noGroup: 'No group', anyGroup: 'All groups', ungrouped: 'In no group', noOwner: 'No owner',
+    searchPlaceholder: 'MAC, vendor, device type, description…', vendorFilter: 'Vendor starts with', deviceTypeFilter: 'Device type',
+    emptyEndpoints: 'No endpoints yet.', deleteEndpoint: (m: string) => `Delete the endpoint ${m}?`,
+    export: (f: string) => `Export ${f}`, exported: (n: string, rows: number | null) => `Downloaded ${n}${rows === null ? '' : ` (${rows} rows)`}.`,
+    lastAuth: { accept: 'accepted', reject: 'rejected' },
+    groups: 'Endpoint groups', addGroup: 'Add group', editGroup: 'Edit group', name: 'Name', count: 'Endpoints', placement: 'Placed by device type',
+    placementHint: 'Device types (one a line): an endpoint profiled as one of them is placed in this group.', emptyGroups: 'No endpoint groups yet.',
+    deleteGroup: (n: string) => `Delete the group ${n}?`, groupEndpoints: (n: string) => `Show the endpoints of ${n}`,
+    profiles: 'Authorization profiles', addProfile: 'Add profile', editProfile: 'Edit profile', deny: 'Deny (Access-Reject)', denyBadge: 'deny',
+    denyHint: 'A deny sends no attributes.', vlan: 'VLAN', vlanHint: 'An id 1–4094 or a VLAN name', acl: 'ACL (Filter-Id)', ciscoAcl: 'Cisco per-session ACL',
+    ciscoAclHint: 'One line of the ACL a line, in order', redirect: 'Redirect URL (Cisco)', redirectAcl: 'Redirect ACL (Cisco)', role: 'Aruba user role',
+    sessionTimeout: 'Session timeout (s)', reauthenticate: 'Re-authenticate when the session times out', reply: 'Sends', emptyProfiles: 'No profiles yet.',
+    deleteProfile: (n: string) => `Delete the profile ${n}?`, allProfiles: 'All', onlyDeny: 'Deny', onlyAccept: 'Accept',
+    policy: 'NAC policy', rules: 'Rules, in evaluation order', addRule: 'Add rule', editRule: 'Edit rule', conditions: 'Conditions', profile: 'Authorization profile',
+    everyRequest: 'every request', enabled: 'Enabled', addCondition: 'Add condition', removeCondition: 'Remove condition',
+    conditionTypes: {
+      method: 'Method', user_group: 'User group', endpoint_group: 'Endpoint group', device_type: 'Device type', device_group: 'Device group',
+      certificate: 'Certificate', nas_port_type: 'NAS port type', time_window: 'Time window',
+    },
+    values: 'Values', valuesHint: 'One a line', certField: 'Certificate field', days: 'Days', start: 'From (HH:MM)', end: 'To (HH:MM)',
+    certFields: { issuer_cn: 'Issuer CN', san_email: 'SAN e-mail', san_dns: 'SAN DNS name' },
+    test: 'Policy test', method: 'Method', username: 'Username', nas: 'Switch (device or address)', nasPortType: 'NAS port type', run: 'Test',
+    decision: { accept: 'Accept', reject: 'Reject' }, matched: (n: string) => `Rule ${n} decided`, trace: 'Trace', why: 'Why', resolved: 'Resolved as',
+    inGroups: (g: string) => `in ${g || 'no group'}`, unknown: 'unknown',
+  },
 }
 
 export default en

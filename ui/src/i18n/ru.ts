@@ -3,7 +3,7 @@ import type { Messages } from './en'
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
   app: { title: 'Portcullis', skip: 'Перейти к содержимому', signOut: 'Выйти', version: (v) => `Portcullis ${v}`, menu: 'Меню' },
-  nav: { account: 'Моя учётная запись', dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули', deploys: 'Развёртывания', policy: 'Политика AAA', logs: 'Журналы AAA' },
+  nav: { account: 'Моя учётная запись', dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули', deploys: 'Развёртывания', policy: 'Политика AAA', logs: 'Журналы AAA', nacEndpoints: 'Оконечные устройства', nacGroups: 'Группы оконечных устройств', nacProfiles: 'Профили авторизации', nacPolicy: 'Политика NAC' },
   common: {
     save: 'Сохранить', cancel: 'Отмена', create: 'Создать', delete: 'Удалить', edit: 'Изменить', loading: 'Загрузка…', retry: 'Повторить',
     none: '—', yes: 'Да', no: 'Нет', search: 'Поиск', previous: 'Назад', next: 'Вперёд',
@@ -90,6 +90,34 @@ const ru: Messages = {
     },
   },
   plugins: { loadFailed: (p) => `Не удалось загрузить страницы модуля ${p}.` },
+  nac: {
+    endpoints: 'Оконечные устройства', addEndpoint: 'Добавить устройство', editEndpoint: 'Изменить устройство', mac: 'MAC-адрес', macHint: 'Любая запись: AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff…',
+    vendor: 'Производитель', deviceType: 'Тип устройства', group: 'Группа', owner: 'Владелец', description: 'Описание', lastSeen: 'Последний раз', profiling: 'Профилирование',
+    confidence: (n) => `уверенность ${n}%`, local: 'локально администрируемый', noGroup: 'Без группы', anyGroup: 'Все группы', ungrouped: 'Не в группе', noOwner: 'Без владельца',
+    searchPlaceholder: 'MAC, производитель, тип, описание…', vendorFilter: 'Производитель начинается с', deviceTypeFilter: 'Тип устройства',
+    emptyEndpoints: 'Оконечных устройств пока нет.', deleteEndpoint: (m) => `Удалить устройство ${m}?`,
+    export: (f) => `Выгрузить ${f}`, exported: (n, rows) => `Загружен ${n}${rows === null ? '' : ` (строк: ${rows})`}.`,
+    lastAuth: { accept: 'допущено', reject: 'отклонено' },
+    groups: 'Группы оконечных устройств', addGroup: 'Добавить группу', editGroup: 'Изменить группу', name: 'Имя', count: 'Устройств', placement: 'Помещать по типу устройства',
+    placementHint: 'Типы устройств (по одному в строке): устройство, профилированное как один из них, помещается в эту группу.', emptyGroups: 'Групп пока нет.',
+    deleteGroup: (n) => `Удалить группу ${n}?`, groupEndpoints: (n) => `Показать устройства группы ${n}`,
+    profiles: 'Профили авторизации', addProfile: 'Добавить профиль', editProfile: 'Изменить профиль', deny: 'Запрет (Access-Reject)', denyBadge: 'запрет',
+    denyHint: 'Запрет не отправляет атрибутов.', vlan: 'VLAN', vlanHint: 'Номер 1–4094 или имя VLAN', acl: 'ACL (Filter-Id)', ciscoAcl: 'ACL сеанса Cisco',
+    ciscoAclHint: 'По одной строке ACL в строке, по порядку', redirect: 'URL перенаправления (Cisco)', redirectAcl: 'ACL перенаправления (Cisco)', role: 'Роль пользователя Aruba',
+    sessionTimeout: 'Тайм-аут сеанса (с)', reauthenticate: 'Повторная аутентификация по истечении сеанса', reply: 'Отправляет', emptyProfiles: 'Профилей пока нет.',
+    deleteProfile: (n) => `Удалить профиль ${n}?`, allProfiles: 'Все', onlyDeny: 'Запрет', onlyAccept: 'Допуск',
+    policy: 'Политика NAC', rules: 'Правила в порядке проверки', addRule: 'Добавить правило', editRule: 'Изменить правило', conditions: 'Условия', profile: 'Профиль авторизации',
+    everyRequest: 'любой запрос', enabled: 'Включено', addCondition: 'Добавить условие', removeCondition: 'Удалить условие',
+    conditionTypes: {
+      method: 'Метод', user_group: 'Группа пользователей', endpoint_group: 'Группа оконечных устройств', device_type: 'Тип устройства', device_group: 'Группа сетевых устройств',
+      certificate: 'Сертификат', nas_port_type: 'Тип порта NAS', time_window: 'Интервал времени',
+    },
+    values: 'Значения', valuesHint: 'По одному в строке', certField: 'Поле сертификата', days: 'Дни', start: 'С (ЧЧ:ММ)', end: 'До (ЧЧ:ММ)',
+    certFields: { issuer_cn: 'CN издателя', san_email: 'SAN e-mail', san_dns: 'SAN DNS-имя' },
+    test: 'Проверка политики', method: 'Метод', username: 'Имя пользователя', nas: 'Коммутатор (устройство или адрес)', nasPortType: 'Тип порта NAS', run: 'Проверить',
+    decision: { accept: 'Допуск', reject: 'Отказ' }, matched: (n) => `Решило правило ${n}`, trace: 'Трассировка', why: 'Почему', resolved: 'Распознано как',
+    inGroups: (g) => `в ${g || 'ни одной группе'}`, unknown: 'неизвестно',
+  },
 }
 
 export default ru
