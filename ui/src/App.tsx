@@ -24,6 +24,7 @@ const Endpoints = lazy(() => import('./pages/Endpoints').then((m) => ({ default:
 const EndpointGroups = lazy(() => import('./pages/EndpointGroups').then((m) => ({ default: m.EndpointGroups })))
 const AuthProfiles = lazy(() => import('./pages/AuthProfiles').then((m) => ({ default: m.AuthProfiles })))
 const NacPolicy = lazy(() => import('./pages/NacPolicy').then((m) => ({ default: m.NacPolicy })))
+const NacSessions = lazy(() => import('./pages/NacSessions').then((m) => ({ default: m.NacSessions })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -37,6 +38,7 @@ function page(path: string): ReactNode {
   if (path === '/nac/endpoint-groups') return <EndpointGroups />
   if (path === '/nac/profiles') return <AuthProfiles />
   if (path === '/nac/policy') return <NacPolicy />
+  if (path === '/nac/sessions') return <NacSessions />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

@@ -2,7 +2,7 @@
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
   app: { title: 'Portcullis', skip: 'Skip to content', signOut: 'Sign out', version: (v: string) => `Portcullis ${v}`, menu: 'Menu' },
-  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs', nacEndpoints: 'Endpoints', nacGroups: 'Endpoint groups', nacProfiles: 'Authorization profiles', nacPolicy: 'NAC policy' },
+  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs', nacEndpoints: 'Endpoints', nacGroups: 'Endpoint groups', nacProfiles: 'Authorization profiles', nacPolicy: 'NAC policy', nacSessions: 'NAC sessions' },
   common: {
     save: 'Save', cancel: 'Cancel', create: 'Create', delete: 'Delete', edit: 'Edit', loading: 'Loading…', retry: 'Retry',
     none: '—', yes: 'Yes', no: 'No', search: 'Search', previous: 'Previous', next: 'Next',
@@ -116,6 +116,11 @@ const en = {
     test: 'Policy test', method: 'Method', username: 'Username', nas: 'Switch (device or address)', nasPortType: 'NAS port type', run: 'Test',
     decision: { accept: 'Accept', reject: 'Reject' }, matched: (n: string) => `Rule ${n} decided`, trace: 'Trace', why: 'Why', resolved: 'Resolved as',
     inGroups: (g: string) => `in ${g || 'no group'}`, unknown: 'unknown',
+    sessions: 'Sessions', state: 'State', allStates: 'All', states: { live: 'live', stale: 'stale', ended: 'ended' }, nasIp: 'NAS address', started: 'Started', lastUpdate: 'Last update / stopped',
+    noSessions: 'No sessions match.', coa: 'CoA', noEndpoint: (m: string) => `No endpoint has the MAC ${m}.`,
+    coaActions: { reauthenticate: 'Re-authenticate', disconnect: 'Disconnect', 'bounce-port': 'Bounce the port' },
+    coaConfirm: (a: string, m: string) => `${a}: ${m}?`, coaResult: (m: string, nas: string, r: string) => `${m} at ${nas}: ${r}`,
+    coaResults: { pending: 'sent, no answer yet', ack: 'acknowledged (ACK)', nak: 'refused by the NAS (NAK)', timeout: 'no answer (timeout)', bad_response: 'answer failed verification (check the RADIUS secret)', error: 'could not be sent' },
   },
 }
 

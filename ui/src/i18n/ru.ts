@@ -3,7 +3,7 @@ import type { Messages } from './en'
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
   app: { title: 'Portcullis', skip: 'Перейти к содержимому', signOut: 'Выйти', version: (v) => `Portcullis ${v}`, menu: 'Меню' },
-  nav: { account: 'Моя учётная запись', dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули', deploys: 'Развёртывания', policy: 'Политика AAA', logs: 'Журналы AAA', nacEndpoints: 'Оконечные устройства', nacGroups: 'Группы оконечных устройств', nacProfiles: 'Профили авторизации', nacPolicy: 'Политика NAC' },
+  nav: { account: 'Моя учётная запись', dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули', deploys: 'Развёртывания', policy: 'Политика AAA', logs: 'Журналы AAA', nacEndpoints: 'Оконечные устройства', nacGroups: 'Группы оконечных устройств', nacProfiles: 'Профили авторизации', nacPolicy: 'Политика NAC', nacSessions: 'Сеансы NAC' },
   common: {
     save: 'Сохранить', cancel: 'Отмена', create: 'Создать', delete: 'Удалить', edit: 'Изменить', loading: 'Загрузка…', retry: 'Повторить',
     none: '—', yes: 'Да', no: 'Нет', search: 'Поиск', previous: 'Назад', next: 'Вперёд',
@@ -117,6 +117,11 @@ const ru: Messages = {
     test: 'Проверка политики', method: 'Метод', username: 'Имя пользователя', nas: 'Коммутатор (устройство или адрес)', nasPortType: 'Тип порта NAS', run: 'Проверить',
     decision: { accept: 'Допуск', reject: 'Отказ' }, matched: (n) => `Решило правило ${n}`, trace: 'Трассировка', why: 'Почему', resolved: 'Распознано как',
     inGroups: (g) => `в ${g || 'ни одной группе'}`, unknown: 'неизвестно',
+    sessions: 'Сеансы', state: 'Состояние', allStates: 'Все', states: { live: 'активен', stale: 'устарел', ended: 'завершён' }, nasIp: 'Адрес NAS', started: 'Начало', lastUpdate: 'Обновлён / завершён',
+    noSessions: 'Сеансов не найдено.', coa: 'CoA', noEndpoint: (m) => `Нет оконечного устройства с MAC ${m}.`,
+    coaActions: { reauthenticate: 'Повторная аутентификация', disconnect: 'Отключить', 'bounce-port': 'Перезапустить порт' },
+    coaConfirm: (a, m) => `${a}: ${m}?`, coaResult: (m, nas, r) => `${m} на ${nas}: ${r}`,
+    coaResults: { pending: 'отправлено, ответа ещё нет', ack: 'подтверждено (ACK)', nak: 'отклонено NAS (NAK)', timeout: 'нет ответа (тайм-аут)', bad_response: 'ответ не прошёл проверку (проверьте секрет RADIUS)', error: 'не удалось отправить' },
   },
 }
 
