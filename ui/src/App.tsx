@@ -25,6 +25,7 @@ const EndpointGroups = lazy(() => import('./pages/EndpointGroups').then((m) => (
 const AuthProfiles = lazy(() => import('./pages/AuthProfiles').then((m) => ({ default: m.AuthProfiles })))
 const NacPolicy = lazy(() => import('./pages/NacPolicy').then((m) => ({ default: m.NacPolicy })))
 const NacSessions = lazy(() => import('./pages/NacSessions').then((m) => ({ default: m.NacSessions })))
+const ProfilingRules = lazy(() => import('./pages/ProfilingRules').then((m) => ({ default: m.ProfilingRules })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -39,6 +40,7 @@ function page(path: string): ReactNode {
   if (path === '/nac/profiles') return <AuthProfiles />
   if (path === '/nac/policy') return <NacPolicy />
   if (path === '/nac/sessions') return <NacSessions />
+  if (path === '/nac/profiling-rules') return <ProfilingRules />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

@@ -57,6 +57,7 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/nac/profiles', t.nav.nacProfiles, auth.can('nac.policy.read') && runs('nac'))}
         {item('/nac/policy', t.nav.nacPolicy, auth.can('nac.policy.read') && runs('nac'))}
         {item('/nac/sessions', t.nav.nacSessions, auth.can('nac.sessions.read') && runs('nac'))}
+        {item('/nac/profiling-rules', t.nav.nacProfiling, auth.can('nac.read') && runs('nac'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>

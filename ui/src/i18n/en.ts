@@ -2,7 +2,7 @@
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
   app: { title: 'Portcullis', skip: 'Skip to content', signOut: 'Sign out', version: (v: string) => `Portcullis ${v}`, menu: 'Menu' },
-  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs', nacEndpoints: 'Endpoints', nacGroups: 'Endpoint groups', nacProfiles: 'Authorization profiles', nacPolicy: 'NAC policy', nacSessions: 'NAC sessions' },
+  nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs', nacEndpoints: 'Endpoints', nacGroups: 'Endpoint groups', nacProfiles: 'Authorization profiles', nacPolicy: 'NAC policy', nacSessions: 'NAC sessions', nacProfiling: 'Profiling rules' },
   common: {
     save: 'Save', cancel: 'Cancel', create: 'Create', delete: 'Delete', edit: 'Edit', loading: 'Loading…', retry: 'Retry',
     none: '—', yes: 'Yes', no: 'No', search: 'Search', previous: 'Previous', next: 'Next',
@@ -116,6 +116,10 @@ const en = {
     test: 'Policy test', method: 'Method', username: 'Username', nas: 'Switch (device or address)', nasPortType: 'NAS port type', run: 'Test',
     decision: { accept: 'Accept', reject: 'Reject' }, matched: (n: string) => `Rule ${n} decided`, trace: 'Trace', why: 'Why', resolved: 'Resolved as',
     inGroups: (g: string) => `in ${g || 'no group'}`, unknown: 'unknown',
+    profilingRules: 'Profiling rules', addProfilingRule: 'Add profiling rule', editProfilingRule: 'Edit profiling rule', certainty: 'Certainty (0–100)', applyNow: 'Apply to every endpoint now',
+    applied: (n: number, c: number) => `${n} endpoints evaluated, ${c} changed.`, noProfilingRules: 'No profiling rules yet.', evidenceLabel: 'Evidence', operator: 'Operator',
+    evidence: { vendor: 'MAC vendor', dhcp_class_id: 'DHCP class id (60)', dhcp_parameter_list: 'DHCP parameter list (55)', dhcp_hostname: 'DHCP host name (12)', cdp_platform: 'CDP platform', lldp_system_description: 'LLDP system description', user_agent: 'HTTP User-Agent', nas_port_type: 'NAS port type' },
+    operators: { equals: 'equals', contains: 'contains', starts_with: 'starts with' },
     sessions: 'Sessions', state: 'State', allStates: 'All', states: { live: 'live', stale: 'stale', ended: 'ended' }, nasIp: 'NAS address', started: 'Started', lastUpdate: 'Last update / stopped',
     noSessions: 'No sessions match.', coa: 'CoA', noEndpoint: (m: string) => `No endpoint has the MAC ${m}.`,
     coaActions: { reauthenticate: 'Re-authenticate', disconnect: 'Disconnect', 'bounce-port': 'Bounce the port' },

@@ -3,7 +3,7 @@ import type { Messages } from './en'
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
   app: { title: 'Portcullis', skip: 'Перейти к содержимому', signOut: 'Выйти', version: (v) => `Portcullis ${v}`, menu: 'Меню' },
-  nav: { account: 'Моя учётная запись', dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули', deploys: 'Развёртывания', policy: 'Политика AAA', logs: 'Журналы AAA', nacEndpoints: 'Оконечные устройства', nacGroups: 'Группы оконечных устройств', nacProfiles: 'Профили авторизации', nacPolicy: 'Политика NAC', nacSessions: 'Сеансы NAC' },
+  nav: { account: 'Моя учётная запись', dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули', deploys: 'Развёртывания', policy: 'Политика AAA', logs: 'Журналы AAA', nacEndpoints: 'Оконечные устройства', nacGroups: 'Группы оконечных устройств', nacProfiles: 'Профили авторизации', nacPolicy: 'Политика NAC', nacSessions: 'Сеансы NAC', nacProfiling: 'Правила профилирования' },
   common: {
     save: 'Сохранить', cancel: 'Отмена', create: 'Создать', delete: 'Удалить', edit: 'Изменить', loading: 'Загрузка…', retry: 'Повторить',
     none: '—', yes: 'Да', no: 'Нет', search: 'Поиск', previous: 'Назад', next: 'Вперёд',
@@ -117,6 +117,10 @@ const ru: Messages = {
     test: 'Проверка политики', method: 'Метод', username: 'Имя пользователя', nas: 'Коммутатор (устройство или адрес)', nasPortType: 'Тип порта NAS', run: 'Проверить',
     decision: { accept: 'Допуск', reject: 'Отказ' }, matched: (n) => `Решило правило ${n}`, trace: 'Трассировка', why: 'Почему', resolved: 'Распознано как',
     inGroups: (g) => `в ${g || 'ни одной группе'}`, unknown: 'неизвестно',
+    profilingRules: 'Правила профилирования', addProfilingRule: 'Добавить правило профилирования', editProfilingRule: 'Изменить правило профилирования', certainty: 'Уверенность (0–100)', applyNow: 'Применить ко всем устройствам сейчас',
+    applied: (n, c) => `Проверено устройств: ${n}, изменено: ${c}.`, noProfilingRules: 'Правил профилирования пока нет.', evidenceLabel: 'Признак', operator: 'Оператор',
+    evidence: { vendor: 'Производитель по MAC', dhcp_class_id: 'Класс DHCP (60)', dhcp_parameter_list: 'Список параметров DHCP (55)', dhcp_hostname: 'Имя узла DHCP (12)', cdp_platform: 'Платформа CDP', lldp_system_description: 'Описание системы LLDP', user_agent: 'HTTP User-Agent', nas_port_type: 'Тип порта NAS' },
+    operators: { equals: 'равно', contains: 'содержит', starts_with: 'начинается с' },
     sessions: 'Сеансы', state: 'Состояние', allStates: 'Все', states: { live: 'активен', stale: 'устарел', ended: 'завершён' }, nasIp: 'Адрес NAS', started: 'Начало', lastUpdate: 'Обновлён / завершён',
     noSessions: 'Сеансов не найдено.', coa: 'CoA', noEndpoint: (m) => `Нет оконечного устройства с MAC ${m}.`,
     coaActions: { reauthenticate: 'Повторная аутентификация', disconnect: 'Отключить', 'bounce-port': 'Перезапустить порт' },
