@@ -17,6 +17,7 @@ import type { Browser, Page } from 'playwright-core'
 import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
+import { LoopbackNas } from '../../nac/test/coa-nas.js'
 import { CHROMIUM, context, inputError, launch, screenshot } from './browser.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
@@ -32,23 +33,27 @@ async function signIn(page: Page, t: TestApp, to: string, username = 'admin', pa
 
 /** Picks `option` in the Mantine Select or MultiSelect whose input is labelled `label` (its label element or aria-label). */
 async function pick(page: Page, label: string | RegExp, option: string | RegExp) {
-  await page.getByRole('dialog').getByLabel(label).first().click()
+  // force: a MultiSelect's pills box lies over its input (a person clicks the box).
+  await page.getByRole('dialog').getByLabel(label).first().click({ force: true })
   await page.getByRole('option', { name: option }).first().click()
 }
 
 const shownOrder = (page: Page) => page.getByTestId('nac-rules').locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-rule')))
 const apiOrder = async (t: TestApp) => ((await t.admin('GET', RULES)).body as { name: string }[]).map((r) => r.name)
-const firstRule = (name: string) => `document.querySelector('[data-testid="nac-rules"] tbody tr')?.getAttribute('data-rule') === '${name}'`
+/** Waits until the list's first row is the rule `name` (a function, not a string: the console's CSP has no eval). */
+const firstRule = (page: Page, name: string) => page.waitForFunction((n) => document.querySelector('[data-testid="nac-rules"] tbody tr')?.getAttribute('data-rule') === n, name)
 
 ;(runsOn('postgres') ? describe : describe.skip)('console: the NAC screens in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
   let browser: Browser
+  let nas: LoopbackNas | undefined
 
   before(async function () {
     if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
     if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
-    t = await startTestApp({ engine: 'postgres', plugins: ['inventory', 'radius', 'nac', 'console'] })
+    // A NAS that does not answer a CoA is given up on quickly (the screen shows the timeout, not a hang).
+    t = await startTestApp({ engine: 'postgres', plugins: ['inventory', 'radius', 'nac', 'console'], settings: { 'nac.coa_timeout_ms': 300, 'nac.coa_retries': 0 } })
     const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
     const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
     expect(changed.status, changed.text).to.equal(200)
@@ -58,6 +63,7 @@ const firstRule = (name: string) => `document.querySelector('[data-testid="nac-r
     browser = await launch()
   })
   after(async () => {
+    nas?.close()
     await browser?.close()
     await t?.stop()
   })
@@ -189,7 +195,7 @@ const firstRule = (name: string) => `document.querySelector('[data-testid="nac-r
     // Drag the deny rule above: the server has the new order, and the printer is now rejected.
     await test.locator('input[name="mac"]').fill('00:1b:63:84:45:e6')
     await page.locator('tr[data-rule="mab-deny"]').dragTo(page.locator('tr[data-rule="printers-mab"]'))
-    await page.waitForFunction(firstRule('mab-deny'))
+    await firstRule(page, 'mab-deny')
     expect(await apiOrder(t)).to.deep.equal(['mab-deny', 'printers-mab', 'default'])
     await test.getByRole('button', { name: 'Test' }).click()
     await test.getByText('Rule mab-deny decided').waitFor()
@@ -199,7 +205,7 @@ const firstRule = (name: string) => `document.querySelector('[data-testid="nac-r
     // By keyboard: focus the deny rule's row, Alt+↓ moves it below again (and a screen reader hears it).
     await page.locator('tr[data-rule="mab-deny"]').focus()
     await page.keyboard.press('Alt+ArrowDown')
-    await page.waitForFunction(firstRule('printers-mab'))
+    await firstRule(page, 'printers-mab')
     expect(await apiOrder(t)).to.deep.equal(['printers-mab', 'mab-deny', 'default'])
     await page.getByRole('status').filter({ hasText: 'mab-deny moved to position 2.' }).waitFor({ state: 'attached' })
     // The default rule does not move.
@@ -257,5 +263,81 @@ const firstRule = (name: string) => `document.querySelector('[data-testid="nac-r
     expect(await menu.getByRole('link', { name: 'NAC policy' }).count()).to.equal(0)
     expect(await menu.getByRole('link', { name: 'Authorization profiles' }).count()).to.equal(0)
     await c2.close()
+  })
+
+  it('lists sessions with their state, filters and exports them, and sends a CoA whose answer it shows', async () => {
+    // A NAS on loopback (the nac plugin's CoA test NAS: it checks the signature and answers as told), the switch for it in the inventory.
+    const address = `127.0.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}`
+    nas = await LoopbackNas.start(address, 'coa-secret-1')
+    const dev = await t.admin('POST', '/api/v1/devices', { body: { name: 'access-sw-2', address, vendor: 'Cisco', radius_secret: 'coa-secret-1' } })
+    expect(dev.status, dev.text).to.equal(201)
+    expect((await t.admin('PUT', `/api/v1/nac/coa-nas/${dev.body.id}`, { body: { port: nas.port } })).status).to.equal(200)
+    // What the accounting ingester writes (telemetry: no API writes it): the printer seen on that NAS, its live session, and an ended one.
+    const knex = t.app.db.knex
+    await knex('nac_endpoints').where({ mac: '00:1b:63:84:45:e6' }).update({ last_nas_ip: address, last_nas_port: 'GigabitEthernet1/0/7', last_seen_at: new Date(), last_auth_result: 'accept' })
+    const now = Date.now()
+    await knex('nac_sessions').insert([
+      { nas_ip: address, acct_session_id: 'S-LIVE-1', mac: '00:1b:63:84:45:e6', username: '001b638445e6', nas_port: 'GigabitEthernet1/0/7', nas_port_type: 'Ethernet', framed_ip: '10.30.0.17', vlan: '30', started_at: new Date(now - 3_600_000), last_update_at: new Date(now - 60_000), interim_interval: 600 },
+      { nas_ip: address, acct_session_id: 'S-ENDED-1', mac: '00:1b:63:00:00:02', username: 'bob', nas_port: 'GigabitEthernet1/0/9', started_at: new Date(now - 7_200_000), last_update_at: new Date(now - 5_000_000), stopped_at: new Date(now - 5_000_000) },
+    ])
+
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    page.on('dialog', (d) => void d.accept())
+    await signIn(page, t, '/nac/sessions')
+    await page.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor()
+    const table = page.getByTestId('sessions-table')
+    await table.locator('tr[data-session="S-LIVE-1"]').getByText('live').waitFor()
+    await table.locator('tr[data-session="S-ENDED-1"]').getByText('ended').waitFor()
+    // The state filter: the ended one alone; an ended session has no CoA.
+    await page.getByText('ended', { exact: true }).first().click()
+    await page.getByText('1 in all').waitFor()
+    expect(await table.locator('tr[data-session="S-ENDED-1"]').getByRole('button', { name: /^CoA/ }).count()).to.equal(0)
+    await page.getByText('All', { exact: true }).click()
+    await page.getByText('2 in all').waitFor()
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export csv' }).click()])
+    expect(csv.suggestedFilename()).to.match(/^nac-sessions-.*\.csv$/)
+    await page.getByText(/\(2 rows\)/).waitFor()
+
+    // Re-authenticate: the NAS gets one signed CoA-Request, and its ACK shows.
+    await table.locator('tr[data-session="S-LIVE-1"]').getByRole('button', { name: 'CoA 00:1b:63:84:45:e6' }).click()
+    await page.getByRole('menuitem', { name: 'Re-authenticate' }).click()
+    await page.getByTestId('coa-result').getByText(/acknowledged \(ACK\)/).waitFor()
+    expect(nas.received).to.have.length(1)
+    expect(nas.received[0].code).to.equal(43)
+    expect(nas.received[0].signed).to.equal(true)
+    // Disconnect, confirmed; this time the NAS refuses it with an Error-Cause, which shows with its name.
+    nas.answer = { kind: 'nak', errorCause: 503 }
+    await table.locator('tr[data-session="S-LIVE-1"]').getByRole('button', { name: 'CoA 00:1b:63:84:45:e6' }).click()
+    await page.getByRole('menuitem', { name: 'Disconnect' }).click()
+    await page.getByTestId('coa-result').getByText(/refused by the NAS \(NAK\).*503/).waitFor()
+    expect(nas.received[1].code).to.equal(40)
+    await screenshot(page, 'nac-sessions')
+    await page.context().close()
+  })
+
+  it('makes a profiling rule in the form, applies it, and the endpoint shows the device type it gives', async () => {
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    await signIn(page, t, '/nac/profiling-rules')
+    await page.getByRole('heading', { name: 'Profiling rules', level: 1 }).waitFor()
+    await page.getByRole('button', { name: 'Add profiling rule' }).click()
+    await page.locator('input[name="name"]').fill('apple-printers')
+    await page.locator('input[name="device_type"]').fill('printer')
+    await page.locator('input[name="certainty"]').fill('80')
+    await page.locator('input[name="conditions[0].value"]').fill('Apple')
+    // A certainty above 100 is refused under its input.
+    await page.locator('input[name="certainty"]').fill('180')
+    await page.getByRole('button', { name: 'Create' }).click()
+    expect(await inputError(page, 'certainty')).to.not.equal('')
+    await page.locator('input[name="certainty"]').fill('80')
+    await page.getByRole('button', { name: 'Create' }).click()
+    const row = page.getByTestId('profiling-rules-table').locator('tr[data-profiling-rule="apple-printers"]')
+    await row.getByText('MAC vendor starts with “Apple”').waitFor()
+    await page.getByRole('button', { name: 'Apply to every endpoint now' }).click()
+    await page.getByTestId('apply-result').getByText(/1 changed/).waitFor()
+    await page.getByRole('navigation').getByRole('link', { name: 'Endpoints' }).click()
+    const ep = page.getByTestId('endpoints-table').locator('tr[data-mac="00:1b:63:84:45:e6"]')
+    await ep.getByText('printer', { exact: true }).waitFor()
+    await ep.getByText(/80% sure/).waitFor()
+    await page.context().close()
   })
 })

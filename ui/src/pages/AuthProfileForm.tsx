@@ -67,7 +67,7 @@ export function AuthProfileForm({ profile, onClose }: { profile: AuthProfile | n
           </Group>
           <Group grow align="flex-start">
             <TextInput label={t.nac.role} name="aruba_user_role" disabled={off} value={v.role} onChange={(e) => set('role', e.currentTarget.value)} error={err('aruba_user_role')} />
-            <NumberInput label={t.nac.sessionTimeout} name="session_timeout" min={60} allowDecimal={false} disabled={off} value={v.timeout} onChange={(x) => set('timeout', x)} error={err('session_timeout')} />
+            <NumberInput label={t.nac.sessionTimeout} name="session_timeout" min={60} clampBehavior="none" allowDecimal={false} disabled={off} value={v.timeout} onChange={(x) => set('timeout', x)} error={err('session_timeout')} />
           </Group>
           <Switch label={t.nac.reauthenticate} name="reauthenticate" disabled={off} checked={v.reauth} onChange={(e) => set('reauth', e.currentTarget.checked)} error={err('reauthenticate')} />
           <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />

@@ -53,7 +53,7 @@ export function ProfilingRuleForm({ rule, onClose }: { rule: ProfilingRule | nul
           <Group grow align="flex-start">
             <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
             <TextInput label={t.nac.deviceType} name="device_type" required placeholder="printer" value={v.deviceType} onChange={(e) => set('deviceType', e.currentTarget.value)} error={err('device_type')} />
-            <NumberInput label={t.nac.certainty} name="certainty" min={0} max={100} allowDecimal={false} value={v.certainty} onChange={(x) => set('certainty', x)} error={err('certainty')} />
+            <NumberInput label={t.nac.certainty} name="certainty" min={0} max={100} clampBehavior="none" allowDecimal={false} value={v.certainty} onChange={(x) => set('certainty', x)} error={err('certainty')} />
           </Group>
           <Text size="sm" fw={500}>{t.nac.conditions}</Text>
           {v.conditions.map((c, i) => (
