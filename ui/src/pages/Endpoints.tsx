@@ -3,7 +3,8 @@
  * filters (group, kept in the URL as /nac/endpoints?group=<id> or `none`;
  * vendor prefix; device type), what profiling concluded and why, when and
  * where the network last saw each one; add, change and delete in a dialog;
- * the filtered list exported as xlsx or csv (the server's file).
+ * a CSV import with its report; the filtered list exported as xlsx or csv
+ * (the server's file).
  */
 import { ActionIcon, Badge, Button, Group, Pagination, Select, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
@@ -14,6 +15,7 @@ import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { EndpointForm } from './EndpointForm'
+import { EndpointImport } from './EndpointImport'
 import { when } from './format'
 import { useEndpointGroupOptions, type Endpoint } from './nac-data'
 
@@ -38,6 +40,7 @@ export function Endpoints() {
     history.replaceState(null, '', g ? `/nac/endpoints?group=${encodeURIComponent(g)}` : '/nac/endpoints')
   }
   const [editing, setEditing] = useState<Endpoint | 'new' | null>(null)
+  const [importing, setImporting] = useState(false)
   const filters = { search: q || undefined, vendor: v || undefined, device_type: dt || undefined, ...(group === 'none' ? { grouped: false } : group ? { endpoint_group_id: group } : {}) }
   const list = useQuery({
     queryKey: ['nac', 'endpoints', page, filters],
@@ -60,6 +63,7 @@ export function Endpoints() {
           {(['xlsx', 'csv'] as const).map((f) => (
             <Button key={f} variant="default" loading={exporter.isPending && exporter.variables === f} onClick={() => exporter.mutate(f)}>{t.nac.export(f)}</Button>
           ))}
+          {canWrite && <Button variant="default" onClick={() => setImporting(true)}>{t.nac.import}</Button>}
           {canWrite && <Button onClick={() => setEditing('new')}>{t.nac.addEndpoint}</Button>}
         </Group>
       </Group>
@@ -118,6 +122,7 @@ export function Endpoints() {
           {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
         </Group>
       )}
+      {importing && <EndpointImport onClose={() => setImporting(false)} />}
       {editing && <EndpointForm endpoint={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )
