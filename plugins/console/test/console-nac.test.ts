@@ -354,7 +354,7 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     await report.getByText('Nothing written').waitFor()
     await report.getByText('1 created, 0 updated, 0 unchanged, 0 skipped, 1 refused.').waitFor()
     await report.getByRole('row', { name: /01:00:5e:00:00:01/ }).getByText('mac', { exact: true }).waitFor()
-    expect((await t.admin('GET', '/api/v1/nac/endpoints?mac=00:1b:63:00:00:10')).body.total).to.equal(0)
+    expect((await t.admin('GET', '/api/v1/nac/endpoints?mac=00:1b:63:00:00:10')).body.total_by_filter).to.equal(0)
     await dialog.getByText('Write the rows that pass', { exact: false }).click()
     await dialog.getByRole('button', { name: 'Import' }).click()
     await report.getByText('Written').waitFor()

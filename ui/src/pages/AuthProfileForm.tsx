@@ -59,7 +59,7 @@ export function AuthProfileForm({ profile, onClose }: { profile: AuthProfile | n
             <TextInput label={t.nac.vlan} name="vlan" description={t.nac.vlanHint} disabled={off} value={v.vlan} onChange={(e) => set('vlan', e.currentTarget.value)} error={err('vlan')} />
             <TextInput label={t.nac.acl} name="acl" disabled={off} value={v.acl} onChange={(e) => set('acl', e.currentTarget.value)} error={err('acl')} />
           </Group>
-          <Textarea label={t.nac.ciscoAcl} name="cisco_acl" description={t.nac.ciscoAclHint} disabled={off} autosize minRows={2} ff="monospace" value={v.ciscoAcl} onChange={(e) => set('ciscoAcl', e.currentTarget.value)}
+          <Textarea label={t.nac.ciscoAcl} name="cisco_acl" description={t.nac.ciscoAclHint} disabled={off} autosize minRows={2} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} value={v.ciscoAcl} onChange={(e) => set('ciscoAcl', e.currentTarget.value)}
             error={save.error instanceof ApiError && save.error.field?.startsWith('cisco_acl') ? save.error.message : undefined} />
           <Group grow align="flex-start">
             <TextInput label={t.nac.redirect} name="cisco_url_redirect" placeholder="https://portal.example/guest" disabled={off} value={v.redirect} onChange={(e) => set('redirect', e.currentTarget.value)} error={err('cisco_url_redirect')} />

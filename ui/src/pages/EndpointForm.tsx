@@ -45,7 +45,7 @@ export function EndpointForm({ endpoint, onClose }: { endpoint: Endpoint | null;
       <form onSubmit={submit} noValidate data-testid="endpoint-form">
         <Stack>
           <ErrorAlert error={save.error} fields={FIELDS} />
-          <TextInput label={t.nac.mac} name="mac" required data-autofocus description={t.nac.macHint} value={v.mac} onChange={(e) => set('mac', e.currentTarget.value)} error={err('mac')} ff="monospace" />
+          <TextInput label={t.nac.mac} name="mac" required data-autofocus description={t.nac.macHint} value={v.mac} onChange={(e) => set('mac', e.currentTarget.value)} error={err('mac')} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} />
           <Group grow align="flex-start">
             <Select label={t.nac.group} name="endpoint_group_id" placeholder={t.nac.noGroup} clearable searchable data={groups.data ?? []} value={v.group} onChange={(x) => set('group', x)} error={err('endpoint_group_id')} />
             <Select label={t.nac.owner} name="owner_user_id" placeholder={t.nac.noOwner} clearable searchable disabled={!users.data} data={ownerOptions} value={v.owner} onChange={(x) => set('owner', x)} error={err('owner_user_id')} />

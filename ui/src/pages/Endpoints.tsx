@@ -89,7 +89,7 @@ export function Endpoints() {
                 <Table.Td ff="monospace">{e.mac} {e.locally_administered && <Badge size="xs" tt="none" color="gray">{t.nac.local}</Badge>}</Table.Td>
                 <Table.Td>{e.vendor ?? t.common.none}</Table.Td>
                 <Table.Td>
-                  {e.device_type ?? t.common.none}
+                  <Text size="sm">{e.device_type ?? t.common.none}</Text>
                   {e.device_type_confidence !== null && <Text size="xs" c="dimmed">{t.nac.confidence(e.device_type_confidence)}{e.device_type_reason ? `: ${e.device_type_reason}` : ''}</Text>}
                 </Table.Td>
                 <Table.Td>{e.endpoint_group_name ?? t.common.none}</Table.Td>

@@ -54,7 +54,7 @@ export function NacPolicyTest({ pickers, onResult }: { pickers: ReturnType<typeo
             <ErrorAlert error={run.error} fields={FIELDS} />
             <SegmentedControl aria-label={t.nac.method} value={v.method} onChange={(x) => set('method', x as Method)} data={[{ value: 'mab', label: 'MAB' }, { value: 'peap', label: 'PEAP' }, { value: 'eap-tls', label: 'EAP-TLS' }]} />
             <Group grow align="flex-start">
-              <TextInput label={t.nac.mac} name="mac" ff="monospace" required={v.method === 'mab'} value={v.mac} onChange={(e) => set('mac', e.currentTarget.value)} error={err('mac')} />
+              <TextInput label={t.nac.mac} name="mac" styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} required={v.method === 'mab'} value={v.mac} onChange={(e) => set('mac', e.currentTarget.value)} error={err('mac')} />
               {v.method !== 'mab' && <TextInput label={t.nac.username} name="username" value={v.username} onChange={(e) => set('username', e.currentTarget.value)} error={err('username')} />}
             </Group>
             <Group grow align="flex-start">

@@ -62,7 +62,7 @@ export function NacSessions() {
       <Group align="flex-end">
         <SegmentedControl aria-label={t.nac.state} value={state} onChange={(x) => { setState(x); setPage(1) }}
           data={[{ value: 'all', label: t.nac.allStates }, ...(['live', 'stale', 'ended'] as const).map((s) => ({ value: s, label: t.nac.states[s] }))]} />
-        <TextInput aria-label={t.nac.mac} placeholder={t.nac.mac} value={f.mac} onChange={(e) => setFilter('mac', e.currentTarget.value)} w={190} ff="monospace" />
+        <TextInput aria-label={t.nac.mac} placeholder={t.nac.mac} value={f.mac} onChange={(e) => setFilter('mac', e.currentTarget.value)} w={190} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} />
         <TextInput aria-label={t.nac.username} placeholder={t.nac.username} value={f.username} onChange={(e) => setFilter('username', e.currentTarget.value)} w={180} />
         <TextInput aria-label={t.nac.nasIp} placeholder={t.nac.nasIp} value={f.nas_ip} onChange={(e) => setFilter('nas_ip', e.currentTarget.value)} w={160} />
       </Group>
