@@ -127,6 +127,7 @@ const en = {
     sessions: 'Sessions', state: 'State', allStates: 'All', states: { live: 'live', stale: 'stale', ended: 'ended' }, nasIp: 'NAS address', started: 'Started', lastUpdate: 'Last update / stopped',
     noSessions: 'No sessions match.', coa: 'CoA', noEndpoint: (m: string) => `No endpoint has the MAC ${m}.`,
     coaActions: { reauthenticate: 'Re-authenticate', disconnect: 'Disconnect', 'bounce-port': 'Bounce the port' },
+    coaSending: (a: string, m: string) => `${a}: ${m}, waiting for the NAS…`,
     coaConfirm: (a: string, m: string) => `${a}: ${m}?`, coaResult: (m: string, nas: string, r: string) => `${m} at ${nas}: ${r}`,
     coaResults: { pending: 'sent, no answer yet', ack: 'acknowledged (ACK)', nak: 'refused by the NAS (NAK)', timeout: 'no answer (timeout)', bad_response: 'answer failed verification (check the RADIUS secret)', error: 'could not be sent' },
   },

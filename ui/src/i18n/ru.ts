@@ -128,6 +128,7 @@ const ru: Messages = {
     sessions: 'Сеансы', state: 'Состояние', allStates: 'Все', states: { live: 'активен', stale: 'устарел', ended: 'завершён' }, nasIp: 'Адрес NAS', started: 'Начало', lastUpdate: 'Обновлён / завершён',
     noSessions: 'Сеансов не найдено.', coa: 'CoA', noEndpoint: (m) => `Нет оконечного устройства с MAC ${m}.`,
     coaActions: { reauthenticate: 'Повторная аутентификация', disconnect: 'Отключить', 'bounce-port': 'Перезапустить порт' },
+    coaSending: (a, m) => `${a}: ${m}, ожидание ответа NAS…`,
     coaConfirm: (a, m) => `${a}: ${m}?`, coaResult: (m, nas, r) => `${m} на ${nas}: ${r}`,
     coaResults: { pending: 'отправлено, ответа ещё нет', ack: 'подтверждено (ACK)', nak: 'отклонено NAS (NAK)', timeout: 'нет ответа (тайм-аут)', bad_response: 'ответ не прошёл проверку (проверьте секрет RADIUS)', error: 'не удалось отправить' },
   },

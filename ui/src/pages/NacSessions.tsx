@@ -6,7 +6,7 @@
  * (re-authenticate, disconnect, bounce the port) whose outcome (the NAS's ACK
  * or NAK with its Error-Cause, a timeout, a refusal) shows above the list.
  */
-import { Alert, Badge, Button, Group, Menu, Pagination, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Alert, Badge, Button, Group, Loader, Menu, Pagination, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -68,7 +68,10 @@ export function NacSessions() {
       </Group>
       <ErrorAlert error={list.error ?? exporter.error ?? coa.error} />
       {exporter.data && <Text size="sm" role="status">{t.nac.exported(exporter.data.name, exporter.data.rows)}</Text>}
-      {r && (
+      {coa.isPending && coa.variables && (
+        <Group gap="xs" role="status"><Loader size="xs" /><Text size="sm">{t.nac.coaSending(t.nac.coaActions[coa.variables.action], coa.variables.mac)}</Text></Group>
+      )}
+      {r && !coa.isPending && (
         <Alert color={r.result === 'ack' ? 'green' : r.result === 'pending' ? 'blue' : 'red'} role="status" data-testid="coa-result" title={t.nac.coaActions[r.action]}>
           {t.nac.coaResult(r.mac, r.nas_ip ?? '—', t.nac.coaResults[r.result])}
           {r.error_cause !== null && ` (${r.error_cause}${r.error_cause_name ? ` ${r.error_cause_name}` : ''})`}
@@ -86,7 +89,7 @@ export function NacSessions() {
           <Table.Tbody>
             {list.data?.items.map((s) => (
               <Table.Tr key={s.id} data-session={s.acct_session_id}>
-                <Table.Td><Badge size="sm" tt="none" color={STATE_COLOR[s.state]}>{t.nac.states[s.state]}</Badge></Table.Td>
+                <Table.Td><Badge size="sm" tt="none" styles={{ label: { overflow: 'visible' } }} color={STATE_COLOR[s.state]}>{t.nac.states[s.state]}</Badge></Table.Td>
                 <Table.Td ff="monospace">{s.mac ?? t.common.none}</Table.Td>
                 <Table.Td>{s.username ?? t.common.none}</Table.Td>
                 <Table.Td ff="monospace">{s.nas_ip}{s.nas_port ? ` ${s.nas_port}` : ''}</Table.Td>
@@ -99,7 +102,7 @@ export function NacSessions() {
                     {s.mac && s.state !== 'ended' && (
                       <Menu position="bottom-end">
                         <Menu.Target>
-                          <Button size="compact-sm" variant="subtle" loading={coa.isPending && coa.variables?.mac === s.mac} aria-label={`${t.nac.coa} ${s.mac}`}>{t.nac.coa}</Button>
+                          <Button size="compact-sm" variant="light" disabled={coa.isPending} aria-label={`${t.nac.coa} ${s.mac}`}>{t.nac.coa}</Button>
                         </Menu.Target>
                         <Menu.Dropdown>
                           {(['reauthenticate', 'disconnect', 'bounce-port'] as const).map((a) => (
