@@ -116,7 +116,6 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     await page.getByLabel('Vendor starts with').fill('')
     await page.getByRole('searchbox').fill('')
     await ep.waitFor()
-    await screenshot(page, 'nac-endpoints')
 
     // A profile: VLAN 5000 is out of range, refused under the VLAN input; 30 is taken and its reply shown.
     await nav.getByRole('link', { name: 'Authorization profiles' }).click()
@@ -361,6 +360,7 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     await dialog.getByRole('button', { name: 'Close' }).click()
     const row = page.getByTestId('endpoints-table').locator('tr[data-mac="00:1b:63:00:00:10"]')
     await row.getByText('printers').waitFor()
+    await screenshot(page, 'nac-endpoints')
     await page.context().close()
   })
 })
