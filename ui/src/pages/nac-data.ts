@@ -29,7 +29,7 @@ export const useEndpointGroupOptions = () =>
 export const useProfileOptions = (enabled = true) =>
   useQuery({
     queryKey: ['nac', 'profiles', 'options'],
-    queryFn: async () => (await api.get('/api/v1/nac/authorization-profiles', { query: first })).items.map((p): Option => ({ value: p.id, label: p.deny ? `${p.name} (deny)` : p.name })),
+    queryFn: async () => (await api.get('/api/v1/nac/authorization-profiles', { query: first })).items.map((p): Option => ({ value: p.id, label: p.name })),
     enabled,
   })
 
