@@ -34,6 +34,13 @@ const Settings = lazy(() => import('./pages/Settings').then((m) => ({ default: m
 const PkiCas = lazy(() => import('./pages/PkiCas').then((m) => ({ default: m.PkiCas })))
 const PkiCertificates = lazy(() => import('./pages/PkiCertificates').then((m) => ({ default: m.PkiCertificates })))
 const PkiTemplates = lazy(() => import('./pages/PkiTemplates').then((m) => ({ default: m.PkiTemplates })))
+// NAC (802.1X/MAB): endpoints, their groups, authorization profiles, the NAC policy.
+const Endpoints = lazy(() => import('./pages/Endpoints').then((m) => ({ default: m.Endpoints })))
+const EndpointGroups = lazy(() => import('./pages/EndpointGroups').then((m) => ({ default: m.EndpointGroups })))
+const AuthProfiles = lazy(() => import('./pages/AuthProfiles').then((m) => ({ default: m.AuthProfiles })))
+const NacPolicy = lazy(() => import('./pages/NacPolicy').then((m) => ({ default: m.NacPolicy })))
+const NacSessions = lazy(() => import('./pages/NacSessions').then((m) => ({ default: m.NacSessions })))
+const ProfilingRules = lazy(() => import('./pages/ProfilingRules').then((m) => ({ default: m.ProfilingRules })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -55,6 +62,12 @@ function page(path: string): ReactNode {
   if (path === '/pki/cas') return <PkiCas />
   if (path === '/pki/certificates') return <PkiCertificates />
   if (path === '/pki/templates') return <PkiTemplates />
+  if (path === '/nac/endpoints') return <Endpoints />
+  if (path === '/nac/endpoint-groups') return <EndpointGroups />
+  if (path === '/nac/profiles') return <AuthProfiles />
+  if (path === '/nac/policy') return <NacPolicy />
+  if (path === '/nac/sessions') return <NacSessions />
+  if (path === '/nac/profiling-rules') return <ProfilingRules />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

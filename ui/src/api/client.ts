@@ -129,3 +129,19 @@ export async function download(path: string, query: Record<string, unknown>): Pr
   const rows = res.headers.get('X-Service-Export-Rows')
   return { name, rows: rows === null ? null : Number(rows) }
 }
+
+/**
+ * A file sent as the body of a POST (an import: `text/csv`), with the
+ * session's token; the JSON answer typed by the path like any call's, every
+ * failure an ApiError like any call's.
+ */
+export async function upload<P extends PathsWith<'post'>>(path: P, file: Blob, contentType: string, query?: QueryOf<Op<P, 'post'>>): Promise<Ok<Op<P, 'post'>>> {
+  const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': session.language, 'Content-Type': contentType }
+  if (session.token) headers.Authorization = `Bearer ${session.token}`
+  const res = await fetch(url(path, undefined, query as object), { method: 'POST', headers, body: file })
+  const body = (await res.json().catch(() => null)) as unknown
+  if (res.ok) return body as Ok<Op<P, 'post'>>
+  const b = (body ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
+  if (res.status === 401) session.onExpired()
+  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
+}

@@ -64,6 +64,12 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/pki/cas', t.nav.pkiCas, auth.can('pki.view') && runs('pki'))}
         {item('/pki/certificates', t.nav.pkiCertificates, auth.can('pki.view') && runs('pki'))}
         {item('/pki/templates', t.nav.pkiTemplates, auth.can('pki.view') && runs('pki'))}
+        {item('/nac/endpoints', t.nav.nacEndpoints, auth.can('nac.read') && runs('nac'))}
+        {item('/nac/endpoint-groups', t.nav.nacGroups, auth.can('nac.read') && runs('nac'))}
+        {item('/nac/profiles', t.nav.nacProfiles, auth.can('nac.policy.read') && runs('nac'))}
+        {item('/nac/policy', t.nav.nacPolicy, auth.can('nac.policy.read') && runs('nac'))}
+        {item('/nac/sessions', t.nav.nacSessions, auth.can('nac.sessions.read') && runs('nac'))}
+        {item('/nac/profiling-rules', t.nav.nacProfiling, auth.can('nac.read') && runs('nac'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>

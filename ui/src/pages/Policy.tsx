@@ -7,10 +7,11 @@
  */
 import { ActionIcon, Badge, Button, Checkbox, Grid, Group, Paper, Select, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type DragEvent, type KeyboardEvent } from 'react'
+import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
+import { MoveButtons, useRuleOrder } from '../components/RuleOrder'
 import { useI18n } from '../i18n'
 import { PolicyTest, type TestResult } from './PolicyTest'
 import { usePickers } from './policy-data'
@@ -35,7 +36,6 @@ export function Policy() {
   })
   const status = useQuery({ queryKey: ['aaa-policy', 'status'], queryFn: () => api.get('/api/v1/aaa/policy/status') })
   const [editing, setEditing] = useState<Rule | 'new' | null>(null)
-  const [dragged, setDragged] = useState<string | null>(null)
   const [result, setResult] = useState<TestResult | null>(null)
   // Read out after a move (a keyboard user does not see the row jump).
   const [moved, setMoved] = useState('')
@@ -56,24 +56,7 @@ export function Policy() {
   // Reordering needs the whole list: with a filter on, the rows are a subset and do not move.
   const movable = canWrite && !filtered && !reorder.isPending
 
-  const move = (id: string, to: number) => {
-    const ids = list.map((r) => r.id)
-    const from = ids.indexOf(id)
-    const last = list.findIndex((r) => r.is_default)
-    if (from < 0 || to < 0 || to >= last || from === to) return
-    ids.splice(to, 0, ...ids.splice(from, 1))
-    reorder.mutate({ ids, id })
-  }
-  const drop = (e: DragEvent, to: number) => {
-    e.preventDefault()
-    if (dragged) move(dragged, to)
-    setDragged(null)
-  }
-  const key = (e: KeyboardEvent, id: string, i: number) => {
-    if (!e.altKey || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return
-    e.preventDefault()
-    move(id, e.key === 'ArrowUp' ? i - 1 : i + 1)
-  }
+  const { move, rowProps } = useRuleOrder(list, movable, (ids, id) => reorder.mutate({ ids, id }))
   const tried = new Map(result?.trace.map((s) => [s.rule_id, s]))
 
   return (
@@ -105,13 +88,11 @@ export function Policy() {
                   <Table.Tbody>
                     {list.map((r, i) => {
                       const step = tried.get(r.id)
-                      const can = movable && !r.is_default
+                      const { cursor, ...row } = rowProps(r, i)
                       return (
-                        <Table.Tr key={r.id} data-rule={r.name} draggable={can} tabIndex={can ? 0 : undefined}
-                          onDragStart={(e) => { setDragged(r.id); e.dataTransfer.effectAllowed = 'move'; e.dataTransfer.setData('text/plain', r.id) }}
-                          onDragOver={(e) => can && e.preventDefault()} onDrop={(e) => drop(e, i)} onKeyDown={(e) => can && key(e, r.id, i)}
+                        <Table.Tr key={r.id} data-rule={r.name} {...row}
                           bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
-                          style={{ cursor: can ? 'grab' : undefined, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason}>
+                          style={{ cursor, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason}>
                           <Table.Td>{r.position + 1}</Table.Td>
                           <Table.Td fw={500}>{r.name} {r.is_default && <Badge size="xs" tt="none" styles={NOCUT} variant="light">{t.policy.default}</Badge>}{!r.enabled && <Badge size="xs" tt="none" styles={NOCUT} color="gray">{t.policy.disabled}</Badge>}</Table.Td>
                           <Table.Td>{r.who_name ?? t.policy.anyone}</Table.Td>
@@ -125,8 +106,7 @@ export function Policy() {
                           <Table.Td>
                             {canWrite && (
                               <Group gap={2} wrap="nowrap" justify="flex-end">
-                                {!r.is_default && <ActionIcon variant="subtle" size="sm" disabled={!movable || i === 0} aria-label={`${t.policy.up} ${r.name}`} onClick={() => move(r.id, i - 1)}>↑</ActionIcon>}
-                                {!r.is_default && <ActionIcon variant="subtle" size="sm" disabled={!movable || i >= list.length - 2} aria-label={`${t.policy.down} ${r.name}`} onClick={() => move(r.id, i + 1)}>↓</ActionIcon>}
+                                {!r.is_default && <MoveButtons name={r.name} index={i} count={list.length} disabled={!movable} onMove={(to) => move(r.id, to)} />}
                                 <Button size="compact-sm" variant="subtle" aria-label={`${t.common.edit} ${r.name}`} onClick={() => setEditing(r)}>{t.common.edit}</Button>
                                 {!r.is_default && <ActionIcon variant="subtle" color="red" size="sm" aria-label={`${t.common.delete} ${r.name}`} onClick={() => window.confirm(t.policy.deleteConfirm(r.name)) && remove.mutate(r.id)}>✕</ActionIcon>}
                               </Group>

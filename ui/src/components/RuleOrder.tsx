@@ -1,0 +1,67 @@
+/**
+ * Ordered rules with a protected default rule last (the AAA and the NAC
+ * policy): a rule moves by drag and drop onto another row, by Alt+↑ / Alt+↓ on
+ * its focused row, or by its ↑ ↓ buttons. Every move hands the whole new order
+ * to `onMove` (the reorder routes take the complete list, never a delta), and
+ * a move past the default rule or off the list is ignored here, before the
+ * server would refuse it.
+ */
+import { ActionIcon } from '@mantine/core'
+import { useState, type DragEvent, type KeyboardEvent } from 'react'
+import { useI18n } from '../i18n'
+
+interface Ordered {
+  id: string
+  is_default: boolean
+}
+
+export function useRuleOrder<R extends Ordered>(list: R[], movable: boolean, onMove: (ids: string[], id: string) => void) {
+  const [dragged, setDragged] = useState<string | null>(null)
+  const move = (id: string, to: number) => {
+    const ids = list.map((r) => r.id)
+    const from = ids.indexOf(id)
+    const last = list.findIndex((r) => r.is_default)
+    if (from < 0 || to < 0 || (last >= 0 && to >= last) || to >= ids.length || from === to) return
+    ids.splice(to, 0, ...ids.splice(from, 1))
+    onMove(ids, id)
+  }
+  const drop = (e: DragEvent, to: number) => {
+    e.preventDefault()
+    if (dragged) move(dragged, to)
+    setDragged(null)
+  }
+  const key = (e: KeyboardEvent, id: string, i: number) => {
+    if (!e.altKey || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return
+    e.preventDefault()
+    move(id, e.key === 'ArrowUp' ? i - 1 : i + 1)
+  }
+  /** What a row needs to be dragged, dropped on and moved from the keyboard. */
+  const rowProps = (r: R, i: number) => {
+    const can = movable && !r.is_default
+    return {
+      draggable: can,
+      tabIndex: can ? 0 : undefined,
+      onDragStart: (e: DragEvent) => {
+        setDragged(r.id)
+        e.dataTransfer.effectAllowed = 'move'
+        e.dataTransfer.setData('text/plain', r.id)
+      },
+      onDragOver: (e: DragEvent) => can && e.preventDefault(),
+      onDrop: (e: DragEvent) => drop(e, i),
+      onKeyDown: (e: KeyboardEvent) => can && key(e, r.id, i),
+      cursor: can ? 'grab' : undefined,
+    }
+  }
+  return { move, rowProps }
+}
+
+/** A rule's ↑ ↓ buttons (none on the default rule). */
+export function MoveButtons({ name, index, count, disabled, onMove }: { name: string; index: number; count: number; disabled: boolean; onMove(to: number): void }) {
+  const { t } = useI18n()
+  return (
+    <>
+      <ActionIcon variant="subtle" size="sm" disabled={disabled || index === 0} aria-label={`${t.policy.up} ${name}`} onClick={() => onMove(index - 1)}>↑</ActionIcon>
+      <ActionIcon variant="subtle" size="sm" disabled={disabled || index >= count - 2} aria-label={`${t.policy.down} ${name}`} onClick={() => onMove(index + 1)}>↓</ActionIcon>
+    </>
+  )
+}

@@ -1,0 +1,90 @@
+/**
+ * NAC authorization profiles: what a rule gives (a VLAN, ACLs, a redirect, a
+ * role, timers) or a deny; each row shows the reply attributes the profile
+ * sends, as the server lists them. Add and change in a dialog; delete after a
+ * confirmation (refused, in the alert, while a rule gives it).
+ */
+import { ActionIcon, Badge, Button, Group, Pagination, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { useDebouncedValue } from '@mantine/hooks'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api } from '../api/client'
+import { useAuth } from '../auth'
+import { ErrorAlert } from '../components/errors'
+import { useI18n } from '../i18n'
+import { AuthProfileForm } from './AuthProfileForm'
+import type { AuthProfile } from './nac-data'
+
+const PER_PAGE = 20
+
+export function AuthProfiles() {
+  const { t } = useI18n()
+  const auth = useAuth()
+  const qc = useQueryClient()
+  const canWrite = auth.can('nac.policy.write')
+  const [page, setPage] = useState(1)
+  const [search, setSearch] = useState('')
+  const [q] = useDebouncedValue(search, 250)
+  const [deny, setDeny] = useState('all')
+  const list = useQuery({
+    queryKey: ['nac', 'profiles', page, q, deny],
+    queryFn: () => api.get('/api/v1/nac/authorization-profiles', { query: { page, per_page: PER_PAGE, sort_by: 'name', sort_order: 'asc', search: q || undefined, deny: deny === 'all' ? undefined : deny === 'deny' } }),
+    placeholderData: keepPreviousData,
+  })
+  const [editing, setEditing] = useState<AuthProfile | 'new' | null>(null)
+  const remove = useMutation({
+    mutationFn: (id: string) => api.delete('/api/v1/nac/authorization-profiles/{profile_id}', { params: { profile_id: id } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['nac'] }),
+  })
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1} size="h2">{t.nac.profiles}</Title>
+        {canWrite && <Button onClick={() => setEditing('new')}>{t.nac.addProfile}</Button>}
+      </Group>
+      <Group align="flex-end">
+        <TextInput aria-label={t.common.search} placeholder={t.common.search} type="search" value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={260} maw="100%" />
+        <SegmentedControl aria-label={t.nac.deny} value={deny} onChange={(x) => { setDeny(x); setPage(1) }} data={[{ value: 'all', label: t.nac.allProfiles }, { value: 'accept', label: t.nac.onlyAccept }, { value: 'deny', label: t.nac.onlyDeny }]} />
+      </Group>
+      <ErrorAlert error={list.error ?? remove.error} />
+      <Table.ScrollContainer minWidth={700}>
+        <Table striped aria-label={t.nac.profiles} data-testid="profiles-table">
+          <Table.Thead>
+            <Table.Tr><Table.Th>{t.nac.name}</Table.Th><Table.Th>{t.nac.reply}</Table.Th><Table.Th>{t.nac.description}</Table.Th>{canWrite && <Table.Th />}</Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.data?.items.map((p) => (
+              <Table.Tr key={p.id} data-profile={p.name}>
+                <Table.Td fw={500}>{p.name} {p.deny && <Badge size="xs" tt="none" color="red">{t.nac.denyBadge}</Badge>}</Table.Td>
+                <Table.Td>
+                  {p.deny ? <Text size="sm">Access-Reject</Text> : (
+                    <Stack gap={0}>
+                      {p.reply.map((a, i) => <Text key={i} size="xs" ff="monospace">{a.attribute} = {a.value}</Text>)}
+                    </Stack>
+                  )}
+                </Table.Td>
+                <Table.Td>{p.description ?? t.common.none}</Table.Td>
+                {canWrite && (
+                  <Table.Td>
+                    <Group gap={4} justify="flex-end" wrap="nowrap">
+                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(p)} aria-label={`${t.common.edit} ${p.name}`}>{t.common.edit}</Button>
+                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${p.name}`} onClick={() => window.confirm(t.nac.deleteProfile(p.name)) && remove.mutate(p.id)}>✕</ActionIcon>
+                    </Group>
+                  </Table.Td>
+                )}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {list.data?.total === 0 && !q && <Text c="dimmed">{t.nac.emptyProfiles}</Text>}
+      {list.data && (
+        <Group justify="space-between">
+          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
+          {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
+        </Group>
+      )}
+      {editing && <AuthProfileForm profile={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
+    </Stack>
+  )
+}

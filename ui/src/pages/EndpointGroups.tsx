@@ -1,0 +1,105 @@
+/**
+ * Endpoint groups (flat; an endpoint is in at most one): the list with the
+ * endpoints each holds (the count links to them), the device types that place
+ * profiled endpoints in it; add, change and delete (refused, in the alert,
+ * while it holds endpoints or a rule names it: 409 GROUP_IN_USE).
+ */
+import { ActionIcon, Anchor, Button, Group, Modal, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { api, ApiError } from '../api/client'
+import { useAuth } from '../auth'
+import { ErrorAlert, fieldError } from '../components/errors'
+import { useI18n } from '../i18n'
+import { Link } from '../router'
+import type { EndpointGroup } from './nac-data'
+
+const FIELDS = ['name', 'description', 'placement_device_types', ...Array.from({ length: 50 }, (_, i) => `placement_device_types[${i}]`)]
+
+export function EndpointGroups() {
+  const { t } = useI18n()
+  const auth = useAuth()
+  const qc = useQueryClient()
+  const canWrite = auth.can('nac.write')
+  // Groups are few (a MAB allow-list each): the first 100 by name, on one page.
+  const list = useQuery({ queryKey: ['nac', 'endpoint-groups', 'list'], queryFn: () => api.get('/api/v1/nac/endpoint-groups', { query: { page: 1, per_page: 100, sort_by: 'name', sort_order: 'asc' } }) })
+  const [editing, setEditing] = useState<EndpointGroup | 'new' | null>(null)
+  const remove = useMutation({
+    mutationFn: (id: string) => api.delete('/api/v1/nac/endpoint-groups/{endpoint_group_id}', { params: { endpoint_group_id: id } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['nac'] }),
+  })
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1} size="h2">{t.nac.groups}</Title>
+        {canWrite && <Button onClick={() => setEditing('new')}>{t.nac.addGroup}</Button>}
+      </Group>
+      <ErrorAlert error={list.error ?? remove.error} />
+      <Table.ScrollContainer minWidth={600}>
+        <Table striped aria-label={t.nac.groups} data-testid="endpoint-groups-table">
+          <Table.Thead>
+            <Table.Tr><Table.Th>{t.nac.name}</Table.Th><Table.Th>{t.nac.description}</Table.Th><Table.Th>{t.nac.placement}</Table.Th><Table.Th>{t.nac.count}</Table.Th>{canWrite && <Table.Th />}</Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.data?.items.map((g) => (
+              <Table.Tr key={g.id} data-group={g.name}>
+                <Table.Td fw={500}>{g.name}</Table.Td>
+                <Table.Td>{g.description ?? t.common.none}</Table.Td>
+                <Table.Td>{g.placement_device_types.join(', ') || t.common.none}</Table.Td>
+                <Table.Td><Anchor component={Link} href={`/nac/endpoints?group=${g.id}`} aria-label={t.nac.groupEndpoints(g.name)}>{g.endpoint_count}</Anchor></Table.Td>
+                {canWrite && (
+                  <Table.Td>
+                    <Group gap={4} justify="flex-end" wrap="nowrap">
+                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(g)} aria-label={`${t.common.edit} ${g.name}`}>{t.common.edit}</Button>
+                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${g.name}`} onClick={() => window.confirm(t.nac.deleteGroup(g.name)) && remove.mutate(g.id)}>✕</ActionIcon>
+                    </Group>
+                  </Table.Td>
+                )}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {list.data?.total === 0 && <Text c="dimmed">{t.nac.emptyGroups}</Text>}
+      {editing && <GroupForm group={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
+    </Stack>
+  )
+}
+
+function GroupForm({ group, onClose }: { group: EndpointGroup | null; onClose(): void }) {
+  const { t } = useI18n()
+  const qc = useQueryClient()
+  const [v, setV] = useState({ name: group?.name ?? '', description: group?.description ?? '', types: (group?.placement_device_types ?? []).join('\n') })
+  const save = useMutation({
+    mutationFn: async () => {
+      const body = { name: v.name, description: v.description || null, placement_device_types: v.types.split('\n').map((x) => x.trim()).filter(Boolean) }
+      if (group) await api.put('/api/v1/nac/endpoint-groups/{endpoint_group_id}', { params: { endpoint_group_id: group.id }, body })
+      else await api.post('/api/v1/nac/endpoint-groups', { body })
+    },
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['nac'] })
+      onClose()
+    },
+  })
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    save.mutate()
+  }
+  return (
+    <Modal opened onClose={onClose} title={group ? t.nac.editGroup : t.nac.addGroup}>
+      <form onSubmit={submit} noValidate data-testid="endpoint-group-form">
+        <Stack>
+          <ErrorAlert error={save.error} fields={FIELDS} />
+          <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
+          <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => setV({ ...v, description: e.currentTarget.value })} error={fieldError(save.error, 'description')} />
+          <Textarea label={t.nac.placement} name="placement_device_types" description={t.nac.placementHint} autosize minRows={2} value={v.types} onChange={(e) => setV({ ...v, types: e.currentTarget.value })}
+            error={save.error instanceof ApiError && save.error.field?.startsWith('placement_device_types') ? save.error.message : undefined} />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
+            <Button type="submit" loading={save.isPending}>{group ? t.common.save : t.common.create}</Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  )
+}

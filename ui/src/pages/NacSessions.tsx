@@ -1,0 +1,132 @@
+/**
+ * NAC sessions (what RADIUS accounting says is or was on the network): the
+ * list, newest first, with filters (state live / stale / ended, MAC,
+ * username, NAS), the filtered list exported as xlsx or csv, and, with
+ * `nac.coa.send`, a Change of Authorization for a session's endpoint
+ * (re-authenticate, disconnect, bounce the port) whose outcome (the NAS's ACK
+ * or NAK with its Error-Cause, a timeout, a refusal) shows above the list.
+ */
+import { Alert, Badge, Button, Group, Loader, Menu, Pagination, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { useDebouncedValue } from '@mantine/hooks'
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api, ApiError, download } from '../api/client'
+import { useAuth } from '../auth'
+import { ErrorAlert } from '../components/errors'
+import { useI18n } from '../i18n'
+import { when } from './format'
+
+const PER_PAGE = 50
+type Action = 'reauthenticate' | 'disconnect' | 'bounce-port'
+const STATE_COLOR = { live: 'green', stale: 'yellow', ended: 'gray' } as const
+
+export function NacSessions() {
+  const { t, language } = useI18n()
+  const auth = useAuth()
+  const [page, setPage] = useState(1)
+  const [state, setState] = useState('all')
+  const [f, setF] = useState({ mac: '', username: '', nas_ip: '' })
+  const [q] = useDebouncedValue(f, 300)
+  const filters = { mac: q.mac || undefined, username: q.username || undefined, nas_ip: q.nas_ip || undefined, state: state === 'all' ? undefined : (state as 'live') }
+  const list = useQuery({
+    queryKey: ['nac', 'sessions', page, filters],
+    queryFn: () => api.get('/api/v1/nac/sessions', { query: { page, per_page: PER_PAGE, sort_by: 'last_update_at', sort_order: 'desc', ...filters } }),
+    placeholderData: keepPreviousData,
+    refetchInterval: 30_000,
+  })
+  const exporter = useMutation({ mutationFn: (format: 'xlsx' | 'csv') => download('/api/v1/nac/sessions/export', { ...filters, format }) })
+  // A session names its endpoint by MAC: the CoA goes to the endpoint of that MAC (the NAS that last saw it).
+  const coa = useMutation({
+    mutationFn: async (o: { mac: string; action: Action }) => {
+      const found = (await api.get('/api/v1/nac/endpoints', { query: { mac: o.mac, page: 1, per_page: 1 } })).items[0]
+      if (!found) throw new ApiError(404, t.nac.noEndpoint(o.mac), 'NOT_FOUND', null)
+      return api.post('/api/v1/nac/endpoints/{endpoint_id}/coa', { params: { endpoint_id: found.id }, body: { action: o.action } })
+    },
+  })
+  const canCoa = auth.can('nac.coa.send')
+  const setFilter = (k: keyof typeof f, v: string) => {
+    setF((o) => ({ ...o, [k]: v }))
+    setPage(1)
+  }
+  const r = coa.data
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1} size="h2">{t.nac.sessions}</Title>
+        <Group>
+          {(['xlsx', 'csv'] as const).map((x) => (
+            <Button key={x} variant="default" loading={exporter.isPending && exporter.variables === x} onClick={() => exporter.mutate(x)}>{t.nac.export(x)}</Button>
+          ))}
+        </Group>
+      </Group>
+      <Group align="flex-end">
+        <SegmentedControl aria-label={t.nac.state} value={state} onChange={(x) => { setState(x); setPage(1) }}
+          data={[{ value: 'all', label: t.nac.allStates }, ...(['live', 'stale', 'ended'] as const).map((s) => ({ value: s, label: t.nac.states[s] }))]} />
+        <TextInput aria-label={t.nac.mac} placeholder={t.nac.mac} value={f.mac} onChange={(e) => setFilter('mac', e.currentTarget.value)} w={190} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} />
+        <TextInput aria-label={t.nac.username} placeholder={t.nac.username} value={f.username} onChange={(e) => setFilter('username', e.currentTarget.value)} w={180} />
+        <TextInput aria-label={t.nac.nasIp} placeholder={t.nac.nasIp} value={f.nas_ip} onChange={(e) => setFilter('nas_ip', e.currentTarget.value)} w={160} />
+      </Group>
+      <ErrorAlert error={list.error ?? exporter.error ?? coa.error} />
+      {exporter.data && <Text size="sm" role="status">{t.nac.exported(exporter.data.name, exporter.data.rows)}</Text>}
+      {coa.isPending && coa.variables && (
+        <Group gap="xs" role="status"><Loader size="xs" /><Text size="sm">{t.nac.coaSending(t.nac.coaActions[coa.variables.action], coa.variables.mac)}</Text></Group>
+      )}
+      {r && !coa.isPending && (
+        <Alert color={r.result === 'ack' ? 'green' : r.result === 'pending' ? 'blue' : 'red'} role="status" data-testid="coa-result" title={t.nac.coaActions[r.action]}>
+          {t.nac.coaResult(r.mac, r.nas_ip ?? '—', t.nac.coaResults[r.result])}
+          {r.error_cause !== null && ` (${r.error_cause}${r.error_cause_name ? ` ${r.error_cause_name}` : ''})`}
+          {r.error_detail && ` ${r.error_detail}`}
+        </Alert>
+      )}
+      <Table.ScrollContainer minWidth={1000}>
+        <Table striped aria-label={t.nac.sessions} data-testid="sessions-table">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t.nac.state}</Table.Th><Table.Th>{t.nac.mac}</Table.Th><Table.Th>{t.nac.username}</Table.Th><Table.Th>{t.nac.nasIp}</Table.Th>
+              <Table.Th>VLAN / ACL</Table.Th><Table.Th>IP</Table.Th><Table.Th>{t.nac.started}</Table.Th><Table.Th>{t.nac.lastUpdate}</Table.Th>{canCoa && <Table.Th />}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.data?.items.map((s) => (
+              <Table.Tr key={s.id} data-session={s.acct_session_id}>
+                <Table.Td><Badge size="sm" tt="none" styles={{ label: { overflow: 'visible' } }} color={STATE_COLOR[s.state]}>{t.nac.states[s.state]}</Badge></Table.Td>
+                <Table.Td ff="monospace">{s.mac ?? t.common.none}</Table.Td>
+                <Table.Td>{s.username ?? t.common.none}</Table.Td>
+                <Table.Td ff="monospace">{s.nas_ip}{s.nas_port ? ` ${s.nas_port}` : ''}</Table.Td>
+                <Table.Td>{[s.vlan, s.acl].filter(Boolean).join(' / ') || t.common.none}</Table.Td>
+                <Table.Td ff="monospace">{s.framed_ip ?? t.common.none}</Table.Td>
+                <Table.Td>{when(s.started_at, language)}</Table.Td>
+                <Table.Td>{when(s.stopped_at ?? s.last_update_at, language)}</Table.Td>
+                {canCoa && (
+                  <Table.Td>
+                    {s.mac && s.state !== 'ended' && (
+                      <Menu position="bottom-end">
+                        <Menu.Target>
+                          <Button size="compact-sm" variant="light" disabled={coa.isPending} aria-label={`${t.nac.coa} ${s.mac}`}>{t.nac.coa}</Button>
+                        </Menu.Target>
+                        <Menu.Dropdown>
+                          {(['reauthenticate', 'disconnect', 'bounce-port'] as const).map((a) => (
+                            <Menu.Item key={a} color={a === 'reauthenticate' ? undefined : 'red'} onClick={() => (a === 'reauthenticate' || window.confirm(t.nac.coaConfirm(t.nac.coaActions[a], s.mac!))) && coa.mutate({ mac: s.mac!, action: a })}>
+                              {t.nac.coaActions[a]}
+                            </Menu.Item>
+                          ))}
+                        </Menu.Dropdown>
+                      </Menu>
+                    )}
+                  </Table.Td>
+                )}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {list.data?.total === 0 && <Text c="dimmed">{t.nac.noSessions}</Text>}
+      {list.data && (
+        <Group justify="space-between">
+          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
+          {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
+        </Group>
+      )}
+    </Stack>
+  )
+}
