@@ -88,8 +88,8 @@ interface Edition {
   minOperations: number
   /** Rows written before the walk, so that "nothing written" also means "nothing removed". */
   seed?: (t: TestApp) => Promise<void>
-  /** Tables a background task of a plugin writes on its own (not a request): left out of the count. */
-  background?: string[]
+  /** Tables a background task of a plugin creates on its own (not a request): left out of the count. */
+  background?: RegExp
 }
 
 function fuzzEdition(e: Edition, extra?: (app: () => TestApp) => void) {
@@ -101,7 +101,7 @@ function fuzzEdition(e: Edition, extra?: (app: () => TestApp) => void) {
     let before_: Record<string, number>
     const counted = async () => {
       const counts = await rowCounts(t)
-      for (const table of e.background ?? []) delete counts[table]
+      for (const table of Object.keys(counts)) if (e.background?.test(table)) delete counts[table]
       return counts
     }
 
@@ -249,4 +249,6 @@ fuzzEdition({
     'GET /api/v1/nac/endpoints',
   ],
   minOperations: 40,
+  // aaa-logs makes the coming months' partitions on a timer after start (empty tables, no request's doing).
+  background: /^aaa_log_\w+_y\d{4}m\d{2}$/,
 })
