@@ -46,6 +46,19 @@ export interface RuleOrder {
    * writes nothing (`changed: false`: no audit entry either).
    */
   reorder(trx: Knex.Transaction, requested: readonly string[], faults: OrderFaults): Promise<{ before: string[]; after: string[]; changed: boolean }>
+  /**
+   * The position of a new rule, under the lock: `requested`, or just above the default rule when
+   * absent; past the default rule throws `outOfRange(max)`. Makes room there (openGap).
+   */
+  place(trx: Knex.Transaction, lock: OrderLock, requested: number | undefined, outOfRange: (max: number) => Error): Promise<number>
+  /** Moves a rule to `to`, under the lock; it must stay above the default rule, else `outOfRange(max)`. */
+  moveAbove(trx: Knex.Transaction, lock: OrderLock, id: string, from: number, to: number, outOfRange: (max: number) => Error): Promise<void>
+  /**
+   * Deletes a rule that is not the default one: takes the lock, `load`s the rule (its not-found
+   * error first), refuses the default rule with `isDefault()`, deletes the row (the table's delete
+   * trigger closes the gap) and returns it as loaded, for the audit.
+   */
+  remove<T extends { id: string; is_default: boolean }>(trx: Knex.Transaction, load: () => Promise<T>, isDefault: () => Error): Promise<T>
 }
 
 /** The order of the rules in `table` (columns `id`, `position`, `is_default`). */
@@ -65,18 +78,39 @@ export function ruleOrder(table: string): RuleOrder {
       [`{${ids.join(',')}}`],
     )
   }
+  const openGap = async (trx: Knex.Transaction, position: number) => {
+    await trx(table).where('position', '>=', position).increment('position', 1)
+  }
+  const move = async (trx: Knex.Transaction, id: string, from: number, to: number) => {
+    if (from === to) return
+    if (to < from) await trx(table).whereBetween('position', [to, from - 1]).increment('position', 1)
+    else await trx(table).whereBetween('position', [from + 1, to]).decrement('position', 1)
+    await trx(table).where({ id }).update({ position: to })
+  }
   return {
     lock,
-    async openGap(trx, position) {
-      await trx(table).where('position', '>=', position).increment('position', 1)
-    },
-    async move(trx, id, from, to) {
-      if (from === to) return
-      if (to < from) await trx(table).whereBetween('position', [to, from - 1]).increment('position', 1)
-      else await trx(table).whereBetween('position', [from + 1, to]).decrement('position', 1)
-      await trx(table).where({ id }).update({ position: to })
-    },
+    openGap,
+    move,
     write,
+    async place(trx, order, requested, outOfRange) {
+      const position = requested ?? order.defaultPosition
+      // The new rule may take the default rule's place: the default moves down one.
+      if (position > order.defaultPosition) throw outOfRange(order.defaultPosition)
+      await openGap(trx, position)
+      return position
+    },
+    async moveAbove(trx, order, id, from, to, outOfRange) {
+      const max = order.defaultPosition - 1
+      if (to > max) throw outOfRange(max)
+      await move(trx, id, from, to)
+    },
+    async remove(trx, load, isDefault) {
+      await lock(trx)
+      const before = await load()
+      if (before.is_default) throw isDefault()
+      await trx(table).where({ id: before.id }).delete()
+      return before
+    },
     async reorder(trx, requestedIds, faults) {
       const { defaultId } = await lock(trx)
       const before: string[] = await trx(table).orderBy('position').pluck('id')

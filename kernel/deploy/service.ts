@@ -23,9 +23,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { jsonText, type Actor, type AuditService, type ConfigRenderer, type DaemonLogFolder, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile } from '../../sdk/index.js'
+import { jsonText, type Actor, type AuditService, type ConfigRenderer, type DaemonLogFolder, type DatabaseService, type DeployedConfig, type DeploysService, type Logger } from '../../sdk/index.js'
 import type { SettingsStore } from '../settings/store.js'
-import { run, runCheck, type CheckOutcome } from './check.js'
+import type { CheckOutcome } from './check.js'
+import { byDaemon, checkDaemon, renderAll, type DaemonCheckOutcome, type RenderedDaemons } from './render.js'
+import { reloadDaemon } from './reload.js'
+import { recordFailed, type StagedRelease } from './failed.js'
 import { releaseChanges } from './diff.js'
 import { deployedConfig } from './current.js'
 import { ClusterDeployLock, type DeployLease } from './lock.js'
@@ -35,7 +38,7 @@ import { daemonGroup, forGroup, releaseFolder } from './daemon-group.js'
 import { purgeCleartext, pruneOldLogs } from './housekeeping.js'
 import { recoverNode } from './recovery.js'
 import { auditMark, currentSnapshot, PendingTracker, renderedHashes } from './pending.js'
-import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployRow, type DeployView, type DryRunDaemon } from './model.js'
+import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployView, type DryRunDaemon } from './model.js'
 export * from './model.js'
 import {
   currentRelease, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
@@ -93,7 +96,7 @@ export class DeployService implements DeploysService {
       audit = await auditMark(trx)
     }).catch((e: unknown) => {
       // Nothing to render (no renderer loaded): nothing can be pending.
-      if ((e as { code?: string }).code === 'DEPLOY_NOTHING') return new Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>()
+      if ((e as { code?: string }).code === 'DEPLOY_NOTHING') return new Map() as RenderedDaemons
       throw e
     })
     if (!snapshot) [snapshot, audit] = [await currentSnapshot(this.knex), await auditMark(this.knex)]
@@ -174,53 +177,13 @@ export class DeployService implements DeploysService {
     return recoverNode({ knex: this.knex, nodeId: this.d.nodeId, dataDir: this.d.dataDir, log: this.d.log })
   }
 
-  /** Every renderer's files for the chosen daemons, from one repeatable-read snapshot. */
-  private async renderAll(daemon: string | undefined, first?: (snapshot: Knex.Transaction) => Promise<void>): Promise<Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>> {
-    const all = this.d.renderers().map((r) => r.renderer)
-    if (daemon !== undefined && !all.some((r) => r.daemon === daemon)) throw DeployErrors.unknownDaemon({ field: 'daemon', vars: { daemon, known: this.daemons().join(', ') || '-' } })
-    const chosen = all.filter((r) => daemon === undefined || r.daemon === daemon)
-    if (!chosen.length) throw DeployErrors.nothingToDeploy()
-    const out = new Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>()
-    await this.d.db.transaction(
-      async (snapshot) => {
-        // Its first statement fixes the snapshot (repeatable read): the pending check keys its cache by it.
-        if (first) await first(snapshot)
-        for (const r of chosen) {
-          let files: RenderedFile[]
-          try {
-            files = await r.render(snapshot)
-          } catch (e) {
-            throw DeployErrors.renderFailed({ vars: { renderer: r.id, message: (e as Error).message }, cause: e })
-          }
-          const g = out.get(r.daemon) ?? { files: [], renderers: [] }
-          for (const f of files) {
-            if (g.files.some((x) => x.path === f.path)) throw DeployErrors.renderFailed({ vars: { renderer: r.id, message: `file ${f.path} is rendered twice for ${r.daemon}` } })
-            g.files.push(f)
-          }
-          g.renderers.push(r)
-          out.set(r.daemon, g)
-        }
-      },
-      { isolation: 'repeatable read' },
-    )
-    return out
+  /** Every renderer's files for the chosen daemons, from one repeatable-read snapshot (render.ts). */
+  private renderAll(daemon: string | undefined, first?: (snapshot: Knex.Transaction) => Promise<void>): Promise<RenderedDaemons> {
+    return renderAll(this.d.db, this.d.renderers().map((r) => r.renderer), daemon, first)
   }
 
-  /** `unchecked`: a renderer declares a check that could not run (its binary is absent). */
-  private async checkDaemon(renderers: ConfigRenderer[], dir: string): Promise<CheckOutcome & { unchecked: boolean }> {
-    const outcomes: CheckOutcome[] = []
-    let unchecked = false
-    for (const r of renderers) {
-      const check = (await r.check?.()) ?? null
-      const o = await runCheck(check, dir, this.d.checkTimeoutMs)
-      if (check && o.checked === null) unchecked = true
-      outcomes.push(o)
-    }
-    const failed = outcomes.find((o) => !o.ok)
-    if (failed) return { ...failed, unchecked }
-    const ran = outcomes.filter((o) => o.checked)
-    if (unchecked) return { checked: null, ok: true, unchecked, output: outcomes.map((o) => o.output).filter(Boolean).join('\n') }
-    return ran.length ? { checked: true, ok: true, unchecked, output: ran.map((o) => o.output).filter(Boolean).join('\n') } : { checked: null, ok: true, unchecked, output: outcomes.map((o) => o.output).join('\n') }
+  private checkDaemon(renderers: ConfigRenderer[], dir: string): Promise<DaemonCheckOutcome> {
+    return checkDaemon(renderers, dir, this.d.checkTimeoutMs)
   }
 
   /** Older releases of `daemon` holding a cleartext credential the current one does not (housekeeping.ts). */
@@ -249,7 +212,7 @@ export class DeployService implements DeploysService {
       const tmpRoot = mkdtempSync(path.join(os.tmpdir(), 'portcullis-dry-run-'))
       try {
         const out: DryRunDaemon[] = []
-        for (const [name, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
+        for (const [name, g] of byDaemon(rendered)) {
           const dir = path.join(tmpRoot, name)
           // With the daemon's group, as a deploy writes it: the modes compare equal (0640) with the current release's.
           const group = daemonGroup(g.renderers, name)
@@ -272,7 +235,7 @@ export class DeployService implements DeploysService {
     const rendered = await this.renderAll(daemon)
     mkdirSync(outDir, { recursive: true })
     const out: { daemon: string; dir: string; files: FileRecord[] }[] = []
-    for (const [name, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [name, g] of byDaemon(rendered)) {
       const dir = path.join(outDir, name)
       if (existsSync(dir)) throw new Error(`${dir} exists already: render into a new folder`)
       out.push({ daemon: name, dir, files: writeRelease(dir, g.files) })
@@ -294,8 +257,8 @@ export class DeployService implements DeploysService {
       await this.step()
       const at = new Date()
       const allowUnchecked = await this.d.settings.get(allowUncheckedSetting)
-      const staged: { id: string; daemon: string; release: string; dir: string; files: FileRecord[]; check: CheckOutcome & { unchecked: boolean } }[] = []
-      for (const [daemon, g] of [...rendered].sort(([a], [b]) => a.localeCompare(b))) {
+      const staged: StagedRelease[] = []
+      for (const [daemon, g] of byDaemon(rendered)) {
         const id = randomUUID()
         const group = daemonGroup(g.renderers, daemon)
         const dir = forGroup(g.renderers, group, () => {
@@ -314,14 +277,7 @@ export class DeployService implements DeploysService {
       const failed = staged.find((s) => !s.check.ok) ?? (allowUnchecked ? undefined : staged.find((s) => s.check.unchecked))
       if (failed) {
         const skipped = failed.check.ok
-        // Nothing is activated: the releases stay on disk, marked failed, for inspection.
-        await this.knex.transaction(async (trx) => {
-          for (const s of staged) {
-            const output = s === failed ? (skipped ? `not checked, not activated (deploy.allow_unchecked is off): ${s.check.output}` : s.check.output) : `not activated: the check of ${failed.daemon} ${skipped ? 'could not run' : 'failed'}${s.check.output ? '\n' + s.check.output : ''}`
-            await trx('deploys').insert({ id: s.id, daemon: s.daemon, release: s.release, status: 'failed', checked: s.check.checked, check_output: output, files: jsonText(s.files), ...base })
-            await this.d.audit.record({ action: 'deploy.failed', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, check_output: output } }, { actor: o.actor, requestId: o.requestId, trx })
-          }
-        })
+        await recordFailed(this.knex, this.d.audit, staged, failed, base, o)
         for (const s of staged) await this.prune(s.daemon)
         if (skipped) throw DeployErrors.checkSkipped({ field: 'daemon', vars: { daemon: failed.daemon, output: failed.check.output.slice(0, 4000) } })
         throw DeployErrors.checkFailed({ field: 'daemon', vars: { daemon: failed.daemon, output: failed.check.output.slice(0, 4000) } })
@@ -377,15 +333,9 @@ export class DeployService implements DeploysService {
     }
   }
 
-  /** Run the daemon's reload command (server option deploy.reload_commands) and record its result. */
-  private async reload(id: string, daemon: string): Promise<void> {
-    const argv = this.d.reloadCommands[daemon]
-    if (!argv?.length) return
-    const r = await run(argv[0], argv.slice(1), { timeoutMs: 30_000, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' } })
-    const ok = !r.error && !r.timedOut && r.code === 0
-    const output = [r.error, r.timedOut ? 'timed out after 30000 ms' : null, r.stdout.trim(), r.stderr.trim(), ok ? null : `exit ${r.code ?? r.signal}`].filter(Boolean).join('\n')
-    if (!ok) this.d.log.error({ daemon, argv, output }, 'reload command failed')
-    await this.knex('deploys').where({ id }).update({ reload_status: ok ? 'ok' : 'failed', reload_output: output.slice(0, 8000) })
+  /** Run the daemon's reload command (server option deploy.reload_commands) and record its result (reload.ts). */
+  private reload(id: string, daemon: string): Promise<void> {
+    return reloadDaemon(this.knex, this.d.log, this.d.reloadCommands[daemon], id, daemon)
   }
 
   async get(id: string): Promise<DeployView | null> {

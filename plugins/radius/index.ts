@@ -16,7 +16,7 @@ import { radiusRoutes } from './routes/index.js'
 import { radiusConfigPreviewRoutes } from './routes/config-preview.js'
 import { createRadiusService } from './services/profiles.js'
 import { radiusTables } from './tables.js'
-import { createFreeradiusRenderer } from './renderers/config.js'
+import { createFreeradiusRenderer } from './renderers/renderer.js'
 import { freeradiusDeps, freeradiusOptionRefs, freeradiusOptions, freeradiusSettingRefs, freeradiusSettings } from './renderers/settings.js'
 
 export * from './api.js'

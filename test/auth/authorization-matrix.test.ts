@@ -204,6 +204,39 @@ describe('authorization matrix (every route × every credential)', function () {
     expect(stale, 'allow-list entries that are not (or no longer) PUBLIC routes').to.deep.equal([])
   })
 
+  // The matrix walks the route table, so these are covered because they are registered; this
+  // says so for the routes a console user reaches most (NAC, PKI, the console's own), and fails
+  // if one of them stops being mounted or becomes PUBLIC.
+  it('walks the routes of nac, pki and console, each gated', () => {
+    const byKey = new Map(t.app.registry.routes.map(({ owner, route }) => [routeKey(route), { owner, route }]))
+    const expected: Record<string, string[]> = {
+      nac: [
+        'GET /api/v1/nac/authorization-profiles', 'POST /api/v1/nac/authorization-profiles', 'GET /api/v1/nac/authorization-profiles/{profile_id}',
+        'PUT /api/v1/nac/authorization-profiles/{profile_id}', 'DELETE /api/v1/nac/authorization-profiles/{profile_id}',
+        'GET /api/v1/nac/policy/rules', 'POST /api/v1/nac/policy/rules', 'PUT /api/v1/nac/policy/rules/{rule_id}', 'DELETE /api/v1/nac/policy/rules/{rule_id}',
+        'PUT /api/v1/nac/policy/rules/reorder', 'POST /api/v1/nac/policy/test',
+        'GET /api/v1/nac/profiling-rules', 'POST /api/v1/nac/profiling-rules', 'PUT /api/v1/nac/profiling-rules/{rule_id}', 'DELETE /api/v1/nac/profiling-rules/{rule_id}', 'POST /api/v1/nac/profiling-rules/apply',
+        'GET /api/v1/nac/sessions', 'GET /api/v1/nac/sessions/export',
+        'POST /api/v1/nac/endpoints/{endpoint_id}/coa', 'GET /api/v1/nac/endpoints/{endpoint_id}/coa', 'GET /api/v1/nac/coa-requests',
+        'GET /api/v1/nac/endpoints', 'POST /api/v1/nac/endpoints', 'GET /api/v1/nac/endpoints/{endpoint_id}', 'PUT /api/v1/nac/endpoints/{endpoint_id}',
+        'DELETE /api/v1/nac/endpoints/{endpoint_id}', 'GET /api/v1/nac/endpoints/export', 'POST /api/v1/nac/endpoints/import',
+      ],
+      console: ['GET /api/v1/console/extensions'],
+    }
+    for (const [owner, keys] of Object.entries(expected)) {
+      for (const k of keys) {
+        const found = byKey.get(k)
+        expect(found, `${k} is not in the route table`).to.not.equal(undefined)
+        expect(found!.owner, k).to.equal(owner)
+        expect(found!.route.permission, `${k} is gated`).to.not.equal(PUBLIC)
+      }
+    }
+    // Every pki route is walked too; its PUBLIC ones are exactly those of the allow-list.
+    const pki = t.app.registry.routes.filter((r) => r.owner === 'pki')
+    expect(pki.length, 'pki routes in the table').to.be.greaterThan(10)
+    for (const { route } of pki.filter(({ route }) => route.permission === PUBLIC)) expect(PUBLIC_ALLOWLIST[routeKey(route)]?.owner, routeKey(route)).to.equal('pki')
+  })
+
   it('bearer purposes are widened only as the contract allows', () => {
     for (const { route } of t.app.registry.routes) {
       const accepted: string[] = route.acceptTokenPurposes ?? ['session']

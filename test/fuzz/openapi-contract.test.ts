@@ -30,7 +30,7 @@ const addFormats = addFormatsPkg as unknown as (ajv: Ajv) => Ajv
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : randomInt(2 ** 31)
 const RUNS = Number(process.env.CONTRACT_RUNS ?? 6)
 
-const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', './examples/greetings-plugin']
+const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'console', './examples/greetings-plugin']
 
 /** HTTP framing, not part of an answer's contract (OpenAPI ignores Content-Type among headers: the media type says it). */
 const FRAMING = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'])
@@ -163,7 +163,7 @@ describe('the OpenAPI document declares every status, header and media type the 
 
       it('walks the default edition: every plugin contributes operations, one of them an export', () => {
         const owners = new Set(Object.values(doc.paths as Json).flatMap((item) => Object.values(item as Json).map((o) => (o as Json)['x-plugin'] as string)))
-        expect([...owners]).to.include.members(['kernel', 'inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'greetings'])
+        expect([...owners]).to.include.members(['kernel', 'inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'console', 'greetings'])
         expect(all.filter((o) => o.template.endsWith('/export')).length).to.be.greaterThan(0)
       })
 

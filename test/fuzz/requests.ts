@@ -76,6 +76,8 @@ export interface Param {
 
 export interface Operation {
   id: string
+  /** The plugin that mounts it (the document's x-plugin), `kernel` for the kernel's own. */
+  owner: string
   method: string
   template: string
   gated: boolean
@@ -106,6 +108,7 @@ export function operations(doc: Json): Operation[] {
       const rawBody = rawTypes.length ? { mediaTypes: rawTypes, maxBytes: (content[rawTypes[0]].schema?.maxLength as number | undefined) ?? BODY_LIMIT } : null
       ops.push({
         id: `${m.toUpperCase()} ${template}`,
+        owner: typeof op['x-plugin'] === 'string' ? op['x-plugin'] : 'kernel',
         method: m.toUpperCase(),
         template,
         gated: Array.isArray(op.security) && op.security.length > 0,

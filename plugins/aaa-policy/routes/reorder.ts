@@ -3,7 +3,7 @@ import { defineRoute } from '../../../sdk/index.js'
 import { POLICY_WRITE } from '../permissions.js'
 import { AaaPolicyReorderRequest, AaaPolicyRuleList } from '../schemas/rules.js'
 import { order, orderFaults } from '../services/order.js'
-import { loadRows, RULES, toResponses } from '../services/rules.js'
+import { loadRows, toResponses } from '../services/rules.js'
 import type { PolicyRouteDeps } from './deps.js'
 
 export function reorderRoutes(d: PolicyRouteDeps) {

@@ -6,12 +6,14 @@ import { POLICY_READ, POLICY_WRITE } from '../permissions.js'
 import { AaaPolicyRuleCreate, AaaPolicyRuleList, AaaPolicyRuleListQuery, AaaPolicyRuleResponse, AaaPolicyRuleUpdate, RuleParams, Where, Who } from '../schemas/rules.js'
 import { DAYS, parseClientPrefix, timeWindowProblem, type StoredTimeWindow } from '../services/conditions.js'
 import { applyFilters } from '../services/filter.js'
-import { lockOrder, moveRule, openGap } from '../services/order.js'
+import { lockOrder, order as ruleOrder } from '../services/order.js'
 import { lockReferences, type RefCheck } from '../services/references.js'
 import type { PolicyTargets } from '../services/targets.js'
 import { loadResponse, RULES, selectRules, toResponses, type RuleResponse } from '../services/rules.js'
 import type { PolicyRouteDeps } from './deps.js'
 
+/** A position past the default rule (the highest it may take: `max`). */
+const outOfRange = (max: number) => PolicyErrors.positionRange({ field: 'position', vars: { max } })
 const RESOURCE = 'aaa_policy_rule'
 
 /** `who`/`where` carry exactly one key; the schema cannot say "exactly one" in a way its errors explain. */
@@ -118,9 +120,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
           await lockReferences(trx, targets, refChecks(b))
           const order = await lockOrder(trx)
           await names.assertFree(trx, b.name)
-          const position = b.position ?? order.defaultPosition
-          if (position > order.defaultPosition) throw PolicyErrors.positionRange({ field: 'position', vars: { max: order.defaultPosition } })
-          await openGap(trx, position)
+          const position = await ruleOrder.place(trx, order, b.position, outOfRange)
           const [{ id }] = await trx(RULES)
             .insert({
               name: b.name,
@@ -176,11 +176,7 @@ export function ruleRoutes(d: PolicyRouteDeps) {
             assertUnconditioned(conditions)
           }
           if (b.name !== undefined) await names.assertFree(trx, b.name, id)
-          if (b.position !== undefined) {
-            const max = order.defaultPosition - 1
-            if (b.position > max) throw PolicyErrors.positionRange({ field: 'position', vars: { max } })
-            await moveRule(trx, id, before.position, b.position)
-          }
+          if (b.position !== undefined) await ruleOrder.moveAbove(trx, order, id, before.position, b.position, outOfRange)
           const cols = {
             ...givenFields(b, ['name', 'description', 'enabled', 'tacacs_profile_id', 'radius_profile_id']),
             ...(b.who && whoColumns(b.who)),
@@ -205,11 +201,8 @@ export function ruleRoutes(d: PolicyRouteDeps) {
       schema: { params: RuleParams, response: { 204: null, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         await req.transaction(async (trx) => {
-          await lockOrder(trx)
-          const before = await mustLoad(trx, targets, req.params.rule_id)
-          if (before.is_default) throw PolicyErrors.defaultProtected({ field: 'rule_id' })
           // The table's delete trigger closes the gap (for deletes in bare SQL too).
-          await trx(RULES).where({ id: before.id }).delete()
+          const before = await ruleOrder.remove(trx, () => mustLoad(trx, targets, req.params.rule_id), () => PolicyErrors.defaultProtected({ field: 'rule_id' }))
           await req.audit({ action: `${RESOURCE}.delete`, resourceType: RESOURCE, resourceId: before.id, before }, trx)
         })
         return reply({ status: 204 })

@@ -1,8 +1,7 @@
 /**
  * GET /nac/endpoints/export: the list's filters, search and sort as an xlsx
- * or csv file through the SDK's export writer. The ids are read once in the
- * list's order, then the rows in batches by id (streamed into the writer), so
- * a large export neither holds every row in memory nor re-sorts per batch.
+ * or csv file through the SDK's export writer, in batches by id as the
+ * sessions export (services/export-rows.ts).
  */
 import { defineRoute, EXPORT_DOWNLOAD, exportReply, ErrorBody, type ExportColumn } from '../../../sdk/index.js'
 import type { Endpoint } from '../api.js'
@@ -10,12 +9,12 @@ import { NAC_READ } from '../permissions.js'
 import { present, type PresentedEndpoint } from '../services/present.js'
 import { applyFilters, applySearch, macFilter, SORT_COLUMNS } from '../services/query.js'
 import { ENDPOINTS, selectEndpoints, toEndpoint } from '../services/rows.js'
+import { exportIds, rowsInOrder } from '../services/export-rows.js'
 import { EndpointExportQuery, SEARCH_DOC } from '../schemas/endpoints.js'
 import type { NacRouteDeps } from './deps.js'
 
 /** The most rows one export holds. */
 export const EXPORT_CEILING = 100_000
-const BATCH = 1000
 
 /** Machine names as headers: the import reads the same names back (services/csv.ts). */
 export const EXPORT_COLUMNS: ExportColumn<PresentedEndpoint>[] = [
@@ -55,23 +54,13 @@ export function exportRoutes(d: NacRouteDeps) {
         const idsQuery = knex(ENDPOINTS).select(`${ENDPOINTS}.id`)
         applyFilters(idsQuery, q, mac)
         applySearch(idsQuery, q.search)
-        const ids = (
-          await idsQuery
-            .orderBy(SORT_COLUMNS[q.sort_by ?? 'mac'], order)
-            .orderBy(`${ENDPOINTS}.id`, order)
-            .limit(EXPORT_CEILING + 1)
-        ).map((r: { id: string }) => r.id)
-        const truncated = ids.length > EXPORT_CEILING
-        if (truncated) ids.length = EXPORT_CEILING
-        async function* rows(): AsyncGenerator<PresentedEndpoint> {
-          for (let i = 0; i < ids.length; i += BATCH) {
-            const batch = ids.slice(i, i + BATCH)
-            const found = new Map<string, Endpoint>((await selectEndpoints(knex).whereIn('id', batch)).map((r) => [r.id, toEndpoint(r)]))
-            // An endpoint deleted since the ids were read is left out; the rest keep the list's order.
-            yield* await present(knex, users, batch.map((id) => found.get(id)).filter((e): e is Endpoint => e !== undefined))
-          }
-        }
-        return exportReply({ rows: rows(), columns: EXPORT_COLUMNS, format: q.format ?? 'xlsx', fileBase: 'nac-endpoints', rowCount: ids.length, truncated, sheetName: 'Endpoints' })
+        const { ids, truncated } = await exportIds(idsQuery.orderBy(SORT_COLUMNS[q.sort_by ?? 'mac'], order).orderBy(`${ENDPOINTS}.id`, order), EXPORT_CEILING)
+        const rows = rowsInOrder(
+          ids,
+          async (batch) => (await selectEndpoints(knex).whereIn('id', batch)).map(toEndpoint),
+          (found: Endpoint[]) => present(knex, users, found),
+        )
+        return exportReply({ rows, columns: EXPORT_COLUMNS, format: q.format ?? 'xlsx', fileBase: 'nac-endpoints', rowCount: ids.length, truncated, sheetName: 'Endpoints' })
       },
     }),
   ]

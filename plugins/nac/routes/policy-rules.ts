@@ -5,11 +5,13 @@ import { nacReferenceNotFound, NacErrors as E } from '../errors.js'
 import { NAC_POLICY_READ, NAC_POLICY_WRITE } from '../permissions.js'
 import { NacPolicyRuleCreate, NacPolicyRuleList, NacPolicyRuleListQuery, NacPolicyRuleResponse, NacPolicyRuleUpdate, NacRuleParams } from '../schemas/policy.js'
 import { lockConditionRefs, referencedIds, storedConditions, type ConditionInput, type ConditionTargets, type StoredCondition } from '../services/conditions.js'
-import { lockOrder, moveRule, openGap, RULES } from '../services/policy-order.js'
+import { lockOrder, order as ruleOrder, RULES } from '../services/policy-order.js'
 import { loadRule, loadRules, type RuleResponse } from '../services/policy-rules.js'
 import { PROFILES } from '../services/profiles.js'
 import type { NacRouteDeps } from './deps.js'
 
+/** A position past the default rule (the highest it may take: `max`). */
+const outOfRange = (max: number) => E.positionRange({ field: 'position', vars: { max } })
 const RESOURCE = 'nac_policy_rule'
 
 const names = uniqueColumn({ table: RULES, taken: E.ruleNameTaken, index: 'nac_policy_rules_name_unique' })
@@ -60,9 +62,7 @@ export function policyRuleRoutes(d: NacRouteDeps) {
           await lockProfile(trx, b.authorization_profile_id)
           const order = await lockOrder(trx)
           await names.assertFree(trx, b.name)
-          const position = b.position ?? order.defaultPosition
-          if (position > order.defaultPosition) throw E.positionRange({ field: 'position', vars: { max: order.defaultPosition } })
-          await openGap(trx, position)
+          const position = await ruleOrder.place(trx, order, b.position, outOfRange)
           const [{ id }] = await trx(RULES)
             .insert({
               name: b.name,
@@ -115,11 +115,7 @@ export function policyRuleRoutes(d: NacRouteDeps) {
           const order = await lockOrder(trx)
           const before = await mustLoad(trx, targets, id)
           if (b.name !== undefined) await names.assertFree(trx, b.name, id)
-          if (b.position !== undefined) {
-            const max = order.defaultPosition - 1
-            if (b.position > max) throw E.positionRange({ field: 'position', vars: { max } })
-            await moveRule(trx, id, before.position, b.position)
-          }
+          if (b.position !== undefined) await ruleOrder.moveAbove(trx, order, id, before.position, b.position, outOfRange)
           await trx(RULES)
             .where({ id })
             .update({ ...givenFields(b, ['name', 'description', 'enabled', 'authorization_profile_id']), ...(conditions && conditionColumns(conditions)), updated_at: new Date() })
@@ -140,11 +136,8 @@ export function policyRuleRoutes(d: NacRouteDeps) {
       schema: { params: NacRuleParams, response: { 204: null, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         await req.transaction(async (trx) => {
-          await lockOrder(trx)
-          const before = await mustLoad(trx, targets, req.params.rule_id)
-          if (before.is_default) throw E.defaultProtected({ field: 'rule_id' })
           // The table's delete trigger closes the gap.
-          await trx(RULES).where({ id: before.id }).delete()
+          const before = await ruleOrder.remove(trx, () => mustLoad(trx, targets, req.params.rule_id), () => E.defaultProtected({ field: 'rule_id' }))
           await req.audit({ action: `${RESOURCE}.delete`, resourceType: RESOURCE, resourceId: before.id, before }, trx)
         })
         return reply({ status: 204 })

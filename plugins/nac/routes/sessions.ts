@@ -6,6 +6,7 @@ import type { Knex } from 'knex'
 import { defineRoute, EXPORT_DOWNLOAD, exportReply, ErrorBody, likeEscape, orNotFound, paginate, type ExportColumn } from '../../../sdk/index.js'
 import { NAC_SESSIONS_READ } from '../permissions.js'
 import { SESSION_STATE_SQL } from '../services/sessions.js'
+import { exportIds, rowsInOrder } from '../services/export-rows.js'
 import type { SessionTableRow } from '../tables.js'
 import { SessionExportQuery, SessionListQuery, SessionListResponse, SessionParams, SessionResponse, SESSION_SEARCH_DOC, type SessionExportQuery as ExportQuery } from '../schemas/sessions.js'
 import type { NacRouteDeps } from './deps.js'
@@ -97,16 +98,13 @@ export function sessionRoutes(d: NacRouteDeps) {
       download: EXPORT_DOWNLOAD,
       schema: { query: SessionExportQuery, response: { 200: 'file', 422: ErrorBody } },
       handler: async ({ query: q }) => {
-        const qb = selectSessions(knex)
-        applySessionFilters(qb, q)
+        // The ids in the list's order, then the rows in batches (services/export-rows.ts): 100,000 sessions are never all in memory.
+        const idsQuery = knex(SESSIONS).select(`${SESSIONS}.id`)
+        applySessionFilters(idsQuery, q)
         const order = q.sort_order ?? 'desc'
-        const rows = (await qb
-          .orderBy(SORTS[q.sort_by ?? 'started_at'], order)
-          .orderBy('id', order)
-          .limit(SESSION_EXPORT_CEILING + 1)) as Row[]
-        const truncated = rows.length > SESSION_EXPORT_CEILING
-        if (truncated) rows.length = SESSION_EXPORT_CEILING
-        return exportReply({ rows: rows.map(toSession), columns: COLUMNS, format: q.format ?? 'xlsx', fileBase: 'nac-sessions', rowCount: rows.length, truncated, sheetName: 'Sessions' })
+        const { ids, truncated } = await exportIds(idsQuery.orderBy(SORTS[q.sort_by ?? 'started_at'], order).orderBy(`${SESSIONS}.id`, order), SESSION_EXPORT_CEILING)
+        const rows = rowsInOrder(ids, (batch) => selectSessions(knex).whereIn(`${SESSIONS}.id`, batch) as Promise<Row[]>, (found) => found.map(toSession))
+        return exportReply({ rows, columns: COLUMNS, format: q.format ?? 'xlsx', fileBase: 'nac-sessions', rowCount: ids.length, truncated, sheetName: 'Sessions' })
       },
     }),
     defineRoute({

@@ -9,6 +9,7 @@ import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { LoopbackNas } from './coa-nas.js'
 import { createEndpoint, expectError, uniq } from './helpers.js'
+import { skipBecause } from '../../../test/kit/skip.js'
 
 const CONSUMER = './plugins/nac/test/fixtures/coa-consumer'
 
@@ -76,7 +77,7 @@ describe('nac: the CoA service through its ref', () => {
 
   it('a request left pending by a node that stopped mid-exchange is closed as error at the next boot; a recent one is left alone', async function () {
     // A second node on the same database: PostgreSQL only (the embedded engine belongs to one process).
-    if (!t.databaseUrl) this.skip()
+    if (!t.databaseUrl) skipBecause(this, 'two nodes on one database: PostgreSQL only (runs in the PostgreSQL run)')
     const e = await createEndpoint(t)
     const [old] = await t.app.db.knex('nac_coa_requests').insert({ endpoint_id: e.id, mac: e.mac, action: 'disconnect', reason: 'admin', result: 'pending', created_at: new Date(Date.now() - 3600_000) }).returning('id')
     const [recent] = await t.app.db.knex('nac_coa_requests').insert({ endpoint_id: e.id, mac: e.mac, action: 'disconnect', reason: 'admin', result: 'pending' }).returning('id')

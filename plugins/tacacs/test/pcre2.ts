@@ -11,7 +11,7 @@
  * `pcre2()` is null when no C compiler or no libpcre2-8 headers are there;
  * the tests that need it are then pending and say why.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -44,6 +44,13 @@ let binary: string | null | undefined
 /** Why `pcre2()` is null, said once by the tests that skip. */
 export let PCRE2_SKIP = ''
 
+/** $CC, else the first of cc, clang, gcc on the PATH: CI builds tac_plus-ng with clang, which is not always `cc`. */
+function compiler(): string {
+  if (process.env.CC) return process.env.CC
+  for (const c of ['cc', 'clang', 'gcc']) if (spawnSync(c, ['--version'], { stdio: 'ignore' }).status === 0) return c
+  return 'cc'
+}
+
 function build(): string | null {
   const dir = path.join(os.tmpdir(), `portcullis-pcre2-${createHash('sha256').update(SOURCE).digest('hex').slice(0, 12)}`)
   const bin = path.join(dir, 'pcre2-match')
@@ -52,7 +59,7 @@ function build(): string | null {
   const src = path.join(dir, 'pcre2-match.c')
   writeFileSync(src, SOURCE)
   try {
-    execFileSync(process.env.CC ?? 'cc', ['-O1', '-o', `${bin}.tmp`, src, '-lpcre2-8'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    execFileSync(compiler(), ['-O1', '-o', `${bin}.tmp`, src, '-lpcre2-8'], { stdio: ['ignore', 'pipe', 'pipe'] })
     renameSync(`${bin}.tmp`, bin) // whole, or not there: a parallel run never sees half a binary
     return bin
   } catch (e) {
