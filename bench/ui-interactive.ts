@@ -107,9 +107,15 @@ async function json(url: string, body: object, token?: string): Promise<Record<s
 async function prepare(engine: Engine, rows: number, chunk: number) {
   const dataDir = tempDir(`portcullis-bench-ui-${engine}-`)
   let databaseUrl: string | null = null
+  // The throwaway cluster goes when the engine's figures are taken (or at exit, whatever happens).
+  let destroy = () => removeDir(dataDir)
   if (engine === 'postgres') {
     const pgc = await startPostgres()
-    atExit(() => pgc.destroy())
+    const stopPg = atExit(() => pgc.destroy())
+    destroy = () => {
+      stopPg()
+      removeDir(dataDir)
+    }
     databaseUrl = await pgc.createDatabase('benchui')
   }
   const masterKey = randomBytes(32).toString('hex')
@@ -147,7 +153,7 @@ async function prepare(engine: Engine, rows: number, chunk: number) {
     const loadSeconds = (performance.now() - t0) / 1000
     const size = data.tables[0].total
     console.log(`  ${engine}: ${rows.toLocaleString('en-US')} rows in ${TABLE} in ${loadSeconds.toFixed(0)} s, ${size} with its indexes`)
-    return { dataDir, databaseUrl, masterKey, loadSeconds, size }
+    return { dataDir, databaseUrl, masterKey, loadSeconds, size, destroy }
   } finally {
     await client?.end().catch(() => undefined)
     await app.stop()
@@ -307,7 +313,7 @@ async function measureEngine(browser: Browser, engine: Engine, rows: number, run
     return { engine, rows, loadSeconds: p.loadSeconds, size: p.size, steps, loadAvg: la }
   } finally {
     await server.stop()
-    removeDir(p.dataDir)
+    p.destroy()
   }
 }
 
