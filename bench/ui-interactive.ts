@@ -9,7 +9,7 @@
  * INSERT … SELECT generate_series as bench/aaa-logs.ts (20,000 users drawn
  * zipf-ish, 5,000 NAS, 90 days, 90% success; the migrations' indexes dropped
  * and re-created around the load, the rollup filled by its triggers, then
- * ANALYZE), in chunks of BENCH_UI_CHUNK rows (one transaction each: the
+ * ANALYZE), in chunks of BENCH_UI_CHUNK rows (default 250,000; one transaction each: the
  * embedded engine runs in WebAssembly memory). The other kinds stay empty;
  * the dashboard reads none of them. The data lives in a temporary folder
  * (and a throwaway cluster for PostgreSQL), removed at the end.
@@ -292,7 +292,7 @@ async function oneRun(browser: Browser, url: string): Promise<Record<Step, { ms:
 
 async function measureEngine(browser: Browser, engine: Engine, rows: number, runs: number): Promise<EngineResult> {
   console.log(`\n== ${engine}: loading ${rows.toLocaleString('en-US')} rows ==`)
-  const p = await prepare(engine, rows, envInt('BENCH_UI_CHUNK', 1_000_000))
+  const p = await prepare(engine, rows, envInt('BENCH_UI_CHUNK', 250_000))
   const server = await serve(p)
   try {
     // One run unmeasured: the server's first queries, the OS's file cache.
