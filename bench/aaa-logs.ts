@@ -143,7 +143,7 @@ const base = (n: number) =>
 const RULES = sqlArr(Array.from({ length: 40 }, (_, i) => `rule-${['noc', 'core', 'edge', 'dc', 'wifi'][i % 5]}-${String(i).padStart(2, '0')}`))
 const PROFILES = sqlArr(Array.from({ length: 30 }, (_, i) => `${['netops', 'readonly', 'helpdesk', 'admin', 'audit'][i % 5]}-${i}`))
 
-function generateSql(table: string, n: number): string {
+export function generateSql(table: string, n: number): string {
   switch (table) {
     case 'aaa_log_tacacs_authz':
       return `INSERT INTO ${table} (${COMMON_COLS}, action, rule_name, profile, service, priv_lvl, command, arguments, reply_arguments)
@@ -190,7 +190,12 @@ interface TableInfo {
   total: string
 }
 
-async function generate(c: pg.Client, sizes: Record<string, number>): Promise<{ tables: TableInfo[]; partitions: number; indexMs: number; analyzeMs: number; totalMs: number }> {
+/** What generate() needs of a connection: pg.Client, or the embedded engine through a small adapter (bench/ui-interactive.ts). */
+export interface Queryable {
+  query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>
+}
+
+export async function generate(c: Queryable, sizes: Record<string, number>, o: { maintenanceWorkMem?: string } = {}): Promise<{ tables: TableInfo[]; partitions: number; indexMs: number; analyzeMs: number; totalMs: number }> {
   const t0 = performance.now()
   // Monthly partitions covering the 90 days (and the current month for the ingestion).
   const first = new Date(Date.now() - 91 * DAY)
@@ -234,7 +239,7 @@ async function generate(c: pg.Client, sizes: Record<string, number>): Promise<{ 
     console.log(`  ${table}: ${n.toLocaleString('en-US')} rows in ${((performance.now() - t1) / 1000).toFixed(1)} s`)
   }
   const t2 = performance.now()
-  await c.query(`SET maintenance_work_mem = '512MB'`)
+  await c.query(`SET maintenance_work_mem = '${o.maintenanceWorkMem ?? '512MB'}'`)
   for (const d of defs) await c.query(d.indexdef.replace(' ON ONLY ', ' ON '))
   const indexMs = performance.now() - t2
   console.log(`  indexes re-created (${defs.length}) in ${(indexMs / 1000).toFixed(1)} s`)

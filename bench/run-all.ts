@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark, one after the other, with the machine
  * line once. Figures only: nothing here fails on a timing. BENCH_JSON=file
  * also writes the results as JSON (for docs/benchmarks.md). BENCH_LOG_ROWS=factor
- * adds bench/aaa-logs.ts (opt-in: its data takes minutes to generate).
+ * adds bench/aaa-logs.ts (opt-in: its data takes minutes to generate); BENCH_UI_ROWS=n adds
+ * bench/ui-interactive.ts (the console in chromium over n log rows, both engines; opt-in likewise).
  */
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -13,6 +14,7 @@ import { runAaaLogs } from './aaa-logs.js'
 import { runAaaPolicy } from './aaa-policy.js'
 import { runDeployBench } from './deploy.js'
 import { runUiBundle } from './ui-bundle.js'
+import { runUiInteractive } from './ui-interactive.js'
 import { machine } from './lib.js'
 
 async function main() {
@@ -28,8 +30,9 @@ async function main() {
   const aaaPolicy = await runAaaPolicy({ printMachine: false })
   const deploy = await runDeployBench({ printMachine: false })
   const uiBundle = await runUiBundle({ printMachine: false })
+  const uiInteractive = process.env.BENCH_UI_ROWS ? await runUiInteractive({ printMachine: false }) : (console.log('\nui-interactive: skipped (set BENCH_UI_ROWS, e.g. 10000000)'), null)
   console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
-  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, framework, startup, identity, aaaPolicy, aaaLogs, deploy, uiBundle }, null, 2) + '\n')
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, framework, startup, identity, aaaPolicy, aaaLogs, deploy, uiBundle, uiInteractive }, null, 2) + '\n')
 }
 
 main().then(

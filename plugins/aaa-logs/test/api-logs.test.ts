@@ -364,10 +364,10 @@ describe('aaa-logs log lists, entries and exports', () => {
   })
 
   describe('search index', () => {
-    it('has a trigram index per kind where pg_trgm exists, and search can use it', async function () {
+    it('has a trigram index per kind where pg_trgm exists (PostgreSQL with contrib, the embedded engine), and search can use it', async function () {
       const knex = t.app.db.knex
       const ext = await knex.raw(`SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'`)
-      if (!ext.rows.length) skipBecause(this, 'this engine has no pg_trgm extension (the embedded PGlite does not load it; PostgreSQL from Debian has it, and the test runs there)')
+      if (!ext.rows.length) skipBecause(this, 'this PostgreSQL has no pg_trgm extension (Debian\'s has it in contrib; the embedded engine loads it itself)')
       const idx = (await knex('pg_indexes').where('indexname', 'like', '%_search_trgm').pluck('indexname')) as string[]
       for (const k of KINDS) expect(idx).to.include(`${k.table}_search_trgm`)
       const { searchExpression } = await import('../services/logs.js')

@@ -7,7 +7,7 @@
 import { Badge, Button, Code, Drawer, Group, Pagination, Select, Stack, Table, Tabs, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query'
-import { useState } from 'react'
+import { useMemo, useState } from 'react'
 import { api, download } from '../api/client'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
@@ -30,7 +30,10 @@ export function Logs() {
   const [sort, setSort] = useState<{ by: string; order: 'asc' | 'desc' }>({ by: 'timestamp', order: 'desc' })
   const [page, setPage] = useState(1)
   const [open, setOpen] = useState<string | null>(null)
-  const [debounced] = useDebouncedValue({ search, ...f }, 300)
+  // One object per change, not per render: the debounce restarts whenever its value is a new object, and its
+  // own update re-rendered the screen, so a fresh literal here re-rendered the whole table every 300 ms, forever.
+  const typed = useMemo(() => ({ search, ...f }), [search, f])
+  const [debounced] = useDebouncedValue(typed, 300)
   const keep = (k: LogKind, s: string) => history.replaceState(null, '', `/logs?kind=${k.path}${s ? `&search=${encodeURIComponent(s)}` : ''}`)
   const setKind = (p: string | null) => {
     const k = LOG_KINDS.find((x) => x.path === p) ?? LOG_KINDS[0]
