@@ -3,15 +3,48 @@
  * (installed by .ci/run), driven by playwright-core, which downloads nothing.
  * Where chromium is missing the tests skip and say so.
  */
+import { expect } from 'chai'
+import { execSync } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp, type TestAppOptions } from '../../../test/kit/app.js'
+import { skipBecause } from '../../../test/kit/skip.js'
+import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
 
 /** CHROMIUM_PATH when set (a path that does not exist skips the tests), else Debian's. */
 export const CHROMIUM = (process.env.CHROMIUM_PATH !== undefined ? [process.env.CHROMIUM_PATH] : ['/usr/bin/chromium', '/usr/bin/chromium-browser']).find((p) => existsSync(p)) ?? null
 
-export const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/screenshots')
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
+export const SCREENSHOTS = path.join(ROOT, 'docs/screenshots')
+
+/**
+ * What every console suite does first: skip (saying why) without chromium,
+ * and build the console when its sources are newer than the build, so the
+ * browser is shown the code under test.
+ */
+export function needConsole(ctx: Mocha.Context): void {
+  if (!CHROMIUM) skipBecause(ctx, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
+  if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: ROOT, stdio: 'inherit' })
+}
+
+/** The server with `admin`'s first password already changed to `password` (the first sign-in asks for it). */
+export async function startWithAdmin(o: TestAppOptions, password: string): Promise<TestApp> {
+  const t = await startTestApp(o)
+  const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
+  const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: password } })
+  expect(changed.status, changed.text).to.equal(200)
+  return t
+}
+
+/** Opens `url` (the sign-in form shows) and signs in with Enter in the password input. */
+export async function signInAt(page: Page, url: string, username: string, password: string): Promise<void> {
+  await page.goto(url)
+  await page.locator('input[name="username"]').fill(username)
+  await page.locator('input[name="password"]').fill(password)
+  await page.locator('input[name="password"]').press('Enter')
+}
 
 export async function launch(): Promise<Browser> {
   // --no-sandbox: CI runs as root, where chromium refuses its sandbox.

@@ -10,25 +10,15 @@
  * asserted, and the server is asked whether it holds what they say.
  */
 import { expect } from 'chai'
-import { execSync } from 'node:child_process'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
-import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
-import { skipBecause } from '../../../test/kit/skip.js'
-import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
-import { CHROMIUM, context, heading, inputError, launch, screenshot } from './browser.js'
+import { runsOn, type TestApp } from '../../../test/kit/app.js'
+import { context, heading, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PASSWORD = 'Portcullis-Idm-2026!'
 const CAROL = 'Kestrel-Strong-Pass-42x'
 
-async function signIn(page: Page, t: TestApp, to: string, username = 'admin', password = PASSWORD) {
-  await page.goto(t.url + to)
-  await page.locator('input[name="username"]').fill(username)
-  await page.locator('input[name="password"]').fill(password)
-  await page.locator('input[name="password"]').press('Enter')
-}
+const signIn = (page: Page, t: TestApp, to: string, username = 'admin', password = PASSWORD) => signInAt(page, t.url + to, username, password)
 
 /** Waits for the open dialog or drawer to finish sliding in, so a screenshot shows it settled. */
 const settled = (page: Page) => page.getByRole('dialog').last().evaluate((el) => Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished)).then(() => undefined))
@@ -48,12 +38,8 @@ async function pick(page: Page, label: string, option: string) {
   let browser: Browser
 
   before(async function () {
-    if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
-    if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
-    t = await startTestApp({ engine: 'postgres', plugins: ['mfa', 'console'] })
-    const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
-    const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
-    expect(changed.status, changed.text).to.equal(200)
+    needConsole(this)
+    t = await startWithAdmin({ engine: 'postgres', plugins: ['mfa', 'console'] }, PASSWORD)
     browser = await launch()
   })
   after(async () => {

@@ -13,24 +13,13 @@
  * names are made through the API: their screens are not this file's subject.
  */
 import { expect } from 'chai'
-import { execSync } from 'node:child_process'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Browser, Locator, Page } from 'playwright-core'
-import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
-import { skipBecause } from '../../../test/kit/skip.js'
-import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
-import { CHROMIUM, context, inputError, launch, screenshot } from './browser.js'
+import { runsOn, type TestApp } from '../../../test/kit/app.js'
+import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PASSWORD = 'Portcullis-Config-2026!'
 
-async function signIn(page: Page, t: TestApp, to: string) {
-  await page.goto(t.url + to)
-  await page.locator('input[name="username"]').fill('admin')
-  await page.locator('input[name="password"]').fill(PASSWORD)
-  await page.locator('input[name="password"]').press('Enter')
-}
+const signIn = (page: Page, t: TestApp, to: string) => signInAt(page, t.url + to, 'admin', PASSWORD)
 
 /** Picks `option` in the Mantine Select whose input is `input` (a locator). */
 async function choose(page: Page, input: Locator, option: string | RegExp) {
@@ -51,12 +40,8 @@ async function byLabel(page: Page, label: string, scope: Locator | Page = page) 
   let browser: Browser
 
   before(async function () {
-    if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
-    if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
-    t = await startTestApp({ engine: 'postgres', plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'console'], env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' } })
-    const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
-    const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
-    expect(changed.status, changed.text).to.equal(200)
+    needConsole(this)
+    t = await startWithAdmin({ engine: 'postgres', plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'console'], env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' } }, PASSWORD)
     for (const [p, body] of [
       ['/api/v1/users', { username: 'alice', password: 'Tq-Strong-Pass-9zX', display_name: 'Alice', network_login: true }],
       ['/api/v1/devices', { name: 'core-sw-1', address: '10.1.0.1', tacacs_key: 'tacacs-key-1', radius_secret: 'radius-secret-1' }],

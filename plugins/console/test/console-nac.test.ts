@@ -10,26 +10,15 @@
  * permissions is shown.
  */
 import { expect } from 'chai'
-import { execSync } from 'node:child_process'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
-import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
-import { skipBecause } from '../../../test/kit/skip.js'
-import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
+import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { LoopbackNas } from '../../nac/test/coa-nas.js'
-import { CHROMIUM, context, inputError, launch, screenshot } from './browser.js'
+import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PASSWORD = 'Portcullis-Nac-2026!'
 const RULES = '/api/v1/nac/policy/rules'
 
-async function signIn(page: Page, t: TestApp, to: string, username = 'admin', password = PASSWORD) {
-  await page.goto(t.url + to)
-  await page.locator('input[name="username"]').fill(username)
-  await page.locator('input[name="password"]').fill(password)
-  await page.locator('input[name="password"]').press('Enter')
-}
+const signIn = (page: Page, t: TestApp, to: string, username = 'admin', password = PASSWORD) => signInAt(page, t.url + to, username, password)
 
 /** Picks `option` in the Mantine Select or MultiSelect whose input is labelled `label` (its label element or aria-label). */
 async function pick(page: Page, label: string | RegExp, option: string | RegExp) {
@@ -50,13 +39,9 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
   let nas: LoopbackNas | undefined
 
   before(async function () {
-    if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
-    if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
+    needConsole(this)
     // A NAS that does not answer a CoA is given up on quickly (the screen shows the timeout, not a hang).
-    t = await startTestApp({ engine: 'postgres', plugins: ['inventory', 'radius', 'nac', 'console'], settings: { 'nac.coa_timeout_ms': 300, 'nac.coa_retries': 0 } })
-    const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
-    const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
-    expect(changed.status, changed.text).to.equal(200)
+    t = await startWithAdmin({ engine: 'postgres', plugins: ['inventory', 'radius', 'nac', 'console'], settings: { 'nac.coa_timeout_ms': 300, 'nac.coa_retries': 0 } }, PASSWORD)
     // The switch the policy test names; its own screen is not this file's subject.
     const sw = await t.admin('POST', '/api/v1/devices', { body: { name: 'access-sw-1', address: '10.2.0.1', radius_secret: 'radius-secret-1' } })
     expect(sw.status, sw.text).to.equal(201)

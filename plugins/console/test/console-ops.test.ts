@@ -12,28 +12,18 @@
  * ingester writes them: their own screens are not this file's subject.
  */
 import { expect } from 'chai'
-import { execSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { LOG_TABLE } from '../../aaa-logs/api.js'
-import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
-import { skipBecause } from '../../../test/kit/skip.js'
-import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
-import { CHROMIUM, context, inputError, launch, screenshot } from './browser.js'
+import { runsOn, type TestApp } from '../../../test/kit/app.js'
+import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PASSWORD = 'Portcullis-Ops-2026!'
 const RULES = '/api/v1/aaa/policy/rules'
 
-async function signIn(page: Page, t: TestApp, to: string) {
-  await page.goto(t.url + to)
-  await page.locator('input[name="username"]').fill('admin')
-  await page.locator('input[name="password"]').fill(PASSWORD)
-  await page.locator('input[name="password"]').press('Enter')
-}
+const signIn = (page: Page, t: TestApp, to: string) => signInAt(page, t.url + to, 'admin', PASSWORD)
 
 /** The rule names in the order the list shows them. */
 const shownOrder = (page: Page) => page.getByTestId('rules').locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-rule')))
@@ -54,14 +44,10 @@ async function pick(page: Page, select: string, label: string | RegExp) {
   const ids: Record<string, string> = {}
 
   before(async function () {
-    if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
-    if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
+    needConsole(this)
     // A server whose machine has no tac_plus-ng (as CI's has, through TAC_PLUS_NG): the deploy screen's
     // refused unchecked release is part of what is shown, and the screens must not depend on the machine.
-    t = await startTestApp({ engine: 'postgres', plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'console'], env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' } })
-    const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
-    const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
-    expect(changed.status, changed.text).to.equal(200)
+    t = await startWithAdmin({ engine: 'postgres', plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'console'], env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' } }, PASSWORD)
     // No tac_plus-ng is configured in the test server: its release cannot be checked, so let it through (the deploys test also shows the refusal).
     expect((await t.admin('PUT', '/api/v1/settings/deploy.allow_unchecked', { body: { value: true } })).status).to.be.oneOf([200, 204])
     const make = async (p: string, body: object) => {

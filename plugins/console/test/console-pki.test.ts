@@ -14,27 +14,21 @@
  * anything, on a tablet too (the page does not scroll sideways).
  */
 import { expect } from 'chai'
-import { execSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
-import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
+import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
-import { CHROMIUM, context, inputError, launch, screenshot } from './browser.js'
+import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PASSWORD = 'Portcullis-Pki-2026!'
 const hasOpenssl = () => spawnSync('openssl', ['version']).status === 0
 
-async function signIn(page: Page, t: TestApp, to: string) {
-  await page.goto(t.url + to)
-  await page.locator('input[name="username"]').fill('admin')
-  await page.locator('input[name="password"]').fill(PASSWORD)
-  await page.locator('input[name="password"]').press('Enter')
-}
+const signIn = (page: Page, t: TestApp, to: string) => signInAt(page, t.url + to, 'admin', PASSWORD)
 
 /** Picks `label` in the Mantine Select whose label is `select` (a required one's label ends with an asterisk); the last such, so a dialog's (drawn at the end of the page) before the page's filter of the same name. */
 async function pick(page: Page, select: string, label: string | RegExp) {
@@ -60,13 +54,9 @@ async function pick(page: Page, select: string, label: string | RegExp) {
   }
 
   before(async function () {
-    if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
+    needConsole(this)
     if (!hasOpenssl()) skipBecause(this, 'openssl is not installed (Debian package openssl): the test makes its CSR with it')
-    if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
-    t = await startTestApp({ engine: 'postgres', plugins: ['pki', 'console'] })
-    const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
-    const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
-    expect(changed.status, changed.text).to.equal(200)
+    t = await startWithAdmin({ engine: 'postgres', plugins: ['pki', 'console'] }, PASSWORD)
     dir = mkdtempSync(path.join(tmpdir(), 'console-pki-'))
     browser = await launch()
   })

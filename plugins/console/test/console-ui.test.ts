@@ -8,15 +8,12 @@
  * the screens go to docs/screenshots/ (the README shows them).
  */
 import { expect } from 'chai'
-import { execSync } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
 import { codeAt } from '../../../test/kit/mfa.js'
-import { skipBecause } from '../../../test/kit/skip.js'
-import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
-import { CHROMIUM, context, heading, inputError, launch, screenshot } from './browser.js'
+import { context, heading, inputError, launch, needConsole, screenshot } from './browser.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const NEW_PASSWORD = 'Portcullis-Console-2026!'
@@ -33,8 +30,7 @@ async function signIn(page: Page, username: string, password: string) {
   let browser: Browser
 
   before(async function () {
-    if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
-    if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
+    needConsole(this)
     t = await startTestApp({ engine: 'postgres', plugins: ['inventory', 'tacacs', 'radius', 'mfa', 'console', path.join(root, 'examples/console-pages/index.ts')] })
     browser = await launch()
   })

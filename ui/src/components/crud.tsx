@@ -4,7 +4,7 @@
  * is sent), and the frame of a form dialog (the alert for an error no input
  * shows, Cancel, and the submit button with its progress).
  */
-import { ActionIcon, Button, Group, Modal, Stack, Title } from '@mantine/core'
+import { ActionIcon, Button, Group, Modal, Pagination, Stack, Text, Title } from '@mantine/core'
 import type { FormEvent, ReactNode } from 'react'
 import { useI18n } from '../i18n'
 import { ErrorAlert } from './errors'
@@ -46,6 +46,8 @@ export function FormDialog(p: {
   onClose(): void
   onSubmit(): void
   children: ReactNode
+  /** What stands in the dialog below the form (actions of their own, outside the submit). */
+  after?: ReactNode
 }) {
   const { t } = useI18n()
   const submit = (e: FormEvent) => {
@@ -64,6 +66,36 @@ export function FormDialog(p: {
           </Group>
         </Stack>
       </form>
+      {p.after}
     </Modal>
   )
+}
+
+/**
+ * Under a list: how many rows the filter matched and, past one page, the pager
+ * (its arrows named for a screen reader). `total` replaces the count's text
+ * where a screen words it otherwise (the logs' "at least").
+ */
+export function ListFooter({ data, page, onPage, total, testId }: {
+  data: { total_by_filter: number; pages: number } | undefined
+  page: number
+  onPage(page: number): void
+  total?: string
+  testId?: string
+}) {
+  const { t } = useI18n()
+  if (!data) return null
+  return (
+    <Group justify="space-between">
+      <Text size="sm" c="dimmed" data-testid={testId}>{total ?? t.common.total(data.total_by_filter)}</Text>
+      <Pager pages={data.pages} page={page} onPage={onPage} />
+    </Group>
+  )
+}
+
+/** The pager alone (nothing for a single page), for a list that shows no count. */
+export function Pager({ pages, page, onPage }: { pages: number; page: number; onPage(page: number): void }) {
+  const { t } = useI18n()
+  if (pages <= 1) return null
+  return <Pagination value={page} onChange={onPage} total={pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />
 }

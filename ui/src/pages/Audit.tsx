@@ -5,7 +5,7 @@
  * record before and after side by side (AuditDiff). A resource can be given
  * in the URL (/audit?resource_type=user&resource_id=…).
  */
-import { Badge, Drawer, Group, Pagination, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
+import { Badge, Drawer, Group, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -15,6 +15,7 @@ import { useI18n } from '../i18n'
 import { AuditDiff } from './AuditDiff'
 import { when } from './format'
 import type { AuditEntry } from './identity-data'
+import { ListFooter } from '../components/crud'
 
 const PER_PAGE = 50
 type SortBy = 'at' | 'action' | 'resource_type' | 'actor_name'
@@ -99,12 +100,7 @@ export function Audit() {
         </Table>
       </Table.ScrollContainer>
       {list.data?.total_by_filter === 0 && <Text c="dimmed">{t.admin.audit.empty}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={page} onPage={setPage} />
       <Drawer opened={!!open} onClose={() => setOpen(null)} position="right" size="xl" title={t.admin.audit.entry}>
         {open && <AuditDiff entry={open} />}
       </Drawer>

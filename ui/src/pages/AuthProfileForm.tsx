@@ -4,13 +4,14 @@
  * empty; every other refusal (VLAN_INVALID, an unsafe value, a redirect
  * without its ACL, re-authentication without a timeout…) shows under its input.
  */
-import { Button, Group, Modal, NumberInput, Stack, Switch, TextInput, Textarea } from '@mantine/core'
+import { Group, NumberInput, Switch, TextInput, Textarea } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api, ApiError } from '../api/client'
-import { ErrorAlert, fieldError } from '../components/errors'
+import { fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import type { AuthProfile } from './nac-data'
+import { FormDialog } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'deny', 'vlan', 'acl', 'cisco_acl', 'cisco_url_redirect', 'cisco_url_redirect_acl', 'aruba_user_role', 'session_timeout', 'reauthenticate', ...Array.from({ length: 50 }, (_, i) => `cisco_acl[${i}]`)]
 
@@ -42,41 +43,28 @@ export function AuthProfileForm({ profile, onClose }: { profile: AuthProfile | n
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   const err = (f: string) => fieldError(save.error, f)
   const off = v.deny
   return (
-    <Modal opened onClose={onClose} title={profile ? t.nac.editProfile : t.nac.addProfile} size="lg">
-      <form onSubmit={submit} noValidate data-testid="profile-form">
-        <Stack>
-          <ErrorAlert error={save.error} fields={FIELDS} />
-          <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
-          <Switch label={t.nac.deny} description={t.nac.denyHint} name="deny" checked={v.deny} onChange={(e) => set('deny', e.currentTarget.checked)} error={err('deny')} />
-          <Group grow align="flex-start">
-            <TextInput label={t.nac.vlan} name="vlan" description={t.nac.vlanHint} disabled={off} value={v.vlan} onChange={(e) => set('vlan', e.currentTarget.value)} error={err('vlan')} />
-            <TextInput label={t.nac.acl} name="acl" disabled={off} value={v.acl} onChange={(e) => set('acl', e.currentTarget.value)} error={err('acl')} />
-          </Group>
-          <Textarea label={t.nac.ciscoAcl} name="cisco_acl" description={t.nac.ciscoAclHint} disabled={off} autosize minRows={2} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} value={v.ciscoAcl} onChange={(e) => set('ciscoAcl', e.currentTarget.value)}
-            error={save.error instanceof ApiError && save.error.field?.startsWith('cisco_acl') ? save.error.message : undefined} />
-          <Group grow align="flex-start">
-            <TextInput label={t.nac.redirect} name="cisco_url_redirect" placeholder="https://portal.example/guest" disabled={off} value={v.redirect} onChange={(e) => set('redirect', e.currentTarget.value)} error={err('cisco_url_redirect')} />
-            <TextInput label={t.nac.redirectAcl} name="cisco_url_redirect_acl" disabled={off} value={v.redirectAcl} onChange={(e) => set('redirectAcl', e.currentTarget.value)} error={err('cisco_url_redirect_acl')} />
-          </Group>
-          <Group grow align="flex-start">
-            <TextInput label={t.nac.role} name="aruba_user_role" disabled={off} value={v.role} onChange={(e) => set('role', e.currentTarget.value)} error={err('aruba_user_role')} />
-            <NumberInput label={t.nac.sessionTimeout} name="session_timeout" min={60} clampBehavior="none" allowDecimal={false} disabled={off} value={v.timeout} onChange={(x) => set('timeout', x)} error={err('session_timeout')} />
-          </Group>
-          <Switch label={t.nac.reauthenticate} name="reauthenticate" disabled={off} checked={v.reauth} onChange={(e) => set('reauth', e.currentTarget.checked)} error={err('reauthenticate')} />
-          <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{profile ? t.common.save : t.common.create}</Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={profile ? t.nac.editProfile : t.nac.addProfile} size="lg" testId="profile-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!profile} onClose={onClose} onSubmit={() => save.mutate()}>
+      <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      <Switch label={t.nac.deny} description={t.nac.denyHint} name="deny" checked={v.deny} onChange={(e) => set('deny', e.currentTarget.checked)} error={err('deny')} />
+      <Group grow align="flex-start">
+        <TextInput label={t.nac.vlan} name="vlan" description={t.nac.vlanHint} disabled={off} value={v.vlan} onChange={(e) => set('vlan', e.currentTarget.value)} error={err('vlan')} />
+        <TextInput label={t.nac.acl} name="acl" disabled={off} value={v.acl} onChange={(e) => set('acl', e.currentTarget.value)} error={err('acl')} />
+      </Group>
+      <Textarea label={t.nac.ciscoAcl} name="cisco_acl" description={t.nac.ciscoAclHint} disabled={off} autosize minRows={2} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} value={v.ciscoAcl} onChange={(e) => set('ciscoAcl', e.currentTarget.value)}
+        error={save.error instanceof ApiError && save.error.field?.startsWith('cisco_acl') ? save.error.message : undefined} />
+      <Group grow align="flex-start">
+        <TextInput label={t.nac.redirect} name="cisco_url_redirect" placeholder="https://portal.example/guest" disabled={off} value={v.redirect} onChange={(e) => set('redirect', e.currentTarget.value)} error={err('cisco_url_redirect')} />
+        <TextInput label={t.nac.redirectAcl} name="cisco_url_redirect_acl" disabled={off} value={v.redirectAcl} onChange={(e) => set('redirectAcl', e.currentTarget.value)} error={err('cisco_url_redirect_acl')} />
+      </Group>
+      <Group grow align="flex-start">
+        <TextInput label={t.nac.role} name="aruba_user_role" disabled={off} value={v.role} onChange={(e) => set('role', e.currentTarget.value)} error={err('aruba_user_role')} />
+        <NumberInput label={t.nac.sessionTimeout} name="session_timeout" min={60} clampBehavior="none" allowDecimal={false} disabled={off} value={v.timeout} onChange={(x) => set('timeout', x)} error={err('session_timeout')} />
+      </Group>
+      <Switch label={t.nac.reauthenticate} name="reauthenticate" disabled={off} checked={v.reauth} onChange={(e) => set('reauth', e.currentTarget.checked)} error={err('reauthenticate')} />
+      <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
+    </FormDialog>
   )
 }

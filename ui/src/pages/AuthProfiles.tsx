@@ -4,7 +4,7 @@
  * sends, as the server lists them. Add and change in a dialog; delete after a
  * confirmation (refused, in the alert, while a rule gives it).
  */
-import { ActionIcon, Badge, Button, Group, Pagination, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { ActionIcon, Badge, Button, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -14,6 +14,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { AuthProfileForm } from './AuthProfileForm'
 import type { AuthProfile } from './nac-data'
+import { ListFooter } from '../components/crud'
 
 const PER_PAGE = 20
 
@@ -78,12 +79,7 @@ export function AuthProfiles() {
         </Table>
       </Table.ScrollContainer>
       {list.data?.total === 0 && !q && <Text c="dimmed">{t.nac.emptyProfiles}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={page} onPage={setPage} />
       {editing && <AuthProfileForm profile={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )

@@ -4,7 +4,7 @@
  * nested commands and argument rules in a dialog, and delete after showing
  * the profiles that use the set (the server refuses with 409 while they do).
  */
-import { Badge, Button, Group, Pagination, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -15,6 +15,7 @@ import { CommandSetForm } from './CommandSetForm'
 import { type CommandSetItem, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
 import { when } from './format'
+import { ListFooter } from '../components/crud'
 
 export function CommandSets() {
   const { t, language } = useI18n()
@@ -71,12 +72,7 @@ export function CommandSets() {
         </Table>
       </Table.ScrollContainer>
       {list.data && list.data.total === 0 && <Text c="dimmed">{t.config.emptyCommandSets}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={ls.page} onChange={ls.setPage} total={list.data.pages} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={ls.page} onPage={ls.setPage} />
       {editing && <CommandSetForm id={editing === 'new' ? null : editing} readOnly={!canWrite} onClose={() => setEditing(null)} />}
       {deleting && (
         <DeleteDialog

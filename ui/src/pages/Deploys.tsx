@@ -5,7 +5,7 @@
  * rollback of an earlier release. Refusals (a failed check, another deploy
  * running, a release that cannot be rolled back) show in the alert.
  */
-import { Badge, Button, Code, Group, Pagination, Paper, Progress, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Button, Code, Group, Paper, Progress, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -15,6 +15,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { RadiusConfigPreview } from './RadiusConfigPreview'
+import { Pager } from '../components/crud'
 
 type DryRun = { daemon: string; current_release: string | null; changes: { path: string; change: string; diff: string }[] }
 const STATUS_COLOR: Record<string, string> = { active: 'green', failed: 'red', pending: 'blue', superseded: 'gray', rolled_back: 'orange' }
@@ -151,7 +152,7 @@ export function Deploys() {
             </Table>
           </Table.ScrollContainer>
           {history.data && history.data.total === 0 && <Text c="dimmed">{t.deploys.noHistory}</Text>}
-          {history.data && history.data.pages > 1 && <Pagination value={page} onChange={setPage} total={history.data.pages} />}
+          {history.data && <Pager pages={history.data.pages} page={page} onPage={setPage} />}
         </Stack>
       </Paper>
       {auth.can('radius.read') && (!info.data || info.data.plugins.some((p) => p.id === 'radius')) && <RadiusConfigPreview />}

@@ -3,14 +3,14 @@
  * add or change one (POST, PUT: only what changed is sent, a key left empty is
  * kept), and delete with a confirmation. A refusal shows under its input.
  */
-import { Badge, Group, Pagination, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core'
+import { Badge, Group, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import type { Device, DeviceCreate } from '../api/types'
 import { useAuth } from '../auth'
-import { FormDialog, PageTitle, RowActions } from '../components/crud'
+import { FormDialog, ListFooter, PageTitle, RowActions } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { groupOptions, useAllGroups } from './groups-data'
@@ -92,12 +92,7 @@ export function Devices() {
         </Table>
       </Table.ScrollContainer>
       {list.data && list.data.total === 0 && !q && !group && <Text c="dimmed">{t.devices.empty}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={page} onPage={setPage} />
       {editing && <DeviceForm device={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )

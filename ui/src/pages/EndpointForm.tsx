@@ -3,14 +3,15 @@
  * answers the canonical one), description, group and owner. A refusal shows
  * under its input (`mac`: MAC_INVALID, MAC_GROUP_ADDRESS, ENDPOINT_MAC_TAKEN…).
  */
-import { Button, Group, Modal, Select, Stack, TextInput, Textarea } from '@mantine/core'
+import { Group, Select, TextInput, Textarea } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
-import { ErrorAlert, fieldError } from '../components/errors'
+import { fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { useEndpointGroupOptions, useUserOptions, type Endpoint } from './nac-data'
+import { FormDialog } from '../components/crud'
 
 const FIELDS = ['mac', 'description', 'endpoint_group_id', 'owner_user_id']
 
@@ -34,29 +35,16 @@ export function EndpointForm({ endpoint, onClose }: { endpoint: Endpoint | null;
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   const err = (f: string) => fieldError(save.error, f)
   const ownerOptions = users.data ?? (endpoint?.owner_user_id ? [{ value: endpoint.owner_user_id, label: endpoint.owner_username ?? endpoint.owner_user_id }] : [])
   return (
-    <Modal opened onClose={onClose} title={endpoint ? t.nac.editEndpoint : t.nac.addEndpoint} size="lg">
-      <form onSubmit={submit} noValidate data-testid="endpoint-form">
-        <Stack>
-          <ErrorAlert error={save.error} fields={FIELDS} />
-          <TextInput label={t.nac.mac} name="mac" required data-autofocus description={t.nac.macHint} value={v.mac} onChange={(e) => set('mac', e.currentTarget.value)} error={err('mac')} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} />
-          <Group grow align="flex-start">
-            <Select label={t.nac.group} name="endpoint_group_id" placeholder={t.nac.noGroup} clearable searchable data={groups.data ?? []} value={v.group} onChange={(x) => set('group', x)} error={err('endpoint_group_id')} />
-            <Select label={t.nac.owner} name="owner_user_id" placeholder={t.nac.noOwner} clearable searchable disabled={!users.data} data={ownerOptions} value={v.owner} onChange={(x) => set('owner', x)} error={err('owner_user_id')} />
-          </Group>
-          <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{endpoint ? t.common.save : t.common.create}</Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={endpoint ? t.nac.editEndpoint : t.nac.addEndpoint} size="lg" testId="endpoint-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!endpoint} onClose={onClose} onSubmit={() => save.mutate()}>
+      <TextInput label={t.nac.mac} name="mac" required data-autofocus description={t.nac.macHint} value={v.mac} onChange={(e) => set('mac', e.currentTarget.value)} error={err('mac')} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} />
+      <Group grow align="flex-start">
+        <Select label={t.nac.group} name="endpoint_group_id" placeholder={t.nac.noGroup} clearable searchable data={groups.data ?? []} value={v.group} onChange={(x) => set('group', x)} error={err('endpoint_group_id')} />
+        <Select label={t.nac.owner} name="owner_user_id" placeholder={t.nac.noOwner} clearable searchable disabled={!users.data} data={ownerOptions} value={v.owner} onChange={(x) => set('owner', x)} error={err('owner_user_id')} />
+      </Group>
+      <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
+    </FormDialog>
   )
 }

@@ -4,15 +4,16 @@
  * profiled endpoints in it; add, change and delete (refused, in the alert,
  * while it holds endpoints or a rule names it: 409 GROUP_IN_USE).
  */
-import { ActionIcon, Anchor, Button, Group, Modal, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { ActionIcon, Anchor, Button, Group, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api, ApiError } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import type { EndpointGroup } from './nac-data'
+import { FormDialog } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'placement_device_types', ...Array.from({ length: 50 }, (_, i) => `placement_device_types[${i}]`)]
 
@@ -81,25 +82,12 @@ function GroupForm({ group, onClose }: { group: EndpointGroup | null; onClose():
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   return (
-    <Modal opened onClose={onClose} title={group ? t.nac.editGroup : t.nac.addGroup}>
-      <form onSubmit={submit} noValidate data-testid="endpoint-group-form">
-        <Stack>
-          <ErrorAlert error={save.error} fields={FIELDS} />
-          <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
-          <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => setV({ ...v, description: e.currentTarget.value })} error={fieldError(save.error, 'description')} />
-          <Textarea label={t.nac.placement} name="placement_device_types" description={t.nac.placementHint} autosize minRows={2} value={v.types} onChange={(e) => setV({ ...v, types: e.currentTarget.value })}
-            error={save.error instanceof ApiError && save.error.field?.startsWith('placement_device_types') ? save.error.message : undefined} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{group ? t.common.save : t.common.create}</Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={group ? t.nac.editGroup : t.nac.addGroup} testId="endpoint-group-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!group} onClose={onClose} onSubmit={() => save.mutate()}>
+      <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
+      <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => setV({ ...v, description: e.currentTarget.value })} error={fieldError(save.error, 'description')} />
+      <Textarea label={t.nac.placement} name="placement_device_types" description={t.nac.placementHint} autosize minRows={2} value={v.types} onChange={(e) => setV({ ...v, types: e.currentTarget.value })}
+        error={save.error instanceof ApiError && save.error.field?.startsWith('placement_device_types') ? save.error.message : undefined} />
+    </FormDialog>
   )
 }

@@ -6,7 +6,7 @@
  * a CSV import with its report; the filtered list exported as xlsx or csv
  * (the server's file).
  */
-import { ActionIcon, Badge, Button, Group, Pagination, Select, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core'
+import { ActionIcon, Badge, Button, Group, Select, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -18,6 +18,7 @@ import { EndpointForm } from './EndpointForm'
 import { EndpointImport } from './EndpointImport'
 import { when } from './format'
 import { useEndpointGroupOptions, type Endpoint } from './nac-data'
+import { ListFooter } from '../components/crud'
 
 const PER_PAGE = 20
 
@@ -116,12 +117,7 @@ export function Endpoints() {
         </Table>
       </Table.ScrollContainer>
       {list.data && list.data.total === 0 && <Text c="dimmed">{t.nac.emptyEndpoints}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={page} onPage={setPage} />
       {importing && <EndpointImport onClose={() => setImporting(false)} />}
       {editing && <EndpointForm endpoint={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>

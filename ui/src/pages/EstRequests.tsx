@@ -4,7 +4,7 @@
  * one (`pki.issue`). The device's next poll then gets its certificate, or
  * the refusal. Hidden while the queue has never held a request.
  */
-import { Badge, Button, Group, Pagination, Paper, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core'
+import { Badge, Button, Group, Paper, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -12,6 +12,7 @@ import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
+import { Pager } from '../components/crud'
 
 const COLOR: Record<string, string> = { pending: 'yellow', approved: 'blue', issued: 'green', rejected: 'red' }
 type Status = 'pending' | 'approved' | 'rejected' | 'issued'
@@ -72,7 +73,7 @@ export function EstRequests() {
           </Table>
         </Table.ScrollContainer>
         {list.data && list.data.items.length === 0 && <Text c="dimmed">{t.pki.est.empty}</Text>}
-        {list.data && list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} />}
+        {list.data && <Pager pages={list.data.pages} page={page} onPage={setPage} />}
       </Stack>
     </Paper>
   )

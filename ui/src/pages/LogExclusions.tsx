@@ -4,15 +4,16 @@
  * events each has dropped; add and change in a dialog, delete after a
  * confirmation.
  */
-import { Button, Group, Modal, Pagination, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Button, Group, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { type LogExclusion, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
+import { FormDialog, ListFooter } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'protocol', 'match_type', 'match_value']
 const PROTOCOLS = ['all', 'tacacs', 'radius'] as const
@@ -63,12 +64,7 @@ export function LogExclusions() {
         </Table>
       </Table.ScrollContainer>
       {list.data && list.data.total === 0 && <Text c="dimmed">{t.config.emptyExclusions}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={ls.page} onChange={ls.setPage} total={list.data.pages} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={ls.page} onPage={ls.setPage} />
       {editing && <ExclusionForm exclusion={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
       {deleting && (
         <DeleteDialog
@@ -107,28 +103,15 @@ function ExclusionForm({ exclusion, onClose }: { exclusion: LogExclusion | null;
     },
   })
   const err = (f: string) => fieldError(save.error, f)
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   return (
-    <Modal opened onClose={onClose} title={exclusion ? t.config.editExclusion : t.config.addExclusion} size="lg">
-      <form onSubmit={submit} noValidate data-testid="exclusion-form">
-        <Stack>
-          <ErrorAlert error={save.error} fields={FIELDS} />
-          <TextInput label={t.config.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
-          <Group grow align="flex-start">
-            <Select label={t.config.protocol} name="protocol" allowDeselect={false} data={PROTOCOLS.map((p) => ({ value: p, label: t.config.protocols[p] }))} value={v.protocol} onChange={(x) => x && set('protocol', x as typeof v.protocol)} error={err('protocol')} />
-            <Select label={t.config.matchType} name="match_type" allowDeselect={false} data={MATCH.map((m) => ({ value: m, label: t.config.exclusionMatch[m] }))} value={v.match_type} onChange={(x) => x && set('match_type', x as typeof v.match_type)} error={err('match_type')} />
-          </Group>
-          <TextInput label={t.config.matchValue} name="match_value" required description={t.config.matchValueHints[v.match_type]} value={v.match_value} onChange={(e) => set('match_value', e.currentTarget.value)} error={err('match_value')} ff="monospace" />
-          <Textarea label={t.config.description} name="description" autosize minRows={1} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{exclusion ? t.common.save : t.common.create}</Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={exclusion ? t.config.editExclusion : t.config.addExclusion} size="lg" testId="exclusion-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!exclusion} onClose={onClose} onSubmit={() => save.mutate()}>
+      <TextInput label={t.config.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      <Group grow align="flex-start">
+        <Select label={t.config.protocol} name="protocol" allowDeselect={false} data={PROTOCOLS.map((p) => ({ value: p, label: t.config.protocols[p] }))} value={v.protocol} onChange={(x) => x && set('protocol', x as typeof v.protocol)} error={err('protocol')} />
+        <Select label={t.config.matchType} name="match_type" allowDeselect={false} data={MATCH.map((m) => ({ value: m, label: t.config.exclusionMatch[m] }))} value={v.match_type} onChange={(x) => x && set('match_type', x as typeof v.match_type)} error={err('match_type')} />
+      </Group>
+      <TextInput label={t.config.matchValue} name="match_value" required description={t.config.matchValueHints[v.match_type]} value={v.match_value} onChange={(e) => set('match_value', e.currentTarget.value)} error={err('match_value')} ff="monospace" />
+      <Textarea label={t.config.description} name="description" autosize minRows={1} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
+    </FormDialog>
   )
 }

@@ -4,7 +4,7 @@
  * every field in a drawer, and the filtered list as an xlsx or csv file.
  * The kind and the search are in the URL (/logs?kind=…&search=…).
  */
-import { Badge, Button, Code, Drawer, Group, Pagination, Select, Stack, Table, Tabs, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
+import { Badge, Button, Code, Drawer, Group, Select, Stack, Table, Tabs, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query'
 import { useMemo, useState } from 'react'
@@ -13,6 +13,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { LOG_KINDS, type LogEntry, type LogKind, type LogPage } from './log-kinds'
+import { ListFooter } from '../components/crud'
 
 const PER_PAGE = 50
 // The five kinds share this screen; their generated types differ only in the kind's columns, read here by name.
@@ -122,12 +123,7 @@ export function Logs() {
         </Table>
       </Table.ScrollContainer>
       {list.data && list.data.items.length === 0 && <Text c="dimmed">{t.logs.empty}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed" data-testid="logs-total">{list.data.total_by_filter_capped ? t.logs.atLeast(list.data.total_by_filter) : t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={page} onPage={setPage} total={list.data?.total_by_filter_capped ? t.logs.atLeast(list.data.total_by_filter) : undefined} testId="logs-total" />
       <Drawer opened={!!open} onClose={() => setOpen(null)} position="right" size="lg" title={t.logs.entry}>
         <ErrorAlert error={entry.error} />
         {entry.data && (

@@ -4,14 +4,15 @@
  * default rule keeps no conditions and stays enabled: only its name, profile
  * and description change. A refusal shows under its input or condition.
  */
-import { Button, Group, Modal, Select, Stack, Switch, TextInput, Textarea } from '@mantine/core'
+import { Group, Select, Switch, TextInput, Textarea } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api, ApiError } from '../api/client'
-import { ErrorAlert, fieldError } from '../components/errors'
+import { fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { conditionInput, NacConditions } from './NacConditions'
 import { useProfileOptions, type NacCondition, type NacRule, type useConditionPickers } from './nac-data'
+import { FormDialog } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'authorization_profile_id', 'enabled']
 const conditionField = (f: string | null | undefined) => !!f && (f === 'conditions' || f.startsWith('conditions['))
@@ -38,31 +39,18 @@ export function NacRuleForm({ rule, pickers, onClose }: { rule: NacRule | null; 
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   const err = (f: string) => fieldError(save.error, f)
   // A condition's refusal shows under its row, not in the alert.
   const shown = save.error instanceof ApiError && save.error.field && conditionField(save.error.field) ? [...FIELDS, save.error.field] : FIELDS
   return (
-    <Modal opened onClose={onClose} title={rule ? t.nac.editRule : t.nac.addRule} size="xl">
-      <form onSubmit={submit} noValidate data-testid="nac-rule-form">
-        <Stack>
-          <ErrorAlert error={save.error} fields={shown} />
-          <Group grow align="flex-start">
-            <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
-            <Select label={t.nac.profile} name="authorization_profile_id" required searchable data={profiles.data ?? []} value={v.profile} onChange={(x) => set('profile', x)} error={err('authorization_profile_id')} />
-          </Group>
-          {!fixed && <NacConditions value={v.conditions} onChange={(x) => set('conditions', x)} pickers={pickers} error={save.error} />}
-          <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
-          {!fixed && <Switch label={t.nac.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{rule ? t.common.save : t.common.create}</Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={rule ? t.nac.editRule : t.nac.addRule} size="xl" testId="nac-rule-form" error={save.error} fields={shown} pending={save.isPending} editing={!!rule} onClose={onClose} onSubmit={() => save.mutate()}>
+      <Group grow align="flex-start">
+        <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+        <Select label={t.nac.profile} name="authorization_profile_id" required searchable data={profiles.data ?? []} value={v.profile} onChange={(x) => set('profile', x)} error={err('authorization_profile_id')} />
+      </Group>
+      {!fixed && <NacConditions value={v.conditions} onChange={(x) => set('conditions', x)} pickers={pickers} error={save.error} />}
+      <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
+      {!fixed && <Switch label={t.nac.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />}
+    </FormDialog>
   )
 }

@@ -6,7 +6,7 @@
  * (re-authenticate, disconnect, bounce the port) whose outcome (the NAS's ACK
  * or NAK with its Error-Cause, a timeout, a refusal) shows above the list.
  */
-import { Alert, Badge, Button, Group, Loader, Menu, Pagination, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Alert, Badge, Button, Group, Loader, Menu, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -15,6 +15,7 @@ import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
+import { ListFooter } from '../components/crud'
 
 const PER_PAGE = 50
 type Action = 'reauthenticate' | 'disconnect' | 'bounce-port'
@@ -121,12 +122,7 @@ export function NacSessions() {
         </Table>
       </Table.ScrollContainer>
       {list.data?.total === 0 && <Text c="dimmed">{t.nac.noSessions}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={page} onPage={setPage} />
     </Stack>
   )
 }

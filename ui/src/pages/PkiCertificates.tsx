@@ -5,7 +5,7 @@
  * and a certificate's details in a drawer (CertificateDetails: downloads,
  * a one-time bundle link, revocation).
  */
-import { Badge, Button, Group, Pagination, Select, Stack, Switch, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
+import { Badge, Button, Group, Select, Stack, Switch, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -17,6 +17,7 @@ import { CertificateDetails } from './CertificateDetails'
 import { CertificateIssue } from './CertificateIssue'
 import { when } from './format'
 import { STATUS_COLOR, useCas } from './pki-data'
+import { ListFooter } from '../components/crud'
 
 const PER_PAGE = 20
 const SOON_DAYS = 30
@@ -91,12 +92,7 @@ export function PkiCertificates() {
         </Table>
       </Table.ScrollContainer>
       {list.data && list.data.items.length === 0 && <Text c="dimmed">{t.pki.certs.empty}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed" data-testid="certificates-total">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={page} onPage={setPage} testId="certificates-total" />
       <CertificateDetails id={open} caName={caName} onClose={() => setOpen(null)} />
       {issuing && <CertificateIssue cas={cas.data ?? []} onClose={() => setIssuing(false)} onIssued={(c) => setOpen(c.id)} />}
     </Stack>

@@ -4,13 +4,14 @@
  * attribute, an operator, a value), description, enabled. A refusal shows
  * under its input, a condition's under its row.
  */
-import { ActionIcon, Button, Group, Modal, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core'
+import { ActionIcon, Button, Group, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api, ApiError } from '../api/client'
 import type { components } from '../generated/api'
-import { ErrorAlert, fieldError } from '../components/errors'
+import { fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
+import { FormDialog } from '../components/crud'
 
 export type ProfilingRule = components['schemas']['ProfilingRuleResponse']
 type Condition = components['schemas']['ProfilingCondition']
@@ -38,45 +39,32 @@ export function ProfilingRuleForm({ rule, onClose }: { rule: ProfilingRule | nul
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   const err = (f: string) => fieldError(save.error, f)
   const at = (i: number) => (save.error instanceof ApiError && save.error.field?.startsWith(`conditions[${i}]`) ? save.error.message : undefined)
   const shown = save.error instanceof ApiError && save.error.field?.startsWith('conditions[') ? [...FIELDS, save.error.field] : FIELDS
   return (
-    <Modal opened onClose={onClose} title={rule ? t.nac.editProfilingRule : t.nac.addProfilingRule} size="xl">
-      <form onSubmit={submit} noValidate data-testid="profiling-rule-form">
-        <Stack>
-          <ErrorAlert error={save.error} fields={shown} />
-          <Group grow align="flex-start">
-            <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
-            <TextInput label={t.nac.deviceType} name="device_type" required placeholder="printer" value={v.deviceType} onChange={(e) => set('deviceType', e.currentTarget.value)} error={err('device_type')} />
-            <NumberInput label={t.nac.certainty} name="certainty" min={0} max={100} clampBehavior="none" allowDecimal={false} value={v.certainty} onChange={(x) => set('certainty', x)} error={err('certainty')} />
-          </Group>
-          <Text size="sm" fw={500}>{t.nac.conditions}</Text>
-          {v.conditions.map((c, i) => (
-            <Stack key={i} gap={2}>
-              <Group align="flex-start" wrap="nowrap">
-                <Select aria-label={`${t.nac.evidenceLabel} ${i + 1}`} allowDeselect={false} data={ATTRIBUTES.map((a) => ({ value: a, label: t.nac.evidence[a] }))} value={c.attribute} onChange={(x) => x && put(i, { attribute: x as Condition['attribute'] })} w={220} />
-                <Select aria-label={`${t.nac.operator} ${i + 1}`} allowDeselect={false} data={OPERATORS.map((o) => ({ value: o, label: t.nac.operators[o] }))} value={c.operator} onChange={(x) => x && put(i, { operator: x as Condition['operator'] })} w={150} />
-                <TextInput aria-label={`${t.nac.values} ${i + 1}`} name={`conditions[${i}].value`} value={c.value} onChange={(e) => put(i, { value: e.currentTarget.value })} style={{ flex: 1 }} error={at(i)} />
-                <ActionIcon variant="subtle" color="red" mt={4} disabled={v.conditions.length === 1} aria-label={`${t.nac.removeCondition} ${i + 1}`} onClick={() => set('conditions', v.conditions.filter((_, j) => j !== i))}>✕</ActionIcon>
-              </Group>
-            </Stack>
-          ))}
-          {v.conditions.length < 10 && (
-            <Group><Button variant="light" size="xs" onClick={() => set('conditions', [...v.conditions, { attribute: 'dhcp_class_id', operator: 'contains', value: '' }])}>{t.nac.addCondition}</Button></Group>
-          )}
-          <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
-          <Switch label={t.nac.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{rule ? t.common.save : t.common.create}</Button>
+    <FormDialog title={rule ? t.nac.editProfilingRule : t.nac.addProfilingRule} size="xl" testId="profiling-rule-form" error={save.error} fields={shown} pending={save.isPending} editing={!!rule} onClose={onClose} onSubmit={() => save.mutate()}>
+      <Group grow align="flex-start">
+        <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+        <TextInput label={t.nac.deviceType} name="device_type" required placeholder="printer" value={v.deviceType} onChange={(e) => set('deviceType', e.currentTarget.value)} error={err('device_type')} />
+        <NumberInput label={t.nac.certainty} name="certainty" min={0} max={100} clampBehavior="none" allowDecimal={false} value={v.certainty} onChange={(x) => set('certainty', x)} error={err('certainty')} />
+      </Group>
+      <Text size="sm" fw={500}>{t.nac.conditions}</Text>
+      {v.conditions.map((c, i) => (
+        <Stack key={i} gap={2}>
+          <Group align="flex-start" wrap="nowrap">
+            <Select aria-label={`${t.nac.evidenceLabel} ${i + 1}`} allowDeselect={false} data={ATTRIBUTES.map((a) => ({ value: a, label: t.nac.evidence[a] }))} value={c.attribute} onChange={(x) => x && put(i, { attribute: x as Condition['attribute'] })} w={220} />
+            <Select aria-label={`${t.nac.operator} ${i + 1}`} allowDeselect={false} data={OPERATORS.map((o) => ({ value: o, label: t.nac.operators[o] }))} value={c.operator} onChange={(x) => x && put(i, { operator: x as Condition['operator'] })} w={150} />
+            <TextInput aria-label={`${t.nac.values} ${i + 1}`} name={`conditions[${i}].value`} value={c.value} onChange={(e) => put(i, { value: e.currentTarget.value })} style={{ flex: 1 }} error={at(i)} />
+            <ActionIcon variant="subtle" color="red" mt={4} disabled={v.conditions.length === 1} aria-label={`${t.nac.removeCondition} ${i + 1}`} onClick={() => set('conditions', v.conditions.filter((_, j) => j !== i))}>✕</ActionIcon>
           </Group>
         </Stack>
-      </form>
-    </Modal>
+      ))}
+      {v.conditions.length < 10 && (
+        <Group><Button variant="light" size="xs" onClick={() => set('conditions', [...v.conditions, { attribute: 'dhcp_class_id', operator: 'contains', value: '' }])}>{t.nac.addCondition}</Button></Group>
+      )}
+      <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
+      <Switch label={t.nac.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+    </FormDialog>
   )
 }

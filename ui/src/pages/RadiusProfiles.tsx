@@ -4,7 +4,7 @@
  * type, and delete after showing the policy rules that give the profile (a
  * delete clears it from them; asked of the policy when the user may read it).
  */
-import { Badge, Button, Checkbox, Group, Modal, Pagination, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Badge, Button, Checkbox, Group, Modal, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api, ApiError } from '../api/client'
@@ -14,6 +14,7 @@ import { useI18n } from '../i18n'
 import { AttributeRows, type Pair } from './AttributeRows'
 import { type RadiusProfile, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
+import { ListFooter } from '../components/crud'
 
 export function RadiusProfiles() {
   const { t } = useI18n()
@@ -60,12 +61,7 @@ export function RadiusProfiles() {
         </Table>
       </Table.ScrollContainer>
       {list.data && list.data.total === 0 && <Text c="dimmed">{t.config.emptyProfiles}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={ls.page} onChange={ls.setPage} total={list.data.pages} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={ls.page} onPage={ls.setPage} />
       {editing && <RadiusProfileForm profile={editing === 'new' ? null : editing} readOnly={!canWrite} onClose={() => setEditing(null)} />}
       {deleting && (
         <DeleteDialog

@@ -5,14 +5,15 @@
  * not hold is marked; granting it is the API's to refuse (403 at
  * `permissions[i]`), and the refusal shows under that permission's checkbox.
  */
-import { Button, Checkbox, Fieldset, Group, Modal, ScrollArea, Stack, Text, TextInput, Textarea } from '@mantine/core'
+import { Checkbox, Fieldset, Group, ScrollArea, Stack, Text, TextInput } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useRef, useState, type FormEvent } from 'react'
+import { useRef, useState } from 'react'
 import { api, ApiError } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { useRbacSchema, type Role } from './identity-data'
+import { FormDialog } from '../components/crud'
 
 export function RoleForm({ role, onClose }: { role: Role | null; onClose(): void }) {
   const { t, language } = useI18n()
@@ -43,49 +44,36 @@ export function RoleForm({ role, onClose }: { role: Role | null; onClose(): void
       for (const p of names) if (on) n.add(p); else n.delete(p)
       return n
     })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   return (
-    <Modal opened onClose={onClose} title={role ? t.admin.roles.editTitle(role.name) : t.admin.roles.add} size="xl">
-      <form onSubmit={submit} noValidate data-testid="role-form">
-        <Stack>
-          <ErrorAlert error={refused ? null : save.error} fields={['name', 'description']} />
-          <Group grow align="flex-start">
-            <TextInput label={t.admin.roles.name} name="name" required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
-            <TextInput label={t.admin.roles.description} name="description" value={v.description} onChange={(e) => setV({ ...v, description: e.currentTarget.value })} error={fieldError(save.error, 'description')} />
-          </Group>
-          <Text fw={500} size="sm">{t.admin.roles.permissions} ({perms.size})</Text>
-          <ErrorAlert error={schema.error} />
-          <ScrollArea.Autosize mah="55vh" type="auto">
-            <Stack gap="sm" data-testid="permissions">
-              {schema.data?.groups.map((g) => {
-                const names = g.permissions.map((p) => p.name)
-                const held = names.filter((p) => perms.has(p)).length
-                return (
-                  <Fieldset key={g.plugin} legend={g.plugin === 'kernel' ? t.admin.settings.kernel : g.plugin} data-plugin={g.plugin} p="sm">
-                    <Checkbox mb="xs" label={t.admin.roles.all} checked={held === names.length} indeterminate={held > 0 && held < names.length} onChange={(e) => toggle(names, e.currentTarget.checked)} aria-label={`${t.admin.roles.all}: ${g.plugin}`} />
-                    <Stack gap={6}>
-                      {g.permissions.map((p) => (
-                        <Checkbox
-                          key={p.name} name={`perm:${p.name}`} value={p.name} checked={perms.has(p.name)} onChange={(e) => toggle([p.name], e.currentTarget.checked)}
-                          label={<><Text span ff="monospace" size="sm">{p.name}</Text>{!auth.can(p.name) && <Text span c="orange" size="xs" title={t.admin.roles.lacking}> ⚠</Text>}</>}
-                          description={p.description} error={refused === p.name ? save.error?.message : undefined} aria-invalid={refused === p.name || undefined}
-                        />
-                      ))}
-                    </Stack>
-                  </Fieldset>
-                )
-              })}
-            </Stack>
-          </ScrollArea.Autosize>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{role ? t.common.save : t.common.create}</Button>
-          </Group>
+    <FormDialog title={role ? t.admin.roles.editTitle(role.name) : t.admin.roles.add} size="xl" testId="role-form" error={refused ? null : save.error} fields={['name', 'description']} pending={save.isPending} editing={!!role} onClose={onClose} onSubmit={() => save.mutate()}>
+      <Group grow align="flex-start">
+        <TextInput label={t.admin.roles.name} name="name" required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
+        <TextInput label={t.admin.roles.description} name="description" value={v.description} onChange={(e) => setV({ ...v, description: e.currentTarget.value })} error={fieldError(save.error, 'description')} />
+      </Group>
+      <Text fw={500} size="sm">{t.admin.roles.permissions} ({perms.size})</Text>
+      <ErrorAlert error={schema.error} />
+      <ScrollArea.Autosize mah="55vh" type="auto">
+        <Stack gap="sm" data-testid="permissions">
+          {schema.data?.groups.map((g) => {
+            const names = g.permissions.map((p) => p.name)
+            const held = names.filter((p) => perms.has(p)).length
+            return (
+              <Fieldset key={g.plugin} legend={g.plugin === 'kernel' ? t.admin.settings.kernel : g.plugin} data-plugin={g.plugin} p="sm">
+                <Checkbox mb="xs" label={t.admin.roles.all} checked={held === names.length} indeterminate={held > 0 && held < names.length} onChange={(e) => toggle(names, e.currentTarget.checked)} aria-label={`${t.admin.roles.all}: ${g.plugin}`} />
+                <Stack gap={6}>
+                  {g.permissions.map((p) => (
+                    <Checkbox
+                      key={p.name} name={`perm:${p.name}`} value={p.name} checked={perms.has(p.name)} onChange={(e) => toggle([p.name], e.currentTarget.checked)}
+                      label={<><Text span ff="monospace" size="sm">{p.name}</Text>{!auth.can(p.name) && <Text span c="orange" size="xs" title={t.admin.roles.lacking}> ⚠</Text>}</>}
+                      description={p.description} error={refused === p.name ? save.error?.message : undefined} aria-invalid={refused === p.name || undefined}
+                    />
+                  ))}
+                </Stack>
+              </Fieldset>
+            )
+          })}
         </Stack>
-      </form>
-    </Modal>
+      </ScrollArea.Autosize>
+    </FormDialog>
   )
 }

@@ -3,15 +3,16 @@
  * WHERE (a device or a device group), the profiles a match gets, the client
  * prefixes. A refusal shows under its input (`who.user_id`, `client_prefixes[1]`…).
  */
-import { Button, Group, Modal, SegmentedControl, Select, Stack, Switch, TextInput, Textarea } from '@mantine/core'
+import { Group, SegmentedControl, Select, Switch, TextInput, Textarea } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api, ApiError } from '../api/client'
 import type { components } from '../generated/api'
-import { ErrorAlert, fieldError } from '../components/errors'
+import { fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import type { usePickers } from './policy-data'
 import { RulePreview, TimeWindowInput, type TimeWindowValue } from './RuleConditions'
+import { FormDialog } from '../components/crud'
 
 export type Rule = components['schemas']['AaaPolicyRuleResponse']
 type Body = components['schemas']['AaaPolicyRuleCreate']
@@ -51,47 +52,34 @@ export function RuleForm({ rule, pickers, onClose }: { rule: Rule | null; picker
     },
   })
   const err = (...f: string[]) => f.map((x) => fieldError(save.error, x)).find(Boolean)
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   const fixed = !!rule?.is_default
   return (
-    <Modal opened onClose={onClose} title={rule ? t.policy.editTitle : t.policy.add} size="lg">
-      <form onSubmit={submit} noValidate data-testid="rule-form">
-        <Stack>
-          <ErrorAlert error={save.error} fields={FIELDS} />
-          <TextInput label={t.policy.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
-          {!fixed && (
-            <>
-              <Group align="flex-end" grow>
-                <SegmentedControl aria-label={t.policy.who} value={v.whoKind} onChange={(x) => setV((o) => ({ ...o, whoKind: x, who: null }))} data={[{ value: 'user', label: t.policy.user }, { value: 'group', label: t.policy.userGroup }]} />
-                <Select label={t.policy.who} name="who" required searchable data={v.whoKind === 'user' ? pickers.users : pickers.userGroups} value={v.who} onChange={(x) => set('who', x)} error={err('who', 'who.user_id', 'who.group_id')} />
-              </Group>
-              <Group align="flex-end" grow>
-                <SegmentedControl aria-label={t.policy.where} value={v.whereKind} onChange={(x) => setV((o) => ({ ...o, whereKind: x, where: null }))} data={[{ value: 'device', label: t.policy.device }, { value: 'group', label: t.policy.deviceGroup }]} />
-                <Select label={t.policy.where} name="where" required searchable data={v.whereKind === 'device' ? pickers.devices : pickers.deviceGroups} value={v.where} onChange={(x) => set('where', x)} error={err('where', 'where.device_id', 'where.device_group_id')} />
-              </Group>
-            </>
-          )}
-          <Group grow align="flex-start">
-            <Select label={t.policy.tacacsProfile} name="tacacs_profile_id" clearable searchable placeholder={t.policy.denied} data={pickers.tacacs} value={v.tacacs} onChange={(x) => set('tacacs', x)} error={err('tacacs_profile_id')} />
-            <Select label={t.policy.radiusProfile} name="radius_profile_id" clearable searchable placeholder={t.policy.denied} data={pickers.radius} value={v.radius} onChange={(x) => set('radius', x)} error={err('radius_profile_id')} />
+    <FormDialog title={rule ? t.policy.editTitle : t.policy.add} size="lg" testId="rule-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!rule} onClose={onClose} onSubmit={() => save.mutate()}>
+      <TextInput label={t.policy.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      {!fixed && (
+        <>
+          <Group align="flex-end" grow>
+            <SegmentedControl aria-label={t.policy.who} value={v.whoKind} onChange={(x) => setV((o) => ({ ...o, whoKind: x, who: null }))} data={[{ value: 'user', label: t.policy.user }, { value: 'group', label: t.policy.userGroup }]} />
+            <Select label={t.policy.who} name="who" required searchable data={v.whoKind === 'user' ? pickers.users : pickers.userGroups} value={v.who} onChange={(x) => set('who', x)} error={err('who', 'who.user_id', 'who.group_id')} />
           </Group>
-          {!fixed && (
-            <Textarea label={t.policy.clientPrefixes} name="client_prefixes" description={t.policy.clientPrefixesHint} autosize minRows={2} value={v.prefixes} onChange={(e) => set('prefixes', e.currentTarget.value)}
-              error={save.error instanceof ApiError && save.error.field?.startsWith('client_prefixes') ? save.error.message : undefined} />
-          )}
-          {!fixed && <TimeWindowInput value={win} onChange={setWin} error={save.error} />}
-          <Textarea label={t.policy.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
-          {!fixed && <Switch label={t.policy.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />}
-          {rule && <RulePreview ruleId={rule.id} />}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{rule ? t.common.save : t.common.create}</Button>
+          <Group align="flex-end" grow>
+            <SegmentedControl aria-label={t.policy.where} value={v.whereKind} onChange={(x) => setV((o) => ({ ...o, whereKind: x, where: null }))} data={[{ value: 'device', label: t.policy.device }, { value: 'group', label: t.policy.deviceGroup }]} />
+            <Select label={t.policy.where} name="where" required searchable data={v.whereKind === 'device' ? pickers.devices : pickers.deviceGroups} value={v.where} onChange={(x) => set('where', x)} error={err('where', 'where.device_id', 'where.device_group_id')} />
           </Group>
-        </Stack>
-      </form>
-    </Modal>
+        </>
+      )}
+      <Group grow align="flex-start">
+        <Select label={t.policy.tacacsProfile} name="tacacs_profile_id" clearable searchable placeholder={t.policy.denied} data={pickers.tacacs} value={v.tacacs} onChange={(x) => set('tacacs', x)} error={err('tacacs_profile_id')} />
+        <Select label={t.policy.radiusProfile} name="radius_profile_id" clearable searchable placeholder={t.policy.denied} data={pickers.radius} value={v.radius} onChange={(x) => set('radius', x)} error={err('radius_profile_id')} />
+      </Group>
+      {!fixed && (
+        <Textarea label={t.policy.clientPrefixes} name="client_prefixes" description={t.policy.clientPrefixesHint} autosize minRows={2} value={v.prefixes} onChange={(e) => set('prefixes', e.currentTarget.value)}
+          error={save.error instanceof ApiError && save.error.field?.startsWith('client_prefixes') ? save.error.message : undefined} />
+      )}
+      {!fixed && <TimeWindowInput value={win} onChange={setWin} error={save.error} />}
+      <Textarea label={t.policy.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
+      {!fixed && <Switch label={t.policy.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />}
+      {rule && <RulePreview ruleId={rule.id} />}
+    </FormDialog>
   )
 }

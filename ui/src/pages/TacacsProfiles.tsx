@@ -3,7 +3,7 @@
  * action, services, enable), the form in a dialog, and delete after showing
  * the policy rules that assign the profile (a delete clears it from them).
  */
-import { Badge, Button, Group, Pagination, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -13,6 +13,7 @@ import { useI18n } from '../i18n'
 import { type TacacsProfile, useCommandSetOptions, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
 import { TacacsProfileForm } from './TacacsProfileForm'
+import { ListFooter } from '../components/crud'
 
 export function TacacsProfiles() {
   const { t } = useI18n()
@@ -61,12 +62,7 @@ export function TacacsProfiles() {
         </Table>
       </Table.ScrollContainer>
       {list.data && list.data.total === 0 && <Text c="dimmed">{t.config.emptyProfiles}</Text>}
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={ls.page} onChange={ls.setPage} total={list.data.pages} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={ls.page} onPage={ls.setPage} />
       {editing && <TacacsProfileForm profile={editing === 'new' ? null : editing} readOnly={!canWrite} sets={sets.options} onClose={() => setEditing(null)} />}
       {deleting && (
         <DeleteDialog

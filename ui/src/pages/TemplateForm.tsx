@@ -4,13 +4,14 @@
  * usage), how long, and the weakest key. A bad name pattern is refused under
  * the patterns (`name_patterns[i]`).
  */
-import { Button, Checkbox, Group, Modal, NumberInput, Stack, TextInput, Textarea } from '@mantine/core'
+import { Checkbox, Group, NumberInput, TextInput, Textarea } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api } from '../api/client'
-import { ErrorAlert, fieldError } from '../components/errors'
+import { fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import type { components } from '../generated/api'
+import { FormDialog } from '../components/crud'
 
 type Body = components['schemas']['TemplateCreate']
 const KEY_USAGE = ['digitalSignature', 'nonRepudiation', 'keyEncipherment', 'dataEncipherment', 'keyAgreement'] as const
@@ -42,10 +43,6 @@ export function TemplateForm({ onClose }: { onClose(): void }) {
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   const err = (...f: string[]) => f.map((x) => fieldError(save.error, x)).find(Boolean)
   const boxes = (label: string, field: string, all: readonly string[], value: string[], key: 'keyUsage' | 'eku' | 'attributes' | 'sanTypes') => (
     <Checkbox.Group label={label} value={value} onChange={(x) => set(key, x)} error={err(field)}>
@@ -53,29 +50,20 @@ export function TemplateForm({ onClose }: { onClose(): void }) {
     </Checkbox.Group>
   )
   return (
-    <Modal opened onClose={onClose} title={t.pki.templates.add} size="lg">
-      <form onSubmit={submit} noValidate data-testid="template-form">
-        <Stack>
-          <ErrorAlert error={save.error} fields={FIELDS} />
-          <TextInput label={t.pki.name} name="name" required data-autofocus description={t.pki.nameHint} value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
-          <TextInput label={t.pki.templates.description} name="description" value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
-          <Textarea label={t.pki.templates.patterns} name="name_patterns" required autosize minRows={2} ff="monospace" placeholder={'*.devices.example.net\nradius.example.net'} description={t.pki.templates.patternsHint}
-            value={v.patterns} onChange={(e) => set('patterns', e.currentTarget.value)} error={err('name_patterns', ...PATTERN_FIELDS)} />
-          {boxes(t.pki.templates.keyUsage, 'key_usage', KEY_USAGE, v.keyUsage, 'keyUsage')}
-          {boxes(t.pki.templates.eku, 'extended_key_usage', EKU, v.eku, 'eku')}
-          {boxes(t.pki.templates.attributes, 'subject_attributes', ATTRIBUTES, v.attributes, 'attributes')}
-          {boxes(t.pki.templates.sanTypes, 'san_types', SAN_TYPES, v.sanTypes, 'sanTypes')}
-          <Group grow align="flex-start">
-            <NumberInput label={t.pki.validityDays} name="validity_days" min={1} max={3650} value={v.days} onChange={(x) => set('days', x)} error={err('validity_days')} />
-            <NumberInput label={t.pki.templates.minRsa} name="min_rsa_bits" min={2048} step={1024} value={v.rsa} onChange={(x) => set('rsa', x)} error={err('min_rsa_bits')} />
-            <NumberInput label={t.pki.templates.minEc} name="min_ec_bits" min={256} max={521} value={v.ec} onChange={(x) => set('ec', x)} error={err('min_ec_bits')} />
-          </Group>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{t.common.create}</Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={t.pki.templates.add} size="lg" testId="template-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={false} onClose={onClose} onSubmit={() => save.mutate()}>
+      <TextInput label={t.pki.name} name="name" required data-autofocus description={t.pki.nameHint} value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      <TextInput label={t.pki.templates.description} name="description" value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
+      <Textarea label={t.pki.templates.patterns} name="name_patterns" required autosize minRows={2} ff="monospace" placeholder={'*.devices.example.net\nradius.example.net'} description={t.pki.templates.patternsHint}
+        value={v.patterns} onChange={(e) => set('patterns', e.currentTarget.value)} error={err('name_patterns', ...PATTERN_FIELDS)} />
+      {boxes(t.pki.templates.keyUsage, 'key_usage', KEY_USAGE, v.keyUsage, 'keyUsage')}
+      {boxes(t.pki.templates.eku, 'extended_key_usage', EKU, v.eku, 'eku')}
+      {boxes(t.pki.templates.attributes, 'subject_attributes', ATTRIBUTES, v.attributes, 'attributes')}
+      {boxes(t.pki.templates.sanTypes, 'san_types', SAN_TYPES, v.sanTypes, 'sanTypes')}
+      <Group grow align="flex-start">
+        <NumberInput label={t.pki.validityDays} name="validity_days" min={1} max={3650} value={v.days} onChange={(x) => set('days', x)} error={err('validity_days')} />
+        <NumberInput label={t.pki.templates.minRsa} name="min_rsa_bits" min={2048} step={1024} value={v.rsa} onChange={(x) => set('rsa', x)} error={err('min_rsa_bits')} />
+        <NumberInput label={t.pki.templates.minEc} name="min_ec_bits" min={256} max={521} value={v.ec} onChange={(x) => set('ec', x)} error={err('min_ec_bits')} />
+      </Group>
+    </FormDialog>
   )
 }

@@ -5,15 +5,16 @@
  * actions the API has: its second factor (status and reset, mfa.manage),
  * ending its sessions and clearing a lockout. A refusal shows under its input.
  */
-import { Alert, Badge, Button, Divider, Group, Modal, MultiSelect, PasswordInput, Select, Stack, Switch, Text, TextInput } from '@mantine/core'
+import { Alert, Badge, Button, Divider, Group, MultiSelect, PasswordInput, Select, Stack, Switch, Text, TextInput } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { atListField, options, useAllRoles, useAllUserGroups, type User, type UserCreate } from './identity-data'
+import { FormDialog } from '../components/crud'
 
 const FIELDS = ['username', 'display_name', 'email', 'password', 'source', 'enabled', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password', 'expires_at', 'group_ids', 'role_ids']
 
@@ -57,57 +58,43 @@ export function UserForm({ user, onClose }: { user: User | null; onClose(): void
   })
   const error = atListField(save.error)
   const err = (f: string) => fieldError(error, f)
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   const directory = v.source === 'directory'
   return (
-    <Modal opened onClose={onClose} title={user ? t.admin.users.editTitle(user.username) : t.admin.users.add} size="lg">
-      <form onSubmit={submit} noValidate data-testid="user-form">
-        <Stack>
-          <ErrorAlert error={error} fields={FIELDS} />
-          <Group grow align="flex-start">
-            <TextInput label={t.admin.users.username} name="username" required data-autofocus value={v.username} onChange={(e) => set('username', e.currentTarget.value)} error={err('username')} />
-            <TextInput label={t.admin.users.displayName} name="display_name" value={v.display_name} onChange={(e) => set('display_name', e.currentTarget.value)} error={err('display_name')} />
-          </Group>
-          <Group grow align="flex-start">
-            <TextInput label={t.admin.users.email} name="email" type="email" value={v.email} onChange={(e) => set('email', e.currentTarget.value)} error={err('email')} />
-            {user ? (
-              <TextInput label={t.admin.users.source} readOnly value={t.admin.users.sources[user.source]} />
-            ) : (
-              <Select label={t.admin.users.source} allowDeselect={false} data={[{ value: 'local', label: t.admin.users.sources.local }, { value: 'directory', label: t.admin.users.sources.directory }]} value={v.source} onChange={(x) => set('source', (x ?? 'local') as 'local' | 'directory')} error={err('source')} />
-            )}
-          </Group>
-          {!directory && (
-            <PasswordInput
-              label={user ? t.admin.users.newPassword : t.admin.users.password} name="password" autoComplete="new-password"
-              description={user ? (user.password_set ? t.admin.users.passwordKeep(when(user.password_changed_at, language)) : t.admin.users.passwordNone) : t.admin.users.passwordHint}
-              value={v.password} onChange={(e) => set('password', e.currentTarget.value)} error={err('password')} aria-invalid={!!err('password')}
-            />
-          )}
-          {auth.can('groups.read') && (
-            <MultiSelect label={t.admin.users.groups} name="group_ids" searchable clearable data={options(groups.data)} value={v.group_ids} onChange={(x) => set('group_ids', x)} error={err('group_ids')} />
-          )}
-          {auth.can('roles.read') && (
-            <MultiSelect label={t.admin.users.roles} name="role_ids" description={t.admin.users.rolesHint} searchable clearable data={options(roles.data)} value={v.role_ids} onChange={(x) => set('role_ids', x)} error={err('role_ids')} />
-          )}
-          <TextInput label={t.admin.users.expires} name="expires_at" type="datetime-local" description={t.admin.users.expiresHint} value={v.expires_at} onChange={(e) => set('expires_at', e.currentTarget.value)} error={err('expires_at')} w={260} />
-          <Group wrap="wrap">
-            <Switch label={t.admin.users.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} error={err('enabled')} />
-            <Switch label={t.admin.users.networkLogin} checked={v.network_login} onChange={(e) => set('network_login', e.currentTarget.checked)} error={err('network_login')} />
-            <Switch label={t.admin.users.chap} checked={v.chap_enabled} onChange={(e) => set('chap_enabled', e.currentTarget.checked)} error={err('chap_enabled')} />
-            {!directory && <Switch label={t.admin.users.mustChange} checked={v.must_change_password} onChange={(e) => set('must_change_password', e.currentTarget.checked)} />}
-            {auth.me?.is_admin && <Switch label={t.admin.users.admin} checked={v.is_admin} onChange={(e) => set('is_admin', e.currentTarget.checked)} error={err('is_admin')} />}
-          </Group>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{user ? t.common.save : t.common.create}</Button>
-          </Group>
-        </Stack>
-      </form>
-      {user && <AccountActions user={user} />}
-    </Modal>
+    <FormDialog title={user ? t.admin.users.editTitle(user.username) : t.admin.users.add} size="lg" testId="user-form" error={error} fields={FIELDS} pending={save.isPending} editing={!!user} after={user && <AccountActions user={user} />} onClose={onClose} onSubmit={() => save.mutate()}>
+      <Group grow align="flex-start">
+        <TextInput label={t.admin.users.username} name="username" required data-autofocus value={v.username} onChange={(e) => set('username', e.currentTarget.value)} error={err('username')} />
+        <TextInput label={t.admin.users.displayName} name="display_name" value={v.display_name} onChange={(e) => set('display_name', e.currentTarget.value)} error={err('display_name')} />
+      </Group>
+      <Group grow align="flex-start">
+        <TextInput label={t.admin.users.email} name="email" type="email" value={v.email} onChange={(e) => set('email', e.currentTarget.value)} error={err('email')} />
+        {user ? (
+          <TextInput label={t.admin.users.source} readOnly value={t.admin.users.sources[user.source]} />
+        ) : (
+          <Select label={t.admin.users.source} allowDeselect={false} data={[{ value: 'local', label: t.admin.users.sources.local }, { value: 'directory', label: t.admin.users.sources.directory }]} value={v.source} onChange={(x) => set('source', (x ?? 'local') as 'local' | 'directory')} error={err('source')} />
+        )}
+      </Group>
+      {!directory && (
+        <PasswordInput
+          label={user ? t.admin.users.newPassword : t.admin.users.password} name="password" autoComplete="new-password"
+          description={user ? (user.password_set ? t.admin.users.passwordKeep(when(user.password_changed_at, language)) : t.admin.users.passwordNone) : t.admin.users.passwordHint}
+          value={v.password} onChange={(e) => set('password', e.currentTarget.value)} error={err('password')} aria-invalid={!!err('password')}
+        />
+      )}
+      {auth.can('groups.read') && (
+        <MultiSelect label={t.admin.users.groups} name="group_ids" searchable clearable data={options(groups.data)} value={v.group_ids} onChange={(x) => set('group_ids', x)} error={err('group_ids')} />
+      )}
+      {auth.can('roles.read') && (
+        <MultiSelect label={t.admin.users.roles} name="role_ids" description={t.admin.users.rolesHint} searchable clearable data={options(roles.data)} value={v.role_ids} onChange={(x) => set('role_ids', x)} error={err('role_ids')} />
+      )}
+      <TextInput label={t.admin.users.expires} name="expires_at" type="datetime-local" description={t.admin.users.expiresHint} value={v.expires_at} onChange={(e) => set('expires_at', e.currentTarget.value)} error={err('expires_at')} w={260} />
+      <Group wrap="wrap">
+        <Switch label={t.admin.users.enabled} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} error={err('enabled')} />
+        <Switch label={t.admin.users.networkLogin} checked={v.network_login} onChange={(e) => set('network_login', e.currentTarget.checked)} error={err('network_login')} />
+        <Switch label={t.admin.users.chap} checked={v.chap_enabled} onChange={(e) => set('chap_enabled', e.currentTarget.checked)} error={err('chap_enabled')} />
+        {!directory && <Switch label={t.admin.users.mustChange} checked={v.must_change_password} onChange={(e) => set('must_change_password', e.currentTarget.checked)} />}
+        {auth.me?.is_admin && <Switch label={t.admin.users.admin} checked={v.is_admin} onChange={(e) => set('is_admin', e.currentTarget.checked)} error={err('is_admin')} />}
+      </Group>
+    </FormDialog>
   )
 }
 

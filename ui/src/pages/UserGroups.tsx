@@ -4,15 +4,16 @@
  * after a confirmation, and the members of a group in a drawer (membership is
  * set on the user: the user's dialog lists its groups). Groups do not nest.
  */
-import { ActionIcon, Anchor, Badge, Button, Drawer, Group, Modal, MultiSelect, Pagination, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { ActionIcon, Anchor, Badge, Button, Drawer, Group, MultiSelect, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import { atListField, options, useAllRoles, useAllUserGroups, type UserGroup } from './identity-data'
+import { FormDialog, Pager } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'role_ids', 'directory_group_dn']
 
@@ -96,7 +97,7 @@ function Members({ group }: { group: UserGroup }) {
         </Group>
       ))}
       {list.data?.total === 0 && <Text c="dimmed">{t.admin.userGroups.noMembers}</Text>}
-      {list.data && list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} />}
+      {list.data && <Pager pages={list.data.pages} page={page} onPage={setPage} />}
       <Anchor component={Link} href={`/users?group=${group.id}`}>{t.admin.userGroups.showUsers}</Anchor>
     </Stack>
   )
@@ -123,25 +124,12 @@ function UserGroupForm({ group, onClose }: { group: UserGroup | null; onClose():
   })
   const error = atListField(save.error)
   const err = (f: string) => fieldError(error, f)
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
   return (
-    <Modal opened onClose={onClose} title={group ? t.admin.userGroups.editTitle(group.name) : t.admin.userGroups.add} size="lg">
-      <form onSubmit={submit} noValidate data-testid="user-group-form">
-        <Stack>
-          <ErrorAlert error={error} fields={FIELDS} />
-          <TextInput label={t.admin.userGroups.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
-          <Textarea label={t.admin.userGroups.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
-          {auth.can('roles.read') && <MultiSelect label={t.admin.userGroups.roles} name="role_ids" searchable clearable data={options(roles.data)} value={v.role_ids} onChange={(x) => set('role_ids', x)} error={err('role_ids')} />}
-          <TextInput label={t.admin.userGroups.directoryDn} name="directory_group_dn" description={t.admin.userGroups.directoryDnHint} value={v.directory_group_dn} onChange={(e) => set('directory_group_dn', e.currentTarget.value)} error={err('directory_group_dn')} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={save.isPending}>{group ? t.common.save : t.common.create}</Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormDialog title={group ? t.admin.userGroups.editTitle(group.name) : t.admin.userGroups.add} size="lg" testId="user-group-form" error={error} fields={FIELDS} pending={save.isPending} editing={!!group} onClose={onClose} onSubmit={() => save.mutate()}>
+      <TextInput label={t.admin.userGroups.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      <Textarea label={t.admin.userGroups.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
+      {auth.can('roles.read') && <MultiSelect label={t.admin.userGroups.roles} name="role_ids" searchable clearable data={options(roles.data)} value={v.role_ids} onChange={(x) => set('role_ids', x)} error={err('role_ids')} />}
+      <TextInput label={t.admin.userGroups.directoryDn} name="directory_group_dn" description={t.admin.userGroups.directoryDnHint} value={v.directory_group_dn} onChange={(e) => set('directory_group_dn', e.currentTarget.value)} error={err('directory_group_dn')} />
+    </FormDialog>
   )
 }

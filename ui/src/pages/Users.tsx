@@ -3,7 +3,7 @@
  * (enabled, administrator, source, group, role), the form in a dialog to add
  * or change one (UserForm), and delete with a confirmation.
  */
-import { ActionIcon, Badge, Button, Group, Pagination, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { ActionIcon, Badge, Button, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -13,6 +13,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { options, useAllRoles, useAllUserGroups, type User } from './identity-data'
 import { UserForm } from './UserForm'
+import { ListFooter } from '../components/crud'
 
 const PER_PAGE = 20
 const bool = (v: string | null) => (v === null ? undefined : v === 'true')
@@ -109,12 +110,7 @@ export function Users() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">{t.common.total(list.data.total_by_filter)}</Text>
-          {list.data.pages > 1 && <Pagination value={page} onChange={setPage} total={list.data.pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />}
-        </Group>
-      )}
+      <ListFooter data={list.data} page={page} onPage={setPage} />
       {editing && <UserForm user={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )
