@@ -6,7 +6,7 @@
  * a move past the default rule or off the list is ignored here, before the
  * server would refuse it.
  */
-import { ActionIcon } from '@mantine/core'
+import { ActionIcon, Badge, Button, Group, Table } from '@mantine/core'
 import { useState, type DragEvent, type KeyboardEvent } from 'react'
 import { useI18n } from '../i18n'
 
@@ -14,6 +14,9 @@ interface Ordered {
   id: string
   is_default: boolean
 }
+
+/** Badge styles that show a name whole (Mantine cuts a badge's label at its width). */
+export const NOCUT = { label: { overflow: 'visible' } }
 
 export function useRuleOrder<R extends Ordered>(list: R[], movable: boolean, onMove: (ids: string[], id: string) => void) {
   const [dragged, setDragged] = useState<string | null>(null)
@@ -63,5 +66,41 @@ export function MoveButtons({ name, index, count, disabled, onMove }: { name: st
       <ActionIcon variant="subtle" size="sm" disabled={disabled || index === 0} aria-label={`${t.policy.up} ${name}`} onClick={() => onMove(index - 1)}>↑</ActionIcon>
       <ActionIcon variant="subtle" size="sm" disabled={disabled || index >= count - 2} aria-label={`${t.policy.down} ${name}`} onClick={() => onMove(index + 1)}>↓</ActionIcon>
     </>
+  )
+}
+
+/** A rule's name cell, with its "default" and "disabled" badges. */
+export function RuleNameCell({ rule }: { rule: { name: string; is_default: boolean; enabled: boolean } }) {
+  const { t } = useI18n()
+  return (
+    <Table.Td fw={500}>{rule.name} {rule.is_default && <Badge size="xs" tt="none" styles={NOCUT} variant="light">{t.policy.default}</Badge>}{!rule.enabled && <Badge size="xs" tt="none" styles={NOCUT} color="gray">{t.policy.disabled}</Badge>}</Table.Td>
+  )
+}
+
+/**
+ * A rule row's last cell, empty for a reader: ↑ ↓, edit, and delete (asked
+ * again before it is sent); the default rule neither moves nor goes.
+ */
+export function RuleRowActions({ rule, index, count, movable, canWrite, onMove, onEdit, onDelete }: {
+  rule: { name: string; is_default: boolean }
+  index: number
+  count: number
+  movable: boolean
+  canWrite: boolean
+  onMove(to: number): void
+  onEdit(): void
+  onDelete(): void
+}) {
+  const { t } = useI18n()
+  return (
+    <Table.Td>
+      {canWrite && (
+        <Group gap={2} wrap="nowrap" justify="flex-end">
+          {!rule.is_default && <MoveButtons name={rule.name} index={index} count={count} disabled={!movable} onMove={onMove} />}
+          <Button size="compact-sm" variant="subtle" aria-label={`${t.common.edit} ${rule.name}`} onClick={onEdit}>{t.common.edit}</Button>
+          {!rule.is_default && <ActionIcon variant="subtle" color="red" size="sm" aria-label={`${t.common.delete} ${rule.name}`} onClick={() => window.confirm(t.policy.deleteConfirm(rule.name)) && onDelete()}>✕</ActionIcon>}
+        </Group>
+      )}
+    </Table.Td>
   )
 }

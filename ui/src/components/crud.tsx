@@ -19,13 +19,23 @@ export function PageTitle({ title, add }: { title: string; add?: { label: string
   )
 }
 
-/** Edit and delete of the row named `name`; delete runs only once `confirm` is accepted. */
-export function RowActions({ name, confirm, onEdit, onDelete }: { name: string; confirm: string; onEdit(): void; onDelete(): void }) {
+/**
+ * Edit and delete of the row named `name`. With `confirm`, delete is a ✕ that
+ * runs only once the question is accepted; without, it is a Delete button
+ * whose `onDelete` opens a dialog of its own (one that lists what the delete
+ * would touch). `readOnly` leaves a View button alone, for a reader.
+ */
+export function RowActions({ name, confirm, onEdit, onDelete, readOnly = false }: { name: string; confirm?: string; onEdit(): void; onDelete(): void; readOnly?: boolean }) {
   const { t } = useI18n()
+  const edit = readOnly ? t.config.view : t.common.edit
   return (
     <Group gap={4} justify="flex-end" wrap="nowrap">
-      <Button size="compact-sm" variant="subtle" onClick={onEdit} aria-label={`${t.common.edit} ${name}`}>{t.common.edit}</Button>
-      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${name}`} onClick={() => window.confirm(confirm) && onDelete()}>✕</ActionIcon>
+      <Button size="compact-sm" variant="subtle" onClick={onEdit} aria-label={`${edit} ${name}`}>{edit}</Button>
+      {readOnly ? null : confirm !== undefined ? (
+        <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${name}`} onClick={() => window.confirm(confirm) && onDelete()}>✕</ActionIcon>
+      ) : (
+        <Button size="compact-sm" variant="subtle" color="red" onClick={onDelete} aria-label={`${t.common.delete} ${name}`}>{t.common.delete}</Button>
+      )}
     </Group>
   )
 }

@@ -4,7 +4,7 @@
  * sends, as the server lists them. Add and change in a dialog; delete after a
  * confirmation (refused, in the alert, while a rule gives it).
  */
-import { ActionIcon, Badge, Button, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Button, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -14,7 +14,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { AuthProfileForm } from './AuthProfileForm'
 import type { AuthProfile } from './nac-data'
-import { ListFooter } from '../components/crud'
+import { ListFooter, RowActions } from '../components/crud'
 
 const PER_PAGE = 20
 
@@ -67,10 +67,7 @@ export function AuthProfiles() {
                 <Table.Td>{p.description ?? t.common.none}</Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(p)} aria-label={`${t.common.edit} ${p.name}`}>{t.common.edit}</Button>
-                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${p.name}`} onClick={() => window.confirm(t.nac.deleteProfile(p.name)) && remove.mutate(p.id)}>✕</ActionIcon>
-                    </Group>
+                    <RowActions name={p.name} confirm={t.nac.deleteProfile(p.name)} onEdit={() => setEditing(p)} onDelete={() => remove.mutate(p.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

@@ -15,7 +15,7 @@ import { CommandSetForm } from './CommandSetForm'
 import { type CommandSetItem, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
 import { when } from './format'
-import { ListFooter } from '../components/crud'
+import { ListFooter, RowActions } from '../components/crud'
 
 export function CommandSets() {
   const { t, language } = useI18n()
@@ -60,10 +60,7 @@ export function CommandSets() {
                   <Table.Td>{n === undefined ? '' : n ? <Badge variant="light">{t.config.profilesCount(n)}</Badge> : <Text size="sm" c="dimmed">{t.config.unused}</Text>}</Table.Td>
                   <Table.Td>{when(s.updated_at, language)}</Table.Td>
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(s.id)} aria-label={`${canWrite ? t.common.edit : t.config.view} ${s.name}`}>{canWrite ? t.common.edit : t.config.view}</Button>
-                      {canWrite && <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(s)} aria-label={`${t.common.delete} ${s.name}`}>{t.common.delete}</Button>}
-                    </Group>
+                    <RowActions name={s.name} onEdit={() => setEditing(s.id)} onDelete={() => setDeleting(s)} readOnly={!canWrite} />
                   </Table.Td>
                 </Table.Tr>
               )

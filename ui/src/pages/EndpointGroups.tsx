@@ -4,7 +4,7 @@
  * profiled endpoints in it; add, change and delete (refused, in the alert,
  * while it holds endpoints or a rule names it: 409 GROUP_IN_USE).
  */
-import { ActionIcon, Anchor, Button, Group, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Anchor, Button, Group, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, ApiError } from '../api/client'
@@ -13,7 +13,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import type { EndpointGroup } from './nac-data'
-import { FormDialog } from '../components/crud'
+import { FormDialog, RowActions } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'placement_device_types', ...Array.from({ length: 50 }, (_, i) => `placement_device_types[${i}]`)]
 
@@ -50,10 +50,7 @@ export function EndpointGroups() {
                 <Table.Td><Anchor component={Link} href={`/nac/endpoints?group=${g.id}`} aria-label={t.nac.groupEndpoints(g.name)}>{g.endpoint_count}</Anchor></Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(g)} aria-label={`${t.common.edit} ${g.name}`}>{t.common.edit}</Button>
-                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${g.name}`} onClick={() => window.confirm(t.nac.deleteGroup(g.name)) && remove.mutate(g.id)}>✕</ActionIcon>
-                    </Group>
+                    <RowActions name={g.name} confirm={t.nac.deleteGroup(g.name)} onEdit={() => setEditing(g)} onDelete={() => remove.mutate(g.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

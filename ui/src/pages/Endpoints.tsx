@@ -6,7 +6,7 @@
  * a CSV import with its report; the filtered list exported as xlsx or csv
  * (the server's file).
  */
-import { ActionIcon, Badge, Button, Group, Select, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core'
+import { Badge, Button, Group, Select, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -18,7 +18,7 @@ import { EndpointForm } from './EndpointForm'
 import { EndpointImport } from './EndpointImport'
 import { when } from './format'
 import { useEndpointGroupOptions, type Endpoint } from './nac-data'
-import { ListFooter } from '../components/crud'
+import { ListFooter, RowActions } from '../components/crud'
 
 const PER_PAGE = 20
 
@@ -105,10 +105,7 @@ export function Endpoints() {
                 </Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(e)} aria-label={`${t.common.edit} ${e.mac}`}>{t.common.edit}</Button>
-                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${e.mac}`} onClick={() => window.confirm(t.nac.deleteEndpoint(e.mac)) && remove.mutate(e.id)}>✕</ActionIcon>
-                    </Group>
+                    <RowActions name={e.mac} confirm={t.nac.deleteEndpoint(e.mac)} onEdit={() => setEditing(e)} onDelete={() => remove.mutate(e.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

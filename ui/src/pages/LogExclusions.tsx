@@ -13,7 +13,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { type LogExclusion, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
-import { FormDialog, ListFooter } from '../components/crud'
+import { FormDialog, ListFooter, RowActions } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'protocol', 'match_type', 'match_value']
 const PROTOCOLS = ['all', 'tacacs', 'radius'] as const
@@ -52,10 +52,7 @@ export function LogExclusions() {
                 <Table.Td>{x.dropped_total}</Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(x)} aria-label={`${t.common.edit} ${x.name}`}>{t.common.edit}</Button>
-                      <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(x)} aria-label={`${t.common.delete} ${x.name}`}>{t.common.delete}</Button>
-                    </Group>
+                    <RowActions name={x.name} onEdit={() => setEditing(x)} onDelete={() => setDeleting(x)} />
                   </Table.Td>
                 )}
               </Table.Tr>

@@ -5,19 +5,18 @@
  * move sending the whole order (PUT /nac/policy/rules/reorder); the test's
  * trace tints the rules it tried (the deciding one green).
  */
-import { ActionIcon, Badge, Button, Grid, Group, Paper, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
+import { Badge, Button, Grid, Group, Paper, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
-import { MoveButtons, useRuleOrder } from '../components/RuleOrder'
+import { NOCUT, RuleNameCell, RuleRowActions, useRuleOrder } from '../components/RuleOrder'
 import { useI18n } from '../i18n'
 import { useConditionPickers, type NacRule, type NacTestResult } from './nac-data'
 import { NacPolicyTest } from './NacPolicyTest'
 import { NacRuleForm } from './NacRuleForm'
 
-const NOCUT = { label: { overflow: 'visible' } }
 const KEY = ['nac', 'policy', 'rules']
 
 /** A condition as one line: its type and its values (group names as they are now). */
@@ -82,20 +81,12 @@ export function NacPolicy() {
                           bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
                           style={{ cursor, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason ?? undefined}>
                           <Table.Td>{r.position + 1}</Table.Td>
-                          <Table.Td fw={500}>{r.name} {r.is_default && <Badge size="xs" tt="none" styles={NOCUT} variant="light">{t.policy.default}</Badge>}{!r.enabled && <Badge size="xs" tt="none" styles={NOCUT} color="gray">{t.policy.disabled}</Badge>}</Table.Td>
+                          <RuleNameCell rule={r} />
                           <Table.Td>
                             {r.conditions.length === 0 ? <Text size="sm" c="dimmed">{t.nac.everyRequest}</Text> : r.conditions.map((c) => <Text key={c.type} size="sm">{conditionText(c, t.nac.conditionTypes[c.type])}</Text>)}
                           </Table.Td>
                           <Table.Td><Badge size="sm" tt="none" styles={NOCUT} variant="light">{r.authorization_profile_name}</Badge></Table.Td>
-                          <Table.Td>
-                            {canWrite && (
-                              <Group gap={2} wrap="nowrap" justify="flex-end">
-                                {!r.is_default && <MoveButtons name={r.name} index={i} count={list.length} disabled={!movable} onMove={(to) => move(r.id, to)} />}
-                                <Button size="compact-sm" variant="subtle" aria-label={`${t.common.edit} ${r.name}`} onClick={() => setEditing(r)}>{t.common.edit}</Button>
-                                {!r.is_default && <ActionIcon variant="subtle" color="red" size="sm" aria-label={`${t.common.delete} ${r.name}`} onClick={() => window.confirm(t.policy.deleteConfirm(r.name)) && remove.mutate(r.id)}>✕</ActionIcon>}
-                              </Group>
-                            )}
-                          </Table.Td>
+                          <RuleRowActions rule={r} index={i} count={list.length} movable={movable} canWrite={canWrite} onMove={(to) => move(r.id, to)} onEdit={() => setEditing(r)} onDelete={() => remove.mutate(r.id)} />
                         </Table.Tr>
                       )
                     })}

@@ -5,20 +5,19 @@
  * /aaa/policy/rules/reorder), the default rule stays last. The test's trace
  * marks the rules it tried in the list.
  */
-import { ActionIcon, Badge, Button, Checkbox, Grid, Group, Paper, Select, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
+import { Badge, Button, Checkbox, Grid, Group, Paper, Select, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
-import { MoveButtons, useRuleOrder } from '../components/RuleOrder'
+import { NOCUT, RuleNameCell, RuleRowActions, useRuleOrder } from '../components/RuleOrder'
 import { useI18n } from '../i18n'
 import { PolicyTest, type TestResult } from './PolicyTest'
 import { usePickers } from './policy-data'
 import { RuleForm, type Rule } from './RuleForm'
 
 // Rule and profile names are read whole: no ellipsis, no capitals.
-const NOCUT = { label: { overflow: 'visible' } }
 
 export function Policy() {
   const { t } = useI18n()
@@ -94,7 +93,7 @@ export function Policy() {
                           bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
                           style={{ cursor, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason}>
                           <Table.Td>{r.position + 1}</Table.Td>
-                          <Table.Td fw={500}>{r.name} {r.is_default && <Badge size="xs" tt="none" styles={NOCUT} variant="light">{t.policy.default}</Badge>}{!r.enabled && <Badge size="xs" tt="none" styles={NOCUT} color="gray">{t.policy.disabled}</Badge>}</Table.Td>
+                          <RuleNameCell rule={r} />
                           <Table.Td>{r.who_name ?? t.policy.anyone}</Table.Td>
                           <Table.Td>{r.where_name ?? t.policy.anywhere}</Table.Td>
                           <Table.Td>
@@ -103,15 +102,7 @@ export function Policy() {
                               {r.radius_profile_name && <Badge size="sm" tt="none" styles={NOCUT} variant="light" color="grape">{r.radius_profile_name}</Badge>}
                             </Group>
                           </Table.Td>
-                          <Table.Td>
-                            {canWrite && (
-                              <Group gap={2} wrap="nowrap" justify="flex-end">
-                                {!r.is_default && <MoveButtons name={r.name} index={i} count={list.length} disabled={!movable} onMove={(to) => move(r.id, to)} />}
-                                <Button size="compact-sm" variant="subtle" aria-label={`${t.common.edit} ${r.name}`} onClick={() => setEditing(r)}>{t.common.edit}</Button>
-                                {!r.is_default && <ActionIcon variant="subtle" color="red" size="sm" aria-label={`${t.common.delete} ${r.name}`} onClick={() => window.confirm(t.policy.deleteConfirm(r.name)) && remove.mutate(r.id)}>✕</ActionIcon>}
-                              </Group>
-                            )}
-                          </Table.Td>
+                          <RuleRowActions rule={r} index={i} count={list.length} movable={movable} canWrite={canWrite} onMove={(to) => move(r.id, to)} onEdit={() => setEditing(r)} onDelete={() => remove.mutate(r.id)} />
                         </Table.Tr>
                       )
                     })}

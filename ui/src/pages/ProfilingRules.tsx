@@ -6,7 +6,7 @@
  * delete; "Apply now" runs every rule over every endpoint and says how many
  * changed.
  */
-import { ActionIcon, Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core'
+import { Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -14,6 +14,7 @@ import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { ProfilingRuleForm, type ProfilingRule } from './ProfilingRuleForm'
+import { RowActions } from '../components/crud'
 
 export function ProfilingRules() {
   const { t } = useI18n()
@@ -55,10 +56,7 @@ export function ProfilingRules() {
                 <Table.Td>{r.certainty}</Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(r)} aria-label={`${t.common.edit} ${r.name}`}>{t.common.edit}</Button>
-                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${r.name}`} onClick={() => window.confirm(t.policy.deleteConfirm(r.name)) && remove.mutate(r.id)}>✕</ActionIcon>
-                    </Group>
+                    <RowActions name={r.name} confirm={t.policy.deleteConfirm(r.name)} onEdit={() => setEditing(r)} onDelete={() => remove.mutate(r.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

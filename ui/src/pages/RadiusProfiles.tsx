@@ -14,7 +14,7 @@ import { useI18n } from '../i18n'
 import { AttributeRows, type Pair } from './AttributeRows'
 import { type RadiusProfile, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
-import { ListFooter } from '../components/crud'
+import { ListFooter, RowActions } from '../components/crud'
 
 export function RadiusProfiles() {
   const { t } = useI18n()
@@ -50,10 +50,7 @@ export function RadiusProfiles() {
                 <Table.Td>{p.allow_mschapv1 ? <Badge color="orange" variant="light">{t.common.yes}</Badge> : t.common.no}</Table.Td>
                 <Table.Td>{p.description ?? t.common.none}</Table.Td>
                 <Table.Td>
-                  <Group gap={4} justify="flex-end" wrap="nowrap">
-                    <Button size="compact-sm" variant="subtle" onClick={() => setEditing(p)} aria-label={`${canWrite ? t.common.edit : t.config.view} ${p.name}`}>{canWrite ? t.common.edit : t.config.view}</Button>
-                    {canWrite && <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(p)} aria-label={`${t.common.delete} ${p.name}`}>{t.common.delete}</Button>}
-                  </Group>
+                  <RowActions name={p.name} onEdit={() => setEditing(p)} onDelete={() => setDeleting(p)} readOnly={!canWrite} />
                 </Table.Td>
               </Table.Tr>
             ))}

@@ -3,7 +3,7 @@
  * groups); add and change in a dialog (RoleForm) with the permission list of
  * GET /rbac/schema; delete after a confirmation that says who loses it.
  */
-import { ActionIcon, Button, Group, Stack, Table, Text, Title } from '@mantine/core'
+import { Button, Group, Stack, Table, Text, Title } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -12,6 +12,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { useAllRoles, type Role } from './identity-data'
 import { RoleForm } from './RoleForm'
+import { RowActions } from '../components/crud'
 
 export function Roles() {
   const { t } = useI18n()
@@ -51,10 +52,7 @@ export function Roles() {
                 <Table.Td>{t.admin.roles.usedBy(r.user_count, r.group_count)}</Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(r)} aria-label={`${t.common.edit} ${r.name}`}>{t.common.edit}</Button>
-                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${r.name}`} onClick={() => window.confirm(t.admin.roles.deleteConfirm(r.name, r.user_count, r.group_count)) && remove.mutate(r.id)}>✕</ActionIcon>
-                    </Group>
+                    <RowActions name={r.name} confirm={t.admin.roles.deleteConfirm(r.name, r.user_count, r.group_count)} onEdit={() => setEditing(r)} onDelete={() => remove.mutate(r.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

@@ -13,7 +13,7 @@ import { useI18n } from '../i18n'
 import { type TacacsProfile, useCommandSetOptions, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
 import { TacacsProfileForm } from './TacacsProfileForm'
-import { ListFooter } from '../components/crud'
+import { ListFooter, RowActions } from '../components/crud'
 
 export function TacacsProfiles() {
   const { t } = useI18n()
@@ -51,10 +51,7 @@ export function TacacsProfiles() {
                 <Table.Td>{p.services.map((s) => s.service).join(', ') || t.common.none}</Table.Td>
                 <Table.Td>{t.config.enableModes[p.enable_mode]}</Table.Td>
                 <Table.Td>
-                  <Group gap={4} justify="flex-end" wrap="nowrap">
-                    <Button size="compact-sm" variant="subtle" onClick={() => setEditing(p)} aria-label={`${canWrite ? t.common.edit : t.config.view} ${p.name}`}>{canWrite ? t.common.edit : t.config.view}</Button>
-                    {canWrite && <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(p)} aria-label={`${t.common.delete} ${p.name}`}>{t.common.delete}</Button>}
-                  </Group>
+                  <RowActions name={p.name} onEdit={() => setEditing(p)} onDelete={() => setDeleting(p)} readOnly={!canWrite} />
                 </Table.Td>
               </Table.Tr>
             ))}

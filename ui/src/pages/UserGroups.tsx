@@ -4,7 +4,7 @@
  * after a confirmation, and the members of a group in a drawer (membership is
  * set on the user: the user's dialog lists its groups). Groups do not nest.
  */
-import { ActionIcon, Anchor, Badge, Button, Drawer, Group, MultiSelect, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Anchor, Badge, Button, Drawer, Group, MultiSelect, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -13,7 +13,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import { atListField, options, useAllRoles, useAllUserGroups, type UserGroup } from './identity-data'
-import { FormDialog, Pager } from '../components/crud'
+import { FormDialog, Pager, RowActions } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'role_ids', 'directory_group_dn']
 
@@ -59,10 +59,7 @@ export function UserGroups() {
                 </Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(g)} aria-label={`${t.common.edit} ${g.name}`}>{t.common.edit}</Button>
-                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${g.name}`} onClick={() => window.confirm(t.admin.userGroups.deleteConfirm(g.name)) && remove.mutate(g.id)}>✕</ActionIcon>
-                    </Group>
+                    <RowActions name={g.name} confirm={t.admin.userGroups.deleteConfirm(g.name)} onEdit={() => setEditing(g)} onDelete={() => remove.mutate(g.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

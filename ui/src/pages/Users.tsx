@@ -3,7 +3,7 @@
  * (enabled, administrator, source, group, role), the form in a dialog to add
  * or change one (UserForm), and delete with a confirmation.
  */
-import { ActionIcon, Badge, Button, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Button, Group, Select, Stack, Table, TextInput, Title } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -13,7 +13,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { options, useAllRoles, useAllUserGroups, type User } from './identity-data'
 import { UserForm } from './UserForm'
-import { ListFooter } from '../components/crud'
+import { ListFooter, RowActions } from '../components/crud'
 
 const PER_PAGE = 20
 const bool = (v: string | null) => (v === null ? undefined : v === 'true')
@@ -99,10 +99,7 @@ export function Users() {
                 </Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="subtle" onClick={() => setEditing(u)} aria-label={`${t.common.edit} ${u.username}`}>{t.common.edit}</Button>
-                      <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${u.username}`} onClick={() => window.confirm(t.admin.users.deleteConfirm(u.username)) && remove.mutate(u.id)}>✕</ActionIcon>
-                    </Group>
+                    <RowActions name={u.username} confirm={t.admin.users.deleteConfirm(u.username)} onEdit={() => setEditing(u)} onDelete={() => remove.mutate(u.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>
