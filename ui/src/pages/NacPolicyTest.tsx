@@ -5,13 +5,14 @@
  * profile, the reply attributes, the trace rule by rule, and what the request
  * was resolved to (the user's and endpoint's groups, the switch's).
  */
-import { Badge, Button, Group, Paper, SegmentedControl, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Button, Group, Paper, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api } from '../api/client'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import type { NacTestResult, useConditionPickers } from './nac-data'
+import { TraceTable } from '../components/TraceTable'
 
 const FIELDS = ['method', 'mac', 'username', 'nas', 'nas_port_type', 'time', 'certificate.issuer_cn', 'certificate.san_email', 'certificate.san_dns']
 type Method = 'peap' | 'eap-tls' | 'mab'
@@ -85,16 +86,8 @@ export function NacPolicyTest({ pickers, onResult }: { pickers: ReturnType<typeo
               <Badge variant="light" tt="none">{r.authorization_profile.name}</Badge>
             </Group>
             {r.reply.length > 0 && <Text size="xs" ff="monospace" data-testid="nac-reply">{r.reply.map((a) => `${a.attribute} = ${a.value}`).join('  ')}</Text>}
-            <Table aria-label={t.nac.trace} data-testid="nac-trace">
-              <Table.Thead><Table.Tr><Table.Th>#</Table.Th><Table.Th>{t.nac.name}</Table.Th><Table.Th>{t.nac.why}</Table.Th></Table.Tr></Table.Thead>
-              <Table.Tbody>
-                {r.trace.map((s) => (
-                  <Table.Tr key={s.rule_id} c={s.matched ? 'green' : undefined} data-step={s.rule_name}>
-                    <Table.Td>{s.position ?? '—'}</Table.Td><Table.Td fw={s.matched ? 600 : undefined}>{s.rule_name}</Table.Td><Table.Td>{s.matched ? '✓' : s.reason}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+            <TraceTable label={t.nac.trace} testId="nac-trace" columns={{ name: t.nac.name, why: t.nac.why }}
+              lines={r.trace.map((s) => ({ key: s.rule_id, position: s.position ?? '—', name: s.rule_name, why: s.matched ? '✓' : s.reason, matched: s.matched, step: s.rule_name }))} />
             <Text size="xs" c="dimmed" data-testid="nac-resolved">
               {t.nac.resolved}: {r.resolved.mac ?? t.nac.unknown} {t.nac.inGroups(names(r.resolved.endpoint_groups))}
               {r.resolved.endpoint?.device_type ? ` (${r.resolved.endpoint.device_type})` : ''}

@@ -3,7 +3,7 @@
  * TACACS+ or RADIUS, a command) and the answer with its trace, rule by rule,
  * against the policy as edited or as deployed.
  */
-import { Badge, Button, Group, Paper, SegmentedControl, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Button, Group, Paper, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api } from '../api/client'
@@ -11,6 +11,7 @@ import type { components } from '../generated/api'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import type { usePickers } from './policy-data'
+import { TraceTable } from '../components/TraceTable'
 
 export type TestResult = components['schemas']['PolicyTestResponse']
 const FIELDS = ['username', 'device_id', 'nas_ip', 'command']
@@ -67,16 +68,8 @@ export function PolicyTest({ pickers, onResult }: { pickers: ReturnType<typeof u
             </Group>
             <Text size="sm">{r.reason}</Text>
             {r.command_decision && <Text size="sm">{t.policy.commandDecision(t.policy.decision[r.command_decision.decision], r.command_decision.reason)}</Text>}
-            <Table aria-label={t.policy.trace} data-testid="trace">
-              <Table.Thead><Table.Tr><Table.Th>#</Table.Th><Table.Th>{t.policy.name}</Table.Th><Table.Th>{t.policy.why}</Table.Th></Table.Tr></Table.Thead>
-              <Table.Tbody>
-                {r.trace.map((s) => (
-                  <Table.Tr key={s.rule_id} c={s.matched ? 'green' : undefined}>
-                    <Table.Td>{s.position + 1}</Table.Td><Table.Td fw={s.matched ? 600 : undefined}>{s.name}</Table.Td><Table.Td>{s.reason}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+            <TraceTable label={t.policy.trace} testId="trace" columns={{ name: t.policy.name, why: t.policy.why }}
+              lines={r.trace.map((s) => ({ key: s.rule_id, position: s.position + 1, name: s.name, why: s.reason, matched: s.matched }))} />
             {r.attributes.length > 0 && <Text size="xs" ff="monospace">{r.attributes.map((a) => `${a.name}${a.optional ? '*' : '='}${a.value}`).join('  ')}</Text>}
           </Stack>
         )}
