@@ -4,7 +4,7 @@
  * sends, as the server lists them. Add and change in a dialog; delete after a
  * confirmation (refused, in the alert, while a rule gives it).
  */
-import { Badge, Button, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Group, SegmentedControl, Stack, Table, Text, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -14,7 +14,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { AuthProfileForm } from './AuthProfileForm'
 import type { AuthProfile } from './nac-data'
-import { ListFooter, RowActions } from '../components/crud'
+import { ListFooter, PageTitle, RowActions } from '../components/crud'
 
 const PER_PAGE = 20
 
@@ -39,10 +39,7 @@ export function AuthProfiles() {
   })
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.nac.profiles}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.nac.addProfile}</Button>}
-      </Group>
+      <PageTitle title={t.nac.profiles} add={canWrite && { label: t.nac.addProfile, onClick: () => setEditing('new') }} />
       <Group align="flex-end">
         <TextInput aria-label={t.common.search} placeholder={t.common.search} type="search" value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={260} maw="100%" />
         <SegmentedControl aria-label={t.nac.deny} value={deny} onChange={(x) => { setDeny(x); setPage(1) }} data={[{ value: 'all', label: t.nac.allProfiles }, { value: 'accept', label: t.nac.onlyAccept }, { value: 'deny', label: t.nac.onlyDeny }]} />

@@ -4,7 +4,7 @@
  * nested commands and argument rules in a dialog, and delete after showing
  * the profiles that use the set (the server refuses with 409 while they do).
  */
-import { Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Stack, Table, Text, TextInput } from '@mantine/core'
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -15,7 +15,7 @@ import { CommandSetForm } from './CommandSetForm'
 import { type CommandSetItem, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
 import { when } from './format'
-import { ListFooter, RowActions } from '../components/crud'
+import { ListFooter, PageTitle, RowActions } from '../components/crud'
 
 export function CommandSets() {
   const { t, language } = useI18n()
@@ -35,10 +35,7 @@ export function CommandSets() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.config.commandSets}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.config.addCommandSet}</Button>}
-      </Group>
+      <PageTitle title={t.config.commandSets} add={canWrite && { label: t.config.addCommandSet, onClick: () => setEditing('new') }} />
       <TextInput aria-label={t.common.search} placeholder={t.config.searchPlaceholder} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
       <ErrorAlert error={list.error} />
       <Table.ScrollContainer minWidth={640}>

@@ -5,7 +5,7 @@
  * sign-ins, refused changes). Each card needs its own permission; a card the
  * user may not read says so instead of failing the page.
  */
-import { Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core'
+import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import { api, readiness } from '../api/client'

@@ -4,7 +4,7 @@
  * profiled endpoints in it; add, change and delete (refused, in the alert,
  * while it holds endpoints or a rule names it: 409 GROUP_IN_USE).
  */
-import { Anchor, Button, Group, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Anchor, Stack, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, ApiError } from '../api/client'
@@ -13,7 +13,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import type { EndpointGroup } from './nac-data'
-import { FormDialog, RowActions } from '../components/crud'
+import { FormDialog, PageTitle, RowActions } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'placement_device_types', ...Array.from({ length: 50 }, (_, i) => `placement_device_types[${i}]`)]
 
@@ -31,10 +31,7 @@ export function EndpointGroups() {
   })
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.nac.groups}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.nac.addGroup}</Button>}
-      </Group>
+      <PageTitle title={t.nac.groups} add={canWrite && { label: t.nac.addGroup, onClick: () => setEditing('new') }} />
       <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={600}>
         <Table striped aria-label={t.nac.groups} data-testid="endpoint-groups-table">

@@ -4,7 +4,7 @@
  * events each has dropped; add and change in a dialog, delete after a
  * confirmation.
  */
-import { Button, Group, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Group, Select, Stack, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -13,7 +13,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { type LogExclusion, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
-import { FormDialog, ListFooter, RowActions } from '../components/crud'
+import { FormDialog, ListFooter, PageTitle, RowActions } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'protocol', 'match_type', 'match_value']
 const PROTOCOLS = ['all', 'tacacs', 'radius'] as const
@@ -30,10 +30,7 @@ export function LogExclusions() {
   const [deleting, setDeleting] = useState<LogExclusion | null>(null)
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.config.exclusions}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.config.addExclusion}</Button>}
-      </Group>
+      <PageTitle title={t.config.exclusions} add={canWrite && { label: t.config.addExclusion, onClick: () => setEditing('new') }} />
       <Text size="sm" c="dimmed">{t.config.exclusionsHint}</Text>
       <TextInput aria-label={t.common.search} placeholder={t.config.searchPlaceholder} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
       <ErrorAlert error={list.error} />

@@ -5,7 +5,7 @@
  * move sending the whole order (PUT /nac/policy/rules/reorder); the test's
  * trace tints the rules it tried (the deciding one green).
  */
-import { Badge, Button, Grid, Group, Paper, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
+import { Badge, Grid, Paper, Stack, Table, Text, VisuallyHidden } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -16,6 +16,7 @@ import { useI18n } from '../i18n'
 import { useConditionPickers, type NacRule, type NacTestResult } from './nac-data'
 import { NacPolicyTest } from './NacPolicyTest'
 import { NacRuleForm } from './NacRuleForm'
+import { PageTitle } from '../components/crud'
 
 const KEY = ['nac', 'policy', 'rules']
 
@@ -56,10 +57,7 @@ export function NacPolicy() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.nac.policy}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.nac.addRule}</Button>}
-      </Group>
+      <PageTitle title={t.nac.policy} add={canWrite && { label: t.nac.addRule, onClick: () => setEditing('new') }} />
       <Grid>
         <Grid.Col span={{ base: 12, lg: 7 }}>
           <Paper withBorder p="md">

@@ -5,7 +5,7 @@
  * files, and making or importing one (CaForm). A CA's key is never shown:
  * the API never answers it.
  */
-import { Anchor, Badge, Button, Code, Drawer, Group, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core'
+import { Anchor, Badge, Button, Code, Drawer, Group, Stack, Table, Text, UnstyledButton } from '@mantine/core'
 import { useState, type ReactNode } from 'react'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
@@ -13,6 +13,7 @@ import { useI18n } from '../i18n'
 import { CaForm } from './CaForm'
 import { when } from './format'
 import { crlUrl, fileName, saveText, useCas, type Ca } from './pki-data'
+import { PageTitle } from '../components/crud'
 
 export function PkiCas() {
   const { t, language } = useI18n()
@@ -25,10 +26,7 @@ export function PkiCas() {
   const shown = list.find((c) => c.id === open) ?? null
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.pki.cas.title}</Title>
-        {auth.can('pki.manage') && <Button onClick={() => setCreating(true)}>{t.pki.cas.add}</Button>}
-      </Group>
+      <PageTitle title={t.pki.cas.title} add={auth.can('pki.manage') && { label: t.pki.cas.add, onClick: () => setCreating(true) }} />
       <ErrorAlert error={cas.error} />
       <Table.ScrollContainer minWidth={800}>
         <Table striped highlightOnHover aria-label={t.pki.cas.title} data-testid="cas-table">

@@ -6,7 +6,7 @@
  * alert); a template is never changed (make a new one). Below: the EST
  * enrollments held for approval, when any are.
  */
-import { ActionIcon, Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core'
+import { ActionIcon, Badge, Group, Stack, Table, Text } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -16,6 +16,7 @@ import { useI18n } from '../i18n'
 import { EstRequests } from './EstRequests'
 import { useTemplates } from './pki-data'
 import { TemplateForm } from './TemplateForm'
+import { PageTitle } from '../components/crud'
 
 export function PkiTemplates() {
   const { t } = useI18n()
@@ -31,10 +32,7 @@ export function PkiTemplates() {
   const list = (xs: string[]) => (xs.length ? xs.join(', ') : t.common.none)
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.pki.templates.title}</Title>
-        {canManage && <Button onClick={() => setCreating(true)}>{t.pki.templates.add}</Button>}
-      </Group>
+      <PageTitle title={t.pki.templates.title} add={canManage && { label: t.pki.templates.add, onClick: () => setCreating(true) }} />
       <ErrorAlert error={templates.error ?? remove.error} />
       <Table.ScrollContainer minWidth={900}>
         <Table striped aria-label={t.pki.templates.title} data-testid="templates-table">

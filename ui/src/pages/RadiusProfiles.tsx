@@ -4,7 +4,7 @@
  * type, and delete after showing the policy rules that give the profile (a
  * delete clears it from them; asked of the policy when the user may read it).
  */
-import { Badge, Button, Checkbox, Group, Modal, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Badge, Button, Checkbox, Group, Modal, Stack, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api, ApiError } from '../api/client'
@@ -14,7 +14,7 @@ import { useI18n } from '../i18n'
 import { AttributeRows, type Pair } from './AttributeRows'
 import { type RadiusProfile, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
-import { ListFooter, RowActions } from '../components/crud'
+import { ListFooter, PageTitle, RowActions } from '../components/crud'
 
 export function RadiusProfiles() {
   const { t } = useI18n()
@@ -31,10 +31,7 @@ export function RadiusProfiles() {
   })
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.config.radiusProfiles}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.config.addProfile}</Button>}
-      </Group>
+      <PageTitle title={t.config.radiusProfiles} add={canWrite && { label: t.config.addProfile, onClick: () => setEditing('new') }} />
       <TextInput aria-label={t.common.search} placeholder={t.config.searchPlaceholder} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
       <ErrorAlert error={list.error} />
       <Table.ScrollContainer minWidth={640}>

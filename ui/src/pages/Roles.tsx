@@ -3,7 +3,7 @@
  * groups); add and change in a dialog (RoleForm) with the permission list of
  * GET /rbac/schema; delete after a confirmation that says who loses it.
  */
-import { Button, Group, Stack, Table, Text, Title } from '@mantine/core'
+import { Stack, Table, Text } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -12,7 +12,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { useAllRoles, type Role } from './identity-data'
 import { RoleForm } from './RoleForm'
-import { RowActions } from '../components/crud'
+import { PageTitle, RowActions } from '../components/crud'
 
 export function Roles() {
   const { t } = useI18n()
@@ -30,10 +30,7 @@ export function Roles() {
   const canWrite = auth.can('roles.write')
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.admin.roles.title}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.admin.roles.add}</Button>}
-      </Group>
+      <PageTitle title={t.admin.roles.title} add={canWrite && { label: t.admin.roles.add, onClick: () => setEditing('new') }} />
       <ErrorAlert error={roles.error ?? remove.error} />
       <Table.ScrollContainer minWidth={640}>
         <Table striped highlightOnHover aria-label={t.admin.roles.title} data-testid="roles-table">

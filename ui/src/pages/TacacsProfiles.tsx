@@ -3,7 +3,7 @@
  * action, services, enable), the form in a dialog, and delete after showing
  * the policy rules that assign the profile (a delete clears it from them).
  */
-import { Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Stack, Table, Text, TextInput } from '@mantine/core'
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -13,7 +13,7 @@ import { useI18n } from '../i18n'
 import { type TacacsProfile, useCommandSetOptions, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
 import { TacacsProfileForm } from './TacacsProfileForm'
-import { ListFooter, RowActions } from '../components/crud'
+import { ListFooter, PageTitle, RowActions } from '../components/crud'
 
 export function TacacsProfiles() {
   const { t } = useI18n()
@@ -27,10 +27,7 @@ export function TacacsProfiles() {
   const [deleting, setDeleting] = useState<TacacsProfile | null>(null)
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.config.tacacsProfiles}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.config.addProfile}</Button>}
-      </Group>
+      <PageTitle title={t.config.tacacsProfiles} add={canWrite && { label: t.config.addProfile, onClick: () => setEditing('new') }} />
       <TextInput aria-label={t.common.search} placeholder={t.config.searchPlaceholder} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
       <ErrorAlert error={list.error} />
       <Table.ScrollContainer minWidth={760}>

@@ -4,7 +4,7 @@
  * after a confirmation, and the members of a group in a drawer (membership is
  * set on the user: the user's dialog lists its groups). Groups do not nest.
  */
-import { Anchor, Badge, Button, Drawer, Group, MultiSelect, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Anchor, Badge, Drawer, Group, MultiSelect, Stack, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -13,7 +13,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import { atListField, options, useAllRoles, useAllUserGroups, type UserGroup } from './identity-data'
-import { FormDialog, Pager, RowActions } from '../components/crud'
+import { FormDialog, PageTitle, Pager, RowActions } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'role_ids', 'directory_group_dn']
 
@@ -33,10 +33,7 @@ export function UserGroups() {
   const roleName = (id: string) => roles.data?.find((r) => r.id === id)?.name ?? '…'
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.admin.userGroups.title}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.admin.userGroups.add}</Button>}
-      </Group>
+      <PageTitle title={t.admin.userGroups.title} add={canWrite && { label: t.admin.userGroups.add, onClick: () => setEditing('new') }} />
       <ErrorAlert error={groups.error ?? remove.error} />
       <Table.ScrollContainer minWidth={640}>
         <Table striped highlightOnHover aria-label={t.admin.userGroups.title} data-testid="user-groups-table">

@@ -3,7 +3,7 @@
  * (enabled, administrator, source, group, role), the form in a dialog to add
  * or change one (UserForm), and delete with a confirmation.
  */
-import { Badge, Button, Group, Select, Stack, Table, TextInput, Title } from '@mantine/core'
+import { Badge, Group, Select, Stack, Table, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -13,7 +13,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { options, useAllRoles, useAllUserGroups, type User } from './identity-data'
 import { UserForm } from './UserForm'
-import { ListFooter, RowActions } from '../components/crud'
+import { ListFooter, PageTitle, RowActions } from '../components/crud'
 
 const PER_PAGE = 20
 const bool = (v: string | null) => (v === null ? undefined : v === 'true')
@@ -59,10 +59,7 @@ export function Users() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1} size="h2">{t.admin.users.title}</Title>
-        {canWrite && <Button onClick={() => setEditing('new')}>{t.admin.users.add}</Button>}
-      </Group>
+      <PageTitle title={t.admin.users.title} add={canWrite && { label: t.admin.users.add, onClick: () => setEditing('new') }} />
       <Group align="flex-end" wrap="wrap">
         <TextInput aria-label={t.common.search} placeholder={t.admin.users.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={200} maw="100%" type="search" />
         <Select label={t.admin.users.enabled} placeholder={t.admin.any} clearable data={yesNo} value={f.enabled} onChange={filter('enabled')} w={110} />
