@@ -70,10 +70,7 @@ export function FormDialog(p: {
         <Stack>
           <ErrorAlert error={p.error} fields={p.fields} />
           {p.children}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={p.onClose}>{t.common.cancel}</Button>
-            <Button type="submit" loading={p.pending}>{p.editing ? t.common.save : t.common.create}</Button>
-          </Group>
+          <DialogButtons editing={p.editing} pending={p.pending} onClose={p.onClose} />
         </Stack>
       </form>
       {p.after}
@@ -108,4 +105,18 @@ export function Pager({ pages, page, onPage }: { pages: number; page: number; on
   const { t } = useI18n()
   if (pages <= 1) return null
   return <Pagination value={page} onChange={onPage} total={pages} getControlProps={(c) => ({ 'aria-label': c === 'previous' ? t.common.previous : c === 'next' ? t.common.next : c })} />
+}
+
+/**
+ * A form dialog's Cancel and submit (Save or Create, with its progress); for a
+ * reader (`readOnly`) only Close.
+ */
+export function DialogButtons({ editing, pending, onClose, readOnly = false, mt }: { editing: boolean; pending: boolean; onClose(): void; readOnly?: boolean; mt?: string }) {
+  const { t } = useI18n()
+  return (
+    <Group justify="flex-end" mt={mt}>
+      <Button variant="default" onClick={onClose}>{readOnly ? t.config.close : t.common.cancel}</Button>
+      {!readOnly && <Button type="submit" loading={pending}>{editing ? t.common.save : t.common.create}</Button>}
+    </Group>
+  )
 }

@@ -13,6 +13,7 @@ import { api, ApiError } from '../api/client'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { type ArgumentRule, type CommandInput, moved } from './config-data'
+import { DialogButtons } from '../components/crud'
 
 type Row = CommandInput & { key: number; arguments: ArgumentRule[] }
 let nextKey = 1
@@ -100,10 +101,7 @@ export function CommandSetForm({ id, readOnly, onClose }: { id: string | null; r
               {!readOnly && <Button variant="light" w="fit-content" onClick={() => setRows([...rows, row()])}>{t.config.addCommand}</Button>}
             </Stack>
           </fieldset>
-          <Group justify="flex-end" mt="md">
-            <Button variant="default" onClick={onClose}>{readOnly ? t.config.close : t.common.cancel}</Button>
-            {!readOnly && <Button type="submit" loading={save.isPending}>{id ? t.common.save : t.common.create}</Button>}
-          </Group>
+          <DialogButtons editing={!!id} pending={save.isPending} onClose={onClose} readOnly={readOnly} mt="md" />
         </form>
       )}
     </Modal>

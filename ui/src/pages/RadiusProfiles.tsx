@@ -4,7 +4,7 @@
  * type, and delete after showing the policy rules that give the profile (a
  * delete clears it from them; asked of the policy when the user may read it).
  */
-import { Badge, Button, Checkbox, Group, Modal, Stack, Table, Text, TextInput, Textarea } from '@mantine/core'
+import { Badge, Checkbox, Modal, Stack, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api, ApiError } from '../api/client'
@@ -14,7 +14,7 @@ import { useI18n } from '../i18n'
 import { AttributeRows, type Pair } from './AttributeRows'
 import { type RadiusProfile, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
-import { ListFooter, PageTitle, RowActions } from '../components/crud'
+import { DialogButtons, ListFooter, PageTitle, RowActions } from '../components/crud'
 
 export function RadiusProfiles() {
   const { t } = useI18n()
@@ -112,10 +112,7 @@ function RadiusProfileForm({ profile, readOnly, onClose }: { profile: RadiusProf
             <Checkbox label={t.config.allowMschapv1} description={t.config.allowMschapv1Hint} checked={mschap} onChange={(e) => setMschap(e.currentTarget.checked)} />
           </Stack>
         </fieldset>
-        <Group justify="flex-end" mt="md">
-          <Button variant="default" onClick={onClose}>{readOnly ? t.config.close : t.common.cancel}</Button>
-          {!readOnly && <Button type="submit" loading={save.isPending}>{profile ? t.common.save : t.common.create}</Button>}
-        </Group>
+        <DialogButtons editing={!!profile} pending={save.isPending} onClose={onClose} readOnly={readOnly} mt="md" />
       </form>
     </Modal>
   )

@@ -12,6 +12,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { AttributeRows, type Pair } from './AttributeRows'
 import { moved, type TacacsProfile, type TacacsProfileBody } from './config-data'
+import { DialogButtons } from '../components/crud'
 
 type Service = { service: string; attributes: Pair[] }
 const SIMPLE = ['name', 'description', 'privilege_level', 'default_action', 'enable_mode', 'enable_privilege_level', 'enable_secret']
@@ -106,10 +107,7 @@ export function TacacsProfileForm({ profile, readOnly, sets, onClose }: { profil
             )}
           </Stack>
         </fieldset>
-        <Group justify="flex-end" mt="md">
-          <Button variant="default" onClick={onClose}>{readOnly ? t.config.close : t.common.cancel}</Button>
-          {!readOnly && <Button type="submit" loading={save.isPending}>{profile ? t.common.save : t.common.create}</Button>}
-        </Group>
+        <DialogButtons editing={!!profile} pending={save.isPending} onClose={onClose} readOnly={readOnly} mt="md" />
       </form>
     </Modal>
   )
