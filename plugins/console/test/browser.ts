@@ -8,7 +8,7 @@ import { execSync } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp, type TestAppOptions } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
@@ -74,3 +74,21 @@ export async function inputError(page: Page, name: string): Promise<string> {
 
 /** Text of the visible heading of level 1 (each page has one). */
 export const heading = (page: Page) => page.getByRole('heading', { level: 1 })
+
+/**
+ * The input of the Mantine input (a Select, most often) whose label is `label`
+ * (a required one's ends with an asterisk), within `scope`; `last`: the last
+ * such, so a dialog's (drawn at the end of the page) before the page's filter
+ * of the same name.
+ */
+export async function inputByLabel(page: Page, label: string, o: { scope?: Locator | Page; last?: boolean } = {}): Promise<Locator> {
+  const labels = (o.scope ?? page).locator('label.mantine-InputWrapper-label').filter({ hasText: new RegExp(`^${label.replace(/[+]/g, '\\+')}\\s*\\*?$`) })
+  const id = await (o.last ? labels.last() : labels.first()).getAttribute('for')
+  return page.locator(`input[id="${id}"]`)
+}
+
+/** Picks `option` in the Mantine Select labelled `label` (see inputByLabel). */
+export async function pickOption(page: Page, label: string, option: string | RegExp, o: { last?: boolean } = {}): Promise<void> {
+  await (await inputByLabel(page, label, o)).click()
+  await page.getByRole('option', { name: option }).click()
+}

@@ -13,7 +13,7 @@ import { expect } from 'chai'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, heading, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, heading, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Idm-2026!'
 const CAROL = 'Kestrel-Strong-Pass-42x'
@@ -25,9 +25,7 @@ const settled = (page: Page) => page.getByRole('dialog').last().evaluate((el) =>
 
 /** Picks `option` in the Mantine Select or MultiSelect of the dialog whose label is `label`. */
 async function pick(page: Page, label: string, option: string) {
-  const dialog = page.getByRole('dialog')
-  const id = await dialog.locator('label.mantine-InputWrapper-label').filter({ hasText: new RegExp(`^${label}\\s*\\*?$`) }).first().getAttribute('for')
-  await dialog.locator(`input[id="${id}"]`).click()
+  await (await inputByLabel(page, label, { scope: page.getByRole('dialog') })).click()
   await page.getByRole('option', { name: option, exact: true }).click()
   await page.keyboard.press('Escape')
 }

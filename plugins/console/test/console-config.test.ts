@@ -15,7 +15,7 @@
 import { expect } from 'chai'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Config-2026!'
 
@@ -28,11 +28,7 @@ async function choose(page: Page, input: Locator, option: string | RegExp) {
 }
 
 /** The Select whose label is `label` (a required one's label ends with an asterisk), within `scope`. */
-async function byLabel(page: Page, label: string, scope: Locator | Page = page) {
-  const name = new RegExp(`^${label.replace(/[+]/g, '\\+')}\\s*\\*?$`)
-  const id = await scope.locator('label.mantine-InputWrapper-label').filter({ hasText: name }).first().getAttribute('for')
-  return page.locator(`input[id="${id}"]`)
-}
+const byLabel = (page: Page, label: string, scope: Locator | Page = page) => inputByLabel(page, label, { scope })
 
 ;(runsOn('postgres') ? describe : describe.skip)('console: command sets, TACACS+ and RADIUS profiles, log exclusions in a browser', function () {
   this.timeout(300_000)

@@ -18,7 +18,7 @@ import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { LOG_TABLE } from '../../aaa-logs/api.js'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Ops-2026!'
 const RULES = '/api/v1/aaa/policy/rules'
@@ -30,12 +30,7 @@ const shownOrder = (page: Page) => page.getByTestId('rules').locator('tbody tr')
 const apiOrder = async (t: TestApp) => ((await t.admin('GET', RULES)).body as { name: string }[]).map((r) => r.name)
 
 /** Picks `label` in the Mantine Select whose label is `select` (a required one's label ends with an asterisk). */
-async function pick(page: Page, select: string, label: string | RegExp) {
-  const name = new RegExp(`^${select.replace(/[+]/g, '\\+')}\\s*\\*?$`)
-  const id = await page.locator('label.mantine-InputWrapper-label').filter({ hasText: name }).first().getAttribute('for')
-  await page.locator(`input[id="${id}"]`).click()
-  await page.getByRole('option', { name: label }).click()
-}
+const pick = (page: Page, select: string, label: string | RegExp) => pickOption(page, select, label)
 
 ;(runsOn('postgres') ? describe : describe.skip)('console: the AAA policy, deploys and logs in a browser', function () {
   this.timeout(300_000)

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PASSWORD = 'Portcullis-Pki-2026!'
@@ -31,12 +31,7 @@ const hasOpenssl = () => spawnSync('openssl', ['version']).status === 0
 const signIn = (page: Page, t: TestApp, to: string) => signInAt(page, t.url + to, 'admin', PASSWORD)
 
 /** Picks `label` in the Mantine Select whose label is `select` (a required one's label ends with an asterisk); the last such, so a dialog's (drawn at the end of the page) before the page's filter of the same name. */
-async function pick(page: Page, select: string, label: string | RegExp) {
-  const name = new RegExp(`^${select}\\s*\\*?$`)
-  const id = await page.locator('label.mantine-InputWrapper-label').filter({ hasText: name }).last().getAttribute('for')
-  await page.locator(`input[id="${id}"]`).click()
-  await page.getByRole('option', { name: label }).click()
-}
+const pick = (page: Page, select: string, label: string | RegExp) => pickOption(page, select, label, { last: true })
 
 ;(runsOn('postgres') ? describe : describe.skip)('console: the PKI screens in a browser', function () {
   this.timeout(300_000)
