@@ -52,8 +52,10 @@ export function createHttpApp(o: HttpOptions): Koa {
     const path = ctx.path
     const match = table.find(ctx.method, path)
     if (match) return match.value(ctx, match.params)
-    if (o.web && (await serveWeb(ctx, o.web))) return
     const allowed = table.allowed(path)
+    // A route's path asked with another method is the route's 405, never the console's page
+    // (GET /.well-known/est/simpleenroll must not answer 200 with index.html).
+    if (!allowed.length && o.web && (await serveWeb(ctx, o.web))) return
     if (allowed.length) {
       throw new PortcullisError(405, 'METHOD_NOT_ALLOWED', 'core:errors.method_not_allowed', {
         vars: { method: ctx.method, allowed: allowed.join(', ') },

@@ -82,7 +82,8 @@ type Credential =
   | { name: string; kind: 'valid'; who: Who; purpose: TokenPurpose }
 
 describe('authorization matrix (every route × every credential)', function () {
-  this.timeout(180_000)
+  // Every route × every credential: about 3 minutes on a busy 2-core machine with both engines running.
+  this.timeout(600_000)
   let t: TestApp
   let tokens: TokenService
   let master: Buffer

@@ -145,7 +145,9 @@ describe('identity flows', function () {
       expect((await t.admin('PUT', '/api/v1/settings/identity.session_ttl_seconds', { body: { value: 60 } })).status).to.equal(422)
     })
 
-    it('refuses to boot when ADMIN_PASSWORD breaks the password policy (CONFIG_INVALID)', async () => {
+    it('refuses to boot when ADMIN_PASSWORD breaks the password policy (CONFIG_INVALID)', async function () {
+      // Three boots up to the refusal: each embedded one starts a database first (slow on a busy machine).
+      this.timeout(240_000)
       for (const bad of ['short-9', 'password1234', 'my-admin-password-is-long']) {
         const e = await bootRefusal({ env: { ADMIN_PASSWORD: bad } })
         expect(e.code, bad).to.equal('CONFIG_INVALID')

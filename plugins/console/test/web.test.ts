@@ -26,7 +26,7 @@ describe('console: serving the admin app', function () {
     // The app is built as `npm run build` builds it (the types from this server's OpenAPI document).
     if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: root, stdio: 'inherit' })
     asset = readdirSync(path.join(root, 'ui/dist/assets')).find((f) => f.endsWith('.js'))!
-    t = await startTestApp({ plugins: ['inventory', 'console', example] })
+    t = await startTestApp({ plugins: ['inventory', 'pki', 'console', example] })
   })
   after(() => t?.stop())
 
@@ -69,11 +69,15 @@ describe('console: serving the admin app', function () {
     expect(plain.text).to.equal(bytes)
   })
 
-  it('keeps the 404 envelope for a missing asset, an unknown API path and a wrong method', async () => {
+  it('keeps the 404 envelope for a missing asset, an unknown API path and a wrong method, and a route\'s 405', async () => {
     expectError(await t.req('GET', '/assets/missing-0000.js'), 404, 'ROUTE_NOT_FOUND')
     expectError(await t.req('GET', '/api/v1/no-such-thing'), 404, 'ROUTE_NOT_FOUND')
     expectError(await t.req('GET', '/api'), 404, 'ROUTE_NOT_FOUND')
     expectError(await t.req('POST', '/devices', { body: {} }), 404, 'ROUTE_NOT_FOUND')
+    // A route outside /api/ asked with a method it lacks is the route's 405, never the app's page.
+    const r = await t.req('GET', '/.well-known/est/simpleenroll')
+    expectError(r, 405, 'METHOD_NOT_ALLOWED')
+    expect(r.headers.get('allow')).to.include('POST')
   })
 
   it('never answers a file outside the built folder', async () => {
