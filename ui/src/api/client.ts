@@ -103,6 +103,18 @@ export async function readiness(): Promise<import('./types').Readiness> {
   return (await res.json()) as import('./types').Readiness
 }
 
+/** Hands a file the page holds to the browser under `name` (a download, no navigation). */
+export function saveBlob(name: string, blob: Blob): void {
+  const href = URL.createObjectURL(blob)
+  const a = document.createElement('a')
+  a.href = href
+  a.download = name
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(href), 10_000)
+}
+
 /**
  * A file the API answers (an export): fetched with the session's token (so
  * not a plain link), handed to the browser as a download under the name the
@@ -118,14 +130,7 @@ export async function download(path: string, query: Record<string, unknown>): Pr
     throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
   }
   const name = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'export'
-  const href = URL.createObjectURL(await res.blob())
-  const a = document.createElement('a')
-  a.href = href
-  a.download = name
-  document.body.append(a)
-  a.click()
-  a.remove()
-  setTimeout(() => URL.revokeObjectURL(href), 10_000)
+  saveBlob(name, await res.blob())
   const rows = res.headers.get('X-Service-Export-Rows')
   return { name, rows: rows === null ? null : Number(rows) }
 }

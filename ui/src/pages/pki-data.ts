@@ -4,7 +4,7 @@
  * API takes, and saving a PEM the answer already holds as a file.
  */
 import { useQuery } from '@tanstack/react-query'
-import { api } from '../api/client'
+import { api, saveBlob } from '../api/client'
 import type { components } from '../generated/api'
 
 type S = components['schemas']
@@ -26,14 +26,7 @@ export const crlUrl = (caId: string, format: 'pem' | 'crl') => `/api/v1/public/c
 
 /** Hands text the page already has (a PEM from the answer) to the browser as a file. */
 export function saveText(name: string, text: string, type = 'application/x-pem-file'): void {
-  const href = URL.createObjectURL(new Blob([text], { type }))
-  const a = document.createElement('a')
-  a.href = href
-  a.download = name
-  document.body.append(a)
-  a.click()
-  a.remove()
-  setTimeout(() => URL.revokeObjectURL(href), 10_000)
+  saveBlob(name, new Blob([text], { type }))
 }
 
 /** A file name from a CA name or serial: letters, digits, dot, dash. */
