@@ -132,6 +132,8 @@ async function freeUdpPort(): Promise<number> {
   return port
 }
 
+// Skipped without the daemon: say so, as every skip does (test/kit/skip.ts).
+if (!(has('freeradius') && has('radclient'))) console.log('      skipped: radius values in FreeRADIUS 3.2 (Debian: freeradius, freeradius-utils is not installed)')
 ;(has('freeradius') && has('radclient') ? describe : describe.skip)('radius values in FreeRADIUS 3.2 (users file and unlang)', function () {
   let t: TestApp
   let dir: string
