@@ -18,7 +18,7 @@ import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { LOG_TABLE } from '../../aaa-logs/api.js'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, inputByLabel, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Ops-2026!'
 const RULES = '/api/v1/aaa/policy/rules'
@@ -267,5 +267,48 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     expect(await page.getByTestId('error-alert').first().getAttribute('data-code')).to.equal('PERMISSION_DENIED')
     expect(await page.getByRole('button', { name: 'Deploy all' }).count()).to.equal(0)
     await c.close()
+  })
+
+  it('finds a user past the first page of a picker by typing, and shows an edited rule its user by name', async () => {
+    // More users than a picker offers at once (50, by name): zz-late is not among them until typed.
+    for (let i = 0; i < 60; i++) {
+      const r = await t.admin('POST', '/api/v1/users', { body: { username: `bulk-${String(i).padStart(3, '0')}` } })
+      expect(r.status, r.text).to.equal(201)
+    }
+    const late = await t.admin('POST', '/api/v1/users', { body: { username: 'zz-late', email: 'night.shift@example.net' } })
+    expect(late.status, late.text).to.equal(201)
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    await signIn(page, t, '/policy')
+    await page.getByRole('button', { name: 'Add rule' }).click()
+    await page.locator('input[name="name"]').fill('late-user')
+    const who = await inputByLabel(page, 'Who')
+    await who.click()
+    await page.getByRole('option', { name: 'bulk-000' }).waitFor()
+    expect(await page.getByRole('option').count()).to.equal(50)
+    expect(await page.getByRole('option', { name: 'zz-late' }).count()).to.equal(0)
+    // The server searches what is typed, e-mail included (the option shows the username only).
+    await who.fill('night.shift')
+    await page.getByRole('option', { name: 'zz-late' }).click()
+    await page.getByRole('dialog').getByText('Device', { exact: true }).click()
+    await pick(page, 'Where', /core-sw-1/)
+    await page.getByRole('button', { name: 'Create' }).click()
+    await page.getByTestId('rules').locator('tr[data-rule="late-user"]').waitFor()
+    const rule = ((await t.admin('GET', RULES)).body as { id: string; name: string; who_user_id: string | null }[]).find((r) => r.name === 'late-user')
+    expect(rule?.who_user_id).to.equal(late.body.id)
+
+    // Opened again, the rule's user shows by name though the picker's first page lacks it.
+    await page.getByRole('button', { name: 'Edit late-user' }).click()
+    const whoAgain = await (await inputByLabel(page, 'Who', { last: true })).elementHandle()
+    await page.waitForFunction((el) => (el as HTMLInputElement).value === 'zz-late', whoAgain, { timeout: 10_000 })
+    await page.getByRole('button', { name: 'Cancel' }).click()
+
+    // The list's user filter finds zz-late by typing, and shows the rules that name that user.
+    const filter = await inputByLabel(page, 'Rules for user')
+    await filter.fill('zz-l')
+    await page.getByRole('option', { name: 'zz-late' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="rules"] tbody tr').length === 1)
+    expect(await shownOrder(page)).to.deep.equal(['late-user'])
+    expect((await t.admin('DELETE', `${RULES}/${rule?.id}`)).status).to.equal(204)
+    await page.context().close()
   })
 })

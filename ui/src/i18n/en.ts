@@ -5,7 +5,7 @@ const en = {
   nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs', users: 'Users', userGroups: 'User groups', roles: 'Roles', audit: 'Audit trail', settings: 'Settings', pkiCas: 'Certificate authorities', pkiCertificates: 'Certificates', pkiTemplates: 'Certificate templates', nacEndpoints: 'Endpoints', nacGroups: 'Endpoint groups', nacProfiles: 'Authorization profiles', nacPolicy: 'NAC policy', nacSessions: 'NAC sessions', nacProfiling: 'Profiling rules' },
   common: {
     save: 'Save', cancel: 'Cancel', create: 'Create', delete: 'Delete', edit: 'Edit', loading: 'Loading…', retry: 'Retry',
-    none: '—', yes: 'Yes', no: 'No', search: 'Search', previous: 'Previous', next: 'Next',
+    none: '—', yes: 'Yes', no: 'No', search: 'Search', nothingFound: 'Nothing found', previous: 'Previous', next: 'Next',
     page: (p: number, n: number) => `Page ${p} of ${n}`, total: (n: number) => `${n} in all`,
     rateLimited: (s: number) => `Too many attempts: try again in ${s} s.`,
     network: 'The server cannot be reached. Check the connection and retry.',

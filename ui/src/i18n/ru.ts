@@ -6,7 +6,7 @@ const ru: Messages = {
   nav: { account: 'Моя учётная запись', dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули', deploys: 'Развёртывания', policy: 'Политика AAA', logs: 'Журналы AAA', users: 'Пользователи', userGroups: 'Группы пользователей', roles: 'Роли', audit: 'Журнал аудита', settings: 'Настройки', pkiCas: 'Центры сертификации', pkiCertificates: 'Сертификаты', pkiTemplates: 'Шаблоны сертификатов', nacEndpoints: 'Оконечные устройства', nacGroups: 'Группы оконечных устройств', nacProfiles: 'Профили авторизации', nacPolicy: 'Политика NAC', nacSessions: 'Сеансы NAC', nacProfiling: 'Правила профилирования' },
   common: {
     save: 'Сохранить', cancel: 'Отмена', create: 'Создать', delete: 'Удалить', edit: 'Изменить', loading: 'Загрузка…', retry: 'Повторить',
-    none: '—', yes: 'Да', no: 'Нет', search: 'Поиск', previous: 'Назад', next: 'Вперёд',
+    none: '—', yes: 'Да', no: 'Нет', search: 'Поиск', nothingFound: 'Ничего не найдено', previous: 'Назад', next: 'Вперёд',
     page: (p, n) => `Страница ${p} из ${n}`, total: (n) => `Всего: ${n}`,
     rateLimited: (s) => `Слишком много попыток: повторите через ${s} с.`,
     network: 'Сервер недоступен. Проверьте соединение и повторите.',

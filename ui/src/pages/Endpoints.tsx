@@ -6,7 +6,7 @@
  * a CSV import with its report; the filtered list exported as xlsx or csv
  * (the server's file).
  */
-import { Badge, Button, Group, Select, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core'
+import { Badge, Button, Group, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -17,7 +17,9 @@ import { useI18n } from '../i18n'
 import { EndpointForm } from './EndpointForm'
 import { EndpointImport } from './EndpointImport'
 import { when } from './format'
-import { useEndpointGroupOptions, type Endpoint } from './nac-data'
+import type { Endpoint } from './nac-data'
+import { SearchSelect } from '../components/SearchSelect'
+import { endpointGroupPicker } from './pickers'
 import { ListFooter, RowActions } from '../components/crud'
 
 const PER_PAGE = 20
@@ -48,7 +50,6 @@ export function Endpoints() {
     queryFn: () => api.get('/api/v1/nac/endpoints', { query: { page, per_page: PER_PAGE, sort_by: 'mac', sort_order: 'asc', ...filters } }),
     placeholderData: keepPreviousData,
   })
-  const groups = useEndpointGroupOptions()
   const remove = useMutation({
     mutationFn: (id: string) => api.delete('/api/v1/nac/endpoints/{endpoint_id}', { params: { endpoint_id: id } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['nac'] }),
@@ -70,7 +71,7 @@ export function Endpoints() {
       </Group>
       <Group align="flex-end">
         <TextInput aria-label={t.common.search} placeholder={t.nac.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={280} maw="100%" type="search" />
-        <Select aria-label={t.nac.group} placeholder={t.nac.anyGroup} clearable searchable data={[{ value: 'none', label: t.nac.ungrouped }, ...(groups.data ?? [])]} value={group} onChange={setGroup} w={220} maw="100%" />
+        <SearchSelect aria-label={t.nac.group} placeholder={t.nac.anyGroup} clearable source={endpointGroupPicker} extra={[{ value: 'none', label: t.nac.ungrouped }]} value={group} onChange={setGroup} w={220} maw="100%" />
         <TextInput aria-label={t.nac.vendorFilter} placeholder={t.nac.vendorFilter} value={vendor} onChange={(e) => { setVendor(e.currentTarget.value); setPage(1) }} w={200} maw="100%" />
         <TextInput aria-label={t.nac.deviceTypeFilter} placeholder={t.nac.deviceTypeFilter} value={deviceType} onChange={(e) => { setDeviceType(e.currentTarget.value); setPage(1) }} w={180} maw="100%" />
       </Group>

@@ -7,7 +7,10 @@
 import { ActionIcon, Group, MultiSelect, Paper, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core'
 import { ApiError } from '../api/client'
 import { useI18n } from '../i18n'
-import type { NacCondition, useConditionPickers } from './nac-data'
+import type { NacCondition } from './nac-data'
+import { SearchMultiSelect, type Option } from '../components/SearchSelect'
+import { groupOptions, useAllGroups } from './groups-data'
+import { endpointGroupPicker, userGroupPicker } from './pickers'
 
 export type ConditionType = NacCondition['type']
 const TYPES: ConditionType[] = ['method', 'user_group', 'endpoint_group', 'device_type', 'device_group', 'certificate', 'nas_port_type', 'time_window']
@@ -31,8 +34,11 @@ export const conditionInput = (c: NacCondition & { groups?: unknown; label?: unk
   return rest
 }
 
-export function NacConditions({ value, onChange, pickers, error }: { value: NacCondition[]; onChange(v: NacCondition[]): void; pickers: ReturnType<typeof useConditionPickers>; error: unknown }) {
+/** `named`: groups whose names are known already (the rule being edited names them). */
+export function NacConditions({ value, onChange, named, error }: { value: NacCondition[]; onChange(v: NacCondition[]): void; named: Option[]; error: unknown }) {
   const { t } = useI18n()
+  // Device groups are a tree, shown whole (the inventory may be absent: none then).
+  const deviceGroups = useAllGroups()
   const used = new Set(value.map((c) => c.type))
   const free = TYPES.filter((x) => !used.has(x))
   const put = (i: number, c: NacCondition) => onChange(value.map((x, j) => (j === i ? c : x)))
@@ -46,7 +52,8 @@ export function NacConditions({ value, onChange, pickers, error }: { value: NacC
         const label = t.nac.conditionTypes[c.type]
         let input
         if (c.type === 'method') input = <MultiSelect aria-label={label} data={['peap', 'eap-tls', 'mab']} value={list(c.methods)} onChange={(x) => put(i, { ...c, methods: x as NacCondition['methods'] })} />
-        else if (c.type === 'user_group' || c.type === 'endpoint_group' || c.type === 'device_group') input = <MultiSelect aria-label={label} searchable data={pickers[c.type]} value={list(c.group_ids)} onChange={(x) => put(i, { ...c, group_ids: x })} />
+        else if (c.type === 'device_group') input = <MultiSelect aria-label={label} searchable data={groupOptions(deviceGroups.data ?? [])} value={list(c.group_ids)} onChange={(x) => put(i, { ...c, group_ids: x })} />
+        else if (c.type === 'user_group' || c.type === 'endpoint_group') input = <SearchMultiSelect aria-label={label} source={c.type === 'user_group' ? userGroupPicker : endpointGroupPicker} known={named} value={list(c.group_ids)} onChange={(x) => put(i, { ...c, group_ids: x })} />
         else if (c.type === 'device_type') input = <TagsInput aria-label={label} description={t.nac.valuesHint} value={list(c.device_types)} onChange={(x) => put(i, { ...c, device_types: x })} />
         else if (c.type === 'nas_port_type') input = <TagsInput aria-label={label} data={PORT_TYPES} value={list(c.values)} onChange={(x) => put(i, { ...c, values: x })} />
         else if (c.type === 'certificate')

@@ -13,7 +13,7 @@ import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { NOCUT, RuleNameCell, RuleRowActions, useRuleOrder } from '../components/RuleOrder'
 import { useI18n } from '../i18n'
-import { useConditionPickers, type NacRule, type NacTestResult } from './nac-data'
+import type { NacRule, NacTestResult } from './nac-data'
 import { NacPolicyTest } from './NacPolicyTest'
 import { NacRuleForm } from './NacRuleForm'
 import { PageTitle } from '../components/crud'
@@ -32,7 +32,6 @@ export function NacPolicy() {
   const auth = useAuth()
   const qc = useQueryClient()
   const canWrite = auth.can('nac.policy.write')
-  const pickers = useConditionPickers()
   const rules = useQuery({ queryKey: KEY, queryFn: () => api.get('/api/v1/nac/policy/rules') })
   const [editing, setEditing] = useState<NacRule | 'new' | null>(null)
   const [result, setResult] = useState<NacTestResult | null>(null)
@@ -95,10 +94,10 @@ export function NacPolicy() {
           </Paper>
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 5 }}>
-          <NacPolicyTest pickers={pickers} onResult={setResult} />
+          <NacPolicyTest onResult={setResult} />
         </Grid.Col>
       </Grid>
-      {editing && <NacRuleForm rule={editing === 'new' ? null : editing} pickers={pickers} onClose={() => setEditing(null)} />}
+      {editing && <NacRuleForm rule={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )
 }

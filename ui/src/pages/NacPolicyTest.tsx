@@ -11,14 +11,16 @@ import { useState, type FormEvent } from 'react'
 import { api } from '../api/client'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
-import type { NacTestResult, useConditionPickers } from './nac-data'
+import type { NacTestResult } from './nac-data'
+import { SearchSelect } from '../components/SearchSelect'
+import { devicePicker } from './pickers'
 import { TraceTable } from '../components/TraceTable'
 
 const FIELDS = ['method', 'mac', 'username', 'nas', 'nas_port_type', 'time', 'certificate.issuer_cn', 'certificate.san_email', 'certificate.san_dns']
 type Method = 'peap' | 'eap-tls' | 'mab'
 type PortType = NonNullable<import('../generated/api').components['schemas']['NacPolicyTestRequest']['nas_port_type']>
 
-export function NacPolicyTest({ pickers, onResult }: { pickers: ReturnType<typeof useConditionPickers>; onResult(r: NacTestResult | null): void }) {
+export function NacPolicyTest({ onResult }: { onResult(r: NacTestResult | null): void }) {
   const { t } = useI18n()
   const [v, setV] = useState({ method: 'mab' as Method, mac: '', username: '', device: null as string | null, address: '', portType: null as string | null, issuer: '', email: '', dns: '', time: '' })
   const set = <K extends keyof typeof v>(k: K, x: (typeof v)[K]) => setV((o) => ({ ...o, [k]: x }))
@@ -59,7 +61,7 @@ export function NacPolicyTest({ pickers, onResult }: { pickers: ReturnType<typeo
               {v.method !== 'mab' && <TextInput label={t.nac.username} name="username" value={v.username} onChange={(e) => set('username', e.currentTarget.value)} error={err('username')} />}
             </Group>
             <Group grow align="flex-start">
-              <Select label={t.nac.nas} name="nas" clearable searchable data={pickers.devices} value={v.device} onChange={(x) => set('device', x)} error={v.device ? err('nas') : undefined} />
+              <SearchSelect label={t.nac.nas} name="nas" clearable source={devicePicker} value={v.device} onChange={(x) => set('device', x)} error={v.device ? err('nas') : undefined} />
               <TextInput label={t.policy.nasIp} name="nas_ip" disabled={!!v.device} value={v.address} onChange={(e) => set('address', e.currentTarget.value)} error={v.device ? undefined : err('nas')} />
             </Group>
             <Group grow align="flex-start">

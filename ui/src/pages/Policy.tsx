@@ -5,7 +5,7 @@
  * /aaa/policy/rules/reorder), the default rule stays last. The test's trace
  * marks the rules it tried in the list.
  */
-import { Badge, Button, Checkbox, Grid, Group, Paper, Select, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
+import { Badge, Button, Checkbox, Grid, Group, Paper, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -14,7 +14,8 @@ import { ErrorAlert } from '../components/errors'
 import { NOCUT, RuleNameCell, RuleRowActions, useRuleOrder } from '../components/RuleOrder'
 import { useI18n } from '../i18n'
 import { PolicyTest, type TestResult } from './PolicyTest'
-import { usePickers } from './policy-data'
+import { SearchSelect } from '../components/SearchSelect'
+import { devicePicker, userPicker } from './pickers'
 import { RuleForm, type Rule } from './RuleForm'
 
 // Rule and profile names are read whole: no ellipsis, no capitals.
@@ -24,7 +25,6 @@ export function Policy() {
   const auth = useAuth()
   const qc = useQueryClient()
   const canWrite = auth.can('aaa-policy.write')
-  const pickers = usePickers()
   const [user, setUser] = useState<string | null>(null)
   const [device, setDevice] = useState<string | null>(null)
   const [resolve, setResolve] = useState(false)
@@ -72,8 +72,8 @@ export function Policy() {
           <Paper withBorder p="md">
             <Stack>
               <Group align="flex-end">
-                <Select label={t.policy.filterUser} clearable searchable data={pickers.users} value={user} onChange={setUser} w={200} />
-                <Select label={t.policy.filterDevice} clearable searchable data={pickers.devices} value={device} onChange={setDevice} w={220} />
+                <SearchSelect label={t.policy.filterUser} clearable source={userPicker} value={user} onChange={setUser} w={200} />
+                <SearchSelect label={t.policy.filterDevice} clearable source={devicePicker} value={device} onChange={setDevice} w={220} />
                 <Checkbox label={t.policy.resolveGroups} checked={resolve} onChange={(e) => setResolve(e.currentTarget.checked)} disabled={!filtered} />
               </Group>
               {canWrite && <Text size="xs" c="dimmed">{filtered ? t.policy.filteredNoMove : t.policy.moveHint}</Text>}
@@ -113,10 +113,10 @@ export function Policy() {
           </Paper>
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 5 }}>
-          <PolicyTest pickers={pickers} onResult={setResult} />
+          <PolicyTest onResult={setResult} />
         </Grid.Col>
       </Grid>
-      {editing && <RuleForm rule={editing === 'new' ? null : editing} pickers={pickers} onClose={() => setEditing(null)} />}
+      {editing && <RuleForm rule={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )
 }

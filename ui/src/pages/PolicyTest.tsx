@@ -3,20 +3,21 @@
  * TACACS+ or RADIUS, a command) and the answer with its trace, rule by rule,
  * against the policy as edited or as deployed.
  */
-import { Badge, Button, Group, Paper, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Button, Group, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api } from '../api/client'
 import type { components } from '../generated/api'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
-import type { usePickers } from './policy-data'
+import { SearchSelect } from '../components/SearchSelect'
+import { devicePicker } from './pickers'
 import { TraceTable } from '../components/TraceTable'
 
 export type TestResult = components['schemas']['PolicyTestResponse']
 const FIELDS = ['username', 'device_id', 'nas_ip', 'command']
 
-export function PolicyTest({ pickers, onResult }: { pickers: ReturnType<typeof usePickers>; onResult(r: TestResult | null): void }) {
+export function PolicyTest({ onResult }: { onResult(r: TestResult | null): void }) {
   const { t } = useI18n()
   const [v, setV] = useState({ username: '', device: null as string | null, nasIp: '', protocol: 'tacacs' as 'tacacs' | 'radius', command: '', against: 'database' as 'database' | 'deployed' })
   const set = <K extends keyof typeof v>(k: K, x: (typeof v)[K]) => setV((o) => ({ ...o, [k]: x }))
@@ -49,7 +50,7 @@ export function PolicyTest({ pickers, onResult }: { pickers: ReturnType<typeof u
               <SegmentedControl aria-label={t.policy.protocol} value={v.protocol} onChange={(x) => set('protocol', x as 'tacacs')} data={[{ value: 'tacacs', label: 'TACACS+' }, { value: 'radius', label: 'RADIUS' }]} mt={24} />
             </Group>
             <Group grow align="flex-start">
-              <Select label={t.policy.device} name="device_id" clearable searchable data={pickers.devices} value={v.device} onChange={(x) => set('device', x)} error={fieldError(run.error, 'device_id')} />
+              <SearchSelect label={t.policy.device} name="device_id" clearable source={devicePicker} value={v.device} onChange={(x) => set('device', x)} error={fieldError(run.error, 'device_id')} />
               <TextInput label={t.policy.nasIp} name="nas_ip" disabled={!!v.device} value={v.nasIp} onChange={(e) => set('nasIp', e.currentTarget.value)} error={fieldError(run.error, 'nas_ip')} />
             </Group>
             {v.protocol === 'tacacs' && <TextInput label={t.policy.command} name="command" placeholder="show running-config" value={v.command} onChange={(e) => set('command', e.currentTarget.value)} error={fieldError(run.error, 'command')} />}

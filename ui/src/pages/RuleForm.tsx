@@ -10,7 +10,9 @@ import { api, ApiError } from '../api/client'
 import type { components } from '../generated/api'
 import { fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
-import type { usePickers } from './policy-data'
+import { SearchSelect } from '../components/SearchSelect'
+import { groupOptions, useAllGroups } from './groups-data'
+import { devicePicker, radiusProfilePicker, tacacsProfilePicker, userGroupPicker, userPicker } from './pickers'
 import { RulePreview, TimeWindowInput, type TimeWindowValue } from './RuleConditions'
 import { FormDialog } from '../components/crud'
 
@@ -18,8 +20,9 @@ export type Rule = components['schemas']['AaaPolicyRuleResponse']
 type Body = components['schemas']['AaaPolicyRuleCreate']
 const FIELDS = ['name', 'description', 'who', 'who.user_id', 'who.group_id', 'where', 'where.device_id', 'where.device_group_id', 'tacacs_profile_id', 'radius_profile_id', 'client_prefixes', 'time_window', 'time_window.start', 'time_window.end', 'time_window.days', ...Array.from({ length: 64 }, (_, i) => `client_prefixes[${i}]`)]
 
-export function RuleForm({ rule, pickers, onClose }: { rule: Rule | null; pickers: ReturnType<typeof usePickers>; onClose(): void }) {
+export function RuleForm({ rule, onClose }: { rule: Rule | null; onClose(): void }) {
   const { t } = useI18n()
+  const deviceGroups = useAllGroups()
   const qc = useQueryClient()
   const [v, setV] = useState({
     name: rule?.name ?? '', description: rule?.description ?? '', enabled: rule?.enabled ?? true,
@@ -60,17 +63,19 @@ export function RuleForm({ rule, pickers, onClose }: { rule: Rule | null; picker
         <>
           <Group align="flex-end" grow>
             <SegmentedControl aria-label={t.policy.who} value={v.whoKind} onChange={(x) => setV((o) => ({ ...o, whoKind: x, who: null }))} data={[{ value: 'user', label: t.policy.user }, { value: 'group', label: t.policy.userGroup }]} />
-            <Select label={t.policy.who} name="who" required searchable data={v.whoKind === 'user' ? pickers.users : pickers.userGroups} value={v.who} onChange={(x) => set('who', x)} error={err('who', 'who.user_id', 'who.group_id')} />
+            <SearchSelect key={v.whoKind} label={t.policy.who} name="who" required source={v.whoKind === 'user' ? userPicker : userGroupPicker} value={v.who} selectedLabel={v.who === (rule?.who_user_id ?? rule?.who_group_id) ? rule?.who_name : null} onChange={(x) => set('who', x)} error={err('who', 'who.user_id', 'who.group_id')} />
           </Group>
           <Group align="flex-end" grow>
             <SegmentedControl aria-label={t.policy.where} value={v.whereKind} onChange={(x) => setV((o) => ({ ...o, whereKind: x, where: null }))} data={[{ value: 'device', label: t.policy.device }, { value: 'group', label: t.policy.deviceGroup }]} />
-            <Select label={t.policy.where} name="where" required searchable data={v.whereKind === 'device' ? pickers.devices : pickers.deviceGroups} value={v.where} onChange={(x) => set('where', x)} error={err('where', 'where.device_id', 'where.device_group_id')} />
+            {v.whereKind === 'device'
+              ? <SearchSelect label={t.policy.where} name="where" required source={devicePicker} value={v.where} onChange={(x) => set('where', x)} error={err('where', 'where.device_id', 'where.device_group_id')} />
+              : <Select label={t.policy.where} name="where" required searchable data={groupOptions(deviceGroups.data ?? [])} value={v.where} onChange={(x) => set('where', x)} error={err('where', 'where.device_id', 'where.device_group_id')} />}
           </Group>
         </>
       )}
       <Group grow align="flex-start">
-        <Select label={t.policy.tacacsProfile} name="tacacs_profile_id" clearable searchable placeholder={t.policy.denied} data={pickers.tacacs} value={v.tacacs} onChange={(x) => set('tacacs', x)} error={err('tacacs_profile_id')} />
-        <Select label={t.policy.radiusProfile} name="radius_profile_id" clearable searchable placeholder={t.policy.denied} data={pickers.radius} value={v.radius} onChange={(x) => set('radius', x)} error={err('radius_profile_id')} />
+        <SearchSelect label={t.policy.tacacsProfile} name="tacacs_profile_id" clearable placeholder={t.policy.denied} source={tacacsProfilePicker} value={v.tacacs} selectedLabel={v.tacacs === rule?.tacacs_profile_id ? rule?.tacacs_profile_name : null} onChange={(x) => set('tacacs', x)} error={err('tacacs_profile_id')} />
+        <SearchSelect label={t.policy.radiusProfile} name="radius_profile_id" clearable placeholder={t.policy.denied} source={radiusProfilePicker} value={v.radius} selectedLabel={v.radius === rule?.radius_profile_id ? rule?.radius_profile_name : null} onChange={(x) => set('radius', x)} error={err('radius_profile_id')} />
       </Group>
       {!fixed && (
         <Textarea label={t.policy.clientPrefixes} name="client_prefixes" description={t.policy.clientPrefixesHint} autosize minRows={2} value={v.prefixes} onChange={(e) => set('prefixes', e.currentTarget.value)}
