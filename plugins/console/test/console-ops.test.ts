@@ -270,8 +270,9 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
   })
 
   it('finds a user past the first page of a picker by typing, and shows an edited rule its user by name', async () => {
-    // More users than a picker offers at once (50, by name): zz-late is not among them until typed.
-    for (let i = 0; i < 60; i++) {
+    // More users than a picker offers at once (50, by name), and more than the first 100 the console once
+    // loaded whole: zz-late is not among them until typed.
+    for (let i = 0; i < 110; i++) {
       const r = await t.admin('POST', '/api/v1/users', { body: { username: `bulk-${String(i).padStart(3, '0')}` } })
       expect(r.status, r.text).to.equal(201)
     }
