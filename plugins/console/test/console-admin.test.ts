@@ -6,17 +6,23 @@
  * input first), disabled, and that change found in the audit trail with its
  * before and after; a role granting what a delegated administrator lacks,
  * refused under that permission; a setting changed in Russian (a value out of
- * range refused under its input in Russian). What the screens show is
+ * range refused under its input in Russian); a user's account acted on from
+ * its dialog (the second factor reset, the setup link mailed to a real SMTP
+ * listener, every session ended, the lockout cleared) and a role, a group and
+ * that user deleted after their questions. What the screens show is
  * asserted, and the server is asked whether it holds what they say.
  */
 import { expect } from 'chai'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
+import { enroll } from '../../../test/kit/mfa.js'
+import { startSmtp } from '../../mfa/test/smtp.js'
 import { context, heading, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Idm-2026!'
 const CAROL = 'Kestrel-Strong-Pass-42x'
+const DAVE = 'Plover-Strong-Pass-42x'
 
 const signIn = (page: Page, t: TestApp, to: string, username = 'admin', password = PASSWORD) => signInAt(page, t.url + to, username, password)
 
@@ -198,5 +204,94 @@ async function pick(page: Page, label: string, option: string) {
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), path).to.equal(true)
     }
     await page.context().close()
+  })
+
+  it('acts on an account (second factor, setup link, sessions, lockout) and deletes a role, a group and a user after asking', async () => {
+    const smtp = await startSmtp()
+    try {
+      for (const [key, value] of Object.entries({ 'mail.smtp_host': '127.0.0.1', 'mail.smtp_port': smtp.port, 'mail.smtp_tls': 'none' })) {
+        const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+        expect(r.status, r.text).to.equal(200)
+      }
+      const mk = async (p: string, body: object) => {
+        const r = await t.admin('POST', p, { body })
+        expect(r.status, r.text).to.equal(201)
+        return r.body.id as string
+      }
+      // dave: in a group, with a role given directly and through the group, signed in, then enrolled in TOTP.
+      const role = await mk('/api/v1/roles', { name: 'night-auditor', permissions: ['audit.read'] })
+      const group = await mk('/api/v1/user-groups', { name: 'night-shift', role_ids: [role] })
+      const dave = await mk('/api/v1/users', { username: 'dave', password: DAVE, email: 'dave@example.org', group_ids: [group], role_ids: [role] })
+      const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'dave', password: DAVE } })
+      expect(login.status, login.text).to.equal(200)
+      const daveToken = login.body.access_token as string
+      await enroll(t, 'dave', DAVE)
+      expect((await t.req('GET', '/api/v1/auth/me', { token: daveToken })).status).to.equal(200)
+
+      const page = await (await context(browser, { locale: 'en-US' })).newPage()
+      const asked: string[] = []
+      page.on('dialog', (d) => {
+        asked.push(d.message())
+        void d.accept()
+      })
+      await signIn(page, t, '/users')
+      const row = page.getByTestId('users-table').locator('tr[data-user="dave"]')
+      await row.getByRole('button', { name: 'Edit dave' }).click()
+      const account = page.getByTestId('account-actions')
+      await page.getByTestId('user-mfa').getByText(/^on since/).waitFor()
+
+      // The second factor, reset after the confirmation: off, and the server agrees.
+      await account.getByRole('button', { name: 'Reset the second factor' }).click()
+      await account.getByRole('status').filter({ hasText: 'The second factor is removed.' }).waitFor()
+      await page.getByTestId('user-mfa').getByText('off', { exact: true }).waitFor()
+      expect(asked.pop()).to.equal('Remove the authenticator of dave? Their next sign-in asks for no code.')
+      expect((await t.admin('GET', `/api/v1/users/${dave}/mfa`)).body.enrolled).to.equal(false)
+
+      // Off, the setup link can be mailed: dave receives a setup token that starts an enrollment.
+      await account.getByRole('button', { name: 'Email the setup link' }).click()
+      await account.getByRole('status').filter({ hasText: 'The setup link is mailed' }).waitFor()
+      const mail = await smtp.take('dave@example.org')
+      const setup = /setup token:\n\n(\S+)/.exec(mail.text)
+      expect(setup, mail.text).to.not.equal(null)
+      expect((await t.req('POST', '/api/v1/mfa/enrollment', { token: setup![1] })).status).to.equal(200)
+
+      // Every session ended: dave's token no longer works.
+      await account.getByRole('button', { name: 'End all sessions' }).click()
+      await account.getByRole('status').filter({ hasText: 'Every session of the user is ended.' }).waitFor()
+      expect(asked.pop()).to.equal('Sign dave out everywhere?')
+      expect((await t.req('GET', '/api/v1/auth/me', { token: daveToken })).status).to.equal(401)
+
+      // The lockout cleared: when is shown, and held by the server.
+      await account.getByRole('button', { name: 'Clear the lockout' }).click()
+      await account.getByRole('status').filter({ hasText: 'The lockout is cleared' }).waitFor()
+      await account.getByText(/^Lockout last cleared/).waitFor()
+      expect((await t.admin('GET', `/api/v1/users/${dave}`)).body.lockout_cleared_at).to.be.a('string')
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
+
+      // The role: the question says whom it is taken from; deleted, dave and the group no longer hold it.
+      await page.getByRole('navigation').getByRole('link', { name: 'Roles', exact: true }).click()
+      await page.getByTestId('roles-table').getByRole('button', { name: 'Delete night-auditor' }).click()
+      await page.getByTestId('roles-table').locator('tr[data-role="night-auditor"]').waitFor({ state: 'detached' })
+      expect(asked.pop()).to.equal('Delete the role night-auditor? It is taken from 1 user(s) and 1 group(s).')
+      expect((await t.admin('GET', `/api/v1/roles/${role}`)).status).to.equal(404)
+      expect((await t.admin('GET', `/api/v1/users/${dave}`)).body.role_ids).to.deep.equal([])
+      expect((await t.admin('GET', `/api/v1/user-groups/${group}`)).body.role_ids).to.deep.equal([])
+
+      // The group, then the user.
+      await page.getByRole('navigation').getByRole('link', { name: 'User groups', exact: true }).click()
+      await page.getByTestId('user-groups-table').getByRole('button', { name: 'Delete night-shift' }).click()
+      await page.getByTestId('user-groups-table').locator('tr[data-group="night-shift"]').waitFor({ state: 'detached' })
+      expect(asked.pop()).to.equal('Delete the group night-shift? Its members lose its roles.')
+      expect((await t.admin('GET', `/api/v1/user-groups/${group}`)).status).to.equal(404)
+      expect((await t.admin('GET', `/api/v1/users/${dave}`)).body.group_ids).to.deep.equal([])
+      await page.getByRole('navigation').getByRole('link', { name: 'Users', exact: true }).click()
+      await page.getByTestId('users-table').getByRole('button', { name: 'Delete dave' }).click()
+      await page.getByTestId('users-table').locator('tr[data-user="dave"]').waitFor({ state: 'detached' })
+      expect(asked.pop()).to.equal('Delete the user dave?')
+      expect((await t.admin('GET', `/api/v1/users/${dave}`)).status).to.equal(404)
+      await page.context().close()
+    } finally {
+      await smtp.stop()
+    }
   })
 })

@@ -106,13 +106,15 @@ function AccountActions({ user }: { user: User }) {
   const canMfa = auth.can('mfa.manage')
   const mfa = useQuery({ queryKey: ['user-mfa', user.id], queryFn: () => api.get('/api/v1/users/{user_id}/mfa', { params: { user_id: user.id } }), enabled: canMfa, retry: false })
   const [done, setDone] = useState<string | null>(null)
+  // The dialog holds the user as the list gave it: the clearing's answer carries the new time.
+  const [clearedAt, setClearedAt] = useState(user.lockout_cleared_at)
   const action = useMutation({
     mutationFn: async (what: 'mfa' | 'link' | 'sessions' | 'lockout') => {
       const params = { user_id: user.id }
       if (what === 'mfa') await api.delete('/api/v1/users/{user_id}/mfa', { params })
       else if (what === 'link') await api.post('/api/v1/users/{user_id}/mfa/enrollment-link', { params })
       else if (what === 'sessions') await api.delete('/api/v1/users/{user_id}/sessions', { params })
-      else await api.post('/api/v1/users/{user_id}/lockout/clear', { params })
+      else setClearedAt((await api.post('/api/v1/users/{user_id}/lockout/clear', { params })).lockout_cleared_at)
       return what
     },
     onSuccess: async (what) => {
@@ -143,7 +145,7 @@ function AccountActions({ user }: { user: User }) {
         <Button size="xs" variant="default" loading={action.isPending && action.variables === 'sessions'} onClick={() => window.confirm(t.admin.users.sessionsConfirm(user.username)) && action.mutate('sessions')}>{t.admin.users.endSessions}</Button>
         <Button size="xs" variant="default" loading={action.isPending && action.variables === 'lockout'} onClick={() => action.mutate('lockout')}>{t.admin.users.clearLockout}</Button>
       </Group>
-      {user.lockout_cleared_at && <Text size="xs" c="dimmed">{t.admin.users.lockoutCleared(when(user.lockout_cleared_at, language))}</Text>}
+      {clearedAt && <Text size="xs" c="dimmed">{t.admin.users.lockoutCleared(when(clearedAt, language))}</Text>}
       <ErrorAlert error={action.error} />
       {done && !action.error && <Alert color="green" role="status">{done}</Alert>}
     </Stack>
