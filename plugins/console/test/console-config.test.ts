@@ -279,4 +279,34 @@ const byLabel = (page: Page, label: string, scope: Locator | Page = page) => inp
     expect(await page.getByTestId('error-alert').first().getAttribute('data-code')).to.equal('PERMISSION_DENIED')
     await c.close()
   })
+
+  it('names a profile\'s command sets past the first 100 in the list and the form, and finds one by typing', async () => {
+    const mk = async (p: string, body: object) => {
+      const r = await t.admin('POST', p, { body })
+      expect(r.status, r.text).to.equal(201)
+      return r.body.id as string
+    }
+    // 100 sets sorting before the two the profile uses: the console's first page of sets lacks both.
+    for (let i = 0; i < 100; i++) await mk('/api/v1/tacacs/command-sets', { name: `aa-set-${String(i).padStart(3, '0')}` })
+    const late = await mk('/api/v1/tacacs/command-sets', { name: 'zz-late-set' })
+    const other = await mk('/api/v1/tacacs/command-sets', { name: 'zz-other-set', description: 'night shift' })
+    const profile = await mk('/api/v1/tacacs/profiles', { name: 'night-ops', privilege_level: 1, command_set_ids: [late] })
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    await signIn(page, t, '/tacacs/profiles')
+    const row = page.getByTestId('tacacs-profiles').locator('tr[data-name="night-ops"]')
+    await row.getByText('zz-late-set').waitFor()
+    await row.getByRole('button', { name: 'Edit night-ops' }).click()
+    const pf = page.getByTestId('tacacs-profile-form')
+    await pf.getByText('zz-late-set').waitFor()
+    // The server searches the description too: "night" finds zz-other-set.
+    const sets = await byLabel(page, 'Command sets')
+    await sets.fill('night')
+    await page.getByRole('option', { name: 'zz-other-set' }).click()
+    await page.keyboard.press('Escape')
+    expect(await pf.getByTestId('command-set-order').getByRole('listitem').allTextContents()).to.deep.equal(['1.zz-late-set↑↓', '2.zz-other-set↑↓'])
+    await pf.getByRole('button', { name: 'Save' }).click()
+    await row.getByText('zz-late-set, zz-other-set').waitFor()
+    expect((await t.admin('GET', `/api/v1/tacacs/profiles/${profile}`)).body.command_set_ids).to.deep.equal([late, other])
+    await page.context().close()
+  })
 })

@@ -25,20 +25,27 @@ export interface PickerSource {
 // The server filters; Mantine's own filter would hide matches on fields the label lacks (a user's e-mail).
 const asFound: OptionsFilter = ({ options }) => options
 
+/** The names of `ids`: those `known` gives, each other one asked for once by id (an unknown id stays as it is). */
+export function useNames(source: PickerSource, ids: readonly string[], known: readonly Option[], enabled = true): (id: string) => string {
+  const names = new Map(known.map((o) => [o.value, o.label]))
+  const named = useQueries({ queries: ids.filter((id) => !names.has(id)).map((id) => ({ queryKey: [...source.key, 'picker', 'id', id], queryFn: () => source.byId(id), enabled, staleTime: 60_000, retry: false })) })
+  for (const q of named) if (q.data) names.set(q.data.value, q.data.label)
+  return (id) => names.get(id) ?? id
+}
+
 function usePickerData(source: PickerSource, values: string[], known: Option[], typed: string, enabled: boolean) {
-  const labels = useRef(new Map<string, string>())
-  for (const o of known) labels.current.set(o.value, o.label)
+  // Every name a search has shown: a value chosen from an earlier page keeps its name without a lookup.
+  const seen = useRef(new Map<string, string>())
+  for (const o of known) seen.current.set(o.value, o.label)
   // A Select shows the chosen option's name in its input: that name is not a search (as with Mantine's own filter).
-  const text = values.length === 1 && labels.current.get(values[0]) === typed ? '' : typed.trim()
+  const text = values.length === 1 && seen.current.get(values[0]) === typed ? '' : typed.trim()
   const [debounced] = useDebouncedValue(text, 200)
   const found = useQuery({ queryKey: [...source.key, 'picker', debounced], queryFn: () => source.search(debounced), placeholderData: keepPreviousData, enabled, staleTime: 30_000 })
-  for (const o of found.data ?? []) labels.current.set(o.value, o.label)
-  const unnamed = values.filter((v) => !labels.current.has(v))
-  const named = useQueries({ queries: unnamed.map((id) => ({ queryKey: [...source.key, 'picker', 'id', id], queryFn: () => source.byId(id), enabled, staleTime: 60_000, retry: false })) })
-  for (const q of named) if (q.data) labels.current.set(q.data.value, q.data.label)
+  for (const o of found.data ?? []) seen.current.set(o.value, o.label)
+  const name = useNames(source, values, [...seen.current].map(([value, label]) => ({ value, label })), enabled)
   const page = found.data ?? []
   const onPage = new Set(page.map((o) => o.value))
-  const chosen = values.filter((v) => !onPage.has(v)).map((v) => ({ value: v, label: labels.current.get(v) ?? v }))
+  const chosen = values.filter((v) => !onPage.has(v)).map((v) => ({ value: v, label: name(v) }))
   return { data: [...chosen, ...page], fetching: found.isFetching }
 }
 

@@ -4,7 +4,7 @@
  * attributes, other services with theirs (AV pairs), and enable. The enable
  * secret is write-only: empty keeps the stored one.
  */
-import { ActionIcon, Button, Divider, Group, Modal, MultiSelect, NumberInput, Paper, PasswordInput, SegmentedControl, Select, Stack, Text, TextInput, Textarea } from '@mantine/core'
+import { ActionIcon, Button, Divider, Group, Modal, NumberInput, Paper, PasswordInput, SegmentedControl, Select, Stack, Text, TextInput, Textarea } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api, ApiError } from '../api/client'
@@ -13,6 +13,8 @@ import { useI18n } from '../i18n'
 import { AttributeRows, type Pair } from './AttributeRows'
 import { moved, type TacacsProfile, type TacacsProfileBody } from './config-data'
 import { DialogButtons } from '../components/crud'
+import { SearchMultiSelect, useNames } from '../components/SearchSelect'
+import { commandSetPicker } from './pickers'
 
 type Service = { service: string; attributes: Pair[] }
 const SIMPLE = ['name', 'description', 'privilege_level', 'default_action', 'enable_mode', 'enable_privilege_level', 'enable_secret']
@@ -27,6 +29,7 @@ export function TacacsProfileForm({ profile, readOnly, sets, onClose }: { profil
   const [shell, setShell] = useState<Pair[]>(profile?.shell_attributes.map((a) => ({ ...a })) ?? [])
   const [services, setServices] = useState<Service[]>(profile?.services.map((s) => ({ service: s.service, attributes: s.attributes.map((a) => ({ ...a })) })) ?? [])
   const set = <K extends keyof typeof v>(k: K, x: (typeof v)[K]) => setV((o) => ({ ...o, [k]: x }))
+  const setName = useNames(commandSetPicker, v.command_set_ids, sets)
   const save = useMutation({
     mutationFn: async () => {
       const { enable_secret, ...rest } = v
@@ -61,15 +64,15 @@ export function TacacsProfileForm({ profile, readOnly, sets, onClose }: { profil
               <NumberInput label={t.config.privilege} name="privilege_level" min={0} max={15} allowDecimal={false} value={v.privilege_level} onChange={(x) => set('privilege_level', typeof x === 'number' ? x : 1)} error={err('privilege_level')} />
             </Group>
             <Textarea label={t.config.description} name="description" autosize minRows={1} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
-            <MultiSelect label={t.config.commandSets} name="command_set_ids" description={t.config.commandSetsHint} searchable data={sets} value={v.command_set_ids} onChange={(x) => set('command_set_ids', x)} error={f.startsWith('command_set_ids') ? (save.error as ApiError).message : undefined} />
+            <SearchMultiSelect label={t.config.commandSets} name="command_set_ids" description={t.config.commandSetsHint} source={commandSetPicker} known={sets} value={v.command_set_ids} onChange={(x) => set('command_set_ids', x)} error={f.startsWith('command_set_ids') ? (save.error as ApiError).message : undefined} />
             {v.command_set_ids.length > 1 && (
               <Stack gap={2} role="list" aria-label={t.config.commandSetOrder} data-testid="command-set-order">
                 {v.command_set_ids.map((id, i) => (
                   <Group key={id} gap={4} role="listitem" wrap="nowrap">
                     <Text size="sm" w={24}>{i + 1}.</Text>
-                    <Text size="sm" style={{ flex: 1 }}>{sets.find((x) => x.value === id)?.label ?? id}</Text>
-                    <ActionIcon variant="subtle" size="sm" aria-label={`${t.policy.up} ${sets.find((x) => x.value === id)?.label ?? id}`} disabled={i === 0} onClick={() => set('command_set_ids', moved(v.command_set_ids, i, -1))}>↑</ActionIcon>
-                    <ActionIcon variant="subtle" size="sm" aria-label={`${t.policy.down} ${sets.find((x) => x.value === id)?.label ?? id}`} disabled={i === v.command_set_ids.length - 1} onClick={() => set('command_set_ids', moved(v.command_set_ids, i, 1))}>↓</ActionIcon>
+                    <Text size="sm" style={{ flex: 1 }}>{setName(id)}</Text>
+                    <ActionIcon variant="subtle" size="sm" aria-label={`${t.policy.up} ${setName(id)}`} disabled={i === 0} onClick={() => set('command_set_ids', moved(v.command_set_ids, i, -1))}>↑</ActionIcon>
+                    <ActionIcon variant="subtle" size="sm" aria-label={`${t.policy.down} ${setName(id)}`} disabled={i === v.command_set_ids.length - 1} onClick={() => set('command_set_ids', moved(v.command_set_ids, i, 1))}>↓</ActionIcon>
                   </Group>
                 ))}
               </Stack>

@@ -21,8 +21,8 @@ export function TacacsProfiles() {
   const qc = useQueryClient()
   const ls = useListState()
   const canWrite = auth.can('tacacs.write')
-  const sets = useCommandSetOptions()
   const list = useQuery({ queryKey: ['tacacs-profiles', ls.query], queryFn: () => api.get('/api/v1/tacacs/profiles', { query: ls.query }), placeholderData: keepPreviousData })
+  const sets = useCommandSetOptions([...new Set((list.data?.items ?? []).flatMap((p) => p.command_set_ids))])
   const [editing, setEditing] = useState<TacacsProfile | 'new' | null>(null)
   const [deleting, setDeleting] = useState<TacacsProfile | null>(null)
   return (

@@ -8,6 +8,8 @@ import { useDebouncedValue } from '@mantine/hooks'
 import { useState } from 'react'
 import { api } from '../api/client'
 import type { components } from '../generated/api'
+import { useNames } from '../components/SearchSelect'
+import { commandSetPicker } from './pickers'
 
 type S = components['schemas']
 export type CommandSet = S['CommandSetResponse']
@@ -34,15 +36,18 @@ export function useListState() {
   return { page, setPage, search, setSearch, q, query: { page, per_page: PER_PAGE, search: q || undefined, sort_by: 'name' as const, sort_order: 'asc' as const } }
 }
 
-/** The command sets as Select options (the first 100 by name), and their names by id. */
-export function useCommandSetOptions() {
+/**
+ * The first 100 command sets by name (one request names the sets most profiles use), and the name of
+ * any set by id: `ids` past those 100 are asked for one by one.
+ */
+export function useCommandSetOptions(ids: readonly string[] = []) {
   const q = useQuery({
     queryKey: ['tacacs-command-sets', 'options'],
     queryFn: async () => (await api.get('/api/v1/tacacs/command-sets', { query: { page: 1, per_page: 100, sort_by: 'name', sort_order: 'asc' } })).items,
     placeholderData: keepPreviousData,
   })
-  const items = q.data ?? []
-  return { options: items.map((s) => ({ value: s.id, label: s.name })), name: (id: string) => items.find((s) => s.id === id)?.name ?? id }
+  const options = (q.data ?? []).map((s) => ({ value: s.id, label: s.name }))
+  return { options, name: useNames(commandSetPicker, q.isSuccess ? ids : [], options) }
 }
 
 /** Moves item i of a list by `by` places (a keyboard-usable reorder: the order is what matching follows). */

@@ -1,7 +1,8 @@
 /**
- * The lists the rule forms, the policy tests and the endpoint form pick from,
- * searched on the server (components/SearchSelect): users, user groups,
- * devices, TACACS+, RADIUS and authorization profiles, endpoint groups. Device
+ * The lists the rule forms, the policy tests, the endpoint form and the TACACS+
+ * profile form pick from, searched on the server (components/SearchSelect):
+ * users, user groups, devices, TACACS+, RADIUS and authorization profiles,
+ * endpoint groups, command sets. Device
  * groups are a tree the pickers show whole (groups-data).
  */
 import { api } from '../api/client'
@@ -56,4 +57,10 @@ export const authorizationProfilePicker: PickerSource = {
   key: ['nac', 'profiles'],
   search: async (text) => (await api.get('/api/v1/nac/authorization-profiles', { query: { ...page, ...search(text), sort_by: 'name' } })).items.map(named),
   byId: async (id) => named(await api.get('/api/v1/nac/authorization-profiles/{profile_id}', { params: { profile_id: id } })),
+}
+
+export const commandSetPicker: PickerSource = {
+  key: ['tacacs-command-sets'],
+  search: async (text) => (await api.get('/api/v1/tacacs/command-sets', { query: { ...page, ...search(text), sort_by: 'name' } })).items.map(named),
+  byId: async (id) => named(await api.get('/api/v1/tacacs/command-sets/{command_set_id}', { params: { command_set_id: id } })),
 }
