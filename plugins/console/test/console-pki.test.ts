@@ -11,7 +11,13 @@
  * link (a short passphrase refused under its input), which delivers a
  * PKCS#12 once; a template made (a bad name pattern refused under its
  * input) and deleted; and a reader (`pki.view`) who sees no button that changes
- * anything, on a tablet too (the page does not scroll sideways).
+ * anything, on a tablet too (the page does not scroll sideways). Then a CA
+ * made elsewhere by the real openssl, imported through the form (a key of
+ * another certificate refused under the key input and a garbage certificate
+ * under the chain input first, nothing made), and
+ * two EST enrollments held for approval, sent over HTTP by the test as a
+ * device does: one approved and one rejected on the templates screen, after
+ * which the device's next poll gets its certificate, or the refusal.
  */
 import { expect } from 'chai'
 import { spawnSync } from 'node:child_process'
@@ -239,5 +245,126 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     await page.locator('tr[data-status="revoked"]').waitFor()
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).to.equal(true)
     await c.close()
+  })
+
+  it('imports a CA made by openssl (a key of another certificate and a garbage certificate refused under their inputs, nothing made) and lists it with its subject', async () => {
+    openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ext.key', '-subj', '/CN=Elsewhere Root CA/O=Elsewhere', '-days', '365', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'ext.pem'])
+    openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'other.key'])
+    const certificate = readFileSync(path.join(dir, 'ext.pem'), 'utf8')
+    const cas = async () => (await t.admin('GET', '/api/v1/pki/cas')).body as { name: string; subject: string; imported: boolean; kind: string; certificate: string; key_algorithm: string }[]
+    const before = (await cas()).length
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    await signIn(page, t, '/pki/cas')
+    await page.getByRole('heading', { name: 'Certificate authorities', level: 1 }).waitFor()
+    await page.getByRole('button', { name: 'Add CA' }).click()
+    const form = page.getByTestId('ca-form')
+    await form.getByText('Import', { exact: true }).click()
+    await page.locator('input[name="name"]').fill('elsewhere-root')
+    await page.locator('textarea[name="certificate_chain"]').fill(certificate)
+    await page.locator('textarea[name="private_key"]').fill(readFileSync(path.join(dir, 'other.key'), 'utf8'))
+    await form.getByRole('button', { name: 'Import', exact: true }).click()
+    expect(await inputError(page, 'private_key')).to.not.equal('')
+    expect(await page.locator('[name="certificate_chain"][aria-invalid="true"]').count()).to.equal(0)
+    expect(await cas()).to.have.length(before)
+
+    // Its own key, under a chain that is no certificate: refused under the chain input this time; nothing made.
+    await page.locator('textarea[name="private_key"]').fill(readFileSync(path.join(dir, 'ext.key'), 'utf8'))
+    await page.locator('textarea[name="certificate_chain"]').fill('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')
+    await form.getByRole('button', { name: 'Import', exact: true }).click()
+    expect(await inputError(page, 'certificate_chain')).to.not.equal('')
+    expect(await page.locator('[name="private_key"][aria-invalid="true"]').count()).to.equal(0)
+    expect(await cas()).to.have.length(before)
+
+    // The CA's certificate and its own key: imported; its details open, and the list shows it with its subject.
+    await page.locator('textarea[name="certificate_chain"]').fill(certificate)
+    await form.getByRole('button', { name: 'Import', exact: true }).click()
+    const details = page.getByTestId('ca-details')
+    await details.waitFor()
+    const all = await cas()
+    expect(all).to.have.length(before + 1)
+    const ca = all.find((c) => c.name === 'elsewhere-root')!
+    expect(ca).to.include({ kind: 'root', imported: true, key_algorithm: 'ECDSA-P256', certificate })
+    expect(ca.subject).to.match(/CN=Elsewhere Root CA/).and.match(/O=Elsewhere/)
+    await details.getByText(ca.subject, { exact: true }).waitFor()
+    await details.getByText('root, imported').waitFor()
+    await page.keyboard.press('Escape')
+    await page.locator('tr[data-ca="elsewhere-root"]').getByText(ca.subject, { exact: true }).waitFor()
+    await page.context().close()
+  })
+
+  it('approves one held EST enrollment and rejects another on the templates screen; the device then gets its certificate, or the refusal', async () => {
+    // EST as the pki tests set it up: an issuing CA, a template, a group whose members may enroll, approval required.
+    const root = ((await t.admin('GET', '/api/v1/pki/cas')).body as { id: string; name: string }[]).find((c) => c.name === 'e2e-root')!
+    const ca = await t.admin('POST', '/api/v1/pki/cas', { body: { name: 'e2e-est', subject: { CN: 'E2E EST CA' }, key_algorithm: 'ECDSA-P256', validity_days: 3650, parent_id: root.id } })
+    expect(ca.status, ca.text).to.equal(201)
+    const template = await t.admin('POST', '/api/v1/pki/templates', {
+      body: { name: 'e2e-est-devices', key_usage: ['digitalSignature'], extended_key_usage: ['clientAuth'], validity_days: 365, name_patterns: ['*.devices.example.net'], subject_attributes: ['CN'], san_types: ['dns'], min_rsa_bits: 2048, min_ec_bits: 256 },
+    })
+    expect(template.status, template.text).to.equal(201)
+    const group = await t.admin('POST', '/api/v1/user-groups', { body: { name: 'e2e-est-devices' } })
+    const device = 'e2e-est-device'
+    expect((await t.admin('POST', '/api/v1/users', { body: { username: device, password: PASSWORD, group_ids: [group.body.id] } })).status).to.equal(201)
+    const settings = { 'pki.est_ca_id': ca.body.id, 'pki.est_template_id': template.body.id, 'pki.est_group_id': group.body.id, 'nac.est_enabled': true, 'pki.est_approval_required': true }
+    for (const [key, value] of Object.entries(settings)) expect((await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })).status, key).to.equal(200)
+    const enroll = (b64: string) =>
+      fetch(`${t.url}/.well-known/est/simpleenroll`, { method: 'POST', headers: { 'content-type': 'application/pkcs10', authorization: `Basic ${Buffer.from(`${device}:${PASSWORD}`).toString('base64')}` }, body: b64 })
+    const b64Csr = (cn: string) => {
+      openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${cn}.key`, '-subj', `/CN=${cn}`, '-out', `${cn}.csr`])
+      return readFileSync(path.join(dir, `${cn}.csr`), 'utf8').replace(/-----[^-]+-----/g, '').trim()
+    }
+    const approve = b64Csr('sw30.devices.example.net')
+    const reject = b64Csr('sw31.devices.example.net')
+    for (const csr of [approve, reject]) {
+      const held = await enroll(csr)
+      expect(held.status, await held.text()).to.equal(202)
+    }
+    const request = async (cn: string) => (await t.admin('GET', `/api/v1/pki/est-requests?search=${cn}`)).body.items[0] as { id: string; status: string; certificate_id: string | null; decided_via: string | null }
+    const certificates = async (cn: string) => (await t.admin('GET', `/api/v1/pki/certificates?search=${cn}`)).body.items as { id: string; subject: string; ca_id: string; status: string }[]
+    expect(await request('sw30')).to.include({ status: 'pending', certificate_id: null })
+
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    page.on('dialog', (d) => void d.accept())
+    await signIn(page, t, '/pki/templates')
+    const queue = page.getByTestId('est-requests')
+    await queue.getByRole('heading', { name: 'EST enrollments awaiting approval' }).waitFor()
+    const approveButton = queue.getByRole('button', { name: 'Approve CN=sw30.devices.example.net' })
+    const rejectButton = queue.getByRole('button', { name: 'Reject CN=sw31.devices.example.net' })
+    await approveButton.waitFor()
+    await rejectButton.waitFor()
+    const filter = (label: string) => queue.locator('label').filter({ hasText: new RegExp(`^${label}$`) }).click()
+    const row = (cn: string) => queue.locator('tr').filter({ hasText: `CN=${cn}` })
+
+    // Approved: it leaves the pending list; the server holds it approved, still without a certificate (the device has not polled).
+    await approveButton.click()
+    await row('sw30.devices.example.net').waitFor({ state: 'detached' })
+    expect(await request('sw30')).to.include({ status: 'approved', decided_via: 'api', certificate_id: null })
+    // Rejected after the confirmation: the pending list is empty.
+    await rejectButton.click()
+    await queue.getByText('None.').waitFor()
+    expect(await request('sw31')).to.include({ status: 'rejected', decided_via: 'api' })
+    await filter('approved')
+    await row('sw30.devices.example.net').getByText('approved', { exact: true }).waitFor()
+
+    // The device's next poll: the approved one gets its certificate (openssl reads it), the rejected one 403.
+    const got = await enroll(approve)
+    expect(got.status).to.equal(200)
+    writeFileSync(path.join(dir, 'sw30.p7'), Buffer.from((await got.text()).replace(/\s+/g, ''), 'base64'))
+    expect(openssl(['pkcs7', '-inform', 'DER', '-in', 'sw30.p7', '-print_certs'])).to.match(/CN ?= ?sw30\.devices\.example\.net/)
+    const refused = await enroll(reject)
+    expect(refused.status).to.equal(403)
+    expect(((await refused.json()) as { code: string }).code).to.equal('PKI_EST_REJECTED')
+    const [issued] = await certificates('sw30')
+    expect(issued).to.include({ subject: 'CN=sw30.devices.example.net', ca_id: ca.body.id, status: 'valid' })
+    expect(await request('sw30')).to.include({ status: 'issued', certificate_id: issued.id })
+    expect(await certificates('sw31')).to.have.length(0)
+    expect(await request('sw31')).to.include({ status: 'rejected', certificate_id: null })
+
+    // The screen says so: issued under its filter, rejected under its own, neither can be decided again.
+    await filter('issued')
+    await row('sw30.devices.example.net').getByText('issued', { exact: true }).waitFor()
+    await filter('rejected')
+    await row('sw31.devices.example.net').getByText('rejected', { exact: true }).waitFor()
+    expect(await queue.getByRole('button', { name: /^(Approve|Reject) / }).count()).to.equal(0)
+    await page.context().close()
   })
 })

@@ -41,7 +41,7 @@ export function EstRequests() {
         <Group justify="space-between">
           <Title order={2} size="h4">{t.pki.est.title}</Title>
           <SegmentedControl size="xs" value={status} onChange={(x) => { setStatus(x as Status | 'all'); setPage(1) }}
-            data={[{ value: 'pending', label: t.pki.est.statuses.pending }, { value: 'issued', label: t.pki.est.statuses.issued }, { value: 'rejected', label: t.pki.est.statuses.rejected }, { value: 'all', label: t.pki.est.all }]} />
+            data={[{ value: 'pending', label: t.pki.est.statuses.pending }, { value: 'approved', label: t.pki.est.statuses.approved }, { value: 'issued', label: t.pki.est.statuses.issued }, { value: 'rejected', label: t.pki.est.statuses.rejected }, { value: 'all', label: t.pki.est.all }]} />
         </Group>
         <ErrorAlert error={list.error ?? decide.error} />
         <Table.ScrollContainer minWidth={700}>
