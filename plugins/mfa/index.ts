@@ -5,7 +5,7 @@
  * emailed setup link; the RADIUS/NAC daemons check codes through the internal
  * surface. See docs/mfa.md.
  */
-import { coreServices, definePlugin, identityServices, provide, uuidArray } from '../../sdk/index.js'
+import { consoleServiceRef, coreServices, definePlugin, identityServices, optional, provide, uuidArray } from '../../sdk/index.js'
 import { mfaServiceRef } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
@@ -30,6 +30,8 @@ export default definePlugin({
   migrations: new URL('./migrations/', import.meta.url),
   tables: mfaTables,
   locales: { en, ru },
+  // The console, when loaded, has the page the setup mail links to.
+  optionalDependsOn: ['console'],
   deps: {
     database: coreServices.database,
     secrets: coreServices.secrets,
@@ -37,8 +39,9 @@ export default definePlugin({
     serverOptions: coreServices.serverOptions,
     identity: identityServices.identity,
     mail: identityServices.mail,
+    console: optional(consoleServiceRef),
   },
-  init({ database, secrets, settings, serverOptions, identity, mail }) {
+  init({ database, secrets, settings, serverOptions, identity, mail, console }) {
     const store = new TotpStore(database.knex, secrets)
     const budget = new TokenBudget(database.knex)
     identity.registerSecondFactor({ id: 'totp', isEnrolled: (userId) => store.isEnrolled(userId) })
@@ -60,6 +63,6 @@ export default definePlugin({
         return key === null ? null : { baseUrl, key, checkPath: '/api/v1/mfa/internal/check' as const, verifyPath: '/api/v1/mfa/internal/verify' as const }
       },
     }
-    return { services: [provide(mfaServiceRef, service)], routes: mfaRoutes({ identity, mail, settings, store, budget, challenges }) }
+    return { services: [provide(mfaServiceRef, service)], routes: mfaRoutes({ identity, mail, settings, store, budget, challenges, consoleServed: console !== undefined }) }
   },
 })

@@ -41,6 +41,8 @@ const AuthProfiles = lazy(() => import('./pages/AuthProfiles').then((m) => ({ de
 const NacPolicy = lazy(() => import('./pages/NacPolicy').then((m) => ({ default: m.NacPolicy })))
 const NacSessions = lazy(() => import('./pages/NacSessions').then((m) => ({ default: m.NacSessions })))
 const ProfilingRules = lazy(() => import('./pages/ProfilingRules').then((m) => ({ default: m.ProfilingRules })))
+// The mailed second-factor setup link's page, signed out.
+const MfaSetup = lazy(() => import('./pages/MfaSetup').then((m) => ({ default: m.MfaSetup })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -77,6 +79,8 @@ export function App() {
   const auth = useAuth()
   const { t } = useI18n()
   const path = usePath()
+  // Opened from a mail, with a setup token rather than a session: before the sign-in.
+  if (path === '/mfa/setup') return <Suspense fallback={<Loader aria-label={t.common.loading} />}><MfaSetup /></Suspense>
   if (!auth.token) return <SignIn />
   if (!auth.me) {
     return (

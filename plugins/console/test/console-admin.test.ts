@@ -16,13 +16,14 @@ import { expect } from 'chai'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { enroll } from '../../../test/kit/mfa.js'
+import { codeAt, enroll, wrongCode } from '../../../test/kit/mfa.js'
 import { startSmtp } from '../../mfa/test/smtp.js'
 import { context, heading, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Idm-2026!'
 const CAROL = 'Kestrel-Strong-Pass-42x'
 const DAVE = 'Plover-Strong-Pass-42x'
+const ERIN = 'Dunlin-Strong-Pass-42x'
 
 const signIn = (page: Page, t: TestApp, to: string, username = 'admin', password = PASSWORD) => signInAt(page, t.url + to, username, password)
 
@@ -293,5 +294,75 @@ async function pick(page: Page, label: string, option: string) {
     } finally {
       await smtp.stop()
     }
+  })
+
+  it('sets up the second factor from the mailed link, signed out, then signs in with a code; the spent link is refused', async () => {
+    const smtp = await startSmtp()
+    const settings = { 'mail.smtp_host': '127.0.0.1', 'mail.smtp_port': smtp.port, 'mail.smtp_tls': 'none', 'identity.public_url': t.url }
+    try {
+      for (const [key, value] of Object.entries(settings)) {
+        const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+        expect(r.status, r.text).to.equal(200)
+      }
+      const made = await t.admin('POST', '/api/v1/users', { body: { username: 'erin', password: ERIN, email: 'erin@example.org' } })
+      expect(made.status, made.text).to.equal(201)
+      const erin = made.body.id as string
+      expect((await t.admin('POST', `/api/v1/users/${erin}/mfa/enrollment-link`)).status).to.equal(202)
+      // The console is served and identity.public_url set: the mail links to the setup page, the token in the fragment.
+      const mail = await smtp.take('erin@example.org')
+      const link = new RegExp(`${t.url.replace(/[.]/g, '\\.')}/mfa/setup#token=\\S+`).exec(mail.text)?.[0]
+      expect(link, mail.text).to.be.a('string')
+
+      const page = await (await context(browser, { locale: 'en-US' })).newPage()
+      await page.goto(link!)
+      await heading(page).filter({ hasText: 'Set up two-factor sign-in' }).waitFor()
+      // The token left the address bar once read; the page asks for no token it already has.
+      await page.waitForFunction(() => window.location.hash === '')
+      expect(await page.locator('textarea[name="token"]').count()).to.equal(0)
+      await page.getByRole('button', { name: 'Set up' }).click()
+      const secret = ((await page.getByTestId('mfa-secret').textContent()) ?? '').trim()
+      expect(secret).to.match(/^[A-Z2-7]{32}$/)
+      // A wrong code is refused under the code input; the right one turns it on.
+      await page.locator('input[name="code"]').fill(wrongCode(secret))
+      await page.getByRole('button', { name: 'Turn on' }).click()
+      expect(await inputError(page, 'code')).to.not.equal('')
+      expect((await t.admin('GET', `/api/v1/users/${erin}/mfa`)).body.enrolled).to.equal(false)
+      await page.locator('input[name="code"]').fill(codeAt(secret))
+      await page.getByRole('button', { name: 'Turn on' }).click()
+      await page.getByRole('status').filter({ hasText: 'Your authenticator app is set up.' }).waitFor()
+      expect((await t.admin('GET', `/api/v1/users/${erin}/mfa`)).body.enrolled).to.equal(true)
+
+      // Then the sign-in asks for a code, and takes the app's next one.
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.locator('input[name="username"]').fill('erin')
+      await page.locator('input[name="password"]').fill(ERIN)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.locator('input[name="code"]').fill(codeAt(secret, 1))
+      await page.getByRole('button', { name: 'Verify' }).click()
+      expect(await page.getByTestId('whoami').textContent()).to.equal('erin')
+
+      // The link again, in another browser: its token was spent by the confirmation.
+      const again = await (await context(browser, { locale: 'en-US' })).newPage()
+      await again.goto(link!)
+      await again.getByRole('button', { name: 'Set up' }).click()
+      await again.getByRole('alert').filter({ hasText: 'This setup link has expired or was used already.' }).waitFor()
+      await again.context().close()
+      await page.context().close()
+    } finally {
+      await t.admin('PUT', '/api/v1/settings/identity.public_url', { body: { value: null } })
+      await smtp.stop()
+    }
+  })
+
+  it('asks for the setup token when the setup page is opened without one, in Russian', async () => {
+    const page = await (await context(browser, { locale: 'ru-RU' })).newPage()
+    await page.goto(t.url + '/mfa/setup')
+    await heading(page).filter({ hasText: 'Настройка двухфакторного входа' }).waitFor()
+    const start = page.getByRole('button', { name: 'Настроить' })
+    expect(await start.isDisabled()).to.equal(true)
+    await page.locator('textarea[name="token"]').fill('not-a-token')
+    await start.click()
+    await page.getByRole('alert').filter({ hasText: 'Срок действия ссылки истёк' }).waitFor()
+    await page.context().close()
   })
 })

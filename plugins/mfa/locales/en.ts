@@ -18,6 +18,8 @@ export default {
     subject: 'Set up two-factor sign-in for Portcullis',
     body:
       'Hello {{username}},\n\nSet up your authenticator app for two-factor sign-in within $t(mfa:count.minutes, {"count": {{minutes}} }). Your setup token:\n\n{{token}}\n\nSend it as `Authorization: Bearer <token>` to POST {{api}}/mfa/enrollment (it answers the QR code and the secret for your app), then send the first code from the app to POST {{api}}/mfa/enrollment/confirm.\n\nIf you did not expect this message, tell your administrator.\n',
+    body_page:
+      'Hello {{username}},\n\nSet up your authenticator app for two-factor sign-in within $t(mfa:count.minutes, {"count": {{minutes}} }). Open this page in a browser and follow it:\n\n{{page}}\n\nWithout a browser, use your setup token:\n\n{{token}}\n\nSend it as `Authorization: Bearer <token>` to POST {{api}}/mfa/enrollment (it answers the QR code and the secret for your app), then send the first code from the app to POST {{api}}/mfa/enrollment/confirm.\n\nIf you did not expect this message, tell your administrator.\n',
   },
   count: {
     minutes_one: '{{count}} minute',

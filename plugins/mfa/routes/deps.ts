@@ -12,4 +12,6 @@ export interface MfaRouteDeps {
   budget: TokenBudget
   /** Device logins' second-factor rounds (the internal surface). */
   challenges: DeviceChallenges
+  /** Whether the admin console is served: the setup mail then links to its setup page. */
+  consoleServed: boolean
 }

@@ -10,7 +10,7 @@ import { MANAGE_RULE } from './user-mfa.js'
 export const SELF_LINK_LIMIT = { max: 5, windowSeconds: 900 }
 
 const LINK_DESCRIPTION =
-  'Mails an `mfa_enrollment` token (valid 15 minutes) that opens only POST /api/v1/mfa/enrollment and POST /api/v1/mfa/enrollment/confirm, with those two calls spelled out; the host it names is `identity.public_url` only, never the request\'s Host header (unset: the path alone). 409 MFA_EMAIL_MISSING when the account has no email address; 409 MFA_ALREADY_ENROLLED when it already has a confirmed authenticator (reset it first); 503 MAIL_NOT_CONFIGURED or MFA_MAIL_FAILED when mail cannot be sent.'
+  'Mails an `mfa_enrollment` token (valid 15 minutes) that opens only POST /api/v1/mfa/enrollment and POST /api/v1/mfa/enrollment/confirm, with those two calls spelled out and, when the admin console is served and `identity.public_url` is set, a link to the console\'s setup page (`/mfa/setup#token=…`) that makes them in a browser; the host it names is `identity.public_url` only, never the request\'s Host header (unset: the path alone, no link). 409 MFA_EMAIL_MISSING when the account has no email address; 409 MFA_ALREADY_ENROLLED when it already has a confirmed authenticator (reset it first); 503 MAIL_NOT_CONFIGURED or MFA_MAIL_FAILED when mail cannot be sent.'
 
 export function enrollmentLinkRoutes(d: MfaRouteDeps) {
   return [

@@ -13,19 +13,21 @@ export interface LinkDeps {
   identity: IdentityService
   mail: MailService
   settings: SettingsService
+  consoleServed: boolean
 }
 
 type AnyRequest = RouteRequest<unknown, unknown, unknown>
 
 /**
- * Where the mail tells the user to send the token: only ever the configured
- * `identity.public_url` (an administrator's setting), never the request's Host
- * header, which whoever sends the request chooses. Unset: the mail names the
- * API path alone.
+ * Where the mail sends the user: only ever the configured `identity.public_url`
+ * (an administrator's setting), never the request's Host header, which whoever
+ * sends the request chooses. Unset: the mail names the API path alone, and no
+ * page (a link needs a host). The page is the console's, when it is served; the
+ * token goes in the URL's fragment, which browsers send to no server.
  */
-async function apiBase(settings: SettingsService): Promise<string> {
-  const configured = await settings.get(identitySettingRefs.publicUrl)
-  return `${configured ? configured.replace(/\/+$/, '') : ''}/api/v1`
+async function destinations(d: LinkDeps, token: string): Promise<{ api: string; page: string | null }> {
+  const configured = (await d.settings.get(identitySettingRefs.publicUrl))?.replace(/\/+$/, '') ?? ''
+  return { api: `${configured}/api/v1`, page: configured && d.consoleServed ? `${configured}/mfa/setup#token=${encodeURIComponent(token)}` : null }
 }
 
 /** Checks the user can receive a token, issues it and mails it; throws the coded error otherwise. */
@@ -33,9 +35,10 @@ export async function sendEnrollmentLink(d: LinkDeps, req: AnyRequest, user: Use
   if (!user.email) throw MfaErrors.emailMissing()
   if (alreadyEnrolled) throw MfaErrors.alreadyEnrolled()
   const issued = await d.identity.issueToken(user, 'mfa_enrollment', ENROLLMENT_TTL)
-  const vars = { username: user.username, api: await apiBase(d.settings), token: issued.token, minutes: ENROLLMENT_TTL / 60 }
+  const to = await destinations(d, issued.token)
+  const vars = { username: user.username, api: to.api, page: to.page, token: issued.token, minutes: ENROLLMENT_TTL / 60 }
   try {
-    await d.mail.send({ to: user.email, subject: req.t('mfa:mail.subject', vars), text: req.t('mfa:mail.body', vars) })
+    await d.mail.send({ to: user.email, subject: req.t('mfa:mail.subject', vars), text: req.t(to.page ? 'mfa:mail.body_page' : 'mfa:mail.body', vars) })
   } catch (e) {
     // The token was never delivered: void it rather than leave a live credential nobody holds.
     await d.identity.revokeToken(issued.jti, issued.exp)

@@ -234,6 +234,8 @@ describe('mfa plugin: TOTP second factor', function () {
         const mail = await smtp.take(user.email!)
         expect(mail.text).to.include('POST https://nac.example.test/api/v1/mfa/enrollment ')
         expect(mail.text).to.not.include('evil')
+        // No console is served here: no link to a setup page it would not have (console-admin tests the link).
+        expect(mail.text).to.not.include('/mfa/setup')
       } finally {
         await t.admin('PUT', '/api/v1/settings/identity.public_url', { body: { value: null } })
       }

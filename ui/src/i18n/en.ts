@@ -265,6 +265,11 @@ const en = {
     coaConfirm: (a: string, m: string) => `${a}: ${m}?`, coaResult: (m: string, nas: string, r: string) => `${m} at ${nas}: ${r}`,
     coaResults: { pending: 'sent, no answer yet', ack: 'acknowledged (ACK)', nak: 'refused by the NAS (NAK)', timeout: 'no answer (timeout)', bad_response: 'answer failed verification (check the RADIUS secret)', error: 'could not be sent' },
   },
+  mfaSetup: {
+    title: 'Set up two-factor sign-in', token: 'Setup token', tokenHint: 'The token from the mail your administrator had sent (valid 15 minutes).',
+    expired: 'This setup link has expired or was used already. Ask your administrator to send a new one.',
+    done: 'Your authenticator app is set up. Sign in with your password and a code from the app.',
+  },
 }
 
 export default en
