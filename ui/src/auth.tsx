@@ -60,3 +60,14 @@ export function useAuth(): Auth {
   if (!c) throw new Error('useAuth outside AuthProvider')
   return c
 }
+
+/**
+ * Whether a plugin runs on the server. An administrator holds every permission, loaded plugin or not:
+ * a screen or link of a plugin's is offered only when it runs (system info lists the plugins; a user
+ * who may not read it is offered what their permissions name).
+ */
+export function usePluginRuns(): (plugin: string) => boolean {
+  const auth = useAuth()
+  const info = useQuery({ queryKey: ['system-info'], queryFn: () => api.get('/api/v1/dashboard/system-info'), enabled: auth.can('system.info.read'), staleTime: 60_000 })
+  return (plugin) => !info.data || info.data.plugins.some((p) => p.id === plugin)
+}

@@ -238,6 +238,17 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     expect(xlsx.suggestedFilename()).to.match(/\.xlsx$/)
     // An xlsx file is a zip: it starts with PK.
     expect(readFileSync((await xlsx.path())!).subarray(0, 2).toString()).to.equal('PK')
+
+    // From the users screen, a user's entries: the logs open with the user filter set (kept in the URL).
+    await page.getByRole('navigation').getByRole('link', { name: 'Users', exact: true }).click()
+    await page.getByTestId('users-table').getByRole('link', { name: 'AAA logs of alice' }).click()
+    await page.getByRole('heading', { name: 'AAA logs', level: 1 }).waitFor()
+    expect(await page.locator('input[name="username"]').inputValue()).to.equal('alice')
+    expect(new URL(page.url()).searchParams.get('username')).to.equal('alice')
+    await page.getByRole('tab', { name: 'TACACS+ authorization' }).click()
+    await table.locator('tr[data-username="alice"]').waitFor()
+    expect(await users()).to.deep.equal(['alice'])
+    expect(new URL(page.url()).searchParams.get('username'), 'the tab change keeps the filter in the URL').to.equal('alice')
     await page.context().close()
   })
 

@@ -7,8 +7,8 @@ import { AppShell, Burger, Button, Group, NavLink, Text, VisuallyHidden } from '
 import { useDisclosure, useMediaQuery } from '@mantine/hooks'
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
-import { api, readiness } from '../api/client'
-import { useAuth } from '../auth'
+import { readiness } from '../api/client'
+import { useAuth, usePluginRuns } from '../auth'
 import { useExtensions } from '../extensions'
 import { useI18n } from '../i18n'
 import { Link, usePath } from '../router'
@@ -23,10 +23,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const narrow = useMediaQuery('(max-width: 62em)')
   const ready = useQuery({ queryKey: ['ready'], queryFn: readiness, staleTime: 60_000 })
   const extensions = useExtensions()
-  // An administrator holds every permission, loaded plugin or not: the menu offers a plugin's screens only when it runs
-  // (system info lists the plugins; a user who may not read it sees the screens their permissions name).
-  const info = useQuery({ queryKey: ['system-info'], queryFn: () => api.get('/api/v1/dashboard/system-info'), enabled: auth.can('system.info.read'), staleTime: 60_000 })
-  const runs = (plugin: string) => !info.data || info.data.plugins.some((p) => p.id === plugin)
+  const runs = usePluginRuns()
   const item = (href: string, label: string, show = true) =>
     show && <NavLink key={href} component={Link} href={href} label={label} active={path === href || path.startsWith(href + '/')} onClick={close} />
   return (

@@ -135,7 +135,7 @@ const en = {
       password: 'Password', newPassword: 'New password', passwordHint: '12 to 256 characters, not the username, not a common one',
       passwordKeep: (at: string) => `Leave empty to keep the current one (set ${at})`, passwordNone: 'No password is set: type one to set it',
       expires: 'Expires', expiresHint: 'Empty: never',
-      deleteConfirm: (u: string) => `Delete the user ${u}?`,
+      deleteConfirm: (u: string) => `Delete the user ${u}?`, logsOf: (u: string) => `AAA logs of ${u}`,
       account: 'Account', mfa: 'Second factor (TOTP)', mfaOn: (at: string) => `on since ${at}`, mfaOff: 'off', mfaUnavailable: 'not available', mfaReset: 'Reset the second factor', mfaLink: 'Email the setup link',
       mfaResetConfirm: (u: string) => `Remove the authenticator of ${u}? Their next sign-in asks for no code.`,
       endSessions: 'End all sessions', sessionsConfirm: (u: string) => `Sign ${u} out everywhere?`, clearLockout: 'Clear the lockout',

@@ -26,7 +26,7 @@ export function Logs() {
   const url = new URLSearchParams(location.search)
   const [kind, setKindState] = useState<LogKind>(() => LOG_KINDS.find((k) => k.path === url.get('kind')) ?? LOG_KINDS[0])
   const [search, setSearch] = useState(url.get('search') ?? '')
-  const [f, setF] = useState({ username: '', nas_ip: '', date_from: '', date_to: '' })
+  const [f, setF] = useState({ username: url.get('username') ?? '', nas_ip: '', date_from: '', date_to: '' })
   const [enums, setEnums] = useState<Record<string, string | null>>({})
   const [sort, setSort] = useState<{ by: string; order: 'asc' | 'desc' }>({ by: 'timestamp', order: 'desc' })
   const [page, setPage] = useState(1)
@@ -35,14 +35,20 @@ export function Logs() {
   // own update re-rendered the screen, so a fresh literal here re-rendered the whole table every 300 ms, forever.
   const typed = useMemo(() => ({ search, ...f }), [search, f])
   const [debounced] = useDebouncedValue(typed, 300)
-  const keep = (k: LogKind, s: string) => history.replaceState(null, '', `/logs?kind=${k.path}${s ? `&search=${encodeURIComponent(s)}` : ''}`)
+  // The tab, the search and the user filter live in the URL: a link (a user's entries, from the users screen) or a reload keeps them.
+  const keep = (k: LogKind, s: string, user: string) => {
+    const q = new URLSearchParams({ kind: k.path })
+    if (s) q.set('search', s)
+    if (user) q.set('username', user)
+    history.replaceState(null, '', `/logs?${q}`)
+  }
   const setKind = (p: string | null) => {
     const k = LOG_KINDS.find((x) => x.path === p) ?? LOG_KINDS[0]
     setKindState(k)
     setEnums({})
     setSort({ by: 'timestamp', order: 'desc' })
     setPage(1)
-    keep(k, search)
+    keep(k, search, f.username)
   }
   const query = {
     search: debounced.search || undefined, username: debounced.username || undefined, nas_ip: debounced.nas_ip || undefined,
@@ -60,6 +66,7 @@ export function Logs() {
   const setFilter = (k: keyof typeof f, v: string) => {
     setF((o) => ({ ...o, [k]: v }))
     setPage(1)
+    if (k === 'username') keep(kind, search, v)
   }
   const header = (col: string, label: string) => {
     if (!kind.sortBy.includes(col)) return <Table.Th key={col}>{label}</Table.Th>
@@ -89,7 +96,7 @@ export function Logs() {
       </Tabs>
       <Group align="flex-end" gap="sm">
         <TextInput label={t.common.search} name="search" type="search" placeholder={t.logs.searchPlaceholder} value={search} w={260} error={fieldError(err, 'search')}
-          onChange={(e) => { setSearch(e.currentTarget.value); setPage(1); keep(kind, e.currentTarget.value) }} />
+          onChange={(e) => { setSearch(e.currentTarget.value); setPage(1); keep(kind, e.currentTarget.value, f.username) }} />
         <TextInput label={t.logs.columns.username} name="username" value={f.username} onChange={(e) => setFilter('username', e.currentTarget.value)} w={150} error={fieldError(err, 'username')} />
         <TextInput label={t.logs.columns.nas_ip} name="nas_ip" value={f.nas_ip} onChange={(e) => setFilter('nas_ip', e.currentTarget.value)} w={150} error={fieldError(err, 'nas_ip')} />
         <TextInput label={t.logs.from} name="date_from" type="date" value={f.date_from} onChange={(e) => setFilter('date_from', e.currentTarget.value)} w={150} error={fieldError(err, 'date_from')} />

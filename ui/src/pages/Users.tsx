@@ -3,12 +3,13 @@
  * (enabled, administrator, source, group, role), the form in a dialog to add
  * or change one (UserForm), and delete with a confirmation.
  */
-import { Badge, Group, Select, Stack, Table, TextInput } from '@mantine/core'
+import { Anchor, Badge, Group, Select, Stack, Table, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
-import { useAuth } from '../auth'
+import { useAuth, usePluginRuns } from '../auth'
+import { Link } from '../router'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { options, useAllRoles, useAllUserGroups, type User } from './identity-data'
@@ -54,6 +55,9 @@ export function Users() {
     onSuccess: () => qc.invalidateQueries({ queryKey: ['users'] }),
   })
   const canWrite = auth.can('users.write')
+  const runs = usePluginRuns()
+  // A user's AAA log entries are one click away (the logs screen's user filter, kept in its URL).
+  const canLogs = auth.can('aaa-logs.read') && runs('aaa-logs')
   const groupName = (id: string) => groups.data?.find((g) => g.id === id)?.name ?? '…'
   const yesNo = [{ value: 'true', label: t.common.yes }, { value: 'false', label: t.common.no }]
 
@@ -81,7 +85,10 @@ export function Users() {
           <Table.Tbody>
             {list.data?.items.map((u) => (
               <Table.Tr key={u.id} data-user={u.username} opacity={u.enabled ? 1 : 0.6}>
-                <Table.Td fw={500}>{u.username}</Table.Td>
+                <Table.Td fw={500}>
+                  {u.username}
+                  {canLogs && <Anchor component={Link} href={`/logs?username=${encodeURIComponent(u.username)}`} size="xs" fw={400} ml="xs" aria-label={t.admin.users.logsOf(u.username)}>{t.nav.logs}</Anchor>}
+                </Table.Td>
                 <Table.Td>{u.display_name ?? t.common.none}</Table.Td>
                 <Table.Td>{u.email ?? t.common.none}</Table.Td>
                 <Table.Td>{u.group_ids.map(groupName).join(', ') || t.common.none}</Table.Td>
