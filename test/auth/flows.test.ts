@@ -479,7 +479,7 @@ describe('identity flows', function () {
           const m = mails.length
           expect(await post({ host: 'evil.example' })).to.equal(202)
           const mail = await mailTo(email, m)
-          expect(mail.raw).to.contain(`https://nac.example.test/reset-password?token=${mail.token}`)
+          expect(mail.raw).to.contain(`https://nac.example.test/reset-password#token=${mail.token}`)
           expect(mail.raw).not.to.contain('evil.example')
         } finally {
           await t.admin('PUT', '/api/v1/settings/identity.public_url', { body: { value: null } })

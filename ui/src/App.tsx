@@ -41,8 +41,9 @@ const AuthProfiles = lazy(() => import('./pages/AuthProfiles').then((m) => ({ de
 const NacPolicy = lazy(() => import('./pages/NacPolicy').then((m) => ({ default: m.NacPolicy })))
 const NacSessions = lazy(() => import('./pages/NacSessions').then((m) => ({ default: m.NacSessions })))
 const ProfilingRules = lazy(() => import('./pages/ProfilingRules').then((m) => ({ default: m.ProfilingRules })))
-// The mailed second-factor setup link's page, signed out.
+// The pages mailed links open, signed out: the second-factor setup and the password reset.
 const MfaSetup = lazy(() => import('./pages/MfaSetup').then((m) => ({ default: m.MfaSetup })))
+const ResetPassword = lazy(() => import('./pages/ResetPassword').then((m) => ({ default: m.ResetPassword })))
 
 function page(path: string): ReactNode {
   if (path === '/' || path === '') return <Dashboard />
@@ -79,8 +80,9 @@ export function App() {
   const auth = useAuth()
   const { t } = useI18n()
   const path = usePath()
-  // Opened from a mail, with a setup token rather than a session: before the sign-in.
-  if (path === '/mfa/setup') return <Suspense fallback={<Loader aria-label={t.common.loading} />}><MfaSetup /></Suspense>
+  // Opened from a mail, with a token rather than a session: before the sign-in.
+  const mailed = path === '/mfa/setup' ? <MfaSetup /> : path === '/reset-password' ? <ResetPassword /> : null
+  if (mailed) return <Suspense fallback={<Loader aria-label={t.common.loading} />}>{mailed}</Suspense>
   if (!auth.token) return <SignIn />
   if (!auth.me) {
     return (

@@ -34,3 +34,25 @@ export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchor
   }
   return <a href={href} onClick={click} {...rest} />
 }
+
+/**
+ * The token a mailed link carries in its fragment (`#token=…`: a browser sends a fragment to no
+ * server, so no access log, proxy or Referer holds it), read once; it then leaves the address bar.
+ * Empty when the page was opened without one.
+ */
+export function useLinkToken(): string {
+  const read = () => new URLSearchParams(location.hash.slice(1)).get('token') ?? ''
+  const [token, setToken] = useState(read)
+  useEffect(() => {
+    // Also when the link is opened in a tab already on the page: only the fragment changes, nothing reloads.
+    const take = () => {
+      const found = read()
+      if (found) setToken(found)
+      if (location.hash) history.replaceState(history.state, '', location.pathname)
+    }
+    take()
+    window.addEventListener('hashchange', take)
+    return () => window.removeEventListener('hashchange', take)
+  }, [])
+  return token
+}

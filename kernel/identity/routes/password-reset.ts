@@ -32,9 +32,10 @@ async function sendReset(d: Deps, key: string, log: Logger): Promise<void> {
   await d.knex('password_resets').insert({ token_hash: sha256(token), user_id: row.id, expires_at: new Date(Date.now() + RESET_TTL_MS) })
   // Never from the request's Host header: anyone may ask for anyone's reset, and a link to a
   // host they name would hand them the token (reset poisoning). Without identity.public_url
-  // the mail carries the token alone.
+  // the mail carries the token alone. The token rides in the link's fragment, which a browser sends
+  // to no server (no access log, no proxy, no Referer holds it); the console's page reads it there.
   const base = await d.settings.get(publicUrl)
-  const link = base ? `Set a new password within 30 minutes:\n${base.replace(/\/+$/, '')}/reset-password?token=${token}\n\n` : 'Set a new password within 30 minutes with this token:\n\n'
+  const link = base ? `Set a new password within 30 minutes:\n${base.replace(/\/+$/, '')}/reset-password#token=${token}\n\n` : 'Set a new password within 30 minutes with this token:\n\n'
   try {
     await d.mail.send({
       to: row.email,

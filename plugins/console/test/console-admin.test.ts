@@ -24,6 +24,7 @@ const PASSWORD = 'Portcullis-Idm-2026!'
 const CAROL = 'Kestrel-Strong-Pass-42x'
 const DAVE = 'Plover-Strong-Pass-42x'
 const ERIN = 'Dunlin-Strong-Pass-42x'
+const FRANK = 'Turnstone-Strong-Pass-42x'
 
 const signIn = (page: Page, t: TestApp, to: string, username = 'admin', password = PASSWORD) => signInAt(page, t.url + to, username, password)
 
@@ -364,5 +365,66 @@ async function pick(page: Page, label: string, option: string) {
     await start.click()
     await page.getByRole('alert').filter({ hasText: 'Срок действия ссылки истёк' }).waitFor()
     await page.context().close()
+  })
+
+  it('resets a forgotten password from the sign-in by the mailed link, a weak one refused, then signs in; the spent link is refused', async () => {
+    const smtp = await startSmtp()
+    const settings = { 'mail.smtp_host': '127.0.0.1', 'mail.smtp_port': smtp.port, 'mail.smtp_tls': 'none', 'identity.public_url': t.url }
+    try {
+      for (const [key, value] of Object.entries(settings)) {
+        const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+        expect(r.status, r.text).to.equal(200)
+      }
+      const made = await t.admin('POST', '/api/v1/users', { body: { username: 'frank', password: 'Forgotten-Strong-Pass-42x', email: 'frank@example.org' } })
+      expect(made.status, made.text).to.equal(201)
+      const page = await (await context(browser, { locale: 'en-US' })).newPage()
+      await page.goto(t.url + '/')
+      await page.getByRole('link', { name: 'Forgot your password?' }).click()
+      await heading(page).filter({ hasText: 'Reset your password' }).waitFor()
+      await page.locator('input[name="username_or_email"]').fill('frank@example.org')
+      await page.getByRole('button', { name: 'Send the reset link' }).click()
+      await page.getByRole('status').filter({ hasText: 'a reset link is on its way' }).waitFor()
+      const mail = await smtp.take('frank@example.org')
+      const link = new RegExp(`${t.url.replace(/[.]/g, '\\.')}/reset-password#token=\\S+`).exec(mail.text)?.[0]
+      expect(link, mail.text).to.be.a('string')
+
+      await page.goto(link!)
+      await heading(page).filter({ hasText: 'Reset your password' }).waitFor()
+      await page.waitForFunction(() => window.location.hash === '')
+      expect(await page.locator('textarea[name="token"]').count(), 'the link brought the token').to.equal(0)
+      // The policy refuses a weak password under its input (the token is not spent); two that differ never leave.
+      await page.locator('input[name="new_password"]').fill('short')
+      await page.locator('input[name="repeat_password"]').fill('short')
+      await page.getByRole('button', { name: 'Set the new password' }).click()
+      expect(await inputError(page, 'new_password')).to.not.equal('')
+      await page.locator('input[name="new_password"]').fill(FRANK)
+      await page.locator('input[name="repeat_password"]').fill(FRANK + '!')
+      await page.getByRole('button', { name: 'Set the new password' }).click()
+      expect(await inputError(page, 'repeat_password')).to.equal('The two passwords differ.')
+      await page.locator('input[name="repeat_password"]').fill(FRANK)
+      await page.getByRole('button', { name: 'Set the new password' }).click()
+      await page.getByRole('status').filter({ hasText: 'Your password is set' }).waitFor()
+      expect((await t.req('POST', '/api/v1/auth/login', { body: { username: 'frank', password: 'Forgotten-Strong-Pass-42x' } })).status).to.equal(401)
+
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.locator('input[name="username"]').fill('frank')
+      await page.locator('input[name="password"]').fill(FRANK)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      expect(await page.getByTestId('whoami').textContent()).to.equal('frank')
+
+      // The link again: its token is spent; the refusal says so, with the way to a new link.
+      const again = await (await context(browser, { locale: 'en-US' })).newPage()
+      await again.goto(link!)
+      await again.locator('input[name="new_password"]').fill(FRANK + '-2')
+      await again.locator('input[name="repeat_password"]').fill(FRANK + '-2')
+      await again.getByRole('button', { name: 'Set the new password' }).click()
+      expect(await again.getByTestId('error-alert').getAttribute('data-code')).to.equal('RESET_TOKEN_INVALID')
+      await again.getByRole('link', { name: 'Ask for a new link' }).waitFor()
+      await again.context().close()
+      await page.context().close()
+    } finally {
+      await t.admin('PUT', '/api/v1/settings/identity.public_url', { body: { value: null } })
+      await smtp.stop()
+    }
   })
 })

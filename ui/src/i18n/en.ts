@@ -270,6 +270,12 @@ const en = {
     expired: 'This setup link has expired or was used already. Ask your administrator to send a new one.',
     done: 'Your authenticator app is set up. Sign in with your password and a code from the app.',
   },
+  resetPassword: {
+    title: 'Reset your password', forgot: 'Forgot your password?', askHint: 'Enter your username or email address: if the account has an email address, a reset link is mailed to it (valid 30 minutes).',
+    account: 'Username or email', send: 'Send the reset link', sent: 'If the account exists and has an email address, a reset link is on its way.',
+    haveToken: 'Have the token from the mail?', token: 'Reset token', set: 'Set the new password',
+    done: 'Your password is set, and every earlier session is ended. Sign in with the new password.', newLink: 'Ask for a new link', back: 'Back to the sign-in',
+  },
 }
 
 export default en

@@ -3,14 +3,15 @@
  * `mfa_required` (a code, POST /mfa/verify); or `password_change_required`
  * (a new password, POST /auth/change-password with that token only).
  */
-import { Anchor, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Anchor, Button, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api, ApiError } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
-import { LanguageSwitch } from '../components/LanguageSwitch'
+import { SignedOutFrame } from '../components/SignedOutFrame'
 import { useI18n } from '../i18n'
+import { Link } from '../router'
 
 type Step = { kind: 'password' } | { kind: 'mfa'; mfaToken: string } | { kind: 'change'; token: string; current: string }
 type Grant = { access_token: string } | { status: 'mfa_required'; mfa_token: string } | { status: 'password_change_required'; password_change_token: string }
@@ -63,8 +64,7 @@ export function SignIn() {
   }
 
   return (
-    <Center mih="100vh" p="md" component="main" id="main">
-      <Paper withBorder shadow="sm" p="xl" w={400} maw="100%" radius="md">
+    <SignedOutFrame>
         <form onSubmit={submit} noValidate aria-labelledby="signin-title">
           <Stack>
             <Title order={1} size="h2" id="signin-title">
@@ -100,10 +100,9 @@ export function SignIn() {
             {step.kind !== 'password' && (
               <Anchor component="button" type="button" size="sm" onClick={restart}>{t.signIn.restart}</Anchor>
             )}
-            <LanguageSwitch />
+            {step.kind === 'password' && <Anchor component={Link} href="/reset-password" size="sm">{t.resetPassword.forgot}</Anchor>}
           </Stack>
         </form>
-      </Paper>
-    </Center>
+    </SignedOutFrame>
   )
 }
