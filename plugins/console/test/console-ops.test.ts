@@ -167,6 +167,25 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     const after = (await t.admin('GET', '/api/v1/deploys?daemon=tac_plus-ng')).body.items
     expect(after.map((d: { status: string }) => d.status)).to.deep.equal(['rolled_back', 'active', 'failed'])
     await screenshot(page, 'deploys')
+
+    // A deploy's details: the files written as the server lists them (path, mode, SHA-256), the check and the reload.
+    await history.getByRole('button', { name: `Details of tac_plus-ng ${first.release}` }).click()
+    const details = page.getByTestId('deploy-details')
+    const one = (await t.admin('GET', `/api/v1/deploys/${first.id}`)).body
+    expect(one.files).to.not.be.empty
+    for (const f of one.files) {
+      const row = details.locator(`tr[data-path="${f.path}"]`)
+      await row.getByText(f.sha256).waitFor()
+      expect(await row.textContent()).to.include(f.mode)
+    }
+    await details.getByText(/^Configuration check: not checked/).waitFor()
+    expect(new URL(page.url()).searchParams.get('deploy'), 'the open deploy is in the URL').to.equal(first.id)
+    await page.keyboard.press('Escape')
+    // The refused attempt, opened by its link: why its check refused it, as the server kept it.
+    const failed = after[2]
+    expect(failed.check_output).to.be.a('string').and.not.equal('')
+    await page.goto(`${t.url}/deploys?deploy=${failed.id}`)
+    expect((await page.getByTestId('check-output').textContent())?.trim()).to.equal(failed.check_output.trim())
     await page.context().close()
   })
 

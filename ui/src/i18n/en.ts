@@ -57,6 +57,10 @@ const en = {
     diff: 'What a deploy would change', noChanges: 'No changes.',
     change: { added: 'added', removed: 'removed', changed: 'changed', unchanged: 'unchanged' },
     status: { pending: 'in progress', active: 'active', failed: 'failed', superseded: 'superseded', rolled_back: 'rolled back' },
+    details: 'Deploy', detailsOf: (d: string, r: string) => `Details of ${d} ${r}`, node: 'Node', activatedAt: 'Activated',
+    files: (n: number) => `Files written (${n})`, path: 'Path', mode: 'Mode', size: 'Bytes',
+    check: 'Configuration check', checkPassed: 'passed', checkFailed: 'failed', notChecked: 'not checked (no daemon binary to check with; deploy.allow_unchecked)',
+    reload: 'Reload', reloadStatus: { ok: 'done', failed: 'failed' }, noOutput: 'No output.',
   },
   policy: {
     title: 'AAA policy', add: 'Add rule', editTitle: 'Edit rule', rules: 'Rules, in evaluation order', name: 'Name', description: 'Description', enabled: 'Enabled',

@@ -58,6 +58,10 @@ const ru: Messages = {
     diff: 'Что изменит развёртывание', noChanges: 'Изменений нет.',
     change: { added: 'добавлен', removed: 'удалён', changed: 'изменён', unchanged: 'без изменений' },
     status: { pending: 'выполняется', active: 'активен', failed: 'ошибка', superseded: 'заменён', rolled_back: 'откачен' },
+    details: 'Развёртывание', detailsOf: (d, r) => `Подробности: ${d} ${r}`, node: 'Узел', activatedAt: 'Активирован',
+    files: (n) => `Записанные файлы (${n})`, path: 'Путь', mode: 'Права', size: 'Байт',
+    check: 'Проверка конфигурации', checkPassed: 'пройдена', checkFailed: 'не пройдена', notChecked: 'не проверялась (нет бинарного файла демона для проверки; deploy.allow_unchecked)',
+    reload: 'Перезагрузка', reloadStatus: { ok: 'выполнена', failed: 'ошибка' }, noOutput: 'Вывода нет.',
   },
   policy: {
     title: 'Политика AAA', add: 'Добавить правило', editTitle: 'Изменить правило', rules: 'Правила в порядке проверки', name: 'Имя', description: 'Описание', enabled: 'Включено',

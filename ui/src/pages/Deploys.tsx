@@ -2,23 +2,23 @@
  * Deploys: what each daemon has not yet deployed (system info's `deploy`),
  * the dry run's per-file diff, the deploy itself (a progress bar while the
  * daemons' checks and reloads run: it takes seconds), the history and the
- * rollback of an earlier release. Refusals (a failed check, another deploy
+ * rollback of an earlier release, a deploy's details (DeployDetails). Refusals (a failed check, another deploy
  * running, a release that cannot be rolled back) show in the alert.
  */
-import { Badge, Button, Code, Group, Paper, Progress, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Button, Code, Group, Paper, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import type { Deploy } from '../api/types'
-import { useAuth } from '../auth'
+import { useAuth, usePluginRuns } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
+import { DeployDetails, STATUS_COLOR } from './DeployDetails'
 import { RadiusConfigPreview } from './RadiusConfigPreview'
 import { Pager } from '../components/crud'
 
 type DryRun = { daemon: string; current_release: string | null; changes: { path: string; change: string; diff: string }[] }
-const STATUS_COLOR: Record<string, string> = { active: 'green', failed: 'red', pending: 'blue', superseded: 'gray', rolled_back: 'orange' }
 
 export function Deploys() {
   const { t, language } = useI18n()
@@ -29,6 +29,13 @@ export function Deploys() {
   const [page, setPage] = useState(1)
   const [daemon, setDaemon] = useState<string | null>(null)
   const [comment, setComment] = useState('')
+  const runs = usePluginRuns()
+  // The deploy whose details are open, kept in the URL (a link to it can be sent).
+  const [open, setOpen] = useState(() => new URLSearchParams(location.search).get('deploy'))
+  const show = (id: string | null) => {
+    setOpen(id)
+    window.history.replaceState(null, '', id ? `/deploys?deploy=${id}` : '/deploys')
+  }
   const history = useQuery({
     queryKey: ['deploys', 'history', page, daemon],
     queryFn: () => api.get('/api/v1/deploys', { query: { page, per_page: 20, sort_by: 'created_at', sort_order: 'desc', daemon: daemon ?? undefined } }),
@@ -134,7 +141,9 @@ export function Deploys() {
                   <Table.Tr key={d.id} data-status={d.status}>
                     <Table.Td>{when(d.created_at, language)}</Table.Td>
                     <Table.Td>{d.daemon}</Table.Td>
-                    <Table.Td ff="monospace">{d.release}</Table.Td>
+                    <Table.Td>
+                      <UnstyledButton ff="monospace" fz="sm" td="underline" onClick={() => show(d.id)} aria-label={t.deploys.detailsOf(d.daemon, d.release)}>{d.release}</UnstyledButton>
+                    </Table.Td>
                     <Table.Td style={{ whiteSpace: 'nowrap' }}><Badge color={STATUS_COLOR[d.status]} title={d.check_output ?? undefined} styles={{ label: { overflow: 'visible' } }}>{t.deploys.status[d.status]}</Badge></Table.Td>
                     <Table.Td>{d.actor_name ?? t.common.none}</Table.Td>
                     <Table.Td>{d.comment ?? t.common.none}</Table.Td>
@@ -155,7 +164,8 @@ export function Deploys() {
           {history.data && <Pager pages={history.data.pages} page={page} onPage={setPage} />}
         </Stack>
       </Paper>
-      {auth.can('radius.read') && (!info.data || info.data.plugins.some((p) => p.id === 'radius')) && <RadiusConfigPreview />}
+      {auth.can('radius.read') && runs('radius') && <RadiusConfigPreview />}
+      <DeployDetails id={open} onClose={() => show(null)} />
     </Stack>
   )
 }

@@ -1,0 +1,63 @@
+/**
+ * One deploy, in a drawer opened from the history (its id kept in the URL,
+ * `/deploys?deploy=…`, so it can be sent to a colleague): the release and its
+ * state, who deployed it and when, the files written (path, mode, size,
+ * SHA-256: what an auditor compares with the node's disk), the daemon's
+ * configuration check and the reload, each with its output as the daemon
+ * printed it.
+ */
+import { Badge, Code, Drawer, Stack, Table, Text, Title } from '@mantine/core'
+import { useQuery } from '@tanstack/react-query'
+import { api } from '../api/client'
+import { ErrorAlert } from '../components/errors'
+import { useI18n } from '../i18n'
+import { when } from './format'
+
+const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
+export const STATUS_COLOR = { active: 'green', failed: 'red', pending: 'blue', superseded: 'gray', rolled_back: 'orange' } as const
+
+export function DeployDetails({ id, onClose }: { id: string | null; onClose(): void }) {
+  const { t, language } = useI18n()
+  const deploy = useQuery({ queryKey: ['deploys', 'one', id], queryFn: () => api.get('/api/v1/deploys/{deploy_id}', { params: { deploy_id: id! } }), enabled: !!id })
+  const d = deploy.data
+  const checked = !d ? '' : d.checked === true ? t.deploys.checkPassed : d.checked === false ? t.deploys.checkFailed : t.deploys.notChecked
+  const meta: [string, string | null][] = d
+    ? [
+        [t.dashboard.daemon, d.daemon], [t.dashboard.release, d.release], [t.deploys.node, d.node_id], [t.dashboard.who, d.actor_name],
+        [t.dashboard.at, when(d.created_at, language)], [t.deploys.activatedAt, d.activated_at ? when(d.activated_at, language) : null], [t.deploys.comment, d.comment],
+      ]
+    : []
+  return (
+    <Drawer opened={!!id} onClose={onClose} position="right" size="xl" title={t.deploys.details}>
+      <ErrorAlert error={deploy.error} />
+      {d && (
+        <Stack data-testid="deploy-details">
+          <Badge color={STATUS_COLOR[d.status]} size="lg">{t.deploys.status[d.status]}</Badge>
+          <Table withRowBorders={false} verticalSpacing={2} layout="fixed">
+            <Table.Tbody>
+              {meta.filter(([, v]) => v).map(([k, v]) => <Table.Tr key={k}><Table.Th w={170}>{k}</Table.Th><Table.Td style={{ overflowWrap: 'anywhere' }}>{v}</Table.Td></Table.Tr>)}
+            </Table.Tbody>
+          </Table>
+          <Title order={3} size="h5">{t.deploys.files(d.files.length)}</Title>
+          <Table.ScrollContainer minWidth={560}>
+            <Table striped aria-label={t.deploys.files(d.files.length)} data-testid="deploy-files">
+              <Table.Thead><Table.Tr><Table.Th>{t.deploys.path}</Table.Th><Table.Th>{t.deploys.mode}</Table.Th><Table.Th>{t.deploys.size}</Table.Th><Table.Th>SHA-256</Table.Th></Table.Tr></Table.Thead>
+              <Table.Tbody>
+                {d.files.map((f) => (
+                  <Table.Tr key={f.path} data-path={f.path}>
+                    <Table.Td ff="monospace">{f.path}</Table.Td><Table.Td ff="monospace">{f.mode}</Table.Td><Table.Td>{f.size.toLocaleString(language)}</Table.Td>
+                    <Table.Td ff="monospace" fz="xs" style={{ overflowWrap: 'anywhere' }}>{f.sha256}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+          <Title order={3} size="h5">{t.deploys.check}: {checked}</Title>
+          {d.check_output && <Code block style={WRAP} data-testid="check-output">{d.check_output}</Code>}
+          <Title order={3} size="h5">{t.deploys.reload}: {d.reload_status ? t.deploys.reloadStatus[d.reload_status] : t.common.none}</Title>
+          {d.reload_output ? <Code block style={WRAP} data-testid="reload-output">{d.reload_output}</Code> : <Text size="sm" c="dimmed">{t.deploys.noOutput}</Text>}
+        </Stack>
+      )}
+    </Drawer>
+  )
+}
