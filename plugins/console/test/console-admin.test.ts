@@ -268,7 +268,12 @@ async function pick(page: Page, label: string, option: string) {
       await account.getByRole('status').filter({ hasText: 'The lockout is cleared' }).waitFor()
       await account.getByText(/^Lockout last cleared/).waitFor()
       expect((await t.admin('GET', `/api/v1/users/${dave}`)).body.lockout_cleared_at).to.be.a('string')
-      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
+      // The user's own audit trail, one click away: what was just done to dave is in it.
+      await account.getByRole('link', { name: 'Audit trail of this record' }).click()
+      await heading(page).filter({ hasText: 'Audit trail' }).waitFor()
+      expect(await page.locator('input[name="resource_id"]').inputValue()).to.equal(dave)
+      await page.getByTestId('audit-table').locator('tr[data-action="user.lockout_clear"]').waitFor()
+      expect(await page.getByTestId('audit-table').locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')))).to.include('user.create')
 
       // The role: the question says whom it is taken from; deleted, dave and the group no longer hold it.
       await page.getByRole('navigation').getByRole('link', { name: 'Roles', exact: true }).click()

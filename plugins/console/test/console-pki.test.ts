@@ -152,6 +152,15 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     const text = spawnSync('openssl', ['crl', '-in', (await crl.path())!, '-noout', '-text']).stdout.toString()
     expect(text).to.include(`Serial Number: ${cert.serial}`)
     expect(text).to.include('Key Compromise')
+
+    // The certificate's own audit trail, from its details: its issue and its revocation.
+    await page.keyboard.press('Escape')
+    await menu.getByRole('link', { name: 'Certificates', exact: true }).click()
+    await page.locator(`tr[data-serial="${cert.serial}"]`).getByRole('button').first().click()
+    await cd.getByRole('link', { name: 'Audit trail of this record' }).click()
+    await page.getByRole('heading', { name: 'Audit trail', level: 1 }).waitFor()
+    await page.getByTestId('audit-table').locator('tr[data-action="pki_certificate.revoke"]').waitFor()
+    expect(await page.getByTestId('audit-table').locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')))).to.have.members(['pki_certificate.issue', 'pki_certificate.revoke'])
     await page.context().close()
   })
 

@@ -159,7 +159,7 @@ const en = {
       deleteConfirm: (n: string, u: number, g: number) => `Delete the role ${n}? It is taken from ${u} user(s) and ${g} group(s).`,
     },
     audit: {
-      title: 'Audit trail', who: 'Who', action: 'Action', actionHint: 'auth.login, or a prefix: auth.', searchHint: 'Action, resource, who…', resource: 'Resource type', resourceId: 'Resource id', outcome: 'Outcome',
+      title: 'Audit trail', ofThis: 'Audit trail of this record', who: 'Who', action: 'Action', actionHint: 'auth.login, or a prefix: auth.', searchHint: 'Action, resource, who…', resource: 'Resource type', resourceId: 'Resource id', outcome: 'Outcome',
       outcomes: { success: 'success', failure: 'failure' }, from: 'From', to: 'To', at: 'When', reason: 'Reason', ip: 'Address', empty: 'No entries match.',
       entry: 'Audit entry', before: 'Before', after: 'After', field: 'Field', changed: 'changed', onlyChanged: 'Only the changed fields', requestId: 'Request', userAgent: 'Browser or client',
       open: (a: string, at: string) => `Details of ${a} at ${at}`, masked: 'Secrets are masked by the server.',

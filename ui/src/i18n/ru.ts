@@ -160,7 +160,7 @@ const ru: Messages = {
       deleteConfirm: (n, u, g) => `Удалить роль ${n}? Она будет отнята у пользователей (${u}) и групп (${g}).`,
     },
     audit: {
-      title: 'Журнал аудита', who: 'Кто', action: 'Действие', actionHint: 'auth.login или префикс: auth.', searchHint: 'Действие, объект, кто…', resource: 'Тип объекта', resourceId: 'Id объекта', outcome: 'Итог',
+      title: 'Журнал аудита', ofThis: 'Журнал аудита этой записи', who: 'Кто', action: 'Действие', actionHint: 'auth.login или префикс: auth.', searchHint: 'Действие, объект, кто…', resource: 'Тип объекта', resourceId: 'Id объекта', outcome: 'Итог',
       outcomes: { success: 'успех', failure: 'отказ' }, from: 'С', to: 'По', at: 'Когда', reason: 'Причина', ip: 'Адрес', empty: 'Записей не найдено.',
       entry: 'Запись аудита', before: 'До', after: 'После', field: 'Поле', changed: 'изменено', onlyChanged: 'Только изменённые поля', requestId: 'Запрос', userAgent: 'Браузер или клиент',
       open: (a, at) => `Подробности ${a} в ${at}`, masked: 'Секреты скрыты сервером.',

@@ -14,6 +14,7 @@ import { useI18n } from '../i18n'
 import { DownloadLink } from './DownloadLink'
 import { when } from './format'
 import { REASONS, STATUS_COLOR, saveText, useCas, type Certificate } from './pki-data'
+import { AuditLink } from '../components/AuditLink'
 
 export function CertificateDetails({ id, caName, onClose }: { id: string | null; caName(id: string): string; onClose(): void }) {
   const { t } = useI18n()
@@ -55,6 +56,7 @@ function Details({ c, caName }: { c: Certificate; caName(id: string): string }) 
         <Button variant="default" size="sm" onClick={() => saveText(`${c.serial}.pem`, c.certificate)}>{t.pki.downloadCertificate}</Button>
         {ca && <Button variant="default" size="sm" onClick={() => saveText(`${c.serial}-chain.pem`, c.certificate + ca.certificate + ca.chain)}>{t.pki.downloadChain}</Button>}
         {auth.can('pki.revoke') && c.status !== 'revoked' && <Button color="red" variant="light" size="sm" onClick={() => setRevoking(true)}>{t.pki.certs.revoke}</Button>}
+        <AuditLink type="pki_certificate" id={c.id} />
       </Group>
       {auth.can('pki.issue') && c.status !== 'revoked' && <DownloadLink certificate={c} />}
       <Code block fz="xs">{c.certificate}</Code>

@@ -15,6 +15,7 @@ import { useI18n } from '../i18n'
 import { when } from './format'
 import { atListField, options, useAllRoles, useAllUserGroups, type User, type UserCreate } from './identity-data'
 import { FormDialog } from '../components/crud'
+import { AuditLink } from '../components/AuditLink'
 
 const FIELDS = ['username', 'display_name', 'email', 'password', 'source', 'enabled', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password', 'expires_at', 'group_ids', 'role_ids']
 
@@ -146,6 +147,7 @@ function AccountActions({ user }: { user: User }) {
         <Button size="xs" variant="default" loading={action.isPending && action.variables === 'lockout'} onClick={() => action.mutate('lockout')}>{t.admin.users.clearLockout}</Button>
       </Group>
       {clearedAt && <Text size="xs" c="dimmed">{t.admin.users.lockoutCleared(when(clearedAt, language))}</Text>}
+      <AuditLink type="user" id={user.id} />
       <ErrorAlert error={action.error} />
       {done && !action.error && <Alert color="green" role="status">{done}</Alert>}
     </Stack>
