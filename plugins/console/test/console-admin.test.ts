@@ -17,7 +17,7 @@ import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { codeAt, enroll, wrongCode } from '../../../test/kit/mfa.js'
-import { startSmtp } from '../../mfa/test/smtp.js'
+import { startSmtp, type TestSmtp } from '../../mfa/test/smtp.js'
 import { context, heading, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Idm-2026!'
@@ -36,6 +36,24 @@ async function pick(page: Page, label: string, option: string) {
   await (await inputByLabel(page, label, { scope: page.getByRole('dialog') })).click()
   await page.getByRole('option', { name: option, exact: true }).click()
   await page.keyboard.press('Escape')
+}
+
+/**
+ * Runs `fn` with the server mailing to a real SMTP listener and, with `publicUrl`, `identity.public_url`
+ * set to the server (so mails carry links to it); the listener stops and the URL is unset after.
+ */
+async function withMail(t: TestApp, { publicUrl }: { publicUrl: boolean }, fn: (smtp: TestSmtp) => Promise<void>): Promise<void> {
+  const smtp = await startSmtp()
+  try {
+    for (const [key, value] of Object.entries({ 'mail.smtp_host': '127.0.0.1', 'mail.smtp_port': smtp.port, 'mail.smtp_tls': 'none', ...(publicUrl ? { 'identity.public_url': t.url } : {}) })) {
+      const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+      expect(r.status, r.text).to.equal(200)
+    }
+    await fn(smtp)
+  } finally {
+    if (publicUrl) await t.admin('PUT', '/api/v1/settings/identity.public_url', { body: { value: null } })
+    await smtp.stop()
+  }
 }
 
 ;(runsOn('postgres') ? describe : describe.skip)('console: users, groups, roles, the audit trail and settings in a browser', function () {
@@ -209,12 +227,7 @@ async function pick(page: Page, label: string, option: string) {
   })
 
   it('acts on an account (second factor, setup link, sessions, lockout) and deletes a role, a group and a user after asking', async () => {
-    const smtp = await startSmtp()
-    try {
-      for (const [key, value] of Object.entries({ 'mail.smtp_host': '127.0.0.1', 'mail.smtp_port': smtp.port, 'mail.smtp_tls': 'none' })) {
-        const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
-        expect(r.status, r.text).to.equal(200)
-      }
+    await withMail(t, { publicUrl: false }, async (smtp) => {
       const mk = async (p: string, body: object) => {
         const r = await t.admin('POST', p, { body })
         expect(r.status, r.text).to.equal(201)
@@ -297,19 +310,11 @@ async function pick(page: Page, label: string, option: string) {
       expect(asked.pop()).to.equal('Delete the user dave?')
       expect((await t.admin('GET', `/api/v1/users/${dave}`)).status).to.equal(404)
       await page.context().close()
-    } finally {
-      await smtp.stop()
-    }
+    })
   })
 
   it('sets up the second factor from the mailed link, signed out, then signs in with a code; the spent link is refused', async () => {
-    const smtp = await startSmtp()
-    const settings = { 'mail.smtp_host': '127.0.0.1', 'mail.smtp_port': smtp.port, 'mail.smtp_tls': 'none', 'identity.public_url': t.url }
-    try {
-      for (const [key, value] of Object.entries(settings)) {
-        const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
-        expect(r.status, r.text).to.equal(200)
-      }
+    await withMail(t, { publicUrl: true }, async (smtp) => {
       const made = await t.admin('POST', '/api/v1/users', { body: { username: 'erin', password: ERIN, email: 'erin@example.org' } })
       expect(made.status, made.text).to.equal(201)
       const erin = made.body.id as string
@@ -354,10 +359,7 @@ async function pick(page: Page, label: string, option: string) {
       await again.getByRole('alert').filter({ hasText: 'This setup link has expired or was used already.' }).waitFor()
       await again.context().close()
       await page.context().close()
-    } finally {
-      await t.admin('PUT', '/api/v1/settings/identity.public_url', { body: { value: null } })
-      await smtp.stop()
-    }
+    })
   })
 
   it('asks for the setup token when the setup page is opened without one, in Russian', async () => {
@@ -373,13 +375,7 @@ async function pick(page: Page, label: string, option: string) {
   })
 
   it('resets a forgotten password from the sign-in by the mailed link, a weak one refused, then signs in; the spent link is refused', async () => {
-    const smtp = await startSmtp()
-    const settings = { 'mail.smtp_host': '127.0.0.1', 'mail.smtp_port': smtp.port, 'mail.smtp_tls': 'none', 'identity.public_url': t.url }
-    try {
-      for (const [key, value] of Object.entries(settings)) {
-        const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
-        expect(r.status, r.text).to.equal(200)
-      }
+    await withMail(t, { publicUrl: true }, async (smtp) => {
       const made = await t.admin('POST', '/api/v1/users', { body: { username: 'frank', password: 'Forgotten-Strong-Pass-42x', email: 'frank@example.org' } })
       expect(made.status, made.text).to.equal(201)
       const page = await (await context(browser, { locale: 'en-US' })).newPage()
@@ -427,9 +423,6 @@ async function pick(page: Page, label: string, option: string) {
       await again.getByRole('link', { name: 'Ask for a new link' }).waitFor()
       await again.context().close()
       await page.context().close()
-    } finally {
-      await t.admin('PUT', '/api/v1/settings/identity.public_url', { body: { value: null } })
-      await smtp.stop()
-    }
+    })
   })
 })
