@@ -348,4 +348,77 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     await screenshot(page, 'nac-endpoints')
     await page.context().close()
   })
+
+  it('sets a device type by hand and back, shows the CoA history with its filters, and changes a NAS\'s CoA settings (a bad port refused)', async () => {
+    const mac = '00:1b:63:84:45:e6'
+    const ep = (await t.admin('GET', `/api/v1/nac/endpoints?mac=${mac}`)).body.items[0] as { id: string }
+    const page = await (await context(browser, { locale: 'en-US' })).newPage()
+    await signIn(page, t, '/nac/endpoints')
+    await page.getByRole('heading', { name: 'Endpoints', level: 1 }).waitFor()
+    const row = page.getByTestId('endpoints-table').locator(`tr[data-mac="${mac}"]`)
+    await row.getByRole('button', { name: `Edit ${mac}` }).click()
+    const box = page.getByTestId('endpoint-device-type')
+    await box.locator('input[name="device_type"]').fill('label-printer')
+    await box.getByRole('button', { name: 'Set by hand' }).click()
+    await box.getByText('Set by hand: profiling does not change it.').waitFor()
+    let e = (await t.admin('GET', `/api/v1/nac/endpoints/${ep.id}`)).body
+    expect([e.device_type, e.device_type_confidence]).to.deep.equal(['label-printer', 100])
+    await page.getByRole('button', { name: 'Cancel' }).click()
+    await row.getByText('set by hand', { exact: true }).waitFor()
+    await row.getByText(/100% sure: set by hand by admin/).waitFor()
+    // Back to profiling: the type is cleared for profiling to decide again, the mark goes.
+    await row.getByRole('button', { name: `Edit ${mac}` }).click()
+    await box.getByRole('button', { name: 'Back to profiling' }).click()
+    await box.getByText('Not set: profiling decides.').waitFor()
+    e = (await t.admin('GET', `/api/v1/nac/endpoints/${ep.id}`)).body
+    expect([e.device_type, e.device_type_confidence]).to.deep.equal([null, null])
+
+    // The endpoint's CoA history, from its dialog: the requests the sessions test sent by hand are there, newest first.
+    await box.getByRole('link', { name: `CoA history of ${mac}` }).click()
+    await page.getByRole('tab', { name: 'CoA history', selected: true }).waitFor()
+    const history = page.getByTestId('coa-table')
+    await page.getByRole('button', { name: `Stop filtering by ${mac}` }).waitFor()
+    const all = (await t.admin('GET', `/api/v1/nac/coa-requests?endpoint_id=${ep.id}&per_page=100`)).body as { total: number; items: { id: string; result: string }[] }
+    expect(all.total).to.be.greaterThan(1)
+    await page.getByText(`${all.total} in all`).waitFor()
+    expect(await history.locator('tbody tr').first().getAttribute('data-coa')).to.equal(all.items[0].id)
+    // Filtered by hand and ACK: the re-authentication alone.
+    await page.getByLabel('Reason', { exact: true }).first().click()
+    await page.getByRole('option', { name: 'by hand' }).click()
+    await page.getByLabel('Result', { exact: true }).first().click()
+    await page.getByRole('option', { name: 'acknowledged (ACK)' }).click()
+    await page.getByText('1 in all').waitFor()
+    const ack = history.locator('tbody tr[data-result="ack"]')
+    await ack.getByText('Re-authenticate').waitFor()
+    await ack.getByText('admin').waitFor()
+    expect(await history.locator('tbody tr').count()).to.equal(1)
+
+    // The NAS's CoA settings, from the device column: the effective values, a port out of range refused under its input.
+    const dev = (await t.admin('GET', '/api/v1/devices?search=access-sw-2')).body.items[0] as { id: string }
+    const before = (await t.admin('GET', `/api/v1/nac/coa-nas/${dev.id}`)).body
+    await ack.getByRole('button', { name: 'CoA settings of access-sw-2' }).click()
+    const form = page.getByTestId('coa-nas-form')
+    await form.getByTestId('coa-nas-effective').getByText(`Now: port ${before.port}, dialect Cisco`, { exact: false }).waitFor()
+    expect(await form.locator('input[name="port"]').inputValue()).to.equal(String(before.port))
+    await form.locator('input[name="port"]').fill('70000')
+    await form.getByRole('button', { name: 'Save' }).click()
+    expect(await inputError(page, 'port')).to.not.equal('')
+    expect((await t.admin('GET', `/api/v1/nac/coa-nas/${dev.id}`)).body).to.deep.equal(before)
+    // The RFC 5176 dialect on port 3799.
+    await form.locator('input[name="port"]').fill('3799')
+    await form.getByLabel('Dialect').click()
+    await page.getByRole('option', { name: 'RFC 5176' }).click()
+    await form.getByRole('button', { name: 'Save' }).click()
+    await form.waitFor({ state: 'detached' })
+    let nasNow = (await t.admin('GET', `/api/v1/nac/coa-nas/${dev.id}`)).body
+    expect([nasNow.port, nasNow.dialect, nasNow.effective_dialect]).to.deep.equal([3799, 'rfc5176', 'rfc5176'])
+    // Back to the settings: the override goes.
+    await ack.getByRole('button', { name: 'CoA settings of access-sw-2' }).click()
+    await form.getByText('Now: port 3799, dialect RFC 5176').waitFor()
+    await form.page().getByRole('button', { name: 'Back to the settings' }).click()
+    await form.getByText('Now: port 3799, dialect Cisco', { exact: false }).waitFor()
+    nasNow = (await t.admin('GET', `/api/v1/nac/coa-nas/${dev.id}`)).body
+    expect([nasNow.port, nasNow.dialect]).to.deep.equal([null, 'auto'])
+    await page.context().close()
+  })
 })

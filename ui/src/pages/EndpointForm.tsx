@@ -14,6 +14,7 @@ import type { Endpoint } from './nac-data'
 import { SearchSelect } from '../components/SearchSelect'
 import { endpointGroupPicker, userPicker } from './pickers'
 import { FormDialog } from '../components/crud'
+import { EndpointDeviceType } from './EndpointDeviceType'
 
 const FIELDS = ['mac', 'description', 'endpoint_group_id', 'owner_user_id']
 
@@ -38,7 +39,7 @@ export function EndpointForm({ endpoint, onClose }: { endpoint: Endpoint | null;
   })
   const err = (f: string) => fieldError(save.error, f)
   return (
-    <FormDialog title={endpoint ? t.nac.editEndpoint : t.nac.addEndpoint} size="lg" testId="endpoint-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!endpoint} onClose={onClose} onSubmit={() => save.mutate()}>
+    <FormDialog title={endpoint ? t.nac.editEndpoint : t.nac.addEndpoint} size="lg" testId="endpoint-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!endpoint} onClose={onClose} onSubmit={() => save.mutate()} after={endpoint && <EndpointDeviceType endpoint={endpoint} />}>
       <TextInput label={t.nac.mac} name="mac" required data-autofocus description={t.nac.macHint} value={v.mac} onChange={(e) => set('mac', e.currentTarget.value)} error={err('mac')} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} />
       <Group grow align="flex-start">
         <SearchSelect label={t.nac.group} name="endpoint_group_id" placeholder={t.nac.noGroup} clearable source={endpointGroupPicker} selectedLabel={endpoint?.endpoint_group_name} value={v.group} onChange={(x) => set('group', x)} error={err('endpoint_group_id')} />

@@ -15,6 +15,7 @@ import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { EndpointForm } from './EndpointForm'
+import { setByHand } from './EndpointDeviceType'
 import { EndpointImport } from './EndpointImport'
 import { when } from './format'
 import type { Endpoint } from './nac-data'
@@ -91,7 +92,7 @@ export function Endpoints() {
                 <Table.Td ff="monospace">{e.mac} {e.locally_administered && <Badge size="xs" tt="none" color="gray">{t.nac.local}</Badge>}</Table.Td>
                 <Table.Td>{e.vendor ?? t.common.none}</Table.Td>
                 <Table.Td>
-                  <Text size="sm">{e.device_type ?? t.common.none}</Text>
+                  <Text size="sm">{e.device_type ?? t.common.none} {setByHand(e) && <Badge size="xs" tt="none" color="violet">{t.nac.manualBadge}</Badge>}</Text>
                   {e.device_type_confidence !== null && <Text size="xs" c="dimmed">{t.nac.confidence(e.device_type_confidence)}{e.device_type_reason ? `: ${e.device_type_reason}` : ''}</Text>}
                 </Table.Td>
                 <Table.Td>{e.endpoint_group_name ?? t.common.none}</Table.Td>

@@ -5,8 +5,9 @@
  * `nac.coa.send`, a Change of Authorization for a session's endpoint
  * (re-authenticate, disconnect, bounce the port) whose outcome (the NAS's ACK
  * or NAK with its Error-Cause, a timeout, a refusal) shows above the list.
+ * With `nac.read`, a second tab: the CoA history (CoaHistory.tsx; `?tab=coa`).
  */
-import { Alert, Badge, Button, Group, Loader, Menu, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Alert, Badge, Button, Group, Loader, Menu, SegmentedControl, Stack, Table, Tabs, Text, TextInput, Title } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -16,6 +17,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { ListFooter } from '../components/crud'
+import { CoaHistory } from './CoaHistory'
 
 const PER_PAGE = 50
 type Action = 'reauthenticate' | 'disconnect' | 'bounce-port'
@@ -50,16 +52,34 @@ export function NacSessions() {
     setPage(1)
   }
   const r = coa.data
+  const canHistory = auth.can('nac.read')
+  const [tab, setTabState] = useState(() => (new URLSearchParams(location.search).get('tab') === 'coa' ? 'coa' : 'sessions'))
+  const setTab = (x: string | null) => {
+    setTabState(x ?? 'sessions')
+    history.replaceState(null, '', x === 'coa' ? '/nac/sessions?tab=coa' : '/nac/sessions')
+  }
+  const showHistory = canHistory && tab === 'coa'
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={1} size="h2">{t.nac.sessions}</Title>
-        <Group>
-          {(['xlsx', 'csv'] as const).map((x) => (
-            <Button key={x} variant="default" loading={exporter.isPending && exporter.variables === x} onClick={() => exporter.mutate(x)}>{t.nac.export(x)}</Button>
-          ))}
-        </Group>
+        {!showHistory && (
+          <Group>
+            {(['xlsx', 'csv'] as const).map((x) => (
+              <Button key={x} variant="default" loading={exporter.isPending && exporter.variables === x} onClick={() => exporter.mutate(x)}>{t.nac.export(x)}</Button>
+            ))}
+          </Group>
+        )}
       </Group>
+      {canHistory && (
+        <Tabs value={showHistory ? 'coa' : 'sessions'} onChange={setTab}>
+          <Tabs.List>
+            <Tabs.Tab value="sessions">{t.nac.sessions}</Tabs.Tab>
+            <Tabs.Tab value="coa">{t.nac.coaHistory}</Tabs.Tab>
+          </Tabs.List>
+        </Tabs>
+      )}
+      {showHistory ? <CoaHistory /> : <>
       <Group align="flex-end">
         <SegmentedControl aria-label={t.nac.state} value={state} onChange={(x) => { setState(x); setPage(1) }}
           data={[{ value: 'all', label: t.nac.allStates }, ...(['live', 'stale', 'ended'] as const).map((s) => ({ value: s, label: t.nac.states[s] }))]} />
@@ -123,6 +143,7 @@ export function NacSessions() {
       </Table.ScrollContainer>
       {list.data?.total === 0 && <Text c="dimmed">{t.nac.noSessions}</Text>}
       <ListFooter data={list.data} page={page} onPage={setPage} />
+      </>}
     </Stack>
   )
 }
