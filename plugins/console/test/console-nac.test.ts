@@ -407,7 +407,7 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     // The RFC 5176 dialect on port 3799.
     await form.locator('input[name="port"]').fill('3799')
     await form.getByLabel('Dialect').click()
-    await page.getByRole('option', { name: 'RFC 5176' }).click()
+    await page.getByRole('option', { name: 'RFC 5176', exact: true }).click()
     await form.getByRole('button', { name: 'Save' }).click()
     await form.waitFor({ state: 'detached' })
     let nasNow = (await t.admin('GET', `/api/v1/nac/coa-nas/${dev.id}`)).body

@@ -46,7 +46,7 @@ export function CoaNasDialog({ device, onClose }: { device: { id: string; name: 
       )}>
       <ErrorAlert error={cur.error} />
       {d && <Text size="sm" data-testid="coa-nas-effective">{t.nac.coaEffective(d.effective_port, t.nac.dialects[d.effective_dialect])}</Text>}
-      <TextInput label={t.nac.coaPort} name="port" inputMode="numeric" description={t.nac.coaPortHint} placeholder={d ? String(d.effective_port) : ''} disabled={!canWrite} value={v.port} onChange={(e) => setV((o) => ({ ...o, port: e.currentTarget.value }))} error={fieldError(save.error, 'port')} />
+      <TextInput label={t.nac.coaPort} name="port" inputMode="numeric" description={t.nac.coaPortHint} placeholder={d ? String(d.effective_port) : ''} disabled={!canWrite} value={v.port} onChange={(e) => { const port = e.currentTarget.value; setV((o) => ({ ...o, port })) }} error={fieldError(save.error, 'port')} />
       <Select label={t.nac.dialect} name="dialect" disabled={!canWrite} allowDeselect={false} value={v.dialect} onChange={(x) => x && setV((o) => ({ ...o, dialect: x as (typeof DIALECTS)[number] }))} data={DIALECTS.map((x) => ({ value: x, label: t.nac.dialects[x] }))} error={fieldError(save.error, 'dialect')} />
     </FormDialog>
   )
