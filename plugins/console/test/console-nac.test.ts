@@ -7,7 +7,9 @@
  * with conditions (made in the form), a reorder by drag and one by keyboard,
  * the policy test with its trace beside the rules (the answer following the
  * order), the policy test in Russian, and what a reader without the write
- * permissions is shown.
+ * permissions is shown; an endpoint's device type set by hand and handed back
+ * to profiling, the CoA history with its filters (reached from the endpoint),
+ * and a NAS's CoA settings (a port out of range refused under its input).
  */
 import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
@@ -392,6 +394,11 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     await ack.getByText('Re-authenticate').waitFor()
     await ack.getByText('admin').waitFor()
     expect(await history.locator('tbody tr').count()).to.equal(1)
+    // Its NAS's name narrows the list to that NAS too.
+    await ack.getByRole('button', { name: 'access-sw-2', exact: true }).click()
+    await page.getByRole('button', { name: 'Stop filtering by access-sw-2' }).waitFor()
+    expect(new URL(page.url()).searchParams.get('device')).to.equal('access-sw-2')
+    await page.getByText('1 in all').waitFor()
 
     // The NAS's CoA settings, from the device column: the effective values, a port out of range refused under its input.
     const dev = (await t.admin('GET', '/api/v1/devices?search=access-sw-2')).body.items[0] as { id: string }
