@@ -237,7 +237,13 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     // the app answers both in the envelope instead (kernel/http/transport.ts).
     const server = http.createServer({ requireHostHeader: false }, onRequest)
     server.on('checkExpectation', onRequest)
-    server.keepAliveTimeout = 5000
+    // An idle keep-alive socket stays open 30 s (Node's default is 5). A client reusing a socket just as
+    // the server times it out gets ECONNRESET on a request the server never read (undici does not retry
+    // a POST): with 5 s that race was easy to hit whenever the event loop lagged, for instance the
+    // embedded engine's queries running on it while a client paused between calls (found by the RADIUS
+    // differential under load). Clients take the server's Keep-Alive hint, so they retire the socket first.
+    // headersTimeout (60 s) stays longer, as Node wants.
+    server.keepAliveTimeout = 30_000
     server.on('clientError', answerClientError(i18n))
     const sockets = new Set<Socket>()
     server.on('connection', (s) => {
