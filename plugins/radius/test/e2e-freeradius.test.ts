@@ -19,6 +19,8 @@ describe('radius: FreeRADIUS renderer end to end (freeradius -C, daemon, radclie
   let lab: RadiusLab
 
   before(async function () {
+    // A server, a deploy and the daemon's start: on the embedded engine beside a busy CI, over 30 s (a limit, not a timing assertion).
+    this.timeout(180_000)
     if (!FREERADIUS_PRESENT) {
       console.log(`      skipped: ${FREERADIUS_SKIP}`)
       return this.skip()

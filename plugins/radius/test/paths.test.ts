@@ -36,7 +36,9 @@ describe('radius: the FreeRADIUS tree\'s own folders and libdir', () => {
     expect(radiusd).to.include('libdir = "/opt/freeradius/lib:/usr/lib64/freeradius"')
   })
 
-  it('refuses a relative or expandable path in the options at start', async () => {
+  it('refuses a relative or expandable path in the options at start', async function () {
+    // Four server starts: on the embedded engine beside a busy CI, over 30 s (a limit, not a timing assertion).
+    this.timeout(180_000)
     for (const options of [{ 'radius.run_directory': 'run/freeradius' }, { 'radius.run_directory': '/run/${x}' }, { 'radius.freeradius_libdir': '/usr/lib:lib' }, { 'radius.freeradius_libdir': '/usr/lib/%{x}' }]) {
       let failed: unknown = null
       await startTestApp({ plugins: ['inventory', 'radius'], options }).then((t) => t.stop(), (e: unknown) => (failed = e))

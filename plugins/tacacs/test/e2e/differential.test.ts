@@ -249,6 +249,8 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
       const r = seededRandom(SEED + round * 7919)
 
       before(async function () {
+        // A server, a random policy, a render and the daemon's start: over 30 s on a busy machine (a limit, not a timing assertion).
+        this.timeout(180_000)
         if (!tacPlusNgBinary()) skipBecause(this, TAC_PLUS_NG_SKIP)
         t = await startAaaApp()
         policy = await buildPolicy(t, r, round)
