@@ -43,7 +43,7 @@ export function RowActions({ name, confirm, onEdit, onDelete, readOnly = false }
 /**
  * A form in a dialog: Enter submits, Escape closes; `fields` are the inputs
  * that show their own error (the alert shows any other); `editing` labels the
- * submit Save rather than Create.
+ * submit Save rather than Create; `readOnly` leaves only Close.
  */
 export function FormDialog(p: {
   title: string
@@ -58,6 +58,7 @@ export function FormDialog(p: {
   children: ReactNode
   /** What stands in the dialog below the form (actions of their own, outside the submit). */
   after?: ReactNode
+  readOnly?: boolean
 }) {
   const { t } = useI18n()
   const submit = (e: FormEvent) => {
@@ -70,7 +71,7 @@ export function FormDialog(p: {
         <Stack>
           <ErrorAlert error={p.error} fields={p.fields} />
           {p.children}
-          <DialogButtons editing={p.editing} pending={p.pending} onClose={p.onClose} />
+          <DialogButtons editing={p.editing} pending={p.pending} onClose={p.onClose} readOnly={p.readOnly} />
         </Stack>
       </form>
       {p.after}

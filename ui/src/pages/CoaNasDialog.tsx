@@ -40,7 +40,7 @@ export function CoaNasDialog({ device, onClose }: { device: { id: string; name: 
   const remove = useMutation({ mutationFn: () => api.delete('/api/v1/nac/coa-nas/{device_id}', { params: { device_id: device.id } }), onSuccess: done })
   const d = cur.data
   return (
-    <FormDialog title={t.nac.coaSettingsOf(device.name)} testId="coa-nas-form" error={save.error ?? remove.error} fields={['port', 'dialect']} pending={save.isPending} editing onClose={onClose} onSubmit={() => canWrite && save.mutate()}
+    <FormDialog title={t.nac.coaSettingsOf(device.name)} testId="coa-nas-form" error={save.error ?? remove.error} fields={['port', 'dialect']} pending={save.isPending} editing readOnly={!canWrite} onClose={onClose} onSubmit={() => canWrite && save.mutate()}
       after={canWrite && d && (d.port !== null || d.dialect !== 'auto') && (
         <Group justify="flex-start" mt="sm"><Button variant="subtle" color="red" loading={remove.isPending} onClick={() => remove.mutate()}>{t.nac.removeOverride}</Button></Group>
       )}>

@@ -31,7 +31,16 @@ export function NacSessions() {
   const [f, setF] = useState({ mac: '', username: '', nas_ip: '' })
   const [q] = useDebouncedValue(f, 300)
   const filters = { mac: q.mac || undefined, username: q.username || undefined, nas_ip: q.nas_ip || undefined, state: state === 'all' ? undefined : (state as 'live') }
+  const canHistory = auth.can('nac.read')
+  const [tab, setTabState] = useState(() => (new URLSearchParams(location.search).get('tab') === 'coa' ? 'coa' : 'sessions'))
+  const setTab = (x: string | null) => {
+    setTabState(x ?? 'sessions')
+    history.replaceState(null, '', x === 'coa' ? '/nac/sessions?tab=coa' : '/nac/sessions')
+  }
+  const showHistory = canHistory && tab === 'coa'
   const list = useQuery({
+    // Not fetched (nor refreshed every 30 s) while the CoA history tab is the one shown.
+    enabled: !showHistory,
     queryKey: ['nac', 'sessions', page, filters],
     queryFn: () => api.get('/api/v1/nac/sessions', { query: { page, per_page: PER_PAGE, sort_by: 'last_update_at', sort_order: 'desc', ...filters } }),
     placeholderData: keepPreviousData,
@@ -52,13 +61,6 @@ export function NacSessions() {
     setPage(1)
   }
   const r = coa.data
-  const canHistory = auth.can('nac.read')
-  const [tab, setTabState] = useState(() => (new URLSearchParams(location.search).get('tab') === 'coa' ? 'coa' : 'sessions'))
-  const setTab = (x: string | null) => {
-    setTabState(x ?? 'sessions')
-    history.replaceState(null, '', x === 'coa' ? '/nac/sessions?tab=coa' : '/nac/sessions')
-  }
-  const showHistory = canHistory && tab === 'coa'
   return (
     <Stack>
       <Group justify="space-between">
