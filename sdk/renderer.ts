@@ -22,6 +22,15 @@ export interface RenderedFile {
   content: string
   /** Octal file mode; files holding secrets are 0o600. */
   mode: number
+  /**
+   * The secret values this file holds, as the data has them (before any quoting or escaping): device
+   * keys and RADIUS secrets, password verifiers and kept passwords, the MFA internal key, the directory's
+   * bind password… Declared by the code that writes them into the file. No view of a release shows any
+   * of them: every view masks each value, and the forms it takes when written (`secretForms`), in every
+   * file of the release (`releaseMasker`). The deploy keeps them beside the release folder's files
+   * (never in the database), so a view of an older release masks the secrets it was rendered with.
+   */
+  secrets?: string[]
 }
 
 /** The daemon's own configuration check, run on a release folder before it is activated. */
@@ -74,7 +83,9 @@ export interface ConfigRenderer {
 /** One file of the release that is active (deployed) for a daemon. */
 export interface DeployedFile {
   path: string
+  /** Bytes of `content` as shown (masked unless revealed): never the size of the unmasked file. */
   size: number
+  /** Of `content` as shown (masked unless revealed): never a hash of the unmasked file, which would let anyone test a guessed secret. */
   sha256: string
   /** Octal mode as a string, e.g. `0600`. */
   mode: string
@@ -131,6 +142,110 @@ export interface DeploysService {
 }
 
 const SECRET_NAME = /(secret|key|password)/i
+
+/** What every masked secret becomes: one fixed mark, whatever the secret's length. */
+export const SECRET_MASK = '***'
+
+const hexOf = (s: string) => Buffer.from(s, 'utf8').toString('hex')
+
+/**
+ * The forms a secret value may take written in a daemon's file: as is; backslash-escaped in a
+ * double- or single-quoted string (FreeRADIUS, tac_plus-ng, Perl), the quote alone or with the
+ * backslash, with control characters as
+ * octal (tac_plus-ng) or as JSON escapes; hexadecimal (upper and lower case, as `0x…` octets or an NT
+ * hash is written); URL-encoded; base64.
+ */
+export function secretForms(secret: string): string[] {
+  if (!secret) return []
+  const octal = (q: string) => {
+    let out = ''
+    for (const ch of secret) {
+      const c = ch.codePointAt(0)!
+      if (ch === '\\' || ch === q) out += '\\' + ch
+      else if (c < 0x20 || c === 0x7f) out += '\\' + c.toString(8).padStart(3, '0')
+      else out += ch
+    }
+    return out
+  }
+  const hex = hexOf(secret)
+  const forms = [
+    secret,
+    secret.replace(/[\\"]/g, (c) => '\\' + c),
+    secret.replace(/[\\']/g, (c) => '\\' + c),
+    // Some writers escape the quote alone (FreeRADIUS's single-quoted rlm_ldap values).
+    secret.replace(/"/g, '\\"'),
+    secret.replace(/'/g, "\\'"),
+    octal('"'),
+    octal("'"),
+    JSON.stringify(secret).slice(1, -1),
+    hex,
+    hex.toUpperCase(),
+    encodeURIComponent(secret),
+    Buffer.from(secret, 'utf8').toString('base64').replace(/=+$/, ''),
+  ]
+  // A secret that is itself hexadecimal (an NT hash) is written in either case.
+  if (/^[0-9A-Fa-f]+$/.test(secret)) forms.push(secret.toLowerCase(), secret.toUpperCase())
+  return [...new Set(forms.filter((f) => f !== ''))]
+}
+
+/** The first code units of a form that pick its bucket: a form shorter than this is looked up whole. */
+const PREFIX = 8
+
+/**
+ * Replace every occurrence of each secret (in each of its `secretForms`) with `***`, longest first, in
+ * one pass over the text whatever the number of secrets: a release with ten thousand users' verifiers
+ * masks in linear time. The candidates at a position are found by a hash of its first 1 to 8 code units.
+ */
+export function secretValueMasker(secrets: Iterable<string>): (text: string) => string {
+  const tables: Map<number, string[]>[] = Array.from({ length: PREFIX }, () => new Map())
+  let any = false
+  for (const s of secrets) {
+    for (const f of secretForms(s)) {
+      const k = Math.min(f.length, PREFIX)
+      let h = 0
+      for (let j = 0; j < k; j++) h = (Math.imul(h, 31) + f.charCodeAt(j)) | 0
+      const list = tables[k - 1].get(h)
+      if (!list) tables[k - 1].set(h, [f])
+      else if (!list.includes(f)) list.push(f)
+      any = true
+    }
+  }
+  if (!any) return (text) => text
+  for (const t of tables) for (const l of t.values()) l.sort((a, b) => b.length - a.length)
+  const used = tables.map((t) => t.size > 0)
+  return (text) => {
+    let out = ''
+    let last = 0
+    let i = 0
+    const n = text.length
+    while (i < n) {
+      let h = 0
+      let best = 0
+      for (let k = 1; k <= PREFIX && i + k <= n; k++) {
+        h = (Math.imul(h, 31) + text.charCodeAt(i + k - 1)) | 0
+        if (!used[k - 1]) continue
+        const cands = tables[k - 1].get(h)
+        if (cands) for (const c of cands) if (c.length > best && text.startsWith(c, i)) { best = c.length; break }
+      }
+      if (best) {
+        out += text.slice(last, i) + SECRET_MASK
+        i += best
+        last = i
+      } else i++
+    }
+    return last ? out + text.slice(last) : text
+  }
+}
+
+/**
+ * How every view shows a file of a release: each secret value the render declared masked wherever
+ * it appears (the guarantee), then the values of lines naming a secret, key or password (a release
+ * written before renderers declared their secrets, and a second net).
+ */
+export function releaseMasker(secrets: Iterable<string>): (text: string) => string {
+  const values = secretValueMasker(secrets)
+  return (text) => maskConfigSecrets(values(text))
+}
 const ASSIGN = /^(\s*)([^=\n]*?)(\s*(?::=|==|\+=|=)\s*)(\S.*)$/
 
 /**
@@ -167,10 +282,10 @@ export const DeployedConfigResponse = Type.Object(
       Type.Object(
         {
           path: Type.String({ description: 'Relative to the release folder.' }),
-          size: Type.Integer({ minimum: 0, description: 'Bytes on disk (of the unmasked file).' }),
-          sha256: Type.String({ description: 'Of the file on disk (unmasked).' }),
+          size: Type.Integer({ minimum: 0, description: 'Bytes of `content` as shown: of the masked text unless revealed (never of the file on disk, whose size would tell a secret\'s length).' }),
+          sha256: Type.String({ description: 'SHA-256 of `content` as shown: of the masked text unless revealed (never of the file on disk, which would let anyone confirm a guessed secret offline).' }),
           mode: Type.String({ description: 'Octal, e.g. `0600`.' }),
-          content: Type.String({ description: 'The text; values of lines naming a secret, key or password are `***` unless revealed.' }),
+          content: Type.String({ description: 'The text; every secret value the release was rendered with (device keys, RADIUS secrets, verifiers, the MFA internal key, the directory bind password…), wherever it appears and however it is escaped, and the values of lines naming a secret, key or password, are `***` unless revealed.' }),
         },
         { additionalProperties: false },
       ),

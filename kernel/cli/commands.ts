@@ -23,7 +23,8 @@ function printDeploy(io: CliIo, d: DeployView) {
   io.out(`${d.daemon}: ${d.status.toUpperCase()}  release ${d.release}  (deploy ${d.id})`)
   io.out(`  check:  ${checkWord(d.checked)}${d.check_output ? '  ' + d.check_output.split('\n').join('\n          ') : ''}`)
   io.out(`  reload: ${d.reload_status === null ? 'none configured' : d.reload_status === 'ok' ? 'OK' : 'FAILED'}${d.reload_output ? '  ' + d.reload_output : ''}`)
-  for (const f of d.files) io.out(`  ${f.mode}  ${String(f.size).padStart(8)} B  ${f.sha256.slice(0, 16)}  ${f.path}`)
+  // The size and hash of the masked text, as the API shows them (none for a release recorded before).
+  for (const f of d.files) io.out(`  ${f.mode}  ${String(f.size ?? '-').padStart(8)} B  ${(f.sha256 ?? '-').slice(0, 16)}  ${f.path}`)
 }
 
 function printDryRun(io: CliIo, ds: DryRunDaemon[]) {

@@ -2,7 +2,7 @@
  * A small line diff (longest common subsequence) printed as a unified diff with 3 lines of context,
  * and the file-by-file comparison of two releases the dry run shows.
  */
-import { maskConfigSecrets } from '../../sdk/index.js'
+import { releaseMasker } from '../../sdk/index.js'
 import type { ReadFile } from './files.js'
 import type { FileChange } from './model.js'
 
@@ -74,15 +74,20 @@ export function unifiedDiff(before: string, after: string, name: string, context
   return lines.join('\n') + '\n'
 }
 
-/** Each path of either release: added, removed, changed (content or mode) or unchanged, with a diff of the masked contents. */
-export function releaseChanges(before: readonly ReadFile[], after: readonly ReadFile[]): FileChange[] {
+/**
+ * Each path of either release: added, removed, changed (content or mode) or unchanged, with a diff of
+ * the masked contents. `secrets`: those of both releases (the one deployed and the one rendered now),
+ * each masked on both sides, so a secret changed since shows as neither its old nor its new value.
+ */
+export function releaseChanges(before: readonly ReadFile[], after: readonly ReadFile[], secrets: Iterable<string> = []): FileChange[] {
+  const mask = releaseMasker(secrets)
   const b0 = new Map(before.map((f) => [f.path, f]))
   const a0 = new Map(after.map((f) => [f.path, f]))
   return [...new Set([...b0.keys(), ...a0.keys()])].sort().map((p): FileChange => {
     const b = b0.get(p)
     const a = a0.get(p)
     const change = !b ? 'added' : !a ? 'removed' : b.sha256 !== a.sha256 || b.mode !== a.mode ? 'changed' : 'unchanged'
-    const diff = change === 'unchanged' ? '' : unifiedDiff(maskConfigSecrets(b?.content ?? ''), maskConfigSecrets(a?.content ?? ''), p)
+    const diff = change === 'unchanged' ? '' : unifiedDiff(mask(b?.content ?? ''), mask(a?.content ?? ''), p)
     return { path: p, change, diff, mode_before: b?.mode ?? null, mode_after: a?.mode ?? null }
   })
 }

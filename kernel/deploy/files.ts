@@ -7,14 +7,53 @@
 import { createHash } from 'node:crypto'
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeSync, lstatSync, chmodSync, chownSync } from 'node:fs'
 import path from 'node:path'
-import type { RenderedFile } from '../../sdk/index.js'
+import { releaseMasker, type RenderedFile } from '../../sdk/index.js'
 import { onDiskMode, shareFolder, type DaemonGroup } from './account.js'
 
 export interface FileRecord {
   path: string
+  /** Of the file on disk: the integrity check of a rollback and the pending comparison; never shown. */
   sha256: string
   size: number
   mode: string
+  /** Of the file as every view shows it, its secrets masked (releaseMasker): what the API answers. Absent from records written before. */
+  masked_sha256?: string
+  masked_size?: number
+}
+
+/** A file record as the API shows it: the hash and size of the masked text (null for a release recorded before they were kept). */
+export interface ShownFileRecord {
+  path: string
+  sha256: string | null
+  size: number | null
+  mode: string
+}
+
+export const shownFileRecords = (files: readonly FileRecord[]): ShownFileRecord[] =>
+  files.map((f) => ({ path: f.path, sha256: f.masked_sha256 ?? null, size: f.masked_size ?? null, mode: f.mode }))
+
+/**
+ * The secret values of a release (RenderedFile.secrets, every file's), kept in the release folder
+ * under this name, mode 0600 for the service user only (the daemon's group does not read it): the
+ * views of the release mask them. It holds nothing the release's files do not hold already, and
+ * goes with the folder when the folder is removed. Never a rendered file, never listed as one.
+ */
+export const SECRETS_FILE = '.portcullis-secrets.json'
+
+/** Every secret value the files declare, once each. */
+export const declaredSecrets = (files: readonly RenderedFile[]): string[] => [...new Set(files.flatMap((f) => f.secrets ?? []))].sort()
+
+/**
+ * The secret values a release folder was rendered with; null for a folder written before they were
+ * kept (its views then mask by line name only: deploy once to get the full masking).
+ */
+export function readReleaseSecrets(root: string): string[] | null {
+  try {
+    const v: unknown = JSON.parse(readFileSync(path.join(root, SECRETS_FILE), 'utf8'))
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : null
+  } catch {
+    return null
+  }
 }
 
 export const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex')
@@ -40,7 +79,7 @@ function fsyncPath(p: string): void {
 /** A rendered path stays inside its release folder. */
 export function safeRelative(p: string): string {
   const n = path.posix.normalize(p)
-  if (!n || n.startsWith('/') || n === '.' || n.startsWith('../') || n === '..' || n.includes('\0') || n === CURRENT) throw new Error(`renderer returned an unsafe path "${p}"`)
+  if (!n || n.startsWith('/') || n === '.' || n.startsWith('../') || n === '..' || n.includes('\0') || n === CURRENT || n === SECRETS_FILE) throw new Error(`renderer returned an unsafe path "${p}"`)
   return n
 }
 
@@ -54,6 +93,9 @@ export function writeRelease(finalDir: string, files: RenderedFile[], pause: () 
   rmSync(tmp, { recursive: true, force: true })
   mkdirSync(tmp, { recursive: true, mode: 0o700 })
   shareFolder(tmp, group)
+  const secrets = declaredSecrets(files)
+  const mask = releaseMasker(secrets)
+  writeSecrets(path.join(tmp, SECRETS_FILE), secrets)
   const out: FileRecord[] = []
   for (const f of files) {
     const rel = safeRelative(f.path)
@@ -77,13 +119,26 @@ export function writeRelease(finalDir: string, files: RenderedFile[], pause: () 
     if (group) chownSync(t, -1, group.gid)
     chmodSync(t, mode) // the umask may have narrowed it
     renameSync(t, p)
-    out.push({ path: rel, sha256: sha256(f.content), size: Buffer.byteLength(f.content), mode: modeString(mode) })
+    const masked = mask(f.content)
+    out.push({ path: rel, sha256: sha256(f.content), size: Buffer.byteLength(f.content), mode: modeString(mode), masked_sha256: sha256(masked), masked_size: Buffer.byteLength(masked) })
     pause()
   }
   fsyncPath(tmp)
   renameSync(tmp, finalDir)
   fsyncPath(path.dirname(finalDir))
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+}
+
+/** The secrets file of a release: 0600, the service user's alone (never the daemon group's). */
+function writeSecrets(p: string, secrets: string[]): void {
+  const fd = openSync(p, 'w', 0o600)
+  try {
+    writeSync(fd, JSON.stringify(secrets))
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  chmodSync(p, 0o600)
 }
 
 /** Point `<dir>/current` at `release` (a folder name in `dir`): a new link under a temporary name, renamed over the old one. */
@@ -111,6 +166,7 @@ export function listFiles(root: string): string[] {
   const walk = (rel: string) => {
     for (const e of readdirSync(path.join(root, rel), { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name
+      if (r === SECRETS_FILE) continue
       if (e.isDirectory()) walk(r)
       else if (e.isFile()) out.push(r)
     }
@@ -146,11 +202,11 @@ export function releaseIntact(root: string, files: FileRecord[]): boolean {
 /** A release folder name: sortable UTC time, then the deploy id's first 8 characters. */
 export const releaseName = (at: Date, id: string) => `${at.toISOString().replace(/[-:]/g, '').replace('.', '')}-${id.slice(0, 8)}`
 
-/** The current release of a daemon's folder and its files, read from disk; null when none is current. */
-export function readCurrentRelease(dir: string): { release: string; files: ReturnType<typeof readRelease> } | null {
+/** The current release of a daemon's folder, its files and its secrets (readReleaseSecrets), read from disk; null when none is current. */
+export function readCurrentRelease(dir: string): { release: string; files: ReturnType<typeof readRelease>; secrets: string[] | null } | null {
   const release = currentRelease(dir)
   if (!release) return null
   const p = path.join(dir, release)
   if (!existsSync(p) || !lstatSync(p).isDirectory()) return null
-  return { release, files: readRelease(p) }
+  return { release, files: readRelease(p), secrets: readReleaseSecrets(p) }
 }

@@ -1,7 +1,7 @@
 /** The deploy pipeline's record: its errors, settings, rows and the views the routes answer. */
 import { defineError, defineServerOption, defineSetting, Type, type RowOf } from '../../sdk/index.js'
 import type { DeploysTable } from '../db/tables.js'
-import type { FileRecord } from './files.js'
+import { shownFileRecords, type FileRecord, type ShownFileRecord } from './files.js'
 
 export const DeployErrors = {
   checkFailed: defineError(422, 'DEPLOY_CHECK_FAILED', 'core:deploy.check_failed'),
@@ -57,16 +57,21 @@ export const deploySettings = [keepReleasesSetting, lockWaitSetting, allowUnchec
 export type DeployRow = RowOf<typeof DeploysTable>
 export type DeployStatus = DeployRow['status']
 
-export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of'> {
+export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of' | 'files'> {
+  /** The hash and size of each file as the views show it (masked): never of the file on disk. */
+  files: ShownFileRecord[]
   created_at: string
   activated_at: string | null
 }
+
+/** The row's file records as written (hashes of the files on disk): the integrity checks read them, never a view. */
+export const rowFiles = (r: DeployRow): FileRecord[] => (typeof r.files === 'string' ? (JSON.parse(r.files) as FileRecord[]) : r.files)
 
 export const toView = (r: DeployRow): DeployView => {
   const { rollback_of: _r, ...rest } = r
   return {
     ...rest,
-    files: typeof r.files === 'string' ? (JSON.parse(r.files) as FileRecord[]) : r.files,
+    files: shownFileRecords(rowFiles(r)),
     created_at: new Date(r.created_at).toISOString(),
     activated_at: r.activated_at ? new Date(r.activated_at).toISOString() : null,
   }

@@ -9,7 +9,7 @@ import path from 'node:path'
 import type { Knex } from 'knex'
 import type { Logger } from '../../sdk/index.js'
 import { CURRENT, currentRelease, PARTIAL, releaseIntact, releasesDir, switchCurrent } from './files.js'
-import { toView } from './model.js'
+import { rowFiles } from './model.js'
 
 export async function recoverNode(o: { knex: Knex; nodeId: string; dataDir: string; log: Logger }): Promise<void> {
   /** This node's rows, and those recorded before node ids were (an upgraded single node's history). */
@@ -33,7 +33,7 @@ export async function recoverNode(o: { knex: Knex; nodeId: string; dataDir: stri
     const cur = currentRelease(dir)
     if (last) {
       if (cur !== last.release) {
-        if (releaseIntact(path.join(dir, last.release), toView(last).files)) {
+        if (releaseIntact(path.join(dir, last.release), rowFiles(last))) {
           o.log.warn({ daemon, current: cur, last: last.release }, 'current release does not match the database: pointing it back at the release this node activated last')
           switchCurrent(dir, last.release)
         } else o.log.error({ daemon, release: last.release }, 'the release this node activated last is missing or altered; deploy again')

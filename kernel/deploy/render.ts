@@ -4,8 +4,9 @@
  * deploy, the dry run, `portcullis render` and `portcullis check` (service.ts).
  */
 import type { Knex } from 'knex'
-import type { ConfigRenderer, DatabaseService, RenderedFile } from '../../sdk/index.js'
+import { secretValueMasker, type ConfigRenderer, type DatabaseService, type RenderedFile } from '../../sdk/index.js'
 import { runCheck, type CheckOutcome } from './check.js'
+import { readReleaseSecrets } from './files.js'
 import { DeployErrors } from './model.js'
 
 /** Per daemon: its files, and the renderers that wrote them. */
@@ -53,13 +54,19 @@ export async function renderAll(
   return out
 }
 
-/** The checks of one daemon's renderers on `dir`: the first failure, else passed, else not checked. */
+/**
+ * The checks of one daemon's renderers on `dir`: the first failure, else passed, else not checked.
+ * The output is shown to deploy.read: a daemon quoting a line it refused quotes its secret too, so
+ * the secrets of the release in `dir` (files.ts, SECRETS_FILE) are masked in it.
+ */
 export async function checkDaemon(renderers: ConfigRenderer[], dir: string, timeoutMs?: number): Promise<DaemonCheckOutcome> {
   const outcomes: CheckOutcome[] = []
   let unchecked = false
+  const mask = secretValueMasker(readReleaseSecrets(dir) ?? [])
   for (const r of renderers) {
     const check = (await r.check?.()) ?? null
-    const o = await runCheck(check, dir, timeoutMs)
+    const ran = await runCheck(check, dir, timeoutMs)
+    const o = { ...ran, output: mask(ran.output) }
     if (check && o.checked === null) unchecked = true
     outcomes.push(o)
   }

@@ -3,7 +3,12 @@ import { defineRoute, ErrorBody, listQuery, Nullable, OptionalText, paginate, Pa
 import { DeployErrors, toView, type DeployService } from './service.js'
 
 const FileRecord = Type.Object(
-  { path: Type.String(), sha256: Type.String(), size: Type.Integer({ minimum: 0 }), mode: Type.String({ description: 'Octal, e.g. `0600`.' }) },
+  {
+    path: Type.String(),
+    sha256: Nullable(Type.String({ description: 'SHA-256 of the file as the configuration views show it, every secret masked (the text GET /radius/config/preview answers without `reveal`): never of the file on disk, which would let anyone confirm a guessed secret offline. Null for a release deployed before masked hashes were recorded.' })),
+    size: Nullable(Type.Integer({ minimum: 0, description: 'Bytes of the masked text (as `sha256`), never of the file on disk, whose size would tell a secret\'s length. Null for a release deployed before masked sizes were recorded.' })),
+    mode: Type.String({ description: 'Octal, e.g. `0600`.' }),
+  },
   { additionalProperties: false },
 )
 
@@ -57,7 +62,7 @@ const DryRunResponse = Type.Object(
               {
                 path: Type.String(),
                 change: StringEnum(['added', 'removed', 'changed', 'unchanged'] as const),
-                diff: Type.String({ description: 'Unified diff, secret values masked.' }),
+                diff: Type.String({ description: 'Unified diff of the masked texts: every secret value of the release deployed and of the render, wherever it appears and however it is escaped, is `***` on both sides.' }),
                 mode_before: Nullable(Type.String()),
                 mode_after: Nullable(Type.String()),
               },

@@ -38,10 +38,10 @@ import { daemonGroup, forGroup, releaseFolder } from './daemon-group.js'
 import { purgeCleartext, pruneOldLogs } from './housekeeping.js'
 import { recoverNode } from './recovery.js'
 import { auditMark, currentSnapshot, PendingTracker, renderedHashes } from './pending.js'
-import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployView, type DryRunDaemon } from './model.js'
+import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, rowFiles, toView, type DeployView, type DryRunDaemon } from './model.js'
 export * from './model.js'
 import {
-  currentRelease, readRelease, releaseIntact, releaseName, releasesDir, sha256, switchCurrent, writeRelease, modeString, type FileRecord,
+  currentRelease, declaredSecrets, readRelease, readReleaseSecrets, releaseIntact, releaseName, releasesDir, sha256, shownFileRecords, switchCurrent, writeRelease, modeString, type FileRecord,
 } from './files.js'
 
 interface Ctx {
@@ -220,7 +220,9 @@ export class DeployService implements DeploysService {
           const check = await this.checkDaemon(g.renderers, dir)
           const relDir = releasesDir(this.d.dataDir, name)
           const cur = currentRelease(relDir)
-          const changes = releaseChanges(cur ? readRelease(path.join(relDir, cur)) : [], readRelease(dir))
+          // The secrets of the release on disk and of this render, masked on both sides.
+          const secrets = [...(cur ? (readReleaseSecrets(path.join(relDir, cur)) ?? []) : []), ...declaredSecrets(g.files)]
+          const changes = releaseChanges(cur ? readRelease(path.join(relDir, cur)) : [], readRelease(dir), secrets)
           out.push({ daemon: name, current_release: cur, checked: check.checked, check_ok: check.ok, check_output: check.output, changes })
         }
         return out
@@ -300,7 +302,7 @@ export class DeployService implements DeploysService {
             const n = await trx('deploys').where({ id: s.id, status: 'pending' }).update({ status: 'active', activated_at: trx.fn.now() })
             if (n !== 1) throw new Error(`deploy ${s.id} is no longer pending (was it marked failed by a node with the same NODE_ID?)`)
             await this.d.audit.record(
-              { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: s.files, comment: o.comment ?? null } },
+              { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: shownFileRecords(s.files), comment: o.comment ?? null } },
               { actor: o.actor, requestId: o.requestId, trx },
             )
           }
@@ -353,7 +355,7 @@ export class DeployService implements DeploysService {
       const dir = releasesDir(this.d.dataDir, row.daemon)
       // Its folder is on the disk of the node that deployed it: only that node can switch back to it.
       if (row.node_id !== null && row.node_id !== this.d.nodeId) throw DeployErrors.releaseOnOtherNode({ vars: { release: row.release, node: row.node_id } })
-      if (!releaseIntact(path.join(dir, row.release), toView(row).files)) throw DeployErrors.releaseMissing({ vars: { release: row.release } })
+      if (!releaseIntact(path.join(dir, row.release), rowFiles(row))) throw DeployErrors.releaseMissing({ vars: { release: row.release } })
       const before = await this.knex('deploys').where({ daemon: row.daemon, status: 'active' }).first()
       if (before?.id === row.id) return toView(row)
       // The database first: if the process dies before the switch, recover() points current at this release.

@@ -135,6 +135,8 @@ export interface TacacsService {
   renderRule(rule: PolicyRuleView, profileName: string | null): string
   /** The tac_plus-ng text of one profile (with its command sets compiled): the very code the full configuration uses. */
   renderProfile(profile: TacacsProfile, db?: Db): Promise<string>
+  /** The secret values `renderProfile` writes into the text (the enable secret's verifier): the renderer declares them (RenderedFile.secrets), a preview masks them. */
+  profileSecrets(profile: TacacsProfile, db?: Db): Promise<string[]>
   registerPolicySource(source: PolicySource): void
   /**
    * TACACS+ profiles as other plugins reference them (sdk/references.ts): ids checked and locked,

@@ -21,7 +21,10 @@ export function current(dataDir: string, daemon: string): string | null {
 export const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex')
 export const mode = (p: string) => statSync(p).mode & 0o777
 
-/** Every file of the release matches the recorded hashes, and nothing else is there. */
+/** The secrets the release was rendered with, kept in its folder for the views' masking (kernel/deploy/files.ts SECRETS_FILE). */
+export const SECRETS_FILE = '.portcullis-secrets.json'
+
+/** Every file of the release matches the recorded hashes (of the database row, not the API's masked ones), and nothing else is there. */
 export function matches(dir: string, files: { path: string; sha256: string }[]): boolean {
   if (!existsSync(dir)) return false
   const list: string[] = []
@@ -29,7 +32,7 @@ export function matches(dir: string, files: { path: string; sha256: string }[]):
     for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name
       if (e.isDirectory()) walk(r)
-      else list.push(r)
+      else if (r !== SECRETS_FILE) list.push(r)
     }
   }
   walk('')

@@ -1,5 +1,5 @@
 /** GET /aaa/policy/rules/{rule_id}/tacacs/preview: what this rule becomes in tac_plus-ng. */
-import { CommonErrors, defineRoute, ErrorBody } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, secretValueMasker } from '../../../sdk/index.js'
 import { POLICY_READ } from '../permissions.js'
 import { RuleParams, RuleTacacsPreviewResponse } from '../schemas/rules.js'
 import type { TacacsService } from '../../tacacs/api.js'
@@ -28,7 +28,8 @@ export function previewRoutes(d: PolicyRouteDeps, tacacs: TacacsService) {
             return {
               rule_id: row.id,
               snippet: tacacs.renderRule(await toViewOf(row, d.targets, trx), profile?.name ?? null),
-              profile_snippet: profile ? await tacacs.renderProfile(profile, trx) : null,
+              // aaa-policy.read shows no secret: the enable secret's verifier is masked (as in every view of a release).
+              profile_snippet: profile ? secretValueMasker(await tacacs.profileSecrets(profile, trx))(await tacacs.renderProfile(profile, trx)) : null,
             }
           },
           { isolation: 'repeatable read' },

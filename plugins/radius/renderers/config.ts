@@ -58,10 +58,10 @@ import { CIDR, FreeradiusRenderError, HEADER, IP, name, qsecret, T } from './syn
 import { compileRules, policy, writtenClients } from './policy.js'
 import { LOOKUP_MODULES, replies, rulesTable } from './lookup.js'
 import { mschapv1, SITE } from './site.js'
-import { login, refused, verifiers } from './users.js'
+import { login, refused, verifiers, verifierSecrets } from './users.js'
 import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
 import { directoryAuthenticate, directoryAuthorize, directoryFiles } from './directory.js'
-import { mfaAfterPassword, mfaAuthorize, mfaPostAuth, mfaClientLines, mfaModules, mfaPap } from './mfa.js'
+import { mfaAfterPassword, mfaAuthorize, mfaPostAuth, mfaClientLines, mfaModules, mfaPap, mfaSecrets } from './mfa.js'
 import { nacFiles } from './nac-files.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
@@ -234,16 +234,17 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
   qpath(input.logDirectory, 'the log directory')
   const rules = compileRules(input)
   const files: RenderedFile[] = [
-    { path: 'clients.conf', content: clientsConf(input, rules.classes), mode: 0o600 },
+    // Each file holding a secret declares it (RenderedFile.secrets): no view of the release shows it.
+    { path: 'clients.conf', content: clientsConf(input, rules.classes), mode: 0o600, secrets: writtenClients(input).map((c) => c.radiusSecret!) },
     { path: 'mods-enabled/always', content: ALWAYS, mode: 0o644 },
     { path: 'mods-enabled/chap', content: CHAP, mode: 0o644 },
     { path: 'mods-enabled/mschap', content: MSCHAP, mode: 0o644 },
     { path: 'mods-enabled/pap', content: PAP, mode: 0o644 },
     { path: 'mods-enabled/portcullis_lookup', content: LOOKUP_MODULES, mode: 0o644 },
     // 0600: the MFA files hold the internal surface's address and key (renderers/mfa.ts).
-    { path: 'mods-enabled/portcullis_mfa', content: mfaModules(input.mfa ?? null), mode: 0o600 },
-    { path: 'portcullis/mfa-pap', content: mfaPap(input.mfa ?? null), mode: 0o600 },
-    { path: 'portcullis/mfa-password', content: mfaAfterPassword(input.mfa ?? null), mode: 0o600 },
+    { path: 'mods-enabled/portcullis_mfa', content: mfaModules(input.mfa ?? null), mode: 0o600, secrets: mfaSecrets(input.mfa) },
+    { path: 'portcullis/mfa-pap', content: mfaPap(input.mfa ?? null), mode: 0o600, secrets: mfaSecrets(input.mfa) },
+    { path: 'portcullis/mfa-password', content: mfaAfterPassword(input.mfa ?? null), mode: 0o600, secrets: mfaSecrets(input.mfa) },
     { path: 'portcullis/mfa-authorize', content: mfaAuthorize(input.mfa ?? null), mode: 0o644 },
     { path: 'portcullis/mfa-post-auth', content: mfaPostAuth(input.mfa ?? null), mode: 0o644 },
     { path: 'mods-enabled/portcullis_log', content: `${HEADER}\n${freeradiusLogModules(input.logDirectory.replace(/\/+$/, '') || '/')}`, mode: 0o644 },
@@ -259,7 +260,7 @@ export function buildFreeradiusConfig(input: FreeradiusConfigInput): RenderedFil
     { path: 'portcullis/refused', content: refused(), mode: 0o644 },
     { path: 'portcullis/replies', content: replies(rules), mode: 0o644 },
     { path: 'portcullis/rules', content: rulesTable(rules), mode: 0o644 },
-    { path: 'portcullis/verifiers', content: verifiers(input, rules.principals), mode: 0o600 },
+    { path: 'portcullis/verifiers', content: verifiers(input, rules.principals), mode: 0o600, secrets: verifierSecrets(input) },
     { path: 'radiusd.conf', content: radiusdConf(input), mode: 0o644 },
     { path: 'sites-enabled/default', content: SITE, mode: 0o644 },
     ...nacFiles(input),

@@ -23,7 +23,7 @@
  * The reader's password is written only into `mods-enabled/portcullis_directory`, mode 0600 (0640 for
  * the daemon's group on disk, as clients.conf), single-quoted: nothing in it is expanded.
  */
-import { readDaemonDirectory } from '../../../sdk/index.js'
+import { readDaemonDirectory, type RenderedFile } from '../../../sdk/index.js'
 import type { FreeradiusConfigInput, FreeradiusDirectory } from './input.js'
 export type { FreeradiusDirectory } from './input.js'
 import type { CompiledPolicy } from './policy.js'
@@ -145,7 +145,7 @@ export function directoryAuthenticate(input: FreeradiusConfigInput): string {
 }
 
 /** The rlm_ldap module and the directory's CA, when the directory is set and some network user has source directory. */
-export function directoryFiles(input: FreeradiusConfigInput, c: CompiledPolicy): { path: string; content: string; mode: number }[] {
+export function directoryFiles(input: FreeradiusConfigInput, c: CompiledPolicy): RenderedFile[] {
   const d = input.directory
   if (!d || !hasDirectoryUsers(input)) return []
   if (!URL.test(d.url)) throw new FreeradiusRenderError('setting directory.url is not an ldap:// or ldaps:// URL')
@@ -209,7 +209,8 @@ export function directoryFiles(input: FreeradiusConfigInput, c: CompiledPolicy):
     '}',
     '',
   ]
-  const files = [{ path: `mods-enabled/${LDAP_INSTANCE}`, content: lines.join('\n'), mode: 0o600 }]
+  // The reader's password is this file's secret (RenderedFile.secrets): no view of the release shows it.
+  const files: RenderedFile[] = [{ path: `mods-enabled/${LDAP_INSTANCE}`, content: lines.join('\n'), mode: 0o600, secrets: d.bindDn !== null && d.bindPassword ? [d.bindPassword] : [] }]
   if (d.caCertificate) files.push({ path: CA_FILE, content: d.caCertificate.endsWith('\n') ? d.caCertificate : d.caCertificate + '\n', mode: 0o644 })
   return files
 }

@@ -55,6 +55,9 @@ const BODY = 'reply:REST-HTTP-Body'
 export const MFA_HTTP_TIMEOUT = '2.0'
 const URL = /^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/
 
+/** The secret the MFA files write (RenderedFile.secrets): the internal key, in the REST-HTTP-Header line. */
+export const mfaSecrets = (m: FreeradiusMfa | null | undefined): string[] => (m ? [m.key] : [])
+
 /** The key as a single-quoted literal: never expanded at run time. */
 function qkey(key: string): string {
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point

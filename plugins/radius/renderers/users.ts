@@ -23,6 +23,11 @@ export const DIRECTORY = 'Tmp-String-7'
 
 const fail = (code: RadiusRejectReason, reason: string, indent: string) => refusal(code, reason, indent)
 
+/** The secrets `verifiers` writes (RenderedFile.secrets): each user's SHA-512 crypt, NT hash and kept CHAP password. */
+export const verifierSecrets = (input: FreeradiusConfigInput): string[] =>
+  // Sorted: the same data in any order renders the same files.
+  [...new Set(input.users.flatMap((u) => (u.verifiers ? [u.verifiers.sha512_crypt, u.verifiers.nt_hash, ...(u.verifiers.cleartext !== undefined ? [u.verifiers.cleartext] : [])] : [])))].sort()
+
 /** The users file: one line a user (rlm_files reads the check items of an entry on its first line only). */
 export function verifiers(input: FreeradiusConfigInput, principals: ReadonlyMap<string, readonly string[]>): string {
   const users = [...input.users].sort((a, b) => byteOrder(a.username, b.username) || byteOrder(a.id, b.id))

@@ -54,7 +54,8 @@ export interface TacPlusNgConfigInput {
   /** The second factor through MAVIS (mfa.ts); absent or null: off. */
   mfa?: TacPlusNgMfa | null
   /** Each profile with its text from `TacacsService.renderProfile`. */
-  profiles: { profile: Pick<TacacsProfile, 'id' | 'name'>; text: string }[]
+  /** `secrets`: what the text holds that no view may show (TacacsService.profileSecrets: the enable secret's verifier). */
+  profiles: { profile: Pick<TacacsProfile, 'id' | 'name'>; text: string; secrets?: string[] }[]
   /** Rule texts from `TacacsService.renderRule`, in evaluation order; null when no policy source is registered. */
   rules: string[] | null
   /**
@@ -216,6 +217,23 @@ function spawnAccount(account: DaemonAccount | null): string[] {
   if (!account) return []
   for (const v of [account.user, account.group]) if (!ACCOUNT.test(v)) throw new TacPlusNgRenderError(`the daemon account "${v}" is not a user or group name`)
   return [`${T}${tacComment('The workers run as this account (server options tacacs.daemon_user and tacacs.daemon_group)')}`, `${T}spawn {`, `${T}${T}userid = ${tacString(account.user)}`, `${T}${T}groupid = ${tacString(account.group)}`, `${T}}`]
+}
+
+/**
+ * The secret values the configuration text holds (RenderedFile.secrets), as the input has them: the
+ * devices' keys, the local users' SHA-512 crypt verifiers and kept CHAP passwords, the profiles' enable
+ * verifiers, the MFA internal key (MFA_KEY) and the directory reader's password (LDAP_PASSWD).
+ */
+export function tacPlusNgSecrets(input: TacPlusNgConfigInput): string[] {
+  // Sorted: the same data in any order renders the same files.
+  const all = [
+    ...input.devices.flatMap((d) => (d.device.enabled && d.tacacsKey ? [d.tacacsKey] : [])),
+    ...input.users.flatMap((u) => (u.verifiers ? [u.verifiers.sha512_crypt, ...(u.verifiers.cleartext !== undefined ? [u.verifiers.cleartext] : [])] : [])),
+    ...input.profiles.flatMap((p) => p.secrets ?? []),
+    ...(input.mfa ? [input.mfa.key] : []),
+    ...(input.directory?.bindPassword ? [input.directory.bindPassword] : []),
+  ]
+  return [...new Set(all)].sort()
 }
 
 /** The configuration text. Same input, same bytes. */

@@ -10,7 +10,7 @@ import type { InventoryService } from '../../inventory/api.js'
 import type { MfaService } from '../../mfa/api.js'
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
 import { tacPlusNgCleartextIn } from './chap.js'
-import { buildTacPlusNgConfig, TAC_PLUS_NG_CONFIG_FILE, type TacPlusNgConfigInput } from './config.js'
+import { buildTacPlusNgConfig, TAC_PLUS_NG_CONFIG_FILE, tacPlusNgSecrets, type TacPlusNgConfigInput } from './config.js'
 import { checkLockoutPrograms, defaultMavisDirectory, shadowFile, TAC_PLUS_NG_SHADOW_FILE, type TacPlusNgLockout } from './lockout.js'
 import { DIRECTORY_CA_FILE, isDirectoryUser, readDirectory } from './directory.js'
 import { checkMfaPrograms, MFA_BACKEND_SOURCE, TAC_PLUS_NG_MFA_BACKEND, type TacacsMfaMode, type TacPlusNgMfa } from './mfa.js'
@@ -122,14 +122,14 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
     const users = await d.identity.networkUsers(snapshot)
     const profileList = await d.tacacs.listProfiles(snapshot)
     const profiles: TacPlusNgConfigInput['profiles'] = []
-    for (const profile of profileList) profiles.push({ profile, text: await d.tacacs.renderProfile(profile, snapshot) })
+    for (const profile of profileList) profiles.push({ profile, text: await d.tacacs.renderProfile(profile, snapshot), secrets: await d.tacacs.profileSecrets(profile, snapshot) })
     const { rules, ruleViews, timespecs } = await renderRules(d, snapshot, profileList)
     const lockout = await lockoutOf(d, snapshot)
     const directory = users.some(isDirectoryUser)
       ? await readDirectory(d.settings, d.identity, snapshot, { mavisDirectory: d.serverOptions.get(d.refs.mavisDirectory) ?? defaultMavisDirectory(d.serverOptions.get(d.refs.binary)), perl: d.serverOptions.get(d.refs.perlBinary), caPath: path.join(activeReleaseDir(d.dataDir, 'tac_plus-ng'), DIRECTORY_CA_FILE) })
       : null
     const mfa = await mfaOf(d, snapshot)
-    const content = buildTacPlusNgConfig({
+    const input: TacPlusNgConfigInput = {
       listen: { address, port },
       logDirectory: logDirectoryOf(d),
       account: daemonAccount(d),
@@ -144,9 +144,10 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
       lockout,
       directory,
       mfa,
-    })
-    const files: RenderedFile[] = [{ path: TAC_PLUS_NG_CONFIG_FILE, content, mode: 0o600 }]
-    if (lockout || mfa) files.push({ path: TAC_PLUS_NG_SHADOW_FILE, content: shadowFile(users), mode: 0o600 })
+    }
+    // Each file declares the secrets it holds (RenderedFile.secrets): no view of the release shows them.
+    const files: RenderedFile[] = [{ path: TAC_PLUS_NG_CONFIG_FILE, content: buildTacPlusNgConfig(input), mode: 0o600, secrets: tacPlusNgSecrets(input) }]
+    if (lockout || mfa) files.push({ path: TAC_PLUS_NG_SHADOW_FILE, content: shadowFile(users), mode: 0o600, secrets: users.flatMap((u) => (u.verifiers ? [u.verifiers.sha512_crypt] : [])).sort() })
     if (mfa) files.push({ path: TAC_PLUS_NG_MFA_BACKEND, content: MFA_BACKEND_SOURCE, mode: 0o600 })
     if (directory?.caCertificate) files.push({ path: DIRECTORY_CA_FILE, content: directory.caCertificate.replace(/\n*$/, '\n'), mode: 0o644 })
     return files

@@ -39,6 +39,10 @@ export function createTacacsService(database: DatabaseService): TacacsServiceInt
       const sets = await commandSetsByIds(db, profile.command_set_ids)
       return renderProfileText(profile, sets, profile.enable_mode === 'secret' ? await getEnableVerifier(db, profile.id) : null)
     },
+    async profileSecrets(profile, db = knex) {
+      const verifier = profile.enable_mode === 'secret' ? await getEnableVerifier(db, profile.id) : null
+      return verifier ? [verifier] : []
+    },
     registerPolicySource(s) {
       // One policy decides; a second source would be a wiring mistake, not a choice.
       if (source && source !== s) throw new Error('tacacs: a policy source is already registered')

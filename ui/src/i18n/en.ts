@@ -58,7 +58,7 @@ const en = {
     change: { added: 'added', removed: 'removed', changed: 'changed', unchanged: 'unchanged' },
     status: { pending: 'in progress', active: 'active', failed: 'failed', superseded: 'superseded', rolled_back: 'rolled back' },
     details: 'Deploy', detailsOf: (d: string, r: string) => `Details of ${d} ${r}`, node: 'Node', activatedAt: 'Activated',
-    files: (n: number) => `Files written (${n})`, path: 'Path', mode: 'Mode', size: 'Bytes',
+    files: (n: number) => `Files written (${n})`, maskedHashes: 'Bytes and SHA-256 of each file with its secrets masked (***), as the configuration preview shows it, never of the file on disk.', path: 'Path', mode: 'Mode', size: 'Bytes',
     check: 'Configuration check', checkPassed: 'passed', checkFailed: 'failed', notChecked: 'not checked (no daemon binary to check with; deploy.allow_unchecked)',
     reload: 'Reload', reloadStatus: { ok: 'done', failed: 'failed' }, noOutput: 'No output.',
   },

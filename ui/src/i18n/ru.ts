@@ -59,7 +59,7 @@ const ru: Messages = {
     change: { added: 'добавлен', removed: 'удалён', changed: 'изменён', unchanged: 'без изменений' },
     status: { pending: 'выполняется', active: 'активен', failed: 'ошибка', superseded: 'заменён', rolled_back: 'откачен' },
     details: 'Развёртывание', detailsOf: (d, r) => `Подробности: ${d} ${r}`, node: 'Узел', activatedAt: 'Активирован',
-    files: (n) => `Записанные файлы (${n})`, path: 'Путь', mode: 'Права', size: 'Байт',
+    files: (n) => `Записанные файлы (${n})`, maskedHashes: 'Байты и SHA-256 каждого файла со скрытыми секретами (***), как его показывает предпросмотр конфигурации, а не файла на диске.', path: 'Путь', mode: 'Права', size: 'Байт',
     check: 'Проверка конфигурации', checkPassed: 'пройдена', checkFailed: 'не пройдена', notChecked: 'не проверялась (нет бинарного файла демона для проверки; deploy.allow_unchecked)',
     reload: 'Перезагрузка', reloadStatus: { ok: 'выполнена', failed: 'ошибка' }, noOutput: 'Вывода нет.',
   },

@@ -1,8 +1,10 @@
 /**
  * One deploy, in a drawer opened from the history (its id kept in the URL,
  * `/deploys?deploy=…`, so it can be sent to a colleague): the release and its
- * state, who deployed it and when, the files written (path, mode, size,
- * SHA-256: what an auditor compares with the node's disk), the daemon's
+ * state, who deployed it and when, the files written (path, mode, and the size
+ * and SHA-256 of the text with its secrets masked, as the configuration preview
+ * shows it: never of the file on disk, which would let anyone test a guessed
+ * secret; a dash for a release recorded before they were kept), the daemon's
  * configuration check and the reload, each with its output as the daemon
  * printed it.
  */
@@ -45,13 +47,14 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
               <Table.Tbody>
                 {d.files.map((f) => (
                   <Table.Tr key={f.path} data-path={f.path}>
-                    <Table.Td ff="monospace">{f.path}</Table.Td><Table.Td ff="monospace">{f.mode}</Table.Td><Table.Td>{f.size.toLocaleString(language)}</Table.Td>
-                    <Table.Td ff="monospace" fz="xs" style={{ overflowWrap: 'anywhere' }}>{f.sha256}</Table.Td>
+                    <Table.Td ff="monospace">{f.path}</Table.Td><Table.Td ff="monospace">{f.mode}</Table.Td><Table.Td>{f.size === null ? '—' : f.size.toLocaleString(language)}</Table.Td>
+                    <Table.Td ff="monospace" fz="xs" style={{ overflowWrap: 'anywhere' }}>{f.sha256 ?? '—'}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
             </Table>
           </Table.ScrollContainer>
+          <Text size="sm" c="dimmed">{t.deploys.maskedHashes}</Text>
           <Title order={3} size="h5">{t.deploys.check}: {checked}</Title>
           {d.check_output && <Code block style={WRAP} data-testid="check-output">{d.check_output}</Code>}
           <Title order={3} size="h5">{t.deploys.reload}: {d.reload_status ? t.deploys.reloadStatus[d.reload_status] : t.common.none}</Title>
