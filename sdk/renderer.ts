@@ -78,6 +78,31 @@ export interface ConfigRenderer {
    * release keeps a cleartext password that was turned off or changed.
    */
   cleartextIn?: (files: { path: string; content: string }[]) => string[]
+  /**
+   * What the files of an earlier `release` let in that the files rendered `now` no longer do (a user
+   * no longer admitted, another password, an earlier expiry, a certificate on the CRL, a CA no longer
+   * trusted), compared at `at`. A rollback to a release for which any renderer of the daemon names one
+   * is refused (409 DEPLOY_ROLLBACK_REVOKES_ACCESS), so no rollback brings back revoked access.
+   */
+  revokedSince?: (release: { path: string; content: string }[], now: { path: string; content: string }[], at: Date) => AccessRevocation[]
+}
+
+/**
+ * One access an earlier release grants that a release rendered now does not (`ConfigRenderer.revokedSince`).
+ * For `user`, the kernel names why from the account (disabled, deleted, network login off, expired).
+ */
+export interface AccessRevocation {
+  /** `user`: a network user, by name; `certificate`: a client certificate, by serial (hex); `ca`: a trusted CA, by subject. */
+  subject: 'user' | 'certificate' | 'ca'
+  name: string
+  /**
+   * `not_admitted`: the user is refused or unknown now; `password_changed`: the release holds a password
+   * the user no longer has; `expires_sooner`: the user's expiry is earlier now; `certificate_revoked`:
+   * on the CRL now; `trust_removed`: the CA is no longer trusted.
+   */
+  change: 'not_admitted' | 'password_changed' | 'expires_sooner' | 'certificate_revoked' | 'trust_removed'
+  /** When, where the files say it (the CRL's revocation date, the expiry); null otherwise. ISO 8601. */
+  at: string | null
 }
 
 /** One file of the release that is active (deployed) for a daemon. */

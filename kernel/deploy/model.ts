@@ -14,6 +14,8 @@ export const DeployErrors = {
   notFound: defineError(404, 'NOT_FOUND', 'core:errors.not_found'),
   inProgress: defineError(409, 'DEPLOY_IN_PROGRESS', 'core:deploy.in_progress'),
   releaseOnOtherNode: defineError(409, 'DEPLOY_RELEASE_ON_OTHER_NODE', 'core:deploy.release_on_other_node'),
+  /** `vars.list`: the NamedRevocation[] (revocations.ts) the route words in the caller's language. */
+  rollbackRevokesAccess: defineError(409, 'DEPLOY_ROLLBACK_REVOKES_ACCESS', 'core:deploy.rollback_revokes_access'),
 }
 
 /** A server option, not a setting: it names programs the server runs, so only the server's configuration may set it. */

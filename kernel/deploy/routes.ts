@@ -1,6 +1,7 @@
 /** The deploy API: deploy (or dry run), history, one deploy, rollback. See docs/deploy.md. */
-import { defineRoute, ErrorBody, listQuery, Nullable, OptionalText, paginate, Paginated, reply, StringEnum, Type, Uuid } from '../../sdk/index.js'
+import { defineRoute, ErrorBody, isPortcullisError, listQuery, Nullable, OptionalText, paginate, Paginated, reply, StringEnum, Type, Uuid } from '../../sdk/index.js'
 import { DeployErrors, toView, type DeployService } from './service.js'
+import type { NamedRevocation } from './revocations.js'
 
 const FileRecord = Type.Object(
   {
@@ -146,9 +147,19 @@ export const deployRoutes = (svc: DeployService) => [
     permission: 'deploy.write',
     summary: 'Re-activate an earlier release',
     description:
-      'Points the daemon\'s `current` back at this deploy\'s release (which must have been active once and still be intact on disk: 409 DEPLOY_NOT_ROLLBACKABLE / DEPLOY_RELEASE_MISSING otherwise), marks the release it replaces `rolled_back`, and runs the reload command. The release must have been deployed by the node receiving the request (409 DEPLOY_RELEASE_ON_OTHER_NODE otherwise: its folder is on that node\'s disk). Waits for a deploy running elsewhere like `POST /deploys` (409 DEPLOY_IN_PROGRESS).',
+      'Points the daemon\'s `current` back at this deploy\'s release (which must have been active once and still be intact on disk: 409 DEPLOY_NOT_ROLLBACKABLE / DEPLOY_RELEASE_MISSING otherwise), marks the release it replaces `rolled_back`, and runs the reload command. The release must have been deployed by the node receiving the request (409 DEPLOY_RELEASE_ON_OTHER_NODE otherwise: its folder is on that node\'s disk). Waits for a deploy running elsewhere like `POST /deploys` (409 DEPLOY_IN_PROGRESS).\n\nA rollback never re-admits revoked access: the daemon\'s configuration is rendered now and compared with the release, and if the release would let in anything revoked since it was made (a user deleted, disabled, with network login off or expired, a changed network password, an earlier expiry, a certificate revoked since, a CA no longer trusted), the rollback is refused with 409 DEPLOY_ROLLBACK_REVOKES_ACCESS whose `detail` names each (user or certificate serial, what, when) and nothing changes: deploy instead. If the configuration does not render now, the rollback answers the deploy\'s 422 DEPLOY_RENDER_FAILED, since what was revoked cannot be known.',
     tags: ['deploy'],
-    schema: { params: DeployParams, response: { 200: DeployResponse, 404: ErrorBody, 409: ErrorBody } },
-    handler: async (req) => svc.rollback(req.params.deploy_id, { actor: req.actor, requestId: req.requestId }),
+    schema: { params: DeployParams, response: { 200: DeployResponse, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
+    handler: async (req) => {
+      try {
+        return await svc.rollback(req.params.deploy_id, { actor: req.actor, requestId: req.requestId })
+      } catch (e) {
+        // Each revocation in the caller's language (the service knows none).
+        if (!isPortcullisError(e) || e.code !== DeployErrors.rollbackRevokesAccess.code) throw e
+        const list = e.vars.list as NamedRevocation[]
+        const revocations = list.map((r) => req.t(`core:deploy.revocation.${r.kind}`, { name: r.name, at: r.at ?? req.t('core:deploy.revocation.at_unknown') })).join('; ')
+        throw DeployErrors.rollbackRevokesAccess({ vars: { ...e.vars, revocations } })
+      }
+    },
   }),
 ]

@@ -8,7 +8,7 @@
  * renderers' and the ingester's defaults must agree.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'chai'
 import { TacacsClient, type AuthorResult } from '../../plugins/tacacs/client/index.js'
@@ -34,6 +34,7 @@ describe('e2e: API → deploy → FreeRADIUS / tac_plus-ng → log files → ing
   let tacplus: RunningTacPlusNg | undefined
   const pw: Record<string, string> = {}
   const users: Record<string, any> = {}
+  let adminsId = ''
 
   const restartFreeradius = async () => {
     await freeradius?.stop()
@@ -59,6 +60,7 @@ describe('e2e: API → deploy → FreeRADIUS / tac_plus-ng → log files → ing
     await k.setSetting(t, 'aaa-logs.poll_ms', 200)
 
     const admins = await k.created(t, '/api/v1/user-groups', { name: 'Net Admins' })
+    adminsId = admins.id
     const helpdesk = await k.created(t, '/api/v1/user-groups', { name: 'helpdesk' })
     for (const [name, body] of [
       ['alice', { group_ids: [admins.id] }],
@@ -262,6 +264,113 @@ describe('e2e: API → deploy → FreeRADIUS / tac_plus-ng → log files → ing
       const acct = await k.waitForLogs(t, 'tacacs/accounting', { username: 'alice' }, 2)
       expect(acct.map((e) => e.action)).to.deep.equal(['start', 'stop'])
       for (const e of acct) expect(e).to.include({ service: 'shell', nas_ip: '127.0.0.1', node_id: nodeId })
+    })
+  })
+
+  /**
+   * Issue 26, finding 15: a rollback to a release made before a user was disabled, deleted, expired,
+   * had the password changed or network login turned off must not let them in again. The same app and
+   * daemons: one more deploy with five new users (the first release), the five revocations and a
+   * deploy, then the rollback to the first release, on both daemons.
+   */
+  describe('a rollback never re-admits revoked access', function () {
+    this.timeout(180_000)
+    const tac = () => !!tacPlusNgBinary()
+    const rbPw: Record<string, string> = {}
+    const ids: Record<string, string> = {}
+    let first: any[] = []
+    let second: any[] = []
+    const expired = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString()
+    const NAMES = ['rb-disabled', 'rb-deleted', 'rb-expired', 'rb-password', 'rb-netoff'] as const
+
+    const restart = async () => {
+      await freeradius?.stop()
+      freeradius = await k.startFreeradiusCurrent(t)
+      if (!tac()) return
+      await tacplus?.stop()
+      tacplus = await k.startTacPlusNgCurrent(t, tacPort)
+    }
+    /** What each daemon answers each user with the password they had in the first release. */
+    const answers = async (passwords = rbPw) => {
+      // All at once: a RADIUS reject comes after FreeRADIUS's reject delay.
+      const got = await Promise.all(
+        NAMES.map(async (u) => {
+          const [r, c] = await Promise.all([
+            rad.pap(u, passwords[u], SECRET1),
+            tac() ? new TacacsClient({ host: '127.0.0.1', port: tacPort, key: KEY1, localAddress: '127.0.0.1', timeoutMs: 5000 }).authenticateAscii(u, passwords[u]) : null,
+          ])
+          return [u, [r.code, c?.status ?? null]] as const
+        }),
+      )
+      return Object.fromEntries(got)
+    }
+    const all = (radius: string, tacacs: string) => Object.fromEntries(NAMES.map((u) => [u, [radius, tac() ? tacacs : null]]))
+
+    before(async function () {
+      if (!t) return this.skip()
+      for (const u of NAMES) {
+        rbPw[u] = strongPassword()
+        ids[u] = (await k.created(t, '/api/v1/users', { username: u, password: rbPw[u], network_login: true, group_ids: [adminsId] })).id
+      }
+      first = await k.deployAll(t)
+      await restart()
+    })
+
+    it('the first release admits the five users on both daemons', async () => {
+      expect(await answers()).to.deep.equal(all('Access-Accept', 'pass'))
+    })
+
+    it('revoked through the API and deployed: both daemons refuse them', async () => {
+      await k.ok(t, 'PUT', `/api/v1/users/${ids['rb-disabled']}`, { enabled: false }, 200)
+      await k.ok(t, 'DELETE', `/api/v1/users/${ids['rb-deleted']}`, undefined, [200, 204])
+      await k.ok(t, 'PUT', `/api/v1/users/${ids['rb-expired']}`, { expires_at: expired }, 200)
+      await k.ok(t, 'PUT', `/api/v1/users/${ids['rb-password']}`, { password: strongPassword() }, 200)
+      await k.ok(t, 'PUT', `/api/v1/users/${ids['rb-netoff']}`, { network_login: false }, 200)
+      second = await k.deployAll(t)
+      await restart()
+      expect(await answers()).to.deep.equal(all('Access-Reject', 'fail'))
+    })
+
+    it('the rollback to the first release is refused with 409 DEPLOY_ROLLBACK_REVOKES_ACCESS naming each revocation; nothing changes and both daemons still refuse', async () => {
+      const iso = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z'
+      const want = [
+        `user rb-deleted deleted at ${iso}`,
+        `user rb-disabled disabled at ${iso}`,
+        `user rb-expired expired at ${expired.replace(/\./g, '\\.')}`,
+        `user rb-netoff: network login turned off at ${iso}`,
+        `user rb-password: password changed at ${iso}`,
+      ]
+      for (const d of first.filter((x) => tac() || x.daemon === 'freeradius')) {
+        const r = await t.admin('POST', `/api/v1/deploys/${d.id}/rollback`)
+        expect(r.status, `${d.daemon}: ${JSON.stringify(r.body)}`).to.equal(409)
+        expect(r.body.code).to.equal('DEPLOY_ROLLBACK_REVOKES_ACCESS')
+        expect(r.body.detail).to.include(`release ${d.release}`)
+        const items = /revoked since: (.*)\. Nothing was changed/.exec(r.body.detail)![1].split('; ')
+        expect(items, `${d.daemon}: ${r.body.detail}`).to.have.length(want.length)
+        want.forEach((w, i) => expect(items[i], d.daemon).to.match(new RegExp(`^${w}$`)))
+        // In the caller's language too.
+        const ru = await t.admin('POST', `/api/v1/deploys/${d.id}/rollback`, { headers: { 'accept-language': 'ru' } })
+        expect(ru.body.detail).to.include('пользователь rb-disabled отключён')
+      }
+      // Nothing changed: the second release is still the active one and `current`.
+      for (const d of second) {
+        expect((await k.ok(t, 'GET', `/api/v1/deploys/${d.id}`, undefined, 200)).status).to.equal('active')
+        expect(path.basename(realpathSync(k.currentRelease(t, d.daemon)))).to.equal(d.release)
+      }
+      // As the daemons would be after a reload: still refused.
+      await restart()
+      expect(await answers()).to.deep.equal(all('Access-Reject', 'fail'))
+    })
+
+    it('a rollback that lets in no one revoked since is still allowed', async () => {
+      // A user added and deployed: rolling back to the second release takes access away, and gives none back.
+      await k.created(t, '/api/v1/users', { username: 'rb-new', password: strongPassword(), network_login: true })
+      await k.deployAll(t)
+      for (const d of second.filter((x) => tac() || x.daemon === 'freeradius')) {
+        const r = await t.admin('POST', `/api/v1/deploys/${d.id}/rollback`)
+        expect(r.status, JSON.stringify(r.body)).to.equal(200)
+        expect(r.body.status).to.equal('active')
+      }
     })
   })
 })

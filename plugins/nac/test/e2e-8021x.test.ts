@@ -178,9 +178,20 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
     }
   })
 
-  it('EAP-TLS: the certificate is refused once revoked and the CRL redeployed', async () => {
-    expect((await lab.t.admin('POST', `/api/v1/pki/certificates/${client.cert.id}/revoke`, { body: { reason: 'keyCompromise' } })).status).to.equal(200)
+  it('EAP-TLS: the certificate is refused once revoked and the CRL redeployed; a rollback to the release before the revocation is refused naming it, and the daemon still refuses', async () => {
+    const before = (await lab.t.admin('GET', '/api/v1/deploys?daemon=freeradius&status=active')).body.items[0]
+    const revoked = await lab.t.admin('POST', `/api/v1/pki/certificates/${client.cert.id}/revoke`, { body: { reason: 'keyCompromise' } })
+    expect(revoked.status).to.equal(200)
     await lab.deployThroughApi()
+    expect((await lab.tls('alice', clientPem, client.key, caPem)).ok).to.equal(false)
+    // The earlier release's trust file holds the CRL without it: FreeRADIUS would take the certificate again (issue 26, 15).
+    const rb = await lab.t.admin('POST', `/api/v1/deploys/${before.id}/rollback`)
+    expect(rb.status, JSON.stringify(rb.body)).to.equal(409)
+    expect(rb.body.code).to.equal('DEPLOY_ROLLBACK_REVOKES_ACCESS')
+    // The CRL's revocation date has whole seconds.
+    const at = new Date(Math.floor(Date.parse(revoked.body.revoked_at) / 1000) * 1000).toISOString()
+    expect(rb.body.detail).to.include(`revoked since: certificate ${client.cert.serial} revoked at ${at}. Nothing was changed`)
+    expect((await lab.t.admin('GET', `/api/v1/deploys/${before.id}`)).body.status).to.equal('superseded')
     expect((await lab.tls('alice', clientPem, client.key, caPem)).ok).to.equal(false)
   })
 })

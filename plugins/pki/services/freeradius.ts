@@ -20,6 +20,7 @@
 import type { ConfigRenderer, RenderedFile, SettingsService } from '../../../sdk/index.js'
 import { toPem } from './der.js'
 import { freeradiusCaId } from '../settings.js'
+import { pkiRevokedSince } from './freeradius-revocations.js'
 
 /** Read inside the eap module's tls-config (plugins/radius/renderers/nac-eap.ts). */
 const EAP_TRUST = `# Written by Portcullis (renderer pki.freeradius). Do not edit: the next deploy replaces this file.
@@ -54,5 +55,7 @@ export function freeradiusCertificates(settings: SettingsService): ConfigRendere
         { path: 'certs/portcullis/eap-trust.conf', content: EAP_TRUST, mode: 0o644 },
       ]
     },
+    // A rollback to a release trusting a CA no longer trusted, or without a revocation made since, is refused.
+    revokedSince: pkiRevokedSince,
   }
 }

@@ -16,6 +16,7 @@ import type { FreeradiusConfigInput } from './input.js'
 import { FreeradiusRenderError } from './syntax.js'
 import { readDirectory } from './directory.js'
 import { appendClientsOf, type RadiusMfaMode } from './mfa.js'
+import { freeradiusRevokedSince } from './revocations.js'
 
 export interface FreeradiusRendererDeps {
   inventory: InventoryService
@@ -150,4 +151,6 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
   account: () => daemonAccount(d),
   folders: () => [{ directory: logDirectoryOf(d), logs: /^radius-(?:auth|acct)-\d{4}-\d{2}-\d{2}\.jsonl$/ }, { directory: runDirectoryOf(d) }],
   cleartextIn: freeradiusCleartextIn,
+  // A rollback to a release that lets in a user refused now is refused (revocations.ts).
+  revokedSince: freeradiusRevokedSince,
 })

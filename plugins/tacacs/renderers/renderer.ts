@@ -10,6 +10,7 @@ import type { InventoryService } from '../../inventory/api.js'
 import type { MfaService } from '../../mfa/api.js'
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
 import { tacPlusNgCleartextIn } from './chap.js'
+import { tacPlusNgRevokedSince } from './revocations.js'
 import { buildTacPlusNgConfig, TAC_PLUS_NG_CONFIG_FILE, tacPlusNgSecrets, type TacPlusNgConfigInput } from './config.js'
 import { checkLockoutPrograms, defaultMavisDirectory, shadowFile, TAC_PLUS_NG_SHADOW_FILE, type TacPlusNgLockout } from './lockout.js'
 import { DIRECTORY_CA_FILE, isDirectoryUser, readDirectory } from './directory.js'
@@ -158,4 +159,6 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
   folders: () => [{ directory: logDirectoryOf(d), logs: /^(?:authentication|authorization|accounting)-\d{4}-\d{2}-\d{2}\.log$/ }, { directory: lockoutDirectoryOf(d) }],
   // Older releases holding a CHAP password this one no longer has are removed at deploy.
   cleartextIn: (files) => tacPlusNgCleartextIn(files, TAC_PLUS_NG_CONFIG_FILE),
+  // A rollback to a release that lets in a user refused now is refused (revocations.ts).
+  revokedSince: tacPlusNgRevokedSince,
 })
