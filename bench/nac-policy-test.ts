@@ -88,7 +88,7 @@ export async function runNacPolicyTest(o: { printMachine?: boolean } = {}): Prom
     const dgroups: string[] = []
     for (let i = 0; i < 10; i++) dgroups.push(await post('/api/v1/device-groups', { name: `dg-${i}`, ...(i ? { parent_id: dgroups[i - 1] } : {}) }))
     await post('/api/v1/devices', { name: 'bench-sw', address: '10.99.0.0/24', radius_secret: 'bench-secret', device_group_id: dgroups[9] })
-    await post('/api/v1/users', { username: 'bench-alice', network_login: true, group_ids: ugroups.slice(0, 3) })
+    await post('/api/v1/users', { username: 'bench-alice', password: 'Bench-Alice-Secret-1', network_login: true, group_ids: ugroups.slice(0, 3) })
     const TYPES = ['printer', 'ip-phone', 'camera', 'laptop']
     for (let s = 0; s < N; s += 1000) {
       const rows = []

@@ -2,6 +2,7 @@
 import { defineRoute, ErrorBody, type NacCondition } from '../../../sdk/index.js'
 import { NAC_POLICY_READ } from '../permissions.js'
 import { NacPolicyTestRequest, NacPolicyTestResponse, type CompiledConditionBody } from '../schemas/policy-test.js'
+import { accountRefusal, withExpiry } from '../services/account.js'
 import { evaluateNacPolicy } from '../services/evaluate.js'
 import { checkTestInput, resolveTestRequest } from '../services/policy-test.js'
 import type { NacRouteDeps } from './deps.js'
@@ -34,23 +35,27 @@ export function policyTestRoutes(d: NacRouteDeps) {
       permission: NAC_POLICY_READ,
       summary: 'Test the NAC policy with a simulated request',
       description:
-        "Resolves the request against the database (the user's groups, the endpoint's group and device type by MAC, the switch's device groups), then evaluates the compiled NAC policy, the same structure the FreeRADIUS renderer writes: the rule that decides, its authorization profile, the reply attributes, and every rule considered before it with the first condition that failed and why. An unknown user or MAC is not an error (it is in no group); a malformed MAC, a field that does not go with the method (a username for MAB, a certificate without EAP-TLS) or a NAS that is no device answers 422. Read-only.",
+        "Resolves the request against the database (the user's account and groups, the endpoint's group and device type by MAC, the switch's device groups). A user the daemon refuses before the policy (PEAP: unknown, disabled, network login off, no network password, a directory user, expired; EAP-TLS, a certificate naming a user: disabled, network login off, expired) answers `reject` with `refused` (the log's reject reason) and no rule. Otherwise it evaluates the compiled NAC policy, the same structure the FreeRADIUS renderer writes: the rule that decides, its authorization profile, the reply attributes, and every rule considered before it with the first condition that failed and why. An EAP-TLS certificate whose CN names no user is a device's (no user); an unknown MAC is not an error (it is in no group); a malformed MAC, a field that does not go with the method (a username for MAB, a certificate without EAP-TLS) or a NAS that is no device answers 422. Read-only.",
       tags: ['nac'],
       schema: { body: NacPolicyTestRequest, response: { 200: NacPolicyTestResponse, 422: ErrorBody } },
       handler: async (req) => {
         checkTestInput(req.body)
         // Outside a transaction: the lookups run side by side on the pool, and the compiled policy comes from the cache (services/policy-cache.ts).
-        const [{ request, resolved }, compiled] = await Promise.all([
+        const [{ request, resolved, account, at }, compiled] = await Promise.all([
           resolveTestRequest({ identity: d.identity, inventory: d.inventory, nac: d.nac }, req.body, d.knex),
           d.policyCache.get(d.knex),
         ])
+        // The daemon refuses these before the policy (docs/nac.md "Who 802.1X lets in").
+        const refused = accountRefusal(request.method, req.body.username ?? null, account, at)
+        if (refused) return { decision: 'reject' as const, refused, rule: null, authorization_profile: null, reply: [], trace: [], resolved }
         const result = evaluateNacPolicy(compiled, request)
         const a = result.authorization
         return {
           decision: result.decision,
+          refused: null,
           rule: result.rule,
           authorization_profile: { id: a.profile_id, name: a.profile_name, deny: a.deny },
-          reply: result.reply.map((r) => ({ attribute: r.attribute, value: r.value })),
+          reply: (result.decision === 'accept' ? withExpiry(result.reply, account, at) : []).map((r) => ({ attribute: r.attribute, value: r.value })),
           trace: result.trace.map((t) => ({ ...t, failed_condition: t.failed_condition && plain(t.failed_condition) })),
           resolved,
         }

@@ -2,6 +2,7 @@
 import { Nullable, StringEnum, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
 import { CERTIFICATE_FIELDS, NAC_METHODS, NAS_PORT_TYPES } from '../services/conditions.js'
 import { NacReplyAttribute } from './profiles.js'
+import { NAC_ACCOUNT_REASONS } from '../services/account.js'
 
 const certText = Type.Optional(Type.String({ minLength: 1, maxLength: 253 }))
 
@@ -9,7 +10,7 @@ export const NacPolicyTestRequest = Type.Object(
   {
     method: StringEnum(NAC_METHODS, { description: '`peap` (PEAP-MSCHAPv2), `eap-tls` or `mab`.' }),
     mac: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The endpoint (Calling-Station-Id), any notation; required for `mab`. A MAC no endpoint has is not an error: it is in no group and has no device type. Not a MAC: 422 MAC_INVALID.' })),
-    username: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: "PEAP's inner identity, or the EAP-TLS certificate's user; not with `mab` (422). Compared exactly, as FreeRADIUS does; an unknown user is in no group." })),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: "PEAP's inner identity (compared exactly, as FreeRADIUS does: an unknown one is refused), or the EAP-TLS certificate's Common-Name (a user's in any case; any other, or none, is a device certificate: no user); not with `mab` (422)." })),
     nas: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The switch: a device id, or the address FreeRADIUS sees the request from (the device whose prefix holds it, as clients.conf picks it). None: in no device group. Neither: 422 REFERENCE_NOT_FOUND at `nas`.' })),
     nas_port_type: Type.Optional(StringEnum(NAS_PORT_TYPES, { description: 'NAS-Port-Type as FreeRADIUS names it.' })),
     certificate: Type.Optional(
@@ -62,9 +63,15 @@ const TraceStep = Type.Object(
 export const NacPolicyTestResponse = Type.Object(
   {
     decision: StringEnum(['accept', 'reject'] as const),
-    rule: Type.Object({ id: Uuid(), name: Type.String(), position: Nullable(Type.Integer()), is_default: Type.Boolean() }, { additionalProperties: false }),
-    authorization_profile: Type.Object({ id: Uuid(), name: Type.String(), deny: Type.Boolean() }, { additionalProperties: false }),
-    reply: Type.Array(NacReplyAttribute, { description: 'The reply attributes of an accept; empty for a reject.' }),
+    refused: Nullable(
+      Type.Object(
+        { reason: StringEnum(NAC_ACCOUNT_REASONS, { description: "The log's reject_reason for the same request." }), detail: Type.String() },
+        { additionalProperties: false, description: 'The user the request names is refused before the policy (rule, authorization_profile and trace are then null and empty): the daemon does the same.' },
+      ),
+    ),
+    rule: Nullable(Type.Object({ id: Uuid(), name: Type.String(), position: Nullable(Type.Integer()), is_default: Type.Boolean() }, { additionalProperties: false, description: 'Null when refused before the policy.' })),
+    authorization_profile: Nullable(Type.Object({ id: Uuid(), name: Type.String(), deny: Type.Boolean() }, { additionalProperties: false, description: 'Null when refused before the policy.' })),
+    reply: Type.Array(NacReplyAttribute, { description: "The reply attributes of an accept; empty for a reject. A user with an expiry gets Session-Timeout at most the seconds left (the profile's own lowered to it, else added last), as FreeRADIUS gives it." }),
     trace: Type.Array(TraceStep, { description: 'Every enabled rule considered, in order, up to the one that decided.' }),
     resolved: Type.Object(
       {

@@ -10,6 +10,7 @@ import type { IdentityService, NacMethod, NacRequest } from '../../../sdk/index.
 import type { InventoryService } from '../../inventory/api.js'
 import type { NacService } from '../api.js'
 import { macError, NacErrors } from '../errors.js'
+import type { NacAccount } from './account.js'
 import { parseMac } from './mac.js'
 import { isUuid } from './rows.js'
 
@@ -54,11 +55,17 @@ export async function resolveTestRequest(d: PolicyTestDeps, b: PolicyTestInput, 
   // reading its groups' names as soon as it has their ids: the critical path is the longest chain.
   const [u, e, n] = await Promise.all([
     (async () => {
-      // FreeRADIUS compares the User-Name exactly; findUser ignores case, so the spelling is checked here.
-      const found = b.username === undefined ? null : await d.identity.findUser({ username: b.username }, db)
-      const user = found && found.username === b.username ? { id: found.id, username: found.username } : null
-      const ids = user ? await d.identity.groupIdsOf(user.id, db) : []
-      return { user, ids, groups: await namesOf(ids, d.identity.references.user_group) }
+      // PEAP's inner identity is compared exactly (findUser ignores case, so the spelling is checked here);
+      // an EAP-TLS certificate's Common-Name names its user in any case (services/account.ts).
+      const found = b.username === undefined || b.method === 'mab' ? null : await d.identity.findUser({ username: b.username }, db)
+      const user = found && (b.method === 'eap-tls' || found.username === b.username) ? { id: found.id, username: found.username } : null
+      const [ids, verifiers] = await Promise.all([
+        user ? d.identity.groupIdsOf(user.id, db) : ([] as string[]),
+        found && user && b.method === 'peap' && found.enabled && found.network_login && found.source === 'local' ? d.identity.networkVerifiers(user.id, db) : null,
+      ])
+      const account: NacAccount | null =
+        found && user ? { username: found.username, enabled: found.enabled, network_login: found.network_login, source: found.source, network_password: verifiers !== null, expires_at: found.expires_at ?? null } : null
+      return { user, account, ids, groups: await namesOf(ids, d.identity.references.user_group) }
     })(),
     (async () => {
       const endpoint = mac ? await d.nac.findEndpointByMac(mac, db) : null
@@ -80,7 +87,8 @@ export async function resolveTestRequest(d: PolicyTestDeps, b: PolicyTestInput, 
   const request: NacRequest = {
     method: b.method,
     mac,
-    username: b.username ?? null,
+    // A device certificate (EAP-TLS, its CN no user's) has no user.
+    username: b.method === 'eap-tls' ? (u.user?.username ?? null) : (b.username ?? null),
     user_group_ids: u.ids,
     endpoint_group_ids: e.ids,
     device_type: endpoint?.device_type ?? null,
@@ -99,5 +107,5 @@ export async function resolveTestRequest(d: PolicyTestDeps, b: PolicyTestInput, 
     device_groups: n.groups,
     local_time: localTime,
   }
-  return { request, resolved }
+  return { request, resolved, account: u.account, at }
 }

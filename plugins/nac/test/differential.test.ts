@@ -5,7 +5,9 @@
  * `evaluateNacPolicy` says for the same request. The policy test route answers with that same
  * function, so this is the proof that the policy test tells what the deployed daemon does.
  *
- * (EAP-TLS too, with a certificate the PKI issued.) Seeded: a failure prints the seed;
+ * (EAP-TLS too, with certificates the PKI issued.) Every account state 802.1X refuses or lets in is
+ * asked in turn: PEAP's unknown, disabled, network-login-off, expired and password-less users, and
+ * EAP-TLS certificates naming such users (in another case too) or no user (a device's). Seeded: a failure prints the seed;
  * `NAC_DIFF_SEED=<n>` replays it, `NAC_DIFF_POLICIES` sets how many policies (default 25, 11
  * requests each).
  */
@@ -17,6 +19,7 @@ import { createCa, createTemplate, eapTemplateId } from '../../pki/test/helpers.
 import { has, radclient, rcString } from '../../radius/test/e2e-support.js'
 import { created, NacLab, SECRET } from '../../radius/test/e2e-nac-lab.js'
 import { setTestNac } from '../../radius/test/fixtures/nac-source/index.js'
+import { accountRefusal, type NacAccount } from '../services/account.js'
 import { evaluateNacPolicy } from '../services/evaluate.js'
 
 /** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
@@ -43,9 +46,20 @@ const PASSWORD = 'Diff-Secret-123-xyz'
 const PORT_TYPES = ['Ethernet', 'Wireless-802.11', 'Virtual'] as const
 const DEVICE_TYPES = ['printer', 'ip-phone', 'camera'] as const
 
+/** A user as the daemon and the policy test see it: groups, and the account (null: no such user). */
+interface Person {
+  username: string
+  groupIds: string[]
+  account: NacAccount | null
+}
+
 interface World {
   userGroups: { id: string; name: string }[]
-  users: { username: string; groupIds: string[] }[]
+  users: Person[]
+  /** Every account state 802.1X refuses or lets in (issue 26 finding 1): PEAP asks each in turn. */
+  peapUsers: Person[]
+  /** EAP-TLS certificates of the platform CA, in turn: a user's (each account state, CN in another case too) and a device's (CN no user). */
+  certificates: { cn: string; person: Person | null; file: string; key: string }[]
   endpointGroups: { id: string; name: string }[]
   endpoints: { mac: string; endpoint_group_ids: string[]; device_type: string | null }[]
   deviceGroups: { id: string; name: string }[]
@@ -116,10 +130,11 @@ function randomPolicy(r: Rng, w: World): CompiledNacPolicy {
 
 interface Question {
   request: NacRequest
+  account: NacAccount | null
   ask: () => Promise<{ accept: boolean; vlan: string | null }>
 }
 
-function questions(r: Rng, w: World, lab: NacLab, caPem: string): Question[] {
+function questions(r: Rng, w: World, lab: NacLab, caPem: string, turn: number): Question[] {
   const now = new Date()
   const local_time = { day: now.getDay(), minute: now.getHours() * 60 + now.getMinutes() }
   const out: Question[] = []
@@ -130,6 +145,7 @@ function questions(r: Rng, w: World, lab: NacLab, caPem: string): Question[] {
     const user = e.mac.replace(/:/g, '')
     out.push({
       request: { method: 'mab', mac: e.mac, username: null, user_group_ids: [], endpoint_group_ids: e.endpoint_group_ids, device_type: e.device_type, device_group_ids: w.switchGroupIds, certificate: null, nas_port_type: portType, local_time },
+      account: null,
       async ask() {
         const pairs = [`User-Name = ${rcString(user)}`, `User-Password = ${rcString(user)}`, `Calling-Station-Id = ${rcString(e.mac.replace(/:/g, '-').toUpperCase())}`, 'Service-Type = Call-Check', 'Message-Authenticator = 0x00']
         if (portType) pairs.push(`NAS-Port-Type = ${portType}`)
@@ -140,11 +156,13 @@ function questions(r: Rng, w: World, lab: NacLab, caPem: string): Question[] {
     })
   }
   for (let i = 0; i < 2; i++) {
-    const u = r.pick(w.users)
+    // In turn (from a seeded start), so that every account state is asked over the run.
+    const u = w.peapUsers[(turn * 2 + i) % w.peapUsers.length]
     const e = r.pick(w.endpoints)
     out.push({
       // eapol_test sends NAS-Port-Type Ethernet (-N 61:d:15 in the lab) and the MAC as Calling-Station-Id.
       request: { method: 'peap', mac: e.mac, username: u.username, user_group_ids: u.groupIds, endpoint_group_ids: e.endpoint_group_ids, device_type: e.device_type, device_group_ids: w.switchGroupIds, certificate: null, nas_port_type: 'Ethernet', local_time },
+      account: u.account,
       async ask() {
         const a = await lab.eapol(['eap=PEAP', `identity="${u.username}"`, `password="${PASSWORD}"`, 'phase2="auth=MSCHAPV2"', `ca_cert="${caPem}"`], e.mac.replace(/:/g, '-'))
         return { accept: a.ok, vlan: a.vlan }
@@ -152,13 +170,16 @@ function questions(r: Rng, w: World, lab: NacLab, caPem: string): Question[] {
     })
   }
   {
-    // EAP-TLS: ann's certificate; the tree takes the certificate's user as the user (CN = identity = ann).
+    // EAP-TLS: the certificate's CN names its user in any case (ann's has the SAN e-mail); a CN naming no user is a device's: no user.
     const e = r.pick(w.endpoints)
     const c = w.certificate
+    const t = w.certificates[turn % w.certificates.length]
+    const cert = t.cn === 'ann' ? { issuer_cn: c.issuer_cn, san_email: c.san_email } : { issuer_cn: c.issuer_cn }
     out.push({
-      request: { method: 'eap-tls', mac: e.mac, username: 'ann', user_group_ids: w.users[0].groupIds, endpoint_group_ids: e.endpoint_group_ids, device_type: e.device_type, device_group_ids: w.switchGroupIds, certificate: { issuer_cn: c.issuer_cn, san_email: c.san_email }, nas_port_type: 'Ethernet', local_time },
+      request: { method: 'eap-tls', mac: e.mac, username: t.person?.username ?? null, user_group_ids: t.person?.groupIds ?? [], endpoint_group_ids: e.endpoint_group_ids, device_type: e.device_type, device_group_ids: w.switchGroupIds, certificate: cert, nas_port_type: 'Ethernet', local_time },
+      account: t.person?.account ?? null,
       async ask() {
-        const a = await lab.eapol(['eap=TLS', 'identity="ann"', `client_cert="${c.file}"`, `private_key="${c.key}"`, `ca_cert="${caPem}"`], e.mac.replace(/:/g, '-'))
+        const a = await lab.eapol(['eap=TLS', `identity="${t.cn}"`, `client_cert="${t.file}"`, `private_key="${t.key}"`, `ca_cert="${caPem}"`], e.mac.replace(/:/g, '-'))
         return { accept: a.ok, vlan: a.vlan }
       },
     })
@@ -177,12 +198,25 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
     lab = await NacLab.open()
     const t = lab.t
     const ug = [await created(t, '/api/v1/user-groups', { name: 'staff' }), await created(t, '/api/v1/user-groups', { name: 'contractors' }), await created(t, '/api/v1/user-groups', { name: 'lab' })]
-    const users = [
-      { username: 'ann', groupIds: [ug[0].id] },
-      { username: 'ben', groupIds: [ug[1].id, ug[2].id] },
-      { username: 'cat', groupIds: [] as string[] },
+    const account = (username: string, o: Partial<NacAccount> = {}): NacAccount => ({ username, enabled: true, network_login: true, source: 'local', network_password: true, expires_at: null, ...o })
+    const person = (username: string, groupIds: string[], o: Partial<NacAccount> = {}): Person => ({ username, groupIds, account: account(username, o) })
+    const expiredAt = new Date(Date.now() - 3600_000).toISOString()
+    const laterAt = new Date(Date.now() + 30 * 86400_000).toISOString()
+    const users = [person('ann', [ug[0].id]), person('ben', [ug[1].id, ug[2].id]), person('cat', [])]
+    // The account states (issue 26 finding 1): each is in staff, so that a policy naming staff would let it in were the state ignored.
+    const states = [
+      person('dora', [ug[0].id], { enabled: false }),
+      person('nell', [ug[0].id], { network_login: false }),
+      person('olaf', [ug[0].id], { expires_at: expiredAt }),
+      person('nopw', [ug[0].id], { network_password: false }),
+      person('fred', [ug[0].id], { expires_at: laterAt }),
     ]
-    for (const u of users) await created(t, '/api/v1/users', { username: u.username, password: PASSWORD, network_login: true, group_ids: u.groupIds })
+    for (const u of [...users, ...states]) {
+      const a = u.account!
+      const made = await created(t, '/api/v1/users', { username: u.username, ...(a.network_password ? { password: PASSWORD } : {}), network_login: true, group_ids: u.groupIds, expires_at: a.expires_at })
+      if (!a.enabled || !a.network_login) expect((await t.admin('PUT', `/api/v1/users/${made.id}`, { body: { enabled: a.enabled, network_login: a.network_login } })).status).to.equal(200)
+    }
+    const mallory: Person = { username: 'mallory', groupIds: [], account: null }
     const access = await created(t, '/api/v1/device-groups', { name: 'access' })
     const core = await created(t, '/api/v1/device-groups', { name: 'core' })
     await created(t, '/api/v1/devices', { name: 'sw1', address: '127.0.0.1/32', device_group_id: access.id, radius_secret: SECRET })
@@ -196,6 +230,11 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
     const userTemplate = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN'], san_types: ['email'] })
     const client = await lab.issue(ca.id, userTemplate.id, '/CN=ann', 'email:ann@example.net')
     const clientFile = path.join(lab.s.dir, lab.s.put('ann.pem', client.cert.certificate))
+    const certificates: World['certificates'] = [{ cn: 'ann', person: users[0], file: clientFile, key: client.key }]
+    for (const [cn, p] of [['DORA', states[0]], ['nell', states[1]], ['olaf', states[2]], ['nopw', states[3]], ['Fred', states[4]], ['printer-9.example', null]] as const) {
+      const c = await lab.issue(ca.id, userTemplate.id, `/CN=${cn}`)
+      certificates.push({ cn, person: p, file: path.join(lab.s.dir, lab.s.put(`${cn}.pem`, c.cert.certificate)), key: c.key })
+    }
     const eg = [
       { id: 'aaaaaaaa-0000-4000-8000-0000000000e1', name: 'printers' },
       { id: 'aaaaaaaa-0000-4000-8000-0000000000e2', name: 'phones' },
@@ -203,6 +242,8 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
     world = {
       userGroups: ug.map((g) => ({ id: g.id, name: g.name })),
       users,
+      peapUsers: [...users, ...states, mallory],
+      certificates,
       endpointGroups: eg,
       endpoints: [
         { mac: '00:11:22:33:44:01', endpoint_group_ids: [eg[0].id], device_type: 'printer' },
@@ -225,15 +266,18 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
     const count = Number(process.env.NAC_DIFF_POLICIES ?? 25)
     const r = rng(seed)
     let asked = 0
+    let turn = r.int(100)
     for (let p = 0; p < count; p++) {
       const policy = randomPolicy(r, world)
       setTestNac(policy, world.endpoints)
       await lab.deploy()
-      for (const q of questions(r, world, lab, caPem)) {
-        const want = evaluateNacPolicy(policy, q.request)
+      for (const q of questions(r, world, lab, caPem, turn++)) {
+        // What the policy test answers: refused before the policy, or the policy's decision.
+        const refused = accountRefusal(q.request.method, q.request.username ?? null, q.account, new Date())
+        const want = refused ? { decision: 'reject', reply: [], rule: { name: `refused: ${refused.reason}` } } : evaluateNacPolicy(policy, q.request)
         const got = await q.ask()
         const wantVlan = want.decision === 'accept' ? (want.reply.find((a) => a.attribute === 'Tunnel-Private-Group-Id')?.value ?? null) : null
-        const where = `seed ${seed}, policy ${p}: ${JSON.stringify(policy)}\nrequest ${JSON.stringify(q.request)}\nthe policy test: ${want.rule.name} (${want.decision})`
+        const where = `seed ${seed}, policy ${p}: ${JSON.stringify(policy)}\nrequest ${JSON.stringify(q.request)} account ${JSON.stringify(q.account)}\nthe policy test: ${want.rule.name} (${want.decision})`
         expect({ accept: got.accept, vlan: got.vlan }, where).to.deep.equal({ accept: want.decision === 'accept', vlan: wantVlan })
         asked++
       }

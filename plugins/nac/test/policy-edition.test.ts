@@ -19,6 +19,8 @@ describe('nac: policy without the inventory plugin', () => {
     expect(r.body.detail).to.include('inventory')
     expectError(await t.admin('POST', TEST, { body: { method: 'peap', nas: '10.0.0.1' } }), 422, 'REFERENCE_NOT_FOUND', 'nas')
     const rule = await createRule(t, { authorization_profile_id: p.id, conditions: [{ type: 'method', methods: ['peap'] }] })
+    const someone = await t.admin('POST', '/api/v1/users', { body: { username: 'someone', password: 'Edition-Secret-123', network_login: true } })
+    expect(someone.status, someone.text).to.equal(201)
     const ans = await t.admin('POST', TEST, { body: { method: 'peap', username: 'someone' } })
     expect(ans.status, ans.text).to.equal(200)
     expect(ans.body.rule.id).to.equal(rule.id)

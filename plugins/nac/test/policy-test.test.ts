@@ -12,10 +12,11 @@ import { createEndpoint, createGroup, expectError, freshMac, uniq } from './help
 import { createDeviceGroup, createProfile, createRule, createUserGroup, PROFILES, RULES, TEST } from './policy-helpers.js'
 
 const CONSUMER = './plugins/nac/test/fixtures/consumer'
+const PASSWORD = 'Nac-Policy-Test-123'
 
 describe('nac: policy test', () => {
   let t: TestApp
-  let staff: any, printers: any, campus: any, device: any, user: any, printer: any
+  let staff: any, printers: any, campus: any, device: any, user: any, olga: any, printer: any
   let vlanStaff: any, vlanPrinters: any, vlanCert: any, guest: any
   let rStaff: any, rPrinters: any, rCert: any, rNight: any
 
@@ -26,7 +27,8 @@ describe('nac: policy test', () => {
     const top = await createDeviceGroup(t)
     campus = await createDeviceGroup(t, { parent_id: top.id })
     device = await created(t, '/api/v1/devices', { name: uniq('sw'), address: '10.77.0.0/24', radius_secret: 'rad-secret-1', device_group_id: campus.id })
-    user = await created(t, '/api/v1/users', { username: uniq('alice'), network_login: true, group_ids: [staff.id] })
+    user = await created(t, '/api/v1/users', { username: uniq('alice'), password: PASSWORD, network_login: true, group_ids: [staff.id] })
+    olga = await created(t, '/api/v1/users', { username: uniq('olga'), password: PASSWORD, network_login: true })
     printer = await createEndpoint(t, { endpoint_group_id: printers.id })
     ;[vlanStaff, vlanPrinters, vlanCert, guest] = await Promise.all([
       createProfile(t, { vlan: 100 }),
@@ -71,14 +73,19 @@ describe('nac: policy test', () => {
     expect((await test({ method: 'peap', username: user.username, nas: device.id })).rule.id).to.equal(rStaff.id)
   })
 
-  it('PEAP: the username is compared exactly; an unknown user is no error, it falls to the default', async () => {
-    for (const username of [user.username.toUpperCase(), 'nobody-here']) {
+  it('PEAP: the username is compared exactly; an unknown user is refused before the policy (unknown_user), as the daemon does', async () => {
+    for (const username of [user.username.toUpperCase(), 'nobody-here', undefined]) {
       const r = await test({ method: 'peap', username, nas: '10.77.0.9' })
-      expect(r.rule.is_default).to.equal(true)
+      expect(r).to.deep.include({ decision: 'reject', rule: null, authorization_profile: null, reply: [], trace: [] })
+      expect(r.refused.reason).to.equal('unknown_user')
       expect(r.resolved.user).to.equal(null)
-      expect(r.authorization_profile.id).to.equal(guest.id)
-      expect(r.trace.find((s: any) => s.rule_id === rStaff.id).failed_condition.type).to.equal('user_group')
     }
+    // A user in no rule's group falls to the default.
+    const r = await test({ method: 'peap', username: olga.username, nas: '10.77.0.9' })
+    expect(r.refused).to.equal(null)
+    expect(r.rule.is_default).to.equal(true)
+    expect(r.authorization_profile.id).to.equal(guest.id)
+    expect(r.trace.find((s: any) => s.rule_id === rStaff.id).failed_condition.type).to.equal('user_group')
   })
 
   it('MAB: a known MAC in any notation lands in its group\'s VLAN, an unknown MAC in the default', async () => {
@@ -113,10 +120,10 @@ describe('nac: policy test', () => {
     // A Sunday 01:30 local time matches the (now enabled) night rule placed first.
     expect((await t.admin('PUT', `${RULES}/${rNight.id}`, { body: { enabled: true, position: 0 } })).status).to.equal(200)
     const sunday = new Date(2026, 10, 29, 1, 30)
-    const n = await test({ method: 'peap', username: 'x', time: sunday.toISOString() })
+    const n = await test({ method: 'peap', username: olga.username, time: sunday.toISOString() })
     expect(n.rule.id).to.equal(rNight.id)
     expect(n.resolved.local_time).to.deep.equal({ day: 0, minute: 90 })
-    const monday = await test({ method: 'peap', username: 'x', time: new Date(2026, 10, 30, 1, 30).toISOString() })
+    const monday = await test({ method: 'peap', username: olga.username, time: new Date(2026, 10, 30, 1, 30).toISOString() })
     expect(monday.trace[0]).to.include({ rule_id: rNight.id, reason: 'Mon 01:30 is outside Sun 01:00-02:00' })
     await t.admin('PUT', `${RULES}/${rNight.id}`, { body: { enabled: false } })
     await t.admin('DELETE', `${RULES}/${r1.id}`)
@@ -141,12 +148,50 @@ describe('nac: policy test', () => {
     expect(other.trace.find((x: any) => x.rule_id === rPrinters.id).failed_condition.groups).to.deep.equal([{ id: printers.id, name: renamed }])
     const ugName = `${staff.name}-renamed`
     expect((await t.admin('PUT', `/api/v1/user-groups/${staff.id}`, { body: { name: ugName } })).status).to.equal(200)
-    const p = await test({ method: 'peap', username: 'nobody' })
+    const p = await test({ method: 'peap', username: olga.username })
     expect(p.trace.find((x: any) => x.rule_id === rStaff.id).failed_condition.groups).to.deep.equal([{ id: staff.id, name: ugName }])
     await t.admin('PUT', `${RULES}/${rPrinters.id}`, { body: { enabled: false } })
     expect((await test({ method: 'mab', mac })).rule.is_default).to.equal(true)
     await t.admin('PUT', `${RULES}/${rPrinters.id}`, { body: { enabled: true } })
     await t.admin('PUT', `${PROFILES}/${vlanPrinters.id}`, { body: { vlan: 'PRINTERS', acl: 'PRN' } })
+  })
+
+  it('refuses before the policy who the daemon refuses: PEAP and EAP-TLS account states, each with the log\'s reason; a device certificate has no user; an expiry caps Session-Timeout', async () => {
+    const make = async (username: string, body: Record<string, unknown>, change?: Record<string, unknown>) => {
+      const u = await created(t, '/api/v1/users', { username, network_login: true, group_ids: [staff.id], ...body })
+      if (change) expect((await t.admin('PUT', `/api/v1/users/${u.id}`, { body: change })).status).to.equal(200)
+      return u
+    }
+    const at = '2030-06-03T10:00:00Z'
+    const dis = await make(uniq('dis'), { password: PASSWORD }, { enabled: false })
+    const off = await make(uniq('off'), { password: PASSWORD }, { network_login: false })
+    const old = await make(uniq('old'), { password: PASSWORD, expires_at: '2030-06-01T00:00:00Z' })
+    const nopw = await make(uniq('nopw'), {})
+    const soon = await make(uniq('soon'), { password: PASSWORD, expires_at: '2030-06-03T10:30:00Z' })
+    const cases: [string, string, string | null][] = [
+      ['peap', dis.username, 'disabled'], ['peap', off.username, 'network_login_off'], ['peap', old.username, 'expired'], ['peap', nopw.username, 'no_network_password'],
+      ['eap-tls', dis.username.toUpperCase(), 'disabled'], ['eap-tls', off.username, 'network_login_off'], ['eap-tls', old.username, 'expired'], ['eap-tls', nopw.username, null],
+    ]
+    for (const [method, username, reason] of cases) {
+      const r = await test({ method, username, nas: '10.77.0.9', time: at })
+      expect(r.refused?.reason ?? null, `${method} ${username}`).to.equal(reason)
+      if (reason) expect(r, `${method} ${username}`).to.deep.include({ decision: 'reject', rule: null, reply: [] })
+      else expect(r.rule.id, `${method} ${username}`).to.equal(rStaff.id)
+    }
+    // EAP-TLS: a CN in any case names its user (and brings the user's groups); a CN naming no user is a device certificate.
+    const tls = await test({ method: 'eap-tls', username: user.username.toUpperCase(), nas: '10.77.0.9' })
+    expect(tls.resolved.user).to.deep.equal({ id: user.id, username: user.username })
+    expect(tls.rule.id).to.equal(rStaff.id)
+    const device = await test({ method: 'eap-tls', username: 'printer-7.example', nas: '10.77.0.9' })
+    expect(device).to.deep.include({ refused: null, decision: 'accept' })
+    expect(device.resolved.user).to.equal(null)
+    expect(device.rule.is_default).to.equal(true)
+    expect(device.trace.find((s: any) => s.rule_id === rStaff.id).reason).to.match(/^no user \(eap-tls\)/)
+    // 30 minutes left: Session-Timeout 1800, added after the profile's attributes (FreeRADIUS's expiration module does the same).
+    for (const method of ['peap', 'eap-tls']) {
+      const r = await test({ method, username: soon.username, nas: '10.77.0.9', time: at })
+      expect(r.reply, method).to.deep.equal([...vlanStaff.reply, { attribute: 'Session-Timeout', value: '1800' }])
+    }
   })
 
   it('refuses bad input with 422 at the field', async () => {

@@ -19,6 +19,11 @@ export const NAC_ATTRIBUTES = {
   /** The authenticated user: PEAP's inner identity, EAP-TLS's certificate Common-Name. */
   user: CONTROL_ATTRIBUTES.nacUser,
   userGroup: 'Portcullis-NAC-User-Group',
+  /**
+   * Why the user may not use the network (`disabled`, `network_login_off`), from portcullis/nac-users:
+   * an EAP-TLS certificate naming such a user is refused before the policy (nac-site.ts).
+   */
+  account: 'Portcullis-NAC-Account',
   /** The client's device groups, ancestors included. */
   deviceGroup: 'Portcullis-NAC-Device-Group',
 } as const
@@ -40,4 +45,5 @@ ATTRIBUTE	${NAC_ATTRIBUTES.deviceType}	3173	string
 ATTRIBUTE	${NAC_ATTRIBUTES.user}	3174	string
 ATTRIBUTE	${NAC_ATTRIBUTES.userGroup}	3175	string
 ATTRIBUTE	${NAC_ATTRIBUTES.deviceGroup}	3176	string
+ATTRIBUTE	${NAC_ATTRIBUTES.account}	3177	string
 `

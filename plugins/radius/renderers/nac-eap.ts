@@ -21,7 +21,7 @@
 import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
 import type { FreeradiusNac } from './nac-input.js'
 import { NAC_ATTRIBUTES as N } from './nac-attributes.js'
-import { REFUSED } from './users.js'
+import { DIRECTORY, REFUSED } from './users.js'
 import { FreeradiusRenderError, HEADER, refusal, T } from './syntax.js'
 
 export const INNER_SERVER = 'portcullis-inner'
@@ -107,12 +107,23 @@ ${T}${T}}
 ${T}${T}reject
 ${T}}
 ${T}if (!&control:NT-Password) {
-${T}${T}update outer.session-state {
-${T}${T}${T}&${CONTROL_ATTRIBUTES.rejectReason} := "unknown_user"
+${T}${T}if (&control:${DIRECTORY}) {
+${T}${T}${T}# A directory user: the directory checks a password by an LDAP bind, never an MS-CHAPv2 answer.
+${T}${T}${T}update outer.session-state {
+${T}${T}${T}${T}&${CONTROL_ATTRIBUTES.rejectReason} := "directory_pap_only"
+${T}${T}${T}}
+${T}${T}}
+${T}${T}else {
+${T}${T}${T}update outer.session-state {
+${T}${T}${T}${T}&${CONTROL_ATTRIBUTES.rejectReason} := "unknown_user"
+${T}${T}${T}}
 ${T}${T}}
 ${T}${T}reject
 ${T}}
-${T}expiration
+${T}# userlock = 1: go on to the test below (the module's userlock would leave the section, unnamed: "wrong_password").
+${T}expiration {
+${T}${T}userlock = 1
+${T}}
 ${T}if (userlock) {
 ${T}${T}update outer.session-state {
 ${T}${T}${T}&${CONTROL_ATTRIBUTES.rejectReason} := "expired"

@@ -3,7 +3,8 @@
  * like portcullis_users in users.ts): every key has a prefix, so none is ever the users file's DEFAULT.
  *
  *   portcullis/nac-endpoints  "m.<canonical MAC>": the endpoint's groups and device type
- *   portcullis/nac-users      "n.<username>": the user's groups (PEAP inner identity, EAP-TLS certificate CN)
+ *   portcullis/nac-users      "n.<lower-cased username>": the user's groups and expiry, or why refused
+ *                             (PEAP inner identity, EAP-TLS certificate CN)
  *   portcullis/nac-clients    "c.<client shortname>": the device groups of the switch, ancestors included
  */
 import type { FreeradiusConfigInput } from './input.js'
@@ -11,6 +12,7 @@ import type { FreeradiusNac } from './nac-input.js'
 import { NAC_ATTRIBUTES as N, NAC_DEVICE_TYPE, NAC_ID } from './nac-attributes.js'
 import { byteOrder, FreeradiusRenderError, HEADER, name, T, USERNAME } from './syntax.js'
 import { quoteValue } from '../services/values.js'
+import { epochSeconds } from './lockout.js'
 import { writtenClients } from './policy.js'
 
 /** The nac plugin's canonical MAC. */
@@ -37,14 +39,32 @@ export function nacEndpoints(nac: FreeradiusNac): string {
   return out.join('\n')
 }
 
+/**
+ * The users as 802.1X sees them, keyed on the lower-cased username (usernames are unique without
+ * regard to case, so an EAP-TLS certificate's Common-Name names its user whatever its case, and a
+ * disabled user cannot come back in through a certificate spelled "ALICE"): the groups, the expiry
+ * (control:Expiration, which the `expiration` module checks and turns into the Session-Timeout of
+ * the accept), or why the user may not use the network. A user with none of these needs no line:
+ * it reads as a user in no group.
+ */
 export function nacUsers(input: FreeradiusConfigInput): string {
-  const out = [HEADER, '# The users\' groups (portcullis_nac_users, keyed on "n.<username>"): PEAP inner identity, EAP-TLS certificate CN.']
+  const out = [HEADER, '# The users for 802.1X (portcullis_nac_users, keyed on "n.<lower-cased username>"): groups, expiry, or why refused.']
   const seen = new Set<string>()
   for (const u of [...input.users].sort((a, b) => byteOrder(a.username, b.username))) {
     name(u.username, 'username', USERNAME)
-    if (seen.has(u.username) || !u.group_ids.length) continue
-    seen.add(u.username)
-    out.push(`n.${u.username}${T}${[...new Set(u.group_ids)].sort(byteOrder).map((g) => item(N.userGroup, '+=', g, 'user group')).join(', ')}`)
+    const key = u.username.toLowerCase()
+    if (seen.has(key)) continue
+    seen.add(key)
+    const items = [...new Set(u.group_ids)].sort(byteOrder).map((g) => item(N.userGroup, '+=', g, 'user group'))
+    if (u.expires_at) items.push(`Expiration := ${epochSeconds(u.expires_at)}`)
+    if (items.length) out.push(`n.${key}${T}${items.join(', ')}`)
+  }
+  for (const u of [...input.refusedUsers].sort((a, b) => byteOrder(a.username, b.username))) {
+    name(u.username, 'username', USERNAME)
+    const key = u.username.toLowerCase()
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push(`n.${key}${T}${N.account} := ${quoteValue(u.reason)}`)
   }
   out.push('')
   return out.join('\n')
@@ -73,7 +93,7 @@ ${T}key = "m.%{control:${N.mac}}"
 ${T}filename = \${confdir}/portcullis/nac-endpoints
 }
 files portcullis_nac_users {
-${T}key = "n.%{control:${N.user}}"
+${T}key = "n.%{tolower:%{control:${N.user}}}"
 ${T}filename = \${confdir}/portcullis/nac-users
 }
 files portcullis_nac_clients {

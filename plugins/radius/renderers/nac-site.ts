@@ -17,7 +17,7 @@ import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
 import type { FreeradiusNac } from './nac-input.js'
 import { NAC_ATTRIBUTES as N } from './nac-attributes.js'
 import { EAP_OFF } from './nac-eap.js'
-import { HEADER, T } from './syntax.js'
+import { HEADER, refusal, T } from './syntax.js'
 
 const OFF = '# No NAC policy source is registered: 802.1X and MAB are not served here.\n'
 const PAIR = '([0-9a-f]{2})'
@@ -94,6 +94,45 @@ const METHOD = [
   '}',
 ]
 
+/**
+ * The account of the user an 802.1X request names (nac-users, by the lower-cased name): refused before
+ * the policy when disabled, network login off or expired, with the reasons and log codes of PEAP's
+ * inner tunnel (nac-eap.ts), which already refused these for PEAP: here they hold for EAP-TLS too.
+ */
+const ACCOUNT = [
+  `portcullis_nac_users.authorize`,
+  `if (&control:${N.account}) {`,
+  `${T}if (&control:${N.account} == "disabled") {`,
+  ...refusal('disabled', 'the user is disabled', T + T),
+  `${T}}`,
+  `${T}else {`,
+  ...refusal('network_login_off', 'network login is off for this user', T + T),
+  `${T}}`,
+  `${T}reject`,
+  '}',
+  ...expiry('# Expiry (users.expires_at): refused from that second on.'),
+  '# The module set a Session-Timeout: the one of the accept is set after the policy, which may give its own.',
+  'update reply {',
+  `${T}&Session-Timeout !* ANY`,
+  '}',
+]
+
+/** The expiration module: refuses from control:Expiration on; before it, caps the reply's Session-Timeout at the seconds left (or adds one). */
+function expiry(comment: string): string[] {
+  return [
+    comment,
+    `if (&control:Expiration) {`,
+    `${T}expiration.authorize {`,
+    `${T}${T}userlock = 1`,
+    `${T}}`,
+    `${T}if (userlock) {`,
+    ...refusal('expired', 'the account has expired', T + T),
+    `${T}${T}reject`,
+    `${T}}`,
+    '}',
+  ]
+}
+
 export function nacPostAuth(nac: FreeradiusNac | null): string {
   if (!nac) return `${HEADER}\n${OFF}`
   return [
@@ -102,18 +141,18 @@ export function nacPostAuth(nac: FreeradiusNac | null): string {
     `if (&control:${N.method}) {`,
     ...METHOD.map((l) => T + l),
     `${T}if (&control:${N.method} == "peap") {`,
-    `${T}${T}# The inner tunnel's user and groups (sites-enabled/portcullis-inner).`,
+    `${T}${T}# The inner tunnel's user (sites-enabled/portcullis-inner), who passed its account checks there.`,
     `${T}${T}update control {`,
     `${T}${T}${T}&${N.user} := &session-state:${N.user}`,
-    `${T}${T}${T}&${N.userGroup} += &session-state:${N.userGroup}[*]`,
     `${T}${T}}`,
     `${T}}`,
-    `${T}elsif (&control:${N.method} == "eap-tls" && &TLS-Client-Cert-Common-Name) {`,
-    `${T}${T}# The certificate's user: its Common-Name, as a username.`,
-    `${T}${T}update control {`,
-    `${T}${T}${T}&${N.user} := &TLS-Client-Cert-Common-Name`,
+    `${T}elsif (&control:${N.method} == "eap-tls") {`,
+    `${T}${T}# A Common-Name naming a user (any case) is that user's login; any other certificate is a device's: no user.`,
+    `${T}${T}if (&TLS-Client-Cert-Common-Name) {`,
+    `${T}${T}${T}update control {`,
+    `${T}${T}${T}${T}&${N.user} := &TLS-Client-Cert-Common-Name`,
+    `${T}${T}${T}}`,
     `${T}${T}}`,
-    `${T}${T}portcullis_nac_users.authorize`,
     `${T}}`,
     `${T}elsif (&control:${N.method} != "mab") {`,
     `${T}${T}update control {`,
@@ -121,7 +160,12 @@ export function nacPostAuth(nac: FreeradiusNac | null): string {
     `${T}${T}}`,
     `${T}${T}reject`,
     `${T}}`,
+    `${T}# The user's groups and account: refused before the policy when disabled, network login off or expired.`,
+    `${T}if (&control:${N.user}) {`,
+    ...ACCOUNT.map((l) => T + T + l),
+    `${T}}`,
     `${T}$INCLUDE nac-policy`,
+    ...expiry(`# The accept of a user with an expiry: Session-Timeout at most the seconds left (the profile's own, if shorter, stays).`).map((l) => T + l),
     `${T}portcullis_log_auth`,
     `${T}return`,
     '}',

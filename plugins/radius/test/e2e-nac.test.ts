@@ -27,6 +27,7 @@ describe('radius: 802.1X and MAB against FreeRADIUS (eapol_test, radclient)', fu
   let caPem: string
   let client: { cert: any; key: string }
   let clientPem: string
+  const certs: Record<string, { file: string; key: string }> = {}
 
   before(async function () {
     if (!has('freeradius') || !has('radclient') || !has('eapol_test') || !has('openssl')) skipBecause(this, 'FreeRADIUS 3.2, radclient, eapol_test and openssl are needed (Debian: freeradius, freeradius-utils, eapoltest, openssl)')
@@ -53,6 +54,20 @@ describe('radius: 802.1X and MAB against FreeRADIUS (eapol_test, radclient)', fu
     const userTemplate = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN'], san_types: ['email'] })
     client = await lab.issue(ca.id, userTemplate.id, '/CN=alice', 'email:alice@example.net')
     clientPem = lab.s.put('alice.pem', client.cert.certificate)
+    // The account states 802.1X must refuse (issue 26 finding 1), each with a certificate of the platform CA too.
+    const user = async (username: string, body: Record<string, unknown>, change?: Record<string, unknown>) => {
+      const u = await created(t, '/api/v1/users', { username, ...body })
+      if (change) expect((await t.admin('PUT', `/api/v1/users/${u.id}`, { body: change })).status).to.equal(200)
+    }
+    await user('dora', { password: PASSWORD, network_login: true }, { enabled: false })
+    await user('nell', { password: PASSWORD, network_login: true }, { network_login: false })
+    await user('old', { password: PASSWORD, network_login: true, expires_at: new Date(Date.now() - 3600_000).toISOString() })
+    await user('fut', { password: PASSWORD, network_login: true, expires_at: new Date(Date.now() + 86400_000).toISOString() })
+    await user('nopw', { network_login: true })
+    for (const cn of ['dora', 'nell', 'old', 'FUT', 'nopw', 'printer-7.example']) {
+      const c = await lab.issue(ca.id, userTemplate.id, `/CN=${cn}`)
+      certs[cn] = { file: path.join(lab.s.dir, lab.s.put(`${cn}.pem`, c.cert.certificate)), key: c.key }
+    }
 
     const policy = samplePolicy('NAC Issuing CA')
     setTestNac(
@@ -60,7 +75,7 @@ describe('radius: 802.1X and MAB against FreeRADIUS (eapol_test, radclient)', fu
         rules: [
           { ...policy.rules[0], conditions: [{ type: 'method', methods: ['mab'] }, { type: 'endpoint_group', groups: [{ id: PRINTERS, name: 'printers' }] }] },
           { ...policy.rules[1], conditions: [{ type: 'method', methods: ['peap'] }, { type: 'user_group', groups: [{ id: staff.id, name: 'staff' }] }, { type: 'device_group', groups: [{ id: access.id, name: 'access' }] }] },
-          policy.rules[2],
+          { ...policy.rules[2], authorization: { ...policy.rules[2].authorization, reply: [...policy.rules[2].authorization.reply, { attribute: 'Session-Timeout', value: '3600' }] } },
           { id: 'r4', name: 'cameras', position: 4, conditions: [{ type: 'endpoint_group', groups: [{ id: CAMERAS, name: 'cameras' }] }], authorization: DENY },
           { id: 'r5', name: 'peap-others', position: 5, conditions: [{ type: 'method', methods: ['peap'] }], authorization: vlan('50', 'peap-others') },
         ],
@@ -109,6 +124,49 @@ describe('radius: 802.1X and MAB against FreeRADIUS (eapol_test, radclient)', fu
     expect(r.ok, r.raw.slice(-3000)).to.equal(true)
     expect(r.vlan).to.equal('20')
     expect(last()).to.include({ result: 'accept', nacMethod: 'eap-tls', nacUser: 'alice', ruleName: 'certs', vlan: '20', filterId: 'corp-acl' })
+  })
+
+  /** The Session-Timeouts of eapol_test's Access-Accept (attribute 27, an integer eapol_test dumps in decimal). */
+  const sessionTimeout = (raw: string) => [...raw.slice(raw.lastIndexOf('(Access-Accept)')).matchAll(/Attribute 27 \(Session-Timeout\) length=\d+\n\s+Value: ([0-9]+)/g)].map((m) => Number(m[1]))
+
+  it('PEAP: a disabled, network-login-off, expired, password-less or unknown user is refused before the policy, each with its reason', async () => {
+    for (const [username, reason] of [['dora', 'disabled'], ['nell', 'network_login_off'], ['old', 'expired'], ['nopw', 'no_network_password'], ['mallory', 'unknown_user']]) {
+      const r = await lab.peap(username, PASSWORD, caPem)
+      expect(r.ok, username).to.equal(false)
+      expect(last(), username).to.include({ result: 'reject', nacMethod: 'peap', nacUser: username, rejectReason: reason, ruleName: null })
+    }
+  })
+
+  it('PEAP: a user with an expiry is accepted with Session-Timeout the seconds left', async () => {
+    const r = await lab.peap('fut', PASSWORD, caPem)
+    expect(r.ok, r.raw.slice(-3000)).to.equal(true)
+    expect(r.vlan).to.equal('50')
+    const [timeout, ...more] = sessionTimeout(r.raw)
+    expect(more).to.deep.equal([])
+    expect(timeout).to.be.within(86400 - 120, 86400)
+    expect(last()).to.include({ result: 'accept', nacMethod: 'peap', nacUser: 'fut', ruleName: 'peap-others' })
+  })
+
+  it('EAP-TLS: the certificate of a disabled, network-login-off or expired user is refused before the policy, each with its reason', async () => {
+    for (const [cn, reason] of [['dora', 'disabled'], ['nell', 'network_login_off'], ['old', 'expired']]) {
+      const r = await lab.tls(cn, certs[cn].file, certs[cn].key, caPem)
+      expect(r.ok, `${cn}: ${r.raw.slice(-1500)}`).to.equal(false)
+      expect(last(), cn).to.include({ result: 'reject', nacMethod: 'eap-tls', nacUser: cn, rejectReason: reason, ruleName: null })
+    }
+  })
+
+  it('EAP-TLS: a user\'s certificate (its CN in any case) carries the expiry, never above the profile\'s Session-Timeout; a password-less user\'s and a device certificate take the policy', async () => {
+    const fut = await lab.tls('FUT', certs.FUT.file, certs.FUT.key, caPem)
+    expect(fut.ok, fut.raw.slice(-3000)).to.equal(true)
+    expect(fut.vlan).to.equal('20')
+    expect(sessionTimeout(fut.raw)).to.deep.equal([3600])
+    const nopw = await lab.tls('nopw', certs.nopw.file, certs.nopw.key, caPem)
+    expect(nopw.ok, nopw.raw.slice(-3000)).to.equal(true)
+    expect(last()).to.include({ result: 'accept', nacMethod: 'eap-tls', nacUser: 'nopw', ruleName: 'certs' })
+    const device = await lab.tls('printer-7', certs['printer-7.example'].file, certs['printer-7.example'].key, caPem)
+    expect(device.ok, device.raw.slice(-3000)).to.equal(true)
+    expect(device.vlan).to.equal('20')
+    expect(last()).to.include({ result: 'accept', nacMethod: 'eap-tls', nacUser: 'printer-7.example', ruleName: 'certs' })
   })
 
   it('EAP-TLS: a certificate of a foreign CA is rejected', async () => {

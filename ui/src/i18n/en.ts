@@ -253,6 +253,7 @@ const en = {
     certFields: { issuer_cn: 'Issuer CN', san_email: 'SAN e-mail', san_dns: 'SAN DNS name' },
     test: 'Policy test', method: 'Method', username: 'Username', nas: 'Switch (device or address)', nasPortType: 'NAS port type', run: 'Test',
     decision: { accept: 'Accept', reject: 'Reject' }, matched: (n: string) => `Rule ${n} decided`, trace: 'Trace', why: 'Why', resolved: 'Resolved as',
+    refusedBefore: (reason: string, detail: string) => `Refused before the policy (${reason}): ${detail}`,
     inGroups: (g: string) => `in ${g || 'no group'}`, unknown: 'unknown',
     import: 'Import csv', importTitle: 'Import endpoints', importHint: 'A CSV file with the columns mac, description, endpoint_group, owner (an export imports back). A column left out keeps what an endpoint has.',
     importFile: 'CSV file', dryRun: 'Check only (write nothing)', partial: 'Write the rows that pass (otherwise one refused row writes nothing)', importRun: 'Import', close: 'Close',

@@ -254,6 +254,7 @@ const ru: Messages = {
     certFields: { issuer_cn: 'CN издателя', san_email: 'SAN e-mail', san_dns: 'SAN DNS-имя' },
     test: 'Проверка политики', method: 'Метод', username: 'Имя пользователя', nas: 'Коммутатор (устройство или адрес)', nasPortType: 'Тип порта NAS', run: 'Проверить',
     decision: { accept: 'Допуск', reject: 'Отказ' }, matched: (n) => `Решило правило ${n}`, trace: 'Трассировка', why: 'Почему', resolved: 'Распознано как',
+    refusedBefore: (reason: string, detail: string) => `Отказ до политики (${reason}): ${detail}`,
     inGroups: (g) => `в ${g || 'ни одной группе'}`, unknown: 'неизвестно',
     import: 'Загрузить csv', importTitle: 'Загрузка оконечных устройств', importHint: 'Файл CSV со столбцами mac, description, endpoint_group, owner (выгрузка загружается обратно). Отсутствующий столбец оставляет значение устройства как есть.',
     importFile: 'Файл CSV', dryRun: 'Только проверить (ничего не записывать)', partial: 'Записать прошедшие строки (иначе одна отклонённая строка отменяет всё)', importRun: 'Загрузить', close: 'Закрыть',

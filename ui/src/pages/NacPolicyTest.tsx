@@ -84,8 +84,9 @@ export function NacPolicyTest({ onResult }: { onResult(r: NacTestResult | null):
           <Stack gap="xs" data-testid="nac-policy-result">
             <Group>
               <Badge size="lg" color={r.decision === 'accept' ? 'green' : 'red'} data-testid="nac-decision">{t.nac.decision[r.decision]}</Badge>
-              <Text size="sm">{t.nac.matched(r.rule.name)}</Text>
-              <Badge variant="light" tt="none">{r.authorization_profile.name}</Badge>
+              {r.refused && <Text size="sm" data-testid="nac-refused">{t.nac.refusedBefore(r.refused.reason, r.refused.detail)}</Text>}
+              {r.rule && <Text size="sm">{t.nac.matched(r.rule.name)}</Text>}
+              {r.authorization_profile && <Badge variant="light" tt="none">{r.authorization_profile.name}</Badge>}
             </Group>
             {r.reply.length > 0 && <Text size="xs" ff="monospace" data-testid="nac-reply">{r.reply.map((a) => `${a.attribute} = ${a.value}`).join('  ')}</Text>}
             <TraceTable label={t.nac.trace} testId="nac-trace" columns={{ name: t.nac.name, why: t.nac.why }}
