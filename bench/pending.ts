@@ -123,7 +123,7 @@ export async function runPendingBench(): Promise<Record<string, unknown>> {
     console.log(`\n== 2. Poll after a write nothing audits (a rate-limit row) ==`)
     const xs: number[] = []
     for (let k = 0; k < polls; k++) {
-      await c.query('INSERT INTO rate_limit_hits (bucket, client, window_start, hits) VALUES ($1, $2, $3, 1)', ['bench-pending', `c${k}`, k])
+      await c.query('INSERT INTO rate_limit_hits (bucket, client, hits, last_at) VALUES ($1, $2, ARRAY[$3::bigint], $3)', ['bench-pending', `c${k}`, k])
       const t0 = performance.now()
       await app.deploys.pending()
       xs.push(performance.now() - t0)

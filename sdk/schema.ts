@@ -38,6 +38,13 @@ const NAME_REFUSED = '\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u2028
  * so generators that build matching strings from the pattern can read it.
  * The kernel's validator answers a mismatch with a message saying what is refused.
  */
+/**
+ * One character a name may not hold (NAME_REFUSED), for the values a plugin checks in code rather
+ * than by schema (a reply attribute's value, a rule's compared text): one rule for every one-line
+ * value a person reads or a daemon receives.
+ */
+export const NAME_REFUSED_CHAR = new RegExp(`[${NAME_REFUSED}]`)
+
 export const NAME_PATTERN = `^[ \\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000\\uFEFF]*[^\\s${NAME_REFUSED}][^${NAME_REFUSED}]*$`
 
 /**

@@ -43,8 +43,10 @@ export const AuditLogTable = defineTable('audit_log', {
 export const RateLimitHitsTable = defineTable('rate_limit_hits', {
   bucket: column.varchar(),
   client: column.varchar(),
-  window_start: column.bigint(),
-  hits: column.integer(),
+  /** Milliseconds since the epoch (bigint[]; read back as text). */
+  hits: column.array<string>(),
+  refused: column.integer().defaulted(),
+  last_at: column.bigint(),
 })
 
 export const ClusterNodesTable = defineTable('cluster_nodes', {

@@ -31,6 +31,8 @@ export const keepReleasesSetting = defineSetting(
   Type.Integer({ minimum: 1, maximum: 1000 }),
   20,
   'Release folders kept per daemon (the newest ones; the current release is always kept). An older release can no longer be rolled back to.',
+  // Lowered, the next deploy deletes the releases a rollback or an investigation of what the daemons were told needs.
+  { security: true },
 )
 export const lockWaitSetting = defineSetting(
   'deploy.lock_wait_seconds',

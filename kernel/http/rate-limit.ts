@@ -1,8 +1,10 @@
 /**
  * Rate limits as a route option: per client IP, per signed-in user, or per a
- * key the handler names. Counters are fixed windows kept in PostgreSQL, so a
- * limit holds across every node of a cluster: a client cannot multiply its
- * budget by spreading requests over nodes.
+ * key the handler names. "N per W seconds" means at most N hits let through in
+ * any W seconds (a sliding window: the times of the hits let through are kept,
+ * at most N of them). Kept in PostgreSQL, so a limit holds across every node of
+ * a cluster: a client cannot multiply its budget by spreading requests over
+ * nodes. Refused hits are not kept: they do not lengthen the wait.
  */
 import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
@@ -32,23 +34,39 @@ export function describeLimit(l: RateLimit): string {
 export class RateLimiter {
   private lastSweep = 0
 
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  /** Counts the hit and says whether the client is within the limit. */
+  /**
+   * Counts the hit and says whether the client is within the limit: at most `max` hits let through in
+   * any `windowSeconds`, however they fall (a sliding window, not fixed windows: a burst straddling a
+   * window's end used to get twice the limit). One statement per hit: the row's lock orders
+   * concurrent hits from every node, each sees the hits let through before it.
+   */
   async charge(bucket: string, client: string, limit: Pick<RateLimit, 'max' | 'windowSeconds'>): Promise<Charge> {
-    const nowMs = Date.now()
+    const nowMs = this.now()
     const windowMs = limit.windowSeconds * 1000
-    const windowStart = Math.floor(nowMs / windowMs) * windowMs
+    const since = nowMs - windowMs
+    // The hits still inside the last window, oldest first; the new one joins them if there is room.
+    const recent = 'ARRAY(SELECT h FROM unnest(r.hits) AS h WHERE h > ? ORDER BY h)'
+    const room = `cardinality(${recent}) < ?`
     const row = (await this.knex.raw(
-      `INSERT INTO rate_limit_hits (bucket, client, window_start, hits) VALUES (?, ?, ?, 1)
-       ON CONFLICT (bucket, client, window_start) DO UPDATE SET hits = rate_limit_hits.hits + 1
-       RETURNING hits`,
-      [fit(bucket, BUCKET_MAX), fit(client, CLIENT_MAX), windowStart],
-    )) as { rows: { hits: number }[] }
+      `INSERT INTO rate_limit_hits AS r (bucket, client, hits, refused, last_at) VALUES (?, ?, ARRAY[?]::bigint[], 0, ?)
+       ON CONFLICT (bucket, client) DO UPDATE SET
+         hits = CASE WHEN ${room} THEN ${recent} || ?::bigint ELSE ${recent} END,
+         refused = CASE WHEN ${room} THEN 0 ELSE r.refused + 1 END,
+         last_at = ?
+       RETURNING hits, refused`,
+      [fit(bucket, BUCKET_MAX), fit(client, CLIENT_MAX), nowMs, nowMs, since, limit.max, since, nowMs, since, since, limit.max, nowMs],
+    )) as { rows: { hits: (string | number)[]; refused: number }[] }
     void this.sweep(nowMs)
-    const hits = row.rows[0].hits
-    if (hits <= limit.max) return { ok: true }
-    return { ok: false, retryAfter: Math.max(1, Math.ceil((windowStart + windowMs - nowMs) / 1000)), first: hits === limit.max + 1 }
+    const { hits, refused } = row.rows[0]
+    if (refused === 0) return { ok: true }
+    // Room again when the oldest hit let through leaves the window.
+    const oldest = Number(hits[0])
+    return { ok: false, retryAfter: Math.max(1, Math.ceil((oldest + windowMs - nowMs) / 1000)), first: refused === 1 }
   }
 
   /** Counts the hit; throws 429 with Retry-After when the client is over the limit. */
@@ -61,7 +79,7 @@ export class RateLimiter {
   private async sweep(nowMs: number) {
     if (nowMs - this.lastSweep < 60_000) return
     this.lastSweep = nowMs
-    // A day covers any window a route declares; older counters can no longer count.
-    await this.knex('rate_limit_hits').where('window_start', '<', nowMs - 86_400_000).delete().catch(() => undefined)
+    // A day covers any window a route declares; a client silent that long has nothing left to count.
+    await this.knex('rate_limit_hits').where('last_at', '<', nowMs - 86_400_000).delete().catch(() => undefined)
   }
 }

@@ -14,7 +14,7 @@ import { hostCheck, securityHeaders } from './transport.js'
 import { OutageLog } from '../db/outage.js'
 import { fullPath, mountRoute, type MountDeps, type RouteHandler } from './mount.js'
 import { RouteTable } from './router.js'
-import { serveWeb } from './web.js'
+import { apiRoots, serveWeb } from './web.js'
 import type { WebAssets } from '../../sdk/index.js'
 
 export interface HttpOptions {
@@ -38,6 +38,7 @@ export function createHttpApp(o: HttpOptions): Koa {
 
   const table = new RouteTable<RouteHandler>()
   for (const { owner, route } of o.routes) table.add(route.method, fullPath(route), mountRoute(route, owner, o.mount))
+  const roots = apiRoots(o.routes.filter((r) => r.route.root).map((r) => r.route.path))
 
   app.use(securityHeaders())
   app.use(requestContext(o.log))
@@ -55,7 +56,7 @@ export function createHttpApp(o: HttpOptions): Koa {
     const allowed = table.allowed(path)
     // A route's path asked with another method is the route's 405, never the console's page
     // (GET /.well-known/est/simpleenroll must not answer 200 with index.html).
-    if (!allowed.length && o.web && (await serveWeb(ctx, o.web))) return
+    if (!allowed.length && o.web && (await serveWeb(ctx, o.web, roots))) return
     if (allowed.length) {
       throw new PortcullisError(405, 'METHOD_NOT_ALLOWED', 'core:errors.method_not_allowed', {
         vars: { method: ctx.method, allowed: allowed.join(', ') },

@@ -1,8 +1,9 @@
 /**
  * Plugins' browser files (PluginContributions.web, sdk/web.ts): asked for a
- * GET or HEAD that no route answers, outside /api/ (an unknown API path stays
- * the envelope's 404, never a page). The security headers already set stay,
- * but for the file's own Content-Security-Policy and Cache-Control.
+ * GET or HEAD that no route answers, outside every root path the API owns (an
+ * unknown API path stays the envelope's 404, never a page). The security
+ * headers already set stay, but for the file's own Content-Security-Policy and
+ * Cache-Control.
  */
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
@@ -10,10 +11,27 @@ import path from 'node:path'
 import type Koa from 'koa'
 import type { WebAssets } from '../../sdk/index.js'
 
-export async function serveWeb(ctx: Koa.Context, web: readonly { owner: string; web: WebAssets }[]): Promise<boolean> {
+/**
+ * The root paths the server itself answers, whether or not they are on: the API, the documentation
+ * (404 while DOCS_ENABLED is off, as the contract says; never the console's page in its place).
+ */
+const KERNEL_ROOTS = ['/api', '/docs', '/redoc', '/openapi.json']
+
+/**
+ * The first segment of every path the API owns: the kernel's, and those of the root routes
+ * (`/healthz`, `/ready`, `/.well-known`). A path at or under one is the API's to answer or to
+ * 404 in the envelope, never a page of the console (an unknown `/.well-known/est/…` is no page).
+ */
+export function apiRoots(rootRoutePaths: readonly string[]): ReadonlySet<string> {
+  return new Set([...KERNEL_ROOTS, ...rootRoutePaths.map((p) => '/' + p.split('/')[1])])
+}
+
+const owned = (p: string, roots: ReadonlySet<string>) => roots.has('/' + p.split('/')[1])
+
+export async function serveWeb(ctx: Koa.Context, web: readonly { owner: string; web: WebAssets }[], roots: ReadonlySet<string> = apiRoots([])): Promise<boolean> {
   if (!web.length || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return false
   const p = ctx.path
-  if (p === '/api' || p.startsWith('/api/')) return false
+  if (owned(p, roots)) return false
   let decoded: string
   try {
     decoded = decodeURIComponent(p)

@@ -3,6 +3,7 @@ import type { Knex } from 'knex'
 import type { SecretsService } from '../../sdk/index.js'
 import { checkNetworkPassword } from './network-password.js'
 import { checkPolicy, hashPassword } from './passwords.js'
+import { voidResetLinks } from './reset-links.js'
 import { deriveVerifiers, sealVerifiers } from './verifiers.js'
 
 /**
@@ -23,4 +24,5 @@ export async function passwordColumns(secrets: SecretsService, username: string,
 export async function setPassword(trx: Knex.Transaction, secrets: SecretsService, user: { id: string; username: string; network_login: boolean; chap_enabled: boolean }, password: string, field: string): Promise<void> {
   const cols = await passwordColumns(secrets, user.username, password, field, user.network_login, user.chap_enabled)
   await trx('users').where({ id: user.id }).update({ ...cols, must_change_password: false, sessions_valid_after: new Date(), updated_at: new Date() })
+  await voidResetLinks(trx, user.id)
 }

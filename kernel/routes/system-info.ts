@@ -48,7 +48,7 @@ const SystemInfo = Type.Object(
         },
         { additionalProperties: false },
       ),
-      { description: 'Settings marked security-relevant (where mail and links go, session lifetime, shared keys, log ingestion): only an administrator may change them.' },
+      { description: 'Settings marked security-relevant (where mail and links go, session lifetime, shared keys, log ingestion, where the daemons listen, CoA, releases kept): only an administrator may change them.' },
     ),
     server_options: Type.Array(
       Type.Object(

@@ -7,8 +7,11 @@ export const coaOnChange = defineSetting(
   StringEnum(['off', 'reauthenticate'] as const),
   'reauthenticate',
   "What the NAC sends to the NAS when an endpoint's authorization may have changed (its group, its device type, its profile): `reauthenticate` (a CoA, so the new policy applies now) or `off` (the change applies at the next authentication).",
+  // `off` lets a quarantined endpoint keep its access until it next authenticates, hours on a wired port.
+  { security: true },
 )
-export const coaPort = defineSetting('nac.coa_port', Type.Integer({ minimum: 1, maximum: 65535 }), 3799, 'The UDP port CoA and Disconnect requests go to (RFC 5176: 3799); a device may override it (PUT /api/v1/nac/coa-nas/{device_id}).')
+// A wrong port makes every CoA and Disconnect time out: revoked access stays until the session ends.
+export const coaPort = defineSetting('nac.coa_port', Type.Integer({ minimum: 1, maximum: 65535 }), 3799, 'The UDP port CoA and Disconnect requests go to (RFC 5176: 3799); a device may override it (PUT /api/v1/nac/coa-nas/{device_id}).', { security: true })
 export const coaTimeoutMs = defineSetting('nac.coa_timeout_ms', Type.Integer({ minimum: 100, maximum: 30000 }), 3000, 'How long to wait for the NAS to answer one transmission of a CoA or Disconnect request, in milliseconds.')
 export const coaRetries = defineSetting('nac.coa_retries', Type.Integer({ minimum: 0, maximum: 5 }), 2, 'How many times an unanswered CoA or Disconnect request is sent again (same identifier and authenticator) before it is recorded as a timeout.')
 

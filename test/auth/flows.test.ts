@@ -10,7 +10,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
-import { hashPassword } from '../../kernel/identity/passwords.js'
+import { hashPassword, verifyPassword } from '../../kernel/identity/passwords.js'
 import { jsonText } from '../../sdk/index.js'
 import { bootRefusal, startTestApp, TEST_ADMIN_PASSWORD, type TestApp, runsOn } from '../kit/app.js'
 
@@ -502,6 +502,41 @@ describe('identity flows', function () {
         expect(stale.body).to.include({ code: 'RESET_TOKEN_INVALID' })
         expect((await login(t, u.username, 'Second-Link-Was-Used-2')).status).to.equal(200)
       })
+
+      // Each of these changes who may use the account or where its mail goes: a link mailed before it is void.
+      const voiding: [string, (u: { id: string; username: string; password: string }) => Promise<void>][] = [
+        ['the e-mail address changes', async (u) => void expect((await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { email: `moved-${randomUUID().slice(0, 6)}@example.test` } })).status).to.equal(200)],
+        ['the account is disabled and enabled again', async (u) => {
+          for (const enabled of [false, true]) expect((await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { enabled } })).status).to.equal(200)
+        }],
+        ['an administrator sets a new password', async (u) => void expect((await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { password: 'Admin-Chose-This-One-7' } })).status).to.equal(200)],
+        ["the user's sessions are revoked", async (u) => void expect((await t.admin('DELETE', `/api/v1/users/${u.id}/sessions`)).status).to.equal(204)],
+        ['the user changes their own password', async (u) => {
+          const token = await sessionOf(t, u.username, u.password)
+          const r = await t.req('POST', '/api/v1/auth/change-password', { token, body: { current_password: u.password, new_password: 'Changed-By-Myself-Here-8' } })
+          expect(r.status, JSON.stringify(r.body)).to.equal(200)
+        }],
+        ['the account expires and is renewed', async (u) => {
+          for (const expires_at of [new Date(Date.now() - 60_000).toISOString(), null]) expect((await t.admin('PUT', `/api/v1/users/${u.id}`, { body: { expires_at } })).status).to.equal(200)
+        }],
+        ['the account has expired', async (u) => void (await t.app.db.knex('users').where({ id: u.id }).update({ expires_at: new Date(Date.now() - 1000) }))],
+        ['the user is deleted', async (u) => void expect((await t.admin('DELETE', `/api/v1/users/${u.id}`)).status).to.equal(204)],
+      ]
+      for (const [what, act] of voiding) {
+        it(`voids a pending link when ${what}`, async () => {
+          const email = `lee-${randomUUID().slice(0, 6)}@example.test`
+          const u = await mkUser(t, { email })
+          const n = mails.length
+          expect((await requestReset(u.username)).status).to.equal(202)
+          const { token } = await mailTo(email, n)
+          await act(u)
+          const r = await confirm(token, 'Link-From-Before-Change-9')
+          expect(r.status, JSON.stringify(r.body)).to.equal(422)
+          expect(r.body).to.include({ code: 'RESET_TOKEN_INVALID', field: 'token' })
+          const row = await t.app.db.knex('users').where({ id: u.id }).first('password_hash')
+          if (row) expect(await verifyPassword(row.password_hash, 'Link-From-Before-Change-9'), 'the password was set').to.equal(false)
+        })
+      }
 
       it('refuses an expired token', async () => {
         const email = `finn-${randomUUID().slice(0, 6)}@example.test`

@@ -11,7 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
-const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa']
+const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'nac']
 /** Every key that once was a setting and names a program, a command line or a folder a daemon writes to. */
 const SERVER_OPTIONS = [
   'deploy.reload_commands',
@@ -34,7 +34,7 @@ const SERVER_OPTIONS = [
   'radius.eap_certificate_file',
   'radius.eap_private_key_file',
 ]
-const SECURITY_SETTINGS = ['identity.public_url', 'identity.session_ttl_seconds', 'mail.smtp_host', 'mail.smtp_port', 'mail.smtp_tls', 'mail.smtp_user', 'mail.smtp_password', 'mail.from', 'mfa.internal_key', 'aaa-logs.ingest_enabled', 'deploy.allow_unchecked', 'deploy.log_retention_days']
+const SECURITY_SETTINGS = ['identity.public_url', 'identity.session_ttl_seconds', 'mail.smtp_host', 'mail.smtp_port', 'mail.smtp_tls', 'mail.smtp_user', 'mail.smtp_password', 'mail.from', 'mfa.internal_key', 'aaa-logs.ingest_enabled', 'deploy.allow_unchecked', 'deploy.log_retention_days', 'deploy.keep_releases', 'radius.listen_address', 'tacacs.listen_address', 'nac.coa_on_change', 'nac.coa_port']
 /** A value each security setting accepts, to show the refusal is about who asks, not what. */
 const VALID: Record<string, unknown> = {
   'identity.public_url': 'https://attacker.example',
@@ -49,6 +49,11 @@ const VALID: Record<string, unknown> = {
   'aaa-logs.ingest_enabled': false,
   'deploy.allow_unchecked': true,
   'deploy.log_retention_days': 30,
+  'deploy.keep_releases': 1,
+  'radius.listen_address': '0.0.0.0',
+  'tacacs.listen_address': '::',
+  'nac.coa_on_change': 'off',
+  'nac.coa_port': 1700,
 }
 
 for (const engine of testEngines()) {

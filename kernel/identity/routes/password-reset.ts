@@ -5,13 +5,14 @@
  * sending the mail all happen after the answer, so neither its body nor its
  * timing tells which accounts exist. The token is random; only its SHA-256 is
  * stored; it works once, for 30 minutes, and using it spends the user's other
- * tokens.
+ * tokens. A new password, e-mail address, enabled flag, expiry or source, and a
+ * sign-out everywhere, void the pending ones (reset-links.ts).
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import { defineError, defineRoute, isPortcullisError, PUBLIC, reply, type Logger, type MailService, type SecretsService, type SettingsService } from '../../../sdk/index.js'
 import { BackgroundQueue } from '../background.js'
-import type { Identity } from '../service.js'
+import { isExpired, type Identity } from '../service.js'
 import { setPassword } from '../passwords-set.js'
 import { publicUrl } from '../settings.js'
 import { Accepted, PasswordResetConfirm, PasswordResetRequest } from '../schemas/auth.js'
@@ -27,7 +28,7 @@ type Deps = { knex: Knex; identity: Identity; secrets: SecretsService; settings:
 /** The work behind a reset request, after the answer: find the account, store a token, mail it. */
 async function sendReset(d: Deps, key: string, log: Logger): Promise<void> {
   const row = await d.knex('users').whereRaw('lower(username) = lower(?) OR lower(email) = lower(?)', [key, key]).first()
-  if (!row || !row.enabled || row.source !== 'local' || !row.email) return
+  if (!row || !row.enabled || isExpired(row) || row.source !== 'local' || !row.email) return
   const token = randomBytes(32).toString('base64url')
   await d.knex('password_resets').insert({ token_hash: sha256(token), user_id: row.id, expires_at: new Date(Date.now() + RESET_TTL_MS) })
   // Never from the request's Host header: anyone may ask for anyone's reset, and a link to a
@@ -98,7 +99,10 @@ export function passwordResetRoutes(d: Deps) {
           if (reset) found(reset.user_id)
           if (!reset || reset.used_at || new Date(reset.expires_at).getTime() < Date.now()) throw invalidResetToken({ field: 'token' })
           const row = (await trx('users').where({ id: reset.user_id }).first())!
-          if (!row.enabled || row.source !== 'local') throw invalidResetToken({ field: 'token' })
+          // Made before the user's sessions were last voided (a disable, a new password, a sign-out everywhere):
+          // void too, whichever path voided them (reset-links.ts names those that void the links themselves).
+          const madeAt = new Date(reset.expires_at).getTime() - RESET_TTL_MS
+          if (!row.enabled || isExpired(row) || row.source !== 'local' || madeAt < new Date(row.sessions_valid_after).getTime()) throw invalidResetToken({ field: 'token' })
           await setPassword(trx, d.secrets, row, req.body.new_password, 'new_password')
           // This link and every other outstanding one of the user.
           await trx('password_resets').where({ user_id: row.id }).whereNull('used_at').update({ used_at: new Date() })

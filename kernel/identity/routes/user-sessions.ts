@@ -7,6 +7,7 @@ import { CommonErrors, defineRoute, ErrorBody, reply } from '../../../sdk/index.
 import { UserParams } from '../schemas/users.js'
 import type { IdentityRouteDeps } from './deps.js'
 import { assertUserManageable } from './guards.js'
+import { voidResetLinks } from '../reset-links.js'
 
 export function userSessionRoutes(d: IdentityRouteDeps) {
   return [
@@ -16,7 +17,7 @@ export function userSessionRoutes(d: IdentityRouteDeps) {
       permission: 'users.write',
       summary: "Revoke a user's sessions",
       description:
-        'Voids every token the user holds (sessions, password-change and MFA tokens issued before this call); they sign in again. Tokens issued in the same second as the call may survive it (token times have one-second precision). Only an administrator may act on an administrator (403 ADMIN_REQUIRED); anyone else only on a user who holds no permission they lack (403 USER_EXCEEDS_OWN_PERMISSIONS). Revoking your own sessions is allowed and ends the session making the call.',
+        'Voids every token the user holds (sessions, password-change and MFA tokens issued before this call) and every pending password-reset link; they sign in again. Tokens issued in the same second as the call may survive it (token times have one-second precision). Only an administrator may act on an administrator (403 ADMIN_REQUIRED); anyone else only on a user who holds no permission they lack (403 USER_EXCEEDS_OWN_PERMISSIONS). Revoking your own sessions is allowed and ends the session making the call.',
       tags: ['identity'],
       schema: { params: UserParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
@@ -25,6 +26,7 @@ export function userSessionRoutes(d: IdentityRouteDeps) {
           if (!target) throw CommonErrors.notFound({ field: 'user_id' })
           await assertUserManageable(trx, req.actor!, target)
           await trx('users').where({ id: target.id }).update({ sessions_valid_after: new Date() })
+          await voidResetLinks(trx, target.id)
           await req.audit({ action: 'user.sessions_revoke', resourceType: 'user', resourceId: target.id, after: { username: target.username } }, trx)
         })
         return reply({ status: 204 })

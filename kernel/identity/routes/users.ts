@@ -5,6 +5,7 @@ import type { UsersTable } from '../../db/tables.js'
 import { checkNetworkLoginChange } from '../network-password.js'
 import { passwordColumns } from '../passwords-set.js'
 import { withoutCleartext } from '../verifiers.js'
+import { voidResetLinks, VOIDS_RESET_LINKS } from '../reset-links.js'
 import { UserCreate, UserListQuery, UserListResponse, UserParams, UserResponse, UserUpdate } from '../schemas/users.js'
 import type { IdentityRouteDeps } from './deps.js'
 import { assertGroupsHeld, assertRolesHeld, assertUserManageable, checkRefs, E, iso, isoOrNull, lockEnabledAdmins } from './guards.js'
@@ -169,7 +170,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       path: '/users/{user_id}',
       permission: 'users.write',
       summary: 'Change a user',
-      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. The platform keeps no cleartext to derive them from later, so a request that turns \`network_login\` on for a user who has a password but no verifiers (\`network_verifiers_set\` false), or turns \`chap_enabled\` on for a network-login user with a password, must give the \`password\` too (422 NETWORK_PASSWORD_REQUIRED at \`password\`); a user without any password gets the verifiers with the first one. Turning \`network_login\` off, or switching to \`source: directory\` (with \`network_login: false\` in the same request), discards the verifiers (and, for directory, the local password). \`chap_enabled\` keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; turning it off discards the kept password at once. ${NETWORK} Disabling a user voids their sessions. Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN, and so does giving an \`expires_at\` to the last enabled administrator without one. ${GUARDS}`,
+      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. The platform keeps no cleartext to derive them from later, so a request that turns \`network_login\` on for a user who has a password but no verifiers (\`network_verifiers_set\` false), or turns \`chap_enabled\` on for a network-login user with a password, must give the \`password\` too (422 NETWORK_PASSWORD_REQUIRED at \`password\`); a user without any password gets the verifiers with the first one. Turning \`network_login\` off, or switching to \`source: directory\` (with \`network_login: false\` in the same request), discards the verifiers (and, for directory, the local password). \`chap_enabled\` keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; turning it off discards the kept password at once. ${NETWORK} Disabling a user voids their sessions. A new \`password\`, \`email\`, \`enabled\`, \`source\` or \`expires_at\` voids the user's pending password-reset links. Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN, and so does giving an \`expires_at\` to the last enabled administrator without one. ${GUARDS}`,
       tags: ['identity'],
       schema: { params: UserParams, body: UserUpdate, response: { 200: UserResponse, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -218,6 +219,7 @@ export function userRoutes(d: IdentityRouteDeps) {
           await trx('users').where({ id: before.id }).update(cols).catch(usernames.onViolation(username))
           if (username !== before.username) await identity.ownedReferences.user.renamed([before.id], trx)
           await writeLinks(trx, before.id, b)
+          if (VOIDS_RESET_LINKS.some((k) => b[k] !== undefined)) await voidResetLinks(trx, before.id)
           const after = (await load(trx, before.id))!
           await req.audit({ action: 'user.update', resourceType: 'user', resourceId: before.id, before, after }, trx)
           return after

@@ -98,7 +98,7 @@ describe('AAA policy: changes not yet deployed, and the policy test of the deplo
     for (let i = 0; i < 5; i++) await status()
     expect(t.app.deploys.pendingTracker.renders).to.equal(before)
     // A write beside the policy (as log ingestion or rate limiting makes): the cached render answers.
-    await t.app.db.knex('rate_limit_hits').insert({ bucket: 'pending-test', client: '192.0.2.1', window_start: 1, hits: 1 })
+    await t.app.db.knex('rate_limit_hits').insert({ bucket: 'pending-test', client: '192.0.2.1', hits: ['1'], last_at: 1 })
     const after = await status()
     expect(t.app.deploys.pendingTracker.renders).to.equal(before)
     expect(after.checked_at).to.equal(first.checked_at)

@@ -80,6 +80,18 @@ describe('console: serving the admin app', function () {
     expect(r.headers.get('allow')).to.include('POST')
   })
 
+  it('answers 404 in the envelope, never the app, at every root path the API owns (the documentation while it is off)', async () => {
+    // DOCS_ENABLED is off in the test app: the contract's 404 for the documentation, not the console's page.
+    for (const p of ['/docs', '/docs/', '/docs/swagger-ui.css', '/redoc', '/redoc/', '/redoc/redoc.standalone.js', '/openapi.json', '/.well-known/est/no-such-operation', '/.well-known/other', '/healthz/extra', '/ready/x']) {
+      const r = await t.req('GET', p)
+      expect(r.text, p).not.to.include('<div id="root"></div>')
+      expectError(r, 404, 'ROUTE_NOT_FOUND')
+      expect((await t.req('HEAD', p)).status, `HEAD ${p}`).to.equal(404)
+    }
+    // A page whose first segment only begins like one of them is still the app's.
+    for (const p of ['/docs-and-notes', '/redocx', '/apis']) expect((await t.req('GET', p)).text, p).to.include('<div id="root"></div>')
+  })
+
   it('never answers a file outside the built folder', async () => {
     for (const p of ['/assets/..%2f..%2fpackage.json', '/assets/%2e%2e/%2e%2e/package.json', '/console/ext/hello-console/..%2findex.ts', '/.env', '/assets/.hidden.js']) {
       const r = await rawRequest(t.url, `GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)

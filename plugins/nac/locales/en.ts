@@ -43,7 +43,7 @@ export default {
     value: {
       quote: 'Quotes are not allowed here: the value goes into the FreeRADIUS configuration.',
       backslash: 'A backslash is not allowed here: the value goes into the FreeRADIUS configuration.',
-      control: 'Control characters and line breaks are not allowed.',
+      control: 'Control characters, line breaks and direction characters are not allowed.',
       percent: 'The character % is not allowed here: FreeRADIUS would expand %{…} and %x in it.',
       variable: '${…} and $ENV{…} are not allowed: FreeRADIUS would replace them while reading its configuration.',
       brace: 'Braces are not allowed here: they open and close sections of the FreeRADIUS configuration.',

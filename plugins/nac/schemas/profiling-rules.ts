@@ -1,4 +1,4 @@
-import { listQuery, Nullable, OptionalText, Paginated, StringEnum, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
+import { listQuery, NAME_PATTERN, Nullable, OptionalText, Paginated, StringEnum, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
 import { EVIDENCE_ATTRIBUTES } from '../services/evidence.js'
 import { ConfigName, DeviceType } from './common.js'
 
@@ -12,7 +12,7 @@ export const ProfilingCondition = Type.Object(
     attribute: StringEnum(EVIDENCE_ATTRIBUTES, { description: `What the condition tests: ${ATTRIBUTES_DOC}` }),
     operator: StringEnum(PROFILING_OPERATORS, { description: 'How, case-insensitively: `equals`, `contains`, `starts_with`. No regular expressions (a user-supplied one could take the profiler down: ReDoS).' }),
     // One line of printable text: no control characters.
-    value: Type.String({ minLength: 1, maxLength: 253, pattern: '^[^\\u0000-\\u001F\\u007F]+$', description: 'The text compared. One line, 1–253 characters.' }),
+    value: Type.String({ minLength: 1, maxLength: 253, pattern: NAME_PATTERN, description: 'The text compared. One line, 1–253 characters, no control or direction characters (as names).' }),
   },
   { title: 'ProfilingCondition', additionalProperties: false },
 )

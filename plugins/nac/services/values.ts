@@ -14,16 +14,20 @@
  * The radius plugin's rules for device-administration values are looser
  * (it escapes `"` and `\`); nothing a NAC attribute needs uses these characters.
  */
-import type { NacReplyAttribute } from '../../../sdk/index.js'
+import { NAME_REFUSED_CHAR, type NacReplyAttribute } from '../../../sdk/index.js'
 
 export type ValueProblem = 'quote' | 'backslash' | 'control' | 'percent' | 'variable' | 'brace'
 
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Cs}/u
+/** A lone surrogate: no character at all, and no daemon or switch reads it alike. */
+const LONE_SURROGATE = /\p{Cs}/u
 
-/** The first reason `value` cannot be written into the tree, or null. */
+/**
+ * The first reason `value` cannot be written into the tree, or null. Control, line-break and
+ * direction characters (the bidirectional overrides, embeddings, isolates and marks) are refused as
+ * in names (sdk NAME_REFUSED_CHAR): `staff\u202Eloof` must not read as another ACL or role.
+ */
 export function valueProblem(value: string): ValueProblem | null {
-  if (CONTROL.test(value)) return 'control'
+  if (NAME_REFUSED_CHAR.test(value) || LONE_SURROGATE.test(value)) return 'control'
   if (/["'`]/.test(value)) return 'quote'
   if (value.includes('\\')) return 'backslash'
   if (/\$(ENV)?\{/.test(value)) return 'variable'

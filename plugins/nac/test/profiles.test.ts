@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import type { TestApp } from '../../../test/kit/app.js'
 import { auditRows, expectError, uniq } from './helpers.js'
-import { createProfile, createRule, policySnapshot, PROFILES, startPolicyApp } from './policy-helpers.js'
+import { createProfile, createRule, policySnapshot, PROFILES, RULES, startPolicyApp } from './policy-helpers.js'
 
 describe('nac: authorization profiles API', () => {
   let t: TestApp
@@ -96,6 +96,45 @@ describe('nac: authorization profiles API', () => {
     expectError(await t.admin('PUT', `${PROFILES}/${p.id}`, { body: { name: taken.name } }), 409, 'AUTHORIZATION_PROFILE_NAME_TAKEN', 'name')
     expect(await policySnapshot(t)).to.equal(mid)
     expect(before).to.not.equal(mid)
+  })
+
+  it('refuses control, line-break and direction characters in every value, as names are refused, and writes nothing', async () => {
+    // A bidi override makes `EMPLOYEE\u202ELCA-TSEUG` read as another ACL on every screen and in the audit trail.
+    const chars = ['\u202E', '\u202A', '\u2066', '\u2069', '\u200E', '\u200F', '\u061C', '\u2028', '\u0085']
+    const before = await policySnapshot(t)
+    for (const c of chars) {
+      const v = `STAFF${c}ACL`
+      const cases: [Record<string, unknown>, string][] = [
+        [{ acl: v }, 'acl'],
+        [{ cisco_acl: ['permit ip any any', `deny ip any host 10.0.0.1${c}`] }, 'cisco_acl[1]'],
+        [{ cisco_url_redirect: `https://portal.example.com/${c}x`, cisco_url_redirect_acl: 'R' }, 'cisco_url_redirect'],
+        [{ cisco_url_redirect: 'https://portal.example.com/', cisco_url_redirect_acl: v }, 'cisco_url_redirect_acl'],
+        [{ aruba_user_role: v }, 'aruba_user_role'],
+      ]
+      for (const [body, field] of cases) {
+        const r = await t.admin('POST', PROFILES, { body: { name: uniq('bidi'), ...body } })
+        expectError(r, 422, 'VALIDATION_FAILED', field)
+        expect(r.body.detail, JSON.stringify(c)).to.match(/direction/)
+      }
+      // The rule values written into FreeRADIUS beside them: device types and certificate values.
+      const profile = (await t.admin('GET', `${PROFILES}?per_page=1`)).body.items[0]
+      const rules: [Record<string, unknown>, string][] = [
+        [{ type: 'device_type', device_types: ['printer', v] }, 'conditions[0].device_types[1]'],
+        [{ type: 'certificate', field: 'san_dns', values: [`host${c}.example.com`] }, 'conditions[0].values[0]'],
+      ]
+      for (const [condition, field] of rules) {
+        expectError(await t.admin('POST', RULES, { body: { name: uniq('bidi'), authorization_profile_id: profile.id, conditions: [condition] } }), 422, 'VALIDATION_FAILED', field)
+      }
+      // And profiling's compared text, which an operator reads in the rule list.
+      const pr = await t.admin('POST', '/api/v1/nac/profiling-rules', { body: { name: uniq('bidi'), device_type: 'printer', certainty: 50, conditions: [{ attribute: 'dhcp_class_id', operator: 'equals', value: `MSFT${c}5.0` }] } })
+      expectError(pr, 422, 'VALIDATION_FAILED', 'conditions[0].value')
+    }
+    expect(await policySnapshot(t)).to.equal(before)
+    const p = await createProfile(t, { acl: 'EMPLOYEE-ACL' })
+    expectError(await t.admin('PUT', `${PROFILES}/${p.id}`, { body: { acl: 'EMPLOYEE\u202ELCA' } }), 422, 'VALIDATION_FAILED', 'acl')
+    expect((await t.admin('GET', `${PROFILES}/${p.id}`)).body.acl).to.equal('EMPLOYEE-ACL')
+    // Letters of every script stay allowed.
+    expect((await createProfile(t, { aruba_user_role: 'сотрудник', acl: 'موظف' })).aruba_user_role).to.equal('сотрудник')
   })
 
   it('lists paginated, searches and filters', async () => {

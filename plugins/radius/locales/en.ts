@@ -7,7 +7,7 @@ export default {
     reply_too_large:
       'The attributes take $t(radius:count.bytes, {"count": {{size}} }) in a RADIUS reply, $t(radius:count.bytes, {"count": {{over}} }) over the {{max}} a 4096-byte packet leaves for a profile beside the header, Message-Authenticator, MS-CHAP2-Success and Proxy-State (from attributes[{{index}}] on, the device would not receive them).',
     value: {
-      control: 'The value of {{name}} contains a control character (line break, tab …), which is not allowed.',
+      control: 'The value of {{name}} contains a control character or a direction character (line break, tab, a bidirectional override …), which is not allowed.',
       percent: 'The value of {{name}} contains "%", which FreeRADIUS would expand; it is not allowed.',
       variable: 'The value of {{name}} contains "${" or "$ENV{", which FreeRADIUS would replace with a configuration or environment value; it is not allowed.',
       too_long: 'The value of {{name}} is $t(radius:count.bytes, {"count": {{size}} }) in UTF-8, $t(radius:count.bytes, {"count": {{over}} }) over the {{max}} that {{name}} carries in a RADIUS packet.',

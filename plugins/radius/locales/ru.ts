@@ -7,7 +7,7 @@ export default {
     reply_too_large:
       'Атрибуты занимают в ответе RADIUS $t(radius:count.bytes, {"count": {{size}} }), на $t(radius:count.bytes, {"count": {{over}} }) больше, чем {{max}}, которые пакет в 4096 байт оставляет профилю помимо заголовка, Message-Authenticator, MS-CHAP2-Success и Proxy-State (начиная с attributes[{{index}}] устройство их не получит).',
     value: {
-      control: 'Значение {{name}} содержит управляющий символ (перевод строки, табуляцию …), это недопустимо.',
+      control: 'Значение {{name}} содержит управляющий символ или символ направления текста (перевод строки, табуляцию, смену направления …), это недопустимо.',
       percent: 'Значение {{name}} содержит «%», который FreeRADIUS раскрыл бы как подстановку; это недопустимо.',
       variable: 'Значение {{name}} содержит «${» или «$ENV{», которые FreeRADIUS заменил бы значением из конфигурации или окружения; это недопустимо.',
       too_long: 'Значение {{name}} занимает $t(radius:count.bytes, {"count": {{size}} }) в UTF-8, на $t(radius:count.bytes, {"count": {{over}} }) больше предела {{max}}, который {{name}} вмещает в пакете RADIUS.',

@@ -8,6 +8,8 @@ export const freeradiusSettingRefs = {
     Type.Union([Type.String({ format: 'ipv4' }), Type.String({ format: 'ipv6' })]),
     '127.0.0.1',
     'The address FreeRADIUS listens on for RADIUS (an IPv4 or IPv6 address of the host; `0.0.0.0` or `::` for all).',
+    // Every interface opens the password check to networks it was kept from: an administrator's decision.
+    { security: true },
   ),
   authPort: defineSetting('radius.auth_port', Type.Integer({ minimum: 1, maximum: 65535 }), 1812, 'The UDP port FreeRADIUS answers authentication on (RADIUS uses 1812).'),
   acctPort: defineSetting('radius.acct_port', Type.Integer({ minimum: 1, maximum: 65535 }), 1813, 'The UDP port FreeRADIUS answers accounting on (RADIUS uses 1813).'),

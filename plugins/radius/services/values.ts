@@ -3,8 +3,11 @@
  * FreeRADIUS `users` file or unlang. The rules make every accepted value safe
  * to render as one double-quoted string with one escape (`\` and `"`):
  *
- * - control characters (C0, DEL, C1) and lone surrogates are refused: a line
- *   break would end the `users` entry, and devices mishandle them anyway;
+ * - control characters (C0, DEL, C1), line and paragraph separators, direction
+ *   characters (bidi overrides, embeddings, isolates, marks) and lone surrogates
+ *   are refused, as in names (sdk NAME_REFUSED_CHAR): a line break would end the
+ *   `users` entry, a direction override makes a value read as another, and
+ *   devices mishandle them anyway;
  * - `%` is refused: FreeRADIUS expands it, in unlang always and in a `users`
  *   file when the value's first `%` starts `%{`. A value such as
  *   `%{control:Cleartext-Password}` would otherwise send the user's password
@@ -20,6 +23,7 @@
  * Checked with FreeRADIUS 3.2.1 and radclient (test/freeradius.test.ts).
  */
 import { isIPv4, isIPv6 } from 'node:net'
+import { NAME_REFUSED_CHAR } from '../../../sdk/index.js'
 import type { RadiusAttribute } from '../api.js'
 import { DICTIONARY, MAX_VALUE_OCTETS, suggestName, type DictionaryEntry } from './dictionary.js'
 import { PROFILE_REPLY_BUDGET, replyOctets } from './reply-size.js'
@@ -38,8 +42,14 @@ export type AttributeProblem =
   /** The whole reply does not fit in a RADIUS packet (services/reply-size.ts): `over` bytes too many from item `index` on. */
   | { kind: 'too_large'; index: number; size: number; max: number; over: number }
 
+/** A lone surrogate: no character at all. The rest of the refused characters are the names' (NAME_REFUSED_CHAR). */
+const LONE_SURROGATE = /\p{Cs}/u
+/**
+ * What would break the rendered file itself: checked again when a value is quoted. A direction
+ * character stored before the rule above existed reads oddly but breaks nothing, so it still renders.
+ */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
-const FORBIDDEN_CHAR = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u
+const BREAKS_CONFIG = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u
 /** What the configuration parser expands in a double-quoted string: `${name}` and `$ENV{NAME}`. */
 const CONFIG_VARIABLE = /\$(ENV)?\{/
 const DECIMAL = /^(0|[1-9][0-9]{0,9})$/
@@ -51,7 +61,7 @@ const octets = (s: string) => Buffer.byteLength(s, 'utf8')
 
 /** Rules shared by every textual value. */
 function textProblem(value: string, max: number): ValueProblem | null {
-  if (FORBIDDEN_CHAR.test(value)) return { reason: 'control', vars: {} }
+  if (NAME_REFUSED_CHAR.test(value) || LONE_SURROGATE.test(value)) return { reason: 'control', vars: {} }
   if (value.includes('%')) return { reason: 'percent', vars: {} }
   if (CONFIG_VARIABLE.test(value)) return { reason: 'variable', vars: {} }
   const size = octets(value)
@@ -104,7 +114,7 @@ export function attributesProblem(list: readonly RadiusAttribute[]): AttributePr
 
 /** `value` as a FreeRADIUS double-quoted string. Throws on a value the rules above refuse: the caller skipped validation. */
 export function quoteValue(value: string): string {
-  if (FORBIDDEN_CHAR.test(value) || value.includes('%') || CONFIG_VARIABLE.test(value)) {
+  if (BREAKS_CONFIG.test(value) || value.includes('%') || CONFIG_VARIABLE.test(value)) {
     throw new Error('radius: refusing to quote a value with a control character, "%", "${" or "$ENV{"')
   }
   return `"${value.replace(/[\\"]/g, (c) => '\\' + c)}"`

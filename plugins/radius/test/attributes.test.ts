@@ -157,6 +157,11 @@ describe('radius reply attributes', () => {
       ['DEL', [{ name: 'Reply-Message', value: 'a\u007fb' }], 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value'],
       ['a C1 control character', [{ name: 'Reply-Message', value: 'a\u0085b' }], 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value'],
       ['a lone surrogate', [{ name: 'Reply-Message', value: 'a\ud800b' }], 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value'],
+      // Direction characters, as names refuse them: `Filter-Id` would read as another ACL on every screen.
+      ['a right-to-left override', [{ name: 'Filter-Id', value: 'staff\u202Eloof' }], 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value'],
+      ['a direction isolate', [{ name: 'Cisco-AVPair', value: 'shell:roles=\u2067admin\u2069' }], 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value'],
+      ['a right-to-left mark', [{ name: 'Reply-Message', value: 'hi\u200F' }], 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value'],
+      ['a line separator', [{ name: 'Reply-Message', value: 'a\u2028b' }], 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value'],
       ['a FreeRADIUS expansion', [{ name: 'Reply-Message', value: '%{control:Cleartext-Password}' }], 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value'],
       ['a configuration variable', [{ name: 'Reply-Message', value: 'dir ${confdir}' }], 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value'],
       ['an environment variable', [{ name: 'Cisco-AVPair', value: 'shell:x=$ENV{MASTER_KEY}' }], 'RADIUS_ATTRIBUTE_VALUE_INVALID', 'attributes[0].value'],

@@ -8,6 +8,8 @@ export const tacPlusNgSettingRefs = {
     Type.Union([Type.String({ format: 'ipv4' }), Type.String({ format: 'ipv6' })]),
     '127.0.0.1',
     'The address tac_plus-ng listens on for TACACS+ (an IPv4 or IPv6 address of the host; `0.0.0.0` or `::` for all).',
+    // Every interface opens the password check to networks it was kept from: an administrator's decision.
+    { security: true },
   ),
   listenPort: defineSetting('tacacs.listen_port', Type.Integer({ minimum: 1, maximum: 65535 }), 49, 'The TCP port tac_plus-ng listens on (TACACS+ uses 49).'),
   mfaMode: defineSetting(
