@@ -22,6 +22,7 @@ export default {
     est_forbidden: 'This account may not enroll over EST: it is not a member of the EST group.',
     est_certificate_refused: 'The client certificate does not allow this: {{reason}}.',
     est_subject_mismatch: 'A re-enrollment keeps the subject and subject alternative names of the certificate it renews ({{subject}}; {{san}}).',
+    est_subject_not_claimable: 'The common name "{{name}}" is a user\'s name: an EST enrollment may name only its own account, or a device that is no user.',
     est_rejected: 'This enrollment request was rejected.',
     approval_not_found: 'No approval link with this token.',
     approval_spent: 'This approval link was already used: the request is decided.',

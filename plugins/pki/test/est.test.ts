@@ -123,5 +123,33 @@ describe('pki: EST enrollment (RFC 7030)', function () {
       const failures = await t.app.db.knex('audit_log').where({ action: 'est.enroll' }).select('after', 'outcome', 'reason')
       expect(failures.map((f) => f.reason)).to.include.members(['bad_credentials', 'not_in_est_group'])
     })
+
+    /** A Basic enrollment of `subject` as `who`: the status and, on a refusal, the code. */
+    const enrollAs = async (who: string, subject: string) => {
+      const r = await fetch(est('simpleenroll'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/pkcs10', authorization: `Basic ${Buffer.from(`${who}:${PASSWORD}`).toString('base64')}` },
+        body: new Uint8Array(readFileSync(path.join(s.dir, b64Csr(subject)))),
+      })
+      return { status: r.status, code: r.status === 200 ? null : ((await r.json()) as { code: string }).code }
+    }
+
+    it('names only what the enroller may claim: its own user name or a device that is no user, never another user or the administrator (issue 26, 12)', async () => {
+      // A template that lets user names through, as one for EAP-TLS users does: the name check is EST's own.
+      const open = await createTemplate(t, { name_patterns: ['*'], extended_key_usage: ['clientAuth'] })
+      await t.admin('PUT', '/api/v1/settings/pki.est_template_id', { body: { value: open.id } })
+      try {
+        const before = await issuedCount()
+        for (const cn of [outsider, 'admin', 'ADMIN', outsider.toUpperCase()]) {
+          expect(await enrollAs(member, `/CN=${cn}`), cn).to.deep.equal({ status: 403, code: 'PKI_EST_SUBJECT_NOT_CLAIMABLE' })
+        }
+        expect(await issuedCount()).to.equal(before)
+        expect(await enrollAs(member, `/CN=${member}`)).to.deep.equal({ status: 200, code: null })
+        expect(await enrollAs(member, '/CN=printer7.devices.example.net')).to.deep.equal({ status: 200, code: null })
+        expect(await issuedCount()).to.equal(before + 2)
+      } finally {
+        await t.admin('PUT', '/api/v1/settings/pki.est_template_id', { body: { value: template.id } })
+      }
+    })
   })
 })
