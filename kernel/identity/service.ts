@@ -113,7 +113,16 @@ export class Identity implements IdentityService {
     }
   }
 
+  /**
+   * The SDK's promise: a local account only (EST Basic, docs/pki.md). A directory account is refused
+   * before the directory is asked (no bind, so no directory lockout from here), after the same argon2 work.
+   */
   async checkPassword(username: string, password: string) {
+    const row = username.length <= 64 ? await this.findRow({ username }) : null
+    if (row && row.source !== 'local') {
+      await verifyPassword(null, password)
+      return null
+    }
     const r = await this.authenticate(username, password)
     return r ? toUserRef(r) : null
   }

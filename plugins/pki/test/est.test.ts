@@ -11,6 +11,7 @@ import path from 'node:path'
 import { expect } from 'chai'
 import { type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
+import { PEOPLE_DN, READER, slapdBinary, SLAPD_SKIP, startSlapd } from '../../../test/kit/slapd.js'
 import { auditRows, createTemplate, expectError, Scratch, uniq, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
 
 const PASSWORD = 'Enroll-Device-Pass-42'
@@ -149,6 +150,27 @@ describe('pki: EST enrollment (RFC 7030)', function () {
         expect(await issuedCount()).to.equal(before + 2)
       } finally {
         await t.admin('PUT', '/api/v1/settings/pki.est_template_id', { body: { value: template.id } })
+      }
+    })
+
+    it('refuses a directory account even with its right directory password (401), as docs/pki.md says (issue 26, 16)', async function () {
+      if (!slapdBinary()) skipBecause(this, SLAPD_SKIP)
+      const uid = uniq('dirdev')
+      const ldap = await startSlapd([{ uid, password: PASSWORD }])
+      try {
+        for (const [key, value] of Object.entries({ 'directory.url': ldap.url, 'directory.bind_dn': READER.dn, 'directory.bind_password': READER.password, 'directory.user_base_dn': PEOPLE_DN })) {
+          expect((await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })).status, key).to.equal(200)
+        }
+        const group = (await t.admin('GET', '/api/v1/settings/pki.est_group_id')).body.value
+        expect((await t.admin('POST', '/api/v1/users', { body: { username: uid, source: 'directory', group_ids: [group] } })).status).to.equal(201)
+        // The directory knows the password: the API sign-in takes it.
+        expect((await t.req('POST', '/api/v1/auth/login', { body: { username: uid, password: PASSWORD } })).status).to.equal(200)
+        const before = await issuedCount()
+        expect(await enrollAs(uid, '/CN=sw9.devices.example.net')).to.deep.equal({ status: 401, code: 'PKI_EST_CREDENTIALS_REQUIRED' })
+        expect(await issuedCount()).to.equal(before)
+      } finally {
+        await t.admin('PUT', '/api/v1/settings/directory.url', { body: { value: null } })
+        await ldap.destroy()
       }
     })
   })
