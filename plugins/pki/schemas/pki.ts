@@ -73,7 +73,7 @@ export const TemplateCreate = Type.Object(
     key_usage: Type.Array(StringEnum(KEY_USAGE_BITS.filter((k) => k !== 'keyCertSign' && k !== 'cRLSign')), { minItems: 1, maxItems: 5, uniqueItems: true, description: 'RFC 5280 key usage of the end-entity certificate (critical).' }),
     extended_key_usage: Type.Array(StringEnum(Object.keys(EKU) as (keyof typeof EKU)[]), { maxItems: 2, uniqueItems: true }),
     validity_days: Type.Integer({ minimum: 1, maximum: 3650, description: 'Cut to the CA\'s own end.' }),
-    name_patterns: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { minItems: 1, maxItems: 50, description: 'The common name and every DNS name must match one: `radius.example.net`, `*.example.net` (one or more labels), `*` (any DNS-like name).' }),
+    name_patterns: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { minItems: 1, maxItems: 50, description: 'The common name and every DNS name must match one: `radius.example.net` or `alice_smith` (that name), `*.example.net` (one or more labels), `*@corp.example` (any user name at that domain), `*` (any name). Letters, digits and `. _ @ -`: a common name may be any user name (EAP-TLS takes it as the user); a DNS name stays a DNS name.' }),
     subject_attributes: Type.Array(StringEnum(['CN', 'O', 'OU', 'C', 'ST', 'L', 'emailAddress', 'serialNumber'] as const), { minItems: 1, maxItems: 8, uniqueItems: true, description: 'Subject attributes a request may carry; any other is refused.' }),
     san_types: Type.Array(StringEnum(['dns', 'ip', 'email', 'uri'] as const), { maxItems: 4, uniqueItems: true, description: 'Subject alternative name types a request may carry.' }),
     min_rsa_bits: Type.Integer({ minimum: 2048, maximum: 16_384, description: 'Weakest RSA key accepted.' }),

@@ -30,18 +30,28 @@ export interface Template {
 
 const LABEL = '[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?'
 const DNS_NAME = new RegExp(`^${LABEL}(\\.${LABEL})*$`, 'i')
-const PATTERN = new RegExp(`^(\\*|(\\*\\.)?${LABEL}(\\.${LABEL})*)$`, 'i')
+/**
+ * What a common name may be: a DNS name, or anything a user name may be (kernel/identity/schemas/users.ts:
+ * letters, digits and `. _ @ -`), since FreeRADIUS takes an EAP-TLS certificate's common name as the user.
+ */
+const CN_NAME = /^[a-z0-9._@-]+$/i
+/** A name pattern: `*`, `*.` or `*@` and a suffix, or a name itself, all of the common name's characters. */
+const PATTERN = /^(\*|(\*[.@])?[a-z0-9._@-]+)$/i
 
 export const validNamePattern = (p: string) => PATTERN.test(p) && p.length <= 253
 
-/** `*` any name; `*.example.net` one or more labels before `.example.net`; anything else itself; all case-insensitive. */
-export function nameAllowed(name: string, patterns: readonly string[]): boolean {
-  if (!DNS_NAME.test(name) || name.length > 253) return false
+/**
+ * `*` any name; `*.example.net` one or more labels before `.example.net`; `*@example.net` a user name
+ * ending in `@example.net`; anything else itself; all case-insensitive. A common name (`cn`) may be a
+ * user name (`alice_smith`, `bob@corp.example`); a DNS name (`dns`, a SAN) must be a DNS name.
+ */
+export function nameAllowed(name: string, patterns: readonly string[], kind: 'cn' | 'dns' = 'dns'): boolean {
+  if (!(kind === 'cn' ? CN_NAME : DNS_NAME).test(name) || name.length > 253) return false
   const n = name.toLowerCase()
   return patterns.some((p) => {
     const q = p.toLowerCase()
     if (q === '*') return true
-    if (q.startsWith('*.')) return n.endsWith(q.slice(1)) && n.length > q.length - 1
+    if (q.startsWith('*.') || q.startsWith('*@')) return n.endsWith(q.slice(1)) && n.length > q.length - 1
     return n === q
   })
 }
@@ -69,7 +79,7 @@ export function enforceTemplate(csr: ParsedCsr, t: Template): void {
   const subject = (reason: string) => PkiErrors.subjectForbidden({ field: 'csr', vars: { reason } })
   for (const p of csr.subjectParts) {
     if (!t.subject_attributes.includes(p.type)) throw subject(`attribute ${p.type} is not among ${t.subject_attributes.join(', ') || '(none)'}`)
-    if (p.type === 'CN' && !nameAllowed(p.value, t.name_patterns)) throw subject(`common name "${p.value}" matches none of ${t.name_patterns.join(', ')}`)
+    if (p.type === 'CN' && !nameAllowed(p.value, t.name_patterns, 'cn')) throw subject(`common name "${p.value}" matches none of ${t.name_patterns.join(', ')}`)
   }
   if (!csr.subjectParts.some((p) => p.type === 'CN') && csr.san.length === 0) throw subject('neither a common name nor a subject alternative name')
   const san = (reason: string) => PkiErrors.sanForbidden({ field: 'csr', vars: { reason } })

@@ -7,7 +7,7 @@
 import { expect } from 'chai'
 import { type TestApp } from '../../../test/kit/app.js'
 import { children, readRoot, seq, whole } from '../services/der.js'
-import { auditRows, createTemplate, expectError, issue, Scratch, uniq, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
+import { auditRows, createTemplate, csrWithSubject, expectError, issue, Scratch, uniq, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
 
 describe('pki: certificates', function () {
   this.timeout(120_000)
@@ -125,9 +125,29 @@ describe('pki: certificates', function () {
     })
   })
 
+  it('a common name may be any user name (`_`, `@`), in a template\'s patterns too; a DNS name stays a DNS name (issue 26, 6)', async () => {
+    const users = await createTemplate(t, { name_patterns: ['alice_smith', '*@corp.example', 'svc.backup_01'], subject_attributes: ['CN'], san_types: ['dns'] })
+    for (const cn of ['alice_smith', 'bob@corp.example', 'j.doe-2@corp.example', 'svc.backup_01']) {
+      const c = await issue(t, ca.id, users.id, csrWithSubject([['CN', cn]]))
+      expect(c.subject).to.equal(`CN=${cn}`)
+    }
+    const before = await issuedCount()
+    for (const cn of ['eve@other.example', '@corp.example', 'alice_smith2', 'a b@corp.example']) {
+      expectError(await t.admin('POST', '/api/v1/pki/certificates', { body: { ca_id: ca.id, template_id: users.id, csr: csrWithSubject([['CN', cn]]) } }), 422, 'PKI_SUBJECT_FORBIDDEN', 'csr')
+    }
+    // `*` takes every user name; a DNS subject alternative name must still be a DNS name.
+    const any = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN'], san_types: ['dns'] })
+    expect((await issue(t, ca.id, any.id, csrWithSubject([['CN', 'x_y@z.example']]))).subject).to.equal('CN=x_y@z.example')
+    expectError(await t.admin('POST', '/api/v1/pki/certificates', { body: { ca_id: ca.id, template_id: any.id, csr: s.csr({ subject: '/CN=ok.example.net', san: 'DNS:a@b.example.net' }).csr } }), 422, 'PKI_SAN_FORBIDDEN', 'csr')
+    expect(await issuedCount()).to.equal(before + 1)
+  })
+
   it('refuses a template with a bad name pattern, and deletes one only while nothing was issued under it', async () => {
     const body = { name: uniq('tpl'), key_usage: ['digitalSignature'], extended_key_usage: [], validity_days: 1, subject_attributes: ['CN'], san_types: [], min_rsa_bits: 2048, min_ec_bits: 256 }
     expectError(await t.admin('POST', '/api/v1/pki/templates', { body: { ...body, name_patterns: ['ok.example.net', 'a.*.net'] } }), 422, 'PKI_NAME_PATTERN_INVALID', 'name_patterns[1]')
+    for (const bad of ['a b', '*x.example.net', 'a\nb', 'a*', '**', 'ü.example.net']) {
+      expectError(await t.admin('POST', '/api/v1/pki/templates', { body: { ...body, name_patterns: [bad] } }), 422, 'PKI_NAME_PATTERN_INVALID', 'name_patterns[0]')
+    }
     const used = await createTemplate(t, { name_patterns: ['*'], min_ec_bits: 256 })
     await issue(t, ca.id, used.id, s.csr({ subject: '/CN=host' }).csr)
     expectError(await t.admin('DELETE', `/api/v1/pki/templates/${used.id}`), 409, 'PKI_TEMPLATE_IN_USE')
