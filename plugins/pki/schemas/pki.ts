@@ -1,4 +1,4 @@
-import { listQuery, Nullable, OptionalText, Paginated, StringEnum, Timestamp, Type, Uuid } from '../../../sdk/index.js'
+import { listQuery, NAME_PATTERN, Nullable, OptionalText, Paginated, StringEnum, Timestamp, Type, Uuid } from '../../../sdk/index.js'
 import { CA_KEY_ALGORITHMS } from '../services/ca.js'
 import { REVOCATION_REASONS } from '../services/crl.js'
 import { EKU, KEY_USAGE_BITS } from '../services/x509.js'
@@ -7,11 +7,12 @@ import { EKU, KEY_USAGE_BITS } from '../services/x509.js'
 export const MAX_CSR_CHARS = 16_384
 
 const name = () => Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'Unique, case-insensitively. Letters, digits, ".", "_", "-".' })
-const dn = (max: number, description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$', description }))
+// As names: no control, line-break or direction character (NAME_PATTERN), within RFC 5280's upper bounds.
+const dn = (max: number, description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: max, pattern: NAME_PATTERN, description }))
 
 export const CaSubject = Type.Object(
   {
-    CN: Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$', description: 'Common name of the CA.' }),
+    CN: Type.String({ minLength: 1, maxLength: 64, pattern: NAME_PATTERN, description: 'Common name.' }),
     O: dn(64, 'Organization.'),
     OU: dn(64, 'Organizational unit.'),
     C: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'Country, two capital letters (ISO 3166).' })),

@@ -86,6 +86,28 @@ describe('pki: certificates', function () {
       await refused(s.csr({ subject: '/O=Example', key: 'ec384' }).csr, 'PKI_SUBJECT_FORBIDDEN')
     })
 
+    it('a subject value with a control, line-break or direction character, or past RFC 5280\'s length (issue 26, 17)', async () => {
+      const open = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN', 'O', 'OU', 'L', 'ST'] })
+      // What a device would use to forge lines in the approver's mail, and what disguises a name.
+      for (const bad of ['\n', '\r', '\u0007', '\u0000', '\u007F', '\u0085', '\u2028', '\u2029', '\u202E', '\u2066', '\u200F', '\u061C']) {
+        for (const [k, v] of [['O', `Corp${bad}Requested by: admin`], ['CN', `host${bad}`], ['OU', `${bad}Ops`]] as const) {
+          await refused(csrWithSubject([['CN', 'host.example.net'], ...(k === 'CN' ? [] : [[k, v] as [typeof k, string]]), ...(k === 'CN' ? [['CN', v] as ['CN', string]] : [])]), 'PKI_SUBJECT_FORBIDDEN', open.id)
+        }
+      }
+      await refused(csrWithSubject([['CN', 'host.example.net'], ['O', 'x'.repeat(5000)]]), 'PKI_SUBJECT_FORBIDDEN', open.id)
+      await refused(csrWithSubject([['CN', 'a'.repeat(65)]]), 'PKI_SUBJECT_FORBIDDEN', open.id)
+      await refused(csrWithSubject([['CN', 'host.example.net'], ['L', 'z'.repeat(129)]]), 'PKI_SUBJECT_FORBIDDEN', open.id)
+      await refused(csrWithSubject([['CN', 'host.example.net'], ['O', '   ']]), 'PKI_SUBJECT_FORBIDDEN', open.id)
+      // At the bounds, in any script, it is issued.
+      const ok = await issue(t, ca.id, open.id, csrWithSubject([['CN', 'a'.repeat(64)], ['O', 'Zürich Ωmega Москва'], ['L', 'z'.repeat(128)]]))
+      expect(ok.subject).to.equal(`L=${'z'.repeat(128)},O=Zürich Ωmega Москва,CN=${'a'.repeat(64)}`)
+      // A key generated on the server: the subject fields refuse the same, at the field.
+      for (const bad of ['\n', '\u202E', '\u2066']) {
+        const r = await t.admin('POST', '/api/v1/pki/certificates/generate', { body: { ca_id: ca.id, template_id: open.id, key_algorithm: 'ECDSA-P256', subject: { CN: 'gen.example.net', O: `Corp${bad}x` } } })
+        expectError(r, 422, 'VALIDATION_FAILED', 'subject.O')
+      }
+    })
+
     it('a SAN the template forbids: a type it does not list, a DNS name outside its patterns', async () => {
       await refused(s.csr({ subject: '/CN=vpn.example.net', san: 'IP:10.0.0.1', key: 'ec384' }).csr, 'PKI_SAN_FORBIDDEN')
       await refused(s.csr({ subject: '/CN=vpn.example.net', san: 'DNS:vpn.example.net,DNS:www.example.org', key: 'ec384' }).csr, 'PKI_SAN_FORBIDDEN')
