@@ -164,6 +164,17 @@ describe('pki: certificates', function () {
     expect(await issuedCount()).to.equal(before + 1)
   })
 
+  it('seeds the EAP-TLS client template: clientAuth for a user name, which openssl verifies as a TLS client under the chain', async () => {
+    const list = (await t.admin('GET', '/api/v1/pki/templates')).body as { id: string; name: string; extended_key_usage: string[]; name_patterns: string[]; san_types: string[] }[]
+    const client = list.find((x) => x.name === 'eap-tls-client')!
+    expect(client, list.map((x) => x.name).join(', ')).to.not.equal(undefined)
+    expect(client).to.deep.include({ extended_key_usage: ['clientAuth'], name_patterns: ['*'], san_types: ['email', 'dns'] })
+    const c = await issue(t, ca.id, client.id, s.csr({ subject: '/CN=alice_smith/O=Example', san: 'email:alice_smith@corp.example' }).csr)
+    s.put('client.pem', c.certificate)
+    expect(s.ok(['verify', '-CAfile', 'root.pem', '-untrusted', 'untrusted.pem', '-purpose', 'sslclient', 'client.pem'])).to.include('client.pem: OK')
+    expect(s.openssl(['verify', '-CAfile', 'root.pem', '-untrusted', 'untrusted.pem', '-purpose', 'sslserver', 'client.pem']).status).to.not.equal(0)
+  })
+
   it('refuses a template with a bad name pattern, and deletes one only while nothing was issued under it', async () => {
     const body = { name: uniq('tpl'), key_usage: ['digitalSignature'], extended_key_usage: [], validity_days: 1, subject_attributes: ['CN'], san_types: [], min_rsa_bits: 2048, min_ec_bits: 256 }
     expectError(await t.admin('POST', '/api/v1/pki/templates', { body: { ...body, name_patterns: ['ok.example.net', 'a.*.net'] } }), 422, 'PKI_NAME_PATTERN_INVALID', 'name_patterns[1]')
