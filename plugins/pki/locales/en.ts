@@ -16,7 +16,7 @@ export default {
     key_too_weak: 'The request\'s key ({{algorithm}}) is weaker than the template allows (RSA at least {{rsa}} bits, ECDSA at least {{ec}} bits).',
     subject_forbidden: 'The template does not allow this subject: {{reason}}.',
     san_forbidden: 'The template does not allow this subject alternative name: {{reason}}.',
-    name_pattern_invalid: 'A name pattern is a name of letters, digits and ". _ @ -" (a DNS name or a user name), optionally starting with "*." (any one or more labels) or "*@" (any user name at that domain), or "*" alone (any name).',
+    name_pattern_invalid: 'A name pattern is a name of letters, digits and "_ @ -" in labels joined by single dots (a DNS name or a user name), optionally starting with "*." (any one or more labels) or "*@" (any user name at that domain), or "*" alone (any name).',
     already_revoked: 'This certificate is already revoked.',
     est_credentials_required: 'EST enrollment needs HTTP Basic credentials of a local account (a directory account cannot enroll).',
     est_forbidden: 'This account may not enroll over EST: it is not a member of the EST group.',

@@ -31,12 +31,14 @@ export interface Template {
 const LABEL = '[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?'
 const DNS_NAME = new RegExp(`^${LABEL}(\\.${LABEL})*$`, 'i')
 /**
- * What a common name may be: a DNS name, or anything a user name may be (kernel/identity/schemas/users.ts:
- * letters, digits and `. _ @ -`), since FreeRADIUS takes an EAP-TLS certificate's common name as the user.
+ * What a common name may be: a DNS name, or a user name (kernel/identity/schemas/users.ts: letters, digits
+ * and `. _ @ -`), since FreeRADIUS takes an EAP-TLS certificate's common name as the user. Still labels
+ * joined by single dots: `a..b`, `.a` and `a.` stay refused, as in a DNS name.
  */
-const CN_NAME = /^[a-z0-9._@-]+$/i
-/** A name pattern: `*`, `*.` or `*@` and a suffix, or a name itself, all of the common name's characters. */
-const PATTERN = /^(\*|(\*[.@])?[a-z0-9._@-]+)$/i
+const CN_LABEL = '[a-z0-9_@-]+'
+const CN_NAME = new RegExp(`^${CN_LABEL}(\\.${CN_LABEL})*$`, 'i')
+/** A name pattern: `*`, `*.` or `*@` and a name, or a name itself, of the common name's characters. */
+const PATTERN = new RegExp(`^(\\*|(\\*[.@])?${CN_LABEL}(\\.${CN_LABEL})*)$`, 'i')
 
 export const validNamePattern = (p: string) => PATTERN.test(p) && p.length <= 253
 

@@ -178,7 +178,7 @@ describe('pki: certificates', function () {
   it('refuses a template with a bad name pattern, and deletes one only while nothing was issued under it', async () => {
     const body = { name: uniq('tpl'), key_usage: ['digitalSignature'], extended_key_usage: [], validity_days: 1, subject_attributes: ['CN'], san_types: [], min_rsa_bits: 2048, min_ec_bits: 256 }
     expectError(await t.admin('POST', '/api/v1/pki/templates', { body: { ...body, name_patterns: ['ok.example.net', 'a.*.net'] } }), 422, 'PKI_NAME_PATTERN_INVALID', 'name_patterns[1]')
-    for (const bad of ['a b', '*x.example.net', 'a\nb', 'a*', '**', 'ü.example.net']) {
+    for (const bad of ['a b', '*x.example.net', 'a\nb', 'a*', '**', 'ü.example.net', 'bad..name', '.a', 'a.']) {
       expectError(await t.admin('POST', '/api/v1/pki/templates', { body: { ...body, name_patterns: [bad] } }), 422, 'PKI_NAME_PATTERN_INVALID', 'name_patterns[0]')
     }
     const used = await createTemplate(t, { name_patterns: ['*'], min_ec_bits: 256 })
