@@ -101,6 +101,14 @@ export interface UserGroupRef {
   directory_group_dn?: string
 }
 
+/** User groups whose membership grants a capability no role names (see IdentityService.registerCapabilityGroups). */
+export interface CapabilityGroups {
+  /** The permission the capability stands for: giving it by membership needs it, as giving a role needs what the role grants. */
+  permission: string
+  /** The groups granting it now (typically from a setting; empty when unset). */
+  groupIds(db: Knex | Knex.Transaction): Promise<string[]>
+}
+
 export interface IdentityService {
   /** A user by id, or by username compared without regard to case (the daemons compare exactly: check `username` yourself). */
   findUser(by: { id: string } | { username: string }, db?: Knex | Knex.Transaction): Promise<UserRef | null>
@@ -113,6 +121,13 @@ export interface IdentityService {
   /** After every factor has passed: a session, or the password change the account still owes. */
   completeLogin(userId: string): Promise<CompletedLogin>
   registerSecondFactor(factor: SecondFactor): void
+  /**
+   * Declares that membership of some user groups grants a capability outside roles (EST enrollment):
+   * the kernel then holds those groups to the no-escalation rule as if they granted `permission`
+   * (only an administrator or a holder of it puts a user into one, and a member counts as holding it
+   * when another user's account is managed).
+   */
+  registerCapabilityGroups(c: CapabilityGroups): void
   /** Names of the user groups the user belongs to. */
   groupsOf(userId: string): Promise<string[]>
   /** Ids of the user groups the user belongs to. */

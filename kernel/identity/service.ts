@@ -1,6 +1,6 @@
 /** The identity service: users, tokens of every purpose, second factors. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineReferenceTarget, type Actor, type CompletedLogin, type IdentityService, type LoginGrant, type NetworkLoginRefusal, type NetworkUser, type RowOf, type SecondFactor, type SecretsService, type SettingsService, type UserGroupRef, type UserRef } from '../../sdk/index.js'
+import { CommonErrors, defineReferenceTarget, type Actor, type CapabilityGroups, type CompletedLogin, type IdentityService, type LoginGrant, type NetworkLoginRefusal, type NetworkUser, type RowOf, type SecondFactor, type SecretsService, type SettingsService, type UserGroupRef, type UserRef } from '../../sdk/index.js'
 import type { UsersTable } from '../db/tables.js'
 import { assertUserManageable } from './routes/guards.js'
 import type { TokenService } from '../security/tokens.js'
@@ -31,6 +31,8 @@ export const toUserRef = (r: UserRow): UserRef => ({
 
 export class Identity implements IdentityService {
   private readonly factors: SecondFactor[] = []
+  /** Groups whose membership grants a capability (registerCapabilityGroups); the user and group routes hold them to the no-escalation rule. */
+  readonly capabilities: CapabilityGroups[] = []
   /** The kernel's side of the references other plugins hold to users and groups: the user and group routes call beforeDelete and renamed. */
   readonly ownedReferences = {
     user: defineReferenceTarget({ kind: 'user', table: 'users', nameColumn: 'username' }),
@@ -111,7 +113,16 @@ export class Identity implements IdentityService {
     }
   }
 
+  /**
+   * The SDK's promise: a local account only (EST Basic, docs/pki.md). A directory account is refused
+   * before the directory is asked (no bind, so no directory lockout from here), after the same argon2 work.
+   */
   async checkPassword(username: string, password: string) {
+    const row = username.length <= 64 ? await this.findRow({ username }) : null
+    if (row && row.source !== 'local') {
+      await verifyPassword(null, password)
+      return null
+    }
     const r = await this.authenticate(username, password)
     return r ? toUserRef(r) : null
   }
@@ -134,6 +145,10 @@ export class Identity implements IdentityService {
 
   registerSecondFactor(f: SecondFactor) {
     this.factors.push(f)
+  }
+
+  registerCapabilityGroups(c: CapabilityGroups) {
+    this.capabilities.push(c)
   }
 
   async hasSecondFactor(userId: string): Promise<boolean> {
@@ -201,7 +216,7 @@ export class Identity implements IdentityService {
   async assertMayManage(actor: Actor, userId: string, db: Knex | Knex.Transaction = this.knex): Promise<UserRef> {
     const row = await this.findRow({ id: userId })
     if (!row) throw CommonErrors.notFound({ field: 'user_id' })
-    await assertUserManageable(db, actor, row)
+    await assertUserManageable(db, actor, row, this.capabilities)
     return toUserRef(row)
   }
 }

@@ -24,6 +24,7 @@ export const PkiErrors = {
   estForbidden: defineError(403, 'PKI_EST_FORBIDDEN', 'pki:errors.est_forbidden'),
   estCertificateRefused: defineError(403, 'PKI_EST_CERTIFICATE_REFUSED', 'pki:errors.est_certificate_refused'),
   estSubjectMismatch: defineError(400, 'PKI_EST_SUBJECT_MISMATCH', 'pki:errors.est_subject_mismatch'),
+  estSubjectNotClaimable: defineError(403, 'PKI_EST_SUBJECT_NOT_CLAIMABLE', 'pki:errors.est_subject_not_claimable'),
   estRejected: defineError(403, 'PKI_EST_REJECTED', 'pki:errors.est_rejected'),
   approvalNotFound: defineError(404, 'PKI_APPROVAL_NOT_FOUND', 'pki:errors.approval_not_found'),
   approvalSpent: defineError(410, 'PKI_APPROVAL_SPENT', 'pki:errors.approval_spent'),

@@ -10,7 +10,7 @@ import { freeradiusCertificates } from './services/freeradius.js'
 import { pkiServiceRef } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
-import { pkiPermissions } from './permissions.js'
+import { PKI_ISSUE, pkiPermissions } from './permissions.js'
 import { caRoutes } from './routes/cas.js'
 import { certificateRoutes } from './routes/certificates.js'
 import { downloadRoutes } from './routes/downloads.js'
@@ -23,7 +23,7 @@ import { templateRoutes } from './routes/templates.js'
 import { Signers } from './services/ca.js'
 import { OcspResponder } from './services/ocsp.js'
 import { createPkiService } from './services/service.js'
-import { pkiSettings } from './settings.js'
+import { estGroupId, pkiSettings } from './settings.js'
 import { pkiTables } from './tables.js'
 
 export * from './api.js'
@@ -51,6 +51,14 @@ export default definePlugin({
     const signers = new Signers(knex, secrets)
     const ctx: PkiContext = { knex, secrets, settings, identity, mail, queue: new EstQueue(knex, settings, mail, logger), signers, ocsp: new OcspResponder(knex, signers) }
     const service = createPkiService(knex, signers, settings, logger)
+    // Membership of the EST group gets certificates from the EST CA: giving it needs pki.issue, as a role granting pki.issue would.
+    identity.registerCapabilityGroups({
+      permission: PKI_ISSUE,
+      groupIds: async (db) => {
+        const id = await settings.get(estGroupId, db)
+        return id ? [id] : []
+      },
+    })
     let timer: NodeJS.Timeout | null = null
     const refresh = () => service.refreshDueCrls().catch((e: unknown) => logger.error({ err: e }, 'pki: CRL refresh failed'))
     return {

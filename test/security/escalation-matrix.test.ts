@@ -12,7 +12,9 @@ import http from 'node:http'
 import type { Knex } from 'knex'
 import { base32Decode, totp } from '../../plugins/mfa/services/totp.js'
 import { startSmtp, type TestSmtp } from '../../plugins/mfa/test/smtp.js'
+import { hasOpenssl, Scratch } from '../../plugins/pki/test/helpers.js'
 import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
+import { skipBecause } from '../kit/skip.js'
 
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac']
 const STRONG_PASSWORD = 'Tr1cky-Escalation-Pass-42'
@@ -77,6 +79,8 @@ for (const engine of testEngines()) {
     let allRole: string
     let strongGroup: string
     let strongUser: string
+    let estGroup: string
+    let estMember: string
 
     const me = async (token: string) => (await t.req('GET', '/api/v1/auth/me', { token })).body as { id: string; username: string }
     const created = async (path: string, body: unknown) => {
@@ -105,6 +109,15 @@ for (const engine of testEngines()) {
       allRole = (await created('/api/v1/roles', { name: 'everything', permissions: everything })).id
       strongGroup = (await created('/api/v1/user-groups', { name: 'strong', role_ids: [allRole] })).id
       strongUser = (await created('/api/v1/users', { username: 'strong-operator', email: 'strong@corp.example', password: STRONG_PASSWORD, role_ids: [allRole] })).id
+      // EST on, as a site runs it (issue 26, 12): membership of the EST group gets clientAuth certificates
+      // from the EST CA, which FreeRADIUS takes for EAP-TLS under their common name.
+      const estCa = await created('/api/v1/pki/cas', { name: 'est-root', subject: { CN: 'EST Root' }, key_algorithm: 'ECDSA-P256', validity_days: 3650 })
+      const estTemplate = await created('/api/v1/pki/templates', { name: 'est-users', key_usage: ['digitalSignature'], extended_key_usage: ['clientAuth'], validity_days: 365, name_patterns: ['*'], subject_attributes: ['CN'], san_types: [], min_rsa_bits: 2048, min_ec_bits: 256 })
+      estGroup = (await created('/api/v1/user-groups', { name: 'est-enrollers' })).id
+      estMember = (await created('/api/v1/users', { username: 'device-enroller', password: STRONG_PASSWORD, group_ids: [estGroup] })).id
+      for (const [key, value] of Object.entries({ 'pki.est_ca_id': estCa.id, 'pki.est_template_id': estTemplate.id, 'pki.est_group_id': estGroup, 'nac.est_enabled': true })) {
+        expect((await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })).status, key).to.equal(200)
+      }
     })
     after(async () => {
       await t?.stop()
@@ -124,6 +137,10 @@ for (const engine of testEngines()) {
       await tryIt('create an administrator', 'POST', '/api/v1/users', { username: `sneaky-admin-${tag}`, password: STRONG_PASSWORD, is_admin: true })
       await tryIt('create a user with the strong role', 'POST', '/api/v1/users', { username: `sneaky-${tag}`, password: STRONG_PASSWORD, role_ids: [allRole] })
       await tryIt('create a user in the strong group', 'POST', '/api/v1/users', { username: `sneaky-g-${tag}`, password: STRONG_PASSWORD, group_ids: [strongGroup] })
+      // The EST group grants no role, only certificates: giving it needs pki.issue all the same.
+      await tryIt('join the EST group', 'PUT', `/api/v1/users/${self.id}`, { group_ids: [self.groupId, estGroup] })
+      await tryIt('create a user in the EST group', 'POST', '/api/v1/users', { username: `sneaky-est-${tag}`, password: STRONG_PASSWORD, group_ids: [estGroup] })
+      await tryIt("set an EST group member's password", 'PUT', `/api/v1/users/${estMember}`, { password: STRONG_PASSWORD + tag })
       for (const [who, id] of [['the administrator', adminId], ['a stronger user', strongUser]] as const) {
         await tryIt(`set ${who}'s password`, 'PUT', `/api/v1/users/${id}`, { password: STRONG_PASSWORD + tag })
         await tryIt(`redirect ${who}'s e-mail`, 'PUT', `/api/v1/users/${id}`, { email: `mallory-${tag}@attacker.example` })
@@ -167,6 +184,50 @@ for (const engine of testEngines()) {
       // The administrator still signs in with a second factor, with the old password and e-mail.
       const adminMfa = await t.admin('GET', `/api/v1/users/${adminId}/mfa`)
       expect(adminMfa.body.enrolled).to.equal(true)
+    })
+
+    it('users.write gets no certificate from the EST CA: the EST group is given only with pki.issue, and EST issues only a name its account may claim (issue 26, 12)', async function () {
+      if (!hasOpenssl()) skipBecause(this, 'openssl is not installed (Debian package openssl)')
+      const s = new Scratch()
+      const estRole = await created('/api/v1/roles', { name: `users-writer-${engine}`, permissions: ['users.read', 'users.write'] })
+      const writerName = `writer-${engine}`
+      await created('/api/v1/users', { username: writerName, password: STRONG_PASSWORD, role_ids: [estRole.id] })
+      const token = (await t.req('POST', '/api/v1/auth/login', { body: { username: writerName, password: STRONG_PASSWORD } })).body.access_token as string
+      const writer = await me(token)
+      const certificates = async () => Number((await t.app.db.knex('pki_certificates').count({ n: '*' }))[0].n)
+      const enroll = async (who: string, cn: string) => {
+        const { csr } = s.csr({ subject: `/CN=${cn}` })
+        const r = await fetch(`${t.url}/.well-known/est/simpleenroll`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/pkcs10', authorization: `Basic ${Buffer.from(`${who}:${STRONG_PASSWORD}`).toString('base64')}` },
+          body: csr.replace(/-----[^-]+-----/g, '').trim(),
+        })
+        return { status: r.status, code: r.status === 200 ? null : ((await r.json()) as { code: string }).code }
+      }
+      try {
+        const before = await securityState(t.app.db.knex)
+        const issued = await certificates()
+        const self = await t.req('PUT', `/api/v1/users/${writer.id}`, { token, body: { group_ids: [estGroup] } })
+        expect(self.status, self.text).to.equal(403)
+        expect(self.body).to.include({ code: 'GROUP_EXCEEDS_OWN_PERMISSIONS', field: 'group_ids[0]' })
+        expect(self.body.detail).to.include('pki.issue')
+        const other = await t.req('POST', '/api/v1/users', { token, body: { username: `est-helper-${engine}`, password: STRONG_PASSWORD, group_ids: [estGroup] } })
+        expect(other.body).to.include({ code: 'GROUP_EXCEEDS_OWN_PERMISSIONS', field: 'group_ids[0]' })
+        const takeover = await t.req('PUT', `/api/v1/users/${estMember}`, { token, body: { password: `${STRONG_PASSWORD}-mine` } })
+        expect(takeover.body).to.include({ code: 'USER_EXCEEDS_OWN_PERMISSIONS', field: 'user_id' })
+        expect(await securityState(t.app.db.knex), 'users.write changed security-relevant state').to.deep.equal(before)
+        // Its own credentials are not an EST member's; the member's name nobody else's.
+        expect(await enroll(writerName, 'admin')).to.deep.equal({ status: 403, code: 'PKI_EST_FORBIDDEN' })
+        for (const cn of ['admin', writerName, 'strong-operator']) expect(await enroll('device-enroller', cn), cn).to.deep.equal({ status: 403, code: 'PKI_EST_SUBJECT_NOT_CLAIMABLE' })
+        expect(await certificates()).to.equal(issued)
+        expect(await enroll('device-enroller', 'device-enroller')).to.deep.equal({ status: 200, code: null })
+        // The rule is about pki.issue: who holds it with users.write may give the group.
+        const issuer = await t.token({ permissions: ['users.read', 'users.write', 'pki.issue'] })
+        const given = await t.req('POST', '/api/v1/users', { token: issuer, body: { username: `est-by-issuer-${engine}`, password: STRONG_PASSWORD, group_ids: [estGroup] } })
+        expect(given.status, given.text).to.equal(201)
+      } finally {
+        s.remove()
+      }
     })
 
     it('the rule is about the target, not the route: mfa.manage resets and mails a weaker user, never a stronger one', async () => {

@@ -5,10 +5,12 @@
  * and may only act on users, groups and roles whose permissions they hold, so
  * that no combination of users.write, groups.write and roles.write is a path
  * to more (setting a stronger user's password and signing in as them, adding
- * a permission to a role of one's own, joining a stronger group).
+ * a permission to a role of one's own, joining a stronger group). A group
+ * whose membership grants a capability (a plugin's, such as EST enrollment)
+ * counts as granting the permission the plugin says it stands for.
  */
 import type { Knex } from 'knex'
-import { defineError, type Actor } from '../../../sdk/index.js'
+import { defineError, type Actor, type CapabilityGroups } from '../../../sdk/index.js'
 
 export const E = {
   usernameTaken: defineError(409, 'USERNAME_TAKEN', 'core:identity.username_taken'),
@@ -57,12 +59,29 @@ export async function rolePermissions(trx: Knex.Transaction, roleIds: readonly s
   return new Map(rows.map((r) => [r.id, r.permissions]))
 }
 
-/** Permissions each group grants its members, through its roles. */
-export async function groupPermissions(trx: Knex.Transaction, groupIds: readonly string[]): Promise<Map<string, string[]>> {
+/**
+ * The groups whose membership grants a capability no role names (EST enrollment), as plugins declared
+ * them (IdentityService.registerCapabilityGroups): for the rule, such a group grants the capability's
+ * permission as if one of its roles did, so users.write alone never hands it out.
+ */
+export type Capabilities = readonly CapabilityGroups[]
+
+/** The permissions capability groups among `groupIds` stand for, by group. */
+async function capabilityPermissions(db: Knex | Knex.Transaction, caps: Capabilities, groupIds: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>()
+  for (const c of caps) {
+    for (const id of await c.groupIds(db)) if (groupIds.includes(id)) out.set(id, [...(out.get(id) ?? []), c.permission])
+  }
+  return out
+}
+
+/** Permissions each group grants its members, through its roles and as a capability group. */
+export async function groupPermissions(trx: Knex.Transaction, groupIds: readonly string[], caps: Capabilities): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(groupIds.map((id) => [id, []]))
   if (!groupIds.length) return out
   const rows = await trx('group_roles').join('roles', 'roles.id', 'group_roles.role_id').whereIn('group_roles.group_id', groupIds).select('group_roles.group_id', 'roles.permissions')
   for (const r of rows) out.get(r.group_id)!.push(...r.permissions)
+  for (const [id, perms] of await capabilityPermissions(trx, caps, groupIds)) out.get(id)!.push(...perms)
   return out
 }
 
@@ -77,9 +96,9 @@ export async function assertRolesHeld(trx: Knex.Transaction, actor: Actor, roleI
 }
 
 /** Throws 403 at `group_ids[i]` for the first group whose roles grant a permission the actor lacks. */
-export async function assertGroupsHeld(trx: Knex.Transaction, actor: Actor, groupIds: readonly string[] | undefined): Promise<void> {
+export async function assertGroupsHeld(trx: Knex.Transaction, actor: Actor, groupIds: readonly string[] | undefined, caps: Capabilities): Promise<void> {
   if (actor.isAdmin || !groupIds?.length) return
-  const perms = await groupPermissions(trx, groupIds)
+  const perms = await groupPermissions(trx, groupIds, caps)
   for (const [i, id] of groupIds.entries()) {
     const p = notHeld(actor, perms.get(id) ?? [])
     if (p) throw E.groupExceeds({ field: `group_ids[${i}]`, vars: { permission: p } })
@@ -97,11 +116,17 @@ export async function effectivePermissions(trx: Knex | Knex.Transaction, userId:
   return r.rows.map((x) => x.p)
 }
 
-/** A non-administrator may act only on a user who is not an administrator and holds nothing the actor lacks. */
-export async function assertUserManageable(trx: Knex | Knex.Transaction, actor: Actor, target: { id: string; is_admin: boolean }): Promise<void> {
+/**
+ * A non-administrator may act only on a user who is not an administrator and holds nothing the actor
+ * lacks, a capability group's permission included: setting the password of an EST group member would
+ * otherwise let users.write enroll as them.
+ */
+export async function assertUserManageable(trx: Knex | Knex.Transaction, actor: Actor, target: { id: string; is_admin: boolean }, caps: Capabilities): Promise<void> {
   if (actor.isAdmin) return
   if (target.is_admin) throw E.adminRequired({ field: 'user_id' })
-  const p = notHeld(actor, await effectivePermissions(trx, target.id))
+  const groups: string[] = caps.length ? await trx('user_group_members').where({ user_id: target.id }).pluck('group_id') : []
+  const capability = [...(await capabilityPermissions(trx, caps, groups)).values()].flat()
+  const p = notHeld(actor, [...(await effectivePermissions(trx, target.id)), ...capability])
   if (p) throw E.userExceeds({ field: 'user_id', vars: { permission: p } })
 }
 

@@ -6,7 +6,7 @@ import {
   UserGroupCreate, UserGroupListQuery, UserGroupListResponse, UserGroupMemberListResponse, UserGroupMemberQuery, UserGroupParams, UserGroupResponse, UserGroupUpdate,
 } from '../schemas/user-groups.js'
 import type { IdentityRouteDeps } from './deps.js'
-import { assertRolesHeld, checkRefs, E, groupPermissions, iso, notHeld } from './guards.js'
+import { assertRolesHeld, checkRefs, E, groupPermissions, iso, notHeld, type Capabilities } from './guards.js'
 
 /** The row with its roles and member count: select() adds them as raw subqueries, which knex's typing cannot see, hence load()'s cast. */
 type Row = RowOf<typeof UserGroupsTable> & { role_ids: string[]; member_count: number }
@@ -34,8 +34,8 @@ async function writeRoles(trx: Knex.Transaction, groupId: string, roleIds: strin
 }
 
 /** A non-administrator may change or delete only a group whose roles grant nothing they lack. */
-async function assertGroupManageable(trx: Knex.Transaction, actor: Actor, groupId: string) {
-  const p = notHeld(actor, (await groupPermissions(trx, [groupId])).get(groupId) ?? [])
+async function assertGroupManageable(trx: Knex.Transaction, actor: Actor, groupId: string, caps: Capabilities) {
+  const p = notHeld(actor, (await groupPermissions(trx, [groupId], caps)).get(groupId) ?? [])
   if (p) throw E.groupExceeds({ field: 'group_id', vars: { permission: p } })
 }
 
@@ -116,7 +116,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
         const b = req.body
         const updated = await identity.actors.change(req.transaction, async (trx) => {
           const before = await lockForChange(trx, 'user_groups', req.params.group_id, 'group_id', load)
-          await assertGroupManageable(trx, req.actor!, before.id)
+          await assertGroupManageable(trx, req.actor!, before.id, identity.capabilities)
           await checkRefs(trx, 'roles', b.role_ids, 'role_ids')
           await assertRolesHeld(trx, req.actor!, b.role_ids)
           if (b.name !== undefined) await names.assertFree(trx, b.name, before.id)
@@ -142,7 +142,7 @@ export function userGroupRoutes(d: IdentityRouteDeps) {
       handler: async (req) => {
         await identity.actors.change(req.transaction, async (trx) => {
           const before = await lockForChange(trx, 'user_groups', req.params.group_id, 'group_id', load)
-          await assertGroupManageable(trx, req.actor!, before.id)
+          await assertGroupManageable(trx, req.actor!, before.id, identity.capabilities)
           const referrers = await identity.ownedReferences.user_group.beforeDelete([before.id], trx)
           if (referrers.length) throw E.groupReferenced({ field: 'group_id', vars: { referrers: referrerList(referrers) } })
           await trx('user_groups').where({ id: before.id }).delete()

@@ -27,7 +27,7 @@ export function userLockoutRoutes(d: IdentityRouteDeps) {
         return d.identity.actors.change(req.transaction, async (trx) => {
           const target = await trx('users').where({ id: req.params.user_id }).forUpdate().first('id', 'username', 'is_admin', 'lockout_cleared_at')
           if (!target) throw CommonErrors.notFound({ field: 'user_id' })
-          await assertUserManageable(trx, req.actor!, target)
+          await assertUserManageable(trx, req.actor!, target, d.identity.capabilities)
           const now = new Date()
           await trx('users').where({ id: target.id }).update({ lockout_cleared_at: now, updated_at: now })
           await req.audit(

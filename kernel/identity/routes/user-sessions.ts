@@ -24,7 +24,7 @@ export function userSessionRoutes(d: IdentityRouteDeps) {
         await d.identity.actors.change(req.transaction, async (trx) => {
           const target = await trx('users').where({ id: req.params.user_id }).forUpdate().first('id', 'username', 'is_admin')
           if (!target) throw CommonErrors.notFound({ field: 'user_id' })
-          await assertUserManageable(trx, req.actor!, target)
+          await assertUserManageable(trx, req.actor!, target, d.identity.capabilities)
           await trx('users').where({ id: target.id }).update({ sessions_valid_after: new Date() })
           await voidResetLinks(trx, target.id)
           await req.audit({ action: 'user.sessions_revoke', resourceType: 'user', resourceId: target.id, after: { username: target.username } }, trx)

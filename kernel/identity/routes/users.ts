@@ -8,7 +8,7 @@ import { withoutCleartext } from '../verifiers.js'
 import { voidResetLinks, VOIDS_RESET_LINKS } from '../reset-links.js'
 import { UserCreate, UserListQuery, UserListResponse, UserParams, UserResponse, UserUpdate } from '../schemas/users.js'
 import type { IdentityRouteDeps } from './deps.js'
-import { assertGroupsHeld, assertRolesHeld, assertUserManageable, checkRefs, E, iso, isoOrNull, lockEnabledAdmins } from './guards.js'
+import { assertGroupsHeld, assertRolesHeld, assertUserManageable, checkRefs, E, iso, isoOrNull, lockEnabledAdmins, type Capabilities } from './guards.js'
 
 /**
  * The row as read for the API: flags instead of the hash and the sealed verifiers, which never leave the
@@ -46,10 +46,10 @@ export async function load(db: Knex | Knex.Transaction, id: string): Promise<Sta
 }
 
 /** Unknown ids are a 422 on the item; ids granting more than the actor holds, a 403. */
-async function checkLinks(trx: Knex.Transaction, actor: Actor, b: { group_ids?: string[]; role_ids?: string[] }) {
+async function checkLinks(trx: Knex.Transaction, actor: Actor, b: { group_ids?: string[]; role_ids?: string[] }, caps: Capabilities) {
   await checkRefs(trx, 'user_groups', b.group_ids, 'group_ids')
   await checkRefs(trx, 'roles', b.role_ids, 'role_ids')
-  await assertGroupsHeld(trx, actor, b.group_ids)
+  await assertGroupsHeld(trx, actor, b.group_ids, caps)
   await assertRolesHeld(trx, actor, b.role_ids)
 }
 
@@ -127,7 +127,7 @@ export function userRoutes(d: IdentityRouteDeps) {
         const networkLogin = b.network_login ?? false
         const chap = b.chap_enabled ?? false
         const created = await identity.actors.change(req.transaction, async (trx) => {
-          await checkLinks(trx, actor, b)
+          await checkLinks(trx, actor, b, identity.capabilities)
           await usernames.assertFree(trx, b.username)
           const pw = b.password !== undefined ? await passwordColumns(d.secrets, b.username, b.password, 'password', networkLogin, chap) : {}
           const [{ id }] = await trx('users')
@@ -179,12 +179,12 @@ export function userRoutes(d: IdentityRouteDeps) {
         const updated = await identity.actors.change(req.transaction, async (trx) => {
           const admins = await lockEnabledAdmins(trx)
           const before = await lockForChange(trx, 'users', req.params.user_id, 'user_id', load)
-          await assertUserManageable(trx, actor, before)
+          await assertUserManageable(trx, actor, before, identity.capabilities)
           if (b.is_admin !== undefined && b.is_admin !== before.is_admin && !actor.isAdmin) throw E.adminRequired({ field: 'is_admin' })
           const source = b.source ?? before.source
           if (b.password !== undefined && source === 'directory') throw E.passwordNotAllowed({ field: 'password' })
           checkNetworkLoginChange(before, b)
-          await checkLinks(trx, actor, b)
+          await checkLinks(trx, actor, b, identity.capabilities)
           const username = b.username ?? before.username
           if (b.username !== undefined) await usernames.assertFree(trx, b.username, before.id)
           const enabled = b.enabled ?? before.enabled
@@ -241,7 +241,7 @@ export function userRoutes(d: IdentityRouteDeps) {
           const admins = await lockEnabledAdmins(trx)
           const before = await lockForChange(trx, 'users', req.params.user_id, 'user_id', load)
           if (before.id === actor.id) throw E.cannotDeleteSelf({ field: 'user_id' })
-          await assertUserManageable(trx, actor, before)
+          await assertUserManageable(trx, actor, before, identity.capabilities)
           if (before.is_admin && before.enabled && admins.length <= 1) throw E.lastAdmin({ field: 'user_id' })
           const referrers = await identity.ownedReferences.user.beforeDelete([before.id], trx)
           if (referrers.length) throw E.userReferenced({ field: 'user_id', vars: { referrers: referrerList(referrers) } })

@@ -18,7 +18,7 @@ import { base64Lines, certsOnly, fromBase64Body } from '../services/pkcs7.js'
 import { pemBlocks } from '../services/der.js'
 import { presentedCertificate } from '../services/mtls.js'
 import { estApprovalRequired, estCaId, estEnabled, estGroupId, estMtlsProxySecret, estTemplateId } from '../settings.js'
-import { sanText } from '../services/csr.js'
+import { sanText, type ParsedCsr } from '../services/csr.js'
 import type { PkiContext } from './context.js'
 import { loadTemplate } from './templates.js'
 
@@ -73,6 +73,24 @@ export function estRoutes(c: PkiContext) {
   }
 
   /**
+   * FreeRADIUS takes an EAP-TLS certificate's common name as the user, so an enrollment may name only
+   * what its enroller may claim: the account's own user name, or a device name that is no user's
+   * (else 403, nothing issued or held). `claimant`: the account that enrolled (Basic) or that enrolled
+   * the certificate presented (mutual TLS); null: a device certificate nobody's account enrolled.
+   */
+  async function assertClaimable(csr: ParsedCsr, claimant: string | null) {
+    for (const p of csr.subjectParts) {
+      if (p.type !== 'CN' || (claimant !== null && p.value.toLowerCase() === claimant.toLowerCase())) continue
+      if (await c.identity.findUser({ username: p.value })) throw PkiErrors.estSubjectNotClaimable({ field: 'csr', vars: { name: p.value } })
+    }
+  }
+
+  /** The user name of the account that enrolled a certificate, when an account did. */
+  async function enrollerOf(cert: { issued_by: string | null }): Promise<string | null> {
+    return cert.issued_by ? ((await c.identity.findUser({ id: cert.issued_by }))?.username ?? null) : null
+  }
+
+  /**
    * The client certificate the trusted front end reports, as our record of it: issued by the EST CA,
    * unrevoked, unexpired. Null without trusted mutual TLS when not `required`; else 403 saying why.
    */
@@ -83,14 +101,14 @@ export function estRoutes(c: PkiContext) {
       throw PkiErrors.estCertificateRefused({ vars: { reason } })
     }
     if (!presented) return refuse('no client certificate verified by the mutual-TLS front end')
-    const row = await c.knex('pki_certificates').where({ ca_id: caId, serial: presented.serial }).first('id', 'serial', 'subject', 'san', 'revoked_at', 'not_after')
+    const row = await c.knex('pki_certificates').where({ ca_id: caId, serial: presented.serial }).first('id', 'serial', 'subject', 'san', 'revoked_at', 'not_after', 'issued_by')
     if (!row) return refuse(`serial ${presented.serial} was not issued by the EST CA`)
     if (row.revoked_at) return refuse(`serial ${presented.serial} is revoked`)
     if (row.not_after <= new Date()) return refuse(`serial ${presented.serial} has expired`)
     return row
   }
 
-  async function enroll(req: Req, { ca, template }: Config, who: { by: string; userId: string | null; renews: { id: string; subject: string; san: string } | null }) {
+  async function enroll(req: Req, { ca, template }: Config, who: { by: string; userId: string | null; claimant: string | null; renews: { id: string; subject: string; san: string } | null }) {
     const now = new Date()
     if (ca.notAfter <= now) throw CommonErrors.notFound()
     let csr
@@ -106,6 +124,7 @@ export function estRoutes(c: PkiContext) {
     } catch (e) {
       throw asBadRequest(e)
     }
+    await assertClaimable(csr, who.claimant)
     const answer = (certDer: Buffer) => reply({ status: 200, body: base64Lines(certsOnly([certDer])), contentType: CERTS_ONLY, headers: { 'Content-Transfer-Encoding': 'base64' } })
     // Held for approval: the same CSR polled again finds its request (est-queue.ts).
     let approved: string | null = null
@@ -166,7 +185,7 @@ export function estRoutes(c: PkiContext) {
       permission: PUBLIC,
       summary: 'EST: enroll (RFC 7030 4.2)',
       description:
-        'HTTP Basic: a local account\'s username and password (argon2id; a directory-only, disabled or unknown account is refused the same way: 401 with WWW-Authenticate) of a member of the group pki.est_group_id (else 403 PKI_EST_FORBIDDEN). Or, without an Authorization header, mutual TLS: a client certificate the EST CA issued, unrevoked and unexpired, as the trusted front end reports it. The body is the base64 PKCS#10 (application/pkcs10), held to the template pki.est_template_id as the API holds a CSR: a refusal is 400 with the same code (PKI_CSR_INVALID, PKI_KEY_TOO_WEAK, PKI_SUBJECT_FORBIDDEN …), nothing issued. Answers the certificate as base64 PKCS#7 certs-only. Failures are audited as `est.enroll`; an issue as `pki_certificate.issue` (via `est`). Rate-limited per client address.',
+        'HTTP Basic: a local account\'s username and password (argon2id; a directory-only, disabled or unknown account is refused the same way: 401 with WWW-Authenticate) of a member of the group pki.est_group_id (else 403 PKI_EST_FORBIDDEN). The common name is the EAP-TLS user: it must be the account\'s own user name, or a name that is no user\'s (else 403 PKI_EST_SUBJECT_NOT_CLAIMABLE); over mutual TLS, the user name of the account that enrolled the presented certificate, or no user\'s. Or, without an Authorization header, mutual TLS: a client certificate the EST CA issued, unrevoked and unexpired, as the trusted front end reports it. The body is the base64 PKCS#10 (application/pkcs10), held to the template pki.est_template_id as the API holds a CSR: a refusal is 400 with the same code (PKI_CSR_INVALID, PKI_KEY_TOO_WEAK, PKI_SUBJECT_FORBIDDEN …), nothing issued. Answers the certificate as base64 PKCS#7 certs-only. Failures are audited as `est.enroll`; an issue as `pki_certificate.issue` (via `est`). Rate-limited per client address.',
       tags: ['pki'],
       rateLimit: { max: 20, windowSeconds: 60 },
       auditAs: 'est.enroll',
@@ -178,10 +197,10 @@ export function estRoutes(c: PkiContext) {
         // Explicit credentials first: a device sending Basic is judged by them.
         if (req.headers.authorization !== undefined || !(await clientCertificate(req, cfg.ca.id, false))) {
           const username = await basicMember(req, cfg.groupId)
-          return enroll(req, cfg, { by: username, userId: await userIdOf(username), renews: null })
+          return enroll(req, cfg, { by: username, userId: await userIdOf(username), claimant: username, renews: null })
         }
         const cert = (await clientCertificate(req, cfg.ca.id, true))!
-        return enroll(req, cfg, { by: `certificate ${cert.serial}`, userId: null, renews: null })
+        return enroll(req, cfg, { by: `certificate ${cert.serial}`, userId: null, claimant: await enrollerOf(cert), renews: null })
       },
     }),
     defineRoute({
@@ -191,7 +210,7 @@ export function estRoutes(c: PkiContext) {
       permission: PUBLIC,
       summary: 'EST: re-enroll (RFC 7030 4.2.2)',
       description:
-        'Mutual TLS only: the client certificate (as the front end reports it, believed only with X-Est-Proxy-Key equal to nac.est_mtls_proxy_secret) must be one the EST CA issued, unrevoked and unexpired (else 403 PKI_EST_CERTIFICATE_REFUSED), and the new CSR must carry its subject and subject alternative names (else 400 PKI_EST_SUBJECT_MISMATCH). Otherwise as simpleenroll. Audited as `pki_certificate.issue` (via `est`, `renews` the old certificate\'s id).',
+        'Mutual TLS only: the client certificate (as the front end reports it, believed only with X-Est-Proxy-Key equal to nac.est_mtls_proxy_secret) must be one the EST CA issued, unrevoked and unexpired (else 403 PKI_EST_CERTIFICATE_REFUSED), and the new CSR must carry its subject and subject alternative names (else 400 PKI_EST_SUBJECT_MISMATCH), whose common name is still one it may claim (403 PKI_EST_SUBJECT_NOT_CLAIMABLE). Otherwise as simpleenroll. Audited as `pki_certificate.issue` (via `est`, `renews` the old certificate\'s id).',
       tags: ['pki'],
       rateLimit: { max: 20, windowSeconds: 60 },
       auditAs: 'est.enroll',
@@ -201,7 +220,7 @@ export function estRoutes(c: PkiContext) {
       handler: async (req) => {
         const cfg = await config()
         const cert = (await clientCertificate(req, cfg.ca.id, true))!
-        return enroll(req, cfg, { by: `certificate ${cert.serial}`, userId: null, renews: cert })
+        return enroll(req, cfg, { by: `certificate ${cert.serial}`, userId: null, claimant: await enrollerOf(cert), renews: cert })
       },
     }),
   ]

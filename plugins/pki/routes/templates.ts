@@ -23,7 +23,7 @@ export function templateRoutes(c: PkiContext) {
       path: '/pki/templates',
       permission: PKI_VIEW,
       summary: 'List certificate templates',
-      description: '`freeradius-eap-server` is there from the start: the FreeRADIUS EAP server certificate (serverAuth; docs/pki.md).',
+      description: '`freeradius-eap-server` and `eap-tls-client` are there from the start: the FreeRADIUS EAP server certificate (serverAuth) and the EAP-TLS client certificate (clientAuth; docs/pki.md).',
       tags: ['pki'],
       schema: { response: { 200: TemplateListResponse } },
       handler: async () => (await c.knex('pki_templates').orderBy('name')).map(toTemplate),

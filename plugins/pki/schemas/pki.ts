@@ -1,4 +1,4 @@
-import { listQuery, Nullable, OptionalText, Paginated, StringEnum, Timestamp, Type, Uuid } from '../../../sdk/index.js'
+import { listQuery, NAME_PATTERN, Nullable, OptionalText, Paginated, StringEnum, Timestamp, Type, Uuid } from '../../../sdk/index.js'
 import { CA_KEY_ALGORITHMS } from '../services/ca.js'
 import { REVOCATION_REASONS } from '../services/crl.js'
 import { EKU, KEY_USAGE_BITS } from '../services/x509.js'
@@ -7,11 +7,12 @@ import { EKU, KEY_USAGE_BITS } from '../services/x509.js'
 export const MAX_CSR_CHARS = 16_384
 
 const name = () => Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'Unique, case-insensitively. Letters, digits, ".", "_", "-".' })
-const dn = (max: number, description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$', description }))
+// As names: no control, line-break or direction character (NAME_PATTERN), within RFC 5280's upper bounds.
+const dn = (max: number, description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: max, pattern: NAME_PATTERN, description }))
 
 export const CaSubject = Type.Object(
   {
-    CN: Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$', description: 'Common name of the CA.' }),
+    CN: Type.String({ minLength: 1, maxLength: 64, pattern: NAME_PATTERN, description: 'Common name.' }),
     O: dn(64, 'Organization.'),
     OU: dn(64, 'Organizational unit.'),
     C: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'Country, two capital letters (ISO 3166).' })),
@@ -73,7 +74,7 @@ export const TemplateCreate = Type.Object(
     key_usage: Type.Array(StringEnum(KEY_USAGE_BITS.filter((k) => k !== 'keyCertSign' && k !== 'cRLSign')), { minItems: 1, maxItems: 5, uniqueItems: true, description: 'RFC 5280 key usage of the end-entity certificate (critical).' }),
     extended_key_usage: Type.Array(StringEnum(Object.keys(EKU) as (keyof typeof EKU)[]), { maxItems: 2, uniqueItems: true }),
     validity_days: Type.Integer({ minimum: 1, maximum: 3650, description: 'Cut to the CA\'s own end.' }),
-    name_patterns: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { minItems: 1, maxItems: 50, description: 'The common name and every DNS name must match one: `radius.example.net`, `*.example.net` (one or more labels), `*` (any DNS-like name).' }),
+    name_patterns: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { minItems: 1, maxItems: 50, description: 'The common name and every DNS name must match one: `radius.example.net` or `alice_smith` (that name), `*.example.net` (one or more labels), `*@corp.example` (any user name at that domain), `*` (any name). Letters, digits and `. _ @ -`: a common name may be any user name (EAP-TLS takes it as the user); a DNS name stays a DNS name.' }),
     subject_attributes: Type.Array(StringEnum(['CN', 'O', 'OU', 'C', 'ST', 'L', 'emailAddress', 'serialNumber'] as const), { minItems: 1, maxItems: 8, uniqueItems: true, description: 'Subject attributes a request may carry; any other is refused.' }),
     san_types: Type.Array(StringEnum(['dns', 'ip', 'email', 'uri'] as const), { maxItems: 4, uniqueItems: true, description: 'Subject alternative name types a request may carry.' }),
     min_rsa_bits: Type.Integer({ minimum: 2048, maximum: 16_384, description: 'Weakest RSA key accepted.' }),

@@ -19,6 +19,16 @@ export const APPROVAL_LINK_HOURS = 168
 
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex')
 
+/**
+ * A value the enrolling device chose, as it may appear in the approver's mail: one line, every control,
+ * line-break, direction or other invisible format character written as `\u{…}`, bounded. The template
+ * refuses such subjects already (issue.ts); this keeps a mail line from being forged if one got through.
+ */
+export function mailValue(v: string, max = 300): string {
+  const shown = v.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (ch) => `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase()}}`)
+  return [...shown].length > max ? `${[...shown].slice(0, max).join('')}…` : shown
+}
+
 type Req = Pick<RouteRequest<unknown, unknown, unknown>, 'audit' | 't' | 'transaction'>
 export type Held = { state: 'waiting' } | { state: 'approved'; requestId: string } | { state: 'issued'; certificateDer: Buffer }
 
@@ -73,8 +83,8 @@ export class EstQueue {
     try {
       await this.mail.send({
         to,
-        subject: req.t('pki:mail.est_subject', { subject: r.subject }),
-        text: req.t('pki:mail.est_body', { subject: r.subject, san: r.san || '-', requester: r.requester, link, expires: r.expires.toISOString() }),
+        subject: req.t('pki:mail.est_subject', { subject: mailValue(r.subject, 120) }),
+        text: req.t('pki:mail.est_body', { subject: mailValue(r.subject), san: mailValue(r.san) || '-', requester: mailValue(r.requester), link, expires: r.expires.toISOString() }),
       })
     } catch (e) {
       this.log.warn({ err: e, est_request: r.id }, 'pki: the EST approval mail could not be sent; decide through the API')

@@ -30,21 +30,47 @@ export interface Template {
 
 const LABEL = '[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?'
 const DNS_NAME = new RegExp(`^${LABEL}(\\.${LABEL})*$`, 'i')
-const PATTERN = new RegExp(`^(\\*|(\\*\\.)?${LABEL}(\\.${LABEL})*)$`, 'i')
+/**
+ * What a common name may be: a DNS name, or a user name (kernel/identity/schemas/users.ts: letters, digits
+ * and `. _ @ -`), since FreeRADIUS takes an EAP-TLS certificate's common name as the user. Still labels
+ * joined by single dots: `a..b`, `.a` and `a.` stay refused, as in a DNS name.
+ */
+const CN_LABEL = '[a-z0-9_@-]+'
+const CN_NAME = new RegExp(`^${CN_LABEL}(\\.${CN_LABEL})*$`, 'i')
+/** A name pattern: `*`, `*.` or `*@` and a name, or a name itself, of the common name's characters. */
+const PATTERN = new RegExp(`^(\\*|(\\*[.@])?${CN_LABEL}(\\.${CN_LABEL})*)$`, 'i')
 
 export const validNamePattern = (p: string) => PATTERN.test(p) && p.length <= 253
 
-/** `*` any name; `*.example.net` one or more labels before `.example.net`; anything else itself; all case-insensitive. */
-export function nameAllowed(name: string, patterns: readonly string[]): boolean {
-  if (!DNS_NAME.test(name) || name.length > 253) return false
+/**
+ * `*` any name; `*.example.net` one or more labels before `.example.net`; `*@example.net` a user name
+ * ending in `@example.net`; anything else itself; all case-insensitive. A common name (`cn`) may be a
+ * user name (`alice_smith`, `bob@corp.example`); a DNS name (`dns`, a SAN) must be a DNS name.
+ */
+export function nameAllowed(name: string, patterns: readonly string[], kind: 'cn' | 'dns' = 'dns'): boolean {
+  if (!(kind === 'cn' ? CN_NAME : DNS_NAME).test(name) || name.length > 253) return false
   const n = name.toLowerCase()
   return patterns.some((p) => {
     const q = p.toLowerCase()
     if (q === '*') return true
-    if (q.startsWith('*.')) return n.endsWith(q.slice(1)) && n.length > q.length - 1
+    if (q.startsWith('*.') || q.startsWith('*@')) return n.endsWith(q.slice(1)) && n.length > q.length - 1
     return n === q
   })
 }
+
+/**
+ * RFC 5280's upper bounds (Appendix A, ub-*), in characters, for the attributes a template may allow;
+ * `C` is exactly two letters. Longer values are refused, never cut.
+ */
+const SUBJECT_MAX: Record<string, number> = { CN: 64, O: 64, OU: 64, L: 128, ST: 128, C: 2, serialNumber: 64, emailAddress: 255 }
+/**
+ * What a subject value refuses, as names do (sdk NAME_PATTERN): C0 and C1 controls, DEL, line and
+ * paragraph separators, and the direction marks, embeddings, overrides and isolates. A subject is shown
+ * in lists, the audit trail, the approval page and the approver's mail: it must not forge a line there.
+ */
+const SUBJECT_REFUSED = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/
+/** SAN values are printable ASCII already (csr.ts); these bound their length. */
+const SAN_MAX: Record<string, number> = { email: 254, uri: 2048 }
 
 /** The CSR, read and checked; its problems as the API's 422s at `csr`. */
 export function readCsr(pem: string): ParsedCsr {
@@ -69,12 +95,19 @@ export function enforceTemplate(csr: ParsedCsr, t: Template): void {
   const subject = (reason: string) => PkiErrors.subjectForbidden({ field: 'csr', vars: { reason } })
   for (const p of csr.subjectParts) {
     if (!t.subject_attributes.includes(p.type)) throw subject(`attribute ${p.type} is not among ${t.subject_attributes.join(', ') || '(none)'}`)
-    if (p.type === 'CN' && !nameAllowed(p.value, t.name_patterns)) throw subject(`common name "${p.value}" matches none of ${t.name_patterns.join(', ')}`)
+    // Say where, never echo it: the value is what must not reach a reader as it is.
+    const refused = SUBJECT_REFUSED.exec(p.value)
+    if (refused) throw subject(`${p.type} holds a control, line-break or direction character (U+${refused[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`)
+    if (p.value.trim() === '') throw subject(`${p.type} is empty`)
+    const max = SUBJECT_MAX[p.type]
+    if (max !== undefined && [...p.value].length > max) throw subject(`${p.type} is ${[...p.value].length} characters long; at most ${max} (RFC 5280)`)
+    if (p.type === 'CN' && !nameAllowed(p.value, t.name_patterns, 'cn')) throw subject(`common name "${p.value}" matches none of ${t.name_patterns.join(', ')}`)
   }
   if (!csr.subjectParts.some((p) => p.type === 'CN') && csr.san.length === 0) throw subject('neither a common name nor a subject alternative name')
   const san = (reason: string) => PkiErrors.sanForbidden({ field: 'csr', vars: { reason } })
   for (const s of csr.san) {
     if (!t.san_types.includes(s.type)) throw san(`${sanText(s)}: type ${s.type} is not among ${t.san_types.join(', ') || '(none)'}`)
+    if (s.value.length > (SAN_MAX[s.type] ?? 253)) throw san(`a ${s.type} name of ${s.value.length} characters; at most ${SAN_MAX[s.type] ?? 253}`)
     if (s.type === 'dns' && !nameAllowed(s.value, t.name_patterns)) throw san(`${sanText(s)} matches none of ${t.name_patterns.join(', ')}`)
     if (s.type === 'ip' && isIP(s.value) === 0) throw san(`${sanText(s)} is not an IP address`)
     if (s.type === 'email' && !/^[^@\s]+@[^@\s]+$/.test(s.value)) throw san(`${sanText(s)} is not an email address`)

@@ -7,7 +7,7 @@
 import { expect } from 'chai'
 import { type TestApp } from '../../../test/kit/app.js'
 import { children, readRoot, seq, whole } from '../services/der.js'
-import { auditRows, createTemplate, expectError, issue, Scratch, uniq, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
+import { auditRows, createTemplate, csrWithSubject, expectError, issue, Scratch, uniq, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
 
 describe('pki: certificates', function () {
   this.timeout(120_000)
@@ -86,6 +86,28 @@ describe('pki: certificates', function () {
       await refused(s.csr({ subject: '/O=Example', key: 'ec384' }).csr, 'PKI_SUBJECT_FORBIDDEN')
     })
 
+    it('a subject value with a control, line-break or direction character, or past RFC 5280\'s length (issue 26, 17)', async () => {
+      const open = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN', 'O', 'OU', 'L', 'ST'] })
+      // What a device would use to forge lines in the approver's mail, and what disguises a name.
+      for (const bad of ['\n', '\r', '\u0007', '\u0000', '\u007F', '\u0085', '\u2028', '\u2029', '\u202E', '\u2066', '\u200F', '\u061C']) {
+        for (const [k, v] of [['O', `Corp${bad}Requested by: admin`], ['CN', `host${bad}`], ['OU', `${bad}Ops`]] as const) {
+          await refused(csrWithSubject([['CN', 'host.example.net'], ...(k === 'CN' ? [] : [[k, v] as [typeof k, string]]), ...(k === 'CN' ? [['CN', v] as ['CN', string]] : [])]), 'PKI_SUBJECT_FORBIDDEN', open.id)
+        }
+      }
+      await refused(csrWithSubject([['CN', 'host.example.net'], ['O', 'x'.repeat(5000)]]), 'PKI_SUBJECT_FORBIDDEN', open.id)
+      await refused(csrWithSubject([['CN', 'a'.repeat(65)]]), 'PKI_SUBJECT_FORBIDDEN', open.id)
+      await refused(csrWithSubject([['CN', 'host.example.net'], ['L', 'z'.repeat(129)]]), 'PKI_SUBJECT_FORBIDDEN', open.id)
+      await refused(csrWithSubject([['CN', 'host.example.net'], ['O', '   ']]), 'PKI_SUBJECT_FORBIDDEN', open.id)
+      // At the bounds, in any script, it is issued.
+      const ok = await issue(t, ca.id, open.id, csrWithSubject([['CN', 'a'.repeat(64)], ['O', 'Zürich Ωmega Москва'], ['L', 'z'.repeat(128)]]))
+      expect(ok.subject).to.equal(`L=${'z'.repeat(128)},O=Zürich Ωmega Москва,CN=${'a'.repeat(64)}`)
+      // A key generated on the server: the subject fields refuse the same, at the field.
+      for (const bad of ['\n', '\u202E', '\u2066']) {
+        const r = await t.admin('POST', '/api/v1/pki/certificates/generate', { body: { ca_id: ca.id, template_id: open.id, key_algorithm: 'ECDSA-P256', subject: { CN: 'gen.example.net', O: `Corp${bad}x` } } })
+        expectError(r, 422, 'VALIDATION_FAILED', 'subject.O')
+      }
+    })
+
     it('a SAN the template forbids: a type it does not list, a DNS name outside its patterns', async () => {
       await refused(s.csr({ subject: '/CN=vpn.example.net', san: 'IP:10.0.0.1', key: 'ec384' }).csr, 'PKI_SAN_FORBIDDEN')
       await refused(s.csr({ subject: '/CN=vpn.example.net', san: 'DNS:vpn.example.net,DNS:www.example.org', key: 'ec384' }).csr, 'PKI_SAN_FORBIDDEN')
@@ -125,9 +147,40 @@ describe('pki: certificates', function () {
     })
   })
 
+  it('a common name may be any user name (`_`, `@`), in a template\'s patterns too; a DNS name stays a DNS name (issue 26, 6)', async () => {
+    const users = await createTemplate(t, { name_patterns: ['alice_smith', '*@corp.example', 'svc.backup_01'], subject_attributes: ['CN'], san_types: ['dns'] })
+    for (const cn of ['alice_smith', 'bob@corp.example', 'j.doe-2@corp.example', 'svc.backup_01']) {
+      const c = await issue(t, ca.id, users.id, csrWithSubject([['CN', cn]]))
+      expect(c.subject).to.equal(`CN=${cn}`)
+    }
+    const before = await issuedCount()
+    for (const cn of ['eve@other.example', '@corp.example', 'alice_smith2', 'a b@corp.example']) {
+      expectError(await t.admin('POST', '/api/v1/pki/certificates', { body: { ca_id: ca.id, template_id: users.id, csr: csrWithSubject([['CN', cn]]) } }), 422, 'PKI_SUBJECT_FORBIDDEN', 'csr')
+    }
+    // `*` takes every user name; a DNS subject alternative name must still be a DNS name.
+    const any = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN'], san_types: ['dns'] })
+    expect((await issue(t, ca.id, any.id, csrWithSubject([['CN', 'x_y@z.example']]))).subject).to.equal('CN=x_y@z.example')
+    expectError(await t.admin('POST', '/api/v1/pki/certificates', { body: { ca_id: ca.id, template_id: any.id, csr: s.csr({ subject: '/CN=ok.example.net', san: 'DNS:a@b.example.net' }).csr } }), 422, 'PKI_SAN_FORBIDDEN', 'csr')
+    expect(await issuedCount()).to.equal(before + 1)
+  })
+
+  it('seeds the EAP-TLS client template: clientAuth for a user name, which openssl verifies as a TLS client under the chain', async () => {
+    const list = (await t.admin('GET', '/api/v1/pki/templates')).body as { id: string; name: string; extended_key_usage: string[]; name_patterns: string[]; san_types: string[] }[]
+    const client = list.find((x) => x.name === 'eap-tls-client')!
+    expect(client, list.map((x) => x.name).join(', ')).to.not.equal(undefined)
+    expect(client).to.deep.include({ extended_key_usage: ['clientAuth'], name_patterns: ['*'], san_types: ['email', 'dns'] })
+    const c = await issue(t, ca.id, client.id, s.csr({ subject: '/CN=alice_smith/O=Example', san: 'email:alice_smith@corp.example' }).csr)
+    s.put('client.pem', c.certificate)
+    expect(s.ok(['verify', '-CAfile', 'root.pem', '-untrusted', 'untrusted.pem', '-purpose', 'sslclient', 'client.pem'])).to.include('client.pem: OK')
+    expect(s.openssl(['verify', '-CAfile', 'root.pem', '-untrusted', 'untrusted.pem', '-purpose', 'sslserver', 'client.pem']).status).to.not.equal(0)
+  })
+
   it('refuses a template with a bad name pattern, and deletes one only while nothing was issued under it', async () => {
     const body = { name: uniq('tpl'), key_usage: ['digitalSignature'], extended_key_usage: [], validity_days: 1, subject_attributes: ['CN'], san_types: [], min_rsa_bits: 2048, min_ec_bits: 256 }
     expectError(await t.admin('POST', '/api/v1/pki/templates', { body: { ...body, name_patterns: ['ok.example.net', 'a.*.net'] } }), 422, 'PKI_NAME_PATTERN_INVALID', 'name_patterns[1]')
+    for (const bad of ['a b', '*x.example.net', 'a\nb', 'a*', '**', 'ü.example.net', 'bad..name', '.a', 'a.']) {
+      expectError(await t.admin('POST', '/api/v1/pki/templates', { body: { ...body, name_patterns: [bad] } }), 422, 'PKI_NAME_PATTERN_INVALID', 'name_patterns[0]')
+    }
     const used = await createTemplate(t, { name_patterns: ['*'], min_ec_bits: 256 })
     await issue(t, ca.id, used.id, s.csr({ subject: '/CN=host' }).csr)
     expectError(await t.admin('DELETE', `/api/v1/pki/templates/${used.id}`), 409, 'PKI_TEMPLATE_IN_USE')

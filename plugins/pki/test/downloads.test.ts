@@ -101,6 +101,10 @@ describe('pki: generated keys and one-time downloads', function () {
     s.ok(['pkey', '-in', 'bundle.pem', '-passin', 'pass:Another-Pass-7', '-pubout', '-out', 'pub.pem'])
     s.ok(['x509', '-in', 'bundle.pem', '-noout', '-pubkey', '-out', 'certpub.pem'])
     expect(s.file('pub.pem')).to.equal(s.file('certpub.pem'))
+    // What docs/pki.md tells an administrator to run for radius.eap_private_key_file: the key, unencrypted.
+    s.ok(['pkey', '-in', 'bundle.pem', '-passin', 'pass:Another-Pass-7', '-out', 'radius.key'])
+    expect(s.file('radius.key')).to.match(/^-----BEGIN PRIVATE KEY-----/)
+    expect(s.ok(['pkey', '-in', 'radius.key', '-pubout'])).to.equal(s.file('certpub.pem'))
   })
 
   it('refuses: no passphrase where one is needed, a revoked certificate, an unknown or expired token', async () => {

@@ -10,7 +10,8 @@ import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { startSmtp, type TestSmtp } from '../../mfa/test/smtp.js'
-import { createCa, createTemplate, expectError, hasOpenssl, Scratch, uniq } from './helpers.js'
+import { mailValue } from '../services/est-queue.js'
+import { createCa, createTemplate, csrWithSubject, expectError, hasOpenssl, Scratch, uniq } from './helpers.js'
 
 const PASSWORD = 'Enroll-Device-Pass-42'
 const APPROVER = 'pki-approver@corp.example'
@@ -93,6 +94,24 @@ describe('pki: EST approval queue', function () {
     expect(await issuedCount()).to.equal(before + 1)
     const audit = await t.app.db.knex('audit_log').whereIn('action', ['est_request.create', 'est_request.approve']).where({ resource_id: json.body.id }).orderBy('at').select('action')
     expect(audit.map((a) => a.action)).to.deep.equal(['est_request.create', 'est_request.approve'])
+  })
+
+  it('a subject that would write lines into the approver\'s mail is refused (400), nothing held or mailed; what reaches a mail is one line (issue 26, 17)', async () => {
+    const requests = async () => Number((await t.app.db.knex('pki_est_requests').count({ n: '*' }))[0].n)
+    const before = { requests: await requests(), mails: smtp.messages.length }
+    for (const forged of ['Corp\n\nRequested by: admin\nSee https://evil.example/approve', 'Corp\rRequested by: admin', 'Corp\u2028Requested by: admin', 'Corp \u202Enimda']) {
+      const pem = csrWithSubject([['O', forged], ['CN', 'sw21.devices.example.net']])
+      const r = await enroll(pem.replace(/-----[^-]+-----/g, '').trim())
+      expect(r.status, JSON.stringify(forged)).to.equal(400)
+      expect(((await r.json()) as { code: string }).code).to.equal('PKI_SUBJECT_FORBIDDEN')
+    }
+    const long = await enroll(csrWithSubject([['O', 'x'.repeat(5000)], ['CN', 'sw21.devices.example.net']]).replace(/-----[^-]+-----/g, '').trim())
+    expect(long.status).to.equal(400)
+    await new Promise((r) => setTimeout(r, 300))
+    expect({ requests: await requests(), mails: smtp.messages.length }).to.deep.equal(before)
+    // The mail writes any such character as an escape on the one line, bounded.
+    expect(mailValue('O=Corp\n\nRequested by: admin\u2028https://evil.example \u202Ex')).to.equal('O=Corp\\u{A}\\u{A}Requested by: admin\\u{2028}https://evil.example \\u{202E}x')
+    expect(mailValue('y'.repeat(5000))).to.have.length(301)
   })
 
   it('a request rejected through the API answers 403 to the poll, and a decided one cannot be decided again', async () => {

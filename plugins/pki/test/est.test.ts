@@ -11,6 +11,7 @@ import path from 'node:path'
 import { expect } from 'chai'
 import { type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
+import { PEOPLE_DN, READER, slapdBinary, SLAPD_SKIP, startSlapd } from '../../../test/kit/slapd.js'
 import { auditRows, createTemplate, expectError, Scratch, uniq, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
 
 const PASSWORD = 'Enroll-Device-Pass-42'
@@ -122,6 +123,55 @@ describe('pki: EST enrollment (RFC 7030)', function () {
       expect(await issuedCount()).to.equal(before)
       const failures = await t.app.db.knex('audit_log').where({ action: 'est.enroll' }).select('after', 'outcome', 'reason')
       expect(failures.map((f) => f.reason)).to.include.members(['bad_credentials', 'not_in_est_group'])
+    })
+
+    /** A Basic enrollment of `subject` as `who`: the status and, on a refusal, the code. */
+    const enrollAs = async (who: string, subject: string) => {
+      const r = await fetch(est('simpleenroll'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/pkcs10', authorization: `Basic ${Buffer.from(`${who}:${PASSWORD}`).toString('base64')}` },
+        body: new Uint8Array(readFileSync(path.join(s.dir, b64Csr(subject)))),
+      })
+      return { status: r.status, code: r.status === 200 ? null : ((await r.json()) as { code: string }).code }
+    }
+
+    it('names only what the enroller may claim: its own user name or a device that is no user, never another user or the administrator (issue 26, 12)', async () => {
+      // A template that lets user names through, as one for EAP-TLS users does: the name check is EST's own.
+      const open = await createTemplate(t, { name_patterns: ['*'], extended_key_usage: ['clientAuth'] })
+      await t.admin('PUT', '/api/v1/settings/pki.est_template_id', { body: { value: open.id } })
+      try {
+        const before = await issuedCount()
+        for (const cn of [outsider, 'admin', 'ADMIN', outsider.toUpperCase()]) {
+          expect(await enrollAs(member, `/CN=${cn}`), cn).to.deep.equal({ status: 403, code: 'PKI_EST_SUBJECT_NOT_CLAIMABLE' })
+        }
+        expect(await issuedCount()).to.equal(before)
+        expect(await enrollAs(member, `/CN=${member}`)).to.deep.equal({ status: 200, code: null })
+        expect(await enrollAs(member, '/CN=printer7.devices.example.net')).to.deep.equal({ status: 200, code: null })
+        expect(await issuedCount()).to.equal(before + 2)
+      } finally {
+        await t.admin('PUT', '/api/v1/settings/pki.est_template_id', { body: { value: template.id } })
+      }
+    })
+
+    it('refuses a directory account even with its right directory password (401), as docs/pki.md says (issue 26, 16)', async function () {
+      if (!slapdBinary()) skipBecause(this, SLAPD_SKIP)
+      const uid = uniq('dirdev')
+      const ldap = await startSlapd([{ uid, password: PASSWORD }])
+      try {
+        for (const [key, value] of Object.entries({ 'directory.url': ldap.url, 'directory.bind_dn': READER.dn, 'directory.bind_password': READER.password, 'directory.user_base_dn': PEOPLE_DN })) {
+          expect((await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })).status, key).to.equal(200)
+        }
+        const group = (await t.admin('GET', '/api/v1/settings/pki.est_group_id')).body.value
+        expect((await t.admin('POST', '/api/v1/users', { body: { username: uid, source: 'directory', group_ids: [group] } })).status).to.equal(201)
+        // The directory knows the password: the API sign-in takes it.
+        expect((await t.req('POST', '/api/v1/auth/login', { body: { username: uid, password: PASSWORD } })).status).to.equal(200)
+        const before = await issuedCount()
+        expect(await enrollAs(uid, '/CN=sw9.devices.example.net')).to.deep.equal({ status: 401, code: 'PKI_EST_CREDENTIALS_REQUIRED' })
+        expect(await issuedCount()).to.equal(before)
+      } finally {
+        await t.admin('PUT', '/api/v1/settings/directory.url', { body: { value: null } })
+        await ldap.destroy()
+      }
     })
   })
 })

@@ -1,5 +1,6 @@
 /** The pki tests' tools: the real openssl command in a scratch folder, and the API calls they repeat. */
 import { spawn, spawnSync } from 'node:child_process'
+import { generateKeyPairSync, sign } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -8,6 +9,20 @@ import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { uniq } from '../../../test/kit/expect.js'
 export { auditRows, expectError, uniq } from '../../../test/kit/expect.js'
+import { bits, ctx, int, oid, seq, set, toPem, utf8 } from '../services/der.js'
+import { NAME_ATTRIBUTES, OID, type NameAttribute } from '../services/x509.js'
+
+/**
+ * A PKCS#10 request (PEM, ECDSA P-256, correctly signed) whose subject holds exactly these values as
+ * UTF8Strings, in order: what a hostile device can send and `openssl req` will not make (line breaks,
+ * direction controls, values past RFC 5280's bounds).
+ */
+export function csrWithSubject(parts: [NameAttribute, string][]): string {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const name = seq(...parts.map(([k, v]) => set(seq(oid(NAME_ATTRIBUTES[k]), utf8(v)))))
+  const info = seq(int(0), name, publicKey.export({ type: 'spki', format: 'der' }), ctx(0, Buffer.alloc(0)))
+  return toPem(seq(info, seq(oid(OID.ecdsaSha256)), bits(sign('sha256', info, privateKey))), 'CERTIFICATE REQUEST')
+}
 
 export const hasOpenssl = () => spawnSync('openssl', ['version']).status === 0
 
