@@ -109,6 +109,8 @@ export function nacPostAuth(nac: FreeradiusNac | null): string {
     `${T}${T}}`,
     `${T}}`,
     `${T}elsif (&control:${N.method} == "eap-tls" && &TLS-Client-Cert-Common-Name) {`,
+    `${T}${T}# Its issuer must be the CA of setting pki.freeradius_ca_id itself, not a CA above it (written by the pki plugin with the trust file).`,
+    `${T}${T}$-INCLUDE \${confdir}/certs/portcullis/eap-issuer`,
     `${T}${T}# The certificate's user: its Common-Name, as a username.`,
     `${T}${T}update control {`,
     `${T}${T}${T}&${N.user} := &TLS-Client-Cert-Common-Name`,
