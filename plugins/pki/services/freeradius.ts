@@ -20,8 +20,9 @@
  * self-signed root, so the root (and every CA between) is in ca_file and anything it signed would
  * verify, and so would one of a sibling CA under that root which the client sends along (it is then
  * refused only for want of its CRL). eap-issuer narrows it to the named CA: the certificate above the
- * client's in the verified chain must be that one (its serial; FreeRADIUS 3.2.1's
- * reject_unknown_intermediate_ca fails every handshake with an internal error, so it is not used).
+ * client's in the verified chain must be that one (its serial). FreeRADIUS 3.2.1's
+ * reject_unknown_intermediate_ca is not used: tried here, it failed the handshake of a certificate the
+ * named CA (a root) signed ("internal error").
  *
  * The CRL in a
  * release is the one current at the deploy: a revocation reaches FreeRADIUS
