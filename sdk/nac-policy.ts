@@ -31,8 +31,11 @@ export type NacCondition =
   /** The switch (the RADIUS client) is in one of these device groups (or below one of them). */
   | { type: 'device_group'; groups: readonly { id: string; name: string }[] }
   /**
-   * EAP-TLS: a field of the client certificate, compared case-insensitively for equality. (No certificate
-   * template: FreeRADIUS 3.2 exposes no certificate policy OID, so the daemon could not enforce it.)
+   * EAP-TLS: a field of the client certificate, compared for equality, ASCII letters case-insensitively
+   * (certificateValueMatches); a SAN type the certificate carries several of holds when any of them
+   * equals a value. `issuer_cn` is the Common-Name of the CA that signed the client certificate. Values:
+   * certificateValueProblem. (No certificate template: FreeRADIUS 3.2 exposes no certificate policy OID,
+   * so the daemon could not enforce it.)
    */
   | { type: 'certificate'; field: 'issuer_cn' | 'san_email' | 'san_dns'; values: readonly string[] }
   /** NAS-Port-Type as FreeRADIUS names it (`Ethernet`, `Wireless-802.11`, `Virtual`). */
@@ -86,7 +89,8 @@ export interface NacRequest {
   device_type: string | null
   /** Ids of the switch's device groups, ancestors included. */
   device_group_ids: readonly string[]
-  certificate: { issuer_cn?: string; san_email?: string; san_dns?: string } | null
+  /** A SAN type the certificate carries several of: every one, in any order. */
+  certificate: { issuer_cn?: string; san_email?: string | readonly string[]; san_dns?: string | readonly string[] } | null
   nas_port_type: string | null
   /** Minutes since local midnight and weekday (0 Sunday), for time windows. */
   local_time: { day: number; minute: number }
@@ -98,3 +102,22 @@ export interface NacPolicySource {
   /** MAB and profiling data the tree looks up by MAC: every known endpoint's groups and device type. */
   endpoints(db: Knex | Knex.Transaction): Promise<readonly { mac: string; endpoint_group_ids: readonly string[]; device_type: string | null }[]>
 }
+
+/**
+ * Why a certificate condition's value cannot be compared, or null: the one rule of the API (422 at
+ * the value) and the FreeRADIUS renderer. Printable ASCII, 1–253 characters, any of them (the tree
+ * writes each non-alphanumeric character as a regex `\xHH` escape). Not other characters: FreeRADIUS
+ * compares the certificate's bytes and folds only ASCII letters, so `É` and `é`, or a CN encoded
+ * as BMPString, could never be told apart or matched the way the policy test would.
+ */
+export function certificateValueProblem(value: string): string | null {
+  if (value.length < 1 || value.length > 253) return 'must be 1 to 253 characters'
+  if (!/^[\x20-\x7e]+$/.test(value)) return 'only printable ASCII characters (letters, digits, space and punctuation) can be compared with a certificate by FreeRADIUS'
+  return null
+}
+
+/** ASCII letters lower-cased, nothing else (as PCRE's caseless match without UTF mode, which FreeRADIUS uses). */
+export const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase())
+
+/** A certificate field's value equals a condition's value: exactly, but for the case of ASCII letters. */
+export const certificateValueMatches = (condition: string, certificate: string): boolean => asciiLower(condition) === asciiLower(certificate)

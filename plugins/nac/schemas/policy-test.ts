@@ -4,7 +4,10 @@ import { CERTIFICATE_FIELDS, NAC_METHODS, NAS_PORT_TYPES } from '../services/con
 import { NacReplyAttribute } from './profiles.js'
 import { NAC_ACCOUNT_REASONS } from '../services/account.js'
 
-const certText = Type.Optional(Type.String({ minLength: 1, maxLength: 253 }))
+const certText = Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: "The Common-Name of the CA that signed the client certificate (its issuer's CN, as written, not escaped)." }))
+/** A SAN type a certificate may carry several of: one, or every one (the daemon compares each). */
+const certSans = (what: string) =>
+  Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 253 }), Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { minItems: 1, maxItems: 50 })], { description: `The certificate's ${what}: one, or a list when it carries several (a condition holds when any of them equals one of its values, as in FreeRADIUS).` }))
 
 export const NacPolicyTestRequest = Type.Object(
   {
@@ -15,7 +18,7 @@ export const NacPolicyTestRequest = Type.Object(
     nas_port_type: Type.Optional(StringEnum(NAS_PORT_TYPES, { description: 'NAS-Port-Type as FreeRADIUS names it.' })),
     certificate: Type.Optional(
       Type.Object(
-        { issuer_cn: certText, san_email: certText, san_dns: certText },
+        { issuer_cn: certText, san_email: certSans('SAN e-mail addresses'), san_dns: certSans('SAN DNS names') },
         { additionalProperties: false, description: 'EAP-TLS only (422 otherwise): the client certificate fields the policy can test.' },
       ),
     ),

@@ -23,7 +23,7 @@ export const NacConditionInput = Type.Object(
     title: 'NacConditionInput',
     additionalProperties: false,
     description:
-      'One condition. A rule holds when all its conditions hold; a condition with several values holds when any does. At most one condition of each type. Values written into the FreeRADIUS configuration (device types, certificate values) refuse quotes, backslashes, control characters, `%`, `${` and braces. Time windows are in the local time of the host FreeRADIUS runs on, as the AAA policy\'s.',
+      'One condition. A rule holds when all its conditions hold; a condition with several values holds when any does. At most one condition of each type. Device types refuse quotes, backslashes, control characters, `%`, `${` and braces; certificate values take printable ASCII only (any of it; FreeRADIUS compares other characters as bytes and folds only ASCII letters). Time windows are in the local time of the host FreeRADIUS runs on, as the AAA policy\'s.',
   },
 )
 

@@ -10,7 +10,7 @@
  * reads as an OR; list the values in one condition instead.
  */
 import type { Knex } from 'knex'
-import { DAYS, timeWindowProblem, toPolicyWindow, uuidsOf, type Day, type NacCondition, type NacMethod, type ReferenceTarget, type StoredTimeWindow } from '../../../sdk/index.js'
+import { asciiLower, certificateValueProblem, DAYS, timeWindowProblem, toPolicyWindow, uuidsOf, type Day, type NacCondition, type NacMethod, type ReferenceTarget, type StoredTimeWindow } from '../../../sdk/index.js'
 import { nacReferenceNotFound, NacErrors, valueError, type NacRefKind } from '../errors.js'
 import { valueProblem } from './values.js'
 
@@ -78,6 +78,12 @@ const distinct = (values: readonly string[], fold = false) => {
   })
 }
 
+/** Distinct certificate values, first spelling kept, compared as the tree compares them (ASCII letters caseless). */
+const distinctFolded = (values: readonly string[]) => {
+  const seen = new Set<string>()
+  return values.filter((v) => (seen.has(asciiLower(v)) ? false : (seen.add(asciiLower(v)), true)))
+}
+
 function safeTexts(values: readonly string[], at: string): string[] {
   values.forEach((v, j) => {
     const why = valueProblem(v)
@@ -102,9 +108,15 @@ function storedCondition(c: ConditionInput, at: string): StoredCondition {
       return { type: c.type, group_ids: distinct(c.group_ids!.map((id) => id.toLowerCase())) }
     case 'device_type':
       return { type: 'device_type', device_types: distinct(safeTexts(c.device_types!, `${at}.device_types`)) }
-    case 'certificate':
-      // Compared case-insensitively (sdk/nac-policy.ts): `CN=Corp CA` and `cn=corp ca` are one value.
-      return { type: 'certificate', field: c.field!, values: distinct(safeTexts(c.values!, `${at}.values`), true) }
+    case 'certificate': {
+      // The renderer's own rule (sdk certificateValueProblem): what passes here always renders.
+      c.values!.forEach((v, j) => {
+        const problem = certificateValueProblem(v)
+        if (problem) throw invalid(`${at}.values[${j}]`, `${JSON.stringify(v)}: ${problem}`)
+      })
+      // Compared ASCII-caseless (sdk/nac-policy.ts): `Corp CA` and `corp ca` are one value.
+      return { type: 'certificate', field: c.field!, values: distinctFolded(c.values!) }
+    }
     case 'nas_port_type': {
       const bad = c.values!.findIndex((v) => !(NAS_PORT_TYPES as readonly string[]).includes(v))
       if (bad >= 0) throw invalid(`${at}.values[${bad}]`, `${JSON.stringify(c.values![bad])} is not a NAS-Port-Type FreeRADIUS names (${NAS_PORT_TYPES.slice(15, 20).join(', ')}, …)`)

@@ -5,7 +5,7 @@
  * request carries its local time), so the renderer's differential test and the
  * property tests can call it millions of times.
  */
-import { inWindowAt, type CompiledNacPolicy, type NacAuthorization, type NacCondition, type NacReplyAttribute, type NacRequest } from '../../../sdk/index.js'
+import { certificateValueMatches, inWindowAt, type CompiledNacPolicy, type NacAuthorization, type NacCondition, type NacReplyAttribute, type NacRequest } from '../../../sdk/index.js'
 
 /** One rule considered, in order: whether it held, and if not the first condition that failed and why. */
 export interface NacTraceStep {
@@ -55,10 +55,12 @@ export function conditionFailure(c: NacCondition, r: NacRequest): string | null 
     case 'device_group':
       return any(c.groups, (g) => r.device_group_ids.includes(g.id)) ? null : `the switch is in none of the device groups ${names(c.groups)}`
     case 'certificate': {
-      const v = r.certificate?.[c.field]
-      if (v !== undefined && any(c.values, (x) => x.toLowerCase() === v.toLowerCase())) return null
+      // As the tree: every SAN of the type (any one equal holds), ASCII letters caseless only (sdk certificateValueMatches).
+      const field = r.certificate?.[c.field]
+      const have: readonly string[] = field === undefined ? [] : typeof field === 'string' ? [field] : field
+      if (any(c.values, (x) => have.some((v) => certificateValueMatches(x, v)))) return null
       if (r.certificate === null) return `no client certificate (${r.method}), so no ${c.field}`
-      return v === undefined ? `the certificate has no ${c.field}` : `certificate ${c.field} is ${JSON.stringify(v)}, not ${list(c.values)}`
+      return have.length ? `certificate ${c.field} is ${list(have)}, not ${list(c.values)}` : `the certificate has no ${c.field}`
     }
     case 'nas_port_type':
       if (r.nas_port_type !== null && c.values.includes(r.nas_port_type)) return null

@@ -20,7 +20,7 @@ export interface PolicyTestInput {
   username?: string
   nas?: string
   nas_port_type?: string
-  certificate?: { issuer_cn?: string; san_email?: string; san_dns?: string }
+  certificate?: { issuer_cn?: string; san_email?: string | string[]; san_dns?: string | string[] }
   time?: string
 }
 

@@ -11,6 +11,7 @@
  * `NAC_DIFF_SEED=<n>` replays it, `NAC_DIFF_POLICIES` sets how many policies (default 25, 11
  * requests each).
  */
+import { appendFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'chai'
 import type { CompiledNacPolicy, CompiledNacRule, NacAuthorization, NacCondition, NacMethod, NacRequest } from '../../../sdk/index.js'
@@ -65,8 +66,11 @@ interface World {
   deviceGroups: { id: string; name: string }[]
   /** The groups of the one switch (127.0.0.1) every request comes from. */
   switchGroupIds: string[]
-  /** ann's client certificate (EAP-TLS): issued by the platform CA, SAN e-mail ann@example.net. */
-  certificate: { file: string; key: string; issuer_cn: string; san_email: string }
+  /**
+   * ann's client certificate (EAP-TLS): issued by the platform CA (an issuing CA under a root, its CN holding
+   * every printable special character, "+" and "/" among them), two SAN e-mail addresses (issue 26).
+   */
+  certificate: { file: string; key: string; issuer_cn: string; san_email: string[] }
 }
 
 const authorization = (r: Rng, i: number): NacAuthorization =>
@@ -109,8 +113,8 @@ function condition(r: Rng, w: World): NacCondition {
       return timeWindow(r)
     case 7:
       return r.next() < 0.5
-        ? { type: 'certificate', field: 'issuer_cn', values: r.some([w.certificate.issuer_cn.toUpperCase(), 'Some Other CA']) }
-        : { type: 'certificate', field: 'san_email', values: r.some([w.certificate.san_email, 'bob@example.net']) }
+        ? { type: 'certificate', field: 'issuer_cn', values: r.some([w.certificate.issuer_cn.toUpperCase(), 'Some Other CA', 'Differential Root']) }
+        : { type: 'certificate', field: 'san_email', values: r.some([...w.certificate.san_email.map((e) => e.toUpperCase()), 'bob@example.net']) }
     default:
       return { type: 'method', methods: [r.pick<NacMethod>(['mab', 'peap', 'eap-tls'])] }
   }
@@ -220,20 +224,25 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
     const access = await created(t, '/api/v1/device-groups', { name: 'access' })
     const core = await created(t, '/api/v1/device-groups', { name: 'core' })
     await created(t, '/api/v1/devices', { name: 'sw1', address: '127.0.0.1/32', device_group_id: access.id, radius_secret: SECRET })
-    const ca = await createCa(t, { subject: { CN: 'Differential CA', O: 'Portcullis Test' } })
-    caPem = path.join(lab.s.dir, lab.s.put('ca.pem', ca.certificate))
+    const root = await createCa(t, { subject: { CN: 'Differential Root', O: 'Portcullis Test' } })
+    const issuerCn = 'Diff R+D/Lab "q" \\ $% \'{}~!#&()*,-.:;<=>?@[]^_`| CA'
+    const ca = await createCa(t, { parent_id: root.id, subject: { CN: issuerCn, O: 'Portcullis Test' } })
+    caPem = path.join(lab.s.dir, lab.s.put('ca.pem', root.certificate))
     expect((await t.admin('PUT', '/api/v1/settings/pki.freeradius_ca_id', { body: { value: ca.id } })).status).to.equal(200)
     const server = await lab.issue(ca.id, await eapTemplateId(t), '/CN=radius.example.net', 'DNS:radius.example.net')
     lab.s.put('server.pem', server.cert.certificate)
     lab.s.ok(['x509', '-in', 'server.pem', '-out', lab.certFile])
+    // The server's chain (the issuing CA) after its certificate: the supplicant trusts the root.
+    appendFileSync(lab.certFile, ca.certificate)
     lab.s.ok(['pkey', '-in', server.key, '-out', lab.keyFile])
     const userTemplate = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN'], san_types: ['email'] })
-    const client = await lab.issue(ca.id, userTemplate.id, '/CN=ann', 'email:ann@example.net')
-    const clientFile = path.join(lab.s.dir, lab.s.put('ann.pem', client.cert.certificate))
+    // Each client sends its chain (the issuing CA after its certificate): the server trusts the named CA alone.
+    const client = await lab.issue(ca.id, userTemplate.id, '/CN=ann', 'email:ann@example.net,email:ann.second@example.net')
+    const clientFile = path.join(lab.s.dir, lab.s.put('ann.pem', client.cert.certificate + ca.certificate))
     const certificates: World['certificates'] = [{ cn: 'ann', person: users[0], file: clientFile, key: client.key }]
     for (const [cn, p] of [['DORA', states[0]], ['nell', states[1]], ['olaf', states[2]], ['nopw', states[3]], ['Fred', states[4]], ['printer-9.example', null]] as const) {
       const c = await lab.issue(ca.id, userTemplate.id, `/CN=${cn}`)
-      certificates.push({ cn, person: p, file: path.join(lab.s.dir, lab.s.put(`${cn}.pem`, c.cert.certificate)), key: c.key })
+      certificates.push({ cn, person: p, file: path.join(lab.s.dir, lab.s.put(`${cn}.pem`, c.cert.certificate + ca.certificate)), key: c.key })
     }
     const eg = [
       { id: 'aaaaaaaa-0000-4000-8000-0000000000e1', name: 'printers' },
@@ -256,7 +265,7 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
         { id: core.id, name: 'core' },
       ],
       switchGroupIds: [access.id],
-      certificate: { file: clientFile, key: client.key, issuer_cn: 'Differential CA', san_email: 'ann@example.net' },
+      certificate: { file: clientFile, key: client.key, issuer_cn: issuerCn, san_email: ['ann@example.net', 'ann.second@example.net'] },
     }
   })
   after(async () => lab?.close())

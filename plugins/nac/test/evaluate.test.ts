@@ -120,8 +120,10 @@ describe('nac: evaluateNacPolicy', () => {
         case 'device_type':
           return r.device_type !== null && c.device_types.includes(r.device_type)
         case 'certificate': {
+          // Any of the certificate's values of that field, ASCII letters caseless (what PCRE's /i folds in FreeRADIUS).
           const v = r.certificate?.[c.field]
-          return v !== undefined && c.values.map((x) => x.toLowerCase()).includes(v.toLowerCase())
+          const fold = (x: string) => x.replace(/[A-Z]/g, (ch) => String.fromCharCode(ch.charCodeAt(0) + 32))
+          return ([] as string[]).concat(v ?? []).some((have) => c.values.map(fold).includes(fold(have)))
         }
         case 'nas_port_type':
           return r.nas_port_type !== null && c.values.includes(r.nas_port_type)

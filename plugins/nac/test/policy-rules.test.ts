@@ -73,7 +73,10 @@ describe('nac: policy rules API', () => {
       [{ authorization_profile_id: p, conditions: [{ type: 'device_group', group_ids: [randomUUID()] }] }, 422, 'REFERENCE_NOT_FOUND', 'conditions[0].group_ids[0]'],
       [{ authorization_profile_id: p, conditions: [{ type: 'user_group', group_ids: [] }] }, 422, 'VALIDATION_FAILED', 'conditions[0].group_ids'],
       [{ authorization_profile_id: p, conditions: [{ type: 'device_type', device_types: ['a"b'] }] }, 422, 'VALIDATION_FAILED', 'conditions[0].device_types[0]'],
-      [{ authorization_profile_id: p, conditions: [{ type: 'certificate', field: 'issuer_cn', values: ['%{User-Name}'] }] }, 422, 'VALIDATION_FAILED', 'conditions[0].values[0]'],
+      // The renderer's rule (sdk certificateValueProblem): printable ASCII only, so no deploy fails on an accepted rule.
+      [{ authorization_profile_id: p, conditions: [{ type: 'certificate', field: 'san_dns', values: ['ok.example', 'café.example'] }] }, 422, 'VALIDATION_FAILED', 'conditions[0].values[1]'],
+      [{ authorization_profile_id: p, conditions: [{ type: 'certificate', field: 'issuer_cn', values: ['Zürich CA'] }] }, 422, 'VALIDATION_FAILED', 'conditions[0].values[0]'],
+      [{ authorization_profile_id: p, conditions: [{ type: 'certificate', field: 'san_email', values: ['a\tb@example.net'] }] }, 422, 'VALIDATION_FAILED', 'conditions[0].values[0]'],
       [{ authorization_profile_id: p, conditions: [{ type: 'certificate', values: ['x'] }] }, 422, 'VALIDATION_FAILED', 'conditions[0].field'],
       [{ authorization_profile_id: p, conditions: [{ type: 'nas_port_type', values: ['Ethernet', 'Copper'] }] }, 422, 'VALIDATION_FAILED', 'conditions[0].values[1]'],
       [{ authorization_profile_id: p, conditions: [{ type: 'time_window', days: ['mon'], start: '08:00', end: '08:00' }] }, 422, 'VALIDATION_FAILED', 'conditions[0].end'],
@@ -87,6 +90,16 @@ describe('nac: policy rules API', () => {
     expectError(await t.admin('PUT', `${RULES}/${randomUUID()}`, { body: {} }), 404, 'NOT_FOUND', 'rule_id')
     expectError(await t.admin('GET', `${RULES}/nope`), 422, 'VALIDATION_FAILED', 'rule_id')
     expect(await policySnapshot(t)).to.equal(before)
+  })
+
+  it('takes every printable ASCII character in a certificate value (the tree writes each as a regex escape: plugins/radius/test/e2e-nac.test.ts)', async () => {
+    const p = (await t.admin('POST', '/api/v1/nac/authorization-profiles', { body: { name: uniq('cert-p'), vlan: 12 } })).body.id
+    const values = ['a$b.example', '%{User-Name}', 'R+D/Lab "q" \\ \'{}~!#&()*,-.:;<=>?@[]^_`| CA']
+    for (const field of ['issuer_cn', 'san_email', 'san_dns']) {
+      const r = await t.admin('POST', RULES, { body: { name: uniq('cert'), authorization_profile_id: p, conditions: [{ type: 'certificate', field, values }] } })
+      expect(r.status, JSON.stringify(r.body)).to.equal(201)
+      expect(r.body.conditions[0].values).to.deep.equal(values)
+    }
   })
 
   it('changes a rule: moves it, replaces its conditions, disables it; audits', async () => {

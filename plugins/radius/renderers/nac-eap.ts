@@ -12,7 +12,8 @@
  *   OpenSSL loads certificates and CRLs from one `ca_file`, and `check_crl` then
  *   refuse a certificate revoked by the CRL of the deploy. The pki plugin writes that file and
  *   certs/portcullis/eap-trust.conf (ca_file, check_crl) that this module includes with `$-INCLUDE`:
- *   without a CA set, EAP-TLS trusts nothing (PEAP still works).
+ *   without a CA set, EAP-TLS trusts nothing (PEAP still works). Its certs/portcullis/eap-issuer
+ *   (nac-site.ts includes it in post-auth) refuses a certificate the CA did not sign itself.
  * - TLS 1.2 to 1.3 (tls_min_version / tls_max_version, as FreeRADIUS 3.2.1 reads them).
  * - The keys (MS-MPPE-*) go to the switch in the Access-Accept, as 802.1X needs (the log leaves them out).
  * - Not enforced inside the tunnel: the account lockout (identity.lockout_*) and the second factor
@@ -46,7 +47,7 @@ ${T}max_sessions = \${max_requests}
 ${T}tls-config tls-common {
 ${T}${T}certificate_file = ${qfile(eap.certificateFile, 'server option radius.eap_certificate_file')}
 ${T}${T}private_key_file = ${qfile(eap.privateKeyFile, 'server option radius.eap_private_key_file')}
-${T}${T}# The platform CA and its CRLs (pki.freeradius_ca_id): ca_file, check_crl, check_all_crl.
+${T}${T}# The platform CA and its CRLs (pki.freeradius_ca_id): ca_file and check_crl (not check_all_crl: FreeRADIUS 3.2.1 then refuses every certificate).
 ${T}${T}$-INCLUDE \${confdir}/certs/portcullis/eap-trust.conf
 ${T}${T}random_file = /dev/urandom
 ${T}${T}fragment_size = 1024

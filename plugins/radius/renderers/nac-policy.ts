@@ -12,14 +12,14 @@
  *   endpoint_group  control:Portcullis-NAC-Endpoint-Group, device_type control:Portcullis-NAC-Device-Type
  *                   (portcullis/nac-endpoints, by the normalized Calling-Station-Id)
  *   device_group    control:Portcullis-NAC-Device-Group (portcullis/nac-clients, by the client's name)
- *   certificate     TLS-Client-Cert-Issuer (its CN), -Subject-Alt-Name-Email, -Subject-Alt-Name-Dns;
+ *   certificate     TLS-Cert-Common-Name (the issuer's CN), TLS-Client-Cert-Subject-Alt-Name-Email, -Dns (every one);
  *                   (no certificate template: FreeRADIUS 3.2 exposes no certificate policy OID)
  *   nas_port_type   NAS-Port-Type, time_window the request's local time (as the AAA policy)
  *
  * Speed: the conditions are tests of attributes already in the request (the lookups are hashed);
  * an `elsif` chain stops at the first rule that holds. bench/nac-freeradius.ts measures 500 rules.
  */
-import type { CompiledNacPolicy, NacAuthorization, NacCondition } from '../../../sdk/nac-policy.js'
+import { certificateValueProblem, type CompiledNacPolicy, type NacAuthorization, type NacCondition } from '../../../sdk/nac-policy.js'
 import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
 import { DICTIONARY } from '../services/dictionary.js'
 import { formatValue, quoteValue } from '../services/values.js'
@@ -39,16 +39,16 @@ export const NAS_PORT_TYPES = new Set(
 
 
 /**
- * A certificate value as the tree compares it: printable ASCII without `%` (expanded at run time) and
- * `$` (a condition holding `$` goes through the configuration reader's variable expansion, which
- * refuses long lines), lower-cased (compared with the lower-cased attribute).
+ * A certificate value as an unlang regex matching exactly it, ASCII letters caseless (`/…/i`, PCRE without
+ * UTF mode folds only those: sdk certificateValueMatches): `^`, the value, `\z`. Every character but a letter
+ * or digit is written `\xHH`, so nothing in the value reaches unlang (no quote, `%` expansion, `${`
+ * variable, `/` ending the regex) or means anything to PCRE. Any value sdk certificateValueProblem takes.
  */
-function certValue(value: string, what: string): string {
-  if (!/^[\x20-\x7e]{1,255}$/.test(value) || /[%$]/.test(value)) throw new FreeradiusRenderError(`${what} ${JSON.stringify(value)}: only printable ASCII without "%" or "$" can be compared by FreeRADIUS`)
-  return value.toLowerCase()
+function certRegex(value: string, what: string): string {
+  const problem = certificateValueProblem(value)
+  if (problem) throw new FreeradiusRenderError(`${what} ${JSON.stringify(value)}: ${problem}`)
+  return `/^${value.replace(/[^A-Za-z0-9]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}\\z/i`
 }
-/** A lower-cased certificate value inside an unlang regex `/…/`: every character that is not a letter or digit escaped. */
-const regexLiteral = (value: string) => value.replace(/[\\^$.|?*+()[\]{}/]/g, (c) => `\\${c}`)
 
 const anyOf = (tests: string[]) => (tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`)
 /**
@@ -104,11 +104,12 @@ export function nacConditionUnlang(c: NacCondition): NacConditionUnlang {
     case 'time_window':
       return made([timeCondition(c.window.spans)])
     case 'certificate': {
-      const attr = c.field === 'issuer_cn' ? 'TLS-Client-Cert-Issuer' : c.field === 'san_email' ? 'TLS-Client-Cert-Subject-Alt-Name-Email' : 'TLS-Client-Cert-Subject-Alt-Name-Dns'
-      // Case-insensitive: the attribute lower-cased by %{tolower:} (rlm_expr, mods-enabled/portcullis_nac).
-      // The issuer is a one-line DN ("/O=Example/CN=Issuing CA"): its CN component, whole (a "/" appended so the last one ends too).
-      if (c.field === 'issuer_cn') return made(c.values.map((v) => `"%{tolower:%{${attr}}}/" =~ /\\/cn=${regexLiteral(certValue(v, 'issuer CN'))}\\//`), `&${attr}`)
-      return made(c.values.map((v) => `"%{tolower:%{${attr}}}" == ${quoteValue(certValue(v, 'certificate field'))}`), `&${attr}`)
+      // issuer_cn: TLS-Cert-Common-Name, the CN of the certificate one above the client's in the verified chain (its
+      // issuer), as bytes; not TLS-Client-Cert-Issuer, a one-line DN in which OpenSSL escapes "/" and "+".
+      // A SAN: every instance ([*]): a certificate may carry several e-mail addresses or DNS names, any one matches.
+      if (c.field === 'issuer_cn') return made(c.values.map((v) => `&TLS-Cert-Common-Name =~ ${certRegex(v, 'issuer CN')}`), '&TLS-Cert-Common-Name')
+      const attr = c.field === 'san_email' ? 'TLS-Client-Cert-Subject-Alt-Name-Email' : 'TLS-Client-Cert-Subject-Alt-Name-Dns'
+      return made(c.values.map((v) => `&${attr}[*] =~ ${certRegex(v, c.field === 'san_email' ? 'SAN e-mail' : 'SAN DNS name')}`), `&${attr}`)
     }
   }
 }
@@ -165,6 +166,16 @@ function decide(ruleName: string, a: NacAuthorization, indent: string): string[]
   return out
 }
 
+/** A render failure names the NAC rule it is in (its position and name), so the deploy error says which rule to fix. */
+function inRule<T>(r: { position: number; name: string }, f: () => T): T {
+  try {
+    return f()
+  } catch (e) {
+    if (e instanceof FreeradiusRenderError) throw new FreeradiusRenderError(`NAC rule ${r.position} ${JSON.stringify(r.name)}: ${e.message.replace(/^freeradius: /, '')}`)
+    throw e
+  }
+}
+
 /**
  * The policy as unlang: a pure function of the compiled policy (a differential test renders it and
  * asks FreeRADIUS). Same policy, same bytes.
@@ -172,7 +183,7 @@ function decide(ruleName: string, a: NacAuthorization, indent: string): string[]
 export function nacPolicyUnlang(policy: CompiledNacPolicy): string {
   const out = [HEADER, '# The NAC policy (renderers/nac-policy.ts): rules in order, the first whose conditions hold decides; the default last.', ...SENTINELS]
   const rules = policy.rules.map((r) => {
-    const tests = [...r.conditions].sort((a, b) => RANK[a.type] - RANK[b.type]).map(nacConditionUnlang)
+    const tests = [...r.conditions].sort((a, b) => RANK[a.type] - RANK[b.type]).map((c) => inRule(r, () => nacConditionUnlang(c)))
     const cond = tests.length ? tests.map((t) => t.test).join(' && ') : 'true'
     const comment = [`# rule ${r.position} ${r.name.replace(/[\r\n]/g, ' ')} → ${r.authorization.deny ? 'deny' : r.authorization.profile_name.replace(/[\r\n]/g, ' ')}`, ...tests.filter((t) => t.note).map((t) => `#   ${t.note}`)]
     return { r, tests, cond, comment }

@@ -94,11 +94,12 @@ export class NacLab {
     )
   }
 
-  async deploy(): Promise<void> {
+  /** `edit`: changes the rendered files before they are written (a test adding what no API writes). */
+  async deploy(edit: (files: RenderedFile[]) => RenderedFile[] = (f) => f): Promise<void> {
     await this.daemon?.stop()
     rmSync(this.release, { recursive: true, force: true })
     mkdirSync(this.release)
-    writeRelease(this.release, await this.render())
+    writeRelease(this.release, edit(await this.render()))
     const check = checkConfig(this.release)
     expect(check.ok, `freeradius -C:\n${check.output}`).to.equal(true)
     this.daemon = await startFreeradius(this.release)

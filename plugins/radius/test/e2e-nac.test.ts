@@ -16,6 +16,7 @@ import { has } from './e2e-support.js'
 import { created, NacLab, SECRET } from './e2e-nac-lab.js'
 import { setTestNac } from './fixtures/nac-source/index.js'
 import { DENY, samplePolicy, vlan } from './nac-fixture.js'
+import type { CompiledNacPolicy } from '../../../sdk/nac-policy.js'
 
 const PRINTERS = 'aaaaaaaa-0000-4000-8000-000000000001'
 const CAMERAS = 'aaaaaaaa-0000-4000-8000-000000000002'
@@ -217,5 +218,59 @@ describe('radius: 802.1X and MAB against FreeRADIUS (eapol_test, radclient)', fu
     expect(r.ok).to.equal(false)
     expect(last()).to.include({ result: 'reject', nacMethod: 'eap-tls', rejectReason: 'eap_failed' })
     expect(last().reason).to.include('revoked')
+  })
+
+  // Set by the next test: the named CA's client certificate (EAP-TLS through a CA whose CN holds every special character).
+  let namedClient: { file: string; key: string } | undefined
+
+  it('EAP-TLS trusts exactly the CA of pki.freeradius_ca_id: not one the root above it or a sibling CA signed, even with the sibling\'s CRL present', async () => {
+    const t = lab.t
+    // A root, the issuing CA the setting names (its CN holds every printable special character, "+" and "/" which
+    // OpenSSL escapes in a one-line DN among them) and a sibling issuing CA under the same root.
+    const weird = 'R+D/Lab "q" \\ $% \'{}~!#&()*,-.:;<=>?@[]^_`| CA'
+    const root = await createCa(t, { subject: { CN: 'NAC Trust Root', O: 'Portcullis Test' } })
+    const named = await createCa(t, { parent_id: root.id, subject: { CN: weird, O: 'Portcullis Test' } })
+    const sibling = await createCa(t, { parent_id: root.id, subject: { CN: 'NAC Sibling CA', O: 'Portcullis Test' } })
+    expect((await t.admin('PUT', '/api/v1/settings/pki.freeradius_ca_id', { body: { value: named.id } })).status).to.equal(200)
+    const tpl = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN'], san_types: ['email', 'dns'] })
+    const good = await lab.issue(named.id, tpl.id, '/CN=alice', 'email:first@example.net,email:second@example.net,DNS:a.example.net,DNS:b.example.net')
+    const fromRoot = await lab.issue(root.id, tpl.id, '/CN=alice', 'email:second@example.net')
+    const fromSibling = await lab.issue(sibling.id, tpl.id, '/CN=alice', 'email:second@example.net')
+    const cert = (name: string, c: { cert: any }, chain: string) => path.join(lab.s.dir, lab.s.put(`${name}.pem`, c.cert.certificate + chain))
+
+    const issuer = { type: 'certificate', field: 'issuer_cn', values: ['some other ca', weird.toUpperCase()] } as const
+    const san = { type: 'certificate', field: 'san_email', values: ['SECOND@example.NET'] } as const
+    const policy: CompiledNacPolicy = {
+      rules: [
+        { id: 't1', name: 'issuer-and-san', position: 1, conditions: [issuer, san], authorization: vlan('61', 'both') },
+        { id: 't2', name: 'issuer-only', position: 2, conditions: [issuer], authorization: vlan('62', 'issuer') },
+        { id: 't3', name: 'san-only', position: 3, conditions: [san], authorization: vlan('63', 'san') },
+      ],
+      default: { id: 't0', name: 'default', authorization: vlan('99', 'guest') },
+    }
+    setTestNac(policy, [])
+    // The sibling's CRL in the trust file too: it must be refused for its issuer, not for a missing CRL.
+    const siblingCrl = (await t.app.db.knex('pki_cas').where({ id: sibling.id }).first('crl_der'))?.crl_der as Buffer
+    expect(siblingCrl, 'the sibling CA has a CRL').to.be.instanceOf(Buffer)
+    const pem = `-----BEGIN X509 CRL-----\n${siblingCrl.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END X509 CRL-----\n`
+    await lab.deploy((files) => files.map((f) => (f.path === 'certs/portcullis/ca-crl.pem' ? { ...f, content: f.content + pem } : f)))
+
+    namedClient = { file: cert('named', good, named.certificate), key: good.key }
+    expect((await lab.tls('alice', namedClient.file, namedClient.key, caPem)).ok, JSON.stringify(last())).to.equal(true)
+
+    for (const [what, c, chain] of [['the root', fromRoot, ''], ['a sibling issuing CA', fromSibling, sibling.certificate]] as const) {
+      const r = await lab.tls('alice', cert(what.replace(/ /g, '-'), c, chain), c.key, caPem)
+      expect(r.ok, `a certificate from ${what}`).to.equal(false)
+      expect(last(), what).to.include({ result: 'reject', nacMethod: 'eap-tls', rejectReason: 'eap_failed' })
+      expect(last().reason, what).to.include('not issued by the CA FreeRADIUS trusts')
+    }
+  })
+
+  it('EAP-TLS: issuer_cn matches an issuer CN holding every printable special character ("+" and "/" too), ASCII-caseless; a SAN condition matches the second SAN of its type', async () => {
+    expect(namedClient, 'the certificate the previous test issued').to.not.equal(undefined)
+    const r = await lab.tls('alice', namedClient!.file, namedClient!.key, caPem)
+    expect(r.ok, JSON.stringify(last())).to.equal(true)
+    expect(r.vlan).to.equal('61')
+    expect(last()).to.include({ result: 'accept', nacMethod: 'eap-tls', ruleName: 'issuer-and-san' })
   })
 })

@@ -56,7 +56,13 @@ describe('radius: the NAC part of the FreeRADIUS tree (pure)', () => {
     expect(withPolicy((p) => (p.rules[0].authorization.reply[2].value = '%{User-Password}'))).to.throw(FreeradiusRenderError, /Tunnel-Private-Group-Id/)
     expect(withPolicy((p) => (p.rules[0].authorization.reply[0].attribute = 'Not-An-Attribute'))).to.throw(FreeradiusRenderError, /Not-An-Attribute/)
     expect(withPolicy((p) => (p.rules[1].conditions[1].groups[0].id = 'x" || true || "'))).to.throw(FreeradiusRenderError, /user group/)
-    expect(withPolicy((p) => (p.rules[2].conditions[1].values = ['CA %{User-Name}']))).to.throw(FreeradiusRenderError, /issuer CN/)
+    // What sdk certificateValueProblem refuses (the API refuses the same), the error naming the rule.
+    expect(withPolicy((p) => (p.rules[2].conditions[1].values = ['café.example']))).to.throw(FreeradiusRenderError, /NAC rule 3 "certs": issuer CN "café.example"/)
+    expect(withPolicy((p) => (p.rules[2].conditions[1].values = ['CA\n}']))).to.throw(FreeradiusRenderError, /NAC rule 3 "certs"/)
+    // Every printable ASCII character is written as a regex escape: nothing of the value reaches unlang or PCRE.
+    const all = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')
+    const t = nacConditionUnlang({ type: 'certificate', field: 'san_email', values: [all] }).test
+    expect(t).to.match(/^\(&TLS-Client-Cert-Subject-Alt-Name-Email && &TLS-Client-Cert-Subject-Alt-Name-Email\[\*\] =~ \/\^[A-Za-z0-9\\x]+\\z\/i\)$/)
     expect(withPolicy((p) => (p.rules[3].conditions[0].device_types = ['cam\n}']))).to.throw(FreeradiusRenderError, /device type/)
     const i = nacInput()
     ;(i.nac!.endpoints as any[]).push({ mac: '00:11:22:33:44:5G', endpoint_group_ids: [], device_type: null })
