@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { RadiusLab, SECRET } from '../../radius/test/e2e-lab.js'
+import { RadiusLab, RULES, SECRET, strongPassword } from '../../radius/test/e2e-lab.js'
 import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, radclient, rcString } from '../../radius/test/e2e-support.js'
 import { startTestApp } from '../../../test/kit/app.js'
 
@@ -56,25 +56,26 @@ describe('aaa-logs: RADIUS rows from FreeRADIUS (reject reasons, reply attribute
     return rowOf(AUTH, username, before)
   }
 
-  it('a reject for each reason gives a row with that reason and the method the request used', async () => {
-    const cases: { user: string; send: () => Promise<{ code: string | null; raw: string }>; reason: string; authType: string | null }[] = [
-      { user: 'mallory', send: () => lab.pap('mallory', 'whatever-password'), reason: 'unknown_user', authType: 'PAP' },
-      { user: 'dave', send: () => lab.mschap('dave', 'wrong'), reason: 'disabled', authType: 'MS-CHAPv2' },
-      { user: 'nora', send: () => lab.pap('nora', 'whatever-password'), reason: 'network_login_off', authType: 'PAP' },
-      { user: 'carol', send: () => lab.pap('carol', lab.pw.carol), reason: 'no_rule', authType: 'PAP' },
-      { user: 'bob', send: () => lab.pap('bob', lab.pw.bob), reason: 'no_radius_profile', authType: 'PAP' },
-      { user: 'alice', send: () => lab.pap('alice', 'not-the-password'), reason: 'wrong_password', authType: 'PAP' },
-      { user: 'frank', send: () => lab.mschap('frank', 'wrong'), reason: 'wrong_password', authType: 'MS-CHAPv2' },
-      { user: 'dana', send: () => lab.chap('dana', lab.pw.dana), reason: 'chap_not_kept', authType: 'CHAP' },
-      { user: 'alice', send: () => lab.mschapv1('alice'), reason: 'mschapv1_refused', authType: 'MS-CHAPv1' },
-      { user: 'gina', send: () => lab.chap('gina', 'not-the-password'), reason: 'wrong_password', authType: 'CHAP' },
-      { user: 'frank', send: () => lab.auth([`User-Name = ${rcString('frank')}`]), reason: 'no_credentials', authType: null },
+  it('a reject for each reason gives a row with that reason, the method the request used and what FreeRADIUS said', async () => {
+    // `message`: the row's reason column, what FreeRADIUS said (the renderer's refusal, or the module that checked the
+    // password), never the error FreeRADIUS 3.2 adds when a condition compares an absent attribute (issue 26, finding 10).
+    const cases: { user: string; send: () => Promise<{ code: string | null; raw: string }>; reason: string; authType: string | null; message: string }[] = [
+      { user: 'mallory', send: () => lab.pap('mallory', 'whatever-password'), reason: 'unknown_user', authType: 'PAP', message: 'unknown user' },
+      { user: 'dave', send: () => lab.mschap('dave', 'wrong'), reason: 'disabled', authType: 'MS-CHAPv2', message: 'the user is disabled' },
+      { user: 'nora', send: () => lab.pap('nora', 'whatever-password'), reason: 'network_login_off', authType: 'PAP', message: 'network login is off for this user' },
+      { user: 'carol', send: () => lab.pap('carol', lab.pw.carol), reason: 'no_rule', authType: 'PAP', message: 'AAA policy rule default grants no RADIUS profile' },
+      { user: 'bob', send: () => lab.pap('bob', lab.pw.bob), reason: 'no_radius_profile', authType: 'PAP', message: 'AAA policy rule bob-sw1-tacacs-only grants no RADIUS profile' },
+      { user: 'alice', send: () => lab.pap('alice', 'not-the-password'), reason: 'wrong_password', authType: 'PAP', message: 'pap: Crypt digest does not match "known good" digest' },
+      { user: 'frank', send: () => lab.mschap('frank', 'wrong'), reason: 'wrong_password', authType: 'MS-CHAPv2', message: 'mschap: MS-CHAP2-Response is incorrect' },
+      { user: 'dana', send: () => lab.chap('dana', lab.pw.dana), reason: 'chap_not_kept', authType: 'CHAP', message: 'CHAP is not supported for this user: it needs the cleartext password, which the platform keeps only with chap_enabled' },
+      { user: 'alice', send: () => lab.mschapv1('alice'), reason: 'mschapv1_refused', authType: 'MS-CHAPv1', message: 'MS-CHAPv1 is refused: the RADIUS profile of the matching rule does not allow it (allow_mschapv1)' },
+      { user: 'gina', send: () => lab.chap('gina', 'not-the-password'), reason: 'wrong_password', authType: 'CHAP', message: 'chap: Password comparison failed: password is incorrect' },
+      { user: 'frank', send: () => lab.auth([`User-Name = ${rcString('frank')}`]), reason: 'no_credentials', authType: null, message: 'No Auth-Type found: rejecting the user via Post-Auth-Type = Reject' },
     ]
     for (const c of cases) {
       const row = await sent(c.user, c.send, 'Access-Reject')
-      expect(row, `${c.user}: ${c.reason}`).to.include({ status: 'reject', reject_reason: c.reason, auth_type: c.authType })
+      expect(row, `${c.user}: ${c.reason}`).to.include({ status: 'reject', reject_reason: c.reason, auth_type: c.authType, reason: c.message })
       expect(row.reply_attributes, c.reason).to.deep.equal([])
-      expect(row.reason, c.reason).to.be.a('string').and.not.equal('')
     }
     // Users the policy never ran for name no rule.
     expect(await rowOf(AUTH, 'mallory')).to.include({ rule_name: null })
@@ -98,12 +99,13 @@ describe('aaa-logs: RADIUS rows from FreeRADIUS (reject reasons, reply attribute
     expect(user!.verifiers, 'no verifiers yet').to.not.be.ok
     await lab.deploy()
     const row = await sent('nopw', () => lab.pap('nopw', 'whatever-password'), 'Access-Reject')
-    expect(row).to.include({ reject_reason: 'no_network_password', auth_type: 'PAP' })
+    expect(row).to.include({ reject_reason: 'no_network_password', auth_type: 'PAP', reason: 'no network password is set for this user' })
   })
 
   it('an accept gives every reply attribute, in packet order, with nothing of the password check', async () => {
     const full = await sent('maxi', () => lab.pap('maxi', lab.pw.maxi), 'Access-Accept')
-    expect(full).to.include({ status: 'accept', reject_reason: null, rule_name: 'maxi-full', rule_label: 'full', auth_type: 'PAP' })
+    // No reason on an accept: nothing failed (issue 26, finding 10: every accept carried a condition's error).
+    expect(full).to.include({ status: 'accept', reject_reason: null, reason: null, rule_name: 'maxi-full', rule_label: 'full', auth_type: 'PAP' })
     // A reply of 3,752 bytes of attributes: FreeRADIUS writes 2,047 bytes of the list, so the row holds
     // the attributes before the cut, whole and in order, and says it is cut (the line is not lost).
     const logged = full.reply_attributes as { name: string; value: string }[]
@@ -115,10 +117,24 @@ describe('aaa-logs: RADIUS rows from FreeRADIUS (reject reasons, reply attribute
 
     // MS-CHAPv2: the reply holds MS-CHAP2-Success too (proof of the password check), not logged.
     const ms = await sent('alice', () => lab.mschap('alice'), 'Access-Accept')
-    expect(ms.auth_type).to.equal('MS-CHAPv2')
+    expect(ms).to.include({ auth_type: 'MS-CHAPv2', reason: null })
     const admin = lab.profiles.admin.attributes as { name: string; value: string }[]
     expect(ms.reply_attributes).to.deep.equal(admin.map((a) => ({ name: a.name, value: a.value })))
     expect(ms.reply_attributes_truncated).to.equal(false)
+
+    // A rule whose client prefixes hold both address families: the request came over IPv4, so the IPv6
+    // address is absent and must not be compared (FreeRADIUS 3.2 would log that as the accept's reason).
+    const pw = strongPassword()
+    const cora = await lab.t.admin('POST', '/api/v1/users', { body: { username: 'cora', password: pw, network_login: true } })
+    expect(cora.status, JSON.stringify(cora.body)).to.equal(201)
+    const sw1 = ((await lab.t.admin('GET', '/api/v1/devices?per_page=100')).body as { items: { id: string; name: string }[] }).items.find((d) => d.name === 'sw1')!
+    const rule = await lab.t.admin('POST', RULES, {
+      body: { name: 'cora-prefixes', who: { user_id: (cora.body as { id: string }).id }, where: { device_id: sw1.id }, client_prefixes: ['2001:db8::/32', '127.0.0.0/8'], radius_profile_id: lab.profiles.admin.id },
+    })
+    expect(rule.status, JSON.stringify(rule.body)).to.equal(201)
+    await lab.deploy()
+    const both = await sent('cora', () => lab.pap('cora', pw), 'Access-Accept')
+    expect(both).to.include({ status: 'accept', rule_name: 'cora-prefixes', reason: null })
   })
 
   it('accounting with Gigawords gives the 64-bit totals', async () => {

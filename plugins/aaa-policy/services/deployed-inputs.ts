@@ -15,7 +15,7 @@ import type { Device, DeviceGroup, InventoryService } from '../../inventory/api.
 import type { RadiusProfile, RadiusService } from '../../radius/api.js'
 import type { CommandSet, TacacsProfile, TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
-import { DIRECTORY_LOGIN, loginMaterialOf, tacacsLockoutOn, type LoginMaterial, type PolicyData, type PolicyUser } from './policy-data.js'
+import { directoryLogin, loginMaterialOf, tacacsLockoutOn, type LoginMaterial, type PolicyData, type PolicyUser } from './policy-data.js'
 
 export const POLICY_INPUTS_FILE = 'policy-test-inputs.json'
 /** The daemon each protocol's plugin renders for (plugins/tacacs and plugins/radius renderers). */
@@ -81,6 +81,7 @@ export async function takePolicyInputs(db: Knex.Transaction, d: InputsDeps, prot
   const commandSets = protocol === 'tacacs' && d.tacacs ? await d.tacacs.listCommandSets(db) : []
   const radiusProfiles = protocol === 'radius' && d.radius ? await d.radius.listProfiles(db) : []
   const tacacsLockout = protocol === 'tacacs' && (await tacacsLockoutOn(d.settings, db))
+  const directory = network.some((u) => !u.verifiers && u.source === 'directory') ? await directoryLogin(d.settings, db) : null
   return {
     format: 1,
     protocol,
@@ -89,7 +90,7 @@ export async function takePolicyInputs(db: Knex.Transaction, d: InputsDeps, prot
         id: u.id,
         username: u.username,
         group_ids: [...u.group_ids].sort(),
-        login: u.verifiers ? loginMaterialOf(u.verifiers, tacacsLockout) : u.source === 'directory' ? DIRECTORY_LOGIN : null,
+        login: u.verifiers ? loginMaterialOf(u.verifiers, tacacsLockout) : u.source === 'directory' ? directory : null,
         // Only when set: a release rendered before expiry existed reads the same.
         ...(u.expires_at ? { expires_at: u.expires_at } : {}),
       }))

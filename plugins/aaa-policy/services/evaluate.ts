@@ -9,6 +9,8 @@
  * - an expired user (users.expires_at at or before `at`) is refused a login, by FreeRADIUS for
  *   every request; tac_plus-ng checks it at login only, so an authorization alone still answers;
  *   a RADIUS accept of a user who will expire carries Session-Timeout (the seconds left) first;
+ * - a directory user while no directory is set (directory.url null) is refused by both daemons,
+ *   before any rule (FreeRADIUS: directory_not_configured; tac_plus-ng is not given them);
  * - a login (`method`; RADIUS always, PAP unless asked) needs what the daemon
  *   checks the password against: the user's network verifiers, the kept
  *   cleartext for CHAP (both daemons) and for MS-CHAP on tac_plus-ng (which
@@ -154,6 +156,14 @@ async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestI
   const expired = expiresAt !== null && expiresAt.getTime() <= at.getTime()
   if (expired && (method || protocol === 'radius')) {
     return deny(`user ${user.username} expired at ${expiresAt.toISOString()}: ${protocol === 'radius' ? 'FreeRADIUS (Expiration) rejects' : 'tac_plus-ng (valid until) refuses'} the login from then on${via}`)
+  }
+  // A directory user while no directory is set: refused by either daemon, a login or not (tac_plus-ng does not know them).
+  if ((await db.loginMaterial(user.id))?.no_directory) {
+    return deny(
+      protocol === 'radius'
+        ? `user ${user.username} is a directory user, and no directory is set (setting directory.url): FreeRADIUS rejects them before any rule (directory_not_configured)${via}`
+        : `user ${user.username} is a directory user, and no directory is set (setting directory.url): tac_plus-ng is not given directory users then, so it does not know the account`,
+    )
   }
   if (method) {
     const refused = await loginRefusal(db, protocol, method, user)

@@ -4,7 +4,7 @@
  * (`against: deployed`, services/deployed-inputs.ts). evaluate.ts runs the same code on either.
  */
 import type { Knex } from 'knex'
-import { identitySettingRefs, type IdentityService, type SettingsService, type UserRef } from '../../../sdk/index.js'
+import { directorySettingRefs, identitySettingRefs, type IdentityService, type SettingsService, type UserRef } from '../../../sdk/index.js'
 import type { Device, InventoryService } from '../../inventory/api.js'
 import type { RadiusProfile, RadiusService } from '../../radius/api.js'
 import { tacacsChapWritable, tacacsMschapWritable, type CommandDecision, type TacacsProfile, type TacacsService } from '../../tacacs/api.js'
@@ -27,10 +27,21 @@ export interface LoginMaterial {
    * user groups mapped to a directory group hold them only as the directory says at login, which the test cannot know.
    */
   directory?: true
+  /**
+   * …while no directory is set (directory.url null): FreeRADIUS rejects them before the policy
+   * (`directory_not_configured`), tac_plus-ng is not given them (an unknown user). Absent (inputs of an
+   * older release): as if a directory was set.
+   */
+  no_directory?: true
 }
 
 /** What the daemons check a directory user's login with: the directory (never CHAP). */
 export const DIRECTORY_LOGIN: LoginMaterial = { chap: false, directory: true }
+const NO_DIRECTORY_LOGIN: LoginMaterial = { chap: false, directory: true, no_directory: true }
+
+/** A directory user's login material as the daemons get it in this snapshot: with or without a directory (no settings service, older callers: with). */
+export const directoryLogin = async (settings: SettingsService | undefined, db: Knex | Knex.Transaction): Promise<LoginMaterial> =>
+  settings && (await settings.get(directorySettingRefs.url, db)) === null ? NO_DIRECTORY_LOGIN : DIRECTORY_LOGIN
 
 export interface PolicyData {
   /** By name, compared without regard to case (the daemons compare exactly: evaluate checks). */
@@ -84,7 +95,7 @@ export function databasePolicyData(d: DatabaseDataDeps, db: Knex.Transaction): P
     findUser: (username) => d.identity.findUser({ username }, db),
     async loginMaterial(userId) {
       const v = await d.identity.networkVerifiers(userId, db)
-      if (!v) return (await d.identity.findUser({ id: userId }, db))?.source === 'directory' ? DIRECTORY_LOGIN : null
+      if (!v) return (await d.identity.findUser({ id: userId }, db))?.source === 'directory' ? directoryLogin(d.settings, db) : null
       return loginMaterialOf(v, await tacacsLockoutOn(d.settings, db))
     },
     groupIdsOf: (userId) => d.identity.groupIdsOf(userId, db),

@@ -104,7 +104,7 @@ describe('AAA policy rule conditions: the time window and client prefixes', () =
     expect(c.who).to.match(/^u[0-9]+$/)
     expect(c.where).to.equal('*')
     expect([c.condition]).to.deep.equal([
-      '(&Packet-Src-IP-Address <= 10.1.0.0/16 || &Packet-Src-IPv6-Address <= 2001:db8::/32) && "%t" =~ /^((Fri) .{6} (22:[0-9][0-9]|23:[0-9][0-9]):|(Sat) .{6} (00:[0-9][0-9]|01:[0-9][0-9]|02:[0-9][0-9]|03:[0-9][0-9]|04:[0-9][0-9]|05:[0-9][0-9]|06:(0[0-9]|1[0-9]|2[0-9])):)/',
+      '((&Packet-Src-IP-Address && &Packet-Src-IP-Address <= 10.1.0.0/16) || (&Packet-Src-IPv6-Address && &Packet-Src-IPv6-Address <= 2001:db8::/32)) && "%t" =~ /^((Fri) .{6} (22:[0-9][0-9]|23:[0-9][0-9]):|(Sat) .{6} (00:[0-9][0-9]|01:[0-9][0-9]|02:[0-9][0-9]|03:[0-9][0-9]|04:[0-9][0-9]|05:[0-9][0-9]|06:(0[0-9]|1[0-9]|2[0-9])):)/',
     ])
   })
 

@@ -82,7 +82,7 @@ export function directoryAuthorize(input: FreeradiusConfigInput, c: CompiledPoli
     out.push('# No network user has source directory.', '')
     return out.join('\n')
   }
-  out.push(`if (&control:${DIRECTORY} == "directory") {`)
+  out.push(`if (&control:${DIRECTORY} && &control:${DIRECTORY} == "directory") {`)
   if (!input.directory) {
     out.push(...refusal('directory_not_configured', 'a directory user, and no directory is set (setting directory.url)', T), `${T}reject`, '}', '')
     return out.join('\n')

@@ -94,7 +94,7 @@ export function authorizeChecks(input: FreeradiusConfigInput): string[] {
     'portcullis_lockout',
     `if (&control:${COUNT}) {`,
     `${T}# Cleared by an administrator after these failures: forget them.`,
-    `${T}if (&control:${CLEARED} && &control:${LAST} < &control:${CLEARED}) {`,
+    `${T}if (&control:${CLEARED} && &control:${LAST} && &control:${LAST} < &control:${CLEARED}) {`,
     `${T}${T}update control {`,
     `${T}${T}${T}&Cache-TTL := 0`,
     `${T}${T}}`,
@@ -119,7 +119,7 @@ export function lockoutFailed(input: FreeradiusConfigInput): string {
   return [
     HEADER,
     `# A wrong password counts one more failure; the entry is written anew, to live ${lockout.seconds} s from now.`,
-    `if (&control:${CONTROL_ATTRIBUTES.rejectReason} == "wrong_password") {`,
+    `if (&control:${CONTROL_ATTRIBUTES.rejectReason} && &control:${CONTROL_ATTRIBUTES.rejectReason} == "wrong_password") {`,
     `${T}update control {`,
     `${T}${T}&Cache-Read-Only := yes`,
     `${T}}`,

@@ -59,7 +59,7 @@ export function nacAuthorize(nac: FreeradiusNac | null): string {
     `${T}${T}}`,
     `${T}}`,
     '}',
-    `if (&control:${N.method} == "mab") {`,
+    `if (&control:${N.method} && &control:${N.method} == "mab") {`,
     `${T}# MAB: the MAC is no password; the NAC policy decides in post-auth.`,
     `${T}update control {`,
     `${T}${T}&Auth-Type := Accept`,

@@ -50,7 +50,9 @@ export function timeCondition(spans: readonly { days: readonly number[]; from: n
 export function clientCondition(prefixes: readonly string[]): string {
   const tests = prefixes.map((p) => {
     if (!/^[0-9a-f.:]+\/[0-9]{1,3}$/.test(p)) throw new FreeradiusRenderError(`a client prefix ${JSON.stringify(p)} is not a CIDR prefix`)
-    return `${p.includes(':') ? '&Packet-Src-IPv6-Address' : '&Packet-Src-IP-Address'} <= ${p}`
+    // Present only for its own address family: an absent attribute compared is an error in FreeRADIUS 3.2 (a false reason in the log).
+    const a = p.includes(':') ? '&Packet-Src-IPv6-Address' : '&Packet-Src-IP-Address'
+    return `(${a} && ${a} <= ${p})`
   })
   return tests.length === 1 ? tests[0] : `(${tests.join(' || ')})`
 }
@@ -231,17 +233,20 @@ export function policy(input: FreeradiusConfigInput, c: CompiledPolicy): string 
     '}',
     'portcullis_rules',
     '# The default rule matches whoever no other rule did: without a RADIUS profile, no rule let them in.',
-    `if (&control:${A.none} == "none") {`,
-    ...message('no_radius_profile', 'grants no RADIUS profile'),
-    '}',
-    `elsif (&control:${A.none} == "gone") {`,
-    ...message('no_radius_profile', 'its RADIUS profile is gone'),
-    '}',
-    `elsif (&control:${A.none} == "default-none") {`,
-    ...message('no_rule', 'grants no RADIUS profile'),
-    '}',
-    `elsif (&control:${A.none} == "default-gone") {`,
-    ...message('no_rule', 'its RADIUS profile is gone'),
+    '# Tested for presence first: FreeRADIUS 3.2 compares an absent attribute as an error, whose message would stand in the log row as the reason.',
+    `if (&control:${A.none}) {`,
+    `${T}if (&control:${A.none} == "none") {`,
+    ...message('no_radius_profile', 'grants no RADIUS profile').map((l) => T + l),
+    `${T}}`,
+    `${T}elsif (&control:${A.none} == "gone") {`,
+    ...message('no_radius_profile', 'its RADIUS profile is gone').map((l) => T + l),
+    `${T}}`,
+    `${T}elsif (&control:${A.none} == "default-none") {`,
+    ...message('no_rule', 'grants no RADIUS profile').map((l) => T + l),
+    `${T}}`,
+    `${T}elsif (&control:${A.none} == "default-gone") {`,
+    ...message('no_rule', 'its RADIUS profile is gone').map((l) => T + l),
+    `${T}}`,
     '}',
     '',
   )

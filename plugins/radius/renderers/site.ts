@@ -62,7 +62,7 @@ ${refusal('chap_not_kept', 'CHAP is not supported for this user: it needs the cl
 ${T}${T}reject
 ${T}}
 ${T}$INCLUDE ../portcullis/policy
-${T}if (&control:Auth-Type == MS-CHAPv1) {
+${T}if (&control:Auth-Type && &control:Auth-Type == MS-CHAPv1) {
 ${T}${T}$INCLUDE ../portcullis/mschapv1
 ${T}}
 ${T}# The answer to a second-factor challenge is checked in Auth-Type PAP (renderers/mfa.ts).

@@ -132,5 +132,8 @@ export function formatValue(attr: RadiusAttribute): string {
   if (!e) throw new Error(`radius: attribute ${attr.name} is not in the dictionary`)
   // Check again rather than trust the row: a value written into a daemon's configuration must follow the rules.
   if (valueProblem(e, attr.value)) throw new Error(`radius: stored value of ${attr.name} breaks the value rules`)
+  // FreeRADIUS 3.2 does not undo `\\` in a quoted octets value (it does for text): `a\b` would reach the
+  // device as `a\\b`. Such a text goes as the hex of its bytes, which is what the device receives.
+  if (e.type === 'octets' && !/^0[xX]/.test(attr.value) && attr.value.includes('\\')) return `"0x${Buffer.from(attr.value, 'utf8').toString('hex')}"`
   return quoteValue(attr.value)
 }

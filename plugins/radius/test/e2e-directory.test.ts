@@ -152,6 +152,27 @@ describe('radius: directory users through rlm_ldap, enforced by FreeRADIUS', fun
     const rows = lab.logRecords('auth').map((r) => JSON.stringify(r)).join('\n')
     for (const secret of [READER.password, DIRK.password, DORA.password]) expect(rows).to.not.include(secret)
   })
+
+  // Last: it takes the directory away (issue 26, finding 9: the policy test permitted what the daemon rejects).
+  it('no directory set (directory.url null): a directory user is rejected before any rule, and the policy test says so for both daemons', async () => {
+    expect((await lab.t.admin('PUT', '/api/v1/settings/directory.url', { body: { value: null } })).status).to.equal(200)
+    await lab.deploy()
+    const r = await lab.pap('dirk', DIRK.password)
+    expect(r.code, r.raw).to.equal('Access-Reject')
+    expect(lab.lastAuth()).to.include({ rejectReason: 'directory_not_configured', ruleName: null })
+    expect((await lab.pap('alice', lab.pw.alice)).code, 'local users unaffected').to.equal('Access-Accept')
+    for (const [protocol, says] of [
+      ['radius', 'FreeRADIUS rejects them before any rule (directory_not_configured)'],
+      ['tacacs', 'tac_plus-ng is not given directory users then'],
+    ] as const) {
+      for (const method of [undefined, 'pap'] as const) {
+        const res = await lab.t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol, username: 'dirk', nas_ip: '127.0.0.1', ...(method ? { method } : {}) } })
+        expect(res.status, JSON.stringify(res.body)).to.equal(200)
+        expect(res.body, `${protocol} ${method ?? 'no method'}`).to.include({ decision: 'deny', rules_tried: 0, matched_rule: null })
+        expect(res.body.reason).to.include('dirk is a directory user, and no directory is set (setting directory.url)').and.include(says)
+      }
+    }
+  })
 })
 
 describe('radius: directory users over TLS (ldaps:// and StartTLS), enforced by FreeRADIUS', function () {

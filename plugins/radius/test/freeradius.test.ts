@@ -32,6 +32,9 @@ const AWKWARD: RadiusAttribute[] = [
   // A lone $ is no variable: only ${ and $ENV{ are (refused by the rules).
   { name: 'Reply-Message', value: 'price $5, regex ^show .*$, $ {x} $ENV HOME $$' },
   { name: 'Class', value: '0X6F7073' },
+  // Octets as text: the bytes of the text, `\` and `"` included once each (issue 26, finding 8: the backslash arrived doubled).
+  { name: 'Class', value: 'ou=ops\\lab "x"' },
+  { name: 'Class', value: '\\' },
 ]
 
 const configFor = (dir: string, port: number, unlang: string) => `

@@ -32,7 +32,7 @@ import path from 'node:path'
 import type { Knex } from 'knex'
 import { directorySettingRefs as D, readDaemonDirectory, type DaemonDirectory, type IdentityService, type NetworkUser, type SettingsService } from '../../../sdk/index.js'
 import { userGroupIdent } from './names.js'
-import { byteOrder, tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
+import { byteOrder, MAVIS_NO_ERROR, tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
 export const LDAP_BACKEND = 'mavis_tacplus-ng_ldap.pl'
 export const DIRECTORY_CA_FILE = 'directory-ca.pem'
@@ -128,6 +128,8 @@ export function directoryMavisLines(d: TacPlusNgDirectory, users: DirectoryUser[
     `${T}${tacComment('Group DNs lower-cased: the names of the directory groups declared after the user groups')}`,
     `${T}script out = {`,
     `${T}${T}if (defined($TACMEMBER)) tolower $TACMEMBER`,
+    // First in the chain (no lockout, no second factor): an empty password ("Password not set.") or another backend error is a refusal.
+    ...(o.declarePath ? [`${T}${T}${MAVIS_NO_ERROR}`] : []),
     `${T}}`,
     env('LDAP_HOSTS', d.url.replace(/\/$/, ''), 'setting directory.url'),
     ...(d.startTls ? [env('USE_STARTTLS', '1', 'StartTLS')] : []),

@@ -21,7 +21,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import type { NetworkUser } from '../../../sdk/index.js'
-import { byteOrder, tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
+import { byteOrder, MAVIS_NO_ERROR, tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
 /** The verifiers file of the release (mode 0600 declared: 0640 for the daemon's group on disk). */
 export const TAC_PLUS_NG_SHADOW_FILE = 'shadow'
@@ -94,6 +94,10 @@ export function mavisLines(l: TacPlusNgLockout, users: LockoutUser[], T: string,
     `${T}script in = {`,
     `${T}${T}set $CUSTOM_0 = "never cleared"`,
     ...cleared.map((u) => `${T}${T}if ($USER == ${tacString(u.username)}) set $CUSTOM_0 = ${tacString(`cleared ${epochSeconds(u.lockout_cleared_at!)}`)}`),
+    `${T}}`,
+    `${T}${tacComment('First in the chain: a backend error is answered as a refusal (FAIL, never ERROR), after the count')}`,
+    `${T}script out = {`,
+    `${T}${T}${MAVIS_NO_ERROR}`,
     `${T}}`,
     `${T}hash = USER,CUSTOM_0`,
     '}',

@@ -13,15 +13,16 @@
  *   before the password and replaces it, and the retry prompt after a refusal logs the password step
  *   as a failed login, counts it against the lockout and says "Password incorrect" (authen.c
  *   do_ascii_login, send_password_prompt). One answer carrying both is what holds.
- * - the surface unreachable or refusing the key: MAVIS answers an error, the daemon "backend failure",
- *   the login fails closed, the reason on the backend's stderr (the daemon's log).
+ * - the surface unreachable or refusing the key: the backend answers an error, the reason on its
+ *   stderr (the daemon's log); the first module's `script out` makes it a refusal (syntax.ts
+ *   MAVIS_NO_ERROR), so PAP and ASCII both answer FAIL: the login fails closed, never ERROR.
  *
  * CHAP and MS-CHAP carry no code: while the second factor is on, no user gets them (as with the lockout).
  * Checked against tac_plus-ng in test/e2e/mfa.test.ts.
  */
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
+import { MAVIS_NO_ERROR, tacComment, tacString, TacPlusNgRenderError } from './syntax.js'
 
 export const TACACS_MFA_MODES = ['append', 'off'] as const
 export type TacacsMfaMode = (typeof TACACS_MFA_MODES)[number]
@@ -54,7 +55,7 @@ export function checkMfaPrograms(m: Pick<TacPlusNgMfa, 'perl' | 'mavisDirectory'
 }
 
 /** The `mavis module = external` block of the backend (indent `T`): last in the chain. */
-export function mfaBackendLines(m: TacPlusNgMfa, T: string): string[] {
+export function mfaBackendLines(m: TacPlusNgMfa, T: string, first = false): string[] {
   for (const p of [m.backendPath, m.shadowPath, m.perl]) if (!path.isAbsolute(p)) throw new TacPlusNgRenderError(`the MFA backend path ${JSON.stringify(p)} is not absolute`)
   return [
     tacComment('The passwords, then the second factor through the platform (server option mfa.internal_url, setting mfa.internal_key; tacacs.mfa_mode)'),
@@ -63,13 +64,15 @@ export function mfaBackendLines(m: TacPlusNgMfa, T: string): string[] {
     `${T}setenv MFA_URL = ${tacString(m.baseUrl, 'server option mfa.internal_url')}`,
     `${T}setenv MFA_KEY = ${tacString(m.key, 'setting mfa.internal_key')}`,
     `${T}exec = ${tacString(m.perl, 'server option tacacs.perl_binary')} perl ${tacString(m.backendPath, 'the MFA backend path')}`,
+    // First in the chain (no lockout): the platform unreachable is a refusal (FAIL, never ERROR).
+    ...(first ? [`${T}script out = {`, `${T}${T}${MAVIS_NO_ERROR}`, `${T}}`] : []),
     '}',
   ]
 }
 
 /** Without the lockout's chain: the MAVIS folder, then the backend alone. */
 export function mfaMavisLines(m: TacPlusNgMfa, T: string): string[] {
-  return [`mavis path = ${tacString(m.mavisDirectory, 'server option tacacs.mavis_directory')}`, ...mfaBackendLines(m, T)]
+  return [`mavis path = ${tacString(m.mavisDirectory, 'server option tacacs.mavis_directory')}`, ...mfaBackendLines(m, T, true)]
 }
 
 /** The ASCII password prompt, while the second factor is on. */

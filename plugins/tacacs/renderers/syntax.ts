@@ -58,3 +58,12 @@ export const indent = (text: string, by: string): string =>
     .split('\n')
     .map((l) => (l.length ? by + l : l))
     .join('\n')
+
+/**
+ * The `script out` line of the first MAVIS module (the last to see the answer, after the lockout's
+ * count): a backend error (the platform or directory unreachable, an empty password the LDAP backend
+ * calls "Password not set.") becomes a refusal. tac_plus-ng answers an ERR with ERROR to an ASCII
+ * login (FAIL to PAP), and a NAS with `group tacacs+ local` takes ERROR for "server down" and lets
+ * its local accounts in. Not counted by the lockout: its count saw ERR. docs/tac_plus-ng.md.
+ */
+export const MAVIS_NO_ERROR = 'if ($RESULT == "ERR") set $RESULT = "NAK"'

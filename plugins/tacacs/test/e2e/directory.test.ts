@@ -101,7 +101,10 @@ for (const lockout of [false, true]) {
       expect(await ascii('dirk', DIRK.password)).to.equal(true)
       expect(await pap('dirk', 'Dirk-Directory-Pass-2')).to.equal(false)
       expect(await ascii('dirk', 'Dirk-Directory-Pass-2')).to.equal(false)
-      expect(await pap('dirk', '')).to.equal(false)
+      // An empty password is refused alike by PAP and ASCII: FAIL, never ERROR, which a NAS with
+      // `group tacacs+ local` takes for "server down" and then lets its local accounts in (issue 26, finding 11).
+      expect((await client().authenticatePap('dirk', '')).status).to.equal('fail')
+      expect((await client().authenticateAscii('dirk', '')).status).to.equal('fail')
       const a = await shell('dirk')
       expect(a.permitted, JSON.stringify(a)).to.equal(true)
       expect(a.args).to.include('priv-lvl=15')
@@ -132,8 +135,8 @@ for (const lockout of [false, true]) {
 
     it('fails closed while the directory is down, saying why in the daemon log, and passes again once it is back', async () => {
       await ldap.stop()
-      expect(await pap('dirk', DIRK.password)).to.equal(false)
-      expect(await ascii('dirk', DIRK.password)).to.equal(false)
+      expect((await client().authenticatePap('dirk', DIRK.password)).status).to.equal('fail')
+      expect((await client().authenticateAscii('dirk', DIRK.password)).status).to.equal('fail')
       expect(await pap('l-local', localPw), 'local users unaffected').to.equal(true)
       const log = readFileSync(path.join(t.dataDir, 'logs', 'tacacs', readdir(path.join(t.dataDir, 'logs', 'tacacs')).find((f) => f.startsWith('authentication'))!), 'utf8')
       if (process.env.DUMP_LOG) console.log(log.slice(-3000), daemon!.output().slice(-3000))
@@ -247,8 +250,8 @@ describe('tacacs e2e: directory users on tac_plus-ng over TLS (ldaps:// and Star
     }
     await configure({ 'directory.url': ldap.ldapsUrl, 'directory.start_tls': false, 'directory.ca_certificate': other.caPem })
     expect(await pap('dirk', DIRK.password)).to.equal(false)
-    // The backend could not use the server: an error, never a password check.
-    expect(lastLine()).to.include('backend error')
+    // The backend could not use the server, and says so: refused (FAIL, never ERROR), never a password check.
+    expect(lastLine()).to.include('failed [No answer from LDAP backend.]')
     await configure({ 'directory.url': ldap.url, 'directory.start_tls': true, 'directory.ca_certificate': other.caPem })
     expect(await pap('dirk', DIRK.password)).to.equal(false)
     expect(lastLine()).to.include('TLS negotiation failed')

@@ -167,15 +167,21 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
     const t0 = t
     await setInternalKey(t, 'another-key-' + 'y'.repeat(40))
     const r = await client().authenticatePap('t-dave', pw['t-dave'] + codeAt(seed['t-dave'], 1))
-    expect(r.pass).to.equal(false)
+    expect(r.status).to.equal('fail')
     expect(r.serverMsg).to.include('the second factor could not be checked')
+    // ASCII answers as PAP does: FAIL, never ERROR, which a NAS with `group tacacs+ local` takes for
+    // "server down" and then lets its local accounts in (issue 26, finding 11).
+    const ascii = await client().authenticateAscii('t-dave', pw['t-dave'] + codeAt(seed['t-dave'], 1))
+    expect(ascii.status).to.equal('fail')
     expect(await pap('t-plain', pw['t-plain']), 'whether a user has MFA is unknown: everyone is refused').to.equal(false)
     await setInternalKey(t)
     await t.stop()
     const down = await client().authenticatePap('t-dave', pw['t-dave'] + codeAt(seed['t-dave'], 1))
-    expect(down.pass).to.equal(false)
+    expect(down.status).to.equal('fail')
     expect(down.serverMsg).to.include('the second factor could not be checked')
-    expect(authLog().split('\n').filter((l) => l.includes('t-dave')).at(-1)).to.match(/error|backend/i)
+    expect((await client().authenticateAscii('t-dave', pw['t-dave'] + codeAt(seed['t-dave'], 1))).status).to.equal('fail')
+    // Refused (FAIL, never ERROR), with the backend's reason in the log line.
+    expect(authLog().split('\n').filter((l) => l.includes('t-dave')).at(-1)).to.include('failed [the second factor could not be checked]')
     t = undefined as unknown as TestApp
   })
 })
