@@ -2,6 +2,7 @@
 import type { Knex } from 'knex'
 import { defineRoute, ErrorBody, givenFields, paginate, referrerList, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
 import type { UsersTable } from '../../db/tables.js'
+import { accessEndedBy } from '../lifecycle.js'
 import { checkNetworkLoginChange } from '../network-password.js'
 import { passwordColumns } from '../passwords-set.js'
 import { withoutCleartext } from '../verifiers.js'
@@ -220,9 +221,12 @@ export function userRoutes(d: IdentityRouteDeps) {
           await writeLinks(trx, before.id, b)
           const after = (await load(trx, before.id))!
           await req.audit({ action: 'user.update', resourceType: 'user', resourceId: before.id, before, after }, trx)
-          return after
+          return { before, after }
         })
-        return updated
+        // After the commit: the NAC ends the user's live sessions (CoA), for instance.
+        const ended = accessEndedBy(updated.before, updated.after)
+        if (ended) await d.lifecycle.accessEnded([{ user_id: updated.after.id, username: updated.before.username, reason: ended, actor, requestId: req.requestId }])
+        return updated.after
       },
     }),
     defineRoute({
@@ -235,7 +239,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       schema: { params: UserParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         const actor = req.actor!
-        await identity.actors.change(req.transaction, async (trx) => {
+        const deleted = await identity.actors.change(req.transaction, async (trx) => {
           const admins = await lockEnabledAdmins(trx)
           const before = await lockForChange(trx, 'users', req.params.user_id, 'user_id', load)
           if (before.id === actor.id) throw E.cannotDeleteSelf({ field: 'user_id' })
@@ -245,7 +249,10 @@ export function userRoutes(d: IdentityRouteDeps) {
           if (referrers.length) throw E.userReferenced({ field: 'user_id', vars: { referrers: referrerList(referrers) } })
           await trx('users').where({ id: before.id }).delete()
           await req.audit({ action: 'user.delete', resourceType: 'user', resourceId: before.id, before }, trx)
+          return before
         })
+        // After the commit: the PKI revokes the user's certificates (else a device certificate), the NAC ends their sessions.
+        await d.lifecycle.accessEnded([{ user_id: deleted.id, username: deleted.username, reason: 'deleted', actor, requestId: req.requestId }])
         return reply({ status: 204 })
       },
     }),
