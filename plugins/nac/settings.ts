@@ -6,7 +6,7 @@ export const coaOnChange = defineSetting(
   'nac.coa_on_change',
   StringEnum(['off', 'reauthenticate'] as const),
   'reauthenticate',
-  "What the NAC sends to the NAS when an endpoint's authorization may have changed (its group, its device type, its profile): `reauthenticate` (a CoA, so the new policy applies now) or `off` (the change applies at the next authentication).",
+  "What the NAC sends to the NAS when an endpoint's authorization may have changed (its group, its device type, its profile): `reauthenticate` (a CoA, so the new policy applies now) or `off` (the change applies at the next authentication). While not `off`, a user disabled, deleted or taken off the network also has each live session ended by a Disconnect-Request.",
 )
 export const coaPort = defineSetting('nac.coa_port', Type.Integer({ minimum: 1, maximum: 65535 }), 3799, 'The UDP port CoA and Disconnect requests go to (RFC 5176: 3799); a device may override it (PUT /api/v1/nac/coa-nas/{device_id}).')
 export const coaTimeoutMs = defineSetting('nac.coa_timeout_ms', Type.Integer({ minimum: 100, maximum: 30000 }), 3000, 'How long to wait for the NAS to answer one transmission of a CoA or Disconnect request, in milliseconds.')
