@@ -44,6 +44,7 @@ import { settingsRoutes } from './routes/settings.js'
 import { rbacRoutes } from './routes/rbac.js'
 import { ActorCache } from './identity/actors.js'
 import { Identity } from './identity/service.js'
+import { UserLifecycle } from './identity/lifecycle.js'
 import { createDirectory } from './identity/directory.js'
 import { createMail } from './identity/mail.js'
 import { identitySettings } from './identity/settings.js'
@@ -145,6 +146,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const actors = new ActorCache(db.knex, log)
     const identity = new Identity(db.knex, tokens, secrets, settings, actors, createDirectory(settings))
     const mail = createMail(settings)
+    const lifecycle = new UserLifecycle(log.child({ component: 'identity' }))
     const registry = new ContributionRegistry()
     const services = new ServiceRegistry(new Set(plugins.map((p) => p.def.id)))
     services.provide(coreServices.logger, log, 'kernel')
@@ -159,6 +161,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     services.provide(coreServices.deploys, deploys, 'kernel')
     services.provide(identityServices.identity, identity, 'kernel')
     services.provide(identityServices.mail, mail, 'kernel')
+    services.provide(identityServices.userLifecycle, lifecycle, 'kernel')
 
     registry.addPermissions(
       'kernel',
@@ -170,7 +173,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       plugins: plugins.map((p) => ({ id: p.def.id, version: p.def.version })),
       pending: () => deploys.pending(),
     }
-    const identityDeps = { knex: db.knex, identity, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
+    const identityDeps = { knex: db.knex, identity, lifecycle, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
     for (const r of [
       ...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k), ...deployRoutes(deploys),
       ...authRoutes(identityDeps), ...passwordResetRoutes(identityDeps), ...identityRoutes(identityDeps),

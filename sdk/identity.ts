@@ -163,6 +163,34 @@ export interface IdentityService {
   readonly references: { user: ReferenceTarget; user_group: ReferenceTarget }
 }
 
+/**
+ * A user's access ended: the account was deleted or disabled, its network login turned off, or its
+ * expiry set to a moment already past. Emitted by the kernel after the change committed, once a user
+ * and change (the strongest reason when several hold: deleted, disabled, expired, network_login_off).
+ * An expiry that simply arrives emits nothing: the daemons refuse from then on, and a live 802.1X
+ * session ends by the Session-Timeout its accept carried (docs/nac.md).
+ */
+export interface UserAccessEnded {
+  user_id: string
+  /** The username as it was (a deleted user's too). */
+  username: string
+  reason: 'deleted' | 'disabled' | 'expired' | 'network_login_off'
+  /** Who made the change (null: the platform itself), and the request, for the subscriber's own audit. */
+  actor: Actor | null
+  requestId?: string
+}
+
+/**
+ * Called after the commit, in the order subscribed, each awaited before the API answers (keep it
+ * quick: queue slow work). An error is logged and never undoes, blocks or retries the change.
+ */
+export type UserAccessEndedListener = (event: UserAccessEnded) => Promise<void> | void
+
+export interface UserLifecycleService {
+  /** Subscribes to "a user's access ended"; returns the removal. */
+  onAccessEnded(listener: UserAccessEndedListener): () => void
+}
+
 export interface MailMessage {
   to: string
   subject: string
@@ -177,6 +205,8 @@ export interface MailService {
 export const identityServices = {
   identity: createServiceRef<IdentityService>({ id: 'core.identity' }),
   mail: createServiceRef<MailService>({ id: 'core.mail' }),
+  /** What happens to users that others must follow: their access ended (a NAS's live sessions, a deleted user's certificates). */
+  userLifecycle: createServiceRef<UserLifecycleService>({ id: 'core.userLifecycle' }),
 } as const
 
 /**

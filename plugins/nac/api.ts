@@ -149,7 +149,7 @@ export const nacServiceRef = createServiceRef<NacService>({ id: 'nac.service' })
 export type CoaAction = 'reauthenticate' | 'disconnect' | 'bounce-port'
 
 /** Why it was sent: an administrator asked, or something the authorization depends on changed. */
-export type CoaReason = 'admin' | 'group_change' | 'device_type_change' | 'profile_change' | 'policy_change'
+export type CoaReason = 'admin' | 'group_change' | 'device_type_change' | 'profile_change' | 'policy_change' | 'user_access_ended'
 
 /**
  * `pending` until the NAS answers; `ack` / `nak` (with `error_cause`) as it answered; `timeout` after
@@ -217,7 +217,7 @@ export interface NacCoaService {
    * endpoint no NAS has seen is skipped (it has no session), one whose NAS is not in the inventory
    * or has no secret is recorded as `error`.
    */
-  authorizationChanged(endpointIds: readonly string[], reason: Exclude<CoaReason, 'admin'>): void
+  authorizationChanged(endpointIds: readonly string[], reason: Exclude<CoaReason, 'admin' | 'user_access_ended'>): void
   /** Resolves when every background CoA started so far is recorded (tests, shutdown). */
   idle(): Promise<void>
 }

@@ -59,6 +59,7 @@ export default definePlugin({
     database: coreServices.database,
     audit: coreServices.audit,
     identity: identityServices.identity,
+    userLifecycle: identityServices.userLifecycle,
     settings: coreServices.settings,
     logger: coreServices.logger,
     deploys: coreServices.deploys,
@@ -66,7 +67,7 @@ export default definePlugin({
     radius: optional(radiusServiceRef),
     aaaLogs: optional(aaaLogsServiceRef),
   },
-  init({ database, audit, identity, settings, logger, deploys, inventory, radius, aaaLogs }) {
+  init({ database, audit, identity, userLifecycle, settings, logger, deploys, inventory, radius, aaaLogs }) {
     const references = {
       endpoint: defineReferenceTarget({ kind: 'endpoint', table: 'nac_endpoints', nameColumn: 'mac' }),
       endpoint_group: defineReferenceTarget({ kind: 'endpoint_group', table: 'nac_endpoint_groups', nameColumn: 'name' }),
@@ -85,8 +86,10 @@ export default definePlugin({
     const nac: NacService = { ...createNacService(database.knex, references, events), compilePolicy: (db = database.knex) => compile(db), evaluatePolicy: evaluateNacPolicy }
     aaaLogs?.registerRecordListener('nac', createRecordObserver(database.knex, events).listener)
     // With the radius plugin, FreeRADIUS answers from its rendered tree: automatic CoAs wait for the deploy that carries the change.
-    const coa = createCoaService({ knex: database.knex, settings, inventory, log: logger.child({ plugin: 'nac', part: 'coa' }), awaitDeploy: radius !== undefined })
+    const coa = createCoaService({ knex: database.knex, settings, inventory, log: logger.child({ plugin: 'nac', part: 'coa' }), awaitDeploy: radius !== undefined, identity })
     events.on(coaOnAuthorizationChange(coa))
+    // A user disabled, deleted or taken off the network: their live sessions end (after the deploy that refuses them).
+    userLifecycle.onAccessEnded((e) => coa.userAccessEnded(e.username))
     deploys.onActivated((daemon) => (daemon === FREERADIUS_DAEMON ? coa.deployed() : undefined))
     if (inventory) registerCoaNasGuard(inventory.references.device)
     return {

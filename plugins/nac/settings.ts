@@ -6,7 +6,7 @@ export const coaOnChange = defineSetting(
   'nac.coa_on_change',
   StringEnum(['off', 'reauthenticate'] as const),
   'reauthenticate',
-  "What the NAC sends to the NAS when an endpoint's authorization may have changed (its group, its device type, its profile): `reauthenticate` (a CoA, so the new policy applies now) or `off` (the change applies at the next authentication).",
+  "What the NAC sends to the NAS when an endpoint's authorization may have changed (its group, its device type, its profile): `reauthenticate` (a CoA, so the new policy applies now) or `off` (the change applies at the next authentication). While not `off`, a user disabled, deleted or taken off the network also has each live session ended by a Disconnect-Request.",
   // `off` lets a quarantined endpoint keep its access until it next authenticates, hours on a wired port.
   { security: true },
 )

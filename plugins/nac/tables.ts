@@ -195,14 +195,23 @@ export type CoaNasTableRow = RowOf<typeof CoaNasTable>
 /** Automatic CoAs waiting for the next FreeRADIUS deploy, one an endpoint (migrations/0005_nac_coa_waiting.ts). */
 export const CoaWaitingTable = defineTable('nac_coa_waiting', {
   endpoint_id: column.uuid(),
-  reason: column.varchar<Exclude<CoaReason, 'admin'>>(),
+  reason: column.varchar<Exclude<CoaReason, 'admin' | 'user_access_ended'>>(),
+  created_at: column.timestamp().defaulted(),
+})
+
+/** Disconnect-Requests for the sessions of a user whose access ended, waiting for the next FreeRADIUS deploy (migrations/0006). */
+export const CoaWaitingSessionTable = defineTable('nac_coa_waiting_sessions', {
+  nas_ip: column.varchar(),
+  acct_session_id: column.varchar(),
+  username: column.varchar(),
+  reason: column.varchar<'user_access_ended'>(),
   created_at: column.timestamp().defaulted(),
 })
 
 export type AuthorizationProfileRow = RowOf<typeof AuthorizationProfileTable>
 export type NacPolicyRuleRow = RowOf<typeof NacPolicyRuleTable>
 
-export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable, NacPolicyVersionTable, ProfilingRuleTable, EndpointEvidenceTable, SessionTable, AuthGrantTable, CoaRequestTable, CoaNasTable, CoaWaitingTable]
+export const nacTables = [EndpointGroupTable, EndpointTable, AuthorizationProfileTable, NacPolicyRuleTable, NacPolicyVersionTable, ProfilingRuleTable, EndpointEvidenceTable, SessionTable, AuthGrantTable, CoaRequestTable, CoaNasTable, CoaWaitingTable, CoaWaitingSessionTable]
 export type ProfilingRuleTableRow = RowOf<typeof ProfilingRuleTable>
 export type SessionTableRow = RowOf<typeof SessionTable>
 
@@ -217,6 +226,7 @@ declare module 'knex/types/tables.js' {
     nac_coa_requests: TableType<typeof CoaRequestTable>
     nac_coa_nas: TableType<typeof CoaNasTable>
     nac_coa_waiting: TableType<typeof CoaWaitingTable>
+    nac_coa_waiting_sessions: TableType<typeof CoaWaitingSessionTable>
     nac_profiling_rules: TableType<typeof ProfilingRuleTable>
     nac_endpoint_evidence: TableType<typeof EndpointEvidenceTable>
     nac_sessions: TableType<typeof SessionTable>

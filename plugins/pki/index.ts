@@ -23,6 +23,7 @@ import { templateRoutes } from './routes/templates.js'
 import { Signers } from './services/ca.js'
 import { OcspResponder } from './services/ocsp.js'
 import { createPkiService } from './services/service.js'
+import { revokeDeletedUsersCertificates } from './services/user-certificates.js'
 import { estGroupId, pkiSettings } from './settings.js'
 import { pkiTables } from './tables.js'
 
@@ -45,8 +46,8 @@ export default definePlugin({
   migrations: new URL('./migrations/', import.meta.url),
   tables: pkiTables,
   locales: { en, ru },
-  deps: { database: coreServices.database, secrets: coreServices.secrets, settings: coreServices.settings, logger: coreServices.logger, cluster: coreServices.cluster, identity: identityServices.identity, mail: identityServices.mail, radius: optional(radiusServiceRef) },
-  init({ database, secrets, settings, logger, cluster, identity, mail, radius }) {
+  deps: { database: coreServices.database, secrets: coreServices.secrets, settings: coreServices.settings, logger: coreServices.logger, cluster: coreServices.cluster, identity: identityServices.identity, mail: identityServices.mail, userLifecycle: identityServices.userLifecycle, audit: coreServices.audit, radius: optional(radiusServiceRef) },
+  init({ database, secrets, settings, logger, cluster, identity, mail, userLifecycle, audit, radius }) {
     const knex = database.knex
     const signers = new Signers(knex, secrets)
     const ctx: PkiContext = { knex, secrets, settings, identity, mail, queue: new EstQueue(knex, settings, mail, logger), signers, ocsp: new OcspResponder(knex, signers) }
@@ -59,6 +60,8 @@ export default definePlugin({
         return id ? [id] : []
       },
     })
+    // A deleted user's certificate would otherwise become a device certificate to EAP-TLS (docs/pki.md).
+    userLifecycle.onAccessEnded(revokeDeletedUsersCertificates({ knex, signers, settings, audit, log: logger }))
     let timer: NodeJS.Timeout | null = null
     const refresh = () => service.refreshDueCrls().catch((e: unknown) => logger.error({ err: e }, 'pki: CRL refresh failed'))
     return {

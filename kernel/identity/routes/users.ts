@@ -2,6 +2,7 @@
 import type { Knex } from 'knex'
 import { defineRoute, ErrorBody, givenFields, paginate, referrerList, reply, uniqueColumn, type Actor, type RowOf, type Static, type UpdateOf, lockForChange, orNotFound } from '../../../sdk/index.js'
 import type { UsersTable } from '../../db/tables.js'
+import { accessEndedBy } from '../lifecycle.js'
 import { checkNetworkLoginChange } from '../network-password.js'
 import { passwordColumns } from '../passwords-set.js'
 import { withoutCleartext } from '../verifiers.js'
@@ -170,7 +171,7 @@ export function userRoutes(d: IdentityRouteDeps) {
       path: '/users/{user_id}',
       permission: 'users.write',
       summary: 'Change a user',
-      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. The platform keeps no cleartext to derive them from later, so a request that turns \`network_login\` on for a user who has a password but no verifiers (\`network_verifiers_set\` false), or turns \`chap_enabled\` on for a network-login user with a password, must give the \`password\` too (422 NETWORK_PASSWORD_REQUIRED at \`password\`); a user without any password gets the verifiers with the first one. Turning \`network_login\` off, or switching to \`source: directory\` (with \`network_login: false\` in the same request), discards the verifiers (and, for directory, the local password). \`chap_enabled\` keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; turning it off discards the kept password at once. ${NETWORK} Disabling a user voids their sessions. A new \`password\`, \`email\`, \`enabled\`, \`source\` or \`expires_at\` voids the user's pending password-reset links. Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN, and so does giving an \`expires_at\` to the last enabled administrator without one. ${GUARDS}`,
+      description: `Partial: only the fields given change; \`group_ids\` and \`role_ids\` replace the whole list. A new \`password\` voids every older session of the user (theirs included, when they change themselves) and, with \`network_login\` on, derives the verifiers. The platform keeps no cleartext to derive them from later, so a request that turns \`network_login\` on for a user who has a password but no verifiers (\`network_verifiers_set\` false), or turns \`chap_enabled\` on for a network-login user with a password, must give the \`password\` too (422 NETWORK_PASSWORD_REQUIRED at \`password\`); a user without any password gets the verifiers with the first one. Turning \`network_login\` off, or switching to \`source: directory\` (with \`network_login: false\` in the same request), discards the verifiers (and, for directory, the local password). \`chap_enabled\` keeps the password reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP; turning it off discards the kept password at once. ${NETWORK} Disabling a user voids their sessions. A new \`password\`, \`email\`, \`enabled\`, \`source\` or \`expires_at\` voids the user's pending password-reset links. Disabling, turning \`network_login\` off, or an \`expires_at\` already past ends the user's access: after the commit, the plugins that follow users act on it (where the edition has them: live network sessions ended). Disabling or demoting the last enabled administrator answers 409 LAST_ADMIN, and so does giving an \`expires_at\` to the last enabled administrator without one. ${GUARDS}`,
       tags: ['identity'],
       schema: { params: UserParams, body: UserUpdate, response: { 200: UserResponse, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
@@ -222,9 +223,12 @@ export function userRoutes(d: IdentityRouteDeps) {
           if (VOIDS_RESET_LINKS.some((k) => b[k] !== undefined)) await voidResetLinks(trx, before.id)
           const after = (await load(trx, before.id))!
           await req.audit({ action: 'user.update', resourceType: 'user', resourceId: before.id, before, after }, trx)
-          return after
+          return { before, after }
         })
-        return updated
+        // After the commit: the NAC ends the user's live sessions (CoA), for instance.
+        const ended = accessEndedBy(updated.before, updated.after)
+        if (ended) await d.lifecycle.accessEnded([{ user_id: updated.after.id, username: updated.before.username, reason: ended, actor, requestId: req.requestId }])
+        return updated.after
       },
     }),
     defineRoute({
@@ -232,12 +236,12 @@ export function userRoutes(d: IdentityRouteDeps) {
       path: '/users/{user_id}',
       permission: 'users.write',
       summary: 'Delete a user',
-      description: `Removes the user with their group memberships, directly given roles and pending password resets. Deleting yourself answers 409 CANNOT_DELETE_SELF; deleting the last enabled administrator, 409 LAST_ADMIN; a user another plugin still references (an AAA policy rule naming the user), 409 RECORD_IN_USE naming those references. ${GUARDS}`,
+      description: `Removes the user with their group memberships, directly given roles and pending password resets. After the commit, the plugins that follow users act on it (where the edition has them: the user's certificates revoked, their live network sessions ended). Deleting yourself answers 409 CANNOT_DELETE_SELF; deleting the last enabled administrator, 409 LAST_ADMIN; a user another plugin still references (an AAA policy rule naming the user), 409 RECORD_IN_USE naming those references. ${GUARDS}`,
       tags: ['identity'],
       schema: { params: UserParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: async (req) => {
         const actor = req.actor!
-        await identity.actors.change(req.transaction, async (trx) => {
+        const deleted = await identity.actors.change(req.transaction, async (trx) => {
           const admins = await lockEnabledAdmins(trx)
           const before = await lockForChange(trx, 'users', req.params.user_id, 'user_id', load)
           if (before.id === actor.id) throw E.cannotDeleteSelf({ field: 'user_id' })
@@ -247,7 +251,10 @@ export function userRoutes(d: IdentityRouteDeps) {
           if (referrers.length) throw E.userReferenced({ field: 'user_id', vars: { referrers: referrerList(referrers) } })
           await trx('users').where({ id: before.id }).delete()
           await req.audit({ action: 'user.delete', resourceType: 'user', resourceId: before.id, before }, trx)
+          return before
         })
+        // After the commit: the PKI revokes the user's certificates (else a device certificate), the NAC ends their sessions.
+        await d.lifecycle.accessEnded([{ user_id: deleted.id, username: deleted.username, reason: 'deleted', actor, requestId: req.requestId }])
         return reply({ status: 204 })
       },
     }),

@@ -1,7 +1,7 @@
 import { listQuery, Nullable, Paginated, StringEnum, Timestamp, Type, Uuid, type Static } from '../../../sdk/index.js'
 
 export const COA_ACTIONS = ['reauthenticate', 'disconnect', 'bounce-port'] as const
-export const COA_REASONS = ['admin', 'group_change', 'device_type_change', 'profile_change', 'policy_change'] as const
+export const COA_REASONS = ['admin', 'group_change', 'device_type_change', 'profile_change', 'policy_change', 'user_access_ended'] as const
 export const COA_RESULTS = ['pending', 'ack', 'nak', 'timeout', 'bad_response', 'error'] as const
 export const COA_DIALECTS = ['auto', 'cisco', 'rfc5176'] as const
 
@@ -19,7 +19,7 @@ export const CoaRequestResponse = Type.Object(
     endpoint_id: Nullable(Uuid({ description: 'Null once the endpoint was deleted.' })),
     mac: Type.String({ description: "The endpoint's MAC when the request was sent." }),
     action: StringEnum(COA_ACTIONS),
-    reason: StringEnum(COA_REASONS, { description: '`admin`: asked through the API. `group_change`: the endpoint moved group (an edit or an import). `device_type_change`, `profile_change`, `policy_change`: profiling or the policy changed what applies to it.' }),
+    reason: StringEnum(COA_REASONS, { description: '`admin`: asked through the API. `group_change`: the endpoint moved group (an edit or an import). `device_type_change`, `profile_change`, `policy_change`: profiling or the policy changed what applies to it. `user_access_ended`: a Disconnect-Request for a live session of a user who was disabled or deleted, or whose network login was turned off (or expiry set to a past moment).' }),
     device_id: Nullable(Uuid({ description: 'The inventory device the NAS address was answered as, when the request was sent.' })),
     device_name: Nullable(Type.String()),
     nas_ip: Nullable(Type.String({ description: "The address the request went to: the endpoint's last NAS." })),

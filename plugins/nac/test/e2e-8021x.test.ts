@@ -28,6 +28,8 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
   let sw: any
   let phones: any
   let printerId: string
+  let userTemplateId: string
+  let caId: string
 
   before(async function () {
     if (!has('freeradius') || !has('radclient') || !has('eapol_test') || !has('openssl')) skipBecause(this, 'FreeRADIUS 3.2, radclient, eapol_test and openssl are needed (Debian: freeradius, freeradius-utils, eapoltest, openssl)')
@@ -66,6 +68,8 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
     lab.s.ok(['x509', '-in', 'server.pem', '-out', lab.certFile])
     lab.s.ok(['pkey', '-in', server.key, '-out', lab.keyFile])
     const userTemplate = await createTemplate(t, { name_patterns: ['*'], subject_attributes: ['CN'], san_types: ['email'] })
+    userTemplateId = userTemplate.id
+    caId = ca.id
     client = await lab.issue(ca.id, userTemplate.id, '/CN=alice', 'email:alice@example.net')
     clientPem = path.join(lab.s.dir, lab.s.put('alice.pem', client.cert.certificate))
     await lab.deployThroughApi()
@@ -176,6 +180,21 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
     } finally {
       nas.close()
     }
+  })
+
+  it("EAP-TLS: a deleted user's certificate is revoked, never a device certificate: refused after the next deploy", async () => {
+    const t = lab.t
+    const frank = await created(t, '/api/v1/users', { username: 'frank', password: PASSWORD, network_login: true })
+    const cert = await lab.issue(caId, userTemplateId, '/CN=frank', 'email:frank@example.net')
+    const pem = path.join(lab.s.dir, lab.s.put('frank.pem', cert.cert.certificate))
+    await lab.deployThroughApi()
+    const admitted = await lab.tls('frank', pem, cert.key, caPem)
+    expect(admitted.ok, admitted.raw.slice(-2000)).to.equal(true)
+    expect((await t.admin('DELETE', `/api/v1/users/${frank.id}`)).status).to.equal(204)
+    expect((await t.admin('GET', `/api/v1/pki/certificates/${cert.cert.id}`)).body).to.include({ status: 'revoked', revocation_reason: 'cessationOfOperation' })
+    await lab.deployThroughApi()
+    // Without the revocation the certificate names no user: the "certificates" rule (issuer only) would admit it as a device's.
+    expect((await lab.tls('frank', pem, cert.key, caPem)).ok).to.equal(false)
   })
 
   it('EAP-TLS: the certificate is refused once revoked and the CRL redeployed; a rollback to the release before the revocation is refused naming it, and the daemon still refuses', async () => {

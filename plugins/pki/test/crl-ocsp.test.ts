@@ -6,6 +6,7 @@
  * ocsp -url` against the app (good, revoked, unknown, the nonce), and its
  * GET form (RFC 6960 A.1).
  */
+import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'chai'
@@ -14,18 +15,19 @@ import { coreServices } from '../../../sdk/index.js'
 import { pkiServiceRef } from '../api.js'
 import { Signers } from '../services/ca.js'
 import { OcspResponder } from '../services/ocsp.js'
-import { createCa, issue, Scratch, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
+import { auditRows, createCa, createTemplate, issue, Scratch, startPkiBed, stopPkiBed, type PkiBed } from './helpers.js'
 
 describe('pki: CRL and OCSP', function () {
   this.timeout(120_000)
   let t: TestApp
   let s: Scratch
   let ca: any
+  let root: any
   let eap: string
   let bed: PkiBed
   before(async function () {
     bed = await startPkiBed(this, { root: { key_algorithm: 'RSA-3072' }, issuing: { key_algorithm: 'ECDSA-P384' } })
-    ;({ t, s, ca, eap } = bed)
+    ;({ t, s, ca, root, eap } = bed)
   })
 
   after(() => stopPkiBed(bed))
@@ -97,6 +99,37 @@ describe('pki: CRL and OCSP', function () {
     const refused = check('bad.pem')
     expect(refused.status).not.to.equal(0)
     expect(refused.out).to.include('certificate revoked')
+  })
+
+  it("revokes a deleted user's certificates (subject CN, any case: cessationOfOperation, audited, in the CRL); another's and a longer name stay valid", async () => {
+    const tpl = await createTemplate(t, { name_patterns: ['*'], san_types: [] })
+    const name = `Carla-${randomUUID().slice(0, 6)}`
+    const user = await t.admin('POST', '/api/v1/users', { body: { username: name, network_login: false } })
+    expect(user.status, user.text).to.equal(201)
+    const other = await t.admin('POST', '/api/v1/users', { body: { username: `dan-${randomUUID().slice(0, 6)}` } })
+    const mine = await issue(t, ca.id, tpl.id, s.csr({ subject: `/CN=${name.toLowerCase()}/O=Staff` }).csr)
+    const mineToo = await issue(t, root.id, tpl.id, s.csr({ subject: `/CN=${name.toUpperCase()}` }).csr)
+    const longer = await issue(t, ca.id, tpl.id, s.csr({ subject: `/CN=${name.toLowerCase()}.example.net` }).csr)
+    const theirs = await issue(t, ca.id, tpl.id, s.csr({ subject: `/CN=${other.body.username}` }).csr)
+    expect((await t.admin('DELETE', `/api/v1/users/${user.body.id}`)).status).to.equal(204)
+    const [deletion] = (await auditRows(t, user.body.id)).filter((r) => r.action === 'user.delete')
+    for (const c of [mine, mineToo]) {
+      const got = await t.admin('GET', `/api/v1/pki/certificates/${c.id}`)
+      expect(got.body).to.include({ status: 'revoked', revocation_reason: 'cessationOfOperation' })
+      const audit = (await auditRows(t, c.id)).filter((r) => r.action === 'pki_certificate.revoke')
+      expect(audit).to.have.length(1)
+      expect(audit[0].actor_id).to.equal(deletion.actor_id).and.be.a('string')
+      expect(audit[0].after).to.include({ cause: 'user_deleted', username: name, status: 'revoked' })
+    }
+    for (const c of [longer, theirs]) expect((await t.admin('GET', `/api/v1/pki/certificates/${c.id}`)).body.status).to.equal('valid')
+    s.put('deleted-user.crl', (await crl('crl')).body)
+    const text = s.ok(['crl', '-in', 'deleted-user.crl', '-inform', 'DER', '-noout', '-text'])
+    expect(text).to.include(`Serial Number: ${mine.serial}`)
+    expect(text).to.match(new RegExp(`Serial Number: ${mine.serial}[^]*?CRL Reason Code:\\s*\\n\\s*Cessation Of Operation`))
+    expect(text).not.to.include(longer.serial).and.not.include(theirs.serial)
+    const rootCrl = Buffer.from(await (await fetch(`${t.url}/api/v1/public/crl/${root.id}.crl`)).arrayBuffer())
+    s.put('deleted-user-root.crl', rootCrl)
+    expect(s.ok(['crl', '-in', 'deleted-user-root.crl', '-inform', 'DER', '-noout', '-text'])).to.include(`Serial Number: ${mineToo.serial}`)
   })
 
   it('makes the CRL again on the schedule once less than half its life is left', async () => {

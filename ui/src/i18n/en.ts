@@ -271,7 +271,7 @@ const en = {
     coaResults: { pending: 'sent, no answer yet', ack: 'acknowledged (ACK)', nak: 'refused by the NAS (NAK)', timeout: 'no answer (timeout)', bad_response: 'answer failed verification (check the RADIUS secret)', error: 'could not be sent' },
     coaHistory: 'CoA history', coaHistoryOf: (m: string) => `CoA history of ${m}`, coaTime: 'Time', coaActionLabel: 'Action', coaReasonLabel: 'Reason', coaResultLabel: 'Result', coaDevice: 'NAS', coaBy: 'Asked by',
     anyResult: 'All results', anyAction: 'All actions', anyReason: 'All reasons', automatic: 'automatic', noCoa: 'No CoA requests match.',
-    coaReasons: { admin: 'by hand', group_change: 'group changed', device_type_change: 'device type changed', profile_change: 'profile changed', policy_change: 'policy changed' },
+    coaReasons: { admin: 'by hand', group_change: 'group changed', device_type_change: 'device type changed', profile_change: 'profile changed', policy_change: 'policy changed', user_access_ended: "user's access ended" },
     scopeEndpoint: (m: string) => `Endpoint ${m}`, scopeDevice: (n: string) => `NAS ${n}`, clearScope: (x: string) => `Stop filtering by ${x}`,
     coaSettingsOf: (n: string) => `CoA settings of ${n}`, coaPort: 'CoA port', coaPortHint: 'Empty: the setting nac.coa_port (3799 by default).', dialect: 'Dialect',
     dialects: { auto: 'auto (Cisco for a Cisco vendor, else RFC 5176)', cisco: 'Cisco (Cisco-AVPair commands)', rfc5176: 'RFC 5176' }, removeOverride: 'Back to the settings',

@@ -272,7 +272,7 @@ const ru: Messages = {
     coaResults: { pending: 'отправлено, ответа ещё нет', ack: 'подтверждено (ACK)', nak: 'отклонено NAS (NAK)', timeout: 'нет ответа (тайм-аут)', bad_response: 'ответ не прошёл проверку (проверьте секрет RADIUS)', error: 'не удалось отправить' },
     coaHistory: 'История CoA', coaHistoryOf: (m) => `История CoA для ${m}`, coaTime: 'Время', coaActionLabel: 'Действие', coaReasonLabel: 'Причина', coaResultLabel: 'Результат', coaDevice: 'NAS', coaBy: 'Кто запросил',
     anyResult: 'Все результаты', anyAction: 'Все действия', anyReason: 'Все причины', automatic: 'автоматически', noCoa: 'Нет запросов CoA по этим условиям.',
-    coaReasons: { admin: 'вручную', group_change: 'смена группы', device_type_change: 'смена типа устройства', profile_change: 'изменение профиля', policy_change: 'изменение политики' },
+    coaReasons: { admin: 'вручную', group_change: 'смена группы', device_type_change: 'смена типа устройства', profile_change: 'изменение профиля', policy_change: 'изменение политики', user_access_ended: 'доступ пользователя прекращён' },
     scopeEndpoint: (m) => `Устройство ${m}`, scopeDevice: (n) => `NAS ${n}`, clearScope: (x) => `Снять фильтр по ${x}`,
     coaSettingsOf: (n) => `Настройки CoA для ${n}`, coaPort: 'Порт CoA', coaPortHint: 'Пусто: настройка nac.coa_port (по умолчанию 3799).', dialect: 'Диалект',
     dialects: { auto: 'авто (Cisco для производителя Cisco, иначе RFC 5176)', cisco: 'Cisco (команды Cisco-AVPair)', rfc5176: 'RFC 5176' }, removeOverride: 'Вернуть к настройкам',

@@ -17,7 +17,7 @@ import { when } from './format'
 const PER_PAGE = 20
 const RESULTS = ['pending', 'ack', 'nak', 'timeout', 'bad_response', 'error'] as const
 const ACTIONS = ['reauthenticate', 'disconnect', 'bounce-port'] as const
-const REASONS = ['admin', 'group_change', 'device_type_change', 'profile_change', 'policy_change'] as const
+const REASONS = ['admin', 'group_change', 'device_type_change', 'profile_change', 'policy_change', 'user_access_ended'] as const
 const COLOR = { pending: 'blue', ack: 'green', nak: 'red', timeout: 'orange', bad_response: 'red', error: 'gray' } as const
 type Scope = { endpoint_id?: string; mac?: string; device_id?: string; device?: string }
 

@@ -7,6 +7,8 @@ export const COA_REQUESTS = 'nac_coa_requests'
 export const COA_NAS = 'nac_coa_nas'
 /** Automatic CoAs waiting for the next FreeRADIUS deploy (migrations/0005_nac_coa_waiting.ts). */
 export const COA_WAITING = 'nac_coa_waiting'
+/** Disconnect-Requests for a user's sessions waiting for the next FreeRADIUS deploy (migrations/0006). */
+export const COA_WAITING_SESSIONS = 'nac_coa_waiting_sessions'
 
 type Db = Knex | Knex.Transaction
 export type CoaRecordWithAttributes = CoaRequestRecord & { attributes: { name: string; value: string }[]; error_cause_name: string | null }

@@ -15,14 +15,14 @@
 import { randomInt } from 'node:crypto'
 import { isIPv4 } from 'node:net'
 import type { Knex } from 'knex'
-import { CommonErrors, isPortcullisError, jsonText, type Logger, type SettingsService } from '../../../../sdk/index.js'
+import { CommonErrors, isPortcullisError, jsonText, type IdentityService, type Logger, type SettingsService } from '../../../../sdk/index.js'
 import type { InventoryService } from '../../../inventory/api.js'
 import type { CoaAction, CoaRequestOptions, Endpoint, EndpointAuthorizationListener, NacCoaService } from '../../api.js'
 import { CoaErrors } from '../../errors.js'
 import { coaOnChange, coaPort, coaRetries, coaTimeoutMs } from '../../settings.js'
-import { loadEndpoint } from '../rows.js'
+import { loadEndpoint, loadEndpointByMac } from '../rows.js'
 import { buildRequest, CODE, type BuiltRequest, type Dialect } from './packet.js'
-import { COA_NAS, COA_REQUESTS, COA_WAITING, loadCoaRequest, type CoaRecordWithAttributes } from './records.js'
+import { COA_NAS, COA_REQUESTS, COA_WAITING, COA_WAITING_SESSIONS, loadCoaRequest, type CoaRecordWithAttributes } from './records.js'
 import { exchange } from './transport.js'
 
 type Db = Knex | Knex.Transaction
@@ -48,6 +48,8 @@ export interface CoaDeps {
    * or the switch would re-ask a daemon that still answers from before the change. False: sent at once.
    */
   awaitDeploy: boolean
+  /** To check, when a waiting Disconnect-Request goes, that the user's access is still ended (re-enabled meanwhile: nothing sent). */
+  identity?: Pick<IdentityService, 'findUser'>
 }
 
 export interface CoaServiceImpl extends NacCoaService {
@@ -56,12 +58,26 @@ export interface CoaServiceImpl extends NacCoaService {
   prepare(db: Db, endpoint: Endpoint, action: CoaAction, o: CoaRequestOptions): Promise<PreparedCoa>
   /** A FreeRADIUS release became active here: the CoAs that waited for it go now. */
   deployed(): Promise<void>
+  /**
+   * A user's access ended (disabled, deleted, network login off): each open session accounting names
+   * them in (the username without regard to case) gets a Disconnect-Request, after the next
+   * FreeRADIUS deploy when it waits for one, per `nac.coa_on_change` (`off`: nothing). Never throws.
+   */
+  userAccessEnded(username: string): Promise<void>
   /** Sends a prepared request (after its record committed) and records the answer. */
   dispatch(p: PreparedCoa): Promise<CoaRecordWithAttributes>
   /** At boot: a request left `pending` by a node that stopped mid-exchange is closed as `error`. */
   closeAbandoned(): Promise<number>
   /** At shutdown: drops the background requests not started yet (logged), and waits for those in flight. */
   drain(): Promise<void>
+}
+
+/** Whom a request is for: an endpoint (its last NAS), or a session (its NAS); the endpoint may be unknown for a session. */
+interface CoaTarget {
+  endpointId: string | null
+  mac: string
+  nasIp: string | null
+  nasPort: string | null
 }
 
 /** Longer than any exchange can last (30 s × 6 transmissions at the settings' bounds). */
@@ -73,9 +89,14 @@ const plainIp = (ip: string) => (/^::ffff:/i.test(ip) && isIPv4(ip.slice(7)) ? i
 export function createCoaService(d: CoaDeps): CoaServiceImpl {
   const { knex } = d
 
-  async function prepare(db: Db, endpoint: Endpoint, action: CoaAction, o: CoaRequestOptions): Promise<PreparedCoa> {
-    if (!endpoint.last_nas_ip) throw CoaErrors.noNas({ field: 'endpoint_id', vars: { mac: endpoint.mac } })
-    const nasIp = plainIp(endpoint.last_nas_ip)
+  const prepare = (db: Db, endpoint: Endpoint, action: CoaAction, o: CoaRequestOptions) =>
+    prepareFor(db, { endpointId: endpoint.id, mac: endpoint.mac, nasIp: endpoint.last_nas_ip, nasPort: endpoint.last_nas_port }, action, o)
+
+  /** The endpoint's last NAS, or the NAS of a session (its own address and port, which may not be the endpoint's last). */
+  async function prepareFor(db: Db, target: CoaTarget, action: CoaAction, o: CoaRequestOptions): Promise<PreparedCoa> {
+    const endpoint = { id: target.endpointId, mac: target.mac, last_nas_port: target.nasPort }
+    if (!target.nasIp) throw CoaErrors.noNas({ field: 'endpoint_id', vars: { mac: target.mac } })
+    const nasIp = plainIp(target.nasIp)
     const device = d.inventory ? await d.inventory.findRadiusClient(nasIp, db) : null
     if (!device) {
       const bare = d.inventory ? await d.inventory.findDeviceByAddress(nasIp, db) : null
@@ -143,17 +164,21 @@ export function createCoaService(d: CoaDeps): CoaServiceImpl {
     if ((await d.settings.get(coaOnChange)) === 'off') return
     const endpoint = await loadEndpoint(knex, endpointId)
     if (!endpoint?.last_nas_ip) return
+    await prepareAndDispatch({ endpointId: endpoint.id, mac: endpoint.mac, nasIp: endpoint.last_nas_ip, nasPort: endpoint.last_nas_port }, 'reauthenticate', { reason })
+  }
+
+  async function prepareAndDispatch(target: CoaTarget & { nasIp: string }, action: CoaAction, o: CoaRequestOptions): Promise<void> {
     let p: PreparedCoa
     try {
-      p = await prepare(knex, endpoint, 'reauthenticate', { reason })
+      p = await prepareFor(knex, target, action, o)
     } catch (e) {
       if (!isPortcullisError(e)) throw e
-      const ip = plainIp(endpoint.last_nas_ip)
+      const ip = plainIp(target.nasIp)
       await knex(COA_REQUESTS).insert({
-        endpoint_id: endpoint.id,
-        mac: endpoint.mac,
-        action: 'reauthenticate',
-        reason,
+        endpoint_id: target.endpointId,
+        mac: target.mac,
+        action,
+        reason: o.reason,
         nas_ip: ip,
         result: 'error',
         error_detail: `${e.code}: ${e.code === 'COA_NAS_NO_SECRET' ? `the inventory device for ${ip} has no RADIUS secret` : `no enabled inventory device answers for ${ip}`}`,
@@ -163,18 +188,41 @@ export function createCoaService(d: CoaDeps): CoaServiceImpl {
     await dispatch(p)
   }
 
+  /** A Disconnect-Request for one session of a user whose access ended, unless it ended (or the access came back) meanwhile. */
+  async function disconnectSession(w: { nas_ip: string; acct_session_id: string; username: string }): Promise<void> {
+    const s = await knex('nac_sessions').where({ nas_ip: w.nas_ip, acct_session_id: w.acct_session_id }).first('mac', 'nas_port', 'stopped_at')
+    if (!s || s.stopped_at || !s.mac) return
+    if (d.identity) {
+      const u = await d.identity.findUser({ username: w.username })
+      const expired = u?.expires_at ? new Date(u.expires_at).getTime() <= Date.now() : false
+      if (u && u.enabled && u.network_login && !expired) return
+    }
+    const endpoint = await loadEndpointByMac(knex, s.mac)
+    await prepareAndDispatch({ endpointId: endpoint?.id ?? null, mac: s.mac, nasIp: w.nas_ip, nasPort: s.nas_port }, 'disconnect', { reason: 'user_access_ended', acctSessionId: w.acct_session_id })
+  }
+
   // The background queue. An entry that waited for a deploy carries when it was picked: its row is
   // removed once its request is recorded, unless a newer change came meanwhile (that one waits on).
-  const queue: [string, CoaRequestOptions['reason'], Date?][] = []
+  const queue: (() => Promise<unknown>)[] = []
+  const queueEndpoint = (id: string, reason: CoaRequestOptions['reason'], picked?: Date) =>
+    queue.push(() =>
+      automatic(id, reason)
+        .then(() => (picked ? knex(COA_WAITING).where({ endpoint_id: id }).where('created_at', '<=', picked).delete() : 0))
+        .catch((err: unknown) => d.log.error({ err, endpoint_id: id }, 'nac: automatic CoA failed')),
+    )
+  const queueSession = (w: { nas_ip: string; acct_session_id: string; username: string }, picked?: Date) =>
+    queue.push(() =>
+      disconnectSession(w)
+        .then(() => (picked ? knex(COA_WAITING_SESSIONS).where({ nas_ip: w.nas_ip, acct_session_id: w.acct_session_id }).where('created_at', '<=', picked).delete() : 0))
+        .catch((err: unknown) => d.log.error({ err, nas_ip: w.nas_ip, acct_session_id: w.acct_session_id }, 'nac: Disconnect-Request for a user whose access ended failed')),
+    )
   let active = 0
   let waiters: (() => void)[] = []
   const pump = () => {
     while (active < CONCURRENCY && queue.length) {
-      const [id, reason, picked] = queue.shift()!
+      const job = queue.shift()!
       active++
-      automatic(id, reason)
-        .then(() => (picked ? knex(COA_WAITING).where({ endpoint_id: id }).where('created_at', '<=', picked).delete() : 0))
-        .catch((err: unknown) => d.log.error({ err, endpoint_id: id }, 'nac: automatic CoA failed'))
+      job()
         .finally(() => {
           active--
           pump()
@@ -205,7 +253,7 @@ export function createCoaService(d: CoaDeps): CoaServiceImpl {
     authorizationChanged(endpointIds, reason) {
       const ids = [...new Set(endpointIds)]
       if (!d.awaitDeploy) {
-        for (const id of ids) queue.push([id, reason])
+        for (const id of ids) queueEndpoint(id, reason)
         setImmediate(pump)
         return
       }
@@ -220,12 +268,37 @@ export function createCoaService(d: CoaDeps): CoaServiceImpl {
     async deployed() {
       const picked = new Date()
       const rows = await knex(COA_WAITING).where('created_at', '<=', picked).orderBy('created_at').select('endpoint_id', 'reason')
+      const sessions = await knex(COA_WAITING_SESSIONS).where('created_at', '<=', picked).orderBy('created_at').select('nas_ip', 'acct_session_id', 'username')
       if ((await d.settings.get(coaOnChange)) === 'off') {
         await knex(COA_WAITING).where('created_at', '<=', picked).delete()
+        await knex(COA_WAITING_SESSIONS).where('created_at', '<=', picked).delete()
         return
       }
-      for (const r of rows) queue.push([r.endpoint_id, r.reason, picked])
-      if (rows.length) setImmediate(pump)
+      for (const r of rows) queueEndpoint(r.endpoint_id, r.reason, picked)
+      for (const w of sessions) queueSession(w, picked)
+      if (rows.length || sessions.length) setImmediate(pump)
+    },
+    async userAccessEnded(username) {
+      try {
+        if ((await d.settings.get(coaOnChange)) === 'off') return
+        // Open sessions (live, or stale: accounting may have been lost while the NAS still holds them).
+        const open = await knex('nac_sessions')
+          .whereRaw('lower(username) = lower(?)', [username])
+          .whereNull('stopped_at')
+          .whereNotNull('mac')
+          .orderBy('started_at')
+          .select('nas_ip', 'acct_session_id')
+        if (!open.length) return
+        const waits = open.map((o) => ({ nas_ip: o.nas_ip, acct_session_id: o.acct_session_id, username, reason: 'user_access_ended' as const }))
+        if (d.awaitDeploy) {
+          await knex(COA_WAITING_SESSIONS).insert(waits).onConflict(['nas_ip', 'acct_session_id']).merge({ username, created_at: knex.fn.now() })
+          return
+        }
+        for (const w of waits) queueSession(w)
+        setImmediate(pump)
+      } catch (err) {
+        d.log.error({ err, username }, 'nac: could not find or record the sessions of a user whose access ended')
+      }
     },
     idle: () => (active || queue.length ? new Promise<void>((resolve) => waiters.push(resolve)) : Promise.resolve()),
   }
