@@ -7,7 +7,8 @@
  *
  * (EAP-TLS too, with certificates the PKI issued.) Every account state 802.1X refuses or lets in is
  * asked in turn: PEAP's unknown, disabled, network-login-off, expired and password-less users, and
- * EAP-TLS certificates naming such users (in another case too) or no user (a device's). Seeded: a failure prints the seed;
+ * EAP-TLS certificates naming such users (in another case too) or no user (a device's); a user whose name holds
+ * "_" and "@"; every accept carries an octets Class holding a backslash and a quote, compared on MAB. Seeded: a failure prints the seed;
  * `NAC_DIFF_SEED=<n>` replays it, `NAC_DIFF_POLICIES` sets how many policies (default 25, 11
  * requests each).
  */
@@ -84,6 +85,8 @@ const authorization = (r: Rng, i: number): NacAuthorization =>
           { attribute: 'Tunnel-Type', value: 'VLAN' },
           { attribute: 'Tunnel-Medium-Type', value: 'IEEE-802' },
           { attribute: 'Tunnel-Private-Group-Id', value: String(100 + i) },
+          // An octets value holding a backslash and a quote reaches the NAS as the bytes configured (issue 26, finding 8).
+          { attribute: 'Class', value: `ou=vlan-${i}\\lab "q"` },
         ],
       }
 
@@ -135,7 +138,8 @@ function randomPolicy(r: Rng, w: World): CompiledNacPolicy {
 interface Question {
   request: NacRequest
   account: NacAccount | null
-  ask: () => Promise<{ accept: boolean; vlan: string | null }>
+  /** The daemon's answer; `cls`: the Class it sent, as hex (MAB only: eapol_test does not print it). */
+  ask: () => Promise<{ accept: boolean; vlan: string | null; cls?: string | null }>
 }
 
 function questions(r: Rng, w: World, lab: NacLab, caPem: string, turn: number): Question[] {
@@ -155,7 +159,7 @@ function questions(r: Rng, w: World, lab: NacLab, caPem: string, turn: number): 
         if (portType) pairs.push(`NAS-Port-Type = ${portType}`)
         const a = await radclient(lab.port, 'auth', SECRET, pairs)
         expect(a.code, a.raw).to.be.oneOf(['Access-Accept', 'Access-Reject'])
-        return { accept: a.code === 'Access-Accept', vlan: a.attributes.find((x) => x.name === 'Tunnel-Private-Group-Id')?.value ?? null }
+        return { accept: a.code === 'Access-Accept', vlan: a.attributes.find((x) => x.name === 'Tunnel-Private-Group-Id')?.value ?? null, cls: a.attributes.find((x) => x.name === 'Class')?.value.toLowerCase() ?? null }
       },
     })
   }
@@ -206,7 +210,8 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
     const person = (username: string, groupIds: string[], o: Partial<NacAccount> = {}): Person => ({ username, groupIds, account: account(username, o) })
     const expiredAt = new Date(Date.now() - 3600_000).toISOString()
     const laterAt = new Date(Date.now() + 30 * 86400_000).toISOString()
-    const users = [person('ann', [ug[0].id]), person('ben', [ug[1].id, ug[2].id]), person('cat', [])]
+    // j_doe@corp.example: a valid username with "_" and "@" is a PEAP identity and an EAP-TLS CN like any other (issue 26, finding 6).
+    const users = [person('ann', [ug[0].id]), person('ben', [ug[1].id, ug[2].id]), person('cat', []), person('j_doe@corp.example', [ug[2].id])]
     // The account states (issue 26 finding 1): each is in staff, so that a policy naming staff would let it in were the state ignored.
     const states = [
       person('dora', [ug[0].id], { enabled: false }),
@@ -240,7 +245,7 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
     const client = await lab.issue(ca.id, userTemplate.id, '/CN=ann', 'email:ann@example.net,email:ann.second@example.net')
     const clientFile = path.join(lab.s.dir, lab.s.put('ann.pem', client.cert.certificate + ca.certificate))
     const certificates: World['certificates'] = [{ cn: 'ann', person: users[0], file: clientFile, key: client.key }]
-    for (const [cn, p] of [['DORA', states[0]], ['nell', states[1]], ['olaf', states[2]], ['nopw', states[3]], ['Fred', states[4]], ['printer-9.example', null]] as const) {
+    for (const [cn, p] of [['DORA', states[0]], ['nell', states[1]], ['olaf', states[2]], ['nopw', states[3]], ['Fred', states[4]], ['J_Doe@Corp.example', users[3]], ['printer-9.example', null]] as const) {
       const c = await lab.issue(ca.id, userTemplate.id, `/CN=${cn}`)
       certificates.push({ cn, person: p, file: path.join(lab.s.dir, lab.s.put(`${cn}.pem`, c.cert.certificate + ca.certificate)), key: c.key })
     }
@@ -288,6 +293,10 @@ describe('nac: the policy test and the deployed FreeRADIUS agree (differential, 
         const wantVlan = want.decision === 'accept' ? (want.reply.find((a) => a.attribute === 'Tunnel-Private-Group-Id')?.value ?? null) : null
         const where = `seed ${seed}, policy ${p}: ${JSON.stringify(policy)}\nrequest ${JSON.stringify(q.request)} account ${JSON.stringify(q.account)}\nthe policy test: ${want.rule.name} (${want.decision})`
         expect({ accept: got.accept, vlan: got.vlan }, where).to.deep.equal({ accept: want.decision === 'accept', vlan: wantVlan })
+        if (got.cls !== undefined) {
+          const cls = want.decision === 'accept' ? want.reply.find((a) => a.attribute === 'Class')?.value : undefined
+          expect(got.cls, where).to.equal(cls === undefined ? null : `0x${Buffer.from(cls, 'utf8').toString('hex')}`)
+        }
         asked++
       }
     }

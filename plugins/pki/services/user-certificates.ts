@@ -6,7 +6,8 @@
  * The user's certificates are those whose subject CN is the username (without regard to case), and
  * those issued for an EST request the account made. Each is revoked with reason cessationOfOperation,
  * audited as `pki_certificate.revoke` by whoever deleted the user, and its CA's CRL made anew in the
- * same transaction, so that the next FreeRADIUS deploy carries it (services/freeradius.ts).
+ * same transaction, so that the next FreeRADIUS deploy carries it (services/freeradius.ts). The account's
+ * EST requests still open (pending, or approved and not yet collected) are rejected, audited likewise.
  */
 import type { Knex } from 'knex'
 import type { AuditService, Logger, SettingsService, UserAccessEnded } from '../../../sdk/index.js'
@@ -65,6 +66,16 @@ export function revokeDeletedUsersCertificates(d: UserCertificateDeps) {
         await trx('pki_est_requests').where({ requester_user_id: e.user_id, status: 'issued' }).whereNotNull('certificate_id').pluck('certificate_id'),
       )
       const mine = candidates.filter((c) => linked.has(c.id) || commonNames(c.subject).some((v) => v.toLowerCase() === cn))
+      // What the account asked over EST and nobody collected: an approver could still say yes to it (or the
+      // approved certificate be made at the next poll), issuing for an account that no longer exists.
+      const open = await trx('pki_est_requests').where({ requester_user_id: e.user_id }).whereIn('status', ['pending', 'approved']).forUpdate().select('id', 'status')
+      for (const r of open) {
+        await trx('pki_est_requests').where({ id: r.id }).update({ status: 'rejected', decided_by: e.actor?.id ?? null, decided_via: 'api', decided_at: new Date(), token_hash: null, token_expires_at: null })
+        await d.audit.record(
+          { action: 'est_request.reject', resourceType: 'est_request', resourceId: r.id, before: { status: r.status }, after: { status: 'rejected', cause: 'user_deleted', user_id: e.user_id, username: e.username } },
+          { actor: e.actor, requestId: e.requestId, trx },
+        )
+      }
       if (!mine.length) return 0
       const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000)
       const hours = await d.settings.get(crlValidityHours, trx)

@@ -130,4 +130,31 @@ describe('pki: EST approval queue', function () {
     expect(((await refused.json()) as { code: string }).code).to.equal('PKI_EST_REJECTED')
     expectError(await t.req('GET', `/api/v1/public/est-approval/${'B'.repeat(43)}`), 404, 'PKI_APPROVAL_NOT_FOUND', 'token')
   })
+
+  it('a deleted account\'s requests still open are rejected: the pending one and the approved, uncollected one can never be issued', async () => {
+    const group = (await t.admin('GET', '/api/v1/settings/pki.est_group_id')).body.value as string
+    const who = uniq('leaver')
+    const made = await t.admin('POST', '/api/v1/users', { body: { username: who, password: PASSWORD, group_ids: [group] } })
+    expect(made.status, made.text).to.equal(201)
+    const basic = `Basic ${Buffer.from(`${who}:${PASSWORD}`).toString('base64')}`
+    const hold = async (cn: string) => {
+      const r = await fetch(`${t.url}/.well-known/est/simpleenroll`, { method: 'POST', headers: { 'content-type': 'application/pkcs10', authorization: basic }, body: b64Csr(cn) })
+      expect(r.status, cn).to.equal(202)
+      await smtp.take(APPROVER)
+      return (await t.admin('GET', `/api/v1/pki/est-requests?status=pending&search=${cn}`)).body.items[0].id as string
+    }
+    const pending = await hold('sw30.devices.example.net')
+    const approved = await hold('sw31.devices.example.net')
+    expect((await t.admin('POST', `/api/v1/pki/est-requests/${approved}/decision`, { body: { decision: 'approve' } })).body.status).to.equal('approved')
+    const before = await issuedCount()
+    expect((await t.admin('DELETE', `/api/v1/users/${made.body.id}`)).status).to.equal(204)
+    for (const [id, cn] of [[pending, 'sw30'], [approved, 'sw31']]) {
+      const listed = (await t.admin('GET', `/api/v1/pki/est-requests?search=${cn}.devices`)).body.items as { id: string; status: string }[]
+      expect(listed.map((r) => [r.id, r.status]), cn).to.deep.equal([[id, 'rejected']])
+      expectError(await t.admin('POST', `/api/v1/pki/est-requests/${id}/decision`, { body: { decision: 'approve' } }), 409, 'PKI_EST_REQUEST_DECIDED')
+    }
+    expect(await issuedCount()).to.equal(before)
+    const audit = await t.app.db.knex('audit_log').where({ action: 'est_request.reject' }).whereIn('resource_id', [pending, approved]).count({ n: '*' })
+    expect(Number(audit[0].n)).to.equal(2)
+  })
 })
