@@ -105,6 +105,33 @@ export interface AccessRevocation {
   at: string | null
 }
 
+/** What a daemon's files let one user in with: the credential (a verifier, or a marker such as "directory"; null: refused or no password) and the expiry (seconds since 1970). */
+export interface UserAdmission {
+  credential: string | null
+  expires: number | null
+}
+
+/**
+ * The users an earlier release admits (a credential, not expired at `at`) whom the files rendered now
+ * refuse, admit with another credential, or admit for less long: each renderer reads its own files into
+ * `UserAdmission`s, and this one rule says what counts as revoked, the same for every daemon.
+ */
+export function usersRevokedSince(before: ReadonlyMap<string, UserAdmission>, after: ReadonlyMap<string, UserAdmission>, at: Date): AccessRevocation[] {
+  const nowSeconds = Math.floor(at.getTime() / 1000)
+  const out: AccessRevocation[] = []
+  for (const [name, old] of [...before].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    // The release refuses this user by itself (refused, no password, or its own expiry has passed).
+    if (old.credential === null || (old.expires !== null && old.expires <= nowSeconds)) continue
+    const cur = after.get(name)
+    if (!cur || cur.credential === null) out.push({ subject: 'user', name, change: 'not_admitted', at: null })
+    else if (cur.credential !== old.credential) out.push({ subject: 'user', name, change: 'password_changed', at: null })
+    else if (cur.expires !== null && (old.expires === null || cur.expires < old.expires)) {
+      out.push({ subject: 'user', name, change: cur.expires <= nowSeconds ? 'not_admitted' : 'expires_sooner', at: new Date(cur.expires * 1000).toISOString() })
+    }
+  }
+  return out
+}
+
 /** One file of the release that is active (deployed) for a daemon. */
 export interface DeployedFile {
   path: string

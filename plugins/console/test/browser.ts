@@ -92,3 +92,12 @@ export async function pickOption(page: Page, label: string, option: string | Reg
   await (await inputByLabel(page, label, o)).click()
   await page.getByRole('option', { name: option }).click()
 }
+
+/**
+ * Every browser test signs in from 127.0.0.1, the one client address the login limit counts (10 in any
+ * minute, a sliding window): a file's tests are separate people, not one client, so each starts with the
+ * limits cleared. (The limits themselves are tested in test/kernel/rate-limit.test.ts.)
+ */
+export async function clearRateLimits(t: TestApp | undefined): Promise<void> {
+  await t?.app.db.knex('rate_limit_hits').del()
+}

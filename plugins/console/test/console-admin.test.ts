@@ -18,7 +18,7 @@ import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { codeAt, enroll, wrongCode } from '../../../test/kit/mfa.js'
 import { startSmtp, type TestSmtp } from '../../mfa/test/smtp.js'
-import { context, heading, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, heading, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
 
 const PASSWORD = 'Portcullis-Idm-2026!'
 const CAROL = 'Kestrel-Strong-Pass-42x'
@@ -59,6 +59,7 @@ async function withMail(t: TestApp, { publicUrl }: { publicUrl: boolean }, fn: (
 ;(runsOn('postgres') ? describe : describe.skip)('console: users, groups, roles, the audit trail and settings in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
+  beforeEach(() => clearRateLimits(t))
   let browser: Browser
 
   before(async function () {

@@ -15,7 +15,7 @@
 import { expect } from 'chai'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
 
 const PASSWORD = 'Portcullis-Config-2026!'
 
@@ -33,6 +33,7 @@ const byLabel = (page: Page, label: string, scope: Locator | Page = page) => inp
 ;(runsOn('postgres') ? describe : describe.skip)('console: command sets, TACACS+ and RADIUS profiles, log exclusions in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
+  beforeEach(() => clearRateLimits(t))
   let browser: Browser
 
   before(async function () {

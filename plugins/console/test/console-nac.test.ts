@@ -15,7 +15,7 @@ import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { LoopbackNas } from '../../nac/test/coa-nas.js'
-import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
 
 const PASSWORD = 'Portcullis-Nac-2026!'
 const RULES = '/api/v1/nac/policy/rules'
@@ -37,6 +37,7 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
 ;(runsOn('postgres') ? describe : describe.skip)('console: the NAC screens in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
+  beforeEach(() => clearRateLimits(t))
   let browser: Browser
   let nas: LoopbackNas | undefined
 

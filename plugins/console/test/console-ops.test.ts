@@ -18,7 +18,7 @@ import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { LOG_TABLE } from '../../aaa-logs/api.js'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, inputByLabel, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, inputByLabel, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
 
 const PASSWORD = 'Portcullis-Ops-2026!'
 const RULES = '/api/v1/aaa/policy/rules'
@@ -35,6 +35,7 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
 ;(runsOn('postgres') ? describe : describe.skip)('console: the AAA policy, deploys and logs in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
+  beforeEach(() => clearRateLimits(t))
   let browser: Browser
   const ids: Record<string, string> = {}
 

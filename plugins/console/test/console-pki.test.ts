@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { context, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PASSWORD = 'Portcullis-Pki-2026!'
@@ -42,6 +42,7 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
 ;(runsOn('postgres') ? describe : describe.skip)('console: the PKI screens in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
+  beforeEach(() => clearRateLimits(t))
   let browser: Browser
   let dir: string
   const openssl = (args: string[]) => {

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
 import { codeAt } from '../../../test/kit/mfa.js'
-import { context, heading, inputError, launch, needConsole, screenshot } from './browser.js'
+import { context, heading, inputError, launch, needConsole, screenshot, clearRateLimits } from './browser.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const NEW_PASSWORD = 'Portcullis-Console-2026!'
@@ -27,6 +27,7 @@ async function signIn(page: Page, username: string, password: string) {
 ;(runsOn('postgres') ? describe : describe.skip)('console: the admin app in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
+  beforeEach(() => clearRateLimits(t))
   let browser: Browser
 
   before(async function () {

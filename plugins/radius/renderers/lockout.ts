@@ -21,7 +21,7 @@
  */
 import type { FreeradiusConfigInput } from './input.js'
 import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
-import { HEADER, refusal, T } from './syntax.js'
+import { expirationRefusal, HEADER, refusal, T } from './syntax.js'
 
 export type Lockout = NonNullable<FreeradiusConfigInput['lockout']>
 
@@ -71,18 +71,7 @@ export function lockoutModules(input: FreeradiusConfigInput): { path: string; co
 
 /** Appended to `portcullis/verifiers`, after the switch (authorize): the expiry, then the lockout. */
 export function authorizeChecks(input: FreeradiusConfigInput): string[] {
-  const out = [
-    '# Expiry (users.expires_at): rejected from that second on, the password not even checked.',
-    'if (&control:Expiration) {',
-    `${T}expiration {`,
-    `${T}${T}userlock = 1`,
-    `${T}}`,
-    `${T}if (userlock) {`,
-    ...refusal('expired', 'the account has expired', T + T),
-    `${T}${T}reject`,
-    `${T}}`,
-    '}',
-  ]
+  const out = expirationRefusal('# Expiry (users.expires_at): rejected from that second on, the password not even checked.')
   const lockout = enabledLockout(input)
   if (!lockout) return out
   return [

@@ -17,7 +17,7 @@ import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
 import type { FreeradiusNac } from './nac-input.js'
 import { NAC_ATTRIBUTES as N } from './nac-attributes.js'
 import { EAP_OFF } from './nac-eap.js'
-import { HEADER, refusal, T } from './syntax.js'
+import { expirationRefusal, HEADER, refusal, T } from './syntax.js'
 
 const OFF = '# No NAC policy source is registered: 802.1X and MAB are not served here.\n'
 const PAIR = '([0-9a-f]{2})'
@@ -110,28 +110,12 @@ const ACCOUNT = [
   `${T}}`,
   `${T}reject`,
   '}',
-  ...expiry('# Expiry (users.expires_at): refused from that second on.'),
+  ...expirationRefusal('# Expiry (users.expires_at): refused from that second on.', 'expiration.authorize'),
   '# The module set a Session-Timeout: the one of the accept is set after the policy, which may give its own.',
   'update reply {',
   `${T}&Session-Timeout !* ANY`,
   '}',
 ]
-
-/** The expiration module: refuses from control:Expiration on; before it, caps the reply's Session-Timeout at the seconds left (or adds one). */
-function expiry(comment: string): string[] {
-  return [
-    comment,
-    `if (&control:Expiration) {`,
-    `${T}expiration.authorize {`,
-    `${T}${T}userlock = 1`,
-    `${T}}`,
-    `${T}if (userlock) {`,
-    ...refusal('expired', 'the account has expired', T + T),
-    `${T}${T}reject`,
-    `${T}}`,
-    '}',
-  ]
-}
 
 export function nacPostAuth(nac: FreeradiusNac | null): string {
   if (!nac) return `${HEADER}\n${OFF}`
@@ -167,7 +151,7 @@ export function nacPostAuth(nac: FreeradiusNac | null): string {
     ...ACCOUNT.map((l) => T + T + l),
     `${T}}`,
     `${T}$INCLUDE nac-policy`,
-    ...expiry(`# The accept of a user with an expiry: Session-Timeout at most the seconds left (the profile's own, if shorter, stays).`).map((l) => T + l),
+    ...expirationRefusal(`# The accept of a user with an expiry: Session-Timeout at most the seconds left (the profile's own, if shorter, stays).`, 'expiration.authorize').map((l) => T + l),
     `${T}portcullis_log_auth`,
     `${T}return`,
     '}',

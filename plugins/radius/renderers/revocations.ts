@@ -8,21 +8,14 @@
  * numbered per render from the rules of that render ("u1", "g2"…), so today's entries beside an old
  * policy would hand users another rule's keys. Refusing with the reason is exact; mixing is not.
  */
-import type { AccessRevocation } from '../../../sdk/index.js'
+import { type AccessRevocation, type UserAdmission, usersRevokedSince } from '../../../sdk/index.js'
 import { DIRECTORY, REFUSED } from './users.js'
 
 const VERIFIERS = 'portcullis/verifiers'
 
-interface Entry {
-  /** The SHA-512 crypt verifier, or "directory"; null: refused or no password. */
-  credential: string | null
-  /** Expiration, seconds since 1970. */
-  expires: number | null
-}
-
 /** Per user: what the users file lets in. Items are `name op value` joined by ", " (users.ts). */
-function entries(files: { path: string; content: string }[]): Map<string, Entry> {
-  const out = new Map<string, Entry>()
+function entries(files: { path: string; content: string }[]): Map<string, UserAdmission> {
+  const out = new Map<string, UserAdmission>()
   const file = files.find((f) => f.path === VERIFIERS)
   if (!file) return out
   for (const line of file.content.split('\n')) {
@@ -44,19 +37,5 @@ function entries(files: { path: string; content: string }[]): Map<string, Entry>
 
 /** Each user the release lets in (password valid, not expired at `at`) whom the files rendered now refuse, or let in with another password or for less long. */
 export function freeradiusRevokedSince(release: { path: string; content: string }[], now: { path: string; content: string }[], at: Date): AccessRevocation[] {
-  const before = entries(release)
-  const after = entries(now)
-  const nowSeconds = Math.floor(at.getTime() / 1000)
-  const out: AccessRevocation[] = []
-  for (const [name, old] of [...before].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    // The release refuses this user by itself (refused, no password, or its own expiry has passed).
-    if (old.credential === null || (old.expires !== null && old.expires <= nowSeconds)) continue
-    const cur = after.get(name)
-    if (!cur || cur.credential === null) out.push({ subject: 'user', name, change: 'not_admitted', at: null })
-    else if (cur.credential !== old.credential) out.push({ subject: 'user', name, change: 'password_changed', at: null })
-    else if (cur.expires !== null && (old.expires === null || cur.expires < old.expires)) {
-      out.push({ subject: 'user', name, change: cur.expires <= nowSeconds ? 'not_admitted' : 'expires_sooner', at: new Date(cur.expires * 1000).toISOString() })
-    }
-  }
-  return out
+  return usersRevokedSince(entries(release), entries(now), at)
 }

@@ -39,6 +39,27 @@ export function refusal(code: RadiusRejectReason, message: string, indent: strin
   ]
 }
 
+/**
+ * The expiration module on control:Expiration (users.expires_at): refused from that second on, named
+ * `expired`; before it, the module caps the reply's Session-Timeout at the seconds left (or adds one).
+ * `userlock = 1` makes the module go on to the test below instead of leaving the section unnamed.
+ * `call`: how the section calls it (`expiration`, or `expiration.authorize` outside authorize).
+ */
+export function expirationRefusal(comment: string, call = 'expiration'): string[] {
+  return [
+    comment,
+    'if (&control:Expiration) {',
+    `${T}${call} {`,
+    `${T}${T}userlock = 1`,
+    `${T}}`,
+    `${T}if (userlock) {`,
+    ...refusal('expired', 'the account has expired', T + T),
+    `${T}${T}reject`,
+    `${T}}`,
+    '}',
+  ]
+}
+
 /** Byte order (not locale order): the same on every machine. */
 export const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 

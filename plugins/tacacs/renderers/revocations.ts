@@ -8,14 +8,9 @@
  * names its groups (`member = …`) that the rules of the same file refer to: today's users cannot be put
  * into an old file without rendering its policy again, which is a deploy. So the rollback is refused.
  */
-import type { AccessRevocation } from '../../../sdk/index.js'
+import { type AccessRevocation, type UserAdmission, usersRevokedSince } from '../../../sdk/index.js'
 import { TAC_PLUS_NG_CONFIG_FILE } from './config.js'
 import { TAC_PLUS_NG_SHADOW_FILE } from './lockout.js'
-
-interface Entry {
-  credential: string | null
-  expires: number | null
-}
 
 /** The value of a tac_plus-ng double-quoted string (syntax.ts tacString, names.ts tacName). */
 function unquote(q: string): string {
@@ -27,8 +22,8 @@ function unquote(q: string): string {
 
 const QUOTED = '"(?:[^"\\\\]|\\\\.)*"'
 
-function entries(files: { path: string; content: string }[]): Map<string, Entry> {
-  const out = new Map<string, Entry>()
+function entries(files: { path: string; content: string }[]): Map<string, UserAdmission> {
+  const out = new Map<string, UserAdmission>()
   const cfg = files.find((f) => f.path === TAC_PLUS_NG_CONFIG_FILE)?.content ?? ''
   // With the lockout or the second factor, passwords are checked through MAVIS against the shadow file.
   const shadow = new Map<string, string>()
@@ -64,18 +59,5 @@ function entries(files: { path: string; content: string }[]): Map<string, Entry>
 
 /** Each user the release lets in (a password, not expired at `at`) whom the configuration rendered now refuses, or lets in with another password or for less long. */
 export function tacPlusNgRevokedSince(release: { path: string; content: string }[], now: { path: string; content: string }[], at: Date): AccessRevocation[] {
-  const before = entries(release)
-  const after = entries(now)
-  const nowSeconds = Math.floor(at.getTime() / 1000)
-  const out: AccessRevocation[] = []
-  for (const [name, old] of [...before].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (old.credential === null || (old.expires !== null && old.expires <= nowSeconds)) continue
-    const cur = after.get(name)
-    if (!cur || cur.credential === null) out.push({ subject: 'user', name, change: 'not_admitted', at: null })
-    else if (cur.credential !== old.credential) out.push({ subject: 'user', name, change: 'password_changed', at: null })
-    else if (cur.expires !== null && (old.expires === null || cur.expires < old.expires)) {
-      out.push({ subject: 'user', name, change: cur.expires <= nowSeconds ? 'not_admitted' : 'expires_sooner', at: new Date(cur.expires * 1000).toISOString() })
-    }
-  }
-  return out
+  return usersRevokedSince(entries(release), entries(now), at)
 }
