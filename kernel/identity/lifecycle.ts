@@ -3,16 +3,17 @@
  * after their transaction committed; the NAC ends the user's live sessions by CoA, the PKI revokes a
  * deleted user's certificates. The kernel names no plugin: whoever cares subscribes.
  */
-import type { Logger, UserAccessEnded, UserAccessEndedListener, UserLifecycleService } from '../../sdk/index.js'
+import { AfterCommitListeners, type Logger, type UserAccessEnded, type UserAccessEndedListener, type UserLifecycleService } from '../../sdk/index.js'
 
 export class UserLifecycle implements UserLifecycleService {
-  private readonly listeners = new Set<UserAccessEndedListener>()
+  private readonly listeners: AfterCommitListeners<UserAccessEnded>
 
-  constructor(private readonly log: Logger) {}
+  constructor(log: Logger) {
+    this.listeners = new AfterCommitListeners(log, 'identity: a "user access ended" subscriber failed; the user change stands', (e) => ({ user_id: e.user_id, reason: e.reason }))
+  }
 
   onAccessEnded(listener: UserAccessEndedListener): () => void {
-    this.listeners.add(listener)
-    return () => void this.listeners.delete(listener)
+    return this.listeners.on(listener)
   }
 
   /**
@@ -20,15 +21,7 @@ export class UserLifecycle implements UserLifecycleService {
    * already carries what they did (a revocation in the CRL). Never throws: the change stands.
    */
   async accessEnded(events: readonly UserAccessEnded[]): Promise<void> {
-    for (const e of events) {
-      for (const l of [...this.listeners]) {
-        try {
-          await l(e)
-        } catch (err) {
-          this.log.error({ err, user_id: e.user_id, reason: e.reason }, 'identity: a "user access ended" subscriber failed; the user change stands')
-        }
-      }
-    }
+    for (const e of events) await this.listeners.emit(e)
   }
 }
 

@@ -1,27 +1,21 @@
 /** The "endpoint authorization changed" listeners (api.ts): called after commit, failures logged. */
-import type { Logger } from '../../../sdk/index.js'
+import { AfterCommitListeners, type Logger } from '../../../sdk/index.js'
 import type { EndpointAuthorizationChange, EndpointAuthorizationListener } from '../api.js'
 
 export class AuthorizationEvents {
-  private readonly listeners = new Set<EndpointAuthorizationListener>()
+  private readonly listeners: AfterCommitListeners<readonly EndpointAuthorizationChange[]>
 
-  constructor(private readonly logger: Logger) {}
+  constructor(logger: Logger) {
+    this.listeners = new AfterCommitListeners(logger, 'nac: an endpoint authorization listener failed', (changes) => ({ changes: changes.length, first: changes[0].endpoint_id }))
+  }
 
   on(listener: EndpointAuthorizationListener): () => void {
-    this.listeners.add(listener)
-    return () => void this.listeners.delete(listener)
+    return this.listeners.on(listener)
   }
 
   /** Hands the changes of one commit to every listener; never throws. */
   async emit(changes: readonly EndpointAuthorizationChange[]): Promise<void> {
-    if (!changes.length) return
-    for (const l of [...this.listeners]) {
-      try {
-        await l(changes)
-      } catch (e) {
-        this.logger.error({ err: e, changes: changes.length, first: changes[0].endpoint_id }, 'nac: an endpoint authorization listener failed')
-      }
-    }
+    if (changes.length) await this.listeners.emit(changes)
   }
 }
 

@@ -12,21 +12,12 @@ import path from 'node:path'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { LoopbackNas } from './coa-nas.js'
-import { freshMac, uniq } from './helpers.js'
+import { freshMac, uniq, waitFor } from './helpers.js'
 import { ACCT_FILE, acctLine } from './radius-lines.js'
 
 const now = () => Math.floor(Date.now() / 1000)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, what: string, ms = 20000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await sleep(50)
-  }
-}
 
 describe("nac: a user's access ended ends their live sessions by Disconnect-Request", function () {
   this.timeout(120_000)

@@ -41,3 +41,14 @@ export function importCsv(t: TestApp, csv: string | Buffer, query = '', token?: 
     headers: { 'content-type': 'text/csv' },
   })
 }
+
+/** Polls `fn` every 50 ms until it answers something (the ingester and the CoA sender work in the background). */
+export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, what: string, ms = 20000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}

@@ -11,21 +11,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { createEndpoint, createGroup, freshMac, importCsv } from './helpers.js'
+import { createEndpoint, createGroup, freshMac, importCsv, waitFor } from './helpers.js'
 import { ACCT_FILE, acctLine, AUTH_FILE, authLine, sensorTlv } from './radius-lines.js'
 
 const CONSUMER = './plugins/nac/test/fixtures/consumer'
 const now = () => Math.floor(Date.now() / 1000)
 
-async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, what: string, ms = 20000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 describe('nac: profiling and sessions through the ingester', function () {
   this.timeout(120000)
