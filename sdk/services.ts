@@ -48,13 +48,25 @@ export interface SettingRef<T> {
   readonly schema: TSchema
   readonly default: T
   readonly description: string
+  /**
+   * What the schema cannot say: a value that names a row (a CA, a group) must name one that exists.
+   * Run by `set` inside its transaction, after the schema; throw a 422 coded error at the field
+   * (`value`, `value[1]`) to refuse, and nothing is changed.
+   */
+  check?(value: T, db: Knex.Transaction): Promise<void>
 }
 
 const KEY = /^[a-z][a-z0-9_-]*\.[a-z0-9_.]+$/
 
-export function defineSetting<S extends TSchema>(key: string, schema: S, def: Static<S>, description = '', opts: { secret?: boolean; security?: boolean } = {}): SettingRef<Static<S>> {
+export function defineSetting<S extends TSchema>(
+  key: string,
+  schema: S,
+  def: Static<S>,
+  description = '',
+  opts: { secret?: boolean; security?: boolean; check?: (value: Static<S>, db: Knex.Transaction) => Promise<void> } = {},
+): SettingRef<Static<S>> {
   if (!KEY.test(key)) throw new Error(`setting key "${key}" must be "<plugin-id>.<name>"`)
-  return Object.freeze({ key, schema, default: def, description, secret: opts.secret === true, security: opts.security === true || opts.secret === true })
+  return Object.freeze({ key, schema, default: def, description, secret: opts.secret === true, security: opts.security === true || opts.secret === true, check: opts.check })
 }
 
 /**

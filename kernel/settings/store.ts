@@ -110,6 +110,8 @@ export class SettingsStore implements SettingsService {
     if (ref.security && ctx.actor && !ctx.actor.isAdmin) throw SettingErrors.adminRequired({ field: 'key', vars: { key: ref.key } })
     if (!d.check(value)) throw this.validation.toError(d.check.errors, 'value')
     const run = async (trx: Knex.Transaction) => {
+      // A reference (a CA, a group) must exist: checked in the transaction that writes it.
+      if (d.ref.check) await d.ref.check(value, trx)
       const before = await this.read(trx, ref)
       await this.write(ref.key, value, ctx.actor?.username ?? null, trx)
       const shown = (v: unknown) => (ref.secret && v !== null ? '***' : v)

@@ -1,5 +1,15 @@
 /** The plugin's settings (`PUT /api/v1/settings/{key}`). */
+import type { Knex } from 'knex'
 import { defineSetting, Nullable, Type } from '../../sdk/index.js'
+import { PkiErrors } from './errors.js'
+
+/** Each id must be a CA of the platform (422 PKI_CA_NOT_FOUND at `value`, or `value[i]` in a list). */
+const casExist = async (ids: readonly string[], db: Knex.Transaction, field: (i: number) => string) => {
+  if (!ids.length) return
+  const found = new Set((await db('pki_cas').whereIn('id', [...ids]).select('id')).map((r: { id: string }) => r.id))
+  const i = ids.findIndex((id) => !found.has(id))
+  if (i >= 0) throw PkiErrors.caNotFound({ field: field(i) })
+}
 
 export const crlValidityHours = defineSetting(
   'pki.crl_validity_hours',
@@ -43,8 +53,17 @@ export const freeradiusCaId = defineSetting(
   'pki.freeradius_ca_id',
   Nullable(Type.String({ format: 'uuid' })),
   null,
-  'The CA whose chain and CRLs every FreeRADIUS release carries (certs/portcullis/ca.pem, crl.pem), for EAP-TLS. Null: none.',
-  { security: true },
+  'The CA FreeRADIUS trusts for EAP-TLS client certificates, exactly (a certificate it signed itself, not one of a CA above or beside it): every FreeRADIUS release carries its chain and CRLs (certs/portcullis/ca.pem, crl.pem). Null: EAP-TLS trusts no certificate.',
+  { security: true, check: (id, db) => casExist(id ? [id] : [], db, () => 'value') },
 )
 
-export const pkiSettings = [freeradiusCaId, crlValidityHours, estEnabled, estCaId, estTemplateId, estGroupId, estMtlsProxySecret, estApprovalRequired, estApproverEmail]
+/** More CAs trusted exactly like pki.freeradius_ca_id: moving clients from one CA to another without a flag day. */
+export const freeradiusExtraCaIds = defineSetting(
+  'pki.freeradius_extra_ca_ids',
+  Type.Array(Type.String({ format: 'uuid' }), { maxItems: 16, uniqueItems: true }),
+  [],
+  'More CAs FreeRADIUS trusts for EAP-TLS client certificates, each exactly like pki.freeradius_ca_id (their chains and CRLs go into the same trust file). Only while pki.freeradius_ca_id is set: without it EAP-TLS trusts no certificate. At most 16.',
+  { security: true, check: (ids, db) => casExist(ids, db, (i) => `value[${i}]`) },
+)
+
+export const pkiSettings = [freeradiusCaId, freeradiusExtraCaIds, crlValidityHours, estEnabled, estCaId, estTemplateId, estGroupId, estMtlsProxySecret, estApprovalRequired, estApproverEmail]

@@ -1,16 +1,20 @@
 /**
  * The `revokedSince` of the renderer `pki.freeradius`: what the trust files of an earlier FreeRADIUS
  * release (certs/portcullis/, freeradius.ts) let in that those rendered now do not: a CA it trusts
- * that is no longer trusted, and every certificate on a CRL now that the release's CRL of the same CA
+ * that is no longer trusted (a CA eap-issuer accepted as a client certificate's issuer then and does not
+ * now: taken off pki.freeradius_extra_ca_ids or no longer pki.freeradius_ca_id, even while it stays in
+ * ca.pem as the chain of another), and every certificate on a CRL now that the release's CRL of the same CA
  * does not list (revoked since). A rollback to such a release is refused by the kernel: the release's
  * trust file holds its CRL, and FreeRADIUS would accept those certificates again.
  */
 import { X509Certificate } from 'node:crypto'
 import type { AccessRevocation } from '../../../sdk/index.js'
-import { children, content, expectTag, pemBlocks, readRoot, type Node } from './der.js'
+import { children, content, expectTag, pemBlocks, readRoot, toPem, type Node } from './der.js'
+import { freeradiusSerial } from './freeradius.js'
 
 const CA_FILE = 'certs/portcullis/ca.pem'
 const CRL_FILE = 'certs/portcullis/crl.pem'
+const ISSUER_FILE = 'certs/portcullis/eap-issuer'
 
 /** UTCTime or GeneralizedTime as ISO 8601. */
 function readTime(n: Node): string {
@@ -44,15 +48,22 @@ function crls(files: { path: string; content: string }[]): Map<string, Map<strin
   return out
 }
 
-/** The certificates the trust file holds, by DER (base64), with their subject. */
-function trusted(files: { path: string; content: string }[]): Map<string, X509Certificate> {
-  return new Map(pemBlocks(files.find((f) => f.path === CA_FILE)?.content ?? '', 'CERTIFICATE').map((d) => [d.toString('base64'), new X509Certificate(d)]))
+/**
+ * The CAs a release trusts as a client certificate's issuer, by serial (as TLS-Cert-Serial), with their
+ * subject: those eap-issuer accepts (each serial it compares, in every form it was written); a release
+ * without eap-issuer trusted every certificate of ca.pem.
+ */
+function trusted(files: { path: string; content: string }[]): Map<string, string> {
+  const subjects = new Map(pemBlocks(files.find((f) => f.path === CA_FILE)?.content ?? '', 'CERTIFICATE').map((d) => [freeradiusSerial(toPem(d, 'CERTIFICATE')), new X509Certificate(d).subject.replace(/\n/g, ', ')]))
+  const issuer = files.find((f) => f.path === ISSUER_FILE)
+  if (!issuer) return subjects
+  return new Map([...issuer.content.matchAll(/&TLS-Cert-Serial != "([0-9a-f]+)"/g)].map((m) => [m[1], subjects.get(m[1]) ?? `serial ${m[1]}`]))
 }
 
 export function pkiRevokedSince(release: { path: string; content: string }[], now: { path: string; content: string }[]): AccessRevocation[] {
   const out: AccessRevocation[] = []
   const [trustedThen, trustedNow] = [trusted(release), trusted(now)]
-  for (const [der, cert] of trustedThen) if (!trustedNow.has(der)) out.push({ subject: 'ca', name: cert.subject.replace(/\n/g, ', '), change: 'trust_removed', at: null })
+  for (const [serial, name] of trustedThen) if (!trustedNow.has(serial)) out.push({ subject: 'ca', name, change: 'trust_removed', at: null })
   const [then, current] = [crls(release), crls(now)]
   for (const [issuer, entries] of current) {
     const before = then.get(issuer)

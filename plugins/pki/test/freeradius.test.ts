@@ -7,12 +7,13 @@
  * FreeRADIUS's own check where the daemon is installed.
  */
 import { spawnSync } from 'node:child_process'
+import { X509Certificate } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { createCa, eapTemplateId, hasOpenssl, issue, Scratch } from './helpers.js'
+import { createCa, eapTemplateId, expectError, hasOpenssl, issue, Scratch } from './helpers.js'
 
 describe('pki: the CA chain and CRLs in the FreeRADIUS tree', function () {
   this.timeout(120_000)
@@ -41,9 +42,13 @@ describe('pki: the CA chain and CRLs in the FreeRADIUS tree', function () {
     expect(existsSync(current('ca.pem'))).to.equal(false)
   })
 
+  // Set by the next test: the CA of pki.freeradius_ca_id and its root.
+  let root: any
+  let ca: any
+
   it('places the chain and the CRLs of the CA and its root; a revocation reaches the tree at the next deploy', async () => {
-    const root = await createCa(t)
-    const ca = await createCa(t, { parent_id: root.id })
+    root = await createCa(t)
+    ca = await createCa(t, { parent_id: root.id })
     expect((await t.admin('PUT', '/api/v1/settings/pki.freeradius_ca_id', { body: { value: ca.id } })).status).to.equal(200)
     const client = await issue(t, ca.id, await eapTemplateId(t), s.csr({ subject: '/CN=laptop1.example.net' }).csr)
     s.put('client.pem', client.certificate)
@@ -60,5 +65,50 @@ describe('pki: the CA chain and CRLs in the FreeRADIUS tree', function () {
     const after = verify()
     expect(after.status).not.to.equal(0)
     expect(after.out).to.include('certificate revoked')
+  })
+
+  it('pki.freeradius_extra_ca_ids: an id that is no CA is refused at its place in the list, nothing changed', async () => {
+    const unknown = '00000000-0000-4000-8000-00000000abcd'
+    expectError(await t.admin('PUT', '/api/v1/settings/pki.freeradius_extra_ca_ids', { body: { value: [root.id, unknown] } }), 422, 'PKI_CA_NOT_FOUND', 'value[1]')
+    expectError(await t.admin('PUT', '/api/v1/settings/pki.freeradius_ca_id', { body: { value: unknown } }), 422, 'PKI_CA_NOT_FOUND', 'value')
+    expect((await t.admin('GET', '/api/v1/settings/pki.freeradius_extra_ca_ids')).body.value).to.deep.equal([])
+    expect((await t.admin('GET', '/api/v1/settings/pki.freeradius_ca_id')).body.value).to.equal(ca.id)
+  })
+
+  it('trusts each CA of pki.freeradius_extra_ca_ids too: every chain once, the CRLs of each, eap-issuer accepts each; taking one off the list is trust removed for a rollback', async () => {
+    const root2 = await createCa(t)
+    const next = await createCa(t, { parent_id: root2.id })
+    const put = async (ids: string[]) => expect((await t.admin('PUT', '/api/v1/settings/pki.freeradius_extra_ca_ids', { body: { value: ids } })).status).to.equal(200)
+    // The CA of pki.freeradius_ca_id named again is no second entry.
+    await put([next.id, ca.id])
+    const a = await issue(t, ca.id, await eapTemplateId(t), s.csr({ subject: '/CN=laptop2.example.net' }).csr)
+    const b = await issue(t, next.id, await eapTemplateId(t), s.csr({ subject: '/CN=laptop3.example.net' }).csr)
+    s.put('a.pem', a.certificate)
+    s.put('b.pem', b.certificate)
+    await deploy()
+    expect(readFileSync(current('ca.pem'), 'utf8')).to.equal(ca.certificate + root.certificate + next.certificate + root2.certificate)
+    expect(readFileSync(current('crl.pem'), 'utf8').match(/BEGIN X509 CRL/g)).to.have.length(4)
+    const verify = (f: string) => s.openssl(['verify', '-crl_check_all', '-CAfile', current('ca.pem'), '-CRLfile', current('crl.pem'), f])
+    for (const f of ['a.pem', 'b.pem']) expect(verify(f).status, verify(f).out).to.equal(0)
+    const issuer = readFileSync(current('eap-issuer'), 'utf8')
+    const serial = (pem: string) => new X509Certificate(pem).serialNumber.toLowerCase()
+    for (const c of [ca, next]) expect(issuer).to.match(new RegExp(`&TLS-Cert-Serial != "0*${serial(c.certificate)}"`))
+    expect(issuer).not.to.match(new RegExp(`"0*${serial(root.certificate)}"`))
+
+    // The root above the CA of pki.freeradius_ca_id named too: its certificate was in ca.pem already, only eap-issuer changes.
+    await put([next.id, root.id])
+    await deploy()
+    const both = (await t.admin('GET', '/api/v1/deploys?daemon=freeradius&status=active')).body.items[0]
+    expect(readFileSync(current('eap-issuer'), 'utf8')).to.match(new RegExp(`"0*${serial(root.certificate)}"`))
+
+    await put([])
+    await deploy()
+    expect(readFileSync(current('ca.pem'), 'utf8')).to.equal(ca.certificate + root.certificate)
+    const rb = await t.admin('POST', `/api/v1/deploys/${both.id}/rollback`)
+    expect(rb.status, JSON.stringify(rb.body)).to.equal(409)
+    expect(rb.body.code).to.equal('DEPLOY_ROLLBACK_REVOKES_ACCESS')
+    const cn = (c: any) => new X509Certificate(c.certificate).subject.match(/CN=([^\n]+)/)![1]
+    for (const c of [next, root]) expect(rb.body.detail).to.include(cn(c)).and.to.include('no longer trusted')
+    expect(rb.body.detail).not.to.include(cn(ca))
   })
 })
