@@ -220,8 +220,11 @@ describe('radius: 802.1X and MAB against FreeRADIUS (eapol_test, radclient)', fu
     expect(last().reason).to.include('revoked')
   })
 
-  // Set by the next test: the named CA's client certificate (EAP-TLS through a CA whose CN holds every special character).
+  // Set by the next test: the named CA's client certificate (EAP-TLS through a CA whose CN holds every special character),
+  // and the sibling CA with certificates of it and of the root, each with the chain the client sends.
   let namedClient: { file: string; key: string } | undefined
+  let siblingCa: { id: string } | undefined
+  const others: Record<'root' | 'sibling', { file: string; key: string }> = {} as never
 
   it('EAP-TLS trusts exactly the CA of pki.freeradius_ca_id: not one the root above it or a sibling CA signed, even with the sibling\'s CRL present', async () => {
     const t = lab.t
@@ -258,11 +261,14 @@ describe('radius: 802.1X and MAB against FreeRADIUS (eapol_test, radclient)', fu
     namedClient = { file: cert('named', good, named.certificate), key: good.key }
     expect((await lab.tls('alice', namedClient.file, namedClient.key, caPem)).ok, JSON.stringify(last())).to.equal(true)
 
-    for (const [what, c, chain] of [['the root', fromRoot, ''], ['a sibling issuing CA', fromSibling, sibling.certificate]] as const) {
-      const r = await lab.tls('alice', cert(what.replace(/ /g, '-'), c, chain), c.key, caPem)
+    siblingCa = sibling
+    others.root = { file: cert('the-root', fromRoot, ''), key: fromRoot.key }
+    others.sibling = { file: cert('a-sibling-issuing-CA', fromSibling, sibling.certificate), key: fromSibling.key }
+    for (const [what, c] of [['the root', others.root], ['a sibling issuing CA', others.sibling]] as const) {
+      const r = await lab.tls('alice', c.file, c.key, caPem)
       expect(r.ok, `a certificate from ${what}`).to.equal(false)
       expect(last(), what).to.include({ result: 'reject', nacMethod: 'eap-tls', rejectReason: 'eap_failed' })
-      expect(last().reason, what).to.include('not issued by the CA FreeRADIUS trusts')
+      expect(last().reason, what).to.include('not issued by a CA FreeRADIUS trusts')
     }
   })
 
@@ -272,5 +278,25 @@ describe('radius: 802.1X and MAB against FreeRADIUS (eapol_test, radclient)', fu
     expect(r.ok, JSON.stringify(last())).to.equal(true)
     expect(r.vlan).to.equal('61')
     expect(last()).to.include({ result: 'accept', nacMethod: 'eap-tls', ruleName: 'issuer-and-san' })
+  })
+
+  it('EAP-TLS trusts a CA of pki.freeradius_extra_ca_ids too, exactly: the sibling CA added (its CRL carried by the release), not the root above it; taken off again, refused', async () => {
+    expect(siblingCa, 'the sibling CA the trust test made').to.not.equal(undefined)
+    const extra = async (ids: string[]) => expect((await lab.t.admin('PUT', '/api/v1/settings/pki.freeradius_extra_ca_ids', { body: { value: ids } })).status).to.equal(200)
+    await extra([siblingCa!.id])
+    await lab.deploy()
+    const accepted = await lab.tls('alice', others.sibling.file, others.sibling.key, caPem)
+    expect(accepted.ok, JSON.stringify(last())).to.equal(true)
+    expect(last()).to.include({ result: 'accept', nacMethod: 'eap-tls', ruleName: 'san-only' })
+    expect(accepted.vlan).to.equal('63')
+    // The CA of pki.freeradius_ca_id is still trusted beside it; the root above both is not.
+    expect((await lab.tls('alice', namedClient!.file, namedClient!.key, caPem)).ok, JSON.stringify(last())).to.equal(true)
+    expect((await lab.tls('alice', others.root.file, others.root.key, caPem)).ok, 'a certificate the root signed').to.equal(false)
+    expect(last().reason).to.include('not issued by a CA FreeRADIUS trusts')
+
+    await extra([])
+    await lab.deploy()
+    expect((await lab.tls('alice', others.sibling.file, others.sibling.key, caPem)).ok, 'the sibling taken off the list').to.equal(false)
+    expect(last()).to.include({ result: 'reject', nacMethod: 'eap-tls', rejectReason: 'eap_failed' })
   })
 })
