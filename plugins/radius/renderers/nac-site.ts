@@ -131,7 +131,7 @@ export function nacPostAuth(nac: FreeradiusNac | null): string {
     `${T}${T}}`,
     `${T}}`,
     `${T}elsif (&control:${N.method} == "eap-tls") {`,
-    `${T}${T}# Its issuer must be the CA of setting pki.freeradius_ca_id itself, not a CA above it (written by the pki plugin with the trust file).`,
+    `${T}${T}# Its issuer must be a CA of settings pki.freeradius_ca_id / pki.freeradius_extra_ca_ids itself, not a CA above it (written by the pki plugin with the trust file).`,
     `${T}${T}$-INCLUDE \${confdir}/certs/portcullis/eap-issuer`,
     `${T}${T}# A Common-Name naming a user (any case) is that user's login; any other certificate is a device's: no user.`,
     `${T}${T}if (&TLS-Client-Cert-Common-Name) {`,
