@@ -12,6 +12,7 @@
 import type { Knex } from 'knex'
 import type { AccessRevocation, ConfigRenderer, RenderedFile } from '../../sdk/index.js'
 import type { ReadFile } from './files.js'
+import { DeployErrors } from './model.js'
 
 export type RevocationKind =
   | 'user_deleted'
@@ -88,3 +89,11 @@ export async function revocationsSince(o: {
 
 /** The list in plain English (logs, the command line, and the fallback of the API's detail). */
 export const describeRevocations = (list: NamedRevocation[], t: (kind: RevocationKind, r: NamedRevocation) => string): string => list.map((r) => t(r.kind, r)).join('; ')
+
+/** The rollback's refusal: 409 DEPLOY_ROLLBACK_REVOKES_ACCESS naming each revocation, when there is any. */
+export function refuseIfRevoked(release: { release: string; created_at: Date | string }, revoked: NamedRevocation[]): void {
+  if (!revoked.length) return
+  throw DeployErrors.rollbackRevokesAccess({
+    vars: { release: release.release, created_at: new Date(release.created_at).toISOString(), revocations: revoked.map((r) => `${r.kind} ${r.name} ${r.at ?? '-'}`).join('; '), list: revoked },
+  })
+}

@@ -37,7 +37,7 @@ import { prepareFolder } from './account.js'
 import { daemonGroup, forGroup, releaseFolder } from './daemon-group.js'
 import { purgeCleartext, pruneOldLogs } from './housekeeping.js'
 import { recoverNode } from './recovery.js'
-import { revocationsSince, type NamedRevocation } from './revocations.js'
+import { refuseIfRevoked, revocationsSince, type NamedRevocation } from './revocations.js'
 import { auditMark, currentSnapshot, PendingTracker, renderedHashes } from './pending.js'
 import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, rowFiles, toView, type DeployView, type DryRunDaemon } from './model.js'
 export * from './model.js'
@@ -359,13 +359,8 @@ export class DeployService implements DeploysService {
       if (!releaseIntact(path.join(dir, row.release), rowFiles(row))) throw DeployErrors.releaseMissing({ vars: { release: row.release } })
       const before = await this.knex('deploys').where({ daemon: row.daemon, status: 'active' }).first()
       if (before?.id === row.id) return toView(row)
-      // Never re-admit what was revoked since the release was made: refused with each revocation named (revocations.ts).
-      const revoked = await this.revokedSince(row.daemon, path.join(dir, row.release), row.created_at)
-      if (revoked.length) {
-        throw DeployErrors.rollbackRevokesAccess({
-          vars: { release: row.release, created_at: new Date(row.created_at).toISOString(), revocations: revoked.map((r) => `${r.kind} ${r.name} ${r.at ?? '-'}`).join('; '), list: revoked },
-        })
-      }
+      // Never re-admit what was revoked since the release was made: refused with each revocation named.
+      refuseIfRevoked(row, await this.revokedSince(row.daemon, path.join(dir, row.release), row.created_at))
       // The database first: if the process dies before the switch, recover() points current at this release.
       await this.knex.transaction(async (trx) => {
         await lease.renew(trx)
@@ -388,8 +383,7 @@ export class DeployService implements DeploysService {
   private async revokedSince(daemon: string, releaseDir: string, createdAt: Date | string): Promise<NamedRevocation[]> {
     const renderers = this.d.renderers().map((r) => r.renderer).filter((r) => r.daemon === daemon)
     if (!renderers.some((r) => r.revokedSince)) return []
-    const now = (await this.renderAll(daemon)).get(daemon)?.files ?? []
-    return revocationsSince({ knex: this.knex, renderers, release: readRelease(releaseDir), now, since: new Date(createdAt), at: new Date() })
+    return revocationsSince({ knex: this.knex, renderers, release: readRelease(releaseDir), now: (await this.renderAll(daemon)).get(daemon)?.files ?? [], since: new Date(createdAt), at: new Date() })
   }
 
   /** The renderers' log folders, as their options say now (the AAA log ingester tails these). */
