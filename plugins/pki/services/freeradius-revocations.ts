@@ -10,7 +10,7 @@
 import { X509Certificate } from 'node:crypto'
 import type { AccessRevocation } from '../../../sdk/index.js'
 import { children, content, expectTag, pemBlocks, readRoot, toPem, type Node } from './der.js'
-import { freeradiusSerial } from './freeradius.js'
+import { freeradiusSerial } from './x509.js'
 
 const CA_FILE = 'certs/portcullis/ca.pem'
 const CRL_FILE = 'certs/portcullis/crl.pem'

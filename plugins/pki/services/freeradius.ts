@@ -30,10 +30,11 @@
  * at the next deploy.
  */
 import type { ConfigRenderer, RenderedFile, SettingsService } from '../../../sdk/index.js'
-import { children, content, expectTag, readRoot, toPem } from './der.js'
+import { toPem } from './der.js'
 import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
 import { freeradiusCaId, freeradiusExtraCaIds } from '../settings.js'
 import { pkiRevokedSince } from './freeradius-revocations.js'
+import { freeradiusSerial } from './x509.js'
 
 /** Read inside the eap module's tls-config (plugins/radius/renderers/nac-eap.ts). */
 const EAP_TRUST = `# Written by Portcullis (renderer pki.freeradius). Do not edit: the next deploy replaces this file.
@@ -44,17 +45,6 @@ const EAP_TRUST = `# Written by Portcullis (renderer pki.freeradius). Do not edi
 ca_file = "\${confdir}/certs/portcullis/ca-crl.pem"
 check_crl = yes
 `
-
-/**
- * The serial of a certificate as FreeRADIUS 3.2 writes TLS-Cert-Serial: the bytes of the DER
- * INTEGER (a leading 00 kept), lower-case hex.
- */
-export function freeradiusSerial(pem: string): string {
-  const der = Buffer.from(pem.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64')
-  const tbs = children(expectTag(readRoot(der), 0x30, 'certificate'))[0]
-  const f = children(tbs)
-  return content(f[f[0].tag === 0xa0 ? 1 : 0]).toString('hex')
-}
 
 /** Post-auth of an EAP-TLS request (renderers/nac-site.ts): the issuer must be one of the named CAs itself. */
 export function eapIssuerCheck(trusted: readonly { serial: string; name: string }[]): string {

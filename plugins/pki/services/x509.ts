@@ -210,3 +210,14 @@ export function keyUsageValue(usages: readonly KeyUsage[]): Buffer {
 }
 
 export { ctx, readNode }
+
+/**
+ * The serial of a certificate as FreeRADIUS 3.2 writes TLS-Cert-Serial: the bytes of the DER
+ * INTEGER (a leading 00 kept), lower-case hex.
+ */
+export function freeradiusSerial(pem: string): string {
+  const der = Buffer.from(pem.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64')
+  const tbs = children(expectTag(readRoot(der), 0x30, 'certificate'))[0]
+  const f = children(tbs)
+  return content(f[f[0].tag === 0xa0 ? 1 : 0]).toString('hex')
+}
