@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { descendants, signalAll } from './process-tree.js'
 
 export const pidFilePath = (dataDir: string, daemon: string): string => path.join(dataDir, 'run', `supervised-${daemon}.pid`)
 
@@ -90,11 +91,13 @@ export async function killOrphan(file: string, binary: string, graceMs = 5000): 
   const pid = readPidFile(file)
   removePidFile(file)
   if (pid === null || pid === process.pid || !alive(pid) || !runsBinary(pid, binary)) return null
+  const tree = descendants(pid)
   signalGroup(pid, 'SIGTERM')
   const deadline = Date.now() + graceMs
   while (alive(pid) && Date.now() < deadline) await sleep(50)
   // Its workers too (tac_plus-ng's finish their connections first, with the old policy).
   signalGroup(pid, 'SIGKILL')
+  signalAll(tree, 'SIGKILL')
   while (alive(pid) && Date.now() < deadline + 2000) await sleep(20)
   return pid
 }

@@ -19,6 +19,7 @@ import { currentRelease } from '../deploy/files.js'
 import { Backoff, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
 import { OutputTail } from './output-tail.js'
 import { killOrphan, pidFilePath, removePidFile, signalGroup, writePidFile } from './pid-file.js'
+import { descendants, signalAll, type Proc } from './process-tree.js'
 import { exitWords } from './exit-words.js'
 
 export interface DaemonProcessState {
@@ -72,6 +73,16 @@ interface Run {
   /** The supervisor ends it (a reload, the server stopping): its exit is no crash. */
   ending: boolean
   exited: Promise<Exit>
+  /** Its workers and helpers seen so far (tac_plus-ng's leave its process group): ended with it. */
+  tree: Map<number, Proc>
+  watch: NodeJS.Timeout
+}
+
+/** How often the tree of a running daemon is looked at (a worker it starts is ended with it). */
+const TREE_EVERY_MS = 1000
+
+const track = (run: Run): void => {
+  for (const p of descendants(run.pid)) run.tree.set(p.pid, p)
 }
 
 interface Slot {
@@ -222,14 +233,17 @@ export class Supervisor {
     }
     // A signal to a process already gone must not take the server down.
     child.on('error', (e) => this.d.log.warn({ daemon, err: e.message }, `${daemon}: ${e.message}`))
-    const run: Run = { child, pid: child.pid, release, startedAt: Date.now(), mark, ending: false, exited }
+    const pid = child.pid
+    const run: Run = { child, pid, release, startedAt: Date.now(), mark, ending: false, exited, tree: new Map(), watch: setInterval(() => track(run), TREE_EVERY_MS).unref() }
     slot.run = run
     writePidFile(pidFilePath(this.d.dataDir, daemon), run.pid)
     slot.state = { ...slot.state, state: 'starting', pid: run.pid, release, started_at: new Date(run.startedAt).toISOString(), next_start_at: null, reason: null }
     const closed = new Promise<void>((r) => child.once('close', () => r()))
     child.once('exit', (code, signal) => {
-      // Whatever of its group is left (tac_plus-ng's workers would go on answering with this release).
+      // Whatever of it is left (tac_plus-ng's workers would go on answering the connections they hold with this release).
+      clearInterval(run.watch)
       signalGroup(run.pid, 'SIGKILL')
+      signalAll(run.tree.values(), 'SIGKILL')
       // Its last lines, unless something outside the group holds its output open.
       void Promise.race([closed, sleep(500)]).then(() => {
         this.exited(slot, run, { code, signal })
@@ -237,6 +251,7 @@ export class Supervisor {
       })
     })
     setTimeout(() => {
+      track(run)
       if (slot.run === run && slot.state.state === 'starting') slot.state = { ...slot.state, state: 'running' }
     }, this.settleMs).unref()
     return run
@@ -245,6 +260,8 @@ export class Supervisor {
   /** SIGTERM to its group, SIGKILL after the grace; resolves once it exited. */
   private async end(run: Run): Promise<void> {
     run.ending = true
+    // Its workers as they are now: the exit ends them (a HUP-like lazy exit would leave them answering).
+    track(run)
     signalGroup(run.pid, 'SIGTERM')
     const timer = setTimeout(() => signalGroup(run.pid, 'SIGKILL'), this.graceMs)
     await run.exited
