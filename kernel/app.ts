@@ -204,7 +204,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     }
     const identityDeps = { knex: db.knex, identity, lifecycle, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
     for (const r of [
-      ...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k), ...deployRoutes(deploys), ...clusterRoutes({ knex: db.knex, nodeId }),
+      ...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k), ...deployRoutes(deploys), ...clusterRoutes({ knex: db.knex, nodeId, process: (daemon) => supervisor?.states().find((s) => s.daemon === daemon) }),
       ...authRoutes(identityDeps), ...passwordResetRoutes(identityDeps), ...identityRoutes(identityDeps),
     ]) registry.addRoute('kernel', r)
 

@@ -70,7 +70,7 @@ export const ClusterNodesResponse = Type.Object(
   { title: 'ClusterNodesResponse', additionalProperties: false },
 )
 
-export const clusterRoutes = (k: { knex: Knex; nodeId: string }) => [
+export const clusterRoutes = (k: { knex: Knex; nodeId: string; process: (daemon: string) => unknown }) => [
   defineRoute({
     method: 'GET',
     path: '/cluster/nodes',
@@ -80,6 +80,6 @@ export const clusterRoutes = (k: { knex: Knex; nodeId: string }) => [
       'Every node that ever started on this database: its address, version, role, heartbeat, and per daemon the release its `current` points at compared with the cluster\'s active release (`in_sync`, `state`), the last check and reload on that node, and the supervised process when the node runs the daemon itself (server option `daemons.supervise`). A node whose check of a new release fails keeps serving its old one: `state` is `failed` and `error` says why.',
     tags: ['operations'],
     schema: { response: { 200: ClusterNodesResponse } },
-    handler: async () => clusterNodes(k.knex, k.nodeId),
+    handler: async () => clusterNodes(k.knex, k.nodeId, k.process),
   }),
 ]

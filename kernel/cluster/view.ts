@@ -24,7 +24,8 @@ async function nodesAndRows(knex: Knex) {
 /** Output shown to anyone with cluster.read: masked by the values the active release was rendered with is not possible here, so by line names. */
 const shown = (s: string | null) => (s === null ? '' : releaseMasker([])(s))
 
-export async function clusterNodes(knex: Knex, thisNode: string) {
+/** `liveProcess`: this node's supervised processes as its supervisor sees them now (the table has them as of the last heartbeat). */
+export async function clusterNodes(knex: Knex, thisNode: string, liveProcess: (daemon: string) => unknown = () => undefined) {
   const { nodes, rows } = await nodesAndRows(knex)
   const active = await knex('deploys').where({ status: 'active' }).orderBy('daemon').select('id', 'daemon', 'release')
   const activeOf = new Map(active.map((a) => [a.daemon, a] as const))
@@ -55,7 +56,7 @@ export async function clusterNodes(knex: Knex, thisNode: string) {
           error: r.error === null ? null : shown(r.error),
           check: { ok: r.check_ok, output: shown(r.check_output), at: iso(r.checked_at) },
           reload: { status: r.reload_status, output: shown(r.reload_output), at: iso(r.reloaded_at) },
-          process: (r.process ?? null) as Record<string, unknown> | null,
+          process: ((n.node_id === thisNode ? liveProcess(r.daemon) : undefined) ?? r.process ?? null) as Record<string, unknown> | null,
         }
       }),
   }))
