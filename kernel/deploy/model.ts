@@ -13,7 +13,6 @@ export const DeployErrors = {
   releaseMissing: defineError(409, 'DEPLOY_RELEASE_MISSING', 'core:deploy.release_missing'),
   notFound: defineError(404, 'NOT_FOUND', 'core:errors.not_found'),
   inProgress: defineError(409, 'DEPLOY_IN_PROGRESS', 'core:deploy.in_progress'),
-  releaseOnOtherNode: defineError(409, 'DEPLOY_RELEASE_ON_OTHER_NODE', 'core:deploy.release_on_other_node'),
   /** `vars.list`: the NamedRevocation[] (revocations.ts) the route words in the caller's language. */
   rollbackRevokesAccess: defineError(409, 'DEPLOY_ROLLBACK_REVOKES_ACCESS', 'core:deploy.rollback_revokes_access'),
 }

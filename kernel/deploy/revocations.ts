@@ -11,7 +11,6 @@
  */
 import type { Knex } from 'knex'
 import type { AccessRevocation, ConfigRenderer, RenderedFile } from '../../sdk/index.js'
-import type { ReadFile } from './files.js'
 import { DeployErrors } from './model.js'
 
 export type RevocationKind =

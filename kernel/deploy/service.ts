@@ -31,7 +31,8 @@ import type { SettingsStore } from '../settings/store.js'
 import type { CheckOutcome } from './check.js'
 import { byDaemon, checkDaemon, renderAll, type DaemonCheckOutcome, type RenderedDaemons } from './render.js'
 import { recordReload } from './reload.js'
-import { loadRelease, manifestCleartext, pruneStore, purgeStoredCleartext, releaseStored, saveRelease, sealCleartextNames } from './store.js'
+import { manifestCleartext, pruneStore, purgeStoredCleartext, saveRelease, sealCleartextNames } from './store.js'
+import { rollbackTo } from './rollback.js'
 import { recordFailed, type StagedRelease } from './failed.js'
 import { releaseChanges } from './diff.js'
 import { deployedConfig } from './current.js'
@@ -41,12 +42,11 @@ import { prepareFolder } from './account.js'
 import { daemonGroup, forGroup, releaseFolder } from './daemon-group.js'
 import { purgeCleartext, pruneOldLogs } from './housekeeping.js'
 import { recoverNode } from './recovery.js'
-import { refuseIfRevoked, revocationsSince, type NamedRevocation } from './revocations.js'
 import { auditMark, currentSnapshot, PendingTracker, renderedHashes } from './pending.js'
-import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, rowFiles, toView, type DeployView, type DryRunDaemon } from './model.js'
+import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployView, type DryRunDaemon } from './model.js'
 export * from './model.js'
 import {
-  currentRelease, declaredSecrets, readRelease, readReleaseSecrets, releaseIntact, releaseName, releasesDir, sha256, shownFileRecords, switchCurrent, writeRelease, modeString, type FileRecord,
+  currentRelease, declaredSecrets, readRelease, readReleaseSecrets, releaseName, releasesDir, sha256, shownFileRecords, switchCurrent, writeRelease, modeString, type FileRecord,
 } from './files.js'
 
 interface Ctx {
@@ -387,46 +387,19 @@ export class DeployService implements DeploysService {
   }
 
   /**
-   * Make an earlier successful release active again, from any node: its files come from the database
-   * (or this node's intact cache), and every node's agent switches to it.
+   * Make an earlier successful release active again, from any node: its files come from the database,
+   * and every node's agent switches to it (rollback.ts).
    */
   rollback(id: string, ctx: Ctx & { comment?: string | null }): Promise<DeployView> {
     return this.clusterExclusive(async (lease) => {
       await this.recoverNow()
-      const row = await this.knex('deploys').where({ id }).first()
-      if (!row) throw DeployErrors.notFound({ field: 'deploy_id' })
-      if (row.status === 'failed' || row.status === 'pending') throw DeployErrors.notRollbackable({ vars: { status: row.status } })
-      const before = await this.knex('deploys').where({ daemon: row.daemon, status: 'active' }).first()
-      if (before?.id === row.id) return toView(row)
-      // Pruned (deploy.keep_releases) or purged for a cleartext credential: gone from the database, gone for good.
-      if (!(await releaseStored(this.knex, id))) throw DeployErrors.releaseMissing({ vars: { release: row.release } })
-      // Never re-admit what was revoked since the release was made: refused with each revocation named.
-      refuseIfRevoked(row, await this.revokedSince(row.daemon, id, row.created_at))
-      // The database first: every node's agent (this one's just below) then points `current` at it.
-      await this.knex.transaction(async (trx) => {
-        await lease.renew(trx)
-        await trx('deploys').where({ daemon: row.daemon, status: 'active' }).update({ status: 'rolled_back' })
-        await trx('deploys').where({ id }).update({ status: 'active', activated_at: trx.fn.now(), reload_status: null, reload_output: null })
-        await this.d.audit.record(
-          { action: 'deploy.rollback', resourceType: 'deploy', resourceId: id, before: before ? { id: before.id, release: before.release } : null, after: { daemon: row.daemon, release: row.release, comment: ctx.comment ?? null } },
-          { actor: ctx.actor, requestId: ctx.requestId, trx },
-        )
-        await trx.raw('select pg_notify(?, ?)', [RELEASE_CHANNEL, row.daemon])
-      })
-      const done = await this.d.agent.syncDaemon(row.daemon)
-      if (done?.deployId === id) await recordReload(this.knex, id, done.reload)
-      await this.purgeCleartext(row.daemon)
-      this.activated(row.daemon)
+      const row = await rollbackTo({ knex: this.knex, secrets: this.d.secrets, audit: this.d.audit, agent: this.d.agent, renderers: this.d.renderers().map((r) => r.renderer), renderNow: (daemon) => this.renderAll(daemon) }, lease, id, ctx)
+      if (row.changed) {
+        await this.purgeCleartext(row.daemon)
+        this.activated(row.daemon)
+      }
       return (await this.get(id))!
     })
-  }
-
-  /** What the stored release of deploy `id` lets in that the daemon's configuration rendered now does not (revocations.ts). */
-  private async revokedSince(daemon: string, id: string, createdAt: Date | string): Promise<NamedRevocation[]> {
-    const renderers = this.d.renderers().map((r) => r.renderer).filter((r) => r.daemon === daemon)
-    if (!renderers.some((r) => r.revokedSince)) return []
-    const release = (await loadRelease(this.knex, this.d.secrets, id))?.files ?? []
-    return revocationsSince({ knex: this.knex, renderers, release, now: (await this.renderAll(daemon)).get(daemon)?.files ?? [], since: new Date(createdAt), at: new Date() })
   }
 
   /** The renderers' log folders, as their options say now (the AAA log ingester tails these). */

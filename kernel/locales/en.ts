@@ -100,8 +100,7 @@ export default {
     nothing_deployed: 'Nothing is deployed yet for {{daemon}}: POST /api/v1/deploys renders the configuration, checks it with the daemon and activates it.',
     render_failed: 'Renderer {{renderer}} failed: {{message}}',
     not_rollbackable: 'This deploy was never activated (status {{status}}); only an earlier active release can be restored.',
-    release_missing: 'The release folder {{release}} is missing or its files were altered; it cannot be restored.',
-    release_on_other_node: 'Release {{release}} was deployed on node {{node}}: its folder is on that node\'s disk, so roll back through that node.',
+    release_missing: 'The files of release {{release}} are no longer kept (deploy.keep_releases pruned them, or they held a cleartext password removed since); it cannot be restored. Deploy instead.',
     rollback_revokes_access: 'Rolling back to release {{release}} (made {{created_at}}) would let back in access revoked since: {{revocations}}. Nothing was changed. Deploy instead: a deploy renders today\'s users, passwords and CRLs with the policy.',
     revocation: {
       user_deleted: 'user {{name}} deleted at {{at}}',
