@@ -170,7 +170,9 @@ interface ClusterNode { node_id: string; this_node: boolean; daemons: NodeDaemon
     await page.getByTestId('supervised-daemons').locator('tr[data-daemon="freeradius"]').waitFor()
     expect(await page.getByTestId('cluster-summary').count()).to.equal(0)
     await page.goto(a.url + '/deploys')
-    await page.getByTestId('history').waitFor()
+    // Once the page has what it asked for (the history's rows, the pending daemons), nothing about the cluster is shown.
+    await page.getByTestId('history').locator('tbody tr').first().waitFor()
+    await page.getByTestId('pending').getByRole('row', { name: /freeradius/ }).waitFor()
     expect(await page.getByTestId('cluster-nodes').count()).to.equal(0)
     expect(await page.getByTestId('error-alert').count(), 'nothing asked that the server refuses').to.equal(0)
     await c.close()

@@ -63,12 +63,17 @@ export interface ClusterNodes {
   active: { daemon: string; deploy_id: string; release: string }[]
 }
 
-/** Per node, whether one deploy's release arrived (the deploy answer's `nodes`). */
+/**
+ * Per node serving the deploy's daemon, whether its release arrived (the deploy answer's `nodes`):
+ * `serving` it, `behind` (not yet) or `failed` (refused, keeping its old one) while it is the active
+ * release; `other` for an older deploy, a node that serves another release.
+ */
+export type ArrivalState = 'serving' | 'behind' | 'failed' | 'other'
 export interface DeployNode {
   node_id: string
   hostname: string
   live: boolean
-  state: Exclude<NodeDaemonState, 'none'>
+  state: ArrivalState
   release: string | null
 }
 
@@ -89,15 +94,16 @@ export const nodeBehind = (n: ClusterNode): boolean => n.daemons.some(isBehind)
  * Per node, whether `deploy` arrived: the deploy answer's own `nodes` when it
  * has them, else, for the active deploy, read from the nodes list (the
  * node's daemon serving that deploy id, else failing or behind). An older
- * deploy derives nothing: a node that moved on from it is not behind.
+ * deploy derives nothing (a node that moved on from it is not behind); a node
+ * that never served the daemon is not listed.
  */
 export function deployNodes(deploy: DeployWithNodes, nodes: ClusterNodes | undefined): DeployNode[] | null {
   if (deploy.nodes) return deploy.nodes
   if (!nodes || deploy.status !== 'active') return null
-  return nodes.items.map((n) => {
+  return nodes.items.flatMap((n) => {
     const d = n.daemons.find((x) => x.daemon === deploy.daemon)
-    const arrived = d?.deploy_id === deploy.id
-    const state: DeployNode['state'] = arrived ? 'serving' : d?.state === 'failed' ? 'failed' : 'behind'
-    return { node_id: n.node_id, hostname: n.hostname, live: n.live, state, release: d?.release ?? null }
+    if (!d) return []
+    const state: ArrivalState = d.deploy_id === deploy.id ? 'serving' : d.error ? 'failed' : 'behind'
+    return [{ node_id: n.node_id, hostname: n.hostname, live: n.live, state, release: d.release }]
   })
 }

@@ -70,7 +70,7 @@ const en = {
     behindHint: 'The history shows what the cluster decided; these nodes still answer with another release (the reason is in their row). This list is asked again every few seconds until they catch up.',
     states: { serving: 'in sync', behind: 'behind', failed: 'failed', none: 'nothing deployed' },
     notChecked: 'not checked', output: 'Output', noNodes: 'No node has registered yet.', noDaemons: 'No daemon on this node.',
-    arrival: 'Did this release reach every node?', arrived: { serving: 'arrived', behind: 'not yet', failed: 'refused' },
+    arrival: 'Did this release reach every node?', arrived: { serving: 'arrived', behind: 'not yet', failed: 'refused', other: 'serves another release' },
     notArrived: (nodes: string) => `Not on every node yet: ${nodes} still serve another release.`,
   },
   daemons: {

@@ -11,13 +11,15 @@
 import { Alert, Badge, Code, Group, Paper, Stack, Table, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useEffect, useRef } from 'react'
-import { clusterNodes, isBehind, nodeBehind, type ClusterNode, type DeployNode, type NodeDaemon, type NodeDaemonState } from '../api/cluster'
+import { clusterNodes, isBehind, nodeBehind, type ArrivalState, type ClusterNode, type DeployNode, type NodeDaemon, type NodeDaemonState } from '../api/cluster'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 
 export const NODE_STATE_COLOR: Record<NodeDaemonState, string> = { serving: 'green', behind: 'orange', failed: 'red', none: 'gray' }
+const ARRIVAL_COLOR: Record<ArrivalState, string> = { serving: 'green', behind: 'orange', failed: 'red', other: 'gray' }
+const missed = (s: ArrivalState) => s === 'behind' || s === 'failed'
 const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
 const BEHIND_BG = 'var(--mantine-color-orange-light)'
 /** How often the list is asked again while a node is behind. */
@@ -167,10 +169,10 @@ export function DeployNodesTable({ nodes }: { nodes: DeployNode[] }) {
       </Table.Thead>
       <Table.Tbody>
         {nodes.map((n) => (
-          <Table.Tr key={n.node_id} data-node-id={n.node_id} data-state={n.state} style={n.state !== 'serving' ? { background: BEHIND_BG } : undefined}>
+          <Table.Tr key={n.node_id} data-node-id={n.node_id} data-state={n.state} style={missed(n.state) ? { background: BEHIND_BG } : undefined}>
             <Table.Td>{n.hostname}</Table.Td>
             <Table.Td>{n.live ? <Badge color="green" variant="light">{t.cluster.live}</Badge> : <Badge color="gray">{t.cluster.down}</Badge>}</Table.Td>
-            <Table.Td><Badge color={NODE_STATE_COLOR[n.state]}>{t.cluster.arrived[n.state]}</Badge></Table.Td>
+            <Table.Td><Badge color={ARRIVAL_COLOR[n.state]}>{t.cluster.arrived[n.state]}</Badge></Table.Td>
             <Table.Td ff="monospace" fz="sm" style={{ overflowWrap: 'anywhere' }}>{n.release ?? t.dashboard.neverDeployed}</Table.Td>
           </Table.Tr>
         ))}

@@ -29,12 +29,12 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
     queryFn: async (): Promise<DeployWithNodes> => api.get('/api/v1/deploys/{deploy_id}', { params: { deploy_id: id! } }),
     enabled: !!id,
     // The active release not yet on every node: asked again until it is (or the node says why not).
-    refetchInterval: (q) => (q.state.data?.status === 'active' && q.state.data.nodes?.some((n) => n.state !== 'serving') ? 3000 : false),
+    refetchInterval: (q) => (q.state.data?.status === 'active' && q.state.data.nodes?.some((n) => n.state === 'behind') ? 3000 : false),
   })
   const d = deploy.data
   const cluster = useClusterNodes()
   const nodes = d ? deployNodes(d, cluster.data) : null
-  const missing = nodes?.filter((n) => n.state !== 'serving') ?? []
+  const missing = nodes?.filter((n) => n.state === 'behind' || n.state === 'failed') ?? []
   const checked = !d ? '' : d.checked === true ? t.deploys.checkPassed : d.checked === false ? t.deploys.checkFailed : t.deploys.notChecked
   const meta: [string, string | null][] = d
     ? [
