@@ -29,7 +29,7 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
     queryFn: async (): Promise<DeployWithNodes> => api.get('/api/v1/deploys/{deploy_id}', { params: { deploy_id: id! } }),
     enabled: !!id,
     // The active release not yet on every node: asked again until it is (or the node says why not).
-    refetchInterval: (q) => (q.state.data?.status === 'active' && q.state.data.nodes?.some((n) => n.state === 'behind') ? 3000 : false),
+    refetchInterval: (q) => (q.state.data?.status === 'active' && q.state.data.nodes?.some((n) => n.state === 'behind' || n.state === 'failed') ? 3000 : false),
   })
   const d = deploy.data
   const cluster = useClusterNodes()
