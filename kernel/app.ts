@@ -52,7 +52,11 @@ import { bootstrapAdmin } from './identity/bootstrap.js'
 import { authRoutes } from './identity/routes/auth.js'
 import { passwordResetRoutes } from './identity/routes/password-reset.js'
 import { identityRoutes } from './identity/routes/index.js'
-import { DeployService, deploySettings, reloadCommandsOption } from './deploy/service.js'
+import { allowUncheckedSetting, DeployService, deploySettings, reloadCommandsOption } from './deploy/service.js'
+import { runReloadCommand } from './deploy/reload.js'
+import { purgeCleartext } from './deploy/housekeeping.js'
+import { NodeAgent } from './cluster/agent.js'
+import { clusterRoutes } from './cluster/routes.js'
 import { ServerOptions } from './settings/server-options.js'
 import { deployRoutes } from './deploy/routes.js'
 import en from './locales/en.js'
@@ -157,7 +161,26 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     services.provide(coreServices.audit, audit, 'kernel')
     services.provide(coreServices.cluster, { nodeId, role: config.role }, 'kernel')
     services.provide(coreServices.platform, { version, dataDir: config.dataDir, startedAt }, 'kernel')
-    const deploys = new DeployService({ db, dataDir: config.dataDir, nodeId, renderers: () => registry.renderers, settings, reloadCommands: options.get(reloadCommandsOption), audit, log: log.child({ component: 'deploy' }) })
+    const reloadCommands = options.get(reloadCommandsOption)
+    let listenUrl: string | null = null
+    const agentLog = log.child({ component: 'node-agent' })
+    // How this node's daemon takes a new `current`: its reload command (deploy.reload_commands), if any.
+    const reloadDaemon = (daemon: string) => runReloadCommand(agentLog, reloadCommands[daemon], daemon)
+    const agent = new NodeAgent({
+      knex: db.knex, secrets, dataDir: config.dataDir, nodeId, log: agentLog,
+      databaseUrl: db.engine === 'postgres' ? config.databaseUrl : null,
+      writable: primary,
+      renderers: () => registry.renderers.map((r) => r.renderer),
+      allowUnchecked: () => settings.get(allowUncheckedSetting),
+      reload: reloadDaemon,
+      afterSwitch: (daemon) => purgeCleartext(config.dataDir, registry.renderers.map((r) => r.renderer), daemon, agentLog),
+      address: () => listenUrl,
+    })
+    const pluginVersions = new Map(plugins.map((p) => [p.def.id, p.def.version] as const))
+    const deploys = new DeployService({
+      db, dataDir: config.dataDir, nodeId, renderers: () => registry.renderers, settings, reloadDaemon, agent, secrets,
+      pluginVersion: (id) => pluginVersions.get(id) ?? null, audit, log: log.child({ component: 'deploy' }),
+    })
     services.provide(coreServices.deploys, deploys, 'kernel')
     services.provide(identityServices.identity, identity, 'kernel')
     services.provide(identityServices.mail, mail, 'kernel')
@@ -175,7 +198,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     }
     const identityDeps = { knex: db.knex, identity, lifecycle, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
     for (const r of [
-      ...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k), ...deployRoutes(deploys),
+      ...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k), ...deployRoutes(deploys), ...clusterRoutes({ knex: db.knex, nodeId }),
       ...authRoutes(identityDeps), ...passwordResetRoutes(identityDeps), ...identityRoutes(identityDeps),
     ]) registry.addRoute('kernel', r)
 
@@ -262,6 +285,9 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const addr = server.address() as AddressInfo
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
     const url = `http://${host}:${addr.port}`
+    listenUrl = url
+    // Every node serves the cluster's active releases (cluster/agent.ts): from now on, by notification and polling.
+    if (opts.background !== false) agent.start()
 
     let stopping: Promise<void> | null = null
     const stop = () =>
@@ -286,6 +312,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
         }
         actors.stop()
         stopHousekeeping()
+        await agent.stop()
         await warmedUp
         await stopDb()
       })())

@@ -1,7 +1,7 @@
 /**
  * The kernel's own tables as its code reads them (see sdk/tables.ts): the row
  * types knex's table typings use, checked against the database at every boot.
- * Each declaration follows the kernel migrations (migrations/0001 to 0008):
+ * Each declaration follows the kernel migrations (migrations/0001 to 0010):
  * `t.string` is varchar, nullable unless the migration says notNullable,
  * defaulted where the migration gives a default.
  */
@@ -56,6 +56,41 @@ export const ClusterNodesTable = defineTable('cluster_nodes', {
   version: column.varchar(),
   started_at: column.timestamp(),
   last_seen: column.timestamp(),
+  address: column.varchar().nullable(),
+})
+
+/** One rendered file's text, once per sha256, sealed (deploy/store.ts). */
+export const ReleaseBlobsTable = defineTable('release_blobs', {
+  sha256: column.varchar(),
+  content: column.text(),
+  size: column.integer(),
+  created_at: column.timestamp().defaulted(),
+})
+
+/** The files of an activated release: path, blob, declared mode. */
+export const ReleaseFilesTable = defineTable('release_files', {
+  deploy_id: column.uuid(),
+  path: column.varchar(),
+  sha256: column.varchar(),
+  mode: column.varchar(),
+})
+
+/** What each node serves, per daemon (cluster/agent.ts). */
+export const ClusterNodeDaemonsTable = defineTable('cluster_node_daemons', {
+  node_id: column.uuid(),
+  daemon: column.varchar(),
+  deploy_id: column.uuid().nullable(),
+  release: column.varchar().nullable(),
+  switched_at: column.timestamp().nullable(),
+  check_ok: column.boolean().nullable(),
+  check_output: column.text().nullable(),
+  checked_at: column.timestamp().nullable(),
+  reload_status: column.varchar<'ok' | 'failed'>().nullable(),
+  reload_output: column.text().nullable(),
+  reloaded_at: column.timestamp().nullable(),
+  error: column.text().nullable(),
+  process: column.jsonb<unknown>().nullable(),
+  updated_at: column.timestamp().defaulted(),
 })
 
 export const UsersTable = defineTable('users', {
@@ -152,6 +187,8 @@ export const DeploysTable = defineTable('deploys', {
   reload_output: column.text().nullable(),
   created_at: column.timestamp().defaulted(),
   activated_at: column.timestamp().nullable(),
+  /** The renderers that wrote the release and the snapshot it was rendered from (deploy/store.ts). */
+  manifest: column.jsonb<unknown>().nullable(),
 })
 
 /** One row, `deploy`: free when `token` is null (deploy/lock.ts). */
@@ -167,7 +204,7 @@ export const DeployLockTable = defineTable('deploy_lock', {
 export const kernelTables: TableDefinition[] = [
   KernelMetaTable, SettingsTable, AuditLogTable, RateLimitHitsTable, ClusterNodesTable,
   UsersTable, UserGroupsTable, RolesTable, UserGroupMembersTable, UserRolesTable, GroupRolesTable, RevokedTokensTable, PasswordResetsTable,
-  DeploysTable, DeployLockTable,
+  DeploysTable, DeployLockTable, ReleaseBlobsTable, ReleaseFilesTable, ClusterNodeDaemonsTable,
 ]
 
 declare module 'knex/types/tables.js' {
@@ -187,5 +224,8 @@ declare module 'knex/types/tables.js' {
     password_resets: TableType<typeof PasswordResetsTable>
     deploys: TableType<typeof DeploysTable>
     deploy_lock: TableType<typeof DeployLockTable>
+    release_blobs: TableType<typeof ReleaseBlobsTable>
+    release_files: TableType<typeof ReleaseFilesTable>
+    cluster_node_daemons: TableType<typeof ClusterNodeDaemonsTable>
   }
 }

@@ -88,12 +88,13 @@ export function safeRelative(p: string): string {
  * the owner bits of their declared mode (everything under DATA_DIR is the service user's); with the
  * daemon's group (account.ts), group read too, and the folders 0750 for that group.
  */
-export function writeRelease(finalDir: string, files: RenderedFile[], pause: () => void = () => undefined, group: DaemonGroup | null = null): FileRecord[] {
+export function writeRelease(finalDir: string, files: RenderedFile[], pause: () => void = () => undefined, group: DaemonGroup | null = null, secretValues?: string[]): FileRecord[] {
   const tmp = finalDir + PARTIAL
   rmSync(tmp, { recursive: true, force: true })
   mkdirSync(tmp, { recursive: true, mode: 0o700 })
   shareFolder(tmp, group)
-  const secrets = declaredSecrets(files)
+  // A release written from the database (deploy/store.ts) brings its secrets list beside its files.
+  const secrets = secretValues ?? declaredSecrets(files)
   const mask = releaseMasker(secrets)
   writeSecrets(path.join(tmp, SECRETS_FILE), secrets)
   const out: FileRecord[] = []

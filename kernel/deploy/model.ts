@@ -61,7 +61,7 @@ export const deploySettings = [keepReleasesSetting, lockWaitSetting, allowUnchec
 export type DeployRow = RowOf<typeof DeploysTable>
 export type DeployStatus = DeployRow['status']
 
-export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of' | 'files'> {
+export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of' | 'files' | 'manifest'> {
   /** The hash and size of each file as the views show it (masked): never of the file on disk. */
   files: ShownFileRecord[]
   created_at: string
@@ -72,7 +72,8 @@ export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at
 export const rowFiles = (r: DeployRow): FileRecord[] => (typeof r.files === 'string' ? (JSON.parse(r.files) as FileRecord[]) : r.files)
 
 export const toView = (r: DeployRow): DeployView => {
-  const { rollback_of: _r, ...rest } = r
+  // The manifest holds sealed credential names (store.ts): never shown.
+  const { rollback_of: _r, manifest: _m, ...rest } = r
   return {
     ...rest,
     files: shownFileRecords(rowFiles(r)),

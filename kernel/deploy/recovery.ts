@@ -1,15 +1,14 @@
 /**
  * What a start repairs on this node's disk after an interrupted deploy or
  * rollback: its pending rows marked failed, half-written release folders
- * removed, and `current` pointed back at the release this node activated last
+ * removed; the node agent then points `current` at the cluster's active release
  * (see service.ts's file comment for the order of a deploy's steps).
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import type { Knex } from 'knex'
 import type { Logger } from '../../sdk/index.js'
-import { CURRENT, currentRelease, PARTIAL, releaseIntact, releasesDir, switchCurrent } from './files.js'
-import { rowFiles } from './model.js'
+import { CURRENT, currentRelease, PARTIAL, releasesDir } from './files.js'
 
 export async function recoverNode(o: { knex: Knex; nodeId: string; dataDir: string; log: Logger }): Promise<void> {
   /** This node's rows, and those recorded before node ids were (an upgraded single node's history). */
@@ -27,25 +26,16 @@ export async function recoverNode(o: { knex: Knex; nodeId: string; dataDir: stri
         if (e.endsWith(PARTIAL) || e.startsWith('.current-')) rmSync(path.join(dir, e), { recursive: true, force: true })
       }
     }
-    // What this disk should serve: the release this node activated last (deploy or rollback). The
-    // cluster-wide `active` row may be another node's, whose folder is on that node's disk.
-    const last = await mine(o.knex('deploys').where({ daemon }).whereNotNull('activated_at')).orderBy('activated_at', 'desc').first()
+    // What this disk should serve is the cluster's active release: the node agent (cluster/agent.ts) points
+    // `current` at it after this, writing it from the database when this disk lacks it. Left here: a first
+    // deploy interrupted after its switch, when no release of the daemon was ever activated anywhere.
     const cur = currentRelease(dir)
-    if (last) {
-      if (cur !== last.release) {
-        if (releaseIntact(path.join(dir, last.release), rowFiles(last))) {
-          o.log.warn({ daemon, current: cur, last: last.release }, 'current release does not match the database: pointing it back at the release this node activated last')
-          switchCurrent(dir, last.release)
-        } else o.log.error({ daemon, release: last.release }, 'the release this node activated last is missing or altered; deploy again')
-      }
-    } else if (cur !== null) {
+    if (cur !== null && !(await o.knex('deploys').where({ daemon }).whereNotNull('activated_at').first('id'))) {
       const row = await o.knex('deploys').where({ daemon, release: cur }).first()
-      if (row && row.activated_at === null) {
-        o.log.warn({ daemon, current: cur }, 'no release activated on this node: removing the current link of an interrupted first deploy')
+      if (row) {
+        o.log.warn({ daemon, current: cur }, 'no release activated yet: removing the current link of an interrupted first deploy')
         rmSync(path.join(dir, CURRENT), { force: true })
-      }
-      // Recorded as activated under another node id (NODE_ID changed?) or not at all: the daemon may be serving it.
-      else o.log.error({ daemon, current: cur }, 'current points at a release this node did not record as activated; left as it is')
+      } else o.log.error({ daemon, current: cur }, 'current points at a release the database does not know; left as it is')
     }
   }
 }

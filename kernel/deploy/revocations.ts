@@ -72,7 +72,7 @@ async function userRevocation(knex: Knex, r: AccessRevocation, since: Date | nul
 export async function revocationsSince(o: {
   knex: Knex
   renderers: ConfigRenderer[]
-  release: ReadFile[]
+  release: { path: string; content: string }[]
   now: RenderedFile[]
   /** When the release was last activated: the audit is searched after it. */
   since: Date | null

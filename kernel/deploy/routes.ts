@@ -2,6 +2,7 @@
 import { defineRoute, ErrorBody, isPortcullisError, listQuery, Nullable, OptionalText, paginate, Paginated, reply, StringEnum, Type, Uuid } from '../../sdk/index.js'
 import { DeployErrors, toView, type DeployService } from './service.js'
 import type { NamedRevocation } from './revocations.js'
+import { withArrival } from '../cluster/view.js'
 
 const FileRecord = Type.Object(
   {
@@ -21,7 +22,7 @@ export const DeployResponse = Type.Object(
     daemon: Type.String(),
     release: Type.String({ description: 'Folder name under `<DATA_DIR>/releases/<daemon>/` of the node `node_id`.' }),
     status: StringEnum(STATUSES, { description: '`pending` only while being activated (an interrupted one becomes `failed` when its node starts again); `active`: the release activated last in the cluster, one per daemon; `superseded` by a later deploy; `rolled_back` when a rollback replaced it.' }),
-    node_id: Nullable(Type.String({ format: 'uuid', description: 'The node that ran the deploy: the release folder is on its disk and its daemons got it. null for deploys recorded before node ids were.' })),
+    node_id: Nullable(Type.String({ format: 'uuid', description: 'The node that ran the deploy (rendered and checked it first). Every node serves the active release: see `nodes`. null for deploys recorded before node ids were.' })),
     actor_id: Nullable(Type.String()),
     actor_name: Nullable(Type.String()),
     comment: Nullable(Type.String()),
@@ -32,6 +33,21 @@ export const DeployResponse = Type.Object(
     reload_output: Nullable(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
     activated_at: Nullable(Type.String({ format: 'date-time' })),
+    nodes: Type.Array(
+      Type.Object(
+        {
+          node_id: Type.String({ format: 'uuid' }),
+          hostname: Type.String(),
+          live: Type.Boolean({ description: 'Its heartbeat is recent (GET /api/v1/cluster/nodes).' }),
+          state: StringEnum(['serving', 'behind', 'failed', 'other'] as const, {
+            description: '`serving`: this release is current on the node; for the active release, `behind`: not yet there, `failed`: the node keeps its old release (its check failed there; GET /api/v1/cluster/nodes says why); `other`: the node serves another release (this one is no longer active).',
+          }),
+          release: Nullable(Type.String({ description: 'The release the node serves.' })),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Per node that serves this daemon: whether this release arrived, so that "the history says active" never hides a node still serving the old one.' },
+    ),
   },
   { title: 'DeployResponse', additionalProperties: false },
 )
@@ -98,13 +114,13 @@ export const deployRoutes = (svc: DeployService) => [
     permission: 'deploy.write',
     summary: 'Deploy the daemons\' configuration',
     description:
-      'Renders every renderer (or those of `daemon`) from one consistent snapshot, writes a new release folder per daemon, runs the daemon\'s own check when its binary is present, then switches `current` atomically and runs the reload command (server option `deploy.reload_commands`). A failed check activates nothing: 422 DEPLOY_CHECK_FAILED with the checker\'s output. `dry_run: true` answers 200 with a per-file diff against the current release and activates nothing.\n\nIn a cluster the release is written and activated on the node that receives the request (its `DATA_DIR`, its daemons). One deploy or rollback runs at a time across the whole cluster: a request that finds another running waits for it up to the setting `deploy.lock_wait_seconds` (default 30), then answers 409 DEPLOY_IN_PROGRESS naming the node that holds the lock. Requests sent to the same node queue behind each other.',
+      'Renders every renderer (or those of `daemon`) from one consistent snapshot, writes a new release folder per daemon, runs the daemon\'s own check when its binary is present, then switches `current` atomically, stores the release in the database and reloads the daemon (its supervised restart, or the server option `deploy.reload_commands`). A failed check activates nothing: 422 DEPLOY_CHECK_FAILED with the checker\'s output. `dry_run: true` answers 200 with a per-file diff against the current release and activates nothing.\n\nIn a cluster the node that receives the request renders, checks and activates; every other node\'s agent then writes the release from the database into its own `DATA_DIR`, checks it there, switches and reloads (each deploy\'s `nodes` says where it arrived; GET /api/v1/cluster/nodes shows each node). One deploy or rollback runs at a time across the whole cluster: a request that finds another running waits for it up to the setting `deploy.lock_wait_seconds` (default 30), then answers 409 DEPLOY_IN_PROGRESS naming the node that holds the lock. Requests sent to the same node queue behind each other.',
     tags: ['deploy'],
     schema: { body: DeployRequest, response: { 200: DryRunResponse, 201: DeployRunResponse, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
     handler: async (req) => {
       const b = req.body
       if (b.dry_run) return reply({ status: 200, body: { dry_run: true, daemons: await svc.dryRun(b.daemon) } })
-      const deploys = await svc.deploy({ daemon: b.daemon, comment: b.comment ?? null, actor: req.actor, requestId: req.requestId })
+      const deploys = await withArrival(svc.db.knex, await svc.deploy({ daemon: b.daemon, comment: b.comment ?? null, actor: req.actor, requestId: req.requestId }))
       return reply({ status: 201, body: { deploys } })
     },
   }),
@@ -116,8 +132,8 @@ export const deployRoutes = (svc: DeployService) => [
     description: 'Newest first by default. Filters: `daemon`, `status`.',
     tags: ['deploy'],
     schema: { query: DeployQuery, response: { 200: Paginated(DeployResponse, 'DeployListResponse') } },
-    handler: async ({ query }) =>
-      paginate(query, {
+    handler: async ({ query }) => {
+      const page = await paginate(query, {
         base: () => svc.db.knex('deploys'),
         equals: { daemon: 'daemon', status: 'status' },
         searchColumns: ['daemon', 'release', 'comment', 'actor_name'],
@@ -126,7 +142,9 @@ export const deployRoutes = (svc: DeployService) => [
         defaultPerPage: 20,
         tieBreaker: 'id',
         map: toView,
-      }),
+      })
+      return { ...page, items: await withArrival(svc.db.knex, page.items) }
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -138,7 +156,7 @@ export const deployRoutes = (svc: DeployService) => [
     handler: async ({ params }) => {
       const d = await svc.get(params.deploy_id)
       if (!d) throw DeployErrors.notFound({ field: 'deploy_id' })
-      return d
+      return (await withArrival(svc.db.knex, [d]))[0]
     },
   }),
   defineRoute({
@@ -147,12 +165,12 @@ export const deployRoutes = (svc: DeployService) => [
     permission: 'deploy.write',
     summary: 'Re-activate an earlier release',
     description:
-      'Points the daemon\'s `current` back at this deploy\'s release (which must have been active once and still be intact on disk: 409 DEPLOY_NOT_ROLLBACKABLE / DEPLOY_RELEASE_MISSING otherwise), marks the release it replaces `rolled_back`, and runs the reload command. The release must have been deployed by the node receiving the request (409 DEPLOY_RELEASE_ON_OTHER_NODE otherwise: its folder is on that node\'s disk). Waits for a deploy running elsewhere like `POST /deploys` (409 DEPLOY_IN_PROGRESS).\n\nA rollback never re-admits revoked access: the daemon\'s configuration is rendered now and compared with the release, and if the release would let in anything revoked since it was made (a user deleted, disabled, with network login off or expired, a changed network password, an earlier expiry, a certificate revoked since, a CA no longer trusted), the rollback is refused with 409 DEPLOY_ROLLBACK_REVOKES_ACCESS whose `detail` names each (user or certificate serial, what, when) and nothing changes: deploy instead. If the configuration does not render now, the rollback answers the deploy\'s 422 DEPLOY_RENDER_FAILED, since what was revoked cannot be known.',
+      'Makes this deploy\'s release active again (it must have been active once and its files still be in the database: 409 DEPLOY_NOT_ROLLBACKABLE / DEPLOY_RELEASE_MISSING otherwise), marks the release it replaces `rolled_back`; every node\'s agent points its `current` at it and reloads its daemon, whichever node receives the request (`nodes` says where it arrived). Waits for a deploy running elsewhere like `POST /deploys` (409 DEPLOY_IN_PROGRESS).\n\nA rollback never re-admits revoked access: the daemon\'s configuration is rendered now and compared with the release, and if the release would let in anything revoked since it was made (a user deleted, disabled, with network login off or expired, a changed network password, an earlier expiry, a certificate revoked since, a CA no longer trusted), the rollback is refused with 409 DEPLOY_ROLLBACK_REVOKES_ACCESS whose `detail` names each (user or certificate serial, what, when) and nothing changes: deploy instead. If the configuration does not render now, the rollback answers the deploy\'s 422 DEPLOY_RENDER_FAILED, since what was revoked cannot be known.',
     tags: ['deploy'],
     schema: { params: DeployParams, response: { 200: DeployResponse, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
     handler: async (req) => {
       try {
-        return await svc.rollback(req.params.deploy_id, { actor: req.actor, requestId: req.requestId })
+        return (await withArrival(svc.db.knex, [await svc.rollback(req.params.deploy_id, { actor: req.actor, requestId: req.requestId })]))[0]
       } catch (e) {
         // Each revocation in the caller's language (the service knows none).
         if (!isPortcullisError(e) || e.code !== DeployErrors.rollbackRevokesAccess.code) throw e

@@ -12,22 +12,26 @@
  * this node last activated, so a kill -9 at any moment leaves the previous
  * release active and intact.
  *
- * Cluster: every node has its own DATA_DIR, so a deploy writes and activates
- * the release on the disk of the node that runs it, and its row records that
- * node. The deploy lock (lock.ts) lets one deploy or rollback run at a time
- * across the cluster; recovery touches only the starting node's own rows and
- * disk, never another node's deploy in flight.
+ * Cluster: the activation stores the release's files in the database
+ * (store.ts) and notifies every node; each node's agent (cluster/agent.ts)
+ * makes its own `current` follow the active release, so a deploy or rollback
+ * sent to any node reaches every node. The deploy lock (lock.ts) lets one
+ * deploy or rollback run at a time across the cluster; recovery touches only
+ * the starting node's own rows and disk, never another node's deploy in flight.
  */
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { jsonText, type Actor, type AuditService, type ConfigRenderer, type DaemonLogFolder, type DatabaseService, type DeployedConfig, type DeploysService, type Logger } from '../../sdk/index.js'
+import { jsonText, type Actor, type AuditService, type ConfigRenderer, type DaemonLogFolder, type DatabaseService, type DeployedConfig, type DeploysService, type Logger, type RenderedFile, type SecretsService } from '../../sdk/index.js'
+import type { NodeAgent, ReloadResult } from '../cluster/agent.js'
+import { RELEASE_CHANNEL } from '../cluster/listen.js'
 import type { SettingsStore } from '../settings/store.js'
 import type { CheckOutcome } from './check.js'
 import { byDaemon, checkDaemon, renderAll, type DaemonCheckOutcome, type RenderedDaemons } from './render.js'
-import { reloadDaemon } from './reload.js'
+import { recordReload } from './reload.js'
+import { loadRelease, manifestCleartext, pruneStore, purgeStoredCleartext, releaseStored, saveRelease, sealCleartextNames } from './store.js'
 import { recordFailed, type StagedRelease } from './failed.js'
 import { releaseChanges } from './diff.js'
 import { deployedConfig } from './current.js'
@@ -72,8 +76,13 @@ export class DeployService implements DeploysService {
       nodeId: string
       renderers: () => { owner: string; renderer: ConfigRenderer }[]
       settings: SettingsStore
-      /** Server option deploy.reload_commands: per daemon, the argv run after activation. */
-      reloadCommands: Record<string, string[]>
+      /** Makes this node's daemon take its new `current` (the supervisor's restart, or deploy.reload_commands); null: nothing configured. */
+      reloadDaemon: (daemon: string) => Promise<ReloadResult | null>
+      /** This node's agent: it serves the active releases and shares this node's disk (cluster/agent.ts). */
+      agent: NodeAgent
+      secrets: SecretsService
+      /** The plugin versions, for the release's manifest. */
+      pluginVersion: (plugin: string) => string | null
       audit: AuditService
       log: Logger
       checkTimeoutMs?: number
@@ -151,6 +160,7 @@ export class DeployService implements DeploysService {
   /** Keep the newest `deploy.keep_releases` release folders of a daemon, and always the current one. */
   private async prune(daemon: string): Promise<void> {
     const keep = await this.d.settings.get(keepReleasesSetting)
+    await pruneStore(this.knex, daemon, keep)
     const dir = releasesDir(this.d.dataDir, daemon)
     const cur = currentRelease(dir)
     const names = readdirSync(dir).filter((n) => /^\d{8}T\d{9}Z-[0-9a-f]{8}$/.test(n)).sort().reverse()
@@ -170,12 +180,13 @@ export class DeployService implements DeploysService {
     return this.exclusive(async () => {
       await this.lock.releaseStale()
       await this.recoverNow()
+      await this.d.agent.syncAll()
     })
   }
 
   /** Repairs what an interrupted deploy of this node left on its disk (recovery.ts). */
   private recoverNow(): Promise<void> {
-    return recoverNode({ knex: this.knex, nodeId: this.d.nodeId, dataDir: this.d.dataDir, log: this.d.log })
+    return this.d.agent.exclusive(() => recoverNode({ knex: this.knex, nodeId: this.d.nodeId, dataDir: this.d.dataDir, log: this.d.log }))
   }
 
   /** Every renderer's files for the chosen daemons, from one repeatable-read snapshot (render.ts). */
@@ -187,9 +198,11 @@ export class DeployService implements DeploysService {
     return checkDaemon(renderers, dir, this.d.checkTimeoutMs)
   }
 
-  /** Older releases of `daemon` holding a cleartext credential the current one does not (housekeeping.ts). */
-  private purgeCleartext(daemon: string): void {
+  /** Older releases of `daemon` holding a cleartext credential the active one does not, on this disk (housekeeping.ts) and in the database (store.ts). */
+  async purgeCleartext(daemon: string): Promise<void> {
     purgeCleartext(this.d.dataDir, this.d.renderers().map((r) => r.renderer), daemon, this.d.log)
+    const active = await this.knex('deploys').where({ daemon, status: 'active' }).first()
+    if (active) await purgeStoredCleartext(this.knex, this.d.secrets, daemon, active.id, new Set(manifestCleartext(this.d.secrets, active.manifest)))
   }
 
   /** Remove the daemons' dated logs older than deploy.log_retention_days (at every deploy, and hourly from startHousekeeping). */
@@ -256,11 +269,13 @@ export class DeployService implements DeploysService {
   deploy(o: { daemon?: string; comment?: string | null } & Ctx): Promise<DeployView[]> {
     return this.clusterExclusive(async (lease) => {
       await this.recoverNow()
-      const rendered = await this.renderAll(o.daemon)
+      let snapshot = ''
+      const rendered = await this.renderAll(o.daemon, async (trx) => void (snapshot = await currentSnapshot(trx)))
       await this.step()
       const at = new Date()
       const allowUnchecked = await this.d.settings.get(allowUncheckedSetting)
       const staged: StagedRelease[] = []
+      const renderedFiles = new Map<string, RenderedFile[]>()
       for (const [daemon, g] of byDaemon(rendered)) {
         const id = randomUUID()
         const group = daemonGroup(g.renderers, daemon)
@@ -273,6 +288,7 @@ export class DeployService implements DeploysService {
         await this.step()
         const check = await this.checkDaemon(g.renderers, path.join(dir, release))
         staged.push({ id, daemon, release, dir, files, check })
+        renderedFiles.set(id, g.files)
         await this.step()
       }
       const base = { node_id: this.d.nodeId, actor_id: o.actor?.id ?? null, actor_name: o.actor?.username ?? null, comment: o.comment ?? null, created_at: at }
@@ -288,38 +304,59 @@ export class DeployService implements DeploysService {
       // A deploy that lost its lease (the database was out of reach for longer than it lasts) stops here.
       await lease.renew()
       // Recorded before the switch: a crash between the two is repaired by recover().
-      await this.knex('deploys').insert(staged.map((s) => ({ id: s.id, daemon: s.daemon, release: s.release, status: 'pending', checked: s.check.checked, check_output: s.check.output, files: jsonText(s.files), ...base })))
+      await this.knex('deploys').insert(staged.map((s) => ({ id: s.id, daemon: s.daemon, release: s.release, status: 'pending', checked: s.check.checked, check_output: s.check.output, files: jsonText(s.files), manifest: this.manifest(s.daemon, snapshot, renderedFiles.get(s.id)!), ...base })))
       try {
-        await this.step()
-        for (const s of staged) {
-          switchCurrent(s.dir, s.release)
-          await this.step()
-        }
-        await this.knex.transaction(async (trx) => {
-          // The fence: only the holder of the lease activates, and nobody can take it over until this commits.
-          await lease.renew(trx)
-          for (const s of staged) {
-            await trx('deploys').where({ daemon: s.daemon, status: 'active' }).update({ status: 'superseded' })
-            const n = await trx('deploys').where({ id: s.id, status: 'pending' }).update({ status: 'active', activated_at: trx.fn.now() })
-            if (n !== 1) throw new Error(`deploy ${s.id} is no longer pending (was it marked failed by a node with the same NODE_ID?)`)
-            await this.d.audit.record(
-              { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: shownFileRecords(s.files), comment: o.comment ?? null } },
-              { actor: o.actor, requestId: o.requestId, trx },
-            )
-          }
-        })
+        // The switch and the commit as one step of this node's disk: its agent never sees the one without the other.
+        await this.d.agent.exclusive(() => this.activate(staged, renderedFiles, lease, o))
       } catch (e) {
         // Not activated: mark the rows failed and point `current` back, as a restart would.
         await this.recoverNow().catch((err: unknown) => this.d.log.error({ err: (err as Error).message }, 'could not undo a deploy that failed to activate; the next start repairs it'))
+        await this.d.agent.syncAll().catch(() => undefined)
         throw e
       }
       await this.step()
-      for (const s of staged) await this.reload(s.id, s.daemon)
+      for (const s of staged) await this.reload(s.id, s.daemon, s.release)
       for (const s of staged) await this.prune(s.daemon)
-      for (const s of staged) this.purgeCleartext(s.daemon)
+      for (const s of staged) await this.purgeCleartext(s.daemon)
       await this.pruneOldLogs()
       for (const s of staged) this.activated(s.daemon)
       return Promise.all(staged.map(async (s) => (await this.get(s.id))!))
+    })
+  }
+
+  /**
+   * The release's manifest beside its files: who rendered it (and their versions), from which database
+   * snapshot, and (sealed) the cleartext credentials it holds, for purgeCleartext.
+   */
+  private manifest(daemon: string, snapshot: string, files: RenderedFile[]) {
+    const mine = this.d.renderers().filter((r) => r.renderer.daemon === daemon)
+    const renderers = mine.map((r) => ({ id: r.renderer.id, plugin: r.owner, version: this.d.pluginVersion(r.owner) }))
+    const cleartext = sealCleartextNames(this.d.secrets, mine.flatMap((r) => r.renderer.cleartextIn?.(files) ?? []))
+    return { renderers, snapshot, cleartext }
+  }
+
+  /** Switch `current` to each staged release, then activate them in one transaction that also stores their files and tells every node. */
+  private async activate(staged: StagedRelease[], renderedFiles: Map<string, RenderedFile[]>, lease: DeployLease, o: Ctx & { comment?: string | null }): Promise<void> {
+    await this.step()
+    for (const s of staged) {
+      switchCurrent(s.dir, s.release)
+      await this.step()
+    }
+    await this.knex.transaction(async (trx) => {
+      // The fence: only the holder of the lease activates, and nobody can take it over until this commits.
+      await lease.renew(trx)
+      for (const s of staged) {
+        await trx('deploys').where({ daemon: s.daemon, status: 'active' }).update({ status: 'superseded' })
+        const n = await trx('deploys').where({ id: s.id, status: 'pending' }).update({ status: 'active', activated_at: trx.fn.now() })
+        if (n !== 1) throw new Error(`deploy ${s.id} is no longer pending (was it marked failed by a node with the same NODE_ID?)`)
+        await saveRelease(trx, this.d.secrets, s.id, renderedFiles.get(s.id)!)
+        // Delivered at the commit, to every node listening (cluster/listen.ts).
+        await trx.raw('select pg_notify(?, ?)', [RELEASE_CHANNEL, s.daemon])
+        await this.d.audit.record(
+          { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: shownFileRecords(s.files), comment: o.comment ?? null } },
+          { actor: o.actor, requestId: o.requestId, trx },
+        )
+      }
     })
   }
 
@@ -336,9 +373,12 @@ export class DeployService implements DeploysService {
     }
   }
 
-  /** Run the daemon's reload command (server option deploy.reload_commands) and record its result (reload.ts). */
-  private reload(id: string, daemon: string): Promise<void> {
-    return reloadDaemon(this.knex, this.d.log, this.d.reloadCommands[daemon], id, daemon)
+  /** Make this node's daemon take the release it switched to, and record the result on the deploy and this node's state (reload.ts). */
+  private async reload(id: string, daemon: string, release: string): Promise<void> {
+    const r = await this.d.reloadDaemon(daemon).catch((e: unknown): ReloadResult => ({ status: 'failed', output: (e as Error).message }))
+    this.d.agent.switchedByDeploy(daemon, { deployId: id, release, reload: r })
+    await this.d.agent.record(daemon, { deploy_id: id, release, switched_at: new Date(), error: null, ...(r ? { reload_status: r.status, reload_output: r.output.slice(-4000), reloaded_at: new Date() } : {}) })
+    await recordReload(this.knex, id, r)
   }
 
   async get(id: string): Promise<DeployView | null> {
@@ -346,22 +386,23 @@ export class DeployService implements DeploysService {
     return row ? toView(row) : null
   }
 
-  /** Make an earlier successful release current again (its folder must be intact). */
+  /**
+   * Make an earlier successful release active again, from any node: its files come from the database
+   * (or this node's intact cache), and every node's agent switches to it.
+   */
   rollback(id: string, ctx: Ctx & { comment?: string | null }): Promise<DeployView> {
     return this.clusterExclusive(async (lease) => {
       await this.recoverNow()
       const row = await this.knex('deploys').where({ id }).first()
       if (!row) throw DeployErrors.notFound({ field: 'deploy_id' })
       if (row.status === 'failed' || row.status === 'pending') throw DeployErrors.notRollbackable({ vars: { status: row.status } })
-      const dir = releasesDir(this.d.dataDir, row.daemon)
-      // Its folder is on the disk of the node that deployed it: only that node can switch back to it.
-      if (row.node_id !== null && row.node_id !== this.d.nodeId) throw DeployErrors.releaseOnOtherNode({ vars: { release: row.release, node: row.node_id } })
-      if (!releaseIntact(path.join(dir, row.release), rowFiles(row))) throw DeployErrors.releaseMissing({ vars: { release: row.release } })
       const before = await this.knex('deploys').where({ daemon: row.daemon, status: 'active' }).first()
       if (before?.id === row.id) return toView(row)
+      // Pruned (deploy.keep_releases) or purged for a cleartext credential: gone from the database, gone for good.
+      if (!(await releaseStored(this.knex, id))) throw DeployErrors.releaseMissing({ vars: { release: row.release } })
       // Never re-admit what was revoked since the release was made: refused with each revocation named.
-      refuseIfRevoked(row, await this.revokedSince(row.daemon, path.join(dir, row.release), row.created_at))
-      // The database first: if the process dies before the switch, recover() points current at this release.
+      refuseIfRevoked(row, await this.revokedSince(row.daemon, id, row.created_at))
+      // The database first: every node's agent (this one's just below) then points `current` at it.
       await this.knex.transaction(async (trx) => {
         await lease.renew(trx)
         await trx('deploys').where({ daemon: row.daemon, status: 'active' }).update({ status: 'rolled_back' })
@@ -370,20 +411,22 @@ export class DeployService implements DeploysService {
           { action: 'deploy.rollback', resourceType: 'deploy', resourceId: id, before: before ? { id: before.id, release: before.release } : null, after: { daemon: row.daemon, release: row.release, comment: ctx.comment ?? null } },
           { actor: ctx.actor, requestId: ctx.requestId, trx },
         )
+        await trx.raw('select pg_notify(?, ?)', [RELEASE_CHANNEL, row.daemon])
       })
-      switchCurrent(dir, row.release)
-      await this.reload(id, row.daemon)
-      this.purgeCleartext(row.daemon)
+      const done = await this.d.agent.syncDaemon(row.daemon)
+      if (done?.deployId === id) await recordReload(this.knex, id, done.reload)
+      await this.purgeCleartext(row.daemon)
       this.activated(row.daemon)
       return (await this.get(id))!
     })
   }
 
-  /** What the release in `releaseDir` lets in that the daemon's configuration rendered now does not (revocations.ts). */
-  private async revokedSince(daemon: string, releaseDir: string, createdAt: Date | string): Promise<NamedRevocation[]> {
+  /** What the stored release of deploy `id` lets in that the daemon's configuration rendered now does not (revocations.ts). */
+  private async revokedSince(daemon: string, id: string, createdAt: Date | string): Promise<NamedRevocation[]> {
     const renderers = this.d.renderers().map((r) => r.renderer).filter((r) => r.daemon === daemon)
     if (!renderers.some((r) => r.revokedSince)) return []
-    return revocationsSince({ knex: this.knex, renderers, release: readRelease(releaseDir), now: (await this.renderAll(daemon)).get(daemon)?.files ?? [], since: new Date(createdAt), at: new Date() })
+    const release = (await loadRelease(this.knex, this.d.secrets, id))?.files ?? []
+    return revocationsSince({ knex: this.knex, renderers, release, now: (await this.renderAll(daemon)).get(daemon)?.files ?? [], since: new Date(createdAt), at: new Date() })
   }
 
   /** The renderers' log folders, as their options say now (the AAA log ingester tails these). */

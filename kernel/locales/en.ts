@@ -129,6 +129,7 @@ export default {
     'settings.write': 'Change platform and plugin settings.',
     'rbac.read': 'List the permissions that gate the API.',
     'deploy.read': 'Read the deploy history and the configuration deployed for the daemons.',
+    'cluster.read': 'Read the cluster\'s nodes: what each serves, its daemons\' state, the last check and reload on it.',
     'deploy.write': 'Deploy the daemons\' configuration and roll back to an earlier release.',
     'config.reveal': 'See secret values (keys, shared secrets, password hashes) in deployed configuration files (with ?reveal=true).',
   },

@@ -1,0 +1,60 @@
+/**
+ * PostgreSQL LISTEN for the node agent: a deploy or rollback commits with
+ * `pg_notify('portcullis_release', daemon)`, and every node listening hears
+ * it at once. One dedicated connection (outside the pool: a pooled one would
+ * go back to the pool and stop listening), reconnected after a loss with a
+ * growing pause; the agent's polling covers the gap.
+ */
+import pg from 'pg'
+import type { Logger } from '../../sdk/index.js'
+
+export const RELEASE_CHANNEL = 'portcullis_release'
+
+export function listenForReleases(databaseUrl: string, onRelease: () => void, log: Logger): { stop(): Promise<void> } {
+  let client: pg.Client | null = null
+  let stopped = false
+  let retryMs = 500
+  let timer: NodeJS.Timeout | undefined
+  const connect = async () => {
+    if (stopped) return
+    const c = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000, application_name: 'portcullis-agent' })
+    client = c
+    const lost = (why: string) => {
+      if (client !== c) return
+      client = null
+      c.removeAllListeners()
+      void c.end().catch(() => undefined)
+      if (stopped) return
+      log.warn({ err: why, retry_ms: retryMs }, 'release notifications lost: polling until the database answers again')
+      timer = setTimeout(() => void connect(), retryMs)
+      timer.unref()
+      retryMs = Math.min(retryMs * 2, 10_000)
+    }
+    c.on('error', (e) => lost(e.message))
+    c.on('end', () => lost('connection ended'))
+    c.on('notification', () => onRelease())
+    try {
+      await c.connect()
+      await c.query(`LISTEN ${RELEASE_CHANNEL}`)
+      retryMs = 500
+      // Whatever was committed while not listening: the agent looks once now.
+      onRelease()
+    } catch (e) {
+      lost((e as Error).message)
+    }
+  }
+  void connect()
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      const c = client
+      client = null
+      if (c) {
+        c.removeAllListeners()
+        c.on('error', () => undefined)
+        await c.end().catch(() => undefined)
+      }
+    },
+  }
+}
