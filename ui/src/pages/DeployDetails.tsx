@@ -7,17 +7,16 @@
  * secret; a dash for a release recorded before they were kept), the daemon's
  * configuration check and the reload, each with its output as the daemon
  * printed it; and per node of the cluster whether the release arrived (the
- * answer's `nodes`, else read from the nodes list), a node that did not in the
- * warning colours, asked again every few seconds until it has.
+ * answer's `nodes`), a node that did not in the warning colours, asked again
+ * every few seconds until it has.
  */
 import { Alert, Badge, Code, Drawer, Stack, Table, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { api } from '../api/client'
-import { deployNodes, type DeployWithNodes } from '../api/cluster'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
-import { DeployNodesTable, useClusterNodes } from './ClusterNodes'
+import { DeployNodesTable } from './ClusterNodes'
 
 const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
 export const STATUS_COLOR = { active: 'green', failed: 'red', pending: 'blue', superseded: 'gray', rolled_back: 'orange' } as const
@@ -26,14 +25,13 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
   const { t, language } = useI18n()
   const deploy = useQuery({
     queryKey: ['deploys', 'one', id],
-    queryFn: async (): Promise<DeployWithNodes> => api.get('/api/v1/deploys/{deploy_id}', { params: { deploy_id: id! } }),
+    queryFn: () => api.get('/api/v1/deploys/{deploy_id}', { params: { deploy_id: id! } }),
     enabled: !!id,
     // The active release not yet on every node: asked again until it is (or the node says why not).
-    refetchInterval: (q) => (q.state.data?.status === 'active' && q.state.data.nodes?.some((n) => n.state === 'behind' || n.state === 'failed') ? 3000 : false),
+    refetchInterval: (q) => (q.state.data?.status === 'active' && q.state.data.nodes.some((n) => n.state === 'behind' || n.state === 'failed') ? 3000 : false),
   })
   const d = deploy.data
-  const cluster = useClusterNodes()
-  const nodes = d ? deployNodes(d, cluster.data) : null
+  const nodes = d?.nodes ?? null
   const missing = nodes?.filter((n) => n.state === 'behind' || n.state === 'failed') ?? []
   const checked = !d ? '' : d.checked === true ? t.deploys.checkPassed : d.checked === false ? t.deploys.checkFailed : t.deploys.notChecked
   const meta: [string, string | null][] = d
