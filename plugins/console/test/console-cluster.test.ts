@@ -104,6 +104,7 @@ interface ClusterNode { node_id: string; this_node: boolean; daemons: NodeDaemon
     await rowOf(bId).getByText('behind', { exact: true }).waitFor()
     await panel.getByTestId('nodes-behind').waitFor()
     expect(await panel.getByTestId('nodes-summary').textContent()).to.equal('2 nodes, 1 in sync')
+    await panel.scrollIntoViewIfNeeded()
     await screenshot(page, 'deploys-nodes-behind')
 
     // The deploy's details: per node whether its release arrived; B not yet.
@@ -141,6 +142,7 @@ interface ClusterNode { node_id: string; this_node: boolean; daemons: NodeDaemon
     expect(await output.isVisible()).to.equal(false)
     await block.getByText(/^Last output \(\d+ lines?\)$/).click()
     expect(await output.textContent()).to.include(radius.output_tail[radius.output_tail.length - 1])
+    await block.scrollIntoViewIfNeeded()
     await screenshot(page, 'dashboard-daemons')
 
     // The cluster in one line, a link to the Deploys screen's nodes panel.

@@ -128,8 +128,8 @@ function DaemonCells({ d }: { d: NodeDaemon }) {
         <Text size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>{d.release ?? t.dashboard.neverDeployed}</Text>
         {d.switched_at && <Text size="xs" c="dimmed">{t.cluster.switched(when(d.switched_at, language))}</Text>}
       </Table.Td>
-      <Table.Td>
-        <Badge color={NODE_STATE_COLOR[d.state]} data-testid="node-daemon-state">{t.cluster.states[d.state]}</Badge>
+      <Table.Td miw={130}>
+        <Badge color={NODE_STATE_COLOR[d.state]} data-testid="node-daemon-state" styles={{ label: { overflow: 'visible' } }}>{t.cluster.states[d.state]}</Badge>
         {d.error && <Text size="sm" c={d.state === 'failed' ? 'red' : 'orange'} style={WRAP} data-testid="node-daemon-error">{d.error}</Text>}
       </Table.Td>
       <Table.Td>
@@ -172,7 +172,7 @@ export function DeployNodesTable({ nodes }: { nodes: DeployNode[] }) {
           <Table.Tr key={n.node_id} data-node-id={n.node_id} data-state={n.state} style={missed(n.state) ? { background: BEHIND_BG } : undefined}>
             <Table.Td>{n.hostname}</Table.Td>
             <Table.Td>{n.live ? <Badge color="green" variant="light">{t.cluster.live}</Badge> : <Badge color="gray">{t.cluster.down}</Badge>}</Table.Td>
-            <Table.Td><Badge color={ARRIVAL_COLOR[n.state]}>{t.cluster.arrived[n.state]}</Badge></Table.Td>
+            <Table.Td style={{ whiteSpace: 'nowrap' }}><Badge color={ARRIVAL_COLOR[n.state]} styles={{ label: { overflow: 'visible' } }}>{t.cluster.arrived[n.state]}</Badge></Table.Td>
             <Table.Td ff="monospace" fz="sm" style={{ overflowWrap: 'anywhere' }}>{n.release ?? t.dashboard.neverDeployed}</Table.Td>
           </Table.Tr>
         ))}
