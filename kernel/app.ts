@@ -57,6 +57,8 @@ import { runReloadCommand } from './deploy/reload.js'
 import { purgeCleartext } from './deploy/housekeeping.js'
 import { NodeAgent } from './cluster/agent.js'
 import { clusterRoutes } from './cluster/routes.js'
+import { superviseOption } from './daemons/options.js'
+import { superviseDaemons, verifySupervised } from './daemons/wiring.js'
 import { ServerOptions } from './settings/server-options.js'
 import { deployRoutes } from './deploy/routes.js'
 import en from './locales/en.js'
@@ -145,6 +147,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const settings = new SettingsStore(db.knex, validation, audit, secrets)
     const options = new ServerOptions(validation, config.options, config.env)
     options.declare('kernel', reloadCommandsOption)
+    options.declare('kernel', superviseOption)
     for (const s of identitySettings) settings.declare('kernel', s)
     for (const s of deploySettings) settings.declare('kernel', s)
     const actors = new ActorCache(db.knex, log)
@@ -164,8 +167,9 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const reloadCommands = options.get(reloadCommandsOption)
     let listenUrl: string | null = null
     const agentLog = log.child({ component: 'node-agent' })
-    // How this node's daemon takes a new `current`: its reload command (deploy.reload_commands), if any.
-    const reloadDaemon = (daemon: string) => runReloadCommand(agentLog, reloadCommands[daemon], daemon)
+    const supervisor = superviseDaemons({ dataDir: config.dataDir, daemons: options.get(superviseOption), renderers: () => registry.renderers.map((r) => r.renderer), audit, log: log.child({ component: 'supervisor' }) })
+    // How this node's daemon takes a new `current`: restarted by its supervisor, or its reload command (deploy.reload_commands), if any.
+    const reloadDaemon = (daemon: string) => (supervisor?.supervises(daemon) ? supervisor.reload(daemon).then(({ ok, output }) => ({ status: ok ? ('ok' as const) : ('failed' as const), output })) : runReloadCommand(agentLog, reloadCommands[daemon], daemon))
     const agent = new NodeAgent({
       knex: db.knex, secrets, dataDir: config.dataDir, nodeId, log: agentLog,
       databaseUrl: db.engine === 'postgres' ? config.databaseUrl : null,
@@ -174,6 +178,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       allowUnchecked: () => settings.get(allowUncheckedSetting),
       reload: reloadDaemon,
       afterSwitch: (daemon) => purgeCleartext(config.dataDir, registry.renderers.map((r) => r.renderer), daemon, agentLog),
+      processState: (daemon) => supervisor?.states().find((s) => s.daemon === daemon) ?? null,
       address: () => listenUrl,
     })
     const pluginVersions = new Map(plugins.map((p) => [p.def.id, p.def.version] as const))
@@ -195,6 +200,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       masterKeyLoaded: unlocked !== null,
       plugins: plugins.map((p) => ({ id: p.def.id, version: p.def.version })),
       pending: () => deploys.pending(),
+      daemons: () => supervisor?.states() ?? [],
     }
     const identityDeps = { knex: db.knex, identity, lifecycle, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
     for (const r of [
@@ -205,6 +211,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const started: { id: string; c: PluginContributions }[] = []
     for (const p of plugins) started.push({ id: p.def.id, c: await initPlugin(p, { services, registry, settings, options, i18n, log }) })
     registry.verifyPermissions()
+    if (supervisor) verifySupervised(options.get(superviseOption), registry.renderers.map((r) => r.renderer))
     options.verify(new Set(settings.list().map((s) => s.key)))
     await settings.verifyAndSeed(config.settings, primary, options)
     let bootstrap: App['bootstrap'] = null
@@ -286,8 +293,14 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
     const url = `http://${host}:${addr.port}`
     listenUrl = url
-    // Every node serves the cluster's active releases (cluster/agent.ts): from now on, by notification and polling.
-    if (opts.background !== false) agent.start()
+    if (opts.background !== false) {
+      // The daemons start from what the cluster holds active; from then on the agent follows it, by notification and polling.
+      if (supervisor) {
+        await agent.syncAll().catch((e: unknown) => agentLog.error({ err: (e as Error).message }, 'could not read the active releases: the daemons start from what this disk serves'))
+        await supervisor.start()
+      }
+      agent.start()
+    }
 
     let stopping: Promise<void> | null = null
     const stop = () =>
@@ -313,6 +326,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
         actors.stop()
         stopHousekeeping()
         await agent.stop()
+        await supervisor?.stop()
         await warmedUp
         await stopDb()
       })())

@@ -43,6 +43,14 @@ export interface DaemonCheck {
   stderrIsFailure?: boolean
 }
 
+/** How a supervised daemon runs in the foreground from its active release (node agent, daemons.supervise). */
+export interface DaemonRun {
+  /** The binary: absolute path or a name on PATH (the same server option as the check's binary). */
+  binary: string
+  /** Arguments to run the release in `releaseDir` (always `<DATA_DIR>/releases/<daemon>/current`) in the foreground. */
+  args: (releaseDir: string) => string[]
+}
+
 /** The unprivileged account a daemon runs as (server options of its plugin): names or numeric ids. */
 export interface DaemonAccount {
   user: string
@@ -64,6 +72,11 @@ export interface ConfigRenderer {
   render(snapshot: Knex.Transaction): Promise<RenderedFile[]>
   /** How to check a rendered release with the daemon itself (read from the plugin's settings at deploy time); null: no check configured. */
   check?: () => Promise<DaemonCheck | null>
+  /**
+   * How the node's supervisor (server option daemons.supervise) runs the daemon in the foreground from
+   * `current`, its output on stdout/stderr; null or absent: the daemon is not supervised here.
+   */
+  run?: () => Promise<DaemonRun | null>
   /**
    * The account the daemon drops to (the files name it too); null or absent: it runs as whoever
    * starts it. With an account, the deploy gives the release files to its group (read only, nothing

@@ -4,6 +4,7 @@ import type { SettingsStore } from '../settings/store.js'
 import type { ServerOptions } from '../settings/server-options.js'
 import type { ContributionRegistry } from '../plugins/registry.js'
 import type { MigrationOwner } from '../db/migrate.js'
+import type { DaemonProcessState } from '../daemons/supervisor.js'
 
 /** What the kernel's own routes may read of the running kernel. */
 export interface KernelContext {
@@ -21,4 +22,6 @@ export interface KernelContext {
   plugins: { id: string; version: string }[]
   /** Changes not yet deployed, per daemon (deploy/pending.ts). */
   pending: () => Promise<PendingState>
+  /** The daemons this node runs itself (daemons.supervise), as its supervisor sees them now; [] when none. */
+  daemons: () => DaemonProcessState[]
 }

@@ -18,6 +18,11 @@ export const ReadinessReport = Type.Object(
       {
         database: StringEnum(['ok', 'unreachable'] as const),
         master_key: StringEnum(['loaded', 'missing'] as const),
+        daemons: Type.Optional(
+          Type.Record(Type.String(), StringEnum(['running', 'down'] as const), {
+            description: 'Present when the node runs daemons itself (server option `daemons.supervise`): each one `running` or `down`; one down makes the node `degraded` (503).',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -54,17 +59,19 @@ export const healthRoutes = (k: KernelContext) => [
     root: true,
     permission: PUBLIC,
     summary: 'Readiness',
-    description: '`healthy` when the database is reachable and the master key loaded; otherwise `degraded` with status 503.',
+    description: '`healthy` when the database is reachable, the master key loaded and every daemon the node runs itself (server option `daemons.supervise`) running; otherwise `degraded` with status 503.',
     tags: ['operations'],
     schema: { response: { 200: ReadinessReport, 503: ReadinessReport } },
     handler: async () => {
       const db = await pingDatabase(k)
-      const healthy = db && k.masterKeyLoaded
+      const supervised = k.daemons()
+      const daemons = Object.fromEntries(supervised.map((d) => [d.daemon, d.state === 'running' ? ('running' as const) : ('down' as const)]))
+      const healthy = db && k.masterKeyLoaded && Object.values(daemons).every((s) => s === 'running')
       const body = {
         status: healthy ? ('healthy' as const) : ('degraded' as const),
         version: k.version,
         uptime_seconds: Math.floor((Date.now() - k.startedAt.getTime()) / 1000),
-        checks: { database: db ? ('ok' as const) : ('unreachable' as const), master_key: k.masterKeyLoaded ? ('loaded' as const) : ('missing' as const) },
+        checks: { database: db ? ('ok' as const) : ('unreachable' as const), master_key: k.masterKeyLoaded ? ('loaded' as const) : ('missing' as const), ...(supervised.length ? { daemons } : {}) },
       }
       return reply({ status: healthy ? 200 : 503, body, headers: { 'Cache-Control': 'no-store' } })
     },

@@ -1,6 +1,7 @@
 import { defineRoute, Type, Nullable, StringEnum } from '../../sdk/index.js'
 import { appliedHead } from '../db/migrate.js'
 import type { KernelContext } from './context.js'
+import { DaemonProcessSchema } from '../cluster/routes.js'
 
 /** Per daemon: changes not yet deployed (kernel/deploy/pending.ts). */
 export const PendingDaemonSchema = Type.Object(
@@ -72,6 +73,7 @@ const SystemInfo = Type.Object(
       },
       { additionalProperties: false, description: 'Changes not yet deployed: what a deploy would render now compared with each daemon\'s active release, cheap to poll (cached per database snapshot). See docs/deploy.md.' },
     ),
+    daemons: Type.Array(DaemonProcessSchema, { description: 'The daemons this node runs itself (server option `daemons.supervise`): state, pid, release, restarts, last exit and output lines. Empty when the node supervises none.' }),
   },
   { title: 'SystemInfoResponse', additionalProperties: false },
 )
@@ -108,6 +110,7 @@ export const systemInfoRoutes = (k: KernelContext) => [
       security_settings: await k.settings.securityState(),
       server_options: k.options.list().map(({ key, env, source, value }) => ({ key, env, source, value })),
       deploy: await pendingState(k),
+      daemons: k.daemons(),
     }),
   }),
 ]

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import path from 'node:path'
 import type { Knex } from 'knex'
 import { identitySettingRefs } from '../../../sdk/index.js'
-import type { ConfigRenderer, DaemonAccount, DaemonCheck, IdentityService, NacPolicySource, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
+import type { ConfigRenderer, DaemonAccount, DaemonCheck, DaemonRun, IdentityService, NacPolicySource, RenderedFile, ServerOptionRef, ServerOptionsService, SettingRef, SettingsService } from '../../../sdk/index.js'
 import type { InventoryService } from '../../inventory/api.js'
 import type { MfaService } from '../../mfa/api.js'
 import { FREERADIUS_DAEMON, type RadiusPolicySource, type RadiusService } from '../api.js'
@@ -147,6 +147,11 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
     // `-l stdout`: the check's messages come back in the deploy's output, and nothing is written to
     // the daemon's log (or created at all: without -l, -C creates logdir and appends to radius.log).
     return { binary, args: (dir) => ['-C', '-l', 'stdout', '-d', dir] }
+  },
+  async run(): Promise<DaemonRun | null> {
+    // Foreground (`-f`), its messages on stdout (`-l stdout`) for the supervisor's output tail. It drops to
+    // radius.daemon_user itself (the `security { user group }` of radiusd.conf) once its sockets are open.
+    return { binary: d.serverOptions.get(d.refs.binary), args: (dir) => ['-f', '-l', 'stdout', '-d', dir] }
   },
   account: () => daemonAccount(d),
   folders: () => [{ directory: logDirectoryOf(d), logs: /^radius-(?:auth|acct)-\d{4}-\d{2}-\d{2}\.jsonl$/ }, { directory: runDirectoryOf(d) }],

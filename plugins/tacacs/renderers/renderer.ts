@@ -5,7 +5,7 @@
  */
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { activeReleaseDir, identitySettingRefs, type ConfigRenderer, type DaemonAccount, type IdentityService, type RenderedFile, type ServerOptionRef, type ServerOptionsService, type SettingRef, type SettingsService } from '../../../sdk/index.js'
+import { activeReleaseDir, identitySettingRefs, type ConfigRenderer, type DaemonAccount, type DaemonRun, type IdentityService, type RenderedFile, type ServerOptionRef, type ServerOptionsService, type SettingRef, type SettingsService } from '../../../sdk/index.js'
 import type { InventoryService } from '../../inventory/api.js'
 import type { MfaService } from '../../mfa/api.js'
 import type { PolicyRuleView, PolicySource, TacacsProfile, TacacsService } from '../api.js'
@@ -152,6 +152,13 @@ export const createTacPlusNgRenderer = (d: TacPlusNgRendererDeps): ConfigRendere
     if (mfa) files.push({ path: TAC_PLUS_NG_MFA_BACKEND, content: MFA_BACKEND_SOURCE, mode: 0o600 })
     if (directory?.caCertificate) files.push({ path: DIRECTORY_CA_FILE, content: directory.caCertificate.replace(/\n*$/, '\n'), mode: 0o644 })
     return files
+  },
+  async run(): Promise<DaemonRun | null> {
+    // Foreground (`-f`) with its workers: the spawnd process keeps the listening socket and hands each
+    // connection to a worker, which drops to tacacs.daemon_user itself (`spawn { userid groupid }`). Not
+    // `-1` (one process): tac_plus-ng calls that mode "degraded, unsuitable for real-life usage". Its own
+    // messages go to syslog; stdout/stderr carry what it prints before that (a broken configuration).
+    return { binary: d.serverOptions.get(d.refs.binary), args: (dir) => ['-f', path.join(dir, TAC_PLUS_NG_CONFIG_FILE)] }
   },
   account: () => daemonAccount(d),
   // The dated logs of log-format.ts (authentication-2026-11-23.log …): removed after deploy.log_retention_days.
