@@ -57,7 +57,7 @@ interface ClusterNode { node_id: string; this_node: boolean; daemons: NodeDaemon
   before(async function () {
     needConsole(this)
     if (!FREERADIUS_PRESENT) skipBecause(this, FREERADIUS_SKIP)
-    a = await startWithAdmin({ engine: 'postgres', plugins: PLUGINS, env: { DAEMONS_SUPERVISE: 'freeradius' } }, PASSWORD)
+    a = await startWithAdmin({ engine: 'postgres', plugins: PLUGINS, env: { DAEMONS_SUPERVISE: '["freeradius"]' } }, PASSWORD)
     bDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-node-b-'))
     b = await startB()
     // A's supervised FreeRADIUS on loopback at free ports (the test machine's 1812 may be taken).

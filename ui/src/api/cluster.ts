@@ -1,13 +1,13 @@
 /**
  * The cluster's nodes and their supervised daemons, as GET /api/v1/cluster/nodes,
- * system info's `daemons` and the deploy answer's `nodes` give them: the
- * OpenAPI document's schemas, and by hand (issue 27's design note) the two
- * fields not in it yet, system info's `daemons` and /ready's `checks.daemons`
- * (aliases of the generated ones once the supervisor's routes are in).
+ * system info's `daemons` and the deploy answer's `nodes` give them (the
+ * OpenAPI document's schemas), and /ready's `checks.daemons`, typed here by
+ * hand: its schema maps each daemon to `running` or `down`, which the
+ * generator turns into a record of nothing.
  */
 import { api } from './client'
 import type { components } from '../generated/api'
-import type { Deploy, Readiness, SystemInfo } from './types'
+import type { Deploy, Readiness } from './types'
 
 type S = components['schemas']
 /** A supervised daemon process of one node (kernel/daemons/supervisor.ts). */
@@ -26,9 +26,8 @@ export type NodeDaemonState = NodeDaemon['state']
 export type DeployNode = Deploy['nodes'][number]
 export type ArrivalState = DeployNode['state']
 
-export type SystemInfoWithDaemons = SystemInfo & { daemons?: DaemonProcessState[] }
-/** /ready's checks gain the supervised daemons of the node (a daemon down makes it degraded). */
-export type ReadinessWithDaemons = Readiness & { checks: Readiness['checks'] & { daemons?: Record<string, 'running' | 'down'> } }
+/** /ready's checks with the supervised daemons of the node (one down makes it degraded). */
+export type ReadinessWithDaemons = Omit<Readiness, 'checks'> & { checks: Omit<Readiness['checks'], 'daemons'> & { daemons?: Record<string, 'running' | 'down'> } }
 
 export const clusterNodes = (): Promise<ClusterNodes> => api.get('/api/v1/cluster/nodes')
 

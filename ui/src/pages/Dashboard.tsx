@@ -10,7 +10,7 @@ import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/cor
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import { api, readiness } from '../api/client'
-import type { ReadinessWithDaemons, SystemInfoWithDaemons } from '../api/cluster'
+import type { ReadinessWithDaemons } from '../api/cluster'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
@@ -54,8 +54,8 @@ export function Dashboard() {
     queryFn: () => api.get('/api/v1/audit', { query: { outcome: 'failure', per_page: 8, sort_by: 'at', sort_order: 'desc' } }),
     enabled: canAudit,
   })
-  const d: SystemInfoWithDaemons | undefined = info.data
-  const r: ReadinessWithDaemons | undefined = ready.data
+  const d = info.data
+  const r = ready.data as ReadinessWithDaemons | undefined
   const failures = [
     ...(deploys.data?.items ?? []).map((x) => ({ id: x.id, at: x.created_at, what: t.dashboard.failedDeploy(x.daemon), who: x.actor_name, reason: x.reload_status === 'failed' ? 'reload' : x.checked === false ? 'check' : null })),
     ...(audit.data?.items ?? []).map((x) => ({ id: x.id, at: x.at, what: x.action, who: x.actor_name, reason: x.reason })),
@@ -125,7 +125,7 @@ export function Dashboard() {
       </Panel>
       <Panel title={t.daemons.title} testId="supervised-daemons">
         {!canInfo && <Text c="dimmed">{t.dashboard.noPermission}</Text>}
-        {d && <SupervisedDaemons daemons={d.daemons ?? []} />}
+        {d && <SupervisedDaemons daemons={d.daemons} />}
       </Panel>
       <Panel title={t.dashboard.failures} testId="failures">
         {!canDeploys && !canAudit && <Text c="dimmed">{t.dashboard.noPermission}</Text>}
