@@ -1,6 +1,7 @@
 /**
  * The dashboard: what the node says about itself (GET /dashboard/system-info),
- * its readiness (GET /ready), each daemon's deploy state, and what failed
+ * its readiness (GET /ready), each daemon's deploy state, the daemons this
+ * node supervises and the cluster in one line (SupervisedDaemons), and what failed
  * lately: deploys that failed, and failures in the audit trail (refused
  * sign-ins, refused changes). Each card needs its own permission; a card the
  * user may not read says so instead of failing the page.
@@ -9,10 +10,12 @@ import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/cor
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import { api, readiness } from '../api/client'
+import type { ReadinessWithDaemons } from '../api/cluster'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
+import { ClusterSummary, SupervisedDaemons } from './SupervisedDaemons'
 
 
 function Panel({ title, children, testId }: { title: string; children: ReactNode; testId: string }) {
@@ -52,7 +55,7 @@ export function Dashboard() {
     enabled: canAudit,
   })
   const d = info.data
-  const r = ready.data
+  const r = ready.data as ReadinessWithDaemons | undefined
   const failures = [
     ...(deploys.data?.items ?? []).map((x) => ({ id: x.id, at: x.created_at, what: t.dashboard.failedDeploy(x.daemon), who: x.actor_name, reason: x.reload_status === 'failed' ? 'reload' : x.checked === false ? 'check' : null })),
     ...(audit.data?.items ?? []).map((x) => ({ id: x.id, at: x.at, what: x.action, who: x.actor_name, reason: x.reason })),
@@ -70,6 +73,9 @@ export function Dashboard() {
                 <Row label={t.dashboard.status}><Badge color={r.status === 'healthy' ? 'green' : 'red'}>{r.status === 'healthy' ? t.dashboard.healthy : t.dashboard.degraded}</Badge></Row>
                 <Row label={t.dashboard.database}>{r.checks.database}</Row>
                 <Row label={t.dashboard.masterKey}>{r.checks.master_key}</Row>
+                {Object.entries(r.checks.daemons ?? {}).map(([daemon, state]) => (
+                  <Row key={daemon} label={daemon}><Badge color={state === 'running' ? 'green' : 'red'} variant="light">{t.daemons.ready[state]}</Badge></Row>
+                ))}
                 <Row label={t.dashboard.version}>{r.version}</Row>
               </Table.Tbody>
             </Table>
@@ -87,6 +93,7 @@ export function Dashboard() {
                 <Row label={t.dashboard.uptime}>{t.dashboard.uptimeValue(d.uptime_seconds)}</Row>
                 <Row label={t.dashboard.timezone}>{d.timezone}</Row>
                 <Row label={t.dashboard.plugins}>{d.plugins.map((p) => p.id).join(', ')}</Row>
+                {auth.can('cluster.read') && <Row label={t.cluster.cluster}><ClusterSummary /></Row>}
               </Table.Tbody>
             </Table>
           )}
@@ -115,6 +122,10 @@ export function Dashboard() {
             </Table>
           </Table.ScrollContainer>
         )}
+      </Panel>
+      <Panel title={t.daemons.title} testId="supervised-daemons">
+        {!canInfo && <Text c="dimmed">{t.dashboard.noPermission}</Text>}
+        {d && <SupervisedDaemons daemons={d.daemons} />}
       </Panel>
       <Panel title={t.dashboard.failures} testId="failures">
         {!canDeploys && !canAudit && <Text c="dimmed">{t.dashboard.noPermission}</Text>}

@@ -6,22 +6,33 @@
  * shows it: never of the file on disk, which would let anyone test a guessed
  * secret; a dash for a release recorded before they were kept), the daemon's
  * configuration check and the reload, each with its output as the daemon
- * printed it.
+ * printed it; and per node of the cluster whether the release arrived (the
+ * answer's `nodes`), a node that did not in the warning colours, asked again
+ * every few seconds until it has.
  */
-import { Badge, Code, Drawer, Stack, Table, Text, Title } from '@mantine/core'
+import { Alert, Badge, Code, Drawer, Stack, Table, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { api } from '../api/client'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
+import { DeployNodesTable } from './ClusterNodes'
 
 const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
 export const STATUS_COLOR = { active: 'green', failed: 'red', pending: 'blue', superseded: 'gray', rolled_back: 'orange' } as const
 
 export function DeployDetails({ id, onClose }: { id: string | null; onClose(): void }) {
   const { t, language } = useI18n()
-  const deploy = useQuery({ queryKey: ['deploys', 'one', id], queryFn: () => api.get('/api/v1/deploys/{deploy_id}', { params: { deploy_id: id! } }), enabled: !!id })
+  const deploy = useQuery({
+    queryKey: ['deploys', 'one', id],
+    queryFn: () => api.get('/api/v1/deploys/{deploy_id}', { params: { deploy_id: id! } }),
+    enabled: !!id,
+    // The active release not yet on every node: asked again until it is (or the node says why not).
+    refetchInterval: (q) => (q.state.data?.status === 'active' && q.state.data.nodes.some((n) => n.state === 'behind' || n.state === 'failed') ? 3000 : false),
+  })
   const d = deploy.data
+  const nodes = d?.nodes ?? null
+  const missing = nodes?.filter((n) => n.state === 'behind' || n.state === 'failed') ?? []
   const checked = !d ? '' : d.checked === true ? t.deploys.checkPassed : d.checked === false ? t.deploys.checkFailed : t.deploys.notChecked
   const meta: [string, string | null][] = d
     ? [
@@ -40,6 +51,15 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
               {meta.filter(([, v]) => v).map(([k, v]) => <Table.Tr key={k}><Table.Th w={170}>{k}</Table.Th><Table.Td style={{ overflowWrap: 'anywhere' }}>{v}</Table.Td></Table.Tr>)}
             </Table.Tbody>
           </Table>
+          {nodes && nodes.length > 0 && (
+            <>
+              <Title order={3} size="h5">{t.cluster.arrival}</Title>
+              {d.status === 'active' && missing.length > 0 && (
+                <Alert color="orange" role="alert" data-testid="deploy-nodes-behind">{t.cluster.notArrived(missing.map((n) => n.hostname).join(', '))}</Alert>
+              )}
+              <DeployNodesTable nodes={nodes} />
+            </>
+          )}
           <Title order={3} size="h5">{t.deploys.files(d.files.length)}</Title>
           <Table.ScrollContainer minWidth={560}>
             <Table striped aria-label={t.deploys.files(d.files.length)} data-testid="deploy-files">

@@ -2,7 +2,8 @@
  * Deploys: what each daemon has not yet deployed (system info's `deploy`),
  * the dry run's per-file diff, the deploy itself (a progress bar while the
  * daemons' checks and reloads run: it takes seconds), the history and the
- * rollback of an earlier release, a deploy's details (DeployDetails). Refusals (a failed check, another deploy
+ * rollback of an earlier release, a deploy's details (DeployDetails), and what
+ * each node of the cluster serves (NodesPanel). Refusals (a failed check, another deploy
  * running, a release that cannot be rolled back) show in the alert.
  */
 import { Badge, Button, Code, Group, Paper, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
@@ -15,6 +16,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { DeployDetails, STATUS_COLOR } from './DeployDetails'
+import { NodesPanel } from './ClusterNodes'
 import { RadiusConfigPreview } from './RadiusConfigPreview'
 import { Pager } from '../components/crud'
 
@@ -45,6 +47,7 @@ export function Deploys() {
     await qc.invalidateQueries({ queryKey: ['deploys'] })
     await qc.invalidateQueries({ queryKey: ['system-info'] })
     await qc.invalidateQueries({ queryKey: ['aaa-policy'] })
+    await qc.invalidateQueries({ queryKey: ['cluster-nodes'] })
   }
   const dry = useMutation({
     mutationFn: async (d?: string): Promise<DryRun[]> => (await api.post('/api/v1/deploys', { body: { dry_run: true, daemon: d } })).daemons,
@@ -121,6 +124,7 @@ export function Deploys() {
         </Stack>
       </Paper>
       {dry.data && <DryRunView daemons={dry.data} />}
+      <NodesPanel />
       <Paper withBorder p="md" data-testid="history">
         <Stack>
           <Group justify="space-between">
