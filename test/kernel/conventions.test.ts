@@ -129,7 +129,9 @@ describe('HTTP conventions', () => {
       expect(info.body.schema_revision).to.deep.equal({ kernel: listMigrationFiles('migrations').at(-1) })
       expect(info.body.version).to.equal(t.app.version)
       expect(Math.abs(Date.parse(info.body.server_time) - Date.now())).to.be.below(5000)
-      expect(info.body).to.have.keys(['version', 'schema_revision', 'uptime_seconds', 'timezone', 'server_time', 'node_id', 'role', 'database_engine', 'plugins', 'security_settings', 'server_options', 'deploy'])
+      expect(info.body).to.have.keys(['version', 'schema_revision', 'uptime_seconds', 'timezone', 'server_time', 'node_id', 'role', 'database_engine', 'plugins', 'security_settings', 'server_options', 'deploy', 'daemons'])
+      // No daemons.supervise on this node: it runs no daemon itself.
+      expect(info.body.daemons).to.deep.equal([])
       // No renderer in this edition: nothing to deploy, so nothing pending.
       const { checked_at, ...deploy } = info.body.deploy
       expect(Date.parse(checked_at)).to.be.a('number').and.not.NaN
