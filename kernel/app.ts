@@ -174,6 +174,8 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       knex: db.knex, secrets, dataDir: config.dataDir, nodeId, log: agentLog,
       databaseUrl: db.engine === 'postgres' ? config.databaseUrl : null,
       writable: primary,
+      // A hot standby does not relay NOTIFY: a replica node learns of new releases by polling, every second.
+      ...(primary ? {} : { pollMs: 1000 }),
       renderers: () => registry.renderers.map((r) => r.renderer),
       allowUnchecked: () => settings.get(allowUncheckedSetting),
       reload: reloadDaemon,
