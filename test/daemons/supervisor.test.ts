@@ -25,6 +25,7 @@ import { startTestApp, type TestApp } from '../kit/app.js'
 import { papRequest } from '../kit/radius-pap.js'
 import { skipBecause } from '../kit/skip.js'
 import { freePort, TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../kit/tac-plus-ng.js'
+import { papServerBlocks } from '../kit/freeradius-pap.js'
 
 const SECRET = 'testing123'
 const FAST = { baseMs: 300, maxMs: 5000, resetAfterMs: 60_000 }
@@ -87,34 +88,7 @@ thread pool {
 	min_spare_servers = 1
 	max_spare_servers = 2
 }
-client lo {
-	ipaddr = 127.0.0.1
-	secret = ${SECRET}
-}
-modules {
-	files {
-		filename = ${dir}/users
-	}
-	pap {
-	}
-}
-server default {
-	listen {
-		type = auth
-		ipaddr = 127.0.0.1
-		port = ${port}
-	}
-	authorize {
-		files
-		pap
-	}
-	authenticate {
-		Auth-Type PAP {
-			pap
-		}
-	}
-}
-`,
+${papServerBlocks({ dir, port, secret: SECRET })}`,
     users: `bob\tCleartext-Password := "pw"\n\tReply-Message := "${release}"\n`,
   }
 }

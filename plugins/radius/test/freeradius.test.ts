@@ -17,6 +17,7 @@ import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { formatValue, type RadiusAttribute } from '../index.js'
 import { DICTIONARY, dictionaryEntries, type DictionaryEntry } from '../services/dictionary.js'
 import { createProfile } from './helpers.js'
+import { papServerBlocks } from '../../../test/kit/freeradius-pap.js'
 
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0
 const SECRET = 'testing123'
@@ -71,41 +72,11 @@ thread pool {
 	max_spare_servers = 2
 	max_requests_per_server = 0
 }
-client lo {
-	ipaddr = 127.0.0.1
-	secret = ${SECRET}
-}
-modules {
-	files {
-		filename = ${dir}/users
-	}
-	pap {
-	}
-}
-server default {
-	listen {
-		type = auth
-		ipaddr = 127.0.0.1
-		port = ${port}
-	}
-	authorize {
-		files
-		pap
-	}
-	authenticate {
-		Auth-Type PAP {
-			pap
-		}
-	}
-	post-auth {
-		if (User-Name == "unlang") {
+${papServerBlocks({ dir, port, secret: SECRET, postAuth: `		if (User-Name == "unlang") {
 			update reply {
 ${unlang}
 			}
-		}
-	}
-}
-`
+		}` })}`
 
 /** A users entry; `+=` so that repeated attributes are all sent. */
 const usersEntry = (user: string, attrs: RadiusAttribute[]) =>
