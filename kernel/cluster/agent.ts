@@ -14,7 +14,7 @@
 import path from 'node:path'
 import type { Knex } from 'knex'
 import { releaseMasker, type ConfigRenderer, type Logger, type SecretsService } from '../../sdk/index.js'
-import { readReleaseSecrets, releasesDir } from '../deploy/files.js'
+import { currentRelease, readReleaseSecrets, releasesDir } from '../deploy/files.js'
 import type { DeployRow } from '../deploy/model.js'
 import { listenForReleases } from './listen.js'
 import { serveActive, type ServeContext, type ServeOutcome } from './materialize.js'
@@ -74,6 +74,13 @@ export class NodeAgent {
   private lastProcess = new Map<string, string>()
   /** Tests only: a pause after each file the agent writes (kill -9 in the middle of a materialization). */
   private readonly delayMs = Number(process.env.PORTCULLIS_AGENT_TEST_DELAY_MS ?? 0) || 0
+  /**
+   * The files of the release a daemon serves are hashed again at most this often (a file altered on
+   * disk is then written again from the database); a poll in between only reads the `current` link.
+   * Tests shorten it (PORTCULLIS_AGENT_VERIFY_MS).
+   */
+  private readonly verifyEveryMs = Number(process.env.PORTCULLIS_AGENT_VERIFY_MS ?? 0) || 60_000
+  private readonly verified = new Map<string, { deployId: string; at: number }>()
 
   constructor(private readonly d: NodeAgentDeps) {}
 
@@ -119,6 +126,7 @@ export class NodeAgent {
   switchedByDeploy(daemon: string, s: LastSwitch): void {
     this.last.set(daemon, s)
     this.refused.delete(daemon)
+    this.verified.set(daemon, { deployId: s.deployId, at: Date.now() })
   }
 
   private context(allowUnchecked: boolean): ServeContext {
@@ -127,6 +135,8 @@ export class NodeAgent {
 
   private async serve(renderers: ConfigRenderer[], row: DeployRow): Promise<void> {
     const daemon = row.daemon
+    const seen = this.verified.get(daemon)
+    if (seen?.deployId === row.id && Date.now() - seen.at < this.verifyEveryMs && currentRelease(releasesDir(this.d.dataDir, daemon)) === row.release) return
     let out: ServeOutcome
     try {
       out = await serveActive(this.context(await this.d.allowUnchecked()), renderers, row)
@@ -136,6 +146,8 @@ export class NodeAgent {
     const now = new Date()
     // What the state row shows (cluster.read) is masked by the secret values the release was rendered with.
     const mask = releaseMasker(readReleaseSecrets(path.join(releasesDir(this.d.dataDir, daemon), row.release)) ?? [])
+    if (out.kind !== 'refused') this.verified.set(daemon, { deployId: row.id, at: Date.now() })
+    else this.verified.delete(daemon)
     if (out.kind === 'unchanged') {
       if (this.refused.delete(daemon) || !this.last.has(daemon)) {
         this.last.set(daemon, this.last.get(daemon) ?? { deployId: row.id, release: row.release, reload: null })

@@ -6,7 +6,7 @@
  * is checked with the daemon's own check on this node before the switch; a
  * node whose check fails keeps its old release and says so.
  */
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, renameSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import type { ConfigRenderer, Logger, SecretsService } from '../../sdk/index.js'
 import type { Knex } from 'knex'
@@ -16,6 +16,10 @@ import { currentRelease, releaseIntact, releasesDir, switchCurrent, writeRelease
 import { rowFiles, type DeployRow } from '../deploy/model.js'
 import { checkDaemon } from '../deploy/render.js'
 import { loadRelease } from '../deploy/store.js'
+
+/** Suffixes of a release folder being replaced (recovery.ts removes what a crash left of them). */
+export const FRESH = '.fresh'
+export const ALTERED = '.altered'
 
 export type ServeOutcome =
   /** `current` already pointed at the active release, its files intact. */
@@ -47,23 +51,29 @@ export async function serveActive(c: ServeContext, renderers: ConfigRenderer[], 
   if (cur === active.release && intact) return { kind: 'unchanged', release: active.release }
   let fetched = false
   if (!intact) {
-    if (existsSync(folder)) {
-      c.log.warn({ daemon, release: active.release }, 'the cached release folder does not match its recorded hashes: written again from the database')
-      rmSync(folder, { recursive: true, force: true })
-    }
     const stored = await loadRelease(c.knex, c.secrets, active.id)
     if (!stored) return { kind: 'refused', release: active.release, error: `the files of release ${active.release} are no longer in the database (deploy.keep_releases pruned them): deploy again`, check: null }
+    // Written beside the folder first, then renamed into place: even a `current` that names an
+    // altered folder points at a complete release again after two renames, never at a half-written one.
+    const fresh = folder + FRESH
+    rmSync(fresh, { recursive: true, force: true })
     const group = daemonGroup(renderers, daemon)
     forGroup(renderers, group, () => {
       for (const r of renderers) for (const f of r.folders?.() ?? []) prepareFolder(c.dataDir, f, group)
       releaseFolder(c.dataDir, daemon, group)
-      writeRelease(folder, stored.files, c.pause, group, stored.secrets)
+      writeRelease(fresh, stored.files, c.pause, group, stored.secrets)
     })
-    fetched = true
-    if (!releaseIntact(folder, want)) {
-      rmSync(folder, { recursive: true, force: true })
+    if (!releaseIntact(fresh, want)) {
+      rmSync(fresh, { recursive: true, force: true })
       return { kind: 'refused', release: active.release, error: `release ${active.release} written from the database does not match the hashes its deploy recorded`, check: null }
     }
+    if (existsSync(folder)) {
+      c.log.warn({ daemon, release: active.release }, 'the cached release folder does not match its recorded hashes: written again from the database')
+      renameSync(folder, folder + ALTERED)
+    }
+    renameSync(fresh, folder)
+    rmSync(folder + ALTERED, { recursive: true, force: true })
+    fetched = true
   }
   // The deploying node checked its own folder before activating it; any other folder is checked here, on this node.
   let check: { ok: boolean | null; output: string } | null = null

@@ -23,7 +23,8 @@ export async function recoverNode(o: { knex: Knex; nodeId: string; dataDir: stri
     const dir = releasesDir(o.dataDir, daemon)
     if (existsSync(dir)) {
       for (const e of readdirSync(dir)) {
-        if (e.endsWith(PARTIAL) || e.startsWith('.current-')) rmSync(path.join(dir, e), { recursive: true, force: true })
+        // `.fresh` and `.altered`: a cached folder being replaced by the node agent (cluster/materialize.ts).
+        if (e.endsWith(PARTIAL) || e.endsWith('.fresh') || e.endsWith('.altered') || e.startsWith('.current-')) rmSync(path.join(dir, e), { recursive: true, force: true })
       }
     }
     // What this disk should serve is the cluster's active release: the node agent (cluster/agent.ts) points

@@ -48,7 +48,13 @@ for (const engine of testEngines()) {
     this.timeout(120_000)
     let t: TestApp
     before(async () => {
-      t = await startTestApp({ engine, plugins: PLUGINS })
+      // The served release's files are hashed again every 300 ms here (60 s in production).
+      process.env.PORTCULLIS_AGENT_VERIFY_MS = '300'
+      try {
+        t = await startTestApp({ engine, plugins: PLUGINS })
+      } finally {
+        delete process.env.PORTCULLIS_AGENT_VERIFY_MS
+      }
     })
     after(() => t?.stop())
 
@@ -75,6 +81,21 @@ for (const engine of testEngines()) {
       expect(r.status, r.text).to.equal(200)
       expect(await servesIntact(t.app.db.knex, t.dataDir, first.id)).to.equal(true)
       expect(readFileSync(file, 'utf8')).to.equal('version = 2\nsecret = s3cret-2\n')
+    })
+
+    it('a file of the release being served, altered on disk, is written again from the database; `current` always names a complete folder', async () => {
+      const d = await deployVersion(t, 8)
+      const file = path.join(releasesOf(t.dataDir, 'noded'), 'current', 'noded-a.conf')
+      writeFileSync(file, 'version = 666\n')
+      let dangling = 0
+      const ok = await until(() => {
+        if (!existsSync(path.join(releasesOf(t.dataDir, 'noded'), 'current', 'noded-c.conf'))) dangling++
+        return readFileSync(file, 'utf8') === 'version = 8\nsecret = s3cret-8\n'
+      })
+      expect(ok, 'the altered file was written again').to.equal(true)
+      expect(dangling, 'current named an incomplete folder').to.equal(0)
+      expect(await servesIntact(t.app.db.knex, t.dataDir, d.id)).to.equal(true)
+      expect(readdirSync(releasesOf(t.dataDir, 'noded')).filter((n) => /\.(fresh|altered|partial)$/.test(n))).to.deep.equal([])
     })
 
     it('a release pruned from the database (deploy.keep_releases) cannot be rolled back to, from any node', async () => {
