@@ -13,6 +13,7 @@ import { runIdentity } from './identity.js'
 import { runAaaLogs } from './aaa-logs.js'
 import { runAaaPolicy } from './aaa-policy.js'
 import { runDeployBench } from './deploy.js'
+import { runClusterPropagation } from './cluster-propagation.js'
 import { runUiBundle } from './ui-bundle.js'
 import { runUiInteractive } from './ui-interactive.js'
 import { machine } from './lib.js'
@@ -29,10 +30,11 @@ async function main() {
   const aaaLogs = process.env.BENCH_LOG_ROWS ? await runAaaLogs({ printMachine: false }) : (console.log('\naaa-logs: skipped (set BENCH_LOG_ROWS, e.g. 1 for the full 10M/2M rows, 0.2 for a fifth)'), null)
   const aaaPolicy = await runAaaPolicy({ printMachine: false })
   const deploy = await runDeployBench({ printMachine: false })
+  const clusterPropagation = await runClusterPropagation({ printMachine: false })
   const uiBundle = await runUiBundle({ printMachine: false })
   const uiInteractive = process.env.BENCH_UI_ROWS ? await runUiInteractive({ printMachine: false }) : (console.log('\nui-interactive: skipped (set BENCH_UI_ROWS, e.g. 10000000)'), null)
   console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
-  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, framework, startup, identity, aaaPolicy, aaaLogs, deploy, uiBundle, uiInteractive }, null, 2) + '\n')
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, framework, startup, identity, aaaPolicy, aaaLogs, deploy, clusterPropagation, uiBundle, uiInteractive }, null, 2) + '\n')
 }
 
 main().then(
