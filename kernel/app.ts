@@ -52,7 +52,8 @@ import { bootstrapAdmin } from './identity/bootstrap.js'
 import { authRoutes } from './identity/routes/auth.js'
 import { passwordResetRoutes } from './identity/routes/password-reset.js'
 import { identityRoutes } from './identity/routes/index.js'
-import { allowUncheckedSetting, DeployService, deploySettings, reloadCommandsOption } from './deploy/service.js'
+import { allowUncheckedSetting, DeployService, deploySettings, keepReleasesSetting, reloadCommandsOption } from './deploy/service.js'
+import { pruneReleaseFolders, releasesDir } from './deploy/files.js'
 import { runReloadCommand } from './deploy/reload.js'
 import { purgeCleartext } from './deploy/housekeeping.js'
 import { NodeAgent } from './cluster/agent.js'
@@ -179,7 +180,13 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       renderers: () => registry.renderers.map((r) => r.renderer),
       allowUnchecked: () => settings.get(allowUncheckedSetting),
       reload: reloadDaemon,
-      afterSwitch: (daemon) => purgeCleartext(config.dataDir, registry.renderers.map((r) => r.renderer), daemon, agentLog),
+      afterSwitch: async (switched) => {
+        const keep = await settings.get(keepReleasesSetting)
+        for (const daemon of switched) {
+          pruneReleaseFolders(releasesDir(config.dataDir, daemon), keep)
+          purgeCleartext(config.dataDir, registry.renderers.map((r) => r.renderer), daemon, agentLog)
+        }
+      },
       processState: (daemon) => supervisor?.states().find((s) => s.daemon === daemon) ?? null,
       address: () => listenUrl,
     })

@@ -48,8 +48,11 @@ export interface NodeAgentDeps {
   reload: (daemon: string) => Promise<ReloadResult | null>
   /** This node's supervised process of a daemon, as stored with its state (null: not supervised). */
   processState?: (daemon: string) => unknown
-  /** After a switch: what the deploying node does too (older releases holding a cleartext credential the new one lacks leave this disk). */
-  afterSwitch?: (daemon: string) => void
+  /**
+   * After a sync that switched daemons: what the deploying node does too (its older release folders
+   * beyond deploy.keep_releases, and those holding a cleartext credential the new one lacks, leave this disk).
+   */
+  afterSwitch?: (daemons: string[]) => Promise<void> | void
   /** The address this node's API listens on, recorded with its heartbeat. */
   address?: () => string | null
   checkTimeoutMs?: number
@@ -103,7 +106,10 @@ export class NodeAgent {
       const groups = this.byDaemon()
       if (!groups.size) return
       const active = await this.d.knex('deploys').where({ status: 'active' }).whereIn('daemon', [...groups.keys()])
-      for (const row of active) await this.serve(groups.get(row.daemon)!, row)
+      // The daemons side by side: each one's write, check and reload is its own (folders, process), and
+      // one daemon's check no longer waits for another's.
+      const switched = await Promise.all(active.map((row) => this.serve(groups.get(row.daemon)!, row)))
+      await this.housekeeping(active.filter((_, i) => switched[i]).map((r) => r.daemon))
     })
   }
 
@@ -112,7 +118,7 @@ export class NodeAgent {
     return this.exclusive(async () => {
       const renderers = this.byDaemon().get(daemon)
       const row = await this.d.knex('deploys').where({ daemon, status: 'active' }).first()
-      if (renderers && row) await this.serve(renderers, row)
+      if (renderers && row && (await this.serve(renderers, row))) await this.housekeeping([daemon])
       return this.last.get(daemon) ?? null
     })
   }
@@ -133,10 +139,21 @@ export class NodeAgent {
     return { knex: this.d.knex, secrets: this.d.secrets, dataDir: this.d.dataDir, nodeId: this.d.nodeId, log: this.d.log, allowUnchecked, checkTimeoutMs: this.d.checkTimeoutMs, pause: this.delayMs ? () => sleepSync(this.delayMs) : undefined }
   }
 
-  private async serve(renderers: ConfigRenderer[], row: DeployRow): Promise<void> {
+  /** After the switches of a sync, off their critical path. */
+  private async housekeeping(daemons: string[]): Promise<void> {
+    if (!daemons.length) return
+    try {
+      await this.d.afterSwitch?.(daemons)
+    } catch (e) {
+      this.d.log.warn({ daemons, err: (e as Error).message }, 'housekeeping after the switch failed')
+    }
+  }
+
+  /** Serve the active release of one daemon; true when `current` was switched. */
+  private async serve(renderers: ConfigRenderer[], row: DeployRow): Promise<boolean> {
     const daemon = row.daemon
     const seen = this.verified.get(daemon)
-    if (seen?.deployId === row.id && Date.now() - seen.at < this.verifyEveryMs && currentRelease(releasesDir(this.d.dataDir, daemon)) === row.release) return
+    if (seen?.deployId === row.id && Date.now() - seen.at < this.verifyEveryMs && currentRelease(releasesDir(this.d.dataDir, daemon)) === row.release) return false
     let out: ServeOutcome
     try {
       out = await serveActive(this.context(await this.d.allowUnchecked()), renderers, row)
@@ -153,26 +170,22 @@ export class NodeAgent {
         this.last.set(daemon, this.last.get(daemon) ?? { deployId: row.id, release: row.release, reload: null })
         await this.record(daemon, { deploy_id: row.id, release: row.release, error: null })
       }
-      return
+      return false
     }
     const checked = out.check ? { check_ok: out.check.ok, check_output: tail(mask(out.check.output)), checked_at: now } : {}
     if (out.kind === 'refused') {
       if (this.refused.get(daemon) !== out.error) this.d.log.error({ daemon, release: out.release, err: out.error }, 'this node keeps serving its previous release')
       this.refused.set(daemon, out.error)
       await this.record(daemon, { ...checked, error: tail(mask(out.error)) })
-      return
+      return false
     }
     this.refused.delete(daemon)
     this.d.log.info({ daemon, release: out.release, fetched: out.fetched }, 'serving the cluster\'s active release')
     await this.record(daemon, { deploy_id: row.id, release: row.release, switched_at: now, error: null, ...checked })
     const reload = await this.d.reload(daemon).catch((e: unknown): ReloadResult => ({ status: 'failed', output: (e as Error).message }))
     this.last.set(daemon, { deployId: row.id, release: row.release, reload })
-    try {
-      this.d.afterSwitch?.(daemon)
-    } catch (e) {
-      this.d.log.warn({ daemon, err: (e as Error).message }, 'housekeeping after the switch failed')
-    }
     if (reload) await this.record(daemon, { reload_status: reload.status, reload_output: tail(mask(reload.output)), reloaded_at: new Date() })
+    return true
   }
 
   /** This node's state row of a daemon; failures to write it are only logged (the database may be away). */

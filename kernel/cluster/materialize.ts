@@ -61,7 +61,7 @@ export async function serveActive(c: ServeContext, renderers: ConfigRenderer[], 
     forGroup(renderers, group, () => {
       for (const r of renderers) for (const f of r.folders?.() ?? []) prepareFolder(c.dataDir, f, group)
       releaseFolder(c.dataDir, daemon, group)
-      writeRelease(fresh, stored.files, c.pause, group, stored.secrets)
+      writeRelease(fresh, stored.files, c.pause, group, stored.secrets, { maskedRecords: false })
     })
     if (!releaseIntact(fresh, want)) {
       rmSync(fresh, { recursive: true, force: true })

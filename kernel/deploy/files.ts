@@ -88,7 +88,7 @@ export function safeRelative(p: string): string {
  * the owner bits of their declared mode (everything under DATA_DIR is the service user's); with the
  * daemon's group (account.ts), group read too, and the folders 0750 for that group.
  */
-export function writeRelease(finalDir: string, files: RenderedFile[], pause: () => void = () => undefined, group: DaemonGroup | null = null, secretValues?: string[]): FileRecord[] {
+export function writeRelease(finalDir: string, files: RenderedFile[], pause: () => void = () => undefined, group: DaemonGroup | null = null, secretValues?: string[], o: { maskedRecords?: boolean } = {}): FileRecord[] {
   const tmp = finalDir + PARTIAL
   rmSync(tmp, { recursive: true, force: true })
   mkdirSync(tmp, { recursive: true, mode: 0o700 })
@@ -120,8 +120,12 @@ export function writeRelease(finalDir: string, files: RenderedFile[], pause: () 
     if (group) chownSync(t, -1, group.gid)
     chmodSync(t, mode) // the umask may have narrowed it
     renameSync(t, p)
-    const masked = mask(f.content)
-    out.push({ path: rel, sha256: sha256(f.content), size: Buffer.byteLength(f.content), mode: modeString(mode), masked_sha256: sha256(masked), masked_size: Buffer.byteLength(masked) })
+    // The masked hash and size are what the views show; a node agent writing a release it verifies against the recorded hashes needs none (masking is most of the write's time).
+    if (o.maskedRecords === false) out.push({ path: rel, sha256: sha256(f.content), size: Buffer.byteLength(f.content), mode: modeString(mode) })
+    else {
+      const masked = mask(f.content)
+      out.push({ path: rel, sha256: sha256(f.content), size: Buffer.byteLength(f.content), mode: modeString(mode), masked_sha256: sha256(masked), masked_size: Buffer.byteLength(masked) })
+    }
     pause()
   }
   fsyncPath(tmp)
@@ -198,6 +202,14 @@ export function releaseIntact(root: string, files: FileRecord[]): boolean {
   } catch {
     return false
   }
+}
+
+/** Keep the newest `keep` release folders of a daemon's folder `dir`, and always the current one (deploy.keep_releases, on every node). */
+export function pruneReleaseFolders(dir: string, keep: number): void {
+  if (!existsSync(dir)) return
+  const cur = currentRelease(dir)
+  const names = readdirSync(dir).filter((n) => /^\d{8}T\d{9}Z-[0-9a-f]{8}$/.test(n)).sort().reverse()
+  for (const n of names.slice(keep)) if (n !== cur) rmSync(path.join(dir, n), { recursive: true, force: true })
 }
 
 /** A release folder name: sortable UTC time, then the deploy id's first 8 characters. */

@@ -20,7 +20,7 @@
  * the starting node's own rows and disk, never another node's deploy in flight.
  */
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
@@ -46,7 +46,7 @@ import { auditMark, currentSnapshot, PendingTracker, renderedHashes } from './pe
 import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployView, type DryRunDaemon } from './model.js'
 export * from './model.js'
 import {
-  currentRelease, declaredSecrets, readRelease, readReleaseSecrets, releaseName, releasesDir, sha256, shownFileRecords, switchCurrent, writeRelease, modeString, type FileRecord,
+  currentRelease, declaredSecrets, pruneReleaseFolders, readRelease, readReleaseSecrets, releaseName, releasesDir, sha256, shownFileRecords, switchCurrent, writeRelease, modeString, type FileRecord,
 } from './files.js'
 
 interface Ctx {
@@ -161,10 +161,7 @@ export class DeployService implements DeploysService {
   private async prune(daemon: string): Promise<void> {
     const keep = await this.d.settings.get(keepReleasesSetting)
     await pruneStore(this.knex, daemon, keep)
-    const dir = releasesDir(this.d.dataDir, daemon)
-    const cur = currentRelease(dir)
-    const names = readdirSync(dir).filter((n) => /^\d{8}T\d{9}Z-[0-9a-f]{8}$/.test(n)).sort().reverse()
-    for (const n of names.slice(keep)) if (n !== cur) rmSync(path.join(dir, n), { recursive: true, force: true })
+    pruneReleaseFolders(releasesDir(this.d.dataDir, daemon), keep)
   }
 
   private async step(): Promise<void> {

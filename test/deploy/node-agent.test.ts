@@ -170,6 +170,17 @@ for (const engine of testEngines()) {
     expect(v3.id).to.not.equal(active[0].id)
   })
 
+  it('deploy.keep_releases prunes every node\'s disk, not only the deploying node\'s', async () => {
+    expect((await a.admin('PUT', '/api/v1/settings/deploy.keep_releases', { body: { value: 2 } })).status).to.equal(200)
+    let last = ''
+    for (let v = 10; v < 14; v++) last = (await deployVersion(a, v)).id
+    expect(await until(() => servesIntact(db, b.dataDir, last))).to.equal(true)
+    const folders = (dataDir: string) => readdirSync(releasesOf(dataDir, 'noded')).filter((n) => /^\d{8}T\d{9}Z-[0-9a-f]{8}$/.test(n))
+    expect(folders(a.dataDir)).to.have.length(2)
+    expect(await until(() => folders(b.dataDir).length === 2), `node B keeps ${folders(b.dataDir).length} folders`).to.equal(true)
+    expect((await a.admin('PUT', '/api/v1/settings/deploy.keep_releases', { body: { value: 20 } })).status).to.equal(200)
+  })
+
   it('kill -9 of a node while its agent writes a release: `current` is never a half-written folder, and the next start finishes', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-agent-kill-'))
     const nodeId = randomUUID()
