@@ -31,7 +31,7 @@ import type { SettingsStore } from '../settings/store.js'
 import type { CheckOutcome } from './check.js'
 import { byDaemon, checkDaemon, renderAll, type DaemonCheckOutcome, type RenderedDaemons } from './render.js'
 import { recordReload } from './reload.js'
-import { manifestCleartext, pruneStore, purgeStoredCleartext, saveRelease, sealCleartextNames } from './store.js'
+import { manifestCleartext, pruneStore, purgeStoredCleartext, releaseManifest, saveRelease } from './store.js'
 import { rollbackTo } from './rollback.js'
 import { recordFailed, type StagedRelease } from './failed.js'
 import { releaseChanges } from './diff.js'
@@ -301,7 +301,7 @@ export class DeployService implements DeploysService {
       // A deploy that lost its lease (the database was out of reach for longer than it lasts) stops here.
       await lease.renew()
       // Recorded before the switch: a crash between the two is repaired by recover().
-      await this.knex('deploys').insert(staged.map((s) => ({ id: s.id, daemon: s.daemon, release: s.release, status: 'pending', checked: s.check.checked, check_output: s.check.output, files: jsonText(s.files), manifest: this.manifest(s.daemon, snapshot, renderedFiles.get(s.id)!), ...base })))
+      await this.knex('deploys').insert(staged.map((s) => ({ id: s.id, daemon: s.daemon, release: s.release, status: 'pending', checked: s.check.checked, check_output: s.check.output, files: jsonText(s.files), manifest: releaseManifest(this.d.secrets, this.d.renderers().filter((r) => r.renderer.daemon === s.daemon), this.d.pluginVersion, snapshot, renderedFiles.get(s.id)!), ...base })))
       try {
         // The switch and the commit as one step of this node's disk: its agent never sees the one without the other.
         await this.d.agent.exclusive(() => this.activate(staged, renderedFiles, lease, o))
@@ -319,17 +319,6 @@ export class DeployService implements DeploysService {
       for (const s of staged) this.activated(s.daemon)
       return Promise.all(staged.map(async (s) => (await this.get(s.id))!))
     })
-  }
-
-  /**
-   * The release's manifest beside its files: who rendered it (and their versions), from which database
-   * snapshot, and (sealed) the cleartext credentials it holds, for purgeCleartext.
-   */
-  private manifest(daemon: string, snapshot: string, files: RenderedFile[]) {
-    const mine = this.d.renderers().filter((r) => r.renderer.daemon === daemon)
-    const renderers = mine.map((r) => ({ id: r.renderer.id, plugin: r.owner, version: this.d.pluginVersion(r.owner) }))
-    const cleartext = sealCleartextNames(this.d.secrets, mine.flatMap((r) => r.renderer.cleartextIn?.(files) ?? []))
-    return { renderers, snapshot, cleartext }
   }
 
   /** Switch `current` to each staged release, then activate them in one transaction that also stores their files and tells every node. */

@@ -11,7 +11,7 @@
  * masking its views) are one more entry, under the secrets file's name.
  */
 import type { Knex } from 'knex'
-import type { RenderedFile, SecretsService } from '../../sdk/index.js'
+import type { ConfigRenderer, RenderedFile, SecretsService } from '../../sdk/index.js'
 import { declaredSecrets, safeRelative, SECRETS_FILE, sha256 } from './files.js'
 
 const PURPOSE = 'release-file'
@@ -94,6 +94,18 @@ const openNames = (secrets: SecretsService, sealed: unknown): string[] => {
     return JSON.parse(secrets.decrypt(CLEARTEXT_PURPOSE, sealed)) as string[]
   } catch {
     return []
+  }
+}
+
+/**
+ * The release's manifest beside its files: who rendered it (and their plugins' versions), from which
+ * database snapshot, and (sealed) the cleartext credentials it holds, for purgeStoredCleartext.
+ */
+export function releaseManifest(secrets: SecretsService, renderers: { owner: string; renderer: ConfigRenderer }[], pluginVersion: (plugin: string) => string | null, snapshot: string, files: RenderedFile[]) {
+  return {
+    renderers: renderers.map((r) => ({ id: r.renderer.id, plugin: r.owner, version: pluginVersion(r.owner) })),
+    snapshot,
+    cleartext: sealCleartextNames(secrets, renderers.flatMap((r) => r.renderer.cleartextIn?.(files) ?? [])),
   }
 }
 
