@@ -17,6 +17,7 @@ import { releaseMasker, type ConfigRenderer, type Logger, type SecretsService } 
 import { currentRelease, readReleaseSecrets, releasesDir } from '../deploy/files.js'
 import type { DeployRow } from '../deploy/model.js'
 import { listenForReleases } from './listen.js'
+import { isDatabaseOutage } from '../db/outage.js'
 import { serveActive, type ServeContext, type ServeOutcome } from './materialize.js'
 import { recordNodeDaemon, tail } from './node-state.js'
 
@@ -235,7 +236,13 @@ export class NodeAgent {
       if (this.failing) this.d.log.info('the database answers again: the agent caught up')
       this.failing = false
     } catch (e) {
-      if (!this.failing) this.d.log.error({ err: (e as Error).message }, 'the node agent cannot read the active releases: the daemons keep serving what they have')
+      // A database outage is the kernel's to report (db/outage.ts, once per outage); the agent only adds what it means for the daemons.
+      if (!this.failing) {
+        const fields = { err: (e as Error).message }
+        const msg = 'the node agent cannot read the active releases: the daemons keep serving what they have'
+        if (isDatabaseOutage(e)) this.d.log.info(fields, msg)
+        else this.d.log.error(fields, msg)
+      }
       this.failing = true
     }
   }

@@ -15,6 +15,8 @@ export function listenForReleases(databaseUrl: string, onRelease: () => void, lo
   let stopped = false
   let retryMs = 500
   let timer: NodeJS.Timeout | undefined
+  /** Said once per loss, not at each attempt to reconnect: the agent polls meanwhile. */
+  let lostSaid = false
   const connect = async () => {
     if (stopped) return
     const c = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000, application_name: 'portcullis-agent' })
@@ -25,7 +27,8 @@ export function listenForReleases(databaseUrl: string, onRelease: () => void, lo
       c.removeAllListeners()
       void c.end().catch(() => undefined)
       if (stopped) return
-      log.warn({ err: why, retry_ms: retryMs }, 'release notifications lost: polling until the database answers again')
+      if (!lostSaid) log.info({ err: why }, 'release notifications lost: the node agent polls until it can listen again')
+      lostSaid = true
       timer = setTimeout(() => void connect(), retryMs)
       timer.unref()
       retryMs = Math.min(retryMs * 2, 10_000)
@@ -37,6 +40,8 @@ export function listenForReleases(databaseUrl: string, onRelease: () => void, lo
       await c.connect()
       await c.query(`LISTEN ${RELEASE_CHANNEL}`)
       retryMs = 500
+      if (lostSaid) log.info('release notifications heard again')
+      lostSaid = false
       // Whatever was committed while not listening: the agent looks once now.
       onRelease()
     } catch (e) {
