@@ -172,6 +172,8 @@ for (const engine of testEngines()) {
 
   it('deploy.keep_releases prunes every node\'s disk, not only the deploying node\'s', async () => {
     expect((await a.admin('PUT', '/api/v1/settings/deploy.keep_releases', { body: { value: 2 } })).status).to.equal(200)
+    // Each node reads a setting at most once a second (settings/store.ts): node B sees the new value by then.
+    await sleep(1100)
     let last = ''
     for (let v = 10; v < 14; v++) last = (await deployVersion(a, v)).id
     expect(await until(() => servesIntact(db, b.dataDir, last))).to.equal(true)
