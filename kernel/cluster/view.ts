@@ -21,7 +21,7 @@ async function nodesAndRows(knex: Knex) {
   return { nodes: nodes as (typeof nodes[number] & { live: boolean })[], rows }
 }
 
-/** Output shown to anyone with cluster.read: masked by the values the active release was rendered with is not possible here, so by line names. */
+/** Output shown to anyone with cluster.read: the agent masked it by the release's secret values when it recorded it (agent.ts); configuration lines naming a secret are masked here too. */
 const shown = (s: string | null) => (s === null ? '' : releaseMasker([])(s))
 
 /** `liveProcess`: this node's supervised processes as its supervisor sees them now (the table has them as of the last heartbeat). */
