@@ -21,6 +21,19 @@ export interface PgCluster {
   startServer(): void
   destroy(): void
   owned: boolean
+  /** Where the cluster lives, for tools that work on its files (a standby by pg_basebackup): only when the cluster is ours. */
+  server?: PgServer
+}
+
+/** The files and port of a cluster the kit started (absent for a TEST_DATABASE_URL server). */
+export interface PgServer {
+  /** The PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup). */
+  binDir: string
+  /** The cluster's data directory (PGDATA). */
+  dataDir: string
+  /** The folder holding the data directory, the log and the unix socket (owned by `postgres` when we are root). */
+  baseDir: string
+  port: number
 }
 
 export function findPgBin(): string | null {
@@ -44,6 +57,30 @@ export async function freePort(): Promise<number> {
 }
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0
+
+/** Run a PostgreSQL program, as the `postgres` user when we are root (the server refuses to run as root). */
+export function runPgProgram(bin: string, args: string[]): void {
+  run(bin, args)
+}
+
+/** A new folder for a cluster's files, owned by `postgres` when we are root. */
+export function makeClusterDir(prefix = 'portcullis-pg-'): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
+  if (asRoot) {
+    const ids = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()
+    const gid = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()
+    chownSync(dir, Number(ids), Number(gid))
+  }
+  return dir
+}
+
+/**
+ * The server options the kit starts a cluster with (fast, unsafe for production: fsync off). WAL
+ * stays at `replica` level with senders free, so a standby can stream from the cluster.
+ */
+export function kitServerOptions(port: number, dir: string): string {
+  return `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c wal_level=replica -c max_wal_senders=10 -c max_replication_slots=10 -c hot_standby=on`
+}
 
 function run(bin: string, args: string[]) {
   const cmd = asRoot ? 'runuser' : bin
@@ -74,16 +111,11 @@ export async function startPostgres(): Promise<PgCluster> {
   }
   const bin = findPgBin()
   if (!bin) throw new Error('no PostgreSQL server binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin and no TEST_DATABASE_URL: install the Debian package postgresql')
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-pg-'))
-  if (asRoot) {
-    const ids = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()
-    const gid = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()
-    chownSync(dir, Number(ids), Number(gid))
-  }
+  const dir = makeClusterDir()
   const data = path.join(dir, 'data')
   run(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync'])
   const port = await freePort()
-  const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`
+  const opts = kitServerOptions(port, dir)
   const start = () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start'])
   start()
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
@@ -91,6 +123,7 @@ export async function startPostgres(): Promise<PgCluster> {
   return {
     url,
     owned: true,
+    server: { binDir: bin, dataDir: data, baseDir: dir, port },
     createDatabase: createDatabase(url),
     stopServer: () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']),
     startServer: start,
