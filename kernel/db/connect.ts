@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs'
 import knexPkg, { type Knex } from 'knex'
 import pg from 'pg'
 import type { DatabaseService, Logger } from '../../sdk/index.js'
+import { primaryReads } from './read-replica.js'
 
 // bigint (count(*)) and numeric as JS numbers: counts here stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -82,6 +83,7 @@ export async function connect(opts: {
   return {
     knex,
     engine,
+    ...primaryReads(knex),
     transaction(fn, o) {
       return knex.transaction(fn, o?.isolation ? { isolationLevel: o.isolation } : undefined) as ReturnType<typeof fn>
     },
