@@ -47,7 +47,7 @@ async function writeRows(t: TestApp, user: string, n: number): Promise<void> {
     node_id: randomUUID(),
     source_file: 'replica-test',
     source_offset: i,
-    action: 'permit',
+    action: 'permit' as const,
     command: `show replica-marker ${user} ${i}`,
   }))
   await t.app.db.knex('aaa_log_tacacs_authz').insert(rows)
@@ -115,7 +115,7 @@ const csvRows = (text: string) => text.trim().split('\r\n').length - 1
     expect(Number(csv.headers.get('x-replica-lag-ms'))).to.be.above(0)
     // A single entry must be current: the primary has the new rows.
     const fresh = await node.app.db.knex('aaa_log_tacacs_authz').where({ username: user, source_offset: 1 }).orderBy('timestamp', 'desc').first('id')
-    expect((await node.admin('GET', `${LIST}/${fresh.id}`)).status).to.equal(200)
+    expect((await node.admin('GET', `${LIST}/${fresh!.id}`)).status).to.equal(200)
 
     // Resumed, it catches up.
     await standby.resumeReplay()
