@@ -25,7 +25,9 @@ import { privateUmask, protectDataDir } from './security/data-dir.js'
 import { TokenService } from './security/tokens.js'
 import { Gate } from './security/gate.js'
 import { connect } from './db/connect.js'
-import { migrateAll, urlToDir, waitForSchemaHead, type MigrationOwner } from './db/migrate.js'
+import { migrateAll, schemaHeadReached, urlToDir, waitForSchemaHead, type MigrationOwner } from './db/migrate.js'
+import { isStandby } from './db/hosts.js'
+import { schemaWaitHandler } from './http/schema-wait.js'
 import { assertNoSchemaDrift, declaredTables } from './db/drift.js'
 import { kernelTables } from './db/tables.js'
 import { loadNodeId, registerNode } from './cluster/node.js'
@@ -37,7 +39,7 @@ import { createHttpApp } from './http/server.js'
 import { answerClientError } from './http/conventions.js'
 import { buildOpenApi } from './http/openapi.js'
 import type { KernelContext } from './routes/context.js'
-import { healthRoutes } from './routes/health.js'
+import { healthRoutes, pingKnex } from './routes/health.js'
 import { systemInfoRoutes } from './routes/system-info.js'
 import { startReadReplica, type ReadReplica } from './db/read-replica.js'
 import { auditRoutes } from './routes/audit.js'
@@ -116,8 +118,18 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
   const db = await connect({ ...config, log })
   const releaseUmask = privateUmask()
   let replica: ReadReplica | null = null
+  // Created now, listening only when the app is ready, or earlier while a node on a standby waits for the
+  // schema (it must answer /healthz and /ready then): what it answers is `dispatch`.
+  let dispatch: http.RequestListener = (_req, res) => void res.destroy()
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => dispatch(req, res))
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) => reject(new BootError('CONFIG_INVALID', `cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`)))
+      server.listen(config.port, config.host, resolve)
+    })
   const stopDb = async () => {
     await replica?.stop()
+    if (server.listening) await new Promise<void>((r) => server.close(() => r()))
     await db.knex.destroy().catch(() => undefined)
     protectDataDir(config.dataDir, log)
     releaseUmask()
@@ -137,9 +149,20 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       { owner: 'kernel', dir: path.join(codeDir(), 'migrations') },
       ...plugins.filter((p) => p.def.migrations).map((p) => ({ owner: p.def.id, dir: urlToDir(p.def.migrations!) })),
     ]
-    const primary = config.role === 'primary'
+    // Only a node whose database is the primary migrates. A node on a hot standby (ROLE=replica, or a
+    // DATABASE_URL that reached a standby) waits for the migrations to arrive by replication, answering
+    // /healthz and /ready with `schema: "waiting"` meanwhile: the upgrade order is replicas first, primary last.
+    const standby = db.engine === 'postgres' && (await isStandby(db.knex))
+    if (standby && config.role === 'primary') log.info('the database is a hot standby: this node runs as a replica (it never migrates nor writes)')
+    const primary = config.role === 'primary' && !standby
+    const role = primary ? ('primary' as const) : ('replica' as const)
     if (primary) await migrateAll(db.knex, owners, log)
-    else await waitForSchemaHead(db.knex, owners, log)
+    else if (!(await schemaHeadReached(db.knex, owners))) {
+      dispatch = schemaWaitHandler({ version, startedAt, masterKeyLoaded: master.material !== null, i18n, ping: () => pingKnex(db.knex) })
+      await listen()
+      log.info({ url: listeningUrl(server) }, 'listening while waiting for the schema: /healthz and /ready answer schema "waiting"')
+      await waitForSchemaHead(db.knex, owners, log)
+    }
     await assertNoSchemaDrift(db.knex, tables)
     // After the database: a passphrase's scrypt salt is kept there.
     const unlocked = master.material ? await unlockMasterKey(db.knex, master.material, { canWrite: primary, log }) : null
@@ -147,7 +170,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const tokens = unlocked ? new TokenService(unlocked.key) : null
 
     const nodeId = loadNodeId(config.nodeId, config.dataDir)
-    if (primary) await registerNode(db.knex, { nodeId, role: config.role, version, startedAt })
+    if (primary) await registerNode(db.knex, { nodeId, role, version, startedAt })
 
     const audit = createAuditTrail(db.knex)
     const settings = new SettingsStore(db.knex, validation, audit, secrets)
@@ -168,7 +191,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     services.provide(coreServices.settings, settings, 'kernel')
     services.provide(coreServices.serverOptions, options, 'kernel')
     services.provide(coreServices.audit, audit, 'kernel')
-    services.provide(coreServices.cluster, { nodeId, role: config.role }, 'kernel')
+    services.provide(coreServices.cluster, { nodeId, role }, 'kernel')
     services.provide(coreServices.platform, { version, dataDir: config.dataDir, startedAt }, 'kernel')
     const reloadCommands = options.get(reloadCommandsOption)
     let listenUrl: string | null = null
@@ -210,7 +233,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       Object.fromEntries(Object.entries(en.permissions).map(([k, v]) => [k, { en: v, ru: (ru.permissions as Record<string, string>)[k] }])),
     )
     const k: KernelContext = {
-      knex: db.knex, version, startedAt, nodeId, role: config.role, engine: db.engine, owners, settings, options, registry,
+      knex: db.knex, version, startedAt, nodeId, role, engine: db.engine, owners, settings, options, registry,
       masterKeyLoaded: unlocked !== null,
       plugins: plugins.map((p) => ({ id: p.def.id, version: p.def.version })),
       pending: () => deploys.pending(),
@@ -281,9 +304,9 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       res.on('close', () => pending.delete(res))
       void handle(req, res)
     }
+    dispatch = onRequest
     // Node would answer a missing Host or an unknown Expect itself, with a bare status line;
     // the app answers both in the envelope instead (kernel/http/transport.ts).
-    const server = http.createServer({ requireHostHeader: false }, onRequest)
     server.on('checkExpectation', onRequest)
     // An idle keep-alive socket stays open 30 s (Node's default is 5). A client reusing a socket just as
     // the server times it out gets ECONNRESET on a request the server never read (undici does not retry
@@ -298,15 +321,10 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       sockets.add(s)
       s.on('close', () => sockets.delete(s))
     })
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (e: NodeJS.ErrnoException) => reject(new BootError('CONFIG_INVALID', `cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`)))
-      server.listen(config.port, config.host, resolve)
-    })
+    if (!server.listening) await listen()
     // The validators not used yet compile now, a few per event-loop turn (see http/validation.ts).
     const warmedUp = validation.compilePending(4, () => draining).catch((e: unknown) => log.error({ err: (e as Error).message }, 'a route schema does not compile'))
-    const addr = server.address() as AddressInfo
-    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
-    const url = `http://${host}:${addr.port}`
+    const url = listeningUrl(server)
     listenUrl = url
     if (opts.background !== false) {
       // The daemons start from what the cluster holds active; from then on the agent follows it, by notification and polling.
@@ -356,6 +374,12 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     await stopDb()
     throw e
   }
+}
+
+function listeningUrl(server: http.Server): string {
+  const addr = server.address() as AddressInfo
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
+  return `http://${host}:${addr.port}`
 }
 
 async function initPlugin(

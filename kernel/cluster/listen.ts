@@ -7,6 +7,7 @@
  */
 import pg from 'pg'
 import type { Logger } from '../../sdk/index.js'
+import { connectToSuitableHost, parseDatabaseHosts } from '../db/hosts.js'
 
 export const RELEASE_CHANNEL = 'portcullis_release'
 
@@ -17,27 +18,46 @@ export function listenForReleases(databaseUrl: string, onRelease: () => void, lo
   let timer: NodeJS.Timeout | undefined
   /** Said once per loss, not at each attempt to reconnect: the agent polls meanwhile. */
   let lostSaid = false
+  // A multi-host URL: the listener goes where writes go (the primary commits the notifications; a standby
+  // relays none), and after a failover it finds the new primary as the pool does.
+  const hosts = parseDatabaseHosts(databaseUrl)
+  let preferred = 0
+  const retry = (why: string) => {
+    if (stopped) return
+    if (!lostSaid) log.info({ err: why }, 'release notifications lost: the node agent polls until it can listen again')
+    lostSaid = true
+    timer = setTimeout(() => void connect(), retryMs)
+    timer.unref()
+    retryMs = Math.min(retryMs * 2, 10_000)
+  }
   const connect = async () => {
     if (stopped) return
-    const c = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000, application_name: 'portcullis-agent' })
+    let c: pg.Client
+    try {
+      const found = await connectToSuitableHost(hosts, (url) => new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000, application_name: 'portcullis-agent' }), preferred)
+      c = found.client
+      preferred = found.index
+    } catch (e) {
+      retry((e as Error).message)
+      return
+    }
+    if (stopped) {
+      await c.end().catch(() => undefined)
+      return
+    }
     client = c
     const lost = (why: string) => {
       if (client !== c) return
       client = null
       c.removeAllListeners()
+      c.on('error', () => undefined)
       void c.end().catch(() => undefined)
-      if (stopped) return
-      if (!lostSaid) log.info({ err: why }, 'release notifications lost: the node agent polls until it can listen again')
-      lostSaid = true
-      timer = setTimeout(() => void connect(), retryMs)
-      timer.unref()
-      retryMs = Math.min(retryMs * 2, 10_000)
+      retry(why)
     }
     c.on('error', (e) => lost(e.message))
     c.on('end', () => lost('connection ended'))
     c.on('notification', () => onRelease())
     try {
-      await c.connect()
       await c.query(`LISTEN ${RELEASE_CHANNEL}`)
       retryMs = 500
       if (lostSaid) log.info('release notifications heard again')

@@ -9,6 +9,8 @@ import { mkdirSync } from 'node:fs'
 import knexPkg, { type Knex } from 'knex'
 import pg from 'pg'
 import type { DatabaseService, Logger } from '../../sdk/index.js'
+import { parseDatabaseHosts } from './hosts.js'
+import { multiHostClient } from './multi-host-client.js'
 import { primaryReads } from './read-replica.js'
 
 // bigint (count(*)) and numeric as JS numbers: counts here stay far below 2^53.
@@ -43,8 +45,11 @@ export async function connect(opts: {
   let engine: DatabaseService['engine']
   if (opts.databaseUrl) {
     engine = 'postgres'
+    // Several hosts (a Patroni cluster) or target_session_attrs: each new connection finds the host that fits.
+    const hosts = parseDatabaseHosts(opts.databaseUrl)
+    const onSwitch = (e: { from: string | null; to: string; why: string }) => opts.log?.warn(e, 'database: connections move to another host')
     knex = knexPkg.knex({
-      client: 'pg',
+      client: hosts.probed ? (multiHostClient(hosts, onSwitch) as unknown as typeof knexPkg.Client) : 'pg',
       connection: {
         connectionString: opts.databaseUrl,
         connectionTimeoutMillis: 2000,

@@ -111,6 +111,11 @@ export function expectedHead(owners: MigrationOwner[]): Record<string, string | 
 // Names start with a zero-padded number, so string order is migration order.
 const reached = (have: Record<string, string | null>, want: Record<string, string | null>) => Object.keys(want).every((k) => (have[k] ?? '') >= (want[k] ?? ''))
 
+/** Every owner's applied head has reached what this code expects (a replica may serve). */
+export async function schemaHeadReached(knex: Knex, owners: MigrationOwner[]): Promise<boolean> {
+  return reached(await appliedHead(knex, owners), expectedHead(owners))
+}
+
 /** A replica's wait: poll until every owner's applied head has reached what this code expects. */
 export async function waitForSchemaHead(knex: Knex, owners: MigrationOwner[], log: Logger, opts: { intervalMs?: number; signal?: AbortSignal } = {}): Promise<void> {
   const want = expectedHead(owners)

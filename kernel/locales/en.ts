@@ -10,6 +10,7 @@ export default {
     forbidden: 'You do not have the permission this requires ({{permission}}).',
     forbidden_generic: 'This action is not allowed.',
     read_only_node: 'This node is connected to a read-only database; send changes to a node on the primary.',
+    schema_waiting: 'This node is waiting for the database schema to arrive by replication (its database is a standby and only the primary migrates); retry shortly.',
     unauthorized: 'Authentication is required.',
     token_invalid: 'The access token is missing, expired or not valid.',
     token_purpose: 'This token cannot be used here.',

@@ -5,9 +5,15 @@
  * so a load balancer stops sending traffic.
  */
 import { defineRoute, reply, PUBLIC, Type, StringEnum } from '../../sdk/index.js'
+import type { Knex } from 'knex'
 import type { KernelContext } from './context.js'
 
-const Liveness = Type.Object({ status: StringEnum(['ok'] as const) }, { title: 'LivenessReport', additionalProperties: false })
+const SCHEMA_WAITING = 'Present only while the node waits for the schema to arrive by replication (its database is a standby and the primary has not yet applied the migrations this version brings: see docs/cluster.md); every other request answers 503 `SCHEMA_WAITING` meanwhile.'
+
+const Liveness = Type.Object(
+  { status: StringEnum(['ok'] as const), schema: Type.Optional(StringEnum(['waiting'] as const, { description: SCHEMA_WAITING })) },
+  { title: 'LivenessReport', additionalProperties: false },
+)
 
 export const ReadinessReport = Type.Object(
   {
@@ -24,6 +30,7 @@ export const ReadinessReport = Type.Object(
               'Present when DATABASE_READ_URL names a hot standby for log searches and exports: `ok` (they read it), `lagging` (more than DATABASE_READ_MAX_LAG_MS behind), `unreachable`, `not_standby` (the server accepts writes). In every state but `ok` those reads go to the primary, so it never makes the node `degraded`.',
           }),
         ),
+        schema: Type.Optional(StringEnum(['waiting'] as const, { description: SCHEMA_WAITING + ' The node is `degraded` (503) then.' })),
         daemons: Type.Optional(
           Type.Record(Type.String(), StringEnum(['running', 'down'] as const), {
             description: 'Present when the node runs daemons itself (server option `daemons.supervise`): each one `running` or `down`; one down makes the node `degraded` (503).',
@@ -37,11 +44,11 @@ export const ReadinessReport = Type.Object(
 )
 
 /** `select 1` bounded in time: a hung server counts as unreachable, not as a hung probe. */
-export async function pingDatabase(k: KernelContext, timeoutMs = 800): Promise<boolean> {
+export async function pingKnex(knex: Knex, timeoutMs = 800): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)))
   try {
-    return await Promise.race([k.knex.raw('select 1').then(() => true, () => false), timeout])
+    return await Promise.race([knex.raw('select 1').then(() => true, () => false), timeout])
   } finally {
     clearTimeout(timer)
   }
@@ -52,6 +59,7 @@ function readReplicaCheck(k: KernelContext) {
   const s = k.readReplica()
   return s === 'off' ? {} : { read_replica: s }
 }
+export const pingDatabase = (k: KernelContext, timeoutMs = 800) => pingKnex(k.knex, timeoutMs)
 
 export const healthRoutes = (k: KernelContext) => [
   defineRoute({
