@@ -34,6 +34,8 @@
  */
 import knexPkg, { type Knex } from 'knex'
 import type { DatabaseReader, DatabaseService, Logger } from '../../sdk/index.js'
+import { parseDatabaseHosts } from './hosts.js'
+import { multiHostClient } from './multi-host-client.js'
 
 export type ReadReplicaState = 'off' | 'ok' | 'lagging' | 'unreachable' | 'not_standby'
 
@@ -91,7 +93,7 @@ export function isReplicaFailure(e: unknown): boolean {
   // the query was cancelled because replay needed what it held (a recovery conflict).
   if (code.startsWith('08') || ['57P01', '57P02', '57P03', '40001', '40P01'].includes(code)) return true
   if (err?.name === 'KnexTimeoutError') return true
-  return typeof err?.message === 'string' && /Connection terminated|conflict with recovery/i.test(err.message)
+  return typeof err?.message === 'string' && /Connection terminated|conflict with recovery|Unable to acquire a connection/i.test(err.message)
 }
 
 const timeout = (ms: number) => new Promise<never>((_, reject) => setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'ETIMEDOUT' })), ms).unref())
@@ -103,8 +105,11 @@ const timeout = (ms: number) => new Promise<never>((_, reject) => setTimeout(() 
 export async function startReadReplica(db: DatabaseService, o: { url: string; maxLagMs: number; statementTimeoutMs?: number; log: Logger }): Promise<ReadReplica> {
   const log = o.log.child({ component: 'read-replica' })
   const primary = db.knex
-  const replica = knexPkg.knex({
-    client: 'pg',
+  // Several hosts (the members of a Patroni cluster, `target_session_attrs=prefer-standby`): each new
+  // connection goes to a member that fits, as for DATABASE_URL (hosts.ts).
+  const hosts = parseDatabaseHosts(o.url, 'DATABASE_READ_URL')
+  const connect = () => knexPkg.knex({
+    client: hosts.probed ? (multiHostClient(hosts) as unknown as typeof knexPkg.Client) : 'pg',
     connection: {
       connectionString: o.url,
       connectionTimeoutMillis: PROBE_TIMEOUT_MS,
@@ -118,6 +123,7 @@ export async function startReadReplica(db: DatabaseService, o: { url: string; ma
     // knex's own connection messages would come once per failed attempt: the state change says it once.
     log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
   })
+  let replica = connect()
   const fromPrimary: DatabaseReader = { knex: primary, lagMs: null }
   let samples: Sample[] = []
   let state: ReadReplicaState = 'unreachable'
@@ -171,6 +177,11 @@ export async function startReadReplica(db: DatabaseService, o: { url: string; ma
     if (!row.recovery) {
       lag = null
       setState('not_standby')
+      // Its pooled connections would keep it (a member promoted by a failover): the next probe connects
+      // anew, so a multi-host URL reaches a standby again once there is one.
+      const old = replica
+      replica = connect()
+      void old.destroy().catch(() => undefined)
       return
     }
     const measured = lagFrom(samples, latest, parseLsn(row.replay), row.replay_age_ms, Date.now())

@@ -229,6 +229,33 @@ const csvRows = (text: string) => text.trim().split('\r\n').length - 1
     expect(code).to.equal('25006')
   })
 
+  it('finds the standby among the members of a multi-host DATABASE_READ_URL, and reads the primary once it is promoted', async () => {
+    const u = new URL(dbUrl)
+    const members = `postgres://postgres@127.0.0.1:${cluster.server!.port},127.0.0.1:${standby.port}${u.pathname}?target_session_attrs=prefer-standby`
+    const multi = await startTestApp({ databaseUrl: dbUrl, plugins: ['aaa-logs'], masterKey: node.masterKey, env: { DATABASE_READ_URL: members, DATABASE_READ_MAX_LAG_MS: '600000' } })
+    try {
+      await writeRows(multi, user, 1)
+      await standby.waitCaughtUp()
+      expect((await multi.req('GET', '/ready')).body.checks.read_replica).to.equal('ok')
+      await standby.pauseReplay()
+      await writeRows(multi, user, 1)
+      const stale = await list(multi)
+      expect(stale.body.items, 'not read on the standby member').to.have.length(1)
+      expect(stale.body.replica_lag_ms).to.be.above(0)
+      // A failover makes the standby a primary: it is no longer a copy to read.
+      await standby.resumeReplay()
+      await standby.waitCaughtUp()
+      await standby.promote()
+      expect(await until(async () => (await multi.req('GET', '/ready')).body.checks.read_replica === 'not_standby', 20_000), 'the promoted member is still read').to.equal(true)
+      await writeRows(multi, user, 1)
+      const current = await list(multi)
+      expect(current.body.items).to.have.length(3)
+      expect(current.body.replica_lag_ms).to.equal(null)
+    } finally {
+      await multi.stop()
+    }
+  })
+
   it('does not read a server that accepts writes (DATABASE_READ_URL naming a primary)', async () => {
     const l = capturedLogger()
     const wrong = await startTestApp({ databaseUrl: dbUrl, plugins: ['aaa-logs'], log: l.log, masterKey: node.masterKey, env: { DATABASE_READ_URL: dbUrl } })
