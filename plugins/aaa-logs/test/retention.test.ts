@@ -10,7 +10,7 @@ import { expect } from 'chai'
 import { coreServices } from '../../../sdk/index.js'
 import { silentLogger, startTestApp, testEngines, type TestApp } from '../../../test/kit/app.js'
 import { LOG_TABLE, type LogTable } from '../api.js'
-import { applyRetention, monthsBefore, type RetentionDeps } from '../services/retention.js'
+import { applyRetention, monthsBefore, startRetention, type RetentionDeps } from '../services/retention.js'
 
 const AUTHZ = LOG_TABLE.tacacs_authorization
 const ACCT = LOG_TABLE.tacacs_accounting
@@ -142,6 +142,22 @@ for (const engine of testEngines()) {
       const deletes = rows.filter((r) => r.action === 'aaa_log_rows.delete')
       // batchSize 1: one entry per row deleted (two from AUTHZ's default, two at ACCT's edges and one from its default).
       expect(deletes).to.have.length(5)
+    })
+
+    it('runs by itself on a primary node only', async () => {
+      // A month long past by the real clock (the setting is still 3 months).
+      await partition(AUTHZ, 'y2024m01', '2024-01-01T00:00:00Z', '2024-02-01T00:00:00Z')
+      const onReplica = startRetention({ ...deps, cluster: { nodeId: NODE, role: 'replica' } }, 20)
+      await new Promise((r) => setTimeout(r, 300))
+      await onReplica()
+      expect(await exists(`${AUTHZ}_y2024m01`), 'a replica node ran the retention').to.equal(true)
+      const onPrimary = startRetention({ ...deps, cluster: { nodeId: NODE, role: 'primary' } }, 20)
+      try {
+        for (let i = 0; i < 100 && (await exists(`${AUTHZ}_y2024m01`)); i++) await new Promise((r) => setTimeout(r, 100))
+      } finally {
+        await onPrimary()
+      }
+      expect(await exists(`${AUTHZ}_y2024m01`), 'the primary did not run it').to.equal(false)
     })
 
     it('does nothing more on the next run', async () => {
