@@ -30,15 +30,21 @@ const USERS = 20_000
 const DEVICES = 5_000
 const COMMANDS = ['show running-config', 'show interfaces', 'show ip route', 'show version', 'configure terminal', 'interface', 'ping', 'write memory']
 
+/** Line `i` of tac_plus-ng's authorization log as the rendered configuration writes it (`ts`: its time stamp); 10% from `monitor`. */
+export function authorizationLine(i: number, ts: string): string {
+  const user = i % 10 === 0 ? 'monitor' : `user${String(Math.floor(USERS * Math.random() ** 3)).padStart(5, '0')}`
+  const d = i % DEVICES
+  const cmd = COMMANDS[i % COMMANDS.length]
+  return (
+    [ts, 'authorization', i % 20 === 1 ? 'AUTHZ-FAIL' : 'AUTHZ-PASS', user, `nas-${d}`, `10.20.${Math.floor(d / 250)}.${(d % 250) + 1}`, `tty${i % 16}`, `192.0.2.${(i % 250) + 1}`, `rule-noc-${i % 40}`, `netops-${i % 30}`, i % 20 === 1 ? 'deny' : 'permit', 'shell', '15', `${cmd} ${i}`, `service=shell\\037cmd=${cmd.split(' ')[0]}`, 'priv-lvl=15', '', (i + 1).toString(16)].join('\t') + '\n'
+  )
+}
+
 async function writeLines(file: string, n: number): Promise<void> {
   const ts = new Date().toISOString().replace('Z', '000+00:00')
   const w = createWriteStream(file)
   for (let i = 0; i < n; i++) {
-    const user = i % 10 === 0 ? 'monitor' : `user${String(Math.floor(USERS * Math.random() ** 3)).padStart(5, '0')}`
-    const d = i % DEVICES
-    const cmd = COMMANDS[i % COMMANDS.length]
-    const line =
-      [ts, 'authorization', i % 20 === 1 ? 'AUTHZ-FAIL' : 'AUTHZ-PASS', user, `nas-${d}`, `10.20.${Math.floor(d / 250)}.${(d % 250) + 1}`, `tty${i % 16}`, `192.0.2.${(i % 250) + 1}`, `rule-noc-${i % 40}`, `netops-${i % 30}`, i % 20 === 1 ? 'deny' : 'permit', 'shell', '15', `${cmd} ${i}`, `service=shell\\037cmd=${cmd.split(' ')[0]}`, 'priv-lvl=15', '', (i + 1).toString(16)].join('\t') + '\n'
+    const line = authorizationLine(i, ts)
     if (!w.write(line)) await new Promise<void>((r) => w.once('drain', () => r()))
   }
   await new Promise<void>((r) => w.end(() => r()))

@@ -41,6 +41,7 @@ import { buildOpenApi } from './http/openapi.js'
 import type { KernelContext } from './routes/context.js'
 import { healthRoutes, pingKnex } from './routes/health.js'
 import { systemInfoRoutes } from './routes/system-info.js'
+import { startReadReplica, type ReadReplica } from './db/read-replica.js'
 import { auditRoutes } from './routes/audit.js'
 import { settingsRoutes } from './routes/settings.js'
 import { rbacRoutes } from './routes/rbac.js'
@@ -116,6 +117,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
   // there and what PGlite writes with its own modes (security/data-dir.ts).
   const db = await connect({ ...config, log })
   const releaseUmask = privateUmask()
+  let replica: ReadReplica | null = null
   // Created now, listening only when the app is ready, or earlier while a node on a standby waits for the
   // schema (it must answer /healthz and /ready then): what it answers is `dispatch`.
   let dispatch: http.RequestListener = (_req, res) => void res.destroy()
@@ -126,6 +128,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       server.listen(config.port, config.host, resolve)
     })
   const stopDb = async () => {
+    await replica?.stop()
     if (server.listening) await new Promise<void>((r) => server.close(() => r()))
     await db.knex.destroy().catch(() => undefined)
     protectDataDir(config.dataDir, log)
@@ -138,6 +141,8 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     throw new BootError('DATABASE_UNREACHABLE', `cannot reach the database: ${(e as Error).message}`)
   }
   protectDataDir(config.dataDir, log)
+  // Log searches and exports on a hot standby (kernel/db/read-replica.ts); loadConfig refuses it without DATABASE_URL.
+  if (config.databaseReadUrl) replica = await startReadReplica(db, { url: config.databaseReadUrl, maxLagMs: config.databaseReadMaxLagMs, statementTimeoutMs: config.dbStatementTimeoutMs, log })
 
   try {
     const owners: MigrationOwner[] = [
@@ -233,6 +238,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       plugins: plugins.map((p) => ({ id: p.def.id, version: p.def.version })),
       pending: () => deploys.pending(),
       daemons: () => supervisor?.states() ?? [],
+      readReplica: () => replica?.state() ?? 'off',
     }
     const identityDeps = { knex: db.knex, identity, lifecycle, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
     for (const r of [

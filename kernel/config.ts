@@ -10,6 +10,10 @@ export interface Config {
   port: number
   host: string
   databaseUrl: string | null
+  /** A hot standby for reads that may be a little stale (log searches, exports): kernel/db/read-replica.ts. */
+  databaseReadUrl: string | null
+  /** Beyond this replay lag (ms) the standby is not read: those reads go to the primary. */
+  databaseReadMaxLagMs: number
   dataDir: string
   masterKey: string | null
   masterKeyFile: string | null
@@ -79,12 +83,17 @@ export function loadConfig(env: Env = process.env, defaults: { plugins: string[]
   const options = (file.options ?? {}) as Record<string, unknown>
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new BootError('CONFIG_INVALID', 'config file "options" must be an object')
 
+  const databaseUrl = pick('DATABASE_URL', 'database_url') || null
+  const databaseReadUrl = pick('DATABASE_READ_URL', 'database_read_url') || null
+  if (databaseReadUrl && !databaseUrl) throw new BootError('CONFIG_INVALID', 'DATABASE_READ_URL needs DATABASE_URL: the embedded engine has no standby to read from')
   const logLevel = pick('LOG_LEVEL', 'log_level') ?? 'info'
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new BootError('CONFIG_INVALID', `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`)
   return {
     port: int(pick('PORT', 'port'), 'PORT', 0, 65535) ?? 8080,
     host: pick('HOST', 'host') ?? '127.0.0.1',
-    databaseUrl: pick('DATABASE_URL', 'database_url') || null,
+    databaseUrl,
+    databaseReadUrl,
+    databaseReadMaxLagMs: int(pick('DATABASE_READ_MAX_LAG_MS', 'database_read_max_lag_ms'), 'DATABASE_READ_MAX_LAG_MS', 0, 86_400_000) ?? 30_000,
     dataDir: path.resolve(pick('DATA_DIR', 'data_dir') ?? './var'),
     masterKey: pick('MASTER_KEY', 'master_key') || null,
     masterKeyFile: pick('MASTER_KEY_FILE', 'master_key_file') || null,

@@ -23,6 +23,29 @@ export interface DatabaseService {
   engine: 'postgres' | 'embedded'
   /** Run `fn` in one transaction; `isolation: 'repeatable read'` gives a consistent snapshot for renderers. */
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>, opts?: { isolation?: 'read committed' | 'repeatable read' | 'serializable' }): Promise<T>
+  /**
+   * Where to read what may be a little stale (log searches, exports, reports): the hot standby of
+   * DATABASE_READ_URL while it is reachable and within DATABASE_READ_MAX_LAG_MS of the primary, else
+   * the primary. Never write through it. Prefer `read`, which also survives the standby failing midway.
+   */
+  reader(): Promise<DatabaseReader>
+  /**
+   * `fn` on the reader; when the standby fails under it (connection lost, a query cancelled by
+   * replay), `fn` runs again on the primary (`lagMs` null), so an answer never fails because of the
+   * standby. `fn` must only read.
+   */
+  read<T>(fn: (r: DatabaseReader) => Promise<T>): Promise<T>
+}
+
+/** A connection for stale-tolerant reads, and how stale it is. */
+export interface DatabaseReader {
+  knex: Knex
+  /**
+   * How far the standby's data was behind the primary's when the read began, in ms (0: it had
+   * replayed everything the primary had written); null when this reads the primary (no replica,
+   * the embedded engine, or the replica lagging or unreachable).
+   */
+  lagMs: number | null
 }
 
 /** Encrypts secrets at rest (AES-256-GCM) with a key derived from the master key per purpose. */

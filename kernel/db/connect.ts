@@ -11,6 +11,7 @@ import pg from 'pg'
 import type { DatabaseService, Logger } from '../../sdk/index.js'
 import { parseDatabaseHosts } from './hosts.js'
 import { multiHostClient } from './multi-host-client.js'
+import { primaryReads } from './read-replica.js'
 
 // bigint (count(*)) and numeric as JS numbers: counts here stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -87,6 +88,7 @@ export async function connect(opts: {
   return {
     knex,
     engine,
+    ...primaryReads(knex),
     transaction(fn, o) {
       return knex.transaction(fn, o?.isolation ? { isolationLevel: o.isolation } : undefined) as ReturnType<typeof fn>
     },

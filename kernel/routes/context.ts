@@ -5,6 +5,7 @@ import type { ServerOptions } from '../settings/server-options.js'
 import type { ContributionRegistry } from '../plugins/registry.js'
 import type { MigrationOwner } from '../db/migrate.js'
 import type { DaemonProcessState } from '../daemons/supervisor.js'
+import type { ReadReplicaState } from '../db/read-replica.js'
 
 /** What the kernel's own routes may read of the running kernel. */
 export interface KernelContext {
@@ -24,4 +25,6 @@ export interface KernelContext {
   pending: () => Promise<PendingState>
   /** The daemons this node runs itself (daemons.supervise), as its supervisor sees them now; [] when none. */
   daemons: () => DaemonProcessState[]
+  /** Where log searches read (kernel/db/read-replica.ts): `off` without DATABASE_READ_URL. */
+  readReplica: () => ReadReplicaState
 }

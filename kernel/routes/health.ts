@@ -24,6 +24,12 @@ export const ReadinessReport = Type.Object(
       {
         database: StringEnum(['ok', 'unreachable'] as const),
         master_key: StringEnum(['loaded', 'missing'] as const),
+        read_replica: Type.Optional(
+          StringEnum(['ok', 'lagging', 'unreachable', 'not_standby'] as const, {
+            description:
+              'Present when DATABASE_READ_URL names a hot standby for log searches and exports: `ok` (they read it), `lagging` (more than DATABASE_READ_MAX_LAG_MS behind), `unreachable`, `not_standby` (the server accepts writes). In every state but `ok` those reads go to the primary, so it never makes the node `degraded`.',
+          }),
+        ),
         schema: Type.Optional(StringEnum(['waiting'] as const, { description: SCHEMA_WAITING + ' The node is `degraded` (503) then.' })),
         daemons: Type.Optional(
           Type.Record(Type.String(), StringEnum(['running', 'down'] as const), {
@@ -48,6 +54,11 @@ export async function pingKnex(knex: Knex, timeoutMs = 800): Promise<boolean> {
   }
 }
 
+/** The read replica's state, when one is configured (absent, like `daemons`, when there is nothing to report). */
+function readReplicaCheck(k: KernelContext) {
+  const s = k.readReplica()
+  return s === 'off' ? {} : { read_replica: s }
+}
 export const pingDatabase = (k: KernelContext, timeoutMs = 800) => pingKnex(k.knex, timeoutMs)
 
 export const healthRoutes = (k: KernelContext) => [
@@ -80,7 +91,7 @@ export const healthRoutes = (k: KernelContext) => [
         status: healthy ? ('healthy' as const) : ('degraded' as const),
         version: k.version,
         uptime_seconds: Math.floor((Date.now() - k.startedAt.getTime()) / 1000),
-        checks: { database: db ? ('ok' as const) : ('unreachable' as const), master_key: k.masterKeyLoaded ? ('loaded' as const) : ('missing' as const), ...(supervised.length ? { daemons } : {}) },
+        checks: { database: db ? ('ok' as const) : ('unreachable' as const), master_key: k.masterKeyLoaded ? ('loaded' as const) : ('missing' as const), ...readReplicaCheck(k), ...(supervised.length ? { daemons } : {}) },
       }
       return reply({ status: healthy ? 200 : 503, body, headers: { 'Cache-Control': 'no-store' } })
     },

@@ -4,7 +4,7 @@
  * exports and entries, the log exclusion rules, and the ingester that tails
  * the daemons' files into the database. The daemons never call the API.
  */
-import { definePlugin, provide } from '../../sdk/index.js'
+import { coreServices, definePlugin, provide } from '../../sdk/index.js'
 import { aaaLogsServiceRef } from './api.js'
 import { ingestCommand } from './cli/ingest.js'
 import { replayCommand } from './cli/replay.js'
@@ -16,6 +16,7 @@ import ru from './locales/ru.js'
 import { permissions } from './permissions.js'
 import { logRoutes } from './routes/index.js'
 import { exclusionLoader } from './services/exclusions.js'
+import { retentionMonths, startRetention } from './services/retention.js'
 import { listSettings } from './services/settings.js'
 import { aaaLogsTables } from './tables.js'
 
@@ -28,20 +29,28 @@ export default definePlugin({
   description: 'AAA logs: ingestion from the daemons, exclusion rules, search and export.',
   permissions,
   locales: { en, ru },
-  settings: [...ingestSettings, ...listSettings],
+  settings: [...ingestSettings, ...listSettings, retentionMonths],
   serverOptions: ingestOptions,
   migrations: new URL('./migrations/', import.meta.url),
   tables: aaaLogsTables,
   cli: [replayCommand, ingestCommand],
-  deps: ingesterServiceRefs,
+  deps: { ...ingesterServiceRefs, audit: coreServices.audit },
   init(d) {
     const listeners = new RecordListeners(d.logger.child({ component: 'aaa-logs.listeners' }))
     const ingester = createIngester({ ...d, logFolders: () => d.deploys.logFolders(), loadExclusions: exclusionLoader(d.identity), listeners })
+    let stopRetention = async () => undefined as void
     return {
       services: [provide(aaaLogsServiceRef, { registerRecordListener: (name, fn) => listeners.register(name, fn) })],
       routes: logRoutes(d),
-      start: () => ingester.start(),
-      stop: () => ingester.stop(),
+      start: async () => {
+        await ingester.start()
+        // Months past aaa-logs.retention_months, hourly on a primary node (services/retention.ts).
+        stopRetention = startRetention(d)
+      },
+      stop: async () => {
+        await stopRetention()
+        await ingester.stop()
+      },
     }
   },
 })

@@ -34,7 +34,7 @@ const SERVER_OPTIONS = [
   'radius.eap_certificate_file',
   'radius.eap_private_key_file',
 ]
-const SECURITY_SETTINGS = ['identity.public_url', 'identity.session_ttl_seconds', 'mail.smtp_host', 'mail.smtp_port', 'mail.smtp_tls', 'mail.smtp_user', 'mail.smtp_password', 'mail.from', 'mfa.internal_key', 'aaa-logs.ingest_enabled', 'deploy.allow_unchecked', 'deploy.log_retention_days', 'deploy.keep_releases', 'radius.listen_address', 'tacacs.listen_address', 'nac.coa_on_change', 'nac.coa_port']
+const SECURITY_SETTINGS = ['identity.public_url', 'identity.session_ttl_seconds', 'mail.smtp_host', 'mail.smtp_port', 'mail.smtp_tls', 'mail.smtp_user', 'mail.smtp_password', 'mail.from', 'mfa.internal_key', 'aaa-logs.ingest_enabled', 'aaa-logs.retention_months', 'deploy.allow_unchecked', 'deploy.log_retention_days', 'deploy.keep_releases', 'radius.listen_address', 'tacacs.listen_address', 'nac.coa_on_change', 'nac.coa_port']
 /** A value each security setting accepts, to show the refusal is about who asks, not what. */
 const VALID: Record<string, unknown> = {
   'identity.public_url': 'https://attacker.example',
@@ -47,6 +47,7 @@ const VALID: Record<string, unknown> = {
   'mail.from': 'it@attacker.example',
   'mfa.internal_key': 'k'.repeat(40),
   'aaa-logs.ingest_enabled': false,
+  'aaa-logs.retention_months': 1,
   'deploy.allow_unchecked': true,
   'deploy.log_retention_days': 30,
   'deploy.keep_releases': 1,

@@ -107,6 +107,13 @@ export function listSchema(k: KindDef) {
         description: `true when counting stopped before the end, for a free-text \`search\` or two of \`username\`, \`nas_ip\`, \`node_id\` and the kind's text filters together: at ${cap} matches, or on PostgreSQL after the setting \`aaa-logs.count_budget_ms\` (default ${listSettingRefs.countBudgetMs.default} ms). \`total_by_filter\` is then a lower bound (${cap} when the cap stopped it; at least the entries up to the end of a full page): show it as "${cap}+" or "at least N"; \`pages\` follows it, and a full page means more may follow. false: \`total_by_filter\` is exact.`,
       }),
       pages: Type.Integer({ minimum: 0, description: 'ceil(total_by_filter / per_page): a lower bound too when total_by_filter_capped is true.' }),
+      replica_lag_ms: Nullable(
+        Type.Integer({
+          minimum: 0,
+          description:
+            'How stale this answer may be: it was read on the hot standby of DATABASE_READ_URL, whose data was this many milliseconds behind the primary when the read began (0: it had replayed everything the primary had written; measured to within about a second). null: read on the primary (no read replica, the embedded engine, or the replica more than DATABASE_READ_MAX_LAG_MS behind or unreachable), so the answer is current.',
+        }),
+      ),
     },
     { title: `${k.schemaStem}LogPage`, additionalProperties: false },
   )

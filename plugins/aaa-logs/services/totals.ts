@@ -37,6 +37,12 @@ export interface CappedCount {
 
 type Filtered = (q: LogFilters) => Knex.QueryBuilder
 
+/** The connection a list reads through (the primary's, or the read replica's: DatabaseService.read) and its engine. */
+export interface ReadingDb {
+  knex: Knex
+  engine: DatabaseService['engine']
+}
+
 /** The dimension the rollup answers these filters by, or null when it cannot. */
 export function rollupDimension(k: KindDef, q: LogFilters): string | null {
   if (q.search?.trim()) return null
@@ -103,7 +109,7 @@ export async function rollupTotal(knex: Knex, k: KindDef, q: LogFilters, dim: st
  * `budgetMs` (statement_timeout in its own transaction; PGlite cannot cut a
  * statement, so there only the cap applies).
  */
-export async function cappedCount(db: DatabaseService, qb: Knex.QueryBuilder, budgetMs: number): Promise<CappedCount> {
+export async function cappedCount(db: ReadingDb, qb: Knex.QueryBuilder, budgetMs: number): Promise<CappedCount> {
   const r = await withBudget(db, budgetMs, async (x) => {
     const inner = qb.clearSelect().select(x.raw('1')).limit(COUNT_CAP + 1)
     return countOf(x.from(inner.as('capped')))
@@ -117,10 +123,10 @@ export async function cappedCount(db: DatabaseService, qb: Knex.QueryBuilder, bu
  * transaction on PostgreSQL); 'time' when they were cut. PGlite cannot cut a
  * statement: there `fn` runs to its end.
  */
-export async function withBudget<T>(db: DatabaseService, ms: number, fn: (x: Knex | Knex.Transaction) => Promise<T>): Promise<T | 'time'> {
+export async function withBudget<T>(db: ReadingDb, ms: number, fn: (x: Knex | Knex.Transaction) => Promise<T>): Promise<T | 'time'> {
   if (db.engine !== 'postgres') return fn(db.knex)
   try {
-    return await db.transaction(async (trx) => {
+    return await db.knex.transaction(async (trx) => {
       await trx.raw(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(ms))}`)
       return fn(trx)
     })
