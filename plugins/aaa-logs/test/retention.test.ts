@@ -10,7 +10,7 @@ import { expect } from 'chai'
 import { coreServices } from '../../../sdk/index.js'
 import { silentLogger, startTestApp, testEngines, type TestApp } from '../../../test/kit/app.js'
 import { LOG_TABLE, type LogTable } from '../api.js'
-import { applyRetention, monthsBefore, startRetention, type RetentionDeps } from '../services/retention.js'
+import { applyRetention, monthsBefore, startRetention, type RetentionDeps, type RetentionRun } from '../services/retention.js'
 
 const AUTHZ = LOG_TABLE.tacacs_authorization
 const ACCT = LOG_TABLE.tacacs_accounting
@@ -59,6 +59,23 @@ for (const engine of testEngines()) {
       expect(nonZero, `${table}: rollup by user`).to.deep.equal(Object.fromEntries(users.map((u) => [u.username, Number(u.n)])))
     }
 
+    /**
+     * The app's own hourly job (first run a minute after start, real clock) may hold the retention lock at the
+     * moment a step here wants it; that step is then skipped, as for another node, and the next run does it.
+     * So: run again until nothing is skipped, and report what all the runs did together.
+     */
+    async function retention(opts: { now: Date; batchSize?: number }): Promise<RetentionRun> {
+      const all: RetentionRun = { cutoff: null, dropped: [], deleted: {}, skipped: [] }
+      for (let i = 0; ; i++) {
+        const run = await applyRetention(deps, opts)
+        all.cutoff = run.cutoff
+        all.dropped.push(...run.dropped)
+        for (const [k, n] of Object.entries(run.deleted) as [LogTable, number][]) all.deleted[k] = (all.deleted[k] ?? 0) + n
+        if (!run.skipped.length || i === 5) return { ...all, skipped: run.skipped }
+        await new Promise((r) => setTimeout(r, 500))
+      }
+    }
+
     before(async () => {
       t = await startTestApp({ engine, plugins: ['aaa-logs'] })
       deps = { ...t.app.resolveDeps('aaa-logs', { database: coreServices.database, settings: coreServices.settings, audit: coreServices.audit }), logger: silentLogger() }
@@ -82,7 +99,7 @@ for (const engine of testEngines()) {
 
     it('keeps everything while aaa-logs.retention_months is 0 (the default)', async () => {
       const before = await rowsOf(AUTHZ)
-      const run = await applyRetention(deps, { now: NOW })
+      const run = await retention({ now: NOW })
       expect(run).to.deep.equal({ cutoff: null, dropped: [], deleted: {}, skipped: [] })
       expect(await rowsOf(AUTHZ)).to.equal(before)
       expect(await exists(`${AUTHZ}_y2031m01`)).to.equal(true)
@@ -99,7 +116,7 @@ for (const engine of testEngines()) {
     it('drops the months wholly past the retention, keeps the month it cuts through and the default partition', async () => {
       const set = await t.admin('PUT', '/api/v1/settings/aaa-logs.retention_months', { body: { value: 3 } })
       expect(set.status, set.text).to.equal(200)
-      const run = await applyRetention(deps, { now: NOW, batchSize: 1 })
+      const run = await retention({ now: NOW, batchSize: 1 })
       expect(run.cutoff).to.equal('2031-03-15T12:00:00.000Z')
       expect(run.skipped).to.deep.equal([])
       // (This month's partitions, made by the ingester at start, lie before NOW's cut-off too: empty, dropped alike.)
@@ -161,7 +178,7 @@ for (const engine of testEngines()) {
     })
 
     it('does nothing more on the next run', async () => {
-      const run = await applyRetention(deps, { now: NOW })
+      const run = await retention({ now: NOW })
       expect(run).to.deep.include({ dropped: [], deleted: {}, skipped: [] })
       expect(await rowsOf(AUTHZ)).to.equal(5)
     })
