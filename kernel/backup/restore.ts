@@ -1,0 +1,171 @@
+/**
+ * `portcullis restore`: an archive into an empty installation, on either
+ * engine, whichever engine made it. It never boots the server (a first start
+ * would create an administrator and register the node): it checks the whole
+ * archive and the target first, brings the target's schema to the archive's,
+ * then loads every table in ONE transaction (truncate, create the missing
+ * partitions, load in foreign-key order, set the sequences), so a restore
+ * that fails or is killed leaves the target as empty as it was; only then,
+ * with --force, does it migrate forward to this version's schema.
+ */
+import { createHash } from 'node:crypto'
+import type { Knex } from 'knex'
+import semverGt from 'semver/functions/gt.js'
+import semverValid from 'semver/functions/valid.js'
+import type { DatabaseService, Logger } from '../../sdk/index.js'
+import { BootError } from '../boot-error.js'
+import type { Config } from '../config.js'
+import { connect } from '../db/connect.js'
+import { appliedHead, expectedHead, migrateAll, type MigrationOwner } from '../db/migrate.js'
+import { loadMasterKey } from '../security/master-key.js'
+import { privateUmask, protectDataDir } from '../security/data-dir.js'
+import { platformVersion } from '../version.js'
+import { foreignKeys, listPartitions, listTables, plainIndexes, quoteIdent } from './catalog.js'
+import { copyIn } from './copy.js'
+import { NEUTRAL_SETTINGS } from './dump.js'
+import { BackupErrors } from './errors.js'
+import type { Manifest, TableEntry } from './manifest.js'
+import { migrateTo, unknownHeads, whatItHolds } from './target.js'
+import { archiveMembers, verifyArchive } from './verify.js'
+
+/** From this many rows a table's plain indexes are dropped for the load and built again after (as pg_restore builds them after the data). */
+const REBUILD_INDEXES_FROM = 50_000
+
+export interface RestoreRequest {
+  file: string
+  force: boolean
+  config: Config
+  owners: MigrationOwner[]
+  log: Logger
+  /** A line per step, for the operator. */
+  progress?: (line: string) => void
+}
+
+export interface RestoreSummary {
+  manifest: Manifest
+  tables: number
+  rows: number
+}
+
+const later = (a: string | null | undefined, b: string | null | undefined) => (a ?? '') > (b ?? '')
+
+/** The refusals that need only the archive and this code: versions and plugins. */
+function checkVersions(m: Manifest, owners: MigrationOwner[], version: string, force: boolean): void {
+  const newerApp = semverValid(m.app_version) && semverValid(version) && semverGt(m.app_version, version)
+  const expected = expectedHead(owners)
+  const newerSchema = Object.entries(m.schema).filter(([o, head]) => o in expected && later(head, expected[o]))
+  const unknown = unknownHeads(owners, m.schema)
+  if (newerApp || newerSchema.length || unknown.length) {
+    const what = [...newerSchema.map(([o, h]) => `${o} ${h}`), ...unknown.filter((u) => !newerSchema.some(([o, h]) => `${o} ${h}` === u))]
+    throw BackupErrors.fromNewerVersion({ vars: { archive: m.app_version, version, schema: what.join(', ') || '-' } })
+  }
+  const missing = Object.entries(m.schema).filter(([o, head]) => head && !(o in expected)).map(([o]) => o)
+  if (missing.length) throw BackupErrors.pluginMissing({ vars: { plugins: missing.join(', ') } })
+  if (m.app_version !== version && !force) throw BackupErrors.versionMismatch({ vars: { archive: m.app_version, version } })
+}
+
+export async function restoreArchive(r: RestoreRequest): Promise<RestoreSummary> {
+  const say = r.progress ?? (() => undefined)
+  const version = platformVersion(r.config.serviceVersion)
+  const material = loadMasterKey({ ...r.config, mayGenerate: false }).material
+  if (!material) throw BackupErrors.masterKeyMissing({ vars: { file: `${r.config.dataDir}/master.key` } })
+
+  const { manifest } = await verifyArchive(r.file, material)
+  say(`restore: archive checked: ${manifest.tables.length} tables, app_version ${manifest.app_version}, made ${manifest.created_at} on node ${manifest.node_id} (${manifest.engine})`)
+  checkVersions(manifest, r.owners, version, r.force)
+
+  // What the embedded engine writes under DATA_DIR is the service user's alone, as when the server runs (security/data-dir.ts).
+  const releaseUmask = privateUmask()
+  const db = await connect({ ...r.config, dbStatementTimeoutMs: 0, log: r.log })
+  try {
+    try {
+      await db.knex.raw('select 1')
+    } catch (e) {
+      throw new BootError('DATABASE_UNREACHABLE', `cannot reach the database: ${(e as Error).message}`)
+    }
+    const holds = await whatItHolds(db.knex)
+    if (holds) throw BackupErrors.targetNotEmpty({ vars: { what: holds } })
+    const have = await appliedHead(db.knex, r.owners)
+    const ahead = Object.entries(have).filter(([o, head]) => head && later(head, manifest.schema[o])).map(([o, h]) => `${o} ${h}`)
+    if (ahead.length) throw BackupErrors.targetSchemaNewer({ vars: { schema: ahead.join(', '), archive: manifest.app_version } })
+
+    await migrateTo(db.knex, r.owners, manifest.schema, r.log)
+    const rows = await db.knex.transaction((trx) => load(trx, db, r, manifest, say))
+    // The archive's schema is now the database's; a newer version's migrations follow (--force).
+    await migrateAll(db.knex, r.owners, r.log)
+    say(`restore: ${manifest.tables.length} tables, ${rows} rows restored from ${r.file}`)
+    return { manifest, tables: manifest.tables.length, rows }
+  } finally {
+    await db.knex.destroy().catch(() => undefined)
+    if (db.engine === 'embedded') protectDataDir(r.config.dataDir, r.log)
+    releaseUmask()
+  }
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+
+/** The one transaction: all of the archive, or nothing. Returns the rows loaded. */
+async function load(trx: Knex.Transaction, db: DatabaseService, r: RestoreRequest, m: Manifest, say: (s: string) => void): Promise<number> {
+  for (const s of NEUTRAL_SETTINGS) await trx.raw(s)
+  // Checked again inside: nothing may have been written since the first look.
+  const holds = await whatItHolds(trx)
+  if (holds) throw BackupErrors.targetNotEmpty({ vars: { what: holds } })
+
+  const present = new Map((await listTables(trx)).map((t) => [t.name, new Set(t.columns)]))
+  for (const t of m.tables) {
+    const cols = present.get(t.name)
+    const missing = cols ? t.columns.filter((c) => !cols.has(c)) : null
+    if (!cols || missing!.length) throw BackupErrors.archiveInvalid({ vars: { reason: `table ${t.name}${missing ? ` (columns ${missing.join(', ')})` : ''} is not in the schema its manifest names` } })
+  }
+  const tables = m.tables.map((t) => quoteIdent(t.name))
+  // Derived rows (the log tables' counters and rollup) are in the archive as they were: no trigger may add to them.
+  for (const t of tables) await trx.raw(`ALTER TABLE ${t} DISABLE TRIGGER USER`)
+  await trx.raw(`TRUNCATE TABLE ${tables.join(', ')} CASCADE`)
+
+  // Every month of the logs in its own partition, as in the source (a row of a month without one would land in
+  // the default partition, and that month could never get its own).
+  const partitions = new Set((await listPartitions(trx)).map((p) => p.name))
+  for (const p of m.partitions) {
+    if (partitions.has(p.name)) continue
+    if (!/^(DEFAULT|FOR VALUES .*)$/s.test(p.bound)) throw BackupErrors.archiveInvalid({ vars: { reason: `partition ${p.name} has a bound this version cannot read` } })
+    await trx.raw(`CREATE TABLE ${quoteIdent(p.name)} PARTITION OF ${quoteIdent(p.parent)} ${p.bound}`)
+  }
+
+  // The archive holds the tables in foreign-key order (dump.ts): a referenced table's rows come first.
+  const at = new Map(m.tables.map((t, i) => [t.name, i]))
+  for (const k of await foreignKeys(trx)) {
+    if ((at.get(k.parent) ?? -1) > (at.get(k.child) ?? Infinity)) throw BackupErrors.archiveInvalid({ vars: { reason: `table ${k.child} comes before ${k.parent}, which it references` } })
+  }
+  const members = archiveMembers(r.file)[Symbol.asyncIterator]()
+  let rows = 0
+  try {
+    for (const t of m.tables) {
+      if (!t.members.length) continue
+      say(`restore: loading ${t.name} (${t.rows} rows)`)
+      const indexes = t.rows >= REBUILD_INDEXES_FROM ? await plainIndexes(trx, t.name) : []
+      for (const i of indexes) await trx.raw(`DROP INDEX ${quoteIdent(i.name)}`)
+      await copyIn(trx, db.engine, `${quoteIdent(t.name)} (${t.columns.map(quoteIdent).join(', ')})`, membersOf(members, t, m))
+      for (const i of indexes) await trx.raw(i.definition)
+      rows += t.rows
+    }
+  } finally {
+    await members.return?.(undefined)
+  }
+  for (const s of m.sequences) {
+    const found = (await trx.raw('SELECT to_regclass(?) AS s', [quoteIdent(s.name)])) as { rows: { s: string | null }[] }
+    if (found.rows[0].s) await trx.raw('SELECT setval(?::regclass, ?, ?)', [quoteIdent(s.name), s.last_value, s.is_called])
+  }
+  for (const t of tables) await trx.raw(`ALTER TABLE ${t} ENABLE TRIGGER USER`)
+  return rows
+}
+
+/** A table's members as the archive holds them, each checked again against the manifest as it is read. */
+async function* membersOf(members: AsyncIterator<{ name: string; data: Buffer }>, t: TableEntry, m: Manifest): AsyncGenerator<Buffer> {
+  for (const name of t.members) {
+    const next = await members.next()
+    // Skipped: members of tables with no rows to load never come here, so only data members are in between.
+    if (next.done || next.value.name !== name) throw BackupErrors.archiveTampered({ vars: { reason: `member ${name} is not where the manifest puts it` } })
+    if (sha256(next.value.data) !== m.checksums[name]) throw BackupErrors.archiveTampered({ vars: { reason: `member ${name} changed while it was restored` } })
+    yield next.value.data
+  }
+}
