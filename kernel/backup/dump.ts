@@ -7,7 +7,7 @@
  * the manifest (with every member's checksum) and its seal come last.
  */
 import { createHash } from 'node:crypto'
-import type { Writable } from 'node:stream'
+import type { Readable, Writable } from 'node:stream'
 import { createGzip, constants as zlib } from 'node:zlib'
 import type { DatabaseService } from '../../sdk/index.js'
 import { appliedHead, type MigrationOwner } from '../db/migrate.js'
@@ -84,13 +84,15 @@ const selectOf = (t: CatalogTable) => {
 }
 
 /** Writes the whole archive (uncompressed tar) to `out`, then ends it; on failure `out` is destroyed with the error. */
-export async function writeArchive(src: BackupSource, out: Writable): Promise<BackupSummary> {
+export async function writeArchive(src: BackupSource, out: Writable, onSnapshot: () => void = () => undefined): Promise<BackupSummary> {
   const tar = new TarWriter(out)
   try {
     const summary = await src.db.knex.transaction(async (trx) => {
       await trx.raw('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY')
       for (const s of NEUTRAL_SETTINGS) await trx.raw(s)
+      // The first read fixes the snapshot: from here on nothing written elsewhere reaches the archive.
       const schema = await appliedHead(trx, src.owners)
+      onSnapshot()
       const kdfText = (await trx('kernel_meta').where({ key: 'master_key_kdf' }).first('value'))?.value
       // In foreign-key order, so that a restore loads the archive as it reads it.
       const byName = new Map((await listTables(trx)).map((t) => [t.name, t]))
@@ -145,9 +147,19 @@ export async function writeArchive(src: BackupSource, out: Writable): Promise<Ba
  * the snapshot's transaction lasts as long as the reader takes. `done`
  * settles with the summary, or the error that cut the stream short.
  */
-export function archiveStream(src: BackupSource): { stream: ReturnType<typeof createGzip>; done: Promise<BackupSummary> } {
+export function archiveStream(src: BackupSource): ArchiveStream {
   const gzip = createGzip({ level: GZIP_LEVEL, memLevel: 9, strategy: zlib.Z_DEFAULT_STRATEGY })
-  const done = writeArchive(src, gzip)
+  let taken: () => void = () => undefined
+  const snapshot = new Promise<void>((resolve) => (taken = resolve))
+  const done = writeArchive(src, gzip, () => taken())
   done.catch(() => undefined)
-  return { stream: gzip, done }
+  // Settled either way: by the snapshot, or by the failure that came before it.
+  return { stream: gzip, done, snapshot: Promise.race([snapshot, done.then(() => undefined)]) }
+}
+
+export interface ArchiveStream {
+  stream: Readable
+  done: Promise<BackupSummary>
+  /** Resolves once the snapshot is taken (the archive is as of that moment); rejects if the backup failed before. */
+  snapshot: Promise<void>
 }

@@ -6,12 +6,12 @@
 import { randomUUID } from 'node:crypto'
 import { createReadStream, createWriteStream, existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
-import type { Readable, Writable } from 'node:stream'
+import type { Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { DatabaseService } from '../../sdk/index.js'
 import type { MigrationOwner } from '../db/migrate.js'
 import { masterKeyUnavailable } from '../security/secrets.js'
-import { archiveStream, type BackupSource, type BackupSummary } from './dump.js'
+import { archiveStream, type ArchiveStream, type BackupSource, type BackupSummary } from './dump.js'
 
 export interface BackupServiceOptions {
   db: DatabaseService
@@ -66,14 +66,19 @@ export class BackupService {
    * engine has one connection for every request, which a slow client must not
    * hold: the archive is written under DATA_DIR first, then sent and removed.
    */
-  async open(): Promise<{ stream: Readable; done: Promise<BackupSummary> }> {
-    if (this.o.db.engine === 'postgres') return archiveStream(this.source())
+  async open(): Promise<ArchiveStream> {
+    if (this.o.db.engine === 'postgres') {
+      // Answered once the snapshot is taken: the archive is as of the request, whatever is written while it is read.
+      const a = archiveStream(this.source())
+      await a.snapshot
+      return a
+    }
     const file = path.join(this.o.dataDir, `.backup-${randomUUID()}.tar.gz`)
     try {
       const summary = await this.toFile(file)
       const stream = createReadStream(file)
       stream.once('close', () => rmSync(file, { force: true }))
-      return { stream, done: Promise.resolve(summary) }
+      return { stream, done: Promise.resolve(summary), snapshot: Promise.resolve() }
     } catch (e) {
       rmSync(file, { force: true })
       throw e
