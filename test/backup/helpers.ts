@@ -5,11 +5,17 @@
  * command line, and a restore run in-process on a target's configuration.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { createWriteStream, existsSync, mkdtempSync } from 'node:fs'
+import { pipeline } from 'node:stream/promises'
+import { createGzip } from 'node:zlib'
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { restoreArchive, type RestoreSummary } from '../../kernel/backup/restore.js'
+import { TarWriter } from '../../kernel/backup/tar.js'
+import { archiveMembers } from '../../kernel/backup/verify.js'
+import { connect } from '../../kernel/db/connect.js'
+import { isPortcullisError } from '../../sdk/index.js'
 import { migrationOwners } from '../../kernel/cli/backup.js'
 import { loadConfig } from '../../kernel/config.js'
 import { loadPlugins, orderPlugins } from '../../kernel/plugins/load.js'
@@ -156,4 +162,41 @@ export async function answers(t: TestApp, p: Populated) {
     oldMonth,
     rowCounts,
   }
+}
+
+/** A copy of an archive with its members edited (null drops one), written as a well-formed .tar.gz: what a tamperer makes. */
+export async function rewriteArchive(src: string, dst: string, edit: (m: { name: string; data: Buffer }) => Buffer | null | { name: string; data: Buffer }[]): Promise<void> {
+  const gzip = createGzip()
+  const done = pipeline(gzip, createWriteStream(dst))
+  const tar = new TarWriter(gzip)
+  for await (const m of archiveMembers(src)) {
+    const data = edit(m)
+    if (Buffer.isBuffer(data)) await tar.add(m.name, data)
+    else for (const x of data ?? []) await tar.add(x.name, x.data)
+  }
+  await tar.finish()
+  gzip.end()
+  await done
+}
+
+/** Whether the target has any schema: a refused restore must leave a new database as bare as it found it. */
+export async function hasAnySchema(target: Target): Promise<boolean> {
+  if (target.engine === 'embedded' && !existsSync(path.join(target.dataDir, 'pgdata', 'PG_VERSION'))) return false
+  const db = await connect({ databaseUrl: target.databaseUrl, dataDir: target.dataDir })
+  try {
+    return (await db.knex.raw(`SELECT count(*) AS n FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')`)).rows[0].n > 0
+  } finally {
+    await db.knex.destroy()
+  }
+}
+
+/** The code of the coded error a promise rejects with. */
+export async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p
+  } catch (e) {
+    if (isPortcullisError(e)) return e.code
+    throw e
+  }
+  throw new Error('expected a refusal, but it succeeded')
 }
