@@ -46,7 +46,19 @@ export class TarWriter {
 
   private async write(b: Buffer): Promise<void> {
     if (this.out.destroyed) throw new Error('the archive output was closed')
-    if (!this.out.write(b)) await Promise.race([once(this.out, 'drain'), once(this.out, 'close').then(() => { throw new Error('the archive output was closed') })])
+    if (this.out.write(b)) return
+    // Drained, or closed (the reader went away): whichever comes first, the other listener is removed.
+    const stop = new AbortController()
+    try {
+      await Promise.race([
+        once(this.out, 'drain', { signal: stop.signal }),
+        once(this.out, 'close', { signal: stop.signal }).then(() => {
+          throw new Error('the archive output was closed')
+        }),
+      ])
+    } finally {
+      stop.abort()
+    }
   }
 
   async add(name: string, data: Buffer): Promise<void> {
