@@ -107,6 +107,22 @@ export async function plainIndexes(db: Knex, table: string): Promise<IndexDef[]>
   return r.rows.map((x) => ({ name: x.name, table, definition: x.definition.replace(/ ON ONLY /, ' ON ') }))
 }
 
+/**
+ * The primary-key and unique constraints of a table that no foreign key
+ * leans on: dropped for a large load and added back after, like the plain
+ * indexes (pg_restore adds them after the data too). Its definition is
+ * PostgreSQL's own (pg_get_constraintdef, as pg_dump writes it).
+ */
+export async function keyConstraints(db: Knex, table: string): Promise<IndexDef[]> {
+  const r = (await db.raw(`
+    SELECT k.conname AS name, pg_get_constraintdef(k.oid) AS definition
+      FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+     WHERE ${SCHEMA} AND c.relname = ? AND k.contype IN ('p', 'u') AND k.conparentid = 0
+       AND NOT EXISTS (SELECT 1 FROM pg_constraint f WHERE f.contype = 'f' AND f.conindid = k.conindid)
+     ORDER BY k.conname`, [table])) as Rows<{ name: string; definition: string }>
+  return r.rows.map((x) => ({ name: x.name, table, definition: x.definition }))
+}
+
 /** Whether the kernel's migration table exists: a database never set up has no schema at all. */
 export async function hasSchema(db: Knex): Promise<boolean> {
   const r = (await db.raw(`SELECT to_regclass('knex_migrations') AS t`)) as Rows<{ t: string | null }>
