@@ -46,6 +46,8 @@ export interface RestoreRequest {
   log: Logger
   /** A line per step, for the operator. */
   progress?: (line: string) => void
+  /** Tables of at least this many rows load without their indexes, built after (default REBUILD_INDEXES_FROM; tests lower it). */
+  rebuildIndexesFrom?: number
 }
 
 export interface RestoreSummary {
@@ -153,7 +155,7 @@ async function load(trx: Knex.Transaction, db: DatabaseService, r: RestoreReques
       if (!t.members.length) continue
       if (t.rows >= PROGRESS_FROM) say(`restore: loading ${t.name} (${t.rows} rows)`)
       const table = quoteIdent(t.name)
-      const rebuild = t.rows >= REBUILD_INDEXES_FROM
+      const rebuild = t.rows >= (r.rebuildIndexesFrom ?? REBUILD_INDEXES_FROM)
       const keys = rebuild ? await keyConstraints(trx, t.name) : []
       const indexes = rebuild ? await plainIndexes(trx, t.name) : []
       for (const k of keys) await trx.raw(`ALTER TABLE ${table} DROP CONSTRAINT ${quoteIdent(k.name)}`)

@@ -49,10 +49,10 @@ export async function freshTarget(engine: TestEngine, masterKey: string, plugins
 }
 
 /** `portcullis restore` in this process, on the target's configuration (what the command runs). */
-export async function restoreInto(target: Target, file: string, o: { force?: boolean; env?: Record<string, string> } = {}): Promise<RestoreSummary> {
+export async function restoreInto(target: Target, file: string, o: { force?: boolean; env?: Record<string, string>; rebuildIndexesFrom?: number } = {}): Promise<RestoreSummary> {
   const config = loadConfig({ ...target.env, ...o.env })
   const plugins = orderPlugins(await loadPlugins(config.plugins, { root: projectRoot(), codeDir: projectRoot() }))
-  return restoreArchive({ file, force: o.force ?? false, config, owners: migrationOwners({ config, plugins, codeDir: projectRoot() }), log: silentLogger() })
+  return restoreArchive({ file, force: o.force ?? false, config, owners: migrationOwners({ config, plugins, codeDir: projectRoot() }), log: silentLogger(), rebuildIndexesFrom: o.rebuildIndexesFrom })
 }
 
 export function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
@@ -147,6 +147,9 @@ export async function answers(t: TestApp, p: Populated) {
   const oldMonth = Number((await knex.raw(`SELECT count(*) AS n FROM ${OLD_MONTH.partition}`)).rows[0].n)
   const rowCounts = (await knex('aaa_log_row_counts').orderBy('table_name').select('table_name', 'n')) as { table_name: string; n: number }[]
   const sealed = (await knex('settings').where({ key: 'mail.smtp_password' }).first('value'))?.value
+  // The schema's indexes and constraints: a restore that rebuilds them must leave every one as it was.
+  const indexes = ((await knex.raw(`SELECT indexname AS n FROM pg_indexes WHERE schemaname = current_schema() ORDER BY 1`)).rows as { n: string }[]).map((r) => r.n)
+  const constraints = ((await knex.raw(`SELECT c.relname || '.' || conname || ' ' || contype::text AS n FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid WHERE c.relnamespace = current_schema()::regnamespace AND k.contype IN ('p', 'u', 'f', 'c', 'x') ORDER BY 1`)).rows as { n: string }[]).map((r) => r.n)
   return {
     policy: policy.body,
     logs: { total: logs.body.total, items: logs.body.items },
@@ -161,6 +164,8 @@ export async function answers(t: TestApp, p: Populated) {
     counts,
     oldMonth,
     rowCounts,
+    indexes,
+    constraints,
   }
 }
 
