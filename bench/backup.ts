@@ -58,7 +58,7 @@ function timed(cmd: string, args: string[]): number {
   return performance.now() - t0
 }
 
-async function generate(app: App, rows: number): Promise<number> {
+export async function generate(app: App, rows: number): Promise<number> {
   const t0 = performance.now()
   const knex = app.db.knex
   const log = pino({ level: 'silent' }) as unknown as Logger

@@ -1,10 +1,11 @@
 /**
  * Writing an archive: one REPEATABLE READ, read-only transaction, so every
  * table (and the releases, which live in the database since issue 27) comes
- * from the same snapshot while the server keeps serving and writing. Each
- * table's rows go out as COPY text in members of at most PART_BYTES, cut at
- * row boundaries, so memory stays small however large the log tables are;
- * the manifest (with every member's checksum) and its seal come last.
+ * from the same snapshot while the server keeps serving and writing. The
+ * sealed manifest comes first; then each table's rows as COPY text in members
+ * of at most PART_BYTES, cut at row boundaries, so memory stays small however
+ * large the log tables are; then the sealed contents (every member's
+ * checksum, each table's rows) last (manifest.ts).
  */
 import { createHash } from 'node:crypto'
 import type { Readable, Writable } from 'node:stream'
@@ -14,7 +15,7 @@ import { appliedHead, type MigrationOwner } from '../db/migrate.js'
 import { parseKdfParams } from '../security/unlock.js'
 import { foreignKeys, listPartitions, listSequences, listTables, loadOrder, quoteIdent, type CatalogTable } from './catalog.js'
 import { copyOut } from './copy.js'
-import { FORMAT, FORMAT_VERSION, keyId, MANIFEST, memberName, seal, SIGNATURE, type Manifest, type TableEntry } from './manifest.js'
+import { CONTENTS, CONTENTS_SEAL, FORMAT, FORMAT_VERSION, keyId, MANIFEST, MANIFEST_SEAL, memberName, seal, type Contents, type Manifest } from './manifest.js'
 import { TarWriter } from './tar.js'
 
 /** A member's size: large enough that the per-member cost vanishes, small enough to hold one in memory. */
@@ -40,6 +41,7 @@ export interface BackupSummary {
   rows: number
   members: number
   manifest: Manifest
+  contents: Contents
 }
 
 /** Session settings under which both engines write the same text for every value. */
@@ -83,6 +85,9 @@ const selectOf = (t: CatalogTable) => {
   return t.partitioned ? `(SELECT ${cols} FROM ${quoteIdent(t.name)})` : `${quoteIdent(t.name)} (${cols})`
 }
 
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+const json = (x: unknown) => Buffer.from(JSON.stringify(x, null, 2) + '\n')
+
 /** Writes the whole archive (uncompressed tar) to `out`, then ends it; on failure `out` is destroyed with the error. */
 export async function writeArchive(src: BackupSource, out: Writable, onSnapshot: () => void = () => undefined): Promise<BackupSummary> {
   const tar = new TarWriter(out)
@@ -97,23 +102,6 @@ export async function writeArchive(src: BackupSource, out: Writable, onSnapshot:
       // In foreign-key order, so that a restore loads the archive as it reads it.
       const byName = new Map((await listTables(trx)).map((t) => [t.name, t]))
       const tables = loadOrder([...byName.keys()], await foreignKeys(trx)).map((n) => byName.get(n)!)
-      const partitions = await listPartitions(trx)
-      const sequences = await listSequences(trx)
-      const checksums: Record<string, string> = {}
-      const entries: TableEntry[] = []
-      let rows = 0
-      for (const t of tables) {
-        const entry: TableEntry = { name: t.name, columns: t.columns, rows: 0, members: [] }
-        for await (const part of parts(copyOut(trx, src.db.engine, selectOf(t)))) {
-          const name = memberName(t.name, entry.members.length + 1)
-          await tar.add(name, part)
-          checksums[name] = createHash('sha256').update(part).digest('hex')
-          entry.members.push(name)
-          entry.rows += countRows(part)
-        }
-        rows += entry.rows
-        entries.push(entry)
-      }
       const manifest: Manifest = {
         format: FORMAT,
         format_version: FORMAT_VERSION,
@@ -123,16 +111,32 @@ export async function writeArchive(src: BackupSource, out: Writable, onSnapshot:
         created_at: new Date().toISOString(),
         node_id: src.nodeId,
         master_key: { id: keyId(src.key), kdf: kdfText ? parseKdfParams(kdfText) : null },
-        tables: entries,
-        partitions,
-        sequences,
-        checksums,
+        tables: tables.map((t) => ({ name: t.name, columns: t.columns })),
+        partitions: await listPartitions(trx),
+        sequences: await listSequences(trx),
       }
-      return { tables: entries.length, rows, members: Object.keys(checksums).length, manifest }
+      const manifestBytes = json(manifest)
+      await tar.add(MANIFEST, manifestBytes)
+      await tar.add(MANIFEST_SEAL, Buffer.from(seal(src.key, MANIFEST, manifestBytes) + '\n'))
+      const contents: Contents = { manifest_sha256: sha256(manifestBytes), tables: [], checksums: {} }
+      let rows = 0
+      for (const t of tables) {
+        const entry = { name: t.name, rows: 0, members: [] as string[] }
+        for await (const part of parts(copyOut(trx, src.db.engine, selectOf(t)))) {
+          const name = memberName(t.name, entry.members.length + 1)
+          await tar.add(name, part)
+          contents.checksums[name] = sha256(part)
+          entry.members.push(name)
+          entry.rows += countRows(part)
+        }
+        rows += entry.rows
+        contents.tables.push(entry)
+      }
+      return { tables: tables.length, rows, members: Object.keys(contents.checksums).length, manifest, contents }
     })
-    const bytes = Buffer.from(JSON.stringify(summary.manifest, null, 2) + '\n')
-    await tar.add(MANIFEST, bytes)
-    await tar.add(SIGNATURE, Buffer.from(seal(src.key, bytes) + '\n'))
+    const contentsBytes = json(summary.contents)
+    await tar.add(CONTENTS, contentsBytes)
+    await tar.add(CONTENTS_SEAL, Buffer.from(seal(src.key, CONTENTS, contentsBytes) + '\n'))
     await tar.finish()
     out.end()
     return summary

@@ -1,14 +1,17 @@
 /**
  * `portcullis restore`: an archive into an empty installation, on either
  * engine, whichever engine made it. It never boots the server (a first start
- * would create an administrator and register the node): it checks the whole
- * archive and the target first, brings the target's schema to the archive's,
- * then loads every table in ONE transaction (truncate, create the missing
- * partitions, load in foreign-key order, set the sequences), so a restore
- * that fails or is killed leaves the target as empty as it was; only then,
- * with --force, does it migrate forward to this version's schema.
+ * would create an administrator and register the node). It reads the sealed
+ * manifest and checks the key, the versions and the target before it writes
+ * anything; then, in ONE transaction, it brings the target's schema to the
+ * archive's, empties the tables, creates the missing partitions, loads the
+ * rows in foreign-key order as it reads them, checks every member against
+ * the sealed contents and sets the sequences. Anything wrong (a damaged or
+ * changed member, a truncated file, a failure, a kill) rolls it all back and
+ * leaves the target as it was. Only after the commit does it run this
+ * version's newer migrations (--force).
  */
-import { createHash } from 'node:crypto'
+import path from 'node:path'
 import type { Knex } from 'knex'
 import semverGt from 'semver/functions/gt.js'
 import semverValid from 'semver/functions/valid.js'
@@ -24,9 +27,9 @@ import { foreignKeys, keyConstraints, listPartitions, listTables, plainIndexes, 
 import { copyIn } from './copy.js'
 import { NEUTRAL_SETTINGS } from './dump.js'
 import { BackupErrors } from './errors.js'
-import type { Manifest, TableEntry } from './manifest.js'
+import { memberOf, type Manifest } from './manifest.js'
 import { migrateTo, unknownHeads, whatItHolds } from './target.js'
-import { archiveMembers, verifyArchive } from './verify.js'
+import { ArchiveReader } from './verify.js'
 
 /**
  * From this many rows a table's indexes (its plain ones, and its primary key and unique constraints that
@@ -62,12 +65,10 @@ const later = (a: string | null | undefined, b: string | null | undefined) => (a
 function checkVersions(m: Manifest, owners: MigrationOwner[], version: string, force: boolean): void {
   const newerApp = semverValid(m.app_version) && semverValid(version) && semverGt(m.app_version, version)
   const expected = expectedHead(owners)
-  const newerSchema = Object.entries(m.schema).filter(([o, head]) => o in expected && later(head, expected[o]))
-  const unknown = unknownHeads(owners, m.schema)
-  if (newerApp || newerSchema.length || unknown.length) {
-    const what = [...newerSchema.map(([o, h]) => `${o} ${h}`), ...unknown.filter((u) => !newerSchema.some(([o, h]) => `${o} ${h}` === u))]
-    throw BackupErrors.fromNewerVersion({ vars: { archive: m.app_version, version, schema: what.join(', ') || '-' } })
-  }
+  // A schema past this code's last migration, or one it does not have (another line of versions).
+  const newerSchema = Object.entries(m.schema).filter(([o, head]) => o in expected && later(head, expected[o])).map(([o, h]) => `${o} ${h}`)
+  const what = [...new Set([...newerSchema, ...unknownHeads(owners, m.schema)])]
+  if (newerApp || what.length) throw BackupErrors.fromNewerVersion({ vars: { archive: m.app_version, version, schema: what.join(', ') || '-' } })
   const missing = Object.entries(m.schema).filter(([o, head]) => head && !(o in expected)).map(([o]) => o)
   if (missing.length) throw BackupErrors.pluginMissing({ vars: { plugins: missing.join(', ') } })
   if (m.app_version !== version && !force) throw BackupErrors.versionMismatch({ vars: { archive: m.app_version, version } })
@@ -77,12 +78,21 @@ export async function restoreArchive(r: RestoreRequest): Promise<RestoreSummary>
   const say = r.progress ?? (() => undefined)
   const version = platformVersion(r.config.serviceVersion)
   const material = loadMasterKey({ ...r.config, mayGenerate: false }).material
-  if (!material) throw BackupErrors.masterKeyMissing({ vars: { file: `${r.config.dataDir}/master.key` } })
+  if (!material) throw BackupErrors.masterKeyMissing({ vars: { file: path.join(r.config.dataDir, 'master.key') } })
 
-  const { manifest } = await verifyArchive(r.file, material)
-  say(`restore: archive checked: ${manifest.tables.length} tables, app_version ${manifest.app_version}, made ${manifest.created_at} on node ${manifest.node_id} (${manifest.engine})`)
-  checkVersions(manifest, r.owners, version, r.force)
+  const reader = await ArchiveReader.open(r.file, material)
+  try {
+    const { manifest } = reader
+    say(`restore: archive of ${manifest.tables.length} tables, app_version ${manifest.app_version}, made ${manifest.created_at} on node ${manifest.node_id} (${manifest.engine}); sealed by this master key`)
+    checkVersions(manifest, r.owners, version, r.force)
+    return await restoreInto(r, reader, say)
+  } finally {
+    await reader.close()
+  }
+}
 
+async function restoreInto(r: RestoreRequest, reader: ArchiveReader, say: (s: string) => void): Promise<RestoreSummary> {
+  const { manifest } = reader
   // What the embedded engine writes under DATA_DIR is the service user's alone, as when the server runs (security/data-dir.ts).
   const releaseUmask = privateUmask()
   const db = await connect({ ...r.config, dbStatementTimeoutMs: 0, log: r.log })
@@ -95,12 +105,11 @@ export async function restoreArchive(r: RestoreRequest): Promise<RestoreSummary>
     const holds = await whatItHolds(db.knex)
     if (holds) throw BackupErrors.targetNotEmpty({ vars: { what: holds } })
     const have = await appliedHead(db.knex, r.owners)
-    const ahead = Object.entries(have).filter(([o, head]) => head && later(head, manifest.schema[o])).map(([o, h]) => `${o} ${h}`)
+    // A plugin the archive has no data of keeps whatever schema it has here; the others must not be past the archive's.
+    const ahead = Object.entries(have).filter(([o, head]) => head && manifest.schema[o] && later(head, manifest.schema[o])).map(([o, h]) => `${o} ${h}`)
     if (ahead.length) throw BackupErrors.targetSchemaNewer({ vars: { schema: ahead.join(', '), archive: manifest.app_version } })
 
-    await migrateTo(db.knex, r.owners, manifest.schema, r.log)
-    say('restore: schema ready (the archive\'s); loading the rows in one transaction')
-    const rows = await db.knex.transaction((trx) => load(trx, db, r, manifest, say))
+    const rows = await db.knex.transaction((trx) => load(trx, db, r, reader, say))
     // The archive's schema is now the database's; a newer version's migrations follow (--force).
     await migrateAll(db.knex, r.owners, r.log)
     say(`restore: ${manifest.tables.length} tables, ${rows} rows restored from ${r.file}`)
@@ -112,13 +121,13 @@ export async function restoreArchive(r: RestoreRequest): Promise<RestoreSummary>
   }
 }
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
-
 /** The one transaction: all of the archive, or nothing. Returns the rows loaded. */
-async function load(trx: Knex.Transaction, db: DatabaseService, r: RestoreRequest, m: Manifest, say: (s: string) => void): Promise<number> {
+async function load(trx: Knex.Transaction, db: DatabaseService, r: RestoreRequest, reader: ArchiveReader, say: (s: string) => void): Promise<number> {
+  const m = reader.manifest
+  // The archive's schema, inside the transaction: a refused archive leaves not even that behind.
+  await migrateTo(trx, r.owners, m.schema, r.log)
+  say('restore: schema ready (the archive\'s); loading the rows')
   for (const s of NEUTRAL_SETTINGS) await trx.raw(s)
-  // Memory for the index builds after the large tables' rows (one transaction: given back at its end).
-  await trx.raw(`SET LOCAL maintenance_work_mem = '256MB'`)
   // Checked again inside: nothing may have been written since the first look.
   const holds = await whatItHolds(trx)
   if (holds) throw BackupErrors.targetNotEmpty({ vars: { what: holds } })
@@ -148,42 +157,54 @@ async function load(trx: Knex.Transaction, db: DatabaseService, r: RestoreReques
   for (const k of await foreignKeys(trx)) {
     if ((at.get(k.parent) ?? -1) > (at.get(k.child) ?? Infinity)) throw BackupErrors.archiveInvalid({ vars: { reason: `table ${k.child} comes before ${k.parent}, which it references` } })
   }
-  const members = archiveMembers(r.file)[Symbol.asyncIterator]()
-  let rows = 0
-  try {
-    for (const t of m.tables) {
-      if (!t.members.length) continue
-      if (t.rows >= PROGRESS_FROM) say(`restore: loading ${t.name} (${t.rows} rows)`)
-      const table = quoteIdent(t.name)
-      const rebuild = t.rows >= (r.rebuildIndexesFrom ?? REBUILD_INDEXES_FROM)
-      const keys = rebuild ? await keyConstraints(trx, t.name) : []
-      const indexes = rebuild ? await plainIndexes(trx, t.name) : []
-      for (const k of keys) await trx.raw(`ALTER TABLE ${table} DROP CONSTRAINT ${quoteIdent(k.name)}`)
-      for (const i of indexes) await trx.raw(`DROP INDEX ${quoteIdent(i.name)}`)
-      await copyIn(trx, db.engine, `${table} (${t.columns.map(quoteIdent).join(', ')})`, membersOf(members, t, m))
-      if (rebuild) say(`restore: building the ${keys.length + indexes.length} indexes of ${t.name}`)
-      for (const k of keys) await trx.raw(`ALTER TABLE ${table} ADD CONSTRAINT ${quoteIdent(k.name)} ${k.definition}`)
-      for (const i of indexes) await trx.raw(i.definition)
-      rows += t.rows
+  const threshold = r.rebuildIndexesFrom ?? REBUILD_INDEXES_FROM
+  for (const t of m.tables) {
+    // The first members, until the table is known to be large or has no more: whether to load it without its indexes.
+    const head: Buffer[] = []
+    let headRows = 0
+    for (let next = await reader.peek(); next && memberOf(next.name)?.table === t.name && headRows < threshold; next = await reader.peek()) {
+      const member = takeMember(await reader.next(), t.name, head.length + 1)
+      head.push(member)
+      headRows += countRows(member)
     }
-  } finally {
-    await members.return?.(undefined)
+    if (!head.length) continue
+    const table = quoteIdent(t.name)
+    const rebuild = headRows >= threshold
+    if (rebuild || headRows >= PROGRESS_FROM) say(`restore: loading ${t.name}`)
+    const keys = rebuild ? await keyConstraints(trx, t.name) : []
+    const indexes = rebuild ? await plainIndexes(trx, t.name) : []
+    for (const k of keys) await trx.raw(`ALTER TABLE ${table} DROP CONSTRAINT ${quoteIdent(k.name)}`)
+    for (const i of indexes) await trx.raw(`DROP INDEX ${quoteIdent(i.name)}`)
+    await copyIn(trx, db.engine, `${table} (${t.columns.map(quoteIdent).join(', ')})`, rowsOf(reader, t.name, head))
+    if (rebuild) say(`restore: building the ${keys.length + indexes.length} indexes of ${t.name}`)
+    for (const k of keys) await trx.raw(`ALTER TABLE ${table} ADD CONSTRAINT ${quoteIdent(k.name)} ${k.definition}`)
+    for (const i of indexes) await trx.raw(i.definition)
   }
+  // Everything read is what was written: every member's checksum, none missing or added, the file complete.
+  const contents = await reader.finish()
   for (const s of m.sequences) {
     const found = (await trx.raw('SELECT to_regclass(?) AS s', [quoteIdent(s.name)])) as { rows: { s: string | null }[] }
     if (found.rows[0].s) await trx.raw('SELECT setval(?::regclass, ?, ?)', [quoteIdent(s.name), s.last_value, s.is_called])
   }
   for (const t of tables) await trx.raw(`ALTER TABLE ${t} ENABLE TRIGGER USER`)
-  return rows
+  return contents.tables.reduce((n, t) => n + t.rows, 0)
 }
 
-/** A table's members as the archive holds them, each checked again against the manifest as it is read. */
-async function* membersOf(members: AsyncIterator<{ name: string; data: Buffer }>, t: TableEntry, m: Manifest): AsyncGenerator<Buffer> {
-  for (const name of t.members) {
-    const next = await members.next()
-    // Skipped: members of tables with no rows to load never come here, so only data members are in between.
-    if (next.done || next.value.name !== name) throw BackupErrors.archiveTampered({ vars: { reason: `member ${name} is not where the manifest puts it` } })
-    if (sha256(next.value.data) !== m.checksums[name]) throw BackupErrors.archiveTampered({ vars: { reason: `member ${name} changed while it was restored` } })
-    yield next.value.data
-  }
+const countRows = (b: Buffer) => {
+  let n = 0
+  for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) n++
+  return n
+}
+
+/** A data member, checked to be the next of its table (`data/<table>.<n>`). */
+function takeMember(m: { name: string; data: Buffer } | null, table: string, n: number): Buffer {
+  const at = m && memberOf(m.name)
+  if (!at || at.table !== table || at.n !== n) throw BackupErrors.archiveTampered({ vars: { reason: `member ${m?.name ?? '(none)'} is not where the manifest's tables put it` } })
+  return m!.data
+}
+
+/** A table's rows: the members read ahead, then the rest of its members as they come. */
+async function* rowsOf(reader: ArchiveReader, table: string, head: Buffer[]): AsyncGenerator<Buffer> {
+  yield* head
+  for (let n = head.length + 1; memberOf((await reader.peek())?.name ?? '')?.table === table; n++) yield takeMember(await reader.next(), table, n)
 }

@@ -9,7 +9,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync
 import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
-import { MANIFEST, SIGNATURE } from '../../kernel/backup/manifest.js'
+import { CONTENTS, CONTENTS_SEAL, MANIFEST, MANIFEST_SEAL } from '../../kernel/backup/manifest.js'
 import { connect } from '../../kernel/db/connect.js'
 import { defaultEngine, startTestApp, type TestApp } from '../kit/app.js'
 import { created } from '../kit/expect.js'
@@ -79,7 +79,7 @@ describe('portcullis backup / restore: the command line and every refusal', func
     const t = await target()
     const r = await cli(['restore', archive('good.tar.gz')], t.env)
     expect(r.code, r.stdout + r.stderr).to.equal(0)
-    expect(r.stdout).to.match(/restore: archive checked: \d+ tables, app_version [\d.]+/)
+    expect(r.stdout).to.match(/restore: archive of \d+ tables, app_version [\d.]+, made .* on node [0-9a-f-]{36} \((postgres|embedded)\); sealed by this master key/)
     expect(r.stdout).to.match(/restore: \d+ tables, \d+ rows restored from /)
     // The server starts on it with the same passphrase: its salt came with the archive, or the key check would refuse the boot.
     const app = await startTestApp({ engine, plugins: V1, databaseUrl: t.databaseUrl ?? undefined, dataDir: t.dataDir, masterKey: key })
@@ -122,10 +122,14 @@ describe('portcullis backup / restore: the command line and every refusal', func
     expect(r.code).to.equal(1)
     expect(r.stderr).to.match(/^portcullis: BACKUP_ARCHIVE_INVALID: The file is not a usable Portcullis backup: .*truncated.*Nothing was written\.\n$/)
     expect(await hasAnySchema(t)).to.equal(false)
-    // Cut exactly after a member, the end marker and the manifest are missing: the same refusal.
+    // Cut exactly after a member, well-formed but without the sealed list of members at its end: the same refusal.
     const short = archive('short.tar.gz')
-    await rewriteArchive(archive('good.tar.gz'), short, (m) => (m.name === MANIFEST || m.name === SIGNATURE ? null : m.data))
+    await rewriteArchive(archive('good.tar.gz'), short, (m) => (m.name === CONTENTS || m.name === CONTENTS_SEAL ? null : m.data))
     expect(await refusal(restoreInto(t, short))).to.equal('BACKUP_ARCHIVE_INVALID')
+    // Without the manifest at its start, it is no archive of ours.
+    const headless = archive('headless.tar.gz')
+    await rewriteArchive(archive('good.tar.gz'), headless, (m) => (m.name === MANIFEST || m.name === MANIFEST_SEAL ? null : m.data))
+    expect(await refusal(restoreInto(t, headless))).to.equal('BACKUP_ARCHIVE_INVALID')
     writeGarbage(archive('garbage.tar.gz'))
     expect(await refusal(restoreInto(t, archive('garbage.tar.gz')))).to.equal('BACKUP_ARCHIVE_INVALID')
     expect(await hasAnySchema(t)).to.equal(false)
@@ -138,10 +142,13 @@ describe('portcullis backup / restore: the command line and every refusal', func
       ['member', (m) => (m.name.startsWith('data/inventory_devices.') ? Buffer.from(m.data.toString('utf8').replace('\tcore\t', '\tcorf\t')) : m.data)],
       // The manifest says another version: its seal no longer matches.
       ['manifest', (m) => (m.name === MANIFEST ? Buffer.from(m.data.toString('utf8').replace(/"app_version": "[^"]+"/, '"app_version": "0.1.0-x"')) : m.data)],
-      ['seal', (m) => (m.name === SIGNATURE ? Buffer.from('0'.repeat(64) + '\n') : m.data)],
-      ['no seal', (m) => (m.name === SIGNATURE ? null : m.data)],
+      ['seal', (m) => (m.name === MANIFEST_SEAL ? Buffer.from('0'.repeat(64) + '\n') : m.data)],
+      ['no seal', (m) => (m.name === MANIFEST_SEAL ? null : m.data)],
+      // The list of members made to agree with a changed member: its own seal no longer matches.
+      ['contents', (m) => (m.name === CONTENTS ? Buffer.from(m.data.toString('utf8').replace(/"data\/inventory_devices\.00001": "[0-9a-f]+"/, `"data/inventory_devices.00001": "${'0'.repeat(64)}"`)) : m.data)],
+      ['no contents seal', (m) => (m.name === CONTENTS_SEAL ? null : m.data)],
       ['member removed', (m) => (m.name.startsWith('data/backup_probe.') ? null : m.data)],
-      ['member added', (m) => (m.name === MANIFEST ? [{ name: 'data/users.99999', data: Buffer.from('x\n') }, m] : m.data)],
+      ['member added', (m) => (m.name === CONTENTS ? [{ name: 'data/users.99999', data: Buffer.from('x\n') }, m] : m.data)],
     ]
     for (const [what, edit] of cases) {
       const file = archive(`tampered-${what.replace(/ /g, '-')}.tar.gz`)
