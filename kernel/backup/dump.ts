@@ -55,7 +55,8 @@ export const NEUTRAL_SETTINGS = [
   `SET LOCAL statement_timeout = 0`,
 ]
 
-const countRows = (b: Buffer) => {
+/** Rows of COPY text: one line each (a newline inside a value is written escaped). */
+export const countRows = (b: Buffer) => {
   let n = 0
   for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) n++
   return n

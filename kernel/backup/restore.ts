@@ -25,7 +25,7 @@ import { privateUmask, protectDataDir } from '../security/data-dir.js'
 import { platformVersion } from '../version.js'
 import { foreignKeys, keyConstraints, listPartitions, listTables, plainIndexes, quoteIdent } from './catalog.js'
 import { copyIn } from './copy.js'
-import { NEUTRAL_SETTINGS } from './dump.js'
+import { countRows, NEUTRAL_SETTINGS } from './dump.js'
 import { BackupErrors } from './errors.js'
 import { memberOf, type Manifest } from './manifest.js'
 import { migrateTo, unknownHeads, whatItHolds } from './target.js'
@@ -188,12 +188,6 @@ async function load(trx: Knex.Transaction, db: DatabaseService, r: RestoreReques
   }
   for (const t of tables) await trx.raw(`ALTER TABLE ${t} ENABLE TRIGGER USER`)
   return contents.tables.reduce((n, t) => n + t.rows, 0)
-}
-
-const countRows = (b: Buffer) => {
-  let n = 0
-  for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) n++
-  return n
 }
 
 /** A data member, checked to be the next of its table (`data/<table>.<n>`). */
