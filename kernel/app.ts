@@ -65,6 +65,8 @@ import { superviseOption } from './daemons/options.js'
 import { superviseDaemons, verifySupervised } from './daemons/wiring.js'
 import { ServerOptions } from './settings/server-options.js'
 import { deployRoutes } from './deploy/routes.js'
+import { BackupService } from './backup/service.js'
+import { backupRoutes } from './backup/routes.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 
@@ -80,6 +82,8 @@ export interface App {
   identity: Identity
   /** The deploy pipeline (render, check, activate, roll back). */
   deploys: DeployService
+  /** Backup archives of this installation (kernel/backup/). */
+  backups: BackupService
   /** Set on the very first start: the administrator's password, to print once. */
   bootstrap: { password: string; generated: boolean } | null
   /** The master key is loaded: secrets, tokens and sign-in work. */
@@ -224,6 +228,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       pluginVersion: (id) => pluginVersions.get(id) ?? null, audit, log: log.child({ component: 'deploy' }),
     })
     services.provide(coreServices.deploys, deploys, 'kernel')
+    const backups = new BackupService({ db, key: unlocked?.key ?? null, version, nodeId, owners, dataDir: config.dataDir })
     services.provide(identityServices.identity, identity, 'kernel')
     services.provide(identityServices.mail, mail, 'kernel')
     services.provide(identityServices.userLifecycle, lifecycle, 'kernel')
@@ -242,7 +247,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     }
     const identityDeps = { knex: db.knex, identity, lifecycle, secrets, settings, mail, registry, docsEnabled: config.docsEnabled }
     for (const r of [
-      ...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k), ...deployRoutes(deploys), ...clusterRoutes({ knex: db.knex, nodeId, process: (daemon) => supervisor?.states().find((s) => s.daemon === daemon) }),
+      ...healthRoutes(k), ...systemInfoRoutes(k), ...auditRoutes(k), ...settingsRoutes(k), ...rbacRoutes(k), ...deployRoutes(deploys), ...backupRoutes(backups), ...clusterRoutes({ knex: db.knex, nodeId, process: (daemon) => supervisor?.states().find((s) => s.daemon === daemon) }),
       ...authRoutes(identityDeps), ...passwordResetRoutes(identityDeps), ...identityRoutes(identityDeps),
     ]) registry.addRoute('kernel', r)
 
@@ -369,7 +374,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       if (!p) throw new BootError('PLUGIN_NOT_FOUND', `plugin ${pluginId} is not loaded`)
       return services.resolveDeps(pluginId, p.def, deps)
     }
-    return { server, url, version, nodeId, db, tokens, log, registry, identity, deploys, bootstrap, masterKeyLoaded: unlocked !== null, noUsers, resolveDeps, stop, validation }
+    return { server, url, version, nodeId, db, tokens, log, registry, identity, deploys, backups, bootstrap, masterKeyLoaded: unlocked !== null, noUsers, resolveDeps, stop, validation }
   } catch (e) {
     await stopDb()
     throw e

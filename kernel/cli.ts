@@ -6,6 +6,8 @@
  *   portcullis render --out DIR [--daemon D]      render the configuration into DIR/<daemon>/ (nothing activated)
  *   portcullis check DIR --daemon D               run the daemon's own check on a folder
  *   portcullis deploy [--daemon D] [--dry-run] [--comment TEXT]
+ *   portcullis backup FILE                        a backup archive of the installation (docs/backup.md)
+ *   portcullis restore FILE [--force]             an archive into an empty installation, without booting it
  *   portcullis <plugin command> …                 what the loaded plugins add (tacacs-probe, radius-probe, aaa-logs-replay …)
  *
  * The kernel knows no plugin's command: it loads the configured plugins
@@ -88,6 +90,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const needsApp = !!kernel || Object.keys(plugin?.command.deps ?? {}).length > 0
   try {
     if (!needsApp) return await plugin!.command.run(args, io, {})
+    if (kernel?.standalone) return await kernel.standalone(args, io, { config, plugins, codeDir })
     // Booted: the first SIGINT/SIGTERM asks the command to finish (the database is closed
     // cleanly, which the embedded engine needs); a second one ends the process.
     let signals = 0
@@ -101,7 +104,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const app: App = await startApp(config, { background: false })
     try {
       if (app.bootstrap?.generated) process.stderr.write(`portcullis: first start: administrator "admin" created with password  ${app.bootstrap.password}  (shown only this once)\n`)
-      return kernel ? await kernel.run(args, io, app) : await plugin!.command.run(args, io, app.resolveDeps(plugin!.owner.id, plugin!.command.deps ?? {}))
+      return kernel ? await kernel.run!(args, io, app) : await plugin!.command.run(args, io, app.resolveDeps(plugin!.owner.id, plugin!.command.deps ?? {}))
     } finally {
       await app.stop()
     }

@@ -1,7 +1,8 @@
 /**
  * The kernel's own commands of the `portcullis` command line: the deploy
- * pipeline's render, check and deploy. They run in the booted platform (see
- * ../cli.ts); plugins add theirs through the SDK (`cli` in the manifest).
+ * pipeline's render, check and deploy, and backup and restore. They run in
+ * the booted platform (see ../cli.ts), except a `standalone` one (restore);
+ * plugins add theirs through the SDK (`cli` in the manifest).
  */
 import os from 'node:os'
 import path from 'node:path'
@@ -9,13 +10,19 @@ import { parseArgs } from 'node:util'
 import { cliRequired, CliUsageError, type CliIo } from '../../sdk/index.js'
 import type { App } from '../app.js'
 import type { DeployView, DryRunDaemon } from '../deploy/service.js'
+import { backupCommand, restoreCommand, type StandaloneContext } from './backup.js'
 
-export interface KernelCommand {
+export type { StandaloneContext }
+
+export type KernelCommand = {
   name: string
   summary: string
   usage: string
-  run(args: string[], io: CliIo, app: App): Promise<number>
-}
+} & (
+  | { run(args: string[], io: CliIo, app: App): Promise<number>; standalone?: undefined }
+  /** Runs on the configuration alone, without booting the platform. */
+  | { standalone(args: string[], io: CliIo, ctx: StandaloneContext): Promise<number>; run?: undefined }
+)
 
 const checkWord = (checked: boolean | null, ok = true) => (checked === null ? 'SKIPPED' : ok ? 'PASS' : 'FAIL')
 
@@ -84,5 +91,17 @@ export const kernelCommands: KernelCommand[] = [
       for (const d of ds) printDeploy(io, d)
       return ds.every((d) => d.reload_status !== 'failed') ? 0 : 1
     },
+  },
+  {
+    name: 'backup',
+    summary: 'Write a backup archive of the whole installation (database, releases, logs) to FILE',
+    usage: 'FILE',
+    run: backupCommand,
+  },
+  {
+    name: 'restore',
+    summary: 'Restore a backup archive into an empty installation (--force: from another version, then migrate forward)',
+    usage: 'FILE [--force]',
+    standalone: restoreCommand,
   },
 ]

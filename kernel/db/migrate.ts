@@ -32,7 +32,7 @@ export function listMigrationFiles(dir: string): string[] {
   return [...new Set(names.map((f) => f.replace(/\.(ts|js|mjs)$/, '')))].sort()
 }
 
-class FolderSource implements Knex.MigrationSource<string> {
+export class FolderSource implements Knex.MigrationSource<string> {
   constructor(private readonly dir: string) {}
   async getMigrations() {
     return listMigrationFiles(this.dir)

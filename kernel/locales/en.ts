@@ -116,6 +116,17 @@ export default {
       at_unknown: 'an unrecorded time',
     },
   },
+  backup: {
+    archive_invalid: 'The file is not a usable Portcullis backup: {{reason}}. Nothing was written.',
+    archive_tampered: 'The archive was changed after it was made: {{reason}}. Nothing was written.',
+    master_key_missing: 'A restore needs the master key that sealed the archive: set MASTER_KEY or MASTER_KEY_FILE, or put the key file at {{file}}. Nothing was written.',
+    master_key_mismatch: 'This master key is not the one that sealed the archive (key id {{key_id}}…): use the master key of the installation the archive comes from. Nothing was written.',
+    version_mismatch: 'The archive was made by version {{archive}} and this is {{version}}: restore it with version {{archive}}, or add --force to restore it and then migrate it to this version. Nothing was written.',
+    from_newer_version: 'The archive was made by a newer version ({{archive}}, schema {{schema}}) than this one ({{version}}): restore it with that version or a later one. Nothing was written.',
+    plugin_missing: 'The archive holds the data of plugins this installation does not load ({{plugins}}): add them to PLUGINS. Nothing was written.',
+    target_not_empty: 'The target database is not empty (its table {{what}} holds more than a first start writes): a restore writes only into an empty installation (a new database or DATA_DIR, or one started but never used). Nothing was written.',
+    target_schema_newer: 'The target database was set up by a newer version than the archive ({{schema}}; the archive is {{archive}}): restore into a new database or DATA_DIR, and --force migrates it forward after. Nothing was written.',
+  },
   permissions: {
     'users.read': 'List and read users.',
     'users.write': 'Create, change and delete users and set their passwords.',

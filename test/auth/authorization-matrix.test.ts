@@ -57,6 +57,15 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'POST /api/v1/mfa/internal/check': { owner: 'mfa', why: 'RADIUS and TACACS+ daemons during a device login, shared secret in X-Internal-Key', ownCredential: true },
 }
 
+/**
+ * AUTHENTICATED routes that only an administrator may use (their handler
+ * refuses everyone else with 403 ADMIN_REQUIRED): what they do is no
+ * permission a role could hold. Any other signed-in caller must get that 403.
+ */
+const ADMIN_ONLY: Record<string, { owner: string; why: string }> = {
+  'POST /api/v1/backups': { owner: 'kernel', why: 'an archive carries every password hash and sealed secret (docs/backup.md)' },
+}
+
 /** Codes only the gate answers with. */
 const GATE_CODES = ['TOKEN_INVALID', 'TOKEN_PURPOSE_NOT_ACCEPTED', 'PERMISSION_DENIED']
 
@@ -300,6 +309,11 @@ describe('authorization matrix (every route × every credential)', function () {
       if (c.kind === 'invalid') return want401(['TOKEN_INVALID', 'TOKEN_PURPOSE_NOT_ACCEPTED'])
       const accepted: string[] = route.acceptTokenPurposes ?? ['session']
       if (!accepted.includes(c.purpose)) return want401(['TOKEN_PURPOSE_NOT_ACCEPTED'])
+      if (ADMIN_ONLY[routeKey(route)]) {
+        if (route.permission !== AUTHENTICATED) return 'an ADMIN_ONLY entry must be an AUTHENTICATED route'
+        if (c.who === 'admin') return r.status === 401 || r.status === 403 ? `expected to pass, got ${r.status} ${code ?? ''}` : null
+        return r.status === 403 && code === 'ADMIN_REQUIRED' ? null : `expected 403 ADMIN_REQUIRED (administrators only), got ${r.status} ${code ?? ''}`
+      }
       const allowed = c.who === 'admin' || route.permission === AUTHENTICATED || c.who === 'holder' || c.who === 'group-holder'
       if (allowed) return r.status === 401 || r.status === 403 ? `expected to pass the gate, got ${r.status} ${code ?? ''}` : null
       return r.status === 403 && code === 'PERMISSION_DENIED' ? null : `expected 403 PERMISSION_DENIED, got ${r.status} ${code ?? ''}`
