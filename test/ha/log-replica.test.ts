@@ -7,13 +7,12 @@
  */
 import { expect } from 'chai'
 import { randomUUID } from 'node:crypto'
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
 import type { Logger } from '../../sdk/index.js'
 import { bootRefusal, runsOn, startTestApp, testEngines, type TestApp } from '../kit/app.js'
 import { startPostgres, type PgCluster } from '../kit/postgres.js'
 import { skipBecause } from '../kit/skip.js'
 import { startStandby, type Standby } from '../kit/standby.js'
+import { capturedLogger } from '../kit/captured-log.js'
 
 const LIST = '/api/v1/aaa/logs/tacacs/authorization'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -27,17 +26,6 @@ async function until(ok: () => Promise<boolean>, ms: number): Promise<boolean> {
   return ok()
 }
 
-/** A logger whose JSON lines the test can read. */
-function capturedLogger(): { log: Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = []
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>)
-      done()
-    },
-  })
-  return { log: pino({ level: 'info' }, sink) as unknown as Logger, lines }
-}
 
 /** Authorization log rows of `user`, written on the primary. */
 async function writeRows(t: TestApp, user: string, n: number): Promise<void> {

@@ -7,24 +7,12 @@
  * what the plugin named in `deps`, nothing else.
  */
 import { expect } from 'chai'
-import { pino } from 'pino'
-import { Writable } from 'node:stream'
 import type { Logger } from '../../sdk/index.js'
 import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
+import { capturedLogger } from '../kit/captured-log.js'
 
 const FIXTURE = './test/fixtures/plugins/contracts'
 
-/** A logger whose JSON lines the test can read. */
-function capturedLogger(): { log: Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = []
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>)
-      done()
-    },
-  })
-  return { log: pino({ level: 'info' }, sink) as unknown as Logger, lines }
-}
 
 for (const engine of testEngines()) {
   describe(`HTTP contracts (${engine})`, function () {
