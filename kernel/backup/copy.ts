@@ -19,17 +19,36 @@ interface PgliteConnection {
 /** knex's transaction client hands out the transaction's own connection. */
 const connectionOf = async <T>(trx: Knex.Transaction): Promise<T> => (await (trx.client as { acquireConnection(): Promise<T> }).acquireConnection())
 
-/** The COPY text of `select` (a table name with its columns, or a parenthesised query), in chunks. */
-export async function* copyOut(trx: Knex.Transaction, engine: Engine, select: string): AsyncGenerator<Buffer> {
+/**
+ * The COPY text of `select` (a table name with its columns, or a parenthesised query), in chunks.
+ * `pool` is another connection's way in: a reader that stops early (the client of a download went
+ * away) has the server's COPY cancelled from there, since the transaction's own connection stays
+ * busy with the COPY until the server has sent all of it.
+ */
+export async function* copyOut(trx: Knex.Transaction, engine: Engine, select: string, pool: Knex): AsyncGenerator<Buffer> {
   if (engine === 'embedded') {
     const conn = await connectionOf<PgliteConnection>(trx)
     const r = await conn.query(`COPY ${select} TO '/dev/blob'`)
     if (r.blob && r.blob.size) yield Buffer.from(await r.blob.arrayBuffer())
     return
   }
-  const conn = await connectionOf<pg.ClientBase>(trx)
+  const conn = await connectionOf<pg.Client>(trx)
   const stream = conn.query(copyTo(`COPY ${select} TO STDOUT`))
-  for await (const chunk of stream) yield chunk as Buffer
+  let complete = false
+  try {
+    for await (const chunk of stream.iterator({ destroyOnReturn: false })) yield chunk as Buffer
+    complete = true
+  } finally {
+    if (!complete && !stream.destroyed && !stream.readableEnded) {
+      // Cancelled, then read to its end (the error or the last rows), so the connection is free to roll back.
+      const ended = new Promise<void>((resolve) => {
+        for (const ev of ['end', 'error', 'close']) stream.once(ev, () => resolve())
+      })
+      await pool.raw('SELECT pg_cancel_backend(?)', [(conn as pg.Client & { processID: number }).processID]).catch(() => undefined)
+      stream.resume()
+      await ended
+    }
+  }
 }
 
 /** Loads COPY text into `target` (a table with its column list) in one statement; the chunks must end on a row boundary. */

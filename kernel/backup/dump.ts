@@ -123,7 +123,7 @@ export async function writeArchive(src: BackupSource, out: Writable, onSnapshot:
       let rows = 0
       for (const t of tables) {
         const entry = { name: t.name, rows: 0, members: [] as string[] }
-        for await (const part of parts(copyOut(trx, src.db.engine, selectOf(t)))) {
+        for await (const part of parts(copyOut(trx, src.db.engine, selectOf(t), src.db.knex))) {
           const name = memberName(t.name, entry.members.length + 1)
           await tar.add(name, part)
           contents.checksums[name] = sha256(part)

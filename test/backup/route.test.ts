@@ -80,6 +80,31 @@ describe('POST /api/v1/backups', function () {
     expect(users).to.not.contain('written-while-read')
   })
 
+  it('a client that goes away in the middle of the download leaves no snapshot open', async function () {
+    if (t.app.db.engine !== 'postgres') this.skip() // the embedded engine has written the archive before it answers
+    // Rows that do not compress: far more archive than the connection's buffers hold, so the backup waits on the client.
+    await t.app.db.knex.transaction(async (trx) => {
+      await trx.raw('SET LOCAL statement_timeout = 0')
+      await trx.raw(`INSERT INTO aaa_log_tacacs_authn (timestamp, username, node_id, source_file, source_offset, status, message)
+        SELECT now(), 'w' || g, gen_random_uuid(), 'f', g, 'success', repeat(md5(random()::text) || md5(random()::text), 3) FROM generate_series(1, 60000) g`)
+    })
+    const open = async () => Number((await t.app.db.knex.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND (state LIKE 'idle in transaction%' OR query LIKE 'COPY%')`)).rows[0].n)
+    const res = await post(t.adminToken)
+    expect(res.status).to.equal(200)
+    const reader = res.body!.getReader()
+    await reader.read()
+    await new Promise((r) => setTimeout(r, 500))
+    expect(await open(), 'the backup is still waiting for the client').to.equal(1)
+    await reader.cancel()
+    // The backup's transaction (a COPY, or idle in it while the answer waits for the client) ends with the client.
+    let n = await open()
+    for (let i = 0; i < 100 && n > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      n = await open()
+    }
+    expect(n).to.equal(0)
+  })
+
   it('is documented in the OpenAPI document: a gzip download, 401 and 403', async () => {
     const doc = (await t.req('GET', '/openapi.json')).body
     const op = doc.paths['/api/v1/backups'].post
