@@ -15,7 +15,8 @@ import type { Config } from './config.js'
 import { projectRoot, platformVersion } from './version.js'
 import { createLogger } from './logger.js'
 import { createTranslator } from './i18n.js'
-import { loadPlugins, orderPlugins, type LoadedPlugin } from './plugins/load.js'
+import { loadPlugins, orderPlugins } from './plugins/load.js'
+import { initPlugin } from './plugins/init.js'
 import { ContributionRegistry } from './plugins/registry.js'
 import { ServiceRegistry } from './container.js'
 import { loadMasterKey } from './security/master-key.js'
@@ -385,28 +386,4 @@ function listeningUrl(server: http.Server): string {
   const addr = server.address() as AddressInfo
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
   return `http://${host}:${addr.port}`
-}
-
-async function initPlugin(
-  p: LoadedPlugin,
-  k: { services: ServiceRegistry; registry: ContributionRegistry; settings: SettingsStore; options: ServerOptions; i18n: Awaited<ReturnType<typeof createTranslator>>; log: Logger },
-): Promise<PluginContributions> {
-  const def = p.def
-  if (def.locales) k.i18n.addNamespace(def.id, def.locales)
-  k.registry.addPermissions(def.id, def.permissions ?? {})
-  const namespaces = [def.id, ...(def.settingNamespaces ?? [])]
-  for (const s of def.settings ?? []) k.settings.declare(def.id, s, namespaces)
-  for (const o of def.serverOptions ?? []) k.options.declare(def.id, o)
-  const deps = k.services.resolveDeps(def.id, def, def.deps ?? {})
-  k.services.grant(def.id, def.deps ?? {})
-  const c = (await def.init?.(deps)) ?? {}
-  for (const s of c.services ?? []) {
-    if (!s.ref.id.startsWith(def.id + '.')) throw new BootError('PLUGIN_INVALID', `plugin ${def.id} provides ${s.ref.id}, outside its namespace "${def.id}."`)
-    k.services.provide(s.ref, s.implementation, def.id)
-  }
-  for (const r of c.routes ?? []) k.registry.addRoute(def.id, r)
-  for (const r of c.renderers ?? []) k.registry.addRenderer(def.id, r)
-  if (c.web) k.registry.web.push({ owner: def.id, web: c.web })
-  k.log.debug({ plugin: def.id, version: def.version }, 'plugin initialized')
-  return c
 }
