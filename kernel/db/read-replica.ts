@@ -55,6 +55,8 @@ export function primaryReads(knex: Knex): Pick<DatabaseService, 'reader' | 'read
 const PROBE_EVERY_MS = 1000
 /** A standby that does not answer a probe within this is unreachable. */
 const PROBE_TIMEOUT_MS = 1000
+/** How long a read on the standby waits for a lock held by replay before the primary answers it. */
+const REPLAY_LOCK_WAIT_MS = 1000
 
 /** `16/B374D848` → a number that orders like the position. */
 export function parseLsn(text: string | null | undefined): bigint | null {
@@ -91,7 +93,8 @@ export function isReplicaFailure(e: unknown): boolean {
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND'].includes(code)) return true
   // 08: connection exceptions; 57P01-03: the server shut down or is starting; 40001 on a standby:
   // the query was cancelled because replay needed what it held (a recovery conflict).
-  if (code.startsWith('08') || ['57P01', '57P02', '57P03', '40001', '40P01'].includes(code)) return true
+  // 55P03: lock_timeout, waiting for a lock that replay holds.
+  if (code.startsWith('08') || ['57P01', '57P02', '57P03', '40001', '40P01', '55P03'].includes(code)) return true
   if (err?.name === 'KnexTimeoutError') return true
   return typeof err?.message === 'string' && /Connection terminated|conflict with recovery|Unable to acquire a connection/i.test(err.message)
 }
@@ -115,7 +118,10 @@ export async function startReadReplica(db: DatabaseService, o: { url: string; ma
       connectionTimeoutMillis: PROBE_TIMEOUT_MS,
       application_name: 'portcullis-reader',
       // A second guard besides the standby itself: nothing written through this pool, whatever the server.
-      options: '-c default_transaction_read_only=on',
+      // lock_timeout: on a standby only replay holds locks that block a read (the ACCESS EXCLUSIVE of a
+      // DDL or a vacuum truncation replayed from the primary, held until its commit is replayed: long
+      // when replay is slow or paused); the primary answers such a read instead of it hanging.
+      options: `-c default_transaction_read_only=on -c lock_timeout=${REPLAY_LOCK_WAIT_MS}`,
       ...(o.statementTimeoutMs ? { statement_timeout: o.statementTimeoutMs } : {}),
     },
     acquireConnectionTimeout: PROBE_TIMEOUT_MS + 500,

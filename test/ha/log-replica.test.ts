@@ -7,6 +7,7 @@
  */
 import { expect } from 'chai'
 import { randomUUID } from 'node:crypto'
+import pg from 'pg'
 import type { Logger } from '../../sdk/index.js'
 import { bootRefusal, runsOn, startTestApp, testEngines, type TestApp } from '../kit/app.js'
 import { startPostgres, type PgCluster } from '../kit/postgres.js'
@@ -56,6 +57,10 @@ const csvRows = (text: string) => text.trim().split('\r\n').length - 1
     // Each case its own rows: the counts below are this case's.
     user = `replica-${randomUUID().slice(0, 8)}`
   })
+  // A case that fails while replay is paused must not leave the next one a standby that never catches up.
+  afterEach(async () => {
+    await standby?.resumeReplay().catch(() => undefined)
+  })
 
   before(async function () {
     cluster = await startPostgres()
@@ -91,6 +96,7 @@ const csvRows = (text: string) => text.trim().split('\r\n').length - 1
     await standby.pauseReplay()
     await writeRows(node, user, 2)
     const stale = await list(node)
+    expect(stale.status, stale.text).to.equal(200)
     expect(stale.body.items, 'the list did not come from the standby').to.have.length(3)
     expect(stale.body.total_by_filter).to.equal(3)
     expect(stale.body.replica_lag_ms).to.be.a('number').that.is.above(0)
@@ -202,6 +208,39 @@ const csvRows = (text: string) => text.trim().split('\r\n').length - 1
       standby.start()
     }
     await standby.waitCaughtUp()
+  })
+
+  it('answers from the primary when a read on the standby waits for a lock that paused replay holds', async () => {
+    await writeRows(node, user, 2)
+    await standby.waitCaughtUp()
+    expect(await until(async () => (await node.req('GET', '/ready')).body.checks.read_replica === 'ok', 20_000)).to.equal(true)
+    // An ACCESS EXCLUSIVE lock taken on the primary (as a DDL or a vacuum truncation takes it) reaches
+    // the standby's replay; replay stops before the commit that releases it, so on the standby the
+    // table stays locked while on the primary it is free again.
+    const holder = new pg.Client({ connectionString: dbUrl })
+    await holder.connect()
+    try {
+      await holder.query('BEGIN')
+      await holder.query('LOCK TABLE aaa_log_tacacs_authz IN ACCESS EXCLUSIVE MODE')
+      await standby.waitCaughtUp()
+      await standby.pauseReplay()
+      await holder.query('COMMIT')
+    } finally {
+      await holder.end()
+    }
+    await writeRows(node, user, 1)
+    const started = Date.now()
+    const r = await list(node)
+    expect(r.status, r.text).to.equal(200)
+    expect(r.body.items, 'not answered by the primary').to.have.length(3)
+    expect(r.body.replica_lag_ms).to.equal(null)
+    // The statement timeout (5 s) is not what ended the wait: the reader's lock_timeout (1 s) is.
+    expect(Date.now() - started).to.be.below(4000)
+    await standby.resumeReplay()
+    await standby.waitCaughtUp()
+    const back = await list(node)
+    expect(back.body.items).to.have.length(3)
+    expect(back.body.replica_lag_ms).to.be.a('number')
   })
 
   it('never writes through the reader: writes succeed on the primary while the standby is in use', async () => {

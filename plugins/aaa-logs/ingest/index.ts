@@ -197,6 +197,14 @@ export function createIngester(d: IngesterDeps, opts: IngesterOptions = {}): Ing
     async start() {
       if (running) return
       running = true
+      // The months are there before the node serves: created later, in the background, each
+      // CREATE TABLE ... PARTITION OF would take its parent's ACCESS EXCLUSIVE lock under the first
+      // searches (and on a hot standby, under reads until replay passes it), and rows written
+      // meanwhile would land in the default partition, keeping their month from getting its own.
+      if (d.cluster.role === 'primary') {
+        partitionsAt = Date.now()
+        await ensureMonthlyPartitions(d.database.knex, log).catch((e: Error) => log.warn({ err: e.message }, 'aaa-logs: partition upkeep failed'))
+      }
       loop = run()
     },
     async stop() {
