@@ -70,7 +70,7 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/captive-portal/portals', t.portal.nav.portals, auth.can('portal.read') && runs('portal'))}
         {item('/captive-portal/guests', t.portal.nav.guests, auth.can('portal.read') && runs('portal'))}
         {item('/captive-portal/sessions', t.portal.nav.sessions, auth.can('portal.read') && runs('portal'))}
-        {item('/captive-portal/approvals', t.portal.nav.approvals, (auth.can('portal.sponsor') || auth.can('portal.read')) && runs('portal'))}
+        {item('/captive-portal/approvals', t.portal.nav.approvals, auth.can('portal.read') && runs('portal'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>

@@ -13,7 +13,6 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import type { Approval } from './portal-data'
-import { usePortalName } from './portal-pickers'
 
 export function Approvals() {
   const { t, language } = useI18n()
@@ -21,7 +20,6 @@ export function Approvals() {
   const auth = useAuth()
   const qc = useQueryClient()
   const canDecide = auth.can('portal.sponsor')
-  const portalName = usePortalName()
   const list = useQuery({ queryKey: ['portal', 'approvals'], queryFn: () => api.get('/api/v1/captive-portal/approvals', { query: { page: 1, per_page: 100 } }), refetchInterval: 15_000 })
   const [notice, setNotice] = useState<string | null>(null)
   const who = (a: Approval) => a.guest_name ?? a.guest_email ?? a.id
@@ -50,9 +48,12 @@ export function Approvals() {
             {list.data?.items.map((a) => (
               <Table.Tr key={a.id} data-approval={a.guest_email ?? a.id}>
                 <Table.Td fw={500}>{a.guest_name ?? t.common.none}</Table.Td>
-                <Table.Td>{a.guest_email ?? t.common.none}</Table.Td>
+                <Table.Td>
+                  {a.guest_email ?? t.common.none}
+                  {Object.entries(a.guest_fields).map(([k, x]) => <Text key={k} size="xs" c="dimmed">{k}: {x}</Text>)}
+                </Table.Td>
                 <Table.Td>{a.sponsor_email}</Table.Td>
-                <Table.Td>{portalName(a.portal_id)}</Table.Td>
+                <Table.Td>{a.portal_name}</Table.Td>
                 <Table.Td ff="monospace">{a.mac ?? t.common.none}</Table.Td>
                 <Table.Td>{when(a.created_at, language)}</Table.Td>
                 <Table.Td>{when(a.expires_at, language)}</Table.Td>
@@ -69,7 +70,7 @@ export function Approvals() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data?.total === 0 && <Text c="dimmed">{p.emptyApprovals}</Text>}
+      {list.data?.total_by_filter === 0 && <Text c="dimmed">{p.emptyApprovals}</Text>}
     </Stack>
   )
 }

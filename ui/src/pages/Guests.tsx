@@ -85,14 +85,14 @@ export function Guests() {
             {list.data?.items.map((g) => (
               <Table.Tr key={g.id} data-guest={g.username ?? g.email ?? g.id}>
                 <Table.Td>
-                  <Text size="sm" fw={500}>{g.name ?? t.common.none}</Text>
-                  {g.username && <Text size="xs" ff="monospace" c="dimmed">{g.username}</Text>}
+                  {g.name !== null ? <Text size="sm" fw={500}>{g.name}</Text> : <Text size="sm" fw={500} ff="monospace">{g.username ?? t.common.none}</Text>}
+                  {g.name !== null && g.username && <Text size="xs" ff="monospace" c="dimmed">{g.username}</Text>}
                   {g.event && <Text size="xs" c="dimmed">{p.event}: {g.event}</Text>}
                 </Table.Td>
                 <Table.Td>{g.email ?? t.common.none}</Table.Td>
                 <Table.Td>{p.methodShort[g.kind]}</Table.Td>
                 <Table.Td>{g.portal_name}</Table.Td>
-                <Table.Td><Badge size="sm" tt="none" color={STATUS_COLOR[g.status]}>{p.statuses[g.status]}</Badge></Table.Td>
+                <Table.Td><Badge size="sm" tt="none" styles={{ label: { overflow: 'visible' } }} color={STATUS_COLOR[g.status]}>{p.statuses[g.status]}</Badge></Table.Td>
                 <Table.Td>{when(g.valid_until, language)}</Table.Td>
                 <Table.Td>{g.sponsor_email ?? t.common.none}</Table.Td>
                 {canChange && (
@@ -114,7 +114,7 @@ export function Guests() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data?.total === 0 && <Text c="dimmed">{p.emptyGuests}</Text>}
+      {list.data?.total_by_filter === 0 && <Text c="dimmed">{p.emptyGuests}</Text>}
       <ListFooter data={list.data} page={page} onPage={setPage} />
       {bulk && <GuestBulk onClose={() => setBulk(false)} />}
       {extending && <GuestExtend guest={extending} name={label(extending)} onClose={() => setExtending(null)} onDone={() => done(p.done)} />}

@@ -79,7 +79,7 @@ export function PortalSessions() {
           <Table.Tbody>
             {list.data?.items.map((s) => (
               <Table.Tr key={s.id} data-session={s.mac} data-state={s.state}>
-                <Table.Td><Badge size="sm" tt="none" color={STATUS_COLOR[s.state]}>{p.states[s.state]}</Badge></Table.Td>
+                <Table.Td><Badge size="sm" tt="none" styles={{ label: { overflow: 'visible' } }} color={STATUS_COLOR[s.state]}>{p.states[s.state]}</Badge></Table.Td>
                 <Table.Td ff="monospace"><Anchor component="button" type="button" ff="monospace" size="sm" onClick={() => setOpen(s.id)} aria-label={p.detailsOf(s.mac)}>{s.mac}</Anchor></Table.Td>
                 <Table.Td>{who(s)}</Table.Td>
                 <Table.Td>{s.method ? p.methodShort[s.method] : t.common.none}</Table.Td>
@@ -93,7 +93,7 @@ export function PortalSessions() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data?.total === 0 && <Text c="dimmed">{p.emptySessions}</Text>}
+      {list.data?.total_by_filter === 0 && <Text c="dimmed">{p.emptySessions}</Text>}
       <ListFooter data={list.data} page={page} onPage={setPage} />
       {open && <SessionDrawer id={open} canEnd={canEnd} onEnd={askEnd} onClose={() => setOpen(null)} />}
     </Stack>

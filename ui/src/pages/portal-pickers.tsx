@@ -1,6 +1,5 @@
 /**
- * The portals as a filter or a choice (few: one a site or SSID), and their
- * names by id for the guest and session lists.
+ * The portals as a filter or a choice (few: one a site or SSID).
  */
 import { Select, type SelectProps } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
@@ -8,13 +7,6 @@ import { api } from '../api/client'
 
 export function usePortals(enabled = true) {
   return useQuery({ queryKey: ['portal', 'portals', 'list'], queryFn: () => api.get('/api/v1/captive-portal/portals', { query: { page: 1, per_page: 100, sort_by: 'name', sort_order: 'asc' } }), enabled, staleTime: 30_000 })
-}
-
-/** The name of a portal by id (the id itself until the list has come). */
-export function usePortalName(): (id: string) => string {
-  const list = usePortals()
-  const names = new Map((list.data?.items ?? []).map((p) => [p.id, p.name]))
-  return (id) => names.get(id) ?? id
 }
 
 export function PortalSelect(props: Omit<SelectProps, 'data'>) {
