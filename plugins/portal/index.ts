@@ -18,6 +18,7 @@ import { adminRoutes } from './routes/admin.js'
 import { guestRoutes } from './routes/guest.js'
 import type { PortalContext } from './services/context.js'
 import { startExpiry } from './services/expiry.js'
+import { registerPortalGuards } from './services/portals.js'
 import { portalSettings } from './settings.js'
 import { portalTables } from './tables.js'
 
@@ -71,6 +72,8 @@ export default definePlugin({
       permission: PORTAL_SPONSOR,
       groupIds: async (db) => (await db('portal_portals').whereNotNull('sponsor_group_id').distinct('sponsor_group_id')).map((r) => r.sponsor_group_id as string),
     })
+    // Deleting an endpoint group or user group a portal names answers 409 naming the portal.
+    registerPortalGuards(c)
     let stopExpiry = async () => undefined as void
     return {
       routes: [...adminRoutes(c), ...guestRoutes(c)],
