@@ -1,5 +1,6 @@
 /** /captive-portal/guests: who registered or was given an account; extend, revoke, mail new credentials. */
-import { CommonErrors, defineRoute, ErrorBody, orNotFound, paginate, Type } from '../../../sdk/index.js'
+import type { Knex } from 'knex'
+import { CommonErrors, defineRoute, ErrorBody, isPortcullisError, orNotFound, paginate, Type } from '../../../sdk/index.js'
 import { PortalErrors as E } from '../errors.js'
 import { PORTAL_GUESTS, PORTAL_READ } from '../permissions.js'
 import { GuestExtend, GuestListQuery, GuestListResponse, GuestParams, GuestResponse } from '../schemas/guests.js'
@@ -114,29 +115,38 @@ export function guestAdminRoutes(c: PortalContext) {
       permission: PORTAL_GUESTS,
       summary: 'Mail an event account a new password',
       description:
-        'A new password is generated (the old one stops working) and mailed, with the username and validity, through the platform\'s mail settings, to `email` (kept as the guest\'s) or the guest\'s e-mail. Only for `account` guests (409 GUEST_NOT_ACCOUNT) that are `active` (409 GUEST_STATUS_CONFLICT); no address: 422 GUEST_NO_EMAIL. The mail could not be sent: 503 PORTAL_MAIL_FAILED, and nothing changed. The password is never in the answer or the audit.',
+        'A new password is generated (the old one stops working) and mailed, with the username and validity, through the platform\'s mail settings, to `email` (kept as the guest\'s) or the guest\'s e-mail. Only for `account` guests (409 GUEST_NOT_ACCOUNT) that are `active` (409 GUEST_STATUS_CONFLICT); no address: 422 GUEST_NO_EMAIL. The mail could not be sent: 503 PORTAL_MAIL_FAILED (503 MAIL_NOT_CONFIGURED without the mail settings), and nothing changed. The password is never in the answer or the audit.',
       tags: ['captive-portal'],
       schema: { params: GuestParams, body: SendCredentials, response: { 200: GuestResponse, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 503: ErrorBody } },
       handler: async (req) => {
         const id = req.params.guest_id
         const password = generatePassword()
         const hash = await hashGuestPassword(password)
-        return req.transaction(async (trx) => {
-          const row = await trx(GUESTS).where({ id }).forUpdate().first('kind', 'status', 'email', 'username', 'valid_until', 'portal_id')
+        /** The guest, refused unless it may get credentials; with `trx` locked for the change. */
+        const check = async (db: PortalContext['knex'] | Knex.Transaction) => {
+          const q = db(GUESTS).where({ id })
+          const row = await (db.isTransaction ? q.forUpdate() : q).first('kind', 'status', 'email', 'username', 'valid_until', 'portal_id')
           if (!row) throw CommonErrors.notFound({ field: 'guest_id' })
           if (row.kind !== 'account' || !row.username) throw E.guestNotAccount({ field: 'guest_id' })
           if (row.status !== 'active') throw E.guestStatusConflict({ field: 'guest_id', vars: { status: row.status } })
           const to = req.body.email ?? row.email
           if (!to) throw E.guestNoEmail({ field: 'email' })
+          return { ...row, username: row.username, to }
+        }
+        const g = await check(knex)
+        const { slug } = (await knex('portal_portals').where({ id: g.portal_id }).first('slug'))!
+        const m = req.lang === 'ru' ? MAIL.ru : MAIL.en
+        // The mail first, the new password after: a mail that cannot go changes nothing (the old password still
+        // works). The mail service reads its settings outside any transaction, so it cannot run inside one.
+        await c.mail.send({ to: g.to, subject: m.subject, text: m.body(g.username, password, g.valid_until?.toISOString() ?? '-', `/portal/${slug}`) }).catch((e: unknown) => {
+          req.log.warn({ err: (e as Error).message }, 'portal: the credentials mail could not be sent')
+          throw isPortcullisError(e) && e.code === 'MAIL_NOT_CONFIGURED' ? e : E.mailFailed()
+        })
+        return req.transaction(async (trx) => {
+          // Checked again under the lock: revoked meanwhile, the mailed password is never stored.
+          const { to } = await check(trx)
           const before = (await loadGuest(trx, id))!
           await trx(GUESTS).where({ id }).update({ password_hash: hash, email: to, updated_at: new Date() })
-          const { slug } = (await trx('portal_portals').where({ id: row.portal_id }).first('slug'))!
-          const m = req.lang === 'ru' ? MAIL.ru : MAIL.en
-          // Inside the transaction: a mail that cannot go rolls the new password back (the old one still works).
-          await c.mail.send({ to, subject: m.subject, text: m.body(row.username, password, row.valid_until?.toISOString() ?? '-', `/portal/${slug}`) }).catch((e: unknown) => {
-            req.log.warn({ err: (e as Error).message }, 'portal: the credentials mail could not be sent')
-            throw E.mailFailed()
-          })
           const after = (await loadGuest(trx, id))!
           await req.audit({ action: 'portal_guest.send_credentials', resourceType: 'portal_guest', resourceId: id, before, after: { ...after, mailed_to: to } }, trx)
           return after

@@ -1,13 +1,14 @@
 /** What the portal's admin tests share: portals, guests and sessions as the guest side (part C) leaves them, and the plugin's context. */
 import { createHash, randomBytes } from 'node:crypto'
 import { expect } from 'chai'
-import { coreServices, identityServices } from '../../../sdk/index.js'
+import { coreServices, identityServices, type InsertOf } from '../../../sdk/index.js'
 import type { TestApp } from '../../../test/kit/app.js'
 import { silentLogger } from '../../../test/kit/app.js'
 import { uniq } from '../../../test/kit/expect.js'
 import { nacCoaServiceRef, nacServiceRef } from '../../nac/api.js'
 import { createEndpoint, createGroup, freshMac } from '../../nac/test/helpers.js'
 import type { PortalContext } from '../services/context.js'
+import type { GuestTable } from '../tables.js'
 
 export { createEndpoint, createGroup, freshMac }
 
@@ -23,7 +24,7 @@ export async function createPortal(t: TestApp, body: Record<string, unknown> = {
 }
 
 /** A guest row as a portal method leaves it. */
-export async function insertGuest(t: TestApp, g: Record<string, unknown>): Promise<string> {
+export async function insertGuest(t: TestApp, g: Partial<InsertOf<typeof GuestTable>> & { portal_id: string }): Promise<string> {
   const [{ id }] = await t.app.db.knex('portal_guests').insert({ kind: 'hotspot', status: 'active', ...g }).returning('id')
   return id
 }
