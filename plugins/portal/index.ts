@@ -17,6 +17,7 @@ import { PORTAL_SPONSOR, portalPermissions } from './permissions.js'
 import { adminRoutes } from './routes/admin.js'
 import { guestRoutes } from './routes/guest.js'
 import type { PortalContext } from './services/context.js'
+import { endUserSessions } from './services/end-session.js'
 import { startExpiry } from './services/expiry.js'
 import { registerPortalGuards } from './services/portals.js'
 import { portalSettings } from './settings.js'
@@ -43,6 +44,7 @@ export default definePlugin({
     deploys: coreServices.deploys,
     identity: identityServices.identity,
     mail: identityServices.mail,
+    userLifecycle: identityServices.userLifecycle,
     nac: nacServiceRef,
     coa: nacCoaServiceRef,
     mfa: optional(mfaServiceRef),
@@ -74,6 +76,8 @@ export default definePlugin({
     })
     // Deleting an endpoint group or user group a portal names answers 409 naming the portal.
     registerPortalGuards(c)
+    // An employee whose access ended loses the own devices they registered, which hold their access by group.
+    d.userLifecycle.onAccessEnded((e) => endUserSessions(c, e))
     let stopExpiry = async () => undefined as void
     return {
       routes: [...adminRoutes(c), ...guestRoutes(c)],

@@ -44,7 +44,7 @@ export async function endingsIdle(c: PortalContext): Promise<void> {
  * for `disconnect` a Disconnect-Request per session that had access, recorded on the session
  * (`coa_request_id`). Failures are logged: the session has ended whatever the NAS says.
  */
-export function afterEnd(c: PortalContext, ended: readonly EndedSession[], o: { disconnect: boolean; actor: Actor | null; comment: string }): void {
+export function afterEnd(c: PortalContext, ended: readonly EndedSession[], o: { disconnect: boolean; actor: Actor | null; comment: string; coaReason?: 'admin' | 'user_access_ended' }): void {
   const active = ended.filter((e) => e.wasActive && e.endpoint_id)
   if (!active.length) return
   const work = (async () => {
@@ -55,7 +55,7 @@ export function afterEnd(c: PortalContext, ended: readonly EndedSession[], o: { 
     const requestedBy = o.actor ? { id: o.actor.id, username: o.actor.username } : null
     for (const e of active) {
       try {
-        const r = await c.coa.send(e.endpoint_id!, 'disconnect', { reason: 'admin', requestedBy })
+        const r = await c.coa.send(e.endpoint_id!, 'disconnect', { reason: o.coaReason ?? 'admin', requestedBy })
         await c.knex('portal_sessions').where({ id: e.id }).update({ coa_request_id: r.id })
       } catch (err) {
         c.log.warn({ err: (err as Error).message, session_id: e.id, mac: e.mac }, 'portal: no Disconnect-Request could be sent for an ended session')
@@ -66,4 +66,25 @@ export function afterEnd(c: PortalContext, ended: readonly EndedSession[], o: { 
   if (!set) inFlight.set(c, (set = new Set()))
   set.add(work)
   void work.finally(() => set.delete(work))
+}
+
+const OPEN = ['started', 'pending_code', 'pending_approval', 'active']
+
+/**
+ * A user's access ended (deleted, disabled, expired, network login off): the devices they registered
+ * as their own (byod) hold their access by group membership, not by the user's password, so each of
+ * their portal sessions ends here (reason `user_access_ended`), the devices leave their group and are
+ * disconnected. Subscribed to the kernel's userLifecycle.onAccessEnded.
+ */
+export async function endUserSessions(c: PortalContext, e: { user_id: string; username: string; reason: string; actor: Actor | null }): Promise<void> {
+  const ended = await c.knex.transaction(async (trx) => {
+    const rows = await trx('portal_sessions').where({ user_id: e.user_id }).whereIn('state', OPEN).forUpdate().select('id', 'mac', 'state', 'endpoint_id', 'endpoint_group_id')
+    const out: EndedSession[] = []
+    for (const s of rows) {
+      out.push(await endSession(c, trx, s, { state: 'ended', reason: 'user_access_ended' }))
+      await c.audit.record({ action: 'portal_session.end', resourceType: 'portal_session', resourceId: s.id, before: { state: s.state }, after: { state: 'ended', end_reason: 'user_access_ended', user_access: e.reason } }, { actor: e.actor, trx })
+    }
+    return out
+  })
+  afterEnd(c, ended, { disconnect: true, actor: e.actor, comment: `captive portal: own devices of ${e.username} (${e.reason})`, coaReason: 'user_access_ended' })
 }

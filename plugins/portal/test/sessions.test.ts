@@ -169,6 +169,25 @@ describe('portal: sessions, approvals and expiry', () => {
     expect((await t.req('POST', `${API}/sessions/${s.id}/end`, { token: guests })).status).to.equal(200)
   })
 
+  it('ends the own devices of an employee whose access ended: out of the BYOD group, disconnected', async function () {
+    this.timeout(60_000)
+    const byodGroup = await createGroup(t)
+    const p = await createPortal(t, { methods: ['byod'], guest_endpoint_group_id: null, byod_endpoint_group_id: byodGroup.id })
+    const user = await t.admin('POST', '/api/v1/users', { body: { username: uniq('employee') } })
+    expect(user.status, user.text).to.equal(201)
+    const other = await t.admin('POST', '/api/v1/users', { body: { username: uniq('colleague') } })
+    const mine = await insertSession(t, { ...p, guest_endpoint_group_id: byodGroup.id }, { method: 'byod', user_id: user.body.id, expires_at: null })
+    await seenAtNas(mine.endpoint_id!)
+    const theirs = await insertSession(t, { ...p, guest_endpoint_group_id: byodGroup.id }, { method: 'byod', user_id: other.body.id, expires_at: null })
+    expect((await t.admin('PUT', `/api/v1/users/${user.body.id}`, { body: { enabled: false } })).status).to.equal(200)
+    expect(await t.app.db.knex('portal_sessions').where({ id: mine.id }).first('state', 'end_reason')).to.deep.equal({ state: 'ended', end_reason: 'user_access_ended' })
+    expect(await groupOf(t, mine.endpoint_id!)).to.equal(null)
+    expect(await disconnectOf(mine.id)).to.include({ action: 'disconnect', reason: 'user_access_ended', endpoint_id: mine.endpoint_id })
+    expect((await t.app.db.knex('portal_sessions').where({ id: theirs.id }).first('state'))!.state).to.equal('active')
+    expect(await groupOf(t, theirs.endpoint_id!)).to.equal(byodGroup.id)
+    expect((await auditRows(t, mine.id)).map((a) => a.action)).to.deep.equal(['portal_session.end'])
+  })
+
   it('expires sessions and guests whose time ran out, lapses late requests, purges rows past the retention', async function () {
     this.timeout(60_000)
     const c = portalContext(t)
