@@ -4,7 +4,8 @@ import { CommonErrors, defineRoute, ErrorBody, paginate } from '../../../sdk/ind
 import { PortalErrors as E } from '../errors.js'
 import { PORTAL_READ, PORTAL_SPONSOR } from '../permissions.js'
 import { ApprovalListQuery, ApprovalListResponse, ApprovalParams, ApprovalResponse, Decision } from '../schemas/approvals.js'
-import { afterRegister, registerSession } from '../services/approval-register.js'
+// STOPGAP until part C's services/register.ts is merged: then `from '../services/register.js'` and approval-register.ts goes.
+import { registerSession } from '../services/approval-register.js'
 import type { PortalContext } from '../services/context.js'
 import type { SponsorRequestRow } from '../tables.js'
 
@@ -72,7 +73,7 @@ export function approvalRoutes(c: PortalContext) {
         const id = req.params.request_id
         const approve = req.body.decision === 'approve'
         const now = new Date()
-        const { after, mac } = await req.transaction(async (trx) => {
+        return req.transaction(async (trx) => {
           const r = await trx('portal_sponsor_requests').where({ id }).forUpdate().first('status', 'expires_at', 'session_id', 'guest_id')
           if (!r) throw CommonErrors.notFound({ field: 'request_id' })
           if (r.status === 'approved' || r.status === 'denied') throw E.requestDecided({ field: 'request_id', vars: { status: r.status } })
@@ -81,17 +82,15 @@ export function approvalRoutes(c: PortalContext) {
           await trx('portal_sponsor_requests').where({ id }).update({ status: approve ? 'approved' : 'denied', decided_via: 'api', decided_by: req.actor!.id, decided_at: now })
           await trx('portal_guests').where({ id: r.guest_id }).update({ sponsor_user_id: req.actor!.id, updated_at: now })
           if (approve) {
-            await registerSession(c, r.session_id, { via: 'sponsor_api', db: trx })
+            await registerSession(c, r.session_id, { trx, actor: req.actor, requestId: req.requestId })
           } else {
             await trx('portal_sessions').where({ id: r.session_id }).update({ state: 'denied', ended_at: now, updated_at: now })
             await trx('portal_guests').where({ id: r.guest_id }).update({ status: 'denied', ended_at: now, updated_at: now })
           }
           const after = (await loadRequest(trx, id))!
           await req.audit({ action: `portal_sponsor_request.${approve ? 'approve' : 'deny'}`, resourceType: 'portal_sponsor_request', resourceId: id, before, after }, trx)
-          return { after, mac: after.mac }
+          return after
         })
-        if (approve) afterRegister(c, mac)
-        return after
       },
     }),
   ]
