@@ -3,6 +3,7 @@
  * in this answer only (JSON, CSV or a printable page, as `Accept` asks); the
  * platform keeps their argon2id hashes.
  */
+import { randomBytes } from 'node:crypto'
 import { defineRoute, ErrorBody, reply, uniqueViolation } from '../../../sdk/index.js'
 import { PortalErrors as E } from '../errors.js'
 import { PORTAL_GUESTS } from '../permissions.js'
@@ -85,7 +86,11 @@ export function guestBulkRoutes(c: PortalContext) {
         const path = `/portal/${portal.slug}`
         const kind = wants(req.headers.accept)
         if (kind === 'csv') return reply({ status: 201, body: credentialsCsv(out, path), contentType: 'text/csv; charset=utf-8', headers: { ...headers, 'Content-Disposition': 'attachment; filename="guest-accounts.csv"' } })
-        if (kind === 'html') return reply({ status: 201, body: credentialsHtml(out, path, req.lang), contentType: 'text/html; charset=utf-8', headers: { ...headers, 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" } })
+        if (kind === 'html') {
+          const nonce = randomBytes(16).toString('base64')
+          const csp = `default-src 'none'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`
+          return reply({ status: 201, body: credentialsHtml(out, path, req.lang, nonce), contentType: 'text/html; charset=utf-8', headers: { ...headers, 'Content-Security-Policy': csp } })
+        }
         return reply({ status: 201, body: out, headers })
       },
     }),

@@ -25,8 +25,8 @@ const TEXT = {
   ru: { title: 'Гостевые учётные записи Wi-Fi', user: 'Имя пользователя', password: 'Пароль', valid: 'Действует', to: 'до', portal: 'Вход' },
 } as const
 
-/** A printable page: one card per account. No script, styles inline in a <style> block (nothing external to load). */
-export function credentialsHtml(b: GuestBulkResponse, portalPath: string, lang: string): string {
+/** A printable page: one card per account. No script; the style block carries `nonce` (the answer's CSP allows that one alone). */
+export function credentialsHtml(b: GuestBulkResponse, portalPath: string, lang: string, nonce: string): string {
   const t = lang === 'ru' ? TEXT.ru : TEXT.en
   const cards = b.accounts
     .map(
@@ -39,7 +39,7 @@ export function credentialsHtml(b: GuestBulkResponse, portalPath: string, lang: 
     .join('\n')
   return (
     `<!doctype html><html lang="${lang === 'ru' ? 'ru' : 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<title>${t.title}: ${escapeHtml(b.event)}</title><style>body{font-family:sans-serif}.card{border:1px dashed #555;padding:1em;margin:.5em;display:inline-block;min-width:16em;break-inside:avoid}code{font-size:1.2em}</style>` +
+    `<title>${t.title}: ${escapeHtml(b.event)}</title><style nonce="${nonce}">body{font-family:sans-serif}.card{border:1px dashed #555;padding:1em;margin:.5em;display:inline-block;min-width:16em;break-inside:avoid}code{font-size:1.2em}</style>` +
     `</head><body><main><h1>${t.title}: ${escapeHtml(b.event)}</h1>\n${cards}\n</main></body></html>`
   )
 }

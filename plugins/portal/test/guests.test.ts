@@ -81,7 +81,9 @@ describe('portal: guests API', () => {
     const html = await bulk({ event: `${HOSTILE} & Co` }, { accept: 'text/html' })
     expect(html.status, html.text).to.equal(201)
     expect(html.headers.get('content-type')).to.match(/^text\/html/)
-    expect(html.headers.get('content-security-policy')).to.include("default-src 'none'")
+    const csp = html.headers.get('content-security-policy')!
+    expect(csp).to.match(/^default-src 'none'; style-src 'nonce-[A-Za-z0-9+/=]{24}';/)
+    expect(html.text).to.include(`<style nonce="${/'nonce-([^']+)'/.exec(csp)![1]}">`)
     expect(html.text).not.to.include('<script')
     expect(html.text).not.to.include('<img')
     expect(html.text).to.include('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;')
