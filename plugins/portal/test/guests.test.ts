@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { auditRows, expectError, uniq } from '../../../test/kit/expect.js'
-import { startSmtp, type TestSmtp } from '../../mfa/test/smtp.js'
+import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
 import { guestPasswordMatches } from '../services/guests.js'
 import { createPortal, insertGuest } from './admin-helpers.js'
 
