@@ -5,10 +5,8 @@
 import type { paths } from '../generated/api'
 
 type Got<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer J } } } } } ? J : never
-type Sent<P extends keyof paths, M extends 'post' | 'patch'> = paths[P] extends Record<M, { requestBody?: { content: { 'application/json': infer B } } }> ? B : never
 
 export type Portal = Got<'/api/v1/captive-portal/portals/{portal_id}'>
-export type PortalCreate = Sent<'/api/v1/captive-portal/portals', 'post'>
 export type Guest = Got<'/api/v1/captive-portal/guests/{guest_id}'>
 export type PortalSession = Got<'/api/v1/captive-portal/sessions/{session_id}'>
 export type Approval = Got<'/api/v1/captive-portal/approvals'>['items'][number]
