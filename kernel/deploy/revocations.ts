@@ -74,12 +74,14 @@ async function userRevocation(knex: Knex, r: AccessRevocation, since: Date | nul
  * Each endpoint the release places in a group and now's files in none: still known (taken out of its
  * group: a guest's access ended, an administrator's change) with when it last changed, or deleted.
  * The endpoints are the nac plugin's (the only one that renders endpoint groups); one query for all,
- * so a rollback naming thousands costs one round trip. Without that table: deleted, time unknown.
+ * (by 10,000), so a rollback naming thousands costs one round trip. Without that table: deleted, time unknown.
  */
 async function endpointRevocations(knex: Knex, macs: string[]): Promise<NamedRevocation[]> {
   if (!macs.length) return []
   const table = ((await knex.raw(`SELECT to_regclass('nac_endpoints') AS t`)) as { rows: { t: string | null }[] }).rows[0]?.t
-  const rows = table ? ((await knex('nac_endpoints').whereIn('mac', macs).select('mac', 'updated_at')) as { mac: string; updated_at: Date | string }[]) : []
+  const rows: { mac: string; updated_at: Date | string }[] = []
+  // By 10,000: a statement holds at most 65,535 parameters.
+  for (let i = 0; table && i < macs.length; i += 10_000) rows.push(...((await knex('nac_endpoints').whereIn('mac', macs.slice(i, i + 10_000)).select('mac', 'updated_at')) as typeof rows))
   const known = new Map(rows.map((r) => [r.mac, iso(r.updated_at)]))
   return macs.map((name) => (known.has(name) ? { kind: 'endpoint_removed', name, at: known.get(name) ?? null } : { kind: 'endpoint_deleted', name, at: null }))
 }
