@@ -7,8 +7,7 @@
  *
  * The renderers know their files, the kernel knows the accounts: for a user it says why from the
  * account as it is now (deleted, disabled, network login off, expired) and when (the audit trail,
- * the expiry, the password change). For an endpoint (MAB, by MAC) it says whether it was taken out of
- * its endpoint group or deleted, and when it last changed.
+ * the expiry, the password change). An endpoint (MAB) is named by its MAC as the files show it.
  */
 import type { Knex } from 'knex'
 import type { AccessRevocation, ConfigRenderer, RenderedFile } from '../../sdk/index.js'
@@ -25,7 +24,6 @@ export type RevocationKind =
   | 'certificate_revoked'
   | 'trust_removed'
   | 'endpoint_removed'
-  | 'endpoint_deleted'
 
 /** One revocation, named: what, who, and when (ISO 8601; null when nothing records it). */
 export interface NamedRevocation {
@@ -70,22 +68,6 @@ async function userRevocation(knex: Knex, r: AccessRevocation, since: Date | nul
   return { kind: 'no_network_password', name, at: await lastChange(knex, name, ['user.update'], since) }
 }
 
-/**
- * Each endpoint the release places in a group and now's files in none: still known (taken out of its
- * group: a guest's access ended, an administrator's change) with when it last changed, or deleted.
- * The endpoints are the nac plugin's (the only one that renders endpoint groups); one query for all,
- * (by 10,000), so a rollback naming thousands costs one round trip. Without that table: deleted, time unknown.
- */
-async function endpointRevocations(knex: Knex, macs: string[]): Promise<NamedRevocation[]> {
-  if (!macs.length) return []
-  const table = ((await knex.raw(`SELECT to_regclass('nac_endpoints') AS t`)) as { rows: { t: string | null }[] }).rows[0]?.t
-  const rows: { mac: string; updated_at: Date | string }[] = []
-  // By 10,000: a statement holds at most 65,535 parameters.
-  for (let i = 0; table && i < macs.length; i += 10_000) rows.push(...((await knex('nac_endpoints').whereIn('mac', macs.slice(i, i + 10_000)).select('mac', 'updated_at')) as typeof rows))
-  const known = new Map(rows.map((r) => [r.mac, iso(r.updated_at)]))
-  return macs.map((name) => (known.has(name) ? { kind: 'endpoint_removed', name, at: known.get(name) ?? null } : { kind: 'endpoint_deleted', name, at: null }))
-}
-
 /** Every access the release's files grant that the files rendered now do not, named (empty: the rollback may go ahead). */
 export async function revocationsSince(o: {
   knex: Knex
@@ -100,9 +82,10 @@ export async function revocationsSince(o: {
   const out: NamedRevocation[] = []
   for (const r of found) {
     if (r.subject === 'user') out.push(await userRevocation(o.knex, r, o.since, o.at))
-    else if (r.subject !== 'endpoint') out.push({ kind: r.change === 'trust_removed' ? 'trust_removed' : 'certificate_revoked', name: r.name, at: r.at })
+    // An endpoint is named by its MAC, as the renderer's files show it: the kernel reads no plugin's table.
+    else if (r.subject === 'endpoint') out.push({ kind: 'endpoint_removed', name: r.name, at: r.at })
+    else out.push({ kind: r.change === 'trust_removed' ? 'trust_removed' : 'certificate_revoked', name: r.name, at: r.at })
   }
-  out.push(...(await endpointRevocations(o.knex, [...new Set(found.filter((r) => r.subject === 'endpoint').map((r) => r.name))])))
   return out
 }
 
