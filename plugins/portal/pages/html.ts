@@ -13,7 +13,7 @@ export interface Html {
 const make = (text: string): Html => ({ [BRAND]: true, text })
 
 export const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"'`=]/g, (ch) => `&#${ch.charCodeAt(0)};`)
+  s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
 
 type Value = Html | string | number | null | undefined | false | readonly Value[]
 

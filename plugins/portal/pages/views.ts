@@ -23,7 +23,8 @@ export interface ViewContext {
   /** The guest's e-mail (code sent to) or the sponsor's (asked). */
   email?: string | null
   byodMfaToken?: string | null
-  certificateUrl?: string | null
+  /** The onboarding certificate: its one-time download (POST) and the bundle's passphrase. */
+  certificate?: { path: string; passphrase: string } | null
   /** The sponsor's link expired before a decision. */
   sponsorExpired?: boolean
   status?: number
@@ -63,7 +64,7 @@ function activeBody(v: ViewContext): Html {
   const t = pageText(v.lang)
   const until = v.session?.expires_at ? new Date(v.session.expires_at).toLocaleString(v.lang === 'ru' ? 'ru-RU' : 'en-GB', { timeZone: 'UTC', timeZoneName: 'short' }) : null
   return html`<p role="status">${t.active}</p>${until ? html`<p>${t.until(until)}</p>` : ''}
-${v.certificateUrl ? html`<h2>${t.certificateTitle}</h2><p>${t.certificate}</p><p><a href="${v.certificateUrl}">${t.download}</a></p>` : ''}`
+${v.certificate ? html`<h2>${t.certificateTitle}</h2><p>${t.certificate}</p><p>${t.passphrase} <strong><code>${v.certificate.passphrase}</code></strong></p><form method="post" action="${v.certificate.path}"><button type="submit">${t.download}</button></form>` : ''}`
 }
 
 function landingBody(v: ViewContext): Html {

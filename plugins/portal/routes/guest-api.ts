@@ -36,7 +36,8 @@ const Step = Type.Object(
     status: Type.Optional(Type.String({ description: '`mfa_required` after an employee\'s password when a second factor is enrolled; `registered` once the device is.' })),
     byod_mfa_token: Type.Optional(Type.String({ description: 'Spend it with a code at POST /captive-portal/byod/verify (body, never as a bearer token); 5 minutes.' })),
     expires_in: Type.Optional(Type.Integer()),
-    certificate_download_url: Type.Optional(Type.String({ description: 'The onboarding certificate\'s one-time download.' })),
+    certificate_download_url: Type.Optional(Type.String({ description: 'The onboarding certificate\'s one-time download: POST it once for the PKCS#12 bundle.' })),
+    certificate_passphrase: Type.Optional(Type.String({ description: 'The bundle\'s passphrase; shown once, not stored.' })),
   },
   { title: 'GuestStep', additionalProperties: false },
 )
@@ -104,7 +105,7 @@ export function guestApiRoutes(c: PortalContext): RouteDefinition[] {
         return {
           session: await view(c, fresh),
           ...(out.byod?.status === 'mfa_required' ? { status: 'mfa_required', byod_mfa_token: out.byod.byod_mfa_token, expires_in: out.byod.expires_in } : {}),
-          ...(out.byod?.status === 'registered' ? { status: 'registered', ...(out.byod.certificate ? { certificate_download_url: out.byod.certificate.download_url } : {}) } : {}),
+          ...(out.byod?.status === 'registered' ? { status: 'registered', ...(out.byod.certificate ? { certificate_download_url: out.byod.certificate.download_url, certificate_passphrase: out.byod.certificate.passphrase } : {}) } : {}),
         }
       },
     })

@@ -131,7 +131,7 @@ export function pageRoutes(c: PortalContext): RouteDefinition[] {
           try {
             const out = await runAction(c, req, action, portal, s, input, lang)
             if (out.byod?.status === 'mfa_required') return render(c, portal, out.session, token!, lang, { byodMfaToken: out.byod.byod_mfa_token })
-            if (out.byod?.status === 'registered' && out.byod.certificate) return render(c, portal, out.session, token!, lang, { certificateUrl: out.byod.certificate.download_url })
+            if (out.byod?.status === 'registered' && out.byod.certificate) return render(c, portal, out.session, token!, lang, { certificate: { path: out.byod.certificate.download_path, passphrase: out.byod.certificate.passphrase } })
             return seeOther(path)
           } catch (e) {
             if (!isPortcullisError(e) || e.status === 429 || e.code === PortalErrors.guestTokenInvalid.code) throw e

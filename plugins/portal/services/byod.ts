@@ -10,15 +10,21 @@ import type { PortalRow, SessionRow } from '../tables.js'
 import type { PortalContext } from './context.js'
 import { expectState } from './guest-session.js'
 import { assertOffered } from './methods.js'
-import { mfaHooks, pkiHooks } from './part-a.js'
 import { registerSession } from './register.js'
 
 export const BYOD_MFA_TTL = 300
 /** Wrong codes a byod_mfa token takes before it is revoked. */
 export const BYOD_CODE_TRIES = 5
 
+/** The onboarding certificate's one-time download (a POST, same origin as the portal) and the bundle's passphrase, shown once. */
+export interface OnboardingCertificate {
+  download_url: string
+  download_path: string
+  passphrase: string
+}
+
 export type ByodOutcome =
-  | { status: 'registered'; session: SessionRow; certificate: { download_url: string } | null }
+  | { status: 'registered'; session: SessionRow; certificate: OnboardingCertificate | null }
   | { status: 'mfa_required'; byod_mfa_token: string; expires_in: number }
 
 /** The user's other devices registered through this portal's BYOD now: 409 BYOD_DEVICE_LIMIT at the limit. */
@@ -36,7 +42,7 @@ export async function byodSignIn(c: PortalContext, portal: PortalRow, s: Session
   await checkDeviceLimit(c, portal, user.id, s.mac)
   // The session is the user's from here: a byod_mfa token of this user is the only one its verify takes.
   await c.knex('portal_sessions').where({ id: s.id, state: 'started' }).update({ user_id: user.id, method: 'byod', updated_at: new Date() })
-  const mfa = mfaHooks(c)
+  const mfa = c.mfa
   if (mfa && (await mfa.isEnrolled(user.id))) {
     const t = await c.identity.issueToken(user, 'byod_mfa', BYOD_MFA_TTL)
     return { status: 'mfa_required', byod_mfa_token: t.token, expires_in: BYOD_MFA_TTL }
@@ -53,7 +59,7 @@ export async function byodVerify(c: PortalContext, portal: PortalRow, s: Session
   assertOffered(portal, 'byod')
   expectState(s, 'started')
   const v = await c.identity.verifyToken(token, 'byod_mfa')
-  const mfa = mfaHooks(c)
+  const mfa = c.mfa
   if (!v || !mfa || s.user_id !== v.sub) throw PortalErrors.byodTokenInvalid()
   if (!(await mfa.verifyCode(v.sub, code))) {
     if (await countFailure(v.jti)) {
@@ -69,12 +75,12 @@ export async function byodVerify(c: PortalContext, portal: PortalRow, s: Session
 
 async function finish(c: PortalContext, portal: PortalRow, sessionId: string, userId: string, username: string): Promise<ByodOutcome> {
   const session = await registerSession(c, sessionId)
-  let certificate: { download_url: string } | null = null
-  const pki = pkiHooks(c)
+  let certificate: OnboardingCertificate | null = null
+  const pki = c.pki
   if (portal.byod_onboarding === 'certificate' && pki) {
     try {
       const cert = await pki.issueUserCertificate({ userId, commonName: username })
-      certificate = { download_url: cert.downloadUrl }
+      certificate = { download_url: cert.downloadUrl, download_path: `/api/v1/public/cert-download/${encodeURIComponent(cert.downloadToken)}`, passphrase: cert.passphrase }
     } catch (e) {
       // The device is registered either way; the employee can get a certificate from the PKI later.
       c.log.warn({ err: (e as Error)?.message, userId }, 'captive portal: the onboarding certificate could not be issued')

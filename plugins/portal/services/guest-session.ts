@@ -8,7 +8,6 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { PortalErrors } from '../errors.js'
 import type { PortalRow, SessionRow } from '../tables.js'
 import type { PortalContext } from './context.js'
-import { nacHooks } from './part-a.js'
 
 export const GUEST_COOKIE = 'portcullis_guest'
 /** States after which a session token opens nothing. */
@@ -36,7 +35,7 @@ export interface StartRequest {
  * the MAC they name. An unsigned redirect is taken only where the portal accepts one (Aruba).
  */
 export async function startSession(c: PortalContext, r: StartRequest): Promise<{ session: SessionRow; token: string }> {
-  const v = await nacHooks(c).verifyPortalRedirect(r.redirect)
+  const v = await c.nac.verifyPortalRedirect(r.redirect)
   if (!v || (!v.signed && !r.portal.accept_unsigned_redirect)) throw PortalErrors.redirectInvalid()
   const token = newSecret()
   const [session] = await c.knex('portal_sessions')

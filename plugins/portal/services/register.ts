@@ -12,7 +12,6 @@ import { FREERADIUS_DAEMON } from '../../radius/api.js'
 import { PortalErrors } from '../errors.js'
 import type { SessionRow } from '../tables.js'
 import type { PortalContext } from './context.js'
-import { nacHooks } from './part-a.js'
 
 export interface RegisterOptions {
   /** Run inside this transaction (an administrator's approval); the deploy is asked for once it commits. */
@@ -52,7 +51,7 @@ export async function registerSession(c: PortalContext, sessionId: string, opts:
       : new Date(now.getTime() + portal.guest_minutes * 60_000)
     // An event's account ends with the account.
     if (guest?.valid_until && (expires === null || new Date(guest.valid_until) < expires)) expires = new Date(guest.valid_until)
-    const endpoint = await nacHooks(c).registerEndpoint(
+    const endpoint = await c.nac.registerEndpoint(
       { mac: s.mac, endpoint_group_id: groupId, owner_user_id: byod ? s.user_id : null, description: describe(s, user?.username ?? guest?.email ?? guest?.name ?? guest?.username ?? null) },
       trx,
     )
