@@ -21,7 +21,7 @@ export interface PortalApp {
 
 export async function startPortalApp(plugins: string[] = ['nac', 'portal', 'mfa']): Promise<PortalApp> {
   const smtp = await startSmtp()
-  const t = await startTestApp({ plugins, env: { TRUST_PROXY: 'true' } })
+  const t = await startTestApp({ plugins, env: { TRUST_PROXY: 'true', DOCS_ENABLED: 'true' } })
   const settings: Record<string, unknown> = {
     'mail.smtp_host': '127.0.0.1',
     'mail.smtp_port': smtp.port,
