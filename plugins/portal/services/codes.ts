@@ -31,7 +31,8 @@ export async function requestCode(c: PortalContext, portal: PortalRow, s: Sessio
   assertOffered(portal, 'self_registration')
   expectState(s, 'started', 'pending_code')
   const limit = await c.settings.get(codesPerEmailPerHour)
-  return c.knex.transaction(async (trx) => {
+  const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
+  const { row, codeId } = await c.knex.transaction(async (trx) => {
     const since = new Date(Date.now() - HOUR)
     const recent = await trx('portal_codes').whereRaw('lower(email) = lower(?)', [d.email]).where('created_at', '>', since).orderBy('created_at').select('created_at')
     if (recent.length >= limit) {
@@ -44,18 +45,20 @@ export async function requestCode(c: PortalContext, portal: PortalRow, s: Sessio
     const [row] = await trx('portal_sessions').where({ id: s.id }).whereIn('state', ['started', 'pending_code']).update({ state: 'pending_code', method: 'self_registration', guest_id: guestId, updated_at: new Date() }).returning('*')
     if (!row) throw PortalErrors.guestStateConflict({ vars: { state: 'ended' } })
     await trx('portal_codes').where({ session_id: s.id }).whereNull('spent_at').update({ spent_at: new Date() })
-    const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
-    await trx('portal_codes').insert({ session_id: s.id, email: d.email, code_hash: codeHash(s.id, code), expires_at: new Date(Date.now() + CODE_MINUTES * 60_000) })
-    const t = pageText(lang)
-    try {
-      // Inside the transaction: a mail that cannot go leaves no code counted against the address.
-      await c.mail.send({ to: d.email, subject: t.mailCodeSubject(portalTitle(portal, lang)), text: t.mailCodeBody(code, CODE_MINUTES) })
-    } catch (e) {
-      c.log.warn({ err: (e as Error)?.message }, 'captive portal: the registration code could not be mailed')
-      throw PortalErrors.mailFailed()
-    }
-    return row
+    const [ins] = await trx('portal_codes').insert({ session_id: s.id, email: d.email, code_hash: codeHash(s.id, code), expires_at: new Date(Date.now() + CODE_MINUTES * 60_000) }).returning('id')
+    return { row, codeId: ins.id }
   })
+  const t = pageText(lang)
+  // After the commit: the mail is slow I/O that must not hold a database connection.
+  try {
+    await c.mail.send({ to: d.email, subject: t.mailCodeSubject(portalTitle(portal, lang)), text: t.mailCodeBody(code, CODE_MINUTES) })
+  } catch (e) {
+    c.log.warn({ err: (e as Error)?.message }, 'captive portal: the registration code could not be mailed')
+    // A code that never left is not counted against the address; the guest may ask again.
+    await c.knex('portal_codes').where({ id: codeId }).delete()
+    throw PortalErrors.mailFailed()
+  }
+  return row
 }
 
 export const portalTitle = (p: PortalRow, lang: Lang) => p.branding.texts?.[lang]?.title || p.name

@@ -40,7 +40,7 @@ export async function askSponsor(c: PortalContext, portal: PortalRow, s: Session
   if (!sponsor.allowed) throw PortalErrors.sponsorNotAllowed({ field: 'sponsor_email' })
   const token = newSecret()
   const base = await c.settings.get(identitySettingRefs.publicUrl)
-  return c.knex.transaction(async (trx) => {
+  const { row, guestId } = await c.knex.transaction(async (trx) => {
     const [g] = await trx('portal_guests')
       .insert({ portal_id: portal.id, kind: 'sponsored', name: d.name, email: d.email, fields: d.fields, sponsor_email: d.sponsorEmail, sponsor_user_id: sponsor.userId, status: 'pending_approval' })
       .returning('id')
@@ -54,21 +54,28 @@ export async function askSponsor(c: PortalContext, portal: PortalRow, s: Session
       token_hash: sha256hex(token),
       expires_at: new Date(Date.now() + portal.sponsor_link_minutes * 60_000),
     })
-    const t = pageText(lang)
-    // Without identity.public_url the request's Host never chooses where a mailed link points: the mail carries the path and the token.
-    const link = base ? `${base.replace(/\/+$/, '')}${CALLBACK_PATH}?token=${token}` : null
-    try {
-      await c.mail.send({
-        to: d.sponsorEmail,
-        subject: t.mailSponsorSubject(line(portalTitle(portal, lang))),
-        text: t.mailSponsorBody({ name: line(d.name), email: line(d.email), fields: Object.entries(d.fields).map(([k, v]) => `${k}: ${line(v)}`), link, path: CALLBACK_PATH, token, minutes: portal.sponsor_link_minutes }),
-      })
-    } catch (e) {
-      c.log.warn({ err: (e as Error)?.message }, 'captive portal: the sponsor mail could not be sent')
-      throw PortalErrors.mailFailed()
-    }
-    return row
+    return { row, guestId: g.id as string }
   })
+  const t = pageText(lang)
+  // Without identity.public_url the request's Host never chooses where a mailed link points: the mail carries the path and the token.
+  const link = base ? `${base.replace(/\/+$/, '')}${CALLBACK_PATH}?token=${token}` : null
+  // After the commit: the mail is slow I/O that must not hold a database connection.
+  try {
+    await c.mail.send({
+      to: d.sponsorEmail,
+      subject: t.mailSponsorSubject(line(portalTitle(portal, lang))),
+      text: t.mailSponsorBody({ name: line(d.name), email: line(d.email), fields: Object.entries(d.fields).map(([k, v]) => `${k}: ${line(v)}`), link, path: CALLBACK_PATH, token, minutes: portal.sponsor_link_minutes }),
+    })
+  } catch (e) {
+    c.log.warn({ err: (e as Error)?.message }, 'captive portal: the sponsor mail could not be sent')
+    // Nobody can decide a request nobody was told of: undone, the guest may ask again.
+    await c.knex.transaction(async (trx) => {
+      await trx('portal_sessions').where({ id: s.id, state: 'pending_approval' }).update({ state: 'started', method: null, guest_id: null, updated_at: new Date() })
+      await trx('portal_guests').where({ id: guestId }).delete()
+    })
+    throw PortalErrors.mailFailed()
+  }
+  return row
 }
 
 /** A pending request by its link's token: 404 unknown, 410 decided (single use) or expired. */

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai'
 import { randomBytes } from 'node:crypto'
-import { Browser, createPortal, endpointOf, freshIp, freshMac, GuestApi, qs, signedRedirect, startPortalApp, type PortalApp } from './helpers.js'
+import { Browser, createPortal, endpointOf, freshIp, freshMac, GuestApi, qs, signedRedirect, startPortalApp, type PortalApp, db } from './helpers.js'
 
 describe('portal: bad input and abuse on the guest side', function () {
   this.timeout(180_000)
@@ -30,18 +30,18 @@ describe('portal: bad input and abuse on the guest side', function () {
     // A session of a portal switched off since: its token opens nothing.
     const other = new GuestApi(a.t)
     expect((await other.call('POST', '/guest/start', { slug: q.slug, ...signedRedirect(freshMac()) }, null)).status).to.equal(404)
-    await a.t.app.db.knex('portal_portals').where({ id: q.id }).update({ enabled: true })
+    await db(a.t)('portal_portals').where({ id: q.id }).update({ enabled: true })
     await other.start(q.slug, freshMac())
-    await a.t.app.db.knex('portal_portals').where({ id: q.id }).update({ enabled: false })
+    await db(a.t)('portal_portals').where({ id: q.id }).update({ enabled: false })
     expect((await other.call('POST', '/guest/hotspot', { accept_terms: true })).status).to.equal(401)
     // Registered, then ended by an administrator: the token is dead, replayed or not.
     expect((await g.call('POST', '/guest/hotspot', { accept_terms: true })).status).to.equal(200)
-    await a.t.app.db.knex('portal_sessions').where({ mac }).update({ state: 'ended', end_reason: 'admin' })
+    await db(a.t)('portal_sessions').where({ mac }).update({ state: 'ended', end_reason: 'admin' })
     for (const [m, path] of [['GET', '/guest/status'], ['POST', '/guest/hotspot']]) {
       const r = await g.call(m, path, m === 'POST' ? { accept_terms: true } : undefined)
       expect(r.status, path).to.equal(401)
     }
-    expect((await a.t.app.db.knex('portal_sessions').where({ mac })).map((s: any) => s.state)).to.deep.equal(['ended'])
+    expect((await db(a.t)('portal_sessions').where({ mac })).map((s: any) => s.state)).to.deep.equal(['ended'])
   })
 
   it('refuses control characters and over-long values in every guest field (422 at the field), registering nothing', async () => {
@@ -64,7 +64,7 @@ describe('portal: bad input and abuse on the guest side', function () {
       expect(r.body.field).to.equal(field)
     }
     expect((await g.call('GET', '/guest/status')).body.state).to.equal('started')
-    expect(await a.t.app.db.knex('portal_guests').where({ portal_id: p.id })).to.have.length(0)
+    expect(await db(a.t)('portal_guests').where({ portal_id: p.id })).to.have.length(0)
     expect(await endpointOf(a.t, mac)).to.equal(null)
   })
 

@@ -8,7 +8,7 @@ import argon2 from 'argon2'
 import { expect } from 'chai'
 import { codeAt, enroll, wrongCode } from '../../../test/kit/mfa.js'
 import { createCa } from '../../pki/test/helpers.js'
-import { Browser, createPortal, endpointOf, freshIp, freshMac, GuestApi, qs, signedRedirect, startPortalApp, type PortalApp } from './helpers.js'
+import { Browser, createPortal, endpointOf, freshIp, freshMac, GuestApi, qs, signedRedirect, startPortalApp, type PortalApp, db } from './helpers.js'
 
 const PASSWORD = 'Byod-Granite-Orbit-42'
 
@@ -135,7 +135,7 @@ describe('portal: employees (BYOD) and guest accounts', function () {
     const other = await createPortal(a.t, { methods: ['hotspot'] })
     const username = `evt-${Date.now()}`
     const hash = await argon2.hash('Guest-Pass-77', { type: argon2.argon2id })
-    await a.t.app.db.knex('portal_guests').insert({ portal_id: p.id, kind: 'account', username, password_hash: hash, status: 'active', valid_until: new Date(Date.now() + 3_600_000) })
+    await db(a.t)('portal_guests').insert({ portal_id: p.id, kind: 'account', username, password_hash: hash, status: 'active', valid_until: new Date(Date.now() + 3_600_000) })
     const elsewhere = new GuestApi(a.t)
     await elsewhere.start(other.slug, freshMac())
     expect((await elsewhere.call('POST', '/guest/account', { username, password: 'Guest-Pass-77' })).status).to.equal(401)
@@ -148,11 +148,11 @@ describe('portal: employees (BYOD) and guest accounts', function () {
     expect(wrong.html).to.include('Wrong username or password.')
     expect(wrong.html, 'the password is never sent back').to.not.include('value="nope"')
     expect((await b.submit(page, `/portal/${p.slug}/account`, { username: username.toUpperCase(), password: 'Guest-Pass-77' })).status).to.equal(303)
-    const s = await a.t.app.db.knex('portal_sessions').where({ mac }).first()
+    const s = await db(a.t)('portal_sessions').where({ mac }).first()
     expect(s).to.include({ state: 'active', method: 'account' })
     expect(new Date(s.expires_at).getTime(), 'not past the account').to.be.at.most(Date.now() + 3_600_000)
     expect(await endpointOf(a.t, mac)).to.include({ endpoint_group_id: p.guest_endpoint_group_id })
-    await a.t.app.db.knex('portal_guests').where({ username }).update({ valid_until: new Date(Date.now() - 1000) })
+    await db(a.t)('portal_guests').where({ username }).update({ valid_until: new Date(Date.now() - 1000) })
     const late = new GuestApi(a.t)
     await late.start(p.slug, freshMac())
     expect((await late.call('POST', '/guest/account', { username, password: 'Guest-Pass-77' })).status).to.equal(401)

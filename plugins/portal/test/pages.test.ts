@@ -5,7 +5,7 @@
  * carry their own Content-Security-Policy, every portal text is escaped.
  */
 import { expect } from 'chai'
-import { Browser, createPortal, csrfOf, endpointOf, freshMac, qs, signedRedirect, startPortalApp, textOf, type PortalApp } from './helpers.js'
+import { Browser, createPortal, csrfOf, endpointOf, freshMac, qs, signedRedirect, startPortalApp, textOf, type PortalApp, db } from './helpers.js'
 
 describe('portal: the guest pages', function () {
   this.timeout(120_000)
@@ -27,7 +27,7 @@ describe('portal: the guest pages', function () {
     expect(landing.html).to.include('<html lang="en">').and.include('<meta name="viewport" content="width=device-width, initial-scale=1">')
     expect(landing.html).to.include('<h1>Lobby Wi-Fi</h1>').and.include('<p>Be nice.</p><p>No spam.</p>')
     expect(landing.html).to.not.match(/<script|style=/i)
-    const session = await a.t.app.db.knex('portal_sessions').where({ mac }).first()
+    const session = await db(a.t)('portal_sessions').where({ mac }).first()
     expect(session).to.include({ state: 'started', redirect_signed: true, nas_ip: '192.0.2.10', ssid: 'Guest WiFi', portal_id: p.id })
 
     // Terms not ticked: the page again, the error tied to the checkbox.
@@ -43,7 +43,7 @@ describe('portal: the guest pages', function () {
     expect(active.html).to.include('<h1>You are connected</h1>')
     const e = await endpointOf(a.t, mac)
     expect(e).to.include({ endpoint_group_id: p.guest_endpoint_group_id, owner_user_id: null })
-    const s = await a.t.app.db.knex('portal_sessions').where({ id: session.id }).first()
+    const s = await db(a.t)('portal_sessions').where({ id: session.id }).first()
     expect(s).to.include({ state: 'active', method: 'hotspot', endpoint_id: e.id, endpoint_group_id: p.guest_endpoint_group_id })
     const minutes = (new Date(s.expires_at).getTime() - new Date(s.registered_at).getTime()) / 60_000
     expect(minutes).to.equal(p.guest_minutes)
@@ -63,7 +63,7 @@ describe('portal: the guest pages', function () {
     const aruba = await createPortal(a.t, { methods: ['hotspot'], accept_unsigned_redirect: true })
     const ok = await b.get(`/portal/${aruba.slug}?${qs({ mac: q.mac, extra: 'aruba-own' })}`)
     expect(ok.status, ok.html).to.equal(200)
-    expect(await a.t.app.db.knex('portal_sessions').where({ mac: q.mac, portal_id: aruba.id }).first()).to.include({ redirect_signed: false })
+    expect(await db(a.t)('portal_sessions').where({ mac: q.mac, portal_id: aruba.id }).first()).to.include({ redirect_signed: false })
   })
 
   it('refuses a form without the session\'s CSRF token, with another session\'s, or without the cookie', async () => {
@@ -80,7 +80,7 @@ describe('portal: the guest pages', function () {
     const r = await noCookie.post(`/portal/${p.slug}/hotspot`, { accept_terms: 'yes', csrf: csrfOf(page.html) })
     expect(r.status).to.equal(401)
     expect(r.html).to.include('Your portal session is not valid')
-    expect((await a.t.app.db.knex('portal_sessions').where({ mac }).first()).state).to.equal('started')
+    expect((await db(a.t)('portal_sessions').where({ mac }).first()).state).to.equal('started')
     expect(await endpointOf(a.t, mac)).to.equal(null)
   })
 
@@ -92,7 +92,7 @@ describe('portal: the guest pages', function () {
     const page = await b.get(`/portal/${p.slug}?${qs(signedRedirect(mac))}`)
     const foreign = await b.submit(page, `/portal/${q.slug}/hotspot`, { accept_terms: 'yes' })
     expect(foreign.status).to.equal(401)
-    await a.t.app.db.knex('portal_sessions').where({ mac }).update({ state: 'ended', end_reason: 'admin' })
+    await db(a.t)('portal_sessions').where({ mac }).update({ state: 'ended', end_reason: 'admin' })
     expect((await b.submit(page, `/portal/${p.slug}/hotspot`, { accept_terms: 'yes' })).status).to.equal(401)
     expect((await b.get(`/portal/${p.slug}`)).status).to.equal(403)
     expect(await endpointOf(a.t, mac)).to.equal(null)

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { LoopbackNas } from '../../nac/test/coa-nas.js'
-import { createPortal, freshMac, GuestApi, REDIRECT_KEY } from './helpers.js'
+import { createPortal, freshMac, GuestApi, REDIRECT_KEY, db } from './helpers.js'
 
 describe('portal: a registration reaches FreeRADIUS by a deploy the platform asks for, then the CoA', function () {
   this.timeout(120_000)
@@ -35,7 +35,7 @@ describe('portal: a registration reaches FreeRADIUS by a deploy the platform ask
     // The switch's MAB was seen (the redirect): the NAC knows the endpoint and its NAS.
     const seen = await t.admin('POST', '/api/v1/nac/endpoints', { body: { mac } })
     expect(seen.status, seen.text).to.equal(201)
-    await t.app.db.knex('nac_endpoints').where({ id: seen.body.id }).update({ last_nas_ip: address, last_seen_at: new Date() })
+    await db(t)('nac_endpoints').where({ id: seen.body.id }).update({ last_nas_ip: address, last_seen_at: new Date() })
     const before = nas.received.length
     const g = new GuestApi(t)
     await g.start(p.slug, mac)

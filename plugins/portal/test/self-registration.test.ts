@@ -4,7 +4,7 @@
  * body), the device registered into the guest group once the code is right.
  */
 import { expect } from 'chai'
-import { Browser, createPortal, endpointOf, freshMac, GuestApi, qs, signedRedirect, startPortalApp, textOf, type PortalApp } from './helpers.js'
+import { Browser, createPortal, endpointOf, freshMac, GuestApi, qs, signedRedirect, startPortalApp, textOf, type PortalApp, db } from './helpers.js'
 
 const codeIn = (text: string) => /\n\n([0-9]{6})\n\n/.exec(text)![1]
 
@@ -30,7 +30,7 @@ describe('portal: self-registration', function () {
     expect(r.body.session.state).to.equal('pending_code')
     const mail = await a.smtp.take('ann@guest.test')
     const code = codeIn(mail.text)
-    const stored = await a.t.app.db.knex('portal_codes').where({ session_id: s.session_id }).first()
+    const stored = await db(a.t)('portal_codes').where({ session_id: s.session_id }).first()
     expect(stored.code_hash).to.match(/^[0-9a-f]{64}$/).and.not.include(code)
     const wrong = await g.call('POST', '/guest/verify-code', { code: code === '000000' ? '111111' : '000000' })
     expect(wrong.status).to.equal(422)
@@ -40,7 +40,7 @@ describe('portal: self-registration', function () {
     expect(ok.status, ok.text).to.equal(200)
     expect(ok.body.session.state).to.equal('active')
     expect(await endpointOf(a.t, mac)).to.include({ endpoint_group_id: p.guest_endpoint_group_id })
-    const guest = await a.t.app.db.knex('portal_guests').where({ email: 'ann@guest.test' }).first()
+    const guest = await db(a.t)('portal_guests').where({ email: 'ann@guest.test' }).first()
     expect(guest).to.include({ status: 'active', kind: 'self_registration', name: 'Ann' })
     expect(guest.fields).to.deep.equal({ company: 'ACME' })
     // Spent: the same code again is a step the session no longer waits for.
@@ -63,7 +63,7 @@ describe('portal: self-registration', function () {
     // A new code; expired before it is typed.
     await g.call('POST', '/guest/register', { name: 'Bob', email: 'bob@guest.test' })
     const fresh = codeIn((await a.smtp.take('bob@guest.test')).text)
-    await a.t.app.db.knex('portal_codes').whereNull('spent_at').where({ email: 'bob@guest.test' }).update({ expires_at: new Date(Date.now() - 1000) })
+    await db(a.t)('portal_codes').whereNull('spent_at').where({ email: 'bob@guest.test' }).update({ expires_at: new Date(Date.now() - 1000) })
     expect((await g.call('POST', '/guest/verify-code', { code: fresh })).body.code).to.equal('GUEST_CODE_EXPIRED')
   })
 
@@ -84,6 +84,26 @@ describe('portal: self-registration', function () {
     expect(r.headers.get('retry-after')).to.equal(String(r.body.retry_after))
     await new Promise((res) => setTimeout(res, 300))
     expect(a.smtp.messages.filter((m) => m.to.includes(email)).length).to.equal(3)
+  })
+
+  it('a code that cannot be mailed answers 503 and is not counted against the address; asking again works', async () => {
+    const p = await createPortal(a.t, { methods: ['self_registration'] })
+    const g = new GuestApi(a.t)
+    await g.start(p.slug, freshMac())
+    const { freeTcpPort } = await import('../../../test/kit/mfa.js')
+    expect((await a.t.admin('PUT', '/api/v1/settings/mail.smtp_port', { body: { value: await freeTcpPort() } })).status).to.equal(200)
+    try {
+      for (let i = 0; i < 4; i++) {
+        const r = await g.call('POST', '/guest/register', { name: 'Cy', email: 'cy@guest.test' })
+        expect(r.status, r.text).to.equal(503)
+        expect(r.body.code).to.equal('PORTAL_MAIL_FAILED')
+      }
+      expect(await db(a.t)('portal_codes').where({ email: 'cy@guest.test' })).to.have.length(0)
+    } finally {
+      expect((await a.t.admin('PUT', '/api/v1/settings/mail.smtp_port', { body: { value: a.smtp.port } })).status).to.equal(200)
+    }
+    expect((await g.call('POST', '/guest/register', { name: 'Cy', email: 'cy@guest.test' })).status).to.equal(200)
+    await a.smtp.take('cy@guest.test')
   })
 
   it('the pages: the form, the code page naming the address (escaped), a wrong code tied to its field, then connected', async () => {

@@ -5,7 +5,7 @@
  * not when unknown; the guest's page waits with a refresh on the status page.
  */
 import { expect } from 'chai'
-import { Browser, createPortal, endpointOf, freshIp, freshMac, GuestApi, PUBLIC_URL, qs, signedRedirect, startPortalApp, type PortalApp } from './helpers.js'
+import { Browser, createPortal, endpointOf, freshIp, freshMac, GuestApi, PUBLIC_URL, qs, signedRedirect, startPortalApp, type PortalApp, db } from './helpers.js'
 
 const linkIn = (text: string) => {
   const m = new RegExp(`${PUBLIC_URL.replace(/\./g, '\\.')}(/api/v1/captive-portal/sponsor/callback\\?token=[A-Za-z0-9_-]+)`).exec(text)
@@ -56,7 +56,7 @@ describe('portal: sponsored guests', function () {
     const json = await a.t.req('POST', '/api/v1/captive-portal/sponsor/callback', { body: { token, decision: 'deny' }, headers: { 'x-forwarded-for': freshIp() } })
     expect(json.status).to.equal(410)
     expect(json.body.code).to.equal('SPONSOR_LINK_SPENT')
-    expect((await a.t.app.db.knex('portal_sessions').where({ mac }).first()).state).to.equal('active')
+    expect((await db(a.t)('portal_sessions').where({ mac }).first()).state).to.equal('active')
   })
 
   it('deny (JSON): the guest is refused, nothing is registered; an expired link and an unknown one are refused', async () => {
@@ -76,7 +76,7 @@ describe('portal: sponsored guests', function () {
     await g2.start(p.slug, freshMac())
     await g2.call('POST', '/guest/sponsor', { name: 'Late', email: 'late@visitor.test', sponsor_email: 'slow@example.com' })
     const link = linkIn((await a.smtp.take('slow@example.com')).text)
-    await a.t.app.db.knex('portal_sponsor_requests').where({ sponsor_email: 'slow@example.com' }).update({ expires_at: new Date(Date.now() - 1000) })
+    await db(a.t)('portal_sponsor_requests').where({ sponsor_email: 'slow@example.com' }).update({ expires_at: new Date(Date.now() - 1000) })
     const expired = await callback('GET', link)
     expect(expired.status).to.equal(410)
     expect(await expired.text()).to.include('This approval link has expired.')
@@ -103,7 +103,7 @@ describe('portal: sponsored guests', function () {
     const ok = await g.call('POST', '/guest/sponsor', { name: 'Mal', email: 'mal@visitor.test', sponsor_email: 'MEMBER@partner.test' })
     expect(ok.status, ok.text).to.equal(200)
     await a.smtp.take('member@partner.test')
-    const req = await a.t.app.db.knex('portal_sponsor_requests').where({ sponsor_email: 'MEMBER@partner.test' }).first()
+    const req = await db(a.t)('portal_sponsor_requests').where({ sponsor_email: 'MEMBER@partner.test' }).first()
     expect(req.sponsor_user_id).to.equal(user.body.id)
     expect(a.smtp.messages.filter((m) => m.to.some((x) => x.endsWith('evil.test') || x === 'nobody@partner.test'))).to.have.length(0)
   })
