@@ -42,7 +42,7 @@ export async function registerSession(c: PortalContext, sessionId: string, opts:
     const byod = s.method === 'byod'
     const groupId = byod ? portal.byod_endpoint_group_id : portal.guest_endpoint_group_id
     // A portal without a group for the method registers nothing: the admin must name one first.
-    if (!groupId) throw PortalErrors.methodNotOffered()
+    if (!groupId) throw PortalErrors.methodNeedsGroup({ field: byod ? 'byod_endpoint_group_id' : 'guest_endpoint_group_id', vars: { method: s.method ?? 'hotspot' } })
     const guest = s.guest_id ? await trx('portal_guests').where({ id: s.guest_id }).first() : undefined
     const user = s.user_id ? await c.identity.findUser({ id: s.user_id }, trx) : null
     const now = new Date()
@@ -63,7 +63,9 @@ export async function registerSession(c: PortalContext, sessionId: string, opts:
       .where({ id: s.id })
       .update({ state: 'active', registered_at: now, expires_at: expires, endpoint_id: endpoint.id, endpoint_group_id: groupId, updated_at: now })
       .returning('*')
-    if (guest && guest.status !== 'active') await trx('portal_guests').where({ id: guest.id }).update({ status: 'active', updated_at: now })
+    // A guest of a method lasts as its access does (the expiry job ends both); an event's account keeps its own validity.
+    if (guest && guest.kind !== 'account') await trx('portal_guests').where({ id: guest.id }).update({ status: 'active', valid_from: now, valid_until: expires, updated_at: now })
+    else if (guest && guest.status !== 'active') await trx('portal_guests').where({ id: guest.id }).update({ status: 'active', updated_at: now })
     await c.audit.record(
       { action: 'portal.session.register', resourceType: 'portal_session', resourceId: s.id, after: { mac: s.mac, method: s.method, endpoint_id: endpoint.id, endpoint_group_id: groupId, guest_id: s.guest_id, user_id: s.user_id, expires_at: expires } },
       { actor: opts.actor ?? null, requestId: opts.requestId, trx },

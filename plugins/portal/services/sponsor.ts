@@ -120,8 +120,8 @@ export async function decideSponsorRequest(c: PortalContext, requestId: string, 
     )
     if (decision === 'approve') await registerSession(c, r.session_id, { trx, actor: o.actor, requestId: o.requestId })
     else {
-      await trx('portal_guests').where({ id: r.guest_id }).update({ status: 'denied', updated_at: now })
-      await trx('portal_sessions').where({ id: r.session_id, state: 'pending_approval' }).update({ state: 'denied', updated_at: now })
+      await trx('portal_guests').where({ id: r.guest_id }).update({ status: 'denied', ended_at: now, updated_at: now })
+      await trx('portal_sessions').where({ id: r.session_id, state: 'pending_approval' }).update({ state: 'denied', ended_at: now, updated_at: now })
     }
     return r
   }

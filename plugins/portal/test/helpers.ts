@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { startSmtp, type TestSmtp } from '../../mfa/test/smtp.js'
+import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
 import { portalSignature } from '../../nac/services/portal-redirect.js'
 
 export const REDIRECT_KEY = 'k'.repeat(20) + randomBytes(16).toString('base64url')

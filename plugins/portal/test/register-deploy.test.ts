@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { LoopbackNas } from '../../nac/test/coa-nas.js'
+import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 import { createPortal, freshMac, GuestApi, REDIRECT_KEY, db } from './helpers.js'
 
 describe('portal: a registration reaches FreeRADIUS by a deploy the platform asks for, then the CoA', function () {
