@@ -20,8 +20,6 @@ export interface LayoutOptions {
   body: Html
   /** The page the language switch reloads (path only). */
   path: string
-  /** Seconds after which the browser reloads `refreshTo` (the guest waiting for the sponsor). */
-  refresh?: { seconds: number; to: string }
 }
 
 export const portalTitle = (p: PortalRow, lang: Lang) => p.branding.texts?.[lang]?.title || p.name
@@ -36,7 +34,6 @@ export function layout(o: LayoutOptions): Html {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-${o.refresh ? html`<meta http-equiv="refresh" content="${`${o.refresh.seconds};url=${o.refresh.to}`}">` : ''}
 <title>${o.heading} · ${site}</title>
 <link rel="stylesheet" href="${STYLESHEET}">
 ${slug ? html`<link rel="stylesheet" href="${`/portal/${slug}/theme.css`}">` : ''}

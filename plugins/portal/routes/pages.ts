@@ -65,7 +65,7 @@ const hasAccounts = async (c: PortalContext, portal: PortalRow) => !!(await c.kn
 async function render(c: PortalContext, portal: PortalRow, s: SessionRow, token: string, lang: Lang, more: Partial<ViewContext> = {}, headers: Record<string, string> = {}) {
   const v: ViewContext = { portal, lang, csrf: csrfToken(token), session: s, hasAccounts: s.state === 'started' && (await hasAccounts(c, portal)), ...(await viewExtras(c, s)), ...more }
   const page = sessionPage(v)
-  return htmlReply(page.status, page.body, headers)
+  return htmlReply(page.status, page.body, page.refresh ? { ...headers, Refresh: page.refresh } : headers)
 }
 
 /** A failure as a page: the kernel's JSON envelope means nothing to a guest's browser. */
