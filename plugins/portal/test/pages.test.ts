@@ -109,6 +109,18 @@ describe('portal: the guest pages', function () {
     expect((await b.get(`/portal/${p.slug}`)).html, 'remembered').to.include('<html lang="en">')
   })
 
+  it('the console\'s preview shows the landing page as a guest sees it, to holders of portal.read only', async () => {
+    const p = await createPortal(a.t, { methods: ['hotspot', 'sponsored'], branding: { texts: { ru: { title: '<i>Вестибюль</i>' } } } })
+    const r = await a.t.admin('GET', `/api/v1/captive-portal/portals/${p.id}/preview?lang=ru`)
+    expect(r.status).to.equal(200)
+    expect(r.headers.get('content-security-policy')).to.include("form-action 'self'")
+    expect(r.text).to.include('<h1>&#60;i&#62;Вестибюль&#60;/i&#62;</h1>').and.include('<label for="sp-sponsor_email">')
+    expect(await db(a.t)('portal_sessions').where({ portal_id: p.id })).to.have.length(0)
+    const reader = await a.t.token({ permissions: ['nac.read'] })
+    expect((await a.t.req('GET', `/api/v1/captive-portal/portals/${p.id}/preview`, { token: reader })).status).to.equal(403)
+    expect((await a.t.admin('GET', '/api/v1/captive-portal/portals/00000000-0000-4000-8000-000000000000/preview')).status).to.equal(404)
+  })
+
   it('escapes every portal text and shows the portal\'s colours and logo from files of its own', async () => {
     const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>"\''
     const p = await createPortal(a.t, {
