@@ -67,7 +67,7 @@ export async function registerSession(c: PortalContext, sessionId: string, opts:
     if (guest && guest.kind !== 'account') await trx('portal_guests').where({ id: guest.id }).update({ status: 'active', valid_from: now, valid_until: expires, updated_at: now })
     else if (guest && guest.status !== 'active') await trx('portal_guests').where({ id: guest.id }).update({ status: 'active', updated_at: now })
     await c.audit.record(
-      { action: 'portal.session.register', resourceType: 'portal_session', resourceId: s.id, after: { mac: s.mac, method: s.method, endpoint_id: endpoint.id, endpoint_group_id: groupId, guest_id: s.guest_id, user_id: s.user_id, expires_at: expires } },
+      { action: 'portal_session.register', resourceType: 'portal_session', resourceId: s.id, after: { mac: s.mac, method: s.method, endpoint_id: endpoint.id, endpoint_group_id: groupId, guest_id: s.guest_id, user_id: s.user_id, expires_at: expires } },
       { actor: opts.actor ?? null, requestId: opts.requestId, trx },
     )
     return row

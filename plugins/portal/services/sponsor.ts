@@ -115,7 +115,7 @@ export async function decideSponsorRequest(c: PortalContext, requestId: string, 
       throw PortalErrors.requestDecided({ vars: { status: was.status } })
     }
     await c.audit.record(
-      { action: `portal.sponsor.${status}`, resourceType: 'portal_sponsor_request', resourceId: r.id, after: { guest_id: r.guest_id, session_id: r.session_id, sponsor_email: r.sponsor_email, via: o.via } },
+      { action: `portal_sponsor_request.${decision}`, resourceType: 'portal_sponsor_request', resourceId: r.id, after: { guest_id: r.guest_id, session_id: r.session_id, sponsor_email: r.sponsor_email, via: o.via } },
       { actor: o.actor ?? null, requestId: o.requestId, trx },
     )
     if (decision === 'approve') await registerSession(c, r.session_id, { trx, actor: o.actor, requestId: o.requestId })
