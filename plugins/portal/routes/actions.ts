@@ -88,7 +88,15 @@ export async function runAction(c: PortalContext, req: Req, a: GuestAction, port
           throw e
         }
       }
-      const byod = await byodVerify(c, portal, s, str(input.byod_mfa_token), str(input.code).trim(), countFailure)
+      let byod: ByodOutcome
+      try {
+        byod = await byodVerify(c, portal, s, str(input.byod_mfa_token), str(input.code).trim(), countFailure)
+      } catch (e) {
+        if (isPortcullisError(e) && (e.code === PortalErrors.byodCodeInvalid.code || e.code === PortalErrors.byodTokenInvalid.code)) {
+          await req.auditNow({ action: 'portal.byod_mfa_verify', outcome: 'failure', reason: e.code === PortalErrors.byodCodeInvalid.code ? 'mfa_bad_code' : 'token_invalid', userId: s.user_id })
+        }
+        throw e
+      }
       await req.auditNow({ action: 'portal.byod_mfa_verify', outcome: 'success', userId: s.user_id })
       return { session: byod.status === 'registered' ? byod.session : s, byod }
     }

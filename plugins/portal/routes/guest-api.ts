@@ -62,6 +62,14 @@ const guestToken = (req: Req) => {
   return typeof h === 'string' ? h : undefined
 }
 
+/** The session of the X-Guest-Token, on a portal still enabled: 401 GUEST_TOKEN_INVALID otherwise. */
+async function liveSession(c: PortalContext, req: Req) {
+  const s = await sessionOfToken(c, guestToken(req))
+  const portal = await c.knex('portal_portals').where({ id: s.portal_id, enabled: true }).first()
+  if (!portal) throw PortalErrors.guestTokenInvalid()
+  return { s, portal }
+}
+
 const langOf = (req: Req, s: SessionRow): Lang => asLang(s.language) ?? asLang(req.lang) ?? 'en'
 
 const BODIES: Record<GuestAction, ReturnType<typeof Type.Object>> = {
@@ -97,9 +105,7 @@ export function guestApiRoutes(c: PortalContext): RouteDefinition[] {
       tags: TAGS,
       schema: { body: BODIES[action], response: { 200: Step, ...Errors } },
       handler: async (req) => {
-        const s = await sessionOfToken(c, guestToken(req))
-        const portal = await c.knex('portal_portals').where({ id: s.portal_id, enabled: true }).first()
-        if (!portal) throw PortalErrors.guestTokenInvalid()
+        const { s, portal } = await liveSession(c, req)
         const out = await runAction(c, req, action, portal, s, req.body as ActionInput, langOf(req, s))
         const fresh = (await c.knex('portal_sessions').where({ id: s.id }).first()) ?? out.session
         return {
@@ -145,7 +151,7 @@ export function guestApiRoutes(c: PortalContext): RouteDefinition[] {
       summary: 'The guest session\'s current step',
       tags: TAGS,
       schema: { response: { 200: GuestSession, 401: ErrorBody } },
-      handler: async (req) => view(c, await sessionOfToken(c, guestToken(req))),
+      handler: async (req) => view(c, (await liveSession(c, req)).s),
     }),
     ...(Object.keys(SUMMARY) as GuestAction[]).map(step),
   ] as RouteDefinition[]

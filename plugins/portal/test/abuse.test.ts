@@ -34,6 +34,7 @@ describe('portal: bad input and abuse on the guest side', function () {
     await other.start(q.slug, freshMac())
     await db(a.t)('portal_portals').where({ id: q.id }).update({ enabled: false })
     expect((await other.call('POST', '/guest/hotspot', { accept_terms: true })).status).to.equal(401)
+    expect((await other.call('GET', '/guest/status')).status).to.equal(401)
     // Registered, then ended by an administrator: the token is dead, replayed or not.
     expect((await g.call('POST', '/guest/hotspot', { accept_terms: true })).status).to.equal(200)
     await db(a.t)('portal_sessions').where({ mac }).update({ state: 'ended', end_reason: 'admin' })

@@ -75,6 +75,9 @@ describe('portal: employees (BYOD) and guest accounts', function () {
     }
     const fifth = await g.call('POST', '/byod/verify', { byod_mfa_token: byodToken, code: bad })
     expect(fifth.body.code).to.equal('BYOD_MFA_TOKEN_INVALID')
+    const failures = await db(a.t)('audit_log').where({ action: 'portal.byod_mfa_verify', outcome: 'failure' }).orderBy('at')
+    // The mfa token swapped in, the four wrong codes, the fifth that spent the token's budget (the kernel's `locked`) and burnt it.
+    expect(failures.map((f: any) => f.reason)).to.deep.equal(['token_invalid', 'mfa_bad_code', 'mfa_bad_code', 'mfa_bad_code', 'mfa_bad_code', 'locked', 'token_invalid'])
     expect((await g.call('POST', '/byod/verify', { byod_mfa_token: byodToken, code: codeAt(secret, 1) })).body.code, 'burnt').to.equal('BYOD_MFA_TOKEN_INVALID')
     expect(await endpointOf(a.t, mac)).to.equal(null)
 
