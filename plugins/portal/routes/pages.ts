@@ -85,8 +85,10 @@ export function pageRoutes(c: PortalContext): RouteDefinition[] {
       const headers: Record<string, string> = {}
       if (!statusPage && query.mac !== undefined) {
         const mac = c.nac.normalizeMac(query.mac)
-        // The same device coming back keeps its session; another MAC, or none yet, starts one.
-        if (!current || !mac || current.session.mac !== mac) {
+        // The same device coming back keeps its session, unless it led nowhere (denied, or the sponsor never
+        // answered): then, as the page tells the guest, opening a page again starts over. Another MAC starts one too.
+        const over = current && (current.session.state === 'denied' || (current.session.state === 'pending_approval' && (await viewExtras(c, current.session)).sponsorExpired))
+        if (!current || !mac || current.session.mac !== mac || over) {
           current = await startSession(c, { portal, redirect: { mac: query.mac, nas: query.nas, ssid: query.ssid, sig: query.sig }, clientIp: req.ip, language: asLang(query.lang) })
           headers['Set-Cookie'] = sessionCookie(current.token, overHttps(req))
         }

@@ -87,6 +87,22 @@ describe('portal: sponsored guests', function () {
     expect((await callback('GET', '/api/v1/captive-portal/sponsor/callback?token=nothing-like-it')).status).to.equal(404)
   })
 
+  it('the guest\'s page says when the host denied or did not answer, and the next redirect starts over', async () => {
+    const p = await createPortal(a.t, { methods: ['sponsored'] })
+    const b = new Browser(a.t)
+    const mac = freshMac()
+    const page = await b.get(`/portal/${p.slug}?${qs(signedRedirect(mac))}`)
+    await b.submit(page, `/portal/${p.slug}/sponsor`, { name: 'Vic', email: 'vic@visitor.test', sponsor_email: 'away@example.com' })
+    await a.smtp.take('away@example.com')
+    await db(a.t)('portal_sponsor_requests').where({ sponsor_email: 'away@example.com' }).update({ expires_at: new Date(Date.now() - 1000) })
+    const expired = await b.get(`/portal/${p.slug}/status`)
+    expect(expired.html).to.include('<h1>The request has expired</h1>')
+    expect(expired.headers.get('refresh'), 'no more waiting').to.equal(null)
+    const again = await b.get(`/portal/${p.slug}?${qs(signedRedirect(mac))}`)
+    expect(again.html).to.include('<section aria-labelledby="sp-h">')
+    expect((await db(a.t)('portal_sessions').where({ mac }).orderBy('created_at')).map((s: any) => s.state)).to.deep.equal(['pending_approval', 'started'])
+  })
+
   it('refuses a sponsor outside the allowed domains (422 at sponsor_email, nothing mailed); takes a member of the sponsor group', async () => {
     const group = await a.t.admin('POST', '/api/v1/user-groups', { body: { name: `sponsors-${Date.now()}` } })
     expect(group.status, group.text).to.equal(201)
