@@ -13,7 +13,7 @@ import { expect } from 'chai'
 import { randomUUID } from 'node:crypto'
 import { hashPassword } from '../../kernel/identity/passwords.js'
 import { base32Decode, hotp, timeStep } from '../../plugins/mfa/services/totp.js'
-import { startSmtp, type TestSmtp } from '../../plugins/mfa/test/smtp.js'
+import { startSmtp, type TestSmtp } from '../kit/smtp.js'
 import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
 import type { TestResponse } from '../kit/http.js'
 

@@ -1,23 +1,21 @@
 /**
- * The browser for the console's end-to-end tests: Debian's `chromium`
- * (installed by .ci/run), driven by playwright-core, which downloads nothing.
- * Where chromium is missing the tests skip and say so.
+ * The console's end-to-end tests: the browser comes from the test kit (test/kit/browser.ts:
+ * Debian's `chromium` through playwright-core); here what is the console's own (its build,
+ * the first sign-in, Mantine's inputs).
  */
 import { expect } from 'chai'
 import { execSync } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp, type TestAppOptions } from '../../../test/kit/app.js'
-import { skipBecause } from '../../../test/kit/skip.js'
+import { needChromium } from '../../../test/kit/browser.js'
 import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
 
-/** CHROMIUM_PATH when set (a path that does not exist skips the tests), else Debian's. */
-export const CHROMIUM = (process.env.CHROMIUM_PATH !== undefined ? [process.env.CHROMIUM_PATH] : ['/usr/bin/chromium', '/usr/bin/chromium-browser']).find((p) => existsSync(p)) ?? null
+export { CHROMIUM, context, launch, SCREENSHOTS } from '../../../test/kit/browser.js'
+import { screenshot as kitScreenshot } from '../../../test/kit/browser.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-export const SCREENSHOTS = path.join(ROOT, 'docs/screenshots')
 
 /**
  * What every console suite does first: skip (saying why) without chromium,
@@ -25,7 +23,7 @@ export const SCREENSHOTS = path.join(ROOT, 'docs/screenshots')
  * browser is shown the code under test.
  */
 export function needConsole(ctx: Mocha.Context): void {
-  if (!CHROMIUM) skipBecause(ctx, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
+  needChromium(ctx)
   if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: ROOT, stdio: 'inherit' })
 }
 
@@ -46,21 +44,9 @@ export async function signInAt(page: Page, url: string, username: string, passwo
   await page.locator('input[name="password"]').press('Enter')
 }
 
-export async function launch(): Promise<Browser> {
-  // --no-sandbox: CI runs as root, where chromium refuses its sandbox.
-  return chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
-}
-
-/** A fresh browser profile (no token, no language choice) in a language and at a size. */
-export async function context(browser: Browser, o: { locale: 'en-US' | 'ru-RU'; width?: number; height?: number }): Promise<BrowserContext> {
-  const c = await browser.newContext({ locale: o.locale, viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, reducedMotion: 'reduce' })
-  c.setDefaultTimeout(15_000)
-  return c
-}
-
+/** The viewport, written to docs/screenshots/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true })
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) })
+  await kitScreenshot(page, name)
 }
 
 /** The error text an input shows (Mantine links it with aria-describedby), once the input is marked invalid. */

@@ -17,7 +17,7 @@ import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { codeAt, enroll, wrongCode } from '../../../test/kit/mfa.js'
-import { startSmtp, type TestSmtp } from '../../mfa/test/smtp.js'
+import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
 import { context, heading, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
 
 const PASSWORD = 'Portcullis-Idm-2026!'

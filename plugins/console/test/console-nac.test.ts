@@ -14,7 +14,7 @@
 import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { LoopbackNas } from '../../nac/test/coa-nas.js'
+import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
 
 const PASSWORD = 'Portcullis-Nac-2026!'

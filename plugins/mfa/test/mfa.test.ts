@@ -11,7 +11,7 @@ import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { base32Decode, hotp, timeStep } from '../services/totp.js'
 import { totpProvider } from '../services/totp-provider.js'
-import { startSmtp, type TestSmtp } from './smtp.js'
+import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
 
 const PASSWORD = 'Tulip-Granite-Orbit-42'
 const INTERNAL_KEY = 'k'.repeat(20) + randomUUID()

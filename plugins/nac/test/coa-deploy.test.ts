@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { LoopbackNas } from './coa-nas.js'
+import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 import { createEndpoint, createGroup, uniq } from './helpers.js'
 
 const PLUGINS = ['inventory', 'radius', 'nac']

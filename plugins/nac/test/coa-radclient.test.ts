@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { promisify } from 'node:util'
 import { expect } from 'chai'
-import { LoopbackNas } from './coa-nas.js'
+import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 
 const run = promisify(execFile)
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { LoopbackNas } from './coa-nas.js'
+import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 import { createEndpoint, expectError, uniq } from './helpers.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 

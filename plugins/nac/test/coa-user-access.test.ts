@@ -11,7 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { LoopbackNas } from './coa-nas.js'
+import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 import { freshMac, uniq, waitFor } from './helpers.js'
 import { ACCT_FILE, acctLine } from './radius-lines.js'
 

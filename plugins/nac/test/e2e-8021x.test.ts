@@ -13,7 +13,7 @@ import { skipBecause } from '../../../test/kit/skip.js'
 import { createCa, createTemplate, eapTemplateId } from '../../pki/test/helpers.js'
 import { has } from '../../radius/test/e2e-support.js'
 import { created, NacLab, SECRET, setSetting } from '../../radius/test/e2e-nac-lab.js'
-import { LoopbackNas } from './coa-nas.js'
+import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 
 const PASSWORD = 'Nac-E2e-Secret-123'
 const PRINTER = '00:11:22:33:44:55'

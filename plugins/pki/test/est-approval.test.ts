@@ -9,7 +9,7 @@
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { startSmtp, type TestSmtp } from '../../mfa/test/smtp.js'
+import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
 import { mailValue } from '../services/est-queue.js'
 import { createCa, createTemplate, csrWithSubject, expectError, hasOpenssl, Scratch, uniq } from './helpers.js'
 

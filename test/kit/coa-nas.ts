@@ -4,6 +4,8 @@
  * RFC 5176 (its own code, not the plugin's: Request Authenticator and
  * Message-Authenticator with the shared secret) and answers as told (ACK,
  * NAK with an Error-Cause, nothing, or an answer signed with another secret).
+ * Each request keeps the moment it arrived (`at`, performance.now()), so a test or
+ * a benchmark in the same process measures how long a CoA took to leave.
  */
 import { createHash, createHmac } from 'node:crypto'
 import { createSocket, type Socket } from 'node:dgram'
@@ -21,6 +23,8 @@ export interface Received {
   /** Every attribute as [type, value bytes]. */
   raw_attributes: [number, Buffer][]
   raw: Buffer
+  /** When it arrived: performance.now() of this process. */
+  at: number
 }
 
 export type Answer = { kind: 'ack' } | { kind: 'nak'; errorCause: number } | { kind: 'silent' } | { kind: 'wrong-secret' }
@@ -56,11 +60,24 @@ export class LoopbackNas {
     return this.received
   }
 
+  /** The first request (after the first `from` ones) whose Calling-Station-Id is `mac` (any notation), waiting up to `ms`. */
+  async waitForMac(mac: string, o: { from?: number; ms?: number } = {}): Promise<Received> {
+    const want = mac.replace(/[^0-9a-f]/gi, '').toLowerCase()
+    const end = Date.now() + (o.ms ?? 5000)
+    for (;;) {
+      const r = this.received.slice(o.from ?? 0).find((x) => String(x.attributes['Calling-Station-Id'] ?? '').replace(/[^0-9a-f]/gi, '').toLowerCase() === want)
+      if (r) return r
+      if (Date.now() > end) throw new Error(`no CoA for ${mac} within ${o.ms ?? 5000} ms (${this.received.length} requests in all)`)
+      await new Promise((res) => setTimeout(res, 10))
+    }
+  }
+
   close(): void {
     this.socket.close()
   }
 
   private onMessage(msg: Buffer, address: string, port: number): void {
+    const at = performance.now()
     const packet = radius.decode_without_secret({ packet: Buffer.from(msg) })
     const raw = packet.raw_attributes as [number, Buffer][]
     const ciscoAvPairs = raw
@@ -68,7 +85,7 @@ export class LoopbackNas {
       .map(([, v]) => v.subarray(6, 4 + v.readUInt8(5)).toString('utf8'))
     const code = msg.readUInt8(0)
     const hasMa = raw.some(([t]) => t === 80)
-    this.received.push({ code, identifier: msg.readUInt8(1), signed: verifyRequest(msg, this.secret), hasMessageAuthenticator: hasMa, attributes: packet.attributes as Record<string, unknown>, ciscoAvPairs, raw_attributes: raw, raw: Buffer.from(msg) })
+    this.received.push({ code, identifier: msg.readUInt8(1), signed: verifyRequest(msg, this.secret), hasMessageAuthenticator: hasMa, attributes: packet.attributes as Record<string, unknown>, ciscoAvPairs, raw_attributes: raw, raw: Buffer.from(msg), at })
     const a = this.answer
     if (a.kind === 'silent') return
     const ok = a.kind !== 'nak'
