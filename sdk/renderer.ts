@@ -204,6 +204,14 @@ export interface DeploysService {
    * waited for the tree carrying the change). A listener's failure is logged, never the deploy's.
    */
   onActivated(listener: (daemon: string) => void | Promise<void>): void
+  /**
+   * A deploy of `daemon` the platform makes by itself (actor: none, audited with `comment`), for data
+   * the daemon reads from its files that changed outside an administrator's edit: a guest the captive
+   * portal registered. Requests are coalesced (those arriving during a deploy share the next one).
+   * Resolves once a release rendered after the call is active on this node and reloaded; rejects
+   * with the deploy's error (a failed check …). Everything pending goes live with it, as with any deploy.
+   */
+  request(daemon: string, comment: string): Promise<void>
 }
 
 const SECRET_NAME = /(secret|key|password)/i

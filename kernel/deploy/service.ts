@@ -36,6 +36,7 @@ import { rollbackTo } from './rollback.js'
 import { recordFailed, type StagedRelease } from './failed.js'
 import { releaseChanges } from './diff.js'
 import { deployedConfig } from './current.js'
+import { deployRequests } from './requested.js'
 import { ClusterDeployLock, type DeployLease } from './lock.js'
 import { takeFolderLock } from './lock-file.js'
 import { prepareFolder } from './account.js'
@@ -344,6 +345,13 @@ export class DeployService implements DeploysService {
         )
       }
     })
+  }
+
+  private requests: ReturnType<typeof deployRequests> | null = null
+
+  request(daemon: string, comment: string): Promise<void> {
+    this.requests ??= deployRequests((d, c) => this.deploy({ daemon: d, comment: c, actor: null }), this.d.log)
+    return this.requests.request(daemon, comment)
   }
 
   onActivated(listener: (daemon: string) => void | Promise<void>): void {

@@ -300,4 +300,31 @@ describe('deploy pipeline on the embedded engine', function () {
     expect(current(t.dataDir, 'motd')).to.equal(a.body.deploys[0].release)
     expect((await t.admin('GET', '/api/v1/deploys?status=rolled_back')).body.items.map((d: any) => d.id)).to.deep.equal([b.body.deploys[0].id])
   })
+
+  it('deploys the platform asks for: coalesced per daemon, no actor, the reasons in the comment, live when they resolve', async () => {
+    const rows = () => t.app.db.knex('deploys').where({ daemon: 'motd' }).orderBy('created_at', 'asc').select('id', 'actor_id', 'comment', 'release', 'status')
+    const before = (await rows()).length
+    await t.admin('POST', '/api/v1/greetings', { body: { name: 'guest1', message: 'Registered' } })
+    // Asked at once: one deploy serves all three.
+    await Promise.all([t.app.deploys.request('motd', 'guest a'), t.app.deploys.request('motd', 'guest b'), t.app.deploys.request('motd', 'guest a')])
+    let all = await rows()
+    expect(all.length - before).to.equal(1)
+    const one = all[all.length - 1]
+    expect(one).to.include({ actor_id: null, status: 'active', comment: 'guest a; guest b' })
+    expect(current(t.dataDir, 'motd'), 'live when the request resolved').to.equal(one.release)
+    // Asked while a deploy runs: they wait for the next one, which they share, and it carries what changed after the first began.
+    const first = t.app.deploys.request('motd', 'guest c')
+    await new Promise((r) => setImmediate(r))
+    await t.admin('POST', '/api/v1/greetings', { body: { name: 'guest2', message: 'Later' } })
+    await Promise.all([first, t.app.deploys.request('motd', 'guest d'), t.app.deploys.request('motd', 'guest e')])
+    all = await rows()
+    expect(all.length - before).to.equal(3)
+    expect(all.slice(-2).map((r) => r.comment)).to.deep.equal(['guest c', 'guest d; guest e'])
+    const live = await t.app.deploys.currentFiles('motd')
+    expect(live!.files.map((f) => f.content).join('')).to.include('Later, guest2!')
+    // A request for a daemon nothing renders rejects with the deploy's error.
+    let err: unknown = null
+    await t.app.deploys.request('nosuchd', 'x').catch((e: unknown) => (err = e))
+    expect((err as { code?: string } | null)?.code).to.equal('DEPLOY_DAEMON_UNKNOWN')
+  })
 })
