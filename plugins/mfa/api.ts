@@ -1,7 +1,7 @@
 /**
  * The mfa plugin's contract for other plugins: what the daemon renderers (radius, tacacs) need to
- * make device logins ask for the second factor through the internal surface, without reading the
- * plugin's settings or tables themselves.
+ * make device logins ask for the second factor through the internal surface, and what the captive
+ * portal needs to ask an employee for a code, without reading the plugin's settings or tables.
  */
 import type { Knex } from 'knex'
 import { createServiceRef } from '../../sdk/index.js'
@@ -20,6 +20,16 @@ export interface MfaDaemonLink {
 export interface MfaService {
   /** Null while setting mfa.internal_key is null: the surface is off, and device logins take the password alone. */
   daemonLink(db?: Knex | Knex.Transaction): Promise<MfaDaemonLink | null>
+  /** The user has a confirmed TOTP authenticator (a pending enrollment is none). False for an unknown id. */
+  isEnrolled(userId: string): Promise<boolean>
+  /**
+   * Checks a TOTP code of the user's confirmed authenticator and spends its time step, as the
+   * sign-in does (services/totp-store.ts consume): a code accepted once, by any surface, is never
+   * accepted again, and of two requests racing with one code only one passes. False for a wrong,
+   * replayed or malformed code and for a user without an authenticator. Counts no attempts: the
+   * caller bounds the tries (the sign-in's budget is its mfa token's).
+   */
+  verifyCode(userId: string, code: string): Promise<boolean>
 }
 
 export const mfaServiceRef = createServiceRef<MfaService>({ id: 'mfa.service' })

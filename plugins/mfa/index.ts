@@ -19,6 +19,9 @@ import { mfaTables } from './tables.js'
 
 export * from './api.js'
 
+/** What PostgreSQL's uuid type takes: anything else is no user (not a failed cast). */
+const isUuid = (s: string) => typeof s === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)
+
 export default definePlugin({
   id: 'mfa',
   version: '0.1.0',
@@ -61,6 +64,12 @@ export default definePlugin({
       async daemonLink(db?: Parameters<typeof settings.get>[1]) {
         const key = await settings.get(mfaInternalKey, db)
         return key === null ? null : { baseUrl, key, checkPath: '/api/v1/mfa/internal/check' as const, verifyPath: '/api/v1/mfa/internal/verify' as const }
+      },
+      isEnrolled: (userId: string) => (isUuid(userId) ? store.isEnrolled(userId) : Promise.resolve(false)),
+      async verifyCode(userId: string, code: string) {
+        // Six digits, as every surface takes them; anything else is no code and costs no computation.
+        if (!isUuid(userId) || typeof code !== 'string' || !/^[0-9]{6}$/.test(code)) return false
+        return (await store.consume(userId, code)) === 'accepted'
       },
     }
     return { services: [provide(mfaServiceRef, service)], routes: mfaRoutes({ identity, mail, settings, store, budget, challenges, consoleServed: console !== undefined }) }

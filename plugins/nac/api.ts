@@ -97,6 +97,30 @@ export interface EndpointAuthorizationChange {
  */
 export type EndpointAuthorizationListener = (changes: readonly EndpointAuthorizationChange[]) => Promise<void> | void
 
+/** What the captive portal registers: the endpoint (created when new), the group it is put in, its owner. */
+export interface EndpointRegistration {
+  /** Any accepted notation. */
+  mac: string
+  endpoint_group_id: string
+  /** Absent: the owner stays as it is; null clears it. */
+  owner_user_id?: string | null
+  /** Absent: the description stays as it is; null clears it. */
+  description?: string | null
+}
+
+/**
+ * The session parameters a NAS's web redirection carried to the portal (docs/nac.md "Captive
+ * portal redirection"). `signed`: the `sig` FreeRADIUS added matched, so mac, NAS and SSID are the
+ * ones the daemon saw; false: no `sig` was given (an Aruba role redirect), nothing vouches for them.
+ */
+export interface PortalRedirect {
+  /** Canonical (`aa:bb:cc:dd:ee:ff`). */
+  mac: string
+  nas_ip: string | null
+  ssid: string | null
+  signed: boolean
+}
+
 export interface NacService {
   /** The canonical form of a MAC in any accepted notation; null when it is none, or a group or all-zero address. */
   normalizeMac(text: string): string | null
@@ -135,6 +159,27 @@ export interface NacService {
    * plugin's tables.
    */
   references: { endpoint: ReferenceTarget; endpoint_group: ReferenceTarget }
+  /**
+   * The captive portal's registration: creates the endpoint when its MAC is new, else updates it;
+   * puts it in the group (static membership, as the API's endpoint update) and sets the owner and
+   * description given. After the commit (of `db`, when it is a transaction: once it commits), an
+   * endpoint whose group changed goes to the authorization-change listeners (cause `admin`); no
+   * CoA is sent by this call (the caller sends the one it wants). Not audited: the caller audits.
+   * Throws the API's 422 for a malformed MAC or an unknown group or owner.
+   */
+  registerEndpoint(r: EndpointRegistration, db?: Db): Promise<Endpoint>
+  /**
+   * Takes the endpoint out of `fromGroupId` if it is still in it (a group changed since is left
+   * alone), the owner kept; the change goes to the listeners as registerEndpoint's. Null when there
+   * is no such endpoint; the endpoint unchanged when it is no longer in that group.
+   */
+  releaseEndpoint(endpointId: string, fromGroupId: string, db?: Db): Promise<Endpoint | null>
+  /**
+   * Checks the session parameters of a portal redirection (a query: `mac`, `nas`, `ssid`, `sig`).
+   * Null when `mac` is not a MAC or `sig` is present and wrong (compared in constant time); without
+   * `sig`: `signed: false`.
+   */
+  verifyPortalRedirect(q: Record<string, string | undefined>): Promise<PortalRedirect | null>
   /** The NAC policy compiled from the tables (sdk/nac-policy.ts), as the FreeRADIUS renderer gets it; pass your snapshot. */
   compilePolicy(db?: Db): Promise<CompiledNacPolicy>
   /** Pure: what the compiled policy decides for a request, with the trace (the policy test's evaluation; a differential test's oracle). */

@@ -32,6 +32,8 @@ import { AuthorizationEvents } from './services/events.js'
 import { createNacService } from './services/nac.js'
 import { createRecordObserver } from './services/observe.js'
 import { registerOwnerGuard } from './services/owners.js'
+import { createPortalEndpoints } from './services/portal-endpoints.js'
+import { portalKey, verifyPortalRedirect } from './services/portal-redirect.js'
 import { compileNacPolicy, registerPolicyGuards } from './services/policy-rules.js'
 import { createCompiledPolicyCache } from './services/policy-cache.js'
 import { policyEndpoints } from './services/policy-endpoints.js'
@@ -83,7 +85,13 @@ export default definePlugin({
     const compile = (db: Parameters<typeof compileNacPolicy>[0]) => compileNacPolicy(db, targets)
     radius?.registerNacPolicySource({ compile, endpoints: policyEndpoints })
     const events = new AuthorizationEvents(logger.child({ component: 'nac.events' }))
-    const nac: NacService = { ...createNacService(database.knex, references, events), compilePolicy: (db = database.knex) => compile(db), evaluatePolicy: evaluateNacPolicy }
+    const nac: NacService = {
+      ...createNacService(database.knex, references, events),
+      ...createPortalEndpoints(database.knex, users, events),
+      verifyPortalRedirect: async (q) => verifyPortalRedirect(await portalKey(settings), q),
+      compilePolicy: (db = database.knex) => compile(db),
+      evaluatePolicy: evaluateNacPolicy,
+    }
     aaaLogs?.registerRecordListener('nac', createRecordObserver(database.knex, events).listener)
     // With the radius plugin, FreeRADIUS answers from its rendered tree: automatic CoAs wait for the deploy that carries the change.
     const coa = createCoaService({ knex: database.knex, settings, inventory, log: logger.child({ plugin: 'nac', part: 'coa' }), awaitDeploy: radius !== undefined, identity })

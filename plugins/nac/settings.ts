@@ -1,5 +1,5 @@
 /** The plugin's settings (`PUT /api/v1/settings/{key}`). */
-import { defineSetting, StringEnum, Type } from '../../sdk/index.js'
+import { defineSetting, Nullable, StringEnum, Type } from '../../sdk/index.js'
 
 // ---- Change of Authorization (services/coa/) ----
 export const coaOnChange = defineSetting(
@@ -15,4 +15,13 @@ export const coaPort = defineSetting('nac.coa_port', Type.Integer({ minimum: 1, 
 export const coaTimeoutMs = defineSetting('nac.coa_timeout_ms', Type.Integer({ minimum: 100, maximum: 30000 }), 3000, 'How long to wait for the NAS to answer one transmission of a CoA or Disconnect request, in milliseconds.')
 export const coaRetries = defineSetting('nac.coa_retries', Type.Integer({ minimum: 0, maximum: 5 }), 2, 'How many times an unanswered CoA or Disconnect request is sent again (same identifier and authenticator) before it is recorded as a timeout.')
 
-export const nacSettings = [coaOnChange, coaPort, coaTimeoutMs, coaRetries]
+// ---- Captive portal redirection (services/portal-redirect.ts) ----
+export const portalRedirectKey = defineSetting(
+  'nac.portal_redirect_key',
+  Nullable(Type.String({ minLength: 32, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' })),
+  null,
+  'The key FreeRADIUS signs the session parameters of a captive portal redirection with (authorization profiles with `portal_redirect`), and the portal checks them with. Made at random when the first such profile is saved; write a new one (32 to 128 letters, digits, `-` or `_`) to change it, then deploy: redirections signed with the old key are refused from then on. Write-only, sealed at rest.',
+  { secret: true },
+)
+
+export const nacSettings = [coaOnChange, coaPort, coaTimeoutMs, coaRetries, portalRedirectKey]

@@ -24,6 +24,7 @@ import { Signers } from './services/ca.js'
 import { OcspResponder } from './services/ocsp.js'
 import { createPkiService } from './services/service.js'
 import { revokeDeletedUsersCertificates } from './services/user-certificates.js'
+import { userCertificateIssuer } from './services/user-issue.js'
 import { estGroupId, pkiSettings } from './settings.js'
 import { pkiTables } from './tables.js'
 
@@ -51,7 +52,7 @@ export default definePlugin({
     const knex = database.knex
     const signers = new Signers(knex, secrets)
     const ctx: PkiContext = { knex, secrets, settings, identity, mail, queue: new EstQueue(knex, settings, mail, logger), signers, ocsp: new OcspResponder(knex, signers) }
-    const service = createPkiService(knex, signers, settings, logger)
+    const service = { ...createPkiService(knex, signers, settings, logger), issueUserCertificate: userCertificateIssuer({ knex, signers, secrets, settings, identity, audit }) }
     // Membership of the EST group gets certificates from the EST CA: giving it needs pki.issue, as a role granting pki.issue would.
     identity.registerCapabilityGroups({
       permission: PKI_ISSUE,

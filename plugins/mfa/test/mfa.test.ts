@@ -445,6 +445,51 @@ describe('mfa plugin: TOTP second factor', function () {
     })
   })
 
+  describe('MfaService.isEnrolled and verifyCode (the captive portal\'s BYOD second factor)', () => {
+    const service = async () => {
+      const { mfaServiceRef } = await import('../api.js')
+      return t.app.resolveDeps('mfa', { mfa: mfaServiceRef }).mfa
+    }
+
+    it('says enrolled only for a confirmed authenticator', async () => {
+      const mfa = await service()
+      const plain = await createUser()
+      expect(await mfa.isEnrolled(plain.id)).to.equal(false)
+      const pending = await createUser()
+      expect((await t.req('POST', '/api/v1/mfa/enrollment', { token: await enrollmentToken(pending) })).status).to.equal(200)
+      expect(await mfa.isEnrolled(pending.id), 'started, not confirmed').to.equal(false)
+      expect(await mfa.isEnrolled((await enrolledUser()).id)).to.equal(true)
+      expect(await mfa.isEnrolled('nonsense')).to.equal(false)
+    })
+
+    it('accepts a right code once, with the sign-in\'s replay rule on both sides', async () => {
+      const mfa = await service()
+      const user = await enrolledUser()
+      expect(await mfa.verifyCode(user.id, wrongCode(user.secret))).to.equal(false)
+      const code = codeAt(user.secret, 1)
+      expect(await mfa.verifyCode(user.id, code)).to.equal(true)
+      expect(await mfa.verifyCode(user.id, code), 'replayed').to.equal(false)
+      expect(await mfa.verifyCode(user.id, codeAt(user.secret, 0)), 'older than the last used').to.equal(false)
+      // What the service spent, the sign-in refuses; and the other way round.
+      const replay = await verify(await mfaToken(user.username), code)
+      expect(replay.status).to.equal(401)
+      expect(replay.body.code).to.equal('MFA_CODE_INVALID')
+      const other = await enrolledUser()
+      const next = codeAt(other.secret, 1)
+      expect((await verify(await mfaToken(other.username), next)).status).to.equal(200)
+      expect(await mfa.verifyCode(other.id, next)).to.equal(false)
+      // Two at once with one code: one passes.
+      const third = await enrolledUser()
+      const both = await Promise.all([mfa.verifyCode(third.id, codeAt(third.secret, 1)), mfa.verifyCode(third.id, codeAt(third.secret, 1))])
+      expect(both.sort()).to.deep.equal([false, true])
+      // No authenticator, no user, no code.
+      expect(await mfa.verifyCode((await createUser()).id, '123456')).to.equal(false)
+      expect(await mfa.verifyCode('nonsense', '123456')).to.equal(false)
+      expect(await mfa.verifyCode(third.id, '12345')).to.equal(false)
+      expect(await mfa.verifyCode(third.id, ' 123456')).to.equal(false)
+    })
+  })
+
   describe('documentation', () => {
     it('publishes every route in a valid OpenAPI document, with the internal surface and the verify budget described', async () => {
       const doc = (await t.req('GET', '/openapi.json')).body

@@ -3,7 +3,7 @@ import { defineRoute, ErrorBody, givenFields, isReferenceViolation, lockForChang
 import { NacErrors as E } from '../errors.js'
 import { NAC_READ, NAC_WRITE } from '../permissions.js'
 import { ouiVendor } from '../services/oui.js'
-import { authorizationChanged } from '../services/events.js'
+import { adminChange } from '../services/events.js'
 import { lockOwner } from '../services/owners.js'
 import { present, presentOne } from '../services/present.js'
 import { applyFilters, applySearch, macFilter, SORT_COLUMNS } from '../services/query.js'
@@ -114,11 +114,7 @@ export function endpointRoutes(d: NacRouteDeps) {
           await req.audit({ action: 'endpoint.update', resourceType: 'endpoint', resourceId: id, before, after }, trx)
           return { before, after }
         })
-        const state = (e: typeof out.after) => ({ device_type: e.device_type, endpoint_group_id: e.endpoint_group_id })
-        if (authorizationChanged(state(out.before), state(out.after))) {
-          const a = out.after
-          await d.events.emit([{ endpoint_id: a.id, mac: a.mac, cause: 'admin', before: state(out.before), after: state(a), last_nas_ip: a.last_nas_ip, last_nas_port: a.last_nas_port }])
-        }
+        await d.events.emit(adminChange(out.before, out.after))
         return out.after
       },
     }),

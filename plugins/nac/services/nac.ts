@@ -15,8 +15,8 @@ const clip = (s: string | null | undefined, max: number): string | null => {
   return clean ? clean.slice(0, max) : null
 }
 
-/** Everything but the policy's part (services/policy-rules.ts, evaluate.ts), which index.ts adds. */
-export function createNacService(knex: Knex, references: NacService['references'], events: AuthorizationEvents): Omit<NacService, 'compilePolicy' | 'evaluatePolicy'> {
+/** Everything but the policy's part (services/policy-rules.ts, evaluate.ts) and the captive portal's (portal-*.ts), which index.ts adds. */
+export function createNacService(knex: Knex, references: NacService['references'], events: AuthorizationEvents): Omit<NacService, 'compilePolicy' | 'evaluatePolicy' | 'registerEndpoint' | 'releaseEndpoint' | 'verifyPortalRedirect'> {
   return {
     references,
     onEndpointAuthorizationChanged: (listener) => events.on(listener),

@@ -7,25 +7,19 @@
  * token is kept only as its SHA-256; GET previews and spends nothing, POST
  * delivers once.
  */
-import { createHash, createPrivateKey, randomBytes, X509Certificate } from 'node:crypto'
-import { defineRoute, ErrorBody, identitySettingRefs, orNotFound, PUBLIC, reply, Type } from '../../../sdk/index.js'
+import { X509Certificate } from 'node:crypto'
+import { defineRoute, ErrorBody, identitySettingRefs, PUBLIC, reply, Type } from '../../../sdk/index.js'
 import { PkiErrors } from '../errors.js'
 import { PKI_ISSUE } from '../permissions.js'
 import { CertificateGenerate, DownloadCreate, DownloadCreated, DownloadParams, DownloadPreview } from '../schemas/downloads.js'
 import { CertificateParams, CertificateResponse } from '../schemas/pki.js'
-import { pemBlocks } from '../services/der.js'
+import { BUNDLE_PURPOSE, DEFAULT_HOURS, hashOf, makeDownloadLink, MEDIA, storeWithServerKey } from '../services/downloads.js'
 import { generateLeafKey, requestFor } from '../services/generate.js'
 import { enforceTemplate, issue } from '../services/issue.js'
-import { pemBundle, pkcs12 } from '../services/pkcs12.js'
 import { toCertificate } from './certificates.js'
 import type { PkiContext } from './context.js'
 import { issuerAndTemplate } from './issuer.js'
 
-const KEY_PURPOSE = 'pki.certificate_key'
-const BUNDLE_PURPOSE = 'pki.download_bundle'
-const DEFAULT_HOURS = 72
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex')
-const MEDIA = { pkcs12: 'application/x-pkcs12', pem: 'application/x-pem-file' } as const
 
 export function downloadRoutes(c: PkiContext) {
   /** The link's row, or the refusal a client reads: unknown 404, spent or expired 410. */
@@ -53,8 +47,7 @@ export function downloadRoutes(c: PkiContext) {
         enforceTemplate(request, template)
         const issued = issue({ csr: request, template, ca, publicUrl: await c.settings.get(identitySettingRefs.publicUrl), now })
         return req.transaction(async (trx) => {
-          const [row] = await trx('pki_certificates').insert({ ...issued.row, issued_by: req.actor?.id ?? null }).returning('*')
-          await trx('pki_certificate_keys').insert({ certificate_id: row.id, sealed_key: c.secrets.encrypt(KEY_PURPOSE, key.export({ type: 'pkcs8', format: 'pem' }) as string) })
+          const row = await storeWithServerKey(c, trx, issued.row, key, req.actor?.id ?? null)
           const after = { ...toCertificate(row), certificate: undefined, key_generated: true }
           await req.audit({ action: 'pki_certificate.issue', resourceType: 'pki_certificate', resourceId: row.id, after }, trx)
           return toCertificate(row)
@@ -73,29 +66,8 @@ export function downloadRoutes(c: PkiContext) {
       handler: async (req) =>
         req.transaction(async (trx) => {
           const b = req.body
-          const cert = orNotFound(await trx('pki_certificates').where({ id: req.params.certificate_id }).forUpdate().first(), 'certificate_id')
-          if (cert.revoked_at) throw PkiErrors.alreadyRevoked({ field: 'certificate_id' })
-          const sealedKey = (await trx('pki_certificate_keys').where({ certificate_id: cert.id }).first('sealed_key'))?.sealed_key ?? null
-          if (!b.passphrase && (b.format === 'pkcs12' || sealedKey)) throw PkiErrors.passphraseRequired({ field: 'passphrase' })
-          // A certificate's CA is never deleted (a foreign key holds it).
-          const ca = (await trx('pki_cas').where({ id: cert.ca_id }).first('certificate', 'chain'))!
-          const bundle = {
-            certificateDer: pemBlocks(cert.certificate, 'CERTIFICATE')[0],
-            chainDer: pemBlocks(ca.certificate + ca.chain, 'CERTIFICATE'),
-            key: sealedKey ? createPrivateKey(c.secrets.decrypt(KEY_PURPOSE, sealedKey)) : null,
-          }
-          const bytes = b.format === 'pkcs12' ? pkcs12(bundle, b.passphrase!) : Buffer.from(pemBundle(bundle, b.passphrase ?? null))
-          const token = randomBytes(32).toString('base64url')
-          const expiresAt = new Date(Date.now() + (b.expires_in_hours ?? DEFAULT_HOURS) * 3_600_000)
-          const [row] = await trx('pki_downloads')
-            .insert({ certificate_id: cert.id, token_hash: hashOf(token), format: b.format, includes_key: sealedKey !== null, sealed_bundle: c.secrets.encrypt(BUNDLE_PURPOSE, bytes.toString('base64')), expires_at: expiresAt, created_by: req.actor?.id ?? null })
-            .returning(['id', 'format', 'includes_key', 'expires_at'])
-          // The key went into the bundle: no other copy stays.
-          if (sealedKey) await trx('pki_certificate_keys').where({ certificate_id: cert.id }).delete()
-          const base = (await c.settings.get(identitySettingRefs.publicUrl, trx))?.replace(/\/+$/, '')
-          const path = `/api/v1/public/cert-download/${token}`
-          const created = { id: row.id, certificate_id: cert.id, token, path, url: base ? base + path : null, format: row.format, includes_key: row.includes_key, expires_at: row.expires_at.toISOString() }
-          await req.audit({ action: 'pki_download.create', resourceType: 'pki_certificate', resourceId: cert.id, after: { ...created, token: undefined, path: undefined, url: undefined } }, trx)
+          const created = await makeDownloadLink(c, trx, req.params.certificate_id, { format: b.format, passphrase: b.passphrase ?? null, hours: b.expires_in_hours ?? DEFAULT_HOURS, createdBy: req.actor?.id ?? null })
+          await req.audit({ action: 'pki_download.create', resourceType: 'pki_certificate', resourceId: created.certificate_id, after: { ...created, token: undefined, path: undefined, url: undefined } }, trx)
           return created
         }),
     }),

@@ -5,7 +5,8 @@ import { crlValidityHours } from '../settings.js'
 import type { Signers } from './ca.js'
 import { regenerateCrl } from './crl.js'
 
-export function createPkiService(knex: Knex, signers: Signers, settings: SettingsService, log: Logger): PkiService {
+/** Everything but issueUserCertificate (user-issue.ts), which index.ts adds. */
+export function createPkiService(knex: Knex, signers: Signers, settings: SettingsService, log: Logger): Omit<PkiService, 'issueUserCertificate'> {
   return {
     async getCa(id) {
       const r = await knex('pki_cas').where({ id }).first('id', 'name', 'kind', 'subject', 'certificate', 'chain', 'not_after')

@@ -127,6 +127,83 @@ describe('pki: generated keys and one-time downloads', function () {
     expect((await t.app.db.knex('pki_downloads').where({ id: made.body.id }).first('sealed_bundle'))!.sealed_bundle).to.equal(null)
   })
 
+  describe('PkiService.issueUserCertificate (the captive portal\'s BYOD onboarding)', () => {
+    const service = async () => {
+      const { pkiServiceRef } = await import('../api.js')
+      return t.app.resolveDeps('pki', { pki: pkiServiceRef }).pki
+    }
+    const user = async (o: Record<string, unknown> = {}) => {
+      const username = `byod-${Math.random().toString(36).slice(2, 8)}`
+      const r = await t.admin('POST', '/api/v1/users', { body: { username, password: 'Byod-Granite-Orbit-42', email: `${username}@example.net`, network_login: true, ...o } })
+      expect(r.status, r.text).to.equal(201)
+      return r.body as { id: string; username: string }
+    }
+    const refused = async (p: Promise<unknown>, status: number, code: string, field: string) => {
+      const e = await p.then(
+        () => null,
+        (x: any) => x,
+      )
+      expect(e, 'refused').to.not.equal(null)
+      expect({ status: e.status, code: e.code, field: e.field }).to.deep.equal({ status, code, field })
+    }
+
+    it('issues an EAP-TLS client certificate for the user from the FreeRADIUS CA, delivered once as a PKCS#12 the passphrase opens', async () => {
+      const pki = await service()
+      const u = await user()
+      await refused(pki.issueUserCertificate({ userId: u.id, commonName: u.username }), 422, 'PKI_CA_NOT_FOUND', 'caId')
+      expect((await t.admin('PUT', '/api/v1/settings/pki.freeradius_ca_id', { body: { value: ca.id } })).status).to.equal(200)
+      const got = await pki.issueUserCertificate({ userId: u.id, commonName: u.username.toUpperCase(), validityDays: 30 })
+      expect(got.downloadUrl).to.equal(`/api/v1/public/cert-download/${got.downloadToken}`)
+      expect(Date.parse(got.expiresAt) - Date.now()).to.be.within(50 * 60_000, 61 * 60_000)
+      const c = (await t.admin('GET', `/api/v1/pki/certificates/${got.certificateId}`)).body
+      expect(c).to.include({ ca_id: ca.id, subject: `CN=${u.username}`, san: `email:${u.username}@example.net`, status: 'valid' })
+      expect(Date.parse(c.not_after) - Date.now()).to.be.within(29 * 86_400_000, 30 * 86_400_000 + 60_000)
+      const acts = (await auditRows(t, got.certificateId)).map((a) => a.action)
+      expect(acts).to.deep.equal(['pki_certificate.issue', 'pki_download.create'])
+      expect(await t.app.db.knex('pki_certificate_keys').where({ certificate_id: got.certificateId }).first(), 'the key left with the bundle').to.equal(undefined)
+
+      const first = await deliver(got.downloadToken)
+      expect(first.status).to.equal(200)
+      expect(first.headers.get('content-type')).to.equal('application/x-pkcs12')
+      expectError(await t.req('POST', got.downloadUrl), 410, 'PKI_DOWNLOAD_SPENT', 'token')
+      s.put('u.p12', first.body)
+      s.ok(['pkcs12', '-in', 'u.p12', '-passin', `pass:${got.passphrase}`, '-nokeys', '-clcerts', '-out', 'u.pem'])
+      s.ok(['pkcs12', '-in', 'u.p12', '-passin', `pass:${got.passphrase}`, '-nocerts', '-nodes', '-out', 'u.key'])
+      expect(s.ok(['pkey', '-in', 'u.key', '-pubout'])).to.equal(s.ok(['x509', '-in', 'u.pem', '-noout', '-pubkey']))
+      const text = s.ok(['x509', '-in', 'u.pem', '-noout', '-text'])
+      expect(text).to.include(`CN = ${u.username}`).and.include('TLS Web Client Authentication').and.include('rsaEncryption')
+      expect(s.ok(['verify', '-CAfile', 'root.pem', '-untrusted', 'ca.pem', 'u.pem'])).to.include('OK')
+
+      // Revoked as any certificate: the CA's CRL lists it.
+      expect((await t.admin('POST', `/api/v1/pki/certificates/${got.certificateId}/revoke`, { body: { reason: 'keyCompromise' } })).status).to.equal(200)
+      const crl = await fetch(`${t.url}/api/v1/public/crl/${ca.id}.pem`)
+      s.put('u.crl', Buffer.from(await crl.arrayBuffer()))
+      expect(s.ok(['crl', '-in', 'u.crl', '-noout', '-text']).toUpperCase()).to.include(c.serial.toUpperCase())
+    })
+
+    it('is the user\'s: deleting the user revokes it; refuses another CN, an unknown or disabled user, a bad validity, with nothing issued', async () => {
+      const pki = await service()
+      await t.admin('PUT', '/api/v1/settings/pki.freeradius_ca_id', { body: { value: ca.id } })
+      const u = await user()
+      const before = await t.app.db.knex('pki_certificates').count({ n: '*' }).first()
+      await refused(pki.issueUserCertificate({ userId: u.id, commonName: 'someone-else' }), 422, 'VALIDATION_FAILED', 'commonName')
+      await refused(pki.issueUserCertificate({ userId: '00000000-0000-4000-8000-000000000000', commonName: u.username }), 422, 'VALIDATION_FAILED', 'userId')
+      await refused(pki.issueUserCertificate({ userId: 'nonsense', commonName: u.username }), 422, 'VALIDATION_FAILED', 'userId')
+      await refused(pki.issueUserCertificate({ userId: u.id, commonName: u.username, validityDays: 0 }), 422, 'VALIDATION_FAILED', 'validityDays')
+      await refused(pki.issueUserCertificate({ userId: u.id, commonName: u.username, caId: '00000000-0000-4000-8000-000000000000' }), 422, 'PKI_CA_NOT_FOUND', 'caId')
+      const off = await user({ enabled: false })
+      await refused(pki.issueUserCertificate({ userId: off.id, commonName: off.username }), 422, 'VALIDATION_FAILED', 'userId')
+      expect(await t.app.db.knex('pki_certificates').count({ n: '*' }).first()).to.deep.equal(before)
+
+      // Longer than the template: cut to it (365 days).
+      const got = await pki.issueUserCertificate({ userId: u.id, commonName: u.username, validityDays: 5000 })
+      const c = (await t.admin('GET', `/api/v1/pki/certificates/${got.certificateId}`)).body
+      expect(Date.parse(c.not_after) - Date.now()).to.be.at.most(365 * 86_400_000 + 60_000)
+      expect((await t.admin('DELETE', `/api/v1/users/${u.id}`)).status).to.equal(204)
+      expect((await t.admin('GET', `/api/v1/pki/certificates/${got.certificateId}`)).body).to.include({ status: 'revoked' })
+    })
+  })
+
   it('permissions: generating and making links need pki.issue', async () => {
     const viewer = await t.token({ permissions: ['pki.view'] })
     const c = await generate({ subject: { CN: 'ap6.example.net' }, san: [] })
