@@ -27,8 +27,9 @@
  * (BENCH_GUESTS, default 200; BENCH_DURATION seconds a case, default 10; BENCH_ROUNDS, default 2;
  * BENCH_APPROVALS, default 50).
  */
-import { createHmac, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import autocannon from 'autocannon'
+import { portalSignature } from '../plugins/nac/services/portal-redirect.js'
 import { LoopbackNas } from '../test/kit/coa-nas.js'
 import { startBenchApp } from './lib/bench-app.js'
 import { envInt, envSeconds, f2, fmtStats, loadAvg, machine, pct, runAsMain, stats, type Stats } from './lib.js'
@@ -38,8 +39,6 @@ const KEY = randomBytes(32).toString('base64url')
 const NAS_IP = '127.0.0.1'
 const SSID = '00-00-5E-00-53-01:Lobby'
 
-/** What FreeRADIUS appends to the redirect (docs/nac.md): HMAC-SHA1 of `mac|nas|ssid` with nac.portal_redirect_key. */
-const portalSignature = (key: string, m: string, nas: string, ssid: string) => createHmac('sha1', key).update(`${m}|${nas}|${ssid}`, 'utf8').digest('hex')
 const mac = () => ['02', ...randomBytes(5).toString('hex').match(/../g)!].join(':')
 let guestIp = 0
 /** A guest's own address (10.0.0.0/8: 16 million of them), as the front end's X-Forwarded-For gives it. */

@@ -5,13 +5,20 @@
  * whose CoA port is a loopback listener (test/kit/coa-nas.ts), a real SMTP listener for the platform's
  * mail, and the NAC policy of a guest network: an unknown MAC gets the registration profile (Cisco
  * url-redirect to the portal, `portal_redirect` so the URL is signed), a registered guest's endpoint
- * group gets VLAN 50, an employee's device VLAN 60. radclient plays the switch (MAB, accounting).
+ * group gets VLAN 50, an employee's device VLAN 60, and EAP-TLS with a certificate of the lab's CA
+ * (the one BYOD onboarding issues from) VLAN 60 too. radclient plays the switch (MAB, accounting),
+ * eapol_test the 802.1X supplicant.
  */
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { expect } from 'chai'
 import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 import { startTestApp, type TestApp, type TestEngine } from '../../../test/kit/app.js'
 import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
+import { createCa, eapTemplateId, Scratch } from '../../pki/test/helpers.js'
 import { freeUdpPort, radclient, rcString, type RadclientResult } from '../../radius/test/e2e-support.js'
 
 export const SECRET = 'portal-switch-secret'
@@ -42,10 +49,14 @@ export interface PortalLab {
   guestGroupId: string
   byodGroupId: string
   portal: any
+  /** Scratch folder for openssl (the CA's certificate is `ca.pem` in it). */
+  s: Scratch
   /** MAB as a Cisco switch sends it (Service-Type Call-Check), retried while the daemon restarts (no answer). */
   mab(mac: string): Promise<RadclientResult>
   /** Accounting Start for the MAC's session, as the switch sends after the accept. */
   acctStart(mac: string): Promise<void>
+  /** eapol_test EAP-TLS as the device's supplicant: accepted or not, the VLAN, its output. */
+  eapTls(identity: string, certFile: string, keyFile: string): Promise<{ ok: boolean; vlan: string | null; raw: string }>
   close(): Promise<void>
 }
 
@@ -55,9 +66,22 @@ export const redirectOf = (r: RadclientResult): string | null =>
 export const vlanOf = (r: RadclientResult): string[] => r.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)
 
 export async function openPortalLab(o: { engine?: TestEngine; portal?: Record<string, unknown> } = {}): Promise<PortalLab> {
-  const t = await startTestApp({ engine: o.engine, plugins: PLUGINS, options: { 'daemons.supervise': ['freeradius'] } })
+  // The EAP server's certificate files are server options (read at boot): their paths are chosen first.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-portal-e2e-'))
+  mkdirSync(path.join(dir, 'eap'))
+  const certFile = path.join(dir, 'eap', 'server.pem')
+  const keyFile = path.join(dir, 'eap', 'server.key')
+  const t = await startTestApp({ engine: o.engine, plugins: PLUGINS, options: { 'daemons.supervise': ['freeradius'], 'radius.eap_certificate_file': certFile, 'radius.eap_private_key_file': keyFile } })
   const smtp = await startSmtp()
   const nas = await LoopbackNas.start('127.0.0.1', SECRET)
+  const s = new Scratch()
+  const cleanup = async () => {
+    nas.close()
+    await smtp.stop()
+    await t.stop()
+    s.remove()
+    rmSync(dir, { recursive: true, force: true })
+  }
   try {
     const authPort = await freeUdpPort()
     const acctPort = await freeUdpPort()
@@ -81,6 +105,16 @@ export async function openPortalLab(o: { engine?: TestEngine; portal?: Record<st
       created(t, '/api/v1/nac/policy/rules', { name, conditions: [{ type: 'method', methods: ['mab'] }, { type: 'endpoint_group', group_ids: [groupId] }], authorization_profile_id: profileId })
     await rule('portal guests', guests.id, guestVlan.id)
     await rule('portal byod', byod.id, byodVlan.id)
+    await created(t, '/api/v1/nac/policy/rules', { name: 'byod certificates', conditions: [{ type: 'method', methods: ['eap-tls'] }, { type: 'certificate', field: 'issuer_cn', values: ['Portal E2E CA'] }], authorization_profile_id: byodVlan.id })
+
+    // The CA FreeRADIUS trusts (and BYOD onboarding issues from), and the EAP server's certificate.
+    const ca = await createCa(t, { subject: { CN: 'Portal E2E CA', O: 'Portcullis Test' } })
+    s.put('ca.pem', ca.certificate)
+    await setSetting(t, 'pki.freeradius_ca_id', ca.id)
+    const req = s.csr({ subject: '/CN=radius.example.net', san: 'DNS:radius.example.net' })
+    const server = await created(t, '/api/v1/pki/certificates', { ca_id: ca.id, template_id: await eapTemplateId(t), csr: req.csr })
+    writeFileSync(certFile, server.certificate)
+    s.ok(['pkey', '-in', req.key, '-out', keyFile])
     const rules = (await t.admin('GET', '/api/v1/nac/policy/rules')).body
     const def = (rules.items ?? rules).find((r: any) => r.is_default)
     await ok(t, 'PUT', `/api/v1/nac/policy/rules/${def.id}`, { authorization_profile_id: registration.id }, 200)
@@ -92,6 +126,7 @@ export async function openPortalLab(o: { engine?: TestEngine; portal?: Record<st
       guest_endpoint_group_id: guests.id,
       byod_endpoint_group_id: byod.id,
       guest_minutes: 60,
+      byod_onboarding: 'certificate',
       sponsor_domains: [SPONSOR_DOMAIN],
       branding: {
         primary_colour: BRAND,
@@ -116,6 +151,7 @@ export async function openPortalLab(o: { engine?: TestEngine; portal?: Record<st
       guestGroupId: guests.id,
       byodGroupId: byod.id,
       portal,
+      s,
       async mab(mac) {
         const user = mac.replace(/[-:.]/g, '').toLowerCase()
         const pairs = [
@@ -150,17 +186,24 @@ export async function openPortalLab(o: { engine?: TestEngine; portal?: Record<st
         ])
         expect(r.code, r.raw.slice(-1500)).to.equal('Accounting-Response')
       },
-      async close() {
-        nas.close()
-        await smtp.stop()
-        await t.stop()
+      async eapTls(identity, cert, key) {
+        const conf = path.join(s.dir, `eapol-${randomBytes(4).toString('hex')}.conf`)
+        const network = ['eap=TLS', `identity="${identity}"`, `client_cert="${cert}"`, `private_key="${key}"`, `ca_cert="${path.join(s.dir, 'ca.pem')}"`, 'phase1="tls_disable_tlsv1_3=0"']
+        writeFileSync(conf, `network={\n\tkey_mgmt=IEEE8021X\n\teapol_flags=0\n${network.map((l) => `\t${l}\n`).join('')}}\n`)
+        const child = spawn('eapol_test', ['-c', conf, '-a', '127.0.0.1', '-p', String(authPort), '-s', SECRET, '-t', '10', '-N', '31:s:02-00-00-00-00-01', '-N', '61:d:15'], { stdio: ['ignore', 'pipe', 'pipe'] })
+        let raw = ''
+        child.stdout.on('data', (d) => (raw += d))
+        child.stderr.on('data', (d) => (raw += d))
+        const code = await new Promise<number | null>((r) => child.once('close', r))
+        // The Access-Accept's Tunnel-Private-Group-Id, as eapol_test dumps the attribute (type 81).
+        const m = /Attribute 81 \(Tunnel-Private-Group-Id\) length=\d+\n\s+Value: ([0-9a-f]+)/.exec(raw.slice(raw.lastIndexOf('(Access-Accept)')))
+        return { ok: code === 0 && raw.includes('\nSUCCESS'), vlan: m && raw.includes('(Access-Accept)') ? Buffer.from(m[1], 'hex').toString().replace(/^\0/, '') : null, raw }
       },
+      close: cleanup,
     }
     return lab
   } catch (e) {
-    nas.close()
-    await smtp.stop()
-    await t.stop()
+    await cleanup()
     throw e
   }
 }
