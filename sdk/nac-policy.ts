@@ -47,6 +47,13 @@ export interface NacReplyAttribute {
   /** FreeRADIUS dictionary name (`Tunnel-Private-Group-Id`, `Filter-Id`, `Cisco-AVPair`, `Aruba-User-Role`). */
   attribute: string
   value: string
+  /**
+   * Captive portal redirection (a Cisco `url-redirect=<url>`): the renderer appends the session's
+   * parameters to the value at request time, signed with `NacPolicySource.portalRedirectKey`:
+   * `?mac=<canonical MAC>&nas=<NAS-IP-Address>&ssid=<Called-Station-Id, URL-encoded>&sig=<hex
+   * HMAC-SHA1 of "mac|nas|ssid">` (`&` instead of `?` when the URL has a query).
+   */
+  portal_session?: boolean
 }
 
 /** What an authorization profile gives: the reply attributes, or a reject. */
@@ -101,6 +108,8 @@ export interface NacPolicySource {
   compile(db: Knex | Knex.Transaction): Promise<CompiledNacPolicy>
   /** MAB and profiling data the tree looks up by MAC: every known endpoint's groups and device type. */
   endpoints(db: Knex | Knex.Transaction): Promise<readonly { mac: string; endpoint_group_ids: readonly string[]; device_type: string | null }[]>
+  /** The key of the signed portal redirections (a secret: only into files of mode 0600); null while no profile needs one. */
+  portalRedirectKey?(db: Knex | Knex.Transaction): Promise<string | null>
 }
 
 /**

@@ -83,7 +83,7 @@ export default definePlugin({
     }
     registerPolicyGuards(targets)
     const compile = (db: Parameters<typeof compileNacPolicy>[0]) => compileNacPolicy(db, targets)
-    radius?.registerNacPolicySource({ compile, endpoints: policyEndpoints })
+    radius?.registerNacPolicySource({ compile, endpoints: policyEndpoints, portalRedirectKey: (db) => portalKey(settings, db) })
     const events = new AuthorizationEvents(logger.child({ component: 'nac.events' }))
     const nac: NacService = {
       ...createNacService(database.knex, references, events),

@@ -115,6 +115,8 @@ export const AuthorizationProfileTable = defineTable('nac_authorization_profiles
   cisco_acl: column.array<string>().defaulted(),
   cisco_url_redirect: column.varchar().nullable(),
   cisco_url_redirect_acl: column.varchar().nullable(),
+  /** Migration 0007: FreeRADIUS appends the session's signed parameters to the url-redirect (services/portal-redirect.ts). */
+  portal_redirect: column.boolean().defaulted(),
   aruba_user_role: column.varchar().nullable(),
   session_timeout: column.integer().nullable(),
   /** Termination-Action = RADIUS-Request when the session times out. */

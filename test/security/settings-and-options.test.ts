@@ -34,7 +34,7 @@ const SERVER_OPTIONS = [
   'radius.eap_certificate_file',
   'radius.eap_private_key_file',
 ]
-const SECURITY_SETTINGS = ['identity.public_url', 'identity.session_ttl_seconds', 'mail.smtp_host', 'mail.smtp_port', 'mail.smtp_tls', 'mail.smtp_user', 'mail.smtp_password', 'mail.from', 'mfa.internal_key', 'aaa-logs.ingest_enabled', 'aaa-logs.retention_months', 'deploy.allow_unchecked', 'deploy.log_retention_days', 'deploy.keep_releases', 'radius.listen_address', 'tacacs.listen_address', 'nac.coa_on_change', 'nac.coa_port']
+const SECURITY_SETTINGS = ['identity.public_url', 'identity.session_ttl_seconds', 'mail.smtp_host', 'mail.smtp_port', 'mail.smtp_tls', 'mail.smtp_user', 'mail.smtp_password', 'mail.from', 'mfa.internal_key', 'aaa-logs.ingest_enabled', 'aaa-logs.retention_months', 'deploy.allow_unchecked', 'deploy.log_retention_days', 'deploy.keep_releases', 'radius.listen_address', 'tacacs.listen_address', 'nac.coa_on_change', 'nac.coa_port', 'nac.portal_redirect_key']
 /** A value each security setting accepts, to show the refusal is about who asks, not what. */
 const VALID: Record<string, unknown> = {
   'identity.public_url': 'https://attacker.example',
@@ -55,6 +55,7 @@ const VALID: Record<string, unknown> = {
   'tacacs.listen_address': '::',
   'nac.coa_on_change': 'off',
   'nac.coa_port': 1700,
+  'nac.portal_redirect_key': 'Attacker-Chosen-Portal-Key-0123456789',
 }
 
 for (const engine of testEngines()) {

@@ -55,7 +55,7 @@ export function policyTestRoutes(d: NacRouteDeps) {
           refused: null,
           rule: result.rule,
           authorization_profile: { id: a.profile_id, name: a.profile_name, deny: a.deny },
-          reply: (result.decision === 'accept' ? withExpiry(result.reply, account, at) : []).map((r) => ({ attribute: r.attribute, value: r.value })),
+          reply: (result.decision === 'accept' ? withExpiry(result.reply, account, at) : []).map((r) => ({ attribute: r.attribute, value: r.value, ...(r.portal_session ? { portal_session: true } : {}) })),
           trace: result.trace.map((t) => ({ ...t, failed_condition: t.failed_condition && plain(t.failed_condition) })),
           resolved,
         }

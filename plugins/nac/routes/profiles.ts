@@ -11,6 +11,7 @@ import {
   AuthorizationProfileUpdate,
 } from '../schemas/profiles.js'
 import { RULES } from '../services/policy-order.js'
+import { ensurePortalKey } from '../services/portal-redirect.js'
 import { loadProfile, profileColumns, PROFILES, toProfile } from '../services/profiles.js'
 import type { NacRouteDeps } from './deps.js'
 
@@ -57,6 +58,7 @@ export function profileRoutes(d: NacRouteDeps) {
         const cols = profileColumns(b, null)
         return req.transaction(async (trx) => {
           await names.assertFree(trx, b.name)
+          if (cols.portal_redirect) await ensurePortalKey(d.settings, trx)
           const [{ id }] = await trx(PROFILES)
             .insert({ name: b.name, description: b.description ?? null, ...cols, cisco_acl: [...cols.cisco_acl] })
             .returning('id')
@@ -91,6 +93,7 @@ export function profileRoutes(d: NacRouteDeps) {
           const before = await lockForChange(trx, PROFILES, id, 'profile_id', loadProfile)
           const cols = profileColumns(b, before)
           if (b.name !== undefined) await names.assertFree(trx, b.name, id)
+          if (cols.portal_redirect) await ensurePortalKey(d.settings, trx)
           await trx(PROFILES)
             .where({ id })
             .update({ ...givenFields(b, ['name', 'description']), ...cols, cisco_acl: [...cols.cisco_acl], updated_at: new Date() })

@@ -27,6 +27,12 @@ const fields = {
   ),
   cisco_url_redirect: text(240, 'Cisco web redirection (Cisco-AVPair `url-redirect=<url>`): an http or https URL. Needs `cisco_url_redirect_acl`.'),
   cisco_url_redirect_acl: text(64, 'The ACL naming the traffic Cisco redirects (Cisco-AVPair `url-redirect-acl=<name>`).'),
+  portal_redirect: Type.Optional(
+    Type.Boolean({
+      description:
+        'Captive portal redirection: FreeRADIUS appends the session\'s parameters to `cisco_url_redirect` at each request, signed: `?mac=<MAC>&nas=<NAS-IP-Address>&ssid=<Called-Station-Id>&sig=<HMAC>` (`&` instead of `?` when the URL has a query). The portal checks `sig` with the platform key (setting `nac.portal_redirect_key`, made at random when the first such profile is saved), so a guest cannot register another device by editing the URL. Needs `cisco_url_redirect` (422 VALIDATION_FAILED at `portal_redirect` otherwise) of at most 100 characters (the parameters must fit in the attribute\'s 247 bytes; 422 at `cisco_url_redirect`). Default false.',
+    }),
+  ),
   aruba_user_role: text(64, 'The Aruba user role (Aruba-User-Role).'),
   session_timeout: Type.Optional(Nullable(Type.Integer({ minimum: 60, maximum: 31_536_000, description: 'Session-Timeout in seconds (60 to a year); `null`: none.' }))),
   reauthenticate: Type.Optional(
@@ -42,7 +48,11 @@ export const AuthorizationProfileUpdate = Type.Object(
 )
 
 export const NacReplyAttribute = Type.Object(
-  { attribute: Type.String({ description: 'FreeRADIUS dictionary name.' }), value: Type.String() },
+  {
+    attribute: Type.String({ description: 'FreeRADIUS dictionary name.' }),
+    value: Type.String(),
+    portal_session: Type.Optional(Type.Boolean({ description: 'Present (true) on the url-redirect of a `portal_redirect` profile: FreeRADIUS appends the session\'s signed parameters to `value` at request time.' })),
+  },
   { title: 'NacReplyAttribute', additionalProperties: false },
 )
 
@@ -57,6 +67,7 @@ export const AuthorizationProfileResponse = Type.Object(
     cisco_acl: Type.Array(Type.String()),
     cisco_url_redirect: Nullable(Type.String()),
     cisco_url_redirect_acl: Nullable(Type.String()),
+    portal_redirect: Type.Boolean(),
     aruba_user_role: Nullable(Type.String()),
     session_timeout: Nullable(Type.Integer()),
     reauthenticate: Type.Boolean(),

@@ -1,6 +1,7 @@
 /** Authorization profiles: reading them as the API shows them, and checking a profile as a whole before it is written. */
 import type { Knex } from 'knex'
 import type { NacAuthorization } from '../../../sdk/index.js'
+import { CommonErrors } from '../../../sdk/index.js'
 import { NacErrors, valueError } from '../errors.js'
 import type { AuthorizationProfileCreate } from '../schemas/profiles.js'
 import type { AuthorizationProfileRow } from '../tables.js'
@@ -22,6 +23,7 @@ export const toProfile = (r: AuthorizationProfileRow) => ({
   cisco_acl: r.cisco_acl,
   cisco_url_redirect: r.cisco_url_redirect,
   cisco_url_redirect_acl: r.cisco_url_redirect_acl,
+  portal_redirect: r.portal_redirect,
   aruba_user_role: r.aruba_user_role,
   session_timeout: r.session_timeout,
   reauthenticate: r.reauthenticate,
@@ -41,7 +43,14 @@ export async function loadProfile(db: Db, id: string): Promise<ProfileResponse |
 export const authorizationOf = (r: AuthorizationProfileRow): NacAuthorization => ({ profile_id: r.id, profile_name: r.name, deny: r.deny, reply: r.deny ? [] : replyOf(r) })
 
 /** The attribute fields (everything a deny must leave empty), in the order the checks report them. */
-const ATTRIBUTE_FIELDS = ['vlan', 'acl', 'cisco_acl', 'cisco_url_redirect', 'cisco_url_redirect_acl', 'aruba_user_role', 'session_timeout', 'reauthenticate'] as const
+const ATTRIBUTE_FIELDS = ['vlan', 'acl', 'cisco_acl', 'cisco_url_redirect', 'cisco_url_redirect_acl', 'portal_redirect', 'aruba_user_role', 'session_timeout', 'reauthenticate'] as const
+
+/**
+ * The longest url-redirect that takes the signed parameters: a Cisco-AVPair holds 247 bytes; the
+ * parameters take up to 134 with an IPv6 NAS (`url-redirect=`, `?mac=` 17, `&nas=` 39, `&ssid=`,
+ * `&sig=` 40), which leaves the SSID of a wireless Called-Station-Id (`aa-bb-cc-dd-ee-ff%3AGuest%20WiFi`) room.
+ */
+export const PORTAL_URL_MAX = 100
 
 type Body = Partial<AuthorizationProfileCreate>
 
@@ -59,6 +68,7 @@ export function profileColumns(body: Body, base: ProfileFields | null): ProfileF
     cisco_acl: pick('cisco_acl', []),
     cisco_url_redirect: pick('cisco_url_redirect', null),
     cisco_url_redirect_acl: pick('cisco_url_redirect_acl', null),
+    portal_redirect: pick('portal_redirect', false),
     aruba_user_role: pick('aruba_user_role', null),
     session_timeout: pick('session_timeout', null),
     reauthenticate: pick('reauthenticate', false),
@@ -79,9 +89,11 @@ export function profileColumns(body: Body, base: ProfileFields | null): ProfileF
   if (p.cisco_url_redirect !== null && !/^https?:\/\/[^\s/]+/i.test(p.cisco_url_redirect)) throw NacErrors.redirectNotUrl({ field: 'cisco_url_redirect' })
   if (p.cisco_url_redirect !== null && p.cisco_url_redirect_acl === null) throw NacErrors.redirectNeedsAcl({ field: 'cisco_url_redirect_acl' })
   if (p.cisco_url_redirect_acl !== null && p.cisco_url_redirect === null) throw NacErrors.redirectNeedsAcl({ field: 'cisco_url_redirect' })
+  if (p.portal_redirect && p.cisco_url_redirect === null) throw CommonErrors.validation({ field: 'portal_redirect' })
+  if (p.portal_redirect && p.cisco_url_redirect!.length > PORTAL_URL_MAX) throw CommonErrors.validation({ field: body.cisco_url_redirect !== undefined ? 'cisco_url_redirect' : 'portal_redirect' })
   if (p.reauthenticate && p.session_timeout === null) throw NacErrors.reauthNeedsTimeout({ field: 'reauthenticate' })
   if (p.deny) {
-    const set = ATTRIBUTE_FIELDS.find((k) => (k === 'cisco_acl' ? p.cisco_acl.length > 0 : k === 'reauthenticate' ? p.reauthenticate : p[k] !== null))
+    const set = ATTRIBUTE_FIELDS.find((k) => (k === 'cisco_acl' ? p.cisco_acl.length > 0 : k === 'reauthenticate' || k === 'portal_redirect' ? p[k] : p[k] !== null))
     // Name the field the request gave, when it gave one (`deny: true` over a profile with a VLAN names `deny`).
     if (set) throw NacErrors.denyWithAttributes({ field: body[set] !== undefined ? set : 'deny', vars: { field: set } })
   }

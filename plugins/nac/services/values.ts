@@ -50,6 +50,8 @@ export interface ProfileFields {
   cisco_acl: readonly string[]
   cisco_url_redirect: string | null
   cisco_url_redirect_acl: string | null
+  /** The url-redirect carries the session's signed parameters (services/portal-redirect.ts). */
+  portal_redirect: boolean
   aruba_user_role: string | null
   session_timeout: number | null
   reauthenticate: boolean
@@ -70,7 +72,11 @@ export function replyOf(p: ProfileFields): NacReplyAttribute[] {
   }
   if (p.acl !== null) add('Filter-Id', p.acl)
   p.cisco_acl.forEach((ace, i) => add('Cisco-AVPair', `ip:inacl#${i + 1}=${ace}`))
-  if (p.cisco_url_redirect !== null) add('Cisco-AVPair', `url-redirect=${p.cisco_url_redirect}`)
+  if (p.cisco_url_redirect !== null) {
+    // The renderer appends the signed mac, nas, ssid and sig at request time (radius renderers/nac-portal.ts).
+    if (p.portal_redirect) out.push({ attribute: 'Cisco-AVPair', value: `url-redirect=${p.cisco_url_redirect}`, portal_session: true })
+    else add('Cisco-AVPair', `url-redirect=${p.cisco_url_redirect}`)
+  }
   if (p.cisco_url_redirect_acl !== null) add('Cisco-AVPair', `url-redirect-acl=${p.cisco_url_redirect_acl}`)
   if (p.aruba_user_role !== null) add('Aruba-User-Role', p.aruba_user_role)
   if (p.session_timeout !== null) add('Session-Timeout', String(p.session_timeout))

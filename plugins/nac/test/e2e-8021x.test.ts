@@ -17,6 +17,7 @@ import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 
 const PASSWORD = 'Nac-E2e-Secret-123'
 const PRINTER = '00:11:22:33:44:55'
+const PORTAL_URL = 'https://nac.example.com/portal/lobby'
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'pki', 'nac']
 
 describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS, eapol_test, radclient, CoA)', function () {
@@ -51,11 +52,14 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
     const staffVlan = await profile('staff-vlan', { vlan: 10 })
     const certVlan = await profile('cert-vlan', { vlan: 20, acl: 'corp-acl' })
     const guest = await profile('guest', { vlan: 'guest' })
+    const portal = await profile('portal', { cisco_url_redirect: PORTAL_URL, cisco_url_redirect_acl: 'PORTAL-REDIRECT', portal_redirect: true })
     const rule = (name: string, conditions: unknown[], authorization_profile_id: string) => created(t, '/api/v1/nac/policy/rules', { name, conditions, authorization_profile_id })
     await rule('printers', [{ type: 'method', methods: ['mab'] }, { type: 'endpoint_group', group_ids: [printers.id] }], printerVlan.id)
     await rule('phones', [{ type: 'method', methods: ['mab'] }, { type: 'endpoint_group', group_ids: [phones.id] }], phoneVlan.id)
     await rule('staff-peap', [{ type: 'method', methods: ['peap'] }, { type: 'user_group', group_ids: [staff.id] }, { type: 'device_group', group_ids: [access.id] }], staffVlan.id)
     await rule('certificates', [{ type: 'method', methods: ['eap-tls'] }, { type: 'certificate', field: 'issuer_cn', values: ['NAC E2E Issuing CA'] }], certVlan.id)
+    // Unknown devices on the guest SSID go to the captive portal.
+    await rule('guest-portal', [{ type: 'method', methods: ['mab'] }, { type: 'nas_port_type', values: ['Wireless-802.11'] }], portal.id)
     const rules = (await t.admin('GET', '/api/v1/nac/policy/rules')).body
     const def = (rules.items ?? rules).find((r: any) => r.is_default)
     expect((await t.admin('PUT', `/api/v1/nac/policy/rules/${def.id}`, { body: { authorization_profile_id: guest.id } })).status).to.equal(200)
@@ -115,6 +119,35 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
     const unknown = await lab.mab('AA-BB-CC-DD-EE-F0')
     expect(unknown.code).to.equal('Access-Accept')
     expect(unknown.attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)).to.deep.equal(['guest'])
+  })
+
+  it('MAB into a portal_redirect profile: the url-redirect carries mac, nas, ssid and a sig the NAC service accepts; a changed value or no sig is not vouched for', async () => {
+    const { nacServiceRef } = await import('../api.js')
+    const nac = lab.t.app.resolveDeps('nac', { nac: nacServiceRef }).nac
+    const wifi = (mac: string, extra: string[]) => lab.mab(mac, { portType: 'Wireless-802.11', extra })
+    const r = await wifi('AA-BB-CC-DD-EE-F1', ['NAS-IP-Address = 127.0.0.1', 'Called-Station-Id = "aa-bb-cc-dd-ee-ff:Guest WiFi"'])
+    expect(r.code, r.raw).to.equal('Access-Accept')
+    const avpairs = r.attributes.filter((a) => a.name === 'Cisco-AVPair').map((a) => a.value)
+    expect(avpairs).to.include('url-redirect-acl=PORTAL-REDIRECT')
+    const redirect = avpairs.find((v) => v.startsWith('url-redirect='))!
+    expect(redirect, r.raw).to.match(/^url-redirect=https:\/\/nac\.example\.com\/portal\/lobby\?mac=aa:bb:cc:dd:ee:f1&nas=127\.0\.0\.1&ssid=aa-bb-cc-dd-ee-ff%3AGuest%20WiFi&sig=[0-9a-f]{40}$/)
+    const url = new URL(redirect.slice('url-redirect='.length))
+    const q = Object.fromEntries(url.searchParams)
+    expect(q).to.include({ mac: 'aa:bb:cc:dd:ee:f1', nas: '127.0.0.1', ssid: 'aa-bb-cc-dd-ee-ff:Guest WiFi' })
+    expect(await nac.verifyPortalRedirect(q)).to.deep.equal({ mac: 'aa:bb:cc:dd:ee:f1', nas_ip: '127.0.0.1', ssid: 'Guest WiFi', signed: true })
+    expect(await nac.verifyPortalRedirect({ ...q, mac: 'aa:bb:cc:dd:ee:f2' }), 'another MAC').to.equal(null)
+    expect(await nac.verifyPortalRedirect({ ...q, nas: '127.0.0.2' }), 'another NAS').to.equal(null)
+    expect(await nac.verifyPortalRedirect({ ...q, ssid: 'aa-bb-cc-dd-ee-ff:Staff' }), 'another SSID').to.equal(null)
+    const { sig: _sig, ...unsigned } = q
+    expect(await nac.verifyPortalRedirect(unsigned)).to.deep.equal({ mac: 'aa:bb:cc:dd:ee:f1', nas_ip: '127.0.0.1', ssid: 'Guest WiFi', signed: false })
+    // No NAS-IP-Address nor SSID (a wired-style request): empty parameters, still signed.
+    const bare = await wifi('AA-BB-CC-DD-EE-F3', [])
+    const bareUrl = new URL(bare.attributes.find((a) => a.name === 'Cisco-AVPair' && a.value.startsWith('url-redirect='))!.value.slice('url-redirect='.length))
+    expect(await nac.verifyPortalRedirect(Object.fromEntries(bareUrl.searchParams))).to.deep.equal({ mac: 'aa:bb:cc:dd:ee:f3', nas_ip: null, ssid: null, signed: true })
+    // The policy test says the same profile, the url-redirect marked as carrying the session.
+    const tested = await lab.t.admin('POST', '/api/v1/nac/policy/test', { body: { nas: sw.id, nas_port_type: 'Wireless-802.11', method: 'mab', mac: 'aa:bb:cc:dd:ee:f1' } })
+    expect(tested.body.rule.name, JSON.stringify(tested.body)).to.equal('guest-portal')
+    expect(tested.body.reply).to.deep.include({ attribute: 'Cisco-AVPair', value: `url-redirect=${PORTAL_URL}`, portal_session: true })
   })
 
   it('the log rows arrive through the ingester: method, MAC, the NAC rule and the VLAN given', async () => {

@@ -43,6 +43,36 @@ describe('nac: authorization profiles API', () => {
     expect((await auditRows(t, p.id)).map((a) => a.action)).to.deep.equal(['nac_authorization_profile.create'])
   })
 
+  it('portal_redirect: off by default; on, the url-redirect is marked as carrying the signed session and the platform key is made once; refused without a short enough URL or with deny', async () => {
+    const plain = await createProfile(t, { cisco_url_redirect: 'https://portal.example.com/lobby', cisco_url_redirect_acl: 'R' })
+    expect(plain.portal_redirect).to.equal(false)
+    expect(plain.reply.find((a: any) => a.value.startsWith('url-redirect='))).to.deep.equal({ attribute: 'Cisco-AVPair', value: 'url-redirect=https://portal.example.com/lobby' })
+    const key = async () => (await t.app.db.knex('settings').where({ key: 'nac.portal_redirect_key' }).first('value'))?.value ?? null
+    expect(await key(), 'no key before a portal profile').to.equal(null)
+    const before = await policySnapshot(t)
+    expectError(await t.admin('POST', PROFILES, { body: { name: uniq('p'), portal_redirect: true } }), 422, 'VALIDATION_FAILED', 'portal_redirect')
+    expectError(await t.admin('POST', PROFILES, { body: { name: uniq('p'), portal_redirect: true, cisco_url_redirect: `https://portal.example.com/${'x'.repeat(80)}`, cisco_url_redirect_acl: 'R' } }), 422, 'VALIDATION_FAILED', 'cisco_url_redirect')
+    expectError(await t.admin('POST', PROFILES, { body: { name: uniq('p'), deny: true, portal_redirect: true, cisco_url_redirect: null } }), 422, 'VALIDATION_FAILED', 'portal_redirect')
+    expectError(await t.admin('PUT', `${PROFILES}/${plain.id}`, { body: { deny: true, cisco_url_redirect: null, cisco_url_redirect_acl: null, portal_redirect: true } }), 422, 'VALIDATION_FAILED', 'portal_redirect')
+    expect(await policySnapshot(t)).to.equal(before)
+    expect(await key(), 'a refused write makes no key').to.equal(null)
+
+    const on = await t.admin('PUT', `${PROFILES}/${plain.id}`, { body: { portal_redirect: true } })
+    expect(on.status, on.text).to.equal(200)
+    expect(on.body.portal_redirect).to.equal(true)
+    expect(on.body.reply.find((a: any) => a.value.startsWith('url-redirect='))).to.deep.equal({ attribute: 'Cisco-AVPair', value: 'url-redirect=https://portal.example.com/lobby', portal_session: true })
+    const made = await key()
+    expect(made, 'sealed at rest').to.have.property('sealed')
+    // A second portal profile keeps the key; the key is shown to nobody.
+    await createProfile(t, { cisco_url_redirect: 'https://portal.example.com/lobby?site=2', cisco_url_redirect_acl: 'R', portal_redirect: true })
+    expect(await key()).to.deep.equal(made)
+    expect(JSON.stringify((await t.admin('GET', '/api/v1/settings/nac.portal_redirect_key')).body)).to.not.match(/[A-Za-z0-9_-]{43}/)
+    // The URL cannot go while the redirection needs it.
+    expectError(await t.admin('PUT', `${PROFILES}/${plain.id}`, { body: { cisco_url_redirect: null, cisco_url_redirect_acl: null } }), 422, 'VALIDATION_FAILED', 'portal_redirect')
+    const off = await t.admin('PUT', `${PROFILES}/${plain.id}`, { body: { portal_redirect: false } })
+    expect(off.body.reply.find((a: any) => a.value.startsWith('url-redirect='))).to.deep.equal({ attribute: 'Cisco-AVPair', value: 'url-redirect=https://portal.example.com/lobby' })
+  })
+
   it('changes partially, clears with null, and audits before and after', async () => {
     const p = await createProfile(t, { vlan: '20', acl: 'A' })
     const u = await t.admin('PUT', `${PROFILES}/${p.id}`, { body: { acl: null, vlan: 4094, description: 'x' } })

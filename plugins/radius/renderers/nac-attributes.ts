@@ -26,6 +26,10 @@ export const NAC_ATTRIBUTES = {
   account: 'Portcullis-NAC-Account',
   /** The client's device groups, ancestors included. */
   deviceGroup: 'Portcullis-NAC-Device-Group',
+  /** Captive portal redirection (nac-portal.ts): what is signed, the key (removed once used), the signature. */
+  portalSigned: 'Portcullis-Portal-Signed',
+  portalKey: 'Portcullis-Portal-Key',
+  portalSig: 'Portcullis-Portal-Sig',
 } as const
 
 /** Group ids as the tree compares them (uuids; "~", the policy's sentinel, is not one). */
@@ -46,4 +50,7 @@ ATTRIBUTE	${NAC_ATTRIBUTES.user}	3174	string
 ATTRIBUTE	${NAC_ATTRIBUTES.userGroup}	3175	string
 ATTRIBUTE	${NAC_ATTRIBUTES.deviceGroup}	3176	string
 ATTRIBUTE	${NAC_ATTRIBUTES.account}	3177	string
+ATTRIBUTE	${NAC_ATTRIBUTES.portalSigned}	3178	string
+ATTRIBUTE	${NAC_ATTRIBUTES.portalKey}	3179	string
+ATTRIBUTE	${NAC_ATTRIBUTES.portalSig}	3180	string
 `

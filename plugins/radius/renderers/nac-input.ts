@@ -12,4 +12,6 @@ export interface FreeradiusNac {
    * module, only MAB is served and EAP requests are rejected (`eap_not_configured`).
    */
   eap: { certificateFile: string; privateKeyFile: string } | null
+  /** `source.portalRedirectKey(snapshot)`: the key of the signed portal redirections (nac-portal.ts); null: none made yet. */
+  portalKey?: string | null
 }

@@ -24,6 +24,7 @@ import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
 import { DICTIONARY } from '../services/dictionary.js'
 import { formatValue, quoteValue } from '../services/values.js'
 import { NAC_ATTRIBUTES as N, NAC_DEVICE_TYPE, NAC_ID } from './nac-attributes.js'
+import { PORTAL_SIGN_FILE, portalRedirectValue } from './nac-portal.js'
 import { timeCondition } from './policy.js'
 import { FreeradiusRenderError, HEADER, refusal, T } from './syntax.js'
 
@@ -150,6 +151,8 @@ function decide(ruleName: string, a: NacAuthorization, indent: string): string[]
   const out = [`${indent}update control {`, `${indent}${T}&${CONTROL_ATTRIBUTES.ruleName} := ${quoteValue(ruleName)}`, `${indent}${T}&${CONTROL_ATTRIBUTES.ruleLabel} := ${quoteValue(a.profile_name)}`, `${indent}}`]
   if (a.deny) return [...out, ...refusal('nac_denied', `NAC rule ${ruleName.replace(/%/g, '')} denies access`, indent), `${indent}reject`]
   if (a.reply.length) {
+    // A signed portal redirection: the signature is computed first (nac-portal.ts), beside this file.
+    if (a.reply.some((r) => r.portal_session)) out.push(`${indent}$INCLUDE ${PORTAL_SIGN_FILE.replace('portcullis/', '')}`)
     out.push(`${indent}update reply {`)
     for (const r of a.reply) {
       if (!DICTIONARY.has(r.attribute)) throw new FreeradiusRenderError(`authorization profile ${a.profile_name}: attribute ${r.attribute} is not in the dictionary`)
@@ -158,6 +161,10 @@ function decide(ruleName: string, a: NacAuthorization, indent: string): string[]
         v = formatValue({ name: r.attribute, value: r.value })
       } catch {
         throw new FreeradiusRenderError(`authorization profile ${a.profile_name}: the value of ${r.attribute} breaks the attribute rules`)
+      }
+      if (r.portal_session) {
+        if (r.attribute !== 'Cisco-AVPair' || !r.value.startsWith('url-redirect=')) throw new FreeradiusRenderError(`authorization profile ${a.profile_name}: only a Cisco url-redirect carries the portal's session parameters`)
+        v = portalRedirectValue(r.value)
       }
       out.push(`${indent}${T}&${r.attribute} += ${v}`)
     }

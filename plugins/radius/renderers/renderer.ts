@@ -100,7 +100,12 @@ async function freeradiusNac(d: FreeradiusRendererDeps, snapshot: Knex.Transacti
   const cert = d.refs.eapCertificateFile ? d.serverOptions.get(d.refs.eapCertificateFile) : null
   const key = d.refs.eapPrivateKeyFile ? d.serverOptions.get(d.refs.eapPrivateKeyFile) : null
   if ((cert === null) !== (key === null)) throw new FreeradiusRenderError('set both server options radius.eap_certificate_file and radius.eap_private_key_file, or neither')
-  return { policy: await source.compile(snapshot), endpoints: await source.endpoints(snapshot), eap: cert !== null && key !== null ? { certificateFile: cert, privateKeyFile: key } : null }
+  return {
+    policy: await source.compile(snapshot),
+    endpoints: await source.endpoints(snapshot),
+    eap: cert !== null && key !== null ? { certificateFile: cert, privateKeyFile: key } : null,
+    portalKey: (await source.portalRedirectKey?.(snapshot)) ?? null,
+  }
 }
 
 export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRenderer => ({

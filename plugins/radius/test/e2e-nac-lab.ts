@@ -141,15 +141,17 @@ export class NacLab {
    * MAB as a Cisco switch sends it: the MAC as User-Name and password, Service-Type Call-Check
    * (`callCheck: false`: as switches that send a plain PAP request with the MAC, in `user`'s notation).
    */
-  mab(mac: string, o: { callCheck?: boolean; user?: string } = {}): Promise<RadclientResult> {
+  /** `portType`: NAS-Port-Type (default Ethernet); `extra`: more pairs (NAS-IP-Address, Called-Station-Id). */
+  mab(mac: string, o: { callCheck?: boolean; user?: string; portType?: string; extra?: string[] } = {}): Promise<RadclientResult> {
     const user = o.user ?? mac.replace(/[-:.]/g, '').toLowerCase()
     return radclient(this.port, 'auth', SECRET, [
       `User-Name = ${rcString(user)}`,
       `User-Password = ${rcString(user)}`,
       `Calling-Station-Id = ${rcString(mac)}`,
       ...(o.callCheck === false ? [] : ['Service-Type = Call-Check']),
-      'NAS-Port-Type = Ethernet',
+      `NAS-Port-Type = ${o.portType ?? 'Ethernet'}`,
       'NAS-Port-Id = "Gi1/0/7"',
+      ...(o.extra ?? []),
       'Message-Authenticator = 0x00',
     ])
   }

@@ -69,6 +69,32 @@ describe('radius: the NAC part of the FreeRADIUS tree (pure)', () => {
     expect(() => buildFreeradiusConfig(i)).to.throw(FreeradiusRenderError, /canonical/)
   })
 
+  it('a signed portal redirection: the key only in a 0600 file declared secret, the url-redirect expanded at request time; no key refuses the render', () => {
+    const KEY = 'k'.repeat(40) + 'Portal_Key-1'
+    const i = nacInput()
+    const p = structuredClone(samplePolicy()) as CompiledNacPolicy & { rules: any[] }
+    p.rules[0].authorization.reply = [{ attribute: 'Cisco-AVPair', value: 'url-redirect=https://nac.example.com/portal/lobby?site=1', portal_session: true }, { attribute: 'Cisco-AVPair', value: 'url-redirect-acl=R' }]
+    i.nac = { ...i.nac!, policy: p, portalKey: KEY }
+    const files = buildFreeradiusConfig(i)
+    const sign = files.find((f) => f.path === 'portcullis/nac-portal-sign')!
+    expect(sign).to.include({ mode: 0o600 })
+    expect(sign.secrets).to.deep.equal([KEY])
+    expect(sign.content).to.include(`"${KEY}"`).and.include('%{hmacsha1:&control:Portcullis-Portal-Signed &control:Portcullis-Portal-Key}').and.include('&Portcullis-Portal-Key !* ANY')
+    for (const f of files.filter((x) => x !== sign)) expect(f.content, f.path).to.not.include(KEY)
+    const policy = file(files, 'portcullis/nac-policy')!
+    expect(policy).to.include('$INCLUDE nac-portal-sign')
+    expect(policy).to.include('&Cisco-AVPair += "url-redirect=https://nac.example.com/portal/lobby?site=1&mac=%{control:Portcullis-NAC-MAC}&nas=%{%{NAS-IP-Address}:-%{NAS-IPv6-Address}}&ssid=%{urlquote:%{Called-Station-Id}}&sig=%{control:Portcullis-Portal-Sig}"')
+    expect(policy.indexOf('$INCLUDE nac-portal-sign')).to.be.lessThan(policy.indexOf('url-redirect=https'))
+    // A key but no portal profile: the file still holds it (0600, declared), ready for the first.
+    const plain = nacInput()
+    plain.nac = { ...plain.nac!, portalKey: KEY }
+    expect(buildFreeradiusConfig(plain).find((f) => f.path === 'portcullis/nac-portal-sign')!.content).to.include(KEY)
+    i.nac.portalKey = null
+    expect(() => buildFreeradiusConfig(i)).to.throw(FreeradiusRenderError, /nac\.portal_redirect_key is null/)
+    i.nac.portalKey = 'short"key'
+    expect(() => buildFreeradiusConfig(i)).to.throw(FreeradiusRenderError, /portal_redirect_key/)
+  })
+
   it('without a NAC source the NAC includes are comments only: no eap module, no lookups', () => {
     const i = nacInput()
     i.nac = null
