@@ -103,9 +103,9 @@ export async function openPortalLab(o: { engine?: TestEngine; portal?: Record<st
     const registration = await profile('registration', { portal_redirect: true, cisco_url_redirect: `${t.url}/portal/lobby`, cisco_url_redirect_acl: 'PORTAL-REDIRECT' })
     const rule = (name: string, groupId: string, profileId: string) =>
       created(t, '/api/v1/nac/policy/rules', { name, conditions: [{ type: 'method', methods: ['mab'] }, { type: 'endpoint_group', group_ids: [groupId] }], authorization_profile_id: profileId })
-    await rule('portal guests', guests.id, guestVlan.id)
-    await rule('portal byod', byod.id, byodVlan.id)
-    await created(t, '/api/v1/nac/policy/rules', { name: 'byod certificates', conditions: [{ type: 'method', methods: ['eap-tls'] }, { type: 'certificate', field: 'issuer_cn', values: ['Portal E2E CA'] }], authorization_profile_id: byodVlan.id })
+    await rule('portal-guests', guests.id, guestVlan.id)
+    await rule('portal-byod', byod.id, byodVlan.id)
+    await created(t, '/api/v1/nac/policy/rules', { name: 'byod-certificates', conditions: [{ type: 'method', methods: ['eap-tls'] }, { type: 'certificate', field: 'issuer_cn', values: ['Portal E2E CA'] }], authorization_profile_id: byodVlan.id })
 
     // The CA FreeRADIUS trusts (and BYOD onboarding issues from), and the EAP server's certificate.
     const ca = await createCa(t, { subject: { CN: 'Portal E2E CA', O: 'Portcullis Test' } })

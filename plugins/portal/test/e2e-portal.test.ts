@@ -95,11 +95,17 @@ const bare = (mac: string) => mac.replace(/[^0-9a-f]/gi, '').toLowerCase()
     expect(vlanOf(next)).to.deep.equal([vlan])
   }
 
-  /** The portal session the admin API shows for the MAC. */
-  async function sessionOf(mac: string): Promise<any> {
+  /** The MAC's portal sessions the admin API shows (each opening of the redirect starts one). */
+  async function sessionsOf(mac: string): Promise<any[]> {
     const r = await lab.t.admin('GET', `/api/v1/captive-portal/sessions?mac=${encodeURIComponent(mac)}`)
     expect(r.status, JSON.stringify(r.body)).to.equal(200)
-    return r.body.items[0]
+    return r.body.items
+  }
+  /** The one session of the MAC that went further than `started`. */
+  async function sessionOf(mac: string): Promise<any> {
+    const used = (await sessionsOf(mac)).filter((x) => x.state !== 'started')
+    expect(used, JSON.stringify(used)).to.have.length(1)
+    return used[0]
   }
 
   async function hotspot(page: Page): Promise<void> {
@@ -146,7 +152,7 @@ const bare = (mac: string) => mac.replace(/[^0-9a-f]/gi, '').toLowerCase()
     expect(r?.status()).to.be.within(400, 499)
     expect(await page.getByRole('alert').count()).to.equal(1)
     await expectAccessible(page, 'the refusal page')
-    expect(await sessionOf(other)).to.equal(undefined)
+    expect(await sessionsOf(other)).to.deep.equal([])
   })
 
   it('self-registration: name and e-mail, the code read from the mail, CoA, the guest VLAN', async () => {
@@ -272,7 +278,8 @@ const bare = (mac: string) => mac.replace(/[^0-9a-f]/gi, '').toLowerCase()
     await lab.t.app.db.knex('portal_sessions').where({ id: session.id }).update({ expires_at: new Date(Date.now() - 1000) })
     const coa = await lab.nas.waitForMac(mac, { from, ms: 90_000 })
     expect(coa.signed).to.equal(true)
-    expect(coa.code, 'a Disconnect-Request').to.equal(40)
+    // Disconnect or reauthenticate (the issue leaves it to the NAS's dialect): either way after the deploy, so the switch's next MAB meets the old tree no more.
+    expect(coa.code, 'a Disconnect-Request or a CoA-Request').to.be.oneOf([40, 43])
     expect(redirectOf(await lab.mab(mac)), 'the redirect again').to.be.a('string')
     expect(await sessionOf(mac)).to.include({ state: 'expired' })
     const endpoint = (await lab.t.admin('GET', `/api/v1/nac/endpoints?mac=${encodeURIComponent(mac)}`)).body.items[0]
