@@ -32,7 +32,31 @@ export const PortalErrors = {
   /** Nothing of the platform's mail could be sent (SMTP settings, server down). */
   mailFailed: defineError(503, 'PORTAL_MAIL_FAILED', 'portal:errors.mail_failed'),
   logoType: defineError(415, 'PORTAL_LOGO_TYPE', 'portal:errors.logo_type'),
-  logoTooLarge: defineError(413, 'PORTAL_LOGO_TOO_LARGE', 'portal:errors.logo_too_large'),
   guestNotFound: defineError(404, 'NOT_FOUND', 'portal:errors.guest_not_found'),
   sessionNotFound: defineError(404, 'NOT_FOUND', 'portal:errors.session_not_found'),
+  // ---- part B: the admin API ----
+  /** A method whose endpoint group is not set (guest methods: guest_endpoint_group_id; byod: byod_endpoint_group_id). */
+  methodNeedsGroup: defineError(422, 'PORTAL_METHOD_NEEDS_GROUP', 'portal:errors.method_needs_group'),
+  /** `sponsored` with neither sponsor_domains nor sponsor_group_id: nobody could approve. */
+  sponsoredNeedsSponsors: defineError(422, 'PORTAL_SPONSORED_NEEDS_SPONSORS', 'portal:errors.sponsored_needs_sponsors'),
+  /** byod_onboarding `certificate` without the pki plugin. */
+  onboardingUnavailable: defineError(422, 'PORTAL_ONBOARDING_UNAVAILABLE', 'portal:errors.onboarding_unavailable'),
+  /** An endpoint group, user group or portal id that names nothing. */
+  referenceNotFound: defineError(422, 'REFERENCE_NOT_FOUND', 'portal:errors.reference_not_found'),
+  registrationFieldName: defineError(422, 'VALIDATION_FAILED', 'portal:errors.registration_field_name'),
+  nasIpInvalid: defineError(422, 'VALIDATION_FAILED', 'portal:errors.nas_ip_invalid'),
+  validityInvalid: defineError(422, 'VALIDATION_FAILED', 'portal:errors.validity_invalid'),
+  macInvalid: defineError(422, 'MAC_INVALID', 'portal:errors.mac_invalid'),
+  /** Naming a sponsor group hands its members portal.sponsor: only an administrator or a holder may. */
+  sponsorGroupExceeds: defineError(403, 'GROUP_EXCEEDS_OWN_PERMISSIONS', 'portal:errors.sponsor_group_exceeds'),
+  /** The portal still has active sessions (devices in its endpoint groups): end them or let them expire first. */
+  portalInUse: defineError(409, 'PORTAL_IN_USE', 'portal:errors.portal_in_use'),
+  /** Extend, revoke or mail credentials of a guest whose status does not allow it. */
+  guestStatusConflict: defineError(409, 'GUEST_STATUS_CONFLICT', 'portal:errors.guest_status_conflict'),
+  /** Credentials are for event accounts (kind `account`) only. */
+  guestNotAccount: defineError(409, 'GUEST_NOT_ACCOUNT', 'portal:errors.guest_not_account'),
+  guestNoEmail: defineError(422, 'GUEST_NO_EMAIL', 'portal:errors.guest_no_email'),
+  /** Another request took one of the usernames being generated (a concurrent bulk with the same prefix). */
+  usernameTaken: defineError(409, 'GUEST_USERNAME_TAKEN', 'portal:errors.username_taken'),
+  sessionEnded: defineError(409, 'PORTAL_SESSION_ENDED', 'portal:errors.session_ended'),
 } as const

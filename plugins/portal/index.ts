@@ -17,7 +17,9 @@ import { PORTAL_SPONSOR, portalPermissions } from './permissions.js'
 import { adminRoutes } from './routes/admin.js'
 import { guestRoutes } from './routes/guest.js'
 import type { PortalContext } from './services/context.js'
+import { endUserSessions } from './services/end-session.js'
 import { startExpiry } from './services/expiry.js'
+import { registerPortalGuards } from './services/portals.js'
 import { portalSettings } from './settings.js'
 import { portalTables } from './tables.js'
 
@@ -42,6 +44,7 @@ export default definePlugin({
     deploys: coreServices.deploys,
     identity: identityServices.identity,
     mail: identityServices.mail,
+    userLifecycle: identityServices.userLifecycle,
     nac: nacServiceRef,
     coa: nacCoaServiceRef,
     mfa: optional(mfaServiceRef),
@@ -71,6 +74,10 @@ export default definePlugin({
       permission: PORTAL_SPONSOR,
       groupIds: async (db) => (await db('portal_portals').whereNotNull('sponsor_group_id').distinct('sponsor_group_id')).map((r) => r.sponsor_group_id as string),
     })
+    // Deleting an endpoint group or user group a portal names answers 409 naming the portal.
+    registerPortalGuards(c)
+    // An employee whose access ended loses the own devices they registered, which hold their access by group.
+    d.userLifecycle.onAccessEnded((e) => endUserSessions(c, e))
     let stopExpiry = async () => undefined as void
     return {
       routes: [...adminRoutes(c), ...guestRoutes(c)],
