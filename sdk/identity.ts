@@ -114,6 +114,19 @@ export interface IdentityService {
   findUser(by: { id: string } | { username: string }, db?: Knex | Knex.Transaction): Promise<UserRef | null>
   /** argon2id check of a local, enabled account; null for a directory-only, disabled or unknown account, or a wrong password. */
   checkPassword(username: string, password: string): Promise<UserRef | null>
+  /**
+   * The user whose e-mail address this is, compared without regard to case; null when none, or when
+   * several accounts share it (an address that names nobody for sure names nobody). The captive
+   * portal finds a sponsor this way.
+   */
+  findUserByEmail(email: string, db?: Knex | Knex.Transaction): Promise<UserRef | null>
+  /**
+   * The password check of the API's sign-in: a local account's argon2id hash, or for a directory
+   * user the directory's bind (docs/directory.md); null for a wrong password, an unknown, disabled or
+   * expired account, or a directory that cannot be reached. The captive portal's employee sign-in
+   * (BYOD) uses it; the caller rate-limits and audits.
+   */
+  checkSignInPassword(username: string, password: string): Promise<UserRef | null>
   issueToken(user: Pick<UserRef, 'id' | 'username'>, purpose: TokenPurpose, ttlSeconds: number): Promise<IssuedToken>
   /** A token handed over in a body (mfa, byod_mfa): null when invalid, expired, revoked or of another purpose. */
   verifyToken(token: string, purpose: TokenPurpose): Promise<VerifiedToken | null>

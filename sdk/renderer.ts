@@ -102,14 +102,19 @@ export interface ConfigRenderer {
 
 /**
  * One access an earlier release grants that a release rendered now does not (`ConfigRenderer.revokedSince`).
- * For `user`, the kernel names why from the account (disabled, deleted, network login off, expired).
+ * For `user`, the kernel names why from the account (disabled, deleted, network login off, expired);
+ * for `endpoint`, whether it was taken out of its group or deleted, and when.
  */
 export interface AccessRevocation {
-  /** `user`: a network user, by name; `certificate`: a client certificate, by serial (hex); `ca`: a trusted CA, by subject. */
-  subject: 'user' | 'certificate' | 'ca'
+  /**
+   * `user`: a network user, by name; `certificate`: a client certificate, by serial (hex); `ca`: a
+   * trusted CA, by subject; `endpoint`: a device MAB lets in by its MAC (canonical, aa:bb:cc:dd:ee:ff),
+   * which the release places in an endpoint group and the files rendered now place in none.
+   */
+  subject: 'user' | 'certificate' | 'ca' | 'endpoint'
   name: string
   /**
-   * `not_admitted`: the user is refused or unknown now; `password_changed`: the release holds a password
+   * `not_admitted`: the user is refused or unknown now (an endpoint: in no endpoint group now); `password_changed`: the release holds a password
    * the user no longer has; `expires_sooner`: the user's expiry is earlier now; `certificate_revoked`:
    * on the CRL now; `trust_removed`: the CA is no longer trusted.
    */

@@ -7,7 +7,7 @@
  *
  * The renderers know their files, the kernel knows the accounts: for a user it says why from the
  * account as it is now (deleted, disabled, network login off, expired) and when (the audit trail,
- * the expiry, the password change).
+ * the expiry, the password change). An endpoint (MAB) is named by its MAC as the files show it.
  */
 import type { Knex } from 'knex'
 import type { AccessRevocation, ConfigRenderer, RenderedFile } from '../../sdk/index.js'
@@ -23,6 +23,7 @@ export type RevocationKind =
   | 'no_network_password'
   | 'certificate_revoked'
   | 'trust_removed'
+  | 'endpoint_removed'
 
 /** One revocation, named: what, who, and when (ISO 8601; null when nothing records it). */
 export interface NamedRevocation {
@@ -81,6 +82,8 @@ export async function revocationsSince(o: {
   const out: NamedRevocation[] = []
   for (const r of found) {
     if (r.subject === 'user') out.push(await userRevocation(o.knex, r, o.since, o.at))
+    // An endpoint is named by its MAC, as the renderer's files show it: the kernel reads no plugin's table.
+    else if (r.subject === 'endpoint') out.push({ kind: 'endpoint_removed', name: r.name, at: r.at })
     else out.push({ kind: r.change === 'trust_removed' ? 'trust_removed' : 'certificate_revoked', name: r.name, at: r.at })
   }
   return out

@@ -127,6 +127,17 @@ export class Identity implements IdentityService {
     return r ? toUserRef(r) : null
   }
 
+  async findUserByEmail(email: string, db: Knex | Knex.Transaction = this.knex) {
+    if (email.length > 254) return null
+    const rows = await db('users').whereRaw('lower(email) = lower(?)', [email]).limit(2)
+    return rows.length === 1 ? toUserRef(rows[0]) : null
+  }
+
+  async checkSignInPassword(username: string, password: string) {
+    const r = await this.attempt(username, password)
+    return r.ok ? toUserRef(r.row) : null
+  }
+
   issueToken(user: Pick<UserRef, 'id' | 'username'>, purpose: Parameters<IdentityService['issueToken']>[1], ttlSeconds: number) {
     return this.signer().issue({ sub: user.id, name: user.username, purpose, ttlSeconds })
   }

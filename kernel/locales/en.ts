@@ -102,7 +102,7 @@ export default {
     render_failed: 'Renderer {{renderer}} failed: {{message}}',
     not_rollbackable: 'This deploy was never activated (status {{status}}); only an earlier active release can be restored.',
     release_missing: 'The files of release {{release}} are no longer kept (deploy.keep_releases pruned them, or they held a cleartext password removed since); it cannot be restored. Deploy instead.',
-    rollback_revokes_access: 'Rolling back to release {{release}} (made {{created_at}}) would let back in access revoked since: {{revocations}}. Nothing was changed. Deploy instead: a deploy renders today\'s users, passwords and CRLs with the policy.',
+    rollback_revokes_access: 'Rolling back to release {{release}} (made {{created_at}}) would let back in access revoked since: {{revocations}}. Nothing was changed. Deploy instead: a deploy renders today\'s users, passwords, CRLs and endpoint groups with the policy.',
     revocation: {
       user_deleted: 'user {{name}} deleted at {{at}}',
       user_disabled: 'user {{name}} disabled at {{at}}',
@@ -113,6 +113,7 @@ export default {
       no_network_password: 'user {{name}}: network password removed at {{at}}',
       certificate_revoked: 'certificate {{name}} revoked at {{at}}',
       trust_removed: 'CA {{name}} no longer trusted',
+      endpoint_removed: 'endpoint {{name}} taken out of every endpoint group or deleted',
       at_unknown: 'an unrecorded time',
     },
   },

@@ -2,7 +2,8 @@
  * The renderers' `revokedSince` on hand-written files (the end-to-end proof against the daemons is in
  * test/e2e/full-chain.test.ts and plugins/nac/test/e2e-8021x.test.ts): the forms those tests do not
  * reach, tac_plus-ng with the lockout (passwords in the shadow file) and directory users, and what is
- * not a revocation (a release refusing the user by itself, a later expiry, an added user).
+ * not a revocation (a release refusing the user by itself, a later expiry, an added user), and the
+ * endpoint groups (MAB): taken out of every group counts, a move between groups or an added endpoint not.
  */
 import { expect } from 'chai'
 import { freeradiusRevokedSince } from '../../plugins/radius/renderers/revocations.js'
@@ -70,5 +71,30 @@ describe('deploy: what a release lets in that now\'s files do not (revokedSince)
       { subject: 'user', name: 'dis', change: 'not_admitted', at: null },
       { subject: 'user', name: 'exp', change: 'not_admitted', at: new Date(past * 1000).toISOString() },
     ])
+  })
+
+  it('FreeRADIUS endpoints: out of every group or gone counts; a move, an added endpoint, or one in no group then does not; no NAC file now is no group', () => {
+    const g = (id: string) => `Portcullis-NAC-Endpoint-Group += "${id}"`
+    const file = (lines: string[]) => ({ path: 'portcullis/nac-endpoints', content: ['# header', ...lines, ''].join('\n') })
+    const release = [
+      file([
+        `m.02:00:00:00:00:01\t${g('printers')}`,
+        `m.02:00:00:00:00:02\t${g('guests')}, Portcullis-NAC-Device-Type := "camera"`,
+        `m.02:00:00:00:00:03\t${g('printers')}`,
+        `m.02:00:00:00:00:04\tPortcullis-NAC-MAC := "02:00:00:00:00:04"`,
+      ]),
+    ]
+    const now = [
+      file([
+        `m.02:00:00:00:00:01\tPortcullis-NAC-Device-Type := "camera"`,
+        `m.02:00:00:00:00:03\t${g('phones')}`,
+        `m.02:00:00:00:00:05\t${g('guests')}`,
+      ]),
+    ]
+    const named = (macs: string[]) => macs.map((name) => ({ subject: 'endpoint', name, change: 'not_admitted', at: null }))
+    expect(freeradiusRevokedSince(release, now, at)).to.deep.equal(named(['02:00:00:00:00:01', '02:00:00:00:00:02']))
+    expect(freeradiusRevokedSince(now, release, at)).to.deep.equal(named(['02:00:00:00:00:05']))
+    expect(freeradiusRevokedSince([], now, at)).to.deep.equal([])
+    expect(freeradiusRevokedSince(release, [], at)).to.deep.equal(named(['02:00:00:00:00:01', '02:00:00:00:00:02', '02:00:00:00:00:03']))
   })
 })

@@ -41,6 +41,11 @@ const AuthProfiles = lazy(() => import('./pages/AuthProfiles').then((m) => ({ de
 const NacPolicy = lazy(() => import('./pages/NacPolicy').then((m) => ({ default: m.NacPolicy })))
 const NacSessions = lazy(() => import('./pages/NacSessions').then((m) => ({ default: m.NacSessions })))
 const ProfilingRules = lazy(() => import('./pages/ProfilingRules').then((m) => ({ default: m.ProfilingRules })))
+// The captive portal: portals (with the guest page's preview), guests, portal sessions, sponsor approvals.
+const Portals = lazy(() => import('./pages/Portals').then((m) => ({ default: m.Portals })))
+const Guests = lazy(() => import('./pages/Guests').then((m) => ({ default: m.Guests })))
+const PortalSessions = lazy(() => import('./pages/PortalSessions').then((m) => ({ default: m.PortalSessions })))
+const Approvals = lazy(() => import('./pages/Approvals').then((m) => ({ default: m.Approvals })))
 // The pages mailed links open, signed out: the second-factor setup and the password reset.
 const MfaSetup = lazy(() => import('./pages/MfaSetup').then((m) => ({ default: m.MfaSetup })))
 const ResetPassword = lazy(() => import('./pages/ResetPassword').then((m) => ({ default: m.ResetPassword })))
@@ -71,6 +76,11 @@ function page(path: string): ReactNode {
   if (path === '/nac/policy') return <NacPolicy />
   if (path === '/nac/sessions') return <NacSessions />
   if (path === '/nac/profiling-rules') return <ProfilingRules />
+  // Not under /portal: that path is the guest pages', served by the API.
+  if (path === '/captive-portal/portals') return <Portals />
+  if (path === '/captive-portal/guests') return <Guests />
+  if (path === '/captive-portal/sessions') return <PortalSessions />
+  if (path === '/captive-portal/approvals') return <Approvals />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

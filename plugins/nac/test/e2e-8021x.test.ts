@@ -5,13 +5,14 @@
  * (PEAP-MSCHAPv2, EAP-TLS with a certificate the PKI issued) and radclient (MAB) play the switch;
  * the policy test answers what the daemon did; a revoked certificate is refused after the CRL is
  * redeployed; the log rows arrive through the ingester; a CoA reaches a loopback NAS when an
- * endpoint moves group.
+ * endpoint moves group; a rollback never puts back an endpoint taken out of its group.
  */
+import { readlinkSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'chai'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { createCa, createTemplate, eapTemplateId } from '../../pki/test/helpers.js'
-import { has } from '../../radius/test/e2e-support.js'
+import { has, startFreeradius } from '../../radius/test/e2e-support.js'
 import { created, NacLab, SECRET, setSetting } from '../../radius/test/e2e-nac-lab.js'
 import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 
@@ -28,6 +29,7 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
   let clientPem: string
   let sw: any
   let phones: any
+  let printers: any
   let printerId: string
   let userTemplateId: string
   let caId: string
@@ -42,7 +44,7 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
     await created(t, '/api/v1/users', { username: 'eve', password: PASSWORD, network_login: true })
     const access = await created(t, '/api/v1/device-groups', { name: 'access' })
     sw = await created(t, '/api/v1/devices', { name: 'sw1', address: '127.0.0.1/32', device_group_id: access.id, radius_secret: SECRET })
-    const printers = await created(t, '/api/v1/nac/endpoint-groups', { name: 'printers' })
+    printers = await created(t, '/api/v1/nac/endpoint-groups', { name: 'printers' })
     phones = await created(t, '/api/v1/nac/endpoint-groups', { name: 'phones' })
     printerId = (await created(t, '/api/v1/nac/endpoints', { mac: '0011.2233.4455', endpoint_group_id: printers.id, description: 'printer, 2nd floor' })).id
 
@@ -245,5 +247,51 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
     expect(rb.body.detail).to.include(`revoked since: certificate ${client.cert.serial} revoked at ${at}. Nothing was changed`)
     expect((await lab.t.admin('GET', `/api/v1/deploys/${before.id}`)).body.status).to.equal('superseded')
     expect((await lab.tls('alice', clientPem, client.key, caPem)).ok).to.equal(false)
+  })
+
+  it('MAB: a rollback to a release that placed an endpoint in a group it has left since is refused naming the MAC; an endpoint added or moved since does not refuse', async () => {
+    const t = lab.t
+    const vlan = async (mac: string) => (await lab.mab(mac)).attributes.filter((a) => a.name === 'Tunnel-Private-Group-Id').map((a) => a.value)
+    const active = async () => (await t.admin('GET', '/api/v1/deploys?daemon=freeradius&status=active')).body.items[0]
+    const current = () => path.basename(readlinkSync(path.join(t.dataDir, 'releases', 'freeradius', 'current')))
+    // A guest's camera the portal (or an administrator) put in the printers group.
+    const camera = await created(t, '/api/v1/nac/endpoints', { mac: '02-AA-00-00-00-01', endpoint_group_id: printers.id, description: 'guest camera' })
+    await lab.deployThroughApi()
+    const first = await active()
+    expect(await vlan('02-AA-00-00-00-01')).to.deep.equal(['30'])
+
+    // Its access ends: out of the group, deployed; MAB now gives it the default.
+    const out = await t.admin('PUT', `/api/v1/nac/endpoints/${camera.id}`, { body: { endpoint_group_id: null } })
+    expect(out.status, JSON.stringify(out.body)).to.equal(200)
+    await lab.deployThroughApi()
+    const second = await active()
+    expect(await vlan('02-AA-00-00-00-01')).to.deep.equal(['guest'])
+
+    const rb = await t.admin('POST', `/api/v1/deploys/${first.id}/rollback`)
+    expect(rb.status, JSON.stringify(rb.body)).to.equal(409)
+    expect(rb.body.code).to.equal('DEPLOY_ROLLBACK_REVOKES_ACCESS')
+    expect(rb.body.detail).to.include(`revoked since: endpoint 02:aa:00:00:00:01 taken out of every endpoint group or deleted. Nothing was changed`)
+    const ru = await t.admin('POST', `/api/v1/deploys/${first.id}/rollback`, { headers: { 'accept-language': 'ru' } })
+    expect(ru.status).to.equal(409)
+    expect(ru.body.detail).to.include('оконечное устройство 02:aa:00:00:00:01 исключено из всех групп оконечных устройств или удалено')
+    // Nothing changed: the same release active and `current`, the camera still on the default.
+    expect((await active()).id).to.equal(second.id)
+    expect(current()).to.equal(second.release)
+    expect((await t.admin('GET', `/api/v1/deploys/${first.id}`)).body.status).to.equal('superseded')
+    expect(await vlan('02-AA-00-00-00-01')).to.deep.equal(['guest'])
+
+    // A device added since (absent from the second release) and one moved between groups (printers → phones earlier, back now) are not revocations.
+    await created(t, '/api/v1/nac/endpoints', { mac: '02-AA-00-00-00-02', endpoint_group_id: printers.id })
+    expect((await t.admin('PUT', `/api/v1/nac/endpoints/${printerId}`, { body: { endpoint_group_id: printers.id } })).status).to.equal(200)
+    await lab.deployThroughApi()
+    expect(await vlan('00-11-22-33-44-55')).to.deep.equal(['30'])
+    const back = await t.admin('POST', `/api/v1/deploys/${second.id}/rollback`)
+    expect(back.status, JSON.stringify(back.body)).to.equal(200)
+    expect(current()).to.equal(second.release)
+    // The daemon on the release rolled back to: the printer in phones again, the new device unknown there.
+    await lab.daemon?.stop()
+    lab.daemon = await startFreeradius(path.join(t.dataDir, 'releases', 'freeradius', 'current'))
+    expect(await vlan('00-11-22-33-44-55')).to.deep.equal(['40'])
+    expect(await vlan('02-AA-00-00-00-02')).to.deep.equal(['guest'])
   })
 })

@@ -4,8 +4,7 @@ import { CommonErrors, defineRoute, ErrorBody, paginate } from '../../../sdk/ind
 import { PortalErrors as E } from '../errors.js'
 import { PORTAL_READ, PORTAL_SPONSOR } from '../permissions.js'
 import { ApprovalListQuery, ApprovalListResponse, ApprovalParams, ApprovalResponse, Decision } from '../schemas/approvals.js'
-// STOPGAP until part C's services/register.ts is merged: then `from '../services/register.js'` and approval-register.ts goes.
-import { registerSession } from '../services/approval-register.js'
+import { registerSession } from '../services/register.js'
 import type { PortalContext } from '../services/context.js'
 import type { SponsorRequestRow } from '../tables.js'
 

@@ -1,8 +1,13 @@
-/** The guest's side: the portal pages, the guest JSON API, the sponsor callback (part C of issue 29). */
+/** The guest's side: the portal pages, the guest JSON API, the sponsor callback, the console's preview (part C of issue 29). */
 import type { RouteDefinition } from '../../../sdk/index.js'
 import type { PortalContext } from '../services/context.js'
+import { guestApiRoutes } from './guest-api.js'
+import { pageRoutes } from './pages.js'
+import { previewRoutes } from './preview.js'
+import { sponsorCallbackRoutes } from './sponsor-callback.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each route keeps its own inferred schema types
-export function guestRoutes(_c: PortalContext): RouteDefinition<any>[] {
-  return []
+export function guestRoutes(c: PortalContext): RouteDefinition<any>[] {
+  // The console's preview (part B's admin side) renders these pages, so it lives with them.
+  return [...pageRoutes(c), ...guestApiRoutes(c), ...sponsorCallbackRoutes(c), ...previewRoutes(c)]
 }

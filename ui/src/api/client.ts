@@ -150,3 +150,28 @@ export async function upload<P extends PathsWith<'post'>>(path: P, file: Blob, c
   if (res.status === 401) session.onExpired()
   throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
 }
+
+/** A file sent as the body of a PUT (a portal's logo: image/png…), with the session's token; failures are ApiErrors. */
+export async function putFile<P extends PathsWith<'put'>>(path: P, params: PathOf<Op<P, 'put'>>, file: Blob, contentType: string): Promise<void> {
+  const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': session.language, 'Content-Type': contentType }
+  if (session.token) headers.Authorization = `Bearer ${session.token}`
+  const res = await fetch(url(path, params as object), { method: 'PUT', headers, body: file })
+  if (res.ok) return
+  const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
+  if (res.status === 401) session.onExpired()
+  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
+}
+
+/**
+ * A page the API answers as HTML or text (a portal's preview, a printable list), fetched with the
+ * session's token: the caller shows it in a sandboxed frame, never as the console's own markup.
+ */
+export async function fetchText(path: string, params: object, query: Record<string, string> = {}, accept = 'text/html'): Promise<string> {
+  const headers: Record<string, string> = { Accept: accept, 'Accept-Language': session.language }
+  if (session.token) headers.Authorization = `Bearer ${session.token}`
+  const res = await fetch(url(path, params, query), { headers })
+  if (res.ok) return res.text()
+  const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null }
+  if (res.status === 401) session.onExpired()
+  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null)
+}

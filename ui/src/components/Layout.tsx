@@ -42,7 +42,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" component="nav" aria-label={t.app.menu} inert={narrow && !opened}>
+      <AppShell.Navbar p="xs" component="nav" aria-label={t.app.menu} inert={narrow && !opened} style={{ overflowY: 'auto' }}>
         {item('/', t.nav.dashboard)}
         {item('/devices', t.nav.devices, auth.can('inventory.read') && runs('inventory'))}
         {item('/device-groups', t.nav.deviceGroups, auth.can('inventory.read') && runs('inventory'))}
@@ -67,6 +67,10 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/nac/policy', t.nav.nacPolicy, auth.can('nac.policy.read') && runs('nac'))}
         {item('/nac/sessions', t.nav.nacSessions, auth.can('nac.sessions.read') && runs('nac'))}
         {item('/nac/profiling-rules', t.nav.nacProfiling, auth.can('nac.read') && runs('nac'))}
+        {item('/captive-portal/portals', t.portal.nav.portals, auth.can('portal.read') && runs('portal'))}
+        {item('/captive-portal/guests', t.portal.nav.guests, auth.can('portal.read') && runs('portal'))}
+        {item('/captive-portal/sessions', t.portal.nav.sessions, auth.can('portal.read') && runs('portal'))}
+        {item('/captive-portal/approvals', t.portal.nav.approvals, auth.can('portal.read') && runs('portal'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>

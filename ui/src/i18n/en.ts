@@ -1,4 +1,6 @@
 /** English: the reference; ru.ts must have every key (its type is this object's). */
+import portal from './portal-en'
+
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
   app: { title: 'Portcullis', skip: 'Skip to content', signOut: 'Sign out', version: (v: string) => `Portcullis ${v}`, menu: 'Menu' },
@@ -309,6 +311,7 @@ const en = {
     haveToken: 'Have the token from the mail?', token: 'Reset token', set: 'Set the new password',
     done: 'Your password is set, and every earlier session is ended. Sign in with the new password.', newLink: 'Ask for a new link', back: 'Back to the sign-in',
   },
+  portal,
 }
 
 export default en

@@ -1,4 +1,5 @@
 import type { Messages } from './en'
+import portal from './portal-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -310,6 +311,7 @@ const ru: Messages = {
     haveToken: 'Есть токен из письма?', token: 'Токен сброса', set: 'Задать новый пароль',
     done: 'Пароль задан, все прежние сеансы завершены. Войдите с новым паролем.', newLink: 'Запросить новую ссылку', back: 'Вернуться ко входу',
   },
+  portal,
 }
 
 export default ru

@@ -1,0 +1,51 @@
+/** English for the captive portal's screens (portals, guests, portal sessions, approvals): en.ts's `portal`. */
+const portal = {
+  nav: { portals: 'Captive portals', guests: 'Guests', sessions: 'Portal sessions', approvals: 'Sponsor approvals' },
+  methods: { hotspot: 'Hotspot (accept the terms)', self_registration: 'Self-registration (code by e-mail)', sponsored: 'Sponsored', byod: 'Employee device (BYOD)' },
+  methodShort: { hotspot: 'hotspot', self_registration: 'self-registration', sponsored: 'sponsored', byod: 'BYOD', account: 'account' },
+  // Portals
+  portals: 'Captive portals', addPortal: 'Add portal', editPortal: 'Edit portal', name: 'Name', slug: 'Address (slug)',
+  slugHint: (s: string) => `The guest page is /portal/${s || '…'}: lower-case letters, digits and -.`,
+  description: 'Description', enabled: 'Enabled', disabled: 'disabled', methodsLabel: 'Registration methods', emptyPortals: 'No captive portals yet.',
+  deletePortal: (n: string) => `Delete the portal ${n}? Its guests and sessions go with it.`, openPage: (s: string) => `Open /portal/${s}`,
+  tabs: { general: 'General', access: 'Access', guests: 'Registration', branding: 'Branding' },
+  nasIps: 'NAS addresses', nasIpsHint: 'One a line: the switches and controllers whose guests this portal serves (empty: any).',
+  ssids: 'SSIDs', ssidsHint: 'One a line (empty: any).', acceptUnsigned: 'Accept unsigned redirects (Aruba)',
+  acceptUnsignedHint: 'An Aruba controller adds its own parameters, which carry no signature.',
+  guestGroup: 'Endpoint group for guests', byodGroup: 'Endpoint group for employee devices', noGroup: 'None',
+  guestMinutes: 'Guest access (minutes)', byodDays: 'Employee device validity (days)', byodDaysHint: 'Empty: no expiry.',
+  deviceLimit: 'Devices per employee', onboarding: 'Onboarding', onboardingValues: { none: 'None', certificate: 'EAP-TLS certificate (moves the device to 802.1X)' },
+  sponsorDomains: 'Sponsor e-mail domains', sponsorDomainsHint: 'One a line: a sponsor must have an address in one of them, or be in the group below.',
+  sponsorGroup: 'Sponsor user group', sponsorLinkMinutes: 'Sponsor link valid (minutes)',
+  fields: 'Extra self-registration fields', fieldName: 'Key', fieldLabelEn: 'Label (English)', fieldLabelRu: 'Label (Russian)', fieldRequired: 'Required',
+  addField: 'Add field', removeField: (n: string) => `Remove the field ${n || '(new)'}`,
+  primaryColour: 'Main colour', backgroundColour: 'Background colour', texts: (l: string) => `Texts (${l})`, title: 'Title', welcome: 'Welcome text', terms: 'Terms of use',
+  logo: 'Logo', logoHint: 'PNG, JPEG or GIF, up to 256 KiB.', logoUpload: 'Upload a logo', logoRemove: 'Remove the logo', logoNone: 'No logo.', logoAfterSave: 'Save the portal first, then upload its logo.',
+  logoUploaded: 'Logo uploaded.', logoAlt: (n: string) => `Logo of ${n}`,
+  preview: 'Preview', previewTitle: (n: string, l: string) => `Preview of ${n} (${l})`, previewRefresh: 'Refresh', previewAfterSave: 'Save the portal to see its preview.',
+  previewNote: 'The landing page as a guest sees it, as saved.',
+  minutes: (n: number) => `${n} min`, days: (n: number) => `${n} d`, none: '—',
+  // Guests
+  guests: 'Guests', searchGuests: 'Name, e-mail or username', status: 'Status', kind: 'Kind', portal: 'Portal', allStatuses: 'All statuses', allKinds: 'All kinds', allPortals: 'All portals',
+  statuses: { pending_code: 'waiting for the code', pending_approval: 'waiting for the sponsor', active: 'active', denied: 'denied', revoked: 'revoked', expired: 'expired' },
+  guestName: 'Name', email: 'E-mail', username: 'Username', sponsor: 'Sponsor', validUntil: 'Valid until', validFrom: 'Valid from', created: 'Created', event: 'Event',
+  emptyGuests: 'No guests match.', bulk: 'Create accounts for an event', bulkTitle: 'Guest accounts for an event', count: 'How many', prefix: 'Username prefix',
+  bulkCreate: 'Create the accounts', bulkDone: (n: number) => `${n} accounts created. The passwords are shown only now: print them or keep the CSV.`,
+  print: 'Print', downloadCsv: 'Download CSV', password: 'Password', credentialsOnce: 'These passwords are not stored in readable form and cannot be shown again.',
+  extend: 'Extend', extendTitle: (n: string) => `Extend ${n}`, extendSave: 'Extend', revoke: 'Revoke', revokeConfirm: (n: string) => `Revoke ${n}? Its devices are disconnected now.`,
+  sendCredentials: 'Mail new credentials', sendConfirm: (n: string, e: string) => `Make a new password for ${n} and mail it to ${e}?`, sent: (e: string) => `New credentials mailed to ${e}.`,
+  actionsOf: (n: string) => `Actions for ${n}`, done: 'Done.',
+  // Sessions
+  sessions: 'Portal sessions', state: 'State', allStates: 'All states', method: 'Method', allMethods: 'All methods', mac: 'MAC address', searchSessions: 'MAC, guest, user, NAS',
+  states: { started: 'started', pending_code: 'waiting for the code', pending_approval: 'waiting for the sponsor', active: 'active', denied: 'denied', ended: 'ended', expired: 'expired' },
+  nas: 'NAS', ssid: 'SSID', who: 'Guest or user', startedAt: 'Started', expiresAt: 'Expires', endedAt: 'Ended', endReason: 'Why it ended', signed: 'Redirect signed', clientIp: 'Client address',
+  endReasons: { admin: 'ended by an administrator', expired: 'expired', revoked: 'guest revoked', replaced: 'replaced by a newer session', user_access_ended: "user's access ended" },
+  emptySessions: 'No portal sessions match.', details: 'Details', detailsOf: (m: string) => `Session of ${m}`, end: 'End session', endConfirm: (m: string) => `End the session of ${m}? The device is disconnected (CoA) and must register again.`,
+  ended: 'The session is ended; the disconnect follows the deploy.', endpoint: 'Endpoint', registeredAt: 'Registered', language: 'Language', coa: 'CoA request',
+  // Approvals
+  approvals: 'Sponsor approvals', emptyApprovals: 'No requests are waiting.', requestedAt: 'Asked', expires: 'Link expires', approve: 'Approve', deny: 'Deny',
+  denyConfirm: (n: string) => `Deny the access ${n} asked for?`, approved: (n: string) => `${n} approved: the device is being connected.`, denied: (n: string) => `${n} denied.`,
+  fieldsLabel: 'Other fields', cannotDecide: 'You may see these requests; deciding needs the sponsor permission.',
+}
+
+export default portal
