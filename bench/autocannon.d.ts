@@ -25,6 +25,8 @@ declare module 'autocannon' {
     body?: string | Buffer
     title?: string
     timeout?: number
+    /** Requests in turn on each connection; `setupRequest` may change each one (bench/portal.ts: a new guest's query each time). */
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; setupRequest?: (req: { method?: string; path?: string; headers?: Record<string, string> }) => { method?: string; path?: string; headers?: Record<string, string> } }[]
   }
   interface Result {
     title?: string

@@ -28,8 +28,8 @@ export interface BenchApp {
   stop(): Promise<void>
 }
 
-/** `name` names the database and the data folder (`benchdeploy`, `portcullis-bench-deploy-…`). */
-export async function startBenchApp(name: string): Promise<BenchApp> {
+/** `name` names the database and the data folder (`benchdeploy`, `portcullis-bench-deploy-…`); `env`: more of the server's variables (e.g. TRUST_PROXY). */
+export async function startBenchApp(name: string, o: { env?: Record<string, string> } = {}): Promise<BenchApp> {
   const pgc = await startPostgres()
   const stopPg = atExit(() => pgc.destroy())
   const databaseUrl = await pgc.createDatabase(`bench${name}`)
@@ -39,7 +39,7 @@ export async function startBenchApp(name: string): Promise<BenchApp> {
   // No PLUGINS: the default edition's list from package.json.
   // The daemons' binaries are server options, read from their own variables: passed on when set.
   const daemons = Object.fromEntries(['TAC_PLUS_NG', 'FREERADIUS_BINARY'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]))
-  const env = { ...daemons, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MASTER_KEY: masterKey, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }
+  const env = { ...daemons, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MASTER_KEY: masterKey, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...o.env }
   const config = loadConfig(env, { plugins: packageJson().portcullis?.plugins ?? [] })
   const client = new pg.Client({ connectionString: databaseUrl })
   let app: App | null = null
