@@ -2,8 +2,10 @@
  * Deploys the platform asks for itself: data a daemon answers from changed
  * outside an administrator's edit (a guest registered at the captive portal,
  * whose endpoint group FreeRADIUS reads from its rendered tree). Requests are
- * coalesced per daemon: those that arrive while a deploy of it runs share the
- * next one, so a crowd of guests costs a few deploys, not one each. Each
+ * coalesced per daemon: a deploy starts GATHER_MS after the first request
+ * (those arriving meanwhile share it: a burst of approvals costs one deploy,
+ * not one each and not two in a row), and those that arrive while it runs
+ * share the next one. Each
  * request resolves once a release rendered after it is active on this node
  * (and its reload ran), and rejects with that deploy's error.
  */
@@ -16,7 +18,10 @@ interface Waiters {
   promise: Promise<void>
 }
 
-export function deployRequests(deploy: (daemon: string, comment: string) => Promise<unknown>, log: Logger) {
+/** How long a first request waits for others to join its deploy: short beside a deploy (render, check, reload: hundreds of ms). */
+export const GATHER_MS = 100
+
+export function deployRequests(deploy: (daemon: string, comment: string) => Promise<unknown>, log: Logger, gatherMs = GATHER_MS) {
   const next = new Map<string, Waiters>()
   const running = new Set<string>()
 
@@ -49,8 +54,9 @@ export function deployRequests(deploy: (daemon: string, comment: string) => Prom
         w = { comments: new Set(), resolve, reject, promise }
         next.set(daemon, w)
       }
+      const first = w.comments.size === 0
       w.comments.add(comment)
-      queueMicrotask(() => run(daemon))
+      if (first) setTimeout(() => run(daemon), gatherMs)
       return w.promise
     },
   }

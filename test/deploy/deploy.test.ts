@@ -314,7 +314,8 @@ describe('deploy pipeline on the embedded engine', function () {
     expect(current(t.dataDir, 'motd'), 'live when the request resolved').to.equal(one.release)
     // Asked while a deploy runs: they wait for the next one, which they share, and it carries what changed after the first began.
     const first = t.app.deploys.request('motd', 'guest c')
-    await new Promise((r) => setImmediate(r))
+    // Past the gathering of its requests (100 ms): its deploy has begun.
+    await new Promise((r) => setTimeout(r, 250))
     await t.admin('POST', '/api/v1/greetings', { body: { name: 'guest2', message: 'Later' } })
     await Promise.all([first, t.app.deploys.request('motd', 'guest d'), t.app.deploys.request('motd', 'guest e')])
     all = await rows()

@@ -10,6 +10,7 @@ import type { FormState } from '../pages/forms.js'
 import { FORM_BODY, formFields, htmlReply, seeOther } from '../pages/http.js'
 import { asLang, pageText, type Lang } from '../pages/strings.js'
 import { PORTAL_CSS, themeCss } from '../pages/style.js'
+import { WAIT_CSP, WAIT_JS, WAIT_SCRIPT } from '../pages/layout.js'
 import { errorPage, sessionPage, type ViewContext } from '../pages/views.js'
 import type { PortalRow, SessionRow } from '../tables.js'
 import type { PortalContext } from '../services/context.js'
@@ -65,7 +66,7 @@ const hasAccounts = async (c: PortalContext, portal: PortalRow) => !!(await c.kn
 async function render(c: PortalContext, portal: PortalRow, s: SessionRow, token: string, lang: Lang, more: Partial<ViewContext> = {}, headers: Record<string, string> = {}) {
   const v: ViewContext = { portal, lang, csrf: csrfToken(token), session: s, hasAccounts: s.state === 'started' && (await hasAccounts(c, portal)), ...(await viewExtras(c, s)), ...more }
   const page = sessionPage(v)
-  return htmlReply(page.status, page.body, page.refresh ? { ...headers, Refresh: page.refresh } : headers)
+  return htmlReply(page.status, page.body, page.script ? { ...headers, 'Content-Security-Policy': WAIT_CSP } : headers)
 }
 
 /** A failure as a page: the kernel's JSON envelope means nothing to a guest's browser. */
@@ -163,6 +164,17 @@ export function pageRoutes(c: PortalContext): RouteDefinition[] {
       download: { mediaTypes: ['text/css'] },
       schema: { response: { 200: 'file' } },
       handler: async () => reply({ body: PORTAL_CSS, contentType: 'text/css; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=3600' } }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: WAIT_SCRIPT,
+      root: true,
+      permission: PUBLIC,
+      summary: 'The sponsor wait\'s check (the pages\' one script, an enhancement)',
+      tags: TAGS,
+      download: { mediaTypes: ['text/javascript'] },
+      schema: { response: { 200: 'file' } },
+      handler: async () => reply({ body: WAIT_JS, contentType: 'text/javascript; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=3600' } }),
     }),
     defineRoute({
       method: 'GET',

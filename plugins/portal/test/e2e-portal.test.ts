@@ -204,7 +204,7 @@ const bare = (mac: string) => mac.replace(/[^0-9a-f]/gi, '').toLowerCase()
     const from = lab.nas.received.length
     await sponsor.getByRole('button', { name: 'Approve' }).click()
     await waitHeading(sponsor, /^approved/i)
-    // The waiting page reloads itself (meta refresh, no script) until the decision.
+    // The waiting page checks by itself (wait.js) and moves on once the sponsor decided.
     await waitHeading(page, /you are connected/i, 30_000)
     await movedTo(mac, from, GUEST_VLAN)
     expect(await sessionOf(mac)).to.include({ state: 'active', method: 'sponsored' })

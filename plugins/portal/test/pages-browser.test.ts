@@ -67,7 +67,7 @@ describe('portal: the guest pages are accessible and fit a phone', function () {
         await sponsor.click('button[type=submit] >> nth=0')
         await sponsor.waitForSelector('p[role=status]')
         await expectAccessible(sponsor, 'sponsor decided')
-        // The guest's page reloads by itself (Refresh header, no script) and shows the access.
+        // The guest's page checks by itself (wait.js; "Check now" without script) and moves on to the access.
         await waiting.waitForSelector(`h1:has-text("${locale === 'en-US' ? 'You are connected' : 'Вы подключены'}")`, { timeout: 20_000 })
         await expectAccessible(waiting, 'connected')
         expect(await db(a.t)('portal_sessions').where({ mac }).first()).to.include({ state: 'pending_code' })
