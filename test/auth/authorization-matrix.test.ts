@@ -56,6 +56,8 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'POST /api/v1/public/cert-download/{token}': { owner: 'pki', why: 'delivers a one-time certificate download once; the token in the URL is the credential', ownCredential: true },
   'POST /api/v1/mfa/internal/check': { owner: 'mfa', why: 'RADIUS and TACACS+ daemons during a device login, shared secret in X-Internal-Key', ownCredential: true },
   'GET /portal/assets/portal.css': { owner: 'portal', why: 'the stylesheet of the captive portal pages (static)' },
+  'GET /portal/assets/wait.js': { owner: 'portal', why: 'the sponsor wait\'s check, the portal pages\' one script (static)' },
+  'GET /portal': { owner: 'portal', why: 'a guest\'s redirect naming no portal: on to the portal of its NAS or SSID' },
   'GET /portal/{slug}/theme.css': { owner: 'portal', why: 'the colours of a captive portal, for its pages; rate-limited per IP' },
   'GET /portal/{slug}/logo': { owner: 'portal', why: 'the logo of a captive portal, for its pages; rate-limited per IP' },
   'GET /portal/{slug}': { owner: 'portal', why: 'the captive portal page a NAS redirects unknown devices to: the signed redirect or the guest cookie is the credential; rate-limited per IP', ownCredential: true },

@@ -21,7 +21,7 @@ import { auditOf, GUEST_ACTIONS, limitOf, PAGE_LIMIT, runAction, type ActionInpu
 type Req = RouteRequest<any, any, any>
 
 const Slug = Type.Object({ slug: Type.String({ maxLength: 100 }) })
-const Redirect = Type.Object(
+export const Redirect = Type.Object(
   {
     mac: Type.Optional(Type.String({ maxLength: 64 })),
     nas: Type.Optional(Type.String({ maxLength: 64 })),
@@ -32,9 +32,9 @@ const Redirect = Type.Object(
   // A NAS may append parameters of its own (Aruba's); they are ignored.
   { additionalProperties: true },
 )
-const HTML = { 200: 'file', 303: null, 401: 'file', 403: 'file', 404: 'file', 409: 'file', 410: 'file', 422: 'file', 503: 'file' } as const
-const PAGE_DOWNLOAD = { mediaTypes: ['text/html'] }
-const TAGS = ['captive-portal (guest pages)']
+export const HTML = { 200: 'file', 303: null, 401: 'file', 403: 'file', 404: 'file', 409: 'file', 410: 'file', 422: 'file', 503: 'file' } as const
+export const PAGE_DOWNLOAD = { mediaTypes: ['text/html'] }
+export const TAGS = ['captive-portal (guest pages)']
 
 /** Secure cookies when the client reached us over https (directly or through a proxy that says so). */
 const overHttps = (req: Req) => req.headers['x-forwarded-proto'] === 'https'

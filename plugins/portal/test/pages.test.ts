@@ -147,4 +147,33 @@ describe('portal: the guest pages', function () {
     expect(css.headers.get('content-type')).to.match(/^text\/css/)
     expect(css.html).to.include('--primary')
   })
+
+  it('a redirect that names no portal goes to the portal of its NAS, else of its SSID; none fits: 404; a bad signature: 403', async () => {
+    const tag = freshMac().slice(-5).replace(':', '')
+    const byNas = await createPortal(a.t, { methods: ['hotspot'], nas_ips: ['198.51.100.7'], ssids: [`Lobby-${tag}`] })
+    const bySsid = await createPortal(a.t, { methods: ['hotspot'], ssids: [`Lobby-${tag}`] })
+    const b = new Browser(a.t)
+    const mac = freshMac()
+    const atNas = signedRedirect(mac, '198.51.100.7', `aa-bb-cc-dd-ee-ff:Lobby-${tag}`)
+    const r1 = await b.get(`/portal?${qs(atNas)}`)
+    expect(r1.status, r1.html).to.equal(303)
+    expect(r1.headers.get('location')).to.equal(`/portal/${byNas.slug}?${qs(atNas)}`)
+    // Another NAS on the same SSID: no portal lists that NAS, both list the SSID: the first by name.
+    const elsewhere = signedRedirect(mac, '198.51.100.8', `aa-bb-cc-dd-ee-ff:Lobby-${tag}`)
+    const r2 = await b.get(`/portal?${qs(elsewhere)}`)
+    expect(r2.status).to.equal(303)
+    expect(r2.headers.get('location')).to.equal(`/portal/${[byNas, bySsid].map((p) => p.name).sort()[0] === byNas.name ? byNas.slug : bySsid.slug}?${qs(elsewhere)}`)
+    // The browser follows: the portal's page checks the signature again and starts the session there.
+    const landed = await b.get(r1.headers.get('location')!)
+    expect(landed.status).to.equal(200)
+    expect(await db(a.t)('portal_sessions').where({ mac }).first()).to.include({ portal_id: byNas.id, state: 'started' })
+    const nowhere = await b.get(`/portal?${qs(signedRedirect(freshMac(), '198.51.100.9', 'aa-bb-cc-dd-ee-ff:Nowhere'))}`)
+    expect(nowhere.status).to.equal(404)
+    expect(nowhere.html).to.include('There is no captive portal here.')
+    expect((await b.get('/portal')).status, 'opened by hand: nothing says where').to.equal(404)
+    const forged = { ...atNas, mac: freshMac() }
+    const refused = await b.get(`/portal?${qs(forged)}`)
+    expect(refused.status).to.equal(403)
+    expect(refused.headers.get('location')).to.equal(null)
+  })
 })
