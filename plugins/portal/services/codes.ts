@@ -33,6 +33,8 @@ export async function requestCode(c: PortalContext, portal: PortalRow, s: Sessio
   const limit = await c.settings.get(codesPerEmailPerHour)
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
   const { row, codeId } = await c.knex.transaction(async (trx) => {
+    // One request per address at a time: two at the same moment must not both pass the count below.
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(lower(?)))', [d.email])
     const since = new Date(Date.now() - HOUR)
     const recent = await trx('portal_codes').whereRaw('lower(email) = lower(?)', [d.email]).where('created_at', '>', since).orderBy('created_at').select('created_at')
     if (recent.length >= limit) {

@@ -84,6 +84,17 @@ describe('portal: self-registration', function () {
     expect(r.headers.get('retry-after')).to.equal(String(r.body.retry_after))
     await new Promise((res) => setTimeout(res, 300))
     expect(a.smtp.messages.filter((m) => m.to.includes(email)).length).to.equal(3)
+
+    // Asked at the same moment from five sessions: the budget still holds (one request per address at a time).
+    const burst = `burst-${Date.now()}@victim.test`
+    const guests = await Promise.all(Array.from({ length: 5 }, async () => {
+      const b = new GuestApi(a.t)
+      await b.start(p.slug, freshMac())
+      return b
+    }))
+    const answers = await Promise.all(guests.map((b) => b.call('POST', '/guest/register', { name: 'Y', email: burst })))
+    expect(answers.map((x) => x.status).sort()).to.deep.equal([200, 200, 200, 429, 429])
+    expect((await db(a.t)('portal_codes').where({ email: burst }).select('id')).length).to.equal(3)
   })
 
   it('a code that cannot be mailed answers 503 and is not counted against the address; asking again works', async () => {
