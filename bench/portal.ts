@@ -29,7 +29,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import autocannon from 'autocannon'
-import { portalSignature } from '../plugins/nac/services/portal-redirect.js'
+import { signPortalRedirect as portalSignature } from '../test/kit/portal-redirect.js'
 import { LoopbackNas } from '../test/kit/coa-nas.js'
 import { startSmtp } from '../test/kit/smtp.js'
 import { startBenchApp } from './lib/bench-app.js'

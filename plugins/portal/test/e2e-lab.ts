@@ -20,6 +20,8 @@ import { startTestApp, type TestApp, type TestEngine } from '../../../test/kit/a
 import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
 import { createCa, eapTemplateId, Scratch } from '../../pki/test/helpers.js'
 import { freeUdpPort, radclient, rcString, type RadclientResult } from '../../radius/test/e2e-support.js'
+import { created, ok, setSetting } from '../../../test/e2e/support.js'
+export { created }
 
 export const SECRET = 'portal-switch-secret'
 export const BRAND = '#1a7f5a'
@@ -31,13 +33,6 @@ export const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs
 /** A MAC no test used before, in the switch's notation (aa-bb-…). */
 export const freshMac = () => ['02', ...randomBytes(5).toString('hex').match(/../g)!].join('-').toUpperCase()
 
-export async function ok(t: TestApp, method: string, p: string, body: unknown, status: number | number[]): Promise<any> {
-  const r = await t.admin(method, p, { body })
-  expect(r.status, `${method} ${p} ${JSON.stringify(body)} → ${JSON.stringify(r.body)}`).to.be.oneOf(Array.isArray(status) ? status : [status])
-  return r.body
-}
-export const created = (t: TestApp, p: string, body: Record<string, unknown>) => ok(t, 'POST', p, body, 201)
-export const setSetting = (t: TestApp, key: string, value: unknown) => ok(t, 'PUT', `/api/v1/settings/${key}`, { value }, [200, 204])
 
 export interface PortalLab {
   t: TestApp

@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
-import { portalSignature } from '../../nac/services/portal-redirect.js'
+import { signPortalRedirect as portalSignature } from '../../../test/kit/portal-redirect.js'
 
 export const REDIRECT_KEY = 'k'.repeat(20) + randomBytes(16).toString('base64url')
 export const PUBLIC_URL = 'https://nac.example.test'
