@@ -125,9 +125,11 @@ const walReceiverPid = async (c: PatroniCluster, name: string) =>
     await c.killMember(standbys[1])
     try {
       let sawReadOnly = false
-      // Longer than the leader key's ttl (10 s): a standby could not be promoted without etcd anyway.
-      const end = Date.now() + 15_000
-      while (Date.now() < end) {
+      // At least longer than the leader key's ttl (10 s): a standby could not be promoted without etcd anyway.
+      // The demotion itself comes after ttl plus Patroni's retries of etcd: on a loaded machine its loop
+      // runs late, so it is waited for up to 60 s (never a second primary meanwhile).
+      const start = Date.now()
+      while (Date.now() < start + 15_000 || (!sawReadOnly && Date.now() < start + 60_000)) {
         const p = await c.primaries()
         expect(p.filter((x) => x !== leader), 'a second primary').to.deep.equal([])
         expect(await c.inRecovery(standbys[0])).to.equal(true)
@@ -136,8 +138,14 @@ const walReceiverPid = async (c: PatroniCluster, name: string) =>
       }
       expect(sawReadOnly, 'the primary kept its role without etcd nor every member').to.equal(true)
       expect(await c.primaries()).to.deep.equal([])
+      // Demoting, Patroni may restart the server read-only: a write meets a refused connection for a moment,
+      // then the read-only answer. It never succeeds.
       let refused = ''
-      await sql(url(leader), 'INSERT INTO ha_rows (id) VALUES (-1)').catch((e: Error) => (refused = e.message))
+      for (const end = Date.now() + 30_000; !/read-only/.test(refused) && Date.now() < end; await sleep(500)) {
+        let wrote = true
+        await sql(url(leader), 'INSERT INTO ha_rows (id) VALUES (-1)').catch((e: Error) => ((refused = e.message), (wrote = false)))
+        expect(wrote, 'a write accepted by a primary without etcd').to.equal(false)
+      }
       expect(refused).to.match(/read-only/)
     } finally {
       await c.startEtcd()
