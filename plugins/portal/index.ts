@@ -16,7 +16,7 @@ import ru from './locales/ru.js'
 import { PORTAL_SPONSOR, portalPermissions } from './permissions.js'
 import { adminRoutes } from './routes/admin.js'
 import { guestRoutes } from './routes/guest.js'
-import type { PortalContext } from './services/context.js'
+import { portalContext } from './services/context.js'
 import { endUserSessions } from './services/end-session.js'
 import { startExpiry } from './services/expiry.js'
 import { registerPortalGuards } from './services/portals.js'
@@ -52,22 +52,7 @@ export default definePlugin({
     radius: optional(radiusServiceRef),
   },
   init(d) {
-    const c: PortalContext = {
-      knex: d.database.knex,
-      engine: d.database.engine,
-      settings: d.settings,
-      audit: d.audit,
-      identity: d.identity,
-      mail: d.mail,
-      log: d.logger.child({ plugin: 'portal' }),
-      cluster: d.cluster,
-      deploys: d.deploys,
-      nac: d.nac,
-      coa: d.coa,
-      mfa: d.mfa,
-      pki: d.pki,
-      freeradiusFromFiles: d.radius !== undefined,
-    }
+    const c = portalContext(d, d.logger.child({ plugin: 'portal' }), d.radius !== undefined)
     // A portal's sponsor group grants the sponsor's decision by membership: held to the no-escalation
     // rule as a role granting portal.sponsor would be (only an administrator or a holder adds members).
     d.identity.registerCapabilityGroups({

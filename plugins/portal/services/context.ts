@@ -4,7 +4,7 @@
  * PKI serve the employee (BYOD) path when the edition has them.
  */
 import type { Knex } from 'knex'
-import type { AuditService, ClusterInfo, DeploysService, IdentityService, Logger, MailService, SettingsService } from '../../../sdk/index.js'
+import type { AuditService, ClusterInfo, DatabaseService, DeploysService, IdentityService, Logger, MailService, SettingsService } from '../../../sdk/index.js'
 import type { MfaService } from '../../mfa/api.js'
 import type { NacCoaService, NacService } from '../../nac/api.js'
 import type { PkiService } from '../../pki/api.js'
@@ -31,4 +31,24 @@ export interface PortalContext {
    * sends the automatic CoA that waited for it (nac.coa_on_change). Without it the CoA goes at once.
    */
   freeradiusFromFiles: boolean
+}
+
+/** The resolved deps the context is made of (the plugin's init, and tests that call its jobs directly). */
+export interface PortalDeps {
+  database: DatabaseService
+  settings: SettingsService
+  audit: AuditService
+  identity: IdentityService
+  mail: MailService
+  cluster: ClusterInfo
+  deploys: DeploysService
+  nac: NacService
+  coa: NacCoaService
+  mfa: MfaService | undefined
+  pki: PkiService | undefined
+}
+
+export function portalContext(d: PortalDeps, log: Logger, freeradiusFromFiles: boolean): PortalContext {
+  const { database, settings, audit, identity, mail, cluster, deploys, nac, coa, mfa, pki } = d
+  return { knex: database.knex, engine: database.engine, settings, audit, identity, mail, log, cluster, deploys, nac, coa, mfa, pki, freeradiusFromFiles }
 }

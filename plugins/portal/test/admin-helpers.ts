@@ -7,7 +7,7 @@ import { silentLogger } from '../../../test/kit/app.js'
 import { uniq } from '../../../test/kit/expect.js'
 import { nacCoaServiceRef, nacServiceRef } from '../../nac/api.js'
 import { createEndpoint, createGroup, freshMac } from '../../nac/test/helpers.js'
-import type { PortalContext } from '../services/context.js'
+import { portalContext as buildContext, type PortalContext } from '../services/context.js'
 import type { GuestTable } from '../tables.js'
 
 export { createEndpoint, createGroup, freshMac }
@@ -71,22 +71,7 @@ export function portalContext(t: TestApp): PortalContext {
     nac: nacServiceRef,
     coa: nacCoaServiceRef,
   })
-  return {
-    knex: d.database.knex,
-    engine: d.database.engine,
-    settings: d.settings,
-    audit: d.audit,
-    identity: d.identity,
-    mail: d.mail,
-    log: silentLogger(),
-    cluster: d.cluster,
-    deploys: d.deploys,
-    nac: d.nac,
-    coa: d.coa,
-    mfa: undefined,
-    pki: undefined,
-    freeradiusFromFiles: false,
-  }
+  return buildContext({ ...d, mfa: undefined, pki: undefined }, silentLogger(), false)
 }
 
 /** The endpoint's group as the NAC holds it. */
