@@ -12,6 +12,7 @@ import ru from './locales/ru.js'
 import { mfaPermissions } from './permissions.js'
 import { mfaRoutes } from './routes/index.js'
 import { DeviceChallenges } from './services/device-challenge.js'
+import { PUSH_OFF } from './services/push/off.js'
 import { TokenBudget } from './services/token-budget.js'
 import { TotpStore } from './services/totp-store.js'
 import { mfaInternalKey, mfaInternalUrl, mfaServerOptions, mfaSettings } from './settings.js'
@@ -72,6 +73,6 @@ export default definePlugin({
         return (await store.consume(userId, code)) === 'accepted'
       },
     }
-    return { services: [provide(mfaServiceRef, service)], routes: mfaRoutes({ identity, mail, settings, store, budget, challenges, consoleServed: console !== undefined }) }
+    return { services: [provide(mfaServiceRef, service)], routes: mfaRoutes({ identity, mail, settings, store, budget, challenges, push: PUSH_OFF, consoleServed: console !== undefined }) }
   },
 })

@@ -17,6 +17,12 @@ import type { MfaRouteDeps } from './deps.js'
 export const CHALLENGE_LIMIT_PER_USER = { by: 'key', name: 'challenge_per_user', per: 'user', max: 30, windowSeconds: 300 } as const
 
 export function internalCheckRoutes(d: MfaRouteDeps) {
+  /** What the login can take: a code, a push, or both. */
+  async function factorsOf(userId: string): Promise<('totp' | 'push')[]> {
+    const [totp, push] = await Promise.all([d.store.isEnrolled(userId), d.push.hasDevice(userId)])
+    return [...(totp ? ['totp' as const] : []), ...(push ? ['push' as const] : [])]
+  }
+
   return [
     defineRoute({
       method: 'POST',
@@ -27,7 +33,7 @@ export function internalCheckRoutes(d: MfaRouteDeps) {
       summary: 'Ask whether a network login owes a code (daemons only)',
       description: [
         'Called by the RADIUS and TACACS+ daemons once a device login\'s password is right; no bearer token. The same key as POST /api/v1/mfa/internal/verify: header `X-Internal-Key` equal to setting `mfa.internal_key` (401 INTERNAL_KEY_INVALID), and 404 MFA_INTERNAL_DISABLED while that setting is null.',
-        `Answers \`{ required, challenge }\`. \`required\` is true when the user is enabled and has a confirmed authenticator; an unknown user, a disabled one and one without MFA all answer \`{ required: false, challenge: null }\`. When required, \`challenge\` opens a second-factor round of ${DEVICE_CHALLENGE_SECONDS / 60} minutes: send it back with the code to POST /api/v1/mfa/internal/verify. A challenge takes ${MFA_CODE_BUDGET} wrong codes, like the \`mfa\` token of an API sign-in; then it is closed and the login starts again from the password.`,
+        `Answers \`{ required, factors, challenge }\`. \`required\` is true when the user is enabled and has a second factor; \`factors\` says which the login can take: \`totp\` (a confirmed authenticator: send the code to POST /api/v1/mfa/internal/verify) and \`push\` (a push device: POST /api/v1/mfa/internal/push). An unknown user, a disabled one and one without MFA all answer \`{ required: false, factors: [], challenge: null }\`. When required, \`challenge\` opens a second-factor round of ${DEVICE_CHALLENGE_SECONDS / 60} minutes, sent back with the code or the push. A challenge takes ${MFA_CODE_BUDGET} wrong codes or pushes, like the \`mfa\` token of an API sign-in; then it is closed and the login starts again from the password.`,
         `At most ${CHALLENGE_LIMIT_PER_USER.max} challenges per user per ${CHALLENGE_LIMIT_PER_USER.windowSeconds / 60} minutes (429 with Retry-After). Nothing is audited here: the code check is.`,
       ].join('\n\n'),
       tags: ['mfa'],
@@ -37,9 +43,10 @@ export function internalCheckRoutes(d: MfaRouteDeps) {
         if (key === null) throw MfaErrors.internalDisabled()
         if (!internalKeyMatches(key, req.headers['x-internal-key'])) throw MfaErrors.internalKeyInvalid()
         const user = await d.identity.findUser({ username: req.body.username })
-        if (!user || !user.enabled || !(await d.store.isEnrolled(user.id))) return { required: false, challenge: null }
+        const factors = user?.enabled ? await factorsOf(user.id) : []
+        if (!user || factors.length === 0) return { required: false, factors: [], challenge: null }
         await req.rateLimit(CHALLENGE_LIMIT_PER_USER.name, user.id, { id: user.id, username: user.username })
-        return { required: true, challenge: await d.challenges.open(user.id) }
+        return { required: true, factors, challenge: await d.challenges.open(user.id) }
       },
     }),
   ]

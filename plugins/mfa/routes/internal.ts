@@ -10,11 +10,13 @@ import { internalKeyMatches } from '../services/internal-key.js'
 import { mfaInternalKey } from '../settings.js'
 import type { MfaRouteDeps } from './deps.js'
 import { internalCheckRoutes } from './internal-check.js'
+import { internalPushRoutes } from './internal-push.js'
 import { CODE_LIMIT_PER_USER } from './verify.js'
 
 export function internalRoutes(d: MfaRouteDeps) {
   return [
     ...internalCheckRoutes(d),
+    ...internalPushRoutes(d),
     defineRoute({
       method: 'POST',
       path: '/mfa/internal/verify',

@@ -60,4 +60,29 @@ export class DeviceChallenges {
   async spend(userId: string, challenge: string): Promise<void> {
     await this.knex('mfa_token_budget').where({ jti: challengeRowId(userId, challenge) }).whereNull('spent_at').update({ spent_at: new Date() })
   }
+
+  /** Still takes an answer: opened, not expired, not burnt, not spent, budget left. Charges nothing. */
+  async isOpen(userId: string, challenge: string): Promise<boolean> {
+    const row = await this.knex('mfa_token_budget')
+      .where({ jti: challengeRowId(userId, challenge) })
+      .whereNull('burnt_at')
+      .whereNull('spent_at')
+      .where('expires_at', '>', new Date())
+      .first('jti')
+    return row !== undefined
+  }
+
+  /**
+   * Ties a push challenge to this device challenge (a row of its own in the same table, keyed by
+   * both): a later wait with the device challenge takes only the push it started, never an approved
+   * push of another login of the same user. Lives as long as the device challenge.
+   */
+  async link(userId: string, challenge: string, pushChallenge: string): Promise<void> {
+    await this.knex('mfa_token_budget').insert({ jti: challengeRowId(userId, `${challenge}\npush\n${pushChallenge}`), failures: 0, expires_at: new Date(Date.now() + DEVICE_CHALLENGE_SECONDS * 1000) })
+  }
+
+  async isLinked(userId: string, challenge: string, pushChallenge: string): Promise<boolean> {
+    const row = await this.knex('mfa_token_budget').where({ jti: challengeRowId(userId, `${challenge}\npush\n${pushChallenge}`) }).where('expires_at', '>', new Date()).first('jti')
+    return row !== undefined
+  }
 }

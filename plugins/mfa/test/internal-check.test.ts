@@ -17,7 +17,7 @@ describe('mfa plugin: the internal surface of device logins (check, verify with 
   let t: TestApp
   const seed: Record<string, string> = {}
 
-  const post = (route: 'check' | 'verify', body: unknown, key: string | null = INTERNAL_KEY, raw?: string) =>
+  const post = (route: 'check' | 'verify' | 'push' | 'push-start' | 'push-wait', body: unknown, key: string | null = INTERNAL_KEY, raw?: string) =>
     t.req('POST', `/api/v1/mfa/internal/${route}`, { body: raw === undefined ? body : undefined, raw, headers: key === null ? {} : { 'x-internal-key': key, ...(raw === undefined ? {} : { 'content-type': 'application/json' }) } })
   const challenges = () => t.app.db.knex('mfa_token_budget').count<{ n: string }[]>({ n: '*' }).then((r) => Number(r[0].n))
 
@@ -38,10 +38,12 @@ describe('mfa plugin: the internal surface of device logins (check, verify with 
     await t.app.db.knex('rate_limit_hits').delete()
   })
 
-  it('is off (404 MFA_INTERNAL_DISABLED) while mfa.internal_key is null, whatever the key', async () => {
+  it('is off (404 MFA_INTERNAL_DISABLED, push routes too) while mfa.internal_key is null, whatever the key', async () => {
     const r = await post('check', { username: 'ic-alice' })
     expect(r.status).to.equal(404)
     expect(r.body.code).to.equal('MFA_INTERNAL_DISABLED')
+    for (const route of ['push', 'push-start'] as const) expect((await post(route, { username: 'ic-alice', challenge: 'ab'.repeat(16), origin: 'radius' })).body.code, route).to.equal('MFA_INTERNAL_DISABLED')
+    expect((await post('push-wait', { username: 'ic-alice', challenge: 'ab'.repeat(16), push_challenge: randomUUID() })).body.code).to.equal('MFA_INTERNAL_DISABLED')
     expect(await challenges()).to.equal(0)
     await setInternalKey(t)
   })
@@ -92,12 +94,78 @@ describe('mfa plugin: the internal surface of device logins (check, verify with 
     expect(await challenges()).to.equal(before)
   })
 
+  it('answers the push routes with the same key rules (401 without the right key) and the envelope for bad bodies, sending nothing', async () => {
+    const before = await challenges()
+    const ok = { username: 'ic-alice', challenge: 'ab'.repeat(16), origin: 'radius' }
+    for (const key of [null, 'x', INTERNAL_KEY + 'x']) {
+      for (const route of ['push', 'push-start'] as const) {
+        const r = await post(route, ok, key)
+        expect(r.status, `${route} ${key}`).to.equal(401)
+        expect(r.body.code).to.equal('INTERNAL_KEY_INVALID')
+      }
+      const w = await post('push-wait', { username: 'ic-alice', challenge: 'ab'.repeat(16), push_challenge: randomUUID() }, key)
+      expect(w.status).to.equal(401)
+    }
+    const bad: [string, unknown, string | null][] = [
+      ['push', { ...ok, origin: 'portal' }, 'origin'],
+      ['push', { ...ok, challenge: 'AB'.repeat(16) }, 'challenge'],
+      ['push', { ...ok, number_matching: 'yes' }, 'number_matching'],
+      ['push', { ...ok, ip: 'x'.repeat(65) }, 'ip'],
+      ['push-start', { username: 'ic-alice', challenge: 'ab'.repeat(16) }, 'origin'],
+      ['push-start', { ...ok, wait: false }, null],
+      ['push-wait', { username: 'ic-alice', challenge: 'ab'.repeat(16), push_challenge: 'not-a-uuid' }, 'push_challenge'],
+      ['push-wait', { username: 'ic-alice', challenge: 'ab'.repeat(16) }, 'push_challenge'],
+    ]
+    for (const [route, body, field] of bad) {
+      const r = await post(route as 'push', body)
+      expect(r.status, JSON.stringify(body)).to.be.oneOf([400, 422])
+      expect(r.body.detail).to.be.a('string')
+      if (field) expect(r.body.field, JSON.stringify(r.body)).to.equal(field)
+    }
+    expect(await challenges()).to.equal(before)
+  })
+
+  it('sends no push on a challenge that is not open (forged, another user\'s, unknown user) and writes nothing for it', async () => {
+    const before = await challenges()
+    const bobs = (await post('check', { username: 'ic-bob' })).body.challenge as string
+    for (const [username, challenge] of [['ic-bob', 'ab'.repeat(16)], ['ic-carol', bobs], ['nobody-' + randomUUID().slice(0, 8), bobs]]) {
+      const r = await post('push', { username, challenge, origin: 'tacacs' })
+      expect(r.status, username).to.equal(200)
+      expect(r.body, username).to.deep.equal({ approved: false, outcome: 'challenge_closed' })
+      const s = await post('push-start', { username, challenge, origin: 'radius', number_matching: true })
+      expect(s.body, username).to.deep.equal({ sent: false, push_challenge: null, number: null, outcome: 'challenge_closed' })
+    }
+    // A push challenge that this device challenge never started is not waited on.
+    const w = await post('push-wait', { username: 'ic-bob', challenge: bobs, push_challenge: randomUUID() })
+    expect(w.body).to.deep.equal({ approved: false, outcome: 'challenge_closed' })
+    expect(await challenges()).to.equal(before + 1)
+    expect(await t.app.db.knex('audit_log').where({ action: 'auth.mfa_internal_push' }).count<{ n: string }[]>({ n: '*' }).then((r) => Number(r[0].n))).to.equal(0)
+  })
+
+  it('charges the device challenge for each push asked, before sending: five close it, and the right code is refused then', async () => {
+    await awayFromWindowEdge(20_000)
+    const challenge = (await post('check', { username: 'ic-carol' })).body.challenge as string
+    for (let i = 1; i <= 5; i++) {
+      const r = await post('push', { username: 'ic-carol', challenge, origin: 'radius' })
+      expect(r.status).to.equal(200)
+      // ic-carol has no push device: refused, never approved.
+      expect(r.body.approved).to.equal(false)
+      expect(r.body.outcome).to.be.oneOf(['no_device', 'unavailable'])
+    }
+    expect((await post('push', { username: 'ic-carol', challenge, origin: 'radius' })).body).to.deep.equal({ approved: false, outcome: 'challenge_closed' })
+    const v = await post('verify', { username: 'ic-carol', code: codeAt(seed['ic-carol'], 1), challenge })
+    expect(v.body).to.deep.equal({ valid: false, remaining: 0 })
+    const audit = await t.app.db.knex('audit_log').where({ action: 'auth.mfa_internal_push', actor_name: 'ic-carol' }).select('reason', 'outcome')
+    expect(audit).to.have.length(5)
+    for (const a of audit) expect(a.outcome).to.equal('failure')
+  })
+
   it('answers { required: false, challenge: null } alike for an unknown user, one without MFA and a disabled one, and opens nothing', async () => {
     const before = await challenges()
     for (const username of ['nobody-' + randomUUID().slice(0, 8), 'ic-plain', 'ic-off']) {
       const r = await post('check', { username })
       expect(r.status, username).to.equal(200)
-      expect(r.body, username).to.deep.equal({ required: false, challenge: null })
+      expect(r.body, username).to.deep.equal({ required: false, factors: [], challenge: null })
     }
     expect(await challenges()).to.equal(before)
   })
@@ -107,6 +175,7 @@ describe('mfa plugin: the internal surface of device logins (check, verify with 
     const r = await post('check', { username: 'ic-alice' })
     expect(r.status).to.equal(200)
     expect(r.body.required).to.equal(true)
+    expect(r.body.factors, 'an authenticator, no push device').to.deep.equal(['totp'])
     expect(r.body.challenge).to.match(/^[0-9a-f]{32}$/)
     const challenge = r.body.challenge as string
     for (let i = 1; i <= 5; i++) {
