@@ -15,6 +15,8 @@ export interface MfaDaemonLink {
   /** The two routes, relative to baseUrl. */
   checkPath: '/api/v1/mfa/internal/check'
   verifyPath: '/api/v1/mfa/internal/verify'
+  /** A push to the user's phone, answered when it ended (routes/internal-push.ts). */
+  pushPath: '/api/v1/mfa/internal/push'
 }
 
 export interface MfaService {

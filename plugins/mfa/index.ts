@@ -64,7 +64,7 @@ export default definePlugin({
     const service = {
       async daemonLink(db?: Parameters<typeof settings.get>[1]) {
         const key = await settings.get(mfaInternalKey, db)
-        return key === null ? null : { baseUrl, key, checkPath: '/api/v1/mfa/internal/check' as const, verifyPath: '/api/v1/mfa/internal/verify' as const }
+        return key === null ? null : { baseUrl, key, checkPath: '/api/v1/mfa/internal/check' as const, verifyPath: '/api/v1/mfa/internal/verify' as const, pushPath: '/api/v1/mfa/internal/push' as const }
       },
       isEnrolled: (userId: string) => (isUuid(userId) ? store.isEnrolled(userId) : Promise.resolve(false)),
       async verifyCode(userId: string, code: string) {

@@ -97,6 +97,13 @@ export const RADIUS_REJECT_REASONS = [
   'mfa_unavailable',
   // A password method that never asked for the second factor while it is on (renderers/mfa.ts post-auth).
   'mfa_not_checked',
+  // A push to the user's phone (renderers/mfa.ts): not approved (denied, wrong number, reported,
+  // cancelled), nobody answered within mfa.push_timeout_seconds, the push service down or no device,
+  // pushes locked for the user by a "report".
+  'mfa_push_denied',
+  'mfa_push_timeout',
+  'mfa_push_unavailable',
+  'mfa_push_locked',
   // 802.1X and MAB (plugins/radius/renderers/nac-*.ts): the NAC rule that decided denies; an EAP
   // request reached a tree without the eap module (no server certificate set); the EAP exchange
   // failed (wrong inner password, a certificate refused: revoked, foreign CA, expired).

@@ -110,7 +110,7 @@ describe('mfa plugin: the internal surface of device logins (check, verify with 
       ['push', { ...ok, origin: 'portal' }, 'origin'],
       ['push', { ...ok, challenge: 'AB'.repeat(16) }, 'challenge'],
       ['push', { ...ok, number_matching: 'yes' }, 'number_matching'],
-      ['push', { ...ok, ip: 'x'.repeat(65) }, 'ip'],
+      ['push', { ...ok, ip: 'x'.repeat(254) }, 'ip'],
       ['push-start', { username: 'ic-alice', challenge: 'ab'.repeat(16) }, 'origin'],
       ['push-start', { ...ok, wait: false }, null],
       ['push-wait', { username: 'ic-alice', challenge: 'ab'.repeat(16), push_challenge: 'not-a-uuid' }, 'push_challenge'],

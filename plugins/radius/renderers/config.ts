@@ -61,7 +61,7 @@ import { mschapv1, SITE } from './site.js'
 import { login, refused, verifiers, verifierSecrets } from './users.js'
 import { lockoutFailed, lockoutModules, lockoutPassed } from './lockout.js'
 import { directoryAuthenticate, directoryAuthorize, directoryFiles } from './directory.js'
-import { mfaAfterPassword, mfaAuthorize, mfaPostAuth, mfaClientLines, mfaModules, mfaPap, mfaSecrets } from './mfa.js'
+import { MFA_MAX_REQUEST_TIME, MFA_PUSH_WAITERS, mfaAfterPassword, mfaAuthorize, mfaPostAuth, mfaClientLines, mfaModules, mfaPap, mfaSecrets } from './mfa.js'
 import { nacFiles } from './nac-files.js'
 export { FreeradiusRenderError } from './syntax.js'
 export type { FreeradiusConfigInput } from './input.js'
@@ -103,7 +103,8 @@ function radiusdConf(input: FreeradiusConfigInput): string {
     'pidfile = ${run_dir}/freeradius.pid',
     '# Tried in turn, then the linker\'s own search path (server option radius.freeradius_libdir).',
     `libdir = ${qpath(input.libdir, 'libdir', true)}`,
-    'max_request_time = 10',
+    // A login waiting for a push to the phone takes up to 2 minutes (renderers/mfa.ts).
+    `max_request_time = ${input.mfa ? MFA_MAX_REQUEST_TIME : 10}`,
     'cleanup_delay = 2',
     'max_requests = 16384',
     'hostname_lookups = no',
@@ -133,7 +134,7 @@ function radiusdConf(input: FreeradiusConfigInput): string {
     '',
     'thread pool {',
     `${T}start_servers = 2`,
-    `${T}max_servers = 16`,
+    `${T}max_servers = ${input.mfa ? MFA_PUSH_WAITERS : 16}`,
     `${T}min_spare_servers = 2`,
     `${T}max_spare_servers = 4`,
     `${T}max_requests_per_server = 0`,

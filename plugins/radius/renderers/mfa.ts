@@ -41,11 +41,17 @@ export interface FreeradiusMfa {
   key: string
   checkPath: string
   verifyPath: string
+  pushPath: string
 }
 
 /** control:Tmp-String-8 the challenge, -9 the code, -7 the attempts left (the policy uses -0 to -6). */
 const CHALLENGE = 'Tmp-String-8'
 const CODE = 'Tmp-String-9'
+/** control:Tmp-Integer-1: the user has a push device; -2: an authenticator (the check's `factors`). */
+const PUSH = 'Tmp-Integer-1'
+const TOTP = 'Tmp-Integer-2'
+/** control:Tmp-String-7 also carries the push's outcome, for the log's message. */
+const OUTCOME = 'Tmp-String-7'
 /** control:Tmp-Integer-3: the second factor was decided for this request (owed and given, or not owed). */
 const DECIDED = 'Tmp-Integer-3'
 const decided = (i: string) => lines(i, ['update control {', `${T}&${DECIDED} := 1`, '}'])
@@ -53,6 +59,23 @@ const STATUS = 'reply:REST-HTTP-Status-Code'
 const BODY = 'reply:REST-HTTP-Body'
 /** How long a daemon waits for the surface: a device login stalls that long when it is down. */
 export const MFA_HTTP_TIMEOUT = '2.0'
+/**
+ * How long the push call may take: the platform answers at the push's end, at most setting
+ * mfa.push_timeout_seconds later (120 s at most, routes/internal-push.ts PUSH_WAIT_CAP_MS), so the
+ * setting changes with no deploy; 2 s more for the answer itself. The connection still gives up
+ * after MFA_HTTP_TIMEOUT when the platform is down.
+ */
+export const PUSH_HTTP_TIMEOUT = '122.0'
+/**
+ * While the second factor is on, a request may wait that long for a push: FreeRADIUS's
+ * max_request_time (config.ts) covers it, or the daemon would drop the answer of a slow approval.
+ */
+export const MFA_MAX_REQUEST_TIME = 130
+/**
+ * Each login waiting for a push holds one FreeRADIUS thread and one connection of the push
+ * module's pool: both are raised so that this many can wait at once (config.ts thread pool).
+ */
+export const MFA_PUSH_WAITERS = 64
 const URL = /^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/
 
 /** The secret the MFA files write (RenderedFile.secrets): the internal key, in the REST-HTTP-Header line. */
@@ -68,7 +91,7 @@ function qkey(key: string): string {
 /** Every module return code continues: the HTTP status decides, below. */
 const ALL_CONTINUE = ['reject', 'fail', 'ok', 'handled', 'invalid', 'userlock', 'notfound', 'noop', 'updated'].map((r) => `${r} = 1`)
 
-function restModule(name: string, url: string, data: string): string {
+function restModule(name: string, url: string, data: string, timeout = MFA_HTTP_TIMEOUT, poolMax = 32): string {
   return [
     `rest ${name} {`,
     `${T}connect_uri = ${quoteValue(url)}`,
@@ -81,13 +104,13 @@ function restModule(name: string, url: string, data: string): string {
     `${T}${T}data = "${data}"`,
     `${T}${T}# The body lands in reply:REST-HTTP-Body (an internal attribute, never sent), read by the site.`,
     `${T}${T}force_to = 'plain'`,
-    `${T}${T}timeout = ${MFA_HTTP_TIMEOUT}`,
+    `${T}${T}timeout = ${timeout}`,
     `${T}}`,
     `${T}# No connection at start: the daemon starts while the platform is down, and fails closed then.`,
     `${T}pool {`,
     `${T}${T}start = 0`,
     `${T}${T}min = 0`,
-    `${T}${T}max = 32`,
+    `${T}${T}max = ${poolMax}`,
     `${T}${T}spare = 4`,
     `${T}${T}uses = 0`,
     `${T}${T}retry_delay = 1`,
@@ -99,6 +122,8 @@ function restModule(name: string, url: string, data: string): string {
 }
 
 const USER = '%{jsonquote:%{User-Name}}'
+/** What the phone shows: the client's address (Calling-Station-Id, may be absent) and the NAS's name. */
+const PUSH_DATA = `{\\"username\\":\\"${USER}\\",\\"challenge\\":\\"%{control:${CHALLENGE}}\\",\\"origin\\":\\"radius\\",\\"ip\\":\\"%{jsonquote:%{%{Calling-Station-Id}:-}}\\",\\"client\\":\\"%{jsonquote:%{client:shortname}}\\"}`
 
 /** mods-enabled/portcullis_mfa: the two calls, and `handled` as a statement. */
 export function mfaModules(m: FreeradiusMfa | null): string {
@@ -110,6 +135,9 @@ export function mfaModules(m: FreeradiusMfa | null): string {
     restModule('portcullis_mfa_check', m.baseUrl + m.checkPath, `{\\"username\\":\\"${USER}\\"}`),
     '',
     restModule('portcullis_mfa_verify', m.baseUrl + m.verifyPath, `{\\"username\\":\\"${USER}\\",\\"code\\":\\"%{control:${CODE}}\\",\\"challenge\\":\\"%{control:${CHALLENGE}}\\"}`),
+    '',
+    '# A push to the user\'s phone: the call lasts until it is answered (at most mfa.push_timeout_seconds).',
+    restModule('portcullis_mfa_push', m.baseUrl + m.pushPath, PUSH_DATA, PUSH_HTTP_TIMEOUT, MFA_PUSH_WAITERS),
     '',
     '# The Access-Challenge statement: Response-Packet-Type makes the reply a challenge.',
     'always handled {',
@@ -161,6 +189,13 @@ function check(m: FreeradiusMfa, i: string, then: string[], otherwise: string[] 
     `${i}}`,
     `${i}if (&${BODY} && &${BODY} =~ /"required":true/ && &${BODY} =~ /"challenge":"([0-9a-f]{32})"/) {`,
     ...lines(i + T, ['update control {', `${T}&${CHALLENGE} := "%{1}"`, '}']),
+    // The factors come in this order: ["totp"], ["push"], ["totp","push"].
+    `${i}${T}if (&${BODY} =~ /"factors":\\[("totp",)?"push"\\]/) {`,
+    ...lines(i + T + T, ['update control {', `${T}&${PUSH} := 1`, '}']),
+    `${i}${T}}`,
+    `${i}${T}if (&${BODY} =~ /"factors":\\["totp"/) {`,
+    ...lines(i + T + T, ['update control {', `${T}&${TOTP} := 1`, '}']),
+    `${i}${T}}`,
     ...forget(i + T),
     ...then,
     `${i}}`,
@@ -207,7 +242,65 @@ function verify(m: FreeradiusMfa, i: string, mode: FreeradiusMfa['mode']): strin
   ]
 }
 
+/**
+ * A push to the user's phone for the challenge in control:Tmp-String-8, waited for in this request:
+ * only an approval passes. Every other end rejects with its reason in the log (reject_reason and
+ * the message naming the outcome).
+ */
+function push(m: FreeradiusMfa, i: string): string[] {
+  // A message expanded at run time (the platform's answer, never the user's input) goes in after the quoting.
+  const why = (code: Parameters<typeof refusal>[0], message: string, j: string) => [
+    ...refusal(code, 'MESSAGE', j).map((l) => l.replace('"MESSAGE"', `"${message.replace(/"/g, '\\"')}"`)),
+    ...forget(j),
+    `${j}reject`,
+  ]
+  const O = `&control:${OUTCOME}`
+  const j = i + T
+  return [
+    ...keyHeader(m, i),
+    `${i}portcullis_mfa_push.authorize {`,
+    ...lines(i + T, ALL_CONTINUE),
+    `${i}}`,
+    `${i}if (!&${STATUS} || &${STATUS} != 200) {`,
+    ...why('mfa_push_unavailable', `the push could not be sent: the platform's MFA surface (server option mfa.internal_url) answered %{%{${STATUS}}:-nothing}; refused`, i + T),
+    `${i}}`,
+    `${i}elsif (&${BODY} && &${BODY} =~ /"approved":true,"outcome":"approved"/) {`,
+    ...forget(i + T),
+    ...decided(i + T),
+    `${i}${T}ok`,
+    `${i}}`,
+    `${i}elsif (!&${BODY} || &${BODY} !~ /"outcome":"([a-z_]+)"/) {`,
+    ...why('mfa_push_unavailable', 'the push could not be checked: the platform\'s answer is not one of the MFA surface\'s; refused', i + T),
+    `${i}}`,
+    `${i}else {`,
+    // Matched again, positively: the capture of a negated match is not relied upon.
+    `${j}if (&${BODY} =~ /"outcome":"([a-z_]+)"/) {`,
+    ...lines(j + T, ['update control {', `${T}&${OUTCOME} := "%{1}"`, '}']),
+    `${j}}`,
+    `${j}if (${O} == "timeout" || ${O} == "expired") {`,
+    ...why('mfa_push_timeout', 'the push was not answered in time (setting mfa.push_timeout_seconds); refused', j + T),
+    `${j}}`,
+    `${j}elsif (${O} == "unavailable") {`,
+    ...why('mfa_push_unavailable', 'the push could not be sent: the push service is down or not configured; refused', j + T),
+    `${j}}`,
+    `${j}elsif (${O} == "no_device") {`,
+    ...why('mfa_bad_code', 'no 6-digit code was given and the user has no push device; refused', j + T),
+    `${j}}`,
+    `${j}elsif (${O} == "locked") {`,
+    ...why('mfa_push_locked', 'pushes are locked for this user since they reported a sign-in they did not start (cleared in My account or by an administrator); refused', j + T),
+    `${j}}`,
+    `${j}elsif (${O} == "rate_limited") {`,
+    ...why('mfa_rate_limited', 'too many pushes for this user: the platform refused to send more for now', j + T),
+    `${j}}`,
+    `${j}else {`,
+    ...why('mfa_push_denied', `the push was not approved: %{control:${OUTCOME}}; refused`, j + T),
+    `${j}}`,
+    `${i}}`,
+  ]
+}
+
 const ASK = '"Enter the code from your authenticator app:"'
+const ASK_OR_PUSH = '"Enter the code from your authenticator app, or type push to approve the sign-in on your phone:"'
 const CODE_SHAPE = /^[0-9]{6}$/.source
 
 /** Both modes in one tree: some clients take the code appended (radius.mfa_append_device_groups). */
@@ -295,10 +388,21 @@ export function mfaAfterPassword(m: FreeradiusMfa | null): string {
   const out = [HEADER, '# After the password passed: the second factor (radius.mfa_mode; renderers/mfa.ts).']
   if (!m) return [...out, '# Off: the password alone.', 'ok', ''].join('\n')
   const body = (mode: FreeradiusMfa['mode'], i: string) => {
+    const j = i + T
+    // No code in this request: a push where the user has a device. In challenge mode a user who
+    // also has an authenticator is asked which; one with the push alone gets it at once.
     const then =
       mode === 'challenge'
-        ? challengeReply(i + T, ASK)
-        : [...refusal('mfa_required', 'this user has MFA: the password must be followed by the 6-digit code (radius.mfa_mode append), which CHAP and MS-CHAP cannot carry', i + T), `${i}${T}reject`]
+        ? [`${j}if (&control:${PUSH} && !&control:${TOTP}) {`, ...push(m, j + T), `${j}}`, `${j}elsif (&control:${PUSH}) {`, ...challengeReply(j + T, ASK_OR_PUSH), `${j}}`, `${j}else {`, ...challengeReply(j + T, ASK), `${j}}`]
+        : [
+            `${j}if (&control:${PUSH}) {`,
+            ...push(m, j + T),
+            `${j}}`,
+            `${j}else {`,
+            ...refusal('mfa_required', 'this user has MFA: the password must be followed by the 6-digit code (radius.mfa_mode append), or approved on the phone, which CHAP and MS-CHAP cannot carry', j + T),
+            `${j}${T}reject`,
+            `${j}}`,
+          ]
     return check(m, i, then)
   }
   return [...out, ...byClient(m, body), ''].join('\n')
@@ -319,6 +423,11 @@ function challengePap(m: FreeradiusMfa, i: string): string[] {
     `${i}${T}if (&User-Password && &User-Password =~ /${CODE_SHAPE}/ && &State =~ /^0x([0-9a-f]{32})$/) {`,
     ...lines(i + T + T, ['update control {', `${T}&${CHALLENGE} := "%{1}"`, `${T}&${CODE} := "%{User-Password}"`, '}']),
     ...verify(m, i + T + T, 'challenge'),
+    `${i}${T}}`,
+    // Anything else than a code answers for a push (the prompt says "push"), on the same challenge.
+    `${i}${T}elsif (&State =~ /^0x([0-9a-f]{32})$/) {`,
+    ...lines(i + T + T, ['update control {', `${T}&${CHALLENGE} := "%{1}"`, '}']),
+    ...push(m, i + T + T),
     `${i}${T}}`,
     `${i}${T}else {`,
     ...refusal('mfa_bad_code', 'the answer to the challenge is not a 6-digit code, or the State is not one of ours', i + T + T),

@@ -90,7 +90,7 @@ async function freeradiusMfa(d: FreeradiusRendererDeps, snapshot: Knex.Transacti
   if (link.baseUrl === null) throw new FreeradiusRenderError(`setting mfa.internal_key is set and radius.mfa_mode is ${mode}, so FreeRADIUS must reach the MFA surface: set server option mfa.internal_url (or radius.mfa_mode off)`)
   const groups = await d.settings.get(d.refs.mfaAppendDeviceGroups, snapshot)
   const appendClients = mode === 'challenge' ? appendClientsOf(groups, inventory.deviceGroups, inventory.devices.filter((c) => c.radiusSecret !== null).map((c) => c.device)) : []
-  return { mode, appendClients, baseUrl: link.baseUrl, key: link.key, checkPath: link.checkPath, verifyPath: link.verifyPath }
+  return { mode, appendClients, baseUrl: link.baseUrl, key: link.key, checkPath: link.checkPath, verifyPath: link.verifyPath, pushPath: link.pushPath }
 }
 
 /** 802.1X and MAB when the nac plugin registered its source; the EAP server certificate from the server options. */

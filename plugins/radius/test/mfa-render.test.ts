@@ -6,7 +6,7 @@
 import { expect } from 'chai'
 import { appendClientsOf, mfaAfterPassword, mfaAuthorize, mfaPostAuth, mfaClientLines, mfaModules, mfaPap, type FreeradiusMfa } from '../renderers/mfa.js'
 
-const base: FreeradiusMfa = { mode: 'challenge', baseUrl: 'http://127.0.0.1:8080', key: 'k'.repeat(40), checkPath: '/api/v1/mfa/internal/check', verifyPath: '/api/v1/mfa/internal/verify' }
+const base: FreeradiusMfa = { mode: 'challenge', baseUrl: 'http://127.0.0.1:8080', key: 'k'.repeat(40), checkPath: '/api/v1/mfa/internal/check', verifyPath: '/api/v1/mfa/internal/verify', pushPath: '/api/v1/mfa/internal/push' }
 const G = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
 
 describe('radius: the second factor, rendered (pure)', () => {
@@ -78,11 +78,25 @@ describe('radius: the second factor, rendered (pure)', () => {
   it('marks the second factor decided where a code was verified or none was owed, and refuses an accept without the mark in post-auth', () => {
     const mark = '&Tmp-Integer-3 := 1'
     for (const m of [base, { ...base, mode: 'append' as const }]) {
-      expect(mfaAfterPassword(m).split(mark).length - 1, 'not owed').to.equal(1)
+      expect(mfaAfterPassword(m).split(mark).length - 1, 'not owed, and a push approved').to.equal(2)
       expect(mfaPap(m)).to.include(mark)
     }
     expect(mfaPostAuth(base)).to.include('if (&Packet-Type == Access-Request && !&control:Tmp-Integer-3) {').and.include('"mfa_not_checked"').and.include('reject')
     expect(mfaPostAuth(null)).to.not.include('reject')
+  })
+
+  it('asks for a push where the check names it: at once for a push-only user, by choice ("push") for one with both, on the password alone in append mode', () => {
+    const after = mfaAfterPassword(base)
+    expect(after).to.include('if (&control:Tmp-Integer-1 && !&control:Tmp-Integer-2) {').and.include('portcullis_mfa_push.authorize {').and.include('or type push to approve')
+    expect(mfaPap(base), 'the answer to a challenge that is not a code').to.include('portcullis_mfa_push.authorize {')
+    expect(mfaAfterPassword({ ...base, mode: 'append' })).to.include('if (&control:Tmp-Integer-1) {').and.include('portcullis_mfa_push.authorize {')
+    // Only an approval passes; every other end has its reason.
+    for (const reason of ['mfa_push_denied', 'mfa_push_timeout', 'mfa_push_unavailable', 'mfa_push_locked', 'mfa_rate_limited']) expect(after, reason).to.include(`"${reason}"`)
+    expect(after).to.include('/"approved":true,"outcome":"approved"/')
+    const modules = mfaModules(base)
+    const pushModule = modules.slice(modules.indexOf('rest portcullis_mfa_push {'))
+    expect(pushModule).to.include('uri = "http://127.0.0.1:8080/api/v1/mfa/internal/push"').and.include('timeout = 122.0').and.include('connect_timeout = 2.0').and.include('max = 64')
+    expect(pushModule).to.include('\\"origin\\":\\"radius\\"')
   })
 
   it('renders the password alone with the second factor off', () => {
