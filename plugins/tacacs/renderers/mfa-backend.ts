@@ -6,10 +6,13 @@
 export const MFA_BACKEND_SOURCE = String.raw`#!/usr/bin/perl
 # Portcullis: the MAVIS backend of tac_plus-ng while the second factor is on (tacacs.mfa_mode append;
 # plugins/tacacs/renderers/mfa.ts). Checks the password against the release's shadow file (SHA-512
-# crypt), then asks the platform's internal surface whether the user owes a code and checks it:
+# crypt), then asks the platform's internal surface whether the user owes a second factor:
 # the password alone for users without MFA; the password followed by the 6-digit code for users
-# with MFA. The platform unreachable or refusing the key: an error (tac_plus-ng answers "backend
-# failure", the login fails closed) and the reason on stderr.
+# with an authenticator; the password alone for users with a push device, who then approve the
+# login on their phone while this backend waits (at most setting mfa.push_timeout_seconds: the
+# platform answers at the push's end). The platform unreachable or refusing the key: an error
+# (tac_plus-ng answers "backend failure", the login fails closed) and the reason on stderr; a push
+# not approved: a refusal, its outcome on stderr.
 #
 # Environment (setenv in the external module): SHADOWFILE, MFA_URL (scheme, host, port), MFA_KEY.
 # Protocol: tac_plus-ng's MAVIS external (attribute number, space, value lines; a line "=" ends a
@@ -20,7 +23,7 @@ use HTTP::Tiny;
 use JSON::PP;
 use Socket qw(IPPROTO_TCP TCP_NODELAY);
 
-use constant { AV_A_TYPE => 0, AV_A_USER => 4, AV_A_RESULT => 6, AV_A_PASSWORD => 8, AV_A_USER_RESPONSE => 32, AV_A_TACTYPE => 49 };
+use constant { AV_A_TYPE => 0, AV_A_USER => 4, AV_A_RESULT => 6, AV_A_PASSWORD => 8, AV_A_IPADDR => 14, AV_A_SERVERIP => 25, AV_A_USER_RESPONSE => 32, AV_A_TACTYPE => 49 };
 use constant { MAVIS_FINAL => 0, MAVIS_DOWN => 16 };
 
 $| = 1;
@@ -40,6 +43,11 @@ my $key = $ENV{MFA_KEY} // '';
 	};
 }
 my $http = HTTP::Tiny->new(timeout => 2, keep_alive => 1);
+# The push call lasts until the phone answers: the platform ends it at the push's end (at most
+# 120 s, the most mfa.push_timeout_seconds takes), so this bound is never the one that ends it.
+# tac_plus-ng's external MAVIS module has no timeout of its own (libmavis_external.c); the NAS's
+# TACACS+ timeout must cover the wait (docs/tac_plus-ng.md).
+my $push_http = HTTP::Tiny->new(timeout => 125, keep_alive => 1);
 my $json = JSON::PP->new->canonical;
 
 # The shadow file as a hash, read again only when the file changed (a deploy writes a new release):
@@ -72,8 +80,8 @@ sub password_ok {
 
 # The surface's answer as a hash, or dies with the reason (fail closed).
 sub surface {
-	my ($path, $body) = @_;
-	my $r = $http->post("$url$path", { headers => { 'content-type' => 'application/json', 'x-internal-key' => $key }, content => $json->encode($body) });
+	my ($path, $body, $client) = @_;
+	my $r = ($client // $http)->post("$url$path", { headers => { 'content-type' => 'application/json', 'x-internal-key' => $key }, content => $json->encode($body) });
 	die "rate_limited\n" if $r->{status} == 429;
 	if ($r->{status} != 200) {
 		my $why = $r->{content} // '';
@@ -84,9 +92,38 @@ sub surface {
 	return $json->decode($r->{content});
 }
 
+# What the user reads, and the log's reason, for each end of a push but the approval.
+my %push_refusal = (
+	denied => ['the sign-in was denied on your phone', 'mfa_push_denied'],
+	wrong_number => ['the sign-in was denied on your phone', 'mfa_push_denied'],
+	reported => ['the sign-in was reported on your phone: pushes are locked', 'mfa_push_denied'],
+	cancelled => ['the push was cancelled', 'mfa_push_denied'],
+	challenge_closed => ['the push was cancelled', 'mfa_push_denied'],
+	expired => ['the push was not answered in time', 'mfa_push_timeout'],
+	timeout => ['the push was not answered in time', 'mfa_push_timeout'],
+	unavailable => ['the push could not be sent: use your password followed by the 6-digit code if you have an authenticator', 'mfa_push_unavailable'],
+	no_device => ['MFA code required: type your password followed by the 6-digit code', 'mfa_push_unavailable'],
+	locked => ['pushes are locked for your account since a sign-in was reported: ask your administrator', 'mfa_push_locked'],
+	rate_limited => ['too many pushes: try again later', 'mfa_rate_limited'],
+);
+
+# A push to the user's phone for the check's challenge, waited for: ACK on approval only.
+sub push_and_wait {
+	my ($user, $challenge, $ip, $client) = @_;
+	my %body = (username => $user, challenge => $challenge, origin => 'tacacs');
+	$body{ip} = $ip if defined $ip && length $ip && length $ip <= 253;
+	$body{client} = $client if defined $client && length $client && length $client <= 253;
+	my $p = surface('/api/v1/mfa/internal/push', \%body, $push_http);
+	return ('ACK', undef) if $p->{approved} && ($p->{outcome} // '') eq 'approved';
+	my $outcome = $p->{outcome} // 'unknown';
+	my ($why, $reason) = @{ $push_refusal{$outcome} // ['the push was not approved', 'mfa_push_denied'] };
+	print STDERR "portcullis-mfa: user $user: the push was not approved: $outcome ($reason); refused\n";
+	return ('NAK', $why);
+}
+
 # NAK with a reason for the user, ACK, NFD (not ours: the next module), or ERR.
 sub decide {
-	my ($user, $password) = @_;
+	my ($user, $password, $ip, $client) = @_;
 	my $hash = verifier($user);
 	unless (defined $hash) {
 		# No local password: a directory user's (or nobody's), for the LDAP module after this one (directory.ts).
@@ -96,7 +133,10 @@ sub decide {
 	}
 	if (password_ok($hash, $password)) {
 		my $c = surface('/api/v1/mfa/internal/check', { username => $user });
-		return $c->{required} ? ('NAK', 'MFA code required: type your password followed by the 6-digit code') : ('ACK', undef);
+		return ('ACK', undef) unless $c->{required};
+		# No code typed: a push where the user has a device (no number: no prompt after the password).
+		return push_and_wait($user, $c->{challenge}, $ip, $client) if grep { $_ eq 'push' } @{ $c->{factors} // [] };
+		return ('NAK', 'MFA code required: type your password followed by the 6-digit code');
 	}
 	if ($password =~ /^(.+)([0-9]{6})$/s && password_ok($hash, $1)) {
 		my $code = $2;
@@ -119,7 +159,7 @@ while (my $in = <STDIN>) {
 	if (($V[AV_A_TYPE] // '') ne 'TACPLUS' || ($V[AV_A_TACTYPE] // '') ne 'AUTH' || !defined $V[AV_A_USER] || !defined $V[AV_A_PASSWORD]) {
 		$result = MAVIS_DOWN;
 	} else {
-		my ($verdict, $why) = eval { decide($V[AV_A_USER], $V[AV_A_PASSWORD]) };
+		my ($verdict, $why) = eval { decide($V[AV_A_USER], $V[AV_A_PASSWORD], $V[AV_A_IPADDR], $V[AV_A_SERVERIP]) };
 		if (!defined $verdict) {
 			my $err = $@ || "unknown error";
 			# Not chomp: $/ is the request separator here.

@@ -54,6 +54,12 @@ export function checkMfaPrograms(m: Pick<TacPlusNgMfa, 'perl' | 'mavisDirectory'
   if (!existsSync(external)) throw new TacPlusNgRenderError(`the second factor (tacacs.mfa_mode) needs the tac_plus-ng MAVIS folder: ${external} does not exist; set server option tacacs.mavis_directory`)
 }
 
+/**
+ * The backend processes tac_plus-ng may run at once (`childs max`): one a login, held for the
+ * whole wait of a push (up to mfa.push_timeout_seconds), so more than the module's default 20.
+ */
+export const MFA_BACKEND_PROCESSES = 64
+
 /** The `mavis module = external` block of the backend (indent `T`): last in the chain. */
 export function mfaBackendLines(m: TacPlusNgMfa, T: string, first = false): string[] {
   for (const p of [m.backendPath, m.shadowPath, m.perl]) if (!path.isAbsolute(p)) throw new TacPlusNgRenderError(`the MFA backend path ${JSON.stringify(p)} is not absolute`)
@@ -63,6 +69,8 @@ export function mfaBackendLines(m: TacPlusNgMfa, T: string, first = false): stri
     `${T}setenv SHADOWFILE = ${tacString(m.shadowPath, 'the shadow file path')}`,
     `${T}setenv MFA_URL = ${tacString(m.baseUrl, 'server option mfa.internal_url')}`,
     `${T}setenv MFA_KEY = ${tacString(m.key, 'setting mfa.internal_key')}`,
+    // Each login waiting for a push holds one backend process: up to this many wait at once (default 20).
+    `${T}childs max = ${MFA_BACKEND_PROCESSES}`,
     `${T}exec = ${tacString(m.perl, 'server option tacacs.perl_binary')} perl ${tacString(m.backendPath, 'the MFA backend path')}`,
     // First in the chain (no lockout): the platform unreachable is a refusal (FAIL, never ERROR).
     ...(first ? [`${T}script out = {`, `${T}${T}${MAVIS_NO_ERROR}`, `${T}}`] : []),

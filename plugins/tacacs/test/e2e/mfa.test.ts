@@ -80,6 +80,7 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
     const config = readFileSync(path.join(current(), 'tac_plus-ng.cfg'), 'utf8')
     expect(config).to.include('mavis module = external {').and.include(`setenv MFA_KEY = "${INTERNAL_KEY}"`).and.include('portcullis-mfa.pl')
     expect(config).to.not.match(/password (?:chap|ms-chap) =/)
+    expect(config, 'a backend process a login waiting for a push').to.include('childs max = 64')
     expect(config, 'the ASCII prompt says the code follows the password').to.include('message PASSWORD = "Password (followed by your 6-digit code if you use MFA): "')
     for (const f of ['tac_plus-ng.cfg', 'shadow', 'portcullis-mfa.pl']) expect(statSync(path.join(current(), f)).mode & 0o077, f).to.equal(0)
     expect(existsSync(path.join(current(), 'portcullis-mfa.pl'))).to.equal(true)
