@@ -17,11 +17,8 @@ import type { MfaRouteDeps } from './deps.js'
 export const CHALLENGE_LIMIT_PER_USER = { by: 'key', name: 'challenge_per_user', per: 'user', max: 30, windowSeconds: 300 } as const
 
 export function internalCheckRoutes(d: MfaRouteDeps) {
-  /** What the login can take: a code, a push, or both. */
-  async function factorsOf(userId: string): Promise<('totp' | 'push')[]> {
-    const [totp, push] = await Promise.all([d.store.isEnrolled(userId), d.push.hasDevice(userId)])
-    return [...(totp ? ['totp' as const] : []), ...(push ? ['push' as const] : [])]
-  }
+  /** What the login can take: a code, a push, or both (the user's choice applied to what is enrolled). */
+  const factorsOf = async (userId: string): Promise<('totp' | 'push')[]> => (await d.push.factorsOf(userId)).allowed
 
   return [
     defineRoute({

@@ -46,7 +46,7 @@ export function internalPushRoutes(d: MfaRouteDeps) {
     const charge = await d.challenges.charge(user.id, b.challenge)
     let outcome: DevicePushOutcome | null = charge.state === 'closed' ? 'challenge_closed' : !user.enabled ? 'cancelled' : null
     if (outcome === null) {
-      const s = await d.push.start(user.id, { origin: b.origin, context: { ip: b.ip, client: b.client }, numberMatching: b.number_matching === true })
+      const s = await d.push.challenges.start(user.id, { origin: b.origin, context: { ip: b.ip, client: b.client }, numberMatching: b.number_matching === true })
       if (s.sent) {
         await d.challenges.link(user.id, b.challenge, s.challengeId)
         return { sent: true, userId: user.id, username: user.username, pushChallenge: s.challengeId, number: s.number, expiresAt: s.expiresAt }
@@ -64,10 +64,10 @@ export function internalPushRoutes(d: MfaRouteDeps) {
   /** Waits for the push's end (at most its life); an approval spends the device challenge. */
   async function settle(req: RouteRequest, u: { id: string; username: string }, challenge: string, pushChallenge: string, expiresAt: Date | null) {
     const budget = Math.min(PUSH_WAIT_CAP_MS, Math.max(0, (expiresAt?.getTime() ?? Date.now() + PUSH_WAIT_CAP_MS) - Date.now()))
-    const ended = await d.push.wait(u.id, pushChallenge, budget)
+    const ended = await d.push.challenges.wait(u.id, pushChallenge, budget)
     const outcome: DevicePushOutcome = ended ?? 'timeout'
     // Nobody answered in time: the phone stops showing it, and a late approval lets nobody in.
-    if (ended === null) await d.push.cancel(u.id, pushChallenge)
+    if (ended === null) await d.push.challenges.cancel(u.id, pushChallenge)
     if (outcome === 'approved') await d.challenges.spend(u.id, challenge)
     else req.log.info({ user: u.id, outcome }, 'a device login\'s push was not approved')
     await audit(req, u, outcome)
@@ -132,7 +132,7 @@ export function internalPushRoutes(d: MfaRouteDeps) {
         const user = await d.identity.findUser({ username })
         if (!user || !(await d.challenges.isOpen(user.id, challenge)) || !(await d.challenges.isLinked(user.id, challenge, push_challenge))) return { approved: false, outcome: 'challenge_closed' as const }
         if (!user.enabled) {
-          await d.push.cancel(user.id, push_challenge)
+          await d.push.challenges.cancel(user.id, push_challenge)
           return { approved: false, outcome: 'cancelled' as const }
         }
         return settle(req, user, challenge, push_challenge, null)
