@@ -67,7 +67,8 @@ export function internalRoutes(d: MfaRouteDeps) {
             return { valid: false, remaining: 0 }
           }
           await req.rateLimit(CODE_LIMIT_PER_USER.name, u.id, { id: u.id, username: u.username })
-          const outcome = u.enabled ? await d.store.consume(u.id, req.body.code) : 'disabled'
+          // A user who chose the push alone (GET/PUT /mfa/factors) gives no code: as if none were enrolled.
+          const outcome = !u.enabled ? 'disabled' : (await d.push.factorsOf(u.id)).allowed.includes('totp') ? await d.store.consume(u.id, req.body.code) : 'not_enrolled'
           if (outcome === 'accepted') {
             await d.challenges.spend(u.id, ch)
             await audit('success', null)
