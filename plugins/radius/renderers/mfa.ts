@@ -139,6 +139,11 @@ export function mfaModules(m: FreeradiusMfa | null): string {
     '# A push to the user\'s phone: the call lasts until it is answered (at most mfa.push_timeout_seconds).',
     restModule('portcullis_mfa_push', m.baseUrl + m.pushPath, PUSH_DATA, PUSH_HTTP_TIMEOUT, MFA_PUSH_WAITERS),
     '',
+    '# Challenge mode: the push sent with number matching (answered at once), then its wait.',
+    restModule('portcullis_mfa_push_start', m.baseUrl + m.pushPath + '-start', PUSH_DATA.replace('\\"origin\\"', '\\"number_matching\\":true,\\"origin\\"')),
+    '',
+    restModule('portcullis_mfa_push_wait', m.baseUrl + m.pushPath + '-wait', `{\\"username\\":\\"${USER}\\",\\"challenge\\":\\"%{control:${CHALLENGE}}\\",\\"push_challenge\\":\\"%{control:${CODE}}\\"}`, PUSH_HTTP_TIMEOUT, MFA_PUSH_WAITERS),
+    '',
     '# The Access-Challenge statement: Response-Packet-Type makes the reply a challenge.',
     'always handled {',
     `${T}rcode = handled`,
@@ -247,32 +252,17 @@ function verify(m: FreeradiusMfa, i: string, mode: FreeradiusMfa['mode']): strin
  * only an approval passes. Every other end rejects with its reason in the log (reject_reason and
  * the message naming the outcome).
  */
-function push(m: FreeradiusMfa, i: string): string[] {
-  // A message expanded at run time (the platform's answer, never the user's input) goes in after the quoting.
-  const why = (code: Parameters<typeof refusal>[0], message: string, j: string) => [
-    ...refusal(code, 'MESSAGE', j).map((l) => l.replace('"MESSAGE"', `"${message.replace(/"/g, '\\"')}"`)),
-    ...forget(j),
-    `${j}reject`,
-  ]
+// A message expanded at run time (the platform's answer, never the user's input) goes in after the quoting.
+const why = (code: Parameters<typeof refusal>[0], message: string, j: string) => [
+  ...refusal(code, 'MESSAGE', j).map((l) => l.replace('"MESSAGE"', `"${message.replace(/"/g, '\\"')}"`)),
+  ...forget(j),
+  `${j}reject`,
+]
+
+/** The refusal for each way a push ends but the approval (the outcome in the body: {"outcome":"..."}). */
+function pushRefused(j: string): string[] {
   const O = `&control:${OUTCOME}`
-  const j = i + T
   return [
-    ...keyHeader(m, i),
-    `${i}portcullis_mfa_push.authorize {`,
-    ...lines(i + T, ALL_CONTINUE),
-    `${i}}`,
-    `${i}if (!&${STATUS} || &${STATUS} != 200) {`,
-    ...why('mfa_push_unavailable', `the push could not be sent: the platform's MFA surface (server option mfa.internal_url) answered %{%{${STATUS}}:-nothing}; refused`, i + T),
-    `${i}}`,
-    `${i}elsif (&${BODY} && &${BODY} =~ /"approved":true,"outcome":"approved"/) {`,
-    ...forget(i + T),
-    ...decided(i + T),
-    `${i}${T}ok`,
-    `${i}}`,
-    `${i}elsif (!&${BODY} || &${BODY} !~ /"outcome":"([a-z_]+)"/) {`,
-    ...why('mfa_push_unavailable', 'the push could not be checked: the platform\'s answer is not one of the MFA surface\'s; refused', i + T),
-    `${i}}`,
-    `${i}else {`,
     // Matched again, positively: the capture of a negated match is not relied upon.
     `${j}if (&${BODY} =~ /"outcome":"([a-z_]+)"/) {`,
     ...lines(j + T, ['update control {', `${T}&${OUTCOME} := "%{1}"`, '}']),
@@ -295,12 +285,90 @@ function push(m: FreeradiusMfa, i: string): string[] {
     `${j}else {`,
     ...why('mfa_push_denied', `the push was not approved: %{control:${OUTCOME}}; refused`, j + T),
     `${j}}`,
+  ]
+}
+
+/**
+ * `module` (portcullis_mfa_push: a push sent and waited for; portcullis_mfa_push_wait: the push
+ * the challenge sent, waited for) and its verdict: only an approval passes.
+ */
+function push(m: FreeradiusMfa, i: string, module = 'portcullis_mfa_push'): string[] {
+  return [
+    ...keyHeader(m, i),
+    `${i}${module}.authorize {`,
+    ...lines(i + T, ALL_CONTINUE),
+    `${i}}`,
+    `${i}if (!&${STATUS} || &${STATUS} != 200) {`,
+    ...why('mfa_push_unavailable', `the push could not be sent: the platform's MFA surface (server option mfa.internal_url) answered %{%{${STATUS}}:-nothing}; refused`, i + T),
+    `${i}}`,
+    `${i}elsif (&${BODY} && &${BODY} =~ /"approved":true,"outcome":"approved"/) {`,
+    ...forget(i + T),
+    ...decided(i + T),
+    `${i}${T}ok`,
+    `${i}}`,
+    `${i}elsif (!&${BODY} || &${BODY} !~ /"outcome":"([a-z_]+)"/) {`,
+    ...why('mfa_push_unavailable', 'the push could not be checked: the platform\'s answer is not one of the MFA surface\'s; refused', i + T),
+    `${i}}`,
+    `${i}else {`,
+    ...pushRefused(i + T),
+    `${i}}`,
+  ]
+}
+
+/** The push's id in a State after the challenge: 32 hex digits, then the id's 32 without its dashes. */
+const PUSH_STATE = /^0x([0-9a-f]{32})([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/.source
+
+/**
+ * Challenge mode, a user with a push device: the push sent with number matching, and an
+ * Access-Challenge showing the number (the State carries the challenge and the push's id); the
+ * answer waits for the approval, or is a code (mfaPap). No push sent (the push service down,
+ * locked, too many): a user with an authenticator is asked for the code instead, one without is
+ * refused with the reason.
+ */
+function pushStart(m: FreeradiusMfa, i: string): string[] {
+  const j = i + T
+  const totpInstead = [...forget(j), ...challengeReply(j, ASK)]
+  const msg = (tail: string) => `"Approve the sign-in on your phone and enter %{control:${OUTCOME}} there, ${tail}"`
+  return [
+    ...keyHeader(m, i),
+    `${i}portcullis_mfa_push_start.authorize {`,
+    ...lines(j, ALL_CONTINUE),
+    `${i}}`,
+    `${i}if ((!&${STATUS} || &${STATUS} != 200) && &control:${TOTP}) {`,
+    ...totpInstead,
+    `${i}}`,
+    `${i}elsif (!&${STATUS} || &${STATUS} != 200) {`,
+    ...why('mfa_push_unavailable', `the push could not be sent: the platform's MFA surface (server option mfa.internal_url) answered %{%{${STATUS}}:-nothing}; refused`, j),
+    `${i}}`,
+    `${i}elsif (&${BODY} && &${BODY} =~ /"sent":true/ && &${BODY} =~ /"number":"([0-9]{2})"/) {`,
+    ...lines(j, ['update control {', `${T}&${OUTCOME} := "%{1}"`, '}']),
+    `${j}if (&${BODY} =~ /"push_challenge":"([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})"/) {`,
+    ...lines(j + T, ['update reply {', `${T}&State := "0x%{control:${CHALLENGE}}%{1}%{2}%{3}%{4}%{5}"`, '}']),
+    `${j}}`,
+    ...forget(j),
+    `${j}if (&control:${TOTP}) {`,
+    ...lines(j + T, ['update reply {', `${T}&Reply-Message := ${msg('then type ok here; or type the code from your authenticator app:')}`, '}']),
+    `${j}}`,
+    `${j}else {`,
+    // An empty answer is no answer to FreeRADIUS (no User-Password): the user types something.
+    ...lines(j + T, ['update reply {', `${T}&Reply-Message := ${msg('then type ok here:')}`, '}']),
+    `${j}}`,
+    ...lines(j, ['update control {', `${T}&Response-Packet-Type := Access-Challenge`, '}']),
+    `${j}handled`,
+    `${i}}`,
+    `${i}elsif (&control:${TOTP}) {`,
+    ...totpInstead,
+    `${i}}`,
+    `${i}elsif (!&${BODY} || &${BODY} !~ /"outcome":"([a-z_]+)"/) {`,
+    ...why('mfa_push_unavailable', 'the push could not be sent: the platform\'s answer is not one of the MFA surface\'s; refused', j),
+    `${i}}`,
+    `${i}else {`,
+    ...pushRefused(j),
     `${i}}`,
   ]
 }
 
 const ASK = '"Enter the code from your authenticator app:"'
-const ASK_OR_PUSH = '"Enter the code from your authenticator app, or type push to approve the sign-in on your phone:"'
 const CODE_SHAPE = /^[0-9]{6}$/.source
 
 /** Both modes in one tree: some clients take the code appended (radius.mfa_append_device_groups). */
@@ -389,11 +457,11 @@ export function mfaAfterPassword(m: FreeradiusMfa | null): string {
   if (!m) return [...out, '# Off: the password alone.', 'ok', ''].join('\n')
   const body = (mode: FreeradiusMfa['mode'], i: string) => {
     const j = i + T
-    // No code in this request: a push where the user has a device. In challenge mode a user who
-    // also has an authenticator is asked which; one with the push alone gets it at once.
+    // No code in this request: a push where the user has a device. In challenge mode the
+    // Access-Challenge shows its number (number matching), and the answer waits for it.
     const then =
       mode === 'challenge'
-        ? [`${j}if (&control:${PUSH} && !&control:${TOTP}) {`, ...push(m, j + T), `${j}}`, `${j}elsif (&control:${PUSH}) {`, ...challengeReply(j + T, ASK_OR_PUSH), `${j}}`, `${j}else {`, ...challengeReply(j + T, ASK), `${j}}`]
+        ? [`${j}if (&control:${PUSH}) {`, ...pushStart(m, j + T), `${j}}`, `${j}else {`, ...challengeReply(j + T, ASK), `${j}}`]
         : [
             `${j}if (&control:${PUSH}) {`,
             ...push(m, j + T),
@@ -420,11 +488,16 @@ function challengePap(m: FreeradiusMfa, i: string): string[] {
     `${i}# The answer to a challenge: the code in User-Password, the challenge in State.`,
     `${i}if (&State) {`,
     // The code's shape is tested first: a regex sets the captures (%{1}) the last one matched.
-    `${i}${T}if (&User-Password && &User-Password =~ /${CODE_SHAPE}/ && &State =~ /^0x([0-9a-f]{32})$/) {`,
+    `${i}${T}if (&User-Password && &User-Password =~ /${CODE_SHAPE}/ && &State =~ /^0x([0-9a-f]{32})([0-9a-f]{32})?$/) {`,
     ...lines(i + T + T, ['update control {', `${T}&${CHALLENGE} := "%{1}"`, `${T}&${CODE} := "%{User-Password}"`, '}']),
     ...verify(m, i + T + T, 'challenge'),
     `${i}${T}}`,
-    // Anything else than a code answers for a push (the prompt says "push"), on the same challenge.
+    // Anything else than a code, after the number was shown: the wait for that push.
+    `${i}${T}elsif (&State =~ /${PUSH_STATE}/) {`,
+    ...lines(i + T + T, ['update control {', `${T}&${CHALLENGE} := "%{1}"`, `${T}&${CODE} := "%{2}-%{3}-%{4}-%{5}-%{6}"`, '}']),
+    ...push(m, i + T + T, 'portcullis_mfa_push_wait'),
+    `${i}${T}}`,
+    // After a wrong code the State holds the challenge alone: anything but a code sends a push then.
     `${i}${T}elsif (&State =~ /^0x([0-9a-f]{32})$/) {`,
     ...lines(i + T + T, ['update control {', `${T}&${CHALLENGE} := "%{1}"`, '}']),
     ...push(m, i + T + T),

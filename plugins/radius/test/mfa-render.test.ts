@@ -77,26 +77,35 @@ describe('radius: the second factor, rendered (pure)', () => {
 
   it('marks the second factor decided where a code was verified or none was owed, and refuses an accept without the mark in post-auth', () => {
     const mark = '&Tmp-Integer-3 := 1'
-    for (const m of [base, { ...base, mode: 'append' as const }]) {
-      expect(mfaAfterPassword(m).split(mark).length - 1, 'not owed, and a push approved').to.equal(2)
+    for (const [m, n] of [[base, 1], [{ ...base, mode: 'append' as const }, 2]] as const) {
+      expect(mfaAfterPassword(m).split(mark).length - 1, 'not owed (and in append mode a push approved)').to.equal(n)
       expect(mfaPap(m)).to.include(mark)
     }
     expect(mfaPostAuth(base)).to.include('if (&Packet-Type == Access-Request && !&control:Tmp-Integer-3) {').and.include('"mfa_not_checked"').and.include('reject')
     expect(mfaPostAuth(null)).to.not.include('reject')
   })
 
-  it('asks for a push where the check names it: at once for a push-only user, by choice ("push") for one with both, on the password alone in append mode', () => {
+  it('asks for a push where the check names it: with its number in the Access-Challenge (challenge mode), on the password alone (append mode)', () => {
     const after = mfaAfterPassword(base)
-    expect(after).to.include('if (&control:Tmp-Integer-1 && !&control:Tmp-Integer-2) {').and.include('portcullis_mfa_push.authorize {').and.include('or type push to approve')
-    expect(mfaPap(base), 'the answer to a challenge that is not a code').to.include('portcullis_mfa_push.authorize {')
-    expect(mfaAfterPassword({ ...base, mode: 'append' })).to.include('if (&control:Tmp-Integer-1) {').and.include('portcullis_mfa_push.authorize {')
+    expect(after).to.include('if (&control:Tmp-Integer-1) {').and.include('portcullis_mfa_push_start.authorize {').and.include('Approve the sign-in on your phone and enter %{control:Tmp-String-7} there')
+    expect(after, 'no wait before the number is shown').to.not.include('portcullis_mfa_push.authorize {')
+    const pap = mfaPap(base)
+    expect(pap, 'the answer to the number').to.include('portcullis_mfa_push_wait.authorize {')
+    const append = mfaAfterPassword({ ...base, mode: 'append' })
+    expect(append).to.include('if (&control:Tmp-Integer-1) {').and.include('portcullis_mfa_push.authorize {')
     // Only an approval passes; every other end has its reason.
-    for (const reason of ['mfa_push_denied', 'mfa_push_timeout', 'mfa_push_unavailable', 'mfa_push_locked', 'mfa_rate_limited']) expect(after, reason).to.include(`"${reason}"`)
-    expect(after).to.include('/"approved":true,"outcome":"approved"/')
+    for (const reason of ['mfa_push_denied', 'mfa_push_timeout', 'mfa_push_unavailable', 'mfa_push_locked', 'mfa_rate_limited']) {
+      expect(append, reason).to.include(`"${reason}"`)
+      expect(pap, reason).to.include(`"${reason}"`)
+    }
+    expect(append).to.include('/"approved":true,"outcome":"approved"/')
     const modules = mfaModules(base)
     const pushModule = modules.slice(modules.indexOf('rest portcullis_mfa_push {'))
     expect(pushModule).to.include('uri = "http://127.0.0.1:8080/api/v1/mfa/internal/push"').and.include('timeout = 122.0').and.include('connect_timeout = 2.0').and.include('max = 64')
     expect(pushModule).to.include('\\"origin\\":\\"radius\\"')
+    const start = modules.slice(modules.indexOf('rest portcullis_mfa_push_start {'))
+    expect(start).to.include('\\"number_matching\\":true').and.include('/api/v1/mfa/internal/push-start"').and.match(/\n\t\ttimeout = 2\.0\n/)
+    expect(modules.slice(modules.indexOf('rest portcullis_mfa_push_wait {'))).to.include('/api/v1/mfa/internal/push-wait"').and.include('timeout = 122.0')
   })
 
   it('renders the password alone with the second factor off', () => {
