@@ -184,7 +184,7 @@ export function pushAppRoutes(d: MfaRouteDeps) {
           onlyFields(b, ['decision', 'number', 'signature'])
           if (b.decision !== 'approve' && b.decision !== 'deny' && b.decision !== 'report') throw CommonErrors.validation({ field: 'decision' })
           const decision: Decision = b.decision
-          if (b.number !== null && b.number !== undefined && (typeof b.number !== 'string' || !/^[0-9]{1,4}$/.test(b.number))) throw CommonErrors.validation({ field: 'number' })
+          if (b.number !== null && b.number !== undefined && (typeof b.number !== 'string' || !/^[0-9]{1,8}$/.test(b.number))) throw CommonErrors.validation({ field: 'number' })
           const number = typeof b.number === 'string' ? b.number : null
           const signature = stringField(b, 'signature', 200)
           const key = parsePublicKey(dev.algorithm, dev.public_key)
