@@ -46,7 +46,8 @@ export class CoreRelay {
     const headers: Record<string, string> = {
       ...signRequest(this.o.key, { method: r.method, path: r.corePath, body: body ?? '' }),
       accept: 'application/json',
-      'x-forwarded-for': r.ip,
+      // An IPv4 client of a dual-stack listener shows as ::ffff:a.b.c.d; the core logs and audits the plain address.
+      'x-forwarded-for': r.ip.replace(/^::ffff:(?=[0-9]+\.)/i, ''),
     }
     for (const h of FORWARDED) {
       const v = r.headers[h]

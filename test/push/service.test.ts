@@ -67,6 +67,7 @@ describe('push service: contract, relay to the core, notify', function () {
     expect(r.status).to.equal(200)
     doc = r.body
     check = answerChecker(doc)
+    check('GET', '/openapi.json', r)
   })
   after(async () => {
     await push?.close()
