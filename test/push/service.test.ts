@@ -146,6 +146,7 @@ describe('push service: contract, relay to the core, notify', function () {
       expect(got.headers['content-type']).to.equal('application/json')
       expect(got.headers['x-forwarded-for']).to.equal('127.0.0.1')
       expect(got.headers['accept-language']).to.equal('ru')
+      expect(got.headers['x-push-service-version']).to.equal('1.0.0')
     })
 
     it('relays device-signed reads, renames, removals and answers with the device headers; status, body and Retry-After back unchanged', async () => {
