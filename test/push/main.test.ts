@@ -11,8 +11,10 @@ import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 import { readPushConfig } from '../../push/config.js'
 import { freeTcpPort, PUSH_KEY } from '../kit/push.js'
+import { runsOn } from '../kit/app.js'
 
-describe('push service: configuration and `npm run push`', function () {
+// No database: the push service is the same on either engine, so it runs in the PostgreSQL run of `npm test` only.
+;(runsOn('postgres') ? describe : describe.skip)('push service: configuration and `npm run push`', function () {
   this.timeout(60_000)
   let dir: string
   beforeEach(() => {

@@ -17,6 +17,7 @@ import { signRequest } from '../../sdk/signed-request.js'
 import { createPushService, type PushService } from '../../push/app.js'
 import { generateVapidKeys, WebPushSender } from '../../push/senders/web-push.js'
 import { PUSH_KEY } from '../kit/push.js'
+import { runsOn } from '../kit/app.js'
 import { skipBecause } from '../kit/skip.js'
 import { call } from './support.js'
 
@@ -78,7 +79,8 @@ function vapidFaults(authorization: string | undefined, origin: string, expected
   return faults
 }
 
-describe('push service: the Web Push sender against a local push endpoint (RFC 8030, VAPID, aes128gcm)', function () {
+// No database: the push service is the same on either engine, so it runs in the PostgreSQL run of `npm test` only.
+;(runsOn('postgres') ? describe : describe.skip)('push service: the Web Push sender against a local push endpoint (RFC 8030, VAPID, aes128gcm)', function () {
   this.timeout(30_000)
   let dir: string
   let cert: string
