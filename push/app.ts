@@ -46,7 +46,8 @@ export interface PushService<S extends PushSender = PushSender> {
   url: string
   port: number
   sender: S
-  close(): Promise<void>
+  /** Stops listening; requests in flight get `graceMs` (3 s) to finish. */
+  close(graceMs?: number): Promise<void>
 }
 
 export async function createPushService<S extends PushSender>(o: PushServiceOptions<S>): Promise<PushService<S>> {
@@ -107,10 +108,12 @@ export async function createPushService<S extends PushSender>(o: PushServiceOpti
     url: `http://${host}:${address.port}`,
     port: address.port,
     sender: o.sender,
-    async close() {
+    async close(graceMs = 3000) {
+      // Requests in flight get `graceMs` to finish (a relay waits on the core); idle keep-alive sockets go at once.
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
-        server.closeAllConnections()
+        server.closeIdleConnections()
+        setTimeout(() => server.closeAllConnections(), graceMs).unref()
       })
       await o.sender.close?.()
     },
