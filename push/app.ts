@@ -16,7 +16,6 @@ import { mobileRoutes } from './routes/mobile.js'
 import { platformRoutes } from './routes/platform.js'
 import { Health, OpenApiDocument } from './schemas.js'
 import type { PushSender } from './senders/sender.js'
-import { QueueSender } from './senders/queue.js'
 import { WebPushSender } from './senders/web-push.js'
 import { PUSH_SERVICE_VERSION } from './version.js'
 
@@ -120,4 +119,3 @@ export async function createPushService<S extends PushSender>(o: PushServiceOpti
   }
 }
 
-export { QueueSender, WebPushSender }
