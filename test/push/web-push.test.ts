@@ -19,7 +19,7 @@ import { DEFAULT_WEBPUSH_HOSTS, endpointRefusal, generateVapidKeys, parseAllowed
 import { PUSH_KEY } from '../kit/push.js'
 import { runsOn } from '../kit/app.js'
 import { skipBecause } from '../kit/skip.js'
-import { call } from './support.js'
+import { answerChecker, call } from './support.js'
 
 const SUBJECT = 'mailto:noc@example.org'
 
@@ -220,16 +220,19 @@ function vapidFaults(authorization: string | undefined, origin: string, expected
     })
 
     it('refuses an enrollment whose endpoint is off the list: 422 PUSH_ADDRESS_UNSUPPORTED at push.endpoint, before the core', async () => {
+      const check = answerChecker((await call(push.url, 'GET', '/openapi.json')).body)
       const body = (endpoint: string) => ({ token: 'A'.repeat(43), name: 'Phone', algorithm: 'ed25519', public_key: 'B'.repeat(59), push: { kind: 'webpush', endpoint, keys: keys() }, signature: 'C'.repeat(86) })
       for (const endpoint of [`${sameEndpointByName()}/push/x`, 'https://169.254.169.254/latest/meta-data/iam', 'https://intranet.example/push']) {
         const r = await call(push.url, 'POST', '/v1/devices', { body: body(endpoint), headers: { 'accept-language': 'ru' } })
         expect(r.status, `${endpoint}: ${r.text}`).to.equal(422)
+        check('POST', '/v1/devices', r)
         expect(r.body).to.deep.equal({ detail: r.body.detail, code: 'PUSH_ADDRESS_UNSUPPORTED', field: 'push.endpoint' })
         expect(r.body.detail).to.include(new URL(endpoint).hostname).and.include('не входит')
       }
       // On the list: relayed (this test's core is not there: 503), so the check is the list, not the shape.
       const allowed = await call(push.url, 'POST', '/v1/devices', { body: body(`${origin}/push/x`) })
       expect(allowed.status, allowed.text).to.equal(503)
+      check('POST', '/v1/devices', allowed)
       expect(allowed.body.code).to.equal('PUSH_CORE_UNAVAILABLE')
     })
 
