@@ -20,6 +20,8 @@ const en = {
     current: 'Current password', newPassword: 'New password', repeat: 'Repeat the new password', mismatch: 'The two passwords differ.', change: 'Change password',
     mfaTitle: 'Second factor', mfaHint: 'Enter the 6-digit code from your authenticator app.', code: 'Code', verify: 'Verify',
     restart: 'Start again',
+    sendPush: 'Send a push to my phone', or: 'or', pushTitle: 'Approve on your phone', pushNumberLabel: 'The number to enter on your phone',
+    pushHint: 'Open the Portcullis app on your phone and enter this number there to approve the sign-in.', pushWaiting: 'Waiting for your phone…', useCode: 'Use a code instead',
   },
   dashboard: {
     title: 'Dashboard', system: 'System', readiness: 'Readiness', deploy: 'Daemons and deploys', failures: 'Recent failures',
@@ -49,6 +51,19 @@ const en = {
     mfaUnavailable: 'Two-factor authentication is not available on this server (the MFA plugin is not loaded).',
     scan: 'Scan this code with your authenticator app, then enter the 6-digit code it shows.', qrAlt: 'QR code of the authenticator seed', manual: 'Or enter this key by hand:',
     mfaConfirm: 'Turn on',
+  },
+  push: {
+    factors: 'Second factors at sign-in', factorsHint: 'Which second factor the sign-in asks for.',
+    choice: { totp: 'Authenticator code', push: 'Push to my phone', both: 'Either' }, auto: 'Whatever is set up',
+    saved: 'Saved.', locked: 'Pushes are locked: a sign-in was reported from a phone as not yours. Nothing is pushed until the lock is cleared; codes still work.',
+    lockedAt: (w: string) => `Locked ${w}.`, clearLock: 'Clear the lock', lockCleared: 'The lock is cleared: pushes are sent again.',
+    devices: 'Phones for push sign-in', noDevices: 'No phone is enrolled.', device: 'Name', algorithm: 'Key', added: 'Added', lastSeen: 'Last seen',
+    rename: 'Rename', newName: 'New name of the phone', remove: 'Remove', removeConfirm: (n: string) => `Remove the phone ${n}? It can no longer approve sign-ins, and its pending requests end.`,
+    removed: 'The phone is removed.', renamed: 'The phone is renamed.',
+    add: 'Add a phone', addHint: 'Sign in by approving on your phone: scan the code with the Portcullis app.', scan: 'Scan this code with the Portcullis app on your phone. It works once.',
+    qrAlt: 'QR code to enroll a phone', uri: 'Or open this link on the phone:', expires: (w: string) => `Valid until ${w}.`, done: 'Done',
+    setupDone: 'Once your phone says it is enrolled, sign in with your password and approve on the phone.',
+    app: 'Phone app (push)', totp: 'Authenticator app (code)',
   },
   deploys: {
     title: 'Deploys', pending: 'Changes not deployed', dryRun: 'Show changes', dryRunAll: 'Show all changes', deploy: 'Deploy', deployAll: 'Deploy all',
