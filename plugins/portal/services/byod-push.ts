@@ -19,18 +19,18 @@ import { assertOffered } from './methods.js'
 export const PAGE_WAIT_MS = 20_000
 
 /** What the portal asks of the mfa plugin's push factor: absent on a server without it. */
-type PushCapable = MfaService & { push?: PushProvider; factorsOf?(userId: string): Promise<{ totp: boolean; push: boolean }> }
+type PushCapable = MfaService & { push?: PushProvider; factorsOf?(userId: string): Promise<{ allowed: EmployeeFactor[] }> }
 
 const pushOf = (c: PortalContext): PushProvider | undefined => (c.mfa as PushCapable | undefined)?.push
 
-/** The second factors the employee may use here: none means the password alone. */
+/**
+ * The second factors the employee may use here, as the API's sign-in offers them (the user's
+ * choice applied to what is set up): none means the password alone.
+ */
 export async function employeeFactors(c: PortalContext, userId: string): Promise<EmployeeFactor[]> {
   const mfa = c.mfa as PushCapable | undefined
   if (!mfa) return []
-  if (mfa.factorsOf) {
-    const f = await mfa.factorsOf(userId)
-    return [...(f.totp ? (['totp'] as const) : []), ...(f.push && mfa.push ? (['push'] as const) : [])]
-  }
+  if (mfa.factorsOf && mfa.push) return (await mfa.factorsOf(userId)).allowed.filter((f) => f === 'totp' || f === 'push')
   return (await mfa.isEnrolled(userId)) ? ['totp'] : []
 }
 

@@ -68,7 +68,9 @@ export async function byodVerify(c: PortalContext, portal: PortalRow, s: Session
   const v = await c.identity.verifyToken(token, 'byod_mfa')
   const mfa = c.mfa
   if (!v || !mfa || s.user_id !== v.sub) throw PortalErrors.byodTokenInvalid()
-  if (!(await mfa.verifyCode(v.sub, code))) {
+  // A user whose choice is the push alone is asked for no code: one typed counts as a wrong one.
+  const codeAllowed = (await employeeFactors(c, v.sub)).includes('totp')
+  if (!codeAllowed || !(await mfa.verifyCode(v.sub, code))) {
     if (await countFailure(v.jti)) {
       await c.identity.revokeToken(v.jti, v.exp)
       throw PortalErrors.byodTokenInvalid()
