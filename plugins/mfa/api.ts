@@ -5,6 +5,20 @@
  */
 import type { Knex } from 'knex'
 import { createServiceRef } from '../../sdk/index.js'
+import type { PushProvider } from './services/push/types.js'
+
+export type * from './services/push/types.js'
+
+/** The user's second factors: what is enrolled, and the choice (null: whatever is enrolled). */
+export interface MfaFactors {
+  totp: boolean
+  push: boolean
+  choice: 'totp' | 'push' | 'both' | null
+  /** What a sign-in may use now: the choice applied to what is enrolled (a stale choice falls back to what is enrolled). */
+  allowed: ('totp' | 'push')[]
+  /** A "report" answer locked pushes for the user. */
+  pushLocked: boolean
+}
 
 /** How a daemon reaches the internal surface; rendered only into its private (0600) files. */
 export interface MfaDaemonLink {
@@ -30,6 +44,10 @@ export interface MfaService {
    * caller bounds the tries (the sign-in's budget is its mfa token's).
    */
   verifyCode(userId: string, code: string): Promise<boolean>
+  /** The push factor (docs/push-mfa.md): send a push, wait for the phone's answer, cancel it. */
+  push: PushProvider
+  /** What the user has and may use; all false for an unknown id. */
+  factorsOf(userId: string): Promise<MfaFactors>
 }
 
 export const mfaServiceRef = createServiceRef<MfaService>({ id: 'mfa.service' })

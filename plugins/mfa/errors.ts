@@ -17,4 +17,26 @@ export const MfaErrors = {
   mailFailed: defineError(503, 'MFA_MAIL_FAILED', 'mfa:errors.mail_failed'),
   internalDisabled: defineError(404, 'MFA_INTERNAL_DISABLED', 'mfa:errors.internal_disabled'),
   internalKeyInvalid: defineError(401, 'INTERNAL_KEY_INVALID', 'mfa:errors.internal_key_invalid'),
+
+  // The push factor (docs/push-mfa.md). The app's side, relayed by the push service:
+  pushDisabled: defineError(404, 'MFA_PUSH_DISABLED', 'mfa:errors.push_disabled'),
+  pushChannelInvalid: defineError(401, 'PUSH_CHANNEL_INVALID', 'mfa:errors.push_channel_invalid'),
+  pushEnrollmentInvalid: defineError(401, 'PUSH_ENROLLMENT_INVALID', 'mfa:errors.push_enrollment_invalid'),
+  pushPublicKeyInvalid: defineError(422, 'PUSH_PUBLIC_KEY_INVALID', 'mfa:errors.push_public_key_invalid'),
+  pushProofInvalid: defineError(422, 'PUSH_PROOF_INVALID', 'mfa:errors.push_proof_invalid'),
+  pushClockSkew: defineError(401, 'PUSH_CLOCK_SKEW', 'mfa:errors.push_clock_skew'),
+  pushDeviceUnknown: defineError(401, 'PUSH_DEVICE_UNKNOWN', 'mfa:errors.push_device_unknown'),
+  pushSignatureInvalid: defineError(401, 'PUSH_SIGNATURE_INVALID', 'mfa:errors.push_signature_invalid'),
+  pushChallengeNotFound: defineError(404, 'PUSH_CHALLENGE_NOT_FOUND', 'mfa:errors.push_challenge_not_found'),
+  pushChallengeClosed: defineError(409, 'PUSH_CHALLENGE_CLOSED', 'mfa:errors.push_challenge_closed'),
+  // The sign-in's and the people's side:
+  pushNoDevice: defineError(409, 'MFA_PUSH_NO_DEVICE', 'mfa:errors.push_no_device'),
+  pushLocked: defineError(403, 'MFA_PUSH_LOCKED', 'mfa:errors.push_locked'),
+  pushRateLimited: defineError(429, 'MFA_PUSH_RATE_LIMITED', 'mfa:errors.push_rate_limited'),
+  pushUnavailable: defineError(503, 'MFA_PUSH_UNAVAILABLE', 'mfa:errors.push_unavailable'),
+  pushDenied: defineError(401, 'MFA_PUSH_DENIED', 'mfa:errors.push_denied'),
+  pushRequired: defineError(403, 'MFA_PUSH_REQUIRED', 'mfa:errors.push_required'),
+  factorNotChosen: defineError(403, 'MFA_FACTOR_NOT_CHOSEN', 'mfa:errors.factor_not_chosen'),
+  factorNotEnrolled: defineError(409, 'MFA_FACTOR_NOT_ENROLLED', 'mfa:errors.factor_not_enrolled'),
+  pushDeviceNotFound: defineError(404, 'MFA_PUSH_DEVICE_NOT_FOUND', 'mfa:errors.push_device_not_found'),
 } as const

@@ -14,7 +14,8 @@ import { mfaRoutes } from './routes/index.js'
 import { DeviceChallenges } from './services/device-challenge.js'
 import { TokenBudget } from './services/token-budget.js'
 import { TotpStore } from './services/totp-store.js'
-import { mfaInternalKey, mfaInternalUrl, mfaServerOptions, mfaSettings } from './settings.js'
+import { createPushFactor } from './services/push/factor.js'
+import { mfaInternalKey, mfaInternalUrl, mfaPushPublicUrl, mfaPushServiceKey, mfaPushServiceUrl, mfaPushTimeout, mfaServerOptions, mfaSettings } from './settings.js'
 import { mfaTables } from './tables.js'
 
 export * from './api.js'
@@ -42,20 +43,48 @@ export default definePlugin({
     serverOptions: coreServices.serverOptions,
     identity: identityServices.identity,
     mail: identityServices.mail,
+    userLifecycle: identityServices.userLifecycle,
+    audit: coreServices.audit,
+    logger: coreServices.logger,
+    platform: coreServices.platform,
     console: optional(consoleServiceRef),
   },
-  init({ database, secrets, settings, serverOptions, identity, mail, console }) {
+  init({ database, secrets, settings, serverOptions, identity, mail, userLifecycle, audit, logger, platform, console }) {
     const store = new TotpStore(database.knex, secrets)
     const budget = new TokenBudget(database.knex)
+    const push = createPushFactor({
+      knex: database.knex,
+      identity,
+      audit,
+      log: logger,
+      store,
+      target: { url: serverOptions.get(mfaPushServiceUrl), key: serverOptions.get(mfaPushServiceKey), publicUrl: serverOptions.get(mfaPushPublicUrl) },
+      coreVersion: platform.version,
+      timeoutSeconds: () => settings.get(mfaPushTimeout),
+    })
     identity.registerSecondFactor({ id: 'totp', isEnrolled: (userId) => store.isEnrolled(userId) })
+    // A phone enrolled for push is a second factor too: the login then asks for it.
+    identity.registerSecondFactor({ id: 'push', isEnrolled: (userId) => push.challenges.hasDevice(userId) })
+    // A disabled (or expired, deleted) account's pending pushes end: its phone cannot approve them.
+    userLifecycle.onAccessEnded(async (e) => {
+      if (e.reason !== 'network_login_off') await push.challenges.cancelAll(e.user_id)
+    })
     // A deleted user's authenticator goes with the user, in the deleting transaction (the kernel's
     // users table is not this plugin's: no foreign key, migration 0002).
     identity.references.user.registerGuard({
       onDelete: 'clear',
-      referrers: async (ids, db) =>
-        (await db('mfa_totp').whereRaw('user_id = ANY(?::uuid[])', [uuidArray(ids)]).select('user_id')).map((r) => ({ type: 'mfa_totp', id: r.user_id, name: 'TOTP authenticator' })),
+      referrers: async (ids, db) => [
+        ...(await db('mfa_totp').whereRaw('user_id = ANY(?::uuid[])', [uuidArray(ids)]).select('user_id')).map((r) => ({ type: 'mfa_totp', id: r.user_id, name: 'TOTP authenticator' })),
+        ...(await db('mfa_push_device').whereRaw('user_id = ANY(?::uuid[])', [uuidArray(ids)]).select('id', 'name')).map((r) => ({ type: 'mfa_push_device', id: r.id, name: r.name })),
+      ],
+      // Its phones, pending pushes (ended first: a waiter sees `cancelled`), enrollment codes and factor choice go too.
       clear: async (ids, trx) => {
-        await trx('mfa_totp').whereRaw('user_id = ANY(?::uuid[])', [uuidArray(ids)]).delete()
+        const users = [uuidArray(ids)]
+        await trx('mfa_totp').whereRaw('user_id = ANY(?::uuid[])', users).delete()
+        await trx('mfa_push_challenge').whereRaw('user_id = ANY(?::uuid[])', users).delete()
+        await trx('mfa_push_device').whereRaw('user_id = ANY(?::uuid[])', users).delete()
+        await trx('mfa_push_enrollment').whereRaw('user_id = ANY(?::uuid[])', users).delete()
+        await trx('mfa_user_factors').whereRaw('user_id = ANY(?::uuid[])', users).delete()
       },
     })
     const challenges = new DeviceChallenges(database.knex)
@@ -71,7 +100,9 @@ export default definePlugin({
         if (!isUuid(userId) || typeof code !== 'string' || !/^[0-9]{6}$/.test(code)) return false
         return (await store.consume(userId, code)) === 'accepted'
       },
+      push: push.challenges,
+      factorsOf: (userId: string) => push.factorsOf(userId),
     }
-    return { services: [provide(mfaServiceRef, service)], routes: mfaRoutes({ identity, mail, settings, store, budget, challenges, consoleServed: console !== undefined }) }
+    return { services: [provide(mfaServiceRef, service)], routes: mfaRoutes({ identity, mail, settings, store, budget, challenges, push, consoleServed: console !== undefined }) }
   },
 })

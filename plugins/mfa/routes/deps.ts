@@ -1,5 +1,6 @@
 import type { IdentityService, MailService, SettingsService } from '../../../sdk/index.js'
 import type { DeviceChallenges } from '../services/device-challenge.js'
+import type { PushFactor } from '../services/push/factor.js'
 import type { TokenBudget } from '../services/token-budget.js'
 import type { TotpStore } from '../services/totp-store.js'
 
@@ -12,6 +13,8 @@ export interface MfaRouteDeps {
   budget: TokenBudget
   /** Device logins' second-factor rounds (the internal surface). */
   challenges: DeviceChallenges
+  /** The push factor: devices, challenges, factor choice, the signed channel. */
+  push: PushFactor
   /** Whether the admin console is served: the setup mail then links to its setup page. */
   consoleServed: boolean
 }
