@@ -6,8 +6,7 @@
  * for the answer without script: its "I approved it" button asks again, each ask waiting at most
  * PAGE_WAIT_MS on the server.
  */
-import type { MfaService } from '../../mfa/api.js'
-import type { PushOutcome, PushProvider } from '../../mfa/services/push/types.js'
+import type { PushOutcome } from '../../mfa/api.js'
 import { PortalErrors } from '../errors.js'
 import type { PortalRow, SessionRow } from '../tables.js'
 import type { ByodOutcome, EmployeeFactor } from './byod.js'
@@ -18,20 +17,12 @@ import { assertOffered } from './methods.js'
 /** The longest one ask of the page (or the API) waits for the phone: under any proxy's timeout, and a guest's patience. */
 export const PAGE_WAIT_MS = 20_000
 
-/** What the portal asks of the mfa plugin's push factor: absent on a server without it. */
-type PushCapable = MfaService & { push?: PushProvider; factorsOf?(userId: string): Promise<{ allowed: EmployeeFactor[] }> }
-
-const pushOf = (c: PortalContext): PushProvider | undefined => (c.mfa as PushCapable | undefined)?.push
-
 /**
  * The second factors the employee may use here, as the API's sign-in offers them (the user's
  * choice applied to what is set up): none means the password alone.
  */
 export async function employeeFactors(c: PortalContext, userId: string): Promise<EmployeeFactor[]> {
-  const mfa = c.mfa as PushCapable | undefined
-  if (!mfa) return []
-  if (mfa.factorsOf && mfa.push) return (await mfa.factorsOf(userId)).allowed.filter((f) => f === 'totp' || f === 'push')
-  return (await mfa.isEnrolled(userId)) ? ['totp'] : []
+  return c.mfa ? (await c.mfa.factorsOf(userId)).allowed : []
 }
 
 /** The token of this session's user: 401 BYOD_MFA_TOKEN_INVALID otherwise (another user's, an `mfa` token, spent). */
@@ -39,9 +30,8 @@ async function tokenOf(c: PortalContext, portal: PortalRow, s: SessionRow, token
   assertOffered(portal, 'byod')
   expectState(s, 'started')
   const v = await c.identity.verifyToken(token, 'byod_mfa')
-  const push = pushOf(c)
-  if (!v || !push || s.user_id !== v.sub) throw PortalErrors.byodTokenInvalid()
-  return { v, push }
+  if (!v || !c.mfa || s.user_id !== v.sub) throw PortalErrors.byodTokenInvalid()
+  return { v, push: c.mfa.push }
 }
 
 /** Sends the push: the budget first (`countFailure` true: spent, the token revoked, nothing sent). */
