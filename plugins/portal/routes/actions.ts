@@ -39,7 +39,7 @@ export const SIGN_IN_LIMIT = { max: 10, windowSeconds: 60 } as const
 /** Wrong codes and pushes sent a byod_mfa token takes: the last allowed one passes this budget, the next revokes the token. */
 export const BYOD_WRONG_CODE = { by: 'key', name: 'byod_wrong_code', per: 'byod_mfa token', max: BYOD_CODE_TRIES - 1, windowSeconds: 600 } as const
 
-export const limitOf = (a: GuestAction) => (a === 'login' || a === 'account' || a === 'byod-push' ? SIGN_IN_LIMIT : a === 'byod-verify' ? [SIGN_IN_LIMIT, BYOD_WRONG_CODE] : FORM_LIMIT)
+export const limitOf = (a: GuestAction) => (a === 'login' || a === 'account' ? SIGN_IN_LIMIT : a === 'byod-verify' || a === 'byod-push' ? [SIGN_IN_LIMIT, BYOD_WRONG_CODE] : FORM_LIMIT)
 export const auditOf = (a: GuestAction) => (a === 'login' ? 'portal.byod_login' : a === 'account' ? 'portal.account_login' : a === 'byod-verify' || a === 'byod-push-wait' ? 'portal.byod_mfa_verify' : undefined)
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')

@@ -33,11 +33,12 @@ export function MfaFactors({ userId }: { userId?: string }) {
   return (
     <Stack gap="xs" data-testid={userId ? 'user-mfa-factors' : 'mfa-factors'}>
       {offered && (
-        <Radio.Group label={t.push.factors} description={t.push.factorsHint} name="factors" value={f.factors ?? ''} onChange={(v) => choose.mutate(v as FactorChoice)}>
+        <Radio.Group label={t.push.factors} name="factors" value={f.factors ?? ''} onChange={(v) => choose.mutate(v as FactorChoice)}>
+          <Text size="sm">{t.push.factorsHint}</Text>
           <Group mt="xs">
             {CHOICES.map((c) => <Radio key={c} value={c} label={t.push.choice[c]} disabled={choose.isPending} />)}
           </Group>
-          {f.factors === null && <Text size="xs" c="dimmed" mt={4}>{t.push.auto}</Text>}
+          {f.factors === null && <Text size="xs" mt={4}>{t.push.auto}</Text>}
         </Radio.Group>
       )}
       {f.push_locked && (
@@ -45,7 +46,7 @@ export function MfaFactors({ userId }: { userId?: string }) {
           <Stack gap="xs" align="flex-start">
             <Text size="sm">{t.push.locked}</Text>
             {f.push_locked_at && <Text size="xs">{t.push.lockedAt(when(f.push_locked_at, language))}</Text>}
-            <Button size="xs" variant="white" color="orange" loading={clear.isPending} onClick={() => clear.mutate()}>{t.push.clearLock}</Button>
+            <Button size="xs" variant="default" loading={clear.isPending} onClick={() => clear.mutate()}>{t.push.clearLock}</Button>
           </Stack>
         </Alert>
       )}

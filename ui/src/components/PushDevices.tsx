@@ -41,7 +41,7 @@ export function PushDevices({ userId, refetchMs }: { userId?: string; refetchMs?
     <Stack gap="xs" data-testid={userId ? 'user-push-devices' : 'push-devices'}>
       <Title order={4} size="h6">{t.push.devices}</Title>
       {list.data.items.length === 0 ? (
-        <Text size="sm" c="dimmed">{t.push.noDevices}</Text>
+        <Text size="sm">{t.push.noDevices}</Text>
       ) : (
         <Table.ScrollContainer minWidth={480}>
           <Table>
@@ -70,7 +70,7 @@ export function PushDevices({ userId, refetchMs }: { userId?: string; refetchMs?
                   <Table.Td>
                     <Group gap="xs" justify="flex-end" wrap="nowrap">
                       <Button size="xs" variant="default" aria-label={`${t.push.rename}: ${d.name}`} onClick={() => (setRenaming(d), setName(d.name), rename.reset())}>{t.push.rename}</Button>
-                      <Button size="xs" color="red" variant="light" aria-label={`${t.push.remove}: ${d.name}`} loading={remove.isPending && remove.variables?.id === d.id} onClick={() => window.confirm(t.push.removeConfirm(d.name)) && remove.mutate(d)}>{t.push.remove}</Button>
+                      <Button size="xs" variant="default" c="red.9" aria-label={`${t.push.remove}: ${d.name}`} loading={remove.isPending && remove.variables?.id === d.id} onClick={() => window.confirm(t.push.removeConfirm(d.name)) && remove.mutate(d)}>{t.push.remove}</Button>
                     </Group>
                   </Table.Td>
                 </Table.Tr>

@@ -23,7 +23,7 @@ export function PushEnrollment({ token, onShown, onDone }: { token?: string; onS
       <Stack align="flex-start" data-testid="push-enrollment">
         <Text size="sm">{t.push.addHint}</Text>
         {unavailable ? <Text c="dimmed">{t.account.mfaUnavailable}</Text> : refused ? <Text c="red" role="alert">{t.mfaSetup.expired}</Text> : <ErrorAlert error={start.error} />}
-        <Button variant="light" onClick={() => start.mutate()} loading={start.isPending} disabled={unavailable || token === ''}>{t.push.add}</Button>
+        <Button variant="default" onClick={() => start.mutate()} loading={start.isPending} disabled={unavailable || token === ''}>{t.push.add}</Button>
       </Stack>
     )
   }
@@ -33,7 +33,7 @@ export function PushEnrollment({ token, onShown, onDone }: { token?: string; onS
       <Image src={start.data.qr_svg} alt={t.push.qrAlt} w={220} h={220} bg="white" />
       <Text size="sm">{t.push.uri}</Text>
       <Code block data-testid="push-uri" style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap', maxWidth: '100%' }}>{start.data.uri}</Code>
-      <Text size="sm" c="dimmed">{t.push.expires(when(start.data.expires_at, language))}</Text>
+      <Text size="sm">{t.push.expires(when(start.data.expires_at, language))}</Text>
       {token !== undefined && <Text size="sm">{t.push.setupDone}</Text>}
       <Button
         variant="default"

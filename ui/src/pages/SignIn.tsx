@@ -136,7 +136,7 @@ export function SignIn() {
                 {push.number !== null && <Text component="output" aria-labelledby="push-number-label" data-testid="push-number" fz={56} fw={700} ta="center" lh={1.1}>{push.number}</Text>}
                 <Text size="sm">{t.signIn.pushHint}</Text>
                 <Group gap="xs" role="status"><Loader size="xs" /><Text size="sm">{t.signIn.pushWaiting}</Text></Group>
-                {step.factors.includes('totp') && <Anchor component="button" type="button" size="sm" onClick={() => setPush(null)}>{t.signIn.useCode}</Anchor>}
+                {step.factors.includes('totp') && <Anchor component="button" type="button" size="sm" c="blue.9" onClick={() => setPush(null)}>{t.signIn.useCode}</Anchor>}
               </Stack>
             )}
             {step.kind === 'mfa' && !push && (
@@ -152,7 +152,7 @@ export function SignIn() {
                 {step.factors.includes('push') && (
                   <>
                     {step.factors.includes('totp') && <Divider label={t.signIn.or} />}
-                    <Button type="button" variant={step.factors.includes('totp') ? 'light' : 'filled'} loading={sendPush.isPending} disabled={burnt} onClick={() => startPush(step.mfaToken)}>{t.signIn.sendPush}</Button>
+                    <Button type="button" variant={step.factors.includes('totp') ? 'default' : 'filled'} loading={sendPush.isPending} disabled={burnt} onClick={() => startPush(step.mfaToken)}>{t.signIn.sendPush}</Button>
                   </>
                 )}
               </>
