@@ -14,7 +14,7 @@ import { DEFAULT_MOBILE_LIMIT, IpRateLimit, type RateLimitOptions } from './rate
 import { CoreRelay } from './relay.js'
 import { mobileRoutes } from './routes/mobile.js'
 import { platformRoutes } from './routes/platform.js'
-import { Health } from './schemas.js'
+import { Health, OpenApiDocument } from './schemas.js'
 import type { PushSender } from './senders/sender.js'
 import { QueueSender } from './senders/queue.js'
 import { WebPushSender } from './senders/web-push.js'
@@ -61,7 +61,7 @@ export async function createPushService<S extends PushSender>(o: PushServiceOpti
     ...mobileRoutes({ relay, delivery: o.sender.kind, vapidPublicKey: o.sender instanceof WebPushSender ? o.sender.vapidPublicKey : null }),
     ...platformRoutes({ key: o.key, nonces: new NonceWindow(), sender: o.sender, log: warn }),
   ]
-  let doc: object | null = null
+  let doc: object = {}
   routes.push(
     {
       method: 'GET',
@@ -80,8 +80,8 @@ export async function createPushService<S extends PushSender>(o: PushServiceOpti
       tag: 'service',
       auth: 'none',
       summary: 'This document (OpenAPI 3.1)',
-      responses: { 200: null },
-      handle: async () => ({ status: 200, body: (doc ??= buildOpenApi(routes, limit)) }),
+      responses: { 200: OpenApiDocument },
+      handle: async () => ({ status: 200, body: doc }),
     },
   )
   // Built once at start: a schema the generator refuses fails the start, not the first reader.
