@@ -22,7 +22,7 @@ export function PushEnrollment({ token, onShown, onDone }: { token?: string; onS
     return (
       <Stack align="flex-start" data-testid="push-enrollment">
         <Text size="sm">{t.push.addHint}</Text>
-        {unavailable ? <Text c="dimmed">{t.account.mfaUnavailable}</Text> : refused ? <Text c="red" role="alert">{t.mfaSetup.expired}</Text> : <ErrorAlert error={start.error} />}
+        {unavailable ? <Text>{t.push.disabled}</Text> : refused ? <Text c="red" role="alert">{t.mfaSetup.expired}</Text> : <ErrorAlert error={start.error} />}
         <Button variant="default" onClick={() => start.mutate()} loading={start.isPending} disabled={unavailable || token === ''}>{t.push.add}</Button>
       </Stack>
     )

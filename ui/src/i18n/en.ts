@@ -63,6 +63,7 @@ const en = {
     add: 'Add a phone', addHint: 'Sign in by approving on your phone: scan the code with the Portcullis app.', scan: 'Scan this code with the Portcullis app on your phone. It works once.',
     qrAlt: 'QR code to enroll a phone', uri: 'Or open this link on the phone:', expires: (w: string) => `Valid until ${w}.`, done: 'Done',
     setupDone: 'Once your phone says it is enrolled, sign in with your password and approve on the phone.',
+    disabled: 'Push sign-in is not set up on this server (it needs the push service): use an authenticator app.',
     app: 'Phone app (push)', totp: 'Authenticator app (code)',
   },
   deploys: {
