@@ -13,6 +13,7 @@ import type { AxeResults } from 'axe-core'
 import { axe, describeViolations } from '../../../test/kit/browser.js'
 import { ScriptedPhone, viaPushService } from '../../../test/kit/phone.js'
 import { freeTcpPort, pushServerOptions, startPushService, type TestPushService } from '../../../test/kit/push.js'
+import { startSmtp } from '../../../test/kit/smtp.js'
 import { context, heading, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
 
 const PASSWORD = 'Portcullis-Push-2026!'
@@ -164,5 +165,48 @@ const USER_PASSWORD = 'Godwit-Strong-Pass-42x'
     // The removed phone's key is refused by the core, through the push service.
     expect((await phone.request('GET', '/v1/device')).status).to.equal(401)
     await page.context().close()
+  })
+
+  it('enrolls a phone from the mailed setup page, signed out, then signs in by approving on it', async () => {
+    const smtp = await startSmtp()
+    try {
+      for (const [key, value] of Object.entries({ 'mail.smtp_host': '127.0.0.1', 'mail.smtp_port': smtp.port, 'mail.smtp_tls': 'none', 'identity.public_url': t.url })) {
+        const r = await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value } })
+        expect(r.status, r.text).to.equal(200)
+      }
+      const made = await t.admin('POST', '/api/v1/users', { body: { username: 'judy', password: USER_PASSWORD, email: 'judy@example.org', must_change_password: false } })
+      expect(made.status, made.text).to.equal(201)
+      expect((await t.admin('POST', `/api/v1/users/${made.body.id}/mfa/enrollment-link`)).status).to.equal(202)
+      const mail = await smtp.take('judy@example.org')
+      const link = new RegExp(`${t.url.replace(/[.]/g, '\\.')}/mfa/setup#token=\\S+`).exec(mail.text)?.[0]
+      expect(link, mail.text).to.be.a('string')
+
+      const page = await (await context(browser, { locale: 'en-US' })).newPage()
+      await page.goto(link!)
+      await heading(page).filter({ hasText: 'Set up two-factor sign-in' }).waitFor()
+      await page.getByRole('button', { name: 'Add a phone' }).click()
+      const uri = (await page.getByTestId('push-uri').textContent())!
+      await page.getByText('Once your phone says it is enrolled').waitFor()
+      const phone = new ScriptedPhone(viaPushService(push.url))
+      const enrolled = await phone.enroll(uri, { name: 'Judy phone' })
+      expect(enrolled.status, enrolled.text).to.equal(201)
+      expect(enrolled.body.username).to.equal('judy')
+
+      // The phone is judy's: her sign-in pushes to it, and its approval with the page's number signs her in.
+      phone.behave('approve', async () => (await page.getByTestId('push-number').textContent()) ?? null)
+      try {
+        await signIn(page, 'judy')
+        await page.getByRole('button', { name: 'Send a push to my phone' }).click()
+        await heading(page).filter({ hasText: 'Dashboard' }).waitFor()
+      } finally {
+        await phone.stop()
+      }
+      expect(phone.answered.map((a) => a.result)).to.deep.equal(['approved'])
+      expect(await page.getByTestId('whoami').textContent()).to.equal('judy')
+      await page.context().close()
+    } finally {
+      await t.admin('PUT', '/api/v1/settings/identity.public_url', { body: { value: null } })
+      await smtp.stop()
+    }
   })
 })
