@@ -143,7 +143,7 @@ ${field({ form: 'mfa', name: 'code', label: t.mfaCode, state: v.state ?? null, l
 function pushWait(v: ViewContext, p: { challenge: string; number: string | null }): Html {
   const t = pageText(v.lang)
   const token = html`<input type="hidden" name="byod_mfa_token" value="${v.byodMfaToken ?? ''}">`
-  return html`${p.number ? html`<p id="push-number-label">${t.pushNumber}</p><p class="push-number" aria-labelledby="push-number-label"><strong data-push-number>${p.number}</strong></p>` : ''}
+  return html`${p.number ? html`<p>${t.pushNumber}</p><p class="push-number"><strong data-push-number>${p.number}</strong></p>` : ''}
 <p>${t.pushHint}</p>
 ${form(`${base(v.portal)}/byod-push-wait`, v.csrf, html`${token}<input type="hidden" name="push_challenge" value="${p.challenge}"><input type="hidden" name="number" value="${p.number ?? ''}"><button type="submit">${t.pushCheck}</button>`, t.pushCheck)}`
 }

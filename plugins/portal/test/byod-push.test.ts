@@ -4,9 +4,13 @@
  * pair: on the pages, the number shown is the one the phone asks for, an approval registers the
  * device and a denial refuses it (the token kept for another try), without script and under the
  * pages' own Content-Security-Policy; in the JSON API, each push is charged to the byod_mfa token's
- * budget before it is sent, so the spent token sends nothing.
+ * budget before it is sent, so the spent token sends nothing; in a real browser (chromium, axe-core),
+ * the pages of the push are accessible and fit a phone.
  */
 import { expect } from 'chai'
+import type { Browser as Chromium } from 'playwright-core'
+import { CHROMIUM, context, expectAccessible, horizontalOverflow, launch } from '../../../test/kit/browser.js'
+import { skipBecause } from '../../../test/kit/skip.js'
 import { ScriptedPhone, viaPushService } from '../../../test/kit/phone.js'
 import { freeTcpPort, pushServerOptions, startPushService, type TestPushService } from '../../../test/kit/push.js'
 import { PAGE_CSP } from '../pages/layout.js'
@@ -120,5 +124,35 @@ describe('portal: employees (BYOD) approve on their phone', function () {
     expect(burnt.body.code).to.equal('BYOD_MFA_TOKEN_INVALID')
     expect((await u.phone.pending()).length, 'nothing sent with a spent token').to.equal(before)
     expect(await endpointOf(a.t, mac)).to.equal(null)
+  })
+
+  it('in a browser: the number and the button, accessible and fitting a phone, then connected once the phone approved', async function () {
+    if (!CHROMIUM) skipBecause(this, 'chromium is not installed (Debian package `chromium`; .ci/run installs it)')
+    const p = await createPortal(a.t, { methods: ['byod'] })
+    const u = await employee()
+    const chromium: Chromium = await launch()
+    try {
+      const page = await (await context(chromium, { locale: 'en-US', width: 375, height: 740 })).newPage()
+      await page.setExtraHTTPHeaders({ 'x-forwarded-for': `10.79.1.${Math.floor(Math.random() * 250) + 1}` })
+      const mac = freshMac()
+      await page.goto(`${a.t.url}/portal/${p.slug}?${qs(signedRedirect(mac))}`)
+      await page.fill('#emp-username', u.username)
+      await page.fill('#emp-password', PASSWORD)
+      await page.click('section[aria-labelledby="emp-h"] button[type=submit]')
+      await page.getByRole('button', { name: 'Send a request to my phone' }).waitFor()
+      await expectAccessible(page, 'the second factor with the push')
+      await page.getByRole('button', { name: 'Send a request to my phone' }).click()
+      const number = (await page.locator('[data-push-number]').textContent())!
+      expect(number).to.match(/^[1-9][0-9]$/)
+      await expectAccessible(page, 'the push wait')
+      expect(await horizontalOverflow(page), 'the push wait on a phone').to.equal(0)
+      const [c] = await u.phone.pending()
+      expect((await u.phone.answer(c, 'approve', number)).body.result).to.equal('approved')
+      await page.getByRole('button', { name: 'I approved it' }).click()
+      await page.getByRole('heading', { name: 'You are connected', level: 1 }).waitFor()
+      expect(await endpointOf(a.t, mac)).to.include({ owner_user_id: u.id })
+    } finally {
+      await chromium.close()
+    }
   })
 })
