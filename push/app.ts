@@ -16,7 +16,6 @@ import { mobileRoutes } from './routes/mobile.js'
 import { platformRoutes } from './routes/platform.js'
 import { Health, OpenApiDocument } from './schemas.js'
 import type { PushSender } from './senders/sender.js'
-import { QueueSender } from './senders/queue.js'
 import { WebPushSender } from './senders/web-push.js'
 import { PUSH_SERVICE_VERSION } from './version.js'
 
@@ -46,7 +45,8 @@ export interface PushService<S extends PushSender = PushSender> {
   url: string
   port: number
   sender: S
-  close(): Promise<void>
+  /** Stops listening; requests in flight get `graceMs` (3 s) to finish. */
+  close(graceMs?: number): Promise<void>
 }
 
 export async function createPushService<S extends PushSender>(o: PushServiceOptions<S>): Promise<PushService<S>> {
@@ -107,14 +107,15 @@ export async function createPushService<S extends PushSender>(o: PushServiceOpti
     url: `http://${host}:${address.port}`,
     port: address.port,
     sender: o.sender,
-    async close() {
+    async close(graceMs = 3000) {
+      // Requests in flight get `graceMs` to finish (a relay waits on the core); idle keep-alive sockets go at once.
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
-        server.closeAllConnections()
+        server.closeIdleConnections()
+        setTimeout(() => server.closeAllConnections(), graceMs).unref()
       })
       await o.sender.close?.()
     },
   }
 }
 
-export { QueueSender, WebPushSender }
