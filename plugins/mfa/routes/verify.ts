@@ -7,8 +7,11 @@
  */
 import { defineRoute, ErrorBody, PUBLIC } from '../../../sdk/index.js'
 import { MFA_CODE_BUDGET, MfaErrors } from '../errors.js'
-import { VerifyRequest, VerifyResponse } from '../schemas/verify.js'
+import { MAX_WAIT_SECONDS, PushPending, VerifyRequest, VerifyResponse } from '../schemas/verify.js'
+import { PUSH_RATE_LIMIT } from '../services/push/challenges.js'
+import { mfaPushAdminsNumberMatching } from '../settings.js'
 import type { MfaRouteDeps } from './deps.js'
+import { pollPush, startPush } from './verify-push.js'
 
 /** Per client IP: a person needs a few tries; the per-token budget is the real wall. */
 export const VERIFY_LIMIT = { max: 10, windowSeconds: 60 }
@@ -42,16 +45,19 @@ export function verifyRoutes(d: MfaRouteDeps) {
       permission: PUBLIC,
       rateLimit: [VERIFY_LIMIT, CODE_LIMIT_PER_USER],
       auditAs: 'auth.mfa_verify',
-      summary: 'Complete a sign-in with a second-factor code',
+      summary: 'Complete a sign-in with a second factor (a code, or a push approval)',
       description: [
         'Redeems the `mfa_token` from POST /api/v1/auth/login (purpose `mfa`, in this body only: it is never accepted as a bearer token, and a token of any other purpose, `byod_mfa` included, answers 401 MFA_TOKEN_INVALID) for what the login still owes: a session token, or `password_change_required`.',
         `Each token has a budget of ${MFA_CODE_BUDGET} wrong codes, kept in the database and checked before any code is computed: a wrong or replayed code answers 401 MFA_CODE_INVALID (field \`code\`); the ${MFA_CODE_BUDGET}th burns the token (401 MFA_TOKEN_BURNT), and every later attempt with it answers 401 MFA_TOKEN_BURNT without checking the code: sign in again.`,
         'A code is good once: a code of a time step already used by this user is refused as wrong. A right code spends the token.',
         `Besides the per-token budget, codes checked for one user are limited to ${CODE_LIMIT_PER_USER.max} per ${CODE_LIMIT_PER_USER.windowSeconds / 60} minutes, counted together with POST /api/v1/mfa/internal/verify (429).`,
         'Every checked code is audited as `auth.mfa_verify` (reasons `mfa_bad_code`, `mfa_budget_spent`, `mfa_not_enrolled`, `locked`); a burnt token also as `auth.token_revoked`. The code itself is never written.',
+        `**Push** (docs/push-mfa.md): \`{mfa_token, method: 'push'}\` sends a push to the user's phones. It costs the token one attempt of the same budget, charged before anything is sent (a burnt token answers 401 MFA_TOKEN_BURNT and sends nothing); then at most ${PUSH_RATE_LIMIT.max} pushes per user per ${PUSH_RATE_LIMIT.windowSeconds / 60} minutes (429 MFA_PUSH_RATE_LIMITED). It answers 202 \`{status: 'push_pending', push_challenge, number, expires_in}\` with Retry-After: 1: show \`number\`, the phone asks for it. 409 MFA_PUSH_NO_DEVICE without a phone, 403 MFA_PUSH_LOCKED after a "report" answer, 503 MFA_PUSH_UNAVAILABLE when the push service cannot be reached (use a code).`,
+        `Then poll with \`{mfa_token, push_challenge, wait_seconds}\` (0..${MAX_WAIT_SECONDS}, default 0; the call waits up to that long): 200 the session when approved (the token is spent), 202 still pending, 401 MFA_PUSH_DENIED (field push_challenge; reason denied, wrong_number, reported, expired or cancelled: a challenge of another sign-in is cancelled). A push not approved is a failed answer: the one that uses up the budget burns the token (401 MFA_TOKEN_BURNT).`,
+        'Factor choice and policy: a factor the user\'s choice excludes answers 403 MFA_FACTOR_NOT_CHOSEN; with setting `mfa.push_admins_number_matching` on, an administrator who has a push device must use push (a code answers 403 MFA_PUSH_REQUIRED). Neither costs an attempt.',
       ].join('\n\n'),
       tags: ['auth', 'mfa'],
-      schema: { body: VerifyRequest, response: { 200: VerifyResponse, 401: ErrorBody } },
+      schema: { body: VerifyRequest, response: { 200: VerifyResponse, 202: PushPending, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
       handler: async (req) => {
         const claims = await d.identity.verifyToken(req.body.mfa_token, 'mfa')
         if (!claims) {
@@ -61,6 +67,17 @@ export function verifyRoutes(d: MfaRouteDeps) {
         const { jti, exp, sub } = claims
         const audit = (outcome: 'success' | 'failure', reason: string | null, action = 'auth.mfa_verify') =>
           req.auditNow({ action, outcome, reason, userId: sub, username: claims.name })
+        const body = req.body
+        if ('method' in body) return startPush(d, req, claims, audit)
+        if ('push_challenge' in body) return pollPush(d, req, claims, audit, body.push_challenge, body.wait_seconds ?? 0)
+
+        // A code. The factor choice and the administrators' policy first: neither costs an attempt.
+        const factors = await d.push.factorsOf(sub)
+        if (factors.push && (await d.settings.get(mfaPushAdminsNumberMatching)) && (await d.identity.findUser({ id: sub }))?.is_admin) {
+          throw MfaErrors.pushRequired({ field: 'code' })
+        }
+        if (!factors.totp && factors.push) throw MfaErrors.factorNotChosen({ field: 'code' })
+        if (factors.totp && !factors.allowed.includes('totp')) throw MfaErrors.factorNotChosen({ field: 'code' })
 
         const charge = await d.budget.charge(jti, exp)
         if (charge.state === 'burnt') throw MfaErrors.tokenBurnt({ field: 'mfa_token' })
@@ -68,7 +85,7 @@ export function verifyRoutes(d: MfaRouteDeps) {
         // After the token's own budget (a burnt token costs the user nothing), before any code is computed.
         await req.rateLimit(CODE_LIMIT_PER_USER.name, sub, { id: sub, username: claims.name })
 
-        const result = await d.store.consume(sub, req.body.code)
+        const result = await d.store.consume(sub, body.code)
         if (result === 'not_enrolled') {
           // The authenticator was reset after the password step: this token can lead nowhere.
           await d.identity.revokeToken(jti, exp)
@@ -95,6 +112,8 @@ export function verifyRoutes(d: MfaRouteDeps) {
           throw state === 'burnt' ? MfaErrors.tokenBurnt({ field: 'mfa_token' }) : MfaErrors.tokenInvalid({ field: 'mfa_token' })
         }
         await d.identity.revokeToken(jti, exp)
+        // A push this sign-in sent and no longer needs: the phone stops asking.
+        await d.push.challenges.cancelToken(sub, jti)
         await audit('success', null)
         return d.identity.completeLogin(sub)
       },

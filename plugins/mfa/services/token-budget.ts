@@ -43,6 +43,12 @@ export class TokenBudget {
     return n === 1
   }
 
+  /** Attempts charged so far (0 for an unknown token). */
+  async failures(jti: string): Promise<number> {
+    const row = await this.knex('mfa_token_budget').where({ jti }).first('failures')
+    return row?.failures ?? 0
+  }
+
   async stateOf(jti: string): Promise<'burnt' | 'spent' | null> {
     if (!/^[0-9a-f-]{36}$/i.test(jti)) return null
     const row = await this.knex('mfa_token_budget').where({ jti }).first('burnt_at', 'spent_at')

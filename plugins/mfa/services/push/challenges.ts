@@ -151,6 +151,12 @@ export class PushChallenges implements PushProvider {
     if (closed.length) this.ended(userId, closed.map((r) => r.id))
   }
 
+  /** Ends the pending pushes an API sign-in sent (it was completed with a code). */
+  async cancelToken(userId: string, tokenJti: string): Promise<void> {
+    const closed = await this.d.knex('mfa_push_challenge').where({ user_id: userId, token_jti: tokenJti, state: 'pending' }).update({ state: 'cancelled', decided_at: new Date() }).returning('id')
+    if (closed.length) this.ended(userId, closed.map((r) => r.id as string))
+  }
+
   /** Ends every pending challenge of the user (a device removed, the account disabled, deleted). */
   async cancelAll(userId: string, db: Knex | Knex.Transaction = this.d.knex): Promise<string[]> {
     if (!isUuid(userId)) return []
