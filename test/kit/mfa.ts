@@ -64,3 +64,30 @@ export async function awayFromWindowEdge(needMs: number, windowMs = 300_000): Pr
   const left = windowMs - (Date.now() % windowMs)
   if (left < needMs) await new Promise((r) => setTimeout(r, left + 250))
 }
+
+/**
+ * Gives an existing user (no MFA yet, no password change owed) a push device: the phone enrolls
+ * from the QR code's URI the user's own session asked for; with `totp`, an authenticator too, in
+ * the same session (once one factor is on, a login owes it). Returns the TOTP seed, or null.
+ */
+export async function enrollPhone(t: TestApp, username: string, password: string, phone: { enroll(uri: string): Promise<{ status: number; body: unknown }> }, o: { totp?: boolean } = {}): Promise<string | null> {
+  // Many users set up from one address: the sign-in's per-address limit is not what is tested.
+  await t.app.db.knex('rate_limit_hits').delete()
+  const login = await t.req('POST', '/api/v1/auth/login', { body: { username, password } })
+  expect(login.status, JSON.stringify(login.body)).to.equal(200)
+  const token = login.body.access_token as string
+  expect(token, JSON.stringify(login.body)).to.be.a('string')
+  let secret: string | null = null
+  if (o.totp) {
+    const started = await t.req('POST', '/api/v1/mfa/enrollment', { token })
+    expect(started.status, JSON.stringify(started.body)).to.equal(200)
+    secret = started.body.secret as string
+    const confirmed = await t.req('POST', '/api/v1/mfa/enrollment/confirm', { token, body: { code: codeAt(secret) } })
+    expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200)
+  }
+  const qr = await t.req('POST', '/api/v1/mfa/push-enrollment', { token })
+  expect(qr.status, JSON.stringify(qr.body)).to.equal(200)
+  const enrolled = await phone.enroll(qr.body.uri as string)
+  expect(enrolled.status, JSON.stringify(enrolled.body)).to.equal(201)
+  return secret
+}

@@ -8,7 +8,9 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { awayFromWindowEdge, codeAt, enroll, INTERNAL_KEY, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
+import { awayFromWindowEdge, codeAt, enroll, enrollPhone, freeTcpPort, INTERNAL_KEY, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
+import { ScriptedPhone, viaPushService } from '../../../test/kit/phone.js'
+import { pushServerOptions, startPushService, type TestPushService } from '../../../test/kit/push.js'
 
 const PASSWORD = 'Tulip-Granite-Orbit-42'
 
@@ -21,8 +23,21 @@ describe('mfa plugin: the internal surface of device logins (check, verify with 
     t.req('POST', `/api/v1/mfa/internal/${route}`, { body: raw === undefined ? body : undefined, raw, headers: key === null ? {} : { 'x-internal-key': key, ...(raw === undefined ? {} : { 'content-type': 'application/json' }) } })
   const challenges = () => t.app.db.knex('mfa_token_budget').count<{ n: string }[]>({ n: '*' }).then((r) => Number(r[0].n))
 
+  let push: TestPushService
+  const phone: Record<string, ScriptedPhone> = {}
+
   before(async () => {
-    t = await startTestApp({ plugins: ['inventory', 'tacacs', 'radius', 'mfa'] })
+    // The push service knows where the platform is before it starts, and the platform where it is.
+    const port = await freeTcpPort()
+    push = await startPushService({ coreUrl: `http://127.0.0.1:${port}` })
+    t = await startTestApp({ plugins: ['inventory', 'tacacs', 'radius', 'mfa'], env: { PORT: String(port) }, options: pushServerOptions(push) })
+    for (const username of ['ic-push', 'ic-both']) {
+      const r = await t.admin('POST', '/api/v1/users', { body: { username, password: PASSWORD, must_change_password: false } })
+      expect(r.status, JSON.stringify(r.body)).to.equal(201)
+      phone[username] = new ScriptedPhone(viaPushService(push.url))
+      const secret = await enrollPhone(t, username, PASSWORD, phone[username], { totp: username === 'ic-both' })
+      if (secret) seed[username] = secret
+    }
     for (const username of ['ic-alice', 'ic-bob', 'ic-carol', 'ic-plain', 'ic-off']) {
       const r = await t.admin('POST', '/api/v1/users', { body: { username, password: PASSWORD, must_change_password: false } })
       expect(r.status, JSON.stringify(r.body)).to.equal(201)
@@ -32,7 +47,9 @@ describe('mfa plugin: the internal surface of device logins (check, verify with 
     }
   })
   after(async () => {
+    for (const p of Object.values(phone)) await p.stop()
     await t?.stop()
+    await push?.close()
   })
   beforeEach(async () => {
     await t.app.db.knex('rate_limit_hits').delete()
@@ -158,6 +175,70 @@ describe('mfa plugin: the internal surface of device logins (check, verify with 
     const audit = await t.app.db.knex('audit_log').where({ action: 'auth.mfa_internal_push', actor_name: 'ic-carol' }).select('reason', 'outcome')
     expect(audit).to.have.length(5)
     for (const a of audit) expect(a.outcome).to.equal('failure')
+  })
+
+  it('names the factors a login can take: a push device alone, or both', async () => {
+    const only = await post('check', { username: 'ic-push' })
+    expect(only.body).to.include({ required: true }).and.have.property('factors').deep.equal(['push'])
+    expect((await post('check', { username: 'ic-both' })).body.factors).to.deep.equal(['totp', 'push'])
+  })
+
+  it('sends the push and answers when the phone approved; the approval spends the challenge: a second push on it sends nothing', async () => {
+    const challenge = (await post('check', { username: 'ic-push' })).body.challenge as string
+    phone['ic-push'].behave('approve')
+    let r: Awaited<ReturnType<typeof post>>
+    try {
+      r = await post('push', { username: 'ic-push', challenge, origin: 'tacacs', ip: '10.9.8.7', client: 'core-sw' })
+    } finally {
+      await phone['ic-push'].stop()
+    }
+    expect(r.status).to.equal(200)
+    expect(r.body).to.deep.equal({ approved: true, outcome: 'approved' })
+    const row = await t.app.db.knex('mfa_push_challenge').orderBy('created_at', 'desc').first()
+    expect(row).to.include({ origin: 'tacacs', state: 'approved', number_matching: false })
+    expect(row!.context).to.deep.equal({ username: 'ic-push', ip: '10.9.8.7', client: 'core-sw' })
+    expect((await post('push', { username: 'ic-push', challenge, origin: 'tacacs' })).body).to.deep.equal({ approved: false, outcome: 'challenge_closed' })
+    const audit = await t.app.db.knex('audit_log').where({ action: 'auth.mfa_internal_push', actor_name: 'ic-push' }).select('outcome')
+    expect(audit.map((a) => a.outcome)).to.deep.equal(['success'])
+  })
+
+  it('push-start answers the number the phone must be given; push-wait takes only the push started for that challenge, never an approved push of another login', async () => {
+    const first = (await post('check', { username: 'ic-both' })).body.challenge as string
+    const started = await post('push-start', { username: 'ic-both', challenge: first, origin: 'radius', number_matching: true })
+    expect(started.body.sent).to.equal(true)
+    expect(started.body.number).to.match(/^[1-9][0-9]$/)
+    const pushChallenge = started.body.push_challenge as string
+    phone['ic-both'].behave('approve', () => started.body.number)
+    let waited: Awaited<ReturnType<typeof post>>
+    try {
+      waited = await post('push-wait', { username: 'ic-both', challenge: first, push_challenge: pushChallenge })
+    } finally {
+      await phone['ic-both'].stop()
+    }
+    expect(waited.body).to.deep.equal({ approved: true, outcome: 'approved' })
+    // The same approved push named with a new login's challenge (a replayed State): not this challenge's push.
+    const second = (await post('check', { username: 'ic-both' })).body.challenge as string
+    expect((await post('push-wait', { username: 'ic-both', challenge: second, push_challenge: pushChallenge })).body).to.deep.equal({ approved: false, outcome: 'challenge_closed' })
+    expect((await post('push-wait', { username: 'ic-both', challenge: first, push_challenge: pushChallenge })).body, 'the approved challenge is spent').to.deep.equal({ approved: false, outcome: 'challenge_closed' })
+    // And the second login still takes its code.
+    expect((await post('verify', { username: 'ic-both', code: codeAt(seed['ic-both'], 1), challenge: second })).body).to.deep.equal({ valid: true, remaining: 0 })
+  })
+
+  it('follows the user\'s factor choice: with the push alone chosen, check names it alone and a code is refused as if no authenticator were enrolled', async () => {
+    const { id } = (await t.app.db.knex('users').where({ username: 'ic-both' }).first('id'))!
+    const set = async (factors: string | null) => expect((await t.admin('PUT', `/api/v1/users/${id}/mfa/factors`, { body: { factors } })).status).to.equal(200)
+    await set('push')
+    try {
+      const c = await post('check', { username: 'ic-both' })
+      expect(c.body.factors).to.deep.equal(['push'])
+      const v = await post('verify', { username: 'ic-both', code: codeAt(seed['ic-both'], 1), challenge: c.body.challenge })
+      expect(v.body).to.deep.equal({ valid: false, remaining: 0 })
+      const last = await t.app.db.knex('audit_log').where({ action: 'auth.mfa_internal_verify', actor_name: 'ic-both' }).orderBy('at', 'desc').first('reason')
+      expect(last?.reason).to.equal('mfa_not_enrolled')
+    } finally {
+      await set(null)
+    }
+    expect((await post('check', { username: 'ic-both' })).body.factors).to.deep.equal(['totp', 'push'])
   })
 
   it('answers { required: false, challenge: null } alike for an unknown user, one without MFA and a disabled one, and opens nothing', async () => {

@@ -14,7 +14,9 @@ import path from 'node:path'
 import { expect } from 'chai'
 import { parseFreeradiusLine, type FreeradiusAuthEvent } from '../../../sdk/logs/freeradius-parse.js'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { awayFromWindowEdge, codeAt, enroll, freeTcpPort, internalSurface, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
+import { awayFromWindowEdge, codeAt, enroll, enrollPhone, freeTcpPort, internalSurface, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
+import { ScriptedPhone, viaPushService } from '../../../test/kit/phone.js'
+import { pushServerOptions, startPushService, type TestPushService } from '../../../test/kit/push.js'
 import { papRequest } from '../../../test/kit/radius-pap.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { deployFreeradius, FREERADIUS_PRESENT, FREERADIUS_SKIP, mschapv2Pairs, radclient, rcString, startFreeradius, type RadclientResult, type RunningFreeradius } from './e2e-support.js'
@@ -29,8 +31,11 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
   let dir: string
   let daemon: RunningFreeradius | undefined
   let port = 0
+  let push: TestPushService | undefined
   const pw: Record<string, string> = {}
   const seed: Record<string, string> = {}
+  /** The push users' phones (real key pairs), answering through the push service. */
+  const phone: Record<string, ScriptedPhone> = {}
 
   const send = (pairs: string[]) => radclient(port, 'auth', SECRET, [...pairs, 'Message-Authenticator = 0x00'])
   const pap = (user: string, password: string) => send([`User-Name = ${rcString(user)}`, `User-Password = ${rcString(password)}`])
@@ -66,11 +71,13 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
     if (!FREERADIUS_PRESENT) return skipBecause(this, FREERADIUS_SKIP)
     if (!REST_MODULE) return skipBecause(this, 'FreeRADIUS rlm_rest (Debian: freeradius-rest) is not installed')
     dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-radius-mfa-'))
-    const surface = internalSurface(await freeTcpPort())
+    const corePort = await freeTcpPort()
+    const surface = internalSurface(corePort)
+    push = await startPushService({ coreUrl: `http://127.0.0.1:${corePort}` })
     t = await startTestApp({
       plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'mfa'],
       env: surface.env,
-      options: { ...surface.options, 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run') },
+      options: { ...surface.options, ...pushServerOptions(push), 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run') },
     })
     const group = await t.admin('POST', '/api/v1/user-groups', { body: { name: 'ops' } })
     groupId = group.body.id
@@ -81,12 +88,23 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
     const rule = await t.admin('POST', '/api/v1/aaa/policy/rules', { body: { name: 'ops-sw1', who: { group_id: groupId }, where: { device_id: device.body.id }, radius_profile_id: profile.body.id } })
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201)
     for (const n of ['plain', 'mfa-a', 'mfa-b', 'mfa-c', 'mfa-d', 'mfa-e', 'mfa-f', 'mfa-g', 'mfa-h']) await user(n, { mfa: n !== 'plain' })
+    // push-a, push-b: a phone only; push-c, -d, -e: a phone and an authenticator (one code each).
+    for (const n of ['push-a', 'push-b', 'push-c', 'push-d', 'push-e']) {
+      await user(n, { mfa: false })
+      phone[n] = new ScriptedPhone(viaPushService(push.url))
+      const secret = await enrollPhone(t, n, pw[n], phone[n], { totp: !['push-a', 'push-b'].includes(n) })
+      if (secret) seed[n] = secret
+    }
+    // The shortest the setting takes: the unanswered push ends within the test's patience.
+    expect((await t.admin('PUT', '/api/v1/settings/mfa.push_timeout_seconds', { body: { value: 5 } })).status).to.equal(200)
     await setInternalKey(t)
     await deploy()
   })
   after(async () => {
+    for (const p of Object.values(phone)) await p.stop()
     await daemon?.stop()
     await t?.stop()
+    await push?.close()
     if (dir && !process.env.KEEP_FREERADIUS_DIR) rmSync(dir, { recursive: true, force: true })
   })
   beforeEach(async () => {
@@ -224,6 +242,80 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
     }
   })
 
+  describe('a push to the phone with number matching (challenge mode)', () => {
+    const pushes = (username: string) => t.app.db.knex('mfa_push_challenge').join('users', 'users.id', 'mfa_push_challenge.user_id').where('users.username', username).orderBy('mfa_push_challenge.created_at').select('mfa_push_challenge.*')
+    /** The number the Access-Challenge shows, as the user reads it off the NAS's prompt. */
+    const shown = (r: RadclientResult) => /enter ([0-9]{2}) there/.exec(attr(r, 'Reply-Message')[0] ?? '')?.[1] ?? null
+    async function withPhone<T>(name: string, mode: Parameters<ScriptedPhone['behave']>[0], number: string | null, fn: () => Promise<T>): Promise<T> {
+      phone[name].behave(mode, () => number)
+      try {
+        return await fn()
+      } finally {
+        await phone[name].stop()
+      }
+    }
+
+    it('challenges a push user after the right password with the number to enter on the phone; the answer waits for the approval and accepts', async () => {
+      const first = await pap('push-a', pw['push-a'])
+      expect(first.code, first.raw).to.equal('Access-Challenge')
+      expect(attr(first, 'Reply-Message')[0]).to.match(/^Approve the sign-in on your phone and enter [0-9]{2} there, then type ok here:$/)
+      expect(attr(first, 'Service-Type'), 'no profile in a challenge').to.deep.equal([])
+      const [state] = attr(first, 'State')
+      expect(state).to.match(/^0x[0-9a-f]{64}$/)
+      const number = shown(first)
+      const r = await withPhone('push-a', 'approve', number, () => answer('push-a', state, 'ok'))
+      expect(r.code, r.raw).to.equal('Access-Accept')
+      expect(attr(r, 'Service-Type')).to.deep.equal(['Administrative-User'])
+      expect(lastAuth()).to.include({ result: 'accept', username: 'push-a' })
+      const [c] = await pushes('push-a')
+      expect(c).to.include({ origin: 'radius', state: 'approved', number_matching: true, number })
+      expect(c.context).to.include({ username: 'push-a', client: 'sw1' })
+      expect((await answer('push-a', state, 'ok')).code, 'the approved challenge is spent').to.equal('Access-Reject')
+    })
+
+    it('rejects when the phone denies (mfa_push_denied) or the wrong number is typed on it (wrong_number), and a wrong password sends no push', async () => {
+      const before = (await pushes('push-b')).length
+      const first = await pap('push-b', pw['push-b'])
+      const denied = await withPhone('push-b', 'deny', shown(first), () => answer('push-b', attr(first, 'State')[0], 'ok'))
+      expect(denied.code, denied.raw).to.equal('Access-Reject')
+      expect(lastAuth()).to.include({ result: 'reject', rejectReason: 'mfa_push_denied', username: 'push-b' })
+      expect(daemon!.output()).to.include('the push was not approved: denied')
+      const again = await pap('push-b', pw['push-b'])
+      const wrong = await withPhone('push-b', 'wrong_number', shown(again), () => answer('push-b', attr(again, 'State')[0], 'ok'))
+      expect(wrong.code, wrong.raw).to.equal('Access-Reject')
+      expect(lastAuth()).to.include({ result: 'reject', rejectReason: 'mfa_push_denied', username: 'push-b' })
+      expect(daemon!.output()).to.include('the push was not approved: wrong_number')
+      expect((await pap('push-b', 'not-' + pw['push-b'])).code).to.equal('Access-Reject')
+      expect((await pushes('push-b')).slice(before).map((c) => c.state), 'one push a login with the right password').to.deep.equal(['denied', 'wrong_number'])
+    })
+
+    it('rejects when nobody answers within mfa.push_timeout_seconds (mfa_push_timeout); the NAS retransmitting the answer meanwhile sends no second push', async () => {
+      const before = (await pushes('push-b')).length
+      const first = await pap('push-b', pw['push-b'])
+      // radclient resends the same packet every 2 s while FreeRADIUS waits: duplicates of a request in progress.
+      const r = await withPhone('push-b', 'silent', null, () =>
+        radclient(port, 'auth', SECRET, [`User-Name = ${rcString('push-b')}`, `User-Password = "ok"`, `State = ${attr(first, 'State')[0]}`, 'Message-Authenticator = 0x00'], ['-r', '5', '-t', '2']),
+      )
+      expect(r.code, r.raw).to.equal('Access-Reject')
+      expect(lastAuth()).to.include({ result: 'reject', rejectReason: 'mfa_push_timeout', username: 'push-b' })
+      const after = await pushes('push-b')
+      expect(after.length, 'one push for the one login').to.equal(before + 1)
+      expect(after.at(-1).state).to.be.oneOf(['expired', 'cancelled'])
+    })
+
+    it('offers a user with both factors the number or the code: the answer waits for the approval, or a code is checked as TOTP', async () => {
+      const first = await pap('push-c', pw['push-c'])
+      expect(first.code, first.raw).to.equal('Access-Challenge')
+      expect(attr(first, 'Reply-Message')[0]).to.match(/^Approve the sign-in on your phone and enter [0-9]{2} there, then type ok here; or type the code from your authenticator app:$/)
+      const r = await withPhone('push-c', 'approve', shown(first), () => answer('push-c', attr(first, 'State')[0], 'ok'))
+      expect(r.code, r.raw).to.equal('Access-Accept')
+      const again = await pap('push-c', pw['push-c'])
+      const code = await answer('push-c', attr(again, 'State')[0], codeAt(seed['push-c'], 1))
+      expect(code.code, code.raw).to.equal('Access-Accept')
+      expect((await pushes('push-c')).map((c) => c.state)[0]).to.equal('approved')
+    })
+  })
+
   describe('per device group (radius.mfa_append_device_groups, with radius.mfa_mode challenge)', () => {
     // A second NAS on the same host: 127.0.0.2, in a device group that cannot answer a challenge.
     const FROM = '127.0.0.2'
@@ -326,6 +418,32 @@ describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', f
       expect(lastAuth().rejectReason).to.equal('mfa_bad_code')
       expect((await pap('mfa-f', 'nope' + codeAt(seed['mfa-f'], 1))).code).to.equal('Access-Reject')
       expect(lastAuth().rejectReason).to.equal('wrong_password')
+    })
+
+    it('takes the password alone of a push user as a push, approved on the phone; the password followed by the code stays TOTP for a user with both', async () => {
+      phone['push-a'].behave('approve')
+      try {
+        const r = await pap('push-a', pw['push-a'])
+        expect(r.code, r.raw).to.equal('Access-Accept')
+      } finally {
+        await phone['push-a'].stop()
+      }
+      expect(phone['push-a'].answered.at(-1)).to.include({ result: 'approved' })
+      const answered = phone['push-a'].answered.length
+      const both = await pap('push-d', pw['push-d'] + codeAt(seed['push-d'], 1))
+      expect(both.code, both.raw).to.equal('Access-Accept')
+      expect(phone['push-a'].answered.length).to.equal(answered)
+    })
+
+    it('fails closed for a push user with the push service down (mfa_push_unavailable), in the log; the code still works for a user with both', async () => {
+      await push!.close()
+      push = undefined
+      const r = await pap('push-a', pw['push-a'])
+      expect(r.code, r.raw).to.equal('Access-Reject')
+      expect(lastAuth()).to.include({ result: 'reject', rejectReason: 'mfa_push_unavailable', username: 'push-a' })
+      expect(daemon!.output()).to.include('the push service is down or not configured')
+      const both = await pap('push-e', pw['push-e'] + codeAt(seed['push-e'], 1))
+      expect(both.code, both.raw).to.equal('Access-Accept')
     })
 
     it('fails closed with the platform down', async () => {

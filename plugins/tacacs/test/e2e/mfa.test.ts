@@ -12,7 +12,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../../test/kit/app.js'
-import { awayFromWindowEdge, codeAt, enroll, freeTcpPort, INTERNAL_KEY, internalSurface, setInternalKey, wrongCode } from '../../../../test/kit/mfa.js'
+import { awayFromWindowEdge, codeAt, enroll, enrollPhone, freeTcpPort, INTERNAL_KEY, internalSurface, setInternalKey, wrongCode } from '../../../../test/kit/mfa.js'
+import { ScriptedPhone, viaPushService } from '../../../../test/kit/phone.js'
+import { pushServerOptions, startPushService, type TestPushService } from '../../../../test/kit/push.js'
 import { skipBecause } from '../../../../test/kit/skip.js'
 import { freePort, startTacPlusNg, TAC_PLUS_NG_SKIP, tacPlusNgBinary, type RunningTacPlusNg } from '../../../../test/kit/tac-plus-ng.js'
 import { TacacsClient } from '../../client/index.js'
@@ -30,6 +32,9 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
   let lockDir = ''
   const pw: Record<string, string> = {}
   const seed: Record<string, string> = {}
+  let push: TestPushService | undefined
+  /** The push users' phones (real key pairs), answering through the push service. */
+  const phone: Record<string, ScriptedPhone> = {}
 
   const current = () => path.join(t.dataDir, 'releases', 'tac_plus-ng', 'current')
   async function deployAndRun(): Promise<void> {
@@ -42,29 +47,40 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
 
   before(async function () {
     if (!tacPlusNgBinary()) return skipBecause(this, TAC_PLUS_NG_SKIP)
-    const surface = internalSurface(await freeTcpPort())
+    const corePort = await freeTcpPort()
+    const surface = internalSurface(corePort)
+    push = await startPushService({ coreUrl: `http://127.0.0.1:${corePort}` })
     // A data folder of the test's own: the release (and its shadow file) outlives the platform's stop.
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-tacacs-mfa-'))
     // Short: tac_plus-ng cuts a lockout count folder longer than 32 characters (renderers/lockout.ts).
     lockDir = mkdtempSync('/tmp/tm-')
-    t = await startTestApp({ plugins: [...PLUGINS, 'mfa'], env: surface.env, options: { ...surface.options, 'tacacs.lockout_directory': lockDir }, dataDir })
+    t = await startTestApp({ plugins: [...PLUGINS, 'mfa'], env: surface.env, options: { ...surface.options, ...pushServerOptions(push), 'tacacs.lockout_directory': lockDir }, dataDir })
     port = await freePort()
     await setSetting(t, 'tacacs.listen_address', '127.0.0.1')
     await setSetting(t, 'tacacs.listen_port', port)
     const device = await created(t, '/api/v1/devices', { name: 'mfa-sw', address: FROM, tacacs_key: KEY })
     const profile = await created(t, '/api/v1/tacacs/profiles', { name: 'mfa-p', privilege_level: 15, default_action: 'permit' })
-    for (const username of ['t-plain', 't-alice', 't-bob', 't-carol', 't-dave', 't-erin', 't-frank']) {
+    for (const username of ['t-plain', 't-alice', 't-bob', 't-carol', 't-dave', 't-erin', 't-frank', 't-push', 't-both', 't-both2']) {
       pw[username] = strongPassword()
       const u = await created(t, '/api/v1/users', { username, password: pw[username], network_login: true, must_change_password: false, chap_enabled: username === 't-plain' })
       await created(t, RULES, { name: `r-${username}`, who: { user_id: u.id }, where: { device_id: device.id }, tacacs_profile_id: profile.id, position: 0 })
-      if (username !== 't-plain') seed[username] = await enroll(t, username, pw[username])
+      if (username.startsWith('t-push') || username.startsWith('t-both')) {
+        // t-push: a phone only; t-both, t-both2: a phone and an authenticator.
+        phone[username] = new ScriptedPhone(viaPushService(push.url))
+        const secret = await enrollPhone(t, username, pw[username], phone[username], { totp: username !== 't-push' })
+        if (secret) seed[username] = secret
+      } else if (username !== 't-plain') seed[username] = await enroll(t, username, pw[username])
     }
+    // The shortest the setting takes: the unanswered push ends within the test's patience.
+    await setSetting(t, 'mfa.push_timeout_seconds', 5)
     await setInternalKey(t)
     await deployAndRun()
   })
   after(async () => {
+    for (const p of Object.values(phone)) await p.stop()
     await daemon?.stop()
     await t?.stop()
+    await push?.close()
     if (dataDir) rmSync(dataDir, { recursive: true, force: true })
     if (lockDir) rmSync(lockDir, { recursive: true, force: true })
   })
@@ -139,6 +155,58 @@ describe('tacacs e2e: the second factor on tac_plus-ng (password followed by the
       await setSetting(t, 'identity.lockout_threshold', 0)
       await deployAndRun()
     }
+  })
+
+  const pushes = (username: string) => t.app.db.knex('mfa_push_challenge').join('users', 'users.id', 'mfa_push_challenge.user_id').where('users.username', username).orderBy('mfa_push_challenge.created_at').select('mfa_push_challenge.*')
+  const slow = () => new TacacsClient({ host: '127.0.0.1', port, key: KEY, localAddress: FROM, timeoutMs: 30_000 })
+  async function withPhone<T>(name: string, mode: Parameters<ScriptedPhone['behave']>[0], fn: () => Promise<T>): Promise<T> {
+    phone[name].behave(mode)
+    try {
+      return await fn()
+    } finally {
+      await phone[name].stop()
+    }
+  }
+
+  it('push: sends a push for the password alone of a push user and lets in on the approval, PAP and ASCII (no prompt after the password); the phone is told the device', async () => {
+    const r = await withPhone('t-push', 'approve', async () => [await slow().authenticatePap('t-push', pw['t-push']), await slow().authenticateAscii('t-push', pw['t-push'])])
+    expect(r[0].pass, JSON.stringify(r[0])).to.equal(true)
+    expect(r[1].pass, JSON.stringify(r[1])).to.equal(true)
+    const sent = await pushes('t-push')
+    expect(sent.map((c) => [c.origin, c.state, c.number_matching])).to.deep.equal([
+      ['tacacs', 'approved', false],
+      ['tacacs', 'approved', false],
+    ])
+    expect(sent[0].context).to.include({ username: 't-push', client: FROM })
+  })
+
+  it('push: refuses when the phone denies or nobody answers within mfa.push_timeout_seconds, telling the user why, in the authentication log', async () => {
+    const denied = await withPhone('t-push', 'deny', () => slow().authenticatePap('t-push', pw['t-push']))
+    expect(denied.pass).to.equal(false)
+    expect(denied.serverMsg).to.include('denied on your phone')
+    const silent = await withPhone('t-push', 'silent', () => slow().authenticatePap('t-push', pw['t-push']))
+    expect(silent.pass).to.equal(false)
+    expect(silent.serverMsg).to.include('not answered in time')
+    expect((await pushes('t-push')).slice(-2).map((c) => c.state)).to.deep.equal(['denied', 'expired'])
+    const dir = path.join(t.dataDir, 'logs', 'tacacs')
+    const log = readdirSync(dir).filter((f) => f.startsWith('authentication-')).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('').split('\n').filter((l) => l.includes('t-push'))
+    expect(log.join('\n')).to.include('failed [the sign-in was denied on your phone]').and.include('failed [the push was not answered in time]')
+    expect(await pap('t-push', 'wrong-' + pw['t-push']), 'a wrong password').to.equal(false)
+    expect((await pushes('t-push')).length, 'sends no push').to.equal(4)
+  })
+
+  it('push: takes the password followed by the code as TOTP for a user with both factors, and sends no push then', async () => {
+    expect(await pap('t-both', pw['t-both'] + codeAt(seed['t-both'], 1))).to.equal(true)
+    expect(await pushes('t-both')).to.deep.equal([])
+  })
+
+  it('push: fails closed for a push user with the push service down, telling why; the code still works for a user with both', async () => {
+    await push!.close()
+    push = undefined
+    const r = await slow().authenticatePap('t-push', pw['t-push'])
+    expect(r.pass).to.equal(false)
+    expect(r.serverMsg).to.include('could not be sent')
+    expect(await pap('t-both2', pw['t-both2'] + codeAt(seed['t-both2'], 1))).to.equal(true)
   })
 
   it('says why on its stderr, which tac_plus-ng logs to syslog: the key refused, nothing answering (the release\'s backend run as the daemon runs it)', async () => {
