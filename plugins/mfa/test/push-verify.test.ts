@@ -67,6 +67,24 @@ describe('mfa push: the sign-in', function () {
     expect(twice.body.code).to.equal('PUSH_CHALLENGE_CLOSED')
   })
 
+  it('refuses malformed push bodies at the field, costing nothing', async () => {
+    const { token, challenge } = await pushed()
+    const cases: [Record<string, unknown>, string][] = [
+      [{ mfa_token: token, method: 'push', code: '123456' }, 'method'],
+      [{ mfa_token: token, method: 'sms' }, 'method'],
+      [{ mfa_token: token, push_challenge: challenge, wait_seconds: 26 }, 'wait_seconds'],
+      [{ mfa_token: token, wait_seconds: 5 }, 'code'],
+      [{ mfa_token: token, method: 'push', wait_seconds: 5 }, 'wait_seconds'],
+      [{ mfa_token: token, push_challenge: 'not-a-uuid' }, 'push_challenge'],
+    ]
+    for (const [body, field] of cases) {
+      const res = await w.t.req('POST', '/api/v1/mfa/verify', { body })
+      expect(res.status, JSON.stringify(body)).to.equal(422)
+      expect(res.body.field, JSON.stringify(body)).to.equal(field)
+    }
+    expect((await poll(w.t, token, challenge)).status, 'still pending').to.equal(202)
+  })
+
   it('a pending poll answers 202; a denial answers MFA_PUSH_DENIED', async () => {
     const { phone, token, challenge } = await pushed()
     const still = await poll(w.t, token, challenge, 0)
