@@ -2,6 +2,11 @@
 #   docker build -t portcullis .
 #   docker run -d --name portcullis -p 8080:8080 -v portcullis-data:/var/lib/portcullis portcullis
 #   docker logs portcullis   (the first start prints the administrator's one-time password)
+# The push-MFA service is its own image from the same file (its stage below; the core stays the default, last stage):
+#   docker build --target push-service -t portcullis-push .
+#   docker run -d --name portcullis-push -p 8090:8090 -v portcullis-push-data:/var/lib/portcullis-push \
+#     -e PUSH_CORE_URL=http://portcullis:8080 -e PUSH_SHARED_KEY_FILE=/run/secrets/push_key \
+#     -e PUSH_VAPID_SUBJECT=mailto:noc@example.org portcullis-push
 
 # ---- build: all dependencies (tsup and Vite are devDependencies), then the console (ui/dist) and dist/
 FROM node:20-bookworm-slim AS build
@@ -11,8 +16,36 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build:ui && npx tsup
 
-# ---- runtime: production dependencies and dist/ only; tsx is not here, so the image runs dist/
-FROM node:20-bookworm-slim
+# ---- push-service: the push-MFA service alone (docs/push-mfa.md). It runs dist/push and the signed
+# channel (dist/sdk/signed-request.js), nothing else of the platform, and keeps only its VAPID keys on disk.
+FROM node:20-bookworm-slim AS push-service
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist/push ./dist/push
+COPY --from=build /app/dist/sdk/signed-request.js ./dist/sdk/signed-request.js
+RUN groupadd --system portcullis-push \
+ && useradd --system --gid portcullis-push --home-dir /var/lib/portcullis-push --shell /usr/sbin/nologin portcullis-push \
+ && mkdir -p /var/lib/portcullis-push \
+ && chown portcullis-push:portcullis-push /var/lib/portcullis-push \
+ && chmod 0700 /var/lib/portcullis-push
+# The generated VAPID keys (vapid.json) live in PUSH_DATA_DIR: mount a volume there, or give
+# PUSH_VAPID_PUBLIC_KEY and PUSH_VAPID_PRIVATE_KEY. PUSH_CORE_URL, PUSH_SHARED_KEY (or _FILE) and
+# PUSH_VAPID_SUBJECT have no default: the service refuses to start without them.
+ENV PUSH_HOST=0.0.0.0 \
+    PUSH_PORT=8090 \
+    PUSH_DATA_DIR=/var/lib/portcullis-push
+VOLUME ["/var/lib/portcullis-push"]
+USER portcullis-push
+EXPOSE 8090
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "require('http').get('http://127.0.0.1:'+(process.env.PUSH_PORT||8090)+'/healthz',{timeout:4000},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).on('timeout',function(){this.destroy();process.exit(1)})"]
+CMD ["node", "dist/push/main.js"]
+
+# ---- runtime (the default target: the last stage): production dependencies and dist/ only; tsx is
+# not here, so the image runs dist/
+FROM node:20-bookworm-slim AS core
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -14,9 +14,8 @@ import { DEFAULT_MOBILE_LIMIT, IpRateLimit, type RateLimitOptions } from './rate
 import { CoreRelay } from './relay.js'
 import { mobileRoutes } from './routes/mobile.js'
 import { platformRoutes } from './routes/platform.js'
-import { Health } from './schemas.js'
+import { Health, OpenApiDocument } from './schemas.js'
 import type { PushSender } from './senders/sender.js'
-import { QueueSender } from './senders/queue.js'
 import { WebPushSender } from './senders/web-push.js'
 import { PUSH_SERVICE_VERSION } from './version.js'
 
@@ -46,7 +45,8 @@ export interface PushService<S extends PushSender = PushSender> {
   url: string
   port: number
   sender: S
-  close(): Promise<void>
+  /** Stops listening; requests in flight get `graceMs` (3 s) to finish. */
+  close(graceMs?: number): Promise<void>
 }
 
 export async function createPushService<S extends PushSender>(o: PushServiceOptions<S>): Promise<PushService<S>> {
@@ -61,7 +61,7 @@ export async function createPushService<S extends PushSender>(o: PushServiceOpti
     ...mobileRoutes({ relay, delivery: o.sender.kind, vapidPublicKey: o.sender instanceof WebPushSender ? o.sender.vapidPublicKey : null }),
     ...platformRoutes({ key: o.key, nonces: new NonceWindow(), sender: o.sender, log: warn }),
   ]
-  let doc: object | null = null
+  let doc: object = {}
   routes.push(
     {
       method: 'GET',
@@ -80,8 +80,8 @@ export async function createPushService<S extends PushSender>(o: PushServiceOpti
       tag: 'service',
       auth: 'none',
       summary: 'This document (OpenAPI 3.1)',
-      responses: { 200: null },
-      handle: async () => ({ status: 200, body: (doc ??= buildOpenApi(routes, limit)) }),
+      responses: { 200: OpenApiDocument },
+      handle: async () => ({ status: 200, body: doc }),
     },
   )
   // Built once at start: a schema the generator refuses fails the start, not the first reader.
@@ -107,14 +107,15 @@ export async function createPushService<S extends PushSender>(o: PushServiceOpti
     url: `http://${host}:${address.port}`,
     port: address.port,
     sender: o.sender,
-    async close() {
+    async close(graceMs = 3000) {
+      // Requests in flight get `graceMs` to finish (a relay waits on the core); idle keep-alive sockets go at once.
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
-        server.closeAllConnections()
+        server.closeIdleConnections()
+        setTimeout(() => server.closeAllConnections(), graceMs).unref()
       })
       await o.sender.close?.()
     },
   }
 }
 
-export { QueueSender, WebPushSender }

@@ -71,6 +71,7 @@ function readBytes(req: Koa.Context['req'], limit: number): Promise<Buffer> {
       req.off('data', onData)
       req.off('end', onEnd)
       req.off('error', onError)
+      req.off('aborted', onError)
     }
     const onData = (c: Buffer) => {
       size += c.length
@@ -93,6 +94,8 @@ function readBytes(req: Koa.Context['req'], limit: number): Promise<Buffer> {
     req.on('data', onData)
     req.on('end', onEnd)
     req.on('error', onError)
+    // A client that goes away mid-body: settled, not left waiting for an end that never comes.
+    req.on('aborted', onError)
   })
 }
 

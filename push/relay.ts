@@ -9,6 +9,7 @@
 import { SIGNED_HEADERS, signRequest, verifySignedRequest, type NonceWindow } from '../sdk/signed-request.js'
 import { coreUnavailable } from './errors.js'
 import type { RouteAnswer } from './http.js'
+import { PUSH_SERVICE_VERSION } from './version.js'
 
 /** The app's headers the core needs (the device's signature and the language of its messages). */
 const FORWARDED = ['x-device-id', 'x-device-timestamp', 'x-device-signature', 'accept-language'] as const
@@ -46,7 +47,10 @@ export class CoreRelay {
     const headers: Record<string, string> = {
       ...signRequest(this.o.key, { method: r.method, path: r.corePath, body: body ?? '' }),
       accept: 'application/json',
-      'x-forwarded-for': r.ip,
+      // The core shows the app which push service relayed (informational: headers are not signed).
+      'x-push-service-version': PUSH_SERVICE_VERSION,
+      // An IPv4 client of a dual-stack listener shows as ::ffff:a.b.c.d; the core logs and audits the plain address.
+      'x-forwarded-for': r.ip.replace(/^::ffff:(?=[0-9]+\.)/i, ''),
     }
     for (const h of FORWARDED) {
       const v = r.headers[h]

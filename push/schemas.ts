@@ -169,6 +169,8 @@ export const NotifyResponse = Type.Object(
   { title: 'PushNotifyResponse', additionalProperties: false },
 )
 
+export const OpenApiDocument = Type.Unsafe<Record<string, unknown>>({ type: 'object', required: ['openapi', 'info', 'paths'], description: 'An OpenAPI 3.1 document.' })
+
 export const ErrorBody = Type.Object(
   {
     detail: Type.String({ description: 'Human-readable message in the language of Accept-Language (en, ru).' }),

@@ -6,7 +6,9 @@
  * - a plugin's code (not its tests) imports the SDK, its own files and another
  *   plugin's `api.ts` (the contract that plugin publishes), nothing else of
  *   the platform: not the kernel, not another plugin's internals or index.ts
- *   (which would load that plugin's whole code into an edition without it).
+ *   (which would load that plugin's whole code into an edition without it);
+ * - the push service (push/) is a process of its own: its files and the signed
+ *   channel (sdk/signed-request.ts), nothing else of the platform.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
@@ -14,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const DIRS = ['sdk', 'kernel', 'plugins', 'examples', 'bench', 'test']
+const DIRS = ['sdk', 'kernel', 'plugins', 'push', 'examples', 'bench', 'test']
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -140,6 +142,22 @@ describe('the import graph', () => {
         if (!ok) bad.push(`${rel(file)} → ${rel(dep)}`)
       }
     }
+    expect(bad, bad.join('\n')).to.deep.equal([])
+  })
+
+  it('lets the push service import only its own files and sdk/signed-request.ts', () => {
+    const bad: string[] = []
+    let files = 0
+    for (const [file, deps] of graph) {
+      const r = rel(file).split(path.sep)
+      if (r[0] !== 'push') continue
+      files++
+      for (const dep of deps) {
+        const d = rel(dep)
+        if (d.split(path.sep)[0] !== 'push' && d !== path.join('sdk', 'signed-request.ts')) bad.push(`${rel(file)} → ${d}`)
+      }
+    }
+    expect(files).to.be.above(5)
     expect(bad, bad.join('\n')).to.deep.equal([])
   })
 })

@@ -29,7 +29,7 @@ import { testEngines } from '../../sdk/testing.js'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const ADMIN_PASSWORD = 'Correct-Horse-Battery-9'
 /** What a checkout holds that the build reads. */
-const CHECKOUT = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.sdk.json', 'tsup.config.ts', 'kernel', 'sdk', 'plugins', 'migrations', 'examples', 'test', 'ui']
+const CHECKOUT = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.sdk.json', 'tsup.config.ts', 'kernel', 'sdk', 'plugins', 'push', 'migrations', 'examples', 'test', 'ui']
 
 /** Children run plain Node, as production does: none of this test runner's loader options. */
 const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
