@@ -66,7 +66,11 @@ export function verifyRoutes(d: MfaRouteDeps) {
         if (body.wait_seconds !== undefined && body.push_challenge === undefined) throw CommonErrors.validation({ field: 'wait_seconds' })
         const claims = await d.identity.verifyToken(body.mfa_token, 'mfa')
         if (!claims) {
-          const state = await d.budget.stateOf(unverifiedJti(req.body.mfa_token))
+          const unverified = unverifiedJti(body.mfa_token)
+          // A push this sign-in sent ends with its token (a password change revoked it, it expired):
+          // the phone stops asking, and the push can lead nowhere anyway.
+          if (body.push_challenge !== undefined) await d.push.challenges.cancelToken(null, unverified)
+          const state = await d.budget.stateOf(unverified)
           throw state === 'burnt' ? MfaErrors.tokenBurnt({ field: 'mfa_token' }) : MfaErrors.tokenInvalid({ field: 'mfa_token' })
         }
         const { jti, exp, sub } = claims

@@ -9,7 +9,7 @@ import { expect } from 'chai'
 import { MFA_CODE_BUDGET } from '../errors.js'
 import { PUSH_RATE_LIMIT } from '../services/push/challenges.js'
 import { ScriptedPhone, viaPushService } from '../../../test/kit/phone.js'
-import { pendingOf, poll, sendPush, startPushWorld, type PushWorld } from './push-helpers.js'
+import { PASSWORD, pendingOf, poll, sendPush, startPushWorld, type PushWorld } from './push-helpers.js'
 
 describe('mfa push: the sign-in', function () {
   this.timeout(120_000)
@@ -239,6 +239,19 @@ describe('mfa push: the sign-in', function () {
     expect((await w.t.app.db.knex('mfa_push_challenge').where({ id: challenge }).first())?.state).to.equal('cancelled')
     const res = await poll(w.t, token, challenge)
     expect(res.status).to.equal(401)
+  })
+
+  it('a password change keeps the phone but ends the old sign-in: its poll is refused and its push is cancelled', async () => {
+    const { u, phone, token, challenge, number } = await pushed()
+    const c = await pendingOf(phone, challenge)
+    const changed = await w.t.req('POST', '/api/v1/auth/change-password', { token: u.session, body: { current_password: PASSWORD, new_password: 'Quartz-Meadow-Lantern-77' } })
+    expect(changed.status, changed.text).to.equal(200)
+    const res = await poll(w.t, token, challenge)
+    expect(res.status, res.text).to.equal(401)
+    expect(res.body.code).to.equal('MFA_TOKEN_INVALID')
+    expect((await w.t.app.db.knex('mfa_push_challenge').where({ id: challenge }).first())?.state).to.equal('cancelled')
+    expect((await phone.answer(c, 'approve', number)).status).to.equal(409)
+    expect(await w.t.app.db.knex('mfa_push_device').where({ user_id: u.id }), 'the phone stays').to.have.length(1)
   })
 
   it('removing the phone ends its pending push; the removed phone cannot answer', async () => {
