@@ -75,3 +75,36 @@ export const Factors = Type.Object(
   },
   { title: 'MfaFactors', additionalProperties: false },
 )
+
+// The app's bodies as the push service relays them (read as bytes: the device signature covers them).
+
+const B64u = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[A-Za-z0-9_-]+$' })
+export const AppEnrollBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200 }),
+    name: DeviceName,
+    algorithm: Algorithm,
+    public_key: B64u(1000),
+    push: Type.Union([
+      Type.Object(
+        {
+          kind: Type.Literal('webpush'),
+          endpoint: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://' }),
+          keys: Type.Object({ p256dh: Type.String({ minLength: 1, maxLength: 200 }), auth: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Object({ kind: Type.Literal('queue'), queue: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+    ]),
+    signature: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { title: 'PushAppEnrollBody', additionalProperties: false },
+)
+export const AppAnswerBody = Type.Object(
+  {
+    decision: Type.Union([Type.Literal('approve'), Type.Literal('deny'), Type.Literal('report')]),
+    number: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{1,8}$' }))),
+    signature: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { title: 'PushAppAnswerBody', additionalProperties: false },
+)
