@@ -1,4 +1,4 @@
-import { Type, Uuid } from '../../../sdk/index.js'
+import { StringEnum, Type, Uuid } from '../../../sdk/index.js'
 import { TotpCode } from './common.js'
 
 const MfaToken = Type.String({ minLength: 1, maxLength: 4096, description: 'The `mfa_token` from POST /api/v1/auth/login.' })
@@ -15,7 +15,7 @@ export const VerifyRequest = Type.Object(
   {
     mfa_token: MfaToken,
     code: Type.Optional(TotpCode),
-    method: Type.Optional(Type.Literal('push', { description: "Send a push to the user's phone(s) instead of giving a code." })),
+    method: Type.Optional(StringEnum(['push'], { description: "Send a push to the user's phone(s) instead of giving a code." })),
     push_challenge: Type.Optional(Uuid({ description: 'Poll the push from the `push_pending` answer.' })),
     wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_SECONDS, description: `With push_challenge: wait up to this long for the answer (0..${MAX_WAIT_SECONDS}; default 0).` })),
   },

@@ -271,7 +271,11 @@ describe('mfa push: the sign-in', function () {
     const u = await w.user()
     const phone = await w.phone(u.session, { algorithm: 'ed25519' })
     const numbers = new Map<string, string>()
-    phone.behave('approve', (id) => numbers.get(id) ?? null)
+    // The phone may fetch the push before this test has read the 202: it waits for the number shown, as a person reads it off the screen.
+    phone.behave('approve', async (id) => {
+      for (let i = 0; i < 200 && !numbers.has(id); i++) await new Promise((r) => setTimeout(r, 25))
+      return numbers.get(id) ?? null
+    })
     try {
       const token = await w.mfaToken(u.username)
       const res = await sendPush(w.t, token)
