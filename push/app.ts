@@ -58,7 +58,7 @@ export async function createPushService<S extends PushSender>(o: PushServiceOpti
   const limit = o.rateLimit ?? DEFAULT_MOBILE_LIMIT
   const relay = new CoreRelay({ coreUrl: o.coreUrl, key: o.key, timeoutMs: o.coreTimeoutMs ?? 10_000, nonces: new NonceWindow(), log: warn })
   const routes: PushRoute[] = [
-    ...mobileRoutes({ relay, delivery: o.sender.kind, vapidPublicKey: o.sender instanceof WebPushSender ? o.sender.vapidPublicKey : null }),
+    ...mobileRoutes({ relay, delivery: o.sender.kind, vapidPublicKey: o.sender instanceof WebPushSender ? o.sender.vapidPublicKey : null, addressRefusal: (a) => o.sender.refusal?.(a) ?? null }),
     ...platformRoutes({ key: o.key, nonces: new NonceWindow(), sender: o.sender, log: warn }),
   ]
   let doc: object = {}

@@ -11,13 +11,15 @@
  *                          neither: generated on the first start into PUSH_DATA_DIR/vapid.json (mode 0600)
  *   PUSH_DATA_DIR          ./var/push
  *   PUSH_WEBPUSH_CA_FILE   extra CA certificates (PEM) for a push network with a private CA
+ *   PUSH_WEBPUSH_ALLOWED_HOSTS  the push networks the Web Push sender posts to: comma-separated host suffixes
+ *                          (`*.x`: x's subdomains only); default DEFAULT_WEBPUSH_HOSTS, the public ones
  *   PUSH_TRUST_PROXY       true behind a reverse proxy (the app's address from X-Forwarded-For)
  *   LOG_LEVEL              info
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { MIN_KEY_LENGTH } from './app.js'
-import { generateVapidKeys, type VapidKeys } from './senders/web-push.js'
+import { DEFAULT_WEBPUSH_HOSTS, generateVapidKeys, parseAllowedHosts, type VapidKeys } from './senders/web-push.js'
 
 export interface PushConfig {
   host: string
@@ -29,6 +31,7 @@ export interface PushConfig {
   dataDir: string
   vapid: { keys: VapidKeys; source: string } | null
   webPushCa: string | null
+  webPushAllowedHosts: string[]
   trustProxy: boolean
   logLevel: string
 }
@@ -83,6 +86,15 @@ export function readPushConfig(env: Env = process.env): PushConfig {
   const vapidSubject = nonEmpty(env.PUSH_VAPID_SUBJECT) ?? null
   if (sender === 'webpush' && !vapidSubject) fail('PUSH_VAPID_SUBJECT is required with the webpush sender (mailto:you@example.org or an https: URL)')
   const caFile = nonEmpty(env.PUSH_WEBPUSH_CA_FILE)
+  const allowed = nonEmpty(env.PUSH_WEBPUSH_ALLOWED_HOSTS)
+  let webPushAllowedHosts = [...DEFAULT_WEBPUSH_HOSTS]
+  if (allowed !== undefined) {
+    try {
+      webPushAllowedHosts = parseAllowedHosts(allowed)
+    } catch (err) {
+      fail(`PUSH_WEBPUSH_ALLOWED_HOSTS: ${(err as Error).message}`)
+    }
+  }
   return {
     host: nonEmpty(env.PUSH_HOST) ?? '127.0.0.1',
     port,
@@ -93,6 +105,7 @@ export function readPushConfig(env: Env = process.env): PushConfig {
     dataDir,
     vapid: sender === 'webpush' ? vapidKeys(env, dataDir) : null,
     webPushCa: caFile ? readFileSync(caFile, 'utf8') : null,
+    webPushAllowedHosts,
     trustProxy: nonEmpty(env.PUSH_TRUST_PROXY) === 'true',
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
   }

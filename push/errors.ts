@@ -15,6 +15,8 @@ const MESSAGES: Record<string, Text> = {
   FIELD_REQUIRED: { en: '{field} is required.', ru: 'Поле {field} обязательно.' },
   UNKNOWN_FIELD: { en: '{field} is not declared.', ru: 'Поле {field} не предусмотрено.' },
   PUSH_ADDRESS_UNSUPPORTED: { en: 'This push service delivers through {sender} only.', ru: 'Эта служба доставляет уведомления только через {sender}.' },
+  // The same code (the address is not one this service delivers to), said of the endpoint.
+  'PUSH_ADDRESS_UNSUPPORTED.endpoint': { en: '{host} is not a push network this service delivers to.', ru: '{host} не входит в сети доставки уведомлений, с которыми работает эта служба.' },
   PUSH_CHANNEL_INVALID: { en: 'The request is not signed by the platform ({reason}).', ru: 'Запрос не подписан платформой ({reason}).' },
   PUSH_CORE_UNAVAILABLE: { en: 'The platform cannot be reached; try again later.', ru: 'Платформа недоступна; повторите позже.' },
   ROUTE_NOT_FOUND: { en: 'No route {method} {path}.', ru: 'Нет маршрута {method} {path}.' },
@@ -48,16 +50,20 @@ export class PushError extends Error {
     readonly vars: Record<string, string | number> = {},
     readonly field: string | null = null,
     readonly headers: Record<string, string> = {},
+    /** The message's key when a code has more than one wording. */
+    readonly messageKey: string = code,
   ) {
     super(code)
   }
 
   detail(lang: Language): string {
-    const text = MESSAGES[this.code]?.[lang] ?? MESSAGES.INTERNAL_ERROR[lang]
+    const text = MESSAGES[this.messageKey]?.[lang] ?? MESSAGES.INTERNAL_ERROR[lang]
     return text.replace(/\{(\w+)\}/g, (_m, k: string) => String(this.vars[k] ?? ''))
   }
 }
 
+/** An enrollment's Web Push endpoint that is not on an allowed push network (PUSH_WEBPUSH_ALLOWED_HOSTS). */
+export const endpointNotAllowed = (host: string) => new PushError(422, 'PUSH_ADDRESS_UNSUPPORTED', { host }, 'push.endpoint', {}, 'PUSH_ADDRESS_UNSUPPORTED.endpoint')
 export const tooLarge = (limit: number) => new PushError(413, 'BODY_TOO_LARGE', { limit })
 export const coreUnavailable = () => new PushError(503, 'PUSH_CORE_UNAVAILABLE', {}, null, { 'Retry-After': '5' })
 export const rateLimited = (retryAfter: number) => new PushError(429, 'RATE_LIMITED', { retryAfter }, null, { 'Retry-After': String(retryAfter) })

@@ -21,7 +21,7 @@ const log = pino({ level: config.logLevel, base: { service: 'portcullis-push' },
 const sender: PushSender =
   config.sender === 'queue'
     ? new QueueSender()
-    : new WebPushSender({ vapid: config.vapid!.keys, subject: config.vapidSubject!, ...(config.webPushCa ? { ca: config.webPushCa } : {}) })
+    : new WebPushSender({ vapid: config.vapid!.keys, subject: config.vapidSubject!, allowedHosts: config.webPushAllowedHosts, ...(config.webPushCa ? { ca: config.webPushCa } : {}) })
 if (config.vapid) log.info({ vapid: config.vapid.source }, 'VAPID keys')
 const service = await createPushService({ coreUrl: config.coreUrl, key: config.key, sender, host: config.host, port: config.port, trustProxy: config.trustProxy, log })
 log.info({ url: service.url, core: config.coreUrl, sender: sender.kind, version: PUSH_SERVICE_VERSION }, `push service ${PUSH_SERVICE_VERSION} listening on ${service.url}`)

@@ -3,7 +3,7 @@
  * the core over the signed channel; the core checks what it means (the enrollment token, the device
  * signature, the challenge's state) and its answer goes back unchanged (docs/push-mfa.md).
  */
-import { PushError } from '../errors.js'
+import { endpointNotAllowed, PushError } from '../errors.js'
 import type { PushRoute, RouteInput } from '../http.js'
 import type { CoreRelay } from '../relay.js'
 import { AnswerRequest, AnswerResponse, ChallengeList, ChallengeParams, DeviceHeaders, DeviceResponse, DeviceUpdate, EnrollRequest, EnrollResponse, type PushAddress, ServiceInfo } from '../schemas.js'
@@ -18,6 +18,16 @@ export interface MobileDeps {
   /** The address kind this service delivers to: an enrollment with another kind could never be reached. */
   delivery: PushAddress['kind']
   vapidPublicKey: string | null
+  /** The sender's refusal of an address of its kind (a Web Push endpoint off the allowed push networks), or null. */
+  addressRefusal: (address: PushAddress) => string | null
+}
+
+const hostOf = (endpoint: string) => {
+  try {
+    return new URL(endpoint).hostname
+  } catch {
+    return endpoint.slice(0, 64)
+  }
 }
 
 export function mobileRoutes(d: MobileDeps): PushRoute[] {
@@ -44,13 +54,15 @@ export function mobileRoutes(d: MobileDeps): PushRoute[] {
       auth: 'enrollment',
       summary: 'Enroll this phone with the one-time token of the QR code',
       description:
-        'The QR code is `portcullis-push://enroll?v=1&url=<this service>&token=<token>`; the token lives 10 minutes and serves once. 401 PUSH_ENROLLMENT_INVALID: unknown, used or expired token. 422 at `signature`: the proof of possession does not verify with `public_key`.',
+        'The QR code is `portcullis-push://enroll?v=1&url=<this service>&token=<token>`; the token lives 10 minutes and serves once. 401 PUSH_ENROLLMENT_INVALID: unknown, used or expired token. 422 at `signature`: the proof of possession does not verify with `public_key`. 422 PUSH_ADDRESS_UNSUPPORTED at `push.kind`: this service delivers another kind (GET /v1/service `delivery`); at `push.endpoint`: the Web Push endpoint is not on a push network this service posts to.',
       body: EnrollRequest,
       responses: { 201: EnrollResponse, 401: null, 404: null },
       limited: true,
       handle: async (i) => {
-        const kind = (i.body as { push: PushAddress }).push.kind
-        if (kind !== d.delivery) throw new PushError(422, 'PUSH_ADDRESS_UNSUPPORTED', { sender: d.delivery }, 'push.kind')
+        const address = (i.body as { push: PushAddress }).push
+        if (address.kind !== d.delivery) throw new PushError(422, 'PUSH_ADDRESS_UNSUPPORTED', { sender: d.delivery }, 'push.kind')
+        // Before the core: a phone must not make this service post to an address of the operator's network.
+        if (address.kind === 'webpush' && d.addressRefusal(address)) throw endpointNotAllowed(hostOf(address.endpoint))
         return relay('POST', () => `${CORE}/devices`)(i)
       },
     },

@@ -29,7 +29,7 @@ export function platformRoutes(d: PlatformDeps): PushRoute[] {
       auth: 'channel',
       summary: 'Deliver notifications to devices (the core only)',
       description:
-        'Signed by the core with the shared key (headers x-portcullis-timestamp, x-portcullis-nonce, x-portcullis-signature: HMAC-SHA256 over method, path, time, nonce and the body hash; 60 s window, each nonce once). 401 PUSH_CHANNEL_INVALID otherwise. `accepted`: how many were handed to the sender; delivery goes on after the answer.',
+        'Signed by the core with the shared key (headers x-portcullis-timestamp, x-portcullis-nonce, x-portcullis-signature: HMAC-SHA256 over method, path, time, nonce and the body hash; 60 s window, each nonce once). 401 PUSH_CHANNEL_INVALID otherwise. `accepted`: how many were handed to the sender (an address of another kind, or a Web Push endpoint off the allowed push networks, is not: logged); delivery goes on after the answer.',
       body: NotifyRequest,
       responses: { 202: NotifyResponse, 401: null },
       verifyRaw: (i) => {
@@ -41,6 +41,11 @@ export function platformRoutes(d: PlatformDeps): PushRoute[] {
         for (const n of (i.body as { notifications: Notification[] }).notifications) {
           if (n.address.kind !== d.sender.kind) {
             d.log(`notification for device ${n.device_id} not sent: a ${n.address.kind} address, this service delivers ${d.sender.kind}`)
+            continue
+          }
+          const refused = d.sender.refusal?.(n.address)
+          if (refused) {
+            d.log(`notification for device ${n.device_id} not sent: ${refused}`)
             continue
           }
           accepted++

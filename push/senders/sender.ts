@@ -27,6 +27,11 @@ export interface PushSender {
   /** The address kind it delivers to (`webpush`, `queue`; later `apns`, `fcm`). */
   readonly kind: PushAddress['kind']
   send(address: PushAddress, payload: NotifyPayload): Promise<void>
+  /**
+   * Why it would not deliver to an address of its kind (Web Push: the endpoint is not on an allowed
+   * push network), or null. Asked at enrollment, so a phone cannot register an address it refuses.
+   */
+  refusal?(address: PushAddress): string | null
   /** Ends what it holds open (connections, waiters). */
   close?(): Promise<void>
 }

@@ -10,6 +10,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 import { readPushConfig } from '../../push/config.js'
+import { DEFAULT_WEBPUSH_HOSTS } from '../../push/senders/web-push.js'
 import { freeTcpPort, PUSH_KEY } from '../kit/push.js'
 import { runsOn } from '../kit/app.js'
 
@@ -48,6 +49,13 @@ import { runsOn } from '../kit/app.js'
     expect(() => readPushConfig(env({ PUSH_CORE_URL: 'ftp://core' }))).to.throw(/PUSH_CORE_URL/)
     // The queue sender needs no VAPID at all.
     expect(readPushConfig({ ...without('PUSH_VAPID_SUBJECT'), PUSH_SENDER: 'queue' }).vapid).to.equal(null)
+  })
+
+  it('reads the Web Push allowlist (PUSH_WEBPUSH_ALLOWED_HOSTS): the public push networks by default, a bad entry stops the start', () => {
+    expect(readPushConfig(env()).webPushAllowedHosts).to.deep.equal([...DEFAULT_WEBPUSH_HOSTS])
+    expect(DEFAULT_WEBPUSH_HOSTS).to.include.members(['fcm.googleapis.com', 'updates.push.services.mozilla.com', 'web.push.apple.com', '*.notify.windows.com'])
+    expect(readPushConfig(env({ PUSH_WEBPUSH_ALLOWED_HOSTS: 'push.corp.example, *.notify.windows.com' })).webPushAllowedHosts).to.deep.equal(['push.corp.example', '*.notify.windows.com'])
+    expect(() => readPushConfig(env({ PUSH_WEBPUSH_ALLOWED_HOSTS: 'fcm.googleapis.com,http://10.0.0.1/' }))).to.throw(/PUSH_WEBPUSH_ALLOWED_HOSTS: "http:\/\/10\.0\.0\.1\/" is not a host name/)
   })
 
   it('`npm run push` starts the service, says where it listens, answers /healthz with 1.0.0 and stops on SIGTERM', async () => {

@@ -1,7 +1,7 @@
 /**
  * The push service (push/): its version, its OpenAPI document checked against its real answers,
  * the mobile routes relayed to a core over the signed channel (a stand-in core that verifies the
- * signature: the end-to-end with the real core lives with the core's push tests), the core's signed
+ * signature; the document against the real core's answers is test/push/contract.test.ts), the core's signed
  * notify into the queue sender, and every refusal in the envelope.
  */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto'

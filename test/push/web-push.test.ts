@@ -15,11 +15,11 @@ import { pino } from 'pino'
 import { expect } from 'chai'
 import { signRequest } from '../../sdk/signed-request.js'
 import { createPushService, type PushService } from '../../push/app.js'
-import { generateVapidKeys, WebPushSender } from '../../push/senders/web-push.js'
+import { DEFAULT_WEBPUSH_HOSTS, endpointRefusal, generateVapidKeys, parseAllowedHosts, WebPushSender } from '../../push/senders/web-push.js'
 import { PUSH_KEY } from '../kit/push.js'
 import { runsOn } from '../kit/app.js'
 import { skipBecause } from '../kit/skip.js'
-import { call } from './support.js'
+import { answerChecker, call } from './support.js'
 
 const SUBJECT = 'mailto:noc@example.org'
 
@@ -92,11 +92,12 @@ function vapidFaults(authorization: string | undefined, origin: string, expected
   const delivered: Delivered[] = []
   let waiters: ((d: Delivered) => void)[] = []
   let answerStatus = 201
+  const logLines: string[] = []
 
   before(async function () {
     if (spawnSync('openssl', ['version']).status !== 0) skipBecause(this, 'openssl is not installed (it makes the local push endpoint\'s certificate)')
     dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-webpush-'))
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' })
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { encoding: 'utf8' })
     expect(made.status, made.stderr).to.equal(0)
     cert = readFileSync(`${dir}/cert.pem`, 'utf8')
     endpoint = createServer({ key: readFileSync(`${dir}/key.pem`), cert }, (req, res) => {
@@ -125,8 +126,9 @@ function vapidFaults(authorization: string | undefined, origin: string, expected
     push = await createPushService({
       coreUrl: 'http://127.0.0.1:9',
       key: PUSH_KEY,
-      sender: new WebPushSender({ vapid, subject: SUBJECT, ca: cert }),
-      log: pino({ level: 'silent' }),
+      // The local endpoint by its address only: the same endpoint as https://localhost:<port> (in its certificate too) is off the list.
+      sender: new WebPushSender({ vapid, subject: SUBJECT, ca: cert, allowedHosts: ['127.0.0.1'] }),
+      log: pino({ level: 'warn' }, { write: (line: string) => void logLines.push(line) }),
     })
   })
   after(async () => {
@@ -144,8 +146,8 @@ function vapidFaults(authorization: string | undefined, origin: string, expected
     })
   })
 
-  const notify = async (subscription: string, payload: unknown) => {
-    const raw = JSON.stringify({ notifications: [{ device_id: randomUUID(), address: { kind: 'webpush', endpoint: `${origin}/push/${subscription}`, keys: { p256dh: phone.p256dh, auth: phone.auth.toString('base64url') } }, payload }] })
+  const notify = async (subscription: string, payload: unknown, o: { origin?: string; deviceId?: string } = {}) => {
+    const raw = JSON.stringify({ notifications: [{ device_id: o.deviceId ?? randomUUID(), address: { kind: 'webpush', endpoint: `${o.origin ?? origin}/push/${subscription}`, keys: { p256dh: phone.p256dh, auth: phone.auth.toString('base64url') } }, payload }] })
     return call(push.url, 'POST', '/internal/v1/notify', { raw, headers: signRequest(PUSH_KEY, { method: 'POST', path: '/internal/v1/notify', body: raw }) })
   }
 
@@ -172,7 +174,7 @@ function vapidFaults(authorization: string | undefined, origin: string, expected
   it('is a real check: another subscriber cannot read the body, and a foreign VAPID key is caught', async () => {
     // The endpoint's own checks, shown to fail: the same message decrypted with another phone's keys, and verified for another key.
     const other = subscriber()
-    const sender = new WebPushSender({ vapid: generateVapidKeys(), subject: SUBJECT, ca: cert })
+    const sender = new WebPushSender({ vapid: generateVapidKeys(), subject: SUBJECT, ca: cert, allowedHosts: ['127.0.0.1'] })
     waiters = []
     const arriving = next()
     await sender.send({ kind: 'webpush', endpoint: `${origin}/push/sub-2`, keys: { p256dh: other.p256dh, auth: other.auth.toString('base64url') } }, { type: 'cancel', challenge_id: randomUUID(), burst_count: 1 }).catch(() => undefined)
@@ -193,5 +195,63 @@ function vapidFaults(authorization: string | undefined, origin: string, expected
       answerStatus = 201
     }
     expect((await call(push.url, 'GET', '/healthz')).status).to.equal(200)
+  })
+
+  describe('only to the allowed push networks (PUSH_WEBPUSH_ALLOWED_HOSTS)', () => {
+    const keys = () => ({ p256dh: phone.p256dh, auth: phone.auth.toString('base64url') })
+    const sameEndpointByName = () => origin.replace('127.0.0.1', 'localhost')
+    /** Whether anything reached the local endpoint within `ms`. */
+    const reachedWithin = (ms: number) => new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), ms)
+      waiters.push(() => {
+        clearTimeout(t)
+        resolve(true)
+      })
+    })
+
+    it('the default list is the public push networks; a host matches as itself or a subdomain, `*.x` as a subdomain, an IP as itself', () => {
+      const allowed = (endpoint: string, list = DEFAULT_WEBPUSH_HOSTS) => endpointRefusal(endpoint, list) === null
+      for (const ok of ['https://fcm.googleapis.com/fcm/send/abc', 'https://updates.push.services.mozilla.com/wpush/v2/x', 'https://web.push.apple.com/QO', 'https://wns2-db5p.notify.windows.com/w/?token=x', 'https://FCM.googleapis.com./x', 'https://jmt17.google.com.push.api.chrome.google.com/x']) expect(allowed(ok), ok).to.equal(true)
+      for (const bad of ['https://localhost/x', 'https://127.0.0.1/x', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/x', 'https://intranet.example/x', 'http://fcm.googleapis.com/x', 'https://fcm.googleapis.com.evil.example/x', 'https://evilfcm.googleapis.com/x', 'https://notify.windows.com/x', 'https://user@intranet.example/x?fcm.googleapis.com', 'not a url']) expect(allowed(bad), bad).to.equal(false)
+      expect(allowed('https://10.0.0.1/x', ['0.0.1']), 'an IP is matched whole, never by suffix').to.equal(false)
+      expect(allowed('https://push.corp.example/x', parseAllowedHosts(' Push.Corp.Example ,*.notify.windows.com'))).to.equal(true)
+      expect(() => parseAllowedHosts('fcm.googleapis.com, https://x/')).to.throw(/not a host name/)
+      expect(() => parseAllowedHosts(' , ')).to.throw(/names no host/)
+    })
+
+    it('refuses an enrollment whose endpoint is off the list: 422 PUSH_ADDRESS_UNSUPPORTED at push.endpoint, before the core', async () => {
+      const check = answerChecker((await call(push.url, 'GET', '/openapi.json')).body)
+      const body = (endpoint: string) => ({ token: 'A'.repeat(43), name: 'Phone', algorithm: 'ed25519', public_key: 'B'.repeat(59), push: { kind: 'webpush', endpoint, keys: keys() }, signature: 'C'.repeat(86) })
+      for (const endpoint of [`${sameEndpointByName()}/push/x`, 'https://169.254.169.254/latest/meta-data/iam', 'https://intranet.example/push']) {
+        const r = await call(push.url, 'POST', '/v1/devices', { body: body(endpoint), headers: { 'accept-language': 'ru' } })
+        expect(r.status, `${endpoint}: ${r.text}`).to.equal(422)
+        check('POST', '/v1/devices', r)
+        expect(r.body).to.deep.equal({ detail: r.body.detail, code: 'PUSH_ADDRESS_UNSUPPORTED', field: 'push.endpoint' })
+        expect(r.body.detail).to.include(new URL(endpoint).hostname).and.include('не входит')
+      }
+      // On the list: relayed (this test's core is not there: 503), so the check is the list, not the shape.
+      const allowed = await call(push.url, 'POST', '/v1/devices', { body: body(`${origin}/push/x`) })
+      expect(allowed.status, allowed.text).to.equal(503)
+      check('POST', '/v1/devices', allowed)
+      expect(allowed.body.code).to.equal('PUSH_CORE_UNAVAILABLE')
+    })
+
+    it('refuses to send off the list (an address the core holds from before): nothing leaves, the refusal is logged', async () => {
+      waiters = []
+      logLines.length = 0
+      const deviceId = randomUUID()
+      const reached = reachedWithin(1500)
+      const r = await notify('by-name', { type: 'challenge', challenge_id: randomUUID(), burst_count: 1 }, { origin: sameEndpointByName(), deviceId })
+      expect(r.status, r.text).to.equal(202)
+      expect(r.body).to.deep.equal({ accepted: 0 })
+      expect(await reached, 'nothing reached the endpoint').to.equal(false)
+      expect(logLines.join('')).to.include(deviceId).and.include('localhost is not an allowed push network')
+      // The sender itself refuses too, whoever calls it.
+      waiters = []
+      const again = reachedWithin(1500)
+      const err = await push.sender.send({ kind: 'webpush', endpoint: `${sameEndpointByName()}/push/direct`, keys: keys() }, { type: 'cancel', challenge_id: randomUUID(), burst_count: 1 }).then(() => null, (e: unknown) => e as Error)
+      expect(err?.message).to.match(/not sent: localhost is not an allowed push network/)
+      expect(await again, 'nothing reached the endpoint').to.equal(false)
+    })
   })
 })
