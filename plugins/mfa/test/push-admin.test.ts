@@ -105,8 +105,11 @@ describe('mfa push: devices, factors and policy', function () {
     const mine = await w.t.req('GET', '/api/v1/mfa/factors', { token: u.session })
     expect(mine.body).to.include({ factors: null, totp_enrolled: true, push_devices: 1 })
     expect(mine.body.allowed).to.deep.equal(['totp', 'push'])
+    const factorsAtLogin = async () => (await w.t.req('POST', '/api/v1/auth/login', { body: { username: u.username, password: PASSWORD } })).body.factors
+    expect(await factorsAtLogin(), 'the login says what the client may offer').to.deep.equal(['totp', 'push'])
 
     expect((await w.t.req('PUT', '/api/v1/mfa/factors', { token: u.session, body: { factors: 'push' } })).body.allowed).to.deep.equal(['push'])
+    expect(await factorsAtLogin()).to.deep.equal(['push'])
     let token = await w.mfaToken(u.username)
     const code = await w.t.req('POST', '/api/v1/mfa/verify', { body: { mfa_token: token, code: codeAt(secret, 1) } })
     expect(code.status, code.text).to.equal(403)
