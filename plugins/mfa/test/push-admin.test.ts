@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp } from '../../../test/kit/app.js'
-import { codeAt, enroll } from '../../../test/kit/mfa.js'
+import { codeAt, enroll, freeTcpPort } from '../../../test/kit/mfa.js'
+import { ScriptedPhone, viaCore } from '../../../test/kit/phone.js'
 import { PASSWORD, pendingOf, poll, sendPush, startPushWorld, type PushWorld } from './push-helpers.js'
 
 describe('mfa push: devices, factors and policy', function () {
@@ -174,6 +175,33 @@ describe('mfa push: devices, factors and policy', function () {
       expect(res.body.code).to.equal('MFA_PUSH_DISABLED')
       const app = await t.req('GET', '/api/v1/mfa/internal/app/challenges')
       expect(app.body.code).to.equal('MFA_PUSH_DISABLED')
+    } finally {
+      await t.stop()
+    }
+  })
+
+  it('the push service down: a push sign-in answers 503 MFA_PUSH_UNAVAILABLE and sends nothing; a code still signs in', async () => {
+    const dead = await freeTcpPort()
+    const key = 'dead-push-' + randomUUID() + randomUUID()
+    const t = await startTestApp({ plugins: ['mfa'], options: { 'mfa.push_service_url': `http://127.0.0.1:${dead}`, 'mfa.push_service_key': key } })
+    try {
+      const username = `down-${randomUUID().slice(0, 8)}`
+      expect((await t.admin('POST', '/api/v1/users', { body: { username, password: PASSWORD, must_change_password: false } })).status).to.equal(201)
+      const session = (await t.req('POST', '/api/v1/auth/login', { body: { username, password: PASSWORD } })).body.access_token
+      const started = await t.req('POST', '/api/v1/mfa/push-enrollment', { token: session })
+      // The phone reaches the core as the push service would relay it (the service is down for notifications only).
+      const phone = new ScriptedPhone(viaCore(t.url, key))
+      expect((await phone.enroll(started.body.uri)).status).to.equal(201)
+      const totp = await t.req('POST', '/api/v1/mfa/enrollment', { token: session })
+      const secret = totp.body.secret as string
+      expect((await t.req('POST', '/api/v1/mfa/enrollment/confirm', { token: session, body: { code: codeAt(secret) } })).status).to.equal(200)
+      const token = (await t.req('POST', '/api/v1/auth/login', { body: { username, password: PASSWORD } })).body.mfa_token
+      const res = await t.req('POST', '/api/v1/mfa/verify', { body: { mfa_token: token, method: 'push' } })
+      expect(res.status, res.text).to.equal(503)
+      expect(res.body.code).to.equal('MFA_PUSH_UNAVAILABLE')
+      expect(await phone.pending(), 'nothing for the phone to approve').to.have.length(0)
+      const ok = await t.req('POST', '/api/v1/mfa/verify', { body: { mfa_token: token, code: codeAt(secret, 1) } })
+      expect(ok.status, ok.text).to.equal(200)
     } finally {
       await t.stop()
     }
