@@ -27,6 +27,16 @@ export const PortalErrors = {
   credentialsInvalid: defineError(401, 'GUEST_CREDENTIALS_INVALID', 'portal:errors.credentials_invalid'),
   byodTokenInvalid: defineError(401, 'BYOD_MFA_TOKEN_INVALID', 'portal:errors.byod_token_invalid'),
   byodCodeInvalid: defineError(401, 'BYOD_MFA_CODE_INVALID', 'portal:errors.byod_code_invalid'),
+  /** The phone denied, answered the wrong number, reported, or did not answer in time (`reason`): the token stays for another try. */
+  byodPushDenied: defineError(401, 'BYOD_PUSH_DENIED', 'portal:errors.byod_push_denied'),
+  /** No push was sent: the user has no phone enrolled. */
+  byodPushNoDevice: defineError(409, 'BYOD_PUSH_NO_DEVICE', 'portal:errors.byod_push_no_device'),
+  /** No push was sent: a "report" from the phone locked pushes for this user. */
+  byodPushLocked: defineError(403, 'BYOD_PUSH_LOCKED', 'portal:errors.byod_push_locked'),
+  /** No push was sent: the per-user limit of pushes (MFA bombing). A page shows it, so not a 429 with Retry-After. */
+  byodPushRateLimited: defineError(409, 'BYOD_PUSH_RATE_LIMITED', 'portal:errors.byod_push_rate_limited'),
+  /** No push was sent: the push service is not configured or did not take it. */
+  byodPushUnavailable: defineError(503, 'BYOD_PUSH_UNAVAILABLE', 'portal:errors.byod_push_unavailable'),
   /** The user has as many registered devices as the portal allows. */
   deviceLimit: defineError(409, 'BYOD_DEVICE_LIMIT', 'portal:errors.device_limit'),
   /** Nothing of the platform's mail could be sent (SMTP settings, server down). */

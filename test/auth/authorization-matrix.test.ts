@@ -75,6 +75,8 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'POST /portal/{slug}/login': { owner: 'portal', why: 'a captive portal form: the guest cookie and the CSRF token of the form are the credential; rate-limited per IP', ownCredential: true },
   'POST /portal/{slug}/account': { owner: 'portal', why: 'a captive portal form: the guest cookie and the CSRF token of the form are the credential; rate-limited per IP', ownCredential: true },
   'POST /portal/{slug}/byod-verify': { owner: 'portal', why: 'a captive portal form: the guest cookie and the CSRF token of the form are the credential; rate-limited per IP', ownCredential: true },
+  'POST /portal/{slug}/byod-push': { owner: 'portal', why: 'a captive portal form: the guest cookie, the CSRF token and the byod_mfa token of the form are the credential; rate-limited per IP, each push a strike of the token', ownCredential: true },
+  'POST /portal/{slug}/byod-push-wait': { owner: 'portal', why: 'a captive portal form: the guest cookie, the CSRF token and the byod_mfa token of the form are the credential; rate-limited per IP', ownCredential: true },
   'POST /api/v1/captive-portal/guest/start': { owner: 'portal', why: 'starts a guest session from the signed redirect of the NAS (the signature is the credential); rate-limited per IP', ownCredential: true },
   'GET /api/v1/captive-portal/guest/status': { owner: 'portal', why: 'the guest session; X-Guest-Token is the credential; rate-limited per IP', ownCredential: true },
   'POST /api/v1/captive-portal/guest/hotspot': { owner: 'portal', why: 'a step of a guest; X-Guest-Token is the credential; rate-limited per IP', ownCredential: true },
@@ -84,6 +86,8 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
   'POST /api/v1/captive-portal/guest/login': { owner: 'portal', why: 'a step of a guest; X-Guest-Token is the credential; rate-limited per IP', ownCredential: true },
   'POST /api/v1/captive-portal/guest/account': { owner: 'portal', why: 'a step of a guest; X-Guest-Token is the credential; rate-limited per IP', ownCredential: true },
   'POST /api/v1/captive-portal/byod/verify': { owner: 'portal', why: 'spends a `byod_mfa` token carried in the body (never a bearer token) with X-Guest-Token; rate-limited per IP', ownCredential: true },
+  'POST /api/v1/captive-portal/byod/push': { owner: 'portal', why: 'sends a push for a `byod_mfa` token carried in the body (never a bearer token) with X-Guest-Token, a strike of its budget first; rate-limited per IP', ownCredential: true },
+  'POST /api/v1/captive-portal/byod/push-wait': { owner: 'portal', why: 'waits for the push of a `byod_mfa` token carried in the body (never a bearer token) with X-Guest-Token; rate-limited per IP', ownCredential: true },
   'GET /api/v1/captive-portal/sponsor/callback': { owner: 'portal', why: 'the page of the sponsor; the mailed one-time token is the credential; rate-limited per IP', ownCredential: true },
   'POST /api/v1/captive-portal/sponsor/callback': { owner: 'portal', why: 'the decision of the sponsor, once; the mailed one-time token is the credential; rate-limited per IP', ownCredential: true },
 }

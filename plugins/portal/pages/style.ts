@@ -29,6 +29,7 @@ button.secondary{background:#fff;color:var(--primary);border:2px solid var(--pri
 a{color:var(--primary)}
 .error{color:var(--error);font-weight:600}
 .alert{border-left:4px solid var(--error);padding:.25rem .75rem;margin:1rem 0}
+.push-number{font-size:3.5rem;text-align:center;margin:.5rem 0;letter-spacing:.1em}
 .terms{max-height:12rem;overflow:auto;border:1px solid #d0d7de;padding:0 .75rem;font-size:.9rem}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}
 dt{font-weight:600}

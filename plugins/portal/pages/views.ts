@@ -3,6 +3,7 @@
  * the code form, the wait for the sponsor (reloading itself, no script), the employee's second
  * factor, and the result. Every value is escaped by `html`.
  */
+import type { EmployeeFactor } from '../services/byod.js'
 import type { PortalRow, SessionRow } from '../tables.js'
 import { alert, field, form, type FormState } from './forms.js'
 import { html, paragraphs, type Html } from './html.js'
@@ -23,6 +24,10 @@ export interface ViewContext {
   /** The guest's e-mail (code sent to) or the sponsor's (asked). */
   email?: string | null
   byodMfaToken?: string | null
+  /** The second factors the employee may use (absent: a code). */
+  factors?: EmployeeFactor[]
+  /** A push on its way: the challenge to ask about and the number to show. */
+  push?: { challenge: string; number: string | null } | null
   /** The onboarding certificate: its one-time download (POST) and the bundle's passphrase. */
   certificate?: { path: string; passphrase: string } | null
   /** The sponsor's link expired before a decision. */
@@ -42,6 +47,7 @@ export function sessionPage(v: ViewContext): { status: number; body: Html; scrip
     script: waitScript,
   })
   const s = v.session
+  if (v.byodMfaToken && v.push) return page(t.pushTitle, pushWait(v, v.push))
   if (v.byodMfaToken) return page(t.mfaTitle, mfaForm(v))
   switch (s?.state ?? 'started') {
     case 'pending_code':
@@ -117,8 +123,29 @@ ${form(`${path}/register`, v.csrf, html`<input type="hidden" name="resend" value
 
 function mfaForm(v: ViewContext): Html {
   const t = pageText(v.lang)
-  return form(`${base(v.portal)}/byod-verify`, v.csrf, html`<input type="hidden" name="byod_mfa_token" value="${v.byodMfaToken ?? ''}">
+  const factors = v.factors ?? ['totp']
+  const token = html`<input type="hidden" name="byod_mfa_token" value="${v.byodMfaToken ?? ''}">`
+  const code = factors.includes('totp')
+    ? form(`${base(v.portal)}/byod-verify`, v.csrf, html`${token}
 ${field({ form: 'mfa', name: 'code', label: t.mfaCode, state: v.state ?? null, lang: v.lang, required: true, autocomplete: 'one-time-code', inputmode: 'numeric' })}<button type="submit">${t.verify}</button>`)
+    : html``
+  // Its own form: the code input's `required` must not stop it.
+  const push = factors.includes('push')
+    ? html`${factors.includes('totp') ? html`<h2>${t.orPush}</h2>` : ''}${form(`${base(v.portal)}/byod-push`, v.csrf, html`${token}<button type="submit"${factors.includes('totp') ? html` class="secondary"` : ''}>${t.sendPush}</button>`, t.sendPush)}`
+    : html``
+  return html`${code}${push}`
+}
+
+/**
+ * The push on its way: the number the phone asks for, big, and the button that asks the server
+ * (which waits up to 20 s for the phone). No script and no refresh: the per-page CSP stays.
+ */
+function pushWait(v: ViewContext, p: { challenge: string; number: string | null }): Html {
+  const t = pageText(v.lang)
+  const token = html`<input type="hidden" name="byod_mfa_token" value="${v.byodMfaToken ?? ''}">`
+  return html`${p.number ? html`<p>${t.pushNumber}</p><p class="push-number"><strong data-push-number>${p.number}</strong></p>` : ''}
+<p>${t.pushHint}</p>
+${form(`${base(v.portal)}/byod-push-wait`, v.csrf, html`${token}<input type="hidden" name="push_challenge" value="${p.challenge}"><input type="hidden" name="number" value="${p.number ?? ''}"><button type="submit">${t.pushCheck}</button>`, t.pushCheck)}`
 }
 
 /** A page for a failure before any session (no portal, a bad redirect): the message alone. */

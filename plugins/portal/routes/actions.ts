@@ -6,14 +6,15 @@ import { isPortcullisError, type RouteRequest } from '../../../sdk/index.js'
 import { PortalErrors } from '../errors.js'
 import type { Lang } from '../pages/strings.js'
 import type { PortalRow, SessionRow } from '../tables.js'
-import { byodSignIn, byodVerify, BYOD_CODE_TRIES, type ByodOutcome } from '../services/byod.js'
+import { byodRegister, byodSignIn, byodVerify, BYOD_CODE_TRIES, type ByodOutcome } from '../services/byod.js'
+import { byodPushStart, byodPushWait, PAGE_WAIT_MS } from '../services/byod-push.js'
 import { requestCode, verifyCode } from '../services/codes.js'
 import type { PortalContext } from '../services/context.js'
 import { guestDetails, email as checkEmail } from '../services/guest-input.js'
 import { accountSignIn, hotspot } from '../services/methods.js'
 import { askSponsor } from '../services/sponsor.js'
 
-export const GUEST_ACTIONS = ['hotspot', 'register', 'verify-code', 'sponsor', 'login', 'account', 'byod-verify'] as const
+export const GUEST_ACTIONS = ['hotspot', 'register', 'verify-code', 'sponsor', 'login', 'account', 'byod-verify', 'byod-push', 'byod-push-wait'] as const
 export type GuestAction = (typeof GUEST_ACTIONS)[number]
 
 /** What a step typed: strings, and the self-registration's extra fields. */
@@ -35,13 +36,24 @@ export const PAGE_LIMIT = { max: 60, windowSeconds: 60 } as const
 export const FORM_LIMIT = { max: 20, windowSeconds: 60 } as const
 /** Password and code checks: as the API's sign-in. */
 export const SIGN_IN_LIMIT = { max: 10, windowSeconds: 60 } as const
-/** Wrong codes a byod_mfa token takes: the last allowed one passes this budget, the next revokes the token. */
+/** Wrong codes and pushes sent a byod_mfa token takes: the last allowed one passes this budget, the next revokes the token. */
 export const BYOD_WRONG_CODE = { by: 'key', name: 'byod_wrong_code', per: 'byod_mfa token', max: BYOD_CODE_TRIES - 1, windowSeconds: 600 } as const
 
-export const limitOf = (a: GuestAction) => (a === 'login' || a === 'account' ? SIGN_IN_LIMIT : a === 'byod-verify' ? [SIGN_IN_LIMIT, BYOD_WRONG_CODE] : FORM_LIMIT)
-export const auditOf = (a: GuestAction) => (a === 'login' ? 'portal.byod_login' : a === 'account' ? 'portal.account_login' : a === 'byod-verify' ? 'portal.byod_mfa_verify' : undefined)
+export const limitOf = (a: GuestAction) => (a === 'login' || a === 'account' ? SIGN_IN_LIMIT : a === 'byod-verify' || a === 'byod-push' ? [SIGN_IN_LIMIT, BYOD_WRONG_CODE] : FORM_LIMIT)
+export const auditOf = (a: GuestAction) => (a === 'login' ? 'portal.byod_login' : a === 'account' ? 'portal.account_login' : a === 'byod-verify' || a === 'byod-push-wait' ? 'portal.byod_mfa_verify' : undefined)
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
+
+/** Charges one strike to a byod_mfa token's budget (kept by the kernel's rate limiter): true when it was spent already. */
+const countFailure = (req: Req) => async (jti: string) => {
+  try {
+    await req.rateLimit(BYOD_WRONG_CODE.name, jti)
+    return false
+  } catch (e) {
+    if (isPortcullisError(e) && e.status === 429) return true
+    throw e
+  }
+}
 
 export async function runAction(c: PortalContext, req: Req, a: GuestAction, portal: PortalRow, s: SessionRow, input: ActionInput, lang: Lang): Promise<ActionOutcome> {
   switch (a) {
@@ -78,19 +90,27 @@ export async function runAction(c: PortalContext, req: Req, a: GuestAction, port
         throw e
       }
     }
-    case 'byod-verify': {
-      const countFailure = async (jti: string) => {
-        try {
-          await req.rateLimit(BYOD_WRONG_CODE.name, jti)
-          return false
-        } catch (e) {
-          if (isPortcullisError(e) && e.status === 429) return true
-          throw e
-        }
-      }
+    case 'byod-push':
+      // One strike of the token's budget a push sent, charged before it is sent.
+      return { session: s, byod: await byodPushStart(c, portal, s, str(input.byod_mfa_token), req.ip, countFailure(req)) }
+    case 'byod-push-wait': {
+      const number = /^[0-9]{2}$/.test(str(input.number)) ? str(input.number) : null
       let byod: ByodOutcome
       try {
-        byod = await byodVerify(c, portal, s, str(input.byod_mfa_token), str(input.code).trim(), countFailure)
+        byod = await byodPushWait(c, portal, s, str(input.byod_mfa_token), str(input.push_challenge), number, PAGE_WAIT_MS, (userId, username) => byodRegister(c, portal, s, userId, username))
+      } catch (e) {
+        if (isPortcullisError(e) && (e.code === PortalErrors.byodPushDenied.code || e.code === PortalErrors.byodTokenInvalid.code)) {
+          await req.auditNow({ action: 'portal.byod_mfa_verify', outcome: 'failure', reason: e.code === PortalErrors.byodPushDenied.code ? `mfa_push_${String(e.vars?.reason ?? 'denied')}` : 'token_invalid', userId: s.user_id })
+        }
+        throw e
+      }
+      if (byod.status === 'registered') await req.auditNow({ action: 'portal.byod_mfa_verify', outcome: 'success', userId: s.user_id, after: { factor: 'push' } })
+      return { session: byod.status === 'registered' ? byod.session : s, byod }
+    }
+    case 'byod-verify': {
+      let byod: ByodOutcome
+      try {
+        byod = await byodVerify(c, portal, s, str(input.byod_mfa_token), str(input.code).trim(), countFailure(req))
       } catch (e) {
         if (isPortcullisError(e) && (e.code === PortalErrors.byodCodeInvalid.code || e.code === PortalErrors.byodTokenInvalid.code)) {
           await req.auditNow({ action: 'portal.byod_mfa_verify', outcome: 'failure', reason: e.code === PortalErrors.byodCodeInvalid.code ? 'mfa_bad_code' : 'token_invalid', userId: s.user_id })

@@ -33,9 +33,12 @@ export const GuestSession = Type.Object(
 const Step = Type.Object(
   {
     session: GuestSession,
-    status: Type.Optional(Type.String({ description: '`mfa_required` after an employee\'s password when a second factor is enrolled; `registered` once the device is.' })),
-    byod_mfa_token: Type.Optional(Type.String({ description: 'Spend it with a code at POST /captive-portal/byod/verify (body, never as a bearer token); 5 minutes.' })),
-    expires_in: Type.Optional(Type.Integer()),
+    status: Type.Optional(Type.String({ description: '`mfa_required` after an employee\'s password when a second factor is enrolled; `push_pending` while the phone has not answered a push; `registered` once the device is.' })),
+    byod_mfa_token: Type.Optional(Type.String({ description: 'Spend it with a code at POST /captive-portal/byod/verify, or an approval on the phone (POST /captive-portal/byod/push, then …/byod/push-wait) (body, never as a bearer token); 5 minutes.' })),
+    factors: Type.Optional(Type.Array(Type.Union([Type.Literal('totp'), Type.Literal('push')]), { description: 'With `mfa_required`: the second factors the employee may use here.' })),
+    push_challenge: Type.Optional(Type.String({ description: 'With `push_pending`: the push to wait for at POST /captive-portal/byod/push-wait.' })),
+    number: Type.Optional(Nullable(Type.String({ description: 'With `push_pending`: the two digits to show; the phone asks for them (number matching).' }))),
+    expires_in: Type.Optional(Nullable(Type.Integer())),
     certificate_download_url: Type.Optional(Type.String({ description: 'The onboarding certificate\'s one-time download: POST it once for the PKCS#12 bundle.' })),
     certificate_passphrase: Type.Optional(Type.String({ description: 'The bundle\'s passphrase; shown once, not stored.' })),
   },
@@ -80,6 +83,8 @@ const BODIES: Record<GuestAction, ReturnType<typeof Type.Object>> = {
   login: Type.Object({ username: Text(200), password: Text(1024) }, { additionalProperties: false }),
   account: Type.Object({ username: Text(200), password: Text(1024) }, { additionalProperties: false }),
   'byod-verify': Type.Object({ byod_mfa_token: Text(4096), code: Text(12) }, { additionalProperties: false }),
+  'byod-push': Type.Object({ byod_mfa_token: Text(4096) }, { additionalProperties: false }),
+  'byod-push-wait': Type.Object({ byod_mfa_token: Text(4096), push_challenge: Uuid(), number: Type.Optional(Nullable(Text(2))) }, { additionalProperties: false }),
 }
 
 const SUMMARY: Record<GuestAction, [string, string]> = {
@@ -90,6 +95,14 @@ const SUMMARY: Record<GuestAction, [string, string]> = {
   login: ['/captive-portal/guest/login', 'Employee (BYOD) sign-in: registered, or a byod_mfa token for the second factor'],
   account: ['/captive-portal/guest/account', 'An event\'s guest account: username and password'],
   'byod-verify': ['/captive-portal/byod/verify', 'Employee (BYOD) second factor: spends the byod_mfa token (in the body) with a TOTP code'],
+  'byod-push': [
+    '/captive-portal/byod/push',
+    'Employee (BYOD) second factor by a push: charges the byod_mfa token one strike of its five, then sends the push (push_pending with the number to show); 409 BYOD_PUSH_NO_DEVICE, 403 BYOD_PUSH_LOCKED, 409 BYOD_PUSH_RATE_LIMITED, 503 BYOD_PUSH_UNAVAILABLE send nothing',
+  ],
+  'byod-push-wait': [
+    '/captive-portal/byod/push-wait',
+    'Employee (BYOD) push: waits up to 20 s for the phone; registered (the token spent), push_pending (ask again), or 401 BYOD_PUSH_DENIED with the reason (denied, wrong_number, reported, expired, cancelled)',
+  ],
 }
 
 export function guestApiRoutes(c: PortalContext): RouteDefinition[] {
@@ -110,7 +123,10 @@ export function guestApiRoutes(c: PortalContext): RouteDefinition[] {
         const fresh = (await c.knex('portal_sessions').where({ id: s.id }).first()) ?? out.session
         return {
           session: await view(c, fresh),
-          ...(out.byod?.status === 'mfa_required' ? { status: 'mfa_required', byod_mfa_token: out.byod.byod_mfa_token, expires_in: out.byod.expires_in } : {}),
+          ...(out.byod?.status === 'mfa_required' ? { status: 'mfa_required', byod_mfa_token: out.byod.byod_mfa_token, expires_in: out.byod.expires_in, factors: out.byod.factors } : {}),
+          ...(out.byod?.status === 'push_pending'
+            ? { status: 'push_pending', byod_mfa_token: out.byod.byod_mfa_token, push_challenge: out.byod.push_challenge, number: out.byod.number, expires_in: out.byod.expires_in }
+            : {}),
           ...(out.byod?.status === 'registered' ? { status: 'registered', ...(out.byod.certificate ? { certificate_download_url: out.byod.certificate.download_url, certificate_passphrase: out.byod.certificate.passphrase } : {}) } : {}),
         }
       },

@@ -14,6 +14,7 @@ import { WAIT_CSP, WAIT_JS, WAIT_SCRIPT } from '../pages/layout.js'
 import { errorPage, sessionPage, type ViewContext } from '../pages/views.js'
 import type { PortalRow, SessionRow } from '../tables.js'
 import type { PortalContext } from '../services/context.js'
+import { employeeFactors } from '../services/byod-push.js'
 import { cookieToken, csrfToken, csrfValid, portalBySlug, sessionCookie, sessionOfToken, startSession } from '../services/guest-session.js'
 import { auditOf, GUEST_ACTIONS, limitOf, PAGE_LIMIT, runAction, type ActionInput, type GuestAction } from './actions.js'
 
@@ -133,19 +134,27 @@ export function pageRoutes(c: PortalContext): RouteDefinition[] {
           const input: ActionInput = { ...f, fields: Object.fromEntries(Object.entries(f).flatMap(([k, v]) => (k.startsWith('fields.') ? [[k.slice(7), v]] : []))) }
           try {
             const out = await runAction(c, req, action, portal, s, input, lang)
-            if (out.byod?.status === 'mfa_required') return render(c, portal, out.session, token!, lang, { byodMfaToken: out.byod.byod_mfa_token })
+            if (out.byod?.status === 'mfa_required') return render(c, portal, out.session, token!, lang, { byodMfaToken: out.byod.byod_mfa_token, factors: out.byod.factors })
+            if (out.byod?.status === 'push_pending') {
+              const push = { challenge: out.byod.push_challenge, number: out.byod.number }
+              // A second ask that found no answer yet says so; the first shows the number alone.
+              return render(c, portal, out.session, token!, lang, { byodMfaToken: out.byod.byod_mfa_token, push, message: action === 'byod-push-wait' ? pageText(lang).pushStill : null })
+            }
             if (out.byod?.status === 'registered' && out.byod.certificate) return render(c, portal, out.session, token!, lang, { certificate: { path: out.byod.certificate.download_path, passphrase: out.byod.certificate.passphrase } })
             return seeOther(path)
           } catch (e) {
             if (!isPortcullisError(e) || e.status === 429 || e.code === PortalErrors.guestTokenInvalid.code) throw e
             const fresh = (await c.knex('portal_sessions').where({ id: s.id }).first()) ?? s
-            const form = { hotspot: 'hs', register: 'reg', 'verify-code': 'code', sponsor: 'sp', login: 'emp', account: 'acc', 'byod-verify': 'mfa' }[action]
+            const form = { hotspot: 'hs', register: 'reg', 'verify-code': 'code', sponsor: 'sp', login: 'emp', account: 'acc', 'byod-verify': 'mfa', 'byod-push': 'mfa', 'byod-push-wait': 'mfa' }[action]
             const values = Object.fromEntries(Object.entries(f).filter(([k]) => k !== 'password' && k !== 'csrf' && k !== 'byod_mfa_token'))
             const message = req.t(e.messageKey, e.vars)
             const state: FormState = { form, values, errors: e.field ? { [e.field.replace(/^fields\./, 'fields.')]: e.code === 'VALIDATION_FAILED' ? pageText(lang).fieldInvalid : message } : {} }
-            // A wrong MFA code keeps the token in the form for the next try; a burnt token starts over.
-            const keep = action === 'byod-verify' && e.code === PortalErrors.byodCodeInvalid.code ? { byodMfaToken: f.byod_mfa_token } : {}
-            return render(c, portal, fresh, token!, lang, { state, message: e.field ? pageText(lang).problem : message, status: e.status, ...keep })
+            // A wrong MFA code, or a push refused or not approved, keeps the token in the form for the next try; a burnt token starts over.
+            const again = e.code !== PortalErrors.byodTokenInvalid.code && (action === 'byod-push' || action === 'byod-push-wait') && e.code.startsWith('BYOD_PUSH_')
+            const keep = (action === 'byod-verify' && e.code === PortalErrors.byodCodeInvalid.code) || again ? { byodMfaToken: f.byod_mfa_token, factors: fresh.user_id ? await employeeFactors(c, fresh.user_id) : [] } : {}
+            // A push's failure is about the page, not an input of it.
+            const pageWide = again || !e.field
+            return render(c, portal, fresh, token!, lang, { state: again ? null : state, message: pageWide ? message : pageText(lang).problem, status: e.status, ...keep })
           }
         } catch (e) {
           return failurePage(req, portal, lang, e, path)

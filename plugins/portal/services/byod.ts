@@ -1,7 +1,8 @@
 /**
  * Employees' own devices (BYOD): a platform user, local or from the directory, signs in on the
  * portal. With a second factor enrolled, the password gives only a `byod_mfa` token (5 minutes),
- * which the portal's own verify call spends with a TOTP code; it is never a bearer token and is not
+ * which the portal's own verify call spends with a TOTP code, or an approval on the phone
+ * (services/byod-push.ts, the factors the user may use listed); it is never a bearer token and is not
  * an `mfa` token (the purposes differ, so neither verify takes the other's). The device is
  * registered to the user, up to the portal's device limit, optionally with a certificate for EAP-TLS.
  */
@@ -9,6 +10,7 @@ import { PortalErrors } from '../errors.js'
 import type { PortalRow, SessionRow } from '../tables.js'
 import type { PortalContext } from './context.js'
 import { expectState } from './guest-session.js'
+import { employeeFactors } from './byod-push.js'
 import { assertOffered } from './methods.js'
 import { registerSession } from './register.js'
 
@@ -23,9 +25,14 @@ export interface OnboardingCertificate {
   passphrase: string
 }
 
+/** A second factor an employee may use at the portal. */
+export type EmployeeFactor = 'totp' | 'push'
+
 export type ByodOutcome =
   | { status: 'registered'; session: SessionRow; certificate: OnboardingCertificate | null }
-  | { status: 'mfa_required'; byod_mfa_token: string; expires_in: number }
+  | { status: 'mfa_required'; byod_mfa_token: string; expires_in: number; factors: EmployeeFactor[] }
+  /** A push is on its way: the page shows `number`, the phone asks for it; ask again with the challenge. */
+  | { status: 'push_pending'; byod_mfa_token: string; push_challenge: string; number: string | null; expires_in: number | null }
 
 /** The user's other devices registered through this portal's BYOD now: 409 BYOD_DEVICE_LIMIT at the limit. */
 async function checkDeviceLimit(c: PortalContext, portal: PortalRow, userId: string, mac: string): Promise<void> {
@@ -42,10 +49,10 @@ export async function byodSignIn(c: PortalContext, portal: PortalRow, s: Session
   await checkDeviceLimit(c, portal, user.id, s.mac)
   // The session is the user's from here: a byod_mfa token of this user is the only one its verify takes.
   await c.knex('portal_sessions').where({ id: s.id, state: 'started' }).update({ user_id: user.id, method: 'byod', updated_at: new Date() })
-  const mfa = c.mfa
-  if (mfa && (await mfa.isEnrolled(user.id))) {
+  const factors = await employeeFactors(c, user.id)
+  if (factors.length > 0) {
     const t = await c.identity.issueToken(user, 'byod_mfa', BYOD_MFA_TTL)
-    return { status: 'mfa_required', byod_mfa_token: t.token, expires_in: BYOD_MFA_TTL }
+    return { status: 'mfa_required', byod_mfa_token: t.token, expires_in: BYOD_MFA_TTL, factors }
   }
   return finish(c, portal, s.id, user.id, user.username)
 }
@@ -61,7 +68,9 @@ export async function byodVerify(c: PortalContext, portal: PortalRow, s: Session
   const v = await c.identity.verifyToken(token, 'byod_mfa')
   const mfa = c.mfa
   if (!v || !mfa || s.user_id !== v.sub) throw PortalErrors.byodTokenInvalid()
-  if (!(await mfa.verifyCode(v.sub, code))) {
+  // A user whose choice is the push alone is asked for no code: one typed counts as a wrong one.
+  const codeAllowed = (await employeeFactors(c, v.sub)).includes('totp')
+  if (!codeAllowed || !(await mfa.verifyCode(v.sub, code))) {
     if (await countFailure(v.jti)) {
       await c.identity.revokeToken(v.jti, v.exp)
       throw PortalErrors.byodTokenInvalid()
@@ -69,8 +78,13 @@ export async function byodVerify(c: PortalContext, portal: PortalRow, s: Session
     throw PortalErrors.byodCodeInvalid({ field: 'code' })
   }
   await c.identity.revokeToken(v.jti, v.exp)
-  await checkDeviceLimit(c, portal, v.sub, s.mac)
-  return finish(c, portal, s.id, v.sub, v.name)
+  return byodRegister(c, portal, s, v.sub, v.name)
+}
+
+/** The second factor passed (a code, or an approval on the phone): the device is the user's, within the limit. */
+export async function byodRegister(c: PortalContext, portal: PortalRow, s: SessionRow, userId: string, username: string): Promise<ByodOutcome> {
+  await checkDeviceLimit(c, portal, userId, s.mac)
+  return finish(c, portal, s.id, userId, username)
 }
 
 async function finish(c: PortalContext, portal: PortalRow, sessionId: string, userId: string, username: string): Promise<ByodOutcome> {

@@ -23,9 +23,9 @@ export interface PortalApp {
   stop(): Promise<void>
 }
 
-export async function startPortalApp(plugins: string[] = ['nac', 'portal', 'mfa']): Promise<PortalApp> {
+export async function startPortalApp(plugins: string[] = ['nac', 'portal', 'mfa'], o: { env?: Record<string, string>; options?: Record<string, unknown> } = {}): Promise<PortalApp> {
   const smtp = await startSmtp()
-  const t = await startTestApp({ plugins, env: { TRUST_PROXY: 'true', DOCS_ENABLED: 'true' } })
+  const t = await startTestApp({ plugins, env: { TRUST_PROXY: 'true', DOCS_ENABLED: 'true', ...o.env }, ...(o.options ? { options: o.options } : {}) })
   const settings: Record<string, unknown> = {
     'mail.smtp_host': '127.0.0.1',
     'mail.smtp_port': smtp.port,

@@ -1,10 +1,18 @@
 /**
- * My account: who I am (from /auth/me) and my second factor, enrolled with
- * the session (components/TotpEnrollment).
+ * My account: who I am (from /auth/me) and my second factors, enrolled with
+ * the session: the authenticator app (components/TotpEnrollment), the phones
+ * for push sign-in (PushDevices, PushEnrollment), which one the sign-in asks
+ * for and the push lock (MfaFactors). The push parts show only where the
+ * server has the push factor (its factors answer).
  */
 import { Badge, Card, Group, Stack, Table, Text, Title } from '@mantine/core'
-import { useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { pushCalls } from '../api/push'
 import { useAuth } from '../auth'
+import { MfaFactors } from '../components/MfaFactors'
+import { PushDevices } from '../components/PushDevices'
+import { PushEnrollment } from '../components/PushEnrollment'
 import { TotpEnrollment } from '../components/TotpEnrollment'
 import { useI18n } from '../i18n'
 
@@ -12,7 +20,16 @@ export function Account() {
   const { t } = useI18n()
   const { me } = useAuth()
   const qc = useQueryClient()
+  const calls = pushCalls()
+  const factors = useQuery({ queryKey: calls.key('factors'), queryFn: calls.factors, retry: false, enabled: !!me })
+  // While a QR code is on the screen the list is asked again every 2 s: the phone shows up once enrolled.
+  const [enrolling, setEnrolling] = useState(false)
   if (!me) return null
+  const totpOn = factors.data ? factors.data.totp_enrolled : me.mfa_enabled
+  const refresh = () => {
+    void qc.invalidateQueries({ queryKey: ['me'] })
+    void qc.invalidateQueries({ queryKey: ['push'] })
+  }
   return (
     <Stack maw={720}>
       <Title order={1} size="h2">{t.account.title}</Title>
@@ -32,8 +49,20 @@ export function Account() {
           <Title order={2} size="h4">{t.account.mfa}</Title>
           <Badge color={me.mfa_enabled ? 'green' : 'gray'}>{me.mfa_enabled ? t.account.mfaOn : t.account.mfaOff}</Badge>
         </Group>
-        {me.mfa_enabled && <Text size="sm">{t.account.mfaOnHint}</Text>}
-        {!me.mfa_enabled && <TotpEnrollment onDone={() => void qc.invalidateQueries({ queryKey: ['me'] })} />}
+        <Stack>
+          <Stack gap="xs" data-testid="mfa-totp">
+            {factors.data && <Title order={3} size="h5">{t.push.totp}</Title>}
+            {totpOn ? <Text size="sm">{t.account.mfaOnHint}</Text> : <TotpEnrollment onDone={refresh} />}
+          </Stack>
+          {factors.data && (
+            <Stack gap="xs" data-testid="mfa-push">
+              <Title order={3} size="h5">{t.push.app}</Title>
+              <PushDevices refetchMs={enrolling ? 2000 : undefined} />
+              <PushEnrollment onShown={setEnrolling} onDone={refresh} />
+            </Stack>
+          )}
+          <MfaFactors />
+        </Stack>
       </Card>
     </Stack>
   )

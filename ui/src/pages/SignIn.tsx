@@ -1,11 +1,17 @@
 /**
  * Sign-in in up to three steps, as POST /auth/login answers: a session; or
- * `mfa_required` (a code, POST /mfa/verify); or `password_change_required`
- * (a new password, POST /auth/change-password with that token only).
+ * `mfa_required` (a code, or a push to the phone: POST /mfa/verify); or
+ * `password_change_required` (a new password, POST /auth/change-password with
+ * that token only).
+ *
+ * A push: POST /mfa/verify {method: 'push'} answers 202 with the number the
+ * screen shows and the phone asks for (number matching); the same call with
+ * the challenge then waits up to 20 s at a time (long poll) until the phone
+ * answers: 200 the grant, 401 MFA_PUSH_DENIED (denied, wrong number, expired).
  */
-import { Anchor, Button, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Anchor, Button, Divider, Loader, Group, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useEffect, useState, type FormEvent } from 'react'
 import { api, ApiError } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
@@ -13,8 +19,14 @@ import { SignedOutFrame } from '../components/SignedOutFrame'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 
-type Step = { kind: 'password' } | { kind: 'mfa'; mfaToken: string } | { kind: 'change'; token: string; current: string }
-type Grant = { access_token: string } | { status: 'mfa_required'; mfa_token: string } | { status: 'password_change_required'; password_change_token: string }
+type Step = { kind: 'password' } | { kind: 'mfa'; mfaToken: string; factors: Factor[] } | { kind: 'change'; token: string; current: string }
+type Factor = 'totp' | 'push'
+type Grant = { access_token: string } | { status: 'mfa_required'; mfa_token: string; factors?: Factor[] } | { status: 'password_change_required'; password_change_token: string }
+type PushPending = { status: 'push_pending'; push_challenge: string; number: string | null; expires_in: number }
+type Verified = Grant | PushPending | null
+const pending = (g: Verified): g is PushPending => !!g && 'status' in g && g.status === 'push_pending'
+/** Seconds one poll waits on the server for the phone (the contract allows up to 25). */
+const WAIT_SECONDS = 20
 
 export function SignIn() {
   const { t } = useI18n()
@@ -29,7 +41,7 @@ export function SignIn() {
 
   const follow = (g: Grant, current: string) => {
     if ('access_token' in g) auth.signIn(g.access_token)
-    else if (g.status === 'mfa_required') setStep({ kind: 'mfa', mfaToken: g.mfa_token })
+    else if (g.status === 'mfa_required') setStep({ kind: 'mfa', mfaToken: g.mfa_token, factors: g.factors ?? ['totp', 'push'] })
     else setStep({ kind: 'change', token: g.password_change_token, current })
   }
   const login = useMutation({ mutationFn: () => api.post('/api/v1/auth/login', { body: { username, password } }), onSuccess: (g) => follow(g, password) })
@@ -37,6 +49,37 @@ export function SignIn() {
     mutationFn: (mfaToken: string) => api.post('/api/v1/mfa/verify', { body: { mfa_token: mfaToken, code } }),
     onSuccess: (g) => follow(g, password),
   })
+  // The push: started by a button, then polled until the phone answers (or the user goes back to the code).
+  const [push, setPush] = useState<{ mfaToken: string; challenge: string; number: string | null } | null>(null)
+  const sendPush = useMutation({
+    mutationFn: async (mfaToken: string): Promise<Verified> => api.post('/api/v1/mfa/verify', { body: { mfa_token: mfaToken, method: 'push' } }),
+    onSuccess: (g, mfaToken) => {
+      if (pending(g)) setPush({ mfaToken, challenge: g.push_challenge, number: g.number })
+      else if (g) follow(g, password)
+    },
+  })
+  const [pushError, setPushError] = useState<unknown>(null)
+  useEffect(() => {
+    if (!push) return
+    const ac = new AbortController()
+    void (async () => {
+      for (;;) {
+        let g: Verified
+        try {
+          g = await api.post('/api/v1/mfa/verify', { body: { mfa_token: push.mfaToken, push_challenge: push.challenge, wait_seconds: WAIT_SECONDS }, signal: ac.signal })
+        } catch (e) {
+          if (ac.signal.aborted) return
+          setPushError(e)
+          setPush(null)
+          return
+        }
+        if (ac.signal.aborted) return
+        if (g && !pending(g)) return follow(g, password)
+      }
+    })()
+    return () => ac.abort()
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- one poll loop a challenge
+  }, [push])
   const change = useMutation({
     mutationFn: (s: { token: string; current: string }) => api.post('/api/v1/auth/change-password', { token: s.token, body: { current_password: s.current, new_password: next } }),
     onSuccess: (g) => auth.signIn(g.access_token),
@@ -45,18 +88,27 @@ export function SignIn() {
     setStep({ kind: 'password' })
     setPassword('')
     setCode('')
+    setPush(null)
+    setPushError(null)
+    sendPush.reset()
     login.reset()
     verify.reset()
     change.reset()
   }
   // An MFA token is spent after too many wrong codes: only a new sign-in helps.
-  const burnt = verify.error instanceof ApiError && verify.error.code === 'MFA_TOKEN_BURNT'
+  const burnt = [verify.error, sendPush.error, pushError].some((e) => e instanceof ApiError && e.code === 'MFA_TOKEN_BURNT')
+  const startPush = (mfaToken: string) => {
+    setPushError(null)
+    verify.reset()
+    sendPush.mutate(mfaToken)
+  }
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
     if (step.kind === 'password') login.mutate()
-    else if (step.kind === 'mfa') verify.mutate(step.mfaToken)
-    else if (next !== repeat) setMismatch(true)
+    else if (step.kind === 'mfa') {
+      if (!push && step.factors.includes('totp')) verify.mutate(step.mfaToken)
+    } else if (next !== repeat) setMismatch(true)
     else {
       setMismatch(false)
       change.mutate(step)
@@ -68,7 +120,7 @@ export function SignIn() {
         <form onSubmit={submit} noValidate aria-labelledby="signin-title">
           <Stack>
             <Title order={1} size="h2" id="signin-title">
-              {step.kind === 'password' ? t.signIn.title : step.kind === 'mfa' ? t.signIn.mfaTitle : t.signIn.changeTitle}
+              {step.kind === 'password' ? t.signIn.title : step.kind === 'mfa' ? (push ? t.signIn.pushTitle : t.signIn.mfaTitle) : t.signIn.changeTitle}
             </Title>
             {step.kind === 'password' && (
               <>
@@ -78,12 +130,31 @@ export function SignIn() {
                 <Button type="submit" loading={login.isPending}>{t.signIn.submit}</Button>
               </>
             )}
-            {step.kind === 'mfa' && (
+            {step.kind === 'mfa' && push && (
+              <Stack data-testid="push-wait" gap="xs">
+                <Text size="sm" id="push-number-label">{t.signIn.pushNumberLabel}</Text>
+                {push.number !== null && <Text component="output" aria-labelledby="push-number-label" data-testid="push-number" fz={56} fw={700} ta="center" lh={1.1}>{push.number}</Text>}
+                <Text size="sm">{t.signIn.pushHint}</Text>
+                <Group gap="xs" role="status"><Loader size="xs" /><Text size="sm">{t.signIn.pushWaiting}</Text></Group>
+                {step.factors.includes('totp') && <Anchor component="button" type="button" size="sm" c="blue.9" onClick={() => setPush(null)}>{t.signIn.useCode}</Anchor>}
+              </Stack>
+            )}
+            {step.kind === 'mfa' && !push && (
               <>
-                <Text size="sm">{t.signIn.mfaHint}</Text>
-                <ErrorAlert error={verify.error} fields={burnt ? [] : ['code']} />
-                <TextInput label={t.signIn.code} name="code" inputMode="numeric" autoComplete="one-time-code" required autoFocus maxLength={8} value={code} onChange={(e) => setCode(e.currentTarget.value)} error={fieldError(verify.error, 'code')} disabled={burnt} />
-                <Button type="submit" loading={verify.isPending} disabled={burnt}>{t.signIn.verify}</Button>
+                {step.factors.includes('totp') && <Text size="sm">{t.signIn.mfaHint}</Text>}
+                <ErrorAlert error={verify.error ?? sendPush.error ?? pushError} fields={burnt || !step.factors.includes('totp') ? [] : ['code']} />
+                {step.factors.includes('totp') && (
+                  <>
+                    <TextInput label={t.signIn.code} name="code" inputMode="numeric" autoComplete="one-time-code" required autoFocus maxLength={8} value={code} onChange={(e) => setCode(e.currentTarget.value)} error={fieldError(verify.error, 'code')} disabled={burnt} />
+                    <Button type="submit" loading={verify.isPending} disabled={burnt}>{t.signIn.verify}</Button>
+                  </>
+                )}
+                {step.factors.includes('push') && (
+                  <>
+                    {step.factors.includes('totp') && <Divider label={t.signIn.or} />}
+                    <Button type="button" variant={step.factors.includes('totp') ? 'default' : 'filled'} loading={sendPush.isPending} disabled={burnt} onClick={() => startPush(step.mfaToken)}>{t.signIn.sendPush}</Button>
+                  </>
+                )}
               </>
             )}
             {step.kind === 'change' && (

@@ -2,8 +2,9 @@
  * A user in a dialog: the profile, a new password (empty keeps the one set:
  * the API never returns it), the switches, the groups and roles, the expiry;
  * only what the form shows is sent. Changing a user also offers the account
- * actions the API has: its second factor (status and reset, mfa.manage),
- * ending its sessions and clearing a lockout. A refusal shows under its input.
+ * actions the API has: its second factor (status and reset, mfa.manage; its
+ * phones for push sign-in renamed or removed, its choice of factor and its
+ * push lock, where the server has the push factor), ending its sessions and clearing a lockout. A refusal shows under its input.
  */
 import { Alert, Badge, Button, Divider, Group, MultiSelect, PasswordInput, Select, Stack, Switch, Text, TextInput } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
@@ -16,6 +17,8 @@ import { when } from './format'
 import { atListField, options, useAllRoles, useAllUserGroups, type User, type UserCreate } from './identity-data'
 import { FormDialog } from '../components/crud'
 import { AuditLink } from '../components/AuditLink'
+import { MfaFactors } from '../components/MfaFactors'
+import { PushDevices } from '../components/PushDevices'
 
 const FIELDS = ['username', 'display_name', 'email', 'password', 'source', 'enabled', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password', 'expires_at', 'group_ids', 'role_ids']
 
@@ -142,6 +145,9 @@ function AccountActions({ user }: { user: User }) {
           )}
         </Group>
       )}
+      {/* Each shows itself only when the server answers it: the push factor runs, and this user is one the actor may manage. */}
+      {canMfa && <PushDevices userId={user.id} />}
+      {canMfa && <MfaFactors userId={user.id} />}
       <Group>
         <Button size="xs" variant="default" loading={action.isPending && action.variables === 'sessions'} onClick={() => window.confirm(t.admin.users.sessionsConfirm(user.username)) && action.mutate('sessions')}>{t.admin.users.endSessions}</Button>
         <Button size="xs" variant="default" loading={action.isPending && action.variables === 'lockout'} onClick={() => action.mutate('lockout')}>{t.admin.users.clearLockout}</Button>
