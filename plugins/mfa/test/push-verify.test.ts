@@ -244,6 +244,8 @@ describe('mfa push: the sign-in', function () {
   it('a password change keeps the phone but ends the old sign-in: its poll is refused and its push is cancelled', async () => {
     const { u, phone, token, challenge, number } = await pushed()
     const c = await pendingOf(phone, challenge)
+    // The kernel keeps tokens issued in the second of the change (the new session): the sign-in must be older.
+    await new Promise((r) => setTimeout(r, 1100))
     const changed = await w.t.req('POST', '/api/v1/auth/change-password', { token: u.session, body: { current_password: PASSWORD, new_password: 'Quartz-Meadow-Lantern-77' } })
     expect(changed.status, changed.text).to.equal(200)
     const res = await poll(w.t, token, challenge)
