@@ -43,7 +43,7 @@ export interface VerifiedToken {
 /** What a successful first factor (or a passed second factor) leads to. */
 export type LoginGrant =
   | { access_token: string; token_type: 'bearer'; expires_in: number }
-  | { status: 'mfa_required'; mfa_token: string; expires_in: number }
+  | { status: 'mfa_required'; mfa_token: string; expires_in: number; factors: string[] }
   | { status: 'password_change_required'; password_change_token: string; expires_in: number }
 
 /** What a login leads to once every factor has passed: a session, or the password change still owed. */
@@ -54,6 +54,11 @@ export interface SecondFactor {
   id: string
   /** True when the user must pass this factor to sign in. */
   isEnrolled(userId: string): Promise<boolean>
+  /**
+   * Whether the sign-in offers this factor to the user (their choice of factors may exclude an
+   * enrolled one); listed in the login's `mfa_required.factors`. Default: when enrolled.
+   */
+  isOffered?(userId: string): Promise<boolean>
 }
 
 export interface NetworkVerifiers {

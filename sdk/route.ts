@@ -106,14 +106,19 @@ export interface RouteRequest<P, Q, B> {
 }
 
 /**
- * A body that is not JSON (an OCSP request, a PKCS#10 for EST): the kernel
- * reads at most `maxBytes` of one of `mediaTypes` (else 413 / 415 in the
+ * A body that is not JSON (an OCSP request, a PKCS#10 for EST), or JSON whose
+ * exact bytes the handler needs (a signature covers them): the kernel reads at most `maxBytes` of one of `mediaTypes` (else 413 / 415 in the
  * envelope) and hands the bytes to the handler as `req.rawBody`.
  */
 export interface RawBodyDeclaration {
   mediaTypes: readonly string[]
   maxBytes: number
   description: string
+  /**
+   * For JSON read as bytes (a body whose exact bytes are signed, like the push service's relayed
+   * app requests): the shape the document declares. The handler still checks it itself.
+   */
+  jsonSchema?: TSchema
 }
 
 /** A reply with a chosen status, headers, or a streamed body. */

@@ -147,7 +147,7 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
       'x-plugin': owner,
     }
     if (route.schema.body) op.requestBody = { required: true, content: { 'application/json': { schema: lift(route.schema.body) } } }
-    if (route.rawBody) op.requestBody = { required: true, description: route.rawBody.description, content: Object.fromEntries(route.rawBody.mediaTypes.map((m) => [m, { schema: { type: 'string', format: 'binary', maxLength: route.rawBody!.maxBytes } }])) }
+    if (route.rawBody) op.requestBody = { required: true, description: route.rawBody.description, content: Object.fromEntries(route.rawBody.mediaTypes.map((m) => [m, { schema: m === 'application/json' && route.rawBody!.jsonSchema ? lift(route.rawBody!.jsonSchema) : { type: 'string', format: 'binary', maxLength: route.rawBody!.maxBytes } }])) }
     if (successStatus(route) === 204 && !responses['204']) responses['204'] = { description: STATUS_TEXT[204], headers: headersFor(204) }
     ;(paths[p] ??= {})[route.method.toLowerCase()] = op
   }

@@ -170,8 +170,11 @@ export class Identity implements IdentityService {
   /** After the password: a second factor if enrolled, else whatever completes the login. */
   async afterPassword(row: UserRow): Promise<LoginGrant> {
     if (await this.hasSecondFactor(row.id)) {
+      // What the client may offer: the factors the user has and chose (a client tries them in this order).
+      const factors: string[] = []
+      for (const f of this.factors) if (await (f.isOffered ?? f.isEnrolled).call(f, row.id)) factors.push(f.id)
       const t = await this.issueToken(row, 'mfa', MFA_TOKEN_TTL)
-      return { status: 'mfa_required', mfa_token: t.token, expires_in: MFA_TOKEN_TTL }
+      return { status: 'mfa_required', mfa_token: t.token, expires_in: MFA_TOKEN_TTL, factors }
     }
     return this.completeLogin(row.id)
   }

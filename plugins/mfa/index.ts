@@ -62,9 +62,11 @@ export default definePlugin({
       coreVersion: platform.version,
       timeoutSeconds: () => settings.get(mfaPushTimeout),
     })
-    identity.registerSecondFactor({ id: 'totp', isEnrolled: (userId) => store.isEnrolled(userId) })
+    // The login's `factors` list what the user may use: what is enrolled, narrowed by their choice.
+    const offered = async (userId: string, f: 'totp' | 'push') => (await push.factorsOf(userId)).allowed.includes(f)
+    identity.registerSecondFactor({ id: 'totp', isEnrolled: (userId) => store.isEnrolled(userId), isOffered: (userId) => offered(userId, 'totp') })
     // A phone enrolled for push is a second factor too: the login then asks for it.
-    identity.registerSecondFactor({ id: 'push', isEnrolled: (userId) => push.challenges.hasDevice(userId) })
+    identity.registerSecondFactor({ id: 'push', isEnrolled: (userId) => push.challenges.hasDevice(userId), isOffered: (userId) => offered(userId, 'push') })
     // A disabled (or expired, deleted) account's pending pushes end: its phone cannot approve them.
     userLifecycle.onAccessEnded(async (e) => {
       if (e.reason !== 'network_login_off') await push.challenges.cancelAll(e.user_id)

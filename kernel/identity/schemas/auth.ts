@@ -18,6 +18,7 @@ export const MfaRequired = Type.Object(
     status: Type.Literal('mfa_required'),
     mfa_token: Type.String({ description: 'Spend it in the body of POST /api/v1/mfa/verify; it is never a bearer token.' }),
     expires_in: Type.Integer(),
+    factors: Type.Array(Type.String(), { description: 'The second factors the user may use now (`totp`, `push`), as the plugins that offer them say: their enrolment and the user\'s choice.' }),
   },
   { title: 'MfaRequiredResponse', additionalProperties: false },
 )

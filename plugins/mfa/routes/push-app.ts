@@ -6,9 +6,9 @@
  * (401 PUSH_CHANNEL_INVALID; 404 MFA_PUSH_DISABLED while server option mfa.push_service_key is null),
  * then the phone's own signature.
  */
-import { CommonErrors, defineRoute, ErrorBody, PUBLIC, reply, type RouteRequest } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, PUBLIC, reply, type RouteRequest, type TSchema } from '../../../sdk/index.js'
 import { MfaErrors } from '../errors.js'
-import { AppAnswerResult, AppChallenges, AppDevice, AppEnrolled, ChallengeParams, PushDeviceRename } from '../schemas/push.js'
+import { AppAnswerBody, AppAnswerResult, AppChallenges, AppDevice, AppEnrolled, AppEnrollBody, ChallengeParams, PushDeviceRename } from '../schemas/push.js'
 import { AnswerError, type Decision } from '../services/push/challenges.js'
 import { answerText, enrollProofText, parsePublicKey, verifyDeviceSignature } from '../services/push/crypto.js'
 import type { PushAddress } from '../services/push/types.js'
@@ -19,7 +19,7 @@ import { CORE_PREFIX, jsonObject, serviceVersionOf, signedByPushService, signing
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any route's request
 type AnyReq = RouteRequest<any, any, any>
 
-const JSON_BODY = (what: string) => ({ mediaTypes: ['application/json'], maxBytes: 8192, description: `${what} The app's JSON, relayed byte for byte (its hash is in the device signature).` })
+const JSON_BODY = (what: string, jsonSchema: TSchema) => ({ mediaTypes: ['application/json'], maxBytes: 8192, jsonSchema, description: `${what} The app's JSON, relayed byte for byte (its hash is in the device signature).` })
 const TAGS = ['mfa (push service)']
 const GATE =
   'Called by the push service only (docs/push-mfa.md): no bearer token; the push service signs every request with the key of server option `mfa.push_service_key` (headers x-portcullis-timestamp, -nonce, -signature; 401 PUSH_CHANNEL_INVALID otherwise, 404 MFA_PUSH_DISABLED while the option is null). Answers carry X-Service-Core-Version once that signature verified.'
@@ -64,7 +64,7 @@ export function pushAppRoutes(d: MfaRouteDeps) {
       summary: 'Enroll a phone (relayed from the app by the push service)',
       description: `${GATE}\n\nBody \`{token, name, algorithm: 'p256'|'ed25519', public_key (base64url SPKI DER), push (the push address), signature}\`; \`signature\` is the device key's over \`portcullis-push-enroll\\n<token>\\n<public_key>\` (proof of possession; P-256 as IEEE-P1363 r‖s). The token is the QR code's (POST /api/v1/mfa/push-enrollment): one use, 10 minutes; unknown, used or expired → 401 PUSH_ENROLLMENT_INVALID. 422 PUSH_PUBLIC_KEY_INVALID (field public_key), 422 PUSH_PROOF_INVALID (field signature): the token stays unused. Audited as mfa.push_device_added.`,
       tags: TAGS,
-      rawBody: JSON_BODY('The enrollment.'),
+      rawBody: JSON_BODY('The enrollment.', AppEnrollBody),
       schema: { response: { 201: AppEnrolled, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody } },
       handler: (req) =>
         signedByPushService(d, req, 'POST', `${CORE_PREFIX}/devices`, req.rawBody ?? '', async (headers) => {
@@ -118,7 +118,7 @@ export function pushAppRoutes(d: MfaRouteDeps) {
       summary: 'Rename the signing phone (relayed)',
       description: `${GATE}\n\n${DEVICE_GATE}\n\nBody \`{name}\` (1..64 characters). Audited as mfa.push_device_renamed.`,
       tags: TAGS,
-      rawBody: JSON_BODY('`{name}`.'),
+      rawBody: JSON_BODY('`{name}`.', PushDeviceRename),
       schema: { response: { 200: AppDevice, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody } },
       handler: (req) =>
         signedByPushService(d, req, 'PATCH', `${CORE_PREFIX}/device`, req.rawBody ?? '', async (headers) => {
@@ -174,7 +174,7 @@ export function pushAppRoutes(d: MfaRouteDeps) {
       summary: 'Answer a sign-in request (relayed)',
       description: `${GATE}\n\n${DEVICE_GATE}\n\nBody \`{decision: 'approve'|'deny'|'report', number: string|null, signature}\`; \`signature\` is the device key's over \`portcullis-push-answer\\n<challenge id>\\n<challenge nonce>\\n<decision>\\n<number or ''>\` (401 PUSH_SIGNATURE_INVALID otherwise: another key, a field changed or moved). Result: approved; denied; wrong_number (approve with number matching and another number: the challenge ends as a wrong answer); reported (every pending challenge of the burst ends, pushes are locked for the user until cleared, audited as mfa.push_reported). 409 PUSH_CHALLENGE_CLOSED when already decided, expired or cancelled (a replay, a second approval, a disabled user); 404 PUSH_CHALLENGE_NOT_FOUND for an unknown one or another user's.`,
       tags: TAGS,
-      rawBody: JSON_BODY('The answer.'),
+      rawBody: JSON_BODY('The answer.', AppAnswerBody),
       schema: { params: ChallengeParams, response: { 200: AppAnswerResult, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
       handler: (req) => {
         const path = `${CORE_PREFIX}/challenges/${req.params.challenge_id}/answer`

@@ -5,7 +5,7 @@
  * computed, so a burnt token costs no TOTP computation (and, with a push
  * factor, would send no push).
  */
-import { defineRoute, ErrorBody, PUBLIC } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, PUBLIC } from '../../../sdk/index.js'
 import { MFA_CODE_BUDGET, MfaErrors } from '../errors.js'
 import { MAX_WAIT_SECONDS, PushPending, VerifyRequest, VerifyResponse } from '../schemas/verify.js'
 import { PUSH_RATE_LIMIT } from '../services/push/challenges.js'
@@ -59,17 +59,26 @@ export function verifyRoutes(d: MfaRouteDeps) {
       tags: ['auth', 'mfa'],
       schema: { body: VerifyRequest, response: { 200: VerifyResponse, 202: PushPending, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
       handler: async (req) => {
-        const claims = await d.identity.verifyToken(req.body.mfa_token, 'mfa')
+        // The shape first, as a schema would: no token is looked at for a malformed body.
+        const body = req.body
+        const given = (['code', 'method', 'push_challenge'] as const).filter((k) => body[k] !== undefined)
+        if (given.length !== 1) throw CommonErrors.validation({ field: given[1] ?? 'code' })
+        if (body.wait_seconds !== undefined && body.push_challenge === undefined) throw CommonErrors.validation({ field: 'wait_seconds' })
+        const claims = await d.identity.verifyToken(body.mfa_token, 'mfa')
         if (!claims) {
-          const state = await d.budget.stateOf(unverifiedJti(req.body.mfa_token))
+          const unverified = unverifiedJti(body.mfa_token)
+          // A push this sign-in sent ends with its token (a password change revoked it, it expired):
+          // the phone stops asking, and the push can lead nowhere anyway.
+          if (body.push_challenge !== undefined) await d.push.challenges.cancelToken(null, unverified)
+          const state = await d.budget.stateOf(unverified)
           throw state === 'burnt' ? MfaErrors.tokenBurnt({ field: 'mfa_token' }) : MfaErrors.tokenInvalid({ field: 'mfa_token' })
         }
         const { jti, exp, sub } = claims
         const audit = (outcome: 'success' | 'failure', reason: string | null, action = 'auth.mfa_verify') =>
           req.auditNow({ action, outcome, reason, userId: sub, username: claims.name })
-        const body = req.body
-        if ('method' in body) return startPush(d, req, claims, audit)
-        if ('push_challenge' in body) return pollPush(d, req, claims, audit, body.push_challenge, body.wait_seconds ?? 0)
+        if (body.method !== undefined) return startPush(d, req, claims, audit)
+        if (body.push_challenge !== undefined) return pollPush(d, req, claims, audit, body.push_challenge, body.wait_seconds ?? 0)
+        const code = body.code!
 
         // A code. The factor choice and the administrators' policy first: neither costs an attempt.
         const factors = await d.push.factorsOf(sub)
@@ -85,7 +94,7 @@ export function verifyRoutes(d: MfaRouteDeps) {
         // After the token's own budget (a burnt token costs the user nothing), before any code is computed.
         await req.rateLimit(CODE_LIMIT_PER_USER.name, sub, { id: sub, username: claims.name })
 
-        const result = await d.store.consume(sub, body.code)
+        const result = await d.store.consume(sub, code)
         if (result === 'not_enrolled') {
           // The authenticator was reset after the password step: this token can lead nowhere.
           await d.identity.revokeToken(jti, exp)

@@ -1,9 +1,9 @@
 /** The push factor's shapes: the app's (relayed by the push service) and the people's routes. */
-import { Nullable, Timestamp, Type, Uuid } from '../../../sdk/index.js'
+import { Nullable, StringEnum, Timestamp, Type, Uuid } from '../../../sdk/index.js'
 
 const ServiceVersion = Type.String({ maxLength: 32, description: 'The push service\'s version (its contract with the app), as it relayed this request.' })
 const DeviceName = Type.String({ minLength: 1, maxLength: 64, description: 'What the user calls the phone.' })
-const Algorithm = Type.Union([Type.Literal('p256'), Type.Literal('ed25519')])
+const Algorithm = StringEnum(['p256', 'ed25519'])
 
 export const AppEnrolled = Type.Object(
   { device_id: Uuid(), username: Type.String(), name: Type.String(), service_version: ServiceVersion },
@@ -59,7 +59,7 @@ export const PushEnrollmentStarted = Type.Object(
   { title: 'MfaPushEnrollmentStarted', additionalProperties: false },
 )
 
-const Choice = Type.Union([Type.Literal('totp'), Type.Literal('push'), Type.Literal('both')])
+const Choice = StringEnum(['totp', 'push', 'both'])
 export const FactorsBody = Type.Object(
   { factors: Nullable(Choice) },
   { title: 'MfaFactorsUpdate', additionalProperties: false, description: '`factors`: which the sign-in offers; null: whatever is set up.' },
@@ -74,4 +74,37 @@ export const Factors = Type.Object(
     push_locked_at: Nullable(Timestamp()),
   },
   { title: 'MfaFactors', additionalProperties: false },
+)
+
+// The app's bodies as the push service relays them (read as bytes: the device signature covers them).
+
+const B64u = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[A-Za-z0-9_-]+$' })
+export const AppEnrollBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200 }),
+    name: DeviceName,
+    algorithm: Algorithm,
+    public_key: B64u(1000),
+    push: Type.Union([
+      Type.Object(
+        {
+          kind: StringEnum(['webpush']),
+          endpoint: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://' }),
+          keys: Type.Object({ p256dh: Type.String({ minLength: 1, maxLength: 200 }), auth: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Object({ kind: StringEnum(['queue']), queue: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+    ]),
+    signature: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { title: 'PushAppEnrollBody', additionalProperties: false },
+)
+export const AppAnswerBody = Type.Object(
+  {
+    decision: StringEnum(['approve', 'deny', 'report']),
+    number: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{1,8}$' }))),
+    signature: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { title: 'PushAppAnswerBody', additionalProperties: false },
 )

@@ -1,4 +1,4 @@
-import { Type, Uuid } from '../../../sdk/index.js'
+import { StringEnum, Type, Uuid } from '../../../sdk/index.js'
 import { TotpCode } from './common.js'
 
 const MfaToken = Type.String({ minLength: 1, maxLength: 4096, description: 'The `mfa_token` from POST /api/v1/auth/login.' })
@@ -6,21 +6,21 @@ const MfaToken = Type.String({ minLength: 1, maxLength: 4096, description: 'The 
 /** Push polls wait at most this long per call: under the usual 30 s proxy and client timeouts. */
 export const MAX_WAIT_SECONDS = 25
 
-export const VerifyCode = Type.Object({ mfa_token: MfaToken, code: TotpCode }, { title: 'MfaVerifyCode', additionalProperties: false })
-export const VerifyPushStart = Type.Object(
-  { mfa_token: MfaToken, method: Type.Literal('push', { description: 'Send a push to the phone(s) of the user.' }) },
-  { title: 'MfaVerifyPushStart', additionalProperties: false },
-)
-export const VerifyPushPoll = Type.Object(
+/**
+ * One object, not a union: a malformed field is refused at that field (a union would blame
+ * whichever branch the validator tried last). Exactly one of `code`, `method`, `push_challenge`:
+ * the handler refuses the others (422).
+ */
+export const VerifyRequest = Type.Object(
   {
     mfa_token: MfaToken,
-    push_challenge: Uuid({ description: 'From the `push_pending` answer.' }),
-    wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_SECONDS, description: `Wait up to this long for the answer (0..${MAX_WAIT_SECONDS}; default 0).` })),
+    code: Type.Optional(TotpCode),
+    method: Type.Optional(StringEnum(['push'], { description: "Send a push to the user's phone(s) instead of giving a code." })),
+    push_challenge: Type.Optional(Uuid({ description: 'Poll the push from the `push_pending` answer.' })),
+    wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_SECONDS, description: `With push_challenge: wait up to this long for the answer (0..${MAX_WAIT_SECONDS}; default 0).` })),
   },
-  { title: 'MfaVerifyPushPoll', additionalProperties: false },
+  { title: 'MfaVerifyRequest', additionalProperties: false, description: '`{mfa_token, code}`, `{mfa_token, method: "push"}` or `{mfa_token, push_challenge, wait_seconds?}`.' },
 )
-
-export const VerifyRequest = Type.Union([VerifyCode, VerifyPushStart, VerifyPushPoll], { title: 'MfaVerifyRequest' })
 
 export const PushPending = Type.Object(
   {

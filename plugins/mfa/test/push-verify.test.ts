@@ -9,7 +9,7 @@ import { expect } from 'chai'
 import { MFA_CODE_BUDGET } from '../errors.js'
 import { PUSH_RATE_LIMIT } from '../services/push/challenges.js'
 import { ScriptedPhone, viaPushService } from '../../../test/kit/phone.js'
-import { pendingOf, poll, sendPush, startPushWorld, type PushWorld } from './push-helpers.js'
+import { PASSWORD, pendingOf, poll, sendPush, startPushWorld, type PushWorld } from './push-helpers.js'
 
 describe('mfa push: the sign-in', function () {
   this.timeout(120_000)
@@ -65,6 +65,24 @@ describe('mfa push: the sign-in', function () {
     const twice = await phone.answer(c, 'approve', number)
     expect(twice.status, twice.text).to.equal(409)
     expect(twice.body.code).to.equal('PUSH_CHALLENGE_CLOSED')
+  })
+
+  it('refuses malformed push bodies at the field, costing nothing', async () => {
+    const { token, challenge } = await pushed()
+    const cases: [Record<string, unknown>, string][] = [
+      [{ mfa_token: token, method: 'push', code: '123456' }, 'method'],
+      [{ mfa_token: token, method: 'sms' }, 'method'],
+      [{ mfa_token: token, push_challenge: challenge, wait_seconds: 26 }, 'wait_seconds'],
+      [{ mfa_token: token, wait_seconds: 5 }, 'code'],
+      [{ mfa_token: token, method: 'push', wait_seconds: 5 }, 'wait_seconds'],
+      [{ mfa_token: token, push_challenge: 'not-a-uuid' }, 'push_challenge'],
+    ]
+    for (const [body, field] of cases) {
+      const res = await w.t.req('POST', '/api/v1/mfa/verify', { body })
+      expect(res.status, JSON.stringify(body)).to.equal(422)
+      expect(res.body.field, JSON.stringify(body)).to.equal(field)
+    }
+    expect((await poll(w.t, token, challenge)).status, 'still pending').to.equal(202)
   })
 
   it('a pending poll answers 202; a denial answers MFA_PUSH_DENIED', async () => {
@@ -223,6 +241,21 @@ describe('mfa push: the sign-in', function () {
     expect(res.status).to.equal(401)
   })
 
+  it('a password change keeps the phone but ends the old sign-in: its poll is refused and its push is cancelled', async () => {
+    const { u, phone, token, challenge, number } = await pushed()
+    const c = await pendingOf(phone, challenge)
+    // The kernel keeps tokens issued in the second of the change (the new session): the sign-in must be older.
+    await new Promise((r) => setTimeout(r, 1100))
+    const changed = await w.t.req('POST', '/api/v1/auth/change-password', { token: u.session, body: { current_password: PASSWORD, new_password: 'Quartz-Meadow-Lantern-77' } })
+    expect(changed.status, changed.text).to.equal(200)
+    const res = await poll(w.t, token, challenge)
+    expect(res.status, res.text).to.equal(401)
+    expect(res.body.code).to.equal('MFA_TOKEN_INVALID')
+    expect((await w.t.app.db.knex('mfa_push_challenge').where({ id: challenge }).first())?.state).to.equal('cancelled')
+    expect((await phone.answer(c, 'approve', number)).status).to.equal(409)
+    expect(await w.t.app.db.knex('mfa_push_device').where({ user_id: u.id }), 'the phone stays').to.have.length(1)
+  })
+
   it('removing the phone ends its pending push; the removed phone cannot answer', async () => {
     const { u, phone, token, challenge, number } = await pushed()
     const c = await pendingOf(phone, challenge)
@@ -240,7 +273,11 @@ describe('mfa push: the sign-in', function () {
     const u = await w.user()
     const phone = await w.phone(u.session, { algorithm: 'ed25519' })
     const numbers = new Map<string, string>()
-    phone.behave('approve', (id) => numbers.get(id) ?? null)
+    // The phone may fetch the push before this test has read the 202: it waits for the number shown, as a person reads it off the screen.
+    phone.behave('approve', async (id) => {
+      for (let i = 0; i < 200 && !numbers.has(id); i++) await new Promise((r) => setTimeout(r, 25))
+      return numbers.get(id) ?? null
+    })
     try {
       const token = await w.mfaToken(u.username)
       const res = await sendPush(w.t, token)

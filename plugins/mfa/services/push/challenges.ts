@@ -151,10 +151,18 @@ export class PushChallenges implements PushProvider {
     if (closed.length) this.ended(userId, closed.map((r) => r.id))
   }
 
-  /** Ends the pending pushes an API sign-in sent (it was completed with a code). */
-  async cancelToken(userId: string, tokenJti: string): Promise<void> {
-    const closed = await this.d.knex('mfa_push_challenge').where({ user_id: userId, token_jti: tokenJti, state: 'pending' }).update({ state: 'cancelled', decided_at: new Date() }).returning('id')
-    if (closed.length) this.ended(userId, closed.map((r) => r.id as string))
+  /**
+   * Ends the pending pushes an API sign-in sent: it was completed with a code, or its token no
+   * longer verifies (revoked by a password change, expired, the user disabled). userId null: any user's.
+   */
+  async cancelToken(userId: string | null, tokenJti: string): Promise<void> {
+    if (!isUuid(tokenJti)) return
+    const closed = await this.d.knex('mfa_push_challenge')
+      .where({ token_jti: tokenJti, state: 'pending' })
+      .modify((q) => void (userId ? q.where({ user_id: userId }) : q))
+      .update({ state: 'cancelled', decided_at: new Date() })
+      .returning(['id', 'user_id'])
+    for (const r of closed) this.ended(r.user_id as string, [r.id as string])
   }
 
   /** Ends every pending challenge of the user (a device removed, the account disabled, deleted). */
