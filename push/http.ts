@@ -7,6 +7,7 @@
 import type Koa from 'koa'
 import type { ValidateFunction } from 'ajv'
 import type { TSchema } from 'typebox'
+import { readBodyBytes } from '../sdk/read-bytes.js'
 import { languageOf, PushError, rateLimited, tooLarge } from './errors.js'
 import type { IpRateLimit } from './rate-limit.js'
 import { compileData, compileParams, toError } from './validation.js'
@@ -62,42 +63,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cache-Control': 'no-store',
 }
 
-/** Reads the body's bytes, stopping at `limit` (counted as they arrive: a chunked body has no length to trust). */
-function readBytes(req: Koa.Context['req'], limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const cleanup = () => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-      req.off('aborted', onError)
-    }
-    const onData = (c: Buffer) => {
-      size += c.length
-      if (size > limit) {
-        cleanup()
-        req.pause()
-        reject(tooLarge(limit))
-        return
-      }
-      chunks.push(c)
-    }
-    const onEnd = () => {
-      cleanup()
-      resolve(Buffer.concat(chunks, size))
-    }
-    const onError = () => {
-      cleanup()
-      reject(new PushError(400, 'BODY_MALFORMED_JSON'))
-    }
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-    // A client that goes away mid-body: settled, not left waiting for an end that never comes.
-    req.on('aborted', onError)
-  })
-}
+/** Reads the body's bytes, stopping at `limit` (sdk/read-bytes.ts, shared with the core). */
+const readBytes = (req: Koa.Context['req'], limit: number) => readBodyBytes(req, limit, { tooLarge: () => tooLarge(limit), incomplete: () => new PushError(400, 'BODY_MALFORMED_JSON') })
 
 async function readRaw(ctx: Koa.Context, limit: number): Promise<Buffer> {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== ''

@@ -11,46 +11,14 @@
  */
 import type Koa from 'koa'
 import { PortcullisError } from '../../sdk/index.js'
+import { readBodyBytes } from '../../sdk/read-bytes.js'
 
 const tooLarge = (limit: number) => new PortcullisError(413, 'BODY_TOO_LARGE', 'core:errors.body_too_large', { vars: { limit } })
 const unsupported = (key: string, vars?: Record<string, unknown>) => new PortcullisError(415, 'BODY_UNSUPPORTED_TYPE', key, { vars })
 
-/** The raw bytes, stopped at `limit` (counted as they arrive: a chunked body has no length to trust). */
-function readBytes(req: Koa.Context['req'], limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const onData = (c: Buffer) => {
-      size += c.length
-      if (size > limit) {
-        cleanup()
-        // Stop reading: the answer is sent and the connection closed (transport.ts), the rest is never buffered.
-        req.pause()
-        reject(tooLarge(limit))
-        return
-      }
-      chunks.push(c)
-    }
-    const onEnd = () => {
-      cleanup()
-      resolve(Buffer.concat(chunks, size))
-    }
-    const onError = (e: Error) => {
-      cleanup()
-      reject(new PortcullisError(400, 'BODY_INCOMPLETE', 'core:errors.body_malformed_json', { cause: e }))
-    }
-    const cleanup = () => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-      req.off('aborted', onError)
-    }
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-    req.on('aborted', onError)
-  })
-}
+/** The raw bytes, stopped at `limit` (sdk/read-bytes.ts). */
+const readBytes = (req: Koa.Context['req'], limit: number) =>
+  readBodyBytes(req, limit, { tooLarge: () => tooLarge(limit), incomplete: (e) => new PortcullisError(400, 'BODY_INCOMPLETE', 'core:errors.body_malformed_json', { cause: e }) })
 
 export async function readJsonBody(ctx: Koa.Context, limit: number): Promise<unknown> {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== ''

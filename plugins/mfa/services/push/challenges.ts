@@ -131,17 +131,43 @@ export class PushChallenges implements PushProvider {
 
   async wait(userId: string, challengeId: string, timeoutMs: number): Promise<PushOutcome | null> {
     const deadline = Date.now() + Math.max(0, timeoutMs)
-    for (;;) {
-      const row = await this.get(challengeId)
-      if (!row || row.user_id !== userId) return 'cancelled'
-      if (row.state !== 'pending') return row.state as PushOutcome
-      const now = Date.now()
-      if (row.expires_at.getTime() <= now) {
-        await this.close(row.id, 'expired')
-        continue
+    // Listening for the whole wait, not only while asleep: an answer that lands while the row is
+    // being read then wakes the next sleep at once, instead of being found by the next poll.
+    let fired = false
+    let wake: (() => void) | null = null
+    const onEnded = () => {
+      fired = true
+      wake?.()
+    }
+    this.events.on(challengeId, onEnded)
+    try {
+      for (;;) {
+        fired = false
+        const row = await this.get(challengeId)
+        if (!row || row.user_id !== userId) return 'cancelled'
+        if (row.state !== 'pending') return row.state as PushOutcome
+        const now = Date.now()
+        if (row.expires_at.getTime() <= now) {
+          await this.close(row.id, 'expired')
+          continue
+        }
+        if (now >= deadline) return null
+        if (fired) continue
+        const ms = Math.max(1, Math.min(POLL_MS, deadline - now, row.expires_at.getTime() - now + 5))
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            wake = null
+            resolve()
+          }, ms)
+          wake = () => {
+            clearTimeout(timer)
+            wake = null
+            resolve()
+          }
+        })
       }
-      if (now >= deadline) return null
-      await this.signal(challengeId, Math.min(POLL_MS, deadline - now, row.expires_at.getTime() - now + 5))
+    } finally {
+      this.events.off(challengeId, onEnded)
     }
   }
 
@@ -252,19 +278,6 @@ export class PushChallenges implements PushProvider {
   private async burstCount(burstId: string): Promise<number> {
     const [c] = await this.d.knex('mfa_push_challenge').where({ burst_id: burstId }).count<{ n: number | string }[]>('id as n')
     return Number(c?.n ?? 1)
-  }
-
-  /** Resolves on a local answer, or after `ms` (the poll). */
-  private signal(id: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        this.events.off(id, done)
-        resolve()
-      }
-      const timer = setTimeout(done, Math.max(1, ms))
-      this.events.once(id, done)
-    })
   }
 
   /** Best effort: the phones stop showing ended challenges (they would learn it at their next fetch anyway). */
