@@ -69,7 +69,8 @@ import { runsOn } from '../kit/app.js'
     let out = ''
     child.stdout.on('data', (c: Buffer) => (out += c.toString()))
     child.stderr.on('data', (c: Buffer) => (out += c.toString()))
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
+    // 'close', not 'exit': npm may exit before the node under it has written its last line to the shared pipes.
+    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)))
     try {
       const deadline = Date.now() + 45_000
       while (!out.includes('listening on') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100))

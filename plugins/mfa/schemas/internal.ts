@@ -1,4 +1,4 @@
-import { Type } from '../../../sdk/index.js'
+import { StringEnum, Type } from '../../../sdk/index.js'
 import { TotpCode } from './common.js'
 import { CHALLENGE_PATTERN } from '../services/device-challenge.js'
 
@@ -39,7 +39,7 @@ export const InternalPushRequest = Type.Object(
   {
     username: Username,
     challenge: Challenge,
-    origin: Type.Union([Type.Literal('radius'), Type.Literal('tacacs')], { description: 'The daemon asking: shown on the phone.' }),
+    origin: StringEnum(['radius', 'tacacs'], { description: 'The daemon asking: shown on the phone.' }),
     ip: Type.Optional(Type.String({ maxLength: 253, description: 'The client\'s address (RADIUS Calling-Station-Id, TACACS+ rem_addr), shown on the phone.' })),
     client: Type.Optional(Type.String({ maxLength: 253, description: 'The device the login is on (its name or address), shown on the phone.' })),
     number_matching: Type.Optional(Type.Boolean({ default: false, description: 'True when the daemon shows the answer\'s `number` to the user (RADIUS challenge mode): the phone then asks for it.' })),

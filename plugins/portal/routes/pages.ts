@@ -14,7 +14,7 @@ import { WAIT_CSP, WAIT_JS, WAIT_SCRIPT } from '../pages/layout.js'
 import { errorPage, sessionPage, type ViewContext } from '../pages/views.js'
 import type { PortalRow, SessionRow } from '../tables.js'
 import type { PortalContext } from '../services/context.js'
-import { employeeFactors } from '../services/byod-push.js'
+import { employeeFactors } from '../services/byod.js'
 import { cookieToken, csrfToken, csrfValid, portalBySlug, sessionCookie, sessionOfToken, startSession } from '../services/guest-session.js'
 import { auditOf, GUEST_ACTIONS, limitOf, PAGE_LIMIT, runAction, type ActionInput, type GuestAction } from './actions.js'
 

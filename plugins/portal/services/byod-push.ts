@@ -9,21 +9,13 @@
 import type { PushOutcome } from '../../mfa/api.js'
 import { PortalErrors } from '../errors.js'
 import type { PortalRow, SessionRow } from '../tables.js'
-import type { ByodOutcome, EmployeeFactor } from './byod.js'
+import type { ByodOutcome } from './byod.js'
 import type { PortalContext } from './context.js'
 import { expectState } from './guest-session.js'
 import { assertOffered } from './methods.js'
 
 /** The longest one ask of the page (or the API) waits for the phone: under any proxy's timeout, and a guest's patience. */
 export const PAGE_WAIT_MS = 20_000
-
-/**
- * The second factors the employee may use here, as the API's sign-in offers them (the user's
- * choice applied to what is set up): none means the password alone.
- */
-export async function employeeFactors(c: PortalContext, userId: string): Promise<EmployeeFactor[]> {
-  return c.mfa ? (await c.mfa.factorsOf(userId)).allowed : []
-}
 
 /** The token of this session's user: 401 BYOD_MFA_TOKEN_INVALID otherwise (another user's, an `mfa` token, spent). */
 async function tokenOf(c: PortalContext, portal: PortalRow, s: SessionRow, token: string) {

@@ -10,7 +10,6 @@ import { PortalErrors } from '../errors.js'
 import type { PortalRow, SessionRow } from '../tables.js'
 import type { PortalContext } from './context.js'
 import { expectState } from './guest-session.js'
-import { employeeFactors } from './byod-push.js'
 import { assertOffered } from './methods.js'
 import { registerSession } from './register.js'
 
@@ -27,6 +26,14 @@ export interface OnboardingCertificate {
 
 /** A second factor an employee may use at the portal. */
 export type EmployeeFactor = 'totp' | 'push'
+
+/**
+ * The second factors the employee may use here, as the API's sign-in offers them (the user's
+ * choice applied to what is set up): none means the password alone.
+ */
+export async function employeeFactors(c: PortalContext, userId: string): Promise<EmployeeFactor[]> {
+  return c.mfa ? (await c.mfa.factorsOf(userId)).allowed : []
+}
 
 export type ByodOutcome =
   | { status: 'registered'; session: SessionRow; certificate: OnboardingCertificate | null }

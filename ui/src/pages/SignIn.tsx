@@ -21,7 +21,9 @@ import { Link } from '../router'
 
 type Step = { kind: 'password' } | { kind: 'mfa'; mfaToken: string; factors: Factor[] } | { kind: 'change'; token: string; current: string }
 type Factor = 'totp' | 'push'
-type Grant = { access_token: string } | { status: 'mfa_required'; mfa_token: string; factors?: Factor[] } | { status: 'password_change_required'; password_change_token: string }
+/** The factors the login listed that this console knows (a newer server may list more); both when it listed none. */
+const knownFactors = (fs: string[] | undefined): Factor[] => (fs ?? ['totp', 'push']).filter((f): f is Factor => f === 'totp' || f === 'push')
+type Grant = { access_token: string } | { status: 'mfa_required'; mfa_token: string; factors?: string[] } | { status: 'password_change_required'; password_change_token: string }
 type PushPending = { status: 'push_pending'; push_challenge: string; number: string | null; expires_in: number }
 type Verified = Grant | PushPending | null
 const pending = (g: Verified): g is PushPending => !!g && 'status' in g && g.status === 'push_pending'
@@ -41,7 +43,7 @@ export function SignIn() {
 
   const follow = (g: Grant, current: string) => {
     if ('access_token' in g) auth.signIn(g.access_token)
-    else if (g.status === 'mfa_required') setStep({ kind: 'mfa', mfaToken: g.mfa_token, factors: g.factors ?? ['totp', 'push'] })
+    else if (g.status === 'mfa_required') setStep({ kind: 'mfa', mfaToken: g.mfa_token, factors: knownFactors(g.factors) })
     else setStep({ kind: 'change', token: g.password_change_token, current })
   }
   const login = useMutation({ mutationFn: () => api.post('/api/v1/auth/login', { body: { username, password } }), onSuccess: (g) => follow(g, password) })
