@@ -17,7 +17,7 @@ COPY . .
 RUN npm run build:ui && npx tsup
 
 # ---- push-service: the push-MFA service alone (docs/push-mfa.md). It runs dist/push and the signed
-# channel (dist/sdk/signed-request.js) and the body reader (dist/sdk/read-bytes.js), nothing else of the platform, and keeps only its VAPID keys on disk.
+# channel (dist/sdk/signed-request.js) and the request-input helpers (dist/sdk/http-input.js), nothing else of the platform, and keeps only its VAPID keys on disk.
 FROM node:20-bookworm-slim AS push-service
 ENV NODE_ENV=production
 WORKDIR /app
@@ -25,7 +25,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/push ./dist/push
 COPY --from=build /app/dist/sdk/signed-request.js ./dist/sdk/signed-request.js
-COPY --from=build /app/dist/sdk/read-bytes.js ./dist/sdk/read-bytes.js
+COPY --from=build /app/dist/sdk/http-input.js ./dist/sdk/http-input.js
 RUN groupadd --system portcullis-push \
  && useradd --system --gid portcullis-push --home-dir /var/lib/portcullis-push --shell /usr/sbin/nologin portcullis-push \
  && mkdir -p /var/lib/portcullis-push \

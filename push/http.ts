@@ -7,7 +7,7 @@
 import type Koa from 'koa'
 import type { ValidateFunction } from 'ajv'
 import type { TSchema } from 'typebox'
-import { readBodyBytes } from '../sdk/read-bytes.js'
+import { readBodyBytes } from '../sdk/http-input.js'
 import { languageOf, PushError, rateLimited, tooLarge } from './errors.js'
 import type { IpRateLimit } from './rate-limit.js'
 import { compileData, compileParams, toError } from './validation.js'
@@ -63,7 +63,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cache-Control': 'no-store',
 }
 
-/** Reads the body's bytes, stopping at `limit` (sdk/read-bytes.ts, shared with the core). */
+/** Reads the body's bytes, stopping at `limit` (sdk/http-input.ts, shared with the core). */
 const readBytes = (req: Koa.Context['req'], limit: number) => readBodyBytes(req, limit, { tooLarge: () => tooLarge(limit), incomplete: () => new PushError(400, 'BODY_MALFORMED_JSON') })
 
 async function readRaw(ctx: Koa.Context, limit: number): Promise<Buffer> {

@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsPkg from 'ajv-formats'
 import type { TSchema } from 'typebox'
 import { PushError } from './errors.js'
+import { toFieldPath } from '../sdk/http-input.js'
 
 const addFormats = addFormatsPkg as unknown as (ajv: Ajv) => Ajv
 
@@ -26,14 +27,6 @@ const coercingAjv = make(true)
 export const compileData = (schema: TSchema): ValidateFunction => strictAjv.compile(schema)
 export const compileParams = (schema: TSchema): ValidateFunction => coercingAjv.compile(schema)
 
-/** `/push/keys/auth` → `push.keys.auth`, `/notifications/0/address` → `notifications[0].address`. */
-export function toFieldPath(instancePath: string, extra?: string): string | null {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-  if (extra !== undefined) parts.push(extra)
-  let out = ''
-  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p
-  return out || null
-}
 
 /** The 422 for Ajv's first error; `prefix` names where the value came from (a header's name for headers). */
 export function toError(errors: ErrorObject[] | null | undefined, prefix?: string): PushError {

@@ -11,12 +11,12 @@
  */
 import type Koa from 'koa'
 import { PortcullisError } from '../../sdk/index.js'
-import { readBodyBytes } from '../../sdk/read-bytes.js'
+import { readBodyBytes } from '../../sdk/http-input.js'
 
 const tooLarge = (limit: number) => new PortcullisError(413, 'BODY_TOO_LARGE', 'core:errors.body_too_large', { vars: { limit } })
 const unsupported = (key: string, vars?: Record<string, unknown>) => new PortcullisError(415, 'BODY_UNSUPPORTED_TYPE', key, { vars })
 
-/** The raw bytes, stopped at `limit` (sdk/read-bytes.ts). */
+/** The raw bytes, stopped at `limit` (sdk/http-input.ts). */
 const readBytes = (req: Koa.Context['req'], limit: number) =>
   readBodyBytes(req, limit, { tooLarge: () => tooLarge(limit), incomplete: (e) => new PortcullisError(400, 'BODY_INCOMPLETE', 'core:errors.body_malformed_json', { cause: e }) })
 

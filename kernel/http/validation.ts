@@ -7,6 +7,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsPkg from 'ajv-formats'
 import { NAME_PATTERN, PortcullisError, TEXT_PATTERN, type TSchema } from '../../sdk/index.js'
+import { toFieldPath } from '../../sdk/http-input.js'
 
 const addFormats = addFormatsPkg as unknown as (ajv: Ajv) => Ajv
 
@@ -21,14 +22,6 @@ const make = (coerce: boolean) => {
   return ajv
 }
 
-/** `/commands/0/action` → `commands[0].action`. */
-export function toFieldPath(instancePath: string, extra?: string): string | null {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-  if (extra !== undefined) parts.push(extra)
-  let out = ''
-  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p
-  return out || null
-}
 
 /**
  * Compiling a validator is Ajv's code generation: about 4 ms a route, most of

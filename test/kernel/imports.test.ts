@@ -8,7 +8,7 @@
  *   the platform: not the kernel, not another plugin's internals or index.ts
  *   (which would load that plugin's whole code into an edition without it);
  * - the push service (push/) is a process of its own: its files and the signed
- *   channel (sdk/signed-request.ts) and the body reader (sdk/read-bytes.ts), nothing else of the platform.
+ *   channel (sdk/signed-request.ts) and the request-input helpers (sdk/http-input.ts), nothing else of the platform.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
@@ -145,7 +145,7 @@ describe('the import graph', () => {
     expect(bad, bad.join('\n')).to.deep.equal([])
   })
 
-  it('lets the push service import only its own files, sdk/signed-request.ts and sdk/read-bytes.ts', () => {
+  it('lets the push service import only its own files, sdk/signed-request.ts and sdk/http-input.ts', () => {
     const bad: string[] = []
     let files = 0
     for (const [file, deps] of graph) {
@@ -154,7 +154,7 @@ describe('the import graph', () => {
       files++
       for (const dep of deps) {
         const d = rel(dep)
-        if (d.split(path.sep)[0] !== 'push' && d !== path.join('sdk', 'signed-request.ts') && d !== path.join('sdk', 'read-bytes.ts')) bad.push(`${rel(file)} → ${d}`)
+        if (d.split(path.sep)[0] !== 'push' && d !== path.join('sdk', 'signed-request.ts') && d !== path.join('sdk', 'http-input.ts')) bad.push(`${rel(file)} → ${d}`)
       }
     }
     expect(files).to.be.above(5)

@@ -16,6 +16,19 @@ type Audit = (outcome: 'success' | 'failure', reason: string | null, action?: st
 const pending = (id: string, number: string | null, expiresAt: Date) =>
   reply({ status: 202, headers: { 'Retry-After': '1' }, body: { status: 'push_pending', push_challenge: id, number, expires_in: Math.max(0, Math.ceil((expiresAt.getTime() - Date.now()) / 1000)) } })
 
+/**
+ * The last strike of an mfa token (a wrong code or a failed push answer): burnt and revoked, both
+ * audited. Answers the error the caller throws.
+ */
+export async function burnToken(d: MfaRouteDeps, req: Req, claims: VerifiedToken, audit: Audit, what: string) {
+  await d.budget.burn(claims.jti)
+  await d.identity.revokeToken(claims.jti, claims.exp)
+  req.log.warn({ user: claims.sub, jti: claims.jti }, `mfa token burnt after too many ${what}`)
+  await audit('failure', 'mfa_budget_spent')
+  await audit('success', 'mfa_budget_spent', 'auth.token_revoked')
+  return MfaErrors.tokenBurnt({ field: 'mfa_token' })
+}
+
 export async function startPush(d: MfaRouteDeps, req: Req, claims: VerifiedToken, audit: Audit) {
   const { jti, exp, sub } = claims
   const f = await d.push.factorsOf(sub)
@@ -57,14 +70,7 @@ export async function pollPush(d: MfaRouteDeps, req: Req, claims: VerifiedToken,
   }
   // A failed answer: its strike was charged when the push was sent; the last one burns the token.
   const used = await d.budget.failures(jti)
-  if (used >= MFA_CODE_BUDGET) {
-    await d.budget.burn(jti)
-    await d.identity.revokeToken(jti, exp)
-    req.log.warn({ user: sub, jti }, 'mfa token burnt after too many failed push answers')
-    await audit('failure', 'mfa_budget_spent')
-    await audit('success', 'mfa_budget_spent', 'auth.token_revoked')
-    throw MfaErrors.tokenBurnt({ field: 'mfa_token' })
-  }
+  if (used >= MFA_CODE_BUDGET) throw await burnToken(d, req, claims, audit, 'failed push answers')
   await audit('failure', `mfa_push_${outcome}`)
   throw MfaErrors.pushDenied({ field: 'push_challenge', vars: { reason: outcome } })
 }

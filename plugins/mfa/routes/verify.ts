@@ -11,7 +11,7 @@ import { MAX_WAIT_SECONDS, PushPending, VerifyRequest, VerifyResponse } from '..
 import { PUSH_RATE_LIMIT } from '../services/push/challenges.js'
 import { mfaPushAdminsNumberMatching } from '../settings.js'
 import type { MfaRouteDeps } from './deps.js'
-import { pollPush, startPush } from './verify-push.js'
+import { burnToken, pollPush, startPush } from './verify-push.js'
 
 /** Per client IP: a person needs a few tries; the per-token budget is the real wall. */
 export const VERIFY_LIMIT = { max: 10, windowSeconds: 60 }
@@ -103,14 +103,7 @@ export function verifyRoutes(d: MfaRouteDeps) {
           throw MfaErrors.tokenInvalid({ field: 'mfa_token' })
         }
         if (result === 'wrong_code') {
-          if (charge.attempt >= MFA_CODE_BUDGET) {
-            await d.budget.burn(jti)
-            await d.identity.revokeToken(jti, exp)
-            req.log.warn({ user: sub, jti }, 'mfa token burnt after too many wrong codes')
-            await audit('failure', 'mfa_budget_spent')
-            await audit('success', 'mfa_budget_spent', 'auth.token_revoked')
-            throw MfaErrors.tokenBurnt({ field: 'mfa_token' })
-          }
+          if (charge.attempt >= MFA_CODE_BUDGET) throw await burnToken(d, req, claims, audit, 'wrong codes')
           await audit('failure', 'mfa_bad_code')
           throw MfaErrors.codeInvalid({ field: 'code', vars: { remaining: MFA_CODE_BUDGET - charge.attempt } })
         }

@@ -8,21 +8,12 @@ import { expect } from 'chai'
 import { startTestApp } from '../../../test/kit/app.js'
 import { codeAt, enroll, freeTcpPort } from '../../../test/kit/mfa.js'
 import { ScriptedPhone, viaCore } from '../../../test/kit/phone.js'
-import { PASSWORD, pendingOf, poll, sendPush, startPushWorld, type PushWorld } from './push-helpers.js'
+import { PASSWORD, pendingOf, poll, sendPush, usePushWorld, type PushWorld } from './push-helpers.js'
 
 describe('mfa push: devices, factors and policy', function () {
   this.timeout(120_000)
   let w: PushWorld
-
-  before(async () => {
-    w = await startPushWorld()
-  })
-  after(async () => {
-    await w?.stop()
-  })
-  beforeEach(async () => {
-    await w.t.app.db.knex('rate_limit_hits').delete()
-  })
+  usePushWorld((world) => (w = world))
 
   async function role(permissions: string[]): Promise<string> {
     const r = await w.t.admin('POST', '/api/v1/roles', { body: { name: `r-${randomUUID().slice(0, 8)}`, permissions } })

@@ -7,21 +7,12 @@
 import { expect } from 'chai'
 import { signRequest } from '../../../sdk/signed-request.js'
 import { ScriptedPhone, viaCore, viaPushService } from '../../../test/kit/phone.js'
-import { startPushWorld, type PushWorld } from './push-helpers.js'
+import { usePushWorld, type PushWorld } from './push-helpers.js'
 
 describe('mfa push: enrollment and the device routes', function () {
   this.timeout(120_000)
   let w: PushWorld
-
-  before(async () => {
-    w = await startPushWorld()
-  })
-  after(async () => {
-    await w?.stop()
-  })
-  beforeEach(async () => {
-    await w.t.app.db.knex('rate_limit_hits').delete()
-  })
+  usePushWorld((world) => (w = world))
 
   async function qr(session: string): Promise<string> {
     const res = await w.t.req('POST', '/api/v1/mfa/push-enrollment', { token: session })

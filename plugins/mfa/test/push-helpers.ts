@@ -24,6 +24,24 @@ export interface PushWorld {
   stop(): Promise<void>
 }
 
+/**
+ * One push world for a describe block: started before its cases, stopped after them, the rate-limit
+ * counts cleared before each case (each case's pushes and sign-ins start from none).
+ */
+export function usePushWorld(set: (w: PushWorld) => void): void {
+  let world: PushWorld | undefined
+  before(async () => {
+    world = await startPushWorld()
+    set(world)
+  })
+  after(async () => {
+    await world?.stop()
+  })
+  beforeEach(async () => {
+    await world!.t.app.db.knex('rate_limit_hits').delete()
+  })
+}
+
 export async function startPushWorld(o: { settings?: Record<string, unknown> } = {}): Promise<PushWorld> {
   const port = await freeTcpPort()
   const push = await startPushService({ coreUrl: `http://127.0.0.1:${port}` })

@@ -9,21 +9,12 @@ import { expect } from 'chai'
 import { MFA_CODE_BUDGET } from '../errors.js'
 import { PUSH_RATE_LIMIT } from '../services/push/challenges.js'
 import { ScriptedPhone, viaPushService } from '../../../test/kit/phone.js'
-import { PASSWORD, pendingOf, poll, sendPush, startPushWorld, type PushWorld } from './push-helpers.js'
+import { PASSWORD, pendingOf, poll, sendPush, usePushWorld, type PushWorld } from './push-helpers.js'
 
 describe('mfa push: the sign-in', function () {
   this.timeout(120_000)
   let w: PushWorld
-
-  before(async () => {
-    w = await startPushWorld()
-  })
-  after(async () => {
-    await w?.stop()
-  })
-  beforeEach(async () => {
-    await w.t.app.db.knex('rate_limit_hits').delete()
-  })
+  usePushWorld((world) => (w = world))
 
   /** A user with an enrolled phone, a sign-in's mfa token, and a push sent for it. */
   async function pushed() {

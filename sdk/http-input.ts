@@ -1,7 +1,8 @@
 /**
- * A request body's bytes, stopped at a limit counted as they arrive (a chunked body has no length to
- * trust). Shared by the core's HTTP layer and the push service, which imports nothing else of the
- * platform but the signed channel and this; each answers its own errors (the two factories).
+ * Reading a request's input, shared by the core's HTTP layer and the push service (which imports
+ * nothing else of the platform but the signed channel and this): the body's bytes, stopped at a
+ * limit counted as they arrive (a chunked body has no length to trust), each side answering its own
+ * errors (the two factories); and the field a validation error names.
  */
 import type { IncomingMessage } from 'node:http'
 
@@ -40,4 +41,13 @@ export function readBodyBytes(req: IncomingMessage, limit: number, errors: { too
     req.on('error', onError)
     req.on('aborted', onError)
   })
+}
+
+/** A JSON pointer of a validation error as the envelope's `field`: `/commands/0/action` → `commands[0].action`. */
+export function toFieldPath(instancePath: string, extra?: string): string | null {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  if (extra !== undefined) parts.push(extra)
+  let out = ''
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p
+  return out || null
 }
