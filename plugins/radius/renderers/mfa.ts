@@ -18,45 +18,18 @@
  * Fail closed: the surface unreachable, a wrong key, an unexpected answer reject the login with
  * reason `mfa_unavailable` (and the HTTP status, in FreeRADIUS's log). The key is in files of mode
  * 0600 only. Checked with radclient against FreeRADIUS 3.2 (test/e2e-mfa.test.ts).
+ *
+ * The push to the phone is in mfa-push.ts; the unlang pieces both use (attribute names, the key
+ * header, the replies) in mfa-parts.ts.
  */
 import { CONTROL_ATTRIBUTES } from '../../../sdk/logs/freeradius.js'
 import { quoteValue } from '../services/values.js'
 import { FreeradiusRenderError, HEADER, refusal, T } from './syntax.js'
+import { ALL_CONTINUE, ASK, BODY, CHALLENGE, challengeReply, CODE, decided, DECIDED, forget, keyHeader, lines, PUSH, STATUS, TOTP, unavailable, type FreeradiusMfa } from './mfa-parts.js'
+import { push, pushStart, PUSH_STATE } from './mfa-push.js'
 
-export const RADIUS_MFA_MODES = ['challenge', 'append', 'off'] as const
-export type RadiusMfaMode = (typeof RADIUS_MFA_MODES)[number]
+export { RADIUS_MFA_MODES, type FreeradiusMfa, type RadiusMfaMode } from './mfa-parts.js'
 
-export interface FreeradiusMfa {
-  /** Setting radius.mfa_mode: every client's mode, but those in `appendClients`. */
-  mode: Exclude<RadiusMfaMode, 'off'>
-  /**
-   * While the mode is `challenge`: the clients (device names) that take the password followed by
-   * the code instead, being in a device group of setting radius.mfa_append_device_groups (or below
-   * one). Each client then carries `portcullis_mfa` and the site reads it (%{client:...}): one
-   * comparison a request, whatever the number of devices.
-   */
-  appendClients?: string[]
-  /** Server option mfa.internal_url (scheme, host, port). */
-  baseUrl: string
-  key: string
-  checkPath: string
-  verifyPath: string
-  pushPath: string
-}
-
-/** control:Tmp-String-8 the challenge, -9 the code, -7 the attempts left (the policy uses -0 to -6). */
-const CHALLENGE = 'Tmp-String-8'
-const CODE = 'Tmp-String-9'
-/** control:Tmp-Integer-1: the user has a push device; -2: an authenticator (the check's `factors`). */
-const PUSH = 'Tmp-Integer-1'
-const TOTP = 'Tmp-Integer-2'
-/** control:Tmp-String-7 also carries the push's outcome, for the log's message. */
-const OUTCOME = 'Tmp-String-7'
-/** control:Tmp-Integer-3: the second factor was decided for this request (owed and given, or not owed). */
-const DECIDED = 'Tmp-Integer-3'
-const decided = (i: string) => lines(i, ['update control {', `${T}&${DECIDED} := 1`, '}'])
-const STATUS = 'reply:REST-HTTP-Status-Code'
-const BODY = 'reply:REST-HTTP-Body'
 /** How long a daemon waits for the surface: a device login stalls that long when it is down. */
 export const MFA_HTTP_TIMEOUT = '2.0'
 /**
@@ -80,16 +53,6 @@ const URL = /^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/
 
 /** The secret the MFA files write (RenderedFile.secrets): the internal key, in the REST-HTTP-Header line. */
 export const mfaSecrets = (m: FreeradiusMfa | null | undefined): string[] => (m ? [m.key] : [])
-
-/** The key as a single-quoted literal: never expanded at run time. */
-function qkey(key: string): string {
-  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-  if (/[\u0000-\u001f\u007f]/.test(key)) throw new FreeradiusRenderError('setting mfa.internal_key holds a control character')
-  return `'X-Internal-Key: ${key.replace(/[\\']/g, (c) => '\\' + c)}'`
-}
-
-/** Every module return code continues: the HTTP status decides, below. */
-const ALL_CONTINUE = ['reject', 'fail', 'ok', 'handled', 'invalid', 'userlock', 'notfound', 'noop', 'updated'].map((r) => `${r} = 1`)
 
 function restModule(name: string, url: string, data: string, timeout = MFA_HTTP_TIMEOUT, poolMax = 32): string {
   return [
@@ -150,32 +113,6 @@ export function mfaModules(m: FreeradiusMfa | null): string {
     '}',
     '',
   ].join('\n')
-}
-
-const lines = (indent: string, xs: string[]) => xs.map((x) => indent + x)
-
-/** The key header, set right before each call (rlm_rest consumes it). */
-const keyHeader = (m: FreeradiusMfa, i: string) => lines(i, ['update control {', `${T}&REST-HTTP-Header := ${qkey(m.key)}`, '}'])
-
-const forget = (i: string) => lines(i, ['update reply {', `${T}&REST-HTTP-Body !* ANY`, `${T}&REST-HTTP-Status-Code !* ANY`, '}'])
-
-function unavailable(i: string): string[] {
-  return [
-    // The message names the HTTP status, expanded at run time (the platform's answer, not the user's input).
-    ...refusal('mfa_unavailable', 'MFA_UNAVAILABLE', i).map((l) =>
-      l.replace('"MFA_UNAVAILABLE"', `"the second factor could not be checked: the platform's MFA surface (server option mfa.internal_url) answered %{%{${STATUS}}:-nothing}; refused"`),
-    ),
-    ...forget(i),
-    `${i}reject`,
-  ]
-}
-
-function challengeReply(i: string, message: string): string[] {
-  return [
-    ...lines(i, ['update reply {', `${T}&State := "0x%{control:${CHALLENGE}}"`, `${T}&Reply-Message := ${message}`, '}']),
-    ...lines(i, ['update control {', `${T}&Response-Packet-Type := Access-Challenge`, '}']),
-    `${i}handled`,
-  ]
 }
 
 /**
@@ -247,128 +184,6 @@ function verify(m: FreeradiusMfa, i: string, mode: FreeradiusMfa['mode']): strin
   ]
 }
 
-/**
- * A push to the user's phone for the challenge in control:Tmp-String-8, waited for in this request:
- * only an approval passes. Every other end rejects with its reason in the log (reject_reason and
- * the message naming the outcome).
- */
-// A message expanded at run time (the platform's answer, never the user's input) goes in after the quoting.
-const why = (code: Parameters<typeof refusal>[0], message: string, j: string) => [
-  ...refusal(code, 'MESSAGE', j).map((l) => l.replace('"MESSAGE"', `"${message.replace(/"/g, '\\"')}"`)),
-  ...forget(j),
-  `${j}reject`,
-]
-
-/** The refusal for each way a push ends but the approval (the outcome in the body: {"outcome":"..."}). */
-function pushRefused(j: string): string[] {
-  const O = `&control:${OUTCOME}`
-  return [
-    // Matched again, positively: the capture of a negated match is not relied upon.
-    `${j}if (&${BODY} =~ /"outcome":"([a-z_]+)"/) {`,
-    ...lines(j + T, ['update control {', `${T}&${OUTCOME} := "%{1}"`, '}']),
-    `${j}}`,
-    `${j}if (${O} == "timeout" || ${O} == "expired") {`,
-    ...why('mfa_push_timeout', 'the push was not answered in time (setting mfa.push_timeout_seconds); refused', j + T),
-    `${j}}`,
-    `${j}elsif (${O} == "unavailable") {`,
-    ...why('mfa_push_unavailable', 'the push could not be sent: the push service is down or not configured; refused', j + T),
-    `${j}}`,
-    `${j}elsif (${O} == "no_device") {`,
-    ...why('mfa_bad_code', 'no 6-digit code was given and the user has no push device; refused', j + T),
-    `${j}}`,
-    `${j}elsif (${O} == "locked") {`,
-    ...why('mfa_push_locked', 'pushes are locked for this user since they reported a sign-in they did not start (cleared in My account or by an administrator); refused', j + T),
-    `${j}}`,
-    `${j}elsif (${O} == "rate_limited") {`,
-    ...why('mfa_rate_limited', 'too many pushes for this user: the platform refused to send more for now', j + T),
-    `${j}}`,
-    `${j}else {`,
-    ...why('mfa_push_denied', `the push was not approved: %{control:${OUTCOME}}; refused`, j + T),
-    `${j}}`,
-  ]
-}
-
-/**
- * `module` (portcullis_mfa_push: a push sent and waited for; portcullis_mfa_push_wait: the push
- * the challenge sent, waited for) and its verdict: only an approval passes.
- */
-function push(m: FreeradiusMfa, i: string, module = 'portcullis_mfa_push'): string[] {
-  return [
-    ...keyHeader(m, i),
-    `${i}${module}.authorize {`,
-    ...lines(i + T, ALL_CONTINUE),
-    `${i}}`,
-    `${i}if (!&${STATUS} || &${STATUS} != 200) {`,
-    ...why('mfa_push_unavailable', `the push could not be sent: the platform's MFA surface (server option mfa.internal_url) answered %{%{${STATUS}}:-nothing}; refused`, i + T),
-    `${i}}`,
-    `${i}elsif (&${BODY} && &${BODY} =~ /"approved":true,"outcome":"approved"/) {`,
-    ...forget(i + T),
-    ...decided(i + T),
-    `${i}${T}ok`,
-    `${i}}`,
-    `${i}elsif (!&${BODY} || &${BODY} !~ /"outcome":"([a-z_]+)"/) {`,
-    ...why('mfa_push_unavailable', 'the push could not be checked: the platform\'s answer is not one of the MFA surface\'s; refused', i + T),
-    `${i}}`,
-    `${i}else {`,
-    ...pushRefused(i + T),
-    `${i}}`,
-  ]
-}
-
-/** The push's id in a State after the challenge: 32 hex digits, then the id's 32 without its dashes. */
-const PUSH_STATE = /^0x([0-9a-f]{32})([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/.source
-
-/**
- * Challenge mode, a user with a push device: the push sent with number matching, and an
- * Access-Challenge showing the number (the State carries the challenge and the push's id); the
- * answer waits for the approval, or is a code (mfaPap). No push sent (the push service down,
- * locked, too many): a user with an authenticator is asked for the code instead, one without is
- * refused with the reason.
- */
-function pushStart(m: FreeradiusMfa, i: string): string[] {
-  const j = i + T
-  const totpInstead = [...forget(j), ...challengeReply(j, ASK)]
-  const msg = (tail: string) => `"Approve the sign-in on your phone and enter %{control:${OUTCOME}} there, ${tail}"`
-  return [
-    ...keyHeader(m, i),
-    `${i}portcullis_mfa_push_start.authorize {`,
-    ...lines(j, ALL_CONTINUE),
-    `${i}}`,
-    `${i}if ((!&${STATUS} || &${STATUS} != 200) && &control:${TOTP}) {`,
-    ...totpInstead,
-    `${i}}`,
-    `${i}elsif (!&${STATUS} || &${STATUS} != 200) {`,
-    ...why('mfa_push_unavailable', `the push could not be sent: the platform's MFA surface (server option mfa.internal_url) answered %{%{${STATUS}}:-nothing}; refused`, j),
-    `${i}}`,
-    `${i}elsif (&${BODY} && &${BODY} =~ /"sent":true/ && &${BODY} =~ /"number":"([0-9]{2})"/) {`,
-    ...lines(j, ['update control {', `${T}&${OUTCOME} := "%{1}"`, '}']),
-    `${j}if (&${BODY} =~ /"push_challenge":"([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})"/) {`,
-    ...lines(j + T, ['update reply {', `${T}&State := "0x%{control:${CHALLENGE}}%{1}%{2}%{3}%{4}%{5}"`, '}']),
-    `${j}}`,
-    ...forget(j),
-    `${j}if (&control:${TOTP}) {`,
-    ...lines(j + T, ['update reply {', `${T}&Reply-Message := ${msg('then type ok here; or type the code from your authenticator app:')}`, '}']),
-    `${j}}`,
-    `${j}else {`,
-    // An empty answer is no answer to FreeRADIUS (no User-Password): the user types something.
-    ...lines(j + T, ['update reply {', `${T}&Reply-Message := ${msg('then type ok here:')}`, '}']),
-    `${j}}`,
-    ...lines(j, ['update control {', `${T}&Response-Packet-Type := Access-Challenge`, '}']),
-    `${j}handled`,
-    `${i}}`,
-    `${i}elsif (&control:${TOTP}) {`,
-    ...totpInstead,
-    `${i}}`,
-    `${i}elsif (!&${BODY} || &${BODY} !~ /"outcome":"([a-z_]+)"/) {`,
-    ...why('mfa_push_unavailable', 'the push could not be sent: the platform\'s answer is not one of the MFA surface\'s; refused', j),
-    `${i}}`,
-    `${i}else {`,
-    ...pushRefused(j),
-    `${i}}`,
-  ]
-}
-
-const ASK = '"Enter the code from your authenticator app:"'
 const CODE_SHAPE = /^[0-9]{6}$/.source
 
 /** Both modes in one tree: some clients take the code appended (radius.mfa_append_device_groups). */
