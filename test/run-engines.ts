@@ -13,13 +13,17 @@ const SPECS = ['test/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/t
 const engines = (process.env.TEST_ENGINES ?? 'postgres,embedded').split(',').map((e) => e.trim()).filter(Boolean)
 for (const e of engines) if (e !== 'postgres' && e !== 'embedded') throw new Error(`TEST_ENGINES: unknown engine "${e}"`)
 
-function run(engine: string): Promise<{ engine: string; code: number; ms: number; summary: string[] }> {
+function run(engine: string): Promise<{ engine: string; code: number; ms: number; summary: string[]; failures: string[] }> {
   const t0 = performance.now()
   const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...SPECS, ...(process.stdout.isTTY ? [] : ['--no-color']), ...process.argv.slice(2)], {
     env: { ...process.env, TEST_ENGINE: engine, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const summary: string[] = []
+  // mocha's report of each failure follows its "N failing" line. The other engine's run is usually still
+  // printing then, so CI's tail would show only passing lines: the report is printed again at the very end.
+  const failures: string[] = []
+  let inFailures = false
   const tag = `[${engine}]`.padEnd(11)
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
@@ -27,14 +31,20 @@ function run(engine: string): Promise<{ engine: string; code: number; ms: number
       // eslint-disable-next-line no-control-regex -- colour codes, when a terminal asked for them
       const plain = line.replace(/\x1b\[[0-9;]*m/g, '')
       if (/^\s+\d+ (passing|failing|pending)\b/.test(plain)) summary.push(plain.trim())
+      if (/^\s+\d+ failing\b/.test(plain)) inFailures = true
+      else if (inFailures) failures.push(`${tag}${plain}`)
       process.stdout.write(`${tag}${line}\n`)
     })
   }
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ engine, code: code ?? (signal ? 1 : 0), ms: performance.now() - t0, summary })))
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ engine, code: code ?? (signal ? 1 : 0), ms: performance.now() - t0, summary, failures })))
 }
 
 const results = await Promise.all(engines.map(run))
 process.stdout.write('\n')
+for (const r of results) {
+  if (r.failures.length === 0) continue
+  process.stdout.write(`what failed on ${r.engine} (mocha's report, again):\n${r.failures.join('\n')}\n\n`)
+}
 for (const r of results) process.stdout.write(`${r.engine.padEnd(9)} ${r.code === 0 ? 'ok    ' : 'FAILED'} in ${Math.round(r.ms / 1000)} s: ${r.summary.join(', ')}\n`)
 if (engines.length > 1) {
   // Why tests are pending: a test pinned to one engine (runsOn / testEngines) is pending in the other
