@@ -145,7 +145,15 @@ export class Parser {
   private i = 0
   /** The pattern written out again as it is parsed, in the spelling both engines read alike. */
   text = ''
-  constructor(private readonly s: string) {}
+  /**
+   * `allowSlash`: a `/` is an ordinary character. tac_plus-ng writes a pattern between slashes
+   * (`cmd =~ /…/`), so the TACACS+ rules refuse it (the default); a pattern that is only ever run
+   * here (configuration tracking) may hold one, as an interface name does (`Gi0/1`).
+   */
+  constructor(
+    private readonly s: string,
+    private readonly allowSlash = false,
+  ) {}
 
   parse(): Seq[] {
     const alt = this.alt()
@@ -231,7 +239,9 @@ export class Parser {
         return x.t === 'set' ? { t: 'set', set: fold(x.set) } : x
       }
       case '/':
-        throw new Refused('slash')
+        if (!this.allowSlash) throw new Refused('slash')
+        this.text += c
+        return { t: 'set', set: setOf(47) }
       case '*':
       case '+':
       case '?':
@@ -276,7 +286,10 @@ export class Parser {
   private escape(inClass: boolean): Item {
     const e = this.s[this.i++]
     if (e === undefined) throw new Refused('syntax')
-    if (e === '/') throw new Refused('slash')
+    if (e === '/') {
+      if (!this.allowSlash) throw new Refused('slash')
+      return { t: 'set', set: setOf(47) }
+    }
     if (e >= '1' && e <= '9') throw new Refused('backreference')
     if (e === 'k') throw new Refused('backreference')
     if (e === 'p' || e === 'P') throw new Refused('unicode_property')
@@ -365,7 +378,7 @@ export class Parser {
     const from = this.i
     const c = this.s[this.i++]
     if (c === '[') throw new Refused('class')
-    if (c === '/') throw new Refused('slash')
+    if (c === '/' && !this.allowSlash) throw new Refused('slash')
     if (c !== '\\') return { set: setOf(this.code(c)), code: this.code(c), text: c, complemented: false }
     const before = this.i
     const item = this.escape(true) as { t: 'set'; set: CharSet }
@@ -383,8 +396,8 @@ export class Parser {
  * A pattern the parser refuses is returned as it is: only accepted patterns
  * are ever stored, so that is one stored under an older, looser check.
  */
-export function portablePattern(pattern: string): string {
-  const parser = new Parser(pattern)
+export function portablePattern(pattern: string, o: { allowSlash?: boolean } = {}): string {
+  const parser = new Parser(pattern, o.allowSlash)
   try {
     parser.parse()
   } catch (e) {

@@ -120,12 +120,17 @@ function checkItem(x: Item): void {
   } else for (const seq of inner(x)) checkSeq(seq)
 }
 
+/** `allowSlash`: for a pattern never written between slashes (see Parser); tacacs refuses `/`. */
+export interface SafeRegexOptions {
+  allowSlash?: boolean
+}
+
 /**
  * Null when `pattern` is a safe regex, otherwise why not. The caller limits
  * its length and characters first (tacacs: printable ASCII, 1–200).
  */
-export function checkSafeRegex(pattern: string): RegexProblem | null {
-  const parser = new Parser(pattern)
+export function checkSafeRegex(pattern: string, o: SafeRegexOptions = {}): RegexProblem | null {
+  const parser = new Parser(pattern, o.allowSlash)
   try {
     const alt = parser.parse()
     for (const seq of alt) checkSeq(seq)
@@ -156,9 +161,9 @@ export class UnsafeRegexError extends Error {
  * (`^(?:p)`). The analysis bounds backtracking to O(n²) at worst, so a caller
  * that runs it on long text caps the length it tests.
  */
-export function compileSafeRegex(pattern: string, anchor: 'line' | 'prefix'): RegExp {
-  const problem = checkSafeRegex(pattern)
+export function compileSafeRegex(pattern: string, anchor: 'line' | 'prefix', o: SafeRegexOptions = {}): RegExp {
+  const problem = checkSafeRegex(pattern, o)
   if (problem) throw new UnsafeRegexError(problem)
-  const text = portablePattern(pattern)
+  const text = portablePattern(pattern, o)
   return new RegExp(anchor === 'line' ? `^(?:${text})$` : `^(?:${text})`, REGEX_FLAGS)
 }

@@ -28,4 +28,15 @@ describe('sdk/safe-regex: compileSafeRegex', () => {
     expect(() => compileSafeRegex('(a+)+', 'line')).to.throw(UnsafeRegexError).with.property('problem', 'nested_quantifier')
     expect(() => compileSafeRegex('^x', 'prefix')).to.throw(UnsafeRegexError).with.property('problem', 'anchor')
   })
+
+  it('takes `/` only when told (tac_plus-ng writes its patterns between slashes)', () => {
+    for (const p of ['interface Gi0/\\d+', 'ip route 0\\.0\\.0\\.0\\/0 .*', 'x[/a]y']) {
+      expect(checkSafeRegex(p), p).to.equal('slash')
+      expect(checkSafeRegex(p, { allowSlash: true }), p).to.equal(null)
+    }
+    expect(compileSafeRegex('interface Gi0/\\d+', 'line', { allowSlash: true }).test('interface gi0/12')).to.equal(true)
+    expect(compileSafeRegex('a\\/b', 'line', { allowSlash: true }).test('a/b')).to.equal(true)
+    expect(compileSafeRegex('x[/a]y', 'line', { allowSlash: true }).test('x/y')).to.equal(true)
+    expect(checkSafeRegex('(a/+)+', { allowSlash: true })).to.equal('nested_quantifier')
+  })
 })
