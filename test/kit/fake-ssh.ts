@@ -81,13 +81,21 @@ export interface FakeSwitch {
   close(): Promise<void>
 }
 
+/** An ed25519 key pair in OpenSSH's format. ssh2's generator now and then writes a key its own parser refuses: made again then. */
+function keyPair(): { private: string; public: string } {
+  for (;;) {
+    const k = utils.generateKeyPairSync('ed25519')
+    if (!(utils.parseKey(k.private) instanceof Error) && !(utils.parseKey(k.public) instanceof Error)) return k
+  }
+}
+
 export function generateHostKey(): { privateKey: string; sha256: string } {
-  const k = utils.generateKeyPairSync('ed25519')
+  const k = keyPair()
   return { privateKey: k.private, sha256: fingerprintOf(k.private) }
 }
 
 export function generateUserKey(): { privateKey: string; publicKey: string } {
-  const k = utils.generateKeyPairSync('ed25519')
+  const k = keyPair()
   return { privateKey: k.private, publicKey: k.public }
 }
 
