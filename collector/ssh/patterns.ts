@@ -17,11 +17,11 @@ export interface PromptMatcher {
 }
 
 export function linePattern(p: string): PromptMatcher {
-  const re = compileSafeRegex(p, 'line')
+  const re = compileSafeRegex(p, 'line', { allowSlash: true })
   return { test: (line) => re.test(line.trimEnd().slice(-MAX_TESTED)) }
 }
 
 export function prefixPattern(p: string): PromptMatcher {
-  const re = compileSafeRegex(p, 'prefix')
+  const re = compileSafeRegex(p, 'prefix', { allowSlash: true })
   return { test: (line) => re.test(line.trimStart().slice(0, MAX_TESTED)) }
 }
