@@ -65,6 +65,8 @@ export interface FakeSwitchOptions {
   /** Delay before each answer (the bench's far-away devices). */
   latencyMs?: number
   host?: string
+  /** 0: a free port. */
+  port?: number
 }
 
 export interface FakeSwitch {
@@ -267,7 +269,7 @@ export async function startFakeSwitch(o: FakeSwitchOptions = {}): Promise<FakeSw
     })
   }
 
-  await new Promise<void>((resolve) => server.listen(0, state.host, resolve))
+  await new Promise<void>((resolve) => server.listen(o.port ?? 0, state.host, resolve))
   state.port = (server.address() as AddressInfo).port
   state.close = () =>
     new Promise<void>((resolve) => {
