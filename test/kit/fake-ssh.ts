@@ -74,6 +74,8 @@ export interface FakeSwitch {
   port: number
   /** The fingerprint the collector sees (`SHA256:…`). */
   hostKeySha256: string
+  /** SSH connections accepted (before any key exchange). */
+  connections: number
   /** Every authentication request received, `none` included. */
   authAttempts: number
   /** Commands received, in order, on every session. */
@@ -133,6 +135,7 @@ export async function startFakeSwitch(o: FakeSwitchOptions = {}): Promise<FakeSw
     host: o.host ?? '127.0.0.1',
     port: 0,
     hostKeySha256: fingerprintOf(hostKey),
+    connections: 0,
     authAttempts: 0,
     commands: [],
     pagerAnswers: 0,
@@ -144,6 +147,7 @@ export async function startFakeSwitch(o: FakeSwitchOptions = {}): Promise<FakeSw
   const connections = new Set<Connection>()
   const server = new Server({ hostKeys: [hostKey] }, (conn) => {
     connections.add(conn)
+    state.connections++
     conn.on('close', () => connections.delete(conn))
     conn.on('error', () => {})
     conn.on('authentication', (ctx) => {
