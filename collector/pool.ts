@@ -99,7 +99,12 @@ export class JobPool {
       try {
         const answer = await this.o.client.jobs(this.o.waitSeconds ?? 25, limit - this.active.size, this.pollAbort.signal)
         if (this.state === 'contract_mismatch' || this.state === 'revoked') log.info({ core_version: this.o.client.coreVersion }, 'the core accepts this collector again')
-        if (this.state !== 'polling') log.info({ core_version: this.o.client.coreVersion, clock_skew_s: this.o.client.clockSkewSeconds }, 'polling the core for jobs')
+        if (this.state !== 'polling') {
+          const skew = this.o.client.clockSkewSeconds
+          log.info({ core_version: this.o.client.coreVersion, clock_skew_s: skew }, 'polling the core for jobs')
+          // The core refuses signatures more than 60 s off: say so before it happens.
+          if (skew !== null && Math.abs(skew) > 30) log.warn({ clock_skew_s: skew }, 'this host\'s clock is far from the core\'s: keep NTP running')
+        }
         this.state = 'polling'
         backoff = 1000
         if (Number.isInteger(answer.max_concurrency) && answer.max_concurrency > 0) this.maxConcurrency = answer.max_concurrency

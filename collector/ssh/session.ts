@@ -233,6 +233,9 @@ function runShell(client: InstanceType<typeof Client>, t: SessionTarget, touch: 
         }
         if (!step.wait.test(line)) return
         i++
+        if (step.label === 'the enable prompt' && !t.credential.enable_secret) {
+          return finish('protocol_error', { detail: 'the device asks for an enable secret and the credential has none' })
+        }
         if (step.send === null) {
           const output = commandOutput(term.lines, t.profile.command)
           stream.write('exit\n')

@@ -82,6 +82,14 @@ describe('collector: the SSH session against fake switches', function () {
     expect(s.commands[0]).to.equal('enable')
   })
 
+  it('says protocol_error when the device asks for an enable secret the credential lacks', async () => {
+    const s = await sw({ personality: { ...CISCO_LIKE, enable: { userPrompt: 'sw1>', command: 'enable', passwordPrompt: 'Password: ', secret: 'en-secret' } } })
+    const r = await fetchConfig(target(s, { profile: { ...ios, enable_command: 'enable', enable_prompt: '[Pp]assword:' } }))
+    expect(r.status).to.equal('protocol_error')
+    expect(r.detail).to.match(/enable secret/)
+    expect(s.commands).not.to.include('show running-config')
+  })
+
   it('pins nothing itself: with no pin, the key seen is reported for the core to pin', async () => {
     const s = await sw({})
     const r = await fetchConfig(target(s, { hostKeySha256: null }))
