@@ -14,6 +14,7 @@ import { expect } from 'chai'
 import { runCollectorCli } from '../../collector/cli.js'
 import { checkCoreUrl } from '../../collector/core-client.js'
 import { newKeys, pem, readState, stateKeys, statePath, writeState } from '../../collector/state.js'
+import { runsOn } from '../kit/app.js'
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   const out: string[] = []
@@ -22,7 +23,8 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   return { code, out: out.join('\n'), err }
 }
 
-describe('collector: the command line', function () {
+// No database here: the same on either engine, so once per `npm test`, in the embedded run (the PostgreSQL run is the suite's critical path).
+;(runsOn('embedded') ? describe : describe.skip)('collector: the command line', function () {
   this.timeout(30_000)
   let dir: string
   before(() => (dir = mkdtempSync(path.join(tmpdir(), 'collector-cli-'))))

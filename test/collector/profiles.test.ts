@@ -9,6 +9,7 @@ import { fetchConfig } from '../../collector/ssh/session.js'
 import type { CollectorProfile } from '../../collector/wire.js'
 import { CISCO_LIKE, startFakeSwitch, type FakeSwitch, type Personality } from '../kit/fake-ssh.js'
 import { BUILTIN_FOR_TESTS } from './builtin-profiles.js'
+import { runsOn } from '../kit/app.js'
 
 const ERASE = (n: number) => '\b'.repeat(n) + ' '.repeat(n) + '\b'.repeat(n)
 
@@ -81,7 +82,8 @@ function lines(...tpl: string[]): string[] {
   return out
 }
 
-describe('collector: transcripts of the built-in profiles', function () {
+// No database here: the same on either engine, so once per `npm test`, in the embedded run (the PostgreSQL run is the suite's critical path).
+;(runsOn('embedded') ? describe : describe.skip)('collector: transcripts of the built-in profiles', function () {
   this.timeout(30_000)
   const switches: FakeSwitch[] = []
   after(async () => {

@@ -10,6 +10,7 @@ import { expect } from 'chai'
 import { fetchConfig, type SessionTarget } from '../../collector/ssh/session.js'
 import type { CollectorProfile } from '../../collector/wire.js'
 import { CISCO_LIKE, generateHostKey, generateUserKey, sampleConfig, startFakeSwitch, type FakeSwitch } from '../kit/fake-ssh.js'
+import { runsOn } from '../kit/app.js'
 
 const ios: CollectorProfile = {
   id: 'test-ios',
@@ -42,7 +43,8 @@ function target(sw: FakeSwitch, over: Partial<SessionTarget> = {}): SessionTarge
   }
 }
 
-describe('collector: the SSH session against fake switches', function () {
+// No database here: the same on either engine, so once per `npm test`, in the embedded run (the PostgreSQL run is the suite's critical path).
+;(runsOn('embedded') ? describe : describe.skip)('collector: the SSH session against fake switches', function () {
   this.timeout(30_000)
   const started: FakeSwitch[] = []
   const sw = async (o: Parameters<typeof startFakeSwitch>[0]) => {
