@@ -11,7 +11,7 @@ export const SECRET_HIDDEN = '<secret hidden>'
 /** The checker allows O(n²) patterns: only a line's first characters are tested. */
 const TESTED_CHARS = 4096
 
-const compileAll = (patterns: readonly string[], anchor: 'line' | 'prefix'): RegExp[] => patterns.map((p) => compileSafeRegex(p, anchor))
+const compileAll = (patterns: readonly string[], anchor: 'line' | 'prefix'): RegExp[] => patterns.map((p) => compileSafeRegex(p, anchor, { allowSlash: true }))
 
 /** The stripped text: `\n` line ends, no trailing blanks, no stripped line, no blank lines at either end; ends with `\n` unless empty. */
 export function normalizeConfig(output: string, stripLines: readonly string[]): string {

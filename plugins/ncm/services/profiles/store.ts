@@ -67,7 +67,7 @@ export const collectorProfile = (p: Profile): CollectorProfile => ({
 export function checkProfilePatterns(p: Partial<Pick<Profile, 'prompt' | 'login_prompt' | 'enable_prompt' | 'pager_pattern' | 'strip_lines' | 'secret_lines'>>): void {
   const one = (field: string, pattern: string | null | undefined) => {
     if (pattern === null || pattern === undefined) return
-    const problem = checkSafeRegex(pattern)
+    const problem = checkSafeRegex(pattern, { allowSlash: true })
     if (problem) throw NcmErrors.regexUnsafe({ field, vars: { reason: problem } })
   }
   one('prompt', p.prompt)
