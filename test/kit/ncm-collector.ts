@@ -73,6 +73,13 @@ export class TestCollector {
 
   constructor(readonly baseUrl: string) {}
 
+  /** The same collector (keys, id) talking to another node. */
+  at(baseUrl: string): TestCollector {
+    const c = new TestCollector(baseUrl)
+    Object.assign(c, { ed: this.ed, x: this.x, id: this.id })
+    return c
+  }
+
   /** POST /ncm/collector/enroll with `token` (signed with keyid "enroll"); sets `id` on 201. */
   async enroll(token: string, o: SignedOptions & { name?: string } = {}): Promise<TestResponse> {
     const body = Buffer.from(JSON.stringify({ token, name: o.name ?? 'test-collector', ed25519_public_key: rawPublicKey(this.ed.publicKey), x25519_public_key: rawPublicKey(this.x.publicKey) }))
