@@ -3,7 +3,7 @@
  * signature (services/collector-gate.ts), checked before anything else is read or stored.
  */
 import { createGunzip, gunzipSync } from 'node:zlib'
-import { defineRoute, ErrorBody, PUBLIC, reply, type RouteDefinition } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, PUBLIC, reply, type RouteDefinition } from '../../../sdk/index.js'
 import { publicKeyFromRaw, type FetchResult } from '../../../sdk/collector-protocol.js'
 import { NcmErrors } from '../errors.js'
 import { EnrollAnswer, EnrollBody, FETCH_STATUSES, JobsAnswer, JobsQuery, ResultAnswer, StatusAnswer } from '../schemas/collector-api.js'
@@ -101,7 +101,7 @@ export function collectorApiRoutes(c: NcmContext, gate: CollectorGate, ingest: I
               if (id) await gate.mismatch(id, req.headers['portcullis-contract'])
               throw gate.contractError(req.headers['portcullis-contract'])
             }
-            if (typeof body!.name !== 'string' || body!.name.length < 1 || body!.name.length > 64) throw NcmErrors.resultInvalid({ field: 'name', vars: { reason: 'name' } })
+            if (typeof body!.name !== 'string' || body!.name.length < 1 || body!.name.length > 64) throw CommonErrors.validation({ field: 'name' })
             const x = String(body!.x25519_public_key ?? '')
             try {
               publicKeyFromRaw('x25519', x)
