@@ -2,7 +2,6 @@
 import { defineError, PortcullisError, type RegexProblem } from '../../sdk/index.js'
 
 export const NcmComplianceErrors = {
-  ruleNotFound: defineError(404, 'NCM_RULE_NOT_FOUND', 'ncm:errors.rule_not_found'),
   ruleNameTaken: defineError(409, 'NCM_RULE_NAME_TAKEN', 'ncm:errors.rule_name_taken'),
   /** Rules decide on the configurations' secrets too, so writing one needs ncm.reveal beside ncm.rules.manage. */
   revealRequired: defineError(403, 'NCM_REVEAL_REQUIRED', 'ncm:errors.reveal_required'),

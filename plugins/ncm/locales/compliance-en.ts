@@ -1,7 +1,6 @@
 /** Compliance's strings of the ncm namespace, spread into locales/en.ts. */
 export default {
   errors: {
-    rule_not_found: 'No such compliance rule.',
     rule_name_taken: 'A compliance rule named "{{name}}" already exists.',
     reveal_required: 'Managing compliance rules also needs the permission ncm.reveal: a rule decides on the configurations with their secrets.',
     rule_regex: {
