@@ -112,7 +112,9 @@ export function ruleRoutes(c: NcmContext, worker: Reevaluation) {
           const decides = group !== before.device_group_id || (b.requirement ?? before.requirement) !== before.requirement || match !== before.match || pattern !== before.pattern
           const cols: UpdateOf<typeof RulesTable> = { updated_at: new Date(), ...givenFields(b, ['name', 'description', 'requirement', 'notify', 'enabled']), match, pattern, device_group_id: group }
           if (decides || (enabled && !before.enabled)) {
-            cols.revision = trx.raw('revision + 1') as unknown as number
+            // The row is locked: its revision cannot move under us.
+            const { revision } = (await trx('ncm_rules').where({ id: before.id }).first('revision'))!
+            cols.revision = revision + 1
             cols.evaluated_at = null
           }
           await trx('ncm_rules').where({ id: before.id }).update(cols).catch(ruleNames.onViolation(b.name ?? before.name))
