@@ -10,7 +10,15 @@ import { aaaLogsServiceRef, type AaaLogsService } from '../api.js'
 
 const NODE = randomUUID()
 let offset = 0
-const base = (o: Record<string, unknown>) => ({ id: randomUUID(), username: 'alice', node_id: NODE, device_name: 'core-sw1', source_file: '/var/log/tacacs/x.log', source_offset: (offset += 10), ...o })
+const common = (timestamp: string, nas_ip: string, username: string) => ({ id: randomUUID(), timestamp: new Date(timestamp), username, nas_ip, node_id: NODE, device_name: 'core-sw1', source_file: '/var/log/tacacs/x.log', source_offset: (offset += 10) })
+const authz = (timestamp: string, action: 'permit' | 'deny', command: string | null, o: { nas_ip?: string; username?: string; priv_lvl?: number; session_id?: string } = {}) => ({
+  ...common(timestamp, o.nas_ip ?? '192.0.2.1', o.username ?? 'alice'),
+  action,
+  command,
+  priv_lvl: o.priv_lvl ?? 15,
+  session_id: o.session_id ?? null,
+})
+const acct = (timestamp: string, action: 'start' | 'stop', command: string, username = 'alice') => ({ ...common(timestamp, '192.0.2.1', username), action, command })
 const at = (s: string) => `2026-11-20T10:${s}Z`
 
 describe('aaa-logs: tacacsCommands (the service other plugins call)', function () {
@@ -22,22 +30,22 @@ describe('aaa-logs: tacacsCommands (the service other plugins call)', function (
     logs = t.app.resolveDeps('aaa-logs', { logs: aaaLogsServiceRef }).logs
     const knex = t.app.db.knex
     await knex('aaa_log_tacacs_authz').insert([
-      base({ timestamp: at('00:05'), action: 'permit', command: 'configure terminal <cr>', priv_lvl: 15, session_id: 's1' }),
-      base({ timestamp: at('01:00'), action: 'deny', command: 'reload <cr>', username: 'bob', priv_lvl: 1 }),
-      base({ timestamp: at('02:00'), action: 'permit', command: null }), // the exec shell's start: no command
-      base({ timestamp: at('03:00'), action: 'permit', command: '' }),
-      base({ timestamp: at('04:00'), action: 'permit', command: 'ip http server <cr>', nas_ip: '192.0.2.99' }), // another device
-      base({ timestamp: at('05:00'), action: 'permit', command: 'no shutdown <cr>', nas_ip: '2001:db8::7' }),
-      base({ timestamp: '2026-11-20T09:59:59Z', action: 'permit', command: 'before the window <cr>' }),
-      base({ timestamp: at('10:00'), action: 'permit', command: 'at the window end <cr>' }),
-      base({ timestamp: at('10:01'), action: 'permit', command: 'after the window <cr>' }),
-    ].map((r) => ({ nas_ip: '192.0.2.1', ...r })))
+      authz(at('00:05'), 'permit', 'configure terminal <cr>', { session_id: 's1' }),
+      authz(at('01:00'), 'deny', 'reload <cr>', { username: 'bob', priv_lvl: 1 }),
+      authz(at('02:00'), 'permit', null), // the exec shell's start: no command
+      authz(at('03:00'), 'permit', ''),
+      authz(at('04:00'), 'permit', 'ip http server <cr>', { nas_ip: '192.0.2.99' }), // another device
+      authz(at('05:00'), 'permit', 'no shutdown <cr>', { nas_ip: '2001:db8::7' }),
+      authz('2026-11-20T09:59:59Z', 'permit', 'before the window <cr>'),
+      authz(at('10:00'), 'permit', 'at the window end <cr>'),
+      authz(at('10:01'), 'permit', 'after the window <cr>'),
+    ])
     await knex('aaa_log_tacacs_acct').insert([
-      base({ timestamp: at('00:30'), action: 'stop', command: 'ip http server <cr>', nas_ip: '192.0.2.1', username: 'carol' }),
-      base({ timestamp: '2026-11-20T10:00:00Z', action: 'start', command: 'at the window start <cr>', nas_ip: '192.0.2.1' }), // `from` is exclusive
+      acct(at('00:30'), 'stop', 'ip http server <cr>', 'carol'),
+      acct('2026-11-20T10:00:00Z', 'start', 'at the window start <cr>'), // `from` is exclusive
     ])
     // An authentication record is no command.
-    await knex('aaa_log_tacacs_authn').insert(base({ timestamp: at('00:10'), status: 'success', nas_ip: '192.0.2.1' }))
+    await knex('aaa_log_tacacs_authn').insert({ ...common(at('00:10'), '192.0.2.1', 'alice'), status: 'success' })
   })
   after(async () => t?.stop())
 
