@@ -13,8 +13,5 @@ import { latestLinesHook } from './services/search.js'
 
 export function readSide(c: NcmContext): { routes: RouteDefinition[] } {
   c.hooks.add(latestLinesHook)
-  c.forget.add(async (trx, deviceIds) => {
-    await trx('ncm_latest_lines').whereIn('device_id', deviceIds).delete()
-  })
   return { routes: [...versionRoutes(c), ...diffRoutes(c), ...searchRoutes(c), ...changesRoutes(c)] }
 }

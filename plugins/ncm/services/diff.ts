@@ -4,7 +4,7 @@
  * against nothing (every line added).
  */
 import { unifiedDiff } from '../../../sdk/index.js'
-import { NcmErrors } from '../errors.js'
+import { NcmReadSideErrors } from '../errors.js'
 import type { NcmContext } from './context.js'
 import { deviceVersion, trackedDevice, versionText, type StoredVersion } from './versions.js'
 
@@ -24,7 +24,7 @@ export async function versionsDiff(c: NcmContext, deviceId: string, q: DiffQuery
   const db = c.database.knex
   const device = await trackedDevice(db, deviceId)
   const toId = q.to ?? device.latest_version_id
-  if (!toId) throw NcmErrors.versionNotFound({ field: 'to' })
+  if (!toId) throw NcmReadSideErrors.versionNotFound({ field: 'to' })
   const to = await deviceVersion(db, deviceId, toId, 'to')
   const fromId = q.from ?? to.previous_id
   const from = fromId ? await deviceVersion(db, deviceId, fromId, q.from ? 'from' : 'to') : null

@@ -5,12 +5,14 @@
  */
 import { gunzipSync } from 'node:zlib'
 import type { Knex } from 'knex'
-import { NcmErrors } from '../errors.js'
+import { NcmErrors, NcmReadSideErrors } from '../errors.js'
 import type { NcmDeviceRow } from '../tables.js'
 import type { NcmContext } from './context.js'
-import { CONFIG_PURPOSE } from './ingest.js'
 
 type Db = Knex | Knex.Transaction
+
+/** The purpose ingest seals the raw texts with (services/ingest.ts). */
+const CONFIG_PURPOSE = 'ncm.config'
 
 /** A version with what readers may see of its blob. */
 export interface StoredVersion {
@@ -68,7 +70,7 @@ export async function trackedDevice(db: Db, deviceId: string): Promise<NcmDevice
 /** One of the device's versions, or 404 NCM_VERSION_NOT_FOUND at `field` (another device's version is not found either). */
 export async function deviceVersion(db: Db, deviceId: string, versionId: string, field: string): Promise<StoredVersion> {
   const row = await versionsWithBlobs(db).where('v.device_id', deviceId).andWhere('v.id', versionId).first()
-  if (!row) throw NcmErrors.versionNotFound({ field })
+  if (!row) throw NcmReadSideErrors.versionNotFound({ field })
   return row
 }
 
