@@ -381,6 +381,10 @@ export function deployedConfigAnswer(daemon: string, cfg: DeployedConfig | null,
 /** `?reveal=true`: show secret values (needs the permission `config.reveal` too). */
 export const RevealQuery = Type.Object({ reveal: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false })
 
-/** Whether a caller may see secret values: the flag and the permission `config.reveal` (administrators hold every permission). */
-export const mayReveal = (actor: { isAdmin: boolean; permissions: ReadonlySet<string> } | null, flag: boolean | undefined): boolean =>
-  flag === true && !!actor && (actor.isAdmin || actor.permissions.has('config.reveal'))
+/**
+ * Whether a caller may see secret values: the flag and the permission (`config.reveal` for rendered daemon
+ * configuration; a plugin names its own, e.g. `ncm.reveal` for tracked device configurations). Administrators
+ * hold every permission.
+ */
+export const mayReveal = (actor: { isAdmin: boolean; permissions: ReadonlySet<string> } | null, flag: boolean | undefined, permission = 'config.reveal'): boolean =>
+  flag === true && !!actor && (actor.isAdmin || actor.permissions.has(permission))

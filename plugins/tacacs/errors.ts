@@ -1,6 +1,6 @@
 /** The plugin's coded errors; messages live in locales/ under the `tacacs` namespace. */
 import { defineError, PortcullisError } from '../../sdk/index.js'
-import type { RegexProblem } from './services/regex-rules.js'
+import type { RegexProblem } from '../../sdk/index.js'
 
 export const TacacsErrors = {
   commandSetNameTaken: defineError(409, 'COMMAND_SET_NAME_TAKEN', 'tacacs:errors.command_set_name_taken'),

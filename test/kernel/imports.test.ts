@@ -8,7 +8,9 @@
  *   the platform: not the kernel, not another plugin's internals or index.ts
  *   (which would load that plugin's whole code into an edition without it);
  * - the push service (push/) is a process of its own: its files and the signed
- *   channel (sdk/signed-request.ts) and the request-input helpers (sdk/http-input.ts), nothing else of the platform.
+ *   channel (sdk/signed-request.ts) and the request-input helpers (sdk/http-input.ts), nothing else of the platform;
+ * - so is the configuration collector (collector/): its files and the SDK's pure wire files
+ *   (COLLECTOR_SDK), followed through what those import in turn.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
@@ -16,7 +18,7 @@ import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const DIRS = ['sdk', 'kernel', 'plugins', 'push', 'examples', 'bench', 'test']
+const DIRS = ['sdk', 'kernel', 'plugins', 'push', 'collector', 'examples', 'bench', 'test']
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -97,6 +99,9 @@ export function circles(graph: Map<string, string[]>): string[][] {
 
 const rel = (f: string) => path.relative(ROOT, f)
 
+/** What the collector process may load of the SDK: node built-ins only, no database, no plugin. */
+const COLLECTOR_SDK = ['http-signatures', 'collector-protocol', 'safe-regex', 'safe-regex-parse', 'read-bytes', 'http-input'].map((f) => path.join('sdk', `${f}.ts`))
+
 describe('the import graph', () => {
   const graph = importGraph()
 
@@ -158,6 +163,25 @@ describe('the import graph', () => {
       }
     }
     expect(files).to.be.above(5)
+    expect(bad, bad.join('\n')).to.deep.equal([])
+  })
+
+  it('lets the collector import only its own files and the SDK wire files (COLLECTOR_SDK), through every hop', () => {
+    const bad: string[] = []
+    const seen = new Set<string>()
+    const todo = [...graph.keys()].filter((f) => rel(f).split(path.sep)[0] === 'collector')
+    while (todo.length) {
+      const file = todo.pop()!
+      if (seen.has(file)) continue
+      seen.add(file)
+      for (const dep of graph.get(file) ?? []) {
+        const d = rel(dep)
+        if (d.split(path.sep)[0] !== 'collector' && !COLLECTOR_SDK.includes(d)) bad.push(`${rel(file)} → ${d}`)
+        else todo.push(dep)
+      }
+    }
+    // The SDK's wire files are checked now, before collector/ exists: they import one another only.
+    for (const f of COLLECTOR_SDK) for (const dep of graph.get(path.join(ROOT, f)) ?? []) if (!COLLECTOR_SDK.includes(rel(dep))) bad.push(`${f} → ${rel(dep)}`)
     expect(bad, bad.join('\n')).to.deep.equal([])
   })
 })

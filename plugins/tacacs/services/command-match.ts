@@ -15,15 +15,14 @@
  * `show running-config` but never `showrun`. Ai is an escaped exact value, an
  * escaped prefix followed by `.*`, or `(?:REGEX)` with REGEX in the spelling
  * PCRE2 and JavaScript read alike (`\w` written `[A-Za-z0-9_]` …: see
- * `portablePattern` in regex-parse.ts). The arguments are what
+ * `portablePattern` in sdk/safe-regex-parse.ts). The arguments are what
  * follows the command words, without the trailing ` <cr>`: the look-around
  * keeps a rule from taking a lone `<cr>` for an argument, or the ` <cr>` for
  * the end of one, so the daemon (which sees `<cr>`) and the simulation
  * (which usually does not) decide alike.
  */
 import type { ArgumentRule, Command, CommandDecision, CommandSet, TacacsProfile } from '../api.js'
-import { portablePattern } from './regex-parse.js'
-import { REGEX_FLAGS } from './regex-rules.js'
+import { portablePattern, REGEX_FLAGS } from '../../../sdk/index.js'
 
 export { REGEX_FLAGS }
 

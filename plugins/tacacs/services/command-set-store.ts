@@ -5,7 +5,7 @@ import type { Command, CommandSet } from '../api.js'
 import { regexInvalid } from '../errors.js'
 import type { CommandInput } from '../schemas/command-sets.js'
 import type { CommandSetTable } from '../tables.js'
-import { checkArgumentRegex } from './regex-rules.js'
+import { checkSafeRegex } from '../../../sdk/index.js'
 
 type Db = Knex | Knex.Transaction
 
@@ -48,7 +48,7 @@ export function prepareCommands(input: readonly CommandInput[]): Command[] {
   return input.map((c, i) => {
     const args = (c.arguments ?? []).map((a, j) => {
       if (a.match_type === 'regex') {
-        const problem = checkArgumentRegex(a.value)
+        const problem = checkSafeRegex(a.value)
         if (problem) throw regexInvalid(problem, `commands[${i}].arguments[${j}].value`)
       }
       return { match_type: a.match_type, value: a.value }

@@ -1,0 +1,17 @@
+/** What the plugin needs from the platform and other plugins (design: index.ts `deps`). */
+import { aaaLogsServiceRef } from '../aaa-logs/api.js'
+import { inventoryServiceRef } from '../inventory/api.js'
+import { consoleServiceRef, coreServices, identityServices, optional } from '../../sdk/index.js'
+
+export const ncmDeps = {
+  database: coreServices.database,
+  secrets: coreServices.secrets,
+  settings: coreServices.settings,
+  audit: coreServices.audit,
+  logger: coreServices.logger,
+  platform: coreServices.platform,
+  mail: identityServices.mail,
+  inventory: inventoryServiceRef,
+  aaaLogs: optional(aaaLogsServiceRef),
+  console: optional(consoleServiceRef),
+}

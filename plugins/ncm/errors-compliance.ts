@@ -1,0 +1,2 @@
+/** Compliance's coded errors (helper ha); messages in locales/compliance-{en,ru}.ts. */
+export const NcmComplianceErrors = {} as const

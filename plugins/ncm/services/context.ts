@@ -1,0 +1,12 @@
+/** What every service and route of the plugin is handed: the deps, the version hooks and the fetch-now wake. */
+import type { ResolvedDeps } from '../../../sdk/index.js'
+import type { ncmDeps } from '../deps.js'
+import type { VersionHooks } from './hooks.js'
+import type { FetchWake } from './wake.js'
+
+export type NcmDeps = ResolvedDeps<typeof ncmDeps>
+
+export interface NcmContext extends NcmDeps {
+  hooks: VersionHooks
+  wake: FetchWake
+}
