@@ -8,7 +8,7 @@ const ncm = {
   contracts: { unknown: 'not seen yet', match: 'match', mismatch: 'mismatch' } as Record<string, string>,
   contractSeen: (s: string) => `The collector speaks contract ${s}: upgrade it to this core's release. Nothing from it is stored until then.`,
   refused: (code: string) => `Last refusal: ${code}`,
-  empty: 'No collectors yet.',
+  deleted: 'deleted', empty: 'No collectors yet.',
   newToken: 'New token', revoke: 'Revoke', revokeQuestion: (n: string) => `Revoke the collector ${n}? Its next request is refused and it fetches nothing more.`,
   deleteQuestion: (n: string) => `Delete the collector ${n}? Its requests are refused from now on.`,
   tokenTitle: 'Enrollment token', tokenOnce: 'This token is shown once. It works once, until the time below. Run this on the collector’s host:',

@@ -26,7 +26,7 @@ export function NcmCollectors() {
   const refresh = () => qc.invalidateQueries({ queryKey: ['ncm', 'collectors'] })
   const act = useMutation({
     mutationFn: async (o: { c: Collector; what: 'token' | 'revoke' | 'delete' }) => {
-      if (o.what === 'token') return newEnrollmentToken(o.c.id)
+      if (o.what === 'token') return newEnrollmentToken(o.c)
       if (o.what === 'revoke') await revokeCollector(o.c.id)
       else await deleteCollector(o.c.id)
       return null
@@ -56,7 +56,7 @@ export function NcmCollectors() {
                   {c.name}
                   {c.description && <Text size="xs" c="dimmed">{c.description}</Text>}
                 </Table.Td>
-                <Table.Td><Badge variant="light" color={STATE_COLOR[c.state] ?? 'gray'} data-testid="collector-state">{n.states[c.state] ?? c.state}</Badge></Table.Td>
+                <Table.Td><Badge variant="light" color={c.removed ? 'gray' : (STATE_COLOR[c.state] ?? 'gray')} data-testid="collector-state">{c.removed ? n.deleted : (n.states[c.state] ?? c.state)}</Badge></Table.Td>
                 <Table.Td>{when(c.last_contact_at, language)}</Table.Td>
                 <Table.Td ff="monospace">{c.last_address ?? t.common.none}</Table.Td>
                 <Table.Td ff="monospace">{c.release ?? t.common.none}</Table.Td>
@@ -67,13 +67,13 @@ export function NcmCollectors() {
                 </Table.Td>
                 {canManage && (
                   <Table.Td>
-                    <Group gap={4} justify="flex-end" wrap="nowrap">
+                    {!c.removed && <Group gap={4} justify="flex-end" wrap="nowrap">
                       <Button size="compact-sm" variant="subtle" onClick={() => act.mutate({ c, what: 'token' })} aria-label={`${n.newToken} ${c.name}`}>{n.newToken}</Button>
                       {c.state !== 'revoked' && (
                         <Button size="compact-sm" variant="subtle" color="orange" aria-label={`${n.revoke} ${c.name}`} onClick={() => window.confirm(n.revokeQuestion(c.name)) && act.mutate({ c, what: 'revoke' })}>{n.revoke}</Button>
                       )}
                       <Button size="compact-sm" variant="subtle" color="red" aria-label={`${t.common.delete} ${c.name}`} onClick={() => window.confirm(n.deleteQuestion(c.name)) && act.mutate({ c, what: 'delete' })}>{t.common.delete}</Button>
-                    </Group>
+                    </Group>}
                   </Table.Td>
                 )}
               </Table.Tr>

@@ -26,7 +26,6 @@ export function NcmCompliance() {
   const canManage = auth.can('ncm.rules.manage') && auth.can('ncm.reveal')
   const rules = useRules()
   const groups = useAllGroups(auth.can('inventory.read'))
-  const groupName = (id: string | null) => (id ? (groups.data?.find((g) => g.id === id)?.name ?? id) : n.allDevices)
   const [status, setStatus] = useState<string | null>(null)
   const results = useCompliance(status)
   const [editing, setEditing] = useState<Rule | 'new' | null>(null)
@@ -47,9 +46,9 @@ export function NcmCompliance() {
               <Table.Tr key={r.id} data-rule={r.name} c={r.enabled ? undefined : 'dimmed'}>
                 <Table.Td fw={500}>
                   {r.name}
-                  {!r.evaluated_at && <Badge ml="xs" size="sm" variant="light">{n.evaluating}</Badge>}
+                  {r.evaluating && <Badge ml="xs" size="sm" variant="light">{n.evaluating}</Badge>}
                 </Table.Td>
-                <Table.Td>{groupName(r.device_group_id)}</Table.Td>
+                <Table.Td>{r.device_group_id ? (r.device_group_name ?? r.device_group_id) : n.allDevices}</Table.Td>
                 <Table.Td>{n.requirements[r.requirement]} ({n.matchTypes[r.match]})</Table.Td>
                 <Table.Td ff="monospace">{r.pattern}</Table.Td>
                 <Table.Td>{r.notify ? t.common.yes : t.common.no}</Table.Td>
@@ -77,13 +76,13 @@ export function NcmCompliance() {
           </Table.Thead>
           <Table.Tbody>
             {results.data?.items.map((x) => (
-              <Table.Tr key={`${x.rule_id}:${x.device_id}`} data-result={`${x.rule_name}/${x.device_name}`} data-status={x.status}>
+              <Table.Tr key={`${x.rule_id}:${x.device_id}`} data-result={`${x.rule_name}/${x.device_name ?? x.device_id}`} data-status={x.status}>
                 <Table.Td>{x.rule_name}</Table.Td>
-                <Table.Td><Link href={`/ncm/devices/${x.device_id}`}>{x.device_name}</Link></Table.Td>
+                <Table.Td><Link href={`/ncm/devices/${x.device_id}`}>{x.device_name ?? x.device_id}</Link></Table.Td>
                 <Table.Td><Badge variant="light" color={STATE_COLOR[x.status] ?? 'gray'}>{n.resultStatuses[x.status] ?? x.status}</Badge></Table.Td>
                 <Table.Td ff="monospace" fz="sm">
                   {x.evidence.map((e, i) => (
-                    <div key={i}>{typeof e === 'string' ? e : `${e.n}: ${e.line}`}</div>
+                    <div key={i}><Text span c="dimmed" fz="xs">{e.line}:</Text> {e.text}</div>
                   ))}
                 </Table.Td>
                 <Table.Td>{when(x.since, language)}</Table.Td>

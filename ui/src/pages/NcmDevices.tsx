@@ -14,7 +14,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import { when } from './format'
-import { fetchNow, STATE_COLOR, useSearch, useTrackedDevices } from './ncm-data'
+import { fetchNow, SEARCH_MIN, STATE_COLOR, useSearch, useTrackedDevices } from './ncm-data'
 
 export function NcmDevices() {
   const { t, language } = useI18n()
@@ -39,7 +39,7 @@ export function NcmDevices() {
       </Group>
       <ErrorAlert error={search.error ?? list.error ?? fetch.error} />
       {notice && <Text size="sm" role="status">{notice}</Text>}
-      {q && search.data && (
+      {q.length >= SEARCH_MIN && search.data && (
         <Stack gap="xs" data-testid="ncm-search-results">
           <Text size="sm" fw={500}>{n.searchResults(search.data.total)}</Text>
           <Table.ScrollContainer minWidth={640}>
@@ -49,8 +49,8 @@ export function NcmDevices() {
               </Table.Thead>
               <Table.Tbody>
                 {search.data.items.map((h) => (
-                  <Table.Tr key={h.device_id} data-hit={h.device_name}>
-                    <Table.Td fw={500}><Link href={`/ncm/devices/${h.device_id}`}>{h.device_name}</Link></Table.Td>
+                  <Table.Tr key={h.device_id} data-hit={h.device_name ?? h.device_id}>
+                    <Table.Td fw={500}><Link href={`/ncm/devices/${h.device_id}`}>{h.device_name ?? h.device_id}</Link></Table.Td>
                     <Table.Td>{h.match_count}</Table.Td>
                     <Table.Td ff="monospace" fz="sm">
                       {h.lines.map((l) => (

@@ -32,6 +32,8 @@ export interface Collector {
   contract_seen: string | null
   last_refusal_code: string | null
   last_refusal_at: string | null
+  /** Deleted: kept as a tombstone so its next request gets a clear refusal. */
+  removed: boolean
 }
 export interface Enrollment { collector: Collector; enrollment_token: string; expires_at: string }
 
@@ -39,6 +41,7 @@ export type FetchStatus = 'ok' | 'timeout' | 'connect_failed' | 'auth_failed' | 
 export interface TrackedDevice {
   device_id: string
   name: string
+  address: string
   host: string | null
   port: number
   enabled: boolean
@@ -47,6 +50,8 @@ export interface TrackedDevice {
   last_fetch_at: string | null
   last_status: FetchStatus | 'no_host' | null
   last_error: string | null
+  consecutive_failures: number
+  host_key_sha256: string | null
   latest_version_id: string | null
   next_due_at: string | null
 }
@@ -68,14 +73,14 @@ export interface Change {
   timestamp: string
   username: string | null
   kind: 'authorization' | 'accounting' | string
-  status: string | null
+  action: string
   command: string
   client_address: string | null
   matches_diff: boolean
 }
-export interface Changes { items: Change[]; truncated: boolean; logs_available: boolean; from: string | null; to: string | null }
-export interface SearchHit { device_id: string; device_name: string; match_count: number; lines: { n: number; line: string }[] }
-export interface SearchAnswer { items: SearchHit[]; total: number }
+export interface Changes { items: Change[]; truncated: boolean; logs_available: boolean }
+export interface SearchHit { device_id: string; device_name: string | null; match_count: number; lines: { n: number; line: string }[] }
+export interface SearchAnswer { items: SearchHit[]; total: number; total_capped: boolean }
 
 export type Requirement = 'must_contain' | 'must_not_contain'
 export type RuleMatch = 'literal' | 'regex'
@@ -89,18 +94,21 @@ export interface Rule {
   pattern: string
   notify: boolean
   enabled: boolean
+  evaluating: boolean
+  device_group_name: string | null
   evaluated_at: string | null
 }
 export interface RuleResult {
   rule_id: string
   rule_name: string
   device_id: string
-  device_name: string
-  version_id: string | null
-  status: 'pass' | 'fail' | string
-  evidence: ({ n: number; line: string } | string)[]
-  since: string | null
-  evaluated_at: string | null
+  device_name: string | null
+  version_id: string
+  status: 'pass' | 'fail'
+  match_count: number
+  evidence: { line: number; text: string }[]
+  since: string
+  evaluated_at: string
 }
 
 export interface Credential { id: string; name: string; username: string; auth: 'password' | 'private_key'; has_password: boolean; has_private_key: boolean; has_enable_secret: boolean }
@@ -109,12 +117,18 @@ export interface Schedule { id: string; device_group_id: string; collector_id: s
 
 const all = { page: 1, per_page: 100 }
 const BASE = '/api/v1/ncm'
+/** The search needs 3 characters at least (the server's rule). */
+export const SEARCH_MIN = 3
 
 export const ncmKeys = { all: ['ncm'] as const }
 
 export const useCollectors = () => useQuery({ queryKey: ['ncm', 'collectors'], queryFn: () => get<Page<Collector>>(`${BASE}/collectors`, { query: all }), refetchInterval: 15_000 })
 export const createCollector = (body: { name: string; description: string | null }) => send<Enrollment>('post', `${BASE}/collectors`, { body })
-export const newEnrollmentToken = (id: string) => send<Enrollment>('post', `${BASE}/collectors/{collector_id}/enrollment-token`, { params: { collector_id: id } })
+/** A new token re-enrolls the collector (new keys); the answer is the token alone, shown with the collector it is for. */
+export const newEnrollmentToken = async (c: Collector): Promise<Enrollment> => ({
+  collector: c,
+  ...(await send<{ enrollment_token: string; expires_at: string }>('post', `${BASE}/collectors/{collector_id}/enrollment-token`, { params: { collector_id: c.id } })),
+})
 export const revokeCollector = (id: string) => send<Collector>('post', `${BASE}/collectors/{collector_id}/revoke`, { params: { collector_id: id } })
 export const deleteCollector = (id: string) => send<void>('delete', `${BASE}/collectors/{collector_id}`, { params: { collector_id: id } })
 
@@ -123,7 +137,7 @@ export const useTrackedDevices = (query: { page: number; search?: string }) =>
 export const useTrackedDevice = (id: string) => useQuery({ queryKey: ['ncm', 'devices', id], queryFn: () => get<TrackedDevice>(`${BASE}/devices/{device_id}`, { params: { device_id: id } }) })
 export const fetchNow = (id: string) => send<unknown>('post', `${BASE}/devices/{device_id}/fetch`, { params: { device_id: id } })
 export const useSearch = (q: string, match: 'contains' | 'line') =>
-  useQuery({ queryKey: ['ncm', 'search', q, match], queryFn: () => get<SearchAnswer>(`${BASE}/search`, { query: { q, match } }), enabled: q.trim().length > 0, placeholderData: keepPreviousData })
+  useQuery({ queryKey: ['ncm', 'search', q, match], queryFn: () => get<SearchAnswer>(`${BASE}/search`, { query: { q, match } }), enabled: q.trim().length >= SEARCH_MIN, placeholderData: keepPreviousData })
 
 export const useVersions = (id: string) =>
   useQuery({ queryKey: ['ncm', 'versions', id], queryFn: () => get<Page<Version>>(`${BASE}/devices/{device_id}/versions`, { params: { device_id: id }, query: all }), refetchInterval: 10_000 })
@@ -139,14 +153,14 @@ export const useChanges = (id: string, version: string | null, enabled: boolean)
 export const versionText = (id: string, version: string) => fetchText(`${BASE}/devices/{device_id}/versions/{version_id}/config`, { device_id: id, version_id: version }, {}, 'text/plain')
 
 export const useRules = () => useQuery({ queryKey: ['ncm', 'rules'], queryFn: () => get<Page<Rule>>(`${BASE}/rules`, { query: all }) })
-export const saveRule = (rule: Omit<Rule, 'id' | 'evaluated_at'>, id?: string) =>
+export const saveRule = (rule: Omit<Rule, 'id' | 'evaluated_at' | 'evaluating' | 'device_group_name'>, id?: string) =>
   id ? send<Rule>('patch', `${BASE}/rules/{rule_id}`, { params: { rule_id: id }, body: rule }) : send<Rule>('post', `${BASE}/rules`, { body: rule })
 export const deleteRule = (id: string) => send<void>('delete', `${BASE}/rules/{rule_id}`, { params: { rule_id: id } })
 export const useCompliance = (status: string | null) =>
   useQuery({ queryKey: ['ncm', 'compliance', status], queryFn: () => get<Page<RuleResult>>(`${BASE}/compliance`, { query: { ...all, status: status ?? undefined } }), refetchInterval: 15_000 })
 
 export const useCredentials = () => useQuery({ queryKey: ['ncm', 'credentials'], queryFn: () => get<Page<Credential>>(`${BASE}/credentials`, { query: all }) })
-export const useProfiles = () => useQuery({ queryKey: ['ncm', 'profiles'], queryFn: () => get<Page<Profile>>(`${BASE}/profiles`, { query: all }) })
+export const useProfiles = () => useQuery({ queryKey: ['ncm', 'profiles'], queryFn: () => get<{ items: Profile[] }>(`${BASE}/profiles`) })
 export const useSchedules = () => useQuery({ queryKey: ['ncm', 'schedules'], queryFn: () => get<Page<Schedule>>(`${BASE}/schedules`, { query: all }) })
 export const createCredential = (body: Record<string, unknown>) => send<Credential>('post', `${BASE}/credentials`, { body })
 export const createProfile = (body: Record<string, unknown>) => send<Profile>('post', `${BASE}/profiles`, { body })
