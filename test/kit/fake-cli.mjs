@@ -4,7 +4,7 @@
  * `node fake-cli.mjs /path/to/switch1.cfg`. The prompt is the file's name (`switch1#`).
  *
  * It answers what a configuration collector sends to a Cisco-like device:
- * - `terminal length 0` turns the pager off (`terminal width 0` is accepted and does nothing);
+ * - `terminal length 0` turns the pager off (`terminal width 0` and `enable`, at a privileged prompt, do nothing);
  * - `show running-config` prints the file, re-read at every command, so a test changes the
  *   "running configuration" by writing the file between two fetches;
  * - `exit` (or `quit`, `logout`) ends the session; anything else gets the IOS error line.
@@ -86,7 +86,8 @@ function command(line, done) {
     paging = false
     return done()
   }
-  if (c.startsWith('terminal width ')) return done()
+  // Already privileged (the prompt ends in #): `enable` changes nothing, as on IOS.
+  if (c.startsWith('terminal width ') || c === 'enable') return done()
   if (c === 'show running-config' || c === 'show run') return printPaged(runningConfig(), done)
   out(`% Invalid input detected at '^' marker.\n`)
   done()
@@ -102,9 +103,14 @@ if (original && original.trim() !== '') {
 } else if (tty) {
   process.stdin.setRawMode(true)
   let line = ''
+  let afterCr = false
   showPrompt()
   process.stdin.on('data', (buf) => {
     for (const ch of buf.toString('utf8')) {
+      // CR LF is one Enter, as on a switch.
+      const lf = ch === '\n' && afterCr
+      afterCr = ch === '\r'
+      if (lf) continue
       if (pending) {
         pagerKey(ch)
         continue
