@@ -125,6 +125,8 @@ function shellSession(ch: ClientChannel) {
       expect(paged).to.include('Current configuration :').and.include(' description port 45').and.include('\nend\n')
 
       expect(await sh.run('terminal length 0')).to.equal('terminal length 0\nswitch1#')
+      // Already privileged: enable is a no-op, as the cisco_ios profile expects.
+      expect(await sh.run('enable')).to.equal('enable\nswitch1#')
       const before = sh.pages()
       s.switches[0].setConfig(CONFIG(1, 'ip http server'))
       const unpaged = await sh.run('show running-config')
