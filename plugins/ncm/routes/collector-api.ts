@@ -151,6 +151,8 @@ export function collectorApiRoutes(c: NcmContext, gate: CollectorGate, ingest: I
           const slots = Math.min(req.query.slots ?? 1, 64)
           let row = collector
           for (;;) {
+            // A collector that went away (a stopping one aborts its poll) gets nothing leased: nobody would fetch it.
+            if (req.aborted) return reply({ body: { jobs: [], poll_seconds: POLL_SECONDS, max_concurrency: row.max_concurrency }, headers: v.versionHeader })
             const jobs = await leaseJobs(c, row, slots)
             if (jobs.length || Date.now() >= deadline) return reply({ body: { jobs, poll_seconds: POLL_SECONDS, max_concurrency: row.max_concurrency }, headers: v.versionHeader })
             // Outside any transaction: one connection on the embedded engine.

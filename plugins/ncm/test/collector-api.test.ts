@@ -247,6 +247,21 @@ describe('ncm: the collector API', function () {
       expect(reverted).to.include({ previous_id: d.body.version_id, raw_sha256: (await knex()('ncm_versions').where({ id: c.body.version_id }).first())!.raw_sha256 })
     })
 
+    it('stops a long poll whose collector went away: a fetch now after the abort leases the device to nobody', async () => {
+      const d = await trackDevice(t, col, { address: '192.0.2.30' })
+      await knex()('ncm_devices').where({ device_id: d.deviceId }).update({ next_due_at: new Date(Date.now() + 3_600_000) })
+      const abort = new AbortController()
+      const poll = col.jobs({ wait: 6, slots: 1, signal: abort.signal }).catch((e: Error) => e)
+      await new Promise((r) => setTimeout(r, 300))
+      abort.abort()
+      expect(await poll).to.have.property('name', 'AbortError')
+      await t.admin('POST', `/api/v1/ncm/devices/${d.deviceId}/fetch`)
+      await new Promise((r) => setTimeout(r, 1500))
+      expect((await knex()('ncm_devices').where({ device_id: d.deviceId }).first())!.lease_job_id).to.equal(null)
+      // The next poll gets it.
+      expect((await col.jobs()).body.jobs.map((j) => j.device_id)).to.include(d.deviceId)
+    })
+
     it('pins the first host key and records another as host_key_mismatch, storing nothing', async () => {
       const pinned = (await knex()('ncm_devices').where({ device_id: dev.deviceId }).first())!.host_key_sha256
       expect(pinned).to.equal(TEST_HOST_KEY)
