@@ -11,7 +11,7 @@ import type { CollectorGate } from '../services/collector-gate.js'
 import type { NcmContext } from '../services/context.js'
 import { spendToken, tokenCollector } from '../services/enrollment.js'
 import type { Ingest } from '../services/ingest.js'
-import { leaseJobs } from '../services/leases.js'
+import { leaseJobs, releaseJobs } from '../services/leases.js'
 import type { Reconciler } from '../services/reconcile.js'
 import { ncmMaxConfigBytes } from '../settings.js'
 
@@ -154,6 +154,10 @@ export function collectorApiRoutes(c: NcmContext, gate: CollectorGate, ingest: I
             // A collector that went away (a stopping one aborts its poll) gets nothing leased: nobody would fetch it.
             if (req.aborted) return reply({ body: { jobs: [], poll_seconds: POLL_SECONDS, max_concurrency: row.max_concurrency }, headers: v.versionHeader })
             const jobs = await leaseJobs(c, row, slots)
+            if (jobs.length && req.aborted) {
+              await releaseJobs(c, jobs.map((j) => j.job_id))
+              return reply({ body: { jobs: [], poll_seconds: POLL_SECONDS, max_concurrency: row.max_concurrency }, headers: v.versionHeader })
+            }
             if (jobs.length || Date.now() >= deadline) return reply({ body: { jobs, poll_seconds: POLL_SECONDS, max_concurrency: row.max_concurrency }, headers: v.versionHeader })
             // Outside any transaction: one connection on the embedded engine.
             await c.wake.wait(row.id, Math.min(1000, deadline - Date.now()))

@@ -256,6 +256,8 @@ describe('ncm: the collector API', function () {
       await new Promise((r) => setTimeout(r, 300))
       abort.abort()
       expect(await poll).to.have.property('name', 'AbortError')
+      // The core sees the closed connection a moment later (its own event loop; on the embedded engine the same one).
+      await new Promise((r) => setTimeout(r, 200))
       await t.admin('POST', `/api/v1/ncm/devices/${d.deviceId}/fetch`)
       await new Promise((r) => setTimeout(r, 1500))
       expect((await knex()('ncm_devices').where({ device_id: d.deviceId }).first())!.lease_job_id).to.equal(null)
