@@ -7,6 +7,11 @@
 #   docker run -d --name portcullis-push -p 8090:8090 -v portcullis-push-data:/var/lib/portcullis-push \
 #     -e PUSH_CORE_URL=http://portcullis:8080 -e PUSH_SHARED_KEY_FILE=/run/secrets/push_key \
 #     -e PUSH_VAPID_SUBJECT=mailto:noc@example.org portcullis-push
+# The configuration collector too (docs/ncm.md, "The collector"): enroll once, then run.
+#   docker build --target collector -t portcullis-collector .
+#   docker run --rm -v portcullis-collector:/var/lib/portcullis-collector portcullis-collector \
+#     enroll --core https://portcullis.example.org --token pcc_… --name dc1
+#   docker run -d --name portcullis-collector -v portcullis-collector:/var/lib/portcullis-collector portcullis-collector
 
 # ---- build: all dependencies (tsup and Vite are devDependencies), then the console (ui/dist) and dist/
 FROM node:20-bookworm-slim AS build
@@ -43,6 +48,29 @@ EXPOSE 8090
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "require('http').get('http://127.0.0.1:'+(process.env.PUSH_PORT||8090)+'/healthz',{timeout:4000},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).on('timeout',function(){this.destroy();process.exit(1)})"]
 CMD ["node", "dist/push/main.js"]
+
+# ---- collector: the configuration collector alone (docs/ncm.md). It runs dist/collector and the SDK's
+# wire files (signatures, the protocol and envelope, the safe-regex dialect), nothing else of the platform.
+# Its state folder holds its keys (collector.json, 0600), never a device credential.
+FROM node:20-bookworm-slim AS collector
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist/collector ./dist/collector
+COPY --from=build /app/dist/sdk/http-signatures.js /app/dist/sdk/collector-protocol.js /app/dist/sdk/safe-regex.js /app/dist/sdk/safe-regex-parse.js ./dist/sdk/
+RUN groupadd --system portcullis-collector \
+ && useradd --system --gid portcullis-collector --home-dir /var/lib/portcullis-collector --shell /usr/sbin/nologin portcullis-collector \
+ && mkdir -p /var/lib/portcullis-collector \
+ && chown portcullis-collector:portcullis-collector /var/lib/portcullis-collector \
+ && chmod 0700 /var/lib/portcullis-collector
+ENV PORTCULLIS_COLLECTOR_STATE=/var/lib/portcullis-collector
+VOLUME ["/var/lib/portcullis-collector"]
+USER portcullis-collector
+# No port: the collector only calls out (to the core over HTTPS, to the devices over SSH).
+# SIGTERM (docker stop) lets running jobs finish for 10 s.
+ENTRYPOINT ["node", "dist/collector/main.js"]
+CMD ["run"]
 
 # ---- runtime (the default target: the last stage): production dependencies and dist/ only; tsx is
 # not here, so the image runs dist/

@@ -55,9 +55,10 @@ async function bundleTypebox(): Promise<void> {
 // Transpile file by file (no bundling): plugins and migrations are found on
 // disk at run time, so dist/ mirrors the source tree. The test kit's server half
 // (test/kit) is built too: out-of-tree plugins' tests run it through @portcullis/sdk/testing.
-// The push-MFA service (push/) is its own entry point, dist/push/main.js (its own Docker target).
+// The push-MFA service (push/) is its own entry point, dist/push/main.js (its own Docker target);
+// so is the configuration collector (collector/), dist/collector/main.js.
 export default defineConfig({
-  entry: ['kernel/**/*.ts', 'sdk/**/*.ts', 'plugins/**/*.ts', 'push/**/*.ts', 'migrations/**/*.ts', 'examples/**/*.ts', 'test/kit/*.ts', '!{kernel,sdk,plugins,push,migrations,examples}/**/test/**', '!**/*.test.ts'],
+  entry: ['kernel/**/*.ts', 'sdk/**/*.ts', 'plugins/**/*.ts', 'push/**/*.ts', 'collector/**/*.ts', 'migrations/**/*.ts', 'examples/**/*.ts', 'test/kit/*.ts', '!{kernel,sdk,plugins,push,collector,migrations,examples}/**/test/**', '!**/*.test.ts'],
   format: ['esm'],
   target: 'node20',
   platform: 'node',

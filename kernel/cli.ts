@@ -9,6 +9,8 @@
  *   portcullis backup FILE                        a backup archive of the installation (docs/backup.md)
  *   portcullis restore FILE [--force]             an archive into an empty installation, without booting it
  *   portcullis <plugin command> …                 what the loaded plugins add (tacacs-probe, radius-probe, aaa-logs-replay …)
+ *   portcullis collector enroll|run|status …      the configuration collector (collector/cli.ts): runs near the
+ *                                                 devices with no database or master key, so it is dispatched first
  *
  * The kernel knows no plugin's command: it loads the configured plugins
  * (PLUGINS, the config file, or the edition in package.json) and dispatches to
@@ -44,6 +46,7 @@ const usageOf = (e: Entry) => `portcullis ${e.name}${e.usage ? ' ' + e.usage : '
 function helpText(entries: Entry[]): string {
   const lines = ['usage: portcullis <command> [arguments]   (portcullis help <command>: its usage)', '']
   for (const e of entries) lines.push(`  ${e.name.padEnd(18)} ${e.summary}${e.owner ? `  [plugin ${e.owner}]` : ''}`)
+  lines.push(`  ${'collector'.padEnd(18)} the configuration collector: enroll | run | status (portcullis collector help)`)
   lines.push(
     '',
     'Commands come from the kernel and from the loaded plugins (PLUGINS, or the edition in package.json).',
@@ -56,6 +59,11 @@ const isUsageError = (e: unknown) =>
   e instanceof Error && (e.name === 'CliUsageError' || /^ERR_PARSE_ARGS_/.test((e as { code?: string }).code ?? ''))
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  // The collector runs where there is no server configuration (no DATABASE_URL, no MASTER_KEY): before loadConfig.
+  if (argv[0] === 'collector' || (argv[0] === 'help' && argv[1] === 'collector')) {
+    const { runCollectorCli } = await import('../collector/cli.js')
+    return runCollectorCli(argv[0] === 'help' ? ['help'] : argv.slice(1), { out: (s = '') => void process.stdout.write(s + '\n'), err: (s) => void process.stderr.write(s), env })
+  }
   const config = loadConfig({ LOG_LEVEL: 'warn', ...env, PORT: '0', HOST: '127.0.0.1' }, { plugins: packageJson().portcullis?.plugins ?? [] })
   const plugins = orderPlugins(await loadPlugins(config.plugins, { root: projectRoot(), codeDir }))
   const pluginCommands = collectCliCommands(plugins)

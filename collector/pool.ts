@@ -1,0 +1,215 @@
+/**
+ * The collector's work loop: long-poll the core for jobs, run each in an SSH session (at most
+ * min(--concurrency, the core's max_concurrency) at once), and upload each result, gzipped, retrying
+ * until the job's lease ends. The credential of a job is opened just before its session, with the
+ * additional data rebuilt from the very fields the session uses, so a job re-pointed at another host
+ * does not open and no SSH is made. On a contract mismatch nothing is fetched: the collector logs the
+ * core's version and asks again every minute.
+ */
+import type { KeyObject } from 'node:crypto'
+import { gzipSync } from 'node:zlib'
+import type { Logger } from 'pino'
+import { credentialAad, openCredential, type CollectorJob, type DeviceCredential, type FetchResult } from '../sdk/collector-protocol.js'
+import { CoreRefusal, type CoreClient } from './core-client.js'
+import { fetchConfig, type SessionOutcome, type SessionTarget } from './ssh/session.js'
+
+export type PoolState = 'starting' | 'polling' | 'contract_mismatch' | 'revoked' | 'unreachable' | 'stopped'
+
+export interface PoolOptions {
+  client: CoreClient
+  collectorId: string
+  openKey: KeyObject
+  concurrency: number
+  log: Logger
+  /** The long poll's wait (seconds, ≤ 25). */
+  waitSeconds?: number
+  /** How often a refused collector (contract mismatch, revoked) asks again. */
+  refusedPollMs?: number
+  fetch?: (t: SessionTarget) => Promise<SessionOutcome>
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve()
+    const t = setTimeout(done, ms)
+    function done() {
+      clearTimeout(t)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done)
+  })
+
+export function targetOf(job: CollectorJob, credential: DeviceCredential, signal?: AbortSignal): SessionTarget {
+  return {
+    host: job.host,
+    port: job.port,
+    profile: job.profile,
+    credential,
+    hostKeySha256: job.host_key_sha256,
+    connectTimeoutMs: job.connect_timeout_ms,
+    deadlineMs: job.deadline_ms,
+    maxBytes: job.max_bytes,
+    ...(signal ? { signal } : {}),
+  }
+}
+
+/** The SSH engine alone: sessions to every target, `concurrency` at a time (the fetch bench's bound). */
+export async function fetchAll(targets: SessionTarget[], concurrency: number, fetch = fetchConfig): Promise<SessionOutcome[]> {
+  const out: SessionOutcome[] = new Array(targets.length)
+  let next = 0
+  const worker = async () => {
+    while (next < targets.length) {
+      const i = next++
+      out[i] = await fetch(targets[i])
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, targets.length)) }, worker))
+  return out
+}
+
+export class JobPool {
+  state: PoolState = 'starting'
+  readonly counts = { fetched: 0, uploaded: 0, dropped: 0 }
+  private readonly active = new Set<Promise<void>>()
+  private stopping = false
+  private killed = false
+  private readonly pollAbort = new AbortController()
+  private readonly killAbort = new AbortController()
+  private maxConcurrency: number
+
+  constructor(private readonly o: PoolOptions) {
+    this.maxConcurrency = o.concurrency
+  }
+
+  get running(): number {
+    return this.active.size
+  }
+
+  /** Polls and works until stop(). */
+  async run(): Promise<void> {
+    const log = this.o.log
+    let backoff = 1000
+    while (!this.stopping) {
+      const limit = Math.max(1, Math.min(this.o.concurrency, this.maxConcurrency))
+      if (this.active.size >= limit) {
+        await Promise.race([...this.active, sleep(60_000, this.pollAbort.signal)])
+        continue
+      }
+      try {
+        const answer = await this.o.client.jobs(this.o.waitSeconds ?? 25, limit - this.active.size, this.pollAbort.signal)
+        if (this.state === 'contract_mismatch' || this.state === 'revoked') log.info({ core_version: this.o.client.coreVersion }, 'the core accepts this collector again')
+        if (this.state !== 'polling') {
+          const skew = this.o.client.clockSkewSeconds
+          log.info({ core_version: this.o.client.coreVersion, clock_skew_s: skew }, 'polling the core for jobs')
+          // The core refuses signatures more than 60 s off: say so before it happens.
+          if (skew !== null && Math.abs(skew) > 30) log.warn({ clock_skew_s: skew }, 'this host\'s clock is far from the core\'s: keep NTP running')
+        }
+        this.state = 'polling'
+        backoff = 1000
+        if (Number.isInteger(answer.max_concurrency) && answer.max_concurrency > 0) this.maxConcurrency = answer.max_concurrency
+        for (const job of answer.jobs.slice(0, limit - this.active.size)) this.start(job)
+      } catch (err) {
+        if (this.stopping) break
+        const code = err instanceof CoreRefusal ? err.code : null
+        if (code === 'NCM_CONTRACT_MISMATCH' || code === 'NCM_COLLECTOR_REVOKED') {
+          const state = code === 'NCM_CONTRACT_MISMATCH' ? 'contract_mismatch' : 'revoked'
+          if (this.state !== state) {
+            log.error(
+              { code, core_version: (err as CoreRefusal).coreVersion },
+              state === 'contract_mismatch'
+                ? 'the core refuses this collector\'s contract: no device is fetched until the collector runs the core\'s release'
+                : 'the core says this collector was revoked or removed: enroll it again with a new token',
+            )
+          }
+          this.state = state
+          await sleep(this.o.refusedPollMs ?? 60_000, this.pollAbort.signal)
+          continue
+        }
+        if (this.state !== 'unreachable') log.warn({ err: (err as Error).message }, 'the core cannot be asked for jobs; trying again')
+        this.state = 'unreachable'
+        await sleep(backoff, this.pollAbort.signal)
+        backoff = Math.min(backoff * 2, 60_000)
+      }
+    }
+    this.state = 'stopped'
+  }
+
+  /**
+   * Stops polling at once; jobs already running get `drainMs` to finish and upload. Past that their
+   * sessions are cut and nothing more is uploaded: their leases expire and the core hands them out again.
+   */
+  async stop(drainMs = 10_000): Promise<void> {
+    this.stopping = true
+    this.pollAbort.abort()
+    const timer = sleep(drainMs, this.killAbort.signal)
+    await Promise.race([Promise.allSettled([...this.active]), timer])
+    if (this.active.size > 0) {
+      this.o.log.warn({ running: this.active.size }, 'jobs still running after the drain: cut')
+      this.killed = true
+      this.killAbort.abort()
+      await Promise.allSettled([...this.active])
+    }
+  }
+
+  private start(job: CollectorJob): void {
+    const task = this.work(job)
+      .catch((err: unknown) => this.o.log.error({ err, job_id: job.job_id }, 'job failed unexpectedly'))
+      .finally(() => this.active.delete(task))
+    this.active.add(task)
+  }
+
+  private async work(job: CollectorJob): Promise<void> {
+    const log = this.o.log
+    let credential: DeviceCredential | null = null
+    const startedAt = new Date().toISOString()
+    try {
+      credential = openCredential(job.credential, this.o.openKey, credentialAad(this.o.collectorId, job))
+    } catch {
+      log.error({ job_id: job.job_id, device: job.device_name, host: job.host }, 'the credential does not open for this job (sealed for another collector, device, host or port): no SSH made')
+    }
+    let result: FetchResult
+    if (credential) {
+      const o = await (this.o.fetch ?? fetchConfig)(targetOf(job, credential, this.killAbort.signal))
+      credential = null
+      result = { job_id: job.job_id, status: o.status, started_at: o.started_at, finished_at: o.finished_at, host_key_sha256: o.hostKeySha256, ...(o.output !== undefined ? { output: o.output } : {}), ...(o.detail ? { detail: o.detail } : {}) }
+    } else {
+      result = { job_id: job.job_id, status: 'protocol_error', started_at: startedAt, finished_at: new Date().toISOString(), host_key_sha256: null, detail: 'the credential envelope does not open for this job' }
+    }
+    this.counts.fetched++
+    if (this.killed) return
+    await this.upload(job, result)
+  }
+
+  private async upload(job: CollectorJob, result: FetchResult): Promise<void> {
+    const log = this.o.log
+    const body = gzipSync(JSON.stringify(result))
+    const skewMs = (this.o.client.clockSkewSeconds ?? 0) * 1000
+    const leaseEnd = Date.parse(job.lease_expires_at) - skewMs
+    let delay = 1000
+    for (;;) {
+      try {
+        const a = await this.o.client.result(body, this.killAbort.signal)
+        this.counts.uploaded++
+        log.info({ device: job.device_name, status: result.status, outcome: a.outcome, ...(result.detail ? { detail: result.detail } : {}) }, 'result uploaded')
+        return
+      } catch (err) {
+        if (this.killed) return
+        if (err instanceof CoreRefusal && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) {
+          // The core decided (an unknown job, a configuration too large, a contract refused): no retry changes that.
+          this.counts.dropped++
+          const msg = err.code === 'NCM_JOB_UNKNOWN' ? 'the core no longer knows this job (its lease ended): result dropped' : 'the core refused the result'
+          log.warn({ device: job.device_name, code: err.code, status: err.status }, msg)
+          return
+        }
+        if (Date.now() + delay > leaseEnd) {
+          this.counts.dropped++
+          log.warn({ device: job.device_name, err: (err as Error).message }, 'the lease ended before the result could be uploaded: dropped')
+          return
+        }
+        await sleep(delay, this.killAbort.signal)
+        delay = Math.min(delay * 2, 30_000)
+      }
+    }
+  }
+}
