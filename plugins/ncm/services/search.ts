@@ -53,7 +53,7 @@ export interface SearchQuery {
 
 /** The WHERE of a search, with its bindings. */
 function matcher(q: SearchQuery): { sql: string; bindings: string[] } {
-  const term = q.match === 'line' ? trimBlanks(q.q).toLowerCase() : q.q.toLowerCase()
+  const term = storable(q.match === 'line' ? trimBlanks(q.q) : q.q).toLowerCase()
   const like = { sql: `line_lc LIKE ? ESCAPE '\\'`, bindings: [`%${likeEscape(term)}%`] }
   if (q.match !== 'line') return like
   return { sql: `${like.sql} AND btrim(line_lc, E' \\t') = ?`, bindings: [...like.bindings, term] }
