@@ -81,7 +81,8 @@ async function load(t: TestApp, devices: number): Promise<{ groupId: string; loa
     await trx.raw('CREATE INDEX ncm_latest_lines_trgm ON ncm_latest_lines USING gin (line_lc gin_trgm_ops)')
     await trx.raw('ANALYZE ncm_latest_lines')
   })
-  return { groupId: ids[3], loadMs, indexMs: performance.now() - t1 }
+  // The group of devices 10, 20, 30 …: the rare ones among them.
+  return { groupId: ids[0], loadMs, indexMs: performance.now() - t1 }
 }
 
 async function measureEngine(engine: Engine, devices: number, runs: number): Promise<SearchFigure[]> {
