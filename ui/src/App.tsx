@@ -46,6 +46,12 @@ const Portals = lazy(() => import('./pages/Portals').then((m) => ({ default: m.P
 const Guests = lazy(() => import('./pages/Guests').then((m) => ({ default: m.Guests })))
 const PortalSessions = lazy(() => import('./pages/PortalSessions').then((m) => ({ default: m.PortalSessions })))
 const Approvals = lazy(() => import('./pages/Approvals').then((m) => ({ default: m.Approvals })))
+// Configuration tracking (ncm): collectors, the devices' configuration history, compliance, setup.
+const NcmCollectors = lazy(() => import('./pages/NcmCollectors').then((m) => ({ default: m.NcmCollectors })))
+const NcmDevices = lazy(() => import('./pages/NcmDevices').then((m) => ({ default: m.NcmDevices })))
+const NcmDevice = lazy(() => import('./pages/NcmDevice').then((m) => ({ default: m.NcmDevice })))
+const NcmCompliance = lazy(() => import('./pages/NcmCompliance').then((m) => ({ default: m.NcmCompliance })))
+const NcmSetup = lazy(() => import('./pages/NcmSetup').then((m) => ({ default: m.NcmSetup })))
 // The pages mailed links open, signed out: the second-factor setup and the password reset.
 const MfaSetup = lazy(() => import('./pages/MfaSetup').then((m) => ({ default: m.MfaSetup })))
 const ResetPassword = lazy(() => import('./pages/ResetPassword').then((m) => ({ default: m.ResetPassword })))
@@ -81,6 +87,12 @@ function page(path: string): ReactNode {
   if (path === '/captive-portal/guests') return <Guests />
   if (path === '/captive-portal/sessions') return <PortalSessions />
   if (path === '/captive-portal/approvals') return <Approvals />
+  if (path === '/ncm/collectors') return <NcmCollectors />
+  if (path === '/ncm/devices') return <NcmDevices />
+  if (path === '/ncm/compliance') return <NcmCompliance />
+  if (path === '/ncm/setup') return <NcmSetup />
+  const ncmDevice = /^\/ncm\/devices\/([0-9a-f-]{36})$/.exec(path)
+  if (ncmDevice) return <NcmDevice key={ncmDevice[1]} id={ncmDevice[1]} />
   const ext = /^\/x\/([a-z][a-z0-9_-]*)\/(.+)$/.exec(path)
   if (ext) return <ExtensionPage plugin={ext[1]} path={ext[2]} />
   return null

@@ -56,7 +56,8 @@ async function withMail(t: TestApp, { publicUrl }: { publicUrl: boolean }, fn: (
   }
 }
 
-;(runsOn('postgres') ? describe : describe.skip)('console: users, groups, roles, the audit trail and settings in a browser', function () {
+// In the embedded run: the browser suites are split between the two runs so that they end together (suite time).
+;(runsOn('embedded') ? describe : describe.skip)('console: users, groups, roles, the audit trail and settings in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
   beforeEach(() => clearRateLimits(t))
@@ -64,7 +65,7 @@ async function withMail(t: TestApp, { publicUrl }: { publicUrl: boolean }, fn: (
 
   before(async function () {
     needConsole(this)
-    t = await startWithAdmin({ engine: 'postgres', plugins: ['mfa', 'console'] }, PASSWORD)
+    t = await startWithAdmin({ engine: 'embedded', plugins: ['mfa', 'console'] }, PASSWORD)
     browser = await launch()
   })
   after(async () => {

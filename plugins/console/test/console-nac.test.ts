@@ -34,7 +34,8 @@ const apiOrder = async (t: TestApp) => ((await t.admin('GET', RULES)).body as { 
 /** Waits until the list's first row is the rule `name` (a function, not a string: the console's CSP has no eval). */
 const firstRule = (page: Page, name: string) => page.waitForFunction((n) => document.querySelector('[data-testid="nac-rules"] tbody tr')?.getAttribute('data-rule') === n, name)
 
-;(runsOn('postgres') ? describe : describe.skip)('console: the NAC screens in a browser', function () {
+// In the embedded run: the browser suites are split between the two runs so that they end together (suite time).
+;(runsOn('embedded') ? describe : describe.skip)('console: the NAC screens in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
   beforeEach(() => clearRateLimits(t))
@@ -44,7 +45,7 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
   before(async function () {
     needConsole(this)
     // A NAS that does not answer a CoA is given up on quickly (the screen shows the timeout, not a hang).
-    t = await startWithAdmin({ engine: 'postgres', plugins: ['inventory', 'radius', 'nac', 'console'], settings: { 'nac.coa_timeout_ms': 300, 'nac.coa_retries': 0 } }, PASSWORD)
+    t = await startWithAdmin({ engine: 'embedded', plugins: ['inventory', 'radius', 'nac', 'console'], settings: { 'nac.coa_timeout_ms': 300, 'nac.coa_retries': 0 } }, PASSWORD)
     // The switch the policy test names; its own screen is not this file's subject.
     const sw = await t.admin('POST', '/api/v1/devices', { body: { name: 'access-sw-1', address: '10.2.0.1', radius_secret: 'radius-secret-1' } })
     expect(sw.status, sw.text).to.equal(201)

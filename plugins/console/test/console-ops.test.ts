@@ -32,7 +32,8 @@ const apiOrder = async (t: TestApp) => ((await t.admin('GET', RULES)).body as { 
 /** Picks `label` in the Mantine Select whose label is `select` (a required one's label ends with an asterisk). */
 const pick = (page: Page, select: string, label: string | RegExp) => pickOption(page, select, label)
 
-;(runsOn('postgres') ? describe : describe.skip)('console: the AAA policy, deploys and logs in a browser', function () {
+// In the embedded run: the browser suites are split between the two runs so that they end together (suite time).
+;(runsOn('embedded') ? describe : describe.skip)('console: the AAA policy, deploys and logs in a browser', function () {
   this.timeout(300_000)
   let t: TestApp
   beforeEach(() => clearRateLimits(t))
@@ -43,7 +44,7 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     needConsole(this)
     // A server whose machine has no tac_plus-ng (as CI's has, through TAC_PLUS_NG): the deploy screen's
     // refused unchecked release is part of what is shown, and the screens must not depend on the machine.
-    t = await startWithAdmin({ engine: 'postgres', plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'console'], env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' } }, PASSWORD)
+    t = await startWithAdmin({ engine: 'embedded', plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'console'], env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' } }, PASSWORD)
     // No tac_plus-ng is configured in the test server: its release cannot be checked, so let it through (the deploys test also shows the refusal).
     expect((await t.admin('PUT', '/api/v1/settings/deploy.allow_unchecked', { body: { value: true } })).status).to.be.oneOf([200, 204])
     const make = async (p: string, body: object) => {

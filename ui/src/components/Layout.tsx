@@ -71,6 +71,10 @@ export function Layout({ children }: { children: ReactNode }) {
         {item('/captive-portal/guests', t.portal.nav.guests, auth.can('portal.read') && runs('portal'))}
         {item('/captive-portal/sessions', t.portal.nav.sessions, auth.can('portal.read') && runs('portal'))}
         {item('/captive-portal/approvals', t.portal.nav.approvals, auth.can('portal.read') && runs('portal'))}
+        {item('/ncm/devices', t.ncm.nav.devices, auth.can('ncm.read') && runs('ncm'))}
+        {item('/ncm/compliance', t.ncm.nav.compliance, auth.can('ncm.read') && runs('ncm'))}
+        {item('/ncm/collectors', t.ncm.nav.collectors, auth.can('ncm.read') && runs('ncm'))}
+        {item('/ncm/setup', t.ncm.nav.setup, auth.can('ncm.read') && runs('ncm'))}
         {extensions.flatMap((e) => e.pages.filter((p) => !p.permission || auth.can(p.permission)).map((p) => item(`/x/${e.plugin}/${p.path}`, (language === 'ru' && p.title.ru) || p.title.en)))}
         {item('/account', t.nav.account)}
       </AppShell.Navbar>

@@ -1,5 +1,6 @@
 /** English: the reference; ru.ts must have every key (its type is this object's). */
 import portal from './portal-en'
+import ncm from './ncm-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -328,6 +329,7 @@ const en = {
     done: 'Your password is set, and every earlier session is ended. Sign in with the new password.', newLink: 'Ask for a new link', back: 'Back to the sign-in',
   },
   portal,
+  ncm,
 }
 
 export default en

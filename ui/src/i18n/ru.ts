@@ -1,5 +1,6 @@
 import type { Messages } from './en'
 import portal from './portal-ru'
+import ncm from './ncm-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -328,6 +329,7 @@ const ru: Messages = {
     done: 'Пароль задан, все прежние сеансы завершены. Войдите с новым паролем.', newLink: 'Запросить новую ссылку', back: 'Вернуться ко входу',
   },
   portal,
+  ncm,
 }
 
 export default ru

@@ -1,0 +1,57 @@
+/** English for the configuration-tracking screens (collectors, devices and their history, compliance, setup): en.ts's `ncm`. */
+const ncm = {
+  nav: { collectors: 'Config collectors', devices: 'Config history', compliance: 'Config compliance', setup: 'Config tracking setup' },
+  collectors: 'Configuration collectors',
+  collectorsHint: 'A collector runs near the devices, fetches their running configurations over SSH and sends them here, signed with its own key.',
+  add: 'Add collector', name: 'Name', description: 'Description', state: 'State', lastContact: 'Last contact', release: 'Release', contract: 'Contract', address: 'Address',
+  states: { pending: 'waiting for enrollment', active: 'active', revoked: 'revoked' } as Record<string, string>,
+  contracts: { unknown: 'not seen yet', match: 'match', mismatch: 'mismatch' } as Record<string, string>,
+  contractSeen: (s: string) => `The collector speaks contract ${s}: upgrade it to this core's release. Nothing from it is stored until then.`,
+  refused: (code: string) => `Last refusal: ${code}`,
+  deleted: 'deleted', empty: 'No collectors yet.',
+  newToken: 'New token', revoke: 'Revoke', revokeQuestion: (n: string) => `Revoke the collector ${n}? Its next request is refused and it fetches nothing more.`,
+  deleteQuestion: (n: string) => `Delete the collector ${n}? Its requests are refused from now on.`,
+  tokenTitle: 'Enrollment token', tokenOnce: 'This token is shown once. It works once, until the time below. Run this on the collector’s host:',
+  tokenExpires: (w: string) => `Valid until ${w}.`, copy: 'Copy', copied: 'Copied', done: 'Done',
+
+  devices: 'Configuration history', devicesHint: 'Devices whose running configuration is fetched on a schedule, and a search over their latest configurations.',
+  search: 'Search the latest configurations', searchPlaceholder: 'ip http server', matchMode: 'Match', matchModes: { contains: 'contains', line: 'the whole line' } as Record<string, string>,
+  searchResults: (n: number) => `${n} device(s) match`, matches: 'Matching lines', matchCount: 'Matches',
+  device: 'Device', host: 'Host', lastFetch: 'Last fetch', status: 'Status', noVersion: 'no version yet',
+  statuses: { ok: 'ok', timeout: 'timed out', connect_failed: 'cannot connect', auth_failed: 'login refused', host_key_mismatch: 'host key changed', too_large: 'too large', protocol_error: 'protocol error', no_host: 'no single address' } as Record<string, string>,
+  emptyDevices: 'No device is tracked yet: add a schedule for a device group.',
+  fetchNow: 'Fetch now', fetchAsked: 'The collector fetches it now.',
+
+  history: (n: string) => `Configuration history: ${n}`, versions: 'Versions', fetched: 'Fetched', seen: 'Last seen', seenCount: 'Seen', changes: 'Changes',
+  from: 'From', to: 'To', diff: 'Differences', noDiff: 'Pick two different versions to compare.', sameText: 'The two versions are the same.',
+  secretsOnly: 'Only secrets changed (they are masked here).', truncated: 'The difference is too long: it is cut here.',
+  added: (n: number) => `+${n}`, removed: (n: number) => `−${n}`,
+  whoChanged: 'Who changed it', whoHint: 'TACACS+ commands on this device between the fetch before and the fetch that found the change.',
+  noLogs: 'The AAA logs are not available on this server.', noLogsPermission: 'Reading the AAA logs needs aaa-logs.read.',
+  noCommands: 'No TACACS+ command was logged in that window.', logsTruncated: 'More records exist: only the first ones are shown.',
+  when: 'When', user: 'User', command: 'Command', kind: 'Record', inDiff: 'In the diff', matchesDiff: 'matches a changed line',
+  showConfig: 'Show this version', hideConfig: 'Hide the configuration', configOf: (w: string) => `Configuration fetched ${w}`,
+
+  compliance: 'Configuration compliance', rules: 'Rules', results: 'Results', addRule: 'Add rule', editRule: 'Edit rule',
+  requirement: 'Requirement', requirements: { must_contain: 'must contain', must_not_contain: 'must not contain' } as Record<string, string>,
+  match: 'Match', matchTypes: { literal: 'the whole line', regex: 'a safe regular expression' } as Record<string, string>,
+  pattern: 'Line or pattern', group: 'Device group', allDevices: 'Every device', notify: 'Mail a new violation', enabled: 'Enabled',
+  rulesNeedReveal: 'Managing rules also needs ncm.reveal: rules read the configurations with their secrets.',
+  emptyRules: 'No rules yet.', emptyResults: 'No results for this filter.', statusFilter: 'Status', anyStatus: 'Any status',
+  resultStatuses: { pass: 'pass', fail: 'fail' } as Record<string, string>, evidence: 'Evidence', since: 'Since', rule: 'Rule',
+  deleteRuleQuestion: (n: string) => `Delete the rule ${n}?`, evaluating: 'evaluating',
+
+  setup: 'Configuration tracking setup', schedules: 'Schedules', credentials: 'Credentials', profiles: 'Command profiles',
+  schedulesHint: 'Each device group with a schedule is fetched by one collector, with one credential and one command profile.',
+  addSchedule: 'Add schedule', addCredential: 'Add credential', addProfile: 'Add profile', collector: 'Collector', credential: 'Credential', profile: 'Profile',
+  interval: 'Every (minutes)', username: 'Username', auth: 'Login by', auths: { password: 'password', private_key: 'private key' } as Record<string, string>,
+  password: 'Password', privateKey: 'Private key (OpenSSH or PEM)', passphrase: 'Key passphrase', enableSecret: 'Enable secret', secretSet: 'set', secretNotSet: 'not set',
+  credentialsHint: 'Credentials are stored sealed and sent to a collector only inside a job, encrypted to that collector’s key. They are never shown again.',
+  builtin: 'built in', mode: 'Mode', modes: { shell: 'interactive shell', exec: 'one command (exec)' } as Record<string, string>, prompt: 'Prompt (safe regex)',
+  preCommands: 'Commands first (one a line)', commandLine: 'Command', pagerPattern: 'Pager prompt (safe regex)', stripLines: 'Lines to drop (safe regexes, one a line)',
+  secretLines: 'Secret lines (safe regexes, one a line)', emptySchedules: 'No schedules yet.', emptyCredentials: 'No credentials yet.',
+  deleteQuestion2: (n: string) => `Delete ${n}?`,
+}
+
+export default ncm
+export type NcmMessages = typeof ncm
