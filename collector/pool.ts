@@ -97,7 +97,9 @@ export class JobPool {
         continue
       }
       try {
-        const answer = await this.o.client.jobs(this.o.waitSeconds ?? 25, limit - this.active.size, this.pollAbort.signal)
+        const wait = this.o.waitSeconds ?? 25
+        const asked = Date.now()
+        const answer = await this.o.client.jobs(wait, limit - this.active.size, this.pollAbort.signal)
         if (this.state === 'contract_mismatch' || this.state === 'revoked') log.info({ core_version: this.o.client.coreVersion }, 'the core accepts this collector again')
         if (this.state !== 'polling') {
           const skew = this.o.client.clockSkewSeconds
@@ -109,6 +111,8 @@ export class JobPool {
         backoff = 1000
         if (Number.isInteger(answer.max_concurrency) && answer.max_concurrency > 0) this.maxConcurrency = answer.max_concurrency
         for (const job of answer.jobs.slice(0, limit - this.active.size)) this.start(job)
+        // An empty answer long before the wait was up (a core that does not hold the poll): pause as it says, not a busy loop.
+        if (answer.jobs.length === 0 && Date.now() - asked < (wait * 1000) / 2) await sleep(Math.min(60, Math.max(1, answer.poll_seconds || 5)) * 1000, this.pollAbort.signal)
       } catch (err) {
         if (this.stopping) break
         const code = err instanceof CoreRefusal ? err.code : null
