@@ -93,11 +93,12 @@ export class JobPool {
     while (!this.stopping) {
       const limit = Math.max(1, Math.min(this.o.concurrency, this.maxConcurrency))
       if (this.active.size >= limit) {
-        await Promise.race([...this.active, sleep(60_000, this.pollAbort.signal)])
+        await Promise.race([...this.active])
         continue
       }
       try {
-        const wait = this.o.waitSeconds ?? 25
+        // The first poll answers at once: the core's version and the contract are known (and logged) from the start.
+        const wait = this.state === 'starting' ? 0 : (this.o.waitSeconds ?? 25)
         const asked = Date.now()
         const answer = await this.o.client.jobs(wait, limit - this.active.size, this.pollAbort.signal)
         if (this.state === 'contract_mismatch' || this.state === 'revoked') log.info({ core_version: this.o.client.coreVersion }, 'the core accepts this collector again')
@@ -112,7 +113,7 @@ export class JobPool {
         if (Number.isInteger(answer.max_concurrency) && answer.max_concurrency > 0) this.maxConcurrency = answer.max_concurrency
         for (const job of answer.jobs.slice(0, limit - this.active.size)) this.start(job)
         // An empty answer long before the wait was up (a core that does not hold the poll): pause as it says, not a busy loop.
-        if (answer.jobs.length === 0 && Date.now() - asked < (wait * 1000) / 2) await sleep(Math.min(60, Math.max(1, answer.poll_seconds || 5)) * 1000, this.pollAbort.signal)
+        if (answer.jobs.length === 0 && wait > 0 && Date.now() - asked < (wait * 1000) / 2) await sleep(Math.min(60, Math.max(1, answer.poll_seconds || 5)) * 1000, this.pollAbort.signal)
       } catch (err) {
         if (this.stopping) break
         const code = err instanceof CoreRefusal ? err.code : null
@@ -146,8 +147,10 @@ export class JobPool {
   async stop(drainMs = 10_000): Promise<void> {
     this.stopping = true
     this.pollAbort.abort()
-    const timer = sleep(drainMs, this.killAbort.signal)
-    await Promise.race([Promise.allSettled([...this.active]), timer])
+    const drained = new AbortController()
+    await Promise.race([Promise.allSettled([...this.active]), sleep(drainMs, drained.signal)])
+    // The drain's timer must not keep the process alive once the jobs are done.
+    drained.abort()
     if (this.active.size > 0) {
       this.o.log.warn({ running: this.active.size }, 'jobs still running after the drain: cut')
       this.killed = true

@@ -6,9 +6,11 @@
  * host refused without any SSH, a contract mismatch (no SSH, the core's status says so, and a
  * matching collector is accepted again), the drain on stop, and `status`'s exit codes.
  */
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 import { createCollector, silentLog, type Collector } from '../../collector/app.js'
 import { runCollectorCli } from '../../collector/cli.js'
@@ -81,7 +83,7 @@ const until = async <T>(what: string, fn: () => Promise<T | null | undefined | f
     for (const c of running.splice(0)) await c.stop(2000)
     await settle()
   }
-  const settle = () => new Promise((r) => setTimeout(r, 1500))
+  const settle = () => new Promise((r) => setTimeout(r, 1200))
 
   before(async function () {
     this.timeout(120_000)
@@ -202,7 +204,7 @@ const until = async <T>(what: string, fn: () => Promise<T | null | undefined | f
     const seen = switches.ok.authAttempts
     await admin('POST', `/api/v1/ncm/devices/${deviceIds.ok}/fetch`)
     await until('the mismatch', async () => old.pool.state === 'contract_mismatch')
-    await new Promise((r) => setTimeout(r, 1500))
+    await new Promise((r) => setTimeout(r, 1200))
     expect(switches.ok.authAttempts).to.equal(seen)
     expect((await admin('GET', `/api/v1/ncm/collectors/${collectorId}`)).contract_state).to.equal('mismatch')
     await stopAll()
@@ -227,5 +229,23 @@ const until = async <T>(what: string, fn: () => Promise<T | null | undefined | f
     expect(err).to.be.instanceOf(CoreRefusal)
     expect((err as CoreRefusal).status).to.equal(409)
     expect((err as CoreRefusal).code).to.equal('NCM_JOB_UNKNOWN')
+  })
+
+  it('runs as `npm run collector -- run` and stops cleanly on SIGTERM (exit 0)', async () => {
+    await stopAll()
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+    const child = spawn(process.execPath, ['--import', 'tsx', 'collector/main.ts', 'run', '--state', dir, '--concurrency', '2'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()))
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    try {
+      await until('the collector process to poll', async () => out.includes('polling the core for jobs'), 30_000)
+    } finally {
+      child.kill('SIGTERM')
+    }
+    expect(await exited, out).to.equal(0)
+    expect(out).to.include('collector stopped')
+    await settle()
   })
 })
