@@ -7,6 +7,7 @@
  * core's version and asks again every minute.
  */
 import type { KeyObject } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import { gzipSync } from 'node:zlib'
 import type { Logger } from 'pino'
 import { credentialAad, openCredential, type CollectorJob, type DeviceCredential, type FetchResult } from '../sdk/collector-protocol.js'
@@ -71,7 +72,10 @@ export async function fetchAll(targets: SessionTarget[], concurrency: number, fe
 export class JobPool {
   state: PoolState = 'starting'
   readonly counts = { fetched: 0, uploaded: 0, dropped: 0 }
+  /** SSH sessions (and the opening of their credentials): at most the concurrency. */
   private readonly active = new Set<Promise<void>>()
+  /** Results on their way to the core. */
+  private readonly uploads = new Set<Promise<void>>()
   private stopping = false
   private killed = false
   private readonly pollAbort = new AbortController()
@@ -80,6 +84,8 @@ export class JobPool {
 
   constructor(private readonly o: PoolOptions) {
     this.maxConcurrency = o.concurrency
+    // Every session and every upload's pause listens on these: more than Node's default of 10.
+    setMaxListeners(0, this.killAbort.signal, this.pollAbort.signal)
   }
 
   get running(): number {
@@ -148,14 +154,19 @@ export class JobPool {
     this.stopping = true
     this.pollAbort.abort()
     const drained = new AbortController()
-    await Promise.race([Promise.allSettled([...this.active]), sleep(drainMs, drained.signal)])
+    const all = async () => {
+      // Sessions first: each one ends with its upload joining the others.
+      await Promise.allSettled([...this.active])
+      await Promise.allSettled([...this.uploads])
+    }
+    await Promise.race([all(), sleep(drainMs, drained.signal)])
     // The drain's timer must not keep the process alive once the jobs are done.
     drained.abort()
-    if (this.active.size > 0) {
-      this.o.log.warn({ running: this.active.size }, 'jobs still running after the drain: cut')
+    if (this.active.size + this.uploads.size > 0) {
+      this.o.log.warn({ running: this.active.size, uploading: this.uploads.size }, 'jobs still running after the drain: cut')
       this.killed = true
       this.killAbort.abort()
-      await Promise.allSettled([...this.active])
+      await all()
     }
   }
 
@@ -185,7 +196,13 @@ export class JobPool {
     }
     this.counts.fetched++
     if (this.killed) return
-    await this.upload(job, result)
+    // The slot is for SSH: it is freed once the session ended, while the upload goes on beside the
+    // next session. At most one upload per slot waits, so a slow core slows the sessions down.
+    while (this.uploads.size >= this.o.concurrency) await Promise.race([...this.uploads])
+    const upload = this.upload(job, result)
+      .catch((err: unknown) => this.o.log.error({ err, job_id: job.job_id }, 'upload failed unexpectedly'))
+      .finally(() => this.uploads.delete(upload))
+    this.uploads.add(upload)
   }
 
   private async upload(job: CollectorJob, result: FetchResult): Promise<void> {
