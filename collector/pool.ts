@@ -76,6 +76,8 @@ export class JobPool {
   private readonly active = new Set<Promise<void>>()
   /** Results on their way to the core. */
   private readonly uploads = new Set<Promise<void>>()
+  /** Jobs taken ahead, waiting for a slot. */
+  private readonly queue: CollectorJob[] = []
   private stopping = false
   private killed = false
   private readonly pollAbort = new AbortController()
@@ -97,8 +99,11 @@ export class JobPool {
     const log = this.o.log
     let backoff = 1000
     while (!this.stopping) {
-      const limit = Math.max(1, Math.min(this.o.concurrency, this.maxConcurrency))
-      if (this.active.size >= limit) {
+      const limit = this.limit()
+      // A few jobs are taken ahead: a slot that frees starts its next session at once instead of
+      // waiting a round trip to the core (a job waits here a session's length at most, its lease is minutes).
+      const want = limit + Math.ceil(limit / 4) - this.active.size - this.queue.length
+      if (want <= 0) {
         await Promise.race([...this.active])
         continue
       }
@@ -106,7 +111,7 @@ export class JobPool {
         // The first poll answers at once: the core's version and the contract are known (and logged) from the start.
         const wait = this.state === 'starting' ? 0 : (this.o.waitSeconds ?? 25)
         const asked = Date.now()
-        const answer = await this.o.client.jobs(wait, limit - this.active.size, this.pollAbort.signal)
+        const answer = await this.o.client.jobs(wait, Math.min(64, want), this.pollAbort.signal)
         if (this.state === 'contract_mismatch' || this.state === 'revoked') log.info({ core_version: this.o.client.coreVersion }, 'the core accepts this collector again')
         if (this.state !== 'polling') {
           const skew = this.o.client.clockSkewSeconds
@@ -117,7 +122,8 @@ export class JobPool {
         this.state = 'polling'
         backoff = 1000
         if (Number.isInteger(answer.max_concurrency) && answer.max_concurrency > 0) this.maxConcurrency = answer.max_concurrency
-        for (const job of answer.jobs.slice(0, limit - this.active.size)) this.start(job)
+        this.queue.push(...answer.jobs)
+        this.pump()
         // An empty answer long before the wait was up (a core that does not hold the poll): pause as it says, not a busy loop.
         if (answer.jobs.length === 0 && wait > 0 && Date.now() - asked < (wait * 1000) / 2) await sleep(Math.min(60, Math.max(1, answer.poll_seconds || 5)) * 1000, this.pollAbort.signal)
       } catch (err) {
@@ -153,6 +159,8 @@ export class JobPool {
   async stop(drainMs = 10_000): Promise<void> {
     this.stopping = true
     this.pollAbort.abort()
+    if (this.queue.length > 0) this.o.log.info({ jobs: this.queue.length }, 'jobs taken ahead and not started: left to their leases')
+    this.queue.length = 0
     const drained = new AbortController()
     const all = async () => {
       // Sessions first: each one ends with its upload joining the others.
@@ -170,10 +178,22 @@ export class JobPool {
     }
   }
 
+  private limit(): number {
+    return Math.max(1, Math.min(this.o.concurrency, this.maxConcurrency))
+  }
+
+  /** Starts queued jobs while there are free slots (not once stopping: those leases run out and the core hands the jobs out again). */
+  private pump(): void {
+    while (!this.stopping && this.active.size < this.limit() && this.queue.length > 0) this.start(this.queue.shift()!)
+  }
+
   private start(job: CollectorJob): void {
     const task = this.work(job)
       .catch((err: unknown) => this.o.log.error({ err, job_id: job.job_id }, 'job failed unexpectedly'))
-      .finally(() => this.active.delete(task))
+      .finally(() => {
+        this.active.delete(task)
+        this.pump()
+      })
     this.active.add(task)
   }
 
