@@ -100,10 +100,11 @@ export class JobPool {
     let backoff = 1000
     while (!this.stopping) {
       const limit = this.limit()
-      // A few jobs are taken ahead: a slot that frees starts its next session at once instead of
-      // waiting a round trip to the core (a job waits here a session's length at most, its lease is minutes).
-      const want = limit + Math.ceil(limit / 4) - this.active.size - this.queue.length
-      if (want <= 0) {
+      // Up to a round of jobs is taken ahead: a slot that frees starts its next session at once instead
+      // of waiting a round trip to the core (a job waits here about a session's length, its lease is
+      // minutes), and each poll asks for a batch, not for the one slot that just freed.
+      const want = 2 * limit - this.active.size - this.queue.length
+      if (want < Math.ceil(limit / 4) && this.active.size > 0) {
         await Promise.race([...this.active])
         continue
       }
