@@ -51,7 +51,9 @@ async function load(t: TestApp, devices: number): Promise<{ groupId: string; loa
   const CHUNK = 250
   for (let i = 0; i < all.length; i += CHUNK) {
     // One statement a chunk: the embedded engine keeps a statement's work in WebAssembly memory.
-    await knex.raw(
+    await knex.transaction(async (trx) => {
+      await trx.raw('SET LOCAL statement_timeout = 0')
+      await trx.raw(
       `INSERT INTO ncm_latest_lines (device_id, n, line, line_lc)
        SELECT dev.id, g.n, l.line, lower(l.line)
          FROM unnest(?::uuid[]) WITH ORDINALITY AS dev(id, d), generate_series(1, ${LINES}) AS g(n),
@@ -67,13 +69,20 @@ async function load(t: TestApp, devices: number): Promise<{ groupId: string; loa
            WHEN g.n % 8 = 6 THEN ' no shutdown'
            ELSE '!' END AS line) l`,
       [`{${all.slice(i, i + CHUNK).join(',')}}`],
-    )
+      )
+    })
   }
   const loadMs = performance.now() - t0
   const t1 = performance.now()
-  await knex.raw('CREATE INDEX ncm_latest_lines_trgm ON ncm_latest_lines USING gin (line_lc gin_trgm_ops)')
-  await knex.raw('ANALYZE ncm_latest_lines')
-  return { groupId: ids[3], loadMs, indexMs: performance.now() - t1 }
+  // The app's connections carry its statement timeout: the bench's loading is no request.
+  await knex.transaction(async (trx) => {
+    await trx.raw('SET LOCAL statement_timeout = 0')
+    await trx.raw(`SET LOCAL maintenance_work_mem = '256MB'`)
+    await trx.raw('CREATE INDEX ncm_latest_lines_trgm ON ncm_latest_lines USING gin (line_lc gin_trgm_ops)')
+    await trx.raw('ANALYZE ncm_latest_lines')
+  })
+  // The group of devices 10, 20, 30 …: the rare ones among them.
+  return { groupId: ids[0], loadMs, indexMs: performance.now() - t1 }
 }
 
 async function measureEngine(engine: Engine, devices: number, runs: number): Promise<SearchFigure[]> {

@@ -19,7 +19,10 @@ export interface TextDiffOptions {
   /** Header names (default `a` and `b`). */
   fromLabel?: string
   toLabel?: string
-  /** Stop printing hunks once the text reaches this many UTF-8 bytes (the counts stay whole). */
+  /**
+   * The most UTF-8 bytes of `unified`: the hunk that would pass it is cut after its last line that fits
+   * (its header counting only those lines) and nothing follows. The counts stay whole.
+   */
   maxBytes?: number
 }
 
@@ -29,7 +32,7 @@ export interface TextDiff {
   /** Lines added and removed (of the whole diff, also when `unified` was cut at `maxBytes`). */
   added: number
   removed: number
-  /** `unified` stops before the last hunk: it would have passed `maxBytes`. */
+  /** `unified` was cut at `maxBytes`: it covers only the beginning of the changes. */
   truncated: boolean
   /** false when a region passed `maxCost` and was printed as one replaced block. */
   minimal: boolean
@@ -243,11 +246,9 @@ export function unifiedDiff(a: string, b: string, options: TextDiffOptions = {})
     const aTo = Math.min(A.length, groups[h + 1] + context)
     const bFrom = groups[g + 2] - (groups[g] - aFrom)
     const bTo = groups[h + 3] + (aTo - groups[h + 1])
+    // One entry a line, its `\ No newline` marker attached: a cut never separates them.
     const body: string[] = []
-    const push = (prefix: string, text: string, last: boolean) => {
-      body.push(prefix + text)
-      if (last) body.push(NO_EOL)
-    }
+    const push = (prefix: string, text: string, last: boolean) => body.push(last ? `${prefix}${text}\n${NO_EOL}` : prefix + text)
     let i = aFrom
     let j = bFrom
     for (let k = g; k <= h; k += 4) {
@@ -256,17 +257,34 @@ export function unifiedDiff(a: string, b: string, options: TextDiffOptions = {})
       for (; j < groups[k + 3]; j++) push('+', lb.lines[j], j === bLast)
     }
     for (; i < aTo; i++, j++) push(' ', la.lines[i], i === aLast)
-    const aLen = aTo - aFrom
-    const bLen = bTo - bFrom
-    const head = `@@ -${aFrom + (aLen ? 1 : 0)},${aLen} +${bFrom + (bLen ? 1 : 0)},${bLen} @@`
-    let size = utf8Length(head) + 1
+    const head = (units: readonly string[]) => {
+      let aLen = 0
+      let bLen = 0
+      for (const u of units) {
+        if (u[0] !== '+') aLen++
+        if (u[0] !== '-') bLen++
+      }
+      return `@@ -${aFrom + (aLen ? 1 : 0)},${aLen} +${bFrom + (bLen ? 1 : 0)},${bLen} @@`
+    }
+    let size = utf8Length(head(body)) + 1
     for (const l of body) size += utf8Length(l) + 1
     if (bytes + size > maxBytes) {
+      // The hunk's first lines that fit, under a header counting just them: still a valid patch of
+      // the beginning, so a huge single change shows its start instead of nothing.
+      const HEAD_ROOM = 80
+      let used = bytes + HEAD_ROOM
+      let n = 0
+      while (n < body.length && used + utf8Length(body[n]) + 1 <= maxBytes) used += utf8Length(body[n++]) + 1
+      const part = body.slice(0, n)
+      if (part.some((u) => u[0] === '-' || u[0] === '+')) {
+        out.push(head(part))
+        for (const l of part) out.push(l)
+      }
       truncated = true
       break
     }
     bytes += size
-    out.push(head)
+    out.push(head(body))
     for (const l of body) out.push(l)
     g = h + 4
   }

@@ -13,5 +13,9 @@ import { latestLinesHook } from './services/search.js'
 
 export function readSide(c: NcmContext): { routes: RouteDefinition[] } {
   c.hooks.add(latestLinesHook)
+  // A device's history deleted (or the device gone from the inventory): its lines are searched no more.
+  c.forget.add(async (trx, deviceIds) => {
+    await trx('ncm_latest_lines').whereIn('device_id', deviceIds).delete()
+  })
   return { routes: [...versionRoutes(c), ...diffRoutes(c), ...searchRoutes(c), ...changesRoutes(c)] }
 }

@@ -81,6 +81,27 @@ describe('sdk: text-diff', () => {
     expect(unifiedDiff(a, b).minimal).to.equal(true)
   })
 
+  it('cut at maxBytes, it stays within them and still applies: the beginning of the changes', () => {
+    fc.assert(
+      fc.property(fc.oneof(pair, fc.tuple(text, text)), fc.integer({ min: 0, max: 400 }), ([a, b], maxBytes) => {
+        const whole = unifiedDiff(a, b)
+        const cut = unifiedDiff(a, b, { maxBytes })
+        expect({ added: cut.added, removed: cut.removed }).to.deep.equal({ added: whole.added, removed: whole.removed })
+        if (!cut.truncated) {
+          expect(cut.unified).to.equal(whole.unified)
+          return
+        }
+        expect(Buffer.byteLength(cut.unified)).to.be.at.most(Math.max(maxBytes, Buffer.byteLength('--- a\n+++ b\n')))
+        // Its lines are the whole diff's first ones (hunk headers aside).
+        const body = (u: string) => u.split('\n').slice(2).filter((l) => !l.startsWith('@@'))
+        const part = body(cut.unified)
+        expect(body(whole.unified).slice(0, part.length - 1)).to.deep.equal(part.slice(0, -1))
+        if (cut.unified.includes('\n@@')) expect(apply(a, cut.unified)).to.be.a('string')
+      }),
+      { numRuns: 200 },
+    )
+  })
+
   it('prints the format of the deploy dry run, and marks a last line without a line end', () => {
     const a = 'hostname sw1\ninterface Gi0/1\n description uplink\n!\nend\n'
     // (Within a replaced block the deploy diff prints the added lines first; this diff, as GNU diff and

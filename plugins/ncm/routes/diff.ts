@@ -22,7 +22,7 @@ const NcmDiff = Type.Object(
     unified: Type.String({ description: `A unified diff (\`---\`/\`+++\` headers, \`@@\` hunks); empty when the texts are equal. At most ${DIFF_MAX_BYTES / 1024 / 1024} MiB.` }),
     added: Type.Integer({ minimum: 0, description: 'Lines added (of the whole diff, also when `unified` is truncated).' }),
     removed: Type.Integer({ minimum: 0 }),
-    truncated: Type.Boolean({ description: '`unified` stops before a hunk that would pass the size limit.' }),
+    truncated: Type.Boolean({ description: '`unified` was cut at the size limit: it shows the beginning of the changes (its last hunk header counts only the lines shown).' }),
     minimal: Type.Boolean({ description: 'false: a part of the files was too different to compare line by line and is shown as replaced whole (correct, not the shortest).' }),
     secrets_only: Type.Boolean({ description: 'Only a secret differs: the masked texts are equal.' }),
   },

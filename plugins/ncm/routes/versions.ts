@@ -44,7 +44,7 @@ export function versionRoutes(c: NcmContext): RouteDefinition[] {
       permission: NCM_READ,
       summary: "A device's configuration versions",
       description:
-        'Every distinct configuration the device had, newest first by default. A version is made when a fetch sees a text different from the current one (a return to an earlier text is a new version). Sizes and hashes are of the masked text. `search` matches nothing but is accepted as on every list.',
+        'Every distinct configuration the device had, newest first by default. A version is made when a fetch sees a text different from the current one (a return to an earlier text is a new version). Sizes and hashes are of the masked text. `search` is accepted, as on every list, and ignored (a version has no text fields to match).',
       tags: ['ncm'],
       schema: { params: DeviceParams, query: VersionListQuery, response: { 200: VersionList, 404: ErrorBody } },
       handler: async ({ params, query }) => {

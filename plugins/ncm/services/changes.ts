@@ -12,6 +12,7 @@ import { unifiedDiff } from '../../../sdk/index.js'
 import { ncmChangeWindowSlack } from '../settings.js'
 import type { NcmContext } from './context.js'
 import { changedLines } from './diff.js'
+import { hostOf } from './reconcile.js'
 import { deviceVersion, trackedDevice, versionText } from './versions.js'
 
 /** The most records one answer lists; `truncated` past it. */
@@ -36,12 +37,10 @@ export function matchesChange(command: string, changed: ReadonlySet<string>): bo
 /** The addresses the device's TACACS+ packets come from: the override, else its host when that is an address. */
 async function nasAddresses(c: NcmContext, deviceId: string, aaaAddress: string | null, hostOverride: string | null): Promise<string[]> {
   if (aaaAddress) return [aaaAddress.replace(/\/(32|128)$/, '')]
-  if (hostOverride) return isIP(hostOverride) ? [hostOverride] : []
-  // The inventory address, when it is one host (a /32 or /128).
+  // Where the collector connects (the override, else the inventory address when it is one host), when that is an address.
   const device = await c.inventory.getDevice(deviceId)
-  const [ip, bits] = (device?.address ?? '').split('/')
-  const one = isIP(ip) === 4 ? bits === undefined || bits === '32' : isIP(ip) === 6 ? bits === undefined || bits === '128' : false
-  return one ? [ip] : []
+  const host = device ? hostOf(device.address, hostOverride) : hostOverride
+  return host && isIP(host) ? [host] : []
 }
 
 export async function versionChanges(c: NcmContext, deviceId: string, versionId: string) {

@@ -53,7 +53,7 @@ export interface SearchQuery {
 
 /** The WHERE of a search, with its bindings. */
 function matcher(q: SearchQuery): { sql: string; bindings: string[] } {
-  const term = q.match === 'line' ? trimBlanks(q.q).toLowerCase() : q.q.toLowerCase()
+  const term = storable(q.match === 'line' ? trimBlanks(q.q) : q.q).toLowerCase()
   const like = { sql: `line_lc LIKE ? ESCAPE '\\'`, bindings: [`%${likeEscape(term)}%`] }
   if (q.match !== 'line') return like
   return { sql: `${like.sql} AND btrim(line_lc, E' \\t') = ?`, bindings: [...like.bindings, term] }
@@ -92,13 +92,14 @@ export async function searchLatest(c: NcmContext, q: SearchQuery) {
   found.sort((a, b) => (nameOf(a.device_id) < nameOf(b.device_id) ? -1 : nameOf(a.device_id) > nameOf(b.device_id) ? 1 : a.device_id < b.device_id ? -1 : 1))
   const onPage = found.slice((page - 1) * perPage, page * perPage)
   const ids = onPage.map((r) => r.device_id)
+  // Per device, its first matching lines by number: the primary key (device_id, n) walked in order and
+  // stopped at the fifth match, never the term's index over every device (a common term matches millions).
   const lines = ids.length
     ? (
         await db.raw<{ rows: { device_id: string; n: number; line: string }[] }>(
-          `SELECT device_id, n, line FROM (
-             SELECT device_id, n, line, row_number() OVER (PARTITION BY device_id ORDER BY n) AS rn
-               FROM ncm_latest_lines WHERE device_id = ANY(?::uuid[]) AND ${m.sql}
-           ) s WHERE rn <= ? ORDER BY device_id, n`,
+          `SELECT d.id AS device_id, l.n, l.line FROM unnest(?::uuid[]) AS d(id)
+             CROSS JOIN LATERAL (SELECT n, line FROM ncm_latest_lines WHERE device_id = d.id AND ${m.sql} ORDER BY n LIMIT ?) l
+            ORDER BY d.id, l.n`,
           [uuidArray(ids), ...m.bindings, SEARCH_LINES_PER_DEVICE],
         )
       ).rows

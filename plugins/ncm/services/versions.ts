@@ -8,11 +8,9 @@ import type { Knex } from 'knex'
 import { NcmErrors, NcmReadSideErrors } from '../errors.js'
 import type { NcmDeviceRow } from '../tables.js'
 import type { NcmContext } from './context.js'
+import { CONFIG_PURPOSE } from './ingest.js'
 
 type Db = Knex | Knex.Transaction
-
-/** The purpose ingest seals the raw texts with (services/ingest.ts). */
-const CONFIG_PURPOSE = 'ncm.config'
 
 /** A version with what readers may see of its blob. */
 export interface StoredVersion {
