@@ -76,8 +76,8 @@ const until = async <T>(what: string, fn: () => Promise<T | null | undefined | f
     return c
   }
   /**
-   * Stops the collectors, then lets the core's side of their last long poll run out: it still waits
-   * after the collector went away and would lease a job made due meanwhile to nobody (until the lease ends).
+   * Stops the collectors, then gives the core a moment to see their last long poll closed (it puts back
+   * what such a poll leased, once it notices), so the next test's "fetch now" goes to the next collector.
    */
   const stopAll = async () => {
     for (const c of running.splice(0)) await c.stop(2000)
