@@ -3,11 +3,12 @@
  * descendant of one; the nearest schedule wins) gets a row, with that schedule's collector while the
  * device and the schedule are enabled. A device that leaves every scheduled group keeps its row and
  * history, without a collector. Run by the jobs long poll (at most every 30 s per node) and by every
- * schedule write in its transaction.
+ * schedule write in its transaction. The long poll's pass also trims the fetch log.
  */
 import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { Device } from '../../inventory/api.js'
+import { ncmFetchLogDays } from '../settings.js'
 import type { NcmDeviceRow, ScheduleRow } from '../tables.js'
 import type { NcmContext } from './context.js'
 
@@ -37,6 +38,12 @@ export class Reconciler {
     if (Date.now() - this.last < EVERY_MS) return
     this.last = Date.now()
     await this.c.database.knex.transaction((trx) => this.run(trx))
+    // The fetch log keeps `ncm.fetch_log_days`; a job still leased stays.
+    const days = await this.c.settings.get(ncmFetchLogDays)
+    await this.c.database.knex('ncm_fetches')
+      .where('leased_at', '<', new Date(Date.now() - days * 86_400_000))
+      .whereNot('status', 'leased')
+      .delete()
   }
 
   /** The next long poll reconciles at once. */
