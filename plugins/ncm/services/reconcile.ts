@@ -12,7 +12,11 @@ import { ncmFetchLogDays } from '../settings.js'
 import type { NcmDeviceRow, ScheduleRow } from '../tables.js'
 import type { NcmContext } from './context.js'
 
-const EVERY_MS = 30_000
+/**
+ * How often the long poll reconciles on this node. A test seam (the tests set it to 0 so an
+ * inventory change is seen at the next poll without waiting 30 s); nothing in the API reaches it.
+ */
+export const reconcilePace = { everyMs: 30_000 }
 /** First fetches are spread over this much (or the interval, when shorter), by a hash of the device id. */
 const FIRST_SPREAD_SECONDS = 600
 
@@ -35,7 +39,7 @@ export class Reconciler {
 
   /** At most every 30 s on this node. */
   async maybe(): Promise<void> {
-    if (Date.now() - this.last < EVERY_MS) return
+    if (Date.now() - this.last < reconcilePace.everyMs) return
     this.last = Date.now()
     await this.c.database.knex.transaction((trx) => this.run(trx))
     // The fetch log keeps `ncm.fetch_log_days`; a job still leased stays.
