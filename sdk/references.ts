@@ -83,6 +83,8 @@ export const uuidsOf = (ids: readonly string[]): string[] => [...new Set(ids.fil
 
 /** An array literal rather than a bound JS array: both drivers (pg, PGlite) read it the same way, as one parameter. */
 export const uuidArray = (ids: readonly string[]): string => `{${uuidsOf(ids).join(',')}}`
+/** A PostgreSQL text[] literal for a `?::text[]` binding, every element quoted (the text holds no NUL). */
+export const textArray = (xs: readonly string[]): string => `{${xs.map((x) => `"${x.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`
 
 const byName = (a: Referrer, b: Referrer) => (a.type < b.type ? -1 : a.type > b.type ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1)
 

@@ -18,7 +18,7 @@
  *   (ENDPOINT_MAC_TAKEN), which in atomic mode undoes the whole savepoint.
  */
 import type { Knex } from 'knex'
-import { isPortcullisError, neutralizeFormula, TEXT_PATTERN, type IdentityService, type PortcullisError, type ReferenceTarget } from '../../../sdk/index.js'
+import { isPortcullisError, neutralizeFormula, TEXT_PATTERN, textArray, type IdentityService, type PortcullisError, type ReferenceTarget } from '../../../sdk/index.js'
 import { NacErrors as E, macError } from '../errors.js'
 import type { CsvFile, CsvRow } from './csv.js'
 import { parseMac } from './mac.js'
@@ -86,7 +86,7 @@ export async function runImport(trx: Knex.Transaction, file: CsvFile, o: ImportO
   const groupNames = has('endpoint_group') ? [...new Set(file.rows.map((r) => (r.cells.endpoint_group ?? '').trim().toLowerCase()).filter(Boolean))] : []
   const groups = new Map<string, string>()
   if (groupNames.length) {
-    const rows = await trx(GROUPS).whereRaw('lower(name) = ANY(?::text[])', [pgTextArray(groupNames)]).forKeyShare().select('id', 'name')
+    const rows = await trx(GROUPS).whereRaw('lower(name) = ANY(?::text[])', [textArray(groupNames)]).forKeyShare().select('id', 'name')
     for (const g of rows) groups.set(g.name.toLowerCase(), g.id)
   }
   const owners = new Map<string, string>()
@@ -128,7 +128,7 @@ export async function runImport(trx: Knex.Transaction, file: CsvFile, o: ImportO
   const byMac = new Map(planned.map((p) => [p.mac, p]))
   for (let i = 0; i < planned.length; i += 1000) {
     const macs = planned.slice(i, i + 1000).map((p) => p.mac)
-    const q = trx(ENDPOINTS).whereRaw('mac = ANY(?::text[])', [pgTextArray(macs)]).select('id', 'mac', 'description', 'endpoint_group_id', 'owner_user_id')
+    const q = trx(ENDPOINTS).whereRaw('mac = ANY(?::text[])', [textArray(macs)]).select('id', 'mac', 'description', 'endpoint_group_id', 'owner_user_id')
     for (const e of await (o.dryRun ? q : q.forUpdate())) byMac.get(e.mac)!.existing = e
   }
   const creates: Planned[] = []
@@ -241,4 +241,3 @@ function judge(row: CsvRow, file: CsvFile, groups: Map<string, string>, owners: 
 }
 
 /** A text[] literal (one parameter, read alike by pg and PGlite): each element quoted, `"` and `\` escaped. */
-export const pgTextArray = (xs: readonly string[]) => `{${xs.map((x) => `"${x.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`

@@ -10,7 +10,7 @@
  * re-checks the trimmed line.
  */
 import type { Knex } from 'knex'
-import { likeEscape, uuidArray } from '../../../sdk/index.js'
+import { likeEscape, textArray, uuidArray } from '../../../sdk/index.js'
 import { NcmErrors } from '../errors.js'
 import type { NcmContext } from './context.js'
 import type { NewVersionHook } from './hooks.js'
@@ -19,7 +19,11 @@ import type { NewVersionHook } from './hooks.js'
 export const SEARCH_MAX_DEVICES = 1000
 /** The matching lines shown per device (all of them are counted). */
 export const SEARCH_LINES_PER_DEVICE = 5
-const INSERT_ROWS = 1000
+/**
+ * Lines sent in one INSERT (two text[] parameters): a 5 MB configuration of short lines is ~340,000
+ * of them, and a round trip per 1,000 rows made its ingest take ~25 s on PostgreSQL.
+ */
+const INSERT_LINES = 50_000
 
 /** Spaces and tabs: what `line` ignores at either end, the same set as the SQL btrim below. */
 const trimBlanks = (s: string) => s.replace(/^[ \t]+|[ \t]+$/g, '')
@@ -29,13 +33,14 @@ const storable = (s: string) => s.replace(/\u0000/g, '\uFFFD')
 /** Replaces the device's latest lines with those of `masked`, in the ingest's transaction. */
 export async function replaceLatestLines(trx: Knex.Transaction, deviceId: string, masked: string): Promise<void> {
   await trx('ncm_latest_lines').where({ device_id: deviceId }).delete()
-  const lines = masked === '' ? [] : masked.replace(/\n$/, '').split('\n')
-  for (let i = 0; i < lines.length; i += INSERT_ROWS) {
-    const rows = lines.slice(i, i + INSERT_ROWS).map((l, k) => {
-      const line = storable(l)
-      return { device_id: deviceId, n: i + k + 1, line, line_lc: line.toLowerCase() }
-    })
-    await trx('ncm_latest_lines').insert(rows)
+  const lines = masked === '' ? [] : masked.replace(/\n$/, '').split('\n').map(storable)
+  for (let i = 0; i < lines.length; i += INSERT_LINES) {
+    const part = lines.slice(i, i + INSERT_LINES)
+    await trx.raw(
+      `INSERT INTO ncm_latest_lines (device_id, n, line, line_lc)
+       SELECT ?::uuid, (t.k + ?)::integer, t.line, t.line_lc FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(line, line_lc, k)`,
+      [deviceId, i, textArray(part), textArray(part.map((l) => l.toLowerCase()))],
+    )
   }
 }
 
