@@ -11,19 +11,8 @@ import type { TacacsCommandRecord, TacacsCommandsQuery } from '../api.js'
 /** The most records one call returns, whatever `limit` asks. */
 export const TACACS_COMMANDS_MAX = 5000
 
-interface Row {
-  kind: 'authorization' | 'accounting'
-  id: string
-  timestamp: Date | string
-  username: string
-  nas_ip: string | null
-  device_name: string | null
-  client_address: string | null
-  session_id: string | null
-  action: string
-  command: string
-  priv_lvl: number | null
-}
+/** A record as the database answers it: the time as a Date (PostgreSQL) or a string (the embedded engine). */
+type Row = Omit<TacacsCommandRecord, 'timestamp'> & { timestamp: Date | string }
 
 /**
  * One query over both tables, each side bounded by the same `(nas_ip, timestamp DESC)` index walk

@@ -1,6 +1,22 @@
 /** The collector API's wire shapes (sdk/collector-protocol.ts), for validation and the OpenAPI document. */
 import { Nullable, StringEnum, Timestamp, Type, Uuid } from '../../../sdk/index.js'
 
+/** A profile's steps, as the collector receives them and as the profile routes show them. */
+export const ProfileSteps = {
+  mode: StringEnum(['shell', 'exec'] as const),
+  prompt: Type.String(),
+  login_prompt: Nullable(Type.String()),
+  login_answer: Nullable(Type.String()),
+  pre_commands: Type.Array(Type.String()),
+  enable_command: Nullable(Type.String()),
+  enable_prompt: Nullable(Type.String()),
+  command: Type.String(),
+  pager_pattern: Nullable(Type.String()),
+  pager_answer: Type.String(),
+  command_timeout_seconds: Type.Integer(),
+  legacy_algorithms: Type.Boolean(),
+}
+
 const RawKey = (d: string) => Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: d })
 
 export const EnrollBody = Type.Object(
@@ -18,25 +34,8 @@ export const EnrollAnswer = Type.Object(
   { title: 'NcmEnrollAnswer', additionalProperties: false },
 )
 
-const Profile = Type.Object(
-  {
-    id: Uuid(),
-    name: Type.String(),
-    mode: StringEnum(['shell', 'exec'] as const),
-    prompt: Type.String(),
-    login_prompt: Nullable(Type.String()),
-    login_answer: Nullable(Type.String()),
-    pre_commands: Type.Array(Type.String()),
-    enable_command: Nullable(Type.String()),
-    enable_prompt: Nullable(Type.String()),
-    command: Type.String(),
-    pager_pattern: Nullable(Type.String()),
-    pager_answer: Type.String(),
-    command_timeout_seconds: Type.Integer(),
-    legacy_algorithms: Type.Boolean(),
-  },
-  { additionalProperties: false },
-)
+/** The steps of a command profile as the collector runs them (no strip or secret lines: the core applies those). */
+const Profile = Type.Object({ id: Uuid(), name: Type.String(), ...ProfileSteps }, { additionalProperties: false })
 
 const Envelope = Type.Object(
   { v: Type.Literal(1), epk: Type.String(), iv: Type.String(), ct: Type.String(), tag: Type.String() },

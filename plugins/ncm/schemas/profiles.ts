@@ -1,4 +1,5 @@
 import { Name, Nullable, OptionalText, StringEnum, Type, Uuid } from '../../../sdk/index.js'
+import { ProfileSteps } from './collector-api.js'
 
 export const ProfileParams = Type.Object({ profile_id: Uuid() }, { additionalProperties: false })
 
@@ -11,20 +12,9 @@ export const Profile = Type.Object(
     name: Type.String(),
     description: Nullable(Type.String()),
     builtin: Type.Boolean({ description: 'Built-in profiles cannot be changed or deleted.' }),
-    mode: StringEnum(['shell', 'exec'] as const),
-    prompt: Type.String(),
-    login_prompt: Nullable(Type.String()),
-    login_answer: Nullable(Type.String()),
-    pre_commands: Type.Array(Type.String()),
-    enable_command: Nullable(Type.String()),
-    enable_prompt: Nullable(Type.String()),
-    command: Type.String(),
-    pager_pattern: Nullable(Type.String()),
-    pager_answer: Type.String(),
+    ...ProfileSteps,
     strip_lines: Type.Array(Type.String()),
     secret_lines: Type.Array(Type.String()),
-    command_timeout_seconds: Type.Integer(),
-    legacy_algorithms: Type.Boolean(),
   },
   { title: 'NcmProfile', additionalProperties: false },
 )
