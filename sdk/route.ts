@@ -103,6 +103,8 @@ export interface RouteRequest<P, Q, B> {
   resolve<T>(ref: ServiceRef<T>): T
   /** The request's bytes as sent, on a route that declares `rawBody` (null on any other). */
   rawBody: Buffer | null
+  /** The method, the path as sent (`/api/v1/...`, not decoded) and the query string as sent, without `?` (`''` when none): what a request signature covers. */
+  target: { method: string; path: string; query: string }
 }
 
 /**

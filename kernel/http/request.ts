@@ -39,7 +39,15 @@ export class HandlerRequest implements RouteRequest<unknown, unknown, unknown> {
     readonly query: unknown,
     readonly body: unknown,
     readonly rawBody: Buffer | null = null,
+    private readonly method = '',
+    private readonly path = '',
+    private readonly querystring = '',
   ) {}
+
+  /** Made when asked: only a signature check reads it. */
+  get target(): { method: string; path: string; query: string } {
+    return { method: this.method, path: this.path, query: this.querystring }
+  }
 
   get requestId(): string {
     return this.state.requestId

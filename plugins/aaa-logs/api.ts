@@ -59,13 +59,49 @@ export type RadiusRecordListener = (records: readonly RadiusLogRecord[]) => Prom
 /** The waits before each retry of a failed delivery (ms): three attempts in all. */
 export const RECORD_LISTENER_RETRIES_MS = [200, 1000] as const
 
-/** What other plugins use of the AAA logs: the records as they are ingested. */
+/** The window and devices of `tacacsCommands`. */
+export interface TacacsCommandsQuery {
+  /** The devices' addresses as the daemon saw the packets come from (`nas_ip`); others are ignored. */
+  nasIps: readonly string[]
+  /** The window: after `from`, up to and including `to`. */
+  from: Date
+  to: Date
+  /** The most records returned (at most 5,000); `truncated` says there were more. */
+  limit: number
+}
+
+/** A TACACS+ authorization or accounting record that carried a command. */
+export interface TacacsCommandRecord {
+  kind: 'authorization' | 'accounting'
+  id: string
+  /** ISO 8601, UTC. */
+  timestamp: string
+  username: string
+  nas_ip: string | null
+  device_name: string | null
+  client_address: string | null
+  session_id: string | null
+  /** permit | deny (authorization); start | stop | watchdog (accounting). */
+  action: string
+  /** The command line as the device sent it (a trailing `<cr>` included when the device sends one). */
+  command: string
+  /** Authorization only. */
+  priv_lvl: number | null
+}
+
+/** What other plugins use of the AAA logs: the records as they are ingested, the commands devices saw. */
 export interface AaaLogsService {
   /**
    * Adds a listener of the RADIUS records the ingester commits (the plugin's own ingester; the
    * standalone `aaa-logs-ingest` command has none). `name` names it in the logs. Returns its removal.
    */
   registerRecordListener(name: string, listener: RadiusRecordListener): () => void
+  /**
+   * The TACACS+ authorization and accounting records with a command, from those addresses, in the
+   * window, newest first; `truncated` when more than `limit` matched. The caller decides who may see
+   * them (the logs' own routes require `aaa-logs.read`).
+   */
+  tacacsCommands(q: TacacsCommandsQuery): Promise<{ items: TacacsCommandRecord[]; truncated: boolean }>
 }
 
 export const aaaLogsServiceRef = createServiceRef<AaaLogsService>({ id: 'aaa-logs.service' })

@@ -15,6 +15,7 @@ import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { permissions } from './permissions.js'
 import { logRoutes } from './routes/index.js'
+import { tacacsCommands } from './services/commands.js'
 import { exclusionLoader } from './services/exclusions.js'
 import { retentionMonths, startRetention } from './services/retention.js'
 import { listSettings } from './services/settings.js'
@@ -40,7 +41,7 @@ export default definePlugin({
     const ingester = createIngester({ ...d, logFolders: () => d.deploys.logFolders(), loadExclusions: exclusionLoader(d.identity), listeners })
     let stopRetention = async () => undefined as void
     return {
-      services: [provide(aaaLogsServiceRef, { registerRecordListener: (name, fn) => listeners.register(name, fn) })],
+      services: [provide(aaaLogsServiceRef, { registerRecordListener: (name, fn) => listeners.register(name, fn), tacacsCommands: (q) => tacacsCommands(d.database, q) })],
       routes: logRoutes(d),
       start: async () => {
         await ingester.start()

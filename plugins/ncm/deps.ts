@@ -10,6 +10,8 @@ export const ncmDeps = {
   audit: coreServices.audit,
   logger: coreServices.logger,
   platform: coreServices.platform,
+  // Compliance's re-evaluation runs on the primary node only.
+  cluster: coreServices.cluster,
   mail: identityServices.mail,
   inventory: inventoryServiceRef,
   aaaLogs: optional(aaaLogsServiceRef),

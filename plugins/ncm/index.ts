@@ -8,19 +8,21 @@
 import { definePlugin } from '../../sdk/index.js'
 import { compliance } from './compliance.js'
 import { ncmDeps } from './deps.js'
+import { registerInventoryGuards } from './guards.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { ncmPermissions } from './permissions.js'
 import { readSide } from './read-side.js'
 import { ncmRoutes } from './routes/index.js'
 import type { NcmContext } from './services/context.js'
-import { VersionHooks } from './services/hooks.js'
+import { ForgetHooks, VersionHooks } from './services/hooks.js'
+import { Reconciler } from './services/reconcile.js'
 import { FetchWake } from './services/wake.js'
 import { ncmSettings } from './settings.js'
 import { ncmTables } from './tables.js'
 
 export type { NcmContext } from './services/context.js'
-export type { NewVersion, NewVersionHook, AfterCommit } from './services/hooks.js'
+export type { NewVersion, NewVersionHook, AfterCommit, ForgetHook } from './services/hooks.js'
 
 export default definePlugin({
   id: 'ncm',
@@ -37,11 +39,12 @@ export default definePlugin({
   optionalDependsOn: ['aaa-logs', 'console'],
   deps: ncmDeps,
   init(deps) {
-    const c: NcmContext = { ...deps, hooks: new VersionHooks(), wake: new FetchWake() }
+    const c: NcmContext = { ...deps, hooks: new VersionHooks(), forget: new ForgetHooks(), wake: new FetchWake() }
+    registerInventoryGuards(c)
     const read = readSide(c)
     const rules = compliance(c)
     return {
-      routes: [...ncmRoutes(c), ...read.routes, ...rules.routes],
+      routes: [...ncmRoutes(c, new Reconciler(c)), ...read.routes, ...rules.routes],
       start: async () => {
         await rules.start()
       },

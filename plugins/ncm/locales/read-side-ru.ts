@@ -1,2 +1,6 @@
 /** Strings of the ncm namespace for this part, spread into locales/ru.ts (keys: errors.*, and its own). */
-export default { errors: {} as Record<string, string> }
+export default {
+  errors: {
+    version_not_found: 'У этого устройства нет сохранённой версии конфигурации с таким идентификатором (возможно, она удалена вместе с историей устройства).',
+  } as Record<string, string>,
+}

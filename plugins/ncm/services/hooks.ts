@@ -37,3 +37,22 @@ export class VersionHooks {
     return after
   }
 }
+
+/**
+ * What other parts run when a device's history goes (DELETE /ncm/devices/{id}/history, or the
+ * device leaves the inventory): the read side drops its latest lines, compliance its results. In
+ * the deleting transaction.
+ */
+export type ForgetHook = (trx: Knex.Transaction, deviceIds: readonly string[]) => Promise<void>
+
+export class ForgetHooks {
+  private readonly hooks: ForgetHook[] = []
+
+  add(h: ForgetHook): void {
+    this.hooks.push(h)
+  }
+
+  async run(trx: Knex.Transaction, deviceIds: readonly string[]): Promise<void> {
+    for (const h of this.hooks) await h(trx, deviceIds)
+  }
+}

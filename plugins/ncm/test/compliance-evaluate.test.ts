@@ -1,6 +1,7 @@
 /** services/evaluate.ts: the rule check of one configuration. Pure, no app. */
 import { expect } from 'chai'
 import { UnsafeRegexError } from '../../../sdk/index.js'
+import { violationMailText } from '../services/compliance-mail.js'
 import { compileRule, evaluateConfig, MAX_EVIDENCE, MAX_TESTED_CHARS, type RuleSpec } from '../services/evaluate.js'
 
 const RAW = ['hostname sw1', '!', 'ip http server', ' no ip http secure-server', 'snmp-server community s3cret RO', 'interface Gi0/1', ' description uplink', 'username admin secret 5 $1$abc$def', ''].join('\n')
@@ -63,5 +64,23 @@ describe('ncm compliance: evaluating a configuration', () => {
 
   it('refuses to compile an unsafe pattern', () => {
     expect(() => rule('a', 'must_contain', 'regex', '(a+)+b')).to.throw(UnsafeRegexError)
+  })
+})
+
+describe('ncm compliance: the violation mail text', () => {
+  it('lists each rule with its evidence, and no value can forge a line', () => {
+    const m = violationMailText({
+      device: 'sw1\nBcc: evil@example.net',
+      versionId: '00000000-0000-4000-8000-000000000001',
+      fetchedAt: new Date('2026-11-28T21:00:00Z'),
+      violations: [
+        { name: 'no-http', requirement: 'must_not_contain', pattern: 'ip http server', evidence: [{ line: 3, text: 'ip http server' }] },
+        { name: 'ntp', requirement: 'must_contain', pattern: 'ntp server \\S+', evidence: [] },
+      ],
+    })
+    expect(m.subject).to.equal('Compliance: sw1\\u{A}Bcc: evil@example.net violates 2 rule(s)')
+    expect(m.text).to.include('- no-http: must not contain "ip http server"\n    3: ip http server')
+    expect(m.text).to.include('- ntp: must contain "ntp server \\S+"\n    (no line matches)')
+    expect(m.text.split('\n').some((l) => l.startsWith('Bcc:'))).to.equal(false)
   })
 })
