@@ -12,8 +12,9 @@
  * matching the diff, a whole-line search finds switch 1 only (switch 2 has `no ip http server`), and a
  * "must not contain" rule fails on switch 1 and mails the violation.
  *
- * Pinned to the embedded run: one app, one tac_plus-ng, two sshd and a collector process cost ~20 s,
- * and the PostgreSQL run is the suite's critical path (the API tests of the plugin cover PostgreSQL).
+ * Pinned to the embedded run: one app, a deploy, one tac_plus-ng, two sshd and a collector process cost
+ * about a minute on a loaded 2-core machine, and the PostgreSQL run is the suite's critical path (the
+ * plugin's API tests cover PostgreSQL).
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
