@@ -8,20 +8,20 @@
  * 1. The bound: the collector's SSH engine alone, `fetchAll(targets, 16)`, the same sessions with the
  *    credential in hand and nothing uploaded.
  * 2. Measured: the real core (in process, on a throwaway PostgreSQL, ncm with a schedule over the
- *    devices' group) and the real collector (enrolled with a real token, concurrency 16, its
- *    max_concurrency 16): every device made due ("fetch now"), then from the collector's start to
+ *    devices' group) and the real collector process (`collector/main.ts run`, enrolled with a real
+ *    token, concurrency 16, its max_concurrency 16): every device made due ("fetch now"), then from the collector's start to
  *    the last version stored (each result's ingest: strip, hash, mask, seal, the version row).
  *
  * Prints both times, the ratio bound/measured (target ≥ 0.8) and the per-device figures. Figures
  * only: nothing fails on a timing. Run: node --import tsx bench/ncm-fetch.ts.
  */
-import { fork } from 'node:child_process'
+import { fork, spawn } from 'node:child_process'
 import path from 'node:path'
-import { createCollector, enrollCollector } from '../collector/app.js'
+import { enrollCollector } from '../collector/app.js'
 import { fetchAll } from '../collector/pool.js'
 import type { SessionTarget } from '../collector/ssh/session.js'
 import { startTestApp } from '../test/kit/app.js'
-import { envInt, f2, firstMessage, loadAvg, machine, repoRoot, runAsMain, stopChild, tempDir, track } from './lib.js'
+import { envInt, f2, firstMessage, loadAvg, machine, median, repoRoot, runAsMain, stopChild, tempDir, track } from './lib.js'
 
 interface Farm {
   addresses: string[]
@@ -109,11 +109,27 @@ async function measure(farm: Farm, devices: number): Promise<{ ms: number; store
     // The schedule's write tracks every device of the group; each gets the farm's port.
     await admin('POST', '/api/v1/ncm/schedules', { device_group_id: group.id, collector_id: created.collector.id, credential_id: credential.id, profile_id: profile.id, interval_minutes: 1440, enabled: true })
     for (const id of ids) await admin('PATCH', `/api/v1/ncm/devices/${id}`, { port: farm.port })
-    const collector = createCollector({ stateDir, concurrency: CONCURRENCY })
     for (const id of ids) await admin('POST', `/api/v1/ncm/devices/${id}/fetch`)
-    // From the collector's start (every device due) to the last version stored.
-    const t0 = performance.now()
-    void collector.run()
+    // The collector in its own process, as deployed (its SSH crypto and the core's ingest do not share
+    // one event loop). From its start (every device due) to the last version stored.
+    const collector = track(
+      spawn(process.execPath, ['--import', 'tsx', 'collector/main.ts', 'run', '--state', stateDir, '--concurrency', String(CONCURRENCY)], {
+        cwd: repoRoot,
+        env: { ...process.env, LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    )
+    let startedAt = 0
+    // Its start is its first log line (the process's own loading is not the fetch's time).
+    const t0 = await new Promise<number>((resolve, reject) => {
+      collector.stdout!.on('data', (b: Buffer) => {
+        if (!b.toString().includes('collector starting')) return
+        startedAt = Date.now()
+        resolve(performance.now())
+      })
+      collector.once('exit', (code) => reject(new Error(`the collector exited (${code}) before it started`)))
+    })
+    collector.stdout!.resume()
     let stored = 0
     for (;;) {
       stored = (await admin('GET', '/api/v1/ncm/devices?last_status=ok&per_page=1')).total_by_filter as number
@@ -121,7 +137,17 @@ async function measure(farm: Farm, devices: number): Promise<{ ms: number; store
       await new Promise((r) => setTimeout(r, 250))
     }
     const ms = performance.now() - t0
-    await collector.stop(10_000)
+    await stopChild(collector)
+    // Where a job's time went, from the core's fetch log (one clock: the core's).
+    const rows = (await t.app.db.knex('ncm_fetches').where({ status: 'ok' }).select('leased_at', 'started_at', 'finished_at', 'received_at')) as { leased_at: Date; started_at: Date; finished_at: Date; received_at: Date }[]
+    const at = (d: Date) => new Date(d).getTime()
+    const med = (xs: number[]) => f2(median(xs))
+    const first = Math.min(...rows.map((r) => at(r.leased_at)))
+    const last = Math.max(...rows.map((r) => at(r.received_at)))
+    console.log(`collector start → first lease ${first - startedAt} ms, first lease → last result stored ${last - first} ms`)
+    console.log(
+      `per job (medians, core's clock): leased → SSH start ${med(rows.map((r) => at(r.started_at) - at(r.leased_at)))} ms, SSH session ${med(rows.map((r) => at(r.finished_at) - at(r.started_at)))} ms, SSH end → result stored ${med(rows.map((r) => at(r.received_at) - at(r.finished_at)))} ms`,
+    )
     return { ms, stored }
   } finally {
     await t.stop()

@@ -7,6 +7,7 @@
  * core's version and asks again every minute.
  */
 import type { KeyObject } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import { gzipSync } from 'node:zlib'
 import type { Logger } from 'pino'
 import { credentialAad, openCredential, type CollectorJob, type DeviceCredential, type FetchResult } from '../sdk/collector-protocol.js'
@@ -71,7 +72,12 @@ export async function fetchAll(targets: SessionTarget[], concurrency: number, fe
 export class JobPool {
   state: PoolState = 'starting'
   readonly counts = { fetched: 0, uploaded: 0, dropped: 0 }
+  /** SSH sessions (and the opening of their credentials): at most the concurrency. */
   private readonly active = new Set<Promise<void>>()
+  /** Results on their way to the core. */
+  private readonly uploads = new Set<Promise<void>>()
+  /** Jobs taken ahead, waiting for a slot. */
+  private readonly queue: CollectorJob[] = []
   private stopping = false
   private killed = false
   private readonly pollAbort = new AbortController()
@@ -80,6 +86,8 @@ export class JobPool {
 
   constructor(private readonly o: PoolOptions) {
     this.maxConcurrency = o.concurrency
+    // Every session and every upload's pause listens on these: more than Node's default of 10.
+    setMaxListeners(0, this.killAbort.signal, this.pollAbort.signal)
   }
 
   get running(): number {
@@ -91,13 +99,20 @@ export class JobPool {
     const log = this.o.log
     let backoff = 1000
     while (!this.stopping) {
-      const limit = Math.max(1, Math.min(this.o.concurrency, this.maxConcurrency))
-      if (this.active.size >= limit) {
-        await Promise.race([...this.active, sleep(60_000, this.pollAbort.signal)])
+      const limit = this.limit()
+      // Up to a round of jobs is taken ahead: a slot that frees starts its next session at once instead
+      // of waiting a round trip to the core (a job waits here about a session's length, its lease is
+      // minutes), and each poll asks for a batch, not for the one slot that just freed.
+      const want = 2 * limit - this.active.size - this.queue.length
+      if (want < Math.ceil(limit / 4) && this.active.size > 0) {
+        await Promise.race([...this.active])
         continue
       }
       try {
-        const answer = await this.o.client.jobs(this.o.waitSeconds ?? 25, limit - this.active.size, this.pollAbort.signal)
+        // The first poll answers at once: the core's version and the contract are known (and logged) from the start.
+        const wait = this.state === 'starting' ? 0 : (this.o.waitSeconds ?? 25)
+        const asked = Date.now()
+        const answer = await this.o.client.jobs(wait, Math.min(64, want), this.pollAbort.signal)
         if (this.state === 'contract_mismatch' || this.state === 'revoked') log.info({ core_version: this.o.client.coreVersion }, 'the core accepts this collector again')
         if (this.state !== 'polling') {
           const skew = this.o.client.clockSkewSeconds
@@ -108,7 +123,10 @@ export class JobPool {
         this.state = 'polling'
         backoff = 1000
         if (Number.isInteger(answer.max_concurrency) && answer.max_concurrency > 0) this.maxConcurrency = answer.max_concurrency
-        for (const job of answer.jobs.slice(0, limit - this.active.size)) this.start(job)
+        this.queue.push(...answer.jobs)
+        this.pump()
+        // An empty answer long before the wait was up (a core that does not hold the poll): pause as it says, not a busy loop.
+        if (answer.jobs.length === 0 && wait > 0 && Date.now() - asked < (wait * 1000) / 2) await sleep(Math.min(60, Math.max(1, answer.poll_seconds || 5)) * 1000, this.pollAbort.signal)
       } catch (err) {
         if (this.stopping) break
         const code = err instanceof CoreRefusal ? err.code : null
@@ -142,20 +160,41 @@ export class JobPool {
   async stop(drainMs = 10_000): Promise<void> {
     this.stopping = true
     this.pollAbort.abort()
-    const timer = sleep(drainMs, this.killAbort.signal)
-    await Promise.race([Promise.allSettled([...this.active]), timer])
-    if (this.active.size > 0) {
-      this.o.log.warn({ running: this.active.size }, 'jobs still running after the drain: cut')
+    if (this.queue.length > 0) this.o.log.info({ jobs: this.queue.length }, 'jobs taken ahead and not started: left to their leases')
+    this.queue.length = 0
+    const drained = new AbortController()
+    const all = async () => {
+      // Sessions first: each one ends with its upload joining the others.
+      await Promise.allSettled([...this.active])
+      await Promise.allSettled([...this.uploads])
+    }
+    await Promise.race([all(), sleep(drainMs, drained.signal)])
+    // The drain's timer must not keep the process alive once the jobs are done.
+    drained.abort()
+    if (this.active.size + this.uploads.size > 0) {
+      this.o.log.warn({ running: this.active.size, uploading: this.uploads.size }, 'jobs still running after the drain: cut')
       this.killed = true
       this.killAbort.abort()
-      await Promise.allSettled([...this.active])
+      await all()
     }
+  }
+
+  private limit(): number {
+    return Math.max(1, Math.min(this.o.concurrency, this.maxConcurrency))
+  }
+
+  /** Starts queued jobs while there are free slots (not once stopping: those leases run out and the core hands the jobs out again). */
+  private pump(): void {
+    while (!this.stopping && this.active.size < this.limit() && this.queue.length > 0) this.start(this.queue.shift()!)
   }
 
   private start(job: CollectorJob): void {
     const task = this.work(job)
       .catch((err: unknown) => this.o.log.error({ err, job_id: job.job_id }, 'job failed unexpectedly'))
-      .finally(() => this.active.delete(task))
+      .finally(() => {
+        this.active.delete(task)
+        this.pump()
+      })
     this.active.add(task)
   }
 
@@ -178,7 +217,13 @@ export class JobPool {
     }
     this.counts.fetched++
     if (this.killed) return
-    await this.upload(job, result)
+    // The slot is for SSH: it is freed once the session ended, while the upload goes on beside the
+    // next session. At most one upload per slot waits, so a slow core slows the sessions down.
+    while (this.uploads.size >= this.o.concurrency) await Promise.race([...this.uploads])
+    const upload = this.upload(job, result)
+      .catch((err: unknown) => this.o.log.error({ err, job_id: job.job_id }, 'upload failed unexpectedly'))
+      .finally(() => this.uploads.delete(upload))
+    this.uploads.add(upload)
   }
 
   private async upload(job: CollectorJob, result: FetchResult): Promise<void> {

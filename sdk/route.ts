@@ -105,6 +105,8 @@ export interface RouteRequest<P, Q, B> {
   rawBody: Buffer | null
   /** The method, the path as sent (`/api/v1/...`, not decoded) and the query string as sent, without `?` (`''` when none): what a request signature covers. */
   target: { method: string; path: string; query: string }
+  /** The client closed the connection: nobody will read the answer (a long poll stops waiting). */
+  readonly aborted: boolean
 }
 
 /**

@@ -12,7 +12,7 @@ const port = Number(process.env.FARM_PORT ?? 2222)
 const bytes = Number(process.env.FARM_BYTES ?? 30_000)
 const latencyMs = Number(process.env.FARM_LATENCY_MS ?? 100)
 
-export const farmAddress = (i: number) => `127.31.${(i >> 8) & 255}.${(i & 255) + 1}`
+export const farmAddress = (i: number) => `127.31.${((i + 1) >> 8) & 255}.${(i + 1) & 255}`
 
 const key = generateHostKey()
 const switches: FakeSwitch[] = []

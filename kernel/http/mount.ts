@@ -124,7 +124,7 @@ export function mountRoute(route: RouteDefinition, owner: string, d: MountDeps):
     }
     const rawBody = route.rawBody ? await readRawBody(ctx, route.rawBody) : null
 
-    const req = new HandlerRequest(shared, state, client, headers, actor, params, query, body, rawBody, ctx.method, ctx.path, ctx.querystring)
+    const req = new HandlerRequest(shared, state, client, headers, actor, params, query, body, rawBody, ctx.method, ctx.path, ctx.querystring, ctx.req.socket)
     try {
       writer.send(ctx, await route.handler(req as never))
     } finally {

@@ -42,7 +42,12 @@ export class HandlerRequest implements RouteRequest<unknown, unknown, unknown> {
     private readonly method = '',
     private readonly path = '',
     private readonly querystring = '',
+    private readonly socket: { readonly destroyed: boolean } | null = null,
   ) {}
+
+  get aborted(): boolean {
+    return this.socket?.destroyed === true
+  }
 
   /** Made when asked: only a signature check reads it. */
   get target(): { method: string; path: string; query: string } {

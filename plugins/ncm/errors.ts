@@ -44,5 +44,4 @@ export const NcmErrors = {
   referenceNotFound: defineError(422, 'NCM_REFERENCE_NOT_FOUND', 'ncm:errors.reference_not_found'),
   deviceNotFound: defineError(404, 'NCM_DEVICE_NOT_FOUND', 'ncm:errors.device_not_found'),
   deviceNotHost: defineError(422, 'NCM_DEVICE_NOT_HOST', 'ncm:errors.device_not_host'),
-  deviceHasHistory: defineError(409, 'NCM_DEVICE_HAS_HISTORY', 'ncm:errors.device_has_history'),
 } as const

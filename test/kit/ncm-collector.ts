@@ -37,6 +37,8 @@ export interface SignedOptions {
   nonce?: string
   /** Change the request after signing (the body, a header). */
   tamper?: (r: { headers: Record<string, string>; body: Uint8Array; query: string }) => void
+  /** Abort the request (a collector that stops while it waits). */
+  signal?: AbortSignal
 }
 
 /** One signed request, as the collector sends it. */
@@ -59,7 +61,7 @@ export async function signedFetch(baseUrl: string, key: KeyObject, keyid: string
   })
   const sent = { headers: { ...headers, ...sig }, body, query }
   o.tamper?.(sent)
-  const res = await fetch(baseUrl + path + sent.query, { method, headers: sent.headers, body: method === 'GET' ? undefined : Buffer.from(sent.body) })
+  const res = await fetch(baseUrl + path + sent.query, { method, headers: sent.headers, body: method === 'GET' ? undefined : Buffer.from(sent.body), signal: o.signal })
   const text = await res.text()
   let parsed: unknown = text
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text)
@@ -72,6 +74,13 @@ export class TestCollector {
   id = ''
 
   constructor(readonly baseUrl: string) {}
+
+  /** The same collector (keys, id) talking to another node. */
+  at(baseUrl: string): TestCollector {
+    const c = new TestCollector(baseUrl)
+    Object.assign(c, { ed: this.ed, x: this.x, id: this.id })
+    return c
+  }
 
   /** POST /ncm/collector/enroll with `token` (signed with keyid "enroll"); sets `id` on 201. */
   async enroll(token: string, o: SignedOptions & { name?: string } = {}): Promise<TestResponse> {

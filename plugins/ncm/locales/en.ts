@@ -39,6 +39,5 @@ export default {
     reference_not_found: 'No such {{kind}}.',
     device_not_found: 'No such tracked device.',
     device_not_host: 'The device address {{address}} is a network, not one host. Set host to the address the collector connects to.',
-    device_has_history: 'The device has stored configurations. Delete its configuration history first (DELETE /api/v1/ncm/devices/{id}/history).',
   },
 }

@@ -39,6 +39,5 @@ export default {
     reference_not_found: 'Объект {{kind}} не найден.',
     device_not_found: 'Отслеживаемое устройство не найдено.',
     device_not_host: 'Адрес устройства {{address}} — сеть, а не один узел. Укажите host — адрес, к которому подключается сборщик.',
-    device_has_history: 'У устройства есть сохранённые конфигурации. Сначала удалите историю конфигураций (DELETE /api/v1/ncm/devices/{id}/history).',
   },
 }

@@ -3,7 +3,7 @@
  * signature (services/collector-gate.ts), checked before anything else is read or stored.
  */
 import { createGunzip, gunzipSync } from 'node:zlib'
-import { defineRoute, ErrorBody, PUBLIC, reply, type RouteDefinition } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, PUBLIC, reply, type RouteDefinition } from '../../../sdk/index.js'
 import { publicKeyFromRaw, type FetchResult } from '../../../sdk/collector-protocol.js'
 import { NcmErrors } from '../errors.js'
 import { EnrollAnswer, EnrollBody, FETCH_STATUSES, JobsAnswer, JobsQuery, ResultAnswer, StatusAnswer } from '../schemas/collector-api.js'
@@ -11,7 +11,7 @@ import type { CollectorGate } from '../services/collector-gate.js'
 import type { NcmContext } from '../services/context.js'
 import { spendToken, tokenCollector } from '../services/enrollment.js'
 import type { Ingest } from '../services/ingest.js'
-import { leaseJobs } from '../services/leases.js'
+import { leaseJobs, releaseJobs } from '../services/leases.js'
 import type { Reconciler } from '../services/reconcile.js'
 import { ncmMaxConfigBytes } from '../settings.js'
 
@@ -101,7 +101,7 @@ export function collectorApiRoutes(c: NcmContext, gate: CollectorGate, ingest: I
               if (id) await gate.mismatch(id, req.headers['portcullis-contract'])
               throw gate.contractError(req.headers['portcullis-contract'])
             }
-            if (typeof body!.name !== 'string' || body!.name.length < 1 || body!.name.length > 64) throw NcmErrors.resultInvalid({ field: 'name', vars: { reason: 'name' } })
+            if (typeof body!.name !== 'string' || body!.name.length < 1 || body!.name.length > 64) throw CommonErrors.validation({ field: 'name' })
             const x = String(body!.x25519_public_key ?? '')
             try {
               publicKeyFromRaw('x25519', x)
@@ -151,7 +151,13 @@ export function collectorApiRoutes(c: NcmContext, gate: CollectorGate, ingest: I
           const slots = Math.min(req.query.slots ?? 1, 64)
           let row = collector
           for (;;) {
+            // A collector that went away (a stopping one aborts its poll) gets nothing leased: nobody would fetch it.
+            if (req.aborted) return reply({ body: { jobs: [], poll_seconds: POLL_SECONDS, max_concurrency: row.max_concurrency }, headers: v.versionHeader })
             const jobs = await leaseJobs(c, row, slots)
+            if (jobs.length && req.aborted) {
+              await releaseJobs(c, jobs.map((j) => j.job_id))
+              return reply({ body: { jobs: [], poll_seconds: POLL_SECONDS, max_concurrency: row.max_concurrency }, headers: v.versionHeader })
+            }
             if (jobs.length || Date.now() >= deadline) return reply({ body: { jobs, poll_seconds: POLL_SECONDS, max_concurrency: row.max_concurrency }, headers: v.versionHeader })
             // Outside any transaction: one connection on the embedded engine.
             await c.wake.wait(row.id, Math.min(1000, deadline - Date.now()))

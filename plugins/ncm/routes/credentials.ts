@@ -12,8 +12,13 @@ type Secrets = Partial<Record<(typeof SECRET_FIELDS)[number], string | null>>
 
 /** A private key ssh2 can read (with its passphrase), else 422 at private_key. */
 async function checkPrivateKey(key: string, passphrase: string | null): Promise<void> {
-  const { utils } = await import('ssh2')
-  const parsed = utils.parseKey(key, passphrase ?? undefined)
+  const { utils } = (await import('ssh2')).default
+  let parsed: unknown
+  try {
+    parsed = utils.parseKey(key, passphrase ?? undefined)
+  } catch (e) {
+    parsed = e
+  }
   if (parsed instanceof Error || (Array.isArray(parsed) && !parsed.length)) throw NcmErrors.privateKeyInvalid({ field: 'private_key' })
 }
 

@@ -3,7 +3,7 @@
  * host key reset, the fetch log, and the audited deletion of a device's configuration history.
  */
 import type { Knex } from 'knex'
-import { defineRoute, ErrorBody, paginate, reply, type RouteDefinition } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, likeEscape, paginate, reply, type RouteDefinition } from '../../../sdk/index.js'
 import type { Device } from '../../inventory/api.js'
 import { NcmErrors } from '../errors.js'
 import { NCM_MANAGE, NCM_READ } from '../permissions.js'
@@ -68,17 +68,28 @@ export function deviceRoutes(c: NcmContext): RouteDefinition[] {
       tags: ['ncm'],
       schema: { query: DeviceListQuery, response: { 200: DeviceList } },
       handler: async ({ query }) => {
-        const page = await paginate(query, {
+        const devices = new Map((await c.inventory.listDevices(knex)).map((d) => [d.id, d]))
+        // The search also matches the inventory's name and address, which live in the inventory plugin.
+        const term = query.search?.trim().toLowerCase()
+        const named = term ? [...devices.values()].filter((d) => d.name.toLowerCase().includes(term) || d.address.toLowerCase().includes(term)).map((d) => d.id) : []
+        const page = await paginate({ ...query, search: undefined }, {
           base: () => knex('ncm_devices'),
           equals: { collector_id: 'collector_id', last_status: 'last_status' },
-          searchColumns: ['host', 'last_status'],
+          filter: (qb) => {
+            if (!term) return
+            const pattern = `%${likeEscape(term)}%`
+            qb.where((w) => {
+              w.orWhereRaw('?? ILIKE ?', ['host', pattern]).orWhereRaw('?? ILIKE ?', ['last_status', pattern])
+              if (named.length) w.orWhereIn('device_id', named)
+            })
+          },
+          searchColumns: [],
           sortColumns: { next_due_at: 'next_due_at', last_fetch_at: 'last_fetch_at' },
           defaultSort: 'next_due_at',
           defaultPerPage: 50,
           tieBreaker: 'device_id',
           map: (r: NcmDeviceRow) => r,
         })
-        const devices = new Map((await c.inventory.listDevices(knex)).map((d) => [d.id, d]))
         return { ...page, items: page.items.map((r) => deviceView(r, devices.get(r.device_id))) }
       },
     }),

@@ -73,3 +73,12 @@ export async function leaseJobs(c: NcmContext, collector: CollectorRow, slots: n
   })
 }
 
+
+/** Jobs leased for a poll whose collector went away before the answer: back to the pool, as if never handed out. */
+export async function releaseJobs(c: NcmContext, jobIds: readonly string[]): Promise<void> {
+  if (!jobIds.length) return
+  await c.database.knex.transaction(async (trx) => {
+    await trx('ncm_devices').whereIn('lease_job_id', [...jobIds]).update({ lease_job_id: null, lease_collector_id: null, lease_expires_at: null })
+    await trx('ncm_fetches').whereIn('id', [...jobIds]).where({ status: 'leased' }).delete()
+  })
+}

@@ -3,15 +3,20 @@
  * descendant of one; the nearest schedule wins) gets a row, with that schedule's collector while the
  * device and the schedule are enabled. A device that leaves every scheduled group keeps its row and
  * history, without a collector. Run by the jobs long poll (at most every 30 s per node) and by every
- * schedule write in its transaction.
+ * schedule write in its transaction. The long poll's pass also trims the fetch log.
  */
 import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { Device } from '../../inventory/api.js'
+import { ncmFetchLogDays } from '../settings.js'
 import type { NcmDeviceRow, ScheduleRow } from '../tables.js'
 import type { NcmContext } from './context.js'
 
-const EVERY_MS = 30_000
+/**
+ * How often the long poll reconciles on this node. A test seam (the tests set it to 0 so an
+ * inventory change is seen at the next poll without waiting 30 s); nothing in the API reaches it.
+ */
+export const reconcilePace = { everyMs: 30_000 }
 /** First fetches are spread over this much (or the interval, when shorter), by a hash of the device id. */
 const FIRST_SPREAD_SECONDS = 600
 
@@ -34,9 +39,15 @@ export class Reconciler {
 
   /** At most every 30 s on this node. */
   async maybe(): Promise<void> {
-    if (Date.now() - this.last < EVERY_MS) return
+    if (Date.now() - this.last < reconcilePace.everyMs) return
     this.last = Date.now()
     await this.c.database.knex.transaction((trx) => this.run(trx))
+    // The fetch log keeps `ncm.fetch_log_days`; a job still leased stays.
+    const days = await this.c.settings.get(ncmFetchLogDays)
+    await this.c.database.knex('ncm_fetches')
+      .where('leased_at', '<', new Date(Date.now() - days * 86_400_000))
+      .whereNot('status', 'leased')
+      .delete()
   }
 
   /** The next long poll reconciles at once. */

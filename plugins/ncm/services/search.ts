@@ -93,12 +93,13 @@ export async function searchLatest(c: NcmContext, q: SearchQuery) {
   const onPage = found.slice((page - 1) * perPage, page * perPage)
   const ids = onPage.map((r) => r.device_id)
   // Per device, its first matching lines by number: the primary key (device_id, n) walked in order and
-  // stopped at the fifth match, never the term's index over every device (a common term matches millions).
+  // stopped at the fifth match, never the term's index over every device (a common term matches millions):
+  // `(line_lc || '')` is not the indexed expression, so the planner cannot take that index here.
   const lines = ids.length
     ? (
         await db.raw<{ rows: { device_id: string; n: number; line: string }[] }>(
           `SELECT d.id AS device_id, l.n, l.line FROM unnest(?::uuid[]) AS d(id)
-             CROSS JOIN LATERAL (SELECT n, line FROM ncm_latest_lines WHERE device_id = d.id AND ${m.sql} ORDER BY n LIMIT ?) l
+             CROSS JOIN LATERAL (SELECT n, line FROM ncm_latest_lines WHERE device_id = d.id AND ${m.sql.replace(/^line_lc /, "(line_lc || '') ")} ORDER BY n LIMIT ?) l
             ORDER BY d.id, l.n`,
           [uuidArray(ids), ...m.bindings, SEARCH_LINES_PER_DEVICE],
         )

@@ -121,6 +121,10 @@ for (const engine of testEngines()) {
       expectError(await bad('q=http&device_group_id=x'), 422, 'VALIDATION_FAILED', 'device_group_id')
       expectError(await bad('q=http&per_page=201'), 422, 'VALIDATION_FAILED', 'per_page')
       expectError(await bad('q=http&device_group_id=00000000-0000-4000-8000-000000000000'), 422, 'NCM_GROUP_NOT_FOUND', 'device_group_id')
+      // A NUL, which no stored line holds (PostgreSQL text cannot): nothing found, no failure.
+      const nul = await bad('q=http%00server')
+      expect(nul.status, nul.text).to.equal(200)
+      expect(nul.body.items).to.deep.equal([])
       expect((await t.req('GET', '/api/v1/ncm/search?q=http', { token: await t.token({ permissions: ['ncm.reveal'] }) })).status).to.equal(403)
     })
   })

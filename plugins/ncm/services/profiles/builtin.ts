@@ -60,7 +60,7 @@ export const BUILTIN_PROFILES: readonly Profile[] = [
     pre_commands: [],
     command: 'show configuration | display set | no-more',
     strip_lines: ['## Last commit: .*', '## Last changed: .*'],
-    secret_lines: ['set .* encrypted-password', 'set .* authentication-key', 'set .* secret', 'set .* pre-shared-key', 'set snmp community'],
+    secret_lines: ['set .* encrypted-password', 'set .* authentication-key', 'set .* authentication md5 \\d+ key', 'set .* secret', 'set .* pre-shared-key', 'set snmp community'],
   },
   {
     ...base,
