@@ -12,7 +12,7 @@ import { FormDialog, PageTitle } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
-import { type Collector, createCollector, deleteCollector, type Enrollment, enrollCommand, newEnrollmentToken, revokeCollector, STATE_COLOR, useCollectors } from './ncm-data'
+import { type Collector, createCollector, deleteCollector, type Enrollment, enrollCommand, newEnrollmentToken, NEUTRAL, REMOVED, revokeCollector, STATE_COLOR, useCollectors } from './ncm-data'
 
 export function NcmCollectors() {
   const { t, language } = useI18n()
@@ -56,13 +56,13 @@ export function NcmCollectors() {
                   {c.name}
                   {c.description && <Text size="xs" c="dimmed">{c.description}</Text>}
                 </Table.Td>
-                <Table.Td><Badge variant="light" color={c.removed ? 'gray' : (STATE_COLOR[c.state] ?? 'gray')} data-testid="collector-state">{c.removed ? n.deleted : (n.states[c.state] ?? c.state)}</Badge></Table.Td>
+                <Table.Td><Badge variant="filled" color={c.removed ? NEUTRAL : (STATE_COLOR[c.state] ?? NEUTRAL)} data-testid="collector-state">{c.removed ? n.deleted : (n.states[c.state] ?? c.state)}</Badge></Table.Td>
                 <Table.Td>{when(c.last_contact_at, language)}</Table.Td>
                 <Table.Td ff="monospace">{c.last_address ?? t.common.none}</Table.Td>
                 <Table.Td ff="monospace">{c.release ?? t.common.none}</Table.Td>
                 <Table.Td>
-                  <Badge variant="light" color={STATE_COLOR[c.contract_state] ?? 'gray'} data-testid="collector-contract">{n.contracts[c.contract_state] ?? c.contract_state}</Badge>
-                  {c.contract_state === 'mismatch' && c.contract_seen && <Text size="xs" c="red.9">{n.contractSeen(c.contract_seen)}</Text>}
+                  <Badge variant="filled" color={STATE_COLOR[c.contract_state] ?? NEUTRAL} data-testid="collector-contract">{n.contracts[c.contract_state] ?? c.contract_state}</Badge>
+                  {c.contract_state === 'mismatch' && c.contract_seen && <Text size="xs" c={REMOVED}>{n.contractSeen(c.contract_seen)}</Text>}
                   {c.last_refusal_code && <Text size="xs" c="dimmed">{n.refused(c.last_refusal_code)} ({when(c.last_refusal_at, language)})</Text>}
                 </Table.Td>
                 {canManage && (
@@ -70,7 +70,7 @@ export function NcmCollectors() {
                     {!c.removed && <Group gap={4} justify="flex-end" wrap="nowrap">
                       <Button size="compact-sm" variant="subtle" onClick={() => act.mutate({ c, what: 'token' })} aria-label={`${n.newToken} ${c.name}`}>{n.newToken}</Button>
                       {c.state !== 'revoked' && (
-                        <Button size="compact-sm" variant="subtle" color="orange" aria-label={`${n.revoke} ${c.name}`} onClick={() => window.confirm(n.revokeQuestion(c.name)) && act.mutate({ c, what: 'revoke' })}>{n.revoke}</Button>
+                        <Button size="compact-sm" variant="subtle" color="red" aria-label={`${n.revoke} ${c.name}`} onClick={() => window.confirm(n.revokeQuestion(c.name)) && act.mutate({ c, what: 'revoke' })}>{n.revoke}</Button>
                       )}
                       <Button size="compact-sm" variant="subtle" color="red" aria-label={`${t.common.delete} ${c.name}`} onClick={() => window.confirm(n.deleteQuestion(c.name)) && act.mutate({ c, what: 'delete' })}>{t.common.delete}</Button>
                     </Group>}
@@ -116,10 +116,10 @@ function TokenDialog({ enrollment, onClose }: { enrollment: Enrollment; onClose(
   const n = t.ncm
   const command = enrollCommand(enrollment.enrollment_token, enrollment.collector.name)
   return (
-    <Modal opened onClose={onClose} title={`${n.tokenTitle}: ${enrollment.collector.name}`} size="xl">
+    <Modal opened onClose={onClose} title={`${n.tokenTitle}: ${enrollment.collector.name}`} size="xl" closeButtonProps={{ 'aria-label': t.config.close }}>
       <Stack data-testid="enrollment-token">
         <Alert color="yellow">{n.tokenOnce}</Alert>
-        <Code block data-testid="enroll-command">{command}</Code>
+        <Code block tabIndex={0} aria-label={n.tokenTitle} data-testid="enroll-command">{command}</Code>
         <Text size="sm">{n.tokenExpires(when(enrollment.expires_at, language))}</Text>
         <Group justify="flex-end">
           <CopyButton value={command}>

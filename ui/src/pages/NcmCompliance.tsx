@@ -14,7 +14,7 @@ import { useI18n } from '../i18n'
 import { Link } from '../router'
 import { when } from './format'
 import { groupOptions, useAllGroups } from './groups-data'
-import { deleteRule, type Requirement, type Rule, type RuleMatch, saveRule, STATE_COLOR, useCompliance, useRules } from './ncm-data'
+import { deleteRule, INFO, NEUTRAL, type Requirement, type Rule, type RuleMatch, saveRule, STATE_COLOR, useCompliance, useRules } from './ncm-data'
 
 const FIELDS = ['name', 'description', 'device_group_id', 'requirement', 'match', 'pattern', 'notify', 'enabled']
 
@@ -46,7 +46,7 @@ export function NcmCompliance() {
               <Table.Tr key={r.id} data-rule={r.name} c={r.enabled ? undefined : 'dimmed'}>
                 <Table.Td fw={500}>
                   {r.name}
-                  {r.evaluating && <Badge ml="xs" size="sm" variant="light">{n.evaluating}</Badge>}
+                  {r.evaluating && <Badge ml="xs" size="sm" variant="filled" color={INFO}>{n.evaluating}</Badge>}
                 </Table.Td>
                 <Table.Td>{r.device_group_id ? (r.device_group_name ?? r.device_group_id) : n.allDevices}</Table.Td>
                 <Table.Td>{n.requirements[r.requirement]} ({n.matchTypes[r.match]})</Table.Td>
@@ -79,7 +79,7 @@ export function NcmCompliance() {
               <Table.Tr key={`${x.rule_id}:${x.device_id}`} data-result={`${x.rule_name}/${x.device_name ?? x.device_id}`} data-status={x.status}>
                 <Table.Td>{x.rule_name}</Table.Td>
                 <Table.Td><Link href={`/ncm/devices/${x.device_id}`}>{x.device_name ?? x.device_id}</Link></Table.Td>
-                <Table.Td><Badge variant="light" color={STATE_COLOR[x.status] ?? 'gray'}>{n.resultStatuses[x.status] ?? x.status}</Badge></Table.Td>
+                <Table.Td><Badge variant="filled" color={STATE_COLOR[x.status] ?? NEUTRAL}>{n.resultStatuses[x.status] ?? x.status}</Badge></Table.Td>
                 <Table.Td ff="monospace" fz="sm">
                   {x.evidence.map((e, i) => (
                     <div key={i}><Text span c="dimmed" fz="xs">{e.line}:</Text> {e.text}</div>

@@ -5,7 +5,7 @@
  * and the fetch that found it, the ones that match a changed line marked. Text is masked unless the
  * reader holds ncm.reveal and asks; any version's whole configuration opens below.
  */
-import { Alert, Badge, Button, Code, Grid, Group, Radio, ScrollArea, Stack, Table, Text, Title } from '@mantine/core'
+import { Alert, Badge, Button, Code, Grid, Group, Radio, Stack, Table, Text, Title } from '@mantine/core'
 import { useMutation, useQuery } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { ApiError } from '../api/client'
@@ -14,7 +14,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import { when } from './format'
-import { fetchNow, type Changes, useChanges, useDiff, useTrackedDevice, useVersions, versionText } from './ncm-data'
+import { ADDED, fetchNow, OTHER_COLOR, REMOVED, type Changes, useChanges, useDiff, useTrackedDevice, useVersions, versionText } from './ncm-data'
 
 export function NcmDevice({ id }: { id: string }) {
   const { t, language } = useI18n()
@@ -59,8 +59,8 @@ export function NcmDevice({ id }: { id: string }) {
                 <Table.Td><Radio name="to" aria-label={`${n.to} ${when(v.first_finished_at, language)}`} checked={pair.to === v.id} onChange={() => setPair({ ...pair, to: v.id })} /></Table.Td>
                 <Table.Td>{when(v.first_finished_at, language)}</Table.Td>
                 <Table.Td>
-                  <Text span c="green.9" ff="monospace">{n.added(v.added)}</Text> <Text span c="red.9" ff="monospace">{n.removed(v.removed)}</Text>
-                  {v.secrets_only && <Badge ml="xs" variant="light" color="orange">{n.secretsOnly}</Badge>}
+                  <Text span c={ADDED} ff="monospace">{n.added(v.added)}</Text> <Text span c={REMOVED} ff="monospace">{n.removed(v.removed)}</Text>
+                  {v.secrets_only && <Badge ml="xs" variant="filled" color={OTHER_COLOR}>{n.secretsOnly}</Badge>}
                 </Table.Td>
                 <Table.Td>{when(v.last_seen_at, language)} ({v.seen_count}×)</Table.Td>
                 <Table.Td>
@@ -87,7 +87,7 @@ export function NcmDevice({ id }: { id: string }) {
         <Stack gap="xs">
           <Title order={2} size="h3">{n.configOf(when(items.find((v) => v.id === shown)?.first_finished_at, language))}</Title>
           <ErrorAlert error={text.error} />
-          {text.data !== undefined && <Code block data-testid="ncm-config">{text.data}</Code>}
+          {text.data !== undefined && <Code block tabIndex={0} data-testid="ncm-config" style={{ maxHeight: 520, overflow: 'auto' }}>{text.data}</Code>}
         </Stack>
       )}
     </Stack>
@@ -99,22 +99,21 @@ function DiffView({ diff }: { diff: { unified: string; added: number; removed: n
   const { t } = useI18n()
   const n = t.ncm
   const lines = diff.unified.split('\n').filter((l, i, a) => !(l === '' && i === a.length - 1))
-  const color = (l: string) => (l.startsWith('@@') ? 'dimmed' : l.startsWith('+') && !l.startsWith('+++') ? 'green.9' : l.startsWith('-') && !l.startsWith('---') ? 'red.9' : undefined)
+  const color = (l: string) => (l.startsWith('@@') ? 'dimmed' : l.startsWith('+') && !l.startsWith('+++') ? ADDED : l.startsWith('-') && !l.startsWith('---') ? REMOVED : undefined)
   return (
     <Stack gap="xs" data-testid="ncm-diff">
-      <Text size="sm"><Text span c="green.9" ff="monospace">{n.added(diff.added)}</Text> <Text span c="red.9" ff="monospace">{n.removed(diff.removed)}</Text></Text>
+      <Text size="sm"><Text span c={ADDED} ff="monospace">{n.added(diff.added)}</Text> <Text span c={REMOVED} ff="monospace">{n.removed(diff.removed)}</Text></Text>
       {diff.secrets_only && <Alert color="orange">{n.secretsOnly}</Alert>}
       {diff.truncated && <Alert color="yellow">{n.truncated}</Alert>}
       {lines.length === 0 ? (
         <Text c="dimmed" size="sm">{n.sameText}</Text>
       ) : (
-        <ScrollArea.Autosize mah={520} type="auto">
-          <pre className="ncm-diff" style={{ margin: 0, fontSize: 13 }}>
-            {lines.map((l, i) => (
-              <Text key={i} component="span" display="block" ff="monospace" fz={13} c={color(l)} data-line={l}>{l || ' '}</Text>
-            ))}
-          </pre>
-        </ScrollArea.Autosize>
+        // A scrolled region is focusable, so the keyboard scrolls it too.
+        <pre tabIndex={0} role="region" aria-label={n.diff} style={{ margin: 0, maxHeight: 520, overflow: 'auto' }}>
+          {lines.map((l, i) => (
+            <Text key={i} component="span" display="block" ff="monospace" fz={13} c={color(l)} data-line={l}>{l || ' '}</Text>
+          ))}
+        </pre>
       )}
     </Stack>
   )
@@ -145,7 +144,7 @@ function WhoChanged({ changes, error, canLogs }: { changes: Changes | undefined;
                   <Table.Td>{c.username ?? t.common.none}</Table.Td>
                   <Table.Td ff="monospace" fz="sm">
                     {c.command}
-                    {c.matches_diff && <Badge ml="xs" size="sm" variant="light" color="grape">{n.matchesDiff}</Badge>}
+                    {c.matches_diff && <Badge ml="xs" size="sm" variant="filled" color="#862e9c">{n.matchesDiff}</Badge>}
                   </Table.Td>
                 </Table.Tr>
               ))}

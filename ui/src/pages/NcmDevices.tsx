@@ -14,7 +14,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import { when } from './format'
-import { fetchNow, SEARCH_MIN, STATE_COLOR, useSearch, useTrackedDevices } from './ncm-data'
+import { fetchNow, OTHER_COLOR, SEARCH_MIN, STATE_COLOR, useSearch, useTrackedDevices } from './ncm-data'
 
 export function NcmDevices() {
   const { t, language } = useI18n()
@@ -76,7 +76,7 @@ export function NcmDevices() {
                 <Table.Td ff="monospace">{d.host ? `${d.host}:${d.port}` : t.common.none}</Table.Td>
                 <Table.Td>{d.latest_version_id ? when(d.last_fetch_at, language) : n.noVersion}</Table.Td>
                 <Table.Td>
-                  {d.last_status ? <Badge variant="light" color={STATE_COLOR[d.last_status] ?? 'orange'}>{n.statuses[d.last_status] ?? d.last_status}</Badge> : t.common.none}
+                  {d.last_status ? <Badge variant="filled" color={STATE_COLOR[d.last_status] ?? OTHER_COLOR}>{n.statuses[d.last_status] ?? d.last_status}</Badge> : t.common.none}
                   {d.last_error && <Text size="xs" c="dimmed">{d.last_error}</Text>}
                 </Table.Td>
                 {canFetch && (

@@ -12,7 +12,7 @@ import { FormDialog, PageTitle } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { groupOptions, useAllGroups } from './groups-data'
-import { createCredential, createProfile, createSchedule, removeSetup, useCollectors, useCredentials, useProfiles, useSchedules } from './ncm-data'
+import { createCredential, createProfile, createSchedule, INFO, removeSetup, useCollectors, useCredentials, useProfiles, useSchedules } from './ncm-data'
 
 const lines = (s: string) => s.split('\n').map((x) => x.trim()).filter(Boolean)
 
@@ -75,7 +75,7 @@ export function NcmSetup() {
           <Table.Tbody>
             {profiles.data?.items.map((p) => (
               <Table.Tr key={p.id}>
-                <Table.Td fw={500}>{p.name} {p.builtin && <Badge size="sm" variant="light">{n.builtin}</Badge>}</Table.Td>
+                <Table.Td fw={500}>{p.name} {p.builtin && <Badge size="sm" variant="filled" color={INFO}>{n.builtin}</Badge>}</Table.Td>
                 <Table.Td>{n.modes[p.mode] ?? p.mode}</Table.Td><Table.Td ff="monospace">{p.command}</Table.Td>
                 {canManage && <Table.Td>{!p.builtin && del('profiles', p.id, p.name)}</Table.Td>}
               </Table.Tr>
@@ -103,7 +103,7 @@ function Section({ title, add, children }: { title: string; add?: { label: strin
     <Stack gap="xs" component="section" aria-label={title}>
       <Group justify="space-between">
         <Title order={2} size="h3">{title}</Title>
-        {add && <Button size="xs" variant="light" onClick={add.onClick}>{add.label}</Button>}
+        {add && <Button size="xs" variant="default" onClick={add.onClick}>{add.label}</Button>}
       </Group>
       <Table.ScrollContainer minWidth={640}>{children}</Table.ScrollContainer>
     </Stack>

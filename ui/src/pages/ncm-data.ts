@@ -172,5 +172,13 @@ export const enrollCommand = (token: string, name: string) => `portcullis collec
 /** A name as one shell word (quoted unless plain). */
 const shellWord = (s: string) => (/^[A-Za-z0-9._-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)
 
-/** Status colours, shared by the lists. */
-export const STATE_COLOR: Record<string, string> = { active: 'green', pending: 'blue', revoked: 'red', match: 'green', mismatch: 'red', unknown: 'gray', ok: 'green', pass: 'green', fail: 'red' }
+/**
+ * Status colours, shared by the lists (filled badges) and the diff (its green and red): dark enough for
+ * WCAG AA's 4.5:1 against white, which Mantine's shades 6 to 9 of green and red are not.
+ */
+export const ADDED = '#1e6b2d'
+export const REMOVED = '#b0262a'
+export const NEUTRAL = '#495057'
+export const OTHER_COLOR = '#a33b00'
+export const INFO = '#1864ab'
+export const STATE_COLOR: Record<string, string> = { active: ADDED, pending: INFO, revoked: REMOVED, match: ADDED, mismatch: REMOVED, unknown: NEUTRAL, ok: ADDED, pass: ADDED, fail: REMOVED }
