@@ -200,3 +200,21 @@ export async function checkTables(db: Knex, tables: readonly TableDefinition[]):
   }
   return drift
 }
+
+/**
+ * For a migration: creates the pg_trgm extension where the server offers it and the role may create
+ * it (the embedded engine loads it; a managed PostgreSQL may refuse), and says whether it is there.
+ * A trigram index is an optimisation: without it the searches it serves still answer, more slowly.
+ * Applied migrations call it: never change what it does (add another function instead).
+ */
+export async function ensurePgTrgm(knex: Knex): Promise<boolean> {
+  const available = await knex.raw(`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'`)
+  if (!available.rows?.length) return false
+  await knex.raw(`DO $$ BEGIN
+      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+    EXCEPTION WHEN insufficient_privilege THEN
+      RAISE NOTICE 'pg_trgm not created: %', SQLERRM;
+    END $$`)
+  const has = await knex.raw(`SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'`)
+  return Boolean(has.rows?.length)
+}

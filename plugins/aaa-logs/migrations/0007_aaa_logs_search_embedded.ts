@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { ensurePgTrgm } from '../../../sdk/index.js'
 
 /**
  * The trigram indexes of migration 0002 where it had to skip them: the
@@ -23,15 +24,7 @@ const SEARCH: Record<string, string[]> = {
 const expr = (cols: string[]) => cols.map((c) => `coalesce(${c}::text, '')`).join(` || ' ' || `)
 
 export async function up(knex: Knex): Promise<void> {
-  const available = await knex.raw(`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'`)
-  if (!available.rows?.length) return
-  await knex.raw(`DO $$ BEGIN
-      CREATE EXTENSION IF NOT EXISTS pg_trgm;
-    EXCEPTION WHEN insufficient_privilege THEN
-      RAISE NOTICE 'pg_trgm not created: %', SQLERRM;
-    END $$`)
-  const has = await knex.raw(`SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'`)
-  if (!has.rows?.length) return
+  if (!(await ensurePgTrgm(knex))) return
   for (const [table, cols] of Object.entries(SEARCH)) {
     await knex.raw(`CREATE INDEX IF NOT EXISTS ${table}_search_trgm ON ${table} USING gin ((${expr(cols)}) gin_trgm_ops)`)
   }

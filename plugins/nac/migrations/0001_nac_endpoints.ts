@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { ensurePgTrgm } from '../../../sdk/index.js'
 
 /**
  * Endpoints and endpoint groups: the plugin's own tables. Owners are kernel
@@ -55,13 +56,5 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX nac_endpoints_last_seen_idx ON nac_endpoints (last_seen_at)')
   await knex.raw('CREATE INDEX nac_endpoints_device_type_idx ON nac_endpoints (lower(device_type))')
 
-  const available = await knex.raw(`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'`)
-  if (!available.rows?.length) return
-  await knex.raw(`DO $$ BEGIN
-      CREATE EXTENSION IF NOT EXISTS pg_trgm;
-    EXCEPTION WHEN insufficient_privilege THEN
-      RAISE NOTICE 'pg_trgm not created: %', SQLERRM;
-    END $$`)
-  const has = await knex.raw(`SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'`)
-  if (has.rows?.length) await knex.raw(`CREATE INDEX nac_endpoints_search_trgm ON nac_endpoints USING gin (${SEARCH} gin_trgm_ops)`)
+  if (await ensurePgTrgm(knex)) await knex.raw(`CREATE INDEX nac_endpoints_search_trgm ON nac_endpoints USING gin (${SEARCH} gin_trgm_ops)`)
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { ensurePgTrgm } from '../../../sdk/index.js'
 
 /**
  * The latest configuration of each tracked device, one masked line a row, for search (design31 §6):
@@ -18,14 +19,6 @@ export async function up(knex: Knex): Promise<void> {
     line_lc text NOT NULL,
     PRIMARY KEY (device_id, n)
   )`)
-  const available = await knex.raw(`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'`)
-  if (!available.rows?.length) return
-  await knex.raw(`DO $$ BEGIN
-      CREATE EXTENSION IF NOT EXISTS pg_trgm;
-    EXCEPTION WHEN insufficient_privilege THEN
-      RAISE NOTICE 'pg_trgm not created: %', SQLERRM;
-    END $$`)
-  const has = await knex.raw(`SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'`)
-  if (!has.rows?.length) return
+  if (!(await ensurePgTrgm(knex))) return
   await knex.raw('CREATE INDEX ncm_latest_lines_trgm ON ncm_latest_lines USING gin (line_lc gin_trgm_ops)')
 }
