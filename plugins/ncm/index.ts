@@ -21,6 +21,9 @@ import { FetchWake } from './services/wake.js'
 import { ncmSettings } from './settings.js'
 import { ncmTables } from './tables.js'
 
+/** How long the stop waits for the after-commit callbacks (mail) in flight. */
+const AFTER_COMMIT_STOP_MS = 5_000
+
 export type { NcmContext } from './services/context.js'
 export type { NewVersion, NewVersionHook, AfterCommit, ForgetHook } from './services/hooks.js'
 
@@ -51,6 +54,8 @@ export default definePlugin({
       stop: async () => {
         c.wake.close()
         await rules.stop()
+        // A violation mail in flight gets a moment to go out; one stuck on a silent mail server does not hold the stop.
+        if (!(await c.hooks.settled(AFTER_COMMIT_STOP_MS))) c.logger.warn('ncm: stopped with new-version callbacks (mail) still in flight')
       },
     }
   },

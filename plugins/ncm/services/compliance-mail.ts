@@ -50,7 +50,7 @@ export async function sendViolationMail(c: Pick<NcmContext, 'mail' | 'logger'>, 
     try {
       await c.mail.send({ to, subject, text })
     } catch (e) {
-      c.logger.warn({ err: e, version: m.versionId }, 'ncm: a compliance violation mail could not be sent; the report shows the violation')
+      c.logger.warn({ err: e, device: m.device, version: m.versionId }, 'ncm: a compliance violation mail could not be sent; the report shows the violation')
     }
   }
 }

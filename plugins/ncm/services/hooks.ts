@@ -2,9 +2,12 @@
  * What other parts of the plugin run when a device gets a new configuration version: the read
  * side refreshes the latest lines it searches, compliance evaluates its rules. Ingest calls them
  * inside its transaction (so a failure stores nothing), then the callbacks they return after the
- * commit (mail, which must not go out for a version that was rolled back).
+ * commit (mail, which must not go out for a version that was rolled back). The callbacks run in the
+ * background: a mail server that does not answer must not hold the collector's upload (which would
+ * time out and retry). They are kept while in flight, so the plugin's stop can wait for them.
  */
 import type { Knex } from 'knex'
+import type { Logger } from '../../../sdk/index.js'
 
 export interface NewVersion {
   deviceId: string
@@ -22,6 +25,7 @@ export type NewVersionHook = (trx: Knex.Transaction, v: NewVersion) => Promise<A
 
 export class VersionHooks {
   private readonly hooks: NewVersionHook[] = []
+  private readonly inFlight = new Set<Promise<void>>()
 
   add(h: NewVersionHook): void {
     this.hooks.push(h)
@@ -35,6 +39,38 @@ export class VersionHooks {
       if (cb) after.push(cb)
     }
     return after
+  }
+
+  /**
+   * Starts the callbacks of a committed version, one after another, without waiting for them: a
+   * failure is logged with the device and version, never thrown to the caller.
+   */
+  afterCommit(callbacks: readonly AfterCommit[], v: Pick<NewVersion, 'deviceId' | 'versionId'>, logger: Logger): void {
+    if (!callbacks.length) return
+    const run = (async () => {
+      for (const cb of callbacks) {
+        try {
+          await cb()
+        } catch (e) {
+          logger.error({ err: e, device: v.deviceId, version: v.versionId }, 'ncm: a new-version callback failed after the commit')
+        }
+      }
+    })()
+    this.inFlight.add(run)
+    void run.finally(() => this.inFlight.delete(run))
+  }
+
+  /** Waits for the callbacks in flight (and any they start meanwhile), at most `ms`; true when none is left. */
+  async settled(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms
+    while (this.inFlight.size > 0) {
+      const left = deadline - Date.now()
+      if (left <= 0) return false
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((res) => (timer = setTimeout(res, left)))])
+      clearTimeout(timer)
+    }
+    return true
   }
 }
 

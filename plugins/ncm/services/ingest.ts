@@ -4,7 +4,8 @@
  * is recorded, or the text is stripped and hashed, and stored once per device: the same hash as the
  * latest version only bumps its "last seen"; a hash the device had before is a new version on the
  * old blob (a revert); anything else is a new blob, masked for readers and sealed raw. The version
- * hooks run in the transaction, their callbacks after the commit. Idempotent by job id.
+ * hooks run in the transaction, their callbacks after the commit, in the background (the upload's
+ * answer does not wait for a mail). Idempotent by job id.
  */
 import { createHash, randomUUID } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
@@ -64,6 +65,7 @@ export class Ingest {
 
   async result(collector: CollectorRow, r: FetchResult): Promise<ResultAnswer> {
     const after: AfterCommit[] = []
+    let stored = null as { deviceId: string; versionId: string } | null
     const answer = await this.c.database.knex.transaction(async (trx) => {
       const locked = await this.lock(trx, collector, r.job_id)
       if (!('device' in locked)) return locked
@@ -82,16 +84,12 @@ export class Ingest {
         await this.fail(trx, locked, r.job_id, { status: 'too_large', started, finished, detail: null, bytes })
         return null
       }
-      return this.store(trx, collector, locked, r.job_id, { started, finished, output, bytes, hostKey: r.host_key_sha256 }, after)
+      const a = await this.store(trx, collector, locked, r.job_id, { started, finished, output, bytes, hostKey: r.host_key_sha256 }, after)
+      stored = { deviceId: locked.device.device_id, versionId: a.version_id ?? '' }
+      return a
     })
     if (answer === null) throw NcmErrors.configTooLarge({ vars: { max: await this.c.settings.get(ncmMaxConfigBytes) } })
-    for (const cb of after) {
-      try {
-        await cb()
-      } catch (e) {
-        this.c.logger.error({ err: e }, 'ncm: a new-version callback failed after the commit')
-      }
-    }
+    if (stored) this.c.hooks.afterCommit(after, stored, this.c.logger)
     return answer
   }
 

@@ -5,12 +5,14 @@
  * when a rule changes, and what a holder of ncm.read sees; then the rules API (compliance-rules.ts).
  */
 import { randomBytes } from 'node:crypto'
-import { createServer, type AddressInfo } from 'node:net'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { expectError, uniq } from '../../../test/kit/expect.js'
 import { enrollCollector, takeJob, TestCollector, trackDevice } from '../../../test/kit/ncm-collector.js'
 import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
+import type { Logger } from '../../../sdk/index.js'
+import { VersionHooks } from '../services/hooks.js'
 import { describeRulesApi } from './compliance-rules.js'
 
 const NOC = 'noc@example.net'
@@ -212,6 +214,38 @@ describe('ncm compliance: evaluation, report and mail', function () {
     expect(mailsTo()).to.have.length(2)
   })
 
+  it('answers the upload while the mail server holds the violation mail unanswered; later mails go to a good server', async () => {
+    // Accepts the connection and never says a word: the mailer waits for its greeting until its own timeout.
+    const held = new Map<Socket, boolean>()
+    const silent = createServer((s) => {
+      held.set(s, true)
+      s.on('close', () => held.set(s, false))
+      s.on('error', () => undefined)
+    })
+    await new Promise<void>((res) => silent.listen(0, '127.0.0.1', res))
+    try {
+      expect((await t.admin('PUT', '/api/v1/settings/mail.smtp_port', { body: { value: (silent.address() as AddressInfo).port } })).status).to.equal(200)
+      await put(a.deviceId, config({ host: 'sw-a', http: true })) // snmp-ro newly fails: a mail
+      // The mail was attempted, and its connection is still waiting (the mailer gives up after 10 s and
+      // hangs up): the answer did not wait for it. The pause lets a hang-up just before the answer arrive.
+      const deadline = Date.now() + 10_000
+      while (held.size === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20))
+      expect(held.size, 'the mail server was not contacted').to.equal(1)
+      await new Promise((res) => setTimeout(res, 500))
+      expect([...held.values()], 'the upload answered only after the mail gave up').to.deep.equal([true])
+      expect((await statusOf(a.deviceId))[rules['snmp-ro'].name]).to.equal('fail')
+    } finally {
+      for (const s of held.keys()) s.destroy()
+      await new Promise((res) => silent.close(res))
+    }
+    expect((await t.admin('PUT', '/api/v1/settings/mail.smtp_port', { body: { value: smtp.port } })).status).to.equal(200)
+    await put(a.deviceId, config({ host: 'sw-a', http: true, snmp: true }))
+    await put(a.deviceId, config({ host: 'sw-a', http: true, extra: ['ntp server 192.0.2.2'] }))
+    const later = await smtp.take(NOC, 15_000)
+    expect(later.text).to.include(rules['snmp-ro'].name)
+    expect(mailsTo()).to.have.length(3)
+  })
+
   it("drops a device's results with its history", async () => {
     expect(await results(`device_id=${b.deviceId}`)).to.not.deep.equal([])
     expect((await t.admin('DELETE', `/api/v1/ncm/devices/${b.deviceId}/history`)).status).to.equal(200)
@@ -221,4 +255,37 @@ describe('ncm compliance: evaluation, report and mail', function () {
 
   // The same app: its rules cover every device too, so they come after the exact counts above.
   describeRulesApi(() => t)
+})
+
+describe('ncm new-version callbacks after the commit', () => {
+  const logged: object[] = []
+  const logger: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (o) => void logged.push(o as object), child: () => logger }
+  const version = { deviceId: 'd1', versionId: 'v1' }
+
+  it('runs them without holding the caller, logs a failure with the device and version, and lets a stop wait for them, bounded', async () => {
+    const hooks = new VersionHooks()
+    let release = () => undefined as void
+    const ran: string[] = []
+    hooks.afterCommit(
+      [
+        async () => {
+          throw new Error('smtp refused')
+        },
+        () => new Promise<void>((res) => (release = () => (ran.push('slow'), res()))),
+      ],
+      version,
+      logger,
+    )
+    // Returned at once; the failure did not stop the next callback.
+    await new Promise((res) => setImmediate(res))
+    expect(logged).to.have.length(1)
+    expect(logged[0]).to.include({ device: 'd1', version: 'v1' })
+    expect(await hooks.settled(50), 'one still in flight').to.equal(false)
+    release()
+    expect(await hooks.settled(5_000)).to.equal(true)
+    expect(ran).to.deep.equal(['slow'])
+    // One that never ends does not hold a stop past its bound.
+    hooks.afterCommit([() => new Promise<void>(() => undefined)], version, logger)
+    expect(await hooks.settled(100)).to.equal(false)
+  })
 })
