@@ -50,8 +50,11 @@ export function changesRoutes(c: NcmContext): RouteDefinition[] {
       schema: { params: VersionParams, response: { 200: Changes, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
         const actor = req.actor
-        if (c.aaaLogs && !(actor && (actor.isAdmin || actor.permissions.has(LOGS_READ)))) throw CommonErrors.forbidden({ field: 'logs' })
-        return versionChanges(c, req.params.device_id, req.params.version_id)
+        const mayReadLogs = !c.aaaLogs || (actor !== null && (actor.isAdmin || actor.permissions.has(LOGS_READ)))
+        // A version that does not exist is 404 first, as for every ncm.read holder (who may list versions anyway).
+        return versionChanges(c, req.params.device_id, req.params.version_id, () => {
+          if (!mayReadLogs) throw CommonErrors.forbidden({ field: 'logs' })
+        })
       },
     }),
   ] as RouteDefinition[]

@@ -132,11 +132,10 @@ export function ruleRoutes(c: NcmContext, worker: Reevaluation) {
       path: '/ncm/rules/{rule_id}',
       permission: NCM_RULES_MANAGE,
       summary: 'Delete a compliance rule',
-      description: `${WRITE_NOTE} Its results go with it.`,
+      description: 'Its results go with it. Needs ncm.rules.manage only: deleting a rule decides nothing on the configurations, so it needs no ncm.reveal.',
       tags: ['ncm'],
       schema: { params: RuleParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
-        requireReveal(req.actor)
         await req.transaction(async (trx) => {
           const before = await lockForChange(trx, 'ncm_rules', req.params.rule_id, 'rule_id', load)
           await trx('ncm_rules').where({ id: before.id }).delete()

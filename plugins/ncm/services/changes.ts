@@ -43,10 +43,12 @@ async function nasAddresses(c: NcmContext, deviceId: string, aaaAddress: string 
   return host && isIP(host) ? [host] : []
 }
 
-export async function versionChanges(c: NcmContext, deviceId: string, versionId: string) {
+export async function versionChanges(c: NcmContext, deviceId: string, versionId: string, mayReadLogs: () => void = () => undefined) {
   const db = c.database.knex
   const device = await trackedDevice(db, deviceId)
   const version = await deviceVersion(db, deviceId, versionId, 'version_id')
+  // The caller's right to the AAA logs is checked once the version is known to exist.
+  mayReadLogs()
   const previous = version.previous_id ? await deviceVersion(db, deviceId, version.previous_id, 'version_id').catch(() => null) : null
   const nas = await nasAddresses(c, deviceId, device.aaa_address, device.host)
   const base = { version_id: version.id, previous_version_id: previous?.id ?? null, nas_addresses: nas }
