@@ -44,10 +44,12 @@ function expectRateLimited(r: TestResponse, windowSeconds: number) {
   expect(r.body.detail).to.be.a('string').and.not.be.empty
 }
 
-const median = (xs: number[]) => {
+/** The value a fraction `q` of the samples stay at or under (nearest rank). */
+const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]
 }
+const median = (xs: number[]) => quantile(xs, 0.5)
 
 for (const engine of testEngines()) {
   describe(`authentication hardening (${engine})`, function () {
@@ -177,7 +179,7 @@ for (const engine of testEngines()) {
     })
 
     describe('password reset', () => {
-      it('answers in the same time for an account with e-mail, one without, and an unknown name (medians of 300 within 10 %); the mail still arrives', async function () {
+      it('answers in the same time for an account with e-mail, one without, and an unknown name (lower quartiles of 300 within 10 %); the mail still arrives', async function () {
         if (engine === 'embedded') {
           // The route's code is the same on both engines. On PGlite the database, the test's SMTP server
           // and the client doing the timing share one event loop, so the background work of earlier
@@ -205,7 +207,13 @@ for (const engine of testEngines()) {
         const rounds = 300
         const warmup = 20
         const deciles = (v: number[]) => [...v].sort((a, b) => a - b).filter((_, i) => i % 30 === 0).map((x) => x.toFixed(2)).join(' ')
-        /** One trial: 300 answers of each kind, interleaved; the ratio of the slowest median to the fastest. */
+        /**
+         * One trial: 300 answers of each kind, interleaved; the ratio of the slowest lower quartile to the fastest.
+         * The lower quartile is what the route itself costs, the least disturbed by other work on the machine (load
+         * only adds time): under CI's two parallel runs the medians sit where the distribution turns two-mode and
+         * wandered by 10 % with identical deciles up to the 4th. A lookup or a mail on the answer's path shifts the
+         * whole distribution, its lower quartile too.
+         */
         async function trial(): Promise<{ spread: number; report: string }> {
           const times: Record<string, number[]> = { withMail: [], without: [], unknown: [] }
           for (let round = 0; round < warmup + rounds; round++) {
@@ -216,12 +224,13 @@ for (const engine of testEngines()) {
               if (round >= warmup) times[k].push(ms)
             }
           }
+          const quartiles = Object.fromEntries(kinds.map((k) => [k, quantile(times[k], 0.25)])) as Record<string, number>
           const medians = Object.fromEntries(kinds.map((k) => [k, median(times[k])])) as Record<string, number>
-          const spread = Math.max(...Object.values(medians)) / Math.min(...Object.values(medians))
-          return { spread, report: `medians ${JSON.stringify(medians)} ms; ${kinds.map((k) => `${k}: ${deciles(times[k])}`).join('; ')}` }
+          const spread = Math.max(...Object.values(quartiles)) / Math.min(...Object.values(quartiles))
+          return { spread, report: `lower quartiles ${JSON.stringify(quartiles)} ms, medians ${JSON.stringify(medians)} ms; ${kinds.map((k) => `${k}: ${deciles(times[k])}`).join('; ')}` }
         }
         const before = smtp.messages.length
-        // On a machine busy with other work a median of ~2 ms wanders by more than 10 % now and then, whatever
+        // On a machine busy with other work a quartile of ~2 ms can still wander by more than 10 % now and then, whatever
         // the code does: up to three trials. A real difference (the lookup and the mail on the answer's path
         // cost 70 % more) fails all three.
         let result = await trial()
