@@ -213,6 +213,10 @@ export interface MailMessage {
   to: string
   subject: string
   text: string
+  /** An HTML alternative of `text` (a report's HTML rendering). */
+  html?: string
+  /** Files sent with it (a report's PDF or xlsx). */
+  attachments?: { filename: string; content: Buffer; contentType: string }[]
 }
 
 export interface MailService {

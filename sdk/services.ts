@@ -6,6 +6,7 @@ import type { Knex } from 'knex'
 import type { Static, TSchema } from './schema.js'
 import { createServiceRef } from './service-ref.js'
 import type { DeploysService } from './renderer.js'
+import type { ReportSourcesService } from './report-sources.js'
 
 export interface Logger {
   debug(obj: object | string, msg?: string): void
@@ -146,10 +147,21 @@ export interface ClusterInfo {
   role: 'primary' | 'replica'
 }
 
+/** An edition: a named list of plugins (docs/editions.md). */
+export interface EditionInfo {
+  /** `community` or `pro`. */
+  id: 'community' | 'pro'
+  /** As shown and as sent to the update feed: `Community`, `Pro`. */
+  name: 'Community' | 'Pro'
+}
+
 export interface PlatformInfo {
   version: string
   dataDir: string
   startedAt: Date
+  edition: EditionInfo
+  /** Random, created once and stored in the database, for the Pro edition; null in the Community edition. */
+  installationId: string | null
 }
 
 /** Who makes a request. */
@@ -174,6 +186,8 @@ export const coreServices = {
   platform: createServiceRef<PlatformInfo>({ id: 'core.platform' }),
   /** The deploy pipeline's read side: what is deployed on disk for a daemon. */
   deploys: createServiceRef<DeploysService>({ id: 'core.deploys' }),
+  /** Report sources: each plugin adds those over its own data; a report plugin lists them (sdk/report-sources.ts). */
+  reportSources: createServiceRef<ReportSourcesService>({ id: 'core.reportSources' }),
 } as const
 
 /** The request's transaction, as `req.transaction`: opened on first use, shared by nested calls. */

@@ -21,7 +21,7 @@ export function createMail(settings: SettingsService): MailService {
         connectionTimeout: 10_000,
       })
       try {
-        await transport.sendMail({ from: await settings.get(mailFrom), to: m.to, subject: m.subject, text: m.text })
+        await transport.sendMail({ from: await settings.get(mailFrom), to: m.to, subject: m.subject, text: m.text, html: m.html, attachments: m.attachments })
       } finally {
         transport.close()
       }
