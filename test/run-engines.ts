@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 
-const SPECS = ['test/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts']
+const SPECS = ['test/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'pro/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts']
 const engines = (process.env.TEST_ENGINES ?? 'postgres,embedded').split(',').map((e) => e.trim()).filter(Boolean)
 for (const e of engines) if (e !== 'postgres' && e !== 'embedded') throw new Error(`TEST_ENGINES: unknown engine "${e}"`)
 
