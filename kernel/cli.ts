@@ -30,7 +30,7 @@ import { loadConfig } from './config.js'
 import { createTranslator } from './i18n.js'
 import { collectCliCommands, type OwnedCommand } from './plugins/cli.js'
 import { loadPlugins, orderPlugins } from './plugins/load.js'
-import { packageJson, projectRoot } from './version.js'
+import { packageEditions, projectRoot } from './version.js'
 
 const codeDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -64,7 +64,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const { runCollectorCli } = await import('../collector/cli.js')
     return runCollectorCli(argv[0] === 'help' ? ['help'] : argv.slice(1), { out: (s = '') => void process.stdout.write(s + '\n'), err: (s) => void process.stderr.write(s), env })
   }
-  const config = loadConfig({ LOG_LEVEL: 'warn', ...env, PORT: '0', HOST: '127.0.0.1' }, { plugins: packageJson().portcullis?.plugins ?? [] })
+  const config = loadConfig({ LOG_LEVEL: 'warn', ...env, PORT: '0', HOST: '127.0.0.1' }, { editions: packageEditions() })
   const plugins = orderPlugins(await loadPlugins(config.plugins, { root: projectRoot(), codeDir }))
   const pluginCommands = collectCliCommands(plugins)
   const entries: Entry[] = [
