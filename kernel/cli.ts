@@ -75,7 +75,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   for (const { def } of plugins) if (def.locales) i18n.addNamespace(def.id, def.locales)
   const out = (s = '') => process.stdout.write(s + '\n')
 
-  const [name, ...args] = argv
+  // `portcullis update-feed sign …` reads as `portcullis update-feed-sign …`: a plugin's command is its id and a verb.
+  const twoWords = argv.length > 1 && !entries.some((e) => e.name === argv[0]) && entries.some((e) => e.name === `${argv[0]}-${argv[1]}`)
+  const [name, ...args] = twoWords ? [`${argv[0]}-${argv[1]}`, ...argv.slice(2)] : argv
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     const one = name === 'help' && args[0] ? entries.find((e) => e.name === args[0]) : undefined
     out(one ? `${usageOf(one)}\n  ${one.summary}` : helpText(entries))

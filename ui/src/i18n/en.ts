@@ -1,6 +1,7 @@
 /** English: the reference; ru.ts must have every key (its type is this object's). */
 import portal from './portal-en'
 import ncm from './ncm-en'
+import updateFeed from './update-feed-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -330,6 +331,7 @@ const en = {
   },
   portal,
   ncm,
+  updateFeed,
 }
 
 export default en

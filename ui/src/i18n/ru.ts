@@ -1,6 +1,7 @@
 import type { Messages } from './en'
 import portal from './portal-ru'
 import ncm from './ncm-ru'
+import updateFeed from './update-feed-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -330,6 +331,7 @@ const ru: Messages = {
   },
   portal,
   ncm,
+  updateFeed,
 }
 
 export default ru
