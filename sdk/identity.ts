@@ -148,6 +148,12 @@ export interface IdentityService {
   registerCapabilityGroups(c: CapabilityGroups): void
   /** Names of the user groups the user belongs to. */
   groupsOf(userId: string): Promise<string[]>
+  /**
+   * The user as the permission gate sees them now, read afresh (not from a session): null when the
+   * account is deleted, disabled or expired. For work done later on a user's behalf (a scheduled
+   * report runs as its owner and must stop when the owner's access ends).
+   */
+  actorOf(userId: string): Promise<Actor | null>
   /** Ids of the user groups the user belongs to. */
   groupIdsOf(userId: string, db?: Knex | Knex.Transaction): Promise<string[]>
   /**

@@ -96,6 +96,13 @@ export class ActorCache {
     return { id: u.id, username: u.username, isAdmin: u.isAdmin, permissions: u.permissions, tokenId: c.jti }
   }
 
+  /** The user as the gate would see them now, read from the database: null when deleted, disabled or expired. */
+  async current(id: string): Promise<Actor | null> {
+    const u = await this.load(id)
+    if (!u || !u.enabled || (u.expiresAt !== null && u.expiresAt <= Date.now())) return null
+    return { id: u.id, username: u.username, isAdmin: u.isAdmin, permissions: u.permissions }
+  }
+
   private async load(id: string): Promise<CachedUser | null> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) return null
     const user = await this.knex('users').where({ id }).first('id', 'username', 'enabled', 'is_admin', 'sessions_valid_after', 'expires_at')

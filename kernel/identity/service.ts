@@ -201,6 +201,10 @@ export class Identity implements IdentityService {
     return this.knex('user_groups').join('user_group_members', 'user_group_members.group_id', 'user_groups.id').where('user_group_members.user_id', userId).orderBy('user_groups.name').pluck('user_groups.name')
   }
 
+  actorOf(userId: string): Promise<Actor | null> {
+    return this.actors.current(userId)
+  }
+
   async groupIdsOf(userId: string, db: Knex | Knex.Transaction = this.knex): Promise<string[]> {
     if (!/^[0-9a-f-]{36}$/i.test(userId)) return []
     return db('user_group_members').where({ user_id: userId }).orderBy('group_id').pluck('group_id')

@@ -112,7 +112,7 @@ const ADMIN_ONLY: Record<string, { owner: string; why: string }> = {
 /** Codes only the gate answers with. */
 const GATE_CODES = ['TOKEN_INVALID', 'TOKEN_PURPOSE_NOT_ACCEPTED', 'PERMISSION_DENIED']
 
-/** Every plugin that exists under plugins/ (a folder with index.ts), plus the example plugin. */
+/** Every plugin that exists under plugins/ (a folder with index.ts), plus the example plugin and the Pro reports. */
 function allPlugins(): string[] {
   const dir = 'plugins'
   const own = existsSync(dir)
@@ -121,7 +121,8 @@ function allPlugins(): string[] {
         .map((d) => `./${dir}/${d.name}`)
         .sort()
     : []
-  return [...own, './examples/greetings-plugin']
+  // The Pro edition's plugins too: their routes are held to the same gate.
+  return [...own, './examples/greetings-plugin', './pro/reports']
 }
 
 const routeKey = (r: RouteDefinition) => `${r.method} ${fullPath(r)}`

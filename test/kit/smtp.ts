@@ -14,6 +14,8 @@ export interface ReceivedMail {
   text: string
   /** The text/html part, when the mail has one. */
   html: string | null
+  /** The parts sent as attachments (Content-Disposition: attachment), decoded. */
+  attachments: { filename: string; contentType: string; content: Buffer }[]
 }
 
 function headers(head: string): (name: string) => string {
@@ -35,9 +37,10 @@ function bodyText(body: string, encoding: string): string {
 }
 
 /** The message's subject, its text and its HTML (the parts of a multipart one, nested or not). */
-function decode(raw: string): { subject: string; text: string; html: string | null } {
+function decode(raw: string): Omit<ReceivedMail, 'to'> {
   const { header, body } = split(raw)
   const parts: { type: string; text: string }[] = []
+  const attachments: ReceivedMail['attachments'] = []
   const walk = (h: (name: string) => string, b: string) => {
     const type = h('Content-Type').toLowerCase()
     const boundary = /boundary="?([^";]+)"?/i.exec(h('Content-Type'))?.[1]
@@ -47,13 +50,17 @@ function decode(raw: string): { subject: string; text: string; html: string | nu
         const p = split(chunk.replace(/^\r?\n/, ''))
         walk(p.header, p.body.replace(/\r?\n$/, ''))
       }
+    } else if (/^attachment/i.test(h('Content-Disposition'))) {
+      const filename = /filename="?([^";]+)"?/i.exec(h('Content-Disposition'))?.[1] ?? ''
+      const content = h('Content-Transfer-Encoding').toLowerCase() === 'base64' ? Buffer.from(b.replace(/\s+/g, ''), 'base64') : Buffer.from(b, 'latin1')
+      attachments.push({ filename, contentType: type.split(';')[0], content })
     } else parts.push({ type: type || 'text/plain', text: bodyText(b, h('Content-Transfer-Encoding')).replace(/\r\n/g, '\n') })
   }
   // The line end before SMTP's closing dot belongs to the transport, not to the text.
   walk(header, body.replace(/\r?\n$/, ''))
   const text = parts.find((p) => p.type.startsWith('text/plain'))?.text ?? ''
   const html = parts.find((p) => p.type.startsWith('text/html'))?.text ?? null
-  return { subject: header('Subject'), text, html }
+  return { subject: header('Subject'), text, html, attachments }
 }
 
 /** The http(s) links of a mail, in order (its text, else its HTML's href values, entities undone). */
