@@ -5,6 +5,7 @@
  * plugin's routes, services, renderers and lifecycle hooks.
  */
 import type { CliCommand } from './cli.js'
+import type { LocalizedText } from './localized-text.js'
 import type { ConfigRenderer } from './renderer.js'
 import type { RouteDefinition } from './route.js'
 import type { ProvidedService, ResolvedDeps, ServiceRef } from './service-ref.js'
@@ -12,11 +13,7 @@ import type { ServerOptionRef, SettingRef } from './services.js'
 import type { TableDefinition } from './tables.js'
 import type { WebAssets } from './web.js'
 
-/** Localized text: English required, Russian expected. */
-export interface LocalizedText {
-  en: string
-  ru?: string
-}
+export type { LocalizedText } from './localized-text.js'
 
 /** i18next resources of one language: nested keys to strings. */
 export type LocaleResources = { [key: string]: string | LocaleResources }

@@ -4,7 +4,7 @@
  * the same way, and stopping when the run's budget is spent.
  */
 import type { Knex } from 'knex'
-import type { LocalizedText } from './plugin.js'
+import type { LocalizedText } from './localized-text.js'
 import type { ReportChart } from './report-sources.js'
 
 const DAY_MS = 86_400_000

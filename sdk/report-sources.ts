@@ -12,8 +12,9 @@
  * `permission`; a source that shows rows of several kinds (a secret, another
  * permission's data) checks the rest against `actor` itself.
  */
-import type { LocalizedText } from './plugin.js'
-import type { Actor, DatabaseReader } from './services.js'
+import type { Actor } from './actor.js'
+import type { DatabaseReader } from './database-reader.js'
+import type { LocalizedText } from './localized-text.js'
 
 /** Parameters a source may accept besides the time range. */
 export type ReportFilter = 'device_group' | 'user_group'

@@ -7,6 +7,11 @@ import type { Static, TSchema } from './schema.js'
 import { createServiceRef } from './service-ref.js'
 import type { DeploysService } from './renderer.js'
 import type { ReportSourcesService } from './report-sources.js'
+import type { Actor } from './actor.js'
+import type { DatabaseReader } from './database-reader.js'
+
+export type { Actor } from './actor.js'
+export type { DatabaseReader } from './database-reader.js'
 
 export interface Logger {
   debug(obj: object | string, msg?: string): void
@@ -38,16 +43,6 @@ export interface DatabaseService {
   read<T>(fn: (r: DatabaseReader) => Promise<T>): Promise<T>
 }
 
-/** A connection for stale-tolerant reads, and how stale it is. */
-export interface DatabaseReader {
-  knex: Knex
-  /**
-   * How far the standby's data was behind the primary's when the read began, in ms (0: it had
-   * replayed everything the primary had written); null when this reads the primary (no replica,
-   * the embedded engine, or the replica lagging or unreachable).
-   */
-  lagMs: number | null
-}
 
 /** Encrypts secrets at rest (AES-256-GCM) with a key derived from the master key per purpose. */
 export interface SecretsService {
@@ -164,15 +159,6 @@ export interface PlatformInfo {
   installationId: string | null
 }
 
-/** Who makes a request. */
-export interface Actor {
-  id: string
-  username: string
-  isAdmin: boolean
-  permissions: ReadonlySet<string>
-  /** The session token's id, for revocation. */
-  tokenId?: string
-}
 
 export const coreServices = {
   logger: createServiceRef<Logger>({ id: 'core.logger' }),

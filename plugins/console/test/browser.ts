@@ -3,46 +3,12 @@
  * Debian's `chromium` through playwright-core); here what is the console's own (its build,
  * the first sign-in, Mantine's inputs).
  */
-import { expect } from 'chai'
-import { execSync } from 'node:child_process'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Locator, Page } from 'playwright-core'
-import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp, type TestAppOptions } from '../../../test/kit/app.js'
-import { needChromium } from '../../../test/kit/browser.js'
-import { uiIsStale } from '../../../ui/scripts/ensure-built.js'
+import type { TestApp } from '../../../test/kit/app.js'
 
 export { CHROMIUM, context, launch, SCREENSHOTS } from '../../../test/kit/browser.js'
+export { needConsole, signInAt, startWithAdmin } from '../../../test/kit/console.js'
 import { screenshot as kitScreenshot } from '../../../test/kit/browser.js'
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-
-/**
- * What every console suite does first: skip (saying why) without chromium,
- * and build the console when its sources are newer than the build, so the
- * browser is shown the code under test.
- */
-export function needConsole(ctx: Mocha.Context): void {
-  needChromium(ctx)
-  if (uiIsStale()) execSync('npm run --silent build:ui', { cwd: ROOT, stdio: 'inherit' })
-}
-
-/** The server with `admin`'s first password already changed to `password` (the first sign-in asks for it). */
-export async function startWithAdmin(o: TestAppOptions, password: string): Promise<TestApp> {
-  const t = await startTestApp(o)
-  const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
-  const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: password } })
-  expect(changed.status, changed.text).to.equal(200)
-  return t
-}
-
-/** Opens `url` (the sign-in form shows) and signs in with Enter in the password input. */
-export async function signInAt(page: Page, url: string, username: string, password: string): Promise<void> {
-  await page.goto(url)
-  await page.locator('input[name="username"]').fill(username)
-  await page.locator('input[name="password"]').fill(password)
-  await page.locator('input[name="password"]').press('Enter')
-}
 
 /** The viewport, written to docs/screenshots/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {

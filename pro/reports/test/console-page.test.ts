@@ -12,7 +12,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, launch, needConsole, signInAt, startWithAdmin } from '../../../plugins/console/test/browser.js'
+import { context, launch } from '../../../test/kit/browser.js'
+import { needConsole, signInAt, startWithAdmin } from '../../../test/kit/console.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const PASSWORD = 'Portcullis-Reports-2026!'
