@@ -7,15 +7,33 @@
  * A fixture plugin gives the one report source. Embedded engine only.
  */
 import { expect } from 'chai'
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Browser } from 'playwright-core'
-import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, launch, needConsole, signInAt, startWithAdmin } from '../../../plugins/console/test/browser.js'
+import type { Browser, Page } from 'playwright-core'
+import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
+import { context, launch, needChromium } from '../../../test/kit/browser.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
+const ROOT = path.resolve(here, '../../..')
 const PASSWORD = 'Portcullis-Reports-2026!'
+
+/** The server with `admin`'s first password already changed (the first sign-in would ask for it). */
+async function startWithAdmin(plugins: string[]): Promise<TestApp> {
+  const t = await startTestApp({ engine: 'embedded', plugins })
+  const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
+  const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
+  expect(changed.status, changed.text).to.equal(200)
+  return t
+}
+
+async function signInAt(page: Page, url: string) {
+  await page.goto(url)
+  await page.locator('input[name="username"]').fill('admin')
+  await page.locator('input[name="password"]').fill(PASSWORD)
+  await page.locator('input[name="password"]').press('Enter')
+}
 const NAME = 'Weekly <img src=x onerror="window.__pwned=1"> & co'
 
 ;(runsOn('embedded') ? describe : describe.skip)('reports: the console page in a browser', function () {
@@ -24,8 +42,10 @@ const NAME = 'Weekly <img src=x onerror="window.__pwned=1"> & co'
   let browser: Browser
 
   before(async function () {
-    needConsole(this)
-    t = await startWithAdmin({ engine: 'embedded', plugins: ['inventory', 'console', path.join(here, '../index.ts'), path.join(here, 'page-fixture/index.ts')] }, PASSWORD)
+    needChromium(this)
+    // The console built from its current sources (what `npm test` does first; a no-op when up to date).
+    execFileSync(process.execPath, ['--import', 'tsx', 'ui/scripts/ensure-built.ts'], { cwd: ROOT, stdio: 'inherit' })
+    t = await startWithAdmin(['inventory', 'console', path.join(here, '../index.ts'), path.join(here, 'page-fixture/index.ts')])
     browser = await launch()
   })
   after(async () => {
@@ -38,7 +58,7 @@ const NAME = 'Weekly <img src=x onerror="window.__pwned=1"> & co'
     // A window.confirm would answer here; the page must ask in its own dialog.
     const browserDialogs: string[] = []
     page.on('dialog', (d) => { browserDialogs.push(d.message()); void d.dismiss() })
-    await signInAt(page, t.url + '/x/pro-reports/reports', 'admin', PASSWORD)
+    await signInAt(page, t.url + '/x/pro-reports/reports')
     await page.getByRole('heading', { name: 'Reports', level: 1 }).waitFor()
     await page.getByRole('link', { name: 'Reports' }).waitFor() // in the console's menu
 
