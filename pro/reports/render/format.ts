@@ -49,8 +49,14 @@ export function parseTime(v: Cell): Date | null {
   return Number.isNaN(d.getTime()) ? null : d
 }
 
+// One formatter a language: toLocaleString builds a new one on every call (the most of a long table's time).
+const NUMBERS: Record<ReportLocale, Intl.NumberFormat> = {
+  en: new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }),
+  ru: new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 }),
+}
+
 export function formatNumber(n: number, locale: ReportLocale): string {
-  return Number.isFinite(n) ? n.toLocaleString(locale === 'ru' ? 'ru-RU' : 'en-US', { maximumFractionDigits: 2 }) : String(n)
+  return Number.isFinite(n) ? NUMBERS[locale === 'ru' ? 'ru' : 'en'].format(n) : String(n)
 }
 
 // C0 controls except tab and line ends, DEL, C1 controls, lone surrogates and the non-characters XML refuses.
