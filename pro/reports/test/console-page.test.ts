@@ -3,7 +3,7 @@
  * against the real server, as an administrator uses it: a new report with a
  * schedule the server refuses (the reason shown under the cron input), then
  * saved; its hostile name shown as text; run now, the run seen done, its PDF
- * downloaded; delete after the page's own confirmation (never the browser's).
+ * downloaded; edited; delete after the page's own confirmation (never the browser's).
  * A fixture plugin gives the one report source. Embedded engine only.
  */
 import { expect } from 'chai'
@@ -53,7 +53,7 @@ const NAME = 'Weekly <img src=x onerror="window.__pwned=1"> & co'
     await t?.stop()
   })
 
-  it('creates a report (a refused schedule shown at its input first), runs it, downloads the PDF, deletes it after confirming', async () => {
+  it('creates a report (a refused schedule shown at its input first), runs it, downloads the PDF, edits it, deletes it after confirming', async () => {
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
     // A window.confirm would answer here; the page must ask in its own dialog.
     const browserDialogs: string[] = []
@@ -95,6 +95,14 @@ const NAME = 'Weekly <img src=x onerror="window.__pwned=1"> & co'
     const pdf = readFileSync((await file.path())!)
     expect(pdf.subarray(0, 5).toString('latin1')).to.equal('%PDF-')
     await done.getByRole('button', { name: /^XLSX/ }).waitFor()
+
+    // Edit: the form holds the saved values; a change is saved with PATCH.
+    await row.getByRole('button', { name: 'Edit' }).click()
+    expect(await form.getByLabel('Name').inputValue()).to.equal(NAME)
+    expect(await form.getByLabel(/^Schedule/).inputValue()).to.equal('0 7 * * 1')
+    await form.getByLabel('Description').fill('Mondays, for the NOC')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await row.getByText('Mondays, for the NOC').waitFor()
 
     // Delete: the page's own dialog; Cancel keeps the report, Delete removes it.
     await row.getByRole('button', { name: 'Delete' }).click()
