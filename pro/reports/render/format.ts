@@ -5,7 +5,10 @@
  */
 import type { LocalizedText, ReportColumn } from '@portcullis/sdk'
 import type { ReportDocument, ReportLocale } from './document.js'
+import { formatNumber } from './numbers.js'
 import { wordsFor } from './words.js'
+
+export { formatNumber }
 
 export type Cell = string | number | boolean | null
 
@@ -47,16 +50,6 @@ export function parseTime(v: Cell): Date | null {
   if (typeof v !== 'string' && typeof v !== 'number') return null
   const d = new Date(v)
   return Number.isNaN(d.getTime()) ? null : d
-}
-
-// One formatter a language: toLocaleString builds a new one on every call (the most of a long table's time).
-const NUMBERS: Record<ReportLocale, Intl.NumberFormat> = {
-  en: new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }),
-  ru: new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 }),
-}
-
-export function formatNumber(n: number, locale: ReportLocale): string {
-  return Number.isFinite(n) ? NUMBERS[locale === 'ru' ? 'ru' : 'en'].format(n) : String(n)
 }
 
 // C0 controls except tab and line ends, DEL, C1 controls, lone surrogates and the non-characters XML refuses.

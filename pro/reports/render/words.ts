@@ -4,7 +4,7 @@
  * in the document.
  */
 import type { ReportLocale } from './document.js'
-import { formatNumber } from './format.js'
+import { formatNumber } from './numbers.js'
 
 export interface Words {
   generated: string
