@@ -5,7 +5,10 @@
  */
 import type { LocalizedText, ReportColumn } from '@portcullis/sdk'
 import type { ReportDocument, ReportLocale } from './document.js'
+import { formatNumber } from './numbers.js'
 import { wordsFor } from './words.js'
+
+export { formatNumber }
 
 export type Cell = string | number | boolean | null
 
@@ -47,10 +50,6 @@ export function parseTime(v: Cell): Date | null {
   if (typeof v !== 'string' && typeof v !== 'number') return null
   const d = new Date(v)
   return Number.isNaN(d.getTime()) ? null : d
-}
-
-export function formatNumber(n: number, locale: ReportLocale): string {
-  return Number.isFinite(n) ? n.toLocaleString(locale === 'ru' ? 'ru-RU' : 'en-US', { maximumFractionDigits: 2 }) : String(n)
 }
 
 // C0 controls except tab and line ends, DEL, C1 controls, lone surrogates and the non-characters XML refuses.

@@ -4,6 +4,7 @@
  * in the document.
  */
 import type { ReportLocale } from './document.js'
+import { formatNumber } from './numbers.js'
 
 export interface Words {
   generated: string
@@ -22,7 +23,7 @@ export interface Words {
   shownFirst: (shown: number) => string
 }
 
-const group = (n: number, locale: ReportLocale) => n.toLocaleString(locale === 'ru' ? 'ru-RU' : 'en-US')
+const group = (n: number, locale: ReportLocale) => formatNumber(n, locale)
 
 const EN: Words = {
   generated: 'Generated',

@@ -3,20 +3,37 @@
  * against the real server, as an administrator uses it: a new report with a
  * schedule the server refuses (the reason shown under the cron input), then
  * saved; its hostile name shown as text; run now, the run seen done, its PDF
- * downloaded; delete after the page's own confirmation (never the browser's).
+ * downloaded; edited; delete after the page's own confirmation (never the browser's).
  * A fixture plugin gives the one report source. Embedded engine only.
  */
 import { expect } from 'chai'
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Browser } from 'playwright-core'
-import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, launch } from '../../../test/kit/browser.js'
-import { needConsole, signInAt, startWithAdmin } from '../../../test/kit/console.js'
+import type { Browser, Page } from 'playwright-core'
+import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
+import { context, launch, needChromium } from '../../../test/kit/browser.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
+const ROOT = path.resolve(here, '../../..')
 const PASSWORD = 'Portcullis-Reports-2026!'
+
+/** The server with `admin`'s first password already changed (the first sign-in would ask for it). */
+async function startWithAdmin(plugins: string[]): Promise<TestApp> {
+  const t = await startTestApp({ engine: 'embedded', plugins })
+  const login = await t.req('POST', '/api/v1/auth/login', { body: { username: 'admin', password: TEST_ADMIN_PASSWORD } })
+  const changed = await t.req('POST', '/api/v1/auth/change-password', { token: login.body.password_change_token, body: { current_password: TEST_ADMIN_PASSWORD, new_password: PASSWORD } })
+  expect(changed.status, changed.text).to.equal(200)
+  return t
+}
+
+async function signInAt(page: Page, url: string) {
+  await page.goto(url)
+  await page.locator('input[name="username"]').fill('admin')
+  await page.locator('input[name="password"]').fill(PASSWORD)
+  await page.locator('input[name="password"]').press('Enter')
+}
 const NAME = 'Weekly <img src=x onerror="window.__pwned=1"> & co'
 
 ;(runsOn('embedded') ? describe : describe.skip)('reports: the console page in a browser', function () {
@@ -25,8 +42,10 @@ const NAME = 'Weekly <img src=x onerror="window.__pwned=1"> & co'
   let browser: Browser
 
   before(async function () {
-    needConsole(this)
-    t = await startWithAdmin({ engine: 'embedded', plugins: ['inventory', 'console', path.join(here, '../index.ts'), path.join(here, 'page-fixture/index.ts')] }, PASSWORD)
+    needChromium(this)
+    // The console built from its current sources (what `npm test` does first; a no-op when up to date).
+    execFileSync(process.execPath, ['--import', 'tsx', 'ui/scripts/ensure-built.ts'], { cwd: ROOT, stdio: 'inherit' })
+    t = await startWithAdmin(['inventory', 'console', path.join(here, '../index.ts'), path.join(here, 'page-fixture/index.ts')])
     browser = await launch()
   })
   after(async () => {
@@ -34,12 +53,12 @@ const NAME = 'Weekly <img src=x onerror="window.__pwned=1"> & co'
     await t?.stop()
   })
 
-  it('creates a report (a refused schedule shown at its input first), runs it, downloads the PDF, deletes it after confirming', async () => {
+  it('creates a report (a refused schedule shown at its input first), runs it, downloads the PDF, edits it, deletes it after confirming', async () => {
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
     // A window.confirm would answer here; the page must ask in its own dialog.
     const browserDialogs: string[] = []
     page.on('dialog', (d) => { browserDialogs.push(d.message()); void d.dismiss() })
-    await signInAt(page, t.url + '/x/pro-reports/reports', 'admin', PASSWORD)
+    await signInAt(page, t.url + '/x/pro-reports/reports')
     await page.getByRole('heading', { name: 'Reports', level: 1 }).waitFor()
     await page.getByRole('link', { name: 'Reports' }).waitFor() // in the console's menu
 
@@ -76,6 +95,14 @@ const NAME = 'Weekly <img src=x onerror="window.__pwned=1"> & co'
     const pdf = readFileSync((await file.path())!)
     expect(pdf.subarray(0, 5).toString('latin1')).to.equal('%PDF-')
     await done.getByRole('button', { name: /^XLSX/ }).waitFor()
+
+    // Edit: the form holds the saved values; a change is saved with PATCH.
+    await row.getByRole('button', { name: 'Edit' }).click()
+    expect(await form.getByLabel('Name').inputValue()).to.equal(NAME)
+    expect(await form.getByLabel(/^Schedule/).inputValue()).to.equal('0 7 * * 1')
+    await form.getByLabel('Description').fill('Mondays, for the NOC')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await row.getByText('Mondays, for the NOC').waitFor()
 
     // Delete: the page's own dialog; Cancel keeps the report, Delete removes it.
     await row.getByRole('button', { name: 'Delete' }).click()

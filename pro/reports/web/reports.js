@@ -99,6 +99,7 @@ export function mount(element, host) {
     const runs = r.body.items
     runsBox.replaceChildren(h('h2', {}, w.runsOf(d.name)), runs.length === 0 ? h('p', {}, w.noRuns) : runsTable(runs))
     if (runs.some((x) => x.state === 'queued' || x.state === 'running')) pollTimer = setTimeout(() => refreshRuns().catch(() => {}), POLL_MS)
+    else if (notice.textContent === w.started) say('')
   }
 
   function runsTable(runs) {
