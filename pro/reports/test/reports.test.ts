@@ -5,11 +5,11 @@
  */
 import { expect } from 'chai'
 import { randomUUID } from 'node:crypto'
-import { defaultEngine, startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { defaultEngine, runsOn, startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
 import type { Definition, Run } from '../schemas.js'
 import { schedulerTiming } from '../services/scheduler.js'
-import { addEvents, body, EVENTS, finished, setPermissions, SECRETS, user, waitFor, PLUGINS, type Problem } from './kit.js'
+import { addEvents, body, EVENTS, finished, setPermissions, SECRETS, SLOW, user, waitFor, PLUGINS, type Problem } from './kit.js'
 
 interface Page<T> {
   items: T[]
@@ -41,9 +41,10 @@ describe(`reports: definitions, runs, schedules (${defaultEngine()})`, function 
   it('lists only the sources the caller may read, in the caller\'s language', async () => {
     const reader = await user(t, ['reports.read', 'report-fixture.read'])
     const mine = await t.req<{ items: { id: string; title: string; filters: string[] }[] }>('GET', '/api/v1/reports/sources', { token: reader.token, headers: { 'accept-language': 'ru' } })
-    expect(mine.body.items).to.deep.equal([{ id: EVENTS, title: 'Тестовые события', description: 'Строки тестовой таблицы.', filters: ['device_group', 'user_group'] }])
+    expect(mine.body.items[0]).to.deep.equal({ id: EVENTS, title: 'Тестовые события', description: 'Строки тестовой таблицы.', filters: ['device_group', 'user_group'] })
+    expect(mine.body.items.map((s) => s.id)).to.deep.equal([EVENTS, SLOW])
     const all = await t.admin<{ items: { id: string }[] }>('GET', '/api/v1/reports/sources')
-    expect(all.body.items.map((s) => s.id)).to.deep.equal([EVENTS, SECRETS])
+    expect(all.body.items.map((s) => s.id)).to.deep.equal([EVENTS, SECRETS, SLOW])
   })
 
   it('creates, reads, lists, changes and deletes a definition, storing hostile text verbatim', async () => {
@@ -248,6 +249,22 @@ describe(`reports: definitions, runs, schedules (${defaultEngine()})`, function 
     expect(ranB.error_detail).to.include('report-fixture.read')
     await new Promise((r) => setTimeout(r, 500))
     expect(smtp.messages.filter((m) => m.to.some((x) => x.endsWith('-owner@example.test')))).to.deep.equal([])
+  })
+
+  // Ten seconds (the shortest budget): once, on the embedded run.
+  ;(runsOn('embedded') ? it : it.skip)('stops a run at reports.time_budget_seconds and says so', async () => {
+    expect((await t.admin('PUT', '/api/v1/settings/reports.time_budget_seconds', { body: { value: 10 } })).status).to.equal(200)
+    try {
+      const def = await t.admin<Definition>('POST', '/api/v1/reports/definitions', { body: body({ sources: [EVENTS, SLOW], recipients: ['budget@example.test'] }) })
+      const started = Date.now()
+      const run = await finished(t, (await t.admin<Run>('POST', `/api/v1/reports/definitions/${def.body.id}/runs`)).body.id)
+      expect(run).to.include({ state: 'failed', error_code: 'REPORT_TIME_BUDGET_SPENT', mail_state: 'none' })
+      expect(run.error_detail).to.include('reports.time_budget_seconds')
+      expect(run.files).to.deep.equal([])
+      expect(Date.now() - started).to.be.at.least(9_000)
+    } finally {
+      await t.admin('PUT', '/api/v1/settings/reports.time_budget_seconds', { body: { value: 300 } })
+    }
   })
 
   it('prunes runs and their files past reports.retention_days', async () => {
