@@ -1,5 +1,8 @@
 # Portcullis: build dist/ in one stage, run it in a slim one as a non-root user.
-#   docker build -t portcullis .
+# Two editions (docs/editions.md): the Community image is the default (the last stage, `community`);
+# the Pro image adds the Pro packages' builds (pro/<name>/dist) and starts with EDITION=pro:
+#   docker build -t portcullis .                         (Community; also --target community)
+#   docker build --target pro -t portcullis-pro .        (Pro)
 #   docker run -d --name portcullis -p 8080:8080 -v portcullis-data:/var/lib/portcullis portcullis
 #   docker logs portcullis   (the first start prints the administrator's one-time password)
 # The push-MFA service is its own image from the same file (its stage below; the core stays the default, last stage):
@@ -19,7 +22,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build:ui && npx tsup
+RUN npm run build:ui && npx tsup && npm run build:pro
 
 # ---- push-service: the push-MFA service alone (docs/push-mfa.md). It runs dist/push and the signed
 # channel (dist/sdk/signed-request.js) and the request-input helpers (dist/sdk/http-input.js), nothing else of the platform, and keeps only its VAPID keys on disk.
@@ -72,8 +75,8 @@ USER portcullis-collector
 ENTRYPOINT ["node", "dist/collector/main.js"]
 CMD ["run"]
 
-# ---- runtime (the default target: the last stage): production dependencies and dist/ only; tsx is
-# not here, so the image runs dist/
+# ---- runtime: production dependencies and dist/ only (the Community edition: nothing of pro/); tsx is
+# not here, so the image runs dist/. The two targets below start from it.
 FROM node:20-bookworm-slim AS core
 ENV NODE_ENV=production
 WORKDIR /app
@@ -110,3 +113,19 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 # SIGTERM (docker stop) drains in-flight requests for up to SHUTDOWN_TIMEOUT_MS (10 s by default,
 # the same as docker stop's grace period; raise --stop-timeout if you raise it).
 CMD ["node", "dist/kernel/main.js"]
+
+# ---- pro: the Pro edition. The core image and the Pro packages' builds (pro/<name>/dist with their
+# package.json), loaded from the project root through the out-of-tree plugin mechanism; their npm
+# dependencies are the server's own (already installed above).
+FROM core AS pro
+USER root
+COPY --from=build /app/pro /tmp/pro
+RUN for d in /tmp/pro/*/; do \
+      [ -f "$d/package.json" ] || continue; n=$(basename "$d"); \
+      mkdir -p "pro/$n" && cp "$d/package.json" "pro/$n/" && cp -r "$d/dist" "pro/$n/dist"; \
+    done && rm -rf /tmp/pro
+USER portcullis
+ENV EDITION=pro
+
+# ---- community (the default target: the last stage): the core image as it is.
+FROM core AS community

@@ -134,33 +134,33 @@ const NAS = (d: string) => `('10.20.' || (${d} / 250) || '.' || (${d} % 250 + 1)
 const COMMON_COLS = 'timestamp, username, nas_ip, node_id, device_name, client_address, session_id, source_file, source_offset'
 const commonVals = (file: string) =>
   `ts, ${USER('u')}, ${NAS('d')}, '00000000-0000-4000-8000-00000000b001'::uuid, 'nas-' || lpad(d::text, 4, '0'), '192.0.2.' || (g % 250 + 1), lpad(to_hex(g), 8, '0'), '${file}-' || to_char(ts, 'YYYY-MM-DD') || '.log', g * 180`
-/** One row per g: u (user, zipf-ish), d (device), ts (90 days), r1..r4 uniform. */
-const base = (n: number) =>
+/** One row per g: u (user, zipf-ish), d (device), ts (the last `days` days, 90 unless told), r1..r4 uniform. */
+const base = (n: number, days = 90) =>
   `FROM (SELECT g, floor(${USERS} * power(random(), 3))::int AS u, floor(random() * ${DEVICES})::int AS d,
-          now() - random() * interval '90 days' AS ts, random() AS r1, random() AS r2, random() AS r3, random() AS r4
+          now() - random() * interval '${days} days' AS ts, random() AS r1, random() AS r2, random() AS r3, random() AS r4
         FROM generate_series(1, ${n}) g) x`
 
 const RULES = sqlArr(Array.from({ length: 40 }, (_, i) => `rule-${['noc', 'core', 'edge', 'dc', 'wifi'][i % 5]}-${String(i).padStart(2, '0')}`))
 const PROFILES = sqlArr(Array.from({ length: 30 }, (_, i) => `${['netops', 'readonly', 'helpdesk', 'admin', 'audit'][i % 5]}-${i}`))
 
-export function generateSql(table: string, n: number): string {
+export function generateSql(table: string, n: number, days = 90): string {
   switch (table) {
     case 'aaa_log_tacacs_authz':
       return `INSERT INTO ${table} (${COMMON_COLS}, action, rule_name, profile, service, priv_lvl, command, arguments, reply_arguments)
         SELECT ${commonVals('authorization')}, CASE WHEN r1 < 0.95 THEN 'permit' ELSE 'deny' END, ${pick(RULES, 'r2', 40)}, ${pick(PROFILES, 'r3', 30)}, 'shell',
           CASE WHEN r3 < 0.3 THEN 15 ELSE 1 END, c, ARRAY['service=shell', 'cmd=' || split_part(c, ' ', 1)] || CASE WHEN c LIKE '% %' THEN ARRAY['cmd-arg=' || split_part(c, ' ', 2)] ELSE ARRAY[]::text[] END,
           CASE WHEN r1 < 0.95 THEN ARRAY['priv-lvl=15'] ELSE ARRAY[]::text[] END
-        FROM (SELECT *, ${pick(sqlArr(COMMANDS), 'r4', COMMANDS.length)} || CASE WHEN r4 < 0.4 THEN ' GigabitEthernet0/' || (g % 48) WHEN r4 < 0.6 THEN ' 10.' || (g % 200) || '.' || (g % 97) || '.1' ELSE '' END AS c ${base(n)}) y`
+        FROM (SELECT *, ${pick(sqlArr(COMMANDS), 'r4', COMMANDS.length)} || CASE WHEN r4 < 0.4 THEN ' GigabitEthernet0/' || (g % 48) WHEN r4 < 0.6 THEN ' 10.' || (g % 200) || '.' || (g % 97) || '.1' ELSE '' END AS c ${base(n, days)}) y`
     case 'aaa_log_tacacs_authn':
       return `INSERT INTO ${table} (${COMMON_COLS}, status, rule_name, profile, authen_type, port, message)
         SELECT ${commonVals('authentication')}, CASE WHEN r1 < 0.9 THEN 'success' ELSE 'failure' END, ${pick(RULES, 'r2', 40)}, ${pick(PROFILES, 'r3', 30)},
           CASE WHEN r4 < 0.8 THEN 'ascii' ELSE 'pap' END, 'tty' || (g % 16), CASE WHEN r1 < 0.9 THEN NULL WHEN r1 < 0.97 THEN 'password incorrect' ELSE 'user unknown' END
-        ${base(n)}`
+        ${base(n, days)}`
     case 'aaa_log_tacacs_acct':
       return `INSERT INTO ${table} (${COMMON_COLS}, action, service, command, arguments, port)
         SELECT ${commonVals('accounting')}, CASE WHEN r1 < 0.45 THEN 'start' WHEN r1 < 0.9 THEN 'stop' ELSE 'watchdog' END, 'shell',
           ${pick(sqlArr(COMMANDS), 'r4', COMMANDS.length)}, ARRAY['task_id=' || g, 'service=shell'], 'tty' || (g % 16)
-        ${base(n)}`
+        ${base(n, days)}`
     case 'aaa_log_radius_auth':
       return `INSERT INTO ${table} (${COMMON_COLS}, status, auth_type, rule_name, rule_label, calling_station_id, called_station_id, nas_port, nas_identifier, reply_attributes, reason)
         SELECT ${commonVals('radius-auth')}, CASE WHEN r1 < 0.92 THEN 'accept' ELSE 'reject' END,
@@ -170,13 +170,13 @@ export function generateSql(table: string, n: number): string {
           'AP-' || (d % 400) || ':corp-wifi', (g % 4096)::text, 'nas-' || lpad(d::text, 4, '0'),
           CASE WHEN r1 < 0.92 THEN jsonb_build_array(jsonb_build_object('name', 'Filter-Id', 'value', 'vlan' || (d % 50))) ELSE '[]'::jsonb END,
           CASE WHEN r1 < 0.92 THEN NULL WHEN r4 < 0.7 THEN 'invalid password' ELSE 'no matching rule' END
-        ${base(n)}`
+        ${base(n, days)}`
     case 'aaa_log_radius_acct':
       return `INSERT INTO ${table} (${COMMON_COLS}, acct_status_type, acct_session_id, calling_station_id, framed_ip, session_time, input_octets, output_octets, nas_port)
         SELECT ${commonVals('radius-acct')}, CASE WHEN r1 < 0.3 THEN 'Start' WHEN r1 < 0.6 THEN 'Stop' ELSE 'Interim-Update' END, upper(lpad(to_hex(g), 10, '0')),
           upper(concat_ws('-', lpad(to_hex(g % 256), 2, '0'), '5E', '00', lpad(to_hex(d % 256), 2, '0'))), ('172.16.' || (g % 256) || '.' || (g / 256 % 254 + 1))::inet,
           floor(r2 * 36000)::bigint, floor(r3 * 1e9)::bigint, floor(r4 * 1e10)::bigint, (g % 4096)::text
-        ${base(n)}`
+        ${base(n, days)}`
   }
   throw new Error(table)
 }
@@ -195,10 +195,10 @@ export interface Queryable {
   query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>
 }
 
-export async function generate(c: Queryable, sizes: Record<string, number>, o: { maintenanceWorkMem?: string } = {}): Promise<{ tables: TableInfo[]; partitions: number; indexMs: number; analyzeMs: number; totalMs: number }> {
+export async function generate(c: Queryable, sizes: Record<string, number>, o: { maintenanceWorkMem?: string; days?: number } = {}): Promise<{ tables: TableInfo[]; partitions: number; indexMs: number; analyzeMs: number; totalMs: number }> {
   const t0 = performance.now()
   // Monthly partitions covering the 90 days (and the current month for the ingestion).
-  const first = new Date(Date.now() - 91 * DAY)
+  const first = new Date(Date.now() - ((o.days ?? 90) + 1) * DAY)
   let partitions = 0
   for (const table of Object.keys(sizes)) {
     for (let y = first.getUTCFullYear(), m = first.getUTCMonth(); ; ) {
@@ -234,7 +234,7 @@ export async function generate(c: Queryable, sizes: Record<string, number>, o: {
   const tables: TableInfo[] = []
   for (const [table, n] of Object.entries(sizes)) {
     const t1 = performance.now()
-    await c.query(generateSql(table, n))
+    await c.query(generateSql(table, n, o.days))
     tables.push({ table, rows: n, genMs: performance.now() - t1, heap: '', indexes: '', total: '' })
     console.log(`  ${table}: ${n.toLocaleString('en-US')} rows in ${((performance.now() - t1) / 1000).toFixed(1)} s`)
   }

@@ -5,7 +5,7 @@
  * know nothing of checksums, seals or plugins).
  *
  * Setup. A throwaway PostgreSQL (test/kit startPostgres) and the app started
- * IN PROCESS with the default edition (package.json `portcullis.plugins`), a
+ * IN PROCESS with the default edition (package.json `portcullis.editions.community`), a
  * silent logger. Data: BENCH_BACKUP_ROWS (1,000,000) log rows by bulk SQL
  * through the log tables' own triggers (so their counters and rollup hold what
  * ingestion would have written): 60% TACACS+ authentication, 40% RADIUS
@@ -35,7 +35,7 @@ import { restoreArchive } from '../kernel/backup/restore.js'
 import { migrationOwners } from '../kernel/cli/backup.js'
 import { loadConfig } from '../kernel/config.js'
 import { loadPlugins, orderPlugins } from '../kernel/plugins/load.js'
-import { packageJson, projectRoot } from '../kernel/version.js'
+import { packageEditions, projectRoot } from '../kernel/version.js'
 import type { Logger } from '../sdk/index.js'
 import { ensureMonthlyPartitions } from '../plugins/aaa-logs/ingest/partitions.js'
 import { findPgBin, startPostgres } from '../test/kit/postgres.js'
@@ -104,7 +104,7 @@ export async function runBackupBench(o: { printMachine?: boolean } = {}) {
   const stopPg = atExit(() => pgc.destroy())
   const dir = tempDir('portcullis-bench-backup-')
   const masterKey = randomBytes(32).toString('hex')
-  const plugins = packageJson().portcullis?.plugins ?? []
+  const plugins = packageEditions().community
   const silent = pino({ level: 'silent' }) as unknown as Logger
   const databaseUrl = await pgc.createDatabase('benchbackup')
   const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: path.join(dir, 'source'), MASTER_KEY: masterKey, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', DB_STATEMENT_TIMEOUT_MS: '3600000' }

@@ -4,7 +4,7 @@
  *
  * Setup. A throwaway PostgreSQL (test/kit startPostgres) and the app started
  * IN PROCESS (kernel startApp) with the default edition's plugins (package.json
- * `portcullis.plugins`), a silent logger. Data from bench/aaa-policy.ts's
+ * `portcullis.editions`), a silent logger. Data from bench/aaa-policy.ts's
  * `generate` (bulk SQL inside every constraint): BENCH_DEPLOY_USERS (20,000)
  * network users in 1–3 of 2,000 groups, BENCH_DEPLOY_DEVICES (10,000) devices
  * in a 500-group tree, each with a TACACS+ key and a RADIUS secret sealed with

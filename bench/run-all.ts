@@ -3,7 +3,8 @@
  * line once. Figures only: nothing here fails on a timing. BENCH_JSON=file
  * also writes the results as JSON (for docs/benchmarks.md). BENCH_LOG_ROWS=factor
  * adds bench/aaa-logs.ts (opt-in: its data takes minutes to generate); BENCH_UI_ROWS=n adds
- * bench/ui-interactive.ts (the console in chromium over n log rows, both engines; opt-in likewise).
+ * bench/ui-interactive.ts (the console in chromium over n log rows, both engines; opt-in likewise);
+ * BENCH_REPORT_ROWS=n adds bench/reports.ts (a month of n TACACS+ rows summarized by a report source; opt-in likewise).
  */
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -16,6 +17,7 @@ import { runDeployBench } from './deploy.js'
 import { runClusterPropagation } from './cluster-propagation.js'
 import { runUiBundle } from './ui-bundle.js'
 import { runUiInteractive } from './ui-interactive.js'
+import { runReports } from './reports.js'
 import { machine } from './lib.js'
 
 async function main() {
@@ -33,8 +35,9 @@ async function main() {
   const clusterPropagation = await runClusterPropagation({ printMachine: false })
   const uiBundle = await runUiBundle({ printMachine: false })
   const uiInteractive = process.env.BENCH_UI_ROWS ? await runUiInteractive({ printMachine: false }) : (console.log('\nui-interactive: skipped (set BENCH_UI_ROWS, e.g. 10000000)'), null)
+  const reports = process.env.BENCH_REPORT_ROWS ? await runReports({ printMachine: false }) : (console.log('\nreports: skipped (set BENCH_REPORT_ROWS, e.g. 10000000)'), null)
   console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
-  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, framework, startup, identity, aaaPolicy, aaaLogs, deploy, clusterPropagation, uiBundle, uiInteractive }, null, 2) + '\n')
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, framework, startup, identity, aaaPolicy, aaaLogs, deploy, clusterPropagation, uiBundle, uiInteractive, reports }, null, 2) + '\n')
 }
 
 main().then(

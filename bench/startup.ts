@@ -153,7 +153,7 @@ export async function runStartup(o: { printMachine?: boolean } = {}): Promise<St
   const reps = envInt('BENCH_STARTUP_REPS', 5)
   console.log('\n== Start to ready: spawn `node dist/kernel/main.js` → GET /ready 200 (polled every 20 ms) ==')
   const build = ensureBuild()
-  const edition = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { portcullis?: { plugins?: string[] } }).portcullis?.plugins ?? []
+  const edition = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { portcullis?: { editions?: { community?: string[] } } }).portcullis?.editions?.community ?? []
   console.log(`${build}; ${reps} repetitions each; plugins: the edition default from package.json [${edition.join(', ')}]; log at info to /dev/null`)
   // The embedded template, as the first start on this machine (or the Docker image build) makes it.
   const tTemplate = performance.now()

@@ -43,7 +43,7 @@ import { pino } from 'pino'
 import type { Browser, Page, Request } from 'playwright-core'
 import { startApp } from '../kernel/app.js'
 import { loadConfig } from '../kernel/config.js'
-import { packageJson } from '../kernel/version.js'
+import { packageEditions } from '../kernel/version.js'
 import type { Logger } from '../sdk/index.js'
 import { startPostgres } from '../test/kit/postgres.js'
 import { CHROMIUM, context, launch } from '../test/kit/browser.js'
@@ -120,7 +120,7 @@ async function prepare(engine: Engine, rows: number, chunk: number) {
   }
   const masterKey = randomBytes(32).toString('hex')
   const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MASTER_KEY: masterKey, LOG_LEVEL: 'silent', ADMIN_PASSWORD: BOOT_PASSWORD, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }
-  const config = loadConfig(env, { plugins: packageJson().portcullis?.plugins ?? [] })
+  const config = loadConfig(env, { editions: packageEditions() })
   const app = await startApp(config, { log: pino({ level: 'silent' }) as unknown as Logger })
   let client: pg.Client | null = null
   try {

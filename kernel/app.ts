@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { coreServices, identityServices, isPortcullisError, type DatabaseService, type Logger, type PluginContributions, type ResolvedDeps, type ServiceRef } from '../sdk/index.js'
 import { BootError } from './boot-error.js'
 import type { Config } from './config.js'
-import { projectRoot, platformVersion } from './version.js'
+import { EDITIONS, projectRoot, platformVersion } from './version.js'
 import { createLogger } from './logger.js'
 import { createTranslator } from './i18n.js'
 import { loadPlugins, orderPlugins } from './plugins/load.js'
@@ -50,6 +50,7 @@ import { ActorCache } from './identity/actors.js'
 import { Identity } from './identity/service.js'
 import { UserLifecycle } from './identity/lifecycle.js'
 import { createDirectory } from './identity/directory.js'
+import { auditReportSource } from './reports/audit-source.js'
 import { createReportSources } from './reports/sources.js'
 import { createMail } from './identity/mail.js'
 import { identitySettings } from './identity/settings.js'
@@ -112,6 +113,8 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
   const validation = new Validation()
 
   const plugins = orderPlugins(await loadPlugins(config.plugins, { root: projectRoot(), codeDir: codeDir() }))
+  const edition = EDITIONS[config.edition]
+  const pluginList = plugins.map((p) => ({ id: p.def.id, version: p.def.version }))
   const tables = declaredTables([{ owner: 'kernel', tables: kernelTables }, ...plugins.map((p) => ({ owner: p.def.id, tables: p.def.tables ?? [] }))])
 
   const master = loadMasterKey({ ...config, mayGenerate: !config.databaseUrl })
@@ -164,7 +167,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const role = primary ? ('primary' as const) : ('replica' as const)
     if (primary) await migrateAll(db.knex, owners, log)
     else if (!(await schemaHeadReached(db.knex, owners))) {
-      dispatch = schemaWaitHandler({ version, startedAt, masterKeyLoaded: master.material !== null, i18n, ping: () => pingKnex(db.knex) })
+      dispatch = schemaWaitHandler({ version, edition, plugins: pluginList, startedAt, masterKeyLoaded: master.material !== null, i18n, ping: () => pingKnex(db.knex) })
       await listen()
       log.info({ url: listeningUrl(server) }, 'listening while waiting for the schema: /healthz and /ready answer schema "waiting"')
       await waitForSchemaHead(db.knex, owners, log)
@@ -198,8 +201,13 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     services.provide(coreServices.serverOptions, options, 'kernel')
     services.provide(coreServices.audit, audit, 'kernel')
     services.provide(coreServices.cluster, { nodeId, role }, 'kernel')
-    services.provide(coreServices.platform, { version, dataDir: config.dataDir, startedAt, edition: { id: 'community', name: 'Community' }, installationId: null }, 'kernel')
-    services.provide(coreServices.reportSources, createReportSources(), 'kernel')
+    // The installation id (migrations/0011, one row, the same for every node of the cluster) exists in every
+    // edition but only the Pro edition shows or sends it (docs/editions.md).
+    const installationId = edition.id === 'pro' ? ((await db.knex('installation').first('id'))?.id ?? null) : null
+    services.provide(coreServices.platform, { version, dataDir: config.dataDir, startedAt, edition, installationId }, 'kernel')
+    const reportSources = createReportSources()
+    reportSources.add('kernel', auditReportSource)
+    services.provide(coreServices.reportSources, reportSources, 'kernel')
     const reloadCommands = options.get(reloadCommandsOption)
     let listenUrl: string | null = null
     const agentLog = log.child({ component: 'node-agent' })
@@ -243,7 +251,9 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     const k: KernelContext = {
       knex: db.knex, version, startedAt, nodeId, role, engine: db.engine, owners, settings, options, registry,
       masterKeyLoaded: unlocked !== null,
-      plugins: plugins.map((p) => ({ id: p.def.id, version: p.def.version })),
+      plugins: pluginList,
+      edition,
+      installationId,
       pending: () => deploys.pending(),
       daemons: () => supervisor?.states() ?? [],
       readReplica: () => replica?.state() ?? 'off',

@@ -1,6 +1,7 @@
 /** A refusal to boot: a stable code and a sentence an operator can act on. */
 export type BootErrorCode =
   | 'CONFIG_INVALID'
+  | 'EDITION_UNKNOWN'
   | 'PLUGIN_NOT_FOUND'
   | 'PLUGIN_INVALID'
   | 'PLUGIN_DUPLICATE'

@@ -30,7 +30,7 @@ import { loadConfig } from './config.js'
 import { createTranslator } from './i18n.js'
 import { collectCliCommands, type OwnedCommand } from './plugins/cli.js'
 import { loadPlugins, orderPlugins } from './plugins/load.js'
-import { packageJson, projectRoot } from './version.js'
+import { packageEditions, projectRoot } from './version.js'
 
 const codeDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -64,7 +64,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const { runCollectorCli } = await import('../collector/cli.js')
     return runCollectorCli(argv[0] === 'help' ? ['help'] : argv.slice(1), { out: (s = '') => void process.stdout.write(s + '\n'), err: (s) => void process.stderr.write(s), env })
   }
-  const config = loadConfig({ LOG_LEVEL: 'warn', ...env, PORT: '0', HOST: '127.0.0.1' }, { plugins: packageJson().portcullis?.plugins ?? [] })
+  const config = loadConfig({ LOG_LEVEL: 'warn', ...env, PORT: '0', HOST: '127.0.0.1' }, { editions: packageEditions() })
   const plugins = orderPlugins(await loadPlugins(config.plugins, { root: projectRoot(), codeDir }))
   const pluginCommands = collectCliCommands(plugins)
   const entries: Entry[] = [
@@ -75,7 +75,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   for (const { def } of plugins) if (def.locales) i18n.addNamespace(def.id, def.locales)
   const out = (s = '') => process.stdout.write(s + '\n')
 
-  const [name, ...args] = argv
+  // `portcullis update-feed sign …` reads as `portcullis update-feed-sign …`: a plugin's command is its id and a verb.
+  const twoWords = argv.length > 1 && !entries.some((e) => e.name === argv[0]) && entries.some((e) => e.name === `${argv[0]}-${argv[1]}`)
+  const [name, ...args] = twoWords ? [`${argv[0]}-${argv[1]}`, ...argv.slice(2)] : argv
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     const one = name === 'help' && args[0] ? entries.find((e) => e.name === args[0]) : undefined
     out(one ? `${usageOf(one)}\n  ${one.summary}` : helpText(entries))

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { BootError } from './boot-error.js'
+import { EDITIONS, type EditionId } from './version.js'
 
 export interface Config {
   port: number
@@ -19,7 +20,9 @@ export interface Config {
   masterKeyFile: string | null
   docsEnabled: boolean
   serviceVersion: string | null
-  /** Plugin specifiers: a built-in id (`inventory`), a path, or a package name. */
+  /** The edition (EDITION or the config file's `edition`): its plugin list is the default of `plugins`, and it is shown in /ready and system info. */
+  edition: EditionId
+  /** Plugin specifiers: a built-in id (`inventory`), a path, or a package name. PLUGINS (or the file's `plugins`) overrides the edition's list. */
   plugins: string[]
   logLevel: string
   adminPassword: string | null
@@ -68,8 +71,11 @@ function readConfigFile(file: string | undefined): Partial<Record<string, unknow
   }
 }
 
-/** Default plugin list: the edition, from package.json's `portcullis.plugins`. */
-export function loadConfig(env: Env = process.env, defaults: { plugins: string[] } = { plugins: [] }): Config {
+/**
+ * `defaults.editions`: each edition's plugin list (package.json `portcullis.editions`, see
+ * packageEditions()); without them, `defaults.plugins` (or none) is the list of every edition.
+ */
+export function loadConfig(env: Env = process.env, defaults: { plugins?: string[]; editions?: Partial<Record<EditionId, string[]>> } = {}): Config {
   const file = readConfigFile(env.PORTCULLIS_CONFIG)
   const f = (k: string) => (file[k] === undefined ? undefined : String(file[k]))
   // An empty variable counts as unset: `HOST=` must not mean "every interface".
@@ -77,6 +83,8 @@ export function loadConfig(env: Env = process.env, defaults: { plugins: string[]
 
   const role = pick('ROLE', 'role') ?? 'primary'
   if (role !== 'primary' && role !== 'replica') throw new BootError('CONFIG_INVALID', `ROLE must be primary or replica, got "${role}"`)
+  const edition = pick('EDITION', 'edition') ?? 'community'
+  if (!Object.hasOwn(EDITIONS, edition)) throw new BootError('EDITION_UNKNOWN', `EDITION must be community or pro, got "${edition}"`)
   const pluginsRaw = env.PLUGINS ?? (Array.isArray(file.plugins) ? (file.plugins as string[]).join(',') : f('plugins'))
   const settings = (file.settings ?? {}) as Record<string, unknown>
   if (typeof settings !== 'object' || Array.isArray(settings)) throw new BootError('CONFIG_INVALID', 'config file "settings" must be an object')
@@ -99,7 +107,8 @@ export function loadConfig(env: Env = process.env, defaults: { plugins: string[]
     masterKeyFile: pick('MASTER_KEY_FILE', 'master_key_file') || null,
     docsEnabled: bool(pick('DOCS_ENABLED', 'docs_enabled'), 'DOCS_ENABLED') ?? false,
     serviceVersion: pick('SERVICE_VERSION', 'service_version') || null,
-    plugins: pluginsRaw === undefined ? defaults.plugins : pluginsRaw.split(',').map((s) => s.trim()).filter(Boolean),
+    edition: edition as EditionId,
+    plugins: pluginsRaw === undefined ? (defaults.editions?.[edition as EditionId] ?? defaults.plugins ?? []) : pluginsRaw.split(',').map((s) => s.trim()).filter(Boolean),
     logLevel,
     adminPassword: pick('ADMIN_PASSWORD', 'admin_password') || null,
     nodeId: pick('NODE_ID', 'node_id') || null,

@@ -6,7 +6,7 @@
 import { startApp } from './app.js'
 import { BootError } from './boot-error.js'
 import { loadConfig } from './config.js'
-import { packageJson } from './version.js'
+import { EDITIONS, packageEditions } from './version.js'
 
 function signInLines(url: string, boot: { password: string; generated: boolean } | null, app: { masterKeyLoaded: boolean; noUsers: boolean }): string[] {
   const login = (pw: string) => `  curl -s -X POST ${url}/api/v1/auth/login -H 'content-type: application/json' -d '{"username":"admin","password":"${pw}"}'`
@@ -33,13 +33,13 @@ async function main() {
   const t0 = performance.now()
   let app
   try {
-    const config = loadConfig(process.env, { plugins: packageJson().portcullis?.plugins ?? [] })
+    const config = loadConfig(process.env, { editions: packageEditions() })
     app = await startApp(config)
     const ms = Math.round(performance.now() - t0)
     app.log.info({ url: app.url, version: app.version, node_id: app.nodeId, engine: app.db.engine, boot_ms: ms }, 'ready')
     const lines = [
       '',
-      `  Portcullis ${app.version} is listening on ${app.url}  (database: ${app.db.engine === 'embedded' ? `embedded, in ${config.dataDir}` : 'PostgreSQL'}; ready in ${ms} ms)`,
+      `  Portcullis ${app.version} (${EDITIONS[config.edition].name}) is listening on ${app.url}  (database: ${app.db.engine === 'embedded' ? `embedded, in ${config.dataDir}` : 'PostgreSQL'}; ready in ${ms} ms)`,
       `  Health:  ${app.url}/healthz   Readiness: ${app.url}/ready`,
       // A plugin serves pages (the admin console): say where a browser opens them.
       ...(app.registry.web.length ? [`  In a browser: ${app.url}/`] : []),

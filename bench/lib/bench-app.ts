@@ -10,7 +10,7 @@ import { startApp, type App } from '../../kernel/app.js'
 import { loadConfig, type Config } from '../../kernel/config.js'
 import { parseMasterKey } from '../../kernel/security/master-key.js'
 import { createSecrets } from '../../kernel/security/secrets.js'
-import { packageJson } from '../../kernel/version.js'
+import { packageEditions } from '../../kernel/version.js'
 import type { Logger, SecretsService } from '../../sdk/index.js'
 import { startPostgres } from '../../test/kit/postgres.js'
 import { adminTokenFor } from '../../test/kit/tokens.js'
@@ -40,7 +40,7 @@ export async function startBenchApp(name: string, o: { env?: Record<string, stri
   // The daemons' binaries are server options, read from their own variables: passed on when set.
   const daemons = Object.fromEntries(['TAC_PLUS_NG', 'FREERADIUS_BINARY'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]))
   const env = { ...daemons, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MASTER_KEY: masterKey, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...o.env }
-  const config = loadConfig(env, { plugins: packageJson().portcullis?.plugins ?? [] })
+  const config = loadConfig(env, { editions: packageEditions() })
   const client = new pg.Client({ connectionString: databaseUrl })
   let app: App | null = null
   const stop = async () => {

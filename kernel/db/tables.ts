@@ -1,7 +1,7 @@
 /**
  * The kernel's own tables as its code reads them (see sdk/tables.ts): the row
  * types knex's table typings use, checked against the database at every boot.
- * Each declaration follows the kernel migrations (migrations/0001 to 0010):
+ * Each declaration follows the kernel migrations (migrations/0001 to 0011):
  * `t.string` is varchar, nullable unless the migration says notNullable,
  * defaulted where the migration gives a default.
  */
@@ -201,10 +201,17 @@ export const DeployLockTable = defineTable('deploy_lock', {
   expires_at: column.timestamp().nullable(),
 })
 
+/** One row: the installation's random identifier (migrations/0011), shown and sent only by the Pro edition (docs/editions.md). */
+export const InstallationTable = defineTable('installation', {
+  singleton: column.boolean().defaulted(),
+  id: column.uuid(),
+  created_at: column.timestamp().defaulted(),
+})
+
 export const kernelTables: TableDefinition[] = [
   KernelMetaTable, SettingsTable, AuditLogTable, RateLimitHitsTable, ClusterNodesTable,
   UsersTable, UserGroupsTable, RolesTable, UserGroupMembersTable, UserRolesTable, GroupRolesTable, RevokedTokensTable, PasswordResetsTable,
-  DeploysTable, DeployLockTable, ReleaseBlobsTable, ReleaseFilesTable, ClusterNodeDaemonsTable,
+  DeploysTable, DeployLockTable, ReleaseBlobsTable, ReleaseFilesTable, ClusterNodeDaemonsTable, InstallationTable,
 ]
 
 declare module 'knex/types/tables.js' {
@@ -227,5 +234,6 @@ declare module 'knex/types/tables.js' {
     release_blobs: TableType<typeof ReleaseBlobsTable>
     release_files: TableType<typeof ReleaseFilesTable>
     cluster_node_daemons: TableType<typeof ClusterNodeDaemonsTable>
+    installation: TableType<typeof InstallationTable>
   }
 }

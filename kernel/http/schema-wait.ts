@@ -13,6 +13,8 @@ import { negotiateLanguage, type Translator } from '../i18n.js'
 
 export interface SchemaWaitView {
   version: string
+  edition: { id: string; name: string }
+  plugins: { id: string; version: string }[]
   startedAt: Date
   masterKeyLoaded: boolean
   /** `select 1`, bounded in time. */
@@ -42,6 +44,8 @@ export function schemaWaitHandler(v: SchemaWaitView): http.RequestListener {
         send(res, 503, {
           status: 'degraded',
           version: v.version,
+          edition: v.edition,
+          plugins: v.plugins,
           uptime_seconds: Math.floor((Date.now() - v.startedAt.getTime()) / 1000),
           checks: { database: up ? 'ok' : 'unreachable', master_key: v.masterKeyLoaded ? 'loaded' : 'missing', schema: 'waiting' },
         }),

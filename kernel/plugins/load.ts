@@ -1,8 +1,9 @@
 /**
  * Plugins named by configuration, never by import in the kernel. A specifier
  * is a built-in id (`inventory` → plugins/inventory/index), a path (relative
- * to the working directory), or an installed package name. Whatever its
- * location, a plugin importing `@portcullis/sdk` gets this server's SDK.
+ * to the working directory; an edition's paths are made absolute against the
+ * project root by packageEditions()), or an installed package name. Whatever
+ * its location, a plugin importing `@portcullis/sdk` gets this server's SDK.
  */
 import { statSync } from 'node:fs'
 import path from 'node:path'
@@ -23,16 +24,37 @@ export interface LoadedPlugin {
 
 const ID = /^[a-z][a-z0-9_-]{1,39}$/
 
+/**
+ * Whether this kernel runs built (dist/, plain Node) or from source (tsx). A package folder
+ * (a Pro plugin, `./pro/reports`) then loads its build, `<dir>/dist/index.js`
+ * (`npm run build:pro`), or its source, `<dir>/index.ts`.
+ */
+const BUILT = import.meta.url.endsWith('.js')
+
 function candidates(root: string, codeDir: string, spec: string): string[] {
-  const entries = (base: string) => [base, `${base}.js`, `${base}.ts`, path.join(base, 'index.js'), path.join(base, 'index.ts')]
+  const folder = (base: string) =>
+    BUILT ? [path.join(base, 'dist', 'index.js'), path.join(base, 'index.js'), path.join(base, 'index.ts')] : [path.join(base, 'index.ts'), path.join(base, 'index.js'), path.join(base, 'dist', 'index.js')]
+  const entries = (base: string) => [base, `${base}.js`, `${base}.ts`, ...folder(base)]
   if (spec.startsWith('.') || path.isAbsolute(spec)) return entries(path.resolve(spec))
   if (ID.test(spec)) return [...entries(path.join(codeDir, 'plugins', spec)), ...entries(path.join(root, 'plugins', spec))]
   return []
 }
 
+/** Why a path names no loadable plugin: a Pro package that was not built says how to build it. */
+function notFound(spec: string): BootError {
+  const dir = path.resolve(spec)
+  if (BUILT && statSync(path.join(dir, 'index.ts'), { throwIfNoEntry: false })?.isFile() && statSync(path.join(dir, 'package.json'), { throwIfNoEntry: false })) {
+    return new BootError('PLUGIN_NOT_FOUND', `plugin "${spec}" is not built (no ${path.join(dir, 'dist', 'index.js')}): run \`npm run build:pro\` (the Pro edition) or start from source`)
+  }
+  return new BootError('PLUGIN_NOT_FOUND', `plugin "${spec}" was not found (not a built-in id, a path, or an installed package)`)
+}
+
 export async function loadPlugins(specs: string[], dirs: { root: string; codeDir: string }): Promise<LoadedPlugin[]> {
   // Regular files only: Node refuses to import a directory (tsx would hide that in tests).
-  const files = specs.map((spec) => candidates(dirs.root, dirs.codeDir, spec).find((f) => statSync(f, { throwIfNoEntry: false })?.isFile()))
+  // Built, a package folder's TypeScript source is not loadable: its dist/ is, or nothing is.
+  const loadable = (f: string) => statSync(f, { throwIfNoEntry: false })?.isFile() && !(BUILT && f.endsWith('.ts') && statSync(path.join(path.dirname(f), 'package.json'), { throwIfNoEntry: false }))
+  const files = specs.map((spec) => candidates(dirs.root, dirs.codeDir, spec).find(loadable))
+  for (const [i, spec] of specs.entries()) if (!files[i] && (spec.startsWith('.') || path.isAbsolute(spec))) throw notFound(spec)
   // A plugin outside the tree imports `@portcullis/sdk` by name and gets this server's SDK. The
   // in-tree plugins import it by path, so the default edition starts without the loader hook's thread.
   const inTree = [path.join(dirs.codeDir, 'plugins') + path.sep, path.join(dirs.root, 'plugins') + path.sep]

@@ -21,6 +21,10 @@ export interface KernelContext {
   registry: ContributionRegistry
   masterKeyLoaded: boolean
   plugins: { id: string; version: string }[]
+  /** The running edition (EDITION), shown in /ready and system info. */
+  edition: { id: 'community' | 'pro'; name: 'Community' | 'Pro' }
+  /** The installation id: Pro only (null in Community); system info shows it to administrators. */
+  installationId: string | null
   /** Changes not yet deployed, per daemon (deploy/pending.ts). */
   pending: () => Promise<PendingState>
   /** The daemons this node runs itself (daemons.supervise), as its supervisor sees them now; [] when none. */

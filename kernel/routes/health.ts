@@ -7,6 +7,7 @@
 import { defineRoute, reply, PUBLIC, Type, StringEnum } from '../../sdk/index.js'
 import type { Knex } from 'knex'
 import type { KernelContext } from './context.js'
+import { EditionSchema, PluginVersionSchema } from './system-info.js'
 
 const SCHEMA_WAITING = 'Present only while the node waits for the schema to arrive by replication (its database is a standby and the primary has not yet applied the migrations this version brings: see docs/cluster.md); every other request answers 503 `SCHEMA_WAITING` meanwhile.'
 
@@ -19,6 +20,8 @@ export const ReadinessReport = Type.Object(
   {
     status: StringEnum(['healthy', 'degraded'] as const),
     version: Type.String(),
+    edition: EditionSchema,
+    plugins: Type.Array(PluginVersionSchema, { description: 'The plugins this node runs (the edition\'s list, or PLUGINS), with their versions.' }),
     uptime_seconds: Type.Integer({ minimum: 0 }),
     checks: Type.Object(
       {
@@ -90,6 +93,8 @@ export const healthRoutes = (k: KernelContext) => [
       const body = {
         status: healthy ? ('healthy' as const) : ('degraded' as const),
         version: k.version,
+        edition: k.edition,
+        plugins: k.plugins,
         uptime_seconds: Math.floor((Date.now() - k.startedAt.getTime()) / 1000),
         checks: { database: db ? ('ok' as const) : ('unreachable' as const), master_key: k.masterKeyLoaded ? ('loaded' as const) : ('missing' as const), ...readReplicaCheck(k), ...(supervised.length ? { daemons } : {}) },
       }

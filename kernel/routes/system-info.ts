@@ -27,6 +27,16 @@ export const DryRunCall = Type.Object(
 
 export const dryRunCall = { method: 'POST' as const, path: '/api/v1/deploys' as const, body: { dry_run: true as const } }
 
+export const EditionSchema = Type.Object(
+  {
+    id: StringEnum(['community', 'pro'] as const, { description: 'The running edition (EDITION): `community` (the core plugins) or `pro` (those and the Pro plugins).' }),
+    name: StringEnum(['Community', 'Pro'] as const, { description: 'The edition as shown.' }),
+  },
+  { title: 'Edition', additionalProperties: false },
+)
+
+export const PluginVersionSchema = Type.Object({ id: Type.String(), version: Type.String() }, { title: 'PluginVersion', additionalProperties: false })
+
 const SystemInfo = Type.Object(
   {
     version: Type.String({ description: 'Platform version (package.json or SERVICE_VERSION).' }),
@@ -37,7 +47,15 @@ const SystemInfo = Type.Object(
     node_id: Type.String({ format: 'uuid' }),
     role: StringEnum(['primary', 'replica'] as const),
     database_engine: StringEnum(['postgres', 'embedded'] as const),
-    plugins: Type.Array(Type.Object({ id: Type.String(), version: Type.String() }, { additionalProperties: false })),
+    edition: EditionSchema,
+    installation_id: Nullable(
+      Type.String({
+        format: 'uuid',
+        description:
+          'The installation identifier of the Pro edition: random, made once, the same on every node of the cluster and across restarts; sent only to the update feed, and only when the update check is enabled (docs/editions.md). Shown only to an administrator: null for anyone else, and always null in the Community edition.',
+      }),
+    ),
+    plugins: Type.Array(PluginVersionSchema, { description: 'The plugins this node loaded (the edition\'s list, or PLUGINS), with their versions.' }),
     security_settings: Type.Array(
       Type.Object(
         {
@@ -94,11 +112,13 @@ export const systemInfoRoutes = (k: KernelContext) => [
     path: '/dashboard/system-info',
     permission: 'system.info.read',
     summary: 'System information',
-    description: 'Version, applied schema revision, uptime, time zone and clock of the node that answers, and `deploy`: per daemon, whether there are changes not yet deployed, with the dry-run call that shows them.',
+    description: 'Version, edition (and, for an administrator of the Pro edition, the installation id), applied schema revision, uptime, time zone and clock of the node that answers, and `deploy`: per daemon, whether there are changes not yet deployed, with the dry-run call that shows them.',
     tags: ['system'],
     schema: { response: { 200: SystemInfo } },
-    handler: async () => ({
+    handler: async (req) => ({
       version: k.version,
+      edition: k.edition,
+      installation_id: req.actor?.isAdmin ? k.installationId : null,
       schema_revision: await appliedHead(k.knex, k.owners),
       uptime_seconds: Math.floor((Date.now() - k.startedAt.getTime()) / 1000),
       timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,

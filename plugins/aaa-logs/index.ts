@@ -4,7 +4,8 @@
  * exports and entries, the log exclusion rules, and the ingester that tails
  * the daemons' files into the database. The daemons never call the API.
  */
-import { coreServices, definePlugin, provide } from '../../sdk/index.js'
+import { coreServices, definePlugin, optional, provide } from '../../sdk/index.js'
+import { inventoryServiceRef } from '../inventory/api.js'
 import { aaaLogsServiceRef } from './api.js'
 import { ingestCommand } from './cli/ingest.js'
 import { replayCommand } from './cli/replay.js'
@@ -14,6 +15,7 @@ import { ingestOptions, ingestSettings } from './ingest/settings.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { permissions } from './permissions.js'
+import { addReportSources } from './report-sources/index.js'
 import { logRoutes } from './routes/index.js'
 import { tacacsCommands } from './services/commands.js'
 import { exclusionLoader } from './services/exclusions.js'
@@ -35,11 +37,14 @@ export default definePlugin({
   migrations: new URL('./migrations/', import.meta.url),
   tables: aaaLogsTables,
   cli: [replayCommand, ingestCommand],
-  deps: { ...ingesterServiceRefs, audit: coreServices.audit },
+  // The inventory only for the reports' device-group filter and masking device keys by value.
+  optionalDependsOn: ['inventory'],
+  deps: { ...ingesterServiceRefs, audit: coreServices.audit, reportSources: coreServices.reportSources, inventory: optional(inventoryServiceRef) },
   init(d) {
     const listeners = new RecordListeners(d.logger.child({ component: 'aaa-logs.listeners' }))
     const ingester = createIngester({ ...d, logFolders: () => d.deploys.logFolders(), loadExclusions: exclusionLoader(d.identity), listeners })
     let stopRetention = async () => undefined as void
+    addReportSources(d.reportSources, { inventory: d.inventory })
     return {
       services: [provide(aaaLogsServiceRef, { registerRecordListener: (name, fn) => listeners.register(name, fn), tacacsCommands: (q) => tacacsCommands(d.database, q) })],
       routes: logRoutes(d),

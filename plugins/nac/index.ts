@@ -23,6 +23,7 @@ import { nacCoaServiceRef, nacServiceRef, type NacService } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { nacPermissions } from './permissions.js'
+import { endpointsFirstSeenSource } from './report-sources/endpoints-first-seen.js'
 import { nacRoutes } from './routes/index.js'
 import { registerCoaNasGuard } from './services/coa/guard.js'
 import { coaOnAuthorizationChange, createCoaService } from './services/coa/service.js'
@@ -68,8 +69,10 @@ export default definePlugin({
     inventory: optional(inventoryServiceRef),
     radius: optional(radiusServiceRef),
     aaaLogs: optional(aaaLogsServiceRef),
+    reportSources: coreServices.reportSources,
   },
-  init({ database, audit, identity, userLifecycle, settings, logger, deploys, inventory, radius, aaaLogs }) {
+  init({ database, audit, identity, userLifecycle, settings, logger, deploys, inventory, radius, aaaLogs, reportSources }) {
+    reportSources.add('nac', endpointsFirstSeenSource(inventory))
     const references = {
       endpoint: defineReferenceTarget({ kind: 'endpoint', table: 'nac_endpoints', nameColumn: 'mac' }),
       endpoint_group: defineReferenceTarget({ kind: 'endpoint_group', table: 'nac_endpoint_groups', nameColumn: 'name' }),

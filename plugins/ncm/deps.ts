@@ -16,4 +16,5 @@ export const ncmDeps = {
   inventory: inventoryServiceRef,
   aaaLogs: optional(aaaLogsServiceRef),
   console: optional(consoleServiceRef),
+  reportSources: coreServices.reportSources,
 }

@@ -13,6 +13,7 @@ import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { ncmPermissions } from './permissions.js'
 import { readSide } from './read-side.js'
+import { configurationChangesSource } from './report-sources/configuration-changes.js'
 import { ncmRoutes } from './routes/index.js'
 import type { NcmContext } from './services/context.js'
 import { ForgetHooks, VersionHooks } from './services/hooks.js'
@@ -44,6 +45,7 @@ export default definePlugin({
   init(deps) {
     const c: NcmContext = { ...deps, hooks: new VersionHooks(), forget: new ForgetHooks(), wake: new FetchWake() }
     registerInventoryGuards(c)
+    deps.reportSources.add('ncm', configurationChangesSource(deps.inventory))
     const read = readSide(c)
     const rules = compliance(c)
     return {

@@ -11,6 +11,7 @@ import { pkiServiceRef } from './api.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 import { PKI_ISSUE, pkiPermissions } from './permissions.js'
+import { certificateExpirySource } from './report-sources/certificate-expiry.js'
 import { caRoutes } from './routes/cas.js'
 import { certificateRoutes } from './routes/certificates.js'
 import { downloadRoutes } from './routes/downloads.js'
@@ -47,8 +48,9 @@ export default definePlugin({
   migrations: new URL('./migrations/', import.meta.url),
   tables: pkiTables,
   locales: { en, ru },
-  deps: { database: coreServices.database, secrets: coreServices.secrets, settings: coreServices.settings, logger: coreServices.logger, cluster: coreServices.cluster, identity: identityServices.identity, mail: identityServices.mail, userLifecycle: identityServices.userLifecycle, audit: coreServices.audit, radius: optional(radiusServiceRef) },
-  init({ database, secrets, settings, logger, cluster, identity, mail, userLifecycle, audit, radius }) {
+  deps: { database: coreServices.database, secrets: coreServices.secrets, settings: coreServices.settings, logger: coreServices.logger, cluster: coreServices.cluster, identity: identityServices.identity, mail: identityServices.mail, userLifecycle: identityServices.userLifecycle, audit: coreServices.audit, radius: optional(radiusServiceRef), reportSources: coreServices.reportSources },
+  init({ database, secrets, settings, logger, cluster, identity, mail, userLifecycle, audit, radius, reportSources }) {
+    reportSources.add('pki', certificateExpirySource)
     const knex = database.knex
     const signers = new Signers(knex, secrets)
     const ctx: PkiContext = { knex, secrets, settings, identity, mail, queue: new EstQueue(knex, settings, mail, logger), signers, ocsp: new OcspResponder(knex, signers) }

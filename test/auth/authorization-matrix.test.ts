@@ -106,6 +106,7 @@ const PUBLIC_ALLOWLIST: Record<string, { owner: string; why: string; ownCredenti
  */
 const ADMIN_ONLY: Record<string, { owner: string; why: string }> = {
   'POST /api/v1/backups': { owner: 'kernel', why: 'an archive carries every password hash and sealed secret (docs/backup.md)' },
+  'POST /api/v1/update-feed/check': { owner: 'update-feed', why: 'sends the installation id to the configured feed address (docs/update-feed.md)' },
 }
 
 /** Codes only the gate answers with. */

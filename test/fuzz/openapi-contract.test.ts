@@ -30,7 +30,7 @@ const addFormats = addFormatsPkg as unknown as (ajv: Ajv) => Ajv
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : randomInt(2 ** 31)
 const RUNS = Number(process.env.CONTRACT_RUNS ?? 6)
 
-const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'ncm', 'console', './examples/greetings-plugin', './pro/reports']
+const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'ncm', 'update-feed', 'console', './examples/greetings-plugin', './pro/reports']
 
 /** HTTP framing, not part of an answer's contract (OpenAPI ignores Content-Type among headers: the media type says it). */
 const FRAMING = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'])

@@ -129,7 +129,9 @@ describe('HTTP conventions', () => {
       expect(info.body.schema_revision).to.deep.equal({ kernel: listMigrationFiles('migrations').at(-1) })
       expect(info.body.version).to.equal(t.app.version)
       expect(Math.abs(Date.parse(info.body.server_time) - Date.now())).to.be.below(5000)
-      expect(info.body).to.have.keys(['version', 'schema_revision', 'uptime_seconds', 'timezone', 'server_time', 'node_id', 'role', 'database_engine', 'plugins', 'security_settings', 'server_options', 'deploy', 'daemons'])
+      expect(info.body).to.have.keys(['version', 'schema_revision', 'uptime_seconds', 'timezone', 'server_time', 'node_id', 'role', 'database_engine', 'edition', 'installation_id', 'plugins', 'security_settings', 'server_options', 'deploy', 'daemons'])
+      // The Community edition (the default): no installation id, even for an administrator.
+      expect(info.body).to.deep.include({ edition: { id: 'community', name: 'Community' }, installation_id: null })
       // No daemons.supervise on this node: it runs no daemon itself.
       expect(info.body.daemons).to.deep.equal([])
       // No renderer in this edition: nothing to deploy, so nothing pending.
@@ -140,7 +142,8 @@ describe('HTTP conventions', () => {
       expect(health.body).to.deep.equal({ status: 'ok' })
       const ready = await t.req('GET', '/ready')
       expect(ready.status).to.equal(200)
-      expect(ready.body).to.deep.include({ status: 'healthy', version: t.app.version, checks: { database: 'ok', master_key: 'loaded' } })
+      expect(ready.body).to.deep.include({ status: 'healthy', version: t.app.version, edition: { id: 'community', name: 'Community' }, checks: { database: 'ok', master_key: 'loaded' } })
+      expect(ready.body.plugins).to.be.an('array')
     })
   })
 })

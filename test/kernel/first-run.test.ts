@@ -29,7 +29,7 @@ interface Server {
 
 /** `node kernel/main.ts` with only the given configuration: the test process's own (PLUGINS, DATABASE_URL …) is not passed on. */
 async function startMain(env: Record<string, string>): Promise<Server> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'PLUGINS', 'MASTER_KEY', 'MASTER_KEY_FILE', 'DATA_DIR', 'PORTCULLIS_CONFIG', 'ADMIN_PASSWORD', 'LOG_LEVEL'].includes(k)))
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'PLUGINS', 'MASTER_KEY', 'MASTER_KEY_FILE', 'DATA_DIR', 'PORTCULLIS_CONFIG', 'ADMIN_PASSWORD', 'LOG_LEVEL', 'EDITION'].includes(k)))
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], { env: { ...base, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
@@ -59,10 +59,14 @@ async function startMain(env: Record<string, string>): Promise<Server> {
 describe('first run: npm start as a newcomer gets it', function () {
   this.timeout(120_000)
 
-  it('the default edition (package.json portcullis.plugins) is every plugin that ships', () => {
+  it('the default edition (package.json portcullis.editions.community) is every plugin that ships; Pro adds every Pro package', () => {
     const shipped = readdirSync(path.join(projectRoot(), 'plugins')).filter((d) => existsSync(path.join(projectRoot(), 'plugins', d, 'index.ts')))
-    expect([...(packageJson().portcullis?.plugins ?? [])].sort()).to.deep.equal(shipped.sort())
+    const editions = packageJson().portcullis?.editions ?? {}
+    expect([...(editions.community ?? [])].sort()).to.deep.equal(shipped.sort())
     expect(shipped).to.include('aaa-logs')
+    const pro = readdirSync(path.join(projectRoot(), 'pro')).filter((d) => existsSync(path.join(projectRoot(), 'pro', d, 'index.ts'))).map((d) => `./pro/${d}`)
+    expect(pro).to.include('./pro/reports')
+    expect([...(editions.pro ?? [])].sort()).to.deep.equal([...shipped, ...pro].sort())
   })
 
   it('npm runs the install scripts the project allows by name (argon2, esbuild) and no other, without a warning', async function () {
@@ -102,7 +106,8 @@ describe('first run: npm start as a newcomer gets it', function () {
         const token = changed.body.access_token as string
         const info = await request(server.url, 'GET', '/api/v1/dashboard/system-info', { token })
         expect(info.body.database_engine).to.equal(engine)
-        expect((info.body.plugins as { id: string }[]).map((p) => p.id).sort()).to.deep.equal([...(packageJson().portcullis?.plugins ?? [])].sort())
+        expect((info.body.plugins as { id: string }[]).map((p) => p.id).sort()).to.deep.equal([...(packageJson().portcullis?.editions?.community ?? [])].sort())
+        expect(info.body.edition).to.deep.equal({ id: 'community', name: 'Community' })
         for (const p of ['/api/v1/aaa/logs/tacacs/authentication', '/api/v1/aaa/logs/radius/accounting', '/api/v1/log-exclusions']) {
           const r = await request(server.url, 'GET', p, { token })
           expect(r.status, `${p}: ${r.text}`).to.equal(200)

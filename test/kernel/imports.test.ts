@@ -10,7 +10,11 @@
  * - the push service (push/) is a process of its own: its files and the signed
  *   channel (sdk/signed-request.ts) and the request-input helpers (sdk/http-input.ts), nothing else of the platform;
  * - so is the configuration collector (collector/): its files and the SDK's pure wire files
- *   (COLLECTOR_SDK), followed through what those import in turn.
+ *   (COLLECTOR_SDK), followed through what those import in turn;
+ * - a Pro package (pro/<name>/, docs/editions.md) is out of the tree: its code imports
+ *   `@portcullis/sdk` by name, its own files, node: built-ins and npm packages, nothing of the
+ *   platform by path (its tests may use the repository's test kit); and nothing of the Community
+ *   edition (sdk, kernel, plugins, migrations) imports pro/.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
@@ -18,7 +22,7 @@ import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const DIRS = ['sdk', 'kernel', 'plugins', 'push', 'collector', 'examples', 'bench', 'test']
+const DIRS = ['sdk', 'kernel', 'plugins', 'pro', 'push', 'collector', 'examples', 'bench', 'test']
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -182,6 +186,38 @@ describe('the import graph', () => {
     }
     // The SDK's wire files are checked now, before collector/ exists: they import one another only.
     for (const f of COLLECTOR_SDK) for (const dep of graph.get(path.join(ROOT, f)) ?? []) if (!COLLECTOR_SDK.includes(rel(dep))) bad.push(`${f} → ${rel(dep)}`)
+    expect(bad, bad.join('\n')).to.deep.equal([])
+  })
+
+  it('lets a Pro package import only @portcullis/sdk by name, its own files, node: and npm packages', () => {
+    const bad: string[] = []
+    let files = 0
+    for (const file of sources(path.join(ROOT, 'pro'))) {
+      const r = rel(file).split(path.sep)
+      const test = r.includes('test')
+      files++
+      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+        if (spec.startsWith('.')) {
+          const d = path.relative(ROOT, path.resolve(path.dirname(file), spec)).split(path.sep)
+          // Its own package's files; a test may use the repository's test kit as well.
+          const ok = (r.length > 2 && d[0] === 'pro' && d[1] === r[1]) || (test && d[0] === 'test' && d[1] === 'kit')
+          if (!ok) bad.push(`${rel(file)} → ${spec}`)
+        } else if (spec.startsWith('@portcullis/') && !(spec === '@portcullis/sdk' || (test && spec === '@portcullis/sdk/testing'))) bad.push(`${rel(file)} → ${spec}`)
+      }
+    }
+    expect(files).to.be.above(1)
+    expect(bad, bad.join('\n')).to.deep.equal([])
+  })
+
+  it('keeps pro/ out of the Community edition: sdk, kernel, plugins and migrations import nothing of it', () => {
+    const bad: string[] = []
+    for (const [file, deps] of graph) {
+      if (!['sdk', 'kernel', 'plugins', 'migrations', 'push', 'collector'].includes(rel(file).split(path.sep)[0])) continue
+      for (const dep of deps) if (rel(dep).split(path.sep)[0] === 'pro') bad.push(`${rel(file)} → ${rel(dep)}`)
+    }
+    for (const dir of ['sdk', 'kernel', 'plugins', 'migrations']) {
+      for (const file of sources(path.join(ROOT, dir))) for (const spec of specifiers(readFileSync(file, 'utf8'))) if (/^@portcullis\/pro-|(^|\/)pro\//.test(spec)) bad.push(`${rel(file)} → ${spec}`)
+    }
     expect(bad, bad.join('\n')).to.deep.equal([])
   })
 })

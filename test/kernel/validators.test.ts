@@ -10,7 +10,7 @@ import { Validation } from '../../kernel/http/validation.js'
 import type { TSchema } from '../../sdk/index.js'
 import { startTestApp } from '../kit/app.js'
 
-const edition = (JSON.parse(readFileSync('package.json', 'utf8')) as { portcullis: { plugins: string[] } }).portcullis.plugins
+const edition = (JSON.parse(readFileSync('package.json', 'utf8')) as { portcullis: { editions: { community: string[] } } }).portcullis.editions.community
 
 describe('route validators', () => {
   it('every validator of the default edition compiles, and none is left after the warm-up', async () => {

@@ -12,6 +12,7 @@ import { pino } from 'pino'
 import { startApp, type App } from '../../kernel/app.js'
 import { BootError } from '../../kernel/boot-error.js'
 import { loadConfig } from '../../kernel/config.js'
+import { packageEditions } from '../../kernel/version.js'
 import type { TokenPurpose } from '../../kernel/security/tokens.js'
 import { jsonText, type Logger } from '../../sdk/index.js'
 import { request, type RequestOptions, type TestResponse } from './http.js'
@@ -48,7 +49,10 @@ export function defaultEngine(): TestEngine {
 }
 
 export interface TestAppOptions {
+  /** Plugin specifiers; without them (and without `edition`) no plugin loads. */
   plugins?: string[]
+  /** The edition (sets EDITION): without `plugins`, its whole list from package.json loads (a Pro path such as ./pro/reports from source). */
+  edition?: 'community' | 'pro' | (string & {})
   /** Default: TEST_ENGINE, else postgres. A test that needs PostgreSQL itself (two nodes on one database, COPY, an outage) pins 'postgres'. */
   engine?: TestEngine
   /** Use this database instead of a fresh one (two nodes of one cluster); implies PostgreSQL. */
@@ -107,13 +111,15 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     DATA_DIR: dataDir,
     MASTER_KEY: masterKey,
     VALIDATE_RESPONSES: 'true',
-    PLUGINS: (o.plugins ?? []).join(','),
+    // With an edition and no list, the edition's own list loads (PLUGINS unset).
+    ...(o.edition !== undefined && !o.plugins ? {} : { PLUGINS: (o.plugins ?? []).join(',') }),
+    ...(o.edition !== undefined ? { EDITION: o.edition } : {}),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
     // The machine's tac_plus-ng (server option tacacs.binary), as an operator's environment would give it.
     ...(process.env.TAC_PLUS_NG ? { TAC_PLUS_NG: process.env.TAC_PLUS_NG } : {}),
     ...(o.env ?? {}),
-  })
+  }, { editions: packageEditions() })
   if (o.settings) config.settings = o.settings
   if (o.options) config.options = o.options
   let app: App

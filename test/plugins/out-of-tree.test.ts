@@ -11,6 +11,11 @@
  * The plugin's copy of the SDK is made to throw when loaded: the server must
  * answer `@portcullis/sdk` with its own SDK (one SDK in the process).
  *
+ * The same build is the Community edition's: its dist/ holds no file of pro/
+ * and no Pro plugin id. Then `npm run build:pro` builds the Pro packages
+ * (pro/<name>/dist) and the built server started with EDITION=pro, from
+ * another working directory, loads them (docs/editions.md).
+ *
  * The server is built in a copy of the checkout (its node_modules linked), not
  * in the repository's dist/: `npm test` runs this file in two processes at once
  * (one per engine), and a build cleans dist/ under whatever else runs from it.
@@ -18,7 +23,7 @@
 import { expect } from 'chai'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,7 +34,7 @@ import { testEngines } from '../../sdk/testing.js'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const ADMIN_PASSWORD = 'Correct-Horse-Battery-9'
 /** What a checkout holds that the build reads. */
-const CHECKOUT = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.sdk.json', 'tsup.config.ts', 'kernel', 'sdk', 'plugins', 'push', 'migrations', 'examples', 'test', 'ui']
+const CHECKOUT = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.sdk.json', 'tsup.config.ts', 'kernel', 'sdk', 'plugins', 'push', 'migrations', 'examples', 'test', 'ui', 'pro']
 
 /** Children run plain Node, as production does: none of this test runner's loader options. */
 const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
@@ -51,8 +56,8 @@ interface Server {
 }
 
 /** `node dist/kernel/main.js` in the server folder with the given environment; resolves once it prints where it listens. */
-function startServer(cwd: string, env: Record<string, string>): Promise<Server> {
-  const proc = spawn(process.execPath, ['dist/kernel/main.js'], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+function startServer(cwd: string, env: Record<string, string>, main = 'dist/kernel/main.js'): Promise<Server> {
+  const proc = spawn(process.execPath, [main], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   return new Promise((resolve, reject) => {
     const onData = (b: Buffer) => {
@@ -113,6 +118,31 @@ describe('an out-of-tree plugin, built against @portcullis/sdk and loaded by the
     if (work) rmSync(work, { recursive: true, force: true })
   })
 
+  it('the Community build (npm run build) holds no file of pro/ and no Pro plugin id', () => {
+    const proIds = readdirSync(path.join(ROOT, 'pro'))
+      .filter((d) => existsSync(path.join(ROOT, 'pro', d, 'index.ts')))
+      .map((d) => /\bid: '([a-z0-9_-]+)'/.exec(readFileSync(path.join(ROOT, 'pro', d, 'index.ts'), 'utf8'))?.[1])
+    expect(proIds).to.include('pro-reports')
+    const found: string[] = []
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name)
+        if (e.isDirectory()) walk(p)
+        else {
+          if (/[\\/]pro[\\/]/.test(path.relative(serverDir, p))) found.push(p)
+          // The code that runs (.js): the SDK's declarations and source maps keep its doc comments, which may name an example.
+          if (!p.endsWith('.js')) continue
+          const text = readFileSync(p, 'utf8')
+          for (const id of proIds) if (text.includes(id!)) found.push(`${p}: ${id}`)
+          if (text.includes('@portcullis/pro-')) found.push(`${p}: @portcullis/pro-`)
+        }
+      }
+    }
+    walk(path.join(serverDir, 'dist'))
+    expect(readdirSync(path.join(serverDir, 'dist'))).to.include('kernel')
+    expect(found, found.join('\n')).to.deep.equal([])
+  })
+
   for (const engine of testEngines()) {
     describe(engine, () => {
       let server: Server | undefined
@@ -156,5 +186,24 @@ describe('an out-of-tree plugin, built against @portcullis/sdk and loaded by the
     // run() has already refused a failing exit status; the report shows the plugin's tests ran.
     expect(out).to.match(/\b[1-9]\d* passing\b/)
     expect(out).not.to.match(/failing|pending/)
+  })
+
+  it('npm run build:pro builds the Pro packages, and the built server with EDITION=pro loads them (from any working directory)', async () => {
+    run('npm', ['run', 'build:pro', '--silent'], serverDir)
+    expect(readdirSync(path.join(serverDir, 'pro', 'reports', 'dist'))).to.include('index.js')
+    // One boot (the engines are the loop's above): on the run's engine, the embedded one when it is there.
+    const db: Record<string, string> = testEngines().includes('embedded') ? {} : { DATABASE_URL: await (await sharedPostgres()).createDatabase() }
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-oot-pro-'))
+    let server: Server | undefined
+    try {
+      server = await startServer(work, { EDITION: 'pro', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MASTER_KEY: randomBytes(32).toString('hex'), ADMIN_PASSWORD, LOG_LEVEL: 'warn', ...db }, path.join(serverDir, 'dist', 'kernel', 'main.js'))
+      const ready = await request(server.url, 'GET', '/ready')
+      expect(ready.status, ready.text).to.equal(200)
+      expect(ready.body.edition).to.deep.equal({ id: 'pro', name: 'Pro' })
+      expect(ready.body.plugins.map((p: { id: string }) => p.id)).to.include('pro-reports')
+    } finally {
+      await stopServer(server)
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })

@@ -18,7 +18,7 @@ import { pino } from 'pino'
 import { startApp } from '../../kernel/app.js'
 import { loadConfig } from '../../kernel/config.js'
 import { buildOpenApi } from '../../kernel/http/openapi.js'
-import { packageJson } from '../../kernel/version.js'
+import { packageEditions } from '../../kernel/version.js'
 import type { Logger } from '../../sdk/index.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -29,7 +29,8 @@ async function main() {
   try {
     const config = loadConfig(
       { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, MASTER_KEY: randomBytes(32).toString('hex'), ADMIN_PASSWORD: `Gen-${randomBytes(12).toString('hex')}` },
-      { plugins: packageJson().portcullis?.plugins ?? [] },
+      // The console is the same in every edition: its types come from the Community edition's routes.
+      { plugins: packageEditions().community },
     )
     const app = await startApp(config, { log: pino({ level: 'error' }) as unknown as Logger, background: false })
     let doc: object

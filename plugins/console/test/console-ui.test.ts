@@ -69,7 +69,7 @@ async function signIn(page: Page, username: string, password: string) {
     await page.getByTestId('deploy-status').getByRole('row', { name: /tac_plus-ng/ }).getByText('Never deployed').waitFor()
     // The refused sign-in above is a recent failure.
     await page.getByTestId('failures').getByText('auth.login').first().waitFor()
-    expect(await page.getByTestId('footer-version').textContent()).to.equal(`Portcullis ${t.app.version}`)
+    expect(await page.getByTestId('footer-version').textContent()).to.equal(`Portcullis ${t.app.version} · Community`)
     await screenshot(page, 'dashboard')
     // The menu offers the screens of the plugins that run: deploys (the kernel's), not the AAA policy or logs (not loaded here).
     await page.getByRole('navigation').getByRole('link', { name: 'Deploys' }).waitFor()

@@ -10,6 +10,7 @@
  * (the same rule as sdk/export.ts; here no `'` is added since the cell's type
  * already says text and the value reads back unchanged).
  */
+import { PassThrough } from 'node:stream'
 import ExcelJS from 'exceljs'
 import type { ReportColumn } from '@portcullis/sdk'
 import type { ReportDocument } from './document.js'
@@ -67,7 +68,16 @@ function cellValue(v: Cell, column: ReportColumn, timeZone: string): ExcelJS.Cel
 
 export async function renderXlsx(doc: ReportDocument): Promise<Buffer> {
   const words = wordsFor(doc.locale)
-  const wb = new ExcelJS.Workbook()
+  // The streaming writer: each row is written out as it is added, not kept as a cell model
+  // (a run may read a million rows; exceljs's in-memory workbook would take gigabytes).
+  const out = new PassThrough()
+  const chunks: Buffer[] = []
+  out.on('data', (b: Buffer) => chunks.push(b))
+  const ended = new Promise<void>((resolve, reject) => {
+    out.on('end', resolve)
+    out.on('error', reject)
+  })
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: true })
   wb.creator = 'Portcullis'
   wb.lastModifiedBy = 'Portcullis'
   wb.title = text(doc.title)
@@ -77,46 +87,62 @@ export async function renderXlsx(doc: ReportDocument): Promise<Buffer> {
 
   const summary = wb.addWorksheet(sheetName(words.summary, taken))
   summary.columns = [{ width: 48 }, { width: 22 }]
-  summary.addRow([text(doc.title)]).font = { bold: true, size: 14 }
-  if (doc.subtitle) summary.addRow([text(doc.subtitle)])
-  const generated = summary.addRow([words.generated, zonedCell(doc.generatedAt, doc.timeZone)])
-  generated.getCell(2).numFmt = TIME_FORMAT
-  summary.addRow([words.timesIn(doc.timeZone)])
+  const add = (values: ExcelJS.CellValue[], font?: Partial<ExcelJS.Font>) => {
+    const row = summary.addRow(values)
+    if (font) row.font = font
+    return row
+  }
+  add([text(doc.title)], { bold: true, size: 14 })
+  if (doc.subtitle) add([text(doc.subtitle)])
+  add([words.generated, zonedCell(doc.generatedAt, doc.timeZone)]).getCell(2).numFmt = TIME_FORMAT
+  add([words.timesIn(doc.timeZone)])
   for (const s of doc.sections) {
-    summary.addRow([])
-    summary.addRow([text(s.title)]).font = { bold: true, size: 12 }
-    summary.addRow([words.rows(s.rows.length, s.totalRows, s.truncated)])
-    if (s.note) summary.addRow([text(s.note)]).font = { italic: true, color: { argb: 'FF9A3D00' } }
-    for (const f of s.figures) summary.addRow([text(localized(f.label, doc.locale)), typeof f.value === 'number' ? f.value : text(f.value)])
+    add([])
+    add([text(s.title)], { bold: true, size: 12 })
+    add([words.rows(s.rows.length, s.totalRows, s.truncated)])
+    if (s.note) add([text(s.note)], NOTE_FONT)
+    for (const f of s.figures) add([text(localized(f.label, doc.locale)), typeof f.value === 'number' ? f.value : text(f.value)])
     for (const chart of s.charts) {
-      summary.addRow([])
-      summary.addRow([text(localized(chart.title, doc.locale))]).font = { bold: true }
-      summary.addRow([words.label, words.value]).font = { bold: true }
-      for (const p of chart.points) summary.addRow([text(p.label), p.value])
+      add([])
+      add([text(localized(chart.title, doc.locale))], { bold: true })
+      add([words.label, words.value], { bold: true })
+      for (const p of chart.points) add([text(p.label), p.value])
     }
   }
+  summary.commit()
 
   for (const s of doc.sections) {
     const ws = wb.addWorksheet(sheetName(s.title, taken), { views: [{ state: 'frozen', ySplit: 1 }] })
     ws.columns = s.columns.map((c) => ({
       header: text(localized(c.title, doc.locale)),
       key: c.key,
-      width: c.type === 'timestamp' ? 20 : c.type === 'integer' ? 12 : c.type === 'boolean' ? 9 : textWidth(s.rows, c),
-      style: c.type === 'timestamp' ? { numFmt: TIME_FORMAT } : {},
+      width: c.type === 'timestamp' ? 20 : c.type === 'integer' ? 12 : c.type === 'boolean' ? 9 : textWidth(s.rows, c, localized(c.title, doc.locale)),
     }))
     ws.getRow(1).font = { bold: true }
-    for (const r of s.rows) ws.addRow(s.columns.map((c) => cellValue(r[c.key], c, doc.timeZone)))
     if (s.columns.length > 0) ws.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: s.columns.length } }
-    if (s.note) {
-      ws.addRow([])
-      ws.addRow([text(s.note)]).font = { italic: true, color: { argb: 'FF9A3D00' } }
+    const times = s.columns.flatMap((c, i) => (c.type === 'timestamp' ? [i + 1] : []))
+    for (const r of s.rows) {
+      const row = ws.addRow(s.columns.map((c) => cellValue(r[c.key], c, doc.timeZone)))
+      for (const i of times) row.getCell(i).numFmt = TIME_FORMAT
+      row.commit()
     }
+    if (s.note) {
+      ws.addRow([]).commit()
+      const note = ws.addRow([text(s.note)])
+      note.font = NOTE_FONT
+      note.commit()
+    }
+    ws.commit()
   }
-  return Buffer.from(await wb.xlsx.writeBuffer())
+  await wb.commit()
+  await ended
+  return Buffer.concat(chunks)
 }
 
-function textWidth(rows: Record<string, Cell>[], c: ReportColumn): number {
-  let w = 12
+const NOTE_FONT: Partial<ExcelJS.Font> = { italic: true, color: { argb: 'FF9A3D00' } }
+
+function textWidth(rows: Record<string, Cell>[], c: ReportColumn, title: string): number {
+  let w = Math.max(12, title.length + 2)
   for (const r of rows.slice(0, 200)) w = Math.max(w, String(r[c.key] ?? '').length + 2)
   return Math.min(60, w)
 }

@@ -55,6 +55,7 @@ const hasPoppler = ['pdftotext', 'pdfinfo', 'pdftoppm'].every((p) => spawnSync(p
   describe('PDF', () => {
     let file: string
     let pages: number
+    let creationDate: string | undefined
     before(async function () {
       if (!hasPoppler) skipBecause(this, 'poppler-utils (pdftotext, pdfinfo, pdftoppm) is not installed')
       const r = await renderReport(reportDocument('en'), 'pdf')
@@ -62,8 +63,9 @@ const hasPoppler = ['pdftotext', 'pdfinfo', 'pdftoppm'].every((p) => spawnSync(p
       expect(r.extension).to.equal('pdf')
       file = join(dir, 'report.pdf')
       writeFileSync(file, r.content)
-      const info = (await run('pdfinfo', [file])).stdout
+      const info = (await run('pdfinfo', ['-isodates', file])).stdout
       pages = Number(/^Pages:\s+(\d+)/m.exec(info)?.[1])
+      creationDate = /^CreationDate:\s+(\S+)/m.exec(info)?.[1]
     })
     const text = async (first: number, last: number) => (await run('pdftotext', ['-f', String(first), '-l', String(last), '-layout', file, '-'], { maxBuffer: 64 << 20 })).stdout
 
@@ -108,16 +110,33 @@ const hasPoppler = ['pdftotext', 'pdfinfo', 'pdftoppm'].every((p) => spawnSync(p
     it('renders Cyrillic text with the embedded DejaVu Sans', async function () {
       if (!existsSync(PDF_FONT)) skipBecause(this, `${PDF_FONT} is missing (Debian fonts-dejavu-core): without it the PDF has Latin text only`)
       const ru = join(dir, 'ru.pdf')
-      writeFileSync(ru, (await renderReport(reportDocument('ru'), 'pdf')).content)
+      writeFileSync(ru, (await renderReport(reportDocument('ru', 60), 'pdf')).content)
       const t = (await run('pdftotext', ['-f', '1', '-l', '3', '-layout', ru, '-'])).stdout
       for (const s of ['Еженедельный отчёт', 'Сформирован: 2026-11-08 09:30:00', 'Неудачные входы', 'Отказы по устройствам', 'коммутатор',
         'Сертификаты: срок действия [PKI]', 'Иван Петров', 'маршрутизатор-2', 'Пользователь', 'стр. 1 из']) expect(t).to.include(s)
     })
 
-    it('renders the same document to the same bytes', async () => {
-      const again = await renderReport(reportDocument('en'), 'pdf')
-      expect(again.content.equals(readFileSync(file))).to.equal(true)
+    it('renders the same document to the same bytes: dated when the report was generated', async () => {
+      expect(creationDate).to.equal('2026-11-08T06:30:00Z')
+      const [a, b] = [await renderReport(reportDocument('en', 200), 'pdf'), await renderReport(reportDocument('en', 200), 'pdf')]
+      expect(a.content.equals(b.content)).to.equal(true)
     })
+  })
+
+  it('renders a section without rows and a chart without points in every format', async function () {
+    const doc = reportDocument('en')
+    doc.sections = [{ ...doc.sections[1], rows: [], totalRows: 0, charts: [{ title: { en: 'Nothing yet' }, kind: 'line', points: [] }] }]
+    const html = (await renderReport(doc, 'html')).content.toString('utf8')
+    expect(html).to.include('No rows in this time range.')
+    expect(html).to.include('No data')
+    const wb = new ExcelJS.Workbook()
+    await wb.xlsx.load((await renderReport(doc, 'xlsx')).content as unknown as ArrayBuffer)
+    expect(wb.worksheets[1].rowCount).to.equal(1) // the header alone
+    if (!hasPoppler) skipBecause(this, 'poppler-utils is not installed')
+    const file = join(dir, 'empty.pdf')
+    writeFileSync(file, (await renderReport(doc, 'pdf')).content)
+    const t = (await run('pdftotext', ['-layout', file, '-'])).stdout
+    for (const s of ['Nothing yet', 'No data', 'No rows in this time range.', 'page 2 of 2']) expect(t).to.include(s)
   })
 
   describe('xlsx', () => {

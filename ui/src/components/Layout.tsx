@@ -1,7 +1,7 @@
 /**
  * The frame of every signed-in page: the menu (a drawer below 992 px (Mantine's md), so a
  * tablet in portrait keeps the width for tables), the header with the
- * language switch and sign-out, and the footer with the platform version.
+ * language switch and sign-out, and the footer with the platform version and edition (Community, Pro).
  */
 import { AppShell, Burger, Button, Group, NavLink, Text, VisuallyHidden } from '@mantine/core'
 import { useDisclosure, useMediaQuery } from '@mantine/hooks'
@@ -82,7 +82,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <AppShell.Footer px="md">
         <Group h="100%" justify="space-between">
           <Text size="xs" c="dimmed" data-testid="footer-version">
-            {ready.data ? t.app.version(ready.data.version) : <VisuallyHidden>{t.common.loading}</VisuallyHidden>}
+            {ready.data ? t.app.version(ready.data.version, ready.data.edition.name) : <VisuallyHidden>{t.common.loading}</VisuallyHidden>}
           </Text>
           {auth.me?.docs_enabled && <Text size="xs" c="dimmed" component="a" href="/docs" visibleFrom="sm">API /api/v1</Text>}
         </Group>

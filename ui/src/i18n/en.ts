@@ -1,10 +1,11 @@
 /** English: the reference; ru.ts must have every key (its type is this object's). */
 import portal from './portal-en'
 import ncm from './ncm-en'
+import updateFeed from './update-feed-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
-  app: { title: 'Portcullis', skip: 'Skip to content', signOut: 'Sign out', version: (v: string) => `Portcullis ${v}`, menu: 'Menu' },
+  app: { title: 'Portcullis', skip: 'Skip to content', signOut: 'Sign out', version: (v: string, edition: string) => `Portcullis ${v} · ${edition}`, menu: 'Menu' },
   nav: { account: 'My account', dashboard: 'Dashboard', devices: 'Devices', deviceGroups: 'Device groups', plugins: 'Plugins', deploys: 'Deploys', policy: 'AAA policy', logs: 'AAA logs', users: 'Users', userGroups: 'User groups', roles: 'Roles', audit: 'Audit trail', settings: 'Settings', pkiCas: 'Certificate authorities', pkiCertificates: 'Certificates', pkiTemplates: 'Certificate templates', nacEndpoints: 'Endpoints', nacGroups: 'Endpoint groups', nacProfiles: 'Authorization profiles', nacPolicy: 'NAC policy', nacSessions: 'NAC sessions', nacProfiling: 'Profiling rules' },
   common: {
     save: 'Save', cancel: 'Cancel', create: 'Create', delete: 'Delete', edit: 'Edit', loading: 'Loading…', retry: 'Retry',
@@ -330,6 +331,7 @@ const en = {
   },
   portal,
   ncm,
+  updateFeed,
 }
 
 export default en

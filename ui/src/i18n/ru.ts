@@ -1,10 +1,11 @@
 import type { Messages } from './en'
 import portal from './portal-ru'
 import ncm from './ncm-ru'
+import updateFeed from './update-feed-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
-  app: { title: 'Portcullis', skip: 'Перейти к содержимому', signOut: 'Выйти', version: (v) => `Portcullis ${v}`, menu: 'Меню' },
+  app: { title: 'Portcullis', skip: 'Перейти к содержимому', signOut: 'Выйти', version: (v, edition) => `Portcullis ${v} · редакция ${edition}`, menu: 'Меню' },
   nav: { account: 'Моя учётная запись', dashboard: 'Обзор', devices: 'Устройства', deviceGroups: 'Группы устройств', plugins: 'Модули', deploys: 'Развёртывания', policy: 'Политика AAA', logs: 'Журналы AAA', users: 'Пользователи', userGroups: 'Группы пользователей', roles: 'Роли', audit: 'Журнал аудита', settings: 'Настройки', pkiCas: 'Центры сертификации', pkiCertificates: 'Сертификаты', pkiTemplates: 'Шаблоны сертификатов', nacEndpoints: 'Оконечные устройства', nacGroups: 'Группы оконечных устройств', nacProfiles: 'Профили авторизации', nacPolicy: 'Политика NAC', nacSessions: 'Сеансы NAC', nacProfiling: 'Правила профилирования' },
   common: {
     save: 'Сохранить', cancel: 'Отмена', create: 'Создать', delete: 'Удалить', edit: 'Изменить', loading: 'Загрузка…', retry: 'Повторить',
@@ -330,6 +331,7 @@ const ru: Messages = {
   },
   portal,
   ncm,
+  updateFeed,
 }
 
 export default ru

@@ -3,7 +3,7 @@
  * its readiness (GET /ready), each daemon's deploy state, the daemons this
  * node supervises and the cluster in one line (SupervisedDaemons), and what failed
  * lately: deploys that failed, and failures in the audit trail (refused
- * sign-ins, refused changes). Each card needs its own permission; a card the
+ * sign-ins, refused changes), and the update check (UpdateFeedCard). Each card needs its own permission; a card the
  * user may not read says so instead of failing the page.
  */
 import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core'
@@ -16,6 +16,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { ClusterSummary, SupervisedDaemons } from './SupervisedDaemons'
+import { UpdateFeedCard } from './UpdateFeedCard'
 
 
 function Panel({ title, children, testId }: { title: string; children: ReactNode; testId: string }) {
@@ -99,6 +100,8 @@ export function Dashboard() {
           )}
         </Panel>
       </SimpleGrid>
+      {/* The update check is the update-feed plugin's: shown when it runs (system info lists it). */}
+      {d?.plugins.some((p) => p.id === 'update-feed') && <UpdateFeedCard />}
       <Panel title={t.dashboard.deploy} testId="deploy-status">
         {!canInfo && <Text c="dimmed">{t.dashboard.noPermission}</Text>}
         {d && d.deploy.daemons.length === 0 && <Text c="dimmed">{t.dashboard.noDaemons}</Text>}
