@@ -44,7 +44,7 @@ describe(`reports: definitions, runs, schedules (${defaultEngine()})`, function 
     expect(mine.body.items[0]).to.deep.equal({ id: EVENTS, title: 'Тестовые события', description: 'Строки тестовой таблицы.', filters: ['device_group', 'user_group'] })
     expect(mine.body.items.map((s) => s.id)).to.deep.equal([EVENTS, SLOW])
     const all = await t.admin<{ items: { id: string }[] }>('GET', '/api/v1/reports/sources')
-    expect(all.body.items.map((s) => s.id)).to.deep.equal([EVENTS, SECRETS, SLOW])
+    expect(all.body.items.map((s) => s.id)).to.deep.equal(['kernel.audit', EVENTS, SECRETS, SLOW])
   })
 
   it('creates, reads, lists, changes and deletes a definition, storing hostile text verbatim', async () => {
@@ -265,6 +265,23 @@ describe(`reports: definitions, runs, schedules (${defaultEngine()})`, function 
     } finally {
       await t.admin('PUT', '/api/v1/settings/reports.time_budget_seconds', { body: { value: 300 } })
     }
+  })
+
+  it('reports over a real source: the kernel\'s audit trail, as a holder of audit.read', async () => {
+    const auditor = await user(t, ['reports.read', 'reports.write', 'audit.read'])
+    const outsider = await user(t, ['reports.read', 'reports.write'])
+    const refused = await t.req<Problem>('POST', '/api/v1/reports/definitions', { token: outsider.token, body: body({ sources: ['kernel.audit'] }) })
+    expect(refused.body).to.deep.include({ code: 'REPORT_SOURCE_UNKNOWN', field: 'sources[0]' })
+    const name = `audit <${randomUUID().slice(0, 6)}>`
+    const def = await t.req<Definition>('POST', '/api/v1/reports/definitions', { token: auditor.token, body: body({ name, sources: ['kernel.audit'], formats: ['xlsx', 'html'], language: 'ru' }) })
+    expect(def.status, JSON.stringify(def.body)).to.equal(201)
+    const run = await finished(t, (await t.req<Run>('POST', `/api/v1/reports/definitions/${def.body.id}/runs`, { token: auditor.token })).body.id, auditor.token)
+    expect(run.state, JSON.stringify(run)).to.equal('done')
+    // At least this definition's own creation is in the trail.
+    expect(run.row_counts[0].source).to.equal('kernel.audit')
+    expect(run.row_counts[0].rows).to.be.at.least(1)
+    const html = (await t.req<string>('GET', `/api/v1/reports/runs/${run.id}/files/html`, { token: auditor.token })).text
+    expect(html).to.include('report_definition.create').and.include(name.replace('<', '&lt;').replace('>', '&gt;'))
   })
 
   it('prunes runs and their files past reports.retention_days', async () => {
