@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai'
 import { randomUUID } from 'node:crypto'
+import { createServer, type AddressInfo } from 'node:net'
 import { defaultEngine, runsOn, startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
 import type { Definition, Run } from '../schemas.js'
@@ -192,6 +193,26 @@ describe(`reports: definitions, runs, schedules (${defaultEngine()})`, function 
     expect(pdf.content.equals(Buffer.from(await stored.arrayBuffer())), 'the mailed PDF is the stored one').to.equal(true)
     expect(mail.html, 'the HTML rendering is the body').to.include('&lt;b&gt;')
     expect((await t.req('GET', `/api/v1/reports/runs/${run.id}/files/pdf`, { token: (await user(t, ['reports.read'])).token })).status, 'without the source permission').to.equal(404)
+  })
+
+  it('records a mail that cannot be sent on the run, which is done all the same', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const srv = createServer()
+      srv.listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as AddressInfo).port
+        srv.close(() => resolve(port))
+      })
+    })
+    expect((await t.admin('PUT', '/api/v1/settings/mail.smtp_port', { body: { value: closed } })).status).to.equal(200)
+    try {
+      const def = await t.admin<Definition>('POST', '/api/v1/reports/definitions', { body: body({ formats: ['pdf'], recipients: ['nobody@example.test'] }) })
+      const run = await finished(t, (await t.admin<Run>('POST', `/api/v1/reports/definitions/${def.body.id}/runs`)).body.id)
+      expect(run).to.include({ state: 'done', mail_state: 'failed' })
+      expect(run.mail_error).to.include('nobody@example.test')
+      expect(run.files.map((f) => f.format)).to.deep.equal(['pdf'])
+    } finally {
+      await t.admin('PUT', '/api/v1/settings/mail.smtp_port', { body: { value: smtp.port } })
+    }
   })
 
   it('stops at reports.row_limit with a note, figures still over everything', async () => {
