@@ -3,7 +3,7 @@
  * device groups); its service is named by the ref id it publishes, with the one part this plugin
  * reads, so this package still imports nothing of the platform but the SDK.
  */
-import { coreServices, createServiceRef, identityServices, optional, type ReferenceTarget, type ResolvedDeps } from '@portcullis/sdk'
+import { consoleServiceRef, coreServices, createServiceRef, identityServices, optional, type ReferenceTarget, type ResolvedDeps } from '@portcullis/sdk'
 
 /** The inventory's service as it publishes it (plugins/inventory/api.ts), narrowed to the device groups' reference target. */
 export interface InventoryGroups {
@@ -21,6 +21,8 @@ export const reportDeps = {
   identity: identityServices.identity,
   mail: identityServices.mail,
   inventory: optional(inventoryServiceRef),
+  // The Reports page, when the edition has the console.
+  console: optional(consoleServiceRef),
 }
 
 export type ReportDeps = ResolvedDeps<typeof reportDeps>

@@ -7,6 +7,7 @@
  * mechanism (docs/editions.md). docs/reports.md says what it does.
  */
 import { definePlugin } from '@portcullis/sdk'
+import { addReportsPage } from './console-page.js'
 import { reportDeps } from './context.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
@@ -34,10 +35,11 @@ export default definePlugin({
   migrations: new URL('./migrations/', import.meta.url),
   tables: reportTables,
   locales: { en, ru },
-  // Device groups, when the edition has an inventory.
-  optionalDependsOn: ['inventory'],
+  // Device groups, when the edition has an inventory; the Reports page, when it has the console.
+  optionalDependsOn: ['inventory', 'console'],
   deps: reportDeps,
   init(d) {
+    addReportsPage(d.console)
     registerReferenceGuards(d)
     const runner = new Runner(d)
     const scheduler = new Scheduler(d, runner)

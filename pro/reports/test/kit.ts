@@ -7,6 +7,7 @@ import type { Definition, Run } from '../schemas.js'
 export const PLUGINS = ['inventory', './pro/reports/test/fixture', './pro/reports']
 export const EVENTS = 'report-fixture.events'
 export const SECRETS = 'report-fixture.secrets'
+export const SLOW = 'report-fixture.slow'
 
 export interface Problem {
   detail: string

@@ -5,11 +5,12 @@
  */
 import { expect } from 'chai'
 import { randomUUID } from 'node:crypto'
-import { defaultEngine, startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { createServer, type AddressInfo } from 'node:net'
+import { defaultEngine, runsOn, startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { startSmtp, type TestSmtp } from '../../../test/kit/smtp.js'
 import type { Definition, Run } from '../schemas.js'
 import { schedulerTiming } from '../services/scheduler.js'
-import { addEvents, body, EVENTS, finished, setPermissions, SECRETS, user, waitFor, PLUGINS, type Problem } from './kit.js'
+import { addEvents, body, EVENTS, finished, setPermissions, SECRETS, SLOW, user, waitFor, PLUGINS, type Problem } from './kit.js'
 
 interface Page<T> {
   items: T[]
@@ -41,9 +42,10 @@ describe(`reports: definitions, runs, schedules (${defaultEngine()})`, function 
   it('lists only the sources the caller may read, in the caller\'s language', async () => {
     const reader = await user(t, ['reports.read', 'report-fixture.read'])
     const mine = await t.req<{ items: { id: string; title: string; filters: string[] }[] }>('GET', '/api/v1/reports/sources', { token: reader.token, headers: { 'accept-language': 'ru' } })
-    expect(mine.body.items).to.deep.equal([{ id: EVENTS, title: 'Тестовые события', description: 'Строки тестовой таблицы.', filters: ['device_group', 'user_group'] }])
+    expect(mine.body.items[0]).to.deep.equal({ id: EVENTS, title: 'Тестовые события', description: 'Строки тестовой таблицы.', filters: ['device_group', 'user_group'] })
+    expect(mine.body.items.map((s) => s.id)).to.deep.equal([EVENTS, SLOW])
     const all = await t.admin<{ items: { id: string }[] }>('GET', '/api/v1/reports/sources')
-    expect(all.body.items.map((s) => s.id)).to.deep.equal([EVENTS, SECRETS])
+    expect(all.body.items.map((s) => s.id)).to.deep.equal(['kernel.audit', EVENTS, SECRETS, SLOW])
   })
 
   it('creates, reads, lists, changes and deletes a definition, storing hostile text verbatim', async () => {
@@ -193,6 +195,26 @@ describe(`reports: definitions, runs, schedules (${defaultEngine()})`, function 
     expect((await t.req('GET', `/api/v1/reports/runs/${run.id}/files/pdf`, { token: (await user(t, ['reports.read'])).token })).status, 'without the source permission').to.equal(404)
   })
 
+  it('records a mail that cannot be sent on the run, which is done all the same', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const srv = createServer()
+      srv.listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as AddressInfo).port
+        srv.close(() => resolve(port))
+      })
+    })
+    expect((await t.admin('PUT', '/api/v1/settings/mail.smtp_port', { body: { value: closed } })).status).to.equal(200)
+    try {
+      const def = await t.admin<Definition>('POST', '/api/v1/reports/definitions', { body: body({ formats: ['pdf'], recipients: ['nobody@example.test'] }) })
+      const run = await finished(t, (await t.admin<Run>('POST', `/api/v1/reports/definitions/${def.body.id}/runs`)).body.id)
+      expect(run).to.include({ state: 'done', mail_state: 'failed' })
+      expect(run.mail_error).to.include('nobody@example.test')
+      expect(run.files.map((f) => f.format)).to.deep.equal(['pdf'])
+    } finally {
+      await t.admin('PUT', '/api/v1/settings/mail.smtp_port', { body: { value: smtp.port } })
+    }
+  })
+
   it('stops at reports.row_limit with a note, figures still over everything', async () => {
     await addEvents(t, 150, { kind: 'event', at: new Date(Date.now() - 7_200_000), username: 'bulk' })
     expect((await t.admin('PUT', '/api/v1/settings/reports.row_limit', { body: { value: 100 } })).status).to.equal(200)
@@ -248,6 +270,39 @@ describe(`reports: definitions, runs, schedules (${defaultEngine()})`, function 
     expect(ranB.error_detail).to.include('report-fixture.read')
     await new Promise((r) => setTimeout(r, 500))
     expect(smtp.messages.filter((m) => m.to.some((x) => x.endsWith('-owner@example.test')))).to.deep.equal([])
+  })
+
+  // Ten seconds (the shortest budget): once, on the embedded run.
+  ;(runsOn('embedded') ? it : it.skip)('stops a run at reports.time_budget_seconds and says so', async () => {
+    expect((await t.admin('PUT', '/api/v1/settings/reports.time_budget_seconds', { body: { value: 10 } })).status).to.equal(200)
+    try {
+      const def = await t.admin<Definition>('POST', '/api/v1/reports/definitions', { body: body({ sources: [EVENTS, SLOW], recipients: ['budget@example.test'] }) })
+      const started = Date.now()
+      const run = await finished(t, (await t.admin<Run>('POST', `/api/v1/reports/definitions/${def.body.id}/runs`)).body.id)
+      expect(run).to.include({ state: 'failed', error_code: 'REPORT_TIME_BUDGET_SPENT', mail_state: 'none' })
+      expect(run.error_detail).to.include('reports.time_budget_seconds')
+      expect(run.files).to.deep.equal([])
+      expect(Date.now() - started).to.be.at.least(9_000)
+    } finally {
+      await t.admin('PUT', '/api/v1/settings/reports.time_budget_seconds', { body: { value: 300 } })
+    }
+  })
+
+  it('reports over a real source: the kernel\'s audit trail, as a holder of audit.read', async () => {
+    const auditor = await user(t, ['reports.read', 'reports.write', 'audit.read'])
+    const outsider = await user(t, ['reports.read', 'reports.write'])
+    const refused = await t.req<Problem>('POST', '/api/v1/reports/definitions', { token: outsider.token, body: body({ sources: ['kernel.audit'] }) })
+    expect(refused.body).to.deep.include({ code: 'REPORT_SOURCE_UNKNOWN', field: 'sources[0]' })
+    const name = `audit <${randomUUID().slice(0, 6)}>`
+    const def = await t.req<Definition>('POST', '/api/v1/reports/definitions', { token: auditor.token, body: body({ name, sources: ['kernel.audit'], formats: ['xlsx', 'html'], language: 'ru' }) })
+    expect(def.status, JSON.stringify(def.body)).to.equal(201)
+    const run = await finished(t, (await t.req<Run>('POST', `/api/v1/reports/definitions/${def.body.id}/runs`, { token: auditor.token })).body.id, auditor.token)
+    expect(run.state, JSON.stringify(run)).to.equal('done')
+    // At least this definition's own creation is in the trail.
+    expect(run.row_counts[0].source).to.equal('kernel.audit')
+    expect(run.row_counts[0].rows).to.be.at.least(1)
+    const html = (await t.req<string>('GET', `/api/v1/reports/runs/${run.id}/files/html`, { token: auditor.token })).text
+    expect(html).to.include('report_definition.create').and.include(name.replace('<', '&lt;').replace('>', '&gt;'))
   })
 
   it('prunes runs and their files past reports.retention_days', async () => {
