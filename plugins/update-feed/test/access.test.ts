@@ -25,7 +25,9 @@ describe('update feed: access, settings, editions, schedule, tool', function () 
   let dir: string
   const key = testKey()
 
-  before(async () => {
+  before(async function () {
+    // A boot on a loaded machine (a fresh PostgreSQL database, migrations) can take a while.
+    this.timeout(180_000)
     dir = mkdtempSync(path.join(os.tmpdir(), 'update-feed-'))
     const keysFile = path.join(dir, 'keys.json')
     writeFileSync(keysFile, JSON.stringify({ 'test-a': key.publicB64 }))
@@ -160,8 +162,10 @@ describe('update feed: access, settings, editions, schedule, tool', function () 
     expect(await signCommand.run(['--key', pem, '--key-id', 'rel-1', m], io, {})).to.equal(0)
     const v = verifyAnswer(Buffer.from(lines[0]), trustedKeys({ 'rel-1': pub }), 'community')
     expect(v).to.deep.equal({ ok: true, manifest: manifest(), keyId: 'rel-1' })
-    // An invalid manifest is not signed.
+    // An invalid manifest is not signed, nor one dated ahead (it would make every later one a replay).
     writeFileSync(m, JSON.stringify({ ...manifest(), latest: 'soon' }))
+    expect(await signCommand.run(['--key', pem, '--key-id', 'rel-1', m], io, {})).to.equal(1)
+    writeFileSync(m, JSON.stringify(manifest({ issued_at: new Date(Date.now() + 86_400_000).toISOString() })))
     expect(await signCommand.run(['--key', pem, '--key-id', 'rel-1', m], io, {})).to.equal(1)
   })
 

@@ -48,7 +48,9 @@ describe('update feed: the check', function () {
     expect(again.body.manifest).to.deep.equal(before.manifest)
   }
 
-  before(async () => {
+  before(async function () {
+    // A boot on a loaded machine (a fresh PostgreSQL database, migrations) can take a while.
+    this.timeout(180_000)
     dir = mkdtempSync(path.join(os.tmpdir(), 'update-feed-'))
     const keysFile = path.join(dir, 'keys.json')
     writeFileSync(keysFile, JSON.stringify({ 'test-a': trusted.publicB64 }))
