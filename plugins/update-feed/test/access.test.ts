@@ -61,6 +61,8 @@ describe('update feed: access, settings, editions, schedule, tool', function () 
     expect(ok.status).to.equal(200)
     expect(ok.body.status).to.equal('ok')
     expect(scope.isDone()).to.equal(true)
+    const audit = await t.admin('GET', '/api/v1/audit?action=update_feed.check')
+    expect(audit.body.items.map((e: { action: string; after: unknown }) => [e.action, e.after])).to.deep.equal([['update_feed.check', { status: 'ok', reason: null }]])
   })
 
   it('refuses hostile settings at the field and changes nothing', async () => {
