@@ -15,7 +15,7 @@ import { keygenCommand, signCommand } from '../cli.js'
 import { startSchedule } from '../schedule.js'
 import { feedEnabled, feedIntervalHours, feedUrl } from '../settings.js'
 import { trustedKeys, verifyAnswer } from '../verify.js'
-import { envelope, manifest, testKey } from './helpers.js'
+import { envelope, interceptFeed, manifest, releaseFeed, testKey } from './helpers.js'
 
 const FEED = 'https://feed.example.test'
 
@@ -32,12 +32,10 @@ describe('update feed: access, settings, editions, schedule, tool', function () 
     const keysFile = path.join(dir, 'keys.json')
     writeFileSync(keysFile, JSON.stringify({ 'test-a': key.publicB64 }))
     t = await startTestApp({ plugins: ['./plugins/update-feed'], options: { 'update-feed.trusted_keys_file': keysFile }, settings: { 'update_feed.enabled': true, 'update_feed.url': `${FEED}/m.json` } })
-    nock.disableNetConnect()
-    nock.enableNetConnect((host) => host.startsWith('127.0.0.1') || host.startsWith('localhost'))
+    interceptFeed()
   })
   after(async () => {
-    nock.cleanAll()
-    nock.enableNetConnect()
+    releaseFeed()
     await t?.stop()
     if (dir) rmSync(dir, { recursive: true, force: true })
   })

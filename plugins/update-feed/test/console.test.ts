@@ -14,7 +14,7 @@ import nock from 'nock'
 import type { Browser } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { clearRateLimits, context, launch, needConsole, signInAt, startWithAdmin } from '../../console/test/browser.js'
-import { envelope, manifest, testKey } from './helpers.js'
+import { envelope, interceptFeed, manifest, releaseFeed, testKey } from './helpers.js'
 
 const PASSWORD = 'Portcullis-Feed-2026!'
 const FEED = 'https://feed.example.test'
@@ -42,13 +42,11 @@ const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2<
       },
       PASSWORD,
     )
-    nock.disableNetConnect()
-    nock.enableNetConnect((host) => host.startsWith('127.0.0.1') || host.startsWith('localhost'))
+    interceptFeed()
     browser = await launch()
   })
   after(async () => {
-    nock.cleanAll()
-    nock.enableNetConnect()
+    releaseFeed()
     await browser?.close()
     await t?.stop()
     if (dir) rmSync(dir, { recursive: true, force: true })
