@@ -52,6 +52,11 @@ export const signCommand = defineCliCommand({
       io.err(`update-feed-sign: ${positionals[0]} is not a valid manifest (schema 1; see docs/update-feed.md)\n`)
       return 1
     }
+    // A manifest dated ahead would make every later one look like a replay until that date passes.
+    if (Date.parse(manifest.issued_at) > Date.now() + 3_600_000) {
+      io.err(`update-feed-sign: issued_at ${manifest.issued_at} is in the future: installations would refuse every later manifest until then\n`)
+      return 1
+    }
     const envelope = JSON.stringify(signManifest(bytes, privateKeyFromPem(readFileSync(keyFile, 'utf8')), keyId))
     if (values.out) writeFileSync(values.out, envelope + '\n')
     else io.out(envelope)

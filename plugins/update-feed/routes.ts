@@ -38,7 +38,7 @@ export const updateFeedRoutes = (d: RouteDeps) => [
     permission: AUTHENTICATED,
     summary: 'Check for updates now (administrators only)',
     description:
-      `Asks the feed at once, whatever the schedule, and answers the new status (200 also when the feed is unreachable or its answer is refused: that is the status). Needs the check to be on (409 UPDATE_FEED_DISABLED) and an address (409 UPDATE_FEED_NOT_CONFIGURED): an installation that has not turned the check on sends nothing anywhere. Only an administrator may ask; anyone else gets 403 ADMIN_REQUIRED. ${STATUS_TEXT}`,
+      `Asks the feed at once, whatever the schedule, and answers the new status (200 also when the feed is unreachable or its answer is refused: that is the status). Needs the check to be on (409 UPDATE_FEED_DISABLED) and an address (409 UPDATE_FEED_NOT_CONFIGURED): an installation that has not turned the check on sends nothing anywhere. Only an administrator may ask; anyone else gets 403 ADMIN_REQUIRED. Each check asked is audited (\`update_feed.check\`, with the status and reason). ${STATUS_TEXT}`,
     tags: ['update-feed'],
     schema: { response: { 200: FeedView, 403: ErrorBody, 409: ErrorBody } },
     handler: async (req) => {
@@ -46,7 +46,9 @@ export const updateFeedRoutes = (d: RouteDeps) => [
       const enabled = await d.settings.get(feedEnabled)
       if (!enabled) throw E.disabled()
       if ((await d.settings.get(feedUrl)) === null) throw E.notConfigured()
-      await d.checker.check()
+      const outcome = await d.checker.check()
+      // Who sent the installation's identity out, and what came of it.
+      await req.transaction((trx) => req.audit({ action: 'update_feed.check', resourceType: 'update_feed', after: outcome }, trx))
       return feedView(d.knex, d.platform, enabled)
     },
   }),

@@ -15,7 +15,7 @@ import { keygenCommand, signCommand } from '../cli.js'
 import { startSchedule } from '../schedule.js'
 import { feedEnabled, feedIntervalHours, feedUrl } from '../settings.js'
 import { trustedKeys, verifyAnswer } from '../verify.js'
-import { envelope, manifest, testKey } from './helpers.js'
+import { envelope, interceptFeed, manifest, releaseFeed, testKey } from './helpers.js'
 
 const FEED = 'https://feed.example.test'
 
@@ -25,17 +25,17 @@ describe('update feed: access, settings, editions, schedule, tool', function () 
   let dir: string
   const key = testKey()
 
-  before(async () => {
+  before(async function () {
+    // A boot on a loaded machine (a fresh PostgreSQL database, migrations) can take a while.
+    this.timeout(180_000)
     dir = mkdtempSync(path.join(os.tmpdir(), 'update-feed-'))
     const keysFile = path.join(dir, 'keys.json')
     writeFileSync(keysFile, JSON.stringify({ 'test-a': key.publicB64 }))
     t = await startTestApp({ plugins: ['./plugins/update-feed'], options: { 'update-feed.trusted_keys_file': keysFile }, settings: { 'update_feed.enabled': true, 'update_feed.url': `${FEED}/m.json` } })
-    nock.disableNetConnect()
-    nock.enableNetConnect((host) => host.startsWith('127.0.0.1') || host.startsWith('localhost'))
+    interceptFeed()
   })
   after(async () => {
-    nock.cleanAll()
-    nock.enableNetConnect()
+    releaseFeed()
     await t?.stop()
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
@@ -59,6 +59,8 @@ describe('update feed: access, settings, editions, schedule, tool', function () 
     expect(ok.status).to.equal(200)
     expect(ok.body.status).to.equal('ok')
     expect(scope.isDone()).to.equal(true)
+    const audit = await t.admin('GET', '/api/v1/audit?action=update_feed.check')
+    expect(audit.body.items.map((e: { action: string; after: unknown }) => [e.action, e.after])).to.deep.equal([['update_feed.check', { status: 'ok', reason: null }]])
   })
 
   it('refuses hostile settings at the field and changes nothing', async () => {
@@ -160,8 +162,10 @@ describe('update feed: access, settings, editions, schedule, tool', function () 
     expect(await signCommand.run(['--key', pem, '--key-id', 'rel-1', m], io, {})).to.equal(0)
     const v = verifyAnswer(Buffer.from(lines[0]), trustedKeys({ 'rel-1': pub }), 'community')
     expect(v).to.deep.equal({ ok: true, manifest: manifest(), keyId: 'rel-1' })
-    // An invalid manifest is not signed.
+    // An invalid manifest is not signed, nor one dated ahead (it would make every later one a replay).
     writeFileSync(m, JSON.stringify({ ...manifest(), latest: 'soon' }))
+    expect(await signCommand.run(['--key', pem, '--key-id', 'rel-1', m], io, {})).to.equal(1)
+    writeFileSync(m, JSON.stringify(manifest({ issued_at: new Date(Date.now() + 86_400_000).toISOString() })))
     expect(await signCommand.run(['--key', pem, '--key-id', 'rel-1', m], io, {})).to.equal(1)
   })
 

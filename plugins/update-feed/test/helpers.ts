@@ -1,5 +1,6 @@
 /** What the update-feed tests share: real Ed25519 keys, manifests, and envelopes signed with the tool's own function. */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import nock from 'nock'
 import { publicKeyBase64, signManifest } from '../keys.js'
 import type { Manifest } from '../manifest.js'
 
@@ -32,3 +33,22 @@ export function manifest(o: Partial<Manifest> = {}): Manifest {
 
 /** The envelope's JSON text, as the feed serves it. */
 export const envelope = (m: unknown, key: TestKey, keyId: string) => JSON.stringify(signManifest(Buffer.from(JSON.stringify(m)), key.privateKey, keyId))
+
+/**
+ * nock intercepts every HTTP request of the process from the moment it is imported, and mocha
+ * imports every test file before running any: so it is switched off here at once, and on only
+ * around these suites (their feed host faked, loopback passed through to the test app and PostgreSQL).
+ */
+if (nock.isActive()) nock.restore()
+
+export function interceptFeed(): void {
+  if (!nock.isActive()) nock.activate()
+  nock.disableNetConnect()
+  nock.enableNetConnect((host) => host.startsWith('127.0.0.1') || host.startsWith('localhost'))
+}
+
+export function releaseFeed(): void {
+  nock.cleanAll()
+  nock.enableNetConnect()
+  nock.restore()
+}

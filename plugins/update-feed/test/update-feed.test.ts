@@ -10,7 +10,7 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import nock from 'nock'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
-import { envelope, manifest, testKey } from './helpers.js'
+import { envelope, interceptFeed, manifest, releaseFeed, testKey } from './helpers.js'
 
 const FEED = 'https://feed.example.test'
 const FEED_PATH = '/v1/manifest.json'
@@ -48,17 +48,17 @@ describe('update feed: the check', function () {
     expect(again.body.manifest).to.deep.equal(before.manifest)
   }
 
-  before(async () => {
+  before(async function () {
+    // A boot on a loaded machine (a fresh PostgreSQL database, migrations) can take a while.
+    this.timeout(180_000)
     dir = mkdtempSync(path.join(os.tmpdir(), 'update-feed-'))
     const keysFile = path.join(dir, 'keys.json')
     writeFileSync(keysFile, JSON.stringify({ 'test-a': trusted.publicB64 }))
     t = await startTestApp({ plugins: ['./plugins/update-feed'], options: { 'update-feed.trusted_keys_file': keysFile }, env: { SERVICE_VERSION: VERSION } })
-    nock.disableNetConnect()
-    nock.enableNetConnect((host) => host.startsWith('127.0.0.1') || host.startsWith('localhost'))
+    interceptFeed()
   })
   after(async () => {
-    nock.cleanAll()
-    nock.enableNetConnect()
+    releaseFeed()
     await t?.stop()
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
