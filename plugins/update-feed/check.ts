@@ -10,6 +10,9 @@ import { feedRedirectHosts, feedTimeoutSeconds, feedUrl } from './settings.js'
 import type { FeedStatus } from './tables.js'
 import { verifyAnswer, type TrustedKeys } from './verify.js'
 
+/** How far ahead of this server's clock a manifest's `issued_at` may be. */
+const FUTURE_SKEW_MS = 24 * 3_600_000
+
 export interface CheckDeps {
   knex: Knex
   settings: SettingsService
@@ -56,6 +59,9 @@ export class UpdateChecker {
       if (!v.ok) outcome = { status: 'rejected', reason: v.reason }
       // An older manifest than the one kept is a replay (a mirror or an attacker serving a stale answer): it could hide an advisory.
       else if (row?.manifest && Date.parse(v.manifest.issued_at) < Date.parse(row.manifest.issued_at)) outcome = { status: 'rejected', reason: 'replayed' }
+      // Kept, a manifest dated far ahead would make every later one look like a replay until that date: a
+      // signing mistake (or a stolen key) must not silence the feed. A day covers any clock skew.
+      else if (Date.parse(v.manifest.issued_at) > now.getTime() + FUTURE_SKEW_MS) outcome = { status: 'rejected', reason: 'issued_in_future' }
       else outcome = { status: 'ok', reason: null }
       if (outcome.status === 'ok' && v.ok) {
         await trx('update_feed_state').where({ id: 1 }).update({ status: 'ok', reason: null, http_status: null, checked_at: now, last_ok_at: now, manifest: jsonText(v.manifest), key_id: v.keyId })

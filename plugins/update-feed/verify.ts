@@ -18,6 +18,7 @@ export type RejectReason =
   | 'invalid_manifest'
   | 'wrong_edition'
   | 'replayed'
+  | 'issued_in_future'
 
 export type Verified = { ok: true; manifest: Manifest; keyId: string } | { ok: false; reason: RejectReason }
 

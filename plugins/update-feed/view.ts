@@ -12,7 +12,7 @@ export const FeedView = Type.Object(
     status: StringEnum(['never', 'ok', 'unreachable', 'rejected'] as const, {
       description: 'The last check: `never` (none yet), `ok`, `unreachable` (no answer, a timeout, an HTTP error), `rejected` (an answer was refused; the manifest below is the previous good one).',
     }),
-    reason: Nullable(Type.String({ description: 'Why the last check was not `ok`: `network_error`, `timeout`, `http_error`, `too_large`, `redirect_refused`, `too_many_redirects`, `malformed_json`, `bad_envelope`, `unknown_key`, `bad_signature`, `invalid_manifest`, `wrong_edition`, `replayed`.' })),
+    reason: Nullable(Type.String({ description: 'Why the last check was not `ok`: `network_error`, `timeout`, `http_error`, `too_large`, `redirect_refused`, `too_many_redirects`, `malformed_json`, `bad_envelope`, `unknown_key`, `bad_signature`, `invalid_manifest`, `wrong_edition`, `replayed`, `issued_in_future` (dated more than a day ahead of the server clock).' })),
     http_status: Nullable(Type.Integer({ description: 'The feed\'s HTTP status when the reason is `http_error`.' })),
     checked_at: Nullable(Timestamp({ description: 'When the last check ended.' })),
     last_ok_at: Nullable(Timestamp({ description: 'When a manifest last passed every check.' })),

@@ -138,6 +138,13 @@ describe('update feed: the check', function () {
     expect(body.manifest).to.deep.equal(newer)
   })
 
+  it('refuses a manifest dated more than a day ahead (it would make every later one a replay)', async () => {
+    const before = (await t.admin('GET', '/api/v1/update-feed')).body
+    const ahead = new Date(Date.now() + 2 * 24 * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    serve(envelope(manifest({ latest: '0.4.0', issued_at: ahead }), trusted, 'test-a'))
+    await expectKept(await check(), 'rejected', 'issued_in_future', before)
+  })
+
   it('stops reading a huge answer at the bound (with and without Content-Length)', async () => {
     const before = (await t.admin('GET', '/api/v1/update-feed')).body
     serve(Buffer.alloc(1024 * 1024, 0x20))

@@ -10,6 +10,7 @@ const updateFeed = {
     malformed_json: 'the answer is not JSON', bad_envelope: 'the answer is not a signed manifest', unknown_key: 'signed by an unknown key',
     bad_signature: 'the signature does not match (tampered or wrong key)', invalid_manifest: 'the manifest is not valid', wrong_edition: 'the manifest is for another edition',
     replayed: 'the manifest is older than the one kept (replayed)',
+    issued_in_future: 'the manifest is dated more than a day ahead of this server\'s clock',
   } as Record<string, string>,
   httpStatus: (n: number) => `HTTP ${n}`,
   kept: 'The last good answer below is kept.',

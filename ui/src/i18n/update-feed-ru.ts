@@ -12,6 +12,7 @@ const updateFeed: UpdateFeedMessages = {
     malformed_json: 'ответ не является JSON', bad_envelope: 'ответ не является подписанным манифестом', unknown_key: 'подписан неизвестным ключом',
     bad_signature: 'подпись не совпадает (изменён или чужой ключ)', invalid_manifest: 'манифест неверен', wrong_edition: 'манифест для другой редакции',
     replayed: 'манифест старее сохранённого (повтор)',
+    issued_in_future: 'манифест датирован более чем на сутки позже часов этого сервера',
   },
   httpStatus: (n: number) => `HTTP ${n}`,
   kept: 'Последний верный ответ ниже сохранён.',
