@@ -119,6 +119,8 @@ CMD ["node", "dist/kernel/main.js"]
 # dependencies are the server's own (already installed above).
 FROM core AS pro
 USER root
+# The reports' PDFs are set in DejaVu Sans (Cyrillic included: pro/reports/render/pdf.ts reads it from the system's fonts).
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends fonts-dejavu-core >/dev/null && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/pro /tmp/pro
 RUN for d in /tmp/pro/*/; do \
       [ -f "$d/package.json" ] || continue; n=$(basename "$d"); \

@@ -189,6 +189,13 @@ describe('an out-of-tree plugin, built against @portcullis/sdk and loaded by the
   })
 
   it('npm run build:pro builds the Pro packages, and the built server with EDITION=pro loads them (from any working directory)', async () => {
+    const main = path.join(serverDir, 'dist', 'kernel', 'main.js')
+    // Before build:pro the built server refuses the Pro edition, saying how to build it.
+    const refused = await startServer(work, { EDITION: 'pro', PORT: '0', HOST: '127.0.0.1', DATA_DIR: path.join(work, 'unbuilt-pro'), LOG_LEVEL: 'warn' }, main).then(
+      async (s) => (await stopServer(s), 'it started'),
+      (e: Error) => e.message,
+    )
+    expect(refused).to.include('[PLUGIN_NOT_FOUND]').and.include('npm run build:pro')
     run('npm', ['run', 'build:pro', '--silent'], serverDir)
     expect(readdirSync(path.join(serverDir, 'pro', 'reports', 'dist'))).to.include('index.js')
     // One boot (the engines are the loop's above): on the run's engine, the embedded one when it is there.
@@ -196,7 +203,7 @@ describe('an out-of-tree plugin, built against @portcullis/sdk and loaded by the
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-oot-pro-'))
     let server: Server | undefined
     try {
-      server = await startServer(work, { EDITION: 'pro', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MASTER_KEY: randomBytes(32).toString('hex'), ADMIN_PASSWORD, LOG_LEVEL: 'warn', ...db }, path.join(serverDir, 'dist', 'kernel', 'main.js'))
+      server = await startServer(work, { EDITION: 'pro', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MASTER_KEY: randomBytes(32).toString('hex'), ADMIN_PASSWORD, LOG_LEVEL: 'warn', ...db }, main)
       const ready = await request(server.url, 'GET', '/ready')
       expect(ready.status, ready.text).to.equal(200)
       expect(ready.body.edition).to.deep.equal({ id: 'pro', name: 'Pro' })
