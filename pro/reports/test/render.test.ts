@@ -46,7 +46,8 @@ function unzip(zip: Buffer): Map<string, string> {
 }
 const hasPoppler = ['pdftotext', 'pdfinfo', 'pdftoppm'].every((p) => spawnSync(p, ['-v']).error === undefined)
 
-;(runsOn('embedded') ? describe : describe.skip)('report renderers', function () {
+// Renderers touch no database: one run is enough, the PostgreSQL one (the shorter of the two).
+;(runsOn('postgres') ? describe : describe.skip)('report renderers', function () {
   this.timeout(60_000)
   let dir: string
   before(() => { dir = mkdtempSync(join(tmpdir(), 'report-render-')) })
