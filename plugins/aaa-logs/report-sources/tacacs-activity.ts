@@ -6,7 +6,7 @@
  * of ten million rows is read once. The detail rows are the newest first, read down the
  * `(timestamp DESC, id DESC)` index of each table and stopped at `rowLimit` + 1.
  */
-import { barChart, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
+import { barChart, reportStatement, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
 import { LOGS_READ } from '../permissions.js'
 import { logFilter, type ReportDeps } from './filters.js'
 import { commandMasker } from './mask.js'
@@ -83,14 +83,13 @@ export function tacacsActivitySource(deps: ReportDeps): ReportSource {
 }
 
 export async function runTacacsActivity(q: ReportQuery, deps: ReportDeps): Promise<ReportSection> {
-  const knex = q.reader.knex
   const f = await logFilter(q, deps, { secrets: true })
   stopIfAborted(q.signal)
   const grain = reportGrain(q.from, q.to)
-  const summary = (await knex.raw<{ rows: SummaryRow[] }>(summarySql(f.sql, bucketSql('timestamp', grain)), [...f.bindings, ...f.bindings])).rows
+  const summary = await reportStatement<SummaryRow>(q, summarySql(f.sql, bucketSql('timestamp', grain)), [...f.bindings, ...f.bindings])
   stopIfAborted(q.signal)
   const limit = Math.max(0, Math.floor(q.rowLimit))
-  const detail = (await knex.raw<{ rows: DetailRow[] }>(rowsSql(f.sql), [...f.bindings, limit + 1, ...f.bindings, limit + 1, limit + 1])).rows
+  const detail = await reportStatement<DetailRow>(q, rowsSql(f.sql), [...f.bindings, limit + 1, ...f.bindings, limit + 1, limit + 1])
 
   const byKind = new Map<Kind, Map<string, number>>()
   const total = (k: Kind) => [...(byKind.get(k)?.values() ?? [])].reduce((a, b) => a + b, 0)
