@@ -9,7 +9,7 @@
 import { barChart, reportStatement, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
 import { LOGS_READ } from '../permissions.js'
 import { logFilter, type ReportDeps } from './filters.js'
-import { commandMasker } from './mask.js'
+import { logTextMasker } from './mask.js'
 
 const TOP = 10
 
@@ -114,7 +114,7 @@ export async function runTacacsActivity(q: ReportQuery, deps: ReportDeps): Promi
   const logins = total('login')
   const failed = total('login_failed')
   const sort = (xs: { label: string; value: number }[]) => xs.sort((a, b) => b.value - a.value || a.label.localeCompare(b.label))
-  const mask = commandMasker(f.secretValues)
+  const mask = logTextMasker(f.secretValues)
   const per = grain === 'day' ? { en: 'per day', ru: 'по дням' } : { en: 'per month', ru: 'по месяцам' }
 
   return {
@@ -154,7 +154,7 @@ export async function runTacacsActivity(q: ReportQuery, deps: ReportDeps): Promi
       client: r.client_address,
       result: r.result,
       privilege: r.priv_lvl === null ? null : Number(r.priv_lvl),
-      detail: mask(r.detail),
+      detail: r.event === 'command' ? mask.command(r.detail) : mask.text(r.detail),
     })),
     truncated: detail.length > limit,
     totalRows: logins + failed + commands,
