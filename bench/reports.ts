@@ -27,7 +27,7 @@ import pg from 'pg'
 import { pino } from 'pino'
 import { startApp, type App } from '../kernel/app.js'
 import { loadConfig } from '../kernel/config.js'
-import { coreServices, type Logger, type ReportSection } from '../sdk/index.js'
+import { coreServices, REPORT_WORK_MEM, type Logger, type ReportSection } from '../sdk/index.js'
 import { startPostgres } from '../test/kit/postgres.js'
 import { generate } from './aaa-logs.js'
 import { atExit, envInt, f2, fmtStats, loadAvg, machine, removeDir, runAsMain, stats, tempDir, type Stats } from './lib.js'
@@ -92,6 +92,8 @@ export async function runReports(o: { printMachine?: boolean } = {}) {
       return performance.now() - t0
     }
 
+    // The bound runs with the work_mem a report's statement gets (sdk/report-kit.ts), as the source does.
+    await client.query(`SET work_mem = '${REPORT_WORK_MEM}'`)
     // Warm-up (the month's pages into the cache, as a second report of the day finds them), capturing the statements.
     knex.on('query', onQuery)
     const warm = await runSource()

@@ -18,6 +18,12 @@ export const reportGrain = (from: Date, to: Date): ReportGrain => (to.getTime() 
 /** SQL of a timestamp column's bucket label: `YYYY-MM-DD` or `YYYY-MM`, in UTC (the same text on both engines). */
 export const bucketSql = (column: string, grain: ReportGrain): string => `to_char(${column} AT TIME ZONE 'UTC', '${grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM'}')`
 
+/** SQL of a timestamp column's bucket as a timestamp (the start of its UTC day or month): cheaper to group by than text. */
+export const bucketStartSql = (column: string, grain: ReportGrain): string => `date_trunc('${grain}', ${column}, 'UTC')`
+
+/** SQL of the label of a bucket start from bucketStartSql (the same text as bucketSql). */
+export const bucketLabelSql = (start: string, grain: ReportGrain): string => bucketSql(start, grain)
+
 /** Every bucket label of [from, to), in order. */
 export function bucketLabels(from: Date, to: Date, grain: ReportGrain): string[] {
   const out: string[] = []
@@ -45,6 +51,9 @@ export function stopIfAborted(signal: AbortSignal): void {
 /** The longest one statement of a report may run, whatever the run's own budget (which aborts it sooner). */
 export const REPORT_STATEMENT_TIMEOUT_MS = 30 * 60_000
 
+/** work_mem of a report's statement (the pool's default is PostgreSQL's 4 MB). */
+export const REPORT_WORK_MEM = '64MB'
+
 /**
  * One statement of a source, through the report's reader, that stops when the run does: each
  * statement carries a tag in a leading comment, and an abort cancels the backend running it
@@ -66,6 +75,8 @@ export async function reportStatement<R>(q: Pick<ReportQuery, 'reader' | 'signal
     // a report lifts it for its own transaction, to a cap; the run's budget is the signal's.
     return await q.reader.knex.transaction(async (trx) => {
       await trx.raw(`SET LOCAL statement_timeout = ${REPORT_STATEMENT_TIMEOUT_MS}`)
+      // Room for the summaries' hash tables (a user or device per entry): without it the grouping sorts the month.
+      await trx.raw(`SET LOCAL work_mem = '${REPORT_WORK_MEM}'`)
       return (await trx.raw<{ rows: R[] }>(`${tag} ${sql}`, [...bindings])).rows
     })
   } catch (e) {
