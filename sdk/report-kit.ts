@@ -3,9 +3,10 @@
  * computed by SQL and filled in order, charts, the filters every owner answers
  * the same way, and stopping when the run's budget is spent.
  */
+import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { LocalizedText } from './localized-text.js'
-import type { ReportChart } from './report-sources.js'
+import type { ReportChart, ReportQuery } from './report-sources.js'
 
 const DAY_MS = 86_400_000
 
@@ -16,6 +17,12 @@ export const reportGrain = (from: Date, to: Date): ReportGrain => (to.getTime() 
 
 /** SQL of a timestamp column's bucket label: `YYYY-MM-DD` or `YYYY-MM`, in UTC (the same text on both engines). */
 export const bucketSql = (column: string, grain: ReportGrain): string => `to_char(${column} AT TIME ZONE 'UTC', '${grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM'}')`
+
+/** SQL of a timestamp column's bucket as a timestamp (the start of its UTC day or month): cheaper to group by than text. */
+export const bucketStartSql = (column: string, grain: ReportGrain): string => `date_trunc('${grain}', ${column}, 'UTC')`
+
+/** SQL of the label of a bucket start from bucketStartSql (the same text as bucketSql). */
+export const bucketLabelSql = (start: string, grain: ReportGrain): string => bucketSql(start, grain)
 
 /** Every bucket label of [from, to), in order. */
 export function bucketLabels(from: Date, to: Date, grain: ReportGrain): string[] {
@@ -39,6 +46,45 @@ export const barChart = (title: LocalizedText, points: { label: string; value: n
 /** Throws the signal's reason once the run is aborted: sources call it between their statements. */
 export function stopIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('The report run was stopped.')
+}
+
+/** The longest one statement of a report may run, whatever the run's own budget (which aborts it sooner). */
+export const REPORT_STATEMENT_TIMEOUT_MS = 30 * 60_000
+
+/** work_mem of a report's statement (the pool's default is PostgreSQL's 4 MB). */
+export const REPORT_WORK_MEM = '64MB'
+
+/**
+ * One statement of a source, through the report's reader, that stops when the run does: each
+ * statement carries a tag in a leading comment, and an abort cancels the backend running it
+ * (pg_cancel_backend on the same server — the replica when the reader is one), so a spent budget
+ * frees the server at once instead of when the statement ends. The embedded engine has one
+ * connection: there the cancel waits its turn and finds nothing; the run still stops after it.
+ */
+export async function reportStatement<R>(q: Pick<ReportQuery, 'reader' | 'signal'>, sql: string, bindings: readonly Knex.RawBinding[] = []): Promise<R[]> {
+  stopIfAborted(q.signal)
+  const tag = `/* portcullis-report ${randomUUID()} */`
+  const cancel = () => {
+    q.reader.knex
+      .raw('SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE ?', [`${tag}%`])
+      .catch(() => undefined)
+  }
+  q.signal.addEventListener('abort', cancel, { once: true })
+  try {
+    // A month of logs takes longer than the pool's statement_timeout (5 s by default, for requests):
+    // a report lifts it for its own transaction, to a cap; the run's budget is the signal's.
+    return await q.reader.knex.transaction(async (trx) => {
+      await trx.raw(`SET LOCAL statement_timeout = ${REPORT_STATEMENT_TIMEOUT_MS}`)
+      // Room for the summaries' hash tables (a user or device per entry): without it the grouping sorts the month.
+      await trx.raw(`SET LOCAL work_mem = '${REPORT_WORK_MEM}'`)
+      return (await trx.raw<{ rows: R[] }>(`${tag} ${sql}`, [...bindings])).rows
+    })
+  } catch (e) {
+    stopIfAborted(q.signal)
+    throw e
+  } finally {
+    q.signal.removeEventListener('abort', cancel)
+  }
 }
 
 /** A count as the database answers it (bigint as text on PostgreSQL, a number on the embedded engine). */

@@ -6,7 +6,7 @@
  * stopped at `rowLimit` + 1. The user-group filter keeps what its members did (by account id).
  */
 import type { ReportQuery, ReportSection, ReportSource } from '../../sdk/index.js'
-import { barChart, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, USER_GROUP_USER_IDS } from '../../sdk/index.js'
+import { barChart, reportStatement, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, USER_GROUP_USER_IDS } from '../../sdk/index.js'
 
 const TOP = 15
 
@@ -47,13 +47,13 @@ export const auditReportSource: ReportSource = {
   permission: 'audit.read',
   filters: ['user_group'],
   async run(q: ReportQuery): Promise<ReportSection> {
-    const knex = q.reader.knex
     const w = where(q)
     const grain = reportGrain(q.from, q.to)
     const bucket = bucketSql('at', grain)
     stopIfAborted(q.signal)
     const summary = (
-      await knex.raw<{ rows: SummaryRow[] }>(
+      await reportStatement<SummaryRow>(
+        q,
         `WITH g AS (
            SELECT ${bucket} AS b, outcome, action, coalesce(actor_name, '') AS actor, count(*) AS n,
                   GROUPING(${bucket}) AS gb, GROUPING(action) AS ga, GROUPING(coalesce(actor_name, '')) AS gu
@@ -66,16 +66,17 @@ export const auditReportSource: ReportSource = {
          UNION ALL SELECT 'actors', NULL, NULL, count(*) FROM g WHERE gu = 0 AND actor <> ''`,
         w.bindings,
       )
-    ).rows
+    )
     stopIfAborted(q.signal)
     const limit = Math.max(0, Math.floor(q.rowLimit))
     const detail = (
-      await knex.raw<{ rows: DetailRow[] }>(
+      await reportStatement<DetailRow>(
+        q,
         `SELECT a.at, a.actor_name, a.action, a.resource_type, a.resource_id, a.outcome, a.reason, a.ip
            FROM audit_log a WHERE ${w.sql} ORDER BY a.at DESC, a.id DESC LIMIT ?`,
         [...w.bindings, limit + 1],
       )
-    ).rows
+    )
     const perOutcome = new Map<string, Map<string, number>>()
     const actions: { label: string; value: number }[] = []
     const actors: { label: string; value: number }[] = []

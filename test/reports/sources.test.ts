@@ -7,7 +7,8 @@
 import { randomUUID, createHash } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../kit/app.js'
-import { coreServices, jsonText, type ReportQuery, type ReportSection, type ReportSource } from '../../sdk/index.js'
+import { skipBecause } from '../kit/skip.js'
+import { coreServices, jsonText, reportStatement, type ReportQuery, type ReportSection, type ReportSource } from '../../sdk/index.js'
 
 const DAY = 86_400_000
 const FROM = new Date('2026-11-01T00:00:00Z')
@@ -168,5 +169,20 @@ describe('report sources: audit trail, certificate expiry, endpoints first seen,
     expect(figures(g)).to.include({ Changes: 2, 'Devices changed': 1 })
     const capped = await run('ncm.configuration-changes', { rowLimit: 1 })
     expect([capped.rows.length, capped.truncated, capped.totalRows]).to.deep.equal([1, true, 3])
+  })
+
+  it('a statement may outlast the requests\' statement timeout; an aborted run cancels the one it is running', async function () {
+    if (t.app.db.engine !== 'postgres') skipBecause(this, 'the embedded engine has one connection: nothing can cancel its running statement')
+    // Longer than the pool's statement_timeout (5 s): a report's statement is not cut by it.
+    const slept = await t.app.db.read((reader) => reportStatement<{ ok: number }>({ reader, signal: new AbortController().signal }, 'SELECT 1 AS ok FROM pg_sleep(5.5)'))
+    expect(slept).to.deep.equal([{ ok: 1 }])
+    const c = new AbortController()
+    const timer = setTimeout(() => c.abort(new Error('budget spent')), 300)
+    let err: unknown = null
+    await t.app.db.read((reader) => reportStatement({ reader, signal: c.signal }, 'SELECT pg_sleep(10)')).catch((e: unknown) => (err = e))
+    clearTimeout(timer)
+    expect((err as Error | null)?.message).to.equal('budget spent')
+    const left = await t.app.db.knex.raw<{ rows: { n: string }[] }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%portcullis-report%' AND pid <> pg_backend_pid()`)
+    expect(Number(left.rows[0].n)).to.equal(0)
   })
 })

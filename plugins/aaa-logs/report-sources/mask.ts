@@ -12,13 +12,23 @@ export const SECRET_HIDDEN = '<secret hidden>'
 /** Words after which the rest of a command is a secret (IOS, NX-OS, JunOS, EOS, Comware spellings). */
 const SECRET_WORD = /\b(password|passwd|secret|key|key-string|community|passphrase|pre-shared-key|psk|authentication-key|md5|sha|auth-password|priv-password|encrypted-password|simple|cipher)\b/i
 
-export function commandMasker(secretValues: readonly string[]): (command: string | null) => string | null {
+export interface LogTextMasker {
+  /** A command line: hidden from a word that introduces a secret on, then every known secret by value. */
+  command(text: string | null): string | null
+  /** Any other text (a daemon's message): every known secret by value. */
+  text(text: string | null): string | null
+}
+
+export function logTextMasker(secretValues: readonly string[]): LogTextMasker {
   const byValue = secretValueMasker(secretValues.filter((v) => v.length >= 4))
-  return (command) => {
-    if (command === null) return null
-    const m = SECRET_WORD.exec(command)
-    const end = m ? m.index + m[0].length : 0
-    const cut = m && command.slice(end).trim() !== '' ? `${command.slice(0, end)} ${SECRET_HIDDEN}` : command
-    return byValue(cut)
+  return {
+    command(command) {
+      if (command === null) return null
+      const m = SECRET_WORD.exec(command)
+      const end = m ? m.index + m[0].length : 0
+      const cut = m && command.slice(end).trim() !== '' ? `${command.slice(0, end)} ${SECRET_HIDDEN}` : command
+      return byValue(cut)
+    },
+    text: (text) => (text === null ? null : byValue(text)),
   }
 }

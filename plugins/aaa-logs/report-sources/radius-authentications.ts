@@ -5,7 +5,7 @@
  * `rowLimit` + 1. The reply attributes themselves are never shown (they can hold keys, e.g.
  * MS-MPPE-*), nor FreeRADIUS's free-text reason: only the reject reason's code.
  */
-import { barChart, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
+import { barChart, reportStatement, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
 import { LOGS_READ } from '../permissions.js'
 import { logFilter, type ReportDeps } from './filters.js'
 
@@ -67,21 +67,21 @@ export function radiusAuthenticationsSource(deps: ReportDeps): ReportSource {
 const none = (s: string | null, dash: string) => (s === null || s === '' ? dash : s)
 
 export async function runRadiusAuthentications(q: ReportQuery, deps: ReportDeps): Promise<ReportSection> {
-  const knex = q.reader.knex
   const f = await logFilter(q, deps, { secrets: false })
   stopIfAborted(q.signal)
   const grain = reportGrain(q.from, q.to)
-  const summary = (await knex.raw<{ rows: SummaryRow[] }>(summarySql(f.sql, bucketSql('timestamp', grain)), f.bindings)).rows
+  const summary = await reportStatement<SummaryRow>(q, summarySql(f.sql, bucketSql('timestamp', grain)), f.bindings)
   stopIfAborted(q.signal)
   const limit = Math.max(0, Math.floor(q.rowLimit))
   const detail = (
-    await knex.raw<{ rows: DetailRow[] }>(
+    await reportStatement<DetailRow>(
+      q,
       `SELECT l.timestamp, l.username, l.calling_station_id, l.device_name, host(l.nas_ip) AS nas_ip, l.status, l.reject_reason, l.auth_type,
               ${VLAN} AS vlan, coalesce(l.rule_label, l.rule_name) AS rule
          FROM aaa_log_radius_auth l WHERE ${f.sql} ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`,
       [...f.bindings, limit + 1],
     )
-  ).rows
+  )
 
   const perStatus = new Map<string, Map<string, number>>()
   const bars: Record<'vlan' | 'method' | 'reason', { label: string; value: number }[]> = { vlan: [], method: [], reason: [] }

@@ -6,10 +6,10 @@
  * of ten million rows is read once. The detail rows are the newest first, read down the
  * `(timestamp DESC, id DESC)` index of each table and stopped at `rowLimit` + 1.
  */
-import { barChart, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
+import { barChart, reportStatement, bucketLabelSql, bucketStartSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportGrain, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
 import { LOGS_READ } from '../permissions.js'
 import { logFilter, type ReportDeps } from './filters.js'
-import { commandMasker } from './mask.js'
+import { logTextMasker } from './mask.js'
 
 const TOP = 10
 
@@ -21,8 +21,9 @@ interface SummaryRow {
   n: string | number
 }
 
-/** The summary statement; `f` is the filter's SQL, bound twice (one per table). */
-export function summarySql(f: string, bucket: string): string {
+/** The summary statement; `f` is the filter's SQL, bound twice (one per table). Grouped by values cheap to hash (a timestamp, an inet), formatted on the few groups. */
+export function summarySql(f: string, grain: ReportGrain): string {
+  const bucket = bucketStartSql('timestamp', grain)
   return `WITH ev AS (
       SELECT l.timestamp, l.username, l.nas_ip, l.device_name, CASE WHEN l.status = 'success' THEN 'login' ELSE 'login_failed' END AS k
         FROM aaa_log_tacacs_authn l WHERE ${f}
@@ -31,15 +32,15 @@ export function summarySql(f: string, bucket: string): string {
              CASE WHEN l.action = 'deny' THEN 'command_denied' WHEN l.priv_lvl >= 15 THEN 'command_priv' ELSE 'command' END
         FROM aaa_log_tacacs_authz l WHERE ${f} AND l.command <> ''
     ), g AS (
-      SELECT ${bucket} AS b, k, username, host(nas_ip) AS nas, max(device_name) AS device_name, count(*) AS n,
-             GROUPING(${bucket}, k, username, host(nas_ip)) AS gr
-        FROM ev GROUP BY GROUPING SETS ((${bucket}, k), (username), (host(nas_ip)))
+      SELECT ${bucket} AS b, k, username, nas_ip AS nas, max(device_name) AS device_name, count(*) AS n,
+             GROUPING(${bucket}, k, username, nas_ip) AS gr
+        FROM ev GROUP BY GROUPING SETS ((${bucket}, k), (username), (nas_ip))
     )
-    SELECT 'series' AS part, b AS label, k, n FROM g WHERE gr = 3
+    SELECT 'series' AS part, ${bucketLabelSql('b', grain)} AS label, k, n FROM g WHERE gr = 3
     UNION ALL SELECT 'users', NULL, NULL, count(*) FROM g WHERE gr = 13
     UNION ALL SELECT 'devices', NULL, NULL, count(*) FROM g WHERE gr = 14 AND nas IS NOT NULL
     UNION ALL (SELECT 'top_user', username, NULL, n FROM g WHERE gr = 13 ORDER BY n DESC, username LIMIT ${TOP})
-    UNION ALL (SELECT 'top_device', CASE WHEN device_name IS NULL THEN nas ELSE device_name || ' (' || nas || ')' END, NULL, n
+    UNION ALL (SELECT 'top_device', CASE WHEN device_name IS NULL THEN host(nas) ELSE device_name || ' (' || host(nas) || ')' END, NULL, n
                  FROM g WHERE gr = 14 AND nas IS NOT NULL ORDER BY n DESC, nas LIMIT ${TOP})`
 }
 
@@ -83,14 +84,13 @@ export function tacacsActivitySource(deps: ReportDeps): ReportSource {
 }
 
 export async function runTacacsActivity(q: ReportQuery, deps: ReportDeps): Promise<ReportSection> {
-  const knex = q.reader.knex
   const f = await logFilter(q, deps, { secrets: true })
   stopIfAborted(q.signal)
   const grain = reportGrain(q.from, q.to)
-  const summary = (await knex.raw<{ rows: SummaryRow[] }>(summarySql(f.sql, bucketSql('timestamp', grain)), [...f.bindings, ...f.bindings])).rows
+  const summary = await reportStatement<SummaryRow>(q, summarySql(f.sql, grain), [...f.bindings, ...f.bindings])
   stopIfAborted(q.signal)
   const limit = Math.max(0, Math.floor(q.rowLimit))
-  const detail = (await knex.raw<{ rows: DetailRow[] }>(rowsSql(f.sql), [...f.bindings, limit + 1, ...f.bindings, limit + 1, limit + 1])).rows
+  const detail = await reportStatement<DetailRow>(q, rowsSql(f.sql), [...f.bindings, limit + 1, ...f.bindings, limit + 1, limit + 1])
 
   const byKind = new Map<Kind, Map<string, number>>()
   const total = (k: Kind) => [...(byKind.get(k)?.values() ?? [])].reduce((a, b) => a + b, 0)
@@ -115,7 +115,7 @@ export async function runTacacsActivity(q: ReportQuery, deps: ReportDeps): Promi
   const logins = total('login')
   const failed = total('login_failed')
   const sort = (xs: { label: string; value: number }[]) => xs.sort((a, b) => b.value - a.value || a.label.localeCompare(b.label))
-  const mask = commandMasker(f.secretValues)
+  const mask = logTextMasker(f.secretValues)
   const per = grain === 'day' ? { en: 'per day', ru: 'по дням' } : { en: 'per month', ru: 'по месяцам' }
 
   return {
@@ -155,7 +155,7 @@ export async function runTacacsActivity(q: ReportQuery, deps: ReportDeps): Promi
       client: r.client_address,
       result: r.result,
       privilege: r.priv_lvl === null ? null : Number(r.priv_lvl),
-      detail: mask(r.detail),
+      detail: r.event === 'command' ? mask.command(r.detail) : mask.text(r.detail),
     })),
     truncated: detail.length > limit,
     totalRows: logins + failed + commands,

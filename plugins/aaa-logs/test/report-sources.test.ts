@@ -124,6 +124,7 @@ describe('aaa-logs: report sources', function () {
     expect(text).not.to.include(DEVICE_KEY)
     expect(s.rows.map((r) => r.detail)).to.include('username carol secret <secret hidden>')
     expect(s.rows.map((r) => r.detail)).to.include('show version <cr>')
+    expect(s.rows.find((r) => r.event === 'login' && r.result === 'failure')!.detail).to.equal('password incorrect') // a message is no command
   })
 
   it('stops at the row limit, saying how many matched', async () => {

@@ -8,6 +8,7 @@
 import type { Knex } from 'knex'
 import {
   barChart,
+  reportStatement,
   bucketSql,
   cidrArray,
   countOf,
@@ -75,13 +76,13 @@ export function endpointsFirstSeenSource(inventory: ReportInventory | undefined)
 }
 
 export async function runEndpointsFirstSeen(q: ReportQuery, inventory: ReportInventory | undefined): Promise<ReportSection> {
-  const knex = q.reader.knex
   const w = await where(q, inventory)
   const grain = reportGrain(q.from, q.to)
   const bucket = bucketSql('e.first_seen_at', grain)
   stopIfAborted(q.signal)
   const summary = (
-    await knex.raw<{ rows: SummaryRow[] }>(
+    await reportStatement<SummaryRow>(
+      q,
       `WITH g AS (
          SELECT ${bucket} AS b, coalesce(e.device_type, '') AS device_type, coalesce(e.vendor, '') AS vendor, coalesce(eg.name, '') AS grp, count(*) AS n,
                 GROUPING(${bucket}) AS gb, GROUPING(coalesce(e.device_type, '')) AS gd, GROUPING(coalesce(e.vendor, '')) AS gv, GROUPING(coalesce(eg.name, '')) AS gg
@@ -95,17 +96,18 @@ export async function runEndpointsFirstSeen(q: ReportQuery, inventory: ReportInv
        UNION ALL (SELECT 'group', grp, n FROM g WHERE gg = 0 ORDER BY n DESC, grp LIMIT ${TOP})`,
       w.bindings,
     )
-  ).rows
+  )
   stopIfAborted(q.signal)
   const limit = Math.max(0, Math.floor(q.rowLimit))
   const detail = (
-    await knex.raw<{ rows: DetailRow[] }>(
+    await reportStatement<DetailRow>(
+      q,
       `SELECT e.first_seen_at, e.mac, e.vendor, e.device_type, eg.name AS endpoint_group, u.username AS owner, e.last_nas_ip, e.last_seen_at, e.last_auth_result
          FROM nac_endpoints e LEFT JOIN nac_endpoint_groups eg ON eg.id = e.endpoint_group_id LEFT JOIN users u ON u.id = e.owner_user_id
         WHERE ${w.sql} ORDER BY e.first_seen_at DESC, e.id DESC LIMIT ?`,
       [...w.bindings, limit + 1],
     )
-  ).rows
+  )
   const series = new Map<string, number>()
   const bars: Record<'device_type' | 'vendor' | 'group', { label: string; value: number }[]> = { device_type: [], vendor: [], group: [] }
   for (const r of summary) {

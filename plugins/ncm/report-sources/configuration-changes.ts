@@ -6,7 +6,7 @@
  * around it) is the version's own page: correlating every change of a month is not a summary's job.
  */
 import type { Knex } from 'knex'
-import { barChart, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportInventory, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
+import { barChart, reportStatement, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportInventory, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
 import { devicesOfGroup } from '../../../sdk/index.js'
 import { NCM_READ } from '../permissions.js'
 
@@ -59,7 +59,8 @@ export async function runConfigurationChanges(q: ReportQuery, inventory: ReportI
   const bucket = bucketSql('v.first_finished_at', grain)
   stopIfAborted(q.signal)
   const summary = (
-    await knex.raw<{ rows: SummaryRow[] }>(
+    await reportStatement<SummaryRow>(
+      q,
       `WITH g AS (
          SELECT ${bucket} AS b, v.device_id::text AS device, count(*) AS n, sum(v.added) AS added, sum(v.removed) AS removed,
                 sum(CASE WHEN v.secrets_only THEN 1 ELSE 0 END) AS secrets_only, GROUPING(${bucket}) AS gb, GROUPING(v.device_id::text) AS gd
@@ -71,16 +72,17 @@ export async function runConfigurationChanges(q: ReportQuery, inventory: ReportI
        UNION ALL SELECT 'totals', NULL, n, added, removed, secrets_only, (SELECT count(*) FROM g WHERE gd = 0 AND gb = 1) FROM g WHERE gb = 1 AND gd = 1`,
       bindings,
     )
-  ).rows
+  )
   stopIfAborted(q.signal)
   const limit = Math.max(0, Math.floor(q.rowLimit))
   const detail = (
-    await knex.raw<{ rows: DetailRow[] }>(
+    await reportStatement<DetailRow>(
+      q,
       `SELECT v.first_finished_at, v.device_id, v.added, v.removed, v.secrets_only, v.last_seen_at
          FROM ncm_versions v WHERE ${where} ORDER BY v.first_finished_at DESC, v.id DESC LIMIT ?`,
       [...bindings, limit + 1],
     )
-  ).rows
+  )
   const series = new Map<string, number>()
   const top: { label: string; value: number }[] = []
   let totals = { changes: 0, added: 0, removed: 0, secretsOnly: 0, devices: 0 }

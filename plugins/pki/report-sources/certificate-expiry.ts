@@ -4,7 +4,7 @@
  * no longer trusted, whatever their dates); certificates that expired before the window and were
  * never revoked are counted apart. Only names, serials and dates: never a certificate or a key.
  */
-import { barChart, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
+import { barChart, reportStatement, bucketSql, countOf, isoTime, reportGrain, stopIfAborted, timeSeries, type ReportQuery, type ReportSection, type ReportSource } from '../../../sdk/index.js'
 import { PKI_VIEW } from '../permissions.js'
 
 const TOP = 15
@@ -39,13 +39,13 @@ export const certificateExpirySource: ReportSource = {
 }
 
 export async function runCertificateExpiry(q: ReportQuery): Promise<ReportSection> {
-  const knex = q.reader.knex
   const range = [q.from.toISOString(), q.to.toISOString()]
   const grain = reportGrain(q.from, q.to)
   const bucket = bucketSql('c.not_after', grain)
   stopIfAborted(q.signal)
   const summary = (
-    await knex.raw<{ rows: SummaryRow[] }>(
+    await reportStatement<SummaryRow>(
+      q,
       `WITH g AS (
          SELECT ${bucket} AS b, ca.name AS issuer, coalesce(tp.name, '') AS template, count(*) AS n,
                 GROUPING(${bucket}) AS gb, GROUPING(ca.name) AS gi, GROUPING(coalesce(tp.name, '')) AS gt
@@ -59,16 +59,17 @@ export async function runCertificateExpiry(q: ReportQuery): Promise<ReportSectio
        UNION ALL SELECT 'expired_before', NULL, count(*) FROM pki_certificates c WHERE c.revoked_at IS NULL AND c.not_after < ?`,
       [...range, ...range, range[0]],
     )
-  ).rows
+  )
   stopIfAborted(q.signal)
   const limit = Math.max(0, Math.floor(q.rowLimit))
   const detail = (
-    await knex.raw<{ rows: DetailRow[] }>(
+    await reportStatement<DetailRow>(
+      q,
       `SELECT c.not_after, c.subject, c.san, c.serial, ca.name AS issuer, tp.name AS template, c.not_after <= now() AS expired
          ${FROM_WHERE} ORDER BY c.not_after, c.id LIMIT ?`,
       [...range, limit + 1],
     )
-  ).rows
+  )
   const series = new Map<string, number>()
   const bars: Record<'issuer' | 'template', { label: string; value: number }[]> = { issuer: [], template: [] }
   let expired = 0
