@@ -50,7 +50,6 @@ import { ActorCache } from './identity/actors.js'
 import { Identity } from './identity/service.js'
 import { UserLifecycle } from './identity/lifecycle.js'
 import { createDirectory } from './identity/directory.js'
-import { auditReportSource } from './reports/audit-source.js'
 import { createReportSources } from './reports/sources.js'
 import { createMail } from './identity/mail.js'
 import { identitySettings } from './identity/settings.js'
@@ -205,9 +204,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
     // edition but only the Pro edition shows or sends it (docs/editions.md).
     const installationId = edition.id === 'pro' ? ((await db.knex('installation').first('id'))?.id ?? null) : null
     services.provide(coreServices.platform, { version, dataDir: config.dataDir, startedAt, edition, installationId }, 'kernel')
-    const reportSources = createReportSources()
-    reportSources.add('kernel', auditReportSource)
-    services.provide(coreServices.reportSources, reportSources, 'kernel')
+    services.provide(coreServices.reportSources, createReportSources(), 'kernel')
     const reloadCommands = options.get(reloadCommandsOption)
     let listenUrl: string | null = null
     const agentLog = log.child({ component: 'node-agent' })
