@@ -70,6 +70,10 @@ async function signIn(page: Page, username: string, password: string) {
     // The refused sign-in above is a recent failure.
     await page.getByTestId('failures').getByText('auth.login').first().waitFor()
     expect(await page.getByTestId('footer-version').textContent()).to.equal(`Portcullis ${t.app.version} · Community`)
+    // The edition is a list of plugins: their versions on the footer's hover and in system info; no installation id in Community.
+    expect(await page.getByTestId('footer-version').getAttribute('title')).to.include('inventory 0.1.0').and.include('hello-console 0.1.0')
+    await page.getByTestId('system-info').getByRole('row', { name: /Edition/ }).getByText('Community').waitFor()
+    expect(await page.getByTestId('system-info').getByText('Installation id').count()).to.equal(0)
     await screenshot(page, 'dashboard')
     // The menu offers the screens of the plugins that run: deploys (the kernel's), not the AAA policy or logs (not loaded here).
     await page.getByRole('navigation').getByRole('link', { name: 'Deploys' }).waitFor()

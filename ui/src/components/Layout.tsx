@@ -81,7 +81,8 @@ export function Layout({ children }: { children: ReactNode }) {
       <AppShell.Main id="main" tabIndex={-1}>{children}</AppShell.Main>
       <AppShell.Footer px="md">
         <Group h="100%" justify="space-between">
-          <Text size="xs" c="dimmed" data-testid="footer-version">
+          {/* The plugins and their versions on hover: the edition is a list of plugins (system info shows them too). */}
+          <Text size="xs" c="dimmed" data-testid="footer-version" title={ready.data?.plugins.map((p) => `${p.id} ${p.version}`).join(', ')}>
             {ready.data ? t.app.version(ready.data.version, ready.data.edition.name) : <VisuallyHidden>{t.common.loading}</VisuallyHidden>}
           </Text>
           {auth.me?.docs_enabled && <Text size="xs" c="dimmed" component="a" href="/docs" visibleFrom="sm">API /api/v1</Text>}

@@ -27,7 +27,7 @@ const en = {
   },
   dashboard: {
     title: 'Dashboard', system: 'System', readiness: 'Readiness', deploy: 'Daemons and deploys', failures: 'Recent failures',
-    version: 'Version', node: 'Node', role: 'Role', engine: 'Database', uptime: 'Uptime', timezone: 'Time zone', plugins: 'Plugins',
+    version: 'Version', node: 'Node', role: 'Role', engine: 'Database', uptime: 'Uptime', timezone: 'Time zone', plugins: 'Plugins', edition: 'Edition', installationId: 'Installation id',
     database: 'Database', masterKey: 'Master key', healthy: 'Healthy', degraded: 'Degraded',
     pending: 'Changes not deployed', upToDate: 'Up to date', neverDeployed: 'Never deployed', renderError: (c: string) => `The configuration cannot be rendered (${c}).`,
     noDaemons: 'No daemon plugin is loaded.', daemon: 'Daemon', release: 'Active release', deployedAt: 'Deployed', status: 'Status',

@@ -27,7 +27,7 @@ const ru: Messages = {
   },
   dashboard: {
     title: 'Обзор', system: 'Система', readiness: 'Готовность', deploy: 'Демоны и развёртывания', failures: 'Недавние сбои',
-    version: 'Версия', node: 'Узел', role: 'Роль', engine: 'База данных', uptime: 'Время работы', timezone: 'Часовой пояс', plugins: 'Модули',
+    version: 'Версия', node: 'Узел', role: 'Роль', engine: 'База данных', uptime: 'Время работы', timezone: 'Часовой пояс', plugins: 'Модули', edition: 'Редакция', installationId: 'Идентификатор установки',
     database: 'База данных', masterKey: 'Мастер-ключ', healthy: 'Исправен', degraded: 'Неисправен',
     pending: 'Есть неразвёрнутые изменения', upToDate: 'Актуально', neverDeployed: 'Не развёртывался', renderError: (c) => `Конфигурацию не удаётся построить (${c}).`,
     noDaemons: 'Модули демонов не загружены.', daemon: 'Демон', release: 'Активный выпуск', deployedAt: 'Развёрнут', status: 'Состояние',

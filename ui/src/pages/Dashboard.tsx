@@ -88,12 +88,14 @@ export function Dashboard() {
             <Table>
               <Table.Tbody>
                 <Row label={t.dashboard.version}>{d.version}</Row>
+                <Row label={t.dashboard.edition}>{d.edition.name}</Row>
+                {d.installation_id && <Row label={t.dashboard.installationId}>{d.installation_id}</Row>}
                 <Row label={t.dashboard.node}>{d.node_id}</Row>
                 <Row label={t.dashboard.role}>{d.role}</Row>
                 <Row label={t.dashboard.engine}>{d.database_engine}</Row>
                 <Row label={t.dashboard.uptime}>{t.dashboard.uptimeValue(d.uptime_seconds)}</Row>
                 <Row label={t.dashboard.timezone}>{d.timezone}</Row>
-                <Row label={t.dashboard.plugins}>{d.plugins.map((p) => p.id).join(', ')}</Row>
+                <Row label={t.dashboard.plugins}>{d.plugins.map((p) => `${p.id} ${p.version}`).join(', ')}</Row>
                 {auth.can('cluster.read') && <Row label={t.cluster.cluster}><ClusterSummary /></Row>}
               </Table.Tbody>
             </Table>
