@@ -67,12 +67,19 @@ export class IngestCore {
   private matcher: ExclusionMatcher = { match: () => null }
   private matcherLoadedAt = 0
   readonly checkpoints = new Map<string, Checkpoint>()
+  /**
+   * What this node last read from or wrote to the database for each checkpoint (null: no row). A batch
+   * commits only while the stored checkpoint is still this one: batches are written with asynchronous
+   * commit, and a failover can lose a commit this node saw succeed, rows and checkpoint together. The
+   * memory must not run ahead of the database then, or the lost lines would never be read again.
+   */
+  private readonly persisted = new Map<string, Checkpoint | null>()
   /** Where the time goes (ms), and how many lines went each way. */
   readonly stats = { parseMs: 0, dbMs: 0, lines: 0, stored: 0, dropped: 0, quarantined: 0, copied: 0 }
 
   constructor(private readonly d: CoreDeps) {}
 
-  private key = (source: string, file: string) => `${source}\u0000${file}`
+  private key = (source: string, file: string) => `${source}\u0000${file.slice(0, 512)}`
 
   /** The exclusion rules, reloaded every few seconds (outside any transaction: PGlite has one connection). */
   async exclusions(): Promise<ExclusionMatcher> {
@@ -92,11 +99,39 @@ export class IngestCore {
     const k = this.key(source, file)
     const mem = this.checkpoints.get(k)
     if (mem) return mem
-    const row = await this.d.database.knex('aaa_log_checkpoints').where({ node_id: this.d.nodeId, source, file }).first('inode', 'offset_bytes')
-    if (!row) return null
+    const row = await this.d.database.knex('aaa_log_checkpoints').where({ node_id: this.d.nodeId, source, file: file.slice(0, 512) }).first('inode', 'offset_bytes')
+    if (!row) {
+      this.persisted.set(k, null)
+      return null
+    }
     const cp = { inode: row.inode, offset: row.offset_bytes }
     this.checkpoints.set(k, cp)
+    this.persisted.set(k, { ...cp })
     return cp
+  }
+
+  /**
+   * Forget every checkpoint whose stored value is no longer the one this node last saw (a commit lost
+   * by a failover while the file was quiet): the next poll reads it from the database and reads the
+   * lost lines again. Returns how many were forgotten.
+   */
+  async reconcile(): Promise<number> {
+    if (!this.persisted.size) return 0
+    const rows = await this.d.database.knex('aaa_log_checkpoints').where({ node_id: this.d.nodeId }).select('source', 'file', 'inode', 'offset_bytes')
+    const stored = new Map(rows.map((r) => [this.key(r.source, r.file), { inode: Number(r.inode), offset: Number(r.offset_bytes) }]))
+    let forgotten = 0
+    for (const [k, mine] of [...this.persisted]) {
+      if (sameCheckpoint(mine, stored.get(k) ?? null)) continue
+      this.forget(k)
+      forgotten++
+    }
+    if (forgotten) this.d.logger.warn({ checkpoints: forgotten }, 'aaa-logs: the stored checkpoints are behind this node (a commit lost by a database failover?); reading those lines again')
+    return forgotten
+  }
+
+  private forget(k: string): void {
+    this.checkpoints.delete(k)
+    this.persisted.delete(k)
   }
 
   /** Remember a checkpoint in memory only (a reset after rotation: persisted with the next batch). */
@@ -112,6 +147,7 @@ export class IngestCore {
       [this.d.nodeId, source, file.slice(0, 512), cp.inode, cp.offset],
     )
     this.checkpoints.set(this.key(source, file), cp)
+    this.persisted.set(this.key(source, file), { ...cp })
   }
 
   /** Every checkpoint of a source held in memory, by file. */
@@ -173,9 +209,19 @@ export class IngestCore {
   async write(b: Prepared): Promise<{ stored: number; dropped: number; quarantined: number }> {
     const { kind, source, file, inode, endOffset, rows, copy, stored, quarantine, dropped } = b
     const t1 = performance.now()
+    const k = this.key(source, file)
+    const expected = this.persisted.get(k)
     await this.d.database.transaction(async (trx) => {
-      // Rows and checkpoint commit together, so a commit lost by a database crash loses
-      // both and the lines are read again: exactly-once holds without waiting for the WAL flush.
+      if (expected !== undefined) {
+        const now = await trx('aaa_log_checkpoints').where({ node_id: this.d.nodeId, source, file: file.slice(0, 512) }).forUpdate().first('inode', 'offset_bytes')
+        if (!sameCheckpoint(expected, now ? { inode: Number(now.inode), offset: Number(now.offset_bytes) } : null)) {
+          this.forget(k)
+          throw new CheckpointMoved(source, file)
+        }
+      }
+      // Rows and checkpoint commit together, so a commit lost by a database crash loses both and
+      // the lines are read again (the next batch finds the stored checkpoint behind this node's, or
+      // reconcile() does): exactly-once holds without waiting for the WAL flush or the standby.
       if (this.d.database.engine === 'postgres') await trx.raw('SET LOCAL synchronous_commit TO off')
       // A batch (up to aaa-logs.batch_size rows into tables with trigram indexes) must not be cut by the
       // statement timeout meant for requests: a cut batch is read again and could be cut again, forever.
@@ -197,7 +243,8 @@ export class IngestCore {
         [this.d.nodeId, source, file.slice(0, 512), inode, endOffset],
       )
     })
-    this.checkpoints.set(this.key(source, file), { inode, offset: endOffset })
+    this.checkpoints.set(k, { inode, offset: endOffset })
+    this.persisted.set(k, { inode, offset: endOffset })
     const st = this.stats
     st.dbMs += performance.now() - t1
     st.stored += stored
@@ -306,6 +353,17 @@ export class IngestCore {
       await pending // never leave a write behind: the next one must come after it
       await fh.close()
     }
+  }
+}
+
+function sameCheckpoint(a: Checkpoint | null, b: Checkpoint | null): boolean {
+  return a === null || b === null ? a === b : a.inode === b.inode && a.offset === b.offset
+}
+
+/** A batch refused because the stored checkpoint is not the one it continues from (nothing was written). */
+export class CheckpointMoved extends Error {
+  constructor(source: string, file: string) {
+    super(`aaa-logs: the stored checkpoint of ${source} ${file} is not the one this node last wrote (a commit lost by a database failover?); the file is read again from the stored one`)
   }
 }
 

@@ -149,9 +149,15 @@ export function createIngester(d: IngesterDeps, opts: IngesterOptions = {}): Ing
     }
   }
 
+  let reconciledAt = Date.now()
+
   async function pollOnce(): Promise<void> {
     const c = await readConfig()
     if (!c.enabled) return
+    if (Date.now() - reconciledAt >= (opts.reloadMs ?? 5000)) {
+      await core.reconcile()
+      reconciledAt = Date.now()
+    }
     for (const dir of c.dirs) await pollDir(dir, c.batchSize)
   }
 

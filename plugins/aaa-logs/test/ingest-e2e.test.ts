@@ -5,6 +5,7 @@ import path from 'node:path'
 import { expect } from 'chai'
 import type { Knex } from 'knex'
 import type { LoadExclusions } from '../api.js'
+import { CheckpointMoved } from '../ingest/core.js'
 import { createIngester } from '../ingest/index.js'
 import { countOf } from '../services/logs.js'
 import { tableSettings } from './standalone-deps.js'
@@ -152,6 +153,54 @@ describe('aaa-logs ingest: end to end', function () {
       await ing.pollOnce()
       const rows = await rowsOf(nodeId)
       expect(rows.map((r) => r.command)).to.have.members(Array.from({ length: 15 }, (_, i) => `show ${i}`))
+    })
+
+    it('a commit lost by a database failover (its rows and checkpoint gone together) is read again: by the next batch, and while the file is quiet', async () => {
+      const nodeId = randomUUID()
+      // reloadMs 0: every poll compares the stored checkpoints with this node's (every 5 s in production).
+      const ing = createIngester(
+        { database: t.app.db, settings: tableSettings(t.app.db.knex, { 'aaa-logs.ingest_enabled': true, 'aaa-logs.batch_size': 7 }), logFolders: () => [{ daemon: 'any', directory: dir }], logger: silentLogger(), cluster: { nodeId, role: 'primary' }, loadExclusions: async () => ({ match: () => null }) },
+        { reloadMs: 0 },
+      )
+      const f = path.join(dir, FILE)
+      // What a promoted standby holds when the old primary acknowledged the last batch (asynchronous commit) and died.
+      const loseLastBatch = async (kept: number) => {
+        const at = Buffer.byteLength(lines(0, kept))
+        await t.app.db.knex('aaa_log_tacacs_authz').where({ node_id: nodeId }).andWhere('source_offset', '>=', at).delete()
+        await t.app.db.knex('aaa_log_checkpoints').where({ node_id: nodeId }).update({ offset_bytes: at })
+      }
+      const commands = async () => (await rowsOf(nodeId)).map((r) => r.command)
+      const upTo = (n: number) => Array.from({ length: n }, (_, i) => `show ${i}`)
+
+      // The file goes on: the next batch finds the stored checkpoint behind and writes nothing, the poll after reads from it.
+      writeFileSync(f, lines(0, 21))
+      await ing.pollOnce()
+      await loseLastBatch(14)
+      appendFileSync(f, lines(21, 25))
+      await ing.pollOnce().catch(() => undefined) // reconcile() sees it first (reloadMs 0); without it the batch is refused
+      await ing.pollOnce()
+      expect(await commands()).to.deep.equal(upTo(25))
+
+      // The file is quiet: nothing would be written to notice, the periodic comparison does.
+      await loseLastBatch(21)
+      expect(await commands()).to.deep.equal(upTo(21))
+      await ing.pollOnce()
+      expect(await commands()).to.deep.equal(upTo(25))
+    })
+
+    it('a batch whose stored checkpoint moved under it writes nothing (CheckpointMoved), and the file is read again from the stored one', async () => {
+      const { nodeId, ing } = ingester()
+      const f = path.join(dir, FILE)
+      writeFileSync(f, lines(0, 7))
+      await ing.pollOnce()
+      await t.app.db.knex('aaa_log_tacacs_authz').where({ node_id: nodeId }).delete()
+      await t.app.db.knex('aaa_log_checkpoints').where({ node_id: nodeId }).delete()
+      appendFileSync(f, lines(7, 10))
+      const e = await ing.pollOnce().then(() => null, (x: Error) => x)
+      expect(e, 'the batch was refused').to.be.instanceOf(CheckpointMoved)
+      expect(await rowsOf(nodeId)).to.have.length(0)
+      await ing.pollOnce()
+      expect((await rowsOf(nodeId)).map((r) => r.command)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `show ${i}`))
     })
 
     it('quarantines malformed lines with the reason and the raw bytes, and goes on', async () => {
