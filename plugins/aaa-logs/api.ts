@@ -89,6 +89,78 @@ export interface TacacsCommandRecord {
   priv_lvl: number | null
 }
 
+/** The window of `tacacsImpactRequests` and `radiusImpactRequests`. */
+export interface ImpactRequestsQuery {
+  /** After `from`, up to and including `to`. */
+  from: Date
+  to: Date
+  /** The most distinct requests returned; `truncated` says there were more. */
+  limit: number
+  /** The caller's time budget: the scan stops (the statement is cancelled) and answers what it has, `truncated`. */
+  signal?: AbortSignal
+}
+
+/** What the daemon answered the last time this distinct request was seen, as its log says. */
+export interface LoggedAnswer {
+  permitted: boolean
+  rule_name: string | null
+  profile: string | null
+  /** tac_plus-ng's msgid / FreeRADIUS's reject reason code (`RADIUS_REJECT_REASONS`), when logged. */
+  result_code: string | null
+  /** tac_plus-ng's message / FreeRADIUS's Module-Failure-Message, when logged. */
+  message: string | null
+}
+
+/** One distinct TACACS+ request of a window: a login, a session authorization (command null) or a command authorization. */
+export interface DistinctTacacsRequest {
+  kind: 'authentication' | 'authorization'
+  username: string
+  /** The address the packet came from (the device). */
+  nas_ip: string | null
+  /** Authentication: the method as tac_plus-ng logs it (ascii, pap, chap, mschap, enable …); authorization: null. */
+  authen_type: string | null
+  /** Authorization: the service (shell …), the command line (null: the session's start), the privilege level, the NAS's AV pairs as logged. */
+  service: string | null
+  command: string | null
+  priv_lvl: number | null
+  arguments: readonly string[]
+  /** How many times it was seen in the window, and how many of those were permitted (authentication: succeeded). */
+  events: number
+  permitted: number
+  last_seen: Date
+  last: LoggedAnswer
+}
+
+/** One distinct RADIUS Access-Request of a window: device administration (nac_method null) or 802.1X/MAB. */
+export interface DistinctRadiusRequest {
+  /** User-Name as sent (EAP: the outer identity). */
+  username: string
+  nas_ip: string | null
+  /** PAP | CHAP | MS-CHAPv2 | MS-CHAPv1 as FreeRADIUS's log names it, else what was logged (EAP methods). */
+  auth_type: string | null
+  /** 802.1X and MAB: peap, eap-tls, mab; null for device administration. */
+  nac_method: 'peap' | 'eap-tls' | 'mab' | null
+  /** 802.1X: the authenticated user (PEAP inner identity, EAP-TLS certificate CN), when logged. */
+  nac_user: string | null
+  /** 802.1X and MAB: the endpoint's MAC (Calling-Station-Id as logged); null for device administration (not part of the key there). */
+  calling_station_id: string | null
+  /** 802.1X and MAB: NAS-Port-Type as logged. */
+  nas_port_type: string | null
+  events: number
+  permitted: number
+  last_seen: Date
+  last: LoggedAnswer
+}
+
+export interface DistinctRequests<T> {
+  items: T[]
+  truncated: boolean
+  /** Time spent reading the logs (ms). */
+  scan_ms: number
+  /** DatabaseReader.lagMs of the read (the log replica), null on the primary. */
+  lag_ms: number | null
+}
+
 /** What other plugins use of the AAA logs: the records as they are ingested, the commands devices saw. */
 export interface AaaLogsService {
   /**
@@ -102,6 +174,14 @@ export interface AaaLogsService {
    * them (the logs' own routes require `aaa-logs.read`).
    */
   tacacsCommands(q: TacacsCommandsQuery): Promise<{ items: TacacsCommandRecord[]; truncated: boolean }>
+  /**
+   * The distinct requests of a window (change impact, replayed against a policy): grouped in the
+   * database, read through `database.read` (the log replica when configured), the most frequent first
+   * when `limit` cuts. The caller decides who may see them (they are the logs: `aaa-logs.read`).
+   */
+  tacacsImpactRequests(q: ImpactRequestsQuery): Promise<DistinctRequests<DistinctTacacsRequest>>
+  /** The same for RADIUS (device administration and NAC alike; the caller tells them apart by `nac_method`). */
+  radiusImpactRequests(q: ImpactRequestsQuery): Promise<DistinctRequests<DistinctRadiusRequest>>
 }
 
 export const aaaLogsServiceRef = createServiceRef<AaaLogsService>({ id: 'aaa-logs.service' })

@@ -46,7 +46,7 @@ export default definePlugin({
     let stopRetention = async () => undefined as void
     addReportSources(d.reportSources, { inventory: d.inventory })
     return {
-      services: [provide(aaaLogsServiceRef, { registerRecordListener: (name, fn) => listeners.register(name, fn), tacacsCommands: (q) => tacacsCommands(d.database, q) })],
+      services: [provide(aaaLogsServiceRef, { registerRecordListener: (name, fn) => listeners.register(name, fn), tacacsCommands: (q) => tacacsCommands(d.database, q), tacacsImpactRequests: () => Promise.reject(new Error('aaa-logs: being built (issue 33)')), radiusImpactRequests: () => Promise.reject(new Error('aaa-logs: being built (issue 33)')) })],
       routes: logRoutes(d),
       start: async () => {
         await ingester.start()
