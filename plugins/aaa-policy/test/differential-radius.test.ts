@@ -10,6 +10,13 @@
  * RADIUS_DIFF_ROUNDS (policies, default 2) and RADIUS_DIFF_REQUESTS (requests per policy,
  * default 160). KEEP_FREERADIUS_DIR=1 keeps the rendered tree; RADIUS_DIFF_VERBOSE=1 prints every
  * case's method and the test's answer. Skips without FreeRADIUS.
+ *
+ * Then, in the PostgreSQL run, the change-impact differential (issue 33) on the same daemon: the
+ * requests above ingested from FreeRADIUS's log by aaa-logs, the policy deployed through the API, a
+ * random edit (impact-edit.ts), POST /api/v1/aaa/policy/impact, the edit deployed and FreeRADIUS
+ * started on it, every distinct request sent again: the report's flips and attribute changes must be
+ * exactly the daemon's (test/kit/impact-differential.ts). RADIUS_IMPACT_ROUNDS (default 1) sets how
+ * many policies go on to it.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -24,12 +31,18 @@ import {
 import { mapLimit, PLUGINS, seededRandom } from '../../tacacs/test/e2e/support.js'
 import { buildRadiusPolicy, radclientAuth, radiusClientFor, type Policy } from './differential-radius-policy.js'
 import { skipBecause } from '../../../test/kit/skip.js'
+import { runsOn } from '../../../test/kit/app.js'
+import { askImpact, compareImpact, describeComparison, Traffic, waitIngested } from '../../../test/kit/impact-differential.js'
+import { deployRadius, expectSameTree, radiusKey, reportRadiusKey, restartRadius } from './differential-radius-impact.js'
+import { randomPolicyEdit } from './impact-edit.js'
 
 const SEED = Number(process.env.RADIUS_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const ROUNDS = Number(process.env.RADIUS_DIFF_ROUNDS ?? 2)
 const REQUESTS = Number(process.env.RADIUS_DIFF_REQUESTS ?? 160)
 /** Rejects come after FreeRADIUS's reject_delay (1 s) and unknown clients after radclient's timeout: send side by side. */
 const PARALLEL = 16
+/** The change-impact rounds: in the PostgreSQL run only (the engine holds nothing the daemon decides). */
+const IMPACT_ROUNDS = runsOn('postgres') ? Number(process.env.RADIUS_IMPACT_ROUNDS ?? 1) : 0
 
 type Method = 'pap' | 'chap' | 'mschapv2'
 const METHODS: Method[] = ['pap', 'chap', 'mschapv2']
@@ -77,12 +90,18 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
       let port = 0
       let policy: Policy
       const r = seededRandom(SEED + round * 7919)
+      const impact = round < IMPACT_ROUNDS
+      /** Every distinct request a known client sent and the daemon's answer, for the change-impact replay. */
+      const traffic = new Traffic<Case>()
+      /** One distinct request (user, address, method) goes with one password, right or wrong: the log keeps no password to tell two apart. */
+      const rightFor = new Map<string, boolean>()
 
       before(async function () {
         if (!FREERADIUS_PRESENT) skipBecause(this, FREERADIUS_SKIP)
         this.timeout(120_000)
         dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-radius-diff-'))
-        t = await startTestApp({ plugins: PLUGINS, options: { 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run') } })
+        const logs = impact ? { plugins: [...PLUGINS, 'aaa-logs'], settings: { 'aaa-logs.poll_ms': 50 } } : { plugins: PLUGINS }
+        t = await startTestApp({ ...logs, options: { 'radius.log_directory': path.join(dir, 'logs'), 'radius.run_directory': path.join(dir, 'run') } })
         policy = await buildRadiusPolicy(t, r, round)
         ;({ daemon, port } = await deployFreeradius(t, path.join(dir, 'release')))
       })
@@ -113,11 +132,16 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
         const roll = r.next()
         const u = r.pick(policy.users)
         const user = roll < 0.05 ? 'nobody-here' : roll < 0.1 ? flipCase(u.username) : u.username
-        const rightPassword = u.password !== null && r.bool(0.8)
+        const rightRoll = u.password !== null && r.bool(0.8)
+        const from = randomSource()
+        const method = r.pick(METHODS)
+        const key = radiusKey(user, from, method)
+        const rightPassword = u.password !== null && (rightFor.get(key) ?? rightRoll)
+        rightFor.set(key, rightPassword)
         // Wrong by its first character: a longer one could be cut back to the right one (PAP carries 128 octets).
         const known = u.password ?? 'Never-Set-Password-1'
         const password = rightPassword ? known : (known.startsWith('#') ? '%' : '#') + known.slice(1)
-        return { user, from: randomSource(), method: r.pick(METHODS), rightPassword, password }
+        return { user, from, method, rightPassword, password }
       }
 
       it('Access-Accept exactly where the policy test permits (right password), with the profile\'s reply attributes', async function () {
@@ -148,6 +172,8 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
           if (process.env.RADIUS_DIFF_VERBOSE) console.log(c.method, c.rightPassword, sim.decision, sim.reason)
           const want = sim.decision === 'permit' && c.rightPassword
           const daemonAttrs = reply.attributes.filter((a) => !PROTOCOL_ATTRIBUTES.test(a.name)).map(canonical)
+          // A packet from an unknown client is dropped unlogged: no request the report could replay.
+          if (client) traffic.before(radiusKey(c.user, c.from, c.method), c, { decision: accepted ? 'permit' : 'deny', attributes: accepted ? [...daemonAttrs].sort() : [] }, !accepted)
           const simAttrs = (sim.attributes as { name: string; value: string }[]).map(canonical)
           // FreeRADIUS answers every client it knows and drops the others' packets unanswered (radclient's own errors show here too).
           const answeredAsExpected = (reply.code !== null) === (client !== null)
@@ -166,6 +192,35 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
         expect(disagreements, `${disagreements.length} of ${cases.length} requests disagree (replay: RADIUS_DIFF_SEED=${SEED} KEEP_FREERADIUS_DIR=1; tree ${dir}):\n${disagreements.slice(0, 15).join('\n')}`).to.deep.equal([])
         // A policy that accepts nothing would prove little: say how much was accepted.
         console.log(`      ${cases.length} requests in ${seconds} s: ${tally.accept} accepted (PAP ${accepts.pap}, CHAP ${accepts.chap}, MS-CHAPv2 ${accepts.mschapv2}; ${tally.awkward} with a quote, backslash or non-ASCII in the password), ${tally.reject} rejected, ${tally.noAnswer} unanswered (unknown client); ${tally.conditions} answers with a rule condition in their trace`)
+      })
+
+      it('change impact: after a random edit, the report predicts exactly the answers the deployed FreeRADIUS changes', async function () {
+        if (!impact) return this.skip()
+        this.timeout(180_000)
+        const t0 = Date.now()
+        const took: string[] = []
+        const lap = (what: string) => took.push(`${what} ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+        // The tree the daemon answered from is the one deployed: the report's "before".
+        expectSameTree(path.join(dir, 'release'), await deployRadius(t))
+        await waitIngested(t, path.join(dir, 'logs'))
+        lap('deployed and ingested')
+        const edits = await randomPolicyEdit(t, r, 'radius')
+        const report = await askImpact(t, '/api/v1/aaa/policy/impact')
+        lap('edited and reported')
+        daemon = await restartRadius(daemon, await deployRadius(t))
+        lap('deployed again')
+        await mapLimit([...traffic.sent.values()], 3 * PARALLEL, async (s) => {
+          const c = s.request
+          const client = radiusClientFor(policy, c.from)!
+          const reply = await radclientAuth(port, client.secret!, requestPairs(c.user, c.method, c.password, c.from), true)
+          const accepted = reply.code === 'Access-Accept'
+          traffic.after(s.key, { decision: accepted ? 'permit' : 'deny', attributes: accepted ? reply.attributes.filter((a) => !PROTOCOL_ATTRIBUTES.test(a.name)).map(canonical).sort() : [] })
+        })
+        lap('replayed')
+        const cmp = compareImpact(report, traffic, { keyOf: reportRadiusKey, attributes: () => true, canonical })
+        const context = `seed ${SEED} (RADIUS_DIFF_SEED=${SEED}), policy ${round + 1}; edits: ${edits.join('; ')}`
+        expect(cmp.disagreements, `${cmp.disagreements.length} disagreements, ${context}:\n${cmp.disagreements.slice(0, 15).join('\n')}`).to.deep.equal([])
+        console.log(`      impact (${edits.join('; ')}): ${describeComparison(cmp, report)} [${took.join(', ')}]`)
       })
     })
   }

@@ -11,19 +11,36 @@
  * TACACS_DIFF_ROUNDS (policies, default 2) and TACACS_DIFF_REQUESTS (requests
  * per policy, default 120). KEEP_TAC_PLUS_NG_DIR=1 keeps the rendered folder.
  * Skips without TAC_PLUS_NG.
+ *
+ * Then, in the PostgreSQL run, the change-impact differential (issue 33) on the same daemon: the
+ * traffic above (and refused logins) ingested from the daemon's logs by aaa-logs, the policy deployed,
+ * a random edit, POST /api/v1/aaa/policy/impact, the edit deployed and the daemon restarted on it,
+ * every distinct request sent again: the report's flips and attribute changes must be exactly the
+ * daemon's (test/kit/impact-differential.ts).
  */
+import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import type { TestApp } from '../../../../test/kit/app.js'
 import { TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../../../../test/kit/tac-plus-ng.js'
 import { TacacsClient } from '../../client/index.js'
 import { created, defaultRule, mapLimit, randomRuleConditions, RULES, renderAndRun, seededRandom, startAaaApp, strongPassword, type DaemonRun, type Random } from './support.js'
 import { skipBecause } from '../../../../test/kit/skip.js'
+import { runsOn } from '../../../../test/kit/app.js'
+import { askImpact, compareImpact, describeComparison, Traffic, waitIngested } from '../../../../test/kit/impact-differential.js'
+import { randomPolicyEdit } from '../../../aaa-policy/test/impact-edit.js'
+import { deployTacacs, reportTacKey, restartTac, sendTac, tacAttributesCompared, tacKey, type LoginMethod, type TacRequest } from './impact-support.js'
 
 const SEED = Number(process.env.TACACS_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const ROUNDS = Number(process.env.TACACS_DIFF_ROUNDS ?? 2)
 const REQUESTS = Number(process.env.TACACS_DIFF_REQUESTS ?? 120)
 /** Failed logins are answered after about a second: keep their number bounded, and run them side by side. */
 const LOGINS = Number(process.env.TACACS_DIFF_LOGINS ?? 24)
+/** The change-impact rounds: the daemon's half of the proof, in the PostgreSQL run only (the engine holds nothing the daemon decides). */
+const IMPACT = runsOn('postgres')
+/** How many of the rounds go on to the change-impact replay (each adds some 8 s: two deploys, the refused logins' delay, the replay). */
+const IMPACT_ROUNDS = Number(process.env.TACACS_IMPACT_ROUNDS ?? 1)
+/** Logins with a wrong password added to the traffic: the report must count them unreplayable, never guess. */
+const WRONG_LOGINS = Number(process.env.TACACS_DIFF_WRONG_LOGINS ?? 8)
 
 // ---- IPv4 arithmetic for the device choice the daemon makes ----------------
 
@@ -247,12 +264,15 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
       let run: DaemonRun
       let policy: Policy
       const r = seededRandom(SEED + round * 7919)
+      /** Every distinct request sent and the daemon's answer, for the change-impact replay. */
+      const traffic = new Traffic<TacRequest>()
+      const impact = IMPACT && round < IMPACT_ROUNDS
 
       before(async function () {
         // A server, a random policy, a render and the daemon's start: over 30 s on a busy machine (a limit, not a timing assertion).
         this.timeout(180_000)
         if (!tacPlusNgBinary()) skipBecause(this, TAC_PLUS_NG_SKIP)
-        t = await startAaaApp()
+        t = await startAaaApp({ logs: impact })
         policy = await buildPolicy(t, r, round)
         run = await renderAndRun(t)
       })
@@ -308,6 +328,9 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
             c.authorize(user, { cmd: line[0], args: [...line.slice(1), '<cr>'] }).catch((e: Error) => ({ permitted: false, args: [] as string[], status: `error: ${e.message}` })),
             policyTest(user, ip, command),
           ])
+          // A client the daemon has no key for is dropped unlogged: no request the report could replay.
+          if (deviceFor(policy, ip)?.key) traffic.before(tacKey({ kind: 'session', user, ip }), { kind: 'session', user, ip }, { decision: exec.permitted ? 'permit' : 'deny', attributes: exec.permitted ? [...exec.args].sort() : [] })
+          if (deviceFor(policy, ip)?.key) traffic.before(tacKey({ kind: 'command', user, ip, line }), { kind: 'command', user, ip, line }, { decision: cmd.permitted ? 'permit' : 'deny', attributes: null })
           const policyExec = sim.decision === 'permit'
           if (exec.permitted !== policyExec) mismatches.push({ what: 'exec', user, from: ip, daemon: exec, policy: { decision: sim.decision, reason: sim.reason } })
           else if (policyExec) {
@@ -340,6 +363,8 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
             log(u.username, u.password!).catch((e: Error) => ({ pass: false, status: `error: ${e.message}` })),
             policyTest(u.username, ip, undefined, method),
           ])
+          const sent: TacRequest = { kind: 'authentication', user: u.username, ip, method, password: u.password!, rightPassword: true }
+          if (deviceFor(policy, ip)?.key) traffic.before(tacKey(sent), sent, { decision: login.pass ? 'permit' : 'deny', attributes: null }, !login.pass)
           if (login.pass) passes++
           const tally = (byMethod[method] ??= { asked: 0, passed: 0 })
           tally.asked++
@@ -348,6 +373,42 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
         })
         expect(mismatches, failMessage(mismatches, sample.length)).to.deep.equal([])
         console.log(`      ${sample.length} logins: ${passes} passed (${Object.entries(byMethod).map(([m, x]) => `${m} ${x.passed}/${x.asked}`).join(', ')})`)
+      })
+
+      it('change impact: after a random edit, the report predicts exactly the answers the deployed daemon changes', async function () {
+        if (!impact) return this.skip()
+        this.timeout(180_000)
+        const t0 = Date.now()
+        const took: string[] = []
+        const lap = (what: string) => took.push(`${what} ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+        // Refused logins on top of the traffic above: a wrong password, on a login not asked before.
+        const methods: LoginMethod[] = ['pap', 'ascii', 'chap', 'mschapv2']
+        const wrong: TacRequest[] = []
+        for (let i = 0; wrong.length < WRONG_LOGINS && i < WRONG_LOGINS * 20; i++) {
+          const u = r.pick(policy.users)
+          const q: TacRequest = { kind: 'authentication', user: u.username, ip: randomSource(), method: r.pick(methods), password: `Wrong-${strongPassword()}`, rightPassword: false }
+          if (deviceFor(policy, q.ip)?.key && !traffic.sent.has(tacKey(q)) && !wrong.some((w) => tacKey(w) === tacKey(q))) wrong.push(q)
+        }
+        await mapLimit(wrong, 12, async (q) => traffic.before(tacKey(q), q, await sendTac(clientFor(q.ip), q), true))
+        lap('refused logins')
+
+        // The policy the daemon ran is the one deployed: the report's "before".
+        const deployed = await deployTacacs(t)
+        expect(readFileSync(deployed, 'utf8'), 'the release holds the configuration the daemon answered with').to.equal(run.config)
+        await waitIngested(t, run.logDir)
+        lap('deployed and ingested')
+        const edits = await randomPolicyEdit(t, r, 'tacacs')
+        const report = await askImpact(t, '/api/v1/aaa/policy/impact')
+        lap('edited and reported')
+        await restartTac(run, await deployTacacs(t))
+        lap('deployed again')
+        await mapLimit([...traffic.sent.values()], 16, async (s) => traffic.after(s.key, await sendTac(clientFor(s.request.ip), s.request)))
+        lap('replayed')
+
+        const cmp = compareImpact(report, traffic, { keyOf: reportTacKey, attributes: tacAttributesCompared })
+        const context = `seed ${SEED} (TACACS_DIFF_SEED=${SEED}), policy ${round + 1}; edits: ${edits.join('; ')}`
+        expect(cmp.disagreements, `${cmp.disagreements.length} disagreements, ${context}:\n${cmp.disagreements.slice(0, 15).join('\n')}`).to.deep.equal([])
+        console.log(`      impact (${edits.join('; ')}): ${describeComparison(cmp, report)} [${took.join(', ')}]`)
       })
     })
   }

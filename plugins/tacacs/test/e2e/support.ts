@@ -16,7 +16,9 @@ import type { RenderedFile } from '../../../../sdk/index.js'
 export const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy']
 export const RULES = '/api/v1/aaa/policy/rules'
 
-export const startAaaApp = () => startTestApp({ plugins: PLUGINS })
+/** `logs`: with aaa-logs ingesting what the daemon writes (the change-impact differential replays it). */
+export const startAaaApp = (o: { logs?: boolean } = {}) =>
+  startTestApp(o.logs ? { plugins: [...PLUGINS, 'aaa-logs'], settings: { 'aaa-logs.poll_ms': 50 } } : { plugins: PLUGINS })
 
 /** A password the platform's policy accepts (12+ characters, not common). */
 export const strongPassword = () => `Tq-${randomBytes(9).toString('base64url')}-7z`
@@ -85,17 +87,19 @@ export async function renderAndRun(t: TestApp): Promise<DaemonRun> {
     rmSync(dir, { recursive: true, force: true })
     throw e
   }
-  return {
+  const run: DaemonRun = {
     dir,
     logDir,
     configFile,
     config: files[0].content,
     daemon,
     async stop() {
-      await daemon.stop()
+      // The daemon running now: a test may have restarted it on another configuration.
+      await run.daemon.stop()
       if (!process.env.KEEP_TAC_PLUS_NG_DIR) rmSync(dir, { recursive: true, force: true })
     },
   }
+  return run
 }
 
 /** mulberry32: a small seeded generator, so a failing run can be replayed with its seed. */
