@@ -205,7 +205,7 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
         await waitIngested(t, path.join(dir, 'logs'))
         lap('deployed and ingested')
         const edits = await randomPolicyEdit(t, r, 'radius')
-        const report = await askImpact(t, '/api/v1/aaa/policy/impact')
+        const report = await askImpact(this, t, '/api/v1/aaa/policy/impact')
         lap('edited and reported')
         daemon = await restartRadius(daemon, await deployRadius(t))
         lap('deployed again')

@@ -398,7 +398,7 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
         await waitIngested(t, run.logDir)
         lap('deployed and ingested')
         const edits = await randomPolicyEdit(t, r, 'tacacs')
-        const report = await askImpact(t, '/api/v1/aaa/policy/impact')
+        const report = await askImpact(this, t, '/api/v1/aaa/policy/impact')
         lap('edited and reported')
         await restartTac(run, await deployTacacs(t))
         lap('deployed again')
