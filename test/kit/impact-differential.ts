@@ -81,9 +81,14 @@ export function observedChange(s: Sent<unknown>): 'permit_to_deny' | 'deny_to_pe
 }
 
 /** A report outcome as an `Answer` (`attributes` as `name=value`, sorted, when the protocol compares them). */
-export const reportAnswer = (o: ImpactOutcome, attributes: boolean, canonical: (a: { name: string; value: string }) => string = (a) => `${a.name}=${a.value}`): Answer => ({
+export const reportAnswer = (
+  o: ImpactOutcome,
+  attributes: boolean,
+  canonical: (a: { name: string; value: string }) => string = (a) => `${a.name}=${a.value}`,
+  keep: (a: { name: string; value: string }) => boolean = () => true,
+): Answer => ({
   decision: o.decision,
-  attributes: attributes && o.decision === 'permit' ? o.attributes.map(canonical).sort() : attributes ? [] : null,
+  attributes: attributes && o.decision === 'permit' ? o.attributes.filter(keep).map(canonical).sort() : attributes ? [] : null,
 })
 
 /**
@@ -144,13 +149,23 @@ export interface Comparison {
  * report's request as the test keyed what it sent; `attributes(kind)` says whether the protocol's
  * attributes are compared for that kind of request.
  */
-export function compareImpact<R>(report: PolicyImpact, traffic: Traffic<R>, o: { keyOf: (r: ImpactRequest) => string; attributes: (r: ImpactRequest) => boolean; canonical?: (a: { name: string; value: string }) => string }): Comparison {
+export function compareImpact<R>(
+  report: PolicyImpact,
+  traffic: Traffic<R>,
+  o: {
+    keyOf: (r: ImpactRequest) => string
+    attributes: (r: ImpactRequest) => boolean
+    canonical?: (a: { name: string; value: string }) => string
+    /** The attributes the daemon's client shows (NAC: eapol_test shows the VLAN only). */
+    keep?: (a: { name: string; value: string }) => boolean
+  },
+): Comparison {
   const out: string[] = [...traffic.unstable.map((u) => `unstable answer (same request, same policy): ${u}`)]
   const changed: Record<string, number> = {}
   const listed = new Map<string, ImpactChange>()
   const line = (what: string, s: Sent<R> | undefined, c: ImpactChange | undefined) =>
     `${what}: ${JSON.stringify(s?.request ?? c?.request)}\n    daemon before: ${show(s?.before ?? null)}; after: ${show(s?.after ?? null)}` +
-    (c ? `\n    report (${c.change}): before ${show(reportAnswer(c.before, o.attributes(c.request), o.canonical))} (rule ${c.before.rule?.name ?? '-'}: ${c.before.reason}); after ${show(reportAnswer(c.after, o.attributes(c.request), o.canonical))} (rule ${c.after.rule?.name ?? '-'}: ${c.after.reason})` : '')
+    (c ? `\n    report (${c.change}): before ${show(reportAnswer(c.before, o.attributes(c.request), o.canonical, o.keep))} (rule ${c.before.rule?.name ?? '-'}: ${c.before.reason}); after ${show(reportAnswer(c.after, o.attributes(c.request), o.canonical, o.keep))} (rule ${c.after.rule?.name ?? '-'}: ${c.after.reason})` : '')
 
   if (report.changes.length !== report.changes_total) out.push(`the report lists ${report.changes.length} of ${report.changes_total} changes: raise changes_limit`)
   for (const c of report.changes) {
@@ -164,10 +179,11 @@ export function compareImpact<R>(report: PolicyImpact, traffic: Traffic<R>, o: {
     }
     if (!s.after) continue
     const attrs = o.attributes(c.request)
-    const rb = reportAnswer(c.before, attrs, o.canonical)
-    const ra = reportAnswer(c.after, attrs, o.canonical)
+    const rb = reportAnswer(c.before, attrs, o.canonical, o.keep)
+    const ra = reportAnswer(c.after, attrs, o.canonical, o.keep)
     const seen = observedChange(s)
-    const predicted = c.change === 'rule' ? null : c.change === 'attributes' && !attrs ? null : c.change
+    // An attribute change the daemon's client cannot show (a command's, an ACL beside the VLAN) is, to it, none.
+    const predicted = c.change === 'permit_to_deny' || c.change === 'deny_to_permit' ? c.change : c.change === 'attributes' && !sameAnswer(rb, ra) ? 'attributes' : null
     if (seen !== predicted || !sameAnswer(rb, s.before) || !sameAnswer(ra, s.after)) out.push(line(`predicted ${c.change}, the daemon ${seen ?? 'answered alike'}`, s, c))
     if (c.request.events !== s.events) out.push(line(`events: the report counts ${c.request.events}, ${s.events} were sent`, s, c))
   }

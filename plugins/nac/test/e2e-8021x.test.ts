@@ -15,6 +15,8 @@ import { createCa, createTemplate, eapTemplateId } from '../../pki/test/helpers.
 import { has, startFreeradius } from '../../radius/test/e2e-support.js'
 import { created, NacLab, SECRET, setSetting } from '../../radius/test/e2e-nac-lab.js'
 import { LoopbackNas } from '../../../test/kit/coa-nas.js'
+import { runsOn } from '../../../test/kit/app.js'
+import { nacImpactRound } from './impact-differential.js'
 
 const PASSWORD = 'Nac-E2e-Secret-123'
 const PRINTER = '00:11:22:33:44:55'
@@ -293,5 +295,15 @@ describe('nac: 802.1X and MAB end to end, configured through the API (FreeRADIUS
     lab.daemon = await startFreeradius(path.join(t.dataDir, 'releases', 'freeradius', 'current'))
     expect(await vlan('00-11-22-33-44-55')).to.deep.equal(['40'])
     expect(await vlan('02-AA-00-00-00-02')).to.deep.equal(['guest'])
+  })
+
+  // Issue 33's proof for NAC (impact-differential.ts), on this lab's daemon; the PostgreSQL run only.
+  it('change impact: after a random edit of the NAC policy, the report predicts exactly the answers the deployed FreeRADIUS changes', async function () {
+    if (!runsOn('postgres')) return this.skip()
+    this.timeout(240_000)
+    const seed = Number(process.env.NAC_IMPACT_SEED ?? Date.now() % 1_000_000)
+    console.log(`      seed ${seed} (NAC_IMPACT_SEED)`)
+    await created(lab.t, '/api/v1/users', { username: 'impact-peap', password: PASSWORD, network_login: true })
+    await nacImpactRound(this, lab, { seed, users: ['alice', 'eve', 'impact-peap'], password: PASSWORD, caPem })
   })
 })
