@@ -120,10 +120,6 @@ export async function nacImpactRound(ctx: Mocha.Context, lab: NacLab, o: NacImpa
   const t0 = Date.now()
   const took: string[] = []
   const lap = (what: string) => took.push(`${what} ${((Date.now() - t0) / 1000).toFixed(1)} s`)
-  await lab.deployThroughApi()
-  await waitIngested(t, lab.logDir)
-  await t.app.db.knex('aaa_log_radius_auth').delete()
-
   // Endpoints of this round in random groups (or none), and MACs no endpoint has.
   const groups = await list(lab, '/api/v1/nac/endpoint-groups')
   const endpoints: string[] = []
@@ -133,6 +129,10 @@ export async function nacImpactRound(ctx: Mocha.Context, lab: NacLab, o: NacImpa
     await created(t, '/api/v1/nac/endpoints', { mac, ...(g ? { endpoint_group_id: g.id } : {}) })
     endpoints.push(mac)
   }
+  // Deployed with them: the report's "before" is what the daemon answers now.
+  await lab.deployThroughApi()
+  await waitIngested(t, lab.logDir)
+  await t.app.db.knex('aaa_log_radius_auth').delete()
   const strangers = Array.from({ length: 3 }, (_, i) => `02:1d:00:00:${r.int(256).toString(16).padStart(2, '0')}:${(32 + i).toString(16)}`)
   const portFor = new Map([...endpoints, ...strangers].map((m) => [m, r.pick(PORT_TYPES)]))
   const requests: NacSent[] = []
@@ -182,5 +182,5 @@ export async function nacImpactRound(ctx: Mocha.Context, lab: NacLab, o: NacImpa
 
   const cmp = compareImpact(report, traffic, { keyOf: reportNacKey, attributes: () => true, keep: (a) => a.name === VLAN })
   expect(cmp.disagreements, `${cmp.disagreements.length} disagreements, seed ${o.seed} (NAC_IMPACT_SEED=${o.seed}); edits: ${edits.join('; ')}:\n${cmp.disagreements.slice(0, 15).join('\n')}`).to.deep.equal([])
-  console.log(`      impact (${edits.join('; ')}): ${describeComparison(cmp, report)} [${took.join(', ')}]`)
+  console.log(`      impact (seed ${o.seed}; ${edits.join('; ')}): ${describeComparison(cmp, report)} [${took.join(', ')}]`)
 }
