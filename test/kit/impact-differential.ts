@@ -60,6 +60,17 @@ export class Traffic<R> {
     if (!sameAnswer(s.before, answer)) this.unstable.push(`${key}: ${show(s.before)} then ${show(answer)} before the deploy`)
   }
 
+  /**
+   * Keeps the requests the daemon logged as sent (`logged`: the distinct requests of the log tables,
+   * keyed alike): a packet the daemon could not read (a key it does not share) is logged under
+   * another name, or not at all, and is no request of the report's. Answers how many were dropped.
+   */
+  keepLogged(logged: ReadonlySet<string>): number {
+    let dropped = 0
+    for (const k of [...this.sent.keys()]) if (!logged.has(k)) dropped += Number(this.sent.delete(k))
+    return dropped
+  }
+
   /** One request of the replay. */
   after(key: string, answer: Answer): void {
     const s = this.sent.get(key)
@@ -158,6 +169,8 @@ export function compareImpact<R>(
     canonical?: (a: { name: string; value: string }) => string
     /** The attributes the daemon's client shows (NAC: eapol_test shows the VLAN only). */
     keep?: (a: { name: string; value: string }) => boolean
+    /** The distinct requests of the log tables, keyed as `keyOf` keys (what the report must count). */
+    logged: ReadonlySet<string>
   },
 ): Comparison {
   const out: string[] = [...traffic.unstable.map((u) => `unstable answer (same request, same policy): ${u}`)]
@@ -201,7 +214,7 @@ export function compareImpact<R>(
   }
   const u = report.requests.unreplayable
   const candidates = [...traffic.sent.values()].filter((s) => s.mayBeUnreplayable).length
-  if (report.requests.distinct !== traffic.sent.size) out.push(`the report counts ${report.requests.distinct} distinct requests, ${traffic.sent.size} were sent (and logged)`)
+  if (report.requests.distinct !== o.logged.size) out.push(`the report counts ${report.requests.distinct} distinct requests, the log tables hold ${o.logged.size}`)
   if (report.requests.evaluated + u.requests !== report.requests.distinct) out.push(`evaluated ${report.requests.evaluated} + unreplayable ${u.requests} is not distinct ${report.requests.distinct}`)
   if (u.requests > candidates) out.push(`${u.requests} requests counted unreplayable, only ${candidates} could be (refused logins); by reason ${JSON.stringify(u.by_reason)}`)
   if (unreplayableChanged > u.requests) out.push(`${unreplayableChanged} refused logins changed answer unlisted, only ${u.requests} are counted unreplayable`)
@@ -217,4 +230,4 @@ export function compareImpact<R>(
 
 /** One line for the run's output: what was sent, what changed, what the report counted. */
 export const describeComparison = (c: Comparison, report: PolicyImpact) =>
-  `${c.distinct} distinct requests (${report.requests.events} sent), ${report.requests.evaluated} evaluated, ${c.unreplayable} unreplayable; the daemon changed ${Object.entries(c.changed).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}; the report: ${report.summary.text}`
+  `${report.requests.distinct} distinct requests logged, ${c.distinct} of them sent by the test (${report.requests.events} sent), ${report.requests.evaluated} evaluated, ${c.unreplayable} unreplayable; the daemon changed ${Object.entries(c.changed).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}; the report: ${report.summary.text}`

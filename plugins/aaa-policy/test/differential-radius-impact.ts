@@ -16,6 +16,12 @@ export const radiusKey = (user: string, from: string, method: string) => ['radiu
 /** The report's request, keyed as `radiusKey` keys what was sent (MS-CHAPv2 however the log spells it). */
 export const reportRadiusKey = (q: ImpactRequest) => radiusKey(q.username ?? '', q.nas_ip ?? '', (q.method ?? '').toLowerCase().replace(/[^a-z0-9]/g, ''))
 
+/** The distinct device-administration requests of FreeRADIUS's log table, keyed as `radiusKey` keys. */
+export async function loggedRadiusKeys(t: TestApp): Promise<Set<string>> {
+  const rows = await t.app.db.knex('aaa_log_radius_auth').whereNull('nac_method').distinct('username', 'nas_ip', 'auth_type')
+  return new Set(rows.map((x) => radiusKey(x.username, x.nas_ip ?? '', String(x.auth_type ?? '').toLowerCase().replace(/[^a-z0-9]/g, ''))))
+}
+
 const files = (dir: string, under = ''): string[] =>
   readdirSync(path.join(dir, under), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(dir, path.join(under, e.name)) : [path.join(under, e.name)]))
 

@@ -39,6 +39,17 @@ export function reportTacKey(q: ImpactRequest): string {
   return ['command', q.username, ip, commandText(q.command ?? '')].join('|')
 }
 
+/** The distinct requests of tac_plus-ng's log tables, keyed as `tacKey` keys (the NAS's pairs beside the command are the same on every request the test sends). */
+export async function loggedTacKeys(t: TestApp): Promise<Set<string>> {
+  const k = t.app.db.knex
+  const out = new Set<string>()
+  for (const x of await k('aaa_log_tacacs_authn').distinct('username', 'nas_ip', 'authen_type'))
+    out.add(['authentication', x.username, x.nas_ip ?? '', String(x.authen_type ?? '').toLowerCase()].join('|'))
+  for (const x of await k('aaa_log_tacacs_authz').distinct('username', 'nas_ip', 'command'))
+    out.add(x.command ? ['command', x.username, x.nas_ip ?? '', commandText(x.command)].join('|') : ['session', x.username, x.nas_ip ?? ''].join('|'))
+  return out
+}
+
 /** Exec starts carry the attributes (priv-lvl, shell attributes); a login or a command only its verdict. */
 export const tacAttributesCompared = (q: ImpactRequest) => q.kind === 'tacacs_session'
 
