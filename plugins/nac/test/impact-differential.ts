@@ -173,7 +173,7 @@ export async function nacImpactRound(ctx: Mocha.Context, lab: NacLab, o: NacImpa
   lap('sent and ingested')
 
   const edits: string[] = []
-  for (let tries = 0, want = 1 + r.int(2); edits.length < want && tries < 20; tries++) {
+  for (let tries = 0, want = 2 + r.int(2); edits.length < want && tries < 20; tries++) {
     const what = await EDITS[r.pick(Object.keys(EDITS))](lab, r, { endpoints, users: o.users })
     if (what) edits.push(what)
   }
