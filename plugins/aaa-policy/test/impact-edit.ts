@@ -90,7 +90,7 @@ const EDITS: Record<string, Edit> = {
       }
       const default_action = profile.default_action === 'permit' ? 'deny' : 'permit'
       await ok(t, 'PUT', `${profilesPath(p)}/${profile.id}`, { default_action })
-      return `profile ${profile.name}: commands no set names are now ${default_action}ed`
+      return `profile ${profile.name}: commands no set names are now ${default_action === 'permit' ? 'permitted' : 'denied'}`
     }
     // RADIUS: a VLAN or a session timeout set, changed or removed.
     const kept = (profile.attributes as { name: string; value: string }[]).filter((a) => a.name !== 'Session-Timeout' && a.name !== 'Tunnel-Private-Group-Id').map((a) => ({ name: a.name, value: a.value }))
