@@ -171,6 +171,12 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
     const r = await impact()
     expect(r.changes_total).to.equal(0)
     expect(r.compared.deployed[0].release).to.equal(d.body.deploys[0].release)
+    // The kept inputs name groups by id only: renaming a group the policy names leaves nothing to deploy.
+    const pending = async () => (await t.admin('GET', '/api/v1/dashboard/system-info')).body.deploy.daemons.find((x: any) => x.daemon === 'freeradius').pending
+    expect(await pending()).to.equal(false)
+    expect((await t.admin('PUT', `/api/v1/user-groups/${ug.id}`, { body: { name: uniq('renamed') } })).status).to.equal(200)
+    expect((await t.admin('PUT', `/api/v1/nac/endpoint-groups/${printers.id}`, { body: { name: uniq('renamed') } })).status).to.equal(200)
+    expect(await pending()).to.equal(false)
   })
 
   it('needs the logs permission as well; bad bounds answer 422 at the field', async () => {
