@@ -268,7 +268,7 @@ describe('authorization matrix (every route × every credential)', function () {
         'GET /api/v1/nac/authorization-profiles', 'POST /api/v1/nac/authorization-profiles', 'GET /api/v1/nac/authorization-profiles/{profile_id}',
         'PUT /api/v1/nac/authorization-profiles/{profile_id}', 'DELETE /api/v1/nac/authorization-profiles/{profile_id}',
         'GET /api/v1/nac/policy/rules', 'POST /api/v1/nac/policy/rules', 'PUT /api/v1/nac/policy/rules/{rule_id}', 'DELETE /api/v1/nac/policy/rules/{rule_id}',
-        'PUT /api/v1/nac/policy/rules/reorder', 'POST /api/v1/nac/policy/test',
+        'PUT /api/v1/nac/policy/rules/reorder', 'POST /api/v1/nac/policy/test', 'POST /api/v1/nac/policy/impact',
         'GET /api/v1/nac/profiling-rules', 'POST /api/v1/nac/profiling-rules', 'PUT /api/v1/nac/profiling-rules/{rule_id}', 'DELETE /api/v1/nac/profiling-rules/{rule_id}', 'POST /api/v1/nac/profiling-rules/apply',
         'GET /api/v1/nac/sessions', 'GET /api/v1/nac/sessions/export',
         'POST /api/v1/nac/endpoints/{endpoint_id}/coa', 'GET /api/v1/nac/endpoints/{endpoint_id}/coa', 'GET /api/v1/nac/coa-requests',
