@@ -1,20 +1,20 @@
 /**
  * One side of the NAC change impact (the deployed release's inputs, or the database now): the
  * lookups the tree makes, in memory, and the evaluation of a logged request on them with the policy
- * test's own code (services/account.ts accountRefusal, services/evaluate.ts evaluateNacPolicy).
- * Pure: no database, no clock but the `at` it is given, so the bench and the property tests call it
+ * test's own account check (services/account.ts accountRefusal) and the batch form of its evaluator
+ * (services/impact-match.ts, proven equal to evaluateNacPolicy). Pure: no database, no clock but the `at` it is given, so the bench and the property tests call it
  * as the route does.
  *
  * What the log does not keep is never guessed: a rule reached that tests a certificate field
  * (EAP-TLS: the log keeps the Common-Name only), or a time window when the request was seen at
  * several times, makes the outcome `unknown` with the reason; the caller counts it unreplayable.
  */
-import type { CompiledNacPolicy, ImpactOutcome, NacMethod, NacReplyAttribute, NacRequest } from '../../../sdk/index.js'
+import type { CompiledNacPolicy, ImpactOutcome, NacMethod, NacReplyAttribute } from '../../../sdk/index.js'
 import { accountRefusal, withExpiry, type NacAccount } from './account.js'
-import { conditionFailure, evaluateNacPolicy } from './evaluate.js'
+import { policyMatcher, type MatchInput, type Unknown } from './impact-match.js'
 import { accountOf, refusedAccountOf, type NacInputs } from './impact-inputs.js'
 
-export type Unknown = 'certificate' | 'time'
+export type { Unknown }
 
 /** What a logged request resolves to on one side. */
 export interface Resolved {
@@ -27,6 +27,8 @@ export interface Resolved {
   endpoint_group_ids: readonly string[]
   device_type: string | null
   client: NacInputs['clients'][number] | null
+  /** The client's device groups, ancestors included (none without a client). */
+  device_group_ids: readonly string[]
   nas_port_type: string | null
   /** The request's local time when the log fixes it (seen once), else null. */
   local_time: { day: number; minute: number } | null
@@ -142,6 +144,9 @@ export const NO_INPUTS: NacInputs = {
   clients: [],
 }
 
+const NONE: readonly string[] = Object.freeze([])
+const deny = (reason: string): ImpactOutcome => ({ decision: 'deny', rule: null, profile: null, attributes: [], command_line: null, reason })
+
 /** One side's lookups, built once per replay. */
 export class ImpactSide {
   readonly policy: CompiledNacPolicy
@@ -149,9 +154,8 @@ export class ImpactSide {
   private readonly endpoints: Map<string, NacInputs['endpoints'][number]>
   private readonly exact = new Map<string, NacAccount & { group_ids: readonly string[] }>()
   private readonly caseless = new Map<string, NacAccount & { group_ids: readonly string[] }>()
-  private readonly memo = new Map<string, ImpactOutcome | Unknown>()
-  private readonly timed: Set<string>
-  private readonly certified: Set<string>
+  private readonly first: (r: MatchInput) => number | Unknown
+  private readonly outcomes = new Map<number | string, ImpactOutcome>()
 
   /** `nothingDeployed`: no release of FreeRADIUS is active, every request is compared against a refusal. */
   constructor(
@@ -164,8 +168,7 @@ export class ImpactSide {
     // nac-users: the network users first, then the refused ones; one entry per lower-cased name.
     for (const u of inputs.users) this.put({ ...accountOf(u), group_ids: u.group_ids })
     for (const r of inputs.refused) this.put({ ...refusedAccountOf(r), group_ids: [] })
-    this.timed = new Set(this.policy.rules.filter((r) => r.conditions.some((c) => c.type === 'time_window')).map((r) => r.id))
-    this.certified = new Set(this.policy.rules.filter((r) => r.conditions.some((c) => c.type === 'certificate')).map((r) => r.id))
+    this.first = policyMatcher(this.policy)
   }
 
   private put(a: NacAccount & { group_ids: readonly string[] }) {
@@ -178,96 +181,55 @@ export class ImpactSide {
   resolve(method: NacMethod, named: string | null, mac: string | null, nasIp: string | null, nasPortType: string | null, localTime: Resolved['local_time']): Resolved {
     // PEAP: the inner identity exactly (the inner tunnel's lookup); EAP-TLS: the CN in any case (nac-users by lower-cased name).
     const found = named === null || method === 'mab' ? null : method === 'peap' ? (this.exact.get(named) ?? null) : (this.caseless.get(named.toLowerCase()) ?? null)
-    const account = found && { username: found.username, enabled: found.enabled, network_login: found.network_login, source: found.source, network_password: found.network_password, expires_at: found.expires_at }
     const e = mac === null ? undefined : this.endpoints.get(mac)
+    const client = nasIp === null ? null : this.clientFor(nasIp)
     return {
       method,
       mac,
       named,
-      account,
-      user_group_ids: found?.group_ids ?? [],
-      endpoint_group_ids: e?.endpoint_group_ids ?? [],
+      account: found,
+      user_group_ids: found?.group_ids ?? NONE,
+      endpoint_group_ids: e?.endpoint_group_ids ?? NONE,
       device_type: e?.device_type ?? null,
-      client: nasIp === null ? null : this.clientFor(nasIp),
+      client,
+      device_group_ids: client?.device_group_ids ?? NONE,
       nas_port_type: nasPortType,
       local_time: localTime,
     }
   }
 
-  /** The outcome, as the tree would answer (deny for a packet no client takes), or what the log does not tell. Memoized per distinct resolved request. */
+  /**
+   * The outcome, as the tree would answer (deny for a packet no client takes, or an account refused
+   * before the policy), or what the log does not tell. The policy's part is the batch matcher
+   * (services/impact-match.ts); the outcome of each rule is built once (per account expiry).
+   */
   outcome(r: Resolved, at: Date): ImpactOutcome | Unknown {
-    const key = [
-      r.method,
-      r.named ?? '\u0001',
-      r.account ? `${r.account.enabled}${r.account.network_login}${r.account.source}${r.account.network_password}${r.account.expires_at}` : '-',
-      r.user_group_ids.join(','),
-      r.endpoint_group_ids.join(','),
-      r.device_type ?? '\u0001',
-      r.client?.id ?? '-',
-      r.nas_port_type ?? '\u0001',
-      r.local_time ? `${r.local_time.day}.${r.local_time.minute}` : '-',
-    ].join('\u0000')
-    let o = this.memo.get(key)
-    if (o === undefined) this.memo.set(key, (o = this.decide(r, at)))
-    return o
-  }
-
-  private decide(r: Resolved, at: Date): ImpactOutcome | Unknown {
-    const deny = (reason: string): ImpactOutcome => ({ decision: 'deny', rule: null, profile: null, attributes: [], command_line: null, reason })
     if (this.nothingDeployed) return deny('nothing is deployed to FreeRADIUS: no request is answered')
     if (!r.client) return deny('no RADIUS client holds the address the request came from: FreeRADIUS drops the packet')
     const refused = accountRefusal(r.method, r.named, r.account, at)
     if (refused) return deny(`refused before the policy (${refused.reason}): ${refused.detail}`)
-    const request: NacRequest = {
-      method: r.method,
-      mac: r.mac,
-      username: r.method === 'mab' ? null : r.method === 'eap-tls' ? (r.account?.username ?? null) : r.named,
-      user_group_ids: r.user_group_ids,
-      endpoint_group_ids: r.endpoint_group_ids,
-      device_type: r.device_type,
-      device_group_ids: r.client.device_group_ids,
-      certificate: r.method === 'eap-tls' ? {} : null,
-      nas_port_type: r.nas_port_type,
-      local_time: r.local_time ?? { day: 0, minute: 0 },
-    }
-    const unknown = this.unknownReached(request, r.local_time === null)
-    if (unknown) return unknown
-    const e = evaluateNacPolicy(this.policy, request)
-    const position = e.rule.position ?? this.policy.rules.length + 1
-    const reply: NacReplyAttribute[] = e.decision === 'accept' ? withExpiry(e.reply, r.account, at) : []
-    return {
-      decision: e.decision === 'accept' ? 'permit' : 'deny',
-      rule: { id: e.rule.id, name: e.rule.name, position },
-      profile: { id: e.authorization.profile_id, name: e.authorization.profile_name },
-      attributes: reply.map((a) => ({ name: a.attribute, value: a.value })),
-      command_line: null,
-      reason: e.rule.is_default ? 'no rule holds: the default rule decides' : `rule ${position} ${JSON.stringify(e.rule.name)} holds`,
-    }
+    const i = this.first(r)
+    if (typeof i === 'string') return i
+    const expiry = r.account?.expires_at ?? null
+    const key = expiry === null ? i : `${i}\u0000${expiry}`
+    let o = this.outcomes.get(key)
+    if (!o) this.outcomes.set(key, (o = this.ruleOutcome(i, r.account, at)))
+    return o
   }
 
-  /**
-   * Whether the decision depends on what the log does not keep: walking the rules in order, a rule
-   * whose other conditions all hold and that tests a certificate field (EAP-TLS) or a time window
-   * (time unknown) could decide or not. A rule failing on a known condition is skipped whatever
-   * the rest says; the first rule holding on known conditions alone decides.
-   */
-  private unknownReached(request: NacRequest, timeUnknown: boolean): Unknown | null {
-    const certUnknown = request.method === 'eap-tls'
-    if (!(certUnknown && this.certified.size) && !(timeUnknown && this.timed.size)) return null
-    for (const rule of this.policy.rules) {
-      let unknown: Unknown | null = null
-      let fails = false
-      for (const c of rule.conditions) {
-        if (c.type === 'certificate' && certUnknown) unknown ??= 'certificate'
-        else if (c.type === 'time_window' && timeUnknown) unknown ??= 'time'
-        else if (conditionFailure(c, request) !== null) {
-          fails = true
-          break
-        }
-      }
-      if (fails) continue
-      return unknown
+  private ruleOutcome(i: number, account: NacAccount | null, at: Date): ImpactOutcome {
+    const rule = i < 0 ? null : this.policy.rules[i]
+    const a = rule ? rule.authorization : this.policy.default.authorization
+    const position = rule ? rule.position : this.policy.rules.length + 1
+    const d = rule ?? this.policy.default
+    const reply: NacReplyAttribute[] = a.deny ? [] : withExpiry(a.reply, account, at)
+    return {
+      decision: a.deny ? 'deny' : 'permit',
+      rule: { id: d.id, name: d.name, position },
+      profile: { id: a.profile_id, name: a.profile_name },
+      attributes: reply.map((x) => ({ name: x.attribute, value: x.value })),
+      command_line: null,
+      reason: rule ? `rule ${position} ${JSON.stringify(rule.name)} holds` : 'no rule holds: the default rule decides',
     }
-    return null
   }
 }

@@ -56,7 +56,9 @@ describe('nac: change impact, one side', () => {
     expect((new ImpactSide(NO_INPUTS, true).outcome(side.resolve('mab', null, null, '10.0.0.1', null, null), AT) as { reason: string }).reason).to.contain('nothing is deployed')
   })
 
-  describe('property: an outcome is given only when the unlogged certificate and time cannot change it', () => {
+  // The batch matcher (services/impact-match.ts) against the policy test's evaluator: rules of every kind, several of
+  // one kind in a rule, more rules than one word of its bit sets.
+  describe('property: the decision of the policy test, and an outcome only when the unlogged certificate and time cannot change it', () => {
     const named = fc.subarray(G, { minLength: 1 }).map((l) => l.map((id) => ({ id, name: '' })))
     const condition: fc.Arbitrary<NacCondition> = fc.oneof(
       fc.subarray(['peap', 'eap-tls', 'mab'] as const, { minLength: 1 }).map((methods) => ({ type: 'method' as const, methods })),
@@ -68,7 +70,7 @@ describe('nac: change impact, one side', () => {
         .record({ days: fc.subarray(['mon', 'tue', 'sat', 'sun'] as const, { minLength: 1 }), start: fc.constantFrom('00:00', '08:00', '22:00'), end: fc.constantFrom('06:00', '18:00', '24:00') })
         .map((w) => ({ type: 'time_window' as const, window: toPolicyWindow({ ...w, days: [...w.days] }) })),
     )
-    const policy: fc.Arbitrary<CompiledNacPolicy> = fc.array(fc.uniqueArray(condition, { selector: (c) => c.type, maxLength: 4 }), { maxLength: 10 }).map((lists) => ({
+    const policy: fc.Arbitrary<CompiledNacPolicy> = fc.array(fc.array(condition, { maxLength: 4 }), { maxLength: 45 }).map((lists) => ({
       rules: lists.map((conditions, i) => ({ id: `r${i}`, name: `rule${i}`, position: i + 1, conditions, authorization: { profile_id: `p${i}`, profile_name: `p${i}`, deny: i % 3 === 0, reply: i % 3 === 0 ? [] : [{ attribute: 'Tunnel-Private-Group-Id', value: String(i) }] } })),
       default: { id: 'def', name: 'default', authorization: { profile_id: 'pd', profile_name: 'pd', deny: true, reply: [] } },
     }))
