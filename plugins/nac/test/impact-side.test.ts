@@ -6,7 +6,9 @@
  */
 import { expect } from 'chai'
 import fc from 'fast-check'
-import { toPolicyWindow, type CompiledNacPolicy, type NacCondition, type NacRequest } from '../../../sdk/index.js'
+import { ImpactAccumulator, toPolicyWindow, type CompiledNacPolicy, type NacCondition, type NacRequest } from '../../../sdk/index.js'
+import type { DistinctRadiusRequest } from '../../aaa-logs/api.js'
+import { replayNac } from '../services/impact-replay.js'
 import { evaluateNacPolicy } from '../services/evaluate.js'
 import { NO_INPUTS, clientMatcher, ImpactSide, treeMac } from '../services/impact-side.js'
 import type { NacInputs } from '../services/impact-inputs.js'
@@ -128,5 +130,83 @@ describe('nac: change impact, one side', () => {
         { numRuns: 500 },
       )
     })
+  })
+})
+
+describe('nac: change impact, the replay of logged requests', () => {
+  const users = [{ username: 'alice', group_ids: [G[0]], network_password: true }]
+  const staffRule = (extra: NacCondition[] = []) => ({
+    id: 'r0',
+    name: 'staff',
+    position: 1,
+    conditions: [{ type: 'user_group' as const, groups: [{ id: G[0], name: '' }] }, ...extra],
+    authorization: { profile_id: 'p0', profile_name: 'staff', deny: false, reply: [{ attribute: 'Tunnel-Private-Group-Id', value: '20' }] },
+  })
+  const inputs = (rules: CompiledNacPolicy['rules'], refused: NacInputs['refused'] = []): NacInputs => ({
+    ...NO_INPUTS,
+    policy: { rules, default: { id: 'def', name: 'default', authorization: { profile_id: 'pd', profile_name: 'deny', deny: true, reply: [] } } },
+    users: refused.some((r) => r.username === 'alice') ? [] : users,
+    refused,
+    clients: [client('sw', '10.0.0.0/8')],
+  })
+  const logged = (o: Partial<DistinctRadiusRequest>): DistinctRadiusRequest => ({
+    username: 'anonymous',
+    nas_ip: '10.0.0.1',
+    auth_type: 'PEAP',
+    nac_method: 'peap',
+    nac_user: 'alice',
+    calling_station_id: 'AA-BB-CC-00-00-01',
+    nas_port_type: 'Ethernet',
+    events: 3,
+    permitted: 3,
+    last_seen: AT,
+    last: { permitted: true, rule_name: 'staff', profile: null, result_code: null, message: null },
+    ...o,
+  })
+  const run = (before: NacInputs, after: NacInputs, requests: DistinctRadiusRequest[], deadline = Date.now() + 60_000) => {
+    const acc = new ImpactAccumulator({ changesLimit: 10, groupLimit: 10 })
+    const r = replayNac(requests, new ImpactSide(before), new ImpactSide(after), acc, { deadline, names: new Map(), at: AT })
+    return { ...acc.result(), reached: r.timeBudgetReached }
+  }
+  const reasons = (x: ReturnType<typeof run>) => x.requests.unreplayable.by_reason.map((b) => b.reason)
+
+  it('names what it cannot replay, and replays what does not depend on it', () => {
+    const base = inputs([staffRule()])
+    const rejected = { permitted: 0, last: { permitted: false, rule_name: null, profile: null, result_code: 'eap_failed', message: null } }
+    // A PEAP password never proven: unknown while a side lets the account in; both refusing: a deny on both, replayed.
+    expect(reasons(run(base, base, [logged(rejected)]))).to.deep.equal(['password_unknown'])
+    const refused = inputs([staffRule()], [{ username: 'alice', reason: 'disabled' }])
+    const both = run(refused, refused, [logged(rejected)])
+    expect(both.requests).to.deep.include({ evaluated: 1, unchanged: 1 })
+    // A PEAP deny by a NAC rule proves the password: replayed.
+    expect(run(base, base, [logged({ permitted: 0, last: { permitted: false, rule_name: 'x', profile: null, result_code: 'nac_denied', message: null } })]).requests.evaluated).to.equal(1)
+    // EAP-TLS refused in the TLS exchange; a certificate rule reached; a time window with the time not kept.
+    const tls = { nac_method: 'eap-tls' as const, auth_type: 'EAP-TLS' }
+    expect(reasons(run(base, base, [logged({ ...tls, ...rejected })]))).to.deep.equal(['certificate_refused'])
+    const cert = inputs([staffRule([{ type: 'certificate', field: 'issuer_cn', values: ['Corp CA'] }])])
+    expect(reasons(run(cert, cert, [logged(tls)]))).to.deep.equal(['certificate'])
+    expect(run(cert, cert, [logged({})]).requests.evaluated).to.equal(1)
+    const timed = inputs([staffRule([{ type: 'time_window', window: toPolicyWindow({ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '24:00' }) }])])
+    expect(reasons(run(timed, timed, [logged({})]))).to.deep.equal(['time'])
+    expect(run(timed, timed, [logged({ events: 1, permitted: 1 })]).requests.evaluated).to.equal(1)
+    expect(reasons(run(base, base, [logged({ nac_user: null })]))).to.deep.equal(['user_not_logged'])
+    expect(reasons(run(base, base, [logged({ nac_method: 'mab', nac_user: null, calling_station_id: 'garbage' })]))).to.deep.equal(['mac_not_logged'])
+    // Device administration is not NAC: not counted.
+    expect(run(base, base, [logged({ nac_method: null })]).requests.distinct).to.equal(0)
+  })
+
+  it('answers the flip with its policy-test body; stops at the time budget and says so', () => {
+    const denied = inputs([])
+    const x = run(inputs([staffRule()]), denied, [logged({})])
+    expect(x.summary.permit_to_deny).to.deep.equal({ requests: 1, events: 3 })
+    expect(x.changes[0].policy_test).to.deep.equal({
+      path: '/api/v1/nac/policy/test',
+      deployed: null,
+      pending: { method: 'peap', mac: 'aa:bb:cc:00:00:01', username: 'alice', nas: 'sw', nas_port_type: 'Ethernet' },
+    })
+    const many = Array.from({ length: 3000 }, (_, i) => logged({ nac_user: `u${i}` }))
+    const spent = run(denied, denied, many, Date.now() - 1)
+    expect(spent.reached).to.equal(true)
+    expect(spent.requests.distinct).to.be.below(3000)
   })
 })
