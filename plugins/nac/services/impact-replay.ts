@@ -17,6 +17,7 @@ import type { ImpactAccumulator } from '../../../sdk/policy-impact-accumulator.j
 import type { ImpactOutcome, ImpactRequest, NacMethod } from '../../../sdk/index.js'
 import type { DistinctRadiusRequest } from '../../aaa-logs/api.js'
 import { accountRefusal } from './account.js'
+import { NAS_PORT_TYPES } from './conditions.js'
 import { ImpactSide, treeMac, type Resolved, type Unknown } from './impact-side.js'
 
 export const UNREPLAYABLE = {
@@ -55,7 +56,8 @@ export function policyTestBody(q: DistinctRadiusRequest, method: NacMethod, mac:
     ...(mac ? { mac } : {}),
     ...(method !== 'mab' && q.nac_user !== null ? { username: q.nac_user } : {}),
     ...(device ?? q.nas_ip ? { nas: device ?? q.nas_ip } : {}),
-    ...(q.nas_port_type ? { nas_port_type: q.nas_port_type } : {}),
+    // The test takes the names FreeRADIUS knows only (its schema's list).
+    ...(q.nas_port_type && (NAS_PORT_TYPES as readonly string[]).includes(q.nas_port_type) ? { nas_port_type: q.nas_port_type } : {}),
     ...(exactTime ? { time: q.last_seen.toISOString() } : {}),
   }
 }
@@ -121,7 +123,7 @@ export function replayNac(requests: readonly DistinctRadiusRequest[], deployed: 
     }
     acc.add(request, before as ImpactOutcome, after as ImpactOutcome, () => ({
       path: '/api/v1/nac/policy/test',
-      deployed: null,
+      deployed: { ...policyTestBody(q, method, mac, side.client?.id ?? null, t !== null), against: 'deployed' },
       pending: policyTestBody(q, method, mac, side.client?.id ?? null, t !== null),
     }))
   }

@@ -201,7 +201,7 @@ describe('nac: change impact, the replay of logged requests', () => {
     expect(x.summary.permit_to_deny).to.deep.equal({ requests: 1, events: 3 })
     expect(x.changes[0].policy_test).to.deep.equal({
       path: '/api/v1/nac/policy/test',
-      deployed: null,
+      deployed: { method: 'peap', mac: 'aa:bb:cc:00:00:01', username: 'alice', nas: 'sw', nas_port_type: 'Ethernet', against: 'deployed' },
       pending: { method: 'peap', mac: 'aa:bb:cc:00:00:01', username: 'alice', nas: 'sw', nas_port_type: 'Ethernet' },
     })
     const many = Array.from({ length: 3000 }, (_, i) => logged({ nac_user: `u${i}` }))

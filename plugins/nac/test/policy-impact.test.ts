@@ -55,6 +55,10 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
     ;[vlan10, vlan20] = await Promise.all([createProfile(t, { vlan: 10 }), createProfile(t, { vlan: 20 })])
     rPrinters = await createRule(t, { authorization_profile_id: vlan10.id, conditions: [{ type: 'method', methods: ['mab'] }, { type: 'endpoint_group', group_ids: [printers.id] }] })
     rStaff = await createRule(t, { authorization_profile_id: vlan20.id, conditions: [{ type: 'method', methods: ['peap'] }, { type: 'user_group', group_ids: [ug.id] }] })
+    // Nothing deployed yet: the policy test cannot answer against it.
+    const none = await t.admin('POST', TEST, { body: { method: 'mab', mac: printer.mac, against: 'deployed' } })
+    expect(none.status, none.text).to.equal(409)
+    expect(none.body).to.include({ code: 'POLICY_TEST_NOT_DEPLOYED', field: 'against' })
     const deployed = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'freeradius', comment: 'impact base' } })
     expect(deployed.status, deployed.text).to.equal(201)
     const lines = [
@@ -138,12 +142,24 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
         expect(asked.status, asked.text).to.equal(200)
         expect(asked.body.decision).to.equal('reject')
         expect(asked.body.rule.id).to.equal(rStaff.id)
+        // And against the deployed release, what the change says it was.
+        expect(c.policy_test.deployed).to.deep.equal({ ...c.policy_test.pending, against: 'deployed' })
+        const was = await t.admin('POST', TEST, { body: c.policy_test.deployed })
+        expect(was.status, was.text).to.equal(200)
+        expect(was.body.decision).to.equal('accept')
+        expect(was.body.authorization_profile.id).to.equal(vlan20.id)
+        expect(was.body.resolved.user).to.deep.equal({ id: alice.id, username: alice.username })
+        expect(was.body.resolved.user_groups).to.deep.equal([{ id: ug.id, name: ug.name }])
+        expect(was.body.resolved.device).to.deep.equal({ id: device.id, name: device.name })
       }
       const moved = r.changes.find((c: any) => c.change === 'attributes')
       expect(moved.request).to.include({ mac: printer.mac, method: 'mab', events: 3, username: null })
       expect(moved.changed_attributes).to.deep.include({ name: 'Tunnel-Private-Group-Id', before: '10', after: '20' })
       const asked = await t.admin('POST', TEST, { body: moved.policy_test.pending })
       expect(asked.body.reply.find((a: any) => a.attribute === 'Tunnel-Private-Group-Id').value).to.equal('20')
+      const before = await t.admin('POST', TEST, { body: moved.policy_test.deployed })
+      expect(before.body.reply.find((a: any) => a.attribute === 'Tunnel-Private-Group-Id').value).to.equal('10')
+      expect(before.body.resolved.endpoint).to.deep.equal({ id: printer.id, mac: printer.mac, device_type: null })
       // Grouped: the user, the user group, the switch, its device group, the rule.
       expect(r.groups.users[0]).to.include({ name: printer.mac, attributes: 1, events: 3 })
       expect(r.groups.user_groups[0]).to.include({ id: ug.id, name: ug.name, permit_to_deny: 2 })
