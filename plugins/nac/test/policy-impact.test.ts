@@ -40,6 +40,7 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
   let dir: string
   let device: any, ug: any, printers: any, printer: any, alice: any, carol: any, vlan10: any, vlan20: any, rPrinters: any, rStaff: any
   const nas = '10.66.0.7'
+  let firstDeploy: string
   const now = Math.floor(Date.now() / 1000)
 
   before(async () => {
@@ -61,6 +62,7 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
     expect(none.body).to.include({ code: 'POLICY_TEST_NOT_DEPLOYED', field: 'against' })
     const deployed = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'freeradius', comment: 'impact base' } })
     expect(deployed.status, deployed.text).to.equal(201)
+    firstDeploy = deployed.body.deploys[0].id
     const lines = [
       // The printer by MAB, three times: VLAN 10 by rPrinters.
       ...[1, 2, 3].map((i) => nacLine({ ts: now - 600 * i, method: 'mab', mac: printer.mac, nas, result: 'accept', rule: rPrinters.name })),
@@ -193,6 +195,12 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
     expect((await t.admin('PUT', `/api/v1/user-groups/${ug.id}`, { body: { name: uniq('renamed') } })).status).to.equal(200)
     expect((await t.admin('PUT', `/api/v1/nac/endpoint-groups/${printers.id}`, { body: { name: uniq('renamed') } })).status).to.equal(200)
     expect(await pending()).to.equal(false)
+    // A rollback brings its release's inputs back: the printers' VLAN 10 is deployed again, 20 pending.
+    const back = await t.admin('POST', `/api/v1/deploys/${firstDeploy}/rollback`)
+    expect(back.status, back.text).to.equal(200)
+    const again = await impact()
+    expect(again.summary.attributes).to.deep.equal({ requests: 1, events: 3 })
+    expect(again.changes[0].changed_attributes).to.deep.include({ name: 'Tunnel-Private-Group-Id', before: '10', after: '20' })
   })
 
   it('needs the logs permission as well; bad bounds answer 422 at the field', async () => {
