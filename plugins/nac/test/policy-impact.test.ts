@@ -221,6 +221,10 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
       [{ changes_limit: -1 }, 'changes_limit'],
       [{ group_limit: 'x' }, 'group_limit'],
       [{ against: 'deployed' }, 'against'],
+      [{ max_requests: 2_000_001 }, 'max_requests'],
+      [{ changes_limit: 5001 }, 'changes_limit'],
+      [{ group_limit: 0 }, 'group_limit'],
+      [{ days: 1.5 }, 'days'],
     ] as const) {
       const r = await t.admin('POST', IMPACT, { body })
       expect(r.status, JSON.stringify(body)).to.equal(422)
