@@ -1,5 +1,5 @@
 /** POST /nac/policy/impact: whose network access changes if the pending NAC policy is deployed (docs/nac.md "Change impact"). */
-import { CommonErrors, defineRoute, defineSetting, ErrorBody, ImpactAccumulator, IMPACT_DEFAULT_DAYS, PolicyImpactBounds, PolicyImpactResponse, Type, type PolicyImpact, type SettingRef } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, ImpactAccumulator, IMPACT_DEFAULT_DAYS, PolicyImpactBounds, policyImpactSettingRefs, PolicyImpactResponse, Type, type PolicyImpact, type SettingRef } from '../../../sdk/index.js'
 import { NacErrors } from '../errors.js'
 import { NAC_POLICY_READ } from '../permissions.js'
 import { FREERADIUS, NAC_INPUTS_FILE, parseNacInputs, takeNacInputs, type NacInputs } from '../services/impact-inputs.js'
@@ -9,12 +9,8 @@ import type { NacRouteDeps } from './deps.js'
 
 const LOGS_READ = 'aaa-logs.read'
 
-/**
- * The bounds' defaults, shared with the AAA policy's impact (registered by the aaa-policy plugin). An
- * edition without it has no such setting: the defaults hold.
- */
-const maxRequestsSetting = defineSetting('policy_impact.max_requests', Type.Integer({ minimum: 1, maximum: 2_000_000 }), 1_500_000)
-const timeBudgetSetting = defineSetting('policy_impact.time_budget_seconds', Type.Integer({ minimum: 1, maximum: 300 }), 60)
+/** The bounds' defaults: the settings the aaa-policy plugin declares; an edition without it has none, the defaults hold. */
+const { maxRequests: maxRequestsSetting, timeBudgetSeconds: timeBudgetSetting } = policyImpactSettingRefs
 
 export const NacPolicyImpactRequest = Type.Object(PolicyImpactBounds, { title: 'NacPolicyImpactRequest', additionalProperties: false })
 

@@ -45,7 +45,7 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'nac-impact-'))
-    t = await startTestApp({ plugins: ['inventory', 'radius', 'aaa-logs', 'nac'], settings: { 'aaa-logs.poll_ms': 20 }, options: { 'radius.log_directory': dir } })
+    t = await startTestApp({ plugins: ['inventory', 'radius', 'aaa-logs', 'aaa-policy', 'nac'], settings: { 'aaa-logs.poll_ms': 20 }, options: { 'radius.log_directory': dir } })
     ug = await createUserGroup(t)
     const dg = await createDeviceGroup(t)
     device = await created(t, '/api/v1/devices', { name: uniq('sw'), address: '10.66.0.0/24', radius_secret: 'impact-secret-1', device_group_id: dg.id })
@@ -167,7 +167,13 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
       expect(r.groups.user_groups[0]).to.include({ id: ug.id, name: ug.name, permit_to_deny: 2 })
       expect(r.groups.devices[0]).to.include({ id: device.id, events: 5 })
       expect(r.groups.rules.map((x: any) => x.id)).to.have.members([rStaff.id, rPrinters.id])
-      // Bounds: one distinct request at most, stated.
+      // Bounds: the setting the AAA policy's impact shares, then one distinct request at most, stated.
+      expect((await t.admin('PUT', '/api/v1/settings/policy_impact.max_requests', { body: { value: 2 } })).status).to.equal(200)
+      try {
+        expect((await impact()).limits).to.include({ reached: 'max_requests', max_requests: 2 })
+      } finally {
+        expect((await t.admin('PUT', '/api/v1/settings/policy_impact.max_requests', { body: { value: 1_500_000 } })).status).to.equal(200)
+      }
       const cut = await impact({ max_requests: 1 })
       expect(cut.limits).to.include({ reached: 'max_requests', max_requests: 1 })
       expect(cut.requests.distinct).to.be.at.most(1)
