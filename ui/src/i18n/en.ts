@@ -2,6 +2,7 @@
 import portal from './portal-en'
 import ncm from './ncm-en'
 import updateFeed from './update-feed-en'
+import impact from './impact-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -116,6 +117,7 @@ const en = {
     against: 'Answer for', againstDatabase: 'The policy as edited', againstDeployed: 'The deployed policy', run: 'Test',
     decision: { permit: 'Permit', deny: 'Deny' }, matched: (n: string) => `Matched rule ${n}`, trace: 'Trace', why: 'Why',
     commandDecision: (d: string, r: string) => `Command: ${d} (${r})`,
+    alsoSent: 'Also sent, from the replayed request:', clearExtra: 'Clear',
   },
   logs: {
     title: 'AAA logs', searchPlaceholder: 'Any text: user, device, command…', from: 'From', to: 'To', empty: 'No entries match.', entry: 'Log entry',
@@ -332,6 +334,7 @@ const en = {
   portal,
   ncm,
   updateFeed,
+  impact,
 }
 
 export default en

@@ -2,6 +2,7 @@ import type { Messages } from './en'
 import portal from './portal-ru'
 import ncm from './ncm-ru'
 import updateFeed from './update-feed-ru'
+import impact from './impact-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -116,6 +117,7 @@ const ru: Messages = {
     against: 'Проверять', againstDatabase: 'Текущую политику', againstDeployed: 'Развёрнутую политику', run: 'Проверить',
     decision: { permit: 'Разрешено', deny: 'Запрещено' }, matched: (n) => `Совпало правило ${n}`, trace: 'Трассировка', why: 'Почему',
     commandDecision: (d, r) => `Команда: ${d} (${r})`,
+    alsoSent: 'Также отправляется, из воспроизведённого запроса:', clearExtra: 'Убрать',
   },
   logs: {
     title: 'Журналы AAA', searchPlaceholder: 'Любой текст: пользователь, устройство, команда…', from: 'С', to: 'По', empty: 'Записей не найдено.', entry: 'Запись журнала',
@@ -332,6 +334,7 @@ const ru: Messages = {
   portal,
   ncm,
   updateFeed,
+  impact,
 }
 
 export default ru
