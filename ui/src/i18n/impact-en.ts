@@ -44,7 +44,7 @@ const impact = {
     tacacs_authentication: 'TACACS+ login', tacacs_session: 'TACACS+ session', tacacs_command: 'TACACS+ command',
     radius_authentication: 'RADIUS login', nac_authentication: 'NAC',
   } as Record<string, string>,
-  request: 'Request', before: 'Deployed', after: 'Edited', events: 'Real requests',
+  request: 'Request', changeColumn: 'Change', before: 'Deployed', after: 'Edited', events: 'Real requests',
   noRule: 'no rule', line: (set: string, line: string | null) => `${set}: ${line ?? 'default'}`,
   testDeployed: 'Test against the deployed policy', testPending: 'Test against the edited policy',
   unreplayable: (x: number, events: number) => `Not replayable: ${pl(x, 'request', 'requests')} (${pl(events, 'real request', 'real requests')})`,

@@ -9,6 +9,7 @@ const form = (x: number, one: string, few: string, many: string) => {
   return d === 1 && h !== 11 ? one : d >= 2 && d <= 4 && (h < 12 || h > 14) ? few : many
 }
 const pl = (x: number, one: string, few: string, many: string) => `${n(x)} ${form(x, one, few, many)}`
+const lastDays = (x: number) => (x === 1 ? 'последний день' : `последние ${pl(x, 'день', 'дня', 'дней')}`)
 
 const impact: ImpactMessages = {
   title: 'Чей доступ изменится',
@@ -25,7 +26,7 @@ const impact: ImpactMessages = {
     }
     return parts.length ? parts.join('; ') : 'Ни один воспроизведённый запрос не получает другого ответа'
   },
-  replayed: (distinct, events, days) => `Воспроизведено ${pl(distinct, 'различный запрос', 'различных запроса', 'различных запросов')} (${pl(events, 'реальный запрос', 'реальных запроса', 'реальных запросов')}) за ${pl(days, 'последний день', 'последних дня', 'последних дней')}.`,
+  replayed: (distinct, events, days) => `Воспроизведено ${pl(distinct, 'различный запрос', 'различных запроса', 'различных запросов')} (${pl(events, 'реальный запрос', 'реальных запроса', 'реальных запросов')}) за ${lastDays(days)}.`,
   states: {
     unavailable: 'Недоступно: модуль не загружен.',
     forbidden: 'Не показано: у вас нет права читать эту политику или её журналы.',
@@ -44,13 +45,13 @@ const impact: ImpactMessages = {
     tacacs_authentication: 'Вход TACACS+', tacacs_session: 'Сеанс TACACS+', tacacs_command: 'Команда TACACS+',
     radius_authentication: 'Вход RADIUS', nac_authentication: 'NAC',
   },
-  request: 'Запрос', before: 'Развёрнуто', after: 'Изменено', events: 'Реальные запросы',
+  request: 'Запрос', changeColumn: 'Изменение', before: 'Развёрнуто', after: 'Изменено', events: 'Реальные запросы',
   noRule: 'нет правила', line: (set, line) => `${set}: ${line ?? 'по умолчанию'}`,
   testDeployed: 'Проверить по развёрнутой политике', testPending: 'Проверить по изменённой политике',
   unreplayable: (x, events) => `Не воспроизводится: ${pl(x, 'запрос', 'запроса', 'запросов')} (${pl(events, 'реальный запрос', 'реальных запроса', 'реальных запросов')})`,
   confirmTitle: 'Развёртывание запрещает разрешённые запросы',
   confirmQuestion: (requests, events, days) =>
-    `После развёртывания будут запрещены ${pl(requests, 'запрос, разрешённый сегодня', 'запроса, разрешённых сегодня', 'запросов, разрешённых сегодня')} (${pl(events, 'реальный запрос', 'реальных запроса', 'реальных запросов')} за ${pl(days, 'последний день', 'последних дня', 'последних дней')}). Всё равно развернуть?`,
+    `Разрешённых сегодня запросов, которые после развёртывания будут запрещены: ${n(requests)} (${pl(events, 'реальный запрос', 'реальных запроса', 'реальных запросов')} за ${lastDays(days)}). Всё равно развернуть?`,
   deployAnyway: 'Всё равно развернуть',
 }
 

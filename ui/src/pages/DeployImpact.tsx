@@ -6,7 +6,7 @@
  * drill-down (ImpactDrilldown) under Details. The sentences shown are what a
  * deploy records in its audit entry (impactText).
  */
-import { Alert, Badge, Button, Group, Loader, Modal, Paper, Stack, Text, Title } from '@mantine/core'
+import { Alert, Button, Group, Loader, Modal, Paper, Stack, Text, Title } from '@mantine/core'
 import { useI18n } from '../i18n'
 import type { Messages } from '../i18n/en'
 import { permitToDeny, type ImpactResult } from './impact-data'
@@ -48,10 +48,7 @@ function ImpactBlock({ result: r }: { result: ImpactResult }) {
   const denied = 'impact' in r && r.impact.summary.permit_to_deny.requests > 0
   return (
     <Stack gap="xs" data-testid={`impact-${r.source.name}`} data-state={r.state}>
-      <Group gap="xs">
-        <Text fw={600}>{t.impact.sources[r.source.name]}</Text>
-        {'impact' in r && <Badge color={denied ? 'red' : r.impact.changes_total ? 'yellow' : 'green'} variant="light">{r.impact.changes_total.toLocaleString()}</Badge>}
-      </Group>
+      <Text fw={600}>{t.impact.sources[r.source.name]}</Text>
       {'impact' in r ? (
         <>
           <Text c={denied ? 'red' : undefined} data-testid="impact-summary">{t.impact.sentence(r.impact.summary)}</Text>

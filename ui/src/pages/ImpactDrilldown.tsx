@@ -46,7 +46,7 @@ export function ImpactDrilldown({ result, impact }: { result: ImpactResult; impa
           <Table striped aria-label={t.impact.changes(impact.changes.length, impact.changes_total)} data-testid="impact-changes" verticalSpacing={4}>
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>{t.impact.request}</Table.Th><Table.Th>{t.impact.columns.name}</Table.Th><Table.Th>{t.impact.before}</Table.Th><Table.Th>{t.impact.after}</Table.Th>
+                <Table.Th>{t.impact.request}</Table.Th><Table.Th>{t.impact.changeColumn}</Table.Th><Table.Th>{t.impact.before}</Table.Th><Table.Th>{t.impact.after}</Table.Th>
                 <Table.Th>{t.impact.events}</Table.Th><Table.Th />
               </Table.Tr>
             </Table.Thead>
@@ -54,7 +54,7 @@ export function ImpactDrilldown({ result, impact }: { result: ImpactResult; impa
               {impact.changes.map((c, i) => (
                 <Table.Tr key={i} data-change={c.change} data-user={c.request.username ?? c.request.mac ?? ''}>
                   <Table.Td><RequestCell c={c} /></Table.Td>
-                  <Table.Td><Badge color={CHANGE_COLOR[c.change]} variant="light" tt="none">{t.impact.change[c.change]}</Badge></Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}><Badge color={CHANGE_COLOR[c.change]} variant="light" tt="none" styles={{ label: { overflow: 'visible' } }}>{t.impact.change[c.change]}</Badge></Table.Td>
                   <Table.Td><OutcomeCell o={c.before} changed={c.changed_attributes.map((a) => a.name)} /></Table.Td>
                   <Table.Td><OutcomeCell o={c.after} changed={c.changed_attributes.map((a) => a.name)} /></Table.Td>
                   <Table.Td>{n(c.request.events)}</Table.Td>
