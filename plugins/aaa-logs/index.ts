@@ -19,6 +19,7 @@ import { addReportSources } from './report-sources/index.js'
 import { logRoutes } from './routes/index.js'
 import { tacacsCommands } from './services/commands.js'
 import { exclusionLoader } from './services/exclusions.js'
+import { radiusImpactRequests, tacacsImpactRequests } from './services/impact-requests.js'
 import { retentionMonths, startRetention } from './services/retention.js'
 import { listSettings } from './services/settings.js'
 import { aaaLogsTables } from './tables.js'
@@ -46,7 +47,7 @@ export default definePlugin({
     let stopRetention = async () => undefined as void
     addReportSources(d.reportSources, { inventory: d.inventory })
     return {
-      services: [provide(aaaLogsServiceRef, { registerRecordListener: (name, fn) => listeners.register(name, fn), tacacsCommands: (q) => tacacsCommands(d.database, q), tacacsImpactRequests: () => Promise.reject(new Error('aaa-logs: being built (issue 33)')), radiusImpactRequests: () => Promise.reject(new Error('aaa-logs: being built (issue 33)')) })],
+      services: [provide(aaaLogsServiceRef, { registerRecordListener: (name, fn) => listeners.register(name, fn), tacacsCommands: (q) => tacacsCommands(d.database, q), tacacsImpactRequests: (q) => tacacsImpactRequests(d.database, q), radiusImpactRequests: (q) => radiusImpactRequests(d.database, q) })],
       routes: logRoutes(d),
       start: async () => {
         await ingester.start()

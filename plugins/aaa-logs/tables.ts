@@ -3,7 +3,7 @@
  * migrations 0001 (the five log kinds, checkpoints, quarantine, exclusion
  * rules and their drop counts), 0003 (row counts), 0004 (the rollup), 0005
  * (what a RADIUS NAS claims beside the verified client, the reject reason) and
- * 0006 (tac_plus-ng's result code):
+ * 0006 (tac_plus-ng's result code), 0008 (what an 802.1X or MAB request was):
  * knex types every query on them, and the kernel checks these declarations
  * against the database at every boot.
  */
@@ -87,6 +87,11 @@ export const RadiusAuthTable = defineTable('aaa_log_radius_auth', {
   reject_reason: column.varchar<RadiusRejectReason>().nullable(),
   /** reply_attributes holds only the attributes before FreeRADIUS cut the list (2,047 bytes per expansion). */
   reply_attributes_truncated: column.boolean().defaulted(),
+  /** 802.1X and MAB (migration 0008): peap | eap-tls | mab; the authenticated user; User-Name as sent when it differs; NAS-Port-Type. */
+  nac_method: column.varchar<'peap' | 'eap-tls' | 'mab'>().nullable(),
+  nac_user: column.varchar().nullable(),
+  outer_identity: column.varchar().nullable(),
+  nas_port_type: column.varchar().nullable(),
 })
 
 export const RadiusAcctTable = defineTable('aaa_log_radius_acct', {

@@ -129,6 +129,11 @@ export function parseLine(kind: LogKind, raw: Buffer): Parsed {
         reason: txt(a.reason),
         reject_reason: a.rejectReason,
         reply_attributes_truncated: a.replyTruncated,
+        // What the change-impact replay needs to evaluate the request again (migration 0008).
+        nac_method: a.nacMethod,
+        nac_user: vc(a.nacUser, 253),
+        outer_identity: username !== a.username ? vc(clean(a.username).slice(0, 253), 253) : null,
+        nas_port_type: vc(a.nasPortType, 64),
       },
     }
   }
