@@ -76,10 +76,11 @@ const NAS = '10.1.0.1'
     page.on('dialog', (d) => { browserDialogs.push(d.message()); void d.dismiss() })
     await signIn(page, '/deploys')
     await page.getByRole('heading', { name: 'Deploys', level: 1 }).waitFor()
-    await page.getByRole('button', { name: 'Show changes tac_plus-ng' }).click()
+    await page.getByRole('button', { name: 'Show all changes' }).click()
 
-    // The sentence, built by the console from the numbers, reads as the server's; the diff beside it.
+    // The sentence, built by the console from the numbers, reads as the server's; the diff beside it; the NAC report not loaded, said so.
     const aaa = page.getByTestId('impact-aaa')
+    expect(await page.getByTestId('impact-nac').getByTestId('impact-unavailable').textContent()).to.equal('Not available: its plugin is not loaded.')
     await aaa.getByTestId('impact-summary').waitFor()
     expect(await aaa.getByTestId('impact-summary').textContent()).to.equal(api.summary.text)
     expect(api.summary.text).to.match(/^1 user loses access to 1 device/)

@@ -68,7 +68,7 @@ export interface ImpactSource {
 
 export const IMPACT_SOURCES: ImpactSource[] = [
   { name: 'aaa', path: '/api/v1/aaa/policy/impact', plugins: ['aaa-policy', 'aaa-logs'], permissions: ['aaa-policy.read', 'aaa-logs.read'], daemons: ['tac_plus-ng', 'freeradius'], testPage: '/policy' },
-  { name: 'nac', path: '/api/v1/nac/policy/impact', plugins: ['nac', 'aaa-logs'], permissions: ['nac.policy.read'], daemons: ['freeradius'], testPage: '/nac/policy' },
+  { name: 'nac', path: '/api/v1/nac/policy/impact', plugins: ['nac', 'aaa-logs'], permissions: ['nac.policy.read', 'aaa-logs.read'], daemons: ['freeradius'], testPage: '/nac/policy' },
 ]
 
 export type ImpactResult =
