@@ -135,4 +135,16 @@ const NAS = '10.1.0.1'
     expect(browserDialogs, 'asked in the page, never by the browser').to.deep.equal([])
     await page.context().close()
   })
+
+  it('tells a deployer who may not read the logs that the impact is not shown', async () => {
+    const token = await t.token({ permissions: ['deploy.read', 'deploy.write', 'system.info.read', 'aaa-policy.read'] })
+    const c = await context(browser, { locale: 'en-US' })
+    await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), token)
+    const page = await c.newPage()
+    await page.goto(t.url + '/deploys')
+    await page.getByRole('heading', { name: 'Deploys', level: 1 }).waitFor()
+    await page.getByRole('button', { name: 'Show changes tac_plus-ng' }).click()
+    expect(await page.getByTestId('impact-aaa').getByTestId('impact-unavailable').textContent()).to.equal('Not shown: you may not read this policy or its logs.')
+    await c.close()
+  })
 })
