@@ -48,7 +48,7 @@ const NAS = '10.1.0.1'
     let offset = 0
     const row = (username: string, hoursAgo: number, command: string | null) => ({
       id: randomUUID(), timestamp: at(hoursAgo), username, nas_ip: NAS, node_id: randomUUID(), device_name: 'core-sw-1', client_address: '203.0.113.5',
-      source_file: '/var/log/tac_plus-ng/authz.log', source_offset: (offset += 100), action: 'permit', rule_name: 'neteng-core', profile: 'netadmin', service: 'shell', priv_lvl: 15, command,
+      source_file: '/var/log/tac_plus-ng/authz.log', source_offset: (offset += 100), action: 'permit' as const, rule_name: 'neteng-core', profile: 'netadmin', service: 'shell', priv_lvl: 15, command,
     })
     await t.app.db.knex('aaa_log_tacacs_authz').insert([
       row('alice', 30, null), row('alice', 29, 'show running-config'),
