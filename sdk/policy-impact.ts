@@ -7,9 +7,29 @@
  * keeps the biggest changes. The console reads one schema for both.
  */
 import { Nullable, StringEnum, Timestamp, Type, type Static } from './schema.js'
+import { defineSetting } from './services.js'
 
 export const IMPACT_DEFAULT_DAYS = 7
 export const IMPACT_MAX_DAYS = 90
+
+/**
+ * The bounds of both routes when the request does not lower them. Declared by the aaa-policy plugin
+ * (its setting namespace `policy_impact`); the nac plugin reads the same through the settings service.
+ */
+export const policyImpactSettingRefs = {
+  maxRequests: defineSetting(
+    'policy_impact.max_requests',
+    Type.Integer({ minimum: 1, maximum: 2_000_000 }),
+    1_500_000,
+    'Change impact: the most distinct requests of the logs one impact report replays (a request may ask for fewer, or up to 2,000,000); reaching it is stated in the answer.',
+  ),
+  timeBudgetSeconds: defineSetting(
+    'policy_impact.time_budget_seconds',
+    Type.Integer({ minimum: 1, maximum: 300 }),
+    60,
+    'Change impact: the longest one impact report may read and replay the logs, in seconds (a request may ask for 1 to 300); the answer then covers what was replayed and says so.',
+  ),
+}
 
 /** What the caller may bound (both routes); each protocol's route may add its own fields. */
 export const PolicyImpactBounds = {

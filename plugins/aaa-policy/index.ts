@@ -12,7 +12,8 @@
  * owner's reference contract (services/references.ts), never its tables.
  */
 import type { Knex } from 'knex'
-import { coreServices, definePlugin, identityServices, optional, provide } from '../../sdk/index.js'
+import { coreServices, definePlugin, identityServices, optional, policyImpactSettingRefs, provide } from '../../sdk/index.js'
+import { aaaLogsServiceRef } from '../aaa-logs/api.js'
 import { inventoryServiceRef } from '../inventory/api.js'
 import { radiusServiceRef } from '../radius/api.js'
 import { tacacsServiceRef } from '../tacacs/api.js'
@@ -37,7 +38,10 @@ export default definePlugin({
   description: 'AAA policy: ordered rules (who, where, TACACS+ and RADIUS profile) with a default rule; TACACS+ preview and a policy test.',
   dependsOn: ['inventory'],
   // Either protocol, or both: whichever the edition loads is initialized (and migrated) first.
-  optionalDependsOn: ['tacacs', 'radius'],
+  // The AAA logs for the change impact (routes/impact.ts), whose bounds are settings of their own namespace.
+  optionalDependsOn: ['tacacs', 'radius', 'aaa-logs'],
+  settings: [policyImpactSettingRefs.maxRequests, policyImpactSettingRefs.timeBudgetSeconds],
+  settingNamespaces: ['policy_impact'],
   permissions: policyPermissions,
   migrations: new URL('./migrations/', import.meta.url),
   tables: policyTables,
@@ -50,8 +54,9 @@ export default definePlugin({
     inventory: inventoryServiceRef,
     tacacs: optional(tacacsServiceRef),
     radius: optional(radiusServiceRef),
+    logs: optional(aaaLogsServiceRef),
   },
-  init({ database, deploys, settings, identity, inventory, tacacs, radius }) {
+  init({ database, deploys, settings, identity, inventory, tacacs, radius, logs }) {
     const targets = policyTargets({ identity, inventory, tacacs, radius })
     registerGuards(targets)
     // The ordered views in memory, reused while the policy's version is unchanged (services/cache.ts).
@@ -70,7 +75,7 @@ export default definePlugin({
     return {
       services: [provide(aaaPolicyServiceRef, policy)],
       renderers: [...(tacacs ? [policyInputsRenderer('tacacs', inputs)] : []), ...(radius ? [policyInputsRenderer('radius', inputs)] : [])],
-      routes: policyRoutes({ database, deploys, settings, identity, inventory, tacacs, radius, policy, targets, rules }),
+      routes: policyRoutes({ database, deploys, settings, identity, inventory, tacacs, radius, policy, targets, rules }, logs),
     }
   },
 })

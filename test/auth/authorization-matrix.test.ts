@@ -109,6 +109,14 @@ const ADMIN_ONLY: Record<string, { owner: string; why: string }> = {
   'POST /api/v1/update-feed/check': { owner: 'update-feed', why: 'sends the installation id to the configured feed address (docs/update-feed.md)' },
 }
 
+/**
+ * Gated routes whose handler also requires a second permission (403 FORBIDDEN at `field` without
+ * it): the holder of the route's permission alone gets that 403; holding both passes.
+ */
+const SECOND_PERMISSION: Record<string, { owner: string; permission: string; field: string; why: string }> = {
+  'POST /api/v1/aaa/policy/impact': { owner: 'aaa-policy', permission: 'aaa-logs.read', field: 'logs', why: 'the change impact shows the logs\' requests: aaa-policy.read and aaa-logs.read' },
+}
+
 /** Codes only the gate answers with. */
 const GATE_CODES = ['TOKEN_INVALID', 'TOKEN_PURPOSE_NOT_ACCEPTED', 'PERMISSION_DENIED']
 
@@ -317,7 +325,9 @@ describe('authorization matrix (every route × every credential)', function () {
       const ids: Record<Who, string> = { admin: admin.id, plain: plain.id, holder: plain.id, 'group-holder': plain.id, sans: plain.id }
       if (perm) {
         ids.holder = (await mkUser({ permissions: [perm] })).id
-        ids['group-holder'] = (await mkUser({ permissions: [perm], viaGroup: true })).id
+        // A route needing a second permission: the group holder holds both (passes), the holder this one only (403 FORBIDDEN).
+        const second = SECOND_PERMISSION[routeKey(route)]?.permission
+        ids['group-holder'] = (await mkUser({ permissions: second ? [perm, second] : [perm], viaGroup: true })).id
         const others = allPerms.filter((x) => x !== perm)
         ids.sans = (await mkUser({ permissions: others.length ? others : ['nothing.at-all'] })).id
       }
@@ -358,6 +368,8 @@ describe('authorization matrix (every route × every credential)', function () {
         if (c.who === 'admin') return r.status === 401 || r.status === 403 ? `expected to pass, got ${r.status} ${code ?? ''}` : null
         return r.status === 403 && code === 'ADMIN_REQUIRED' ? null : `expected 403 ADMIN_REQUIRED (administrators only), got ${r.status} ${code ?? ''}`
       }
+      const second = SECOND_PERMISSION[routeKey(route)]
+      if (second && c.who === 'holder') return r.status === 403 && code === 'FORBIDDEN' && (r.body as { field?: string }).field === second.field ? null : `expected 403 FORBIDDEN at ${second.field} (${second.permission} missing), got ${r.status} ${code ?? ''}`
       const allowed = c.who === 'admin' || route.permission === AUTHENTICATED || c.who === 'holder' || c.who === 'group-holder'
       if (allowed) return r.status === 401 || r.status === 403 ? `expected to pass the gate, got ${r.status} ${code ?? ''}` : null
       return r.status === 403 && code === 'PERMISSION_DENIED' ? null : `expected 403 PERMISSION_DENIED, got ${r.status} ${code ?? ''}`

@@ -1,0 +1,164 @@
+/**
+ * One impact report: read the window's distinct requests (aaa-logs, the log replica), the deployed
+ * inputs of each daemon (its active release's policy-test-inputs.json) and the pending ones (the
+ * database, one repeatable-read snapshot), then replay every request on both sides within the bounds.
+ */
+import { ImpactAccumulator, type PolicyImpact } from '../../../sdk/index.js'
+import type { AaaLogsService } from '../../aaa-logs/api.js'
+import { batchEvaluator, type BatchEvaluator } from './batch-evaluate.js'
+import { DAEMON_OF, parsePolicyInputs, POLICY_INPUTS_FILE, takePolicyInputs, type InputsDeps, type PolicyInputs, type Protocol } from './deployed-inputs.js'
+import { directoryUser, radiusInput, replayOne, tacacsInput, UNREPLAYABLE, type ImpactNames, type Replayable, type Sides, type UnreplayableReason } from './impact.js'
+import type { DatabaseService, DeploysService } from '../../../sdk/index.js'
+
+export interface ImpactRunDeps extends InputsDeps {
+  database: DatabaseService
+  deploys: DeploysService
+  logs: AaaLogsService
+}
+
+export interface ImpactBounds {
+  days: number
+  maxRequests: number
+  timeBudgetSeconds: number
+  changesLimit: number
+  groupLimit: number
+}
+
+const DAY_MS = 86_400_000
+/** Replayed requests between two yields to the event loop (other requests keep being served). */
+const YIELD_EVERY = 4096
+
+export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Date()): Promise<PolicyImpact> {
+  const started = Date.now()
+  const deadline = started + b.timeBudgetSeconds * 1000
+  const budget = new AbortController()
+  const timer = setTimeout(() => budget.abort(new Error('time budget')), b.timeBudgetSeconds * 1000)
+  try {
+    const protocols = (['tacacs', 'radius'] as const).filter((p) => d[p])
+    const from = new Date(now.getTime() - b.days * DAY_MS)
+    // The logs first (the long part, on the replica), TACACS+ then RADIUS within one cap.
+    const scanStarted = Date.now()
+    const tacacs = protocols.includes('tacacs') ? await d.logs.tacacsImpactRequests({ from, to: now, limit: b.maxRequests, signal: budget.signal }) : null
+    const left = b.maxRequests - (tacacs?.items.length ?? 0)
+    const radius = protocols.includes('radius') && left > 0 && !budget.signal.aborted ? await d.logs.radiusImpactRequests({ from, to: now, limit: left, signal: budget.signal }) : null
+    const logScanMs = Date.now() - scanStarted
+    let reached: 'max_requests' | 'time_budget' | null = budget.signal.aborted ? 'time_budget' : null
+    if (!reached && (tacacs?.truncated || radius?.truncated || (protocols.includes('radius') && left <= 0))) reached = 'max_requests'
+
+    // Both sides of each protocol, and the names the answer shows.
+    const deployed: PolicyImpact['compared']['deployed'] = []
+    const sides = new Map<Protocol, Sides>()
+    const usernames = new Set<string>([...(radius?.items ?? []).map((r) => r.username.toLowerCase())])
+    // The releases before the snapshot: the embedded engine has one connection, which the transaction holds.
+    const releases = new Map<Protocol, Awaited<ReturnType<DeploysService['currentFiles']>>>()
+    for (const protocol of protocols) releases.set(protocol, await d.deploys.currentFiles(DAEMON_OF[protocol], { reveal: true }))
+    const names = await d.database.transaction(
+      async (trx) => {
+        const groupIds = new Set<string>()
+        const userGroupIds = new Map<string, string[]>()
+        const deviceGroups = new Map<string, string | null>()
+        const deviceGroupOf = new Map<string, string | null>()
+        for (const protocol of protocols) {
+          const daemon = DAEMON_OF[protocol]
+          const release = releases.get(protocol) ?? null
+          const file = release?.files.find((f) => f.path === POLICY_INPUTS_FILE)
+          const kept = file ? parsePolicyInputs(file.content) : null
+          deployed.push({ daemon, release: kept ? release!.release : null, deploy_id: kept ? release!.deploy_id || null : null, deployed_at: kept ? release!.activated_at : null })
+          const pending = await takePolicyInputs(trx, d, protocol)
+          // Refused users are kept by name (deployed-inputs.ts): their account id now, as the policy test reads it.
+          const refusedIds = new Map<string, string>()
+          for (const r of [...pending.refused, ...(kept?.refused ?? [])]) {
+            const key = r.username.toLowerCase()
+            if (!usernames.has(key) || refusedIds.has(key)) continue
+            const now = await d.identity.findUser({ username: r.username }, trx)
+            if (now) refusedIds.set(key, now.id)
+          }
+          for (const inputs of [pending, kept].filter((x): x is PolicyInputs => x !== null)) {
+            for (const u of inputs.users) {
+              // The pending side first: the groups as edited.
+              if (!userGroupIds.has(u.id)) userGroupIds.set(u.id, u.group_ids)
+              for (const g of u.group_ids) groupIds.add(g)
+            }
+            for (const g of inputs.device_groups) deviceGroups.set(g.id, g.parent_id)
+            for (const x of inputs.devices) deviceGroupOf.set(x.id, x.device_group_id)
+          }
+          const evaluator = (inputs: PolicyInputs): BatchEvaluator => batchEvaluator(inputs, d, refusedIds)
+          sides.set(protocol, { deployed: kept ? evaluator(kept) : null, pending: evaluator(pending), deployedRelease: kept ? release!.release : null })
+        }
+        const userGroupNames = await d.identity.references.user_group.names([...groupIds], trx)
+        const deviceGroupNames = new Map((await d.inventory.listGroups(trx)).map((g) => [g.id, g.name]))
+        return namesOf(userGroupIds, userGroupNames, deviceGroups, deviceGroupOf, deviceGroupNames)
+      },
+      { isolation: 'repeatable read' },
+    )
+
+    const acc = new ImpactAccumulator({ changesLimit: b.changesLimit, groupLimit: b.groupLimit })
+    const evaluateStarted = Date.now()
+    let n = 0
+    const step = async (): Promise<boolean> => {
+      if (++n % YIELD_EVERY !== 0) return true
+      if (Date.now() >= deadline) {
+        reached = 'time_budget'
+        return false
+      }
+      await new Promise((r) => setImmediate(r))
+      return true
+    }
+    const replay = (s: Sides, r: Replayable | { unreplayable: UnreplayableReason }, logged: { events: number; last_seen: Date }) => {
+      if ('unreplayable' in r) return acc.unreplayable(logged, r.unreplayable, UNREPLAYABLE[r.unreplayable])
+      if (directoryUser(s, r.input.username)) return acc.unreplayable(logged, 'directory_user', UNREPLAYABLE.directory_user)
+      const one = replayOne(s, names, r, { ...logged, method: r.input.method ?? null })
+      acc.add(one.request, one.before, one.after, one.link)
+    }
+    const t = sides.get('tacacs')
+    if (t && tacacs) for (const r of tacacs.items) if (await step()) replay(t, tacacsInput(r), r); else break
+    const rs = sides.get('radius')
+    // NAC requests (802.1X, MAB) are the nac plugin's report (POST /nac/policy/impact).
+    if (rs && radius && reached !== 'time_budget') for (const r of radius.items) if (r.nac_method === null) if (await step()) replay(rs, radiusInput(r), r); else break
+    const evaluateMs = Date.now() - evaluateStarted
+
+    const lags = [tacacs?.lag_ms, radius?.lag_ms].filter((x): x is number => typeof x === 'number')
+    return {
+      window: { from: from.toISOString(), to: now.toISOString(), days: b.days },
+      compared: { deployed, pending: 'database' },
+      ...acc.result(),
+      limits: { reached, max_requests: b.maxRequests, time_budget_seconds: b.timeBudgetSeconds },
+      timing: { total_ms: Date.now() - started, log_scan_ms: logScanMs, evaluate_ms: evaluateMs },
+      replica_lag_ms: lags.length ? Math.max(...lags) : null,
+    }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function namesOf(
+  userGroupIds: Map<string, string[]>,
+  userGroupNames: Map<string, string>,
+  parent: Map<string, string | null>,
+  deviceGroupOf: Map<string, string | null>,
+  deviceGroupNames: Map<string, string>,
+): ImpactNames {
+  // One array per user and per device, shared by their requests (a million requests, a few thousand users).
+  const users = new Map<string, { id: string; name: string }[]>()
+  const devices = new Map<string, { id: string; name: string }[]>()
+  return {
+    userGroups(userId) {
+      let out = users.get(userId)
+      if (!out) users.set(userId, (out = (userGroupIds.get(userId) ?? []).map((id) => ({ id, name: userGroupNames.get(id) ?? id }))))
+      return out
+    },
+    deviceGroups(deviceId) {
+      let out = devices.get(deviceId)
+      if (!out) {
+        out = []
+        const seen = new Set<string>()
+        for (let g = deviceGroupOf.get(deviceId) ?? null; g && !seen.has(g); g = parent.get(g) ?? null) {
+          seen.add(g)
+          out.push({ id: g, name: deviceGroupNames.get(g) ?? g })
+        }
+        devices.set(deviceId, out)
+      }
+      return out
+    },
+  }
+}
