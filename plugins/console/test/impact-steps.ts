@@ -98,6 +98,8 @@ export function describeImpact(shared: () => { t: TestApp; browser: Browser; pas
       expect(await cells.nth(2).textContent()).to.include('Permit').and.include('neteng-edge').and.include('impact-admin').and.include('impact-show')
       expect(await cells.nth(3).textContent()).to.include('Deny')
       expect(await cells.nth(4).textContent()).to.equal('3')
+      // The sentence at the top, the drill-down's changes below it.
+      await aaa.getByTestId('impact-summary').evaluate((e) => { e.scrollIntoView(); window.scrollBy(0, -150) })
       await screenshot(page, 'deploy-impact')
 
       // "Why": the policy test filled with frank's request, answered at once, against the deployed policy and the edited one.

@@ -104,7 +104,7 @@ function OutcomeCell({ o, changed }: { o: ImpactOutcome; changed: string[] }) {
         <Text size="xs">{o.rule?.name ?? t.impact.noRule}</Text>
         {o.profile && <Badge size="xs" variant="light" tt="none">{o.profile.name}</Badge>}
       </Group>
-      {o.command_line && <Text size="xs" ff="monospace">{t.impact.line(o.command_line.command_set?.name ?? '—', o.command_line.line)}</Text>}
+      {(o.command_line?.command_set || o.command_line?.line) && <Text size="xs" ff="monospace">{t.impact.line(o.command_line?.command_set?.name ?? '—', o.command_line?.line ?? null)}</Text>}
       {o.attributes.length > 0 && (
         <Text size="xs" ff="monospace">
           {o.attributes.map((a, i) => <Text span key={i} fw={changed.includes(a.name) ? 700 : undefined} size="xs" ff="monospace">{i ? '  ' : ''}{a.name}={a.value}</Text>)}
