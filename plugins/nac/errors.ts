@@ -62,6 +62,12 @@ export const NacErrors = {
   testField: defineError(422, 'VALIDATION_FAILED', 'nac:errors.test_field'),
   /** The policy test: no device FreeRADIUS would answer as this NAS. */
   testNasUnknown: defineError(422, 'REFERENCE_NOT_FOUND', 'nac:errors.test_nas_unknown'),
+  /** The policy test `against: deployed` with no active FreeRADIUS release keeping the NAC inputs. */
+  testNotDeployed: defineError(409, 'POLICY_TEST_NOT_DEPLOYED', 'nac:errors.test_not_deployed'),
+  /** The change impact: no AAA logs plugin in the edition, so no traffic to replay. */
+  impactNoLogs: defineError(409, 'IMPACT_LOGS_UNAVAILABLE', 'nac:errors.impact_no_logs'),
+  /** The change impact: the active FreeRADIUS release was rendered before its NAC inputs were kept (services/impact-inputs.ts). */
+  impactNotKept: defineError(409, 'IMPACT_NOT_DEPLOYED', 'nac:errors.impact_not_kept'),
   // Profiling and sessions (migration 0003).
   /** Another profiling rule has this name (case-insensitively). */
   profilingRuleNameTaken: defineError(409, 'PROFILING_RULE_NAME_TAKEN', 'nac:errors.profiling_rule_name_taken'),

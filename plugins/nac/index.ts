@@ -38,6 +38,7 @@ import { portalKey, verifyPortalRedirect } from './services/portal-redirect.js'
 import { compileNacPolicy, registerPolicyGuards } from './services/policy-rules.js'
 import { createCompiledPolicyCache } from './services/policy-cache.js'
 import { policyEndpoints } from './services/policy-endpoints.js'
+import { nacInputsRenderer } from './services/impact-inputs.js'
 import { nacSettings } from './settings.js'
 import { nacTables } from './tables.js'
 
@@ -95,6 +96,8 @@ export default definePlugin({
       compilePolicy: (db = database.knex) => compile(db),
       evaluatePolicy: evaluateNacPolicy,
     }
+    // What the tree decides from, kept in each FreeRADIUS release for the change impact (services/impact-inputs.ts).
+    const inputs = { identity, inventory, source: { compile, endpoints: policyEndpoints } }
     aaaLogs?.registerRecordListener('nac', createRecordObserver(database.knex, events).listener)
     // With the radius plugin, FreeRADIUS answers from its rendered tree: automatic CoAs wait for the deploy that carries the change.
     const coa = createCoaService({ knex: database.knex, settings, inventory, log: logger.child({ plugin: 'nac', part: 'coa' }), awaitDeploy: radius !== undefined, identity })
@@ -105,7 +108,8 @@ export default definePlugin({
     if (inventory) registerCoaNasGuard(inventory.references.device)
     return {
       services: [provide(nacServiceRef, nac), provide(nacCoaServiceRef, coa)],
-      routes: nacRoutes({ knex: database.knex, nac, users, audit, identity, references, inventory, targets, policyCache: createCompiledPolicyCache(compile), coa, settings, events }),
+      renderers: radius ? [nacInputsRenderer(inputs)] : [],
+      routes: nacRoutes({ database, deploys, aaaLogs, inputs, knex: database.knex, nac, users, audit, identity, references, inventory, targets, policyCache: createCompiledPolicyCache(compile), coa, settings, events }),
       start: async () => {
         await coa.closeAbandoned()
       },

@@ -115,6 +115,7 @@ const ADMIN_ONLY: Record<string, { owner: string; why: string }> = {
  */
 const SECOND_PERMISSION: Record<string, { owner: string; permission: string; field: string; why: string }> = {
   'POST /api/v1/aaa/policy/impact': { owner: 'aaa-policy', permission: 'aaa-logs.read', field: 'logs', why: 'the change impact shows the logs\' requests: aaa-policy.read and aaa-logs.read' },
+  'POST /api/v1/nac/policy/impact': { owner: 'nac', permission: 'aaa-logs.read', field: 'logs', why: 'the NAC change impact shows the logs\' requests: nac.policy.read and aaa-logs.read' },
 }
 
 /** Codes only the gate answers with. */
@@ -276,7 +277,7 @@ describe('authorization matrix (every route × every credential)', function () {
         'GET /api/v1/nac/authorization-profiles', 'POST /api/v1/nac/authorization-profiles', 'GET /api/v1/nac/authorization-profiles/{profile_id}',
         'PUT /api/v1/nac/authorization-profiles/{profile_id}', 'DELETE /api/v1/nac/authorization-profiles/{profile_id}',
         'GET /api/v1/nac/policy/rules', 'POST /api/v1/nac/policy/rules', 'PUT /api/v1/nac/policy/rules/{rule_id}', 'DELETE /api/v1/nac/policy/rules/{rule_id}',
-        'PUT /api/v1/nac/policy/rules/reorder', 'POST /api/v1/nac/policy/test',
+        'PUT /api/v1/nac/policy/rules/reorder', 'POST /api/v1/nac/policy/test', 'POST /api/v1/nac/policy/impact',
         'GET /api/v1/nac/profiling-rules', 'POST /api/v1/nac/profiling-rules', 'PUT /api/v1/nac/profiling-rules/{rule_id}', 'DELETE /api/v1/nac/profiling-rules/{rule_id}', 'POST /api/v1/nac/profiling-rules/apply',
         'GET /api/v1/nac/sessions', 'GET /api/v1/nac/sessions/export',
         'POST /api/v1/nac/endpoints/{endpoint_id}/coa', 'GET /api/v1/nac/endpoints/{endpoint_id}/coa', 'GET /api/v1/nac/coa-requests',
@@ -382,7 +383,9 @@ describe('authorization matrix (every route × every credential)', function () {
         // Tokens are minted per request: a route that signs out (or otherwise spends its
         // token) cannot spoil the credentials of the next request.
         const header = c.kind === 'invalid' ? c.header : `Bearer ${await sign(ids[c.who], c.purpose)}`
-        const r = await request(t.url, route.method, url, { headers: header ? { authorization: header } : {} })
+        // A route needing a second permission gets an empty (valid) body, so its handler's own check is reached.
+        const body = SECOND_PERMISSION[routeKey(route)] ? { body: {} } : {}
+        const r = await request(t.url, route.method, url, { headers: header ? { authorization: header } : {}, ...body })
         requests++
         const why = judge(route, c, r)
         if (why) failures.push(`${route.method} ${fullPath(route)} [${c.name}]: ${why}`)

@@ -21,7 +21,7 @@ import { Supervisor } from '../../kernel/daemons/supervisor.js'
 import { switchCurrent } from '../../kernel/deploy/files.js'
 import { TacacsClient } from '../../plugins/tacacs/client/index.js'
 import type { Logger } from '../../sdk/index.js'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { runsOn, startTestApp, type TestApp } from '../kit/app.js'
 import { papRequest } from '../kit/radius-pap.js'
 import { skipBecause } from '../kit/skip.js'
 import { freePort, TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../kit/tac-plus-ng.js'
@@ -112,7 +112,8 @@ async function udpPort(): Promise<number> {
   return port
 }
 
-describe('supervised daemons (daemons.supervise)', function () {
+// Supervising the daemons is the same whatever the engine: once per `npm test`, in its PostgreSQL run (docs/testing.md).
+;(runsOn('postgres') ? describe : describe.skip)('supervised daemons (daemons.supervise)', function () {
   this.timeout(120_000)
   const tac = tacPlusNgBinary()
   let t: TestApp

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { startTestApp, type TestApp } from '../kit/app.js'
+import { runsOn, startTestApp, type TestApp } from '../kit/app.js'
 import { freePort, startTacPlusNg, tacPlusNgBinary, TAC_PLUS_NG_SKIP } from '../kit/tac-plus-ng.js'
 import { created, PLUGINS as AAA_PLUGINS, RULES, setSetting, strongPassword } from '../../plugins/tacacs/test/e2e/support.js'
 import { current } from './helpers.js'
@@ -87,7 +87,9 @@ describe('portcullis CLI', function () {
     })
   })
 
-  describe('tacacs-probe against tac_plus-ng running the deployed release', () => {
+  // tacacs-probe talks to the daemon only; the deploy under it runs on both engines above and in deploy.test.ts:
+  // once per `npm test`, in its embedded run (docs/testing.md).
+  ;(runsOn('embedded') ? describe : describe.skip)('tacacs-probe against tac_plus-ng running the deployed release', () => {
     it('PASS for a permitted user and command, FAIL for a wrong password or a denied command', async function () {
       const bin = tacPlusNgBinary()
       if (!bin) {

@@ -14,6 +14,7 @@ import { ntHash } from '../../sdk/md4.js'
 import { parseSetting, randomSalt, sha512Crypt, sha512CryptMatches } from '../../kernel/identity/sha512-crypt.js'
 import { deriveVerifiers, repairedVerifiers } from '../../kernel/identity/verifiers.js'
 import { skipBecause } from '../kit/skip.js'
+import { runsOn } from '../kit/app.js'
 
 /** Ulrich Drepper, "Unix crypt using SHA-256 and SHA-512", the SHA-512 test vectors. */
 const SPEC_VECTORS: [setting: string, key: string, expected: string][] = [
@@ -76,7 +77,8 @@ function utf8OfLength(bytes: number, rnd: (n: number) => number, asciiOnly = fal
 
 const lengths = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
 
-describe('network verifiers: SHA-512 crypt and the NT hash against reference implementations', function () {
+// Pure functions against openssl and reference values, no database: once per `npm test`, in its PostgreSQL run (docs/testing.md).
+;(runsOn('postgres') ? describe : describe.skip)('network verifiers: SHA-512 crypt and the NT hash against reference implementations', function () {
   this.timeout(120_000)
 
   it('gives every SHA-512 test vector of the specification (rounds= given, too many, too few; long salts cut to 16)', () => {

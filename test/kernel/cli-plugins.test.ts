@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { BootError } from '../../kernel/boot-error.js'
 import { validateManifest } from '../../kernel/plugins/load.js'
-import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
+import { runsOn, startTestApp, type TestApp, testEngines } from '../kit/app.js'
 
 const FIXTURE = './test/fixtures/plugins/cli-probe'
 
@@ -35,7 +35,9 @@ describe('portcullis CLI: commands contributed by plugins', function () {
   before(() => (scratch = mkdtempSync(path.join(os.tmpdir(), 'portcullis-cli-plugins-'))))
   after(() => rmSync(scratch, { recursive: true, force: true }))
 
-  it('help lists the kernel\'s commands and those of the loaded plugins, with their owner', async () => {
+  // The three below start the command line without a database (seven processes, seconds each on a busy CI):
+  // the same whatever the engine, so once per `npm test`, in its PostgreSQL run (docs/testing.md).
+  ;(runsOn('postgres') ? it : it.skip)('help lists the kernel\'s commands and those of the loaded plugins, with their owner', async () => {
     const r = await cli(['help'], { PLUGINS: `inventory,${FIXTURE}`, DATA_DIR: scratch })
     expect(r.code, r.stderr).to.equal(0)
     for (const k of ['render', 'check', 'deploy']) expect(r.stdout).to.match(new RegExp(`^  ${k} `, 'm'))
@@ -47,13 +49,13 @@ describe('portcullis CLI: commands contributed by plugins', function () {
     expect(one.stdout).to.equal('portcullis cli-probe-info [--seal TEXT]\n  Print what the booted platform gives a command\n')
   })
 
-  it('a command of a plugin that is not loaded is unknown (status 2)', async () => {
+  ;(runsOn('postgres') ? it : it.skip)('a command of a plugin that is not loaded is unknown (status 2)', async () => {
     const r = await cli(['cli-probe-echo', 'hi'], { PLUGINS: 'inventory', DATA_DIR: scratch })
     expect(r.code).to.equal(2)
     expect(r.stderr).to.include('unknown command "cli-probe-echo"')
   })
 
-  it('a command without deps runs without the database: status 0/1 from the command, 2 with its usage on wrong arguments', async () => {
+  ;(runsOn('postgres') ? it : it.skip)('a command without deps runs without the database: status 0/1 from the command, 2 with its usage on wrong arguments', async () => {
     // Nothing listens there: a command that booted the platform would fail with DATABASE_UNREACHABLE.
     const env = { PLUGINS: FIXTURE, DATA_DIR: scratch, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }
     const ok = await cli(['cli-probe-echo', 'hello', 'world'], env)

@@ -14,7 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { packageJson, projectRoot } from '../../kernel/version.js'
 import { request } from '../kit/http.js'
-import { testEngines } from '../kit/app.js'
+import { runsOn, testEngines } from '../kit/app.js'
 import { sharedPostgres } from '../kit/shared.js'
 import { skipBecause } from '../kit/skip.js'
 
@@ -69,7 +69,8 @@ describe('first run: npm start as a newcomer gets it', function () {
     expect([...(editions.pro ?? [])].sort()).to.deep.equal([...shipped, ...pro].sort())
   })
 
-  it('npm runs the install scripts the project allows by name (argon2, esbuild) and no other, without a warning', async function () {
+  // npm alone, no database: once per `npm test`, in its PostgreSQL run (docs/testing.md).
+  ;(runsOn('postgres') ? it : it.skip)('npm runs the install scripts the project allows by name (argon2, esbuild) and no other, without a warning', async function () {
     const pkg = packageJson() as { allowScripts?: Record<string, boolean> }
     expect(pkg.allowScripts).to.deep.include({ argon2: true, esbuild: true, 'core-js': false, '@scarf/scarf': false })
     const ls = spawnSync('npm', ['install-scripts', 'ls'], { cwd: projectRoot(), encoding: 'utf8' })
@@ -116,7 +117,8 @@ describe('first run: npm start as a newcomer gets it', function () {
     })
   }
 
-  describe('PostgreSQL without MASTER_KEY (the only engine where no key is generated)', () => {
+  // A server on PostgreSQL whatever the run's engine: in the PostgreSQL run only (docs/testing.md).
+  ;(runsOn('postgres') ? describe : describe.skip)('PostgreSQL without MASTER_KEY (the only engine where no key is generated)', () => {
     let dataDir: string
     let server: Server
     before(async () => {

@@ -14,6 +14,7 @@ import path from 'node:path'
 import { freePort } from '../kit/postgres.js'
 import { sharedPostgres } from '../kit/shared.js'
 import { adminTokenFor } from '../kit/tokens.js'
+import { runsOn } from '../kit/app.js'
 
 interface RawResponse {
   status: number
@@ -42,7 +43,8 @@ function rawGet(url: string, headers: Record<string, string> = {}, agent: http.A
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-describe('the server process (kernel/main.ts)', function () {
+// A server process on PostgreSQL whatever the run's engine: in the PostgreSQL run only, not once more in the embedded run (docs/testing.md).
+;(runsOn('postgres') ? describe : describe.skip)('the server process (kernel/main.ts)', function () {
   this.timeout(60_000)
 
   let child: ChildProcess

@@ -40,6 +40,9 @@ export default {
     default_not_last: 'The default rule must be last.',
     test_field: '{{reason}}',
     test_nas_unknown: 'No device FreeRADIUS would answer as "{{nas}}": give a device id, or an address inside the prefix of an enabled device with a RADIUS secret.',
+    test_not_deployed: 'No active FreeRADIUS release keeps what the NAC policy is decided from (nothing deployed yet, or deployed before releases kept it): deploy, or test against the database.',
+    impact_no_logs: 'The change impact replays the AAA logs, and this installation has no AAA logs plugin: there is no traffic to replay.',
+    impact_not_kept: 'The active FreeRADIUS release ({{release}}) was deployed before it kept what the NAC policy is decided from: deploy once, then ask again.',
     value: {
       quote: 'Quotes are not allowed here: the value goes into the FreeRADIUS configuration.',
       backslash: 'A backslash is not allowed here: the value goes into the FreeRADIUS configuration.',

@@ -3,7 +3,9 @@ import type { InventoryService } from '../../inventory/api.js'
 import type { NacService } from '../api.js'
 import type { ConditionTargets } from '../services/conditions.js'
 import type { CompiledPolicyCache } from '../services/policy-cache.js'
-import type { AuditService, IdentityService, SettingsService, OwnedReferenceTarget, ReferenceTarget } from '../../../sdk/index.js'
+import type { AuditService, DatabaseService, DeploysService, IdentityService, SettingsService, OwnedReferenceTarget, ReferenceTarget } from '../../../sdk/index.js'
+import type { AaaLogsService } from '../../aaa-logs/api.js'
+import type { NacInputsDeps } from '../services/impact-inputs.js'
 import type { CoaServiceImpl } from '../services/coa/service.js'
 import type { AuthorizationEvents } from '../services/events.js'
 
@@ -26,6 +28,11 @@ export interface NacRouteDeps {
   /** Change of Authorization (services/coa/): the writes that move an endpoint tell it after their commit. */
   coa: CoaServiceImpl
   settings: SettingsService
+  /** The change impact (routes/policy-impact.ts): the pending side in a snapshot, the deployed release, the logs replayed. */
+  database: DatabaseService
+  deploys: DeploysService
+  aaaLogs: AaaLogsService | undefined
+  inputs: NacInputsDeps
   /** The "endpoint authorization changed" listeners: an admin's change of group or device type goes to them. */
   events: AuthorizationEvents
 }

@@ -9,6 +9,7 @@ import { exportRoutes } from './export.js'
 import { importRoutes } from './import.js'
 import { policyReorderRoutes } from './policy-reorder.js'
 import { policyRuleRoutes } from './policy-rules.js'
+import { policyImpactRoutes } from './policy-impact.js'
 import { policyTestRoutes } from './policy-test.js'
 import { profileRoutes } from './profiles.js'
 import { profilingRuleRoutes } from './profiling-rules.js'
@@ -26,6 +27,7 @@ export function nacRoutes(d: NacRouteDeps): RouteDefinition[] {
     ...policyReorderRoutes(d),
     ...policyRuleRoutes(d),
     ...policyTestRoutes(d),
+    ...policyImpactRoutes(d),
     ...coaRoutes(d),
     ...coaNasRoutes(d),
     ...profilingRuleRoutes(d),

@@ -23,6 +23,11 @@ export const NacPolicyTestRequest = Type.Object(
       ),
     ),
     time: Type.Optional(Timestamp({ description: "When: its local time on the API server's host (which must share FreeRADIUS's time zone) decides time windows. Default: now." })),
+    against: Type.Optional(
+      StringEnum(['database', 'deployed'] as const, {
+        description: "`database` (default): the policy and data as edited. `deployed`: what the active FreeRADIUS release was built from (kept in it, no secret), so changes not yet deployed do not count; 409 POLICY_TEST_NOT_DEPLOYED when no release keeps it.",
+      }),
+    ),
   },
   { title: 'NacPolicyTestRequest', additionalProperties: false },
 )

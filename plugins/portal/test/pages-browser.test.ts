@@ -7,8 +7,10 @@ import { expect } from 'chai'
 import type { Browser as Chromium } from 'playwright-core'
 import { context, expectAccessible, horizontalOverflow, launch, needChromium } from '../../../test/kit/browser.js'
 import { createPortal, db, freshMac, qs, signedRedirect, startPortalApp, type PortalApp } from './helpers.js'
+import { runsOn } from '../../../test/kit/app.js'
 
-describe('portal: the guest pages are accessible and fit a phone', function () {
+// A browser run is engine-independent (the flows run on both engines in the HTML-level tests): once per `npm test`, in its PostgreSQL run (docs/testing.md).
+;(runsOn('postgres') ? describe : describe.skip)('portal: the guest pages are accessible and fit a phone', function () {
   this.timeout(180_000)
   let a: PortalApp
   let chromium: Chromium

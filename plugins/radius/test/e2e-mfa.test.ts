@@ -13,7 +13,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { parseFreeradiusLine, type FreeradiusAuthEvent } from '../../../sdk/logs/freeradius-parse.js'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { runsOn, startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { awayFromWindowEdge, codeAt, enroll, enrollPhone, freeTcpPort, internalSurface, setInternalKey, wrongCode } from '../../../test/kit/mfa.js'
 import { ScriptedPhone, viaPushService } from '../../../test/kit/phone.js'
 import { pushServerOptions, startPushService, type TestPushService } from '../../../test/kit/push.js'
@@ -25,7 +25,8 @@ const SECRET = 'mfa-radius-secret'
 const REST_MODULE = ['/usr/lib/freeradius/rlm_rest.so', '/usr/lib64/freeradius/rlm_rest.so', '/usr/local/lib/freeradius/rlm_rest.so'].some((p) => existsSync(p))
 const attr = (r: RadclientResult, name: string) => r.attributes.filter((a) => a.name === name).map((a) => a.value)
 
-describe('radius: the second factor on FreeRADIUS (Access-Challenge, append)', function () {
+// What FreeRADIUS does with the deployed tree is the same whatever the engine: once per `npm test`, in its embedded run (docs/testing.md).
+;(runsOn('embedded') ? describe : describe.skip)('radius: the second factor on FreeRADIUS (Access-Challenge, append)', function () {
   this.timeout(180_000)
   let t: TestApp
   let dir: string

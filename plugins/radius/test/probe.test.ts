@@ -11,6 +11,7 @@ import { createHash, createHmac } from 'node:crypto'
 import dgram from 'node:dgram'
 import { decodeAttributes } from '../client/radius.js'
 import { authenticatorResponse, challengeHash, ntResponse } from '../client/mschapv2.js'
+import { runsOn } from '../../../test/kit/app.js'
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -24,7 +25,8 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
   })
 }
 
-describe('radius-probe (the radius plugin\'s command)', function () {
+// radius-probe talks to a daemon only (no database): once per `npm test`, in its PostgreSQL run (docs/testing.md).
+;(runsOn('postgres') ? describe : describe.skip)('radius-probe (the radius plugin\'s command)', function () {
   this.timeout(120_000)
 
   describe('radius-probe arithmetic', () => {

@@ -1,9 +1,10 @@
 /** The same tables and queries on the embedded engine (PGlite, one connection): every query of a request goes through its transaction. */
 import { expect } from 'chai'
-import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { runsOn, startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { createProfile, createSet, expectError } from './helpers.js'
 
-describe('tacacs plugin on the embedded engine', () => {
+// Pinned to the embedded engine: in the embedded run only, not once more in the PostgreSQL run (docs/testing.md).
+;(runsOn('embedded') ? describe : describe.skip)('tacacs plugin on the embedded engine', () => {
   let t: TestApp
   before(async () => {
     t = await startTestApp({ engine: 'embedded', plugins: ['inventory', 'tacacs'] })
