@@ -63,6 +63,16 @@ export function describeImpact(shared: () => { t: TestApp; browser: Browser; pas
 
     const signIn = (page: Page, to: string) => signInAt(page, t.url + to, 'admin', password)
 
+    it('says it in Russian, from the same numbers', async () => {
+      const page = await (await context(browser, { locale: 'ru-RU' })).newPage()
+      await signIn(page, '/deploys')
+      await page.getByRole('heading', { name: 'Развёртывания', level: 1 }).waitFor()
+      await page.getByRole('button', { name: 'Показать изменения tac_plus-ng' }).click()
+      const said = await page.getByTestId('impact-aaa').getByTestId('impact-summary').textContent()
+      expect(said).to.match(/^1 пользователь теряет доступ к 1 устройству; 1 правило теперь решает \d+ запрос(а|ов)?, которые раньше решало не оно$/)
+      await page.context().close()
+    })
+
     it('shows the impact beside the diff, drills down to frank, opens the policy test with his request, confirms the deploy and audits what was shown', async () => {
       const api = (await t.admin('POST', '/api/v1/aaa/policy/impact', { body: {} })).body
       expect(api.summary.permit_to_deny.requests, JSON.stringify(api.summary)).to.be.greaterThan(0)
