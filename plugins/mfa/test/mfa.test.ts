@@ -559,6 +559,11 @@ describe('mfa plugin: TOTP second factor', function () {
       const raced = await Promise.all([recover(a, codes[5]), recover(b, codes[5])])
       expect(raced.map((r) => r.status).sort()).to.deep.equal([200, 401])
       await smtp.take(user.email!)
+      // The daemons' and the portal's check (MfaService.verifyCode) takes authenticator codes only.
+      const { mfaServiceRef } = await import('../api.js')
+      const mfa = t.app.resolveDeps('mfa', { mfa: mfaServiceRef }).mfa
+      for (const c of [codes[7], codes[7].replace(/-/g, '')]) expect(await mfa.verifyCode(user.id, c), 'console sign-in only').to.equal(false)
+      expect(await t.app.db.knex('mfa_recovery_code').where({ user_id: user.id }), 'and it spent none').to.have.length(8)
       const used = await t.app.db.knex('audit_log')
         .where({ action: 'auth.mfa_verify', outcome: 'success', reason: 'recovery_code' })
         .andWhere((q) => q.where({ actor_id: user.id }).orWhere({ resource_id: user.id }))
