@@ -11,7 +11,7 @@ import { identityServices } from '../../../sdk/index.js'
 import type { TestApp } from '../../../test/kit/app.js'
 import { tacacsServiceRef, type TacacsProfile } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
-import { batchEvaluator } from '../services/batch-evaluate.js'
+import { batchEvaluator, batchShared } from '../services/batch-evaluate.js'
 import { snapshotPolicyData, type PolicyInputs } from '../services/deployed-inputs.js'
 import { evaluateWith, type PolicyTestInput } from '../services/evaluate.js'
 import { startPolicyApp } from './helpers.js'
@@ -151,7 +151,7 @@ describe('aaa-policy: the change impact evaluator answers as the policy test (ra
   })
   after(async () => t?.stop())
 
-  it('equal answers, every field but the trace, on 12 random policies × 120 requests', async () => {
+  it('equal answers, every field but the trace, on 12 random policies (and each one edited, sharing command decisions) × 120 requests', async () => {
     const { identity, tacacs } = t.app.resolveDeps('tacacs', { identity: identityServices.identity, tacacs: tacacsServiceRef })
     // A refused user whose account exists (FreeRADIUS refuses it by name), and one whose account is gone.
     const admin = (await t.app.db.knex('users').first('id', 'username')) as { id: string; username: string }
@@ -159,14 +159,21 @@ describe('aaa-policy: the change impact evaluator answers as the policy test (ra
     for (let seed = 1; seed <= 12; seed++) {
       const r = rng(seed * 7919)
       const inputs = randomInputs(r, seed % 3 === 0 ? 'radius' : 'tacacs', admin.username)
-      const batch = batchEvaluator(inputs, { tacacs }, new Map([[admin.username.toLowerCase(), admin.id]]))
+      // The pending side of a report: the same profiles (same ids), their command sets' actions flipped;
+      // both evaluators share the command decisions of profiles alike, as the report's do.
+      const edited: PolicyInputs = { ...inputs, command_sets: inputs.command_sets.map((x, k) => (k % 2 ? x : { ...x, commands: x.commands.map((c) => ({ ...c, action: c.action === 'permit' ? ('deny' as const) : ('permit' as const) })) })) }
+      const shared = batchShared()
+      const refusedIds = new Map([[admin.username.toLowerCase(), admin.id]])
+      const sides = [inputs, edited].map((x) => ({ x, batch: batchEvaluator(x, { tacacs }, refusedIds, shared) }))
       await t.app.db.transaction(async (trx) => {
-        const data = snapshotPolicyData(inputs, { identity, tacacs }, trx)
+        const data = sides.map((s) => snapshotPolicyData(s.x, { identity, tacacs }, trx))
         for (let i = 0; i < 120; i++) {
           const req = randomRequest(r, inputs, admin.username)
-          const { trace: _a, ...want } = await evaluateWith({ identity, inventory: undefined as never, tacacs, radius: undefined, listRules: async () => [] }, data, req)
-          const { trace: _b, ...got } = batch.evaluate(req)
-          expect(got, `seed ${seed * 7919} request ${i}: ${JSON.stringify(req)}`).to.deep.equal(want)
+          for (const k of [0, 1]) {
+            const { trace: _a, ...want } = await evaluateWith({ identity, inventory: undefined as never, tacacs, radius: undefined, listRules: async () => [] }, data[k], req)
+            const { trace: _b, ...got } = sides[k].batch.evaluate(req)
+            expect(got, `seed ${seed * 7919} request ${i} side ${k}: ${JSON.stringify(req)}`).to.deep.equal(want)
+          }
           compared++
         }
       })
