@@ -143,7 +143,7 @@ export async function runPolicyImpact(): Promise<PolicyImpactBench> {
        SELECT now() - ((g % 604000) || ' seconds')::interval - (k || ' hours')::interval, 'user' || ((g * 7919) % ${USERS}),
               ('10.20.' || ((g % ${DEVICES}) / 250) || '.' || ((g % ${DEVICES}) % 250 + 1))::inet, $1, '/var/log/tac_plus-ng/authz.log', g * 3 + k,
               'permit', 'shell', 15, (ARRAY[${COMMANDS.map((c) => `'${c}'`).join(',')}])[(g % ${COMMANDS.length}) + 1] || ' ' || g || ' <cr>', '{}', 'rule', 'tp'
-         FROM generate_series(0, $2::int - 1) g, generate_series(0, 2) k WHERE k = 0 OR g % 3 = 0`,
+         FROM generate_series(0, $2::bigint - 1) g, generate_series(0, 2) k WHERE k = 0 OR g % 3 = 0`,
       [node, T],
     )
     // RADIUS: half device administration (PAP), half NAC (MAB, the endpoint's MAC).
@@ -154,7 +154,7 @@ export async function runPolicyImpact(): Promise<PolicyImpactBench> {
               ('10.20.' || ((g % ${DEVICES}) / 250) || '.' || ((g % ${DEVICES}) % 250 + 1))::inet, $1, '/var/log/freeradius/auth.log', g * 2 + k,
               'accept', CASE WHEN g % 2 = 0 THEN 'PAP' ELSE 'MAB' END, CASE WHEN g % 2 = 0 THEN NULL ELSE 'mab' END,
               CASE WHEN g % 2 = 0 THEN '10.9.9.' || (g % 250) ELSE lpad(to_hex(g), 12, '0') END
-         FROM generate_series(0, $2::int - 1) g, generate_series(0, 1) k WHERE k = 0 OR g % 2 = 0`,
+         FROM generate_series(0, $2::bigint - 1) g, generate_series(0, 1) k WHERE k = 0 OR g % 2 = 0`,
       [node, R],
     )
     await b.client.query('ANALYZE aaa_log_tacacs_authz; ANALYZE aaa_log_radius_auth')

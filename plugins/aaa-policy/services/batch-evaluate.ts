@@ -288,10 +288,15 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
   function decide(input: PolicyTestInput, result: PolicyTestResult, user: User, device: Device, source: string, at: Date): PolicyTestResult {
     const protocol = input.protocol
     const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
-    const from = sourcePrefix(source)
+    // Parsed only when a candidate rule has client prefixes (few do).
+    let from: Prefix | null | undefined
     let matched: PolicyRuleView | null = null
     for (const p of candidates(user.id, device)) {
-      if (p.prefixes !== null && !(from && p.prefixes.some((q) => prefixContains(q, from)))) continue
+      if (p.prefixes !== null) {
+        if (from === undefined) from = sourcePrefix(source)
+        const f = from
+        if (!(f && p.prefixes.some((q) => prefixContains(q, f)))) continue
+      }
       if (p.rule.time_window && !inTimeWindow(p.rule.time_window, at)) continue
       matched = p.rule
       result.rules_tried = p.index + 1
