@@ -151,7 +151,7 @@ export async function runPolicyImpact(): Promise<PolicyImpactBench> {
       `INSERT INTO aaa_log_radius_auth (timestamp, username, nas_ip, node_id, source_file, source_offset, status, auth_type, nac_method, calling_station_id)
        SELECT now() - ((g % 604000) || ' seconds')::interval - (k || ' hours')::interval,
               CASE WHEN g % 2 = 0 THEN 'user' || (g / 2 % ${USERS}) ELSE lpad(to_hex(g), 12, '0') END,
-              ('10.20.' || ((g % ${DEVICES}) / 250) || '.' || ((g % ${DEVICES}) % 250 + 1))::inet, $1, '/var/log/freeradius/auth.log', g * 2 + k,
+              ('10.20.' || ((g / 2 * 7 + g / 40000) % ${DEVICES} / 250) || '.' || ((g / 2 * 7 + g / 40000) % ${DEVICES} % 250 + 1))::inet, $1, '/var/log/freeradius/auth.log', g * 2 + k,
               'accept', CASE WHEN g % 2 = 0 THEN 'PAP' ELSE 'MAB' END, CASE WHEN g % 2 = 0 THEN NULL ELSE 'mab' END,
               CASE WHEN g % 2 = 0 THEN '10.9.9.' || (g % 250) ELSE lpad(to_hex(g), 12, '0') END
          FROM generate_series(0, $2::bigint - 1) g, generate_series(0, 1) k WHERE k = 0 OR g % 2 = 0`,

@@ -136,7 +136,8 @@ export async function replayAll(
     if ('unreplayable' in r) return acc.unreplayable(logged, r.unreplayable, UNREPLAYABLE[r.unreplayable])
     if (directoryUser(s, r.input.username)) return acc.unreplayable(logged, 'directory_user', UNREPLAYABLE.directory_user)
     const one = replayOne(s, names, r, { ...logged, method: r.input.method ?? null })
-    acc.add(one.request, one.before, one.after, one.link)
+    if (one) acc.add(one.request, one.before, one.after, one.link)
+    else acc.unchanged(logged)
   }
   const t = sides.get('tacacs')
   if (t) for (const r of tacacs) if (await step()) replay(t, tacacsInput(r), r); else break

@@ -13,6 +13,8 @@ import { tacacsServiceRef, type TacacsProfile } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
 import { batchEvaluator, batchShared } from '../services/batch-evaluate.js'
 import { snapshotPolicyData, type PolicyInputs } from '../services/deployed-inputs.js'
+import { outcomeOf, sameAnswer } from '../services/impact.js'
+import { changeOf } from '../../../sdk/index.js'
 import { evaluateWith, type PolicyTestInput } from '../services/evaluate.js'
 import { startPolicyApp } from './helpers.js'
 
@@ -156,6 +158,7 @@ describe('aaa-policy: the change impact evaluator answers as the policy test (ra
     // A refused user whose account exists (FreeRADIUS refuses it by name), and one whose account is gone.
     const admin = (await t.app.db.knex('users').first('id', 'username')) as { id: string; username: string }
     let compared = 0
+    let alike = 0
     for (let seed = 1; seed <= 12; seed++) {
       const r = rng(seed * 7919)
       const inputs = randomInputs(r, seed % 3 === 0 ? 'radius' : 'tacacs', admin.username)
@@ -169,15 +172,25 @@ describe('aaa-policy: the change impact evaluator answers as the policy test (ra
         const data = sides.map((s) => snapshotPolicyData(s.x, { identity, tacacs }, trx))
         for (let i = 0; i < 120; i++) {
           const req = randomRequest(r, inputs, admin.username)
+          const answers = []
           for (const k of [0, 1]) {
             const { trace: _a, ...want } = await evaluateWith({ identity, inventory: undefined as never, tacacs, radius: undefined, listRules: async () => [] }, data[k], req)
-            const { trace: _b, ...got } = sides[k].batch.evaluate(req)
-            expect(got, `seed ${seed * 7919} request ${i} side ${k}: ${JSON.stringify(req)}`).to.deep.equal(want)
+            const got = sides[k].batch.evaluate(req)
+            const { trace: _b, ...rest } = got
+            expect(rest, `seed ${seed * 7919} request ${i} side ${k}: ${JSON.stringify(req)}`).to.deep.equal(want)
+            answers.push(got)
           }
+          // The report's shortcut for a request answered alike never hides a change.
+          const kind = req.protocol === 'radius' ? 'radius_authentication' : req.command !== undefined ? 'tacacs_command' : req.method ? 'tacacs_authentication' : 'tacacs_session'
+          const change = changeOf(outcomeOf(kind, answers[0]), outcomeOf(kind, answers[1]))
+          if (sameAnswer(kind, answers[0], answers[1])) expect(change, JSON.stringify(req)).to.equal(null)
+          if (change === null) alike++
           compared++
         }
       })
     }
     expect(compared).to.equal(12 * 120)
+    // Both kinds were seen: requests the edit changes and requests it does not.
+    expect(alike).to.be.within(1, compared - 1)
   })
 })
