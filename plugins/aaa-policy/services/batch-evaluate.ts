@@ -11,7 +11,7 @@
  * - a command's decision is memoized per profile, line and privilege level.
  *
  * Same answers as `evaluateWith` on the same inputs, reasons included (the trace is left empty):
- * test/batch-evaluate.test.ts checks it on random policies and requests. Change both together.
+ * test/batch-evaluate-check.ts (run by impact.test.ts) checks it on random policies and requests. Change both together.
  */
 import { isIP } from 'node:net'
 import type { Device } from '../../inventory/api.js'
