@@ -88,6 +88,18 @@ export class ImpactAccumulator {
   }
 
   /**
+   * A replayed request its caller found answered alike on both sides (what `add` counts for one
+   * whose change is null), without building its request and outcomes: a million unchanged requests
+   * are most of a report.
+   */
+  unchanged(request: Pick<ImpactRequest, 'events'>): void {
+    this.counts.distinct++
+    this.counts.events += request.events
+    this.counts.evaluated++
+    this.counts.unchanged++
+  }
+
+  /**
    * One replayed request and its two outcomes. `policyTest` is called only for a change that is
    * kept, so a large replay builds no request bodies it does not show. Returns the change, or null.
    */

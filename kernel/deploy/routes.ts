@@ -3,6 +3,7 @@ import { defineRoute, ErrorBody, isPortcullisError, listQuery, Nullable, Optiona
 import { DeployErrors, toView, type DeployService } from './service.js'
 import type { NamedRevocation } from './revocations.js'
 import { withArrival } from '../cluster/view.js'
+import { DeployImpact } from './impact.js'
 
 const FileRecord = Type.Object(
   {
@@ -57,6 +58,7 @@ const DeployRequest = Type.Object(
     daemon: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Deploy only this daemon (e.g. `tac_plus-ng`, `freeradius`); all daemons when absent.' })),
     dry_run: Type.Optional(Type.Boolean({ description: 'Render and diff against the current release; activate nothing.' })),
     comment: OptionalText({ maxLength: 500 }),
+    impact: Type.Optional(DeployImpact),
   },
   { title: 'DeployRequest', additionalProperties: false },
 )
@@ -114,13 +116,13 @@ export const deployRoutes = (svc: DeployService) => [
     permission: 'deploy.write',
     summary: 'Deploy the daemons\' configuration',
     description:
-      'Renders every renderer (or those of `daemon`) from one consistent snapshot, writes a new release folder per daemon, runs the daemon\'s own check when its binary is present, then switches `current` atomically, stores the release in the database and reloads the daemon (its supervised restart, or the server option `deploy.reload_commands`). A failed check activates nothing: 422 DEPLOY_CHECK_FAILED with the checker\'s output. `dry_run: true` answers 200 with a per-file diff against the current release and activates nothing.\n\nIn a cluster the node that receives the request renders, checks and activates; every other node\'s agent then writes the release from the database into its own `DATA_DIR`, checks it there, switches and reloads (each deploy\'s `nodes` says where it arrived; GET /api/v1/cluster/nodes shows each node). One deploy or rollback runs at a time across the whole cluster: a request that finds another running waits for it up to the setting `deploy.lock_wait_seconds` (default 30), then answers 409 DEPLOY_IN_PROGRESS naming the node that holds the lock. Requests sent to the same node queue behind each other.',
+      'Renders every renderer (or those of `daemon`) from one consistent snapshot, writes a new release folder per daemon, runs the daemon\'s own check when its binary is present, then switches `current` atomically, stores the release in the database and reloads the daemon (its supervised restart, or the server option `deploy.reload_commands`). A failed check activates nothing: 422 DEPLOY_CHECK_FAILED with the checker\'s output. `dry_run: true` answers 200 with a per-file diff against the current release and activates nothing.\n\n`impact` (optional) is the change impact the deployer was shown (the console asks the policy plugins\' impact routes first): its summary sentence, window and counts, kept as sent in the audit entry `deploy.activate` of each release; it changes nothing in the deploy.\n\nIn a cluster the node that receives the request renders, checks and activates; every other node\'s agent then writes the release from the database into its own `DATA_DIR`, checks it there, switches and reloads (each deploy\'s `nodes` says where it arrived; GET /api/v1/cluster/nodes shows each node). One deploy or rollback runs at a time across the whole cluster: a request that finds another running waits for it up to the setting `deploy.lock_wait_seconds` (default 30), then answers 409 DEPLOY_IN_PROGRESS naming the node that holds the lock. Requests sent to the same node queue behind each other.',
     tags: ['deploy'],
     schema: { body: DeployRequest, response: { 200: DryRunResponse, 201: DeployRunResponse, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
     handler: async (req) => {
       const b = req.body
       if (b.dry_run) return reply({ status: 200, body: { dry_run: true, daemons: await svc.dryRun(b.daemon) } })
-      const deploys = await withArrival(svc.db.knex, await svc.deploy({ daemon: b.daemon, comment: b.comment ?? null, actor: req.actor, requestId: req.requestId }))
+      const deploys = await withArrival(svc.db.knex, await svc.deploy({ daemon: b.daemon, comment: b.comment ?? null, impact: b.impact ?? null, actor: req.actor, requestId: req.requestId }))
       return reply({ status: 201, body: { deploys } })
     },
   }),

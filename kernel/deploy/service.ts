@@ -44,6 +44,7 @@ import { daemonGroup, forGroup, releaseFolder } from './daemon-group.js'
 import { purgeCleartext, pruneOldLogs } from './housekeeping.js'
 import { recoverNode } from './recovery.js'
 import { auditMark, currentSnapshot, PendingTracker, renderedHashes } from './pending.js'
+import type { DeployImpactRecord } from './impact.js'
 import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployView, type DryRunDaemon } from './model.js'
 export * from './model.js'
 import {
@@ -264,7 +265,7 @@ export class DeployService implements DeploysService {
     return this.checkDaemon(renderers, path.resolve(dir))
   }
 
-  deploy(o: { daemon?: string; comment?: string | null } & Ctx): Promise<DeployView[]> {
+  deploy(o: { daemon?: string; comment?: string | null; impact?: DeployImpactRecord | null } & Ctx): Promise<DeployView[]> {
     return this.clusterExclusive(async (lease) => {
       await this.recoverNow()
       let snapshot = ''
@@ -323,7 +324,7 @@ export class DeployService implements DeploysService {
   }
 
   /** Switch `current` to each staged release, then activate them in one transaction that also stores their files and tells every node. */
-  private async activate(staged: StagedRelease[], renderedFiles: Map<string, RenderedFile[]>, lease: DeployLease, o: Ctx & { comment?: string | null }): Promise<void> {
+  private async activate(staged: StagedRelease[], renderedFiles: Map<string, RenderedFile[]>, lease: DeployLease, o: Ctx & { comment?: string | null; impact?: DeployImpactRecord | null }): Promise<void> {
     await this.step()
     for (const s of staged) {
       switchCurrent(s.dir, s.release)
@@ -340,7 +341,7 @@ export class DeployService implements DeploysService {
         // Delivered at the commit, to every node listening (cluster/listen.ts).
         await trx.raw('select pg_notify(?, ?)', [RELEASE_CHANNEL, s.daemon])
         await this.d.audit.record(
-          { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: shownFileRecords(s.files), comment: o.comment ?? null } },
+          { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: shownFileRecords(s.files), comment: o.comment ?? null, ...(o.impact ? { impact: o.impact } : {}) } },
           { actor: o.actor, requestId: o.requestId, trx },
         )
       }

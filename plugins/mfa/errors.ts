@@ -39,4 +39,7 @@ export const MfaErrors = {
   factorNotChosen: defineError(403, 'MFA_FACTOR_NOT_CHOSEN', 'mfa:errors.factor_not_chosen'),
   factorNotEnrolled: defineError(409, 'MFA_FACTOR_NOT_ENROLLED', 'mfa:errors.factor_not_enrolled'),
   pushDeviceNotFound: defineError(404, 'MFA_PUSH_DEVICE_NOT_FOUND', 'mfa:errors.push_device_not_found'),
+  // Recovery codes (docs/mfa.md "Recovery codes"):
+  recoveryNeedsFactor: defineError(409, 'MFA_RECOVERY_NEEDS_FACTOR', 'mfa:errors.recovery_needs_factor'),
+  recoveryCodeInvalid: defineError(401, 'MFA_RECOVERY_CODE_INVALID', 'mfa:errors.recovery_code_invalid'),
 } as const

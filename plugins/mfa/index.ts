@@ -12,6 +12,7 @@ import ru from './locales/ru.js'
 import { mfaPermissions } from './permissions.js'
 import { mfaRoutes } from './routes/index.js'
 import { DeviceChallenges } from './services/device-challenge.js'
+import { RecoveryCodes } from './services/recovery-codes.js'
 import { TokenBudget } from './services/token-budget.js'
 import { TotpStore } from './services/totp-store.js'
 import { createPushFactor } from './services/push/factor.js'
@@ -52,6 +53,7 @@ export default definePlugin({
   init({ database, secrets, settings, serverOptions, identity, mail, userLifecycle, audit, logger, platform, console }) {
     const store = new TotpStore(database.knex, secrets)
     const budget = new TokenBudget(database.knex)
+    const recovery = new RecoveryCodes(database.knex)
     const push = createPushFactor({
       knex: database.knex,
       identity,
@@ -70,6 +72,8 @@ export default definePlugin({
     // A disabled (or expired, deleted) account's pending pushes end: its phone cannot approve them.
     userLifecycle.onAccessEnded(async (e) => {
       if (e.reason !== 'network_login_off') await push.challenges.cancelAll(e.user_id)
+      // Its recovery codes end too: re-enabling the account brings none back (the user makes a new set).
+      if (e.reason !== 'network_login_off') await recovery.revoke(e.user_id)
     })
     // A deleted user's authenticator goes with the user, in the deleting transaction (the kernel's
     // users table is not this plugin's: no foreign key, migration 0002).
@@ -87,6 +91,7 @@ export default definePlugin({
         await trx('mfa_push_device').whereRaw('user_id = ANY(?::uuid[])', users).delete()
         await trx('mfa_push_enrollment').whereRaw('user_id = ANY(?::uuid[])', users).delete()
         await trx('mfa_user_factors').whereRaw('user_id = ANY(?::uuid[])', users).delete()
+        await trx('mfa_recovery_code').whereRaw('user_id = ANY(?::uuid[])', users).delete()
       },
     })
     const challenges = new DeviceChallenges(database.knex)
@@ -105,6 +110,6 @@ export default definePlugin({
       push: push.challenges,
       factorsOf: (userId: string) => push.factorsOf(userId),
     }
-    return { services: [provide(mfaServiceRef, service)], routes: mfaRoutes({ identity, mail, settings, store, budget, challenges, push, consoleServed: console !== undefined }) }
+    return { services: [provide(mfaServiceRef, service)], routes: mfaRoutes({ identity, mail, settings, store, budget, recovery, challenges, push, consoleServed: console !== undefined }) }
   },
 })

@@ -82,7 +82,14 @@ export const UserFactorsTable = defineTable('mfa_user_factors', {
   push_locked_reason: column.varchar().nullable(),
 })
 
-export const mfaTables = [TotpTable, TokenBudgetTable, PushDeviceTable, PushEnrollmentTable, PushChallengeTable, UserFactorsTable]
+/** One row per unused recovery code (migrations/0004_recovery_codes.ts): a hash only; spent codes are deleted. */
+export const RecoveryCodeTable = defineTable('mfa_recovery_code', {
+  user_id: column.uuid(),
+  code_hash: column.varchar(),
+  created_at: column.timestamp().defaulted(),
+})
+
+export const mfaTables = [TotpTable, TokenBudgetTable, PushDeviceTable, PushEnrollmentTable, PushChallengeTable, UserFactorsTable, RecoveryCodeTable]
 
 declare module 'knex/types/tables.js' {
   interface Tables {
@@ -92,5 +99,6 @@ declare module 'knex/types/tables.js' {
     mfa_push_enrollment: TableType<typeof PushEnrollmentTable>
     mfa_push_challenge: TableType<typeof PushChallengeTable>
     mfa_user_factors: TableType<typeof UserFactorsTable>
+    mfa_recovery_code: TableType<typeof RecoveryCodeTable>
   }
 }

@@ -168,6 +168,56 @@ describe('deploy pipeline', function () {
     expect(current(t.dataDir, 'motd')).to.equal(now.release)
   })
 
+  it('keeps the change impact the deployer was shown in the audit entry of each release; a bad one is a 422 at its field and deploys nothing', async () => {
+    const impact = {
+      text: '12 users lose access to 4 devices; 2 rules now decide 1,980 requests they did not',
+      window_days: 7,
+      permit_to_deny: { requests: 40, events: 310 },
+      deny_to_permit: { requests: 0, events: 0 },
+      attributes: { requests: 3, events: 9 },
+      rule: { requests: 2, events: 1980 },
+      unreplayable: { requests: 1, events: 4 },
+      sources: [{ name: 'aaa', state: 'complete' }, { name: 'nac', state: 'forbidden' }],
+      confirmed: true,
+    }
+    const count = async () => (await t.admin('GET', '/api/v1/deploys?daemon=motd')).body.total
+    const before = await count()
+    const bad: [object, string][] = [
+      [{ ...impact, window_days: 91 }, 'impact.window_days'],
+      [{ ...impact, permit_to_deny: { requests: -1, events: 0 } }, 'impact.permit_to_deny.requests'],
+      [{ ...impact, text: '' }, 'impact.text'],
+      [{ ...impact, text: 'x'.repeat(2001) }, 'impact.text'],
+      [{ ...impact, text: 'forged\u001b[2Jline' }, 'impact.text'],
+      [{ ...impact, sources: [{ name: 'AAA; drop', state: 'complete' }] }, 'impact.sources[0].name'],
+      [{ ...impact, sources: [{ name: 'aaa', state: 'maybe' }] }, 'impact.sources[0].state'],
+      [{ ...impact, sources: Array.from({ length: 9 }, () => ({ name: 'aaa', state: 'complete' })) }, 'impact.sources'],
+      [{ ...impact, extra: 1 }, 'impact.extra'],
+    ]
+    for (const [body, field] of bad) {
+      const r = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'motd', impact: body } })
+      expect(r.status, `${field}: ${r.text}`).to.equal(422)
+      expect(r.body.field, r.text).to.equal(field)
+      expect(r.body.detail).to.be.a('string').and.not.equal('')
+    }
+    const { text: _text, ...noText } = impact
+    const missing = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'motd', impact: noText } })
+    expect(missing.status).to.equal(422)
+    expect(missing.body.field).to.match(/^impact/)
+    expect(await count(), 'nothing deployed by a refused request').to.equal(before)
+
+    const r = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'motd', comment: 'with impact', impact } })
+    expect(r.status, r.text).to.equal(201)
+    const id = r.body.deploys[0].id
+    const audit = await t.admin('GET', `/api/v1/audit?resource_type=deploy&resource_id=${id}`)
+    const entry = audit.body.items.find((a: any) => a.action === 'deploy.activate')
+    expect(entry.after.impact).to.deep.equal(impact)
+    expect(entry.after.comment).to.equal('with impact')
+    // Without one, the entry has none (the field is optional: the API's own clients need not send it).
+    const plain = await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'motd' } })
+    const plainEntry = (await t.admin('GET', `/api/v1/audit?resource_type=deploy&resource_id=${plain.body.deploys[0].id}`)).body.items[0]
+    expect(plainEntry.after).to.not.have.property('impact')
+  })
+
   it('runs the reload command of the server option deploy.reload_commands and records its result', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-reload-'))
     const marker = path.join(dir, 'reloaded')

@@ -47,7 +47,7 @@ const RADIUS_AUTH = `SELECT username, nas_ip, auth_type, nac_method, nac_user, c
     max(timestamp) AS last_seen, max(last) AS last
   FROM (SELECT coalesce(outer_identity, username) AS username, host(nas_ip) AS nas_ip, auth_type, m.nac_method, nac_user,
           CASE WHEN m.nac_method IS NULL THEN NULL ELSE calling_station_id END AS calling_station_id, nas_port_type, status, timestamp,
-          ARRAY[${LAST_TIME}, status, rule_name, NULL, reject_reason, reason] AS last
+          ARRAY[${LAST_TIME}, status, rule_name, rule_label, reject_reason, reason] AS last
         FROM aaa_log_radius_auth,
           LATERAL (SELECT coalesce(nac_method, CASE auth_type WHEN 'PEAP' THEN 'peap' WHEN 'EAP-TLS' THEN 'eap-tls' WHEN 'MAB' THEN 'mab' END) AS nac_method) m
        WHERE timestamp > ? AND timestamp <= ?) r

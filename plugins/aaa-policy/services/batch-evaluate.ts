@@ -11,7 +11,7 @@
  * - a command's decision is memoized per profile, line and privilege level.
  *
  * Same answers as `evaluateWith` on the same inputs, reasons included (the trace is left empty):
- * test/batch-evaluate.test.ts checks it on random policies and requests. Change both together.
+ * test/batch-evaluate-check.ts (run by impact.test.ts) checks it on random policies and requests. Change both together.
  */
 import { isIP } from 'node:net'
 import type { Device } from '../../inventory/api.js'
@@ -49,18 +49,18 @@ function inetOf(text: string): Prefix | null {
   return p
 }
 
-/** `outer >>= inner` over inet values (the network bits of `outer` contain `inner`). */
-function inetContains(outer: Prefix, inner: Prefix): boolean {
-  if (outer.family !== inner.family || inner.length < outer.length) return false
-  const shift = BigInt(BITS[outer.family] - outer.length)
-  return outer.value >> shift === inner.value >> shift
-}
-
 interface PreparedRule {
   index: number
   rule: PolicyRuleView
   prefixes: Prefix[] | null
 }
+
+/** What the evaluators of one report share (the command decisions of profiles alike on both sides). */
+export interface BatchShared {
+  commands: Map<string, CommandDecision>
+  fingerprints: Map<string, number>
+}
+export const batchShared = (): BatchShared => ({ commands: new Map(), fingerprints: new Map() })
 
 export interface BatchEvaluator {
   evaluate(input: PolicyTestInput): PolicyTestResult
@@ -72,7 +72,7 @@ export interface BatchEvaluator {
  * `refusedIds`: the account id now of each refused user (lower-case name), as `snapshotPolicyData`
  * reads it from the database at each request; absent: the account is gone (unknown user).
  */
-export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService | undefined }, refusedIds: ReadonlyMap<string, string>): BatchEvaluator {
+export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService | undefined }, refusedIds: ReadonlyMap<string, string>, shared?: BatchShared): BatchEvaluator {
   const devices = new Map(inputs.devices.map((x): [string, Device] => [x.id, { ...x, vendor: null, model: null, description: null, created_at: '', updated_at: '' }]))
   const deviceList = [...devices.values()].map((x) => ({ device: x, inet: inetOf(x.address) }))
   const parent = new Map(inputs.device_groups.map((g) => [g.id, g.parent_id]))
@@ -129,6 +129,22 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     return out
   }
 
+  // Devices by family, prefix length and network (the first in list order wins a tie), longest first:
+  // a lookup tries each length present once instead of walking every device.
+  const prefixIndex = (radiusOnly: boolean) => {
+    const byLength = new Map<string, Map<bigint, Device>>()
+    for (const x of deviceList) {
+      if (!x.device.enabled || (radiusOnly && !x.device.has_radius_secret) || !x.inet) continue
+      const key = `${x.inet.family}/${x.inet.length}`
+      const shift = BigInt(BITS[x.inet.family] - x.inet.length)
+      let m = byLength.get(key)
+      if (!m) byLength.set(key, (m = new Map()))
+      const net = x.inet.value >> shift
+      if (!m.has(net)) m.set(net, x.device)
+    }
+    return [...byLength.entries()].map(([k, m]) => ({ family: Number(k.split('/')[0]) as 4 | 6, length: Number(k.split('/')[1]), m })).sort((a, b) => b.length - a.length)
+  }
+  const indexes: (ReturnType<typeof prefixIndex> | null)[] = [null, null]
   const lookups = [new Map<string, Device | null>(), new Map<string, Device | null>()]
   const longestPrefix = (address: string, radiusOnly: boolean): Device | null => {
     const memo = lookups[radiusOnly ? 1 : 0]
@@ -138,12 +154,13 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     const a = host(address)
     const target = isIP(a.split('/')[0]) ? inetOf(a) : null
     if (target) {
-      let best = -1
-      for (const x of deviceList) {
-        if (!x.device.enabled || (radiusOnly && !x.device.has_radius_secret) || !x.inet) continue
-        if (x.inet.length > best && inetContains(x.inet, target)) {
-          best = x.inet.length
-          found = x.device
+      const index = (indexes[radiusOnly ? 1 : 0] ??= prefixIndex(radiusOnly))
+      for (const level of index) {
+        if (level.family !== target.family || level.length > target.length) continue
+        const d = level.m.get(target.value >> BigInt(BITS[level.family] - level.length))
+        if (d) {
+          found = d
+          break
         }
       }
     }
@@ -161,9 +178,23 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
   }
   const loginMaterial = (userId: string): LoginMaterial | null => byId.get(userId)?.login ?? null
 
-  const commandMemo = new Map<string, CommandDecision>()
+  // A profile's decisions depend on its level, default and sets only: keyed by their content, so the
+  // deployed and the pending side share them while the profile is unchanged (most of a policy).
+  const commandMemo = shared?.commands ?? new Map<string, CommandDecision>()
+  const fingerprints = shared?.fingerprints ?? new Map<string, number>()
+  const profileKeys = new Map<string, number>()
+  const profileKey = (profile: TacacsProfile): number => {
+    let k = profileKeys.get(profile.id)
+    if (k === undefined) {
+      const text = JSON.stringify([profile.privilege_level, profile.default_action, profile.command_set_ids.map((id) => sets.get(id) ?? null)])
+      k = fingerprints.get(text)
+      if (k === undefined) fingerprints.set(text, (k = fingerprints.size))
+      profileKeys.set(profile.id, k)
+    }
+    return k
+  }
   const authorizeCommand = (profile: TacacsProfile, line: string, privLvl: number | undefined): CommandDecision => {
-    const key = `${profile.id}\u0000${privLvl ?? ''}\u0000${line}`
+    const key = `${profileKey(profile)}\u0000${privLvl ?? ''}\u0000${line}`
     let out = commandMemo.get(key)
     if (!out) {
       const list = profile.command_set_ids.map((id) => sets.get(id)).filter((s): s is CommandSet => s !== undefined)
@@ -257,10 +288,15 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
   function decide(input: PolicyTestInput, result: PolicyTestResult, user: User, device: Device, source: string, at: Date): PolicyTestResult {
     const protocol = input.protocol
     const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
-    const from = sourcePrefix(source)
+    // Parsed only when a candidate rule has client prefixes (few do).
+    let from: Prefix | null | undefined
     let matched: PolicyRuleView | null = null
     for (const p of candidates(user.id, device)) {
-      if (p.prefixes !== null && !(from && p.prefixes.some((q) => prefixContains(q, from)))) continue
+      if (p.prefixes !== null) {
+        if (from === undefined) from = sourcePrefix(source)
+        const f = from
+        if (!(f && p.prefixes.some((q) => prefixContains(q, f)))) continue
+      }
       if (p.rule.time_window && !inTimeWindow(p.rule.time_window, at)) continue
       matched = p.rule
       result.rules_tried = p.index + 1

@@ -4,8 +4,8 @@
  * database, one repeatable-read snapshot), then replay every request on both sides within the bounds.
  */
 import { ImpactAccumulator, type PolicyImpact } from '../../../sdk/index.js'
-import type { AaaLogsService } from '../../aaa-logs/api.js'
-import { batchEvaluator, type BatchEvaluator } from './batch-evaluate.js'
+import type { AaaLogsService, DistinctRadiusRequest, DistinctTacacsRequest } from '../../aaa-logs/api.js'
+import { batchEvaluator, batchShared, type BatchEvaluator } from './batch-evaluate.js'
 import { DAEMON_OF, parsePolicyInputs, POLICY_INPUTS_FILE, takePolicyInputs, type InputsDeps, type PolicyInputs, type Protocol } from './deployed-inputs.js'
 import { directoryUser, radiusInput, replayOne, tacacsInput, UNREPLAYABLE, type ImpactNames, type Replayable, type Sides, type UnreplayableReason } from './impact.js'
 import type { DatabaseService, DeploysService } from '../../../sdk/index.js'
@@ -48,6 +48,7 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
     // Both sides of each protocol, and the names the answer shows.
     const deployed: PolicyImpact['compared']['deployed'] = []
     const sides = new Map<Protocol, Sides>()
+    const shared = batchShared()
     const usernames = new Set<string>([...(radius?.items ?? []).map((r) => r.username.toLowerCase())])
     // The releases before the snapshot: the embedded engine has one connection, which the transaction holds.
     const releases = new Map<Protocol, Awaited<ReturnType<DeploysService['currentFiles']>>>()
@@ -82,7 +83,7 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
             for (const g of inputs.device_groups) deviceGroups.set(g.id, g.parent_id)
             for (const x of inputs.devices) deviceGroupOf.set(x.id, x.device_group_id)
           }
-          const evaluator = (inputs: PolicyInputs): BatchEvaluator => batchEvaluator(inputs, d, refusedIds)
+          const evaluator = (inputs: PolicyInputs): BatchEvaluator => batchEvaluator(inputs, d, refusedIds, shared)
           sides.set(protocol, { deployed: kept ? evaluator(kept) : null, pending: evaluator(pending), deployedRelease: kept ? release!.release : null })
         }
         const userGroupNames = await d.identity.references.user_group.names([...groupIds], trx)
@@ -94,27 +95,7 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
 
     const acc = new ImpactAccumulator({ changesLimit: b.changesLimit, groupLimit: b.groupLimit })
     const evaluateStarted = Date.now()
-    let n = 0
-    const step = async (): Promise<boolean> => {
-      if (++n % YIELD_EVERY !== 0) return true
-      if (Date.now() >= deadline) {
-        reached = 'time_budget'
-        return false
-      }
-      await new Promise((r) => setImmediate(r))
-      return true
-    }
-    const replay = (s: Sides, r: Replayable | { unreplayable: UnreplayableReason }, logged: { events: number; last_seen: Date }) => {
-      if ('unreplayable' in r) return acc.unreplayable(logged, r.unreplayable, UNREPLAYABLE[r.unreplayable])
-      if (directoryUser(s, r.input.username)) return acc.unreplayable(logged, 'directory_user', UNREPLAYABLE.directory_user)
-      const one = replayOne(s, names, r, { ...logged, method: r.input.method ?? null })
-      acc.add(one.request, one.before, one.after, one.link)
-    }
-    const t = sides.get('tacacs')
-    if (t && tacacs) for (const r of tacacs.items) if (await step()) replay(t, tacacsInput(r), r); else break
-    const rs = sides.get('radius')
-    // NAC requests (802.1X, MAB) are the nac plugin's report (POST /nac/policy/impact).
-    if (rs && radius && reached !== 'time_budget') for (const r of radius.items) if (r.nac_method === null) if (await step()) replay(rs, radiusInput(r), r); else break
+    if (!(await replayAll(acc, sides, names, tacacs?.items ?? [], radius?.items ?? [], deadline))) reached = 'time_budget'
     const evaluateMs = Date.now() - evaluateStarted
 
     const lags = [tacacs?.lag_ms, radius?.lag_ms].filter((x): x is number => typeof x === 'number')
@@ -131,7 +112,41 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
   }
 }
 
-function namesOf(
+/**
+ * Every request replayed on both sides into `acc`, yielding to the event loop every few thousand;
+ * false when the deadline stopped it. NAC requests (802.1X, MAB) are the nac plugin's report.
+ */
+export async function replayAll(
+  acc: ImpactAccumulator,
+  sides: ReadonlyMap<Protocol, Sides>,
+  names: ImpactNames,
+  tacacs: readonly DistinctTacacsRequest[],
+  radius: readonly DistinctRadiusRequest[],
+  deadline: number,
+): Promise<boolean> {
+  let n = 0
+  let inTime = true
+  const step = async (): Promise<boolean> => {
+    if (++n % YIELD_EVERY !== 0) return true
+    if (Date.now() >= deadline) return (inTime = false)
+    await new Promise((r) => setImmediate(r))
+    return true
+  }
+  const replay = (s: Sides, r: Replayable | { unreplayable: UnreplayableReason }, logged: { events: number; last_seen: Date }) => {
+    if ('unreplayable' in r) return acc.unreplayable(logged, r.unreplayable, UNREPLAYABLE[r.unreplayable])
+    if (directoryUser(s, r.input.username)) return acc.unreplayable(logged, 'directory_user', UNREPLAYABLE.directory_user)
+    const one = replayOne(s, names, r, { ...logged, method: r.input.method ?? null })
+    if (one) acc.add(one.request, one.before, one.after, one.link)
+    else acc.unchanged(logged)
+  }
+  const t = sides.get('tacacs')
+  if (t) for (const r of tacacs) if (await step()) replay(t, tacacsInput(r), r); else break
+  const rs = sides.get('radius')
+  if (rs && inTime) for (const r of radius) if (r.nac_method === null) if (await step()) replay(rs, radiusInput(r), r); else break
+  return inTime
+}
+
+export function namesOf(
   userGroupIds: Map<string, string[]>,
   userGroupNames: Map<string, string>,
   parent: Map<string, string | null>,

@@ -88,6 +88,29 @@ export function radiusInput(r: DistinctRadiusRequest): Replayable | { unreplayab
 
 const NOTHING_DEPLOYED = 'nothing is deployed to this daemon: every request is refused'
 
+/** The attributes `outcomeOf` shows for a permit. */
+function shownAttributes(kind: ImpactRequestKind, res: PolicyTestResult): readonly { name: string; value: string }[] {
+  if (kind === 'tacacs_authentication' || kind === 'tacacs_command') return []
+  return kind === 'tacacs_session' ? (res.authorization_reply?.attributes ?? res.attributes) : res.attributes
+}
+
+/**
+ * True when both sides answer alike in everything `changeOf` compares (decision, rule, profile, the
+ * command-set line, a permit's attributes): the request is counted unchanged without building its
+ * outcomes. Conservative: anything else goes through `outcomeOf` and `changeOf`.
+ */
+export function sameAnswer(kind: ImpactRequestKind, a: PolicyTestResult, b: PolicyTestResult): boolean {
+  if (a.decision !== b.decision || (a.matched_rule?.id ?? null) !== (b.matched_rule?.id ?? null) || (a.profile?.id ?? null) !== (b.profile?.id ?? null)) return false
+  if (kind === 'tacacs_command') {
+    const x = a.command_decision
+    const y = b.command_decision
+    if ((x?.decision ?? null) !== (y?.decision ?? null) || (x?.matched?.command_set_id ?? null) !== (y?.matched?.command_set_id ?? null) || (x?.matched?.command ?? null) !== (y?.matched?.command ?? null)) return false
+  }
+  const p = shownAttributes(kind, a)
+  const q = shownAttributes(kind, b)
+  return p.length === q.length && p.every((x, i) => x.name === q[i].name && x.value === q[i].value)
+}
+
 /** What the NAS is answered, as the impact report compares it. */
 export function outcomeOf(kind: ImpactRequestKind, res: PolicyTestResult | null): ImpactOutcome {
   const isCommand = kind === 'tacacs_command'
@@ -95,7 +118,7 @@ export function outcomeOf(kind: ImpactRequestKind, res: PolicyTestResult | null)
   const cd = res.command_decision
   const permit = res.decision === 'permit' && (!isCommand || cd?.decision === 'permit')
   // A login carries no attributes; a command is answered PASS_ADD without pairs; a session: the reply's pairs.
-  const attrs = !permit || kind === 'tacacs_authentication' || isCommand ? [] : kind === 'tacacs_session' ? (res.authorization_reply?.attributes ?? res.attributes) : res.attributes
+  const attrs = permit ? shownAttributes(kind, res) : []
   return {
     decision: permit ? 'permit' : 'deny',
     rule: res.matched_rule,
@@ -126,6 +149,7 @@ export const directoryUser = (s: Sides, username: string): boolean => Boolean(s.
 export function replayOne(s: Sides, names: ImpactNames, r: Replayable, logged: { events: number; last_seen: Date; method: string | null }) {
   const before = s.deployed ? s.deployed.evaluate(r.input) : null
   const after = s.pending.evaluate(r.input)
+  if (before && sameAnswer(r.kind, before, after)) return null
   const user = after.user ?? before?.user ?? null
   const device = after.device ?? before?.device ?? null
   const request: ImpactRequest = {

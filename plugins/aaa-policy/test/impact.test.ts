@@ -4,10 +4,12 @@
  * (aaa-logs' own tests cover ingestion). An edit takes `show` away from alice's profile and moves a
  * user to a rule with another profile: the answer names the flips with their real-request counts,
  * the rules, the command-set lines, the groups, and the policy test bodies that reproduce each.
+ * The in-memory evaluator it uses is checked against the policy test's here too (batch-evaluate-check.ts).
  */
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
+import { batchEqualsPolicyTest } from './batch-evaluate-check.js'
 import { clearRules, createCommandSet, createDevice, createRadiusProfile, createRule, createTacacsProfile, createUser, createUserGroup, expectError, PLUGINS } from './helpers.js'
 
 const IMPACT = '/api/v1/aaa/policy/impact'
@@ -131,6 +133,11 @@ describe('AAA policy: change impact (POST /aaa/policy/impact)', function () {
     expect(r.limits).to.deep.include({ reached: 'max_requests', max_requests: 2 })
     const wide = await impact({ days: 30 })
     expect(wide.requests.distinct).to.equal(8)
+  })
+
+  // The report's in-memory evaluator is the policy test's (services/batch-evaluate.ts), on random policies.
+  it('its evaluator answers as the policy test: equal answers, every field but the trace, on 12 random policies (and each one edited, sharing command decisions) × 120 requests', async () => {
+    await batchEqualsPolicyTest(t)
   })
 
   it('needs aaa-logs.read as well as aaa-policy.read (403 in the error envelope); bad bounds are 422 at the field', async () => {

@@ -16,6 +16,7 @@ import { expect } from 'chai'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { context, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
+import { describeImpact } from './impact-steps.js'
 
 const PASSWORD = 'Portcullis-Config-2026!'
 
@@ -310,4 +311,6 @@ const byLabel = (page: Page, label: string, scope: Locator | Page = page) => inp
     expect((await t.admin('GET', `/api/v1/tacacs/profiles/${profile}`)).body.command_set_ids).to.deep.equal([late, other])
     await page.context().close()
   })
+  // The Deploys screen's change impact (impact-steps.ts), on this server: the same plugins, no boot of its own.
+  describeImpact(() => ({ t, browser, password: PASSWORD }))
 })

@@ -230,10 +230,11 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     expect(await page.getByRole('button', { name: 'Add rule' }).count()).to.equal(0)
     expect(await page.getByRole('button', { name: /^Move (up|down)/ }).count()).to.equal(0)
     expect(await page.locator('tr[data-rule="printers-mab"]').getAttribute('draggable')).to.equal('false')
-    // The policy test is a read: the reader runs it.
-    await page.getByTestId('nac-policy-test').locator('input[name="mac"]').fill('00:1b:63:84:45:e6')
-    await page.getByTestId('nac-policy-test').getByRole('button', { name: 'Test' }).click()
+    // The policy test is a read: the reader runs it, here opened as a deploy's change impact links it (the request in `test`), answered at once.
+    await page.goto(t.url + '/nac/policy?test=' + encodeURIComponent(JSON.stringify({ method: 'mab', mac: '00:1b:63:84:45:e6', nas: '10.2.0.1' })))
     await page.getByTestId('nac-decision').getByText('Accept').waitFor()
+    expect(await page.getByTestId('nac-policy-test').locator('input[name="mac"]').inputValue()).to.equal('00:1b:63:84:45:e6')
+    expect(await page.getByTestId('nac-policy-test').locator('input[name="nas_ip"]').inputValue()).to.equal('10.2.0.1')
     await page.getByRole('navigation').getByRole('link', { name: 'Endpoints' }).click()
     await page.getByTestId('endpoints-table').locator('tr[data-mac="00:1b:63:84:45:e6"]').waitFor()
     expect(await page.getByRole('button', { name: 'Add endpoint' }).count()).to.equal(0)

@@ -29,6 +29,8 @@ export default {
     factor_not_chosen: 'This account does not sign in with this factor.',
     factor_not_enrolled: 'That factor is not set up for this account yet.',
     push_device_not_found: 'No such push device for this account.',
+    recovery_needs_factor: 'Recovery codes back up an authenticator app or a push phone: set one up first.',
+    recovery_code_invalid: 'The recovery code is wrong or was already used. Attempts left with this sign-in: {{remaining}}.',
   },
   enrollment: {
     link_sent: 'The setup link is on its way.',
@@ -39,6 +41,10 @@ export default {
       'Hello {{username}},\n\nSet up your authenticator app for two-factor sign-in within $t(mfa:count.minutes, {"count": {{minutes}} }). Your setup token:\n\n{{token}}\n\nSend it as `Authorization: Bearer <token>` to POST {{api}}/mfa/enrollment (it answers the QR code and the secret for your app), then send the first code from the app to POST {{api}}/mfa/enrollment/confirm.\n\nIf you did not expect this message, tell your administrator.\n',
     body_page:
       'Hello {{username}},\n\nSet up your authenticator app for two-factor sign-in within $t(mfa:count.minutes, {"count": {{minutes}} }). Open this page in a browser and follow it:\n\n{{page}}\n\nWithout a browser, use your setup token:\n\n{{token}}\n\nSend it as `Authorization: Bearer <token>` to POST {{api}}/mfa/enrollment (it answers the QR code and the secret for your app), then send the first code from the app to POST {{api}}/mfa/enrollment/confirm.\n\nIf you did not expect this message, tell your administrator.\n',
+  },
+  recovery_mail: {
+    subject: 'A recovery code was used to sign in to Portcullis',
+    body: 'Hello {{username}},\n\nA one-time recovery code was just used to sign in to your Portcullis account (from {{ip}}). Recovery codes left: {{remaining}}.\n\nIf it was you, set up your authenticator again and make a new set of codes in My account. If it was not you, tell your administrator now: someone has your password and one of your recovery codes.\n',
   },
   count: {
     minutes_one: '{{count}} minute',

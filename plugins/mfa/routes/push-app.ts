@@ -215,6 +215,8 @@ export async function removeDevice(d: MfaRouteDeps, req: AnyReq, userId: string,
     const dev = await d.push.devices.remove(userId, deviceId, trx)
     if (!dev) return false
     ended.push(...(await d.push.challenges.cancelAll(userId, trx)))
+    // The last factor gone: the recovery codes that backed it up go too.
+    await d.recovery.revokeIfNoFactor(userId, trx)
     await req.audit({ action: 'mfa.push_device_removed', resourceType: 'user', resourceId: userId, before: { device_id: dev.id, name: dev.name }, after: { by } }, trx)
     return true
   })

@@ -35,14 +35,16 @@ export function userMfaRoutes(d: MfaRouteDeps) {
       permission: MFA_MANAGE,
       summary: "Reset a user's MFA",
       description:
-        `Removes the authenticator, pending or confirmed: the next sign-in asks for no code. Send a new setup link (POST /api/v1/users/{user_id}/mfa/enrollment-link) to enroll again. Answers 204 also when there was nothing to remove. ${MANAGE_RULE}`,
+        `Removes the authenticator, pending or confirmed, and the user's recovery codes: the next sign-in asks for no code. Send a new setup link (POST /api/v1/users/{user_id}/mfa/enrollment-link) to enroll again. Answers 204 also when there was nothing to remove. ${MANAGE_RULE}`,
       tags: ['mfa'],
       schema: { params: UserParams, response: { 204: null, 403: ErrorBody, 404: ErrorBody } },
       handler: async (req) => {
         const user = await manageable(req.actor, req.params.user_id)
         return req.transaction(async (trx) => {
           const before = await d.store.status(user.id, trx)
-          if (await d.store.reset(user.id, trx)) {
+          // Resetting the factors ends the recovery codes that backed them up.
+          const codes = await d.recovery.revoke(user.id, trx)
+          if ((await d.store.reset(user.id, trx)) || codes) {
             await req.audit({ action: 'mfa.reset', resourceType: 'user', resourceId: user.id, before }, trx)
           }
           return reply({ status: 204 })

@@ -12,6 +12,7 @@ import { PUSH_RATE_LIMIT } from '../services/push/challenges.js'
 import { mfaPushAdminsNumberMatching } from '../settings.js'
 import type { MfaRouteDeps } from './deps.js'
 import { burnToken, pollPush, startPush } from './verify-push.js'
+import { verifyRecoveryCode } from './verify-recovery.js'
 
 /** Per client IP: a person needs a few tries; the per-token budget is the real wall. */
 export const VERIFY_LIMIT = { max: 10, windowSeconds: 60 }
@@ -54,6 +55,7 @@ export function verifyRoutes(d: MfaRouteDeps) {
         'Every checked code is audited as `auth.mfa_verify` (reasons `mfa_bad_code`, `mfa_budget_spent`, `mfa_not_enrolled`, `locked`); a burnt token also as `auth.token_revoked`. The code itself is never written.',
         `**Push** (docs/push-mfa.md): \`{mfa_token, method: 'push'}\` sends a push to the user's phones. It costs the token one attempt of the same budget, charged before anything is sent (a burnt token answers 401 MFA_TOKEN_BURNT and sends nothing); then at most ${PUSH_RATE_LIMIT.max} pushes per user per ${PUSH_RATE_LIMIT.windowSeconds / 60} minutes (429 MFA_PUSH_RATE_LIMITED). It answers 202 \`{status: 'push_pending', push_challenge, number, expires_in}\` with Retry-After: 1: show \`number\`, the phone asks for it. 409 MFA_PUSH_NO_DEVICE without a phone, 403 MFA_PUSH_LOCKED after a "report" answer, 503 MFA_PUSH_UNAVAILABLE when the push service cannot be reached (use a code).`,
         `Then poll with \`{mfa_token, push_challenge, wait_seconds}\` (0..${MAX_WAIT_SECONDS}, default 0; the call waits up to that long): 200 the session when approved (the token is spent), 202 still pending, 401 MFA_PUSH_DENIED (field push_challenge; reason denied, wrong_number, reported, expired or cancelled: a challenge of another sign-in is cancelled). A push not approved is a failed answer: the one that uses up the budget burns the token (401 MFA_TOKEN_BURNT).`,
+        `**Recovery code** (docs/mfa.md "Recovery codes"): \`{mfa_token, recovery_code}\` signs in with one of the user's one-time recovery codes (POST /api/v1/mfa/recovery-codes) in place of the phone. It is a strike of the same budget and the same per-user limit as a code: a wrong or used one answers 401 MFA_RECOVERY_CODE_INVALID (field \`recovery_code\`), the ${MFA_CODE_BUDGET}th burns the token. A right one is spent for good (of two requests racing with it, one signs in), audited as \`auth.mfa_verify\` with reason \`recovery_code\` and the count left, and mailed to the user. The factor choice and \`mfa.push_admins_number_matching\` do not apply: the code is the way back in when the phone is lost. Recovery codes are for this sign-in only: the daemons' checks (RADIUS, TACACS+) never take them.`,
         'Factor choice and policy: a factor the user\'s choice excludes answers 403 MFA_FACTOR_NOT_CHOSEN; with setting `mfa.push_admins_number_matching` on, an administrator who has a push device must use push (a code answers 403 MFA_PUSH_REQUIRED). Neither costs an attempt.',
       ].join('\n\n'),
       tags: ['auth', 'mfa'],
@@ -61,7 +63,7 @@ export function verifyRoutes(d: MfaRouteDeps) {
       handler: async (req) => {
         // The shape first, as a schema would: no token is looked at for a malformed body.
         const body = req.body
-        const given = (['code', 'method', 'push_challenge'] as const).filter((k) => body[k] !== undefined)
+        const given = (['code', 'recovery_code', 'method', 'push_challenge'] as const).filter((k) => body[k] !== undefined)
         if (given.length !== 1) throw CommonErrors.validation({ field: given[1] ?? 'code' })
         if (body.wait_seconds !== undefined && body.push_challenge === undefined) throw CommonErrors.validation({ field: 'wait_seconds' })
         const claims = await d.identity.verifyToken(body.mfa_token, 'mfa')
@@ -74,10 +76,12 @@ export function verifyRoutes(d: MfaRouteDeps) {
           throw state === 'burnt' ? MfaErrors.tokenBurnt({ field: 'mfa_token' }) : MfaErrors.tokenInvalid({ field: 'mfa_token' })
         }
         const { jti, exp, sub } = claims
-        const audit = (outcome: 'success' | 'failure', reason: string | null, action = 'auth.mfa_verify') =>
-          req.auditNow({ action, outcome, reason, userId: sub, username: claims.name })
+        const audit = (outcome: 'success' | 'failure', reason: string | null, action = 'auth.mfa_verify', after?: unknown) =>
+          req.auditNow({ action, outcome, reason, userId: sub, username: claims.name, after })
         if (body.method !== undefined) return startPush(d, req, claims, audit)
         if (body.push_challenge !== undefined) return pollPush(d, req, claims, audit, body.push_challenge, body.wait_seconds ?? 0)
+        // The way back in without the phone: neither the factor choice nor the push policy applies.
+        if (body.recovery_code !== undefined) return verifyRecoveryCode(d, req, claims, audit, body.recovery_code, CODE_LIMIT_PER_USER.name)
         const code = body.code!
 
         // A code. The factor choice and the administrators' policy first: neither costs an attempt.

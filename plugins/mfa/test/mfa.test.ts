@@ -490,6 +490,151 @@ describe('mfa plugin: TOTP second factor', function () {
     })
   })
 
+  describe('recovery codes', () => {
+    const CODE_FORMAT = /^[0-9A-HJKMNP-TV-Z]{4}(-[0-9A-HJKMNP-TV-Z]{4}){3}$/
+    const codesOf = async (session: string) => {
+      const made = await t.req('POST', '/api/v1/mfa/recovery-codes', { token: session })
+      expect(made.status, JSON.stringify(made.body)).to.equal(200)
+      return made.body.codes as string[]
+    }
+    const recover = (mfa_token: string, recovery_code: string) => t.req('POST', '/api/v1/mfa/verify', { body: { mfa_token, recovery_code } })
+
+    it('shows ten codes once, keeps only hashes, counts what is left, and a regeneration replaces the whole set', async () => {
+      const user = await enrolledUser()
+      const session = await t.token({ sub: user.id })
+      expect((await t.req('GET', '/api/v1/mfa/recovery-codes', { token: session })).body).to.deep.equal({ remaining: 0, created_at: null })
+      const made = await t.req('POST', '/api/v1/mfa/recovery-codes', { token: session })
+      expect(made.status).to.equal(200)
+      expect(made.body.codes).to.have.length(10)
+      for (const c of made.body.codes) expect(c).to.match(CODE_FORMAT)
+      expect(new Set(made.body.codes).size).to.equal(10)
+      expect(made.body.remaining).to.equal(10)
+      const mine = await t.req('GET', '/api/v1/mfa/recovery-codes', { token: session })
+      expect(mine.body.remaining).to.equal(10)
+      expect(JSON.stringify(mine.body), 'never the codes again').to.not.include(made.body.codes[0].slice(0, 4) + '-')
+      expect((await t.admin('GET', `/api/v1/users/${user.id}/mfa/recovery-codes`)).body.remaining).to.equal(10)
+      const rows = await t.app.db.knex('mfa_recovery_code').where({ user_id: user.id })
+      expect(rows).to.have.length(10)
+      const stored = JSON.stringify(rows)
+      for (const c of made.body.codes) {
+        expect(stored).to.not.include(c)
+        expect(stored).to.not.include(c.replace(/-/g, ''))
+      }
+
+      const again = await codesOf(session)
+      expect(again.filter((c) => made.body.codes.includes(c))).to.deep.equal([])
+      expect((await t.req('GET', '/api/v1/mfa/recovery-codes', { token: session })).body.remaining).to.equal(10)
+      const old = await recover(await mfaToken(user.username), made.body.codes[0])
+      expect(old.status, 'the replaced set signs in no more').to.equal(401)
+      expect(old.body).to.include({ code: 'MFA_RECOVERY_CODE_INVALID', field: 'recovery_code' })
+      const audit = await t.admin('GET', `/api/v1/audit?resource_type=user&resource_id=${user.id}`)
+      expect(audit.body.items.filter((i: { action: string }) => i.action === 'mfa.recovery_codes_generated')).to.have.length(2)
+
+      const none = await createUser()
+      const refused = await t.req('POST', '/api/v1/mfa/recovery-codes', { token: await t.token({ sub: none.id }) })
+      expect(refused.status, 'codes back up a factor').to.equal(409)
+      expect(refused.body.code).to.equal('MFA_RECOVERY_NEEDS_FACTOR')
+      expect(await t.app.db.knex('mfa_recovery_code').where({ user_id: none.id })).to.have.length(0)
+    })
+
+    it('signs in once per code in place of the phone, mails the user the count left, and audits the use', async () => {
+      const user = await enrolledUser()
+      const codes = await codesOf(await t.token({ sub: user.id }))
+      // Typed loosely: lower case, spaces for dashes.
+      const done = await recover(await mfaToken(user.username), codes[3].toLowerCase().replace(/-/g, ' '))
+      expect(done.status, JSON.stringify(done.body)).to.equal(200)
+      expect((await t.req('GET', '/api/v1/auth/me', { token: done.body.access_token })).body.username).to.equal(user.username)
+      const mail = await smtp.take(user.email!)
+      expect(mail.subject).to.match(/recovery code/i)
+      expect(mail.text).to.include('Recovery codes left: 9.')
+      expect(mail.text).to.not.include(codes[3])
+      expect((await t.req('GET', '/api/v1/mfa/recovery-codes', { token: await t.token({ sub: user.id }) })).body.remaining).to.equal(9)
+
+      const replay = await recover(await mfaToken(user.username), codes[3])
+      expect(replay.status, 'a code is good once').to.equal(401)
+      expect(replay.body).to.include({ code: 'MFA_RECOVERY_CODE_INVALID', field: 'recovery_code' })
+
+      // Two sign-ins racing with one code: one of them gets in.
+      const [a, b] = await Promise.all([mfaToken(user.username), mfaToken(user.username)])
+      const raced = await Promise.all([recover(a, codes[5]), recover(b, codes[5])])
+      expect(raced.map((r) => r.status).sort()).to.deep.equal([200, 401])
+      await smtp.take(user.email!)
+      // The daemons' and the portal's check (MfaService.verifyCode) takes authenticator codes only.
+      const { mfaServiceRef } = await import('../api.js')
+      const mfa = t.app.resolveDeps('mfa', { mfa: mfaServiceRef }).mfa
+      for (const c of [codes[7], codes[7].replace(/-/g, '')]) expect(await mfa.verifyCode(user.id, c), 'console sign-in only').to.equal(false)
+      expect(await t.app.db.knex('mfa_recovery_code').where({ user_id: user.id }), 'and it spent none').to.have.length(8)
+      const used = await t.app.db.knex('audit_log')
+        .where({ action: 'auth.mfa_verify', outcome: 'success', reason: 'recovery_code' })
+        .andWhere((q) => q.where({ actor_id: user.id }).orWhere({ resource_id: user.id }))
+      expect(used, 'each use audited').to.have.length(2)
+      expect(JSON.stringify(used)).to.include('recovery_codes_remaining')
+      expect(JSON.stringify(used), 'the code itself is never written').to.not.include(codes[5].slice(0, 4))
+    })
+
+    it('counts wrong recovery codes in the token\'s five-strike budget, and refuses malformed input at its field', async () => {
+      const user = await enrolledUser()
+      const codes = await codesOf(await t.token({ sub: user.id }))
+      const token = await mfaToken(user.username)
+      expect((await verify(token, wrongCode(user.secret))).body.code).to.equal('MFA_CODE_INVALID')
+      for (let i = 2; i <= 4; i++) {
+        const r = await recover(token, '0000-0000-0000-000' + i)
+        expect(r.status).to.equal(401)
+        expect(r.body.detail).to.include(`${5 - i}`)
+      }
+      const burnt = await recover(token, '0000-0000-0000-0009')
+      expect(burnt.body.code, 'the fifth strike burns the token').to.equal('MFA_TOKEN_BURNT')
+      const after = await recover(token, codes[0])
+      expect(after.body.code, 'a burnt token takes no code, right or not').to.equal('MFA_TOKEN_BURNT')
+      expect(await t.app.db.knex('mfa_recovery_code').where({ user_id: user.id }), 'and did not spend it').to.have.length(10)
+
+      // The per-IP limit of the route is tested on its own.
+      await t.app.db.knex('rate_limit_hits').delete()
+      const fresh = await mfaToken(user.username)
+      for (const bad of ['x', 'ABCD-EFGH-JKMN-PQR!', 'A'.repeat(40)]) {
+        const r = await recover(fresh, bad)
+        expect(r.status, bad).to.equal(422)
+        expect(r.body.field, bad).to.equal('recovery_code')
+      }
+      const both = await t.req('POST', '/api/v1/mfa/verify', { body: { mfa_token: fresh, code: '123456', recovery_code: codes[0] } })
+      expect(both.status).to.equal(422)
+      expect((await recover(fresh, codes[0])).status, 'malformed input cost no strike').to.equal(200)
+      await smtp.take(user.email!)
+    })
+
+    it('is revoked by an administrator under the manage rule, and ends with a reset, a disabled account or a deleted user', async () => {
+      const user = await enrolledUser()
+      await codesOf(await t.token({ sub: user.id }))
+      const left = (id: string) => t.app.db.knex('mfa_recovery_code').where({ user_id: id }).then((r) => r.length)
+      const plain = await t.token({ permissions: [] })
+      expect((await t.req('DELETE', `/api/v1/users/${user.id}/mfa/recovery-codes`, { token: plain })).status).to.equal(403)
+      expect((await t.req('GET', `/api/v1/users/${user.id}/mfa/recovery-codes`, { token: plain })).status).to.equal(403)
+      const manager = await t.token({ permissions: ['mfa.manage'] })
+      const admin = await enrolledUser()
+      await codesOf(await t.token({ sub: admin.id }))
+      await t.app.db.knex('users').where({ id: admin.id }).update({ is_admin: true })
+      const up = await t.req('DELETE', `/api/v1/users/${admin.id}/mfa/recovery-codes`, { token: manager })
+      expect(up.status).to.equal(403)
+      expect(up.body.code).to.equal('ADMIN_REQUIRED')
+      expect(await left(admin.id)).to.equal(10)
+      expect((await t.req('DELETE', `/api/v1/users/${user.id}/mfa/recovery-codes`, { token: manager })).status).to.equal(204)
+      expect(await left(user.id)).to.equal(0)
+      expect((await t.admin('DELETE', `/api/v1/users/${randomUUID()}/mfa/recovery-codes`)).status).to.equal(404)
+
+      await codesOf(await t.token({ sub: user.id }))
+      expect((await t.admin('DELETE', `/api/v1/users/${user.id}/mfa`)).status).to.equal(204)
+      expect(await left(user.id), 'a reset ends them').to.equal(0)
+
+      await codesOf(await t.token({ sub: admin.id }))
+      const other = await enrolledUser()
+      await codesOf(await t.token({ sub: other.id }))
+      expect((await t.admin('PUT', `/api/v1/users/${other.id}`, { body: { enabled: false } })).status).to.equal(200)
+      expect(await left(other.id), 'disabling ends them; enabling again brings none back').to.equal(0)
+      expect((await t.admin('DELETE', `/api/v1/users/${admin.id}`)).status).to.equal(204)
+      expect(await left(admin.id), 'a deleted user\'s go with them').to.equal(0)
+    })
+  })
+
   describe('documentation', () => {
     it('publishes every route in a valid OpenAPI document, with the internal surface and the verify budget described', async () => {
       const doc = (await t.req('GET', '/openapi.json')).body
@@ -505,6 +650,10 @@ describe('mfa plugin: TOTP second factor', function () {
         ['post', '/api/v1/users/{user_id}/mfa/enrollment-link', 'mfa.manage'],
         ['get', '/api/v1/users/{user_id}/mfa', 'mfa.manage'],
         ['delete', '/api/v1/users/{user_id}/mfa', 'mfa.manage'],
+        ['get', '/api/v1/mfa/recovery-codes', 'any signed-in user'],
+        ['post', '/api/v1/mfa/recovery-codes', 'any signed-in user'],
+        ['get', '/api/v1/users/{user_id}/mfa/recovery-codes', 'mfa.manage'],
+        ['delete', '/api/v1/users/{user_id}/mfa/recovery-codes', 'mfa.manage'],
       ]
       for (const [method, path, permission] of ops) {
         const op = doc.paths[path]?.[method]

@@ -26,6 +26,7 @@ describe('mfa push: devices, factors and policy', function () {
     const u = await w.user()
     const phone = await w.phone(u.session)
     const base = `/api/v1/users/${u.id}/mfa`
+    expect((await w.t.req('POST', '/api/v1/mfa/recovery-codes', { token: u.session })).status, 'a phone is a factor codes back up').to.equal(200)
     const list = await w.t.req('GET', `${base}/push-devices`, { token: manager })
     expect(list.status, list.text).to.equal(200)
     expect(list.body.items.map((d: { id: string }) => d.id)).to.deep.equal([phone.deviceId])
@@ -43,6 +44,7 @@ describe('mfa push: devices, factors and policy', function () {
     const c = await pendingOf(phone, sent.body.push_challenge)
     const removed = await w.t.req('DELETE', `${base}/push-devices/${phone.deviceId}`, { token: manager })
     expect(removed.status, removed.text).to.equal(204)
+    expect(await w.t.app.db.knex('mfa_recovery_code').where({ user_id: u.id }), 'the last factor gone, its recovery codes go too').to.have.length(0)
     expect((await phone.answer(c, 'approve', sent.body.number)).body.code).to.equal('PUSH_DEVICE_UNKNOWN')
     expect((await poll(w.t, token, sent.body.push_challenge)).body.detail).to.include('cancelled')
     expect((await w.t.req('DELETE', `${base}/push-devices/${phone.deviceId}`, { token: manager })).body.code).to.equal('MFA_PUSH_DEVICE_NOT_FOUND')

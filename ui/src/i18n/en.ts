@@ -2,6 +2,7 @@
 import portal from './portal-en'
 import ncm from './ncm-en'
 import updateFeed from './update-feed-en'
+import impact from './impact-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -24,6 +25,7 @@ const en = {
     restart: 'Start again',
     sendPush: 'Send a push to my phone', or: 'or', pushTitle: 'Approve on your phone', pushNumberLabel: 'The number to enter on your phone',
     pushHint: 'Open the Portcullis app on your phone and enter this number there to approve the sign-in.', pushWaiting: 'Waiting for your phone…', useCode: 'Use a code instead',
+    useRecovery: 'Lost your phone? Use a recovery code', recoveryHint: 'Enter one of your one-time recovery codes. Each works once.', recoveryCode: 'Recovery code',
   },
   dashboard: {
     title: 'Dashboard', system: 'System', readiness: 'Readiness', deploy: 'Daemons and deploys', failures: 'Recent failures',
@@ -53,6 +55,11 @@ const en = {
     mfaUnavailable: 'Two-factor authentication is not available on this server (the MFA plugin is not loaded).',
     scan: 'Scan this code with your authenticator app, then enter the 6-digit code it shows.', qrAlt: 'QR code of the authenticator seed', manual: 'Or enter this key by hand:',
     mfaConfirm: 'Turn on',
+  },
+  recovery: {
+    title: 'Recovery codes', hint: 'One-time codes that sign you in if you lose your phone. Keep them offline; each works once, and each use is mailed to you.',
+    left: (n: number) => (n ? `Codes left: ${n}` : 'No recovery codes.'), generate: 'Make recovery codes', regenerate: 'Make a new set (voids the old one)',
+    shownOnce: 'These codes are shown only now. Copy or download them and keep them somewhere safe.', copy: 'Copy', copied: 'Copied', download: 'Download (.txt)', hide: 'Hide',
   },
   push: {
     factors: 'Second factors at sign-in', factorsHint: 'Which second factor the sign-in asks for.',
@@ -116,6 +123,7 @@ const en = {
     against: 'Answer for', againstDatabase: 'The policy as edited', againstDeployed: 'The deployed policy', run: 'Test',
     decision: { permit: 'Permit', deny: 'Deny' }, matched: (n: string) => `Matched rule ${n}`, trace: 'Trace', why: 'Why',
     commandDecision: (d: string, r: string) => `Command: ${d} (${r})`,
+    alsoSent: 'Also sent, from the replayed request:', clearExtra: 'Clear',
   },
   logs: {
     title: 'AAA logs', searchPlaceholder: 'Any text: user, device, command…', from: 'From', to: 'To', empty: 'No entries match.', entry: 'Log entry',
@@ -332,6 +340,7 @@ const en = {
   portal,
   ncm,
   updateFeed,
+  impact,
 }
 
 export default en

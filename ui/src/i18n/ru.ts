@@ -2,6 +2,7 @@ import type { Messages } from './en'
 import portal from './portal-ru'
 import ncm from './ncm-ru'
 import updateFeed from './update-feed-ru'
+import impact from './impact-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -24,6 +25,7 @@ const ru: Messages = {
     restart: 'Начать заново',
     sendPush: 'Отправить запрос на телефон', or: 'или', pushTitle: 'Подтвердите на телефоне', pushNumberLabel: 'Число, которое нужно ввести на телефоне',
     pushHint: 'Откройте приложение Portcullis на телефоне и введите там это число, чтобы подтвердить вход.', pushWaiting: 'Ждём ответа телефона…', useCode: 'Ввести код',
+    useRecovery: 'Потеряли телефон? Войти с кодом восстановления', recoveryHint: 'Введите один из одноразовых кодов восстановления. Каждый действует один раз.', recoveryCode: 'Код восстановления',
   },
   dashboard: {
     title: 'Обзор', system: 'Система', readiness: 'Готовность', deploy: 'Демоны и развёртывания', failures: 'Недавние сбои',
@@ -53,6 +55,11 @@ const ru: Messages = {
     mfaUnavailable: 'Двухфакторная аутентификация на этом сервере недоступна (модуль MFA не загружен).',
     scan: 'Отсканируйте код приложением-аутентификатором и введите показанный им 6-значный код.', qrAlt: 'QR-код секрета аутентификатора', manual: 'Или введите ключ вручную:',
     mfaConfirm: 'Включить',
+  },
+  recovery: {
+    title: 'Коды восстановления', hint: 'Одноразовые коды для входа, если вы потеряете телефон. Храните их вне компьютера; каждый действует один раз, о каждом использовании придёт письмо.',
+    left: (n: number) => (n ? `Осталось кодов: ${n}` : 'Кодов восстановления нет.'), generate: 'Создать коды восстановления', regenerate: 'Создать новый набор (старый перестанет действовать)',
+    shownOnce: 'Эти коды показываются только сейчас. Скопируйте или скачайте их и сохраните в надёжном месте.', copy: 'Скопировать', copied: 'Скопировано', download: 'Скачать (.txt)', hide: 'Скрыть',
   },
   push: {
     factors: 'Второй фактор при входе', factorsHint: 'Какой второй фактор запрашивается при входе.',
@@ -116,6 +123,7 @@ const ru: Messages = {
     against: 'Проверять', againstDatabase: 'Текущую политику', againstDeployed: 'Развёрнутую политику', run: 'Проверить',
     decision: { permit: 'Разрешено', deny: 'Запрещено' }, matched: (n) => `Совпало правило ${n}`, trace: 'Трассировка', why: 'Почему',
     commandDecision: (d, r) => `Команда: ${d} (${r})`,
+    alsoSent: 'Также отправляется, из воспроизведённого запроса:', clearExtra: 'Убрать',
   },
   logs: {
     title: 'Журналы AAA', searchPlaceholder: 'Любой текст: пользователь, устройство, команда…', from: 'С', to: 'По', empty: 'Записей не найдено.', entry: 'Запись журнала',
@@ -332,6 +340,7 @@ const ru: Messages = {
   portal,
   ncm,
   updateFeed,
+  impact,
 }
 
 export default ru

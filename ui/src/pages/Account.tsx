@@ -2,7 +2,7 @@
  * My account: who I am (from /auth/me) and my second factors, enrolled with
  * the session: the authenticator app (components/TotpEnrollment), the phones
  * for push sign-in (PushDevices, PushEnrollment), which one the sign-in asks
- * for and the push lock (MfaFactors). The push parts show only where the
+ * for and the push lock (MfaFactors), and the recovery codes once a factor is on (RecoveryCodes). The push parts show only where the
  * server has the push factor (its factors answer).
  */
 import { Badge, Card, Group, Stack, Table, Text, Title } from '@mantine/core'
@@ -13,6 +13,7 @@ import { useAuth } from '../auth'
 import { MfaFactors } from '../components/MfaFactors'
 import { PushDevices } from '../components/PushDevices'
 import { PushEnrollment } from '../components/PushEnrollment'
+import { RecoveryCodes } from '../components/RecoveryCodes'
 import { TotpEnrollment } from '../components/TotpEnrollment'
 import { useI18n } from '../i18n'
 
@@ -62,6 +63,7 @@ export function Account() {
             </Stack>
           )}
           <MfaFactors />
+          {me.mfa_enabled && <RecoveryCodes />}
         </Stack>
       </Card>
     </Stack>

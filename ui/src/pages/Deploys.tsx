@@ -4,7 +4,10 @@
  * daemons' checks and reloads run: it takes seconds), the history and the
  * rollback of an earlier release, a deploy's details (DeployDetails), and what
  * each node of the cluster serves (NodesPanel). Refusals (a failed check, another deploy
- * running, a release that cannot be rolled back) show in the alert.
+ * running, a release that cannot be rolled back) show in the alert. Beside the diff, whose
+ * access changes (ImpactPanel: the policy plugins' impact reports, asked with the dry run or,
+ * without one, when Deploy is pressed); a deploy that denies what is permitted today asks first
+ * (ImpactConfirm), and every deploy carries what was shown into its audit entry.
  */
 import { Badge, Button, Code, Group, Paper, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
@@ -19,6 +22,8 @@ import { DeployDetails, STATUS_COLOR } from './DeployDetails'
 import { NodesPanel } from './ClusterNodes'
 import { RadiusConfigPreview } from './RadiusConfigPreview'
 import { Pager } from '../components/crud'
+import { ImpactConfirm, ImpactPanel, impactText } from './DeployImpact'
+import { askImpact, impactRecord, permitToDeny, type ImpactResult } from './impact-data'
 
 type DryRun = { daemon: string; current_release: string | null; changes: { path: string; change: string; diff: string }[] }
 
@@ -52,12 +57,19 @@ export function Deploys() {
   const dry = useMutation({
     mutationFn: async (d?: string): Promise<DryRun[]> => (await api.post('/api/v1/deploys', { body: { dry_run: true, daemon: d } })).daemons,
   })
+  // The impact reports of a daemon's deploy (undefined: of every daemon's).
+  const impact = useMutation({ mutationFn: (d?: string) => askImpact({ daemon: d, runs, can: auth.can }) })
+  const [confirm, setConfirm] = useState<{ daemon?: string; results: ImpactResult[] } | null>(null)
   const deploy = useMutation({
     // The client types the lowest 2xx (the dry run's 200); a deploy answers 201 { deploys }.
-    mutationFn: async (d?: string) => ((await api.post('/api/v1/deploys', { body: { daemon: d, comment: comment || undefined } })) as unknown as { deploys: Deploy[] }).deploys,
+    mutationFn: async (o: { daemon?: string; results: ImpactResult[]; confirmed: boolean }) => {
+      const shown = o.results.length ? impactRecord(o.results, impactText(t, o.results), o.confirmed) : undefined
+      return ((await api.post('/api/v1/deploys', { body: { daemon: o.daemon, comment: comment || undefined, impact: shown } })) as unknown as { deploys: Deploy[] }).deploys
+    },
     onSuccess: async () => {
       setComment('')
       dry.reset()
+      impact.reset()
       rollback.reset()
       await refresh()
     },
@@ -72,7 +84,17 @@ export function Deploys() {
     },
   })
   const daemons = info.data?.deploy.daemons ?? []
-  const busy = deploy.isPending || rollback.isPending
+  const busy = deploy.isPending || rollback.isPending || (impact.isPending && !dry.isPending)
+  const showChanges = (d?: string) => {
+    dry.mutate(d)
+    impact.mutate(d)
+  }
+  // Deploy with the impact shown for the same daemons, or asked now; a denial of what is permitted today is confirmed first.
+  const startDeploy = async (d?: string) => {
+    const results = impact.data && impact.variables === d ? impact.data : await impact.mutateAsync(d)
+    if (permitToDeny(results).requests > 0) setConfirm({ daemon: d, results })
+    else deploy.mutate({ daemon: d, results, confirmed: false })
+  }
 
   return (
     <Stack>
@@ -94,8 +116,8 @@ export function Deploys() {
                   {canWrite && (
                     <Table.Td>
                       <Group gap={4} justify="flex-end" wrap="nowrap">
-                        <Button size="compact-sm" variant="subtle" onClick={() => dry.mutate(x.daemon)} loading={dry.isPending && dry.variables === x.daemon} aria-label={`${t.deploys.dryRun} ${x.daemon}`}>{t.deploys.dryRun}</Button>
-                        <Button size="compact-sm" variant="light" onClick={() => deploy.mutate(x.daemon)} disabled={busy} aria-label={`${t.deploys.deploy} ${x.daemon}`}>{t.deploys.deploy}</Button>
+                        <Button size="compact-sm" variant="subtle" onClick={() => showChanges(x.daemon)} loading={dry.isPending && dry.variables === x.daemon} aria-label={`${t.deploys.dryRun} ${x.daemon}`}>{t.deploys.dryRun}</Button>
+                        <Button size="compact-sm" variant="light" onClick={() => void startDeploy(x.daemon)} disabled={busy} aria-label={`${t.deploys.deploy} ${x.daemon}`}>{t.deploys.deploy}</Button>
                       </Group>
                     </Table.Td>
                   )}
@@ -106,11 +128,11 @@ export function Deploys() {
           {canWrite && (
             <Group align="flex-end">
               <TextInput label={t.deploys.comment} name="comment" value={comment} onChange={(e) => setComment(e.currentTarget.value)} w={360} maw="100%" error={fieldError(deploy.error, 'comment')} />
-              <Button variant="default" onClick={() => dry.mutate(undefined)} loading={dry.isPending && dry.variables === undefined}>{t.deploys.dryRunAll}</Button>
-              <Button onClick={() => deploy.mutate(undefined)} loading={deploy.isPending} disabled={busy}>{t.deploys.deployAll}</Button>
+              <Button variant="default" onClick={() => showChanges(undefined)} loading={dry.isPending && dry.variables === undefined}>{t.deploys.dryRunAll}</Button>
+              <Button onClick={() => void startDeploy(undefined)} loading={deploy.isPending || (impact.isPending && !dry.isPending)} disabled={busy}>{t.deploys.deployAll}</Button>
             </Group>
           )}
-          {busy && (
+          {(deploy.isPending || rollback.isPending) && (
             <Stack gap={4} data-testid="deploy-progress" role="status">
               <Text size="sm">{deploy.isPending ? t.deploys.deploying : t.deploys.rollingBack}</Text>
               <Progress value={100} animated striped aria-label={t.deploys.deploying} />
@@ -123,7 +145,12 @@ export function Deploys() {
           {rollback.data && <Text c="green" role="status" data-testid="deploy-result">{t.deploys.rolledBack(`${rollback.data.daemon} ${rollback.data.release}`)}</Text>}
         </Stack>
       </Paper>
+      {(impact.isPending || impact.data) && <ImpactPanel results={impact.data} pending={impact.isPending} />}
       {dry.data && <DryRunView daemons={dry.data} />}
+      {confirm && (
+        <ImpactConfirm results={confirm.results} onClose={() => setConfirm(null)}
+          onConfirm={() => { deploy.mutate({ daemon: confirm.daemon, results: confirm.results, confirmed: true }); setConfirm(null) }} />
+      )}
       <NodesPanel />
       <Paper withBorder p="md" data-testid="history">
         <Stack>

@@ -3,11 +3,13 @@
  * authenticated, its MAC, the user, the switch, the port type, the EAP-TLS
  * certificate, when) and the answer: accept or reject, the deciding rule and
  * profile, the reply attributes, the trace rule by rule, and what the request
- * was resolved to (the user's and endpoint's groups, the switch's).
+ * was resolved to (the user's and endpoint's groups, the switch's). Opened
+ * from a deploy's change impact (`/nac/policy?test={…}`), the form is filled
+ * with the replayed request and answered at once.
  */
 import { Badge, Button, Group, Paper, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useEffect, useState, type FormEvent } from 'react'
 import { api } from '../api/client'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
@@ -15,14 +17,34 @@ import type { NacTestResult } from './nac-data'
 import { SearchSelect } from '../components/SearchSelect'
 import { devicePicker } from './pickers'
 import { TraceTable } from '../components/TraceTable'
+import { testFromUrl } from './impact-data'
 
 const FIELDS = ['method', 'mac', 'username', 'nas', 'nas_port_type', 'time', 'certificate.issuer_cn', 'certificate.san_email', 'certificate.san_dns']
 type Method = 'peap' | 'eap-tls' | 'mab'
 type PortType = NonNullable<import('../generated/api').components['schemas']['NacPolicyTestRequest']['nas_port_type']>
+const str = (x: unknown) => (typeof x === 'string' ? x : '')
+const EMPTY = { method: 'mab' as Method, mac: '', username: '', device: null as string | null, address: '', portType: null as string | null, issuer: '', email: '', dns: '', time: '' }
+
+/** The form's values from a pre-filled request (the impact report's `policy_test` body). */
+function fromPrefill(p: Record<string, unknown> | null): typeof EMPTY {
+  if (!p) return EMPTY
+  const cert = (p.certificate && typeof p.certificate === 'object' ? p.certificate : {}) as Record<string, unknown>
+  const nas = str(p.nas)
+  const isId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(nas)
+  const at = str(p.time) ? new Date(str(p.time)) : null
+  // datetime-local takes the browser's local time.
+  const local = at && !isNaN(at.getTime()) ? new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : ''
+  return {
+    method: (['peap', 'eap-tls', 'mab'].includes(str(p.method)) ? p.method : 'mab') as Method, mac: str(p.mac), username: str(p.username),
+    device: isId ? nas : null, address: isId ? '' : nas, portType: str(p.nas_port_type) || null,
+    issuer: str(cert.issuer_cn), email: str(cert.san_email), dns: str(cert.san_dns), time: local,
+  }
+}
 
 export function NacPolicyTest({ onResult }: { onResult(r: NacTestResult | null): void }) {
   const { t } = useI18n()
-  const [v, setV] = useState({ method: 'mab' as Method, mac: '', username: '', device: null as string | null, address: '', portType: null as string | null, issuer: '', email: '', dns: '', time: '' })
+  const [prefilled] = useState(() => testFromUrl() !== null)
+  const [v, setV] = useState(() => fromPrefill(testFromUrl()))
   const set = <K extends keyof typeof v>(k: K, x: (typeof v)[K]) => setV((o) => ({ ...o, [k]: x }))
   const run = useMutation({
     mutationFn: () =>
@@ -45,6 +67,11 @@ export function NacPolicyTest({ onResult }: { onResult(r: NacTestResult | null):
     e.preventDefault()
     run.mutate()
   }
+  // A request opened from a deploy's impact is answered at once.
+  useEffect(() => {
+    if (prefilled) run.mutate()
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [])
   const err = (f: string) => fieldError(run.error, f)
   const r = run.data
   const names = (g: { name: string }[]) => g.map((x) => x.name).join(', ')

@@ -1,11 +1,15 @@
 /**
  * The policy test beside the rules: a simulated request (who, from where,
  * TACACS+ or RADIUS, a command) and the answer with its trace, rule by rule,
- * against the policy as edited or as deployed.
+ * against the policy as edited or as deployed. Opened from a deploy's change
+ * impact (`/policy?test={…}`: the request replayed, as the impact report's
+ * `policy_test` body), the form is filled with it and answered at once; what
+ * the form has no input for (service, priv-lvl, method…) is sent as it came
+ * and listed under the form.
  */
 import { Badge, Button, Group, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useEffect, useState, type FormEvent } from 'react'
 import { api } from '../api/client'
 import type { components } from '../generated/api'
 import { ErrorAlert, fieldError } from '../components/errors'
@@ -13,18 +17,37 @@ import { useI18n } from '../i18n'
 import { SearchSelect } from '../components/SearchSelect'
 import { devicePicker } from './pickers'
 import { TraceTable } from '../components/TraceTable'
+import { testFromUrl } from './impact-data'
 
 export type TestResult = components['schemas']['PolicyTestResponse']
 const FIELDS = ['username', 'device_id', 'nas_ip', 'command']
+type Body = components['schemas']['PolicyTestRequest']
+const FORM_KEYS = ['username', 'device_id', 'nas_ip', 'protocol', 'command', 'against']
+const str = (x: unknown) => (typeof x === 'string' ? x : '')
+
+/** The form's values from a pre-filled request, and what it has no input for. */
+function fromPrefill(p: Record<string, unknown> | null) {
+  const extra = Object.fromEntries(Object.entries(p ?? {}).filter(([k]) => !FORM_KEYS.includes(k))) as Partial<Body>
+  return {
+    v: {
+      username: str(p?.username), device: str(p?.device_id) || null, nasIp: str(p?.nas_ip), protocol: (p?.protocol === 'radius' ? 'radius' : 'tacacs') as 'tacacs' | 'radius',
+      command: str(p?.command), against: (p?.against === 'deployed' ? 'deployed' : 'database') as 'database' | 'deployed',
+    },
+    extra,
+  }
+}
 
 export function PolicyTest({ onResult }: { onResult(r: TestResult | null): void }) {
   const { t } = useI18n()
-  const [v, setV] = useState({ username: '', device: null as string | null, nasIp: '', protocol: 'tacacs' as 'tacacs' | 'radius', command: '', against: 'database' as 'database' | 'deployed' })
+  const [prefill] = useState(() => fromPrefill(testFromUrl()))
+  const [v, setV] = useState(prefill.v)
+  const [extra, setExtra] = useState(prefill.extra)
   const set = <K extends keyof typeof v>(k: K, x: (typeof v)[K]) => setV((o) => ({ ...o, [k]: x }))
   const run = useMutation({
     mutationFn: () =>
       api.post('/api/v1/aaa/policy/test', {
         body: {
+          ...extra,
           username: v.username, protocol: v.protocol, against: v.against,
           ...(v.device ? { device_id: v.device } : { nas_ip: v.nasIp || undefined }),
           ...(v.protocol === 'tacacs' && v.command ? { command: v.command } : {}),
@@ -37,7 +60,13 @@ export function PolicyTest({ onResult }: { onResult(r: TestResult | null): void 
     e.preventDefault()
     run.mutate()
   }
+  // A request opened from a deploy's impact is answered at once.
+  useEffect(() => {
+    if (prefill.v.username) run.mutate()
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [])
   const r = run.data
+  const extras = Object.entries(extra)
   return (
     <Paper withBorder p="md" data-testid="policy-test">
       <Stack>
@@ -54,6 +83,13 @@ export function PolicyTest({ onResult }: { onResult(r: TestResult | null): void 
               <TextInput label={t.policy.nasIp} name="nas_ip" disabled={!!v.device} value={v.nasIp} onChange={(e) => set('nasIp', e.currentTarget.value)} error={fieldError(run.error, 'nas_ip')} />
             </Group>
             {v.protocol === 'tacacs' && <TextInput label={t.policy.command} name="command" placeholder="show running-config" value={v.command} onChange={(e) => set('command', e.currentTarget.value)} error={fieldError(run.error, 'command')} />}
+            {extras.length > 0 && (
+              <Group gap="xs" data-testid="policy-test-extra">
+                <Text size="xs" c="dimmed">{t.policy.alsoSent}</Text>
+                <Text size="xs" ff="monospace">{extras.map(([k, x]) => `${k}=${typeof x === 'string' ? x : JSON.stringify(x)}`).join('  ')}</Text>
+                <Button size="compact-xs" variant="subtle" onClick={() => setExtra({})}>{t.policy.clearExtra}</Button>
+              </Group>
+            )}
             <Group justify="space-between">
               <SegmentedControl aria-label={t.policy.against} value={v.against} onChange={(x) => set('against', x as 'database')} data={[{ value: 'database', label: t.policy.againstDatabase }, { value: 'deployed', label: t.policy.againstDeployed }]} />
               <Button type="submit" loading={run.isPending}>{t.policy.run}</Button>

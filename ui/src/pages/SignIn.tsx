@@ -8,6 +8,7 @@
  * screen shows and the phone asks for (number matching); the same call with
  * the challenge then waits up to 20 s at a time (long poll) until the phone
  * answers: 200 the grant, 401 MFA_PUSH_DENIED (denied, wrong number, expired).
+ * Without the phone: "use a recovery code" sends {recovery_code} in place of the code.
  */
 import { Anchor, Button, Divider, Loader, Group, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
@@ -37,6 +38,9 @@ export function SignIn() {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
   const [code, setCode] = useState('')
+  // The way back in without the phone: a one-time recovery code in place of the code or the push.
+  const [recovery, setRecovery] = useState(false)
+  const [recoveryCode, setRecoveryCode] = useState('')
   const [next, setNext] = useState('')
   const [repeat, setRepeat] = useState('')
   const [mismatch, setMismatch] = useState(false)
@@ -48,7 +52,7 @@ export function SignIn() {
   }
   const login = useMutation({ mutationFn: () => api.post('/api/v1/auth/login', { body: { username, password } }), onSuccess: (g) => follow(g, password) })
   const verify = useMutation({
-    mutationFn: (mfaToken: string) => api.post('/api/v1/mfa/verify', { body: { mfa_token: mfaToken, code } }),
+    mutationFn: (mfaToken: string) => api.post('/api/v1/mfa/verify', { body: recovery ? { mfa_token: mfaToken, recovery_code: recoveryCode } : { mfa_token: mfaToken, code } }),
     onSuccess: (g) => follow(g, password),
   })
   // The push: started by a button, then polled until the phone answers (or the user goes back to the code).
@@ -90,6 +94,8 @@ export function SignIn() {
     setStep({ kind: 'password' })
     setPassword('')
     setCode('')
+    setRecovery(false)
+    setRecoveryCode('')
     setPush(null)
     setPushError(null)
     sendPush.reset()
@@ -109,7 +115,7 @@ export function SignIn() {
     e.preventDefault()
     if (step.kind === 'password') login.mutate()
     else if (step.kind === 'mfa') {
-      if (!push && step.factors.includes('totp')) verify.mutate(step.mfaToken)
+      if (!push && (recovery || step.factors.includes('totp'))) verify.mutate(step.mfaToken)
     } else if (next !== repeat) setMismatch(true)
     else {
       setMismatch(false)
@@ -141,7 +147,16 @@ export function SignIn() {
                 {step.factors.includes('totp') && <Anchor component="button" type="button" size="sm" c="blue.9" onClick={() => setPush(null)}>{t.signIn.useCode}</Anchor>}
               </Stack>
             )}
-            {step.kind === 'mfa' && !push && (
+            {step.kind === 'mfa' && !push && recovery && (
+              <>
+                <Text size="sm">{t.signIn.recoveryHint}</Text>
+                <ErrorAlert error={verify.error} fields={burnt ? [] : ['recovery_code']} />
+                <TextInput label={t.signIn.recoveryCode} name="recovery_code" autoComplete="off" spellCheck={false} required autoFocus maxLength={24} value={recoveryCode} onChange={(e) => setRecoveryCode(e.currentTarget.value)} error={fieldError(verify.error, 'recovery_code')} disabled={burnt} />
+                <Button type="submit" loading={verify.isPending} disabled={burnt}>{t.signIn.verify}</Button>
+                <Anchor component="button" type="button" size="sm" c="blue.9" onClick={() => { verify.reset(); setRecovery(false) }}>{t.signIn.useCode}</Anchor>
+              </>
+            )}
+            {step.kind === 'mfa' && !push && !recovery && (
               <>
                 {step.factors.includes('totp') && <Text size="sm">{t.signIn.mfaHint}</Text>}
                 <ErrorAlert error={verify.error ?? sendPush.error ?? pushError} fields={burnt || !step.factors.includes('totp') ? [] : ['code']} />
@@ -157,6 +172,7 @@ export function SignIn() {
                     <Button type="button" variant={step.factors.includes('totp') ? 'default' : 'filled'} loading={sendPush.isPending} disabled={burnt} onClick={() => startPush(step.mfaToken)}>{t.signIn.sendPush}</Button>
                   </>
                 )}
+                <Anchor component="button" type="button" size="sm" c="blue.9" disabled={burnt} onClick={() => { verify.reset(); sendPush.reset(); setPushError(null); setRecovery(true) }}>{t.signIn.useRecovery}</Anchor>
               </>
             )}
             {step.kind === 'change' && (

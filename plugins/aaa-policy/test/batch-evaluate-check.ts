@@ -4,6 +4,7 @@
  * random policies (users and groups, refused users, devices with nested prefixes and groups, rules
  * with every WHO/WHERE, disabled rules, client prefixes, time windows, profiles with services,
  * command sets and enable modes) and random requests, every field compared but the trace.
+ * (A helper, not a test file: impact.test.ts runs it on its own app.)
  */
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
@@ -11,10 +12,11 @@ import { identityServices } from '../../../sdk/index.js'
 import type { TestApp } from '../../../test/kit/app.js'
 import { tacacsServiceRef, type TacacsProfile } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
-import { batchEvaluator } from '../services/batch-evaluate.js'
+import { batchEvaluator, batchShared } from '../services/batch-evaluate.js'
 import { snapshotPolicyData, type PolicyInputs } from '../services/deployed-inputs.js'
+import { outcomeOf, sameAnswer } from '../services/impact.js'
+import { changeOf } from '../../../sdk/index.js'
 import { evaluateWith, type PolicyTestInput } from '../services/evaluate.js'
-import { startPolicyApp } from './helpers.js'
 
 /** A small seeded generator (mulberry32): a failure names its seed and replays. */
 function rng(seed: number) {
@@ -143,34 +145,47 @@ function randomRequest(r: ReturnType<typeof rng>, inputs: PolicyInputs, refusedN
   return { username, protocol: 'tacacs', at, ...target, ...method, ...service, ...nas }
 }
 
-describe('aaa-policy: the change impact evaluator answers as the policy test (random policies and requests)', function () {
-  this.timeout(180000)
-  let t: TestApp
-  before(async () => {
-    t = await startPolicyApp()
-  })
-  after(async () => t?.stop())
-
-  it('equal answers, every field but the trace, on 12 random policies × 120 requests', async () => {
-    const { identity, tacacs } = t.app.resolveDeps('tacacs', { identity: identityServices.identity, tacacs: tacacsServiceRef })
-    // A refused user whose account exists (FreeRADIUS refuses it by name), and one whose account is gone.
-    const admin = (await t.app.db.knex('users').first('id', 'username')) as { id: string; username: string }
-    let compared = 0
-    for (let seed = 1; seed <= 12; seed++) {
-      const r = rng(seed * 7919)
-      const inputs = randomInputs(r, seed % 3 === 0 ? 'radius' : 'tacacs', admin.username)
-      const batch = batchEvaluator(inputs, { tacacs }, new Map([[admin.username.toLowerCase(), admin.id]]))
-      await t.app.db.transaction(async (trx) => {
-        const data = snapshotPolicyData(inputs, { identity, tacacs }, trx)
-        for (let i = 0; i < 120; i++) {
-          const req = randomRequest(r, inputs, admin.username)
-          const { trace: _a, ...want } = await evaluateWith({ identity, inventory: undefined as never, tacacs, radius: undefined, listRules: async () => [] }, data, req)
-          const { trace: _b, ...got } = batch.evaluate(req)
-          expect(got, `seed ${seed * 7919} request ${i}: ${JSON.stringify(req)}`).to.deep.equal(want)
-          compared++
+/**
+ * The check itself, run by impact.test.ts on its app (one boot for both): for 12 random policies and an
+ * edited twin of each, 120 random requests, every field of the two evaluators' answers but the trace.
+ */
+export async function batchEqualsPolicyTest(t: TestApp): Promise<void> {
+  const { identity, tacacs } = t.app.resolveDeps('tacacs', { identity: identityServices.identity, tacacs: tacacsServiceRef })
+  // A refused user whose account exists (FreeRADIUS refuses it by name), and one whose account is gone.
+  const admin = (await t.app.db.knex('users').first('id', 'username')) as { id: string; username: string }
+  let compared = 0
+  let alike = 0
+  for (let seed = 1; seed <= 12; seed++) {
+    const r = rng(seed * 7919)
+    const inputs = randomInputs(r, seed % 3 === 0 ? 'radius' : 'tacacs', admin.username)
+    // The pending side of a report: the same profiles (same ids), their command sets' actions flipped;
+    // both evaluators share the command decisions of profiles alike, as the report's do.
+    const edited: PolicyInputs = { ...inputs, command_sets: inputs.command_sets.map((x, k) => (k % 2 ? x : { ...x, commands: x.commands.map((c) => ({ ...c, action: c.action === 'permit' ? ('deny' as const) : ('permit' as const) })) })) }
+    const shared = batchShared()
+    const refusedIds = new Map([[admin.username.toLowerCase(), admin.id]])
+    const sides = [inputs, edited].map((x) => ({ x, batch: batchEvaluator(x, { tacacs }, refusedIds, shared) }))
+    await t.app.db.transaction(async (trx) => {
+      const data = sides.map((s) => snapshotPolicyData(s.x, { identity, tacacs }, trx))
+      for (let i = 0; i < 120; i++) {
+        const req = randomRequest(r, inputs, admin.username)
+        const answers = []
+        for (const k of [0, 1]) {
+          const { trace: _a, ...want } = await evaluateWith({ identity, inventory: undefined as never, tacacs, radius: undefined, listRules: async () => [] }, data[k], req)
+          const got = sides[k].batch.evaluate(req)
+          const { trace: _b, ...rest } = got
+          expect(rest, `seed ${seed * 7919} request ${i} side ${k}: ${JSON.stringify(req)}`).to.deep.equal(want)
+          answers.push(got)
         }
-      })
-    }
-    expect(compared).to.equal(12 * 120)
-  })
-})
+        // The report's shortcut for a request answered alike never hides a change.
+        const kind = req.protocol === 'radius' ? 'radius_authentication' : req.command !== undefined ? 'tacacs_command' : req.method ? 'tacacs_authentication' : 'tacacs_session'
+        const change = changeOf(outcomeOf(kind, answers[0]), outcomeOf(kind, answers[1]))
+        if (sameAnswer(kind, answers[0], answers[1])) expect(change, JSON.stringify(req)).to.equal(null)
+        if (change === null) alike++
+        compared++
+      }
+    })
+  }
+  expect(compared).to.equal(12 * 120)
+  // Both kinds were seen: requests the edit changes and requests it does not.
+  expect(alike).to.be.within(1, compared - 1)
+}
