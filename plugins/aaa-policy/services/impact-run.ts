@@ -132,12 +132,13 @@ export async function replayAll(
     await new Promise((r) => setImmediate(r))
     return true
   }
-  const replay = (s: Sides, r: Replayable | { unreplayable: UnreplayableReason }, logged: { events: number; last_seen: Date }) => {
+  const replay = (s: Sides, r: Replayable | { unreplayable: UnreplayableReason }, logged: { events: number; permitted: number; last_seen: Date }) => {
     if ('unreplayable' in r) return acc.unreplayable(logged, r.unreplayable, UNREPLAYABLE[r.unreplayable])
     if (directoryUser(s, r.input.username)) return acc.unreplayable(logged, 'directory_user', UNREPLAYABLE.directory_user)
     const one = replayOne(s, names, r, { ...logged, method: r.input.method ?? null })
-    if (one) acc.add(one.request, one.before, one.after, one.link)
-    else acc.unchanged(logged)
+    if (!one) acc.unchanged(logged)
+    else if (one.unreplayable) acc.unreplayable(logged, one.unreplayable, UNREPLAYABLE[one.unreplayable])
+    else acc.add(one.request, one.before, one.after, one.link)
   }
   const t = sides.get('tacacs')
   if (t) for (const r of tacacs) if (await step()) replay(t, tacacsInput(r), r); else break

@@ -19,6 +19,8 @@ export type { DistinctRadiusRequest, DistinctRequests, DistinctTacacsRequest }
 /** Why a request is not replayed: a code and what it means, in words. */
 export const UNREPLAYABLE = {
   wrong_password: 'A login that failed every time in the window, on its password as the log says: the replay takes passwords to be right, so it cannot say what a right one would get.',
+  password_unknown:
+    'A login the daemon never let through in the window, refused by the deployed policy, that the edited policy would permit: the daemon refused it without checking its password, so whether the password is right is not in the log and the replay cannot say whether it would get in.',
   mfa: 'A login that failed on its second factor (MFA): the replay does not see codes or pushes.',
   directory_user: 'A directory user: the daemons add, at each login, the user groups mapped to the directory groups the directory lists the user in, which the replay cannot know.',
   method: 'A login method the policy test does not answer (MS-CHAPv1, EAP, or a method tac_plus-ng logs that is not PAP, CHAP, MS-CHAPv2, ASCII or enable).',
@@ -146,10 +148,13 @@ export interface Sides {
 export const directoryUser = (s: Sides, username: string): boolean => Boolean(s.pending.loginOf(username)?.directory || s.deployed?.loginOf(username)?.directory)
 
 /** Both outcomes of one request, and the request as the answer shows it. */
-export function replayOne(s: Sides, names: ImpactNames, r: Replayable, logged: { events: number; last_seen: Date; method: string | null }) {
+export function replayOne(s: Sides, names: ImpactNames, r: Replayable, logged: { events: number; permitted: number; last_seen: Date; method: string | null }) {
   const before = s.deployed ? s.deployed.evaluate(r.input) : null
   const after = s.pending.evaluate(r.input)
   if (before && sameAnswer(r.kind, before, after)) return null
+  // A login only ever refused, by the policy: the daemon never checked its password (seen with
+  // FreeRADIUS, rejected by a rule before the password), so a permit after the edit is a guess.
+  if (r.input.method && logged.permitted === 0 && (!before || before.decision === 'deny') && after.decision === 'permit') return { unreplayable: 'password_unknown' as const, request: null, before: null, after: null, link: null }
   const user = after.user ?? before?.user ?? null
   const device = after.device ?? before?.device ?? null
   const request: ImpactRequest = {
@@ -169,5 +174,5 @@ export function replayOne(s: Sides, names: ImpactNames, r: Replayable, logged: {
   }
   const body = { ...r.input }
   const link = () => ({ path: '/api/v1/aaa/policy/test', deployed: s.deployed ? { ...body, against: 'deployed' } : null, pending: { ...body, against: 'database' } })
-  return { request, before: outcomeOf(r.kind, before), after: outcomeOf(r.kind, after), link }
+  return { unreplayable: null, request, before: outcomeOf(r.kind, before), after: outcomeOf(r.kind, after), link }
 }
