@@ -23,6 +23,7 @@ import { inTimeWindow, parseClientPrefix, prefixContains, sourcePrefix, type Pre
 import type { PolicyInputs } from './deployed-inputs.js'
 import type { PolicyTestInput, PolicyTestResult } from './evaluate.js'
 import type { LoginMaterial } from './policy-data.js'
+import { avPairs, enableRefusal, loginRefusal, METHOD_NAME, PROTOCOL, withReply } from './verdict-parts.js'
 
 type Method = (typeof METHODS)[number]
 type InputUser = PolicyInputs['users'][number]
@@ -34,8 +35,6 @@ interface User {
   expires_at: string | null
 }
 
-const PROTOCOL = { tacacs: 'TACACS+', radius: 'RADIUS' } as const
-const METHOD_NAME: Record<Method, string> = { pap: 'PAP', chap: 'CHAP', mschapv2: 'MS-CHAPv2', ascii: 'ASCII', enable: 'enable' }
 const BITS = { 4: 32, 6: 128 } as const
 
 /** A mapped IPv6 address (`::ffff:10.0.0.1`) is the IPv4 one, as the inventory reads it (deployed-inputs.ts). */
@@ -205,33 +204,6 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     return out
   }
 
-  function loginRefusal(protocol: keyof typeof PROTOCOL, method: Method, user: User): string | null {
-    if (protocol === 'tacacs' && method === 'enable') return null
-    const verifiers = loginMaterial(user.id)
-    if (!verifiers) {
-      return `user ${user.username} has no network password (none set since network login was turned on: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
-    }
-    if (verifiers.directory) {
-      if (method === 'chap' || method === 'mschapv2') {
-        return `${METHOD_NAME[method]} is not supported for directory user ${user.username}: the directory checks the password by an LDAP bind, which needs the password itself (PAP, ASCII); MS-CHAPv2 against Active Directory (ntlm_auth) is the domain sidecar's job, not built`
-      }
-      return null
-    }
-    if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && verifiers.tacacs_lockout) {
-      return `account lockout is on: tac_plus-ng would check CHAP outside the failure count, so user ${user.username} is given no CHAP or MS-CHAP password and ${METHOD_NAME[method]} is rejected (identity.lockout_threshold > 0; PAP, ASCII and enable are counted)`
-    }
-    if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && !verifiers.tacacs_chap) {
-      return `${METHOD_NAME[method]} is not supported for user ${user.username}: tac_plus-ng needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and not holding "\${"), so it rejects the login (its log says "${method === 'chap' ? 'failed (no clear text password set)' : 'failed'}")`
-    }
-    if (protocol === 'tacacs' && method === 'mschapv2' && !verifiers.tacacs_mschap) {
-      return `MS-CHAPv2 is not supported for user ${user.username}: the password holds a character outside the Basic Multilingual Plane, which tac_plus-ng hashes wrongly for MS-CHAP, so it is not given one and rejects the login (CHAP works)`
-    }
-    if (protocol === 'radius' && method === 'chap' && !verifiers.chap) {
-      return `CHAP is not supported for user ${user.username}: it needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and holding no control character); FreeRADIUS rejects`
-    }
-    return null
-  }
-
   function evaluateRules(input: PolicyTestInput): PolicyTestResult {
     const protocol = input.protocol
     const method: Method | null = input.method ?? (protocol === 'radius' ? 'pap' : null)
@@ -273,7 +245,7 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
       )
     }
     if (method) {
-      const refusedWhy = loginRefusal(protocol, method, user)
+      const refusedWhy = loginRefusal(protocol, method, user, loginMaterial(user.id))
       if (refusedWhy) return deny(`${METHOD_NAME[method]} login: ${refusedWhy}${via}`)
     }
     const decided = decide(input, result, user, device, source, at)
@@ -318,7 +290,7 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no TACACS+ profile, so it denies` })
     result.profile = { type: 'tacacs', id: profile.id, name: profile.name }
     if (input.method === 'enable') {
-      const refusedWhy = enableRefusal(profile, result.user!)
+      const refusedWhy = enableRefusal(profile, result.user!, profile.enable_mode === 'login' ? loginMaterial(result.user!.id) !== null : undefined)
       if (refusedWhy) return Object.assign(result, { decision: 'deny' as const, reason: `enable login: rule ${rule.name} gives TACACS+ profile ${profile.name}, ${refusedWhy}` })
     }
     const service = input.service ?? 'shell'
@@ -338,15 +310,6 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
       return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
     }
     return withReply(tacacs, input, result, profile, `rule ${rule.name} permits with TACACS+ profile ${profile.name}`)
-  }
-
-  function enableRefusal(profile: TacacsProfile, user: { id: string; username: string }): string | null {
-    if (profile.enable_mode === 'none') return 'whose enable_mode is none: tac_plus-ng holds no enable password for it and rejects enable'
-    if (profile.enable_privilege_level < 15) return `which grants enable up to level ${profile.enable_privilege_level} only: enable asks for level 15, which tac_plus-ng rejects`
-    if (profile.enable_mode === 'login' && !loginMaterial(user.id)) {
-      return `whose enable takes the login password, and user ${user.username} has no network password (network_verifiers_set is false): tac_plus-ng rejects enable`
-    }
-    return null
   }
 
   function permitRadius(result: PolicyTestResult, rule: PolicyRuleView, profileId: string): PolicyTestResult {
@@ -371,22 +334,3 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     },
   }
 }
-
-/** The merged reply (evaluate.ts `withReply`): a mandatory NAS pair the profile does not set exactly fails it. */
-function withReply(tacacs: TacacsService, input: PolicyTestInput, result: PolicyTestResult, profile: TacacsProfile, permitted: string): PolicyTestResult {
-  const service = input.service ?? 'shell'
-  const reply = input.method === 'enable' ? null : tacacs.authorizationReply(profile, service, input.nas_attributes ?? [])
-  if (reply) result.authorization_reply = { status: reply.status, attributes: reply.attributes }
-  if (reply?.status === 'fail') {
-    const pair = `${reply.refused.name}=${reply.refused.value}`
-    return Object.assign(result, {
-      decision: 'deny' as const,
-      reason: `${permitted}, but the NAS sent the mandatory attribute ${pair}, which the profile does not set to that value: tac_plus-ng fails the authorization (a mandatory pair the daemon cannot match is refused)`,
-    })
-  }
-  return Object.assign(result, { decision: 'permit' as const, reason: permitted })
-}
-
-type Attr = { name: string; value: string; optional?: boolean }
-const avPairs = (attrs: readonly Attr[]) =>
-  [...attrs.filter((a) => !a.optional), ...attrs.filter((a) => a.optional)].map((a) => (a.optional ? { name: a.name, value: a.value, optional: true } : { name: a.name, value: a.value }))

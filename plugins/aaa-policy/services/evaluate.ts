@@ -32,11 +32,11 @@
 import type { Knex } from 'knex'
 import type { Static, UserRef } from '../../../sdk/index.js'
 import type { Device } from '../../inventory/api.js'
-import type { TacacsProfile, TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
 import { sourcePrefix } from './conditions.js'
 import { firstMatch } from './first-match.js'
 import { databasePolicyData, type DatabaseDataDeps, type PolicyData } from './policy-data.js'
+import { avPairs, enableRefusal, loginRefusal, METHOD_NAME, PROTOCOL, withReply } from './verdict-parts.js'
 import type { METHODS, PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
 
 export type PolicyTestInput = Static<typeof PolicyTestRequest>
@@ -49,45 +49,6 @@ export type EvaluateDeps = DatabaseDataDeps
 
 type UserRow = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login'>
 
-const PROTOCOL = { tacacs: 'TACACS+', radius: 'RADIUS' } as const
-const METHOD_NAME: Record<Method, string> = { pap: 'PAP', chap: 'CHAP', mschapv2: 'MS-CHAPv2', ascii: 'ASCII', enable: 'enable' }
-
-/**
- * Why the daemon cannot check this login, or null when it can (the password taken to be right).
- * tac_plus-ng gets `password login = crypt …` and `password pap = login` per user, and the kept
- * cleartext as `password chap`/`password ms-chap = clear …` (plugins/tacacs/renderers/chap.ts):
- * CHAP and MS-CHAP work only for those users. Enable comes from the matched rule's profile
- * (`enableRefusal`).
- * FreeRADIUS gets the SHA-512 crypt (PAP), the NT hash (MS-CHAPv2), and the kept cleartext for a
- * user with chap_enabled whose password was set while it was on (CHAP).
- */
-async function loginRefusal(db: PolicyData, protocol: keyof typeof PROTOCOL, method: Method, user: UserRow): Promise<string | null> {
-  // Enable depends on the profile the ruleset gives (tac_plus-ng runs the ruleset for it): permitTacacs decides it.
-  if (protocol === 'tacacs' && method === 'enable') return null
-  const verifiers = await db.loginMaterial(user.id)
-  if (!verifiers) {
-    return `user ${user.username} has no network password (none set since network login was turned on: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
-  }
-  if (verifiers.directory) {
-    if (method === 'chap' || method === 'mschapv2') {
-      return `${METHOD_NAME[method]} is not supported for directory user ${user.username}: the directory checks the password by an LDAP bind, which needs the password itself (PAP, ASCII); MS-CHAPv2 against Active Directory (ntlm_auth) is the domain sidecar's job, not built`
-    }
-    return null
-  }
-  if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && verifiers.tacacs_lockout) {
-    return `account lockout is on: tac_plus-ng would check CHAP outside the failure count, so user ${user.username} is given no CHAP or MS-CHAP password and ${METHOD_NAME[method]} is rejected (identity.lockout_threshold > 0; PAP, ASCII and enable are counted)`
-  }
-  if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && !verifiers.tacacs_chap) {
-    return `${METHOD_NAME[method]} is not supported for user ${user.username}: tac_plus-ng needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and not holding "\${"), so it rejects the login (its log says "${method === 'chap' ? 'failed (no clear text password set)' : 'failed'}")`
-  }
-  if (protocol === 'tacacs' && method === 'mschapv2' && !verifiers.tacacs_mschap) {
-    return `MS-CHAPv2 is not supported for user ${user.username}: the password holds a character outside the Basic Multilingual Plane, which tac_plus-ng hashes wrongly for MS-CHAP, so it is not given one and rejects the login (CHAP works)`
-  }
-  if (protocol === 'radius' && method === 'chap' && !verifiers.chap) {
-    return `CHAP is not supported for user ${user.username}: it needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and holding no control character); FreeRADIUS rejects`
-  }
-  return null
-}
 
 export function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput): Promise<PolicyTestResult> {
   return evaluateWith(d, databasePolicyData(d, db), input)
@@ -166,7 +127,7 @@ async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestI
     )
   }
   if (method) {
-    const refused = await loginRefusal(db, protocol, method, user)
+    const refused = protocol === 'tacacs' && method === 'enable' ? null : loginRefusal(protocol, method, user, await db.loginMaterial(user.id))
     if (refused) return deny(`${METHOD_NAME[method]} login: ${refused}${via}`)
   }
   const decided = await decide(d, db, input, result, user, device, source)
@@ -209,7 +170,7 @@ async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestIn
   if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no TACACS+ profile, so it denies` })
   result.profile = { type: 'tacacs', id: profile.id, name: profile.name }
   if (input.method === 'enable') {
-    const refused = await enableRefusal(db, profile, result.user!)
+    const refused = enableRefusal(profile, result.user!, profile.enable_mode === 'login' ? (await db.loginMaterial(result.user!.id)) !== null : undefined)
     if (refused) return Object.assign(result, { decision: 'deny' as const, reason: `enable login: rule ${rule.name} gives TACACS+ profile ${profile.name}, ${refused}` })
   }
   const service = input.service ?? 'shell'
@@ -233,44 +194,6 @@ async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestIn
     return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
   }
   return withReply(tacacs, input, result, profile, `rule ${rule.name} permits with TACACS+ profile ${profile.name}`)
-}
-
-/**
- * The session's permit, with the authorization REPLY the NAS would get (the NAS's own pairs
- * merged as the daemon merges them): a mandatory NAS pair the profile does not set exactly fails
- * the authorization, so the answer is deny.
- */
-function withReply(tacacs: TacacsService, input: PolicyTestInput, result: PolicyTestResult, profile: TacacsProfile, permitted: string): PolicyTestResult {
-  const service = input.service ?? 'shell'
-  const reply = input.method === 'enable' ? null : tacacs.authorizationReply(profile, service, input.nas_attributes ?? [])
-  if (reply) result.authorization_reply = { status: reply.status, attributes: reply.attributes }
-  if (reply?.status === 'fail') {
-    const pair = `${reply.refused.name}=${reply.refused.value}`
-    return Object.assign(result, {
-      decision: 'deny' as const,
-      reason: `${permitted}, but the NAS sent the mandatory attribute ${pair}, which the profile does not set to that value: tac_plus-ng fails the authorization (a mandatory pair the daemon cannot match is refused)`,
-    })
-  }
-  return Object.assign(result, { decision: 'permit' as const, reason: permitted })
-}
-
-type Attr = { name: string; value: string; optional?: boolean }
-/** Attributes as the NAS receives them: tac_plus-ng sends the mandatory ones (`set`) first, then the optional ones (`add`), each in order. */
-const avPairs = (attrs: readonly Attr[]) =>
-  [...attrs.filter((a) => !a.optional), ...attrs.filter((a) => a.optional)].map((a) => (a.optional ? { name: a.name, value: a.value, optional: true } : { name: a.name, value: a.value }))
-
-/**
- * Why tac_plus-ng refuses `enable` (level 15, what the NAS's `enable` asks) under this profile, or
- * null when it takes the password (taken to be right). The rendered profile holds `enable N = login`
- * or `enable N = crypt …`; the daemon looks from the requested level upward (cfg_get_enable).
- */
-async function enableRefusal(db: PolicyData, profile: TacacsProfile, user: { id: string; username: string }): Promise<string | null> {
-  if (profile.enable_mode === 'none') return 'whose enable_mode is none: tac_plus-ng holds no enable password for it and rejects enable'
-  if (profile.enable_privilege_level < 15) return `which grants enable up to level ${profile.enable_privilege_level} only: enable asks for level 15, which tac_plus-ng rejects`
-  if (profile.enable_mode === 'login' && !(await db.loginMaterial(user.id))) {
-    return `whose enable takes the login password, and user ${user.username} has no network password (network_verifiers_set is false): tac_plus-ng rejects enable`
-  }
-  return null
 }
 
 async function permitRadius(db: PolicyData, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {

@@ -1,0 +1,90 @@
+/**
+ * The parts of a policy-test verdict that need no reads: the refusals' reasons, the merged TACACS+
+ * reply, the AV pairs in the order the NAS gets them. One copy for the policy test's evaluator
+ * (services/evaluate.ts, which reads as it goes) and the change impact's in-memory one
+ * (services/batch-evaluate.ts), so their answers and reasons cannot drift apart.
+ */
+import type { TacacsProfile, TacacsService } from '../../tacacs/api.js'
+import type { METHODS } from '../schemas/test.js'
+import type { PolicyTestInput, PolicyTestResult } from './evaluate.js'
+import type { LoginMaterial } from './policy-data.js'
+
+type Method = (typeof METHODS)[number]
+
+export const PROTOCOL = { tacacs: 'TACACS+', radius: 'RADIUS' } as const
+export const METHOD_NAME: Record<Method, string> = { pap: 'PAP', chap: 'CHAP', mschapv2: 'MS-CHAPv2', ascii: 'ASCII', enable: 'enable' }
+
+/**
+ * Why the daemon cannot check this login, given what it holds for the user (`verifiers`), or null
+ * when it can (the password taken to be right). tac_plus-ng gets `password login = crypt …` and
+ * `password pap = login` per user, and the kept cleartext as `password chap`/`password ms-chap =
+ * clear …` (plugins/tacacs/renderers/chap.ts): CHAP and MS-CHAP work only for those users. Enable
+ * comes from the matched rule's profile (`enableRefusal`), so it is never refused here.
+ * FreeRADIUS gets the SHA-512 crypt (PAP), the NT hash (MS-CHAPv2), and the kept cleartext for a
+ * user with chap_enabled whose password was set while it was on (CHAP).
+ */
+export function loginRefusal(protocol: keyof typeof PROTOCOL, method: Method, user: { username: string }, verifiers: LoginMaterial | null): string | null {
+  if (protocol === 'tacacs' && method === 'enable') return null
+  if (!verifiers) {
+    return `user ${user.username} has no network password (none set since network login was turned on: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
+  }
+  if (verifiers.directory) {
+    if (method === 'chap' || method === 'mschapv2') {
+      return `${METHOD_NAME[method]} is not supported for directory user ${user.username}: the directory checks the password by an LDAP bind, which needs the password itself (PAP, ASCII); MS-CHAPv2 against Active Directory (ntlm_auth) is the domain sidecar's job, not built`
+    }
+    return null
+  }
+  if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && verifiers.tacacs_lockout) {
+    return `account lockout is on: tac_plus-ng would check CHAP outside the failure count, so user ${user.username} is given no CHAP or MS-CHAP password and ${METHOD_NAME[method]} is rejected (identity.lockout_threshold > 0; PAP, ASCII and enable are counted)`
+  }
+  if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && !verifiers.tacacs_chap) {
+    return `${METHOD_NAME[method]} is not supported for user ${user.username}: tac_plus-ng needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and not holding "\${"), so it rejects the login (its log says "${method === 'chap' ? 'failed (no clear text password set)' : 'failed'}")`
+  }
+  if (protocol === 'tacacs' && method === 'mschapv2' && !verifiers.tacacs_mschap) {
+    return `MS-CHAPv2 is not supported for user ${user.username}: the password holds a character outside the Basic Multilingual Plane, which tac_plus-ng hashes wrongly for MS-CHAP, so it is not given one and rejects the login (CHAP works)`
+  }
+  if (protocol === 'radius' && method === 'chap' && !verifiers.chap) {
+    return `CHAP is not supported for user ${user.username}: it needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and holding no control character); FreeRADIUS rejects`
+  }
+  return null
+}
+
+/**
+ * Why tac_plus-ng refuses `enable` (level 15, what the NAS's `enable` asks) under this profile, or
+ * null when it takes the password (taken to be right). The rendered profile holds `enable N = login`
+ * or `enable N = crypt …`; the daemon looks from the requested level upward (cfg_get_enable).
+ * `hasLoginPassword`: whether the daemon holds the user's login password, read by the caller only
+ * for a profile whose enable takes it (`enable_mode` login).
+ */
+export function enableRefusal(profile: TacacsProfile, user: { username: string }, hasLoginPassword: boolean | undefined): string | null {
+  if (profile.enable_mode === 'none') return 'whose enable_mode is none: tac_plus-ng holds no enable password for it and rejects enable'
+  if (profile.enable_privilege_level < 15) return `which grants enable up to level ${profile.enable_privilege_level} only: enable asks for level 15, which tac_plus-ng rejects`
+  if (profile.enable_mode === 'login' && !hasLoginPassword) {
+    return `whose enable takes the login password, and user ${user.username} has no network password (network_verifiers_set is false): tac_plus-ng rejects enable`
+  }
+  return null
+}
+
+/**
+ * The session's permit, with the authorization REPLY the NAS would get (the NAS's own pairs
+ * merged as the daemon merges them): a mandatory NAS pair the profile does not set exactly fails
+ * the authorization, so the answer is deny.
+ */
+export function withReply(tacacs: TacacsService, input: PolicyTestInput, result: PolicyTestResult, profile: TacacsProfile, permitted: string): PolicyTestResult {
+  const service = input.service ?? 'shell'
+  const reply = input.method === 'enable' ? null : tacacs.authorizationReply(profile, service, input.nas_attributes ?? [])
+  if (reply) result.authorization_reply = { status: reply.status, attributes: reply.attributes }
+  if (reply?.status === 'fail') {
+    const pair = `${reply.refused.name}=${reply.refused.value}`
+    return Object.assign(result, {
+      decision: 'deny' as const,
+      reason: `${permitted}, but the NAS sent the mandatory attribute ${pair}, which the profile does not set to that value: tac_plus-ng fails the authorization (a mandatory pair the daemon cannot match is refused)`,
+    })
+  }
+  return Object.assign(result, { decision: 'permit' as const, reason: permitted })
+}
+
+type Attr = { name: string; value: string; optional?: boolean }
+/** Attributes as the NAS receives them: tac_plus-ng sends the mandatory ones (`set`) first, then the optional ones (`add`), each in order. */
+export const avPairs = (attrs: readonly Attr[]) =>
+  [...attrs.filter((a) => !a.optional), ...attrs.filter((a) => a.optional)].map((a) => (a.optional ? { name: a.name, value: a.value, optional: true } : { name: a.name, value: a.value }))
