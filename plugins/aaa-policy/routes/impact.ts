@@ -1,5 +1,5 @@
 /** POST /aaa/policy/impact: whose access changes if the pending policy is deployed, from the logs' real requests. */
-import { CommonErrors, defineRoute, ErrorBody, IMPACT_DEFAULT_DAYS, policyImpactSettingRefs, PolicyImpactBounds, PolicyImpactResponse, Type } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, IMPACT_DEFAULT_DAYS, policyImpactSettingRefs, PolicyImpactBounds, PolicyImpactResponse, StringEnum, Type } from '../../../sdk/index.js'
 import type { AaaLogsService } from '../../aaa-logs/api.js'
 import { POLICY_READ } from '../permissions.js'
 import { runImpact } from '../services/impact-run.js'
@@ -8,7 +8,15 @@ import type { PolicyRouteDeps } from './deps.js'
 /** The logs' own permission: the report shows who did what where, so it needs both. */
 const LOGS_READ = 'aaa-logs.read'
 
-export const PolicyImpactRequest = Type.Object({ ...PolicyImpactBounds }, { title: 'AaaPolicyImpactRequest', additionalProperties: false })
+export const PolicyImpactRequest = Type.Object(
+  {
+    ...PolicyImpactBounds,
+    protocol: Type.Optional(
+      StringEnum(['tacacs', 'radius'] as const, { description: 'Only this protocol’s requests, against its daemon’s release (`tacacs`: tac_plus-ng; `radius`: FreeRADIUS), for a deploy of that daemon alone. Default: both.' }),
+    ),
+  },
+  { title: 'AaaPolicyImpactRequest', additionalProperties: false },
+)
 
 export function policyImpactRoutes(d: PolicyRouteDeps, logs: AaaLogsService) {
   return [
@@ -35,6 +43,7 @@ export function policyImpactRoutes(d: PolicyRouteDeps, logs: AaaLogsService) {
             timeBudgetSeconds: body.time_budget_seconds ?? timeBudgetSeconds,
             changesLimit: body.changes_limit ?? 200,
             groupLimit: body.group_limit ?? 25,
+            protocol: body.protocol,
           },
         )
       },

@@ -22,6 +22,8 @@ export interface ImpactBounds {
   timeBudgetSeconds: number
   changesLimit: number
   groupLimit: number
+  /** Only this protocol (a deploy of its daemon alone); both when absent. */
+  protocol?: Protocol
 }
 
 const DAY_MS = 86_400_000
@@ -34,7 +36,7 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
   const budget = new AbortController()
   const timer = setTimeout(() => budget.abort(new Error('time budget')), b.timeBudgetSeconds * 1000)
   try {
-    const protocols = (['tacacs', 'radius'] as const).filter((p) => d[p])
+    const protocols = (['tacacs', 'radius'] as const).filter((p) => d[p] && (!b.protocol || b.protocol === p))
     const from = new Date(now.getTime() - b.days * DAY_MS)
     // The logs first (the long part, on the replica), TACACS+ then RADIUS within one cap.
     const scanStarted = Date.now()

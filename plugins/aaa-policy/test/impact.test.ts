@@ -125,6 +125,14 @@ describe('AAA policy: change impact (POST /aaa/policy/impact)', function () {
     const one = await impact({ changes_limit: 1 })
     expect(one.changes_total).to.equal(r.changes_total)
     expect(one.changes.map((c: any) => c.change)).to.deep.equal(['permit_to_deny'])
+    // A deploy of one daemon: its protocol's requests only, against its release only.
+    const tacacsOnly = await impact({ protocol: 'tacacs' })
+    expect(tacacsOnly.compared.deployed.map((x: any) => x.daemon)).to.deep.equal(['tac_plus-ng'])
+    expect(tacacsOnly.changes.map((c: any) => c.request.kind)).to.not.include('radius_authentication')
+    expect(tacacsOnly.summary.permit_to_deny).to.deep.equal({ requests: 1, events: 3 })
+    const radiusOnly = await impact({ protocol: 'radius' })
+    expect(radiusOnly.compared.deployed.map((x: any) => x.daemon)).to.deep.equal(['freeradius'])
+    expect(radiusOnly.changes.map((c: any) => c.request.kind)).to.deep.equal(['radius_authentication'])
   })
 
   it('bounds: max_requests cuts and says so; a longer window takes older requests in', async () => {
@@ -151,6 +159,8 @@ describe('AAA policy: change impact (POST /aaa/policy/impact)', function () {
       expect(r.body.detail).to.be.a('string').and.not.empty
     }
     expect((await t.admin('POST', IMPACT, { body: { against: 'deployed' } })).status).to.equal(422)
+    const nac = await t.admin('POST', IMPACT, { body: { protocol: 'nac' } })
+    expect([nac.status, nac.body.field]).to.deep.equal([422, 'protocol'])
   })
 })
 

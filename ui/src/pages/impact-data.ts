@@ -83,7 +83,9 @@ export async function askImpact(o: { daemon?: string; runs(plugin: string): bool
       if (!source.plugins.every(o.runs)) return { source, state: 'unavailable' }
       if (!source.permissions.every(o.can)) return { source, state: 'forbidden' }
       try {
-        const impact = await post<Impact>(source.path, {})
+        // A deploy of one daemon: the AAA report of that daemon's protocol only (FreeRADIUS: RADIUS; tac_plus-ng: TACACS+).
+        const body = source.name === 'aaa' && o.daemon ? { protocol: o.daemon === 'tac_plus-ng' ? 'tacacs' : 'radius' } : {}
+        const impact = await post<Impact>(source.path, body)
         return { source, state: impact.limits.reached ? 'limit_reached' : 'complete', impact }
       } catch (e) {
         if (e instanceof ApiError && e.status === 403) return { source, state: 'forbidden', error: e.message }
