@@ -5,10 +5,13 @@
  * (services/batch-evaluate.ts), so their answers and reasons cannot drift apart.
  */
 import type { TacacsProfile, TacacsService } from '../../tacacs/api.js'
-import type { METHODS } from '../schemas/test.js'
-import type { PolicyTestInput, PolicyTestResult } from './evaluate.js'
+import type { Static } from '../../../sdk/index.js'
+import type { METHODS, PolicyTestRequest, PolicyTestResponse } from '../schemas/test.js'
 import type { LoginMaterial } from './policy-data.js'
 
+// From the schemas, not from evaluate.ts, which imports this module.
+type PolicyTestInput = Static<typeof PolicyTestRequest>
+type PolicyTestResult = Static<typeof PolicyTestResponse>
 type Method = (typeof METHODS)[number]
 
 export const PROTOCOL = { tacacs: 'TACACS+', radius: 'RADIUS' } as const
