@@ -74,6 +74,7 @@ export class ImpactAccumulator {
   private readonly groups = { users: new Map<string, ImpactGroupRow>(), user_groups: new Map<string, ImpactGroupRow>(), devices: new Map<string, ImpactGroupRow>(), device_groups: new Map<string, ImpactGroupRow>(), rules: new Map<string, ImpactGroupRow>() }
   private kept: Kept[] = []
   private total = 0
+  private unaffectedEvents = 0
 
   constructor(private readonly o: ImpactAccumulatorOptions) {}
 
@@ -97,6 +98,11 @@ export class ImpactAccumulator {
     this.counts.events += request.events
     this.counts.evaluated++
     this.counts.unchanged++
+  }
+
+  /** Real requests outside the edit's reach: answered alike by proof, not replayed (see `requests.unaffected`). */
+  unaffected(events: number): void {
+    this.unaffectedEvents += events
   }
 
   /**
@@ -168,6 +174,7 @@ export class ImpactAccumulator {
     return {
       requests: {
         ...this.counts,
+        unaffected: { events: this.unaffectedEvents },
         unreplayable: { requests: unreplayable.reduce((n, r) => n + r.requests, 0), events: unreplayable.reduce((n, r) => n + r.events, 0), by_reason: unreplayable },
       },
       summary: { ...summary, text: impactSentence(summary) },

@@ -149,6 +149,16 @@ export const PolicyImpactResponse = Type.Object(
         events: Type.Integer({ description: 'Real requests behind them.' }),
         evaluated: Type.Integer(),
         unchanged: Type.Integer(),
+        unaffected: Type.Object(
+          {
+            events: Type.Integer({ description: 'Real requests of the window outside the edit’s reach.' }),
+          },
+          {
+            additionalProperties: false,
+            description:
+              'Requests no edit can reach: their user, their device, and every rule that could match them (with its profile and command sets, and its order among the others) are the same on both sides, so they are answered alike and not replayed. Counted in real requests only (their distinct count would cost the whole scan); not part of `distinct` or `events`.',
+          },
+        ),
         unreplayable: Type.Object(
           {
             requests: Type.Integer(),

@@ -98,6 +98,12 @@ export interface ImpactRequestsQuery {
   limit: number
   /** The caller's time budget: the scan stops (the statement is cancelled) and answers what it has, `truncated`. */
   signal?: AbortSignal
+  /**
+   * Only the requests of these users (lower-case names) or of a NAS address within one of these
+   * prefixes: the change impact proved the others unaffected by the edit. Absent: every request.
+   * Then `window_events` counts every real request of the window the statements would group.
+   */
+  only?: { usernames: readonly string[]; prefixes: readonly string[] }
 }
 
 /** What the daemon answered the last time this distinct request was seen, as its log says. */
@@ -159,6 +165,8 @@ export interface DistinctRequests<T> {
   scan_ms: number
   /** DatabaseReader.lagMs of the read (the log replica), null on the primary. */
   lag_ms: number | null
+  /** With `only`: the real requests of the whole window (RADIUS: device administration only), null without it or when cut. */
+  window_events: number | null
 }
 
 /** What other plugins use of the AAA logs: the records as they are ingested, the commands devices saw. */

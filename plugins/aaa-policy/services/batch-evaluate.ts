@@ -65,6 +65,11 @@ export interface BatchEvaluator {
   evaluate(input: PolicyTestInput): PolicyTestResult
   /** The user's login material in these inputs (a directory user: `directory`). */
   loginOf(username: string): LoginMaterial | null
+  /**
+   * The devices an address is answered as (memoized): the most specific enabled device, and the most
+   * specific enabled one with a RADIUS secret (FreeRADIUS's wider client); ids, null for none.
+   */
+  devicesAt(address: string): [string | null, string | null]
 }
 
 /**
@@ -331,6 +336,9 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     loginOf(username) {
       const u = users.get(username.toLowerCase())
       return u ? u.login : null
+    },
+    devicesAt(address) {
+      return [longestPrefix(address, false)?.id ?? null, longestPrefix(address, true)?.id ?? null]
     },
   }
 }

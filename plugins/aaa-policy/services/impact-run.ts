@@ -7,6 +7,7 @@ import { ImpactAccumulator, type PolicyImpact } from '../../../sdk/index.js'
 import type { AaaLogsService, DistinctRadiusRequest, DistinctTacacsRequest } from '../../aaa-logs/api.js'
 import { batchEvaluator, batchShared, type BatchEvaluator } from './batch-evaluate.js'
 import { DAEMON_OF, parsePolicyInputs, POLICY_INPUTS_FILE, takePolicyInputs, type InputsDeps, type PolicyInputs, type Protocol } from './deployed-inputs.js'
+import { editReach, type EditReach } from './impact-reach.js'
 import { directoryUser, radiusInput, replayOne, tacacsInput, UNREPLAYABLE, type ImpactNames, type Replayable, type Sides, type UnreplayableReason } from './impact.js'
 import type { DatabaseService, DeploysService } from '../../../sdk/index.js'
 
@@ -38,25 +39,17 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
   try {
     const protocols = (['tacacs', 'radius'] as const).filter((p) => d[p] && (!b.protocol || b.protocol === p))
     const from = new Date(now.getTime() - b.days * DAY_MS)
-    // The logs first (the long part, on the replica), TACACS+ then RADIUS within one cap.
-    const scanStarted = Date.now()
-    const tacacs = protocols.includes('tacacs') ? await d.logs.tacacsImpactRequests({ from, to: now, limit: b.maxRequests, signal: budget.signal }) : null
-    const left = b.maxRequests - (tacacs?.items.length ?? 0)
-    const radius = protocols.includes('radius') && left > 0 && !budget.signal.aborted ? await d.logs.radiusImpactRequests({ from, to: now, limit: left, signal: budget.signal }) : null
-    const logScanMs = Date.now() - scanStarted
-    let reached: 'max_requests' | 'time_budget' | null = budget.signal.aborted ? 'time_budget' : null
-    if (!reached && (tacacs?.truncated || radius?.truncated || (protocols.includes('radius') && left <= 0))) reached = 'max_requests'
 
-    // Both sides of each protocol, and the names the answer shows.
+    // Both sides of each protocol first (the policy test's reads, well under a second), then the edit's
+    // reach, so the log scan ships only the requests in reach.
     const deployed: PolicyImpact['compared']['deployed'] = []
-    const sides = new Map<Protocol, Sides>()
     const shared = batchShared()
-    const usernames = new Set<string>([...(radius?.items ?? []).map((r) => r.username.toLowerCase())])
     // The releases before the snapshot: the embedded engine has one connection, which the transaction holds.
     const releases = new Map<Protocol, Awaited<ReturnType<DeploysService['currentFiles']>>>()
     for (const protocol of protocols) releases.set(protocol, await d.deploys.currentFiles(DAEMON_OF[protocol], { reveal: true }))
-    const names = await d.database.transaction(
+    const { inputs, names } = await d.database.transaction(
       async (trx) => {
+        const inputs = new Map<Protocol, { kept: PolicyInputs | null; pending: PolicyInputs; release: string | null }>()
         const groupIds = new Set<string>()
         const userGroupIds = new Map<string, string[]>()
         const deviceGroups = new Map<string, string | null>()
@@ -68,37 +61,60 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
           const kept = file ? parsePolicyInputs(file.content) : null
           deployed.push({ daemon, release: kept ? release!.release : null, deploy_id: kept ? release!.deploy_id || null : null, deployed_at: kept ? release!.activated_at : null })
           const pending = await takePolicyInputs(trx, d, protocol)
-          // Refused users are kept by name (deployed-inputs.ts): their account id now, as the policy test reads it.
-          const refusedIds = new Map<string, string>()
-          for (const r of [...pending.refused, ...(kept?.refused ?? [])]) {
-            const key = r.username.toLowerCase()
-            if (!usernames.has(key) || refusedIds.has(key)) continue
-            const now = await d.identity.findUser({ username: r.username }, trx)
-            if (now) refusedIds.set(key, now.id)
-          }
-          for (const inputs of [pending, kept].filter((x): x is PolicyInputs => x !== null)) {
-            for (const u of inputs.users) {
+          inputs.set(protocol, { kept, pending, release: kept ? release!.release : null })
+          for (const x of [pending, kept].filter((x): x is PolicyInputs => x !== null)) {
+            for (const u of x.users) {
               // The pending side first: the groups as edited.
               if (!userGroupIds.has(u.id)) userGroupIds.set(u.id, u.group_ids)
               for (const g of u.group_ids) groupIds.add(g)
             }
-            for (const g of inputs.device_groups) deviceGroups.set(g.id, g.parent_id)
-            for (const x of inputs.devices) deviceGroupOf.set(x.id, x.device_group_id)
+            for (const g of x.device_groups) deviceGroups.set(g.id, g.parent_id)
+            for (const x2 of x.devices) deviceGroupOf.set(x2.id, x2.device_group_id)
           }
-          const evaluator = (inputs: PolicyInputs): BatchEvaluator => batchEvaluator(inputs, d, refusedIds, shared)
-          sides.set(protocol, { deployed: kept ? evaluator(kept) : null, pending: evaluator(pending), deployedRelease: kept ? release!.release : null })
         }
         const userGroupNames = await d.identity.references.user_group.names([...groupIds], trx)
         const deviceGroupNames = new Map((await d.inventory.listGroups(trx)).map((g) => [g.id, g.name]))
-        return namesOf(userGroupIds, userGroupNames, deviceGroups, deviceGroupOf, deviceGroupNames)
+        return { inputs, names: namesOf(userGroupIds, userGroupNames, deviceGroups, deviceGroupOf, deviceGroupNames) }
       },
       { isolation: 'repeatable read' },
     )
+    const reaches = new Map<Protocol, EditReach>()
+    for (const [protocol, x] of inputs) {
+      const side = (i: PolicyInputs) => ({ inputs: i, evaluator: batchEvaluator(i, d, new Map(), shared) })
+      reaches.set(protocol, editReach(x.kept ? side(x.kept) : null, side(x.pending)))
+    }
+    const only = (p: Protocol) => (reaches.get(p)?.scan ? { only: reaches.get(p)!.scan! } : {})
+
+    // The logs (the long part, on the replica), TACACS+ then RADIUS within one cap.
+    const scanStarted = Date.now()
+    const tacacs = protocols.includes('tacacs') ? await d.logs.tacacsImpactRequests({ from, to: now, limit: b.maxRequests, signal: budget.signal, ...only('tacacs') }) : null
+    const left = b.maxRequests - (tacacs?.items.length ?? 0)
+    const radius = protocols.includes('radius') && left > 0 && !budget.signal.aborted ? await d.logs.radiusImpactRequests({ from, to: now, limit: left, signal: budget.signal, ...only('radius') }) : null
+    const logScanMs = Date.now() - scanStarted
+    let reached: 'max_requests' | 'time_budget' | null = budget.signal.aborted ? 'time_budget' : null
+    if (!reached && (tacacs?.truncated || radius?.truncated || (protocols.includes('radius') && left <= 0))) reached = 'max_requests'
+
+    // Refused users are kept by name (deployed-inputs.ts): the account id now of those the logs name, as the policy test reads it.
+    const usernames = new Set<string>([...(radius?.items ?? []).map((r) => r.username.toLowerCase())])
+    const sides = new Map<Protocol, Sides>()
+    for (const [protocol, x] of inputs) {
+      const refusedIds = new Map<string, string>()
+      for (const r of [...x.pending.refused, ...(x.kept?.refused ?? [])]) {
+        const key = r.username.toLowerCase()
+        if (!usernames.has(key) || refusedIds.has(key)) continue
+        const account = await d.identity.findUser({ username: r.username })
+        if (account) refusedIds.set(key, account.id)
+      }
+      const evaluator = (i: PolicyInputs): BatchEvaluator => batchEvaluator(i, d, refusedIds, shared)
+      sides.set(protocol, { deployed: x.kept ? evaluator(x.kept) : null, pending: evaluator(x.pending), deployedRelease: x.release, reach: reaches.get(protocol)! })
+    }
 
     const acc = new ImpactAccumulator({ changesLimit: b.changesLimit, groupLimit: b.groupLimit })
     const evaluateStarted = Date.now()
     if (!(await replayAll(acc, sides, names, tacacs?.items ?? [], radius?.items ?? [], deadline))) reached = 'time_budget'
     const evaluateMs = Date.now() - evaluateStarted
+    // The window's requests the scan did not ship: outside the reach, answered alike.
+    if (!reached) for (const scan of [tacacs, radius]) if (scan?.window_events != null) acc.unaffected(scan.window_events - shipped(scan.items))
 
     const lags = [tacacs?.lag_ms, radius?.lag_ms].filter((x): x is number => typeof x === 'number')
     return {
@@ -113,6 +129,9 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
     clearTimeout(timer)
   }
 }
+
+/** The real requests behind the shipped rows that `window_events` counts (RADIUS: device administration only). */
+const shipped = (items: readonly (DistinctTacacsRequest | DistinctRadiusRequest)[]) => items.reduce((n, r) => n + ('nac_method' in r && r.nac_method !== null ? 0 : r.events), 0)
 
 /**
  * Every request replayed on both sides into `acc`, yielding to the event loop every few thousand;
@@ -134,7 +153,8 @@ export async function replayAll(
     await new Promise((r) => setImmediate(r))
     return true
   }
-  const replay = (s: Sides, r: Replayable | { unreplayable: UnreplayableReason }, logged: { events: number; permitted: number; last_seen: Date }) => {
+  const replay = (s: Sides, r: Replayable | { unreplayable: UnreplayableReason }, logged: { username: string; nas_ip: string | null; events: number; permitted: number; last_seen: Date }) => {
+    if (s.reach && !s.reach.all && !s.reach.reaches(logged.username, logged.nas_ip)) return acc.unaffected(logged.events)
     if ('unreplayable' in r) return acc.unreplayable(logged, r.unreplayable, UNREPLAYABLE[r.unreplayable])
     if (directoryUser(s, r.input.username)) return acc.unreplayable(logged, 'directory_user', UNREPLAYABLE.directory_user)
     const one = replayOne(s, names, r, { ...logged, method: r.input.method ?? null })

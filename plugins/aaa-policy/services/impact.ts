@@ -12,6 +12,7 @@
 import type { DistinctRadiusRequest, DistinctRequests, DistinctTacacsRequest } from '../../aaa-logs/api.js'
 import type { ImpactOutcome, ImpactRequest, ImpactRequestKind } from '../../../sdk/index.js'
 import type { BatchEvaluator } from './batch-evaluate.js'
+import type { EditReach } from './impact-reach.js'
 import type { PolicyTestInput, PolicyTestResult } from './evaluate.js'
 
 export type { DistinctRadiusRequest, DistinctRequests, DistinctTacacsRequest }
@@ -142,6 +143,8 @@ export interface Sides {
   pending: BatchEvaluator
   /** The release the deployed side was read from. */
   deployedRelease: string | null
+  /** The requests the edit can reach (impact-reach.ts); absent: every request is replayed. */
+  reach?: EditReach
 }
 
 /** Is the user a directory user on either side (their groups are the directory's to say)? */

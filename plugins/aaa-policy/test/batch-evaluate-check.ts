@@ -19,7 +19,7 @@ import { changeOf } from '../../../sdk/index.js'
 import { evaluateWith, type PolicyTestInput } from '../services/evaluate.js'
 
 /** A small seeded generator (mulberry32): a failure names its seed and replays. */
-function rng(seed: number) {
+export function rng(seed: number) {
   let a = seed >>> 0
   const next = () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -45,7 +45,7 @@ const WINDOWS = [
 const LOGINS = [null, { chap: true, tacacs_chap: true, tacacs_mschap: true }, { chap: false, tacacs_chap: false, tacacs_mschap: false }, { chap: true, tacacs_chap: true, tacacs_mschap: false }, { chap: true, tacacs_chap: true, tacacs_mschap: true, tacacs_lockout: true as const }, { chap: false, directory: true as const }, { chap: false, directory: true as const, no_directory: true as const }]
 const COMMANDS = ['show version <cr>', 'show running-config', 'configure terminal <cr>', 'reload', 'ping 10.0.0.1 <cr>', 'write memory']
 
-function randomInputs(r: ReturnType<typeof rng>, protocol: 'tacacs' | 'radius', refusedName: string): PolicyInputs {
+export function randomInputs(r: ReturnType<typeof rng>, protocol: 'tacacs' | 'radius', refusedName: string): PolicyInputs {
   const ugroups = Array.from({ length: 4 }, () => randomUUID())
   const dgroups: { id: string; parent_id: string | null }[] = []
   for (let i = 0; i < 5; i++) dgroups.push({ id: randomUUID(), parent_id: i && r.chance(0.6) ? r.pick(dgroups).id : null })
@@ -132,7 +132,7 @@ function randomInputs(r: ReturnType<typeof rng>, protocol: 'tacacs' | 'radius', 
   }
 }
 
-function randomRequest(r: ReturnType<typeof rng>, inputs: PolicyInputs, refusedName: string): PolicyTestInput {
+export function randomRequest(r: ReturnType<typeof rng>, inputs: PolicyInputs, refusedName: string): PolicyTestInput {
   const username = r.pick(['u0', 'u1', 'u2', 'u3', 'u4', 'u5', 'U1', 'nobody', refusedName, 'gone'])
   const at = new Date(Date.UTC(2026, 10, 18 + r.int(14), r.int(24), r.int(60))).toISOString()
   const target = r.chance(0.15) && inputs.devices.length ? { device_id: r.pick(inputs.devices).id } : { nas_ip: r.pick(NAS_IPS) }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
 import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { batchEqualsPolicyTest } from './batch-evaluate-check.js'
+import { reachIsSound } from './impact-reach-check.js'
 import { clearRules, createCommandSet, createDevice, createRadiusProfile, createRule, createTacacsProfile, createUser, createUserGroup, expectError, PLUGINS } from './helpers.js'
 
 const IMPACT = '/api/v1/aaa/policy/impact'
@@ -61,6 +62,7 @@ describe('AAA policy: change impact (POST /aaa/policy/impact)', function () {
     ])
     await knex('aaa_log_tacacs_authn').insert([
       { ...base(ago(5), alice.username, ip()), status: 'success', authen_type: 'ascii', result_code: 'AUTHC-PASS' },
+      { ...base(ago(4), alice.username, ip()), status: 'failure', authen_type: 'pap', result_code: 'AUTHC-FAIL' },
       { ...base(ago(6), 'mallory', ip()), status: 'failure', authen_type: 'ascii', result_code: 'AUTHC-FAIL' },
       { ...base(ago(7), 'mallory', ip()), status: 'failure', authen_type: 'ascii', result_code: 'AUTHC-FAIL' },
     ])
@@ -71,7 +73,7 @@ describe('AAA policy: change impact (POST /aaa/policy/impact)', function () {
   })
   after(async () => t?.stop())
 
-  it('with nothing changed since the deploy: every replayed request answered alike, the rest counted by reason', async () => {
+  it('with nothing changed since the deploy: no request is in the edit’s reach, every one counted unaffected without replay', async () => {
     const r = await impact()
     expect(r.window.days).to.equal(7)
     expect(r.compared.pending).to.equal('database')
@@ -79,12 +81,10 @@ describe('AAA policy: change impact (POST /aaa/policy/impact)', function () {
     for (const x of r.compared.deployed) expect(x.release).to.be.a('string')
     expect(r.changes_total).to.equal(0)
     expect(r.summary.text).to.equal('No replayed request is answered differently')
-    // 4 TACACS+ authorizations (show version, reload, bob's session, the <cr> line), 2 logins, bob's RADIUS login; the MAB request is not ours.
-    expect(r.requests).to.deep.include({ distinct: 7, events: 10, evaluated: 5, unchanged: 5 })
-    expect(r.requests.unreplayable.by_reason.map((x: any) => [x.reason, x.requests, x.events])).to.have.deep.members([
-      ['wrong_password', 1, 2],
-      ['command_cr', 1, 1],
-    ])
+    // 6 TACACS+ authorizations, 4 logins and bob's RADIUS login in the window; the MAB request is the nac plugin's.
+    expect(r.requests).to.deep.include({ distinct: 0, events: 0, evaluated: 0, unchanged: 0 })
+    expect(r.requests.unaffected).to.deep.equal({ events: 11 })
+    expect(r.requests.unreplayable.by_reason).to.deep.equal([])
     expect(r.limits).to.deep.equal({ reached: null, max_requests: 1_500_000, time_budget_seconds: 60 })
     expect(r.replica_lag_ms).to.equal(null)
   })
@@ -94,6 +94,15 @@ describe('AAA policy: change impact (POST /aaa/policy/impact)', function () {
     expect((await t.admin('PUT', `/api/v1/tacacs/profiles/${tpAdmin.id}`, { body: { ...strip(tpAdmin), command_set_ids: [none.id] } })).status).to.equal(200)
     await createRule(t, { name: 'bob-ro', position: 0, who: { user_id: bob.id }, where: { device_id: sw1.id }, tacacs_profile_id: tpRo.id, radius_profile_id: rp.id })
     const r = await impact()
+    // In reach: alice's and bob's requests (their rules give the edited profile; bob has a new rule).
+    // mallory is no user: refused alike before and after, not replayed.
+    // 5 TACACS+ authorizations and logins of alice, bob's session and his RADIUS login.
+    expect(r.requests).to.deep.include({ distinct: 7, events: 9, evaluated: 5 })
+    expect(r.requests.unaffected).to.deep.equal({ events: 2 })
+    expect(r.requests.unreplayable.by_reason.map((x: any) => [x.reason, x.requests, x.events])).to.have.deep.members([
+      ['wrong_password', 1, 1],
+      ['command_cr', 1, 1],
+    ])
     expect(r.summary.permit_to_deny).to.deep.equal({ requests: 1, events: 3 })
     expect(r.summary.attributes.requests).to.equal(1)
     expect(r.summary.users_losing_access).to.equal(1)
@@ -141,11 +150,17 @@ describe('AAA policy: change impact (POST /aaa/policy/impact)', function () {
     expect(r.limits).to.deep.include({ reached: 'max_requests', max_requests: 2 })
     const wide = await impact({ days: 30 })
     expect(wide.requests.distinct).to.equal(8)
+    expect(wide.requests.unaffected).to.deep.equal({ events: 2 })
   })
 
   // The report's in-memory evaluator is the policy test's (services/batch-evaluate.ts), on random policies.
   it('its evaluator answers as the policy test: equal answers, every field but the trace, on 12 random policies (and each one edited, sharing command decisions) × 120 requests', async () => {
     await batchEqualsPolicyTest(t)
+  })
+
+  // Requests out of the edit's reach are counted unaffected, not replayed (services/impact-reach.ts).
+  it('the edit’s reach is sound: on 60 random policies, each edited at random, × 150 requests, a request out of reach is answered alike and one in reach passes the scan’s filter', async () => {
+    await reachIsSound(t)
   })
 
   it('needs aaa-logs.read as well as aaa-policy.read (403 in the error envelope); bad bounds are 422 at the field', async () => {

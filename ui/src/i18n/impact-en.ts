@@ -26,6 +26,7 @@ const impact = {
     return parts.length ? parts.join('; ') : 'No replayed request is answered differently'
   },
   replayed: (distinct: number, events: number, days: number) => `${pl(distinct, 'distinct request', 'distinct requests')} (${pl(events, 'real request', 'real requests')}) of the last ${pl(days, 'day', 'days')} replayed.`,
+  unaffected: (events: number) => `${pl(events, 'other real request', 'other real requests')} of the window no edit reaches (its user, device, rules and profiles unchanged): answered alike, not replayed.`,
   states: {
     unavailable: 'Not available: its plugin is not loaded.',
     forbidden: 'Not shown: you may not read this policy or its logs.',

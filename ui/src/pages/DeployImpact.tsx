@@ -53,6 +53,7 @@ function ImpactBlock({ result: r }: { result: ImpactResult }) {
         <>
           <Text c={denied ? 'red' : undefined} data-testid="impact-summary">{t.impact.sentence(r.impact.summary)}</Text>
           <Text size="sm" c="dimmed">{t.impact.replayed(r.impact.requests.distinct, r.impact.requests.events, r.impact.window.days)}</Text>
+          {(r.impact.requests.unaffected?.events ?? 0) > 0 && <Text size="sm" c="dimmed" data-testid="impact-unaffected">{t.impact.unaffected(r.impact.requests.unaffected!.events)}</Text>}
           {r.impact.limits.reached && (
             <Alert color="orange" data-testid="impact-limit">
               {r.impact.limits.reached === 'max_requests' ? t.impact.limits.max_requests(r.impact.limits.max_requests) : t.impact.limits.time_budget(r.impact.limits.time_budget_seconds)}

@@ -31,7 +31,7 @@ type Row = { id: string | null; name: string; permit_to_deny: number; deny_to_pe
 interface PolicyImpactShape {
   window: { from: string; to: string; days: number }
   compared: { deployed: { daemon: string; release: string | null; deploy_id: string | null; deployed_at: string | null }[]; pending: 'database' }
-  requests: { distinct: number; events: number; evaluated: number; unchanged: number; unreplayable: Count & { by_reason: (Count & { reason: string; description: string })[] } }
+  requests: { distinct: number; events: number; evaluated: number; unchanged: number; unaffected?: { events: number }; unreplayable: Count & { by_reason: (Count & { reason: string; description: string })[] } }
   limits: { reached: 'max_requests' | 'time_budget' | null; max_requests: number; time_budget_seconds: number }
   summary: {
     permit_to_deny: Count; deny_to_permit: Count; attributes: Count; rule: Count
