@@ -134,6 +134,31 @@ describe('aaa-logs: the distinct requests of a window (change impact)', function
     expect(r.items[0].username).to.equal('carol')
   })
 
+  it('only: the requests of some users (any case) or of NAS addresses within some prefixes, and the window’s real requests', async () => {
+    const names = (items: { username: string }[]) => [...new Set(items.map((i) => i.username))].sort()
+    // By user name, lower-cased by the caller: ALICE's rows are alice's; no NAS prefix.
+    await t.app.db.knex('aaa_log_tacacs_authn').insert(authn(at('06:00'), 'ALICE', 'success'))
+    const alice = await logs.tacacsImpactRequests({ ...window, limit: 100, only: { usernames: ['alice'], prefixes: [] } })
+    expect(names(alice.items)).to.deep.equal(['ALICE', 'alice'])
+    // Every TACACS+ row of the window, logins and authorizations (the one before and the one after it are not).
+    expect(alice.window_events).to.equal(10)
+    // By NAS prefix: bob's request from 192.0.2.2 only; a mapped IPv6 NAS address is matched by its twin prefix.
+    const nas = await logs.tacacsImpactRequests({ ...window, limit: 100, only: { usernames: [], prefixes: ['192.0.2.2/32', '::ffff:192.0.2.2/128'] } })
+    expect(nas.items.map((i) => [i.username, i.nas_ip, i.command])).to.deep.equal([['bob', '192.0.2.2', 'show version <cr>']])
+    // A name beyond ASCII is shipped whatever its case (lower() of the C collation lowers ASCII only).
+    await t.app.db.knex('aaa_log_tacacs_authn').insert(authn(at('06:30'), 'ÉLODIE', 'success'))
+    const accented = await logs.tacacsImpactRequests({ ...window, limit: 100, only: { usernames: ['élodie'], prefixes: [] } })
+    expect(names(accented.items)).to.include('ÉLODIE')
+    // Nothing in reach: no request shipped, the window still counted. RADIUS: device administration only (carol's 3 logins).
+    const none = await logs.radiusImpactRequests({ ...window, limit: 100, only: { usernames: [], prefixes: [] } })
+    expect(none).to.deep.include({ items: [], truncated: false, window_events: 3 })
+    const carol = await logs.radiusImpactRequests({ ...window, limit: 100, only: { usernames: ['carol'], prefixes: [] } })
+    expect(carol.items.map((i) => [i.username, i.events])).to.deep.equal([['carol', 3]])
+    // Without `only`: no window count.
+    expect((await logs.radiusImpactRequests({ ...window, limit: 100 })).window_events).to.equal(null)
+    await t.app.db.knex('aaa_log_tacacs_authn').whereIn('username', ['ALICE', 'ÉLODIE']).delete()
+  })
+
   it('answers what it grouped, truncated, when the time budget is spent', async () => {
     const spent = new AbortController()
     spent.abort(new Error('budget'))
