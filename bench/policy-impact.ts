@@ -63,7 +63,7 @@ function rng(seed: number) {
 const deviceIp = (d: number) => `10.20.${Math.floor(d / 250)}.${(d % 250) + 1}`
 const uid = (prefix: number, i: number) => `${prefix.toString(16).padStart(8, '0')}-0000-4000-8000-${i.toString(16).padStart(12, '0')}`
 
-function policy(rules: number): PolicyInputs {
+export function policy(rules: number): PolicyInputs {
   const r = rng(33)
   const users = Array.from({ length: USERS }, (_, i) => ({
     id: uid(1, i),
@@ -113,7 +113,7 @@ function policy(rules: number): PolicyInputs {
 }
 
 /** The pending side: 50 rules with another TACACS+ profile, 20 disabled. */
-function edited(p: PolicyInputs): PolicyInputs {
+export function edited(p: PolicyInputs): PolicyInputs {
   const rules = p.rules.map((x, i) => (i % 97 === 0 && i < 50 * 97 ? { ...x, tacacs_profile_id: uid(6, (i + 1) % 100) } : i % 211 === 5 && i < 20 * 211 ? { ...x, enabled: false } : x))
   return { ...p, rules }
 }

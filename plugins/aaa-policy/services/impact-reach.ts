@@ -37,15 +37,14 @@ const MAX_SCAN_PREFIXES = 256
 const EVERYTHING: EditReach = { all: true, reaches: () => true, scan: null }
 
 /**
- * One text per value, whatever its key order, without the row's times: the deployed side is read
- * back from the release's JSON (times left out), the pending one from the database.
+ * One text per value. The deployed side is read back from the release's JSON, written from the
+ * same shapes as the pending side is read, so their key order agrees; where it would not (a release
+ * of an older version), the texts differ and the reach only grows: sound, a little less sharp.
  */
-const json = (x: unknown) =>
-  JSON.stringify(x, (k, v: unknown) => {
-    if (k === 'created_at' || k === 'updated_at') return undefined
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v
-    return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-  })
+const json = (x: unknown) => JSON.stringify(x)
+/** The same without the row's times: the release leaves them out, the database has them. */
+const withoutTimes = (x: unknown) => JSON.stringify(x, (k, v: unknown) => (k === 'created_at' || k === 'updated_at' ? undefined : v))
+
 const differs = <K, V>(a: Map<K, V>, b: Map<K, V>, key: K, same: (x: V, y: V) => boolean) => {
   const x = a.get(key)
   const y = b.get(key)
@@ -58,13 +57,15 @@ export function editReach(deployed: Side | null, pending: Side): EditReach {
   const protocol = pending.inputs.protocol
 
   // Users: the account as the daemons know it (id, exact name, groups, login, expiry) or its refusal.
-  const userText = sides.map((x) => new Map(x.users.map((u) => [u.username.toLowerCase(), json(u)])))
-  const refusedText = sides.map((x) => new Map(x.refused.map((u) => [u.username.toLowerCase(), json(u)])))
+  // Compared field by field: tens of thousands of users, each side read anew.
+  const userMaps = sides.map((x) => new Map(x.users.map((u) => [u.username.toLowerCase(), u])))
+  const refusedMaps = sides.map((x) => new Map(x.refused.map((u) => [u.username.toLowerCase(), u])))
   const changedUsers = new Set<string>()
-  for (const k of new Set([...userText[0].keys(), ...userText[1].keys(), ...refusedText[0].keys(), ...refusedText[1].keys()])) {
-    if (userText[0].get(k) !== userText[1].get(k) || refusedText[0].get(k) !== refusedText[1].get(k)) changedUsers.add(k)
+  for (const [a, b] of [userMaps, refusedMaps] as const) {
+    for (const [k, u] of a as Map<string, object>) if (!sameFlat(u, (b as Map<string, object>).get(k))) changedUsers.add(k)
+    for (const k of (b as Map<string, object>).keys()) if (!a.has(k)) changedUsers.add(k)
   }
-  const users = new Map(pending.inputs.users.map((u) => [u.username.toLowerCase(), u]))
+  const users = userMaps[1]
   const directory = new Set(sides.flatMap((x) => x.users.filter((u) => u.login?.directory).map((u) => u.username.toLowerCase())))
 
   // Devices: what decides whether and as what an address is answered, and its device groups.
@@ -78,7 +79,7 @@ export function editReach(deployed: Side | null, pending: Side): EditReach {
       }),
     )
   })
-  const deviceText = sides.map((x, i) => new Map(x.devices.map((d) => [d.id, json([d.address, d.enabled, d.has_tacacs_key, d.has_radius_secret, chains[i].get(d.id)])])))
+  const deviceText = sides.map((x, i) => new Map(x.devices.map((d) => [d.id, `${d.address} ${d.enabled} ${d.has_tacacs_key} ${d.has_radius_secret} ${chains[i].get(d.id)!.join(',')}`])))
   const changedDevices = new Set<string>()
   for (const id of new Set([...deviceText[0].keys(), ...deviceText[1].keys()])) if (deviceText[0].get(id) !== deviceText[1].get(id)) changedDevices.add(id)
   const addresses = sides.map((x) => new Map(x.devices.map((d) => [d.id, d.address])))
@@ -88,8 +89,8 @@ export function editReach(deployed: Side | null, pending: Side): EditReach {
   const profileText = sides.map((x) => {
     const sets = new Map(x.command_sets.map((s) => [s.id, s]))
     const out = new Map<string, string>()
-    for (const p of x.tacacs_profiles) out.set(p.id, json([p, p.command_set_ids.map((id) => sets.get(id) ?? null)]))
-    for (const p of x.radius_profiles) out.set(p.id, json(p))
+    for (const p of x.tacacs_profiles) out.set(p.id, withoutTimes([p, p.command_set_ids.map((id) => sets.get(id) ?? null)]))
+    for (const p of x.radius_profiles) out.set(p.id, withoutTimes(p))
     return out
   })
   const profileOf = (r: PolicyRuleView) => (protocol === 'tacacs' ? r.tacacs_profile_id : r.radius_profile_id)
@@ -97,7 +98,7 @@ export function editReach(deployed: Side | null, pending: Side): EditReach {
 
   // Rules: changed (content, profile, enabled) or moved relative to the unchanged ones.
   const ruleMaps = sides.map((x) => new Map(x.rules.map((r, index) => [r.id, { r, index }])))
-  const ruleText = (r: PolicyRuleView) => json({ ...r, position: 0 })
+  const sameRule = (a: PolicyRuleView, b: PolicyRuleView) => sameFlat(a, b, RULE_PLACE)
   const changed: PolicyRuleView[] = []
   const kept: { id: string; deployed: number; pending: number }[] = []
   for (const id of new Set([...ruleMaps[0].keys(), ...ruleMaps[1].keys()])) {
@@ -105,7 +106,7 @@ export function editReach(deployed: Side | null, pending: Side): EditReach {
     const b = ruleMaps[1].get(id)
     const live = [a, b].filter((x) => x?.r.enabled).map((x) => x!.r)
     if (!live.length) continue
-    if (!a || !b || !a.r.enabled || !b.r.enabled || ruleText(a.r) !== ruleText(b.r) || profileChanged(profileOf(b.r))) changed.push(...live)
+    if (!a || !b || !a.r.enabled || !b.r.enabled || !sameRule(a.r, b.r) || profileChanged(profileOf(b.r))) changed.push(...live)
     else kept.push({ id, deployed: a.index, pending: b.index })
   }
   kept.sort((x, y) => x.deployed - y.deployed)
@@ -170,6 +171,21 @@ export function editReach(deployed: Side | null, pending: Side): EditReach {
     return { usernames: [...names].sort(), prefixes: [...prefixes].sort() }
   }
 }
+
+/** Equal objects of scalars, arrays of scalars and such objects (a user, its login material, a refusal). */
+function sameFlat(a: unknown, b: unknown, ignore?: ReadonlySet<string>): boolean {
+  if (a === b) return true
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameFlat(x, b[i]))
+  if (Array.isArray(b)) return false
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  for (const k in x) if (!ignore?.has(k) && !sameFlat(x[k], y[k])) return false
+  for (const k in y) if (!(k in x) && !ignore?.has(k) && y[k] !== undefined) return false
+  return true
+}
+/** A rule's place is its index among the others (moves are found apart); its row's times are no part of it. */
+const RULE_PLACE = new Set(['position', 'created_at', 'updated_at'])
 
 function mapped(p: string): string {
   const [ip, len] = p.split('/')

@@ -78,12 +78,14 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
       },
       { isolation: 'repeatable read' },
     )
-    const reaches = new Map<Protocol, EditReach>()
+    const reaches = new Map<Protocol, { reach: EditReach; deployed: BatchEvaluator | null; pending: BatchEvaluator }>()
     for (const [protocol, x] of inputs) {
       const side = (i: PolicyInputs) => ({ inputs: i, evaluator: batchEvaluator(i, d, new Map(), shared) })
-      reaches.set(protocol, editReach(x.kept ? side(x.kept) : null, side(x.pending)))
+      const deployedSide = x.kept ? side(x.kept) : null
+      const pendingSide = side(x.pending)
+      reaches.set(protocol, { reach: editReach(deployedSide, pendingSide), deployed: deployedSide?.evaluator ?? null, pending: pendingSide.evaluator })
     }
-    const only = (p: Protocol) => (reaches.get(p)?.scan ? { only: reaches.get(p)!.scan! } : {})
+    const only = (p: Protocol) => (reaches.get(p)?.reach.scan ? { only: reaches.get(p)!.reach.scan! } : {})
 
     // The logs (the long part, on the replica), TACACS+ then RADIUS within one cap.
     const scanStarted = Date.now()
@@ -105,8 +107,16 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
         const account = await d.identity.findUser({ username: r.username })
         if (account) refusedIds.set(key, account.id)
       }
+      const r = reaches.get(protocol)!
+      // The reach's evaluators know no refused account; anew only when the logs name one.
       const evaluator = (i: PolicyInputs): BatchEvaluator => batchEvaluator(i, d, refusedIds, shared)
-      sides.set(protocol, { deployed: x.kept ? evaluator(x.kept) : null, pending: evaluator(x.pending), deployedRelease: x.release, reach: reaches.get(protocol)! })
+      const again = refusedIds.size > 0
+      sides.set(protocol, {
+        deployed: x.kept ? (again ? evaluator(x.kept) : r.deployed) : null,
+        pending: again ? evaluator(x.pending) : r.pending,
+        deployedRelease: x.release,
+        reach: r.reach,
+      })
     }
 
     const acc = new ImpactAccumulator({ changesLimit: b.changesLimit, groupLimit: b.groupLimit })
