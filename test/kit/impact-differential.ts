@@ -171,6 +171,12 @@ export function compareImpact<R>(
     keep?: (a: { name: string; value: string }) => boolean
     /** The distinct requests of the log tables, keyed as `keyOf` keys (what the report must count). */
     logged: ReadonlySet<string>
+    /**
+     * The real requests of the log tables, where the report replays only those within the edit's
+     * reach (the AAA report): it then counts up to `logged` distinct requests, and its events and
+     * unaffected events add up to these. Absent: the report replays every logged request.
+     */
+    loggedEvents?: number
   },
 ): Comparison {
   const out: string[] = [...traffic.unstable.map((u) => `unstable answer (same request, same policy): ${u}`)]
@@ -214,7 +220,13 @@ export function compareImpact<R>(
   }
   const u = report.requests.unreplayable
   const candidates = [...traffic.sent.values()].filter((s) => s.mayBeUnreplayable).length
-  if (report.requests.distinct !== o.logged.size) out.push(`the report counts ${report.requests.distinct} distinct requests, the log tables hold ${o.logged.size}`)
+  if (o.loggedEvents === undefined) {
+    if (report.requests.distinct !== o.logged.size) out.push(`the report counts ${report.requests.distinct} distinct requests, the log tables hold ${o.logged.size}`)
+  } else {
+    if (report.requests.distinct > o.logged.size) out.push(`the report counts ${report.requests.distinct} distinct requests in reach, the log tables hold ${o.logged.size} in all`)
+    const counted = report.requests.events + report.requests.unaffected.events
+    if (counted !== o.loggedEvents) out.push(`the report counts ${report.requests.events} real requests in reach and ${report.requests.unaffected.events} unaffected, the log tables hold ${o.loggedEvents}`)
+  }
   if (report.requests.evaluated + u.requests !== report.requests.distinct) out.push(`evaluated ${report.requests.evaluated} + unreplayable ${u.requests} is not distinct ${report.requests.distinct}`)
   if (u.requests > candidates) out.push(`${u.requests} requests counted unreplayable, only ${candidates} could be (refused logins); by reason ${JSON.stringify(u.by_reason)}`)
   if (unreplayableChanged > u.requests) out.push(`${unreplayableChanged} refused logins changed answer unlisted, only ${u.requests} are counted unreplayable`)

@@ -22,6 +22,12 @@ export async function loggedRadiusKeys(t: TestApp): Promise<Set<string>> {
   return new Set(rows.map((x) => radiusKey(x.username, x.nas_ip ?? '', String(x.auth_type ?? '').toLowerCase().replace(/[^a-z0-9]/g, ''))))
 }
 
+/** The real device-administration requests of FreeRADIUS's log table. */
+export async function loggedRadiusEvents(t: TestApp): Promise<number> {
+  const [x] = await t.app.db.knex('aaa_log_radius_auth').whereNull('nac_method').count({ n: '*' })
+  return Number(x.n)
+}
+
 const files = (dir: string, under = ''): string[] =>
   readdirSync(path.join(dir, under), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(dir, path.join(under, e.name)) : [path.join(under, e.name)]))
 

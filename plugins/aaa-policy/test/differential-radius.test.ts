@@ -33,7 +33,7 @@ import { buildRadiusPolicy, radclientAuth, radiusClientFor, type Policy } from '
 import { skipBecause } from '../../../test/kit/skip.js'
 import { runsOn } from '../../../test/kit/app.js'
 import { askImpact, compareImpact, describeComparison, Traffic, waitIngested } from '../../../test/kit/impact-differential.js'
-import { deployRadius, expectSameTree, loggedRadiusKeys, radiusKey, reportRadiusKey, restartRadius } from './differential-radius-impact.js'
+import { deployRadius, expectSameTree, loggedRadiusEvents, loggedRadiusKeys, radiusKey, reportRadiusKey, restartRadius } from './differential-radius-impact.js'
 import { randomPolicyEdit } from './impact-edit.js'
 
 const SEED = Number(process.env.RADIUS_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31))
@@ -204,6 +204,8 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
         expectSameTree(path.join(dir, 'release'), await deployRadius(t))
         await waitIngested(t, path.join(dir, 'logs'))
         const logged = await loggedRadiusKeys(t)
+        // Counted now: the traffic sent again after the deploy is logged too.
+        const loggedEvents = await loggedRadiusEvents(t)
         const unlogged = traffic.keepLogged(logged)
         lap('deployed and ingested')
         const edits = await randomPolicyEdit(t, r, 'radius')
@@ -219,7 +221,7 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
           traffic.after(s.key, { decision: accepted ? 'permit' : 'deny', attributes: accepted ? reply.attributes.filter((a) => !PROTOCOL_ATTRIBUTES.test(a.name)).map(canonical).sort() : [] })
         })
         lap('replayed')
-        const cmp = compareImpact(report, traffic, { keyOf: reportRadiusKey, attributes: () => true, canonical, logged })
+        const cmp = compareImpact(report, traffic, { keyOf: reportRadiusKey, attributes: () => true, canonical, logged, loggedEvents })
         const context = `seed ${SEED} (RADIUS_DIFF_SEED=${SEED}), policy ${round + 1}; edits: ${edits.join('; ')}`
         expect(cmp.disagreements, `${cmp.disagreements.length} disagreements, ${context}:\n${cmp.disagreements.slice(0, 15).join('\n')}`).to.deep.equal([])
         console.log(`      impact (${edits.join('; ')}): ${describeComparison(cmp, report)}; ${unlogged} sent unlogged [${took.join(', ')}]`)

@@ -28,7 +28,7 @@ import { skipBecause } from '../../../../test/kit/skip.js'
 import { runsOn } from '../../../../test/kit/app.js'
 import { askImpact, compareImpact, describeComparison, Traffic, waitIngested } from '../../../../test/kit/impact-differential.js'
 import { randomPolicyEdit } from '../../../aaa-policy/test/impact-edit.js'
-import { deployTacacs, loggedTacKeys, reportTacKey, restartTac, sendTac, tacAttributesCompared, tacKey, type LoginMethod, type TacRequest } from './impact-support.js'
+import { deployTacacs, loggedTacEvents, loggedTacKeys, reportTacKey, restartTac, sendTac, tacAttributesCompared, tacKey, type LoginMethod, type TacRequest } from './impact-support.js'
 
 const SEED = Number(process.env.TACACS_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const ROUNDS = Number(process.env.TACACS_DIFF_ROUNDS ?? 2)
@@ -397,6 +397,8 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
         expect(readFileSync(deployed, 'utf8'), 'the release holds the configuration the daemon answered with').to.equal(run.config)
         await waitIngested(t, run.logDir)
         const logged = await loggedTacKeys(t)
+        // Counted now: the traffic sent again after the deploy is logged too.
+        const loggedEvents = await loggedTacEvents(t)
         const unlogged = traffic.keepLogged(logged)
         lap('deployed and ingested')
         const edits = await randomPolicyEdit(t, r, 'tacacs')
@@ -407,7 +409,7 @@ describe('tacacs differential: tac_plus-ng and POST /aaa/policy/test decide alik
         await mapLimit([...traffic.sent.values()], 16, async (s) => traffic.after(s.key, await sendTac(clientFor(s.request.ip), s.request)))
         lap('replayed')
 
-        const cmp = compareImpact(report, traffic, { keyOf: reportTacKey, attributes: tacAttributesCompared, logged })
+        const cmp = compareImpact(report, traffic, { keyOf: reportTacKey, attributes: tacAttributesCompared, logged, loggedEvents })
         const context = `seed ${SEED} (TACACS_DIFF_SEED=${SEED}), policy ${round + 1}; edits: ${edits.join('; ')}`
         expect(cmp.disagreements, `${cmp.disagreements.length} disagreements, ${context}:\n${cmp.disagreements.slice(0, 15).join('\n')}`).to.deep.equal([])
         console.log(`      impact (${edits.join('; ')}): ${describeComparison(cmp, report)}; ${unlogged} sent unreadable to the daemon [${took.join(', ')}]`)

@@ -50,6 +50,14 @@ export async function loggedTacKeys(t: TestApp): Promise<Set<string>> {
   return out
 }
 
+/** The real requests of tac_plus-ng's log tables (logins and authorizations). */
+export async function loggedTacEvents(t: TestApp): Promise<number> {
+  const k = t.app.db.knex
+  const [a] = await k('aaa_log_tacacs_authn').count({ n: '*' })
+  const [b] = await k('aaa_log_tacacs_authz').count({ n: '*' })
+  return Number(a.n) + Number(b.n)
+}
+
 /** Exec starts carry the attributes (priv-lvl, shell attributes); a login or a command only its verdict. */
 export const tacAttributesCompared = (q: ImpactRequest) => q.kind === 'tacacs_session'
 
