@@ -3,6 +3,7 @@ import portal from './portal-en'
 import ncm from './ncm-en'
 import updateFeed from './update-feed-en'
 import impact from './impact-en'
+import confirm from './confirm-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -341,6 +342,7 @@ const en = {
   ncm,
   updateFeed,
   impact,
+  confirm,
 }
 
 export default en

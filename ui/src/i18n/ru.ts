@@ -3,6 +3,7 @@ import portal from './portal-ru'
 import ncm from './ncm-ru'
 import updateFeed from './update-feed-ru'
 import impact from './impact-ru'
+import confirm from './confirm-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -341,6 +342,7 @@ const ru: Messages = {
   ncm,
   updateFeed,
   impact,
+  confirm,
 }
 
 export default ru

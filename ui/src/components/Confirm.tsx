@@ -1,0 +1,85 @@
+/**
+ * The console's one confirmation: every destructive action (a delete, a
+ * revoke, a CoA, a deploy, a rollback…) asks here before it is sent, never
+ * through the browser's `confirm()`, which a browser may suppress (a page
+ * that asked too often gets "prevent this page from creating dialogs", and
+ * then every later question answers false without being shown).
+ *
+ * `const confirm = useConfirm()`, then `if (await confirm({...})) mutate()`:
+ * the dialog names the action (title), asks (message) and lists what it
+ * touches (the references of an object, the session a CoA cuts, the release a
+ * rollback replaces). The confirm button has the focus, so Enter confirms;
+ * Escape, the ✕ and a click outside cancel. One dialog at a time: a second
+ * question asked while one is open answers the first with false.
+ */
+import { Button, Group, List, Modal, Stack, Text } from '@mantine/core'
+import { createContext, useCallback, useContext, useRef, useState, type ReactNode } from 'react'
+import { useI18n } from '../i18n'
+
+export interface ConfirmOptions {
+  /** What is about to happen, with the object's name: the dialog's accessible name. */
+  title: string
+  /** The question, with its consequence. */
+  message: ReactNode
+  /** What the action touches, one line each; shown under the question when not empty. */
+  touches?: string[]
+  /** The confirm button's label: the action's verb (Delete, Revoke, Roll back…). */
+  confirmLabel: string
+  /** Red confirm button (default): the action loses something. */
+  danger?: boolean
+}
+
+type Ask = (o: ConfirmOptions) => Promise<boolean>
+const Ctx = createContext<Ask | null>(null)
+
+export function ConfirmProvider({ children }: { children: ReactNode }) {
+  const { t } = useI18n()
+  const [open, setOpen] = useState<ConfirmOptions | null>(null)
+  // The pending question's answer; a ref, so that a StrictMode double render cannot answer it twice.
+  const answer = useRef<((ok: boolean) => void) | null>(null)
+  const ask = useCallback<Ask>((o) => {
+    answer.current?.(false)
+    return new Promise<boolean>((resolve) => {
+      answer.current = resolve
+      setOpen(o)
+    })
+  }, [])
+  const close = (ok: boolean) => {
+    const resolve = answer.current
+    answer.current = null
+    setOpen(null)
+    resolve?.(ok)
+  }
+  return (
+    <Ctx.Provider value={ask}>
+      {children}
+      {/* Above a form dialog (the user's dialog asks before its MFA reset). */}
+      <Modal opened={open !== null} onClose={() => close(false)} title={open?.title} zIndex={400} data-testid="confirm-dialog">
+        {open && (
+          <Stack>
+            <Text data-testid="confirm-message">{open.message}</Text>
+            {open.touches && open.touches.length > 0 && (
+              <Stack gap={4} data-testid="confirm-touches">
+                <Text size="sm" fw={600}>{t.confirm.touches}</Text>
+                <List size="sm" spacing={2}>
+                  {open.touches.map((x) => <List.Item key={x}>{x}</List.Item>)}
+                </List>
+              </Stack>
+            )}
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => close(false)} data-testid="confirm-cancel">{t.common.cancel}</Button>
+              <Button color={open.danger === false ? undefined : 'red'} onClick={() => close(true)} data-autofocus data-testid="confirm-ok">{open.confirmLabel}</Button>
+            </Group>
+          </Stack>
+        )}
+      </Modal>
+    </Ctx.Provider>
+  )
+}
+
+/** The confirmation of this console: resolves true when confirmed, false when cancelled. */
+export function useConfirm(): Ask {
+  const ask = useContext(Ctx)
+  if (!ask) throw new Error('useConfirm outside ConfirmProvider')
+  return ask
+}
