@@ -13,7 +13,7 @@
  * question asked while one is open answers the first with false.
  */
 import { Button, Group, List, Modal, Stack, Text } from '@mantine/core'
-import { createContext, useCallback, useContext, useRef, useState, type ReactNode } from 'react'
+import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react'
 import { useI18n } from '../i18n'
 
 export interface ConfirmOptions {
@@ -50,11 +50,25 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
     setOpen(null)
     resolve?.(ok)
   }
+  // Escape cancels this dialog only. Mantine's modals each close on an Escape seen by the window, so one
+  // asked from within a form dialog (the user's MFA reset) would close that dialog too; a key whose target
+  // is marked data-mantine-stop-propagation is left alone by them, and every focusable part of this
+  // dialog is marked, so Escape is handled here instead.
+  const opened = open !== null
+  useEffect(() => {
+    if (!opened) return
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.isComposing) close(false)
+    }
+    window.addEventListener('keydown', onKey, { capture: true })
+    return () => window.removeEventListener('keydown', onKey, { capture: true })
+  })
+  const mark = { 'data-mantine-stop-propagation': 'true' }
   return (
     <Ctx.Provider value={ask}>
       {children}
       {/* Above a form dialog (the user's dialog asks before its MFA reset). */}
-      <Modal opened={open !== null} onClose={() => close(false)} title={open?.title} zIndex={400} data-testid="confirm-dialog">
+      <Modal opened={opened} onClose={() => close(false)} closeOnEscape={false} title={open?.title} zIndex={400} attributes={{ content: { ...mark, 'data-testid': 'confirm-dialog' }, close: mark }}>
         {open && (
           <Stack>
             <Text data-testid="confirm-message">{open.message}</Text>
@@ -67,8 +81,8 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
               </Stack>
             )}
             <Group justify="flex-end">
-              <Button variant="default" onClick={() => close(false)} data-testid="confirm-cancel">{t.common.cancel}</Button>
-              <Button color={open.danger === false ? undefined : 'red'} onClick={() => close(true)} data-autofocus data-testid="confirm-ok">{open.confirmLabel}</Button>
+              <Button variant="default" onClick={() => close(false)} data-testid="confirm-cancel" {...mark}>{t.common.cancel}</Button>
+              <Button color={open.danger === false ? undefined : 'red'} onClick={() => close(true)} data-autofocus data-testid="confirm-ok" {...mark}>{open.confirmLabel}</Button>
             </Group>
           </Stack>
         )}
