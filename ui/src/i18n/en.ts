@@ -124,6 +124,7 @@ const en = {
     against: 'Answer for', againstDatabase: 'The policy as edited', againstDeployed: 'The deployed policy', run: 'Test',
     decision: { permit: 'Permit', deny: 'Deny' }, matched: (n: string) => `Matched rule ${n}`, trace: 'Trace', why: 'Why',
     commandDecision: (d: string, r: string) => `Command: ${d} (${r})`,
+    verdicts: { label: 'Verdicts', authentication: 'Authentication', session: 'Session authorization', access: 'Access (the ruleset)', command: 'Command', ofCommand: 'the command\'s verdict', ofSession: 'the session\'s verdict', ofAccess: 'the access verdict', notReached: 'not reached' },
     alsoSent: 'Also sent, from the replayed request:', clearExtra: 'Clear',
   },
   logs: {

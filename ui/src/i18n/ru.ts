@@ -124,6 +124,7 @@ const ru: Messages = {
     against: 'Проверять', againstDatabase: 'Текущую политику', againstDeployed: 'Развёрнутую политику', run: 'Проверить',
     decision: { permit: 'Разрешено', deny: 'Запрещено' }, matched: (n) => `Совпало правило ${n}`, trace: 'Трассировка', why: 'Почему',
     commandDecision: (d, r) => `Команда: ${d} (${r})`,
+    verdicts: { label: 'Решения', authentication: 'Аутентификация', session: 'Авторизация сессии', access: 'Доступ (по правилам)', command: 'Команда', ofCommand: 'решение по команде', ofSession: 'решение по сессии', ofAccess: 'решение о доступе', notReached: 'не дошло' },
     alsoSent: 'Также отправляется, из воспроизведённого запроса:', clearExtra: 'Убрать',
   },
   logs: {
