@@ -35,11 +35,11 @@ describe('console: the policy test shows the authentication, session and command
       expect(r.status, r.text).to.equal(201)
       return r.body.id as string
     }
-    await make('/api/v1/users', { username: 'olga', password: 'Tq-Strong-Pass-7kQ', network_login: true })
+    const olga = await make('/api/v1/users', { username: 'olga', password: 'Tq-Strong-Pass-7kQ', network_login: true })
     const sw = await make('/api/v1/devices', { name: 'access-sw-8', address: `${NAS}/32`, tacacs_key: 'tacacs-key-8' })
     const set = await make('/api/v1/tacacs/command-sets', { name: 'show-not-configure', commands: [{ command: 'show', action: 'permit' }, { command: 'configure', action: 'deny' }] })
     const profile = await make('/api/v1/tacacs/profiles', { name: 'operator', privilege_level: 15, command_set_ids: [set] })
-    await make('/api/v1/aaa/policy/rules', { name: 'olga-access', who: { username: 'olga' }, where: { device_id: sw }, tacacs_profile_id: profile })
+    await make('/api/v1/aaa/policy/rules', { name: 'olga-access', who: { user_id: olga }, where: { device_id: sw }, tacacs_profile_id: profile })
     browser = await launch()
   })
   after(async () => {
