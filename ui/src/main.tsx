@@ -7,6 +7,7 @@ import { createRoot } from 'react-dom/client'
 import { ApiError } from './api/client'
 import { App } from './App'
 import { AuthProvider } from './auth'
+import { ConfirmProvider } from './components/Confirm'
 import { I18nProvider } from './i18n'
 
 const queryClient = new QueryClient({
@@ -26,9 +27,11 @@ createRoot(document.getElementById('root')!).render(
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
       <QueryClientProvider client={queryClient}>
         <I18nProvider>
-          <AuthProvider>
-            <App />
-          </AuthProvider>
+          <ConfirmProvider>
+            <AuthProvider>
+              <App />
+            </AuthProvider>
+          </ConfirmProvider>
         </I18nProvider>
       </QueryClientProvider>
     </MantineProvider>

@@ -53,3 +53,17 @@ export async function pickOption(page: Page, label: string, option: string | Reg
 export async function clearRateLimits(t: TestApp | undefined): Promise<void> {
   await t?.app.db.knex('rate_limit_hits').del()
 }
+
+/**
+ * Answers the console's own confirmation (ui/src/components/Confirm.tsx), which every destructive
+ * action opens, once it shows: its confirm button (or Cancel), then waits for it to close. Returns
+ * the dialog's text (its title, question and what the action touches), for a test to check.
+ */
+export async function answerConfirm(page: Page, answer: 'confirm' | 'cancel' = 'confirm'): Promise<string> {
+  const dialog = page.getByTestId('confirm-dialog')
+  await dialog.getByTestId('confirm-ok').waitFor()
+  const text = (await dialog.textContent()) ?? ''
+  await dialog.getByTestId(answer === 'confirm' ? 'confirm-ok' : 'confirm-cancel').click()
+  await dialog.waitFor({ state: 'detached' })
+  return text
+}

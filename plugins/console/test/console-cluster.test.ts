@@ -19,7 +19,7 @@ import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { runsOn } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { FREERADIUS_PRESENT, FREERADIUS_SKIP, freeUdpPort } from '../../radius/test/e2e-support.js'
-import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin, answerConfirm } from './browser.js'
 
 const PASSWORD = 'Portcullis-Cluster-2026!'
 const PLUGINS = ['inventory', 'radius', 'console']
@@ -91,6 +91,7 @@ interface ClusterNode { node_id: string; this_node: boolean; daemons: NodeDaemon
     await signIn(page, '/deploys')
     await page.getByRole('heading', { name: 'Deploys', level: 1 }).waitFor()
     await page.getByRole('button', { name: 'Deploy freeradius' }).click()
+    await answerConfirm(page)
     await page.getByTestId('deploy-result').getByText(/Deployed: freeradius/).waitFor()
     const second = (await a.admin('GET', '/api/v1/deploys?daemon=freeradius&status=active')).body.items[0]
 

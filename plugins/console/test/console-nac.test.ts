@@ -15,7 +15,7 @@ import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { LoopbackNas } from '../../../test/kit/coa-nas.js'
-import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
+import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits, answerConfirm } from './browser.js'
 
 const PASSWORD = 'Portcullis-Nac-2026!'
 const RULES = '/api/v1/nac/policy/rules'
@@ -271,7 +271,6 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     ])
 
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
-    page.on('dialog', (d) => void d.accept())
     await signIn(page, t, '/nac/sessions')
     await page.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor()
     const table = page.getByTestId('sessions-table')
@@ -298,6 +297,7 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     nas.answer = { kind: 'nak', errorCause: 503 }
     await table.locator('tr[data-session="S-LIVE-1"]').getByRole('button', { name: 'CoA 00:1b:63:84:45:e6' }).click()
     await page.getByRole('menuitem', { name: 'Disconnect' }).click()
+    await answerConfirm(page)
     await page.getByTestId('coa-result').getByText(/refused by the NAS \(NAK\).*503/).waitFor()
     expect(nas.received[1].code).to.equal(40)
     await screenshot(page, 'nac-sessions')

@@ -18,7 +18,7 @@ import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { LOG_TABLE } from '../../aaa-logs/api.js'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, inputByLabel, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
+import { context, inputByLabel, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin, clearRateLimits, answerConfirm } from './browser.js'
 
 const PASSWORD = 'Portcullis-Ops-2026!'
 const RULES = '/api/v1/aaa/policy/rules'
@@ -124,7 +124,6 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
 
   it('shows what is pending and its diff, deploys, deploys again and rolls back to the first release', async () => {
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
-    page.on('dialog', (d) => void d.accept())
     await signIn(page, t, '/deploys')
     await page.getByRole('heading', { name: 'Deploys', level: 1 }).waitFor()
     const pending = page.getByTestId('pending')
@@ -141,6 +140,7 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     // Unchecked releases refused (the setting off): the server's reason in the alert, nothing active, the attempt in the history as failed.
     expect((await t.admin('PUT', '/api/v1/settings/deploy.allow_unchecked', { body: { value: false } })).status).to.be.oneOf([200, 204])
     await page.getByRole('button', { name: 'Deploy all' }).click()
+    await answerConfirm(page)
     expect(await page.getByTestId('error-alert').textContent()).to.match(/tac_plus-ng could not be checked.*deploy\.allow_unchecked/s)
     await page.getByTestId('history').getByText('failed').first().waitFor()
     expect((await t.admin('GET', '/api/v1/deploys?status=active')).body.total_by_filter).to.equal(0)
@@ -148,6 +148,7 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
 
     await page.locator('input[name="comment"]').fill('first from the console')
     await page.getByRole('button', { name: 'Deploy all' }).click()
+    await answerConfirm(page)
     await page.getByTestId('deploy-result').getByText(/Deployed: .*tac_plus-ng/).waitFor()
     await pending.getByRole('row', { name: /tac_plus-ng/ }).getByText('Up to date').waitFor()
     const first = (await t.admin('GET', '/api/v1/deploys?daemon=tac_plus-ng')).body.items[0]
@@ -158,12 +159,14 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     await page.reload()
     await pending.getByRole('row', { name: /tac_plus-ng/ }).getByText('Changes not deployed').waitFor()
     await page.getByRole('button', { name: 'Deploy tac_plus-ng' }).click()
+    await answerConfirm(page)
     await page.getByTestId('deploy-result').getByText(/Deployed: tac_plus-ng/).waitFor()
     const history = page.getByTestId('history')
     await history.getByRole('row', { name: new RegExp(first.release) }).getByText('superseded').waitFor()
 
     // Roll back to the first release (confirmed): it is active again, the second rolled back.
     await history.getByRole('button', { name: `Roll back tac_plus-ng ${first.release}` }).click()
+    await answerConfirm(page)
     await page.getByTestId('deploy-result').getByText(`Rolled back to tac_plus-ng ${first.release}.`).waitFor()
     await history.getByRole('row', { name: new RegExp(first.release) }).getByText('active').waitFor()
     const after = (await t.admin('GET', '/api/v1/deploys?daemon=tac_plus-ng')).body.items

@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { context, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
+import { context, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin, clearRateLimits, answerConfirm } from './browser.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PASSWORD = 'Portcullis-Pki-2026!'
@@ -208,7 +208,6 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
 
   it('makes a template (a bad name pattern refused under its input) and deletes it after the confirmation', async () => {
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
-    page.on('dialog', (d) => void d.accept())
     await signIn(page, t, '/pki/templates')
     await page.getByRole('heading', { name: 'Certificate templates', level: 1 }).waitFor()
     await page.locator('tr[data-template="freeradius-eap-server"]').getByText('serverAuth').waitFor()
@@ -225,6 +224,7 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     const made = ((await t.admin('GET', '/api/v1/pki/templates')).body as { name: string; name_patterns: string[]; extended_key_usage: string[] }[]).find((x) => x.name === 'e2e-clients')!
     expect(made).to.deep.include({ name_patterns: ['*.clients.example.net'], extended_key_usage: ['clientAuth'] })
     await page.getByRole('button', { name: 'Delete e2e-clients' }).click()
+    await answerConfirm(page)
     await page.locator('tr[data-template="e2e-clients"]').waitFor({ state: 'detached' })
     expect(await names()).not.to.include('e2e-clients')
     await page.context().close()
@@ -333,7 +333,6 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     expect(await request('sw30')).to.include({ status: 'pending', certificate_id: null })
 
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
-    page.on('dialog', (d) => void d.accept())
     await signIn(page, t, '/pki/templates')
     const queue = page.getByTestId('est-requests')
     await queue.getByRole('heading', { name: 'EST enrollments awaiting approval' }).waitFor()
@@ -350,6 +349,7 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     expect(await request('sw30')).to.include({ status: 'approved', decided_via: 'api', certificate_id: null })
     // Rejected after the confirmation: the pending list is empty.
     await rejectButton.click()
+    await answerConfirm(page)
     await queue.getByText('None.').waitFor()
     expect(await request('sw31')).to.include({ status: 'rejected', decided_via: 'api' })
     await filter('approved')

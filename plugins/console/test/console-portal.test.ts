@@ -15,7 +15,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { jsonText } from '../../../sdk/index.js'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { clearRateLimits, context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { clearRateLimits, context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, answerConfirm } from './browser.js'
 
 const PASSWORD = 'Portcullis-Portal-2026!'
 const PORTALS = '/api/v1/captive-portal/portals'
@@ -145,7 +145,6 @@ async function pick(page: Page, label: string | RegExp, option: string | RegExp)
 
   it('makes guest accounts for an event with their passwords shown once, extends one and revokes another', async () => {
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
-    page.on('dialog', (d) => void d.accept())
     await signIn(page, t, '/captive-portal/guests')
     await page.getByRole('heading', { name: 'Guests', level: 1 }).waitFor()
     await page.getByRole('button', { name: 'Create accounts for an event' }).click()
@@ -186,6 +185,7 @@ async function pick(page: Page, label: string | RegExp, option: string | RegExp)
     // Revoked after the question: its status on the screen and on the server.
     await table.getByRole('button', { name: `Actions for ${first}` }).click()
     await page.getByRole('menuitem', { name: 'Revoke' }).click()
+    await answerConfirm(page)
     await table.locator(`tr[data-guest="${first}"]`).getByText('revoked').waitFor()
     expect((await t.admin('GET', `/api/v1/captive-portal/guests/${extended.id}`)).body.status).to.equal('revoked')
     // The status filter: the two others are active.
@@ -201,10 +201,6 @@ async function pick(page: Page, label: string | RegExp, option: string | RegExp)
     await session({ mac: '02:00:00:00:00:02', state: 'ended' })
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
     const asked: string[] = []
-    page.on('dialog', (d) => {
-      asked.push(d.message())
-      void d.accept()
-    })
     await signIn(page, t, '/captive-portal/sessions')
     await page.getByRole('heading', { name: 'Portal sessions', level: 1 }).waitFor()
     const table = page.getByTestId('portal-sessions-table')
@@ -223,6 +219,7 @@ async function pick(page: Page, label: string | RegExp, option: string | RegExp)
     await details.getByText('10.9.0.1').waitFor()
     await page.keyboard.press('Escape')
     await row.getByRole('button', { name: 'End session 02:00:00:00:00:01' }).click()
+    asked.push(await answerConfirm(page))
     await page.getByTestId('session-notice').waitFor()
     expect(asked.some((m) => m.includes('02:00:00:00:00:01'))).to.equal(true)
     const ended = (await t.admin('GET', `/api/v1/captive-portal/sessions/${live}`)).body
@@ -243,7 +240,6 @@ async function pick(page: Page, label: string | RegExp, option: string | RegExp)
     const alice = await request('Alice <script>x</script>', 'alice@visitor.example', '02:00:00:00:00:11', { company: '<i>Initech</i>' })
     const bob = await request('Bob', 'bob@visitor.example', '02:00:00:00:00:12')
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
-    page.on('dialog', (d) => void d.accept())
     await signIn(page, t, '/captive-portal/approvals')
     await page.getByRole('heading', { name: 'Sponsor approvals', level: 1 }).waitFor()
     const table = page.getByTestId('approvals-table')
@@ -253,6 +249,7 @@ async function pick(page: Page, label: string | RegExp, option: string | RegExp)
     await table.getByRole('button', { name: 'Approve Alice <script>x</script>' }).click()
     await page.getByTestId('approval-notice').getByText(/approved/).waitFor()
     await table.getByRole('button', { name: 'Deny Bob' }).click()
+    await answerConfirm(page)
     await page.getByTestId('approval-notice').getByText('Bob denied.').waitFor()
     await page.getByText('No requests are waiting.').waitFor()
     expect((await knex('portal_sponsor_requests').where({ id: alice.requestId }).first())?.status).to.equal('approved')

@@ -14,7 +14,7 @@ import { axe, describeViolations } from '../../../test/kit/browser.js'
 import { ScriptedPhone, viaPushService } from '../../../test/kit/phone.js'
 import { freeTcpPort, pushServerOptions, startPushService, type TestPushService } from '../../../test/kit/push.js'
 import { startSmtp } from '../../../test/kit/smtp.js'
-import { context, heading, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
+import { context, heading, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits, answerConfirm } from './browser.js'
 
 const PASSWORD = 'Portcullis-Push-2026!'
 
@@ -80,7 +80,6 @@ const USER_PASSWORD = 'Godwit-Strong-Pass-42x'
   it('adds a phone from My account by its QR code, lists it, renames and removes it', async () => {
     const id = await user('grace')
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
-    page.on('dialog', (d) => void d.accept())
     await signIn(page, 'grace')
     await page.getByTestId('whoami').click()
     await page.getByRole('heading', { name: 'My account', level: 1 }).waitFor()
@@ -115,6 +114,7 @@ const USER_PASSWORD = 'Godwit-Strong-Pass-42x'
     expect(listed.body.items.map((d: { name: string }) => d.name)).to.deep.equal(['Work phone'])
 
     await devices.getByRole('button', { name: 'Remove: Work phone' }).click()
+    await answerConfirm(page)
     await devices.getByText('No phone is enrolled.').waitFor()
     expect((await t.admin('GET', `/api/v1/users/${id}/mfa/push-devices`)).body.items).to.deep.equal([])
     await page.context().close()
@@ -184,17 +184,14 @@ const USER_PASSWORD = 'Godwit-Strong-Pass-42x'
     const phone = await phoneOf('ivan', 'Ivan phone')
     const page = await (await context(browser, { locale: 'en-US' })).newPage()
     const asked: string[] = []
-    page.on('dialog', (d) => {
-      asked.push(d.message())
-      void d.accept()
-    })
     await signInAt(page, t.url + '/users', 'admin', PASSWORD)
     await page.getByTestId('users-table').locator('tr[data-user="ivan"]').getByRole('button', { name: 'Edit ivan' }).click()
     const devices = page.getByTestId('user-push-devices')
     await devices.getByRole('cell', { name: 'Ivan phone', exact: true }).waitFor()
     await expectAccessible(page, 'the user dialog with a phone', ['user-push-devices'])
     await devices.getByRole('button', { name: 'Remove: Ivan phone' }).click()
-    expect(asked.at(-1)).to.match(/^Remove the phone Ivan phone\?/)
+    asked.push(await answerConfirm(page))
+    expect(asked.at(-1)).to.include('Remove the phone Ivan phone?')
     await devices.getByText('No phone is enrolled.').waitFor()
     expect((await t.admin('GET', `/api/v1/users/${id}/mfa/push-devices`)).body.items).to.deep.equal([])
     // The removed phone's key is refused by the core, through the push service.

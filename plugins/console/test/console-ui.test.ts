@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, startTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../test/kit/app.js'
 import { codeAt } from '../../../test/kit/mfa.js'
-import { context, heading, inputError, launch, needConsole, screenshot, clearRateLimits } from './browser.js'
+import { context, heading, inputError, launch, needConsole, screenshot, clearRateLimits, answerConfirm } from './browser.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const NEW_PASSWORD = 'Portcullis-Console-2026!'
@@ -116,8 +116,8 @@ async function signIn(page: Page, username: string, password: string) {
     expect(await paris.getAttribute('aria-level')).to.equal('2')
     await screenshot(page, 'device-groups')
     // Deleting a group that holds a subgroup: confirmed, refused by the API, said above the table, nothing removed.
-    page.once('dialog', (d) => void d.accept())
     await page.getByRole('button', { name: 'Delete emea' }).click()
+    await answerConfirm(page)
     const refusal = page.getByRole('alert')
     await refusal.waitFor()
     expect(await refusal.textContent()).to.include('subgroup')

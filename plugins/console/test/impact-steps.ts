@@ -124,11 +124,11 @@ export function describeImpact(shared: () => { t: TestApp; browser: Browser; pas
       await page.getByTestId('policy-test').getByTestId('decision').getByText('Permit').waitFor()
       await page.getByTestId('policy-test').getByText('Matched rule neteng-edge').waitFor()
 
-      // Deploy asks first, naming how much would be denied; cancelled, nothing is deployed.
+      // Deploy asks first in the console's confirmation, naming how much would be denied; cancelled, nothing is deployed.
       await page.goto(t.url + '/deploys')
       const before = (await t.admin('GET', '/api/v1/deploys?daemon=tac_plus-ng')).body.total
       await page.getByRole('button', { name: 'Deploy tac_plus-ng' }).click()
-      const confirm = page.getByTestId('impact-confirm')
+      const confirm = page.getByTestId('confirm-dialog')
       await confirm.waitFor()
       const denied = api.summary.permit_to_deny
       expect(await confirm.textContent()).to.include(`${denied.requests} requests that are permitted today are denied after this deploy (${denied.events} real requests in the last 7 days)`)

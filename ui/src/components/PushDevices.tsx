@@ -10,9 +10,11 @@ import { pushCalls, type PushDevice } from '../api/push'
 import { useI18n } from '../i18n'
 import { when } from '../pages/format'
 import { ErrorAlert, fieldError } from './errors'
+import { useConfirm } from './Confirm'
 
 export function PushDevices({ userId, refetchMs }: { userId?: string; refetchMs?: number }) {
   const { t, language } = useI18n()
+  const ask = useConfirm()
   const qc = useQueryClient()
   const calls = pushCalls(userId)
   const list = useQuery({ queryKey: calls.key('devices'), queryFn: calls.devices, retry: false, refetchInterval: refetchMs })
@@ -70,7 +72,7 @@ export function PushDevices({ userId, refetchMs }: { userId?: string; refetchMs?
                   <Table.Td>
                     <Group gap="xs" justify="flex-end" wrap="nowrap">
                       <Button size="xs" variant="default" aria-label={`${t.push.rename}: ${d.name}`} onClick={() => (setRenaming(d), setName(d.name), rename.reset())}>{t.push.rename}</Button>
-                      <Button size="xs" variant="default" c="red.9" aria-label={`${t.push.remove}: ${d.name}`} loading={remove.isPending && remove.variables?.id === d.id} onClick={() => window.confirm(t.push.removeConfirm(d.name)) && remove.mutate(d)}>{t.push.remove}</Button>
+                      <Button size="xs" variant="default" c="red.9" aria-label={`${t.push.remove}: ${d.name}`} loading={remove.isPending && remove.variables?.id === d.id} onClick={() => void ask({ title: t.confirm.title(t.push.remove, d.name), message: t.push.removeConfirm(d.name), confirmLabel: t.push.remove }).then((ok) => ok && remove.mutate(d))}>{t.push.remove}</Button>
                     </Group>
                   </Table.Td>
                 </Table.Tr>

@@ -9,6 +9,7 @@
 import { ActionIcon, Badge, Button, Group, Table } from '@mantine/core'
 import { useState, type DragEvent, type KeyboardEvent } from 'react'
 import { useI18n } from '../i18n'
+import { useConfirm } from './Confirm'
 
 interface Ordered {
   id: string
@@ -92,13 +93,14 @@ export function RuleRowActions({ rule, index, count, movable, canWrite, onMove, 
   onDelete(): void
 }) {
   const { t } = useI18n()
+  const ask = useConfirm()
   return (
     <Table.Td>
       {canWrite && (
         <Group gap={2} wrap="nowrap" justify="flex-end">
           {!rule.is_default && <MoveButtons name={rule.name} index={index} count={count} disabled={!movable} onMove={onMove} />}
           <Button size="compact-sm" variant="subtle" aria-label={`${t.common.edit} ${rule.name}`} onClick={onEdit}>{t.common.edit}</Button>
-          {!rule.is_default && <ActionIcon variant="subtle" color="red" size="sm" aria-label={`${t.common.delete} ${rule.name}`} onClick={() => window.confirm(t.policy.deleteConfirm(rule.name)) && onDelete()}>✕</ActionIcon>}
+          {!rule.is_default && <ActionIcon variant="subtle" color="red" size="sm" aria-label={`${t.common.delete} ${rule.name}`} onClick={() => void ask({ title: t.confirm.title(t.common.delete, rule.name), message: t.policy.deleteConfirm(rule.name), confirmLabel: t.common.delete }).then((ok) => ok && onDelete())}>✕</ActionIcon>}
         </Group>
       )}
     </Table.Td>

@@ -7,6 +7,7 @@
 import { ActionIcon, Button, Group, Modal, Pagination, Stack, Text, Title } from '@mantine/core'
 import type { FormEvent, ReactNode } from 'react'
 import { useI18n } from '../i18n'
+import { useConfirm } from './Confirm'
 import { ErrorAlert } from './errors'
 
 /** The page's one heading; `add` (absent or false without the permission) is its button. */
@@ -20,19 +21,24 @@ export function PageTitle({ title, add }: { title: string; add?: { label: string
 }
 
 /**
- * Edit and delete of the row named `name`. With `confirm`, delete is a ✕ that
- * runs only once the question is accepted; without, it is a Delete button
- * whose `onDelete` opens a dialog of its own (one that lists what the delete
- * would touch). `readOnly` leaves a View button alone, for a reader.
+ * Edit and delete of the row named `name`. With `confirm` (the question), delete is a ✕ that
+ * runs only once the console's confirmation (Confirm.tsx) is accepted, listing `touches` (what
+ * the list knows refers to the row); without, it is a Delete button whose `onDelete` opens a
+ * dialog of its own (one that asks the server what the delete would touch). `readOnly` leaves
+ * a View button alone, for a reader.
  */
-export function RowActions({ name, confirm, onEdit, onDelete, readOnly = false }: { name: string; confirm?: string; onEdit(): void; onDelete(): void; readOnly?: boolean }) {
+export function RowActions({ name, confirm, touches, onEdit, onDelete, readOnly = false }: { name: string; confirm?: string; touches?: string[]; onEdit(): void; onDelete(): void; readOnly?: boolean }) {
   const { t } = useI18n()
+  const ask = useConfirm()
   const edit = readOnly ? t.config.view : t.common.edit
+  const askDelete = async () => {
+    if (await ask({ title: t.confirm.title(t.common.delete, name), message: confirm, touches, confirmLabel: t.common.delete })) onDelete()
+  }
   return (
     <Group gap={4} justify="flex-end" wrap="nowrap">
       <Button size="compact-sm" variant="subtle" onClick={onEdit} aria-label={`${edit} ${name}`}>{edit}</Button>
       {readOnly ? null : confirm !== undefined ? (
-        <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${name}`} onClick={() => window.confirm(confirm) && onDelete()}>✕</ActionIcon>
+        <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${name}`} onClick={() => void askDelete()}>✕</ActionIcon>
       ) : (
         <Button size="compact-sm" variant="subtle" color="red" onClick={onDelete} aria-label={`${t.common.delete} ${name}`}>{t.common.delete}</Button>
       )}

@@ -3,6 +3,7 @@ import portal from './portal-en'
 import ncm from './ncm-en'
 import updateFeed from './update-feed-en'
 import impact from './impact-en'
+import confirm from './confirm-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -123,6 +124,7 @@ const en = {
     against: 'Answer for', againstDatabase: 'The policy as edited', againstDeployed: 'The deployed policy', run: 'Test',
     decision: { permit: 'Permit', deny: 'Deny' }, matched: (n: string) => `Matched rule ${n}`, trace: 'Trace', why: 'Why',
     commandDecision: (d: string, r: string) => `Command: ${d} (${r})`,
+    verdicts: { label: 'Verdicts', authentication: 'Authentication', session: 'Session authorization', access: 'Access (the ruleset)', command: 'Command', ofCommand: 'the command\'s verdict', ofSession: 'the session\'s verdict', ofAccess: 'the access verdict', notReached: 'not reached' },
     alsoSent: 'Also sent, from the replayed request:', clearExtra: 'Clear',
   },
   logs: {
@@ -341,6 +343,7 @@ const en = {
   ncm,
   updateFeed,
   impact,
+  confirm,
 }
 
 export default en

@@ -49,7 +49,6 @@ const impact = {
   noRule: 'no rule', line: (set: string, line: string | null) => `${set}: ${line ?? 'default'}`,
   testDeployed: 'Test against the deployed policy', testPending: 'Test against the edited policy',
   unreplayable: (x: number, events: number) => `Not replayable: ${pl(x, 'request', 'requests')} (${pl(events, 'real request', 'real requests')})`,
-  confirmTitle: 'This deploy denies permitted requests',
   confirmQuestion: (requests: number, events: number, days: number) =>
     `${pl(requests, 'request that is permitted today is', 'requests that are permitted today are')} denied after this deploy (${pl(events, 'real request', 'real requests')} in the last ${pl(days, 'day', 'days')}). Deploy anyway?`,
   deployAnyway: 'Deploy anyway',

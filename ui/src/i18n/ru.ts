@@ -3,6 +3,7 @@ import portal from './portal-ru'
 import ncm from './ncm-ru'
 import updateFeed from './update-feed-ru'
 import impact from './impact-ru'
+import confirm from './confirm-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -123,6 +124,7 @@ const ru: Messages = {
     against: 'Проверять', againstDatabase: 'Текущую политику', againstDeployed: 'Развёрнутую политику', run: 'Проверить',
     decision: { permit: 'Разрешено', deny: 'Запрещено' }, matched: (n) => `Совпало правило ${n}`, trace: 'Трассировка', why: 'Почему',
     commandDecision: (d, r) => `Команда: ${d} (${r})`,
+    verdicts: { label: 'Решения', authentication: 'Аутентификация', session: 'Авторизация сессии', access: 'Доступ (по правилам)', command: 'Команда', ofCommand: 'решение по команде', ofSession: 'решение по сессии', ofAccess: 'решение о доступе', notReached: 'не дошло' },
     alsoSent: 'Также отправляется, из воспроизведённого запроса:', clearExtra: 'Убрать',
   },
   logs: {
@@ -341,6 +343,7 @@ const ru: Messages = {
   ncm,
   updateFeed,
   impact,
+  confirm,
 }
 
 export default ru

@@ -13,9 +13,11 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import type { Approval } from './portal-data'
+import { useConfirm } from '../components/Confirm'
 
 export function Approvals() {
   const { t, language } = useI18n()
+  const ask = useConfirm()
   const p = t.portal
   const auth = useAuth()
   const qc = useQueryClient()
@@ -61,7 +63,7 @@ export function Approvals() {
                   <Table.Td>
                     <Group gap={4} wrap="nowrap" justify="flex-end">
                       <Button size="compact-sm" color="green" variant="light" disabled={decide.isPending} onClick={() => decide.mutate({ a, decision: 'approve' })} aria-label={`${p.approve} ${who(a)}`}>{p.approve}</Button>
-                      <Button size="compact-sm" color="red" variant="subtle" disabled={decide.isPending} onClick={() => window.confirm(p.denyConfirm(who(a))) && decide.mutate({ a, decision: 'deny' })} aria-label={`${p.deny} ${who(a)}`}>{p.deny}</Button>
+                      <Button size="compact-sm" color="red" variant="subtle" disabled={decide.isPending} onClick={() => void ask({ title: t.confirm.title(p.deny, who(a)), message: p.denyConfirm(who(a)), confirmLabel: p.deny }).then((ok) => ok && decide.mutate({ a, decision: 'deny' }))} aria-label={`${p.deny} ${who(a)}`}>{p.deny}</Button>
                     </Group>
                   </Table.Td>
                 )}

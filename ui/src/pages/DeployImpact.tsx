@@ -6,10 +6,10 @@
  * drill-down (ImpactDrilldown) under Details. The sentences shown are what a
  * deploy records in its audit entry (impactText).
  */
-import { Alert, Button, Group, Loader, Modal, Paper, Stack, Text, Title } from '@mantine/core'
+import { Alert, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core'
 import { useI18n } from '../i18n'
 import type { Messages } from '../i18n/en'
-import { permitToDeny, type ImpactResult } from './impact-data'
+import type { ImpactResult } from './impact-data'
 import { ImpactDrilldown } from './ImpactDrilldown'
 
 /** The sentence of one report, or why it has none. */
@@ -65,24 +65,5 @@ function ImpactBlock({ result: r }: { result: ImpactResult }) {
         <Text size="sm" c={r.state === 'failed' ? 'red' : 'dimmed'} data-testid="impact-unavailable">{resultText(t, r)}</Text>
       )}
     </Stack>
-  )
-}
-
-/** Asked before a deploy that denies what is permitted today: how much, and each report's sentence. */
-export function ImpactConfirm({ results, onConfirm, onClose }: { results: ImpactResult[]; onConfirm(): void; onClose(): void }) {
-  const { t } = useI18n()
-  const denied = permitToDeny(results)
-  const days = results.flatMap((r) => ('impact' in r ? [r.impact.window.days] : []))[0] ?? 7
-  return (
-    <Modal opened onClose={onClose} title={t.impact.confirmTitle}>
-      <Stack data-testid="impact-confirm">
-        <Text>{t.impact.confirmQuestion(denied.requests, denied.events, days)}</Text>
-        {results.map((r) => <Text key={r.source.name} size="sm">{t.impact.sources[r.source.name]}: {resultText(t, r)}</Text>)}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} data-autofocus>{t.common.cancel}</Button>
-          <Button color="red" onClick={onConfirm}>{t.impact.deployAnyway}</Button>
-        </Group>
-      </Stack>
-    </Modal>
   )
 }

@@ -6,8 +6,10 @@
  * each node of the cluster serves (NodesPanel). Refusals (a failed check, another deploy
  * running, a release that cannot be rolled back) show in the alert. Beside the diff, whose
  * access changes (ImpactPanel: the policy plugins' impact reports, asked with the dry run or,
- * without one, when Deploy is pressed); a deploy that denies what is permitted today asks first
- * (ImpactConfirm), and every deploy carries what was shown into its audit entry.
+ * without one, when Deploy is pressed). Every deploy and rollback asks first in the console's one
+ * confirmation (Confirm.tsx), naming the releases it replaces and, for a deploy, the reports'
+ * sentences; one that denies what is permitted today says how much and is confirmed with
+ * "Deploy anyway" (recorded as such). Every deploy carries what was shown into its audit entry.
  */
 import { Badge, Button, Code, Group, Paper, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
@@ -22,13 +24,15 @@ import { DeployDetails, STATUS_COLOR } from './DeployDetails'
 import { NodesPanel } from './ClusterNodes'
 import { RadiusConfigPreview } from './RadiusConfigPreview'
 import { Pager } from '../components/crud'
-import { ImpactConfirm, ImpactPanel, impactText } from './DeployImpact'
+import { ImpactPanel, impactText, resultText } from './DeployImpact'
+import { useConfirm } from '../components/Confirm'
 import { askImpact, impactRecord, permitToDeny, type ImpactResult } from './impact-data'
 
 type DryRun = { daemon: string; current_release: string | null; changes: { path: string; change: string; diff: string }[] }
 
 export function Deploys() {
   const { t, language } = useI18n()
+  const ask = useConfirm()
   const auth = useAuth()
   const qc = useQueryClient()
   const canWrite = auth.can('deploy.write')
@@ -59,7 +63,6 @@ export function Deploys() {
   })
   // The impact reports of a daemon's deploy (undefined: of every daemon's).
   const impact = useMutation({ mutationFn: (d?: string) => askImpact({ daemon: d, runs, can: auth.can }) })
-  const [confirm, setConfirm] = useState<{ daemon?: string; results: ImpactResult[] } | null>(null)
   const deploy = useMutation({
     // The client types the lowest 2xx (the dry run's 200); a deploy answers 201 { deploys }.
     mutationFn: async (o: { daemon?: string; results: ImpactResult[]; confirmed: boolean }) => {
@@ -89,11 +92,34 @@ export function Deploys() {
     dry.mutate(d)
     impact.mutate(d)
   }
-  // Deploy with the impact shown for the same daemons, or asked now; a denial of what is permitted today is confirmed first.
+  // Deploy with the impact shown for the same daemons, or asked now, once confirmed: the dialog names the
+  // releases replaced and each report's sentence; a denial of what is permitted today is said first.
   const startDeploy = async (d?: string) => {
     const results = impact.data && impact.variables === d ? impact.data : await impact.mutateAsync(d)
-    if (permitToDeny(results).requests > 0) setConfirm({ daemon: d, results })
-    else deploy.mutate({ daemon: d, results, confirmed: false })
+    const denied = permitToDeny(results)
+    const days = results.flatMap((r) => ('impact' in r ? [r.impact.window.days] : []))[0] ?? 7
+    const ok = await ask({
+      title: d ? t.confirm.deployTitle(d) : t.confirm.deployAllTitle,
+      message: denied.requests > 0 ? t.impact.confirmQuestion(denied.requests, denied.events, days) : t.confirm.deployQuestion,
+      touches: [
+        ...daemons.filter((x) => d === undefined || x.daemon === d).map((x) => t.confirm.replaces(x.daemon, x.active_release)),
+        ...results.map((r) => `${t.impact.sources[r.source.name]}: ${resultText(t, r)}`),
+      ],
+      confirmLabel: denied.requests > 0 ? t.impact.deployAnyway : t.deploys.deploy,
+      danger: denied.requests > 0,
+    })
+    if (ok) deploy.mutate({ daemon: d, results, confirmed: denied.requests > 0 })
+  }
+  // A rollback names the release it makes active again and the one it replaces.
+  const askRollback = async (d: Deploy) => {
+    const active = daemons.find((x) => x.daemon === d.daemon)?.active_release ?? null
+    const ok = await ask({
+      title: t.confirm.rollbackTitle(d.daemon, d.release),
+      message: t.deploys.rollbackConfirm(d.daemon, d.release),
+      touches: [t.confirm.rollbackBecomes(d.release), t.confirm.rollbackReplaces(d.daemon, active)],
+      confirmLabel: t.deploys.rollback,
+    })
+    if (ok) rollback.mutate(d.id)
   }
 
   return (
@@ -147,10 +173,6 @@ export function Deploys() {
       </Paper>
       {(impact.isPending || impact.data) && <ImpactPanel results={impact.data} pending={impact.isPending} />}
       {dry.data && <DryRunView daemons={dry.data} />}
-      {confirm && (
-        <ImpactConfirm results={confirm.results} onClose={() => setConfirm(null)}
-          onConfirm={() => { deploy.mutate({ daemon: confirm.daemon, results: confirm.results, confirmed: true }); setConfirm(null) }} />
-      )}
       <NodesPanel />
       <Paper withBorder p="md" data-testid="history">
         <Stack>
@@ -182,7 +204,7 @@ export function Deploys() {
                       <Table.Td>
                         {(d.status === 'superseded' || d.status === 'rolled_back') && (
                           <Button size="compact-sm" variant="subtle" disabled={busy} aria-label={`${t.deploys.rollback} ${d.daemon} ${d.release}`}
-                            onClick={() => window.confirm(t.deploys.rollbackConfirm(d.daemon, d.release)) && rollback.mutate(d.id)}>{t.deploys.rollback}</Button>
+                            onClick={() => void askRollback(d)}>{t.deploys.rollback}</Button>
                         )}
                       </Table.Td>
                     )}

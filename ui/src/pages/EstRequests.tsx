@@ -13,12 +13,14 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { Pager } from '../components/crud'
+import { useConfirm } from '../components/Confirm'
 
 const COLOR: Record<string, string> = { pending: 'yellow', approved: 'blue', issued: 'green', rejected: 'red' }
 type Status = 'pending' | 'approved' | 'rejected' | 'issued'
 
 export function EstRequests() {
   const { t, language } = useI18n()
+  const ask = useConfirm()
   const auth = useAuth()
   const qc = useQueryClient()
   const [status, setStatus] = useState<Status | 'all'>('pending')
@@ -62,7 +64,7 @@ export function EstRequests() {
                       {r.status === 'pending' && (
                         <Group gap={4} wrap="nowrap" justify="flex-end">
                           <Button size="compact-sm" variant="light" color="green" loading={decide.isPending && decide.variables?.id === r.id && decide.variables.decision === 'approve'} onClick={() => decide.mutate({ id: r.id, decision: 'approve' })} aria-label={`${t.pki.est.approve} ${r.subject}`}>{t.pki.est.approve}</Button>
-                          <Button size="compact-sm" variant="subtle" color="red" onClick={() => window.confirm(t.pki.est.rejectConfirm(r.subject)) && decide.mutate({ id: r.id, decision: 'reject' })} aria-label={`${t.pki.est.reject} ${r.subject}`}>{t.pki.est.reject}</Button>
+                          <Button size="compact-sm" variant="subtle" color="red" onClick={() => void ask({ title: t.confirm.title(t.pki.est.reject, r.subject), message: t.pki.est.rejectConfirm(r.subject), confirmLabel: t.pki.est.reject }).then((ok) => ok && decide.mutate({ id: r.id, decision: 'reject' }))} aria-label={`${t.pki.est.reject} ${r.subject}`}>{t.pki.est.reject}</Button>
                         </Group>
                       )}
                     </Table.Td>

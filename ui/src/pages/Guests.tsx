@@ -19,6 +19,7 @@ import { GuestBulk } from './GuestBulk'
 import { GuestExtend } from './GuestExtend'
 import { GUEST_KINDS, GUEST_STATUSES, STATUS_COLOR, type Guest } from './portal-data'
 import { PortalSelect } from './portal-pickers'
+import { useConfirm } from '../components/Confirm'
 
 const PER_PAGE = 20
 type Status = (typeof GUEST_STATUSES)[number]
@@ -26,6 +27,7 @@ type Kind = (typeof GUEST_KINDS)[number]
 
 export function Guests() {
   const { t, language } = useI18n()
+  const ask = useConfirm()
   const p = t.portal
   const auth = useAuth()
   const qc = useQueryClient()
@@ -102,8 +104,8 @@ export function Guests() {
                         <Menu.Target><Button size="compact-sm" variant="light" aria-label={p.actionsOf(label(g))}>…</Button></Menu.Target>
                         <Menu.Dropdown>
                           <Menu.Item onClick={() => setExtending(g)}>{p.extend}</Menu.Item>
-                          {g.email && <Menu.Item onClick={() => window.confirm(p.sendConfirm(label(g), g.email!)) && send.mutate(g)}>{p.sendCredentials}</Menu.Item>}
-                          <Menu.Item color="red" onClick={() => window.confirm(p.revokeConfirm(label(g))) && revoke.mutate(g)}>{p.revoke}</Menu.Item>
+                          {g.email && <Menu.Item onClick={() => void ask({ title: t.confirm.title(p.sendCredentials, label(g)), message: p.sendConfirm(label(g), g.email!), confirmLabel: p.sendCredentials }).then((ok) => ok && send.mutate(g))}>{p.sendCredentials}</Menu.Item>}
+                          <Menu.Item color="red" onClick={() => void ask({ title: t.confirm.title(p.revoke, label(g)), message: p.revokeConfirm(label(g)), confirmLabel: p.revoke }).then((ok) => ok && revoke.mutate(g))}>{p.revoke}</Menu.Item>
                         </Menu.Dropdown>
                       </Menu>
                     )}

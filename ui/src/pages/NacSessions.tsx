@@ -18,6 +18,7 @@ import { useI18n } from '../i18n'
 import { when } from './format'
 import { ListFooter } from '../components/crud'
 import { CoaHistory } from './CoaHistory'
+import { useConfirm } from '../components/Confirm'
 
 const PER_PAGE = 50
 type Action = 'reauthenticate' | 'disconnect' | 'bounce-port'
@@ -25,6 +26,7 @@ const STATE_COLOR = { live: 'green', stale: 'yellow', ended: 'gray' } as const
 
 export function NacSessions() {
   const { t, language } = useI18n()
+  const ask = useConfirm()
   const auth = useAuth()
   const [page, setPage] = useState(1)
   const [state, setState] = useState('all')
@@ -56,6 +58,14 @@ export function NacSessions() {
     },
   })
   const canCoa = auth.can('nac.coa.send')
+  // A disconnect or a port bounce cuts the session: the dialog names it (the device, its NAS and port, its user).
+  type Row = { mac: string | null; username: string | null; nas_ip: string; nas_port: string | null; framed_ip: string | null }
+  const askCoa = (a: Exclude<Action, 'reauthenticate'>, s: Row) => ask({
+    title: t.confirm.title(t.nac.coaActions[a], s.mac!),
+    message: t.nac.coaConfirm(t.nac.coaActions[a], s.mac!),
+    touches: [t.confirm.session(s.mac! + (s.framed_ip ? ` (${s.framed_ip})` : '')), t.confirm.nas(s.nas_ip + (s.nas_port ? ` ${s.nas_port}` : '')), ...(s.username ? [t.confirm.user(s.username)] : [])],
+    confirmLabel: t.nac.coaActions[a],
+  })
   const setFilter = (k: keyof typeof f, v: string) => {
     setF((o) => ({ ...o, [k]: v }))
     setPage(1)
@@ -129,7 +139,7 @@ export function NacSessions() {
                         </Menu.Target>
                         <Menu.Dropdown>
                           {(['reauthenticate', 'disconnect', 'bounce-port'] as const).map((a) => (
-                            <Menu.Item key={a} color={a === 'reauthenticate' ? undefined : 'red'} onClick={() => (a === 'reauthenticate' || window.confirm(t.nac.coaConfirm(t.nac.coaActions[a], s.mac!))) && coa.mutate({ mac: s.mac!, action: a })}>
+                            <Menu.Item key={a} color={a === 'reauthenticate' ? undefined : 'red'} onClick={() => void (a === 'reauthenticate' ? Promise.resolve(true) : askCoa(a, s)).then((ok) => ok && coa.mutate({ mac: s.mac!, action: a }))}>
                               {t.nac.coaActions[a]}
                             </Menu.Item>
                           ))}

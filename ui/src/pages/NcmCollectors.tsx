@@ -13,9 +13,11 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { type Collector, createCollector, deleteCollector, type Enrollment, enrollCommand, newEnrollmentToken, NEUTRAL, REMOVED, revokeCollector, STATE_COLOR, useCollectors } from './ncm-data'
+import { useConfirm } from '../components/Confirm'
 
 export function NcmCollectors() {
   const { t, language } = useI18n()
+  const ask = useConfirm()
   const n = t.ncm
   const auth = useAuth()
   const qc = useQueryClient()
@@ -70,9 +72,9 @@ export function NcmCollectors() {
                     {!c.removed && <Group gap={4} justify="flex-end" wrap="nowrap">
                       <Button size="compact-sm" variant="subtle" onClick={() => act.mutate({ c, what: 'token' })} aria-label={`${n.newToken} ${c.name}`}>{n.newToken}</Button>
                       {c.state !== 'revoked' && (
-                        <Button size="compact-sm" variant="subtle" color="red" aria-label={`${n.revoke} ${c.name}`} onClick={() => window.confirm(n.revokeQuestion(c.name)) && act.mutate({ c, what: 'revoke' })}>{n.revoke}</Button>
+                        <Button size="compact-sm" variant="subtle" color="red" aria-label={`${n.revoke} ${c.name}`} onClick={() => void ask({ title: t.confirm.title(n.revoke, c.name), message: n.revokeQuestion(c.name), confirmLabel: n.revoke }).then((ok) => ok && act.mutate({ c, what: 'revoke' }))}>{n.revoke}</Button>
                       )}
-                      <Button size="compact-sm" variant="subtle" color="red" aria-label={`${t.common.delete} ${c.name}`} onClick={() => window.confirm(n.deleteQuestion(c.name)) && act.mutate({ c, what: 'delete' })}>{t.common.delete}</Button>
+                      <Button size="compact-sm" variant="subtle" color="red" aria-label={`${t.common.delete} ${c.name}`} onClick={() => void ask({ title: t.confirm.title(t.common.delete, c.name), message: n.deleteQuestion(c.name), confirmLabel: t.common.delete }).then((ok) => ok && act.mutate({ c, what: 'delete' }))}>{t.common.delete}</Button>
                     </Group>}
                   </Table.Td>
                 )}

@@ -13,11 +13,13 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { groupOptions, useAllGroups } from './groups-data'
 import { createCredential, createProfile, createSchedule, INFO, removeSetup, useCollectors, useCredentials, useProfiles, useSchedules } from './ncm-data'
+import { useConfirm } from '../components/Confirm'
 
 const lines = (s: string) => s.split('\n').map((x) => x.trim()).filter(Boolean)
 
 export function NcmSetup() {
   const { t } = useI18n()
+  const ask = useConfirm()
   const n = t.ncm
   const auth = useAuth()
   const qc = useQueryClient()
@@ -31,7 +33,7 @@ export function NcmSetup() {
   const remove = useMutation({ mutationFn: (o: { kind: 'credentials' | 'profiles' | 'schedules'; id: string }) => removeSetup(o.kind, o.id), onSuccess: () => qc.invalidateQueries({ queryKey: ['ncm'] }) })
   const nameOf = (list: { id: string; name: string }[] | undefined, id: string) => list?.find((x) => x.id === id)?.name ?? id
   const del = (kind: 'credentials' | 'profiles' | 'schedules', id: string, name: string) => (
-    <Button size="compact-sm" variant="subtle" color="red" aria-label={`${t.common.delete} ${name}`} onClick={() => window.confirm(n.deleteQuestion2(name)) && remove.mutate({ kind, id })}>{t.common.delete}</Button>
+    <Button size="compact-sm" variant="subtle" color="red" aria-label={`${t.common.delete} ${name}`} onClick={() => void ask({ title: t.confirm.title(t.common.delete, name), message: n.deleteQuestion2(name), confirmLabel: t.common.delete }).then((ok) => ok && remove.mutate({ kind, id }))}>{t.common.delete}</Button>
   )
   return (
     <Stack>

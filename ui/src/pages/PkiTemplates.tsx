@@ -17,9 +17,11 @@ import { EstRequests } from './EstRequests'
 import { useTemplates } from './pki-data'
 import { TemplateForm } from './TemplateForm'
 import { PageTitle } from '../components/crud'
+import { useConfirm } from '../components/Confirm'
 
 export function PkiTemplates() {
   const { t } = useI18n()
+  const ask = useConfirm()
   const auth = useAuth()
   const qc = useQueryClient()
   const templates = useTemplates()
@@ -61,7 +63,7 @@ export function PkiTemplates() {
                 <Table.Td fz="xs">RSA {x.min_rsa_bits}, EC {x.min_ec_bits}</Table.Td>
                 {canManage && (
                   <Table.Td>
-                    <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${x.name}`} onClick={() => window.confirm(t.pki.templates.deleteConfirm(x.name)) && remove.mutate(x.id)}>✕</ActionIcon>
+                    <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${x.name}`} onClick={() => void ask({ title: t.confirm.title(t.common.delete, x.name), message: t.pki.templates.deleteConfirm(x.name), confirmLabel: t.common.delete }).then((ok) => ok && remove.mutate(x.id))}>✕</ActionIcon>
                   </Table.Td>
                 )}
               </Table.Tr>

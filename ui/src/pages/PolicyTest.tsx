@@ -6,6 +6,11 @@
  * `policy_test` body), the form is filled with it and answered at once; what
  * the form has no input for (service, priv-lvl, method…) is sent as it came
  * and listed under the form.
+ *
+ * The answer is three verdicts, not one (verdicts()): the authentication (only when a login
+ * method was asked), the session authorization (the ruleset; for RADIUS the access) and the
+ * command (only when a command was asked). The headline is the command's verdict when a command
+ * was asked: the session being permitted says nothing of whether `configure terminal` is.
  */
 import { Badge, Button, Group, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
@@ -37,35 +42,54 @@ function fromPrefill(p: Record<string, unknown> | null) {
   }
 }
 
+type Decision = 'permit' | 'deny'
+
+/**
+ * The separate verdicts of an answer. The server gives the ruleset's `decision` and, for a command,
+ * `command_decision`; a login refused before any rule was tried (unknown or expired user, a method
+ * the daemon cannot check: rules_tried 0) is the authentication's deny, and an `enable` login is
+ * an authentication decided under the matched profile. A command not reached (the session denied
+ * first) is a deny: the daemon never authorizes it.
+ */
+export function verdicts(r: TestResult, commandAsked: boolean) {
+  const refusedBeforeRules = r.decision === 'deny' && r.rules_tried === 0
+  const authentication: Decision | null = r.method === null ? null : refusedBeforeRules ? 'deny' : r.method === 'enable' ? r.decision : 'permit'
+  const command: Decision | null = commandAsked ? (r.command_decision?.decision ?? 'deny') : null
+  return { authentication, session: r.decision as Decision, command, headline: command ?? r.decision }
+}
+
+const COLOR: Record<Decision, string> = { permit: 'green', deny: 'red' }
+
 export function PolicyTest({ onResult }: { onResult(r: TestResult | null): void }) {
   const { t } = useI18n()
   const [prefill] = useState(() => fromPrefill(testFromUrl()))
   const [v, setV] = useState(prefill.v)
   const [extra, setExtra] = useState(prefill.extra)
   const set = <K extends keyof typeof v>(k: K, x: (typeof v)[K]) => setV((o) => ({ ...o, [k]: x }))
+  // The request as sent: kept as the mutation's variables, so the answer shown is read with what it answers.
+  const body = (): Body => ({
+    ...extra,
+    username: v.username, protocol: v.protocol, against: v.against,
+    ...(v.device ? { device_id: v.device } : { nas_ip: v.nasIp || undefined }),
+    ...(v.protocol === 'tacacs' && v.command ? { command: v.command } : {}),
+  })
   const run = useMutation({
-    mutationFn: () =>
-      api.post('/api/v1/aaa/policy/test', {
-        body: {
-          ...extra,
-          username: v.username, protocol: v.protocol, against: v.against,
-          ...(v.device ? { device_id: v.device } : { nas_ip: v.nasIp || undefined }),
-          ...(v.protocol === 'tacacs' && v.command ? { command: v.command } : {}),
-        },
-      }),
+    mutationFn: (b: Body) => api.post('/api/v1/aaa/policy/test', { body: b }),
     onSuccess: (r) => onResult(r),
     onError: () => onResult(null),
   })
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    run.mutate()
+    run.mutate(body())
   }
   // A request opened from a deploy's impact is answered at once.
   useEffect(() => {
-    if (prefill.v.username) run.mutate()
+    if (prefill.v.username) run.mutate(body())
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [])
   const r = run.data
+  const vs = r && verdicts(r, !!run.variables?.command)
+  const radius = run.variables?.protocol === 'radius'
   const extras = Object.entries(extra)
   return (
     <Paper withBorder p="md" data-testid="policy-test">
@@ -96,12 +120,18 @@ export function PolicyTest({ onResult }: { onResult(r: TestResult | null): void 
             </Group>
           </Stack>
         </form>
-        {r && (
+        {r && vs && (
           <Stack gap="xs" data-testid="policy-result">
             <Group>
-              <Badge size="lg" color={r.decision === 'permit' ? 'green' : 'red'} data-testid="decision">{t.policy.decision[r.decision]}</Badge>
+              <Badge size="lg" color={COLOR[vs.headline]} data-testid="decision" data-of={vs.command ? 'command' : 'session'}>{t.policy.decision[vs.headline]}</Badge>
+              <Text size="sm" c="dimmed">{vs.command ? t.policy.verdicts.ofCommand : radius ? t.policy.verdicts.ofAccess : t.policy.verdicts.ofSession}</Text>
               {r.matched_rule && <Text size="sm">{t.policy.matched(r.matched_rule.name)}</Text>}
               {r.profile && <Badge variant="light">{r.profile.name}</Badge>}
+            </Group>
+            <Group gap="xs" role="list" aria-label={t.policy.verdicts.label} data-testid="verdicts">
+              {vs.authentication && <Verdict testId="verdict-authentication" label={t.policy.verdicts.authentication} decision={vs.authentication} />}
+              <Verdict testId="verdict-session" label={radius ? t.policy.verdicts.access : t.policy.verdicts.session} decision={vs.session} />
+              {vs.command && <Verdict testId="verdict-command" label={t.policy.verdicts.command} decision={vs.command} note={r.command_decision ? undefined : t.policy.verdicts.notReached} />}
             </Group>
             <Text size="sm">{r.reason}</Text>
             {r.command_decision && <Text size="sm">{t.policy.commandDecision(t.policy.decision[r.command_decision.decision], r.command_decision.reason)}</Text>}
@@ -112,5 +142,15 @@ export function PolicyTest({ onResult }: { onResult(r: TestResult | null): void 
         )}
       </Stack>
     </Paper>
+  )
+}
+
+/** One verdict of the answer: what was decided (authentication, session, command) and how. */
+function Verdict({ label, decision, note, testId }: { label: string; decision: Decision; note?: string; testId: string }) {
+  const { t } = useI18n()
+  return (
+    <Badge role="listitem" variant="light" color={COLOR[decision]} tt="none" data-testid={testId} data-decision={decision} styles={{ label: { overflow: 'visible' } }}>
+      {label}: {t.policy.decision[decision]}{note ? ` (${note})` : ''}
+    </Badge>
   )
 }

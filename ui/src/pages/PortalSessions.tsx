@@ -17,6 +17,7 @@ import { useI18n } from '../i18n'
 import { when } from './format'
 import { SESSION_METHODS, SESSION_STATES, STATUS_COLOR, type PortalSession } from './portal-data'
 import { PortalSelect } from './portal-pickers'
+import { useConfirm } from '../components/Confirm'
 
 const PER_PAGE = 50
 type State = (typeof SESSION_STATES)[number]
@@ -27,6 +28,7 @@ const fullMac = (s: string) => (s.replace(/[^0-9a-f]/gi, '').length === 12 ? s.t
 
 export function PortalSessions() {
   const { t, language } = useI18n()
+  const ask = useConfirm()
   const p = t.portal
   const auth = useAuth()
   const qc = useQueryClient()
@@ -55,7 +57,9 @@ export function PortalSessions() {
     },
   })
   const who = (s: PortalSession) => s.guest_name ?? s.guest_username ?? t.common.none
-  const askEnd = (s: PortalSession) => window.confirm(p.endConfirm(s.mac)) && end.mutate(s)
+  // Ending a session disconnects the device (a CoA): the dialog names the device and its guest.
+  const askEnd = (s: PortalSession) =>
+    void ask({ title: t.confirm.title(p.end, s.mac), message: p.endConfirm(s.mac), touches: [t.confirm.session(s.mac), t.confirm.user(who(s))], confirmLabel: p.end }).then((ok) => ok && end.mutate(s))
   return (
     <Stack>
       <Title order={1} size="h2">{p.sessions}</Title>

@@ -49,7 +49,7 @@ export function Roles() {
                 <Table.Td>{t.admin.roles.usedBy(r.user_count, r.group_count)}</Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <RowActions name={r.name} confirm={t.admin.roles.deleteConfirm(r.name, r.user_count, r.group_count)} onEdit={() => setEditing(r)} onDelete={() => remove.mutate(r.id)} />
+                    <RowActions name={r.name} confirm={t.admin.roles.deleteConfirm(r.name, r.user_count, r.group_count)} touches={[t.admin.roles.usedBy(r.user_count, r.group_count)]} onEdit={() => setEditing(r)} onDelete={() => remove.mutate(r.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

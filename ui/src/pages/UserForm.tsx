@@ -19,6 +19,7 @@ import { FormDialog } from '../components/crud'
 import { AuditLink } from '../components/AuditLink'
 import { MfaFactors } from '../components/MfaFactors'
 import { PushDevices } from '../components/PushDevices'
+import { useConfirm } from '../components/Confirm'
 
 const FIELDS = ['username', 'display_name', 'email', 'password', 'source', 'enabled', 'is_admin', 'network_login', 'chap_enabled', 'must_change_password', 'expires_at', 'group_ids', 'role_ids']
 
@@ -105,6 +106,7 @@ export function UserForm({ user, onClose }: { user: User | null; onClose(): void
 /** The second factor and the session and lockout actions of an existing user. */
 function AccountActions({ user }: { user: User }) {
   const { t, language } = useI18n()
+  const ask = useConfirm()
   const auth = useAuth()
   const qc = useQueryClient()
   const canMfa = auth.can('mfa.manage')
@@ -141,7 +143,7 @@ function AccountActions({ user }: { user: User }) {
             <Button size="xs" variant="light" loading={action.isPending && action.variables === 'link'} onClick={() => action.mutate('link')}>{t.admin.users.mfaLink}</Button>
           )}
           {mfa.data?.enrolled && (
-            <Button size="xs" color="red" variant="light" loading={action.isPending && action.variables === 'mfa'} onClick={() => window.confirm(t.admin.users.mfaResetConfirm(user.username)) && action.mutate('mfa')}>{t.admin.users.mfaReset}</Button>
+            <Button size="xs" color="red" variant="light" loading={action.isPending && action.variables === 'mfa'} onClick={() => void ask({ title: t.confirm.title(t.admin.users.mfaReset, user.username), message: t.admin.users.mfaResetConfirm(user.username), confirmLabel: t.admin.users.mfaReset }).then((ok) => ok && action.mutate('mfa'))}>{t.admin.users.mfaReset}</Button>
           )}
         </Group>
       )}
@@ -149,7 +151,7 @@ function AccountActions({ user }: { user: User }) {
       {canMfa && <PushDevices userId={user.id} />}
       {canMfa && <MfaFactors userId={user.id} />}
       <Group>
-        <Button size="xs" variant="default" loading={action.isPending && action.variables === 'sessions'} onClick={() => window.confirm(t.admin.users.sessionsConfirm(user.username)) && action.mutate('sessions')}>{t.admin.users.endSessions}</Button>
+        <Button size="xs" variant="default" loading={action.isPending && action.variables === 'sessions'} onClick={() => void ask({ title: t.confirm.title(t.admin.users.endSessions, user.username), message: t.admin.users.sessionsConfirm(user.username), confirmLabel: t.admin.users.endSessions }).then((ok) => ok && action.mutate('sessions'))}>{t.admin.users.endSessions}</Button>
         <Button size="xs" variant="default" loading={action.isPending && action.variables === 'lockout'} onClick={() => action.mutate('lockout')}>{t.admin.users.clearLockout}</Button>
       </Group>
       {clearedAt && <Text size="xs" c="dimmed">{t.admin.users.lockoutCleared(when(clearedAt, language))}</Text>}
