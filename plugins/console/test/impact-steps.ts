@@ -91,6 +91,10 @@ export function describeImpact(shared: () => { t: TestApp; browser: Browser; pas
       await aaa.getByTestId('impact-summary').waitFor()
       expect(await aaa.getByTestId('impact-summary').textContent()).to.equal(api.summary.text)
       expect(api.summary.text).to.match(/^1 user loses access to 1 device/)
+      // The window's requests outside the edit's reach: counted, said, not replayed.
+      const unaffected = aaa.getByTestId('impact-unaffected')
+      if (api.requests.unaffected.events > 0) expect(await unaffected.textContent()).to.match(new RegExp(`^${api.requests.unaffected.events.toLocaleString('en-US')} other real requests? of the window no edit reaches`))
+      else expect(await unaffected.count()).to.equal(0)
       await page.getByTestId('dry-run').getByText('tac_plus-ng.cfg', { exact: true }).waitFor()
 
       // The drill-down: frank among the users, his command among the changes, permit by the rule before, deny after.
