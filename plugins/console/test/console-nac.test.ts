@@ -196,6 +196,8 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     await firstRule(page, 'printers-mab')
     expect(await apiOrder(t)).to.deep.equal(['printers-mab', 'mab-deny', 'default'])
     await page.getByRole('status').filter({ hasText: 'mab-deny moved to position 2.' }).waitFor({ state: 'attached' })
+    // The focus stays on the moved rule, for the next Alt+↑ / Alt+↓.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-rule') === 'mab-deny')
     // The default rule does not move.
     expect(await page.locator('tr[data-rule="default"]').getAttribute('draggable')).to.equal('false')
     await page.context().close()

@@ -117,6 +117,21 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     expect(await apiOrder(t)).to.deep.equal(['alice-core', 'alice-deny', 'default'])
     // Said to a screen reader, which does not see the row move.
     await page.getByRole('status').filter({ hasText: 'alice-deny moved to position 2.' }).waitFor({ state: 'attached' })
+    // The focus stays on the moved rule: Alt+↑ at once moves it back up, Alt+↓ down again.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-rule') === 'alice-deny')
+    await page.keyboard.press('Alt+ArrowUp')
+    await page.waitForFunction(() => document.querySelector('[data-testid="rules"] tbody tr')?.getAttribute('data-rule') === 'alice-deny')
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-rule') === 'alice-deny')
+    await page.keyboard.press('Alt+ArrowDown')
+    await page.waitForFunction(() => document.querySelector('[data-testid="rules"] tbody tr')?.getAttribute('data-rule') === 'alice-core')
+    expect(await apiOrder(t)).to.deep.equal(['alice-core', 'alice-deny', 'default'])
+    // The ↑ button keeps the focus too (on the same button of the moved rule).
+    await page.getByRole('button', { name: 'Move up alice-deny' }).focus()
+    await page.keyboard.press('Enter')
+    await page.waitForFunction(() => document.querySelector('[data-testid="rules"] tbody tr')?.getAttribute('data-rule') === 'alice-deny')
+    await page.waitForFunction(() => document.activeElement?.closest('tr')?.getAttribute('data-rule') === 'alice-deny')
+    await page.keyboard.press('Alt+ArrowDown')
+    await page.waitForFunction(() => document.querySelector('[data-testid="rules"] tbody tr')?.getAttribute('data-rule') === 'alice-core')
     // The default rule cannot be moved: it has no move buttons and is not draggable.
     expect(await page.locator('tr[data-rule="default"]').getAttribute('draggable')).to.equal('false')
     await page.context().close()

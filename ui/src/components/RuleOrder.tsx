@@ -7,7 +7,7 @@
  * server would refuse it.
  */
 import { ActionIcon, Badge, Button, Group, Table } from '@mantine/core'
-import { useState, type DragEvent, type KeyboardEvent } from 'react'
+import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react'
 import { useI18n } from '../i18n'
 import { useConfirm } from './Confirm'
 
@@ -21,11 +21,29 @@ export const NOCUT = { label: { overflow: 'visible' } }
 
 export function useRuleOrder<R extends Ordered>(list: R[], movable: boolean, onMove: (ids: string[], id: string) => void) {
   const [dragged, setDragged] = useState<string | null>(null)
+  // A browser blurs an element its row takes along when React moves the row: what had the focus in
+  // the moved row (the row itself, or its ↑ / ↓ button) gets it back once the list is redrawn.
+  // The list is a new array at every render: wait for the one that has the rule at its new place.
+  const refocus = useRef<{ id: string; label: string | null; to: number } | null>(null)
+  useEffect(() => {
+    const r = refocus.current
+    if (!r || list.findIndex((x) => x.id === r.id) !== r.to) return
+    const row = document.querySelector<HTMLElement>(`tr[data-rule-id="${CSS.escape(r.id)}"]`)
+    // Rows take no focus while the move is being saved (not movable): wait for it.
+    if (!row || !movable) return
+    refocus.current = null
+    if (row.contains(document.activeElement)) return
+    const button = r.label ? row.querySelector<HTMLButtonElement>(`button[aria-label="${CSS.escape(r.label)}"]:not([disabled])`) : null
+    ;(button ?? row).focus()
+  }, [list, movable])
   const move = (id: string, to: number) => {
     const ids = list.map((r) => r.id)
     const from = ids.indexOf(id)
     const last = list.findIndex((r) => r.is_default)
     if (from < 0 || to < 0 || (last >= 0 && to >= last) || to >= ids.length || from === to) return
+    const active = document.activeElement
+    const row = active?.closest<HTMLElement>('tr[data-rule-id]')
+    if (row?.dataset.ruleId === id) refocus.current = { id, label: active === row ? null : active?.getAttribute('aria-label') ?? null, to }
     ids.splice(to, 0, ...ids.splice(from, 1))
     onMove(ids, id)
   }
@@ -43,6 +61,7 @@ export function useRuleOrder<R extends Ordered>(list: R[], movable: boolean, onM
   const rowProps = (r: R, i: number) => {
     const can = movable && !r.is_default
     return {
+      'data-rule-id': r.id,
       draggable: can,
       tabIndex: can ? 0 : undefined,
       onDragStart: (e: DragEvent) => {
