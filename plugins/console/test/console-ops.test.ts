@@ -149,6 +149,12 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     const dry = page.getByTestId('dry-run')
     await dry.getByText('added').first().waitFor()
     expect(await dry.textContent()).to.include('alice-core')
+    // The server's own file (the policy test's inputs) after the daemon's, folded, said not to be the daemon's.
+    const files = await dry.locator('details').evaluateAll((ds) => ds.map((d) => [d.querySelector('code')?.textContent, (d as HTMLDetailsElement).open, d.hasAttribute('data-machine')]))
+    expect(files.at(-1)).to.deep.equal(['policy-test-inputs.json', false, true])
+    expect(files.filter((f) => f[2])).to.have.length(1)
+    expect(files[0][1], 'a daemon file open').to.equal(true)
+    expect(await dry.locator('details[data-machine]').textContent()).to.include('not read by the daemon')
     expect((await t.admin('GET', '/api/v1/deploys')).body.total).to.equal(0)
     await screenshot(page, 'deploy-diff')
 

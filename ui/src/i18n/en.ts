@@ -83,6 +83,7 @@ const en = {
     history: 'History', allDaemons: 'All daemons', noHistory: 'Nothing deployed yet.', rollback: 'Roll back',
     rollbackConfirm: (d: string, r: string) => `Make ${r} the active release of ${d} again?`,
     diff: 'What a deploy would change', noChanges: 'No changes.',
+    machineFile: 'not read by the daemon: what the policy test and the change impact read of this release',
     change: { added: 'added', removed: 'removed', changed: 'changed', unchanged: 'unchanged' },
     status: { pending: 'in progress', active: 'active', failed: 'failed', superseded: 'superseded', rolled_back: 'rolled back' },
     details: 'Deploy', detailsOf: (d: string, r: string) => `Details of ${d} ${r}`, node: 'Node', activatedAt: 'Activated',

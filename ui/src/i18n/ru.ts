@@ -83,6 +83,7 @@ const ru: Messages = {
     history: 'История', allDaemons: 'Все демоны', noHistory: 'Развёртываний ещё не было.', rollback: 'Откатить',
     rollbackConfirm: (d, r) => `Снова сделать ${r} активным выпуском ${d}?`,
     diff: 'Что изменит развёртывание', noChanges: 'Изменений нет.',
+    machineFile: 'демон его не читает: это данные выпуска для проверки политики и оценки влияния изменений',
     change: { added: 'добавлен', removed: 'удалён', changed: 'изменён', unchanged: 'без изменений' },
     status: { pending: 'выполняется', active: 'активен', failed: 'ошибка', superseded: 'заменён', rolled_back: 'откачен' },
     details: 'Развёртывание', detailsOf: (d, r) => `Подробности: ${d} ${r}`, node: 'Узел', activatedAt: 'Активирован',

@@ -223,6 +223,13 @@ export function Deploys() {
   )
 }
 
+/**
+ * Files a release keeps for the server, not for the daemon (the policy test's and the change
+ * impact's inputs): after the daemon's own files, folded, said so.
+ */
+const MACHINE_FILES = new Set(['policy-test-inputs.json', 'nac-policy-inputs.json'])
+const forMachine = (path: string) => MACHINE_FILES.has(path.split('/').pop() ?? '')
+
 /** The dry run: per daemon, each file that would change and its unified diff (secrets masked by the server). */
 function DryRunView({ daemons }: { daemons: DryRun[] }) {
   const { t } = useI18n()
@@ -231,14 +238,15 @@ function DryRunView({ daemons }: { daemons: DryRun[] }) {
       <Stack>
         <Title order={2} size="h4">{t.deploys.diff}</Title>
         {daemons.map((d) => {
-          const changed = d.changes.filter((c) => c.change !== 'unchanged')
+          const changed = d.changes.filter((c) => c.change !== 'unchanged').sort((a, b) => Number(forMachine(a.path)) - Number(forMachine(b.path)))
+          const daemonFiles = changed.filter((c) => !forMachine(c.path)).length
           return (
             <Stack key={d.daemon} gap="xs">
               <Text fw={600}>{d.daemon} <Text span c="dimmed" size="sm">{d.current_release ?? t.dashboard.neverDeployed}</Text></Text>
               {changed.length === 0 && <Text c="dimmed" size="sm">{t.deploys.noChanges}</Text>}
               {changed.map((c) => (
-                <details key={c.path} open={changed.length <= 3}>
-                  <summary><Badge size="sm" mr="xs" color={c.change === 'added' ? 'green' : c.change === 'removed' ? 'red' : 'yellow'}>{t.deploys.change[c.change as 'added']}</Badge><Code>{c.path}</Code></summary>
+                <details key={c.path} open={!forMachine(c.path) && daemonFiles <= 3} data-machine={forMachine(c.path) || undefined}>
+                  <summary><Badge size="sm" mr="xs" color={c.change === 'added' ? 'green' : c.change === 'removed' ? 'red' : 'yellow'}>{t.deploys.change[c.change as 'added']}</Badge><Code>{c.path}</Code>{forMachine(c.path) && <Text span c="dimmed" size="sm" ml="xs">{t.deploys.machineFile}</Text>}</summary>
                   <Code block mah={360} style={{ overflow: 'auto' }}>
                     {c.diff.split('\n').map((line, i) => (
                       <span key={i} style={{ display: 'block', color: line.startsWith('+') ? 'var(--mantine-color-green-8)' : line.startsWith('-') ? 'var(--mantine-color-red-8)' : undefined }}>{line || ' '}</span>
