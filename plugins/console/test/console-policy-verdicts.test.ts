@@ -10,7 +10,7 @@
  */
 import { expect } from 'chai'
 import type { Browser } from 'playwright-core'
-import type { TestApp } from '../../../test/kit/app.js'
+import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Verdicts-2026!'
@@ -21,7 +21,7 @@ const LANGS = [
   { locale: 'ru-RU', run: 'Проверить', permit: 'Разрешено', deny: 'Запрещено', authentication: 'Аутентификация', session: 'Авторизация сессии', command: 'Команда', ofCommand: 'решение по команде', ofSession: 'решение по сессии' },
 ] as const
 
-describe('console: the policy test shows the authentication, session and command verdicts apart', function () {
+;(runsOn('embedded') ? describe : describe.skip)('console: the policy test shows the authentication, session and command verdicts apart', function () {
   this.timeout(300_000)
   let t: TestApp
   let browser: Browser
