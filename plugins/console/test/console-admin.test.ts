@@ -152,6 +152,9 @@ async function withMail(t: TestApp, { publicUrl }: { publicUrl: boolean }, fn: (
     await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="audit-table"] tbody tr')].every((r) => r.getAttribute('data-action') === 'user.update'))
     const table = page.getByTestId('audit-table')
     expect(await table.locator('tbody tr').count()).to.equal(1)
+    // The action in words, its code small beneath; the resource type in words.
+    expect(await table.getByTestId('audit-action').locator('p').allTextContents()).to.deep.equal(['User: changed', 'user.update'])
+    expect(await table.locator('tbody tr td').nth(3).textContent()).to.match(/^User/)
     await table.getByRole('button', { name: /^Details of user\.update/ }).click()
     const diff = page.getByTestId('audit-diff')
     const enabled = diff.locator('tr[data-field="enabled"]')
@@ -211,6 +214,16 @@ async function withMail(t: TestApp, { publicUrl }: { publicUrl: boolean }, fn: (
     expect(await secret.locator('input').inputValue()).to.equal('')
     await secret.getByText(/не задан/).waitFor()
     await screenshot(page, 'settings-ru')
+    // The audit trail says that change in Russian words, the code beneath.
+    await page.goto(t.url + '/audit')
+    await page.getByRole('heading', { name: 'Журнал аудита', level: 1 }).waitFor()
+    await page.locator('input[name="resource_id"]').fill('mail.smtp_port')
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('[data-testid="audit-table"] tbody tr[data-action]')]
+      return rows.length > 0 && rows.every((r) => r.getAttribute('data-action')?.endsWith('setting.update'))
+    })
+    const [words, code] = await page.getByTestId('audit-table').getByTestId('audit-action').first().locator('p').allTextContents()
+    expect(words).to.equal(code === 'setting.update' ? 'Настройка: изменение' : 'Настройка безопасности: изменение')
     await page.context().close()
   })
 

@@ -3,6 +3,7 @@ import portal from './portal-en'
 import ncm from './ncm-en'
 import updateFeed from './update-feed-en'
 import impact from './impact-en'
+import { auditEn } from './audit-en'
 import confirm from './confirm-en'
 
 const en = {
@@ -344,6 +345,7 @@ const en = {
   ncm,
   updateFeed,
   impact,
+  auditWords: auditEn,
   confirm,
 }
 

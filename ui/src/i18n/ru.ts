@@ -3,6 +3,7 @@ import portal from './portal-ru'
 import ncm from './ncm-ru'
 import updateFeed from './update-feed-ru'
 import impact from './impact-ru'
+import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
 
 const ru: Messages = {
@@ -344,6 +345,7 @@ const ru: Messages = {
   ncm,
   updateFeed,
   impact,
+  auditWords: auditRu,
   confirm,
 }
 

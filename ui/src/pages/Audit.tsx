@@ -16,6 +16,7 @@ import { AuditDiff } from './AuditDiff'
 import { when } from './format'
 import type { AuditEntry } from './identity-data'
 import { ListFooter } from '../components/crud'
+import { actionWords } from '../i18n/audit-en'
 
 const PER_PAGE = 50
 type SortBy = 'at' | 'action' | 'resource_type' | 'actor_name'
@@ -87,8 +88,11 @@ export function Audit() {
                   <UnstyledButton onClick={(ev) => { ev.stopPropagation(); setOpen(e) }} aria-label={t.admin.audit.open(e.action, when(e.at, language))} fz="sm">{when(e.at, language)}</UnstyledButton>
                 </Table.Td>
                 <Table.Td>{e.actor_name ?? t.common.none}</Table.Td>
-                <Table.Td ff="monospace" fz="sm">{e.action}</Table.Td>
-                <Table.Td>{e.resource_type}{e.resource_id && <Text span c="dimmed" size="xs" ff="monospace"> {e.resource_id.slice(0, 8)}</Text>}</Table.Td>
+                <Table.Td data-testid="audit-action">
+                  {actionWords(t.auditWords, e.action) && <Text size="sm">{actionWords(t.auditWords, e.action)}</Text>}
+                  <Text c="dimmed" size="xs" ff="monospace">{e.action}</Text>
+                </Table.Td>
+                <Table.Td>{t.auditWords.resources[e.resource_type] ?? e.resource_type}{e.resource_id && <Text span c="dimmed" size="xs" ff="monospace"> {e.resource_id.slice(0, 8)}</Text>}</Table.Td>
                 <Table.Td>
                   <Badge size="sm" color={e.outcome === 'success' ? 'green' : 'red'} variant="light">{t.admin.audit.outcomes[e.outcome]}</Badge>
                   {e.reason && <Text span size="xs" c="dimmed"> {e.reason}</Text>}

@@ -9,6 +9,7 @@ import { useState } from 'react'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import type { AuditEntry } from './identity-data'
+import { actionWords } from '../i18n/audit-en'
 
 type Rec = Record<string, unknown>
 const isRecord = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x)
@@ -26,8 +27,8 @@ export function AuditDiff({ entry }: { entry: AuditEntry }) {
   const both = Object.keys(before).length > 0 && Object.keys(after).length > 0
   const rows = keys.filter((k) => !(both && onlyChanged) || changed(k))
   const meta: [string, string | null][] = [
-    [t.admin.audit.at, when(entry.at, language)], [t.admin.audit.who, entry.actor_name], [t.admin.audit.action, entry.action],
-    [t.admin.audit.resource, `${entry.resource_type}${entry.resource_id ? ` ${entry.resource_id}` : ''}`], [t.admin.audit.outcome, t.admin.audit.outcomes[entry.outcome]],
+    [t.admin.audit.at, when(entry.at, language)], [t.admin.audit.who, entry.actor_name], [t.admin.audit.action, actionWords(t.auditWords, entry.action) ? `${actionWords(t.auditWords, entry.action)} (${entry.action})` : entry.action],
+    [t.admin.audit.resource, `${t.auditWords.resources[entry.resource_type] ?? entry.resource_type}${entry.resource_id ? ` ${entry.resource_id}` : ''}`], [t.admin.audit.outcome, t.admin.audit.outcomes[entry.outcome]],
     [t.admin.audit.reason, entry.reason], [t.admin.audit.ip, entry.ip], [t.admin.audit.userAgent, entry.user_agent], [t.admin.audit.requestId, entry.request_id],
   ]
   return (
