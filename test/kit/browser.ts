@@ -11,6 +11,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { AxeResults, Result } from 'axe-core'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { MENU_STATE_KEY, SECTION_IDS } from '../../ui/src/components/menu-ids.js'
 import { skipBecause } from './skip.js'
 
 /** CHROMIUM_PATH when set (a path that does not exist skips the tests), else Debian's. */
@@ -30,10 +31,26 @@ export async function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
 }
 
-/** A fresh browser profile (no cookie, no language choice) in a language and at a size. */
-export async function context(browser: Browser, o: { locale: 'en-US' | 'ru-RU'; width?: number; height?: number }): Promise<BrowserContext> {
+/**
+ * A fresh browser profile (no cookie, no language choice) in a language and at a size. The console's
+ * menu has every section open (`menu: 'open'`, the default): the suites reach a screen by its link,
+ * wherever it is; `menu: 'fresh'` leaves the sections as a first visit finds them (only the current
+ * page's open), which console-navigation.test.ts tests.
+ */
+export async function context(browser: Browser, o: { locale: 'en-US' | 'ru-RU'; width?: number; height?: number; menu?: 'open' | 'fresh' }): Promise<BrowserContext> {
   const c = await browser.newContext({ locale: o.locale, viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, reducedMotion: 'reduce' })
   c.setDefaultTimeout(15_000)
+  if ((o.menu ?? 'open') === 'open') {
+    const opened = JSON.stringify(Object.fromEntries(SECTION_IDS.map((id) => [id, true])))
+    // Only when nothing is kept yet: what a test then opens or closes stays so, as for a user.
+    await c.addInitScript(([key, value]) => {
+      try {
+        if (localStorage.getItem(key) === null) localStorage.setItem(key, value)
+      } catch {
+        // about:blank and opaque origins have no storage: nothing to open there.
+      }
+    }, [MENU_STATE_KEY, opened] as const)
+  }
   return c
 }
 

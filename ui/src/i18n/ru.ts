@@ -4,6 +4,7 @@ import ncm from './ncm-ru'
 import updateFeed from './update-feed-ru'
 import impact from './impact-ru'
 import confirm from './confirm-ru'
+import menu from './menu-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -344,6 +345,7 @@ const ru: Messages = {
   updateFeed,
   impact,
   confirm,
+  menu,
 }
 
 export default ru
