@@ -74,12 +74,15 @@ function axeScript(): string {
 /**
  * axe-core's violations on the page as it is now (WCAG 2.x A and AA and best practices). The script
  * goes in through the DevTools protocol, not a <script> element, so a page's CSP (the portal allows
- * no inline script) does not stop it; it is injected again after each navigation.
+ * no inline script) does not stop it; it is injected again after each navigation. `include`: only
+ * within these CSS selectors (the menu, a dialog), not the page around them.
  */
-export async function axe(page: Page): Promise<Result[]> {
+export async function axe(page: Page, include?: string[]): Promise<Result[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeScript())
-  const results = (await page.evaluate(() =>
-    (window as unknown as { axe: { run(ctx: Document, o: unknown): Promise<unknown> } }).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] }),
+  const results = (await page.evaluate(
+    (within) =>
+      (window as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<unknown> } }).axe.run(within ? { include: within.map((sel) => [sel]) } : document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] }),
+    include ?? null,
   )) as AxeResults
   return results.violations
 }
@@ -90,8 +93,8 @@ export function describeViolations(violations: Result[]): string {
 }
 
 /** Fails on any serious or critical axe-core violation, listing them; answers the lesser ones. */
-export async function expectAccessible(page: Page, what = page.url()): Promise<Result[]> {
-  const violations = await axe(page)
+export async function expectAccessible(page: Page, what = page.url(), include?: string[]): Promise<Result[]> {
+  const violations = await axe(page, include)
   const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
   if (grave.length > 0) expect.fail(`accessibility of ${what}: ${grave.length} serious or critical violation(s):\n${describeViolations(grave)}`)
   return violations
