@@ -136,7 +136,7 @@ export function QuickSearch({ opened, onClose }: { opened: boolean; onClose(): v
     </div>
   )
   return (
-    <Modal opened={opened} onClose={close} title={s.title} size="lg" data-testid="quick-search">
+    <Modal opened={opened} onClose={close} title={s.title} size="lg" data-testid="quick-search" closeButtonProps={{ 'aria-label': t.config.close }}>
       <Stack gap="xs">
         <TextInput
           data-autofocus
