@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Locator, Page } from 'playwright-core'
 import type { TestApp } from '../../../test/kit/app.js'
 import { expectAccessible } from '../../../test/kit/browser.js'
-import { clearRateLimits, context, launch, needConsole, signInAt, startWithAdmin } from './browser.js'
+import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Navigation-2026!'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
@@ -79,6 +79,8 @@ describe('console: the menu in sections and the quick search', function () {
       const first = await sections(page)
       expect(Object.keys(first)).to.deep.equal(['devices', 'identities', 'deviceAdmin', 'networkAccess', 'guestAccess', 'certificates', 'configTracking', 'logs', 'administration', 'plugins'])
       expect(Object.entries(first).filter(([, open]) => open).map(([id]) => id)).to.deep.equal(['networkAccess'])
+      const shown = c.width === 1280 && lang === 'en' // the screenshots docs/ui.md shows
+      if (shown) await screenshot(page, 'menu-sections')
 
       // (b) Every section opened, every link reached, seen whole above the footer, and clicked.
       await openMenu()
@@ -132,6 +134,7 @@ describe('console: the menu in sections and the quick search', function () {
       await input.fill('core-sw')
       const device = dialog.getByRole('option', { name: new RegExp(`^${DEVICE} · 10\\.99\\.0\\.1`) })
       await device.waitFor()
+      if (shown) await screenshot(page, 'quick-search')
       await expectAccessible(page, 'the quick search with a record found', ['[role="dialog"]'])
       await page.keyboard.press('ArrowDown')
       await page.keyboard.press('ArrowUp')
