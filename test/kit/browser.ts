@@ -11,6 +11,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { AxeResults, Result } from 'axe-core'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { MENU_STATE_KEY, SECTION_IDS } from '../../ui/src/components/menu-ids.js'
 import { skipBecause } from './skip.js'
 
 /** CHROMIUM_PATH when set (a path that does not exist skips the tests), else Debian's. */
@@ -30,10 +31,26 @@ export async function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
 }
 
-/** A fresh browser profile (no cookie, no language choice) in a language and at a size. */
-export async function context(browser: Browser, o: { locale: 'en-US' | 'ru-RU'; width?: number; height?: number }): Promise<BrowserContext> {
+/**
+ * A fresh browser profile (no cookie, no language choice) in a language and at a size. The console's
+ * menu has every section open (`menu: 'open'`, the default): the suites reach a screen by its link,
+ * wherever it is; `menu: 'fresh'` leaves the sections as a first visit finds them (only the current
+ * page's open), which console-navigation.test.ts tests.
+ */
+export async function context(browser: Browser, o: { locale: 'en-US' | 'ru-RU'; width?: number; height?: number; menu?: 'open' | 'fresh' }): Promise<BrowserContext> {
   const c = await browser.newContext({ locale: o.locale, viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, reducedMotion: 'reduce' })
   c.setDefaultTimeout(15_000)
+  if ((o.menu ?? 'open') === 'open') {
+    const opened = JSON.stringify(Object.fromEntries(SECTION_IDS.map((id) => [id, true])))
+    // Only when nothing is kept yet: what a test then opens or closes stays so, as for a user.
+    await c.addInitScript(([key, value]) => {
+      try {
+        if (localStorage.getItem(key) === null) localStorage.setItem(key, value)
+      } catch {
+        // about:blank and opaque origins have no storage: nothing to open there.
+      }
+    }, [MENU_STATE_KEY, opened] as const)
+  }
   return c
 }
 
@@ -57,12 +74,15 @@ function axeScript(): string {
 /**
  * axe-core's violations on the page as it is now (WCAG 2.x A and AA and best practices). The script
  * goes in through the DevTools protocol, not a <script> element, so a page's CSP (the portal allows
- * no inline script) does not stop it; it is injected again after each navigation.
+ * no inline script) does not stop it; it is injected again after each navigation. `include`: only
+ * within these CSS selectors (the menu, a dialog), not the page around them.
  */
-export async function axe(page: Page): Promise<Result[]> {
+export async function axe(page: Page, include?: string[]): Promise<Result[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeScript())
-  const results = (await page.evaluate(() =>
-    (window as unknown as { axe: { run(ctx: Document, o: unknown): Promise<unknown> } }).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] }),
+  const results = (await page.evaluate(
+    (within) =>
+      (window as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<unknown> } }).axe.run(within ? { include: within.map((sel) => [sel]) } : document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] }),
+    include ?? null,
   )) as AxeResults
   return results.violations
 }
@@ -73,8 +93,8 @@ export function describeViolations(violations: Result[]): string {
 }
 
 /** Fails on any serious or critical axe-core violation, listing them; answers the lesser ones. */
-export async function expectAccessible(page: Page, what = page.url()): Promise<Result[]> {
-  const violations = await axe(page)
+export async function expectAccessible(page: Page, what = page.url(), include?: string[]): Promise<Result[]> {
+  const violations = await axe(page, include)
   const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
   if (grave.length > 0) expect.fail(`accessibility of ${what}: ${grave.length} serious or critical violation(s):\n${describeViolations(grave)}`)
   return violations

@@ -25,6 +25,21 @@ export function usePath(): string {
   return p
 }
 
+/**
+ * A parameter of the address's query (`/devices?search=sw-core`), followed as it changes: the quick
+ * search opens a record with it, also on the page already shown (only the query changes then).
+ */
+export function useSearchParam(name: string): string | null {
+  const read = () => new URLSearchParams(location.search).get(name)
+  const [v, setV] = useState(read)
+  useEffect(() => {
+    const l = () => setV(new URLSearchParams(location.search).get(name))
+    listeners.add(l)
+    return () => void listeners.delete(l)
+  }, [name])
+  return v
+}
+
 export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
   const click = (e: MouseEvent<HTMLAnchorElement>) => {
     onClick?.(e)

@@ -46,7 +46,7 @@ export const TimeWindow = Type.Object(
 const ClientPrefixes = (d: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
     maxItems: MAX_CLIENT_PREFIXES,
-    description: `${d} IPv4 or IPv6 prefixes in CIDR form (\`10.1.0.0/16\`, \`2001:db8::/32\`; an address alone is one host), at most ${MAX_CLIENT_PREFIXES}: the request's source address (the NAS as the daemon sees it) must be inside one of them, narrowing WHERE. Stored canonical (\`2001:DB8::/32\` as \`2001:db8::/32\`), duplicates once. A prefix with host bits set (\`10.1.2.3/16\`) or an IPv4-mapped IPv6 one answers 422 at \`client_prefixes[i]\`.`,
+    description: `NAS address prefixes (the field keeps the name \`client_prefixes\`: renaming it would break API clients): the address of the network device (NAS) sending the request, not the user's terminal. ${d} IPv4 or IPv6 prefixes in CIDR form (\`10.1.0.0/16\`, \`2001:db8::/32\`; an address alone is one host), at most ${MAX_CLIENT_PREFIXES}: the request's source address (the NAS as the daemon sees it) must be inside one of them, narrowing WHERE. Stored canonical (\`2001:DB8::/32\` as \`2001:db8::/32\`), duplicates once. A prefix with host bits set (\`10.1.2.3/16\`) or an IPv4-mapped IPv6 one answers 422 at \`client_prefixes[i]\`.`,
   })
 
 const ProfileRef = (what: string) => Type.Optional(Nullable(Uuid({ description: what })))
@@ -113,7 +113,7 @@ export const AaaPolicyRuleResponse = Type.Object(
     tacacs_profile_name: RefName('Name of the TACACS+ profile.'),
     radius_profile_name: RefName('Name of the RADIUS profile.'),
     time_window: Nullable(TimeWindow),
-    client_prefixes: Type.Array(Type.String(), { description: 'Canonical CIDR prefixes the source address must be inside one of; empty: any source.' }),
+    client_prefixes: Type.Array(Type.String(), { description: 'NAS address prefixes: canonical CIDR prefixes the address of the NAS sending the request must be inside one of; empty: any NAS address.' }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },

@@ -125,7 +125,7 @@ export const PolicyTraceStep = Type.Object(
     position: Type.Integer({ minimum: 0 }),
     enabled: Type.Boolean(),
     matched: Type.Boolean(),
-    reason: Type.String({ description: 'Why the rule matched or not (`disabled`, `user is not alice`, `device core-sw1 is not in group branch`, `client 10.9.9.9 is not in 10.1.0.0/16`, `outside its time window Mon-Fri 08:00-18:00`, `matched: …`).' }),
+    reason: Type.String({ description: 'Why the rule matched or not (`disabled`, `user is not alice`, `device core-sw1 is not in group branch`, `NAS address 10.9.9.9 is not in 10.1.0.0/16`, `outside its time window Mon-Fri 08:00-18:00`, `matched: …`).' }),
   },
   { title: 'PolicyTraceStep', additionalProperties: false },
 )

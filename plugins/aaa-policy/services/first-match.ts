@@ -60,7 +60,7 @@ interface Prepared {
   /** A time window, and the whole step for a request outside it (nothing in it depends on the request). */
   readonly window: PolicyRuleView['time_window']
   readonly outsideWindow: Step | null
-  /** Client prefixes, parsed; null for none. Follows "client A": " is not in P, Q". */
+  /** The NAS address prefixes (the API's `client_prefixes`), parsed; null for none. Follows "NAS address A": " is not in P, Q". */
   readonly prefixes: Prefix[] | null
   readonly notFromHere: string
 }
@@ -110,14 +110,15 @@ function matchedReason(rule: PolicyRuleView, user: WalkUser, device: Device, req
   const who = rule.who.type === 'group' ? `user ${user.username} in group ${rule.who.group_name}` : rule.who.type === 'user' ? `user ${user.username}` : 'any user'
   const where =
     rule.where.type === 'device_group' ? `device ${device.name} in group ${rule.where.device_group_name}` : rule.where.type === 'device' ? `device ${device.name}` : 'any device'
-  const client = rule.client_prefixes?.length ? `, client ${request.sourceText} in ${rule.client_prefixes.join(', ')}` : ''
+  // "NAS address", not "client": a TACACS+ engineer reads client as the user's terminal; this is the device's (NAS's) address.
+  const client = rule.client_prefixes?.length ? `, NAS address ${request.sourceText} in ${rule.client_prefixes.join(', ')}` : ''
   const when = rule.time_window ? `, inside its time window ${rule.time_window.label}` : ''
   return `matched: ${who}, ${where}${client}${when}`
 }
 
 /**
  * Every rule tried, in order, into `trace`; the first one that matches, or null. A disabled rule is
- * skipped; WHO is checked before WHERE, then the client address, then the time window, so a rule
+ * skipped; WHO is checked before WHERE, then the NAS address, then the time window, so a rule
  * failing several gives the first one's reason. A rule whose conditions do not hold does not match
  * and the walk goes on, as in both daemons (the rendered condition is false, so no verdict).
  */
@@ -132,7 +133,7 @@ export function firstMatch(
 ): PolicyRuleView | null {
   const userPart = `user ${user.username}`
   const devicePart = `device ${device.name}`
-  const clientPart = `client ${request.sourceText}`
+  const clientPart = `NAS address ${request.sourceText}`
   const all = !request.relevantOnly
   // WHO: the rule's user is this one, or its group one of the user's, or it names nobody (the default rule).
   const concernsUser = (p: Prepared) => (p.whoUserId === null ? p.whoGroupId === null || groupIds.has(p.whoGroupId) : p.whoUserId === user.id)

@@ -114,7 +114,7 @@ describe('AAA policy rule conditions: API', () => {
     }
     const inside = await ask({ nas_ip: '10.1.7.9', at: monday(9) })
     expect(inside).to.deep.include({ decision: 'permit', rule: rule.name })
-    expect(inside.step.reason).to.equal(`matched: user ${user.username}, device ${device.name}, client 10.1.7.9 in 10.1.7.0/25, inside its time window Mon-Fri 08:00-18:00`)
+    expect(inside.step.reason).to.equal(`matched: user ${user.username}, device ${device.name}, NAS address 10.1.7.9 in 10.1.7.0/25, inside its time window Mon-Fri 08:00-18:00`)
     // 18:00 is outside (end exclusive), 17:59 inside; the default rule (no profile) then denies.
     const late = await ask({ nas_ip: '10.1.7.9', at: monday(18) })
     expect(late).to.deep.include({ decision: 'deny', rule: 'default' })
@@ -123,9 +123,9 @@ describe('AAA policy rule conditions: API', () => {
     // The client condition comes before the window in the trace.
     const far = await ask({ nas_ip: '10.1.7.200', at: monday(9) })
     expect(far).to.deep.include({ decision: 'deny', rule: 'default' })
-    expect(far.step.reason).to.equal('client 10.1.7.200 is not in 10.1.7.0/25')
+    expect(far.step.reason).to.equal('NAS address 10.1.7.200 is not in 10.1.7.0/25')
     // By device: its whole prefix (10.1.7.0/24) must be inside, and is not.
-    expect((await ask({ device_id: device.id, at: monday(9) })).step.reason).to.equal('client 10.1.7.0/24 is not in 10.1.7.0/25')
+    expect((await ask({ device_id: device.id, at: monday(9) })).step.reason).to.equal('NAS address 10.1.7.0/24 is not in 10.1.7.0/25')
     await t.admin('PUT', `${RULES}/${rule.id}`, { body: { client_prefixes: ['10.1.0.0/16'] } })
     expect((await ask({ device_id: device.id, at: monday(9) })).decision).to.equal('permit')
     // `at` takes an offset; a bad one is 422 at `at`.

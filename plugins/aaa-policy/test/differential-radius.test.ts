@@ -168,7 +168,7 @@ describe('radius differential: FreeRADIUS (radclient) and POST /aaa/policy/test 
           if (accepted) accepts[c.method]++
           if (accepted && /["\\\u0080-\uffff]/.test(c.password)) tally.awkward++
           // Answers a rule condition took part in: a rule skipped for its client prefixes or window, or matched with one.
-          if ((sim.trace as { reason: string }[]).some((s) => /^client |^outside its time window|, client |inside its time window/.test(s.reason))) tally.conditions++
+          if ((sim.trace as { reason: string }[]).some((s) => /^NAS address |^outside its time window|, NAS address |inside its time window/.test(s.reason))) tally.conditions++
           if (process.env.RADIUS_DIFF_VERBOSE) console.log(c.method, c.rightPassword, sim.decision, sim.reason)
           const want = sim.decision === 'permit' && c.rightPassword
           const daemonAttrs = reply.attributes.filter((a) => !PROTOCOL_ATTRIBUTES.test(a.name)).map(canonical)

@@ -203,6 +203,6 @@ describe('AAA policy e2e: rule conditions (time window, client prefixes) decided
     expect(out.trace[0]).to.deep.include({ name: 'w-out', matched: false })
     expect(out.trace[0].reason).to.match(/^outside its time window Mon-Sun \d\d:\d\d-\d\d:\d\d$/)
     const from = await policyTest({ protocol: 'radius', username: 'c-only', nas_ip: '127.0.0.1' })
-    expect(from.trace.find((s: any) => s.name === 'c-only').reason).to.equal('client 127.0.0.1 is not in 127.0.0.2/32, 2001:db8::/32')
+    expect(from.trace.find((s: any) => s.name === 'c-only').reason).to.equal('NAS address 127.0.0.1 is not in 127.0.0.2/32, 2001:db8::/32')
   })
 })

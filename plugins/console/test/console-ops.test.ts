@@ -68,7 +68,7 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     await page.getByRole('heading', { name: 'AAA policy', level: 1 }).waitFor()
     await page.getByRole('navigation').getByRole('link', { name: 'AAA logs' }).waitFor()
 
-    // A rule for alice on core-sw-1 with the netadmin profile; a bad client prefix first, refused under its input.
+    // A rule for alice on core-sw-1 with the netadmin profile; a bad NAS address prefix first, refused under its input.
     await page.getByRole('button', { name: 'Add rule' }).click()
     await page.locator('input[name="name"]').fill('alice-core')
     await pick(page, 'Who', 'alice')

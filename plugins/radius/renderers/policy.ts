@@ -49,7 +49,7 @@ export function timeCondition(spans: readonly { days: readonly number[]; from: n
 /** The request's source address (the NAS) inside one of the prefixes: `<=` holds for the prefix itself too (a /32). */
 export function clientCondition(prefixes: readonly string[]): string {
   const tests = prefixes.map((p) => {
-    if (!/^[0-9a-f.:]+\/[0-9]{1,3}$/.test(p)) throw new FreeradiusRenderError(`a client prefix ${JSON.stringify(p)} is not a CIDR prefix`)
+    if (!/^[0-9a-f.:]+\/[0-9]{1,3}$/.test(p)) throw new FreeradiusRenderError(`a NAS address prefix ${JSON.stringify(p)} is not a CIDR prefix`)
     // Present only for its own address family: an absent attribute compared is an error in FreeRADIUS 3.2 (a false reason in the log).
     const a = p.includes(':') ? '&Packet-Src-IPv6-Address' : '&Packet-Src-IP-Address'
     return `(${a} && ${a} <= ${p})`

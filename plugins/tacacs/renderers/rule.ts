@@ -43,7 +43,7 @@ function ruleTests(rule: PolicyRuleView): { all: string[]; anyOf: string[] } {
   // The NAS's address as the daemon sees the connection (session->ctx->device_addr); `client` would
   // be the rem_addr the NAS reports for its user, which is not what the API means.
   const prefixes = rule.client_prefixes ?? []
-  for (const p of prefixes) if (!CIDR.test(p)) throw new TacPlusNgRenderError(`rule ${rule.name}: client prefix ${JSON.stringify(p)} is not a CIDR prefix`)
+  for (const p of prefixes) if (!CIDR.test(p)) throw new TacPlusNgRenderError(`rule ${rule.name}: NAS address prefix ${JSON.stringify(p)} is not a CIDR prefix`)
   return { all, anyOf: prefixes.map((p) => `device.address == ${tacString(p)}`) }
 }
 

@@ -5,6 +5,7 @@ import updateFeed from './update-feed-en'
 import impact from './impact-en'
 import { auditEn } from './audit-en'
 import confirm from './confirm-en'
+import menu from './menu-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -115,7 +116,7 @@ const en = {
     title: 'AAA policy', add: 'Add rule', editTitle: 'Edit rule', rules: 'Rules, in evaluation order', name: 'Name', description: 'Description', enabled: 'Enabled',
     who: 'Who', where: 'Where', user: 'User', userGroup: 'User group', device: 'Device', deviceGroup: 'Device group', profiles: 'Profiles',
     tacacsProfile: 'TACACS+ profile', radiusProfile: 'RADIUS profile', denied: 'None: a match is denied',
-    clientPrefixes: 'Client prefixes', clientPrefixesHint: 'One a line (10.1.0.0/16); empty: any source address',
+    clientPrefixes: 'NAS address prefixes', clientPrefixesHint: 'One a line (10.1.0.0/16). Matched against the address of the network device (NAS) that sends the request, not the user\'s terminal; empty: any NAS address',
     default: 'default', disabled: 'disabled', anyone: 'anyone', anywhere: 'anywhere', up: 'Move up', down: 'Move down',
     moveHint: 'Drag a rule to move it, or focus its row and press Alt+↑ / Alt+↓. The first rule that matches decides.',
     moved: (n: string, p: number) => `${n} moved to position ${p}.`,
@@ -347,6 +348,7 @@ const en = {
   impact,
   auditWords: auditEn,
   confirm,
+  menu,
 }
 
 export default en

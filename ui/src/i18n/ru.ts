@@ -5,6 +5,7 @@ import updateFeed from './update-feed-ru'
 import impact from './impact-ru'
 import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
+import menu from './menu-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -115,7 +116,7 @@ const ru: Messages = {
     title: 'Политика AAA', add: 'Добавить правило', editTitle: 'Изменить правило', rules: 'Правила в порядке проверки', name: 'Имя', description: 'Описание', enabled: 'Включено',
     who: 'Кто', where: 'Где', user: 'Пользователь', userGroup: 'Группа пользователей', device: 'Устройство', deviceGroup: 'Группа устройств', profiles: 'Профили',
     tacacsProfile: 'Профиль TACACS+', radiusProfile: 'Профиль RADIUS', denied: 'Нет: совпадение запрещается',
-    clientPrefixes: 'Префиксы клиента', clientPrefixesHint: 'По одному в строке (10.1.0.0/16); пусто: любой адрес источника',
+    clientPrefixes: 'Префиксы адреса NAS', clientPrefixesHint: 'По одному в строке (10.1.0.0/16). С ними сравнивается адрес сетевого устройства (NAS), отправившего запрос, а не терминала пользователя; пусто: любой адрес NAS',
     default: 'по умолчанию', disabled: 'выключено', anyone: 'любой', anywhere: 'везде', up: 'Выше', down: 'Ниже',
     moveHint: 'Перетащите правило или выделите строку и нажмите Alt+↑ / Alt+↓. Решает первое совпавшее правило.',
     moved: (n, p) => `${n} перемещено на позицию ${p}.`,
@@ -347,6 +348,7 @@ const ru: Messages = {
   impact,
   auditWords: auditRu,
   confirm,
+  menu,
 }
 
 export default ru

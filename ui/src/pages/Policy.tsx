@@ -95,7 +95,11 @@ export function Policy() {
                           <Table.Td>{r.position + 1}</Table.Td>
                           <RuleNameCell rule={r} />
                           <Table.Td>{r.who_name ?? t.policy.anyone}</Table.Td>
-                          <Table.Td>{r.where_name ?? t.policy.anywhere}</Table.Td>
+                          <Table.Td>
+                            {r.where_name ?? t.policy.anywhere}
+                            {/* The condition narrows WHERE: shown under it, named for what it checks (the NAS's address). */}
+                            {r.client_prefixes.length > 0 && <Text size="xs" data-testid="rule-nas-prefixes">{t.policy.clientPrefixes}: {r.client_prefixes.join(', ')}</Text>}
+                          </Table.Td>
                           <Table.Td>
                             <Group gap={4}>
                               {r.tacacs_profile_name && <Badge size="sm" tt="none" styles={NOCUT} variant="light">{r.tacacs_profile_name}</Badge>}

@@ -6,10 +6,10 @@
 import { Anchor, Badge, Group, Select, Stack, Table, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { api } from '../api/client'
 import { useAuth, usePluginRuns } from '../auth'
-import { Link } from '../router'
+import { Link, useSearchParam } from '../router'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { options, useAllRoles, useAllUserGroups, type User } from './identity-data'
@@ -24,7 +24,14 @@ export function Users() {
   const auth = useAuth()
   const qc = useQueryClient()
   const [page, setPage] = useState(1)
-  const [search, setSearch] = useState('')
+  // ?search= (the quick search opens a record so): the list starts filtered to it, and follows it.
+  const wanted = useSearchParam('search')
+  const [search, setSearch] = useState(wanted ?? '')
+  useEffect(() => {
+    if (wanted === null) return
+    setSearch(wanted)
+    setPage(1)
+  }, [wanted])
   const [q] = useDebouncedValue(search, 250)
   const [f, setF] = useState<{ enabled: string | null; is_admin: string | null; source: string | null; group_id: string | null; role_id: string | null }>(() => ({
     enabled: null, is_admin: null, source: null, group_id: new URLSearchParams(location.search).get('group'), role_id: null,

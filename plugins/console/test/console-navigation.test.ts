@@ -1,0 +1,159 @@
+/**
+ * The console's menu in sections and its quick search (ui/src/components/NavMenu.tsx, QuickSearch.tsx),
+ * signed in as the admin with every plugin the console's suites load (and an example plugin's page),
+ * at 1280×800 and at 768 px (the menu a drawer), in English and in Russian:
+ * - a first visit opens only the current page's section;
+ * - every menu entry can be scrolled to and clicked, none under the footer (elementFromPoint at its
+ *   centre is the link itself) and none below the footer's top; after the click its section is open;
+ * - a section closed stays closed after a reload;
+ * - Ctrl+K finds a screen by its label and a device by its name, and Enter opens it (the device's
+ *   section opened again);
+ * - axe-core finds nothing serious or critical in the menu or the search dialog.
+ */
+import { expect } from 'chai'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Browser, Locator, Page } from 'playwright-core'
+import type { TestApp } from '../../../test/kit/app.js'
+import { expectAccessible } from '../../../test/kit/browser.js'
+import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+
+const PASSWORD = 'Portcullis-Navigation-2026!'
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
+const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'portal', 'ncm', 'console', path.join(ROOT, 'examples/console-pages/index.ts')]
+const DEVICE = 'core-sw-nav'
+/** The links a fully open menu shows the admin: the dashboard, the sections' 32 screens, My account. */
+const LINKS = 34
+
+const CASES = [
+  { locale: 'en-US', width: 1280, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules' },
+  { locale: 'ru-RU', width: 1280, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
+  { locale: 'en-US', width: 768, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules' },
+  { locale: 'ru-RU', width: 768, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
+] as const
+
+describe('console: the menu in sections and the quick search', function () {
+  this.timeout(600_000)
+  let t: TestApp
+  let browser: Browser
+  beforeEach(() => clearRateLimits(t))
+
+  before(async function () {
+    needConsole(this)
+    t = await startWithAdmin({ plugins: PLUGINS, env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' }, settings: { 'aaa-logs.ingest_enabled': false } }, PASSWORD)
+    const d = await t.admin('POST', '/api/v1/devices', { body: { name: DEVICE, address: '10.99.0.1' } })
+    expect(d.status, d.text).to.equal(201)
+    browser = await launch()
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.stop()
+  })
+
+  const nav = (page: Page) => page.getByRole('navigation', { name: /^(Menu|Меню)$/ })
+  /** Each section's id and whether it is open, as its button says. */
+  const sections = (page: Page) =>
+    page.locator('[data-menu-section]').evaluateAll((els) => Object.fromEntries(els.map((el) => [el.getAttribute('data-menu-section'), el.querySelector('button')?.getAttribute('aria-expanded') === 'true'])))
+  const sectionButton = (page: Page, id: string) => page.locator(`[data-menu-section="${id}"] > button`)
+  const pathIs = (page: Page, p: string) => page.waitForFunction((want) => location.pathname === want, p)
+
+  for (const c of CASES) {
+    const lang = c.locale.slice(0, 2)
+    const narrow = c.width < 992
+    it(`reaches every screen from the menu, keeps what is closed, and finds screens and devices with Ctrl+K (${lang}, ${c.width} px)`, async () => {
+      const page = await (await context(browser, { locale: c.locale, width: c.width, height: 800, menu: 'fresh' })).newPage()
+      // Below 992 px the menu is a drawer: opened by its button, settled (its slide done) before anything is measured.
+      const openMenu = async () => {
+        if (!narrow) return
+        if ((await page.locator('nav[inert]').count()) > 0) await page.getByRole('button', { name: c.menu, exact: true }).click()
+        await page.waitForFunction(() => {
+          const n = document.querySelector('nav')
+          return !!n && !n.hasAttribute('inert') && Math.abs(n.getBoundingClientRect().left) < 0.5 && n.getAnimations({ subtree: false }).length === 0
+        })
+      }
+
+      // (a) A first visit opens the current page's section only.
+      await signInAt(page, t.url + '/nac/sessions', 'admin', PASSWORD)
+      await sectionButton(page, 'networkAccess').and(page.locator('[aria-expanded="true"]')).waitFor({ state: 'attached' })
+      await sectionButton(page, 'plugins').waitFor({ state: 'attached' }) // once the example plugin's page is listed
+      const first = await sections(page)
+      expect(Object.keys(first)).to.deep.equal(['devices', 'identities', 'deviceAdmin', 'networkAccess', 'guestAccess', 'certificates', 'configTracking', 'logs', 'administration', 'plugins'])
+      expect(Object.entries(first).filter(([, open]) => open).map(([id]) => id)).to.deep.equal(['networkAccess'])
+      const shown = c.width === 1280 && lang === 'en' // the screenshots docs/ui.md shows
+      if (shown) await screenshot(page, 'menu-sections')
+
+      // (b) Every section opened, every link reached, seen whole above the footer, and clicked.
+      await openMenu()
+      for (const id of Object.keys(first)) if (!first[id]) await sectionButton(page, id).click()
+      const links = nav(page).getByRole('link')
+      expect(await links.count()).to.equal(LINKS)
+      await expectAccessible(page, 'the menu, every section open', ['nav'])
+      for (let i = 0; i < LINKS; i++) {
+        await openMenu()
+        const link: Locator = links.nth(i)
+        await link.scrollIntoViewIfNeeded()
+        const seen = await link.evaluate((el) => {
+          const r = el.getBoundingClientRect()
+          const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+          const footer = document.querySelector('footer')!.getBoundingClientRect()
+          return { label: el.textContent, href: el.getAttribute('href')!, onTop: !!at && el.contains(at), at: at?.outerHTML.slice(0, 120), above: r.bottom <= footer.top + 0.5 }
+        })
+        expect(seen.onTop, `${seen.label}: covered by ${seen.at}`).to.equal(true)
+        expect(seen.above, `${seen.label}: under the footer`).to.equal(true)
+        await link.click()
+        await pathIs(page, seen.href)
+        expect(await link.getAttribute('aria-current'), seen.label ?? '').to.equal('page')
+        const section = await link.evaluate((el) => el.closest('[data-menu-section]')?.querySelector('button')?.getAttribute('aria-expanded') ?? 'none')
+        expect(section, `the section of ${seen.label} after navigating`).to.be.oneOf(['true', 'none'])
+      }
+
+      // (c) Sections closed stay closed after a reload (the others as they were).
+      await openMenu()
+      for (const id of ['devices', 'identities']) await sectionButton(page, id).click()
+      await page.reload()
+      await sectionButton(page, 'plugins').waitFor({ state: 'attached' })
+      const reloaded = await sections(page)
+      expect(reloaded.devices, 'network devices, closed before the reload').to.equal(false)
+      expect(reloaded.identities, 'identities, closed before the reload').to.equal(false)
+      expect(reloaded.networkAccess, 'network access, left open').to.equal(true)
+
+      // (d) Ctrl+K: a screen by its label, Enter opens it.
+      await page.keyboard.press('Control+k')
+      const dialog = page.getByRole('dialog', { name: c.search })
+      const input = dialog.getByRole('combobox')
+      await input.waitFor()
+      expect(await input.evaluate((el) => el === document.activeElement), 'the input has the focus').to.equal(true)
+      await input.fill(c.screenQuery)
+      await dialog.getByRole('option', { name: c.screen, selected: true }).waitFor()
+      await page.keyboard.press('Enter')
+      await pathIs(page, '/nac/profiling-rules')
+      await dialog.waitFor({ state: 'detached' })
+
+      // A device by its name (asked of the server once typing pauses); ↑/↓ move, Escape closes.
+      await page.keyboard.press('Control+k')
+      await input.fill('core-sw')
+      const device = dialog.getByRole('option', { name: new RegExp(`^${DEVICE} · 10\\.99\\.0\\.1`) })
+      await device.waitFor()
+      if (shown) await screenshot(page, 'quick-search')
+      await expectAccessible(page, 'the quick search with a record found', ['[role="dialog"]'])
+      await page.keyboard.press('ArrowDown')
+      await page.keyboard.press('ArrowUp')
+      expect(await device.getAttribute('aria-selected')).to.equal('true')
+      await page.keyboard.press('Escape')
+      await dialog.waitFor({ state: 'detached' })
+      expect(new URL(page.url()).pathname, 'Escape opens nothing').to.equal('/nac/profiling-rules')
+      // The header's button opens it too (for the mouse), and Enter opens the device in its list.
+      await page.getByTestId('quick-search-open').click()
+      await input.fill(DEVICE)
+      await device.waitFor()
+      await page.keyboard.press('Enter')
+      await pathIs(page, '/devices')
+      expect(new URL(page.url()).searchParams.get('search')).to.equal(DEVICE)
+      await page.getByTestId('devices-table').getByRole('row', { name: new RegExp(DEVICE) }).waitFor()
+      // The device's section, closed at (c), is the current page's: open; identities stay closed.
+      await sectionButton(page, 'devices').and(page.locator('[aria-expanded="true"]')).waitFor({ state: 'attached' })
+      expect((await sections(page)).identities).to.equal(false)
+      await page.context().close()
+    })
+  }
+})
