@@ -14,7 +14,7 @@ import { expect } from 'chai'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Locator, Page } from 'playwright-core'
-import type { TestApp } from '../../../test/kit/app.js'
+import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { expectAccessible } from '../../../test/kit/browser.js'
 import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
@@ -32,7 +32,8 @@ const CASES = [
   { locale: 'ru-RU', width: 768, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
 ] as const
 
-describe('console: the menu in sections and the quick search', function () {
+// A browser run is engine-independent: once per npm test, in the embedded run (docs/testing.md).
+;(runsOn('embedded') ? describe : describe.skip)('console: the menu in sections and the quick search', function () {
   this.timeout(600_000)
   let t: TestApp
   let browser: Browser
