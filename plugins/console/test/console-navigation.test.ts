@@ -106,6 +106,15 @@ const CASES = [
         expect(await link.getAttribute('aria-current'), seen.label ?? '').to.equal('page')
         const section = await link.evaluate((el) => el.closest('[data-menu-section]')?.querySelector('button')?.getAttribute('aria-expanded') ?? 'none')
         expect(section, `the section of ${seen.label} after navigating`).to.be.oneOf(['true', 'none'])
+        // The skip link works on every screen: Enter on it puts the focus on the page's content, twice in a row.
+        if (shown) {
+          for (let k = 0; k < 2; k++) {
+            await page.locator('a.skip-link').focus()
+            await page.keyboard.press('Enter')
+            await page.waitForFunction(() => document.activeElement?.id === 'main')
+          }
+          expect(await page.evaluate(() => location.hash), seen.label ?? '').to.equal('')
+        }
       }
 
       // (c) Sections closed stay closed after a reload (the others as they were).

@@ -6,7 +6,7 @@
 import { AppShell, Burger, Button, Group, ScrollArea, Text, VisuallyHidden } from '@mantine/core'
 import { useDisclosure, useMediaQuery } from '@mantine/hooks'
 import { useQuery } from '@tanstack/react-query'
-import type { ReactNode } from 'react'
+import type { MouseEvent, ReactNode } from 'react'
 import { readiness } from '../api/client'
 import { useAuth } from '../auth'
 import { useI18n } from '../i18n'
@@ -29,7 +29,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group wrap="nowrap">
-            <a href="#main" className="skip-link">{t.app.skip}</a>
+            <a href="#main" className="skip-link" onClick={skipToMain}>{t.app.skip}</a>
             <Burger opened={opened} onClick={toggle} hiddenFrom="md" size="sm" aria-label={t.app.menu} />
             <Text fw={700} size="lg">{t.app.title}</Text>
           </Group>
@@ -62,4 +62,13 @@ export function Layout({ children }: { children: ReactNode }) {
       </AppShell.Footer>
     </AppShell>
   )
+}
+
+/**
+ * The skip link moves the focus to the page's content itself: following `#main` would leave the
+ * hash in the URL, and a second use on the same screen would not move the focus at all.
+ */
+function skipToMain(e: MouseEvent<HTMLAnchorElement>) {
+  e.preventDefault()
+  document.getElementById('main')?.focus()
 }
