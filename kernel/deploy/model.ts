@@ -2,6 +2,7 @@
 import { defineError, defineServerOption, defineSetting, Type, type RowOf } from '../../sdk/index.js'
 import type { DeploysTable } from '../db/tables.js'
 import { shownFileRecords, type FileRecord, type ShownFileRecord } from './files.js'
+import type { DaemonRefusal } from './failed.js'
 
 export const DeployErrors = {
   checkFailed: defineError(422, 'DEPLOY_CHECK_FAILED', 'core:deploy.check_failed'),
@@ -15,6 +16,17 @@ export const DeployErrors = {
   inProgress: defineError(409, 'DEPLOY_IN_PROGRESS', 'core:deploy.in_progress'),
   /** `vars.list`: the NamedRevocation[] (revocations.ts) the route words in the caller's language. */
   rollbackRevokesAccess: defineError(409, 'DEPLOY_ROLLBACK_REVOKES_ACCESS', 'core:deploy.rollback_revokes_access'),
+}
+
+/**
+ * The 422 of a refused deploy (failed.ts): about the first daemon whose check failed (else the first
+ * that could not be checked), with every daemon's result in `vars.results`; the route words the
+ * others in the caller's language into `vars.others` (empty for the command line).
+ */
+export function refusalError(results: DaemonRefusal[]) {
+  const first = results.find((r) => r.reason === 'check_failed') ?? results.find((r) => r.reason === 'check_skipped')!
+  const make = first.reason === 'check_failed' ? DeployErrors.checkFailed : DeployErrors.checkSkipped
+  return make({ field: 'daemon', vars: { daemon: first.daemon, output: first.output.slice(0, 4000), others: '', results: results.filter((r) => r !== first) } })
 }
 
 /** A server option, not a setting: it names programs the server runs, so only the server's configuration may set it. */
@@ -60,7 +72,8 @@ export const deploySettings = [keepReleasesSetting, lockWaitSetting, allowUnchec
 export type DeployRow = RowOf<typeof DeploysTable>
 export type DeployStatus = DeployRow['status']
 
-export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of' | 'files' | 'manifest'> {
+export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of' | 'files' | 'manifest' | 'blocked_by'> {
+  blocked_by: string[]
   /** The hash and size of each file as the views show it (masked): never of the file on disk. */
   files: ShownFileRecord[]
   created_at: string
@@ -76,6 +89,7 @@ export const toView = (r: DeployRow): DeployView => {
   return {
     ...rest,
     files: shownFileRecords(rowFiles(r)),
+    blocked_by: r.blocked_by ? r.blocked_by.split(',') : [],
     created_at: new Date(r.created_at).toISOString(),
     activated_at: r.activated_at ? new Date(r.activated_at).toISOString() : null,
   }
