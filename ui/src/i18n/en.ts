@@ -4,6 +4,7 @@ import ncm from './ncm-en'
 import updateFeed from './update-feed-en'
 import impact from './impact-en'
 import confirm from './confirm-en'
+import deployFailure from './deploy-failure-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -344,6 +345,7 @@ const en = {
   updateFeed,
   impact,
   confirm,
+  deployFailure,
 }
 
 export default en

@@ -4,6 +4,7 @@ import ncm from './ncm-ru'
 import updateFeed from './update-feed-ru'
 import impact from './impact-ru'
 import confirm from './confirm-ru'
+import deployFailure from './deploy-failure-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -344,6 +345,7 @@ const ru: Messages = {
   updateFeed,
   impact,
   confirm,
+  deployFailure,
 }
 
 export default ru

@@ -17,12 +17,14 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { DeployNodesTable } from './ClusterNodes'
+import { CheckOutput, useFailureLine } from './DeployFailure'
 
 const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
 export const STATUS_COLOR = { active: 'green', failed: 'red', pending: 'blue', superseded: 'gray', rolled_back: 'orange' } as const
 
 export function DeployDetails({ id, onClose }: { id: string | null; onClose(): void }) {
   const { t, language } = useI18n()
+  const failureLine = useFailureLine()
   const deploy = useQuery({
     queryKey: ['deploys', 'one', id],
     queryFn: () => api.get('/api/v1/deploys/{deploy_id}', { params: { deploy_id: id! } }),
@@ -46,6 +48,7 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
       {d && (
         <Stack data-testid="deploy-details">
           <Badge color={STATUS_COLOR[d.status]} size="lg">{t.deploys.status[d.status]}</Badge>
+          {failureLine(d) && <Text data-testid="deploy-failure-reason">{failureLine(d)}</Text>}
           <Table withRowBorders={false} verticalSpacing={2} layout="fixed">
             <Table.Tbody>
               {meta.filter(([, v]) => v).map(([k, v]) => <Table.Tr key={k}><Table.Th w={170}>{k}</Table.Th><Table.Td style={{ overflowWrap: 'anywhere' }}>{v}</Table.Td></Table.Tr>)}
@@ -76,7 +79,7 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
           </Table.ScrollContainer>
           <Text size="sm" c="dimmed">{t.deploys.maskedHashes}</Text>
           <Title order={3} size="h5">{t.deploys.check}: {checked}</Title>
-          {d.check_output && <Code block style={WRAP} data-testid="check-output">{d.check_output}</Code>}
+          {d.check_output && <CheckOutput output={d.check_output} />}
           <Title order={3} size="h5">{t.deploys.reload}: {d.reload_status ? t.deploys.reloadStatus[d.reload_status] : t.common.none}</Title>
           {d.reload_output ? <Code block style={WRAP} data-testid="reload-output">{d.reload_output}</Code> : <Text size="sm" c="dimmed">{t.deploys.noOutput}</Text>}
         </Stack>
