@@ -22,8 +22,8 @@ const FREERADIUS_PRESENT = spawnSync('sh', ['-c', 'command -v freeradius']).stat
 if (!FREERADIUS_PRESENT) console.log('      skipped: the console after a refused deploy (FreeRADIUS 3.2, Debian: freeradius, is not installed)')
 
 const CASES = [
-  { locale: 'en-US', deployAll: 'Deploy all', only: 'Deploy freeradius only', line: 'Not activated: the check of tac_plus-ng failed in the same deploy; deploy freeradius alone to activate it', failed: 'Deploy of tac_plus-ng failed', reason: 'The check of tac_plus-ng failed', detail: 'freeradius passed its check but was not activated' },
-  { locale: 'ru-RU', deployAll: 'Развернуть всё', only: 'Развернуть только freeradius', line: 'Не активирован: в том же развёртывании не прошла проверка tac_plus-ng; разверните freeradius отдельно, чтобы активировать его', failed: 'Развёртывание tac_plus-ng не удалось', reason: 'Проверка tac_plus-ng не пройдена', detail: 'freeradius прошёл проверку, но не активирован' },
+  { locale: 'en-US', checkFailed: 'Configuration check: failed', deployAll: 'Deploy all', only: 'Deploy freeradius only', line: 'Not activated: the check of tac_plus-ng failed in the same deploy; deploy freeradius alone to activate it', failed: 'Deploy of tac_plus-ng failed', reason: 'The check of tac_plus-ng failed', detail: 'freeradius passed its check but was not activated' },
+  { locale: 'ru-RU', checkFailed: 'Проверка конфигурации: не пройдена', deployAll: 'Развернуть всё', only: 'Развернуть только freeradius', line: 'Не активирован: в том же развёртывании не прошла проверка tac_plus-ng; разверните freeradius отдельно, чтобы активировать его', failed: 'Развёртывание tac_plus-ng не удалось', reason: 'Проверка tac_plus-ng не пройдена', detail: 'freeradius прошёл проверку, но не активирован' },
 ] as const
 
 ;(FREERADIUS_PRESENT ? describe : describe.skip)('console: a deploy refused by one daemon\'s check', function () {
@@ -88,6 +88,7 @@ const CASES = [
       const one = (await t.admin('GET', `/api/v1/deploys/${id}`)).body
       expect(one).to.include({ daemon: 'tac_plus-ng', status: 'failed', failure_reason: 'check_failed' })
       await page.getByTestId('deploy-failure-reason').getByText(c.reason).waitFor()
+      await page.getByTestId('deploy-details').getByText(c.checkFailed, { exact: true }).waitFor()
       // The output folded under its first meaningful line (the checker's first line is blank).
       const folded = page.getByTestId('check-output-folded')
       expect((await folded.locator('summary').textContent()) ?? '').to.include("tac_plus-ng.cfg:3: unrecognized keyword 'bogus'")

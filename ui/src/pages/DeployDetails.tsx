@@ -35,7 +35,8 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
   const d = deploy.data
   const nodes = d?.nodes ?? null
   const missing = nodes?.filter((n) => n.state === 'behind' || n.state === 'failed') ?? []
-  const checked = !d ? '' : d.checked === true ? t.deploys.checkPassed : d.checked === false ? t.deploys.checkFailed : t.deploys.notChecked
+  // `checked: true` says only that the check ran: a release refused by its own check says failed.
+  const checked = !d ? '' : d.failure_reason === 'check_failed' ? t.deploys.checkFailed : d.checked === true ? t.deploys.checkPassed : d.checked === false ? t.deploys.checkFailed : t.deploys.notChecked
   const meta: [string, string | null][] = d
     ? [
         [t.dashboard.daemon, d.daemon], [t.dashboard.release, d.release], [t.deploys.node, d.node_id], [t.dashboard.who, d.actor_name],
