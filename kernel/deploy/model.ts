@@ -1,5 +1,5 @@
 /** The deploy pipeline's record: its errors, settings, rows and the views the routes answer. */
-import { defineError, defineServerOption, defineSetting, Type, type RowOf } from '../../sdk/index.js'
+import { defineError, defineServerOption, defineSetting, isPortcullisError, Type, type RowOf } from '../../sdk/index.js'
 import type { DeploysTable } from '../db/tables.js'
 import { shownFileRecords, type FileRecord, type ShownFileRecord } from './files.js'
 import type { DaemonRefusal } from './failed.js'
@@ -27,6 +27,25 @@ export function refusalError(results: DaemonRefusal[]) {
   const first = results.find((r) => r.reason === 'check_failed') ?? results.find((r) => r.reason === 'check_skipped')!
   const make = first.reason === 'check_failed' ? DeployErrors.checkFailed : DeployErrors.checkSkipped
   return make({ field: 'daemon', vars: { daemon: first.daemon, output: first.output.slice(0, 4000), others: '', results: results.filter((r) => r !== first) } })
+}
+
+/** The first line of a checker's output that says something (blank lines do not), shortened for a sentence. */
+const firstLine = (output: string) => {
+  const line = output.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? ''
+  return line.length > 300 ? line.slice(0, 299) + '…' : line
+}
+
+/**
+ * A refused deploy's error with the other daemons' results worded into `vars.others` by `t` (the
+ * route's language, the command line's English); any other error as it is.
+ */
+export function withRefusals(e: unknown, t: (key: string, vars: Record<string, unknown>) => string): unknown {
+  if (!isPortcullisError(e) || (e.code !== DeployErrors.checkFailed.code && e.code !== DeployErrors.checkSkipped.code)) return e
+  const results = (e.vars.results ?? []) as DaemonRefusal[]
+  if (!results.length) return e
+  const line = (r: DaemonRefusal) => t(`core:deploy.result.${r.reason}`, { daemon: r.daemon, output: firstLine(r.output), blocked_by: r.blocked_by.join(', ') })
+  const others = t('core:deploy.results', { list: results.map(line).join('; ') })
+  return (e.code === DeployErrors.checkFailed.code ? DeployErrors.checkFailed : DeployErrors.checkSkipped)({ field: e.field, vars: { ...e.vars, others } })
 }
 
 /** A server option, not a setting: it names programs the server runs, so only the server's configuration may set it. */

@@ -1,16 +1,10 @@
 /** The deploy API: deploy (or dry run), history, one deploy, rollback. See docs/deploy.md. */
 import { defineRoute, ErrorBody, isPortcullisError, listQuery, Nullable, OptionalText, paginate, Paginated, reply, StringEnum, Type, Uuid } from '../../sdk/index.js'
-import { DeployErrors, toView, type DeployService } from './service.js'
+import { DeployErrors, toView, withRefusals, type DeployService } from './service.js'
 import type { NamedRevocation } from './revocations.js'
 import { withArrival } from '../cluster/view.js'
 import { DeployImpact } from './impact.js'
-import type { DaemonRefusal } from './failed.js'
 
-/** The first line of a checker's output that says something (not blank, not a bare banner), shortened for a sentence. */
-const firstLine = (output: string) => {
-  const line = output.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? ''
-  return line.length > 300 ? line.slice(0, 299) + '…' : line
-}
 
 const FileRecord = Type.Object(
   {
@@ -140,12 +134,7 @@ export const deployRoutes = (svc: DeployService) => [
         return reply({ status: 201, body: { deploys } })
       } catch (e) {
         // The other daemons' results in the caller's language (the service knows none): the envelope has `detail` only.
-        if (!isPortcullisError(e) || (e.code !== DeployErrors.checkFailed.code && e.code !== DeployErrors.checkSkipped.code)) throw e
-        const results = (e.vars.results ?? []) as DaemonRefusal[]
-        if (!results.length) throw e
-        const line = (r: DaemonRefusal) => req.t(`core:deploy.result.${r.reason}`, { daemon: r.daemon, output: firstLine(r.output), blocked_by: r.blocked_by.join(', ') })
-        const others = req.t('core:deploy.results', { list: results.map(line).join('; ') })
-        throw (e.code === DeployErrors.checkFailed.code ? DeployErrors.checkFailed : DeployErrors.checkSkipped)({ field: e.field, vars: { ...e.vars, others } })
+        throw withRefusals(e, req.t)
       }
     },
   }),
