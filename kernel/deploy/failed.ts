@@ -44,6 +44,8 @@ export interface DaemonRefusal {
   output: string
   /** For `not_activated`: the daemons whose check stopped the deploy. */
   blocked_by: string[]
+  /** Whether its own check ran (null: none is configured, or it was let through unchecked): the sentence says "passed" only when it did. */
+  checked: boolean | null
 }
 
 /** Per staged release, why the deploy activates none of them; null when the deploy goes on. */
@@ -52,7 +54,7 @@ export function refusals(staged: StagedRelease[], allowUnchecked: boolean): Daem
   const stops = (s: StagedRelease): RefusalReason | null => (!s.check.ok ? 'check_failed' : !allowUnchecked && s.check.unchecked ? 'check_skipped' : null)
   const blockers = staged.filter((s) => stops(s) !== null).map((s) => s.daemon)
   if (!blockers.length) return null
-  return staged.map((s) => ({ daemon: s.daemon, reason: stops(s) ?? 'not_activated', output: s.check.output, blocked_by: stops(s) ? [] : blockers }))
+  return staged.map((s) => ({ daemon: s.daemon, reason: stops(s) ?? 'not_activated', output: s.check.output, blocked_by: stops(s) ? [] : blockers, checked: s.check.checked }))
 }
 
 /** The row's check_output: the checker's text, after a line saying why (English, as the checkers' own text is). */

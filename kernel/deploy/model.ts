@@ -43,7 +43,7 @@ export function withRefusals(e: unknown, t: (key: string, vars: Record<string, u
   if (!isPortcullisError(e) || (e.code !== DeployErrors.checkFailed.code && e.code !== DeployErrors.checkSkipped.code)) return e
   const results = (e.vars.results ?? []) as DaemonRefusal[]
   if (!results.length) return e
-  const line = (r: DaemonRefusal) => t(`core:deploy.result.${r.reason}`, { daemon: r.daemon, output: firstLine(r.output), blocked_by: r.blocked_by.join(', ') })
+  const line = (r: DaemonRefusal) => t(`core:deploy.result.${r.reason === 'not_activated' && r.checked !== true ? 'not_activated_unchecked' : r.reason}`, { daemon: r.daemon, output: firstLine(r.output), blocked_by: r.blocked_by.join(', ') })
   const others = t('core:deploy.results', { list: results.map(line).join('; ') })
   return (e.code === DeployErrors.checkFailed.code ? DeployErrors.checkFailed : DeployErrors.checkSkipped)({ field: e.field, vars: { ...e.vars, others } })
 }

@@ -100,6 +100,7 @@ export default {
       check_failed: '{{daemon}} failed its check too ({{output}})',
       check_skipped: '{{daemon}} could not be checked ({{output}})',
       not_activated: '{{daemon}} passed its check but was not activated because the check of {{blocked_by}} did not pass; deploy {{daemon}} alone to activate it',
+      not_activated_unchecked: '{{daemon}}, not checked (no check ran for it), was not activated because the check of {{blocked_by}} did not pass; deploy {{daemon}} alone to activate it',
     },
     check_skipped: 'The configuration of {{daemon}} could not be checked ({{output}}); nothing was deployed. Install the daemon\'s binary (or point its server option at it), or let an administrator set deploy.allow_unchecked to deploy without the check.{{others}}',
     daemon_unknown: 'No renderer produces configuration for daemon "{{daemon}}" (known: {{known}}).',

@@ -39,7 +39,7 @@ describe('deploy guards', function () {
         'The configuration of tac_plus-ng could not be checked (/nonexistent/tac_plus-ng not found: check skipped); nothing was deployed. Install the daemon\'s binary (or point its server option at it), or let an administrator set deploy.allow_unchecked to deploy without the check. The other daemons of this deploy: ',
       ), r.body.detail)
       // Each other daemon's result (test/deploy/deploy-results.test.ts has the whole of it).
-      expect(r.body.detail).to.include('secretd passed its check but was not activated because the check of tac_plus-ng did not pass; deploy secretd alone to activate it')
+      expect(r.body.detail).to.include('secretd, not checked (no check ran for it), was not activated because the check of tac_plus-ng did not pass; deploy secretd alone to activate it')
       for (const daemon of ['tac_plus-ng', 'brokend', 'secretd']) expect(current(t.dataDir, daemon), daemon).to.equal(null)
       const rows = (await t.admin('GET', '/api/v1/deploys?daemon=tac_plus-ng')).body.items
       expect(rows).to.have.length(1)

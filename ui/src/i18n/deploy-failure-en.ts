@@ -9,7 +9,7 @@ const deployFailure = {
   },
   /** The button offered after "Deploy all" was refused because of another daemon. */
   deployOnly: (d: string) => `Deploy ${d} only`,
-  suggestion: (ds: string, by: string) => `${ds} passed ${ds.includes(',') ? 'their checks' : 'its check'}; only the check of ${by} stopped the deploy.`,
+  suggestion: (ds: string, by: string) => `Only the check of ${by} stopped the deploy; ${ds} can be deployed alone.`,
   /** The summary of a folded check output. */
   outputOf: (lines: number) => `${lines} line${lines === 1 ? '' : 's'}`,
   dashboardReason: { check_failed: 'check failed', check_skipped: 'check could not run', not_activated: 'not activated (another check failed)', interrupted: 'interrupted', reload: 'reload failed' },

@@ -9,7 +9,7 @@ const deployFailure: DeployFailureMessages = {
     interrupted: () => 'Прервано до активации',
   },
   deployOnly: (d) => `Развернуть только ${d}`,
-  suggestion: (ds, by) => `${ds}: проверка пройдена; развёртывание остановила только проверка ${by}.`,
+  suggestion: (ds, by) => `Развёртывание остановила только проверка ${by}; ${ds} можно развернуть отдельно.`,
   outputOf: (lines) => `строк: ${lines}`,
   dashboardReason: { check_failed: 'проверка не пройдена', check_skipped: 'проверку не удалось выполнить', not_activated: 'не активирован (не прошла другая проверка)', interrupted: 'прервано', reload: 'перезагрузка не удалась' },
 }
