@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url'
 import { isPortcullisError, type CliIo } from '../sdk/index.js'
 import { startApp, type App } from './app.js'
 import { BootError } from './boot-error.js'
+import { withRefusals } from './deploy/model.js'
 import { kernelCommands } from './cli/commands.js'
 import { loadConfig } from './config.js'
 import { createTranslator } from './i18n.js'
@@ -125,7 +126,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     }
     // A coded error, in English, with the plugins' messages too.
     if (isPortcullisError(e)) {
-      process.stderr.write(`portcullis: ${e.code}: ${i18n.t('en', e.messageKey, e.vars)}\n`)
+      // A refused deploy names each other daemon's result, as the API does (deploy/model.ts).
+      const coded = withRefusals(e, (key, vars) => i18n.t('en', key, vars)) as typeof e
+      process.stderr.write(`portcullis: ${coded.code}: ${i18n.t('en', coded.messageKey, coded.vars)}\n`)
       return 1
     }
     throw e

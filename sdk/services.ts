@@ -131,6 +131,10 @@ export interface AuditEntry {
   resourceId?: string | null
   before?: unknown
   after?: unknown
+  /** `failure` for an attempt that was refused (a deploy whose check failed); `success` when absent. */
+  outcome?: 'success' | 'failure'
+  /** For a failure: a short code (at most 32 characters), e.g. `check_failed`. */
+  reason?: string | null
 }
 
 export interface AuditService {

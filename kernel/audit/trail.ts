@@ -70,6 +70,8 @@ export function createAuditTrail(knex: Knex): AuditTrail {
         before: entry.before === undefined ? null : jsonText(redact(entry.before)),
         after: entry.after === undefined ? null : jsonText(redact(entry.after)),
         request_id: ctx.requestId ?? null,
+        // A refused change (a deploy whose check failed) is a failure, not the column's default success.
+        ...(entry.outcome ? { outcome: entry.outcome, reason: clip(entry.reason, REASON_MAX) } : {}),
         ...clientColumns(ctx.client),
       })
     },

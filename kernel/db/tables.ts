@@ -1,7 +1,7 @@
 /**
  * The kernel's own tables as its code reads them (see sdk/tables.ts): the row
  * types knex's table typings use, checked against the database at every boot.
- * Each declaration follows the kernel migrations (migrations/0001 to 0011):
+ * Each declaration follows the kernel migrations (migrations/0001 to 0012):
  * `t.string` is varchar, nullable unless the migration says notNullable,
  * defaulted where the migration gives a default.
  */
@@ -189,6 +189,10 @@ export const DeploysTable = defineTable('deploys', {
   activated_at: column.timestamp().nullable(),
   /** The renderers that wrote the release and the snapshot it was rendered from (deploy/store.ts). */
   manifest: column.jsonb<unknown>().nullable(),
+  /** Why a failed release was not activated (migrations/0012, deploy/failed.ts); null otherwise. */
+  failure_reason: column.varchar<'check_failed' | 'check_skipped' | 'not_activated' | 'interrupted'>().nullable(),
+  /** For `not_activated`: the daemons of the same deploy whose check stopped it, comma separated. */
+  blocked_by: column.varchar().nullable(),
 })
 
 /** One row, `deploy`: free when `token` is null (deploy/lock.ts). */

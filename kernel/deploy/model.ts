@@ -1,7 +1,8 @@
 /** The deploy pipeline's record: its errors, settings, rows and the views the routes answer. */
-import { defineError, defineServerOption, defineSetting, Type, type RowOf } from '../../sdk/index.js'
+import { defineError, defineServerOption, defineSetting, isPortcullisError, Type, type RowOf } from '../../sdk/index.js'
 import type { DeploysTable } from '../db/tables.js'
 import { shownFileRecords, type FileRecord, type ShownFileRecord } from './files.js'
+import type { DaemonRefusal } from './failed.js'
 
 export const DeployErrors = {
   checkFailed: defineError(422, 'DEPLOY_CHECK_FAILED', 'core:deploy.check_failed'),
@@ -15,6 +16,36 @@ export const DeployErrors = {
   inProgress: defineError(409, 'DEPLOY_IN_PROGRESS', 'core:deploy.in_progress'),
   /** `vars.list`: the NamedRevocation[] (revocations.ts) the route words in the caller's language. */
   rollbackRevokesAccess: defineError(409, 'DEPLOY_ROLLBACK_REVOKES_ACCESS', 'core:deploy.rollback_revokes_access'),
+}
+
+/**
+ * The 422 of a refused deploy (failed.ts): about the first daemon whose check failed (else the first
+ * that could not be checked), with every daemon's result in `vars.results`; the route words the
+ * others in the caller's language into `vars.others` (empty for the command line).
+ */
+export function refusalError(results: DaemonRefusal[]) {
+  const first = results.find((r) => r.reason === 'check_failed') ?? results.find((r) => r.reason === 'check_skipped')!
+  const make = first.reason === 'check_failed' ? DeployErrors.checkFailed : DeployErrors.checkSkipped
+  return make({ field: 'daemon', vars: { daemon: first.daemon, output: first.output.slice(0, 4000), others: '', results: results.filter((r) => r !== first) } })
+}
+
+/** The first line of a checker's output that says something (blank lines do not), shortened for a sentence. */
+const firstLine = (output: string) => {
+  const line = output.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? ''
+  return line.length > 300 ? line.slice(0, 299) + '…' : line
+}
+
+/**
+ * A refused deploy's error with the other daemons' results worded into `vars.others` by `t` (the
+ * route's language, the command line's English); any other error as it is.
+ */
+export function withRefusals(e: unknown, t: (key: string, vars: Record<string, unknown>) => string): unknown {
+  if (!isPortcullisError(e) || (e.code !== DeployErrors.checkFailed.code && e.code !== DeployErrors.checkSkipped.code)) return e
+  const results = (e.vars.results ?? []) as DaemonRefusal[]
+  if (!results.length) return e
+  const line = (r: DaemonRefusal) => t(`core:deploy.result.${r.reason === 'not_activated' && r.checked !== true ? 'not_activated_unchecked' : r.reason}`, { daemon: r.daemon, output: firstLine(r.output), blocked_by: r.blocked_by.join(', ') })
+  const others = t('core:deploy.results', { list: results.map(line).join('; ') })
+  return (e.code === DeployErrors.checkFailed.code ? DeployErrors.checkFailed : DeployErrors.checkSkipped)({ field: e.field, vars: { ...e.vars, others } })
 }
 
 /** A server option, not a setting: it names programs the server runs, so only the server's configuration may set it. */
@@ -60,7 +91,8 @@ export const deploySettings = [keepReleasesSetting, lockWaitSetting, allowUnchec
 export type DeployRow = RowOf<typeof DeploysTable>
 export type DeployStatus = DeployRow['status']
 
-export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of' | 'files' | 'manifest'> {
+export interface DeployView extends Omit<DeployRow, 'created_at' | 'activated_at' | 'rollback_of' | 'files' | 'manifest' | 'blocked_by'> {
+  blocked_by: string[]
   /** The hash and size of each file as the views show it (masked): never of the file on disk. */
   files: ShownFileRecord[]
   created_at: string
@@ -76,6 +108,7 @@ export const toView = (r: DeployRow): DeployView => {
   return {
     ...rest,
     files: shownFileRecords(rowFiles(r)),
+    blocked_by: r.blocked_by ? r.blocked_by.split(',') : [],
     created_at: new Date(r.created_at).toISOString(),
     activated_at: r.activated_at ? new Date(r.activated_at).toISOString() : null,
   }

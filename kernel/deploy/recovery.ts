@@ -15,7 +15,7 @@ export async function recoverNode(o: { knex: Knex; nodeId: string; dataDir: stri
   const mine = <T extends {}, R>(q: Knex.QueryBuilder<T, R>) => q.where((w) => w.where('node_id', o.nodeId).orWhereNull('node_id'))
   const root = path.join(o.dataDir, 'releases')
   // Only this node's: another node's pending row is a deploy in flight there (it holds the lock), on its own disk.
-  const interrupted = await mine(o.knex('deploys').where({ status: 'pending' })).update({ status: 'failed', check_output: o.knex.raw(`coalesce(check_output || E'\\n', '') || 'interrupted before activation'`) }, ['id'])
+  const interrupted = await mine(o.knex('deploys').where({ status: 'pending' })).update({ status: 'failed', failure_reason: 'interrupted', check_output: o.knex.raw(`coalesce(check_output || E'\\n', '') || 'interrupted before activation'`) }, ['id'])
   if (interrupted.length) o.log.warn({ deploys: interrupted.map((r) => r.id) }, 'deploys interrupted before activation were marked failed')
   const daemons = new Set((await mine(o.knex('deploys')).distinct('daemon')).map((r) => r.daemon))
   if (existsSync(root)) for (const e of readdirSync(root, { withFileTypes: true })) if (e.isDirectory()) daemons.add(e.name)

@@ -1,9 +1,10 @@
 /** The deploy API: deploy (or dry run), history, one deploy, rollback. See docs/deploy.md. */
 import { defineRoute, ErrorBody, isPortcullisError, listQuery, Nullable, OptionalText, paginate, Paginated, reply, StringEnum, Type, Uuid } from '../../sdk/index.js'
-import { DeployErrors, toView, type DeployService } from './service.js'
+import { DeployErrors, toView, withRefusals, type DeployService } from './service.js'
 import type { NamedRevocation } from './revocations.js'
 import { withArrival } from '../cluster/view.js'
 import { DeployImpact } from './impact.js'
+
 
 const FileRecord = Type.Object(
   {
@@ -30,6 +31,12 @@ export const DeployResponse = Type.Object(
     checked: Nullable(Type.Boolean({ description: 'Whether the daemon\'s own check ran (true), or was skipped because its binary is absent or no check is configured (null).' })),
     check_output: Nullable(Type.String()),
     files: Type.Array(FileRecord),
+    failure_reason: Nullable(
+      StringEnum(['check_failed', 'check_skipped', 'not_activated', 'interrupted'] as const, {
+        description: 'Why a `failed` release was not activated: `check_failed`, its daemon\'s check failed (`check_output`); `check_skipped`, its check could not run and `deploy.allow_unchecked` is off; `not_activated`, its own check passed but another daemon\'s of the same deploy did not (`blocked_by`): deploy this daemon alone to activate it; `interrupted`, the deploy stopped before the activation. null for any other status, and for releases recorded before this field.',
+      }),
+    ),
+    blocked_by: Type.Array(Type.String(), { description: 'For `failure_reason: not_activated`: the daemons of the same deploy whose check stopped it; empty otherwise.' }),
     reload_status: Nullable(StringEnum(['ok', 'failed'] as const, { description: 'null: no reload command for this daemon.' })),
     reload_output: Nullable(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
@@ -116,14 +123,19 @@ export const deployRoutes = (svc: DeployService) => [
     permission: 'deploy.write',
     summary: 'Deploy the daemons\' configuration',
     description:
-      'Renders every renderer (or those of `daemon`) from one consistent snapshot, writes a new release folder per daemon, runs the daemon\'s own check when its binary is present, then switches `current` atomically, stores the release in the database and reloads the daemon (its supervised restart, or the server option `deploy.reload_commands`). A failed check activates nothing: 422 DEPLOY_CHECK_FAILED with the checker\'s output. `dry_run: true` answers 200 with a per-file diff against the current release and activates nothing.\n\n`impact` (optional) is the change impact the deployer was shown (the console asks the policy plugins\' impact routes first): its summary sentence, window and counts, kept as sent in the audit entry `deploy.activate` of each release; it changes nothing in the deploy.\n\nIn a cluster the node that receives the request renders, checks and activates; every other node\'s agent then writes the release from the database into its own `DATA_DIR`, checks it there, switches and reloads (each deploy\'s `nodes` says where it arrived; GET /api/v1/cluster/nodes shows each node). One deploy or rollback runs at a time across the whole cluster: a request that finds another running waits for it up to the setting `deploy.lock_wait_seconds` (default 30), then answers 409 DEPLOY_IN_PROGRESS naming the node that holds the lock. Requests sent to the same node queue behind each other.',
+      'Renders every renderer (or those of `daemon`) from one consistent snapshot, writes a new release folder per daemon, runs the daemon\'s own check when its binary is present, then switches `current` atomically, stores the release in the database and reloads the daemon (its supervised restart, or the server option `deploy.reload_commands`). A failed check activates nothing: 422 DEPLOY_CHECK_FAILED with the checker\'s output, and in `detail` each other daemon\'s result (its check failed too, could not run, or passed but was not activated because of it: deploy it alone); each release is recorded `failed` with its `failure_reason` and audited `deploy.failed` with the outcome `failure`. `dry_run: true` answers 200 with a per-file diff against the current release and activates nothing.\n\n`impact` (optional) is the change impact the deployer was shown (the console asks the policy plugins\' impact routes first): its summary sentence, window and counts, kept as sent in the audit entry `deploy.activate` of each release; it changes nothing in the deploy.\n\nIn a cluster the node that receives the request renders, checks and activates; every other node\'s agent then writes the release from the database into its own `DATA_DIR`, checks it there, switches and reloads (each deploy\'s `nodes` says where it arrived; GET /api/v1/cluster/nodes shows each node). One deploy or rollback runs at a time across the whole cluster: a request that finds another running waits for it up to the setting `deploy.lock_wait_seconds` (default 30), then answers 409 DEPLOY_IN_PROGRESS naming the node that holds the lock. Requests sent to the same node queue behind each other.',
     tags: ['deploy'],
     schema: { body: DeployRequest, response: { 200: DryRunResponse, 201: DeployRunResponse, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
     handler: async (req) => {
       const b = req.body
       if (b.dry_run) return reply({ status: 200, body: { dry_run: true, daemons: await svc.dryRun(b.daemon) } })
-      const deploys = await withArrival(svc.db.knex, await svc.deploy({ daemon: b.daemon, comment: b.comment ?? null, impact: b.impact ?? null, actor: req.actor, requestId: req.requestId }))
-      return reply({ status: 201, body: { deploys } })
+      try {
+        const deploys = await withArrival(svc.db.knex, await svc.deploy({ daemon: b.daemon, comment: b.comment ?? null, impact: b.impact ?? null, actor: req.actor, requestId: req.requestId }))
+        return reply({ status: 201, body: { deploys } })
+      } catch (e) {
+        // The other daemons' results in the caller's language (the service knows none): the envelope has `detail` only.
+        throw withRefusals(e, req.t)
+      }
     },
   }),
   defineRoute({

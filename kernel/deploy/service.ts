@@ -33,7 +33,7 @@ import { byDaemon, checkDaemon, renderAll, type DaemonCheckOutcome, type Rendere
 import { recordReload } from './reload.js'
 import { manifestCleartext, pruneStore, purgeStoredCleartext, releaseManifest, saveRelease } from './store.js'
 import { rollbackTo } from './rollback.js'
-import { recordFailed, type StagedRelease } from './failed.js'
+import { recordFailed, refusals, type StagedRelease } from './failed.js'
 import { releaseChanges } from './diff.js'
 import { deployedConfig } from './current.js'
 import { deployRequests } from './requested.js'
@@ -45,7 +45,7 @@ import { purgeCleartext, pruneOldLogs } from './housekeeping.js'
 import { recoverNode } from './recovery.js'
 import { auditMark, currentSnapshot, PendingTracker, renderedHashes } from './pending.js'
 import type { DeployImpactRecord } from './impact.js'
-import { DeployErrors, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployView, type DryRunDaemon } from './model.js'
+import { DeployErrors, refusalError, allowUncheckedSetting, keepReleasesSetting, lockWaitSetting, logRetentionSetting, toView, type DeployView, type DryRunDaemon } from './model.js'
 export * from './model.js'
 import {
   currentRelease, declaredSecrets, pruneReleaseFolders, readRelease, readReleaseSecrets, releaseName, releasesDir, sha256, shownFileRecords, switchCurrent, writeRelease, modeString, type FileRecord,
@@ -291,14 +291,12 @@ export class DeployService implements DeploysService {
         await this.step()
       }
       const base = { node_id: this.d.nodeId, actor_id: o.actor?.id ?? null, actor_name: o.actor?.username ?? null, comment: o.comment ?? null, created_at: at }
-      // A release nobody checked is refused too, unless an administrator allowed it (deploy.allow_unchecked).
-      const failed = staged.find((s) => !s.check.ok) ?? (allowUnchecked ? undefined : staged.find((s) => s.check.unchecked))
-      if (failed) {
-        const skipped = failed.check.ok
-        await recordFailed(this.knex, this.d.audit, staged, failed, base, o)
+      // A failed check, or one that could not run (unless deploy.allow_unchecked): nothing is activated (failed.ts).
+      const refused = refusals(staged, allowUnchecked)
+      if (refused) {
+        await recordFailed(this.knex, this.d.audit, staged, refused, base, o)
         for (const s of staged) await this.prune(s.daemon)
-        if (skipped) throw DeployErrors.checkSkipped({ field: 'daemon', vars: { daemon: failed.daemon, output: failed.check.output.slice(0, 4000) } })
-        throw DeployErrors.checkFailed({ field: 'daemon', vars: { daemon: failed.daemon, output: failed.check.output.slice(0, 4000) } })
+        throw refusalError(refused)
       }
       // A deploy that lost its lease (the database was out of reach for longer than it lasts) stops here.
       await lease.renew()

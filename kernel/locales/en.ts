@@ -94,8 +94,15 @@ export default {
   },
   deploy: {
     in_progress: 'Another deploy is running (node {{node}}, process {{pid}}); try again when it is done.',
-    check_failed: 'The configuration check of {{daemon}} failed; nothing was deployed: {{output}}',
-    check_skipped: 'The configuration of {{daemon}} could not be checked ({{output}}); nothing was deployed. Install the daemon\'s binary (or point its server option at it), or let an administrator set deploy.allow_unchecked to deploy without the check.',
+    check_failed: 'The configuration check of {{daemon}} failed; nothing was deployed: {{output}}{{others}}',
+    results: ' The other daemons of this deploy: {{list}}.',
+    result: {
+      check_failed: '{{daemon}} failed its check too ({{output}})',
+      check_skipped: '{{daemon}} could not be checked ({{output}})',
+      not_activated: '{{daemon}} passed its check but was not activated because the check of {{blocked_by}} did not pass; deploy {{daemon}} alone to activate it',
+      not_activated_unchecked: '{{daemon}}, not checked (no check ran for it), was not activated because the check of {{blocked_by}} did not pass; deploy {{daemon}} alone to activate it',
+    },
+    check_skipped: 'The configuration of {{daemon}} could not be checked ({{output}}); nothing was deployed. Install the daemon\'s binary (or point its server option at it), or let an administrator set deploy.allow_unchecked to deploy without the check.{{others}}',
     daemon_unknown: 'No renderer produces configuration for daemon "{{daemon}}" (known: {{known}}).',
     nothing: 'No loaded plugin renders any daemon configuration.',
     nothing_deployed: 'Nothing is deployed yet for {{daemon}}: POST /api/v1/deploys renders the configuration, checks it with the daemon and activates it.',

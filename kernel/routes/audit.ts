@@ -14,7 +14,7 @@ const AuditEntry = Type.Object(
     before: Type.Unknown(),
     after: Type.Unknown(),
     request_id: Nullable(Type.String()),
-    outcome: StringEnum(['success', 'failure'] as const, { description: 'Changes are successes; a refused sign-in, code or password check is a failure.' }),
+    outcome: StringEnum(['success', 'failure'] as const, { description: 'Changes are successes; a refused sign-in, code or password check is a failure, and so is a deploy refused by a check (`deploy.failed`, reason `check_failed`, `check_skipped` or `not_activated`).' }),
     reason: Nullable(
       Type.String({
         description:

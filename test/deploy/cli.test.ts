@@ -71,6 +71,8 @@ describe('portcullis CLI', function () {
       const refused = await cli(['deploy', '--comment', 'from the cli'], env)
       expect(refused.code).to.equal(1)
       expect(refused.stderr).to.match(/DEPLOY_CHECK_SKIPPED: The configuration of tac_plus-ng could not be checked \(tac_plus-ng not found: check skipped\); nothing was deployed/)
+      // Each other daemon's result, as the API words it.
+      expect(refused.stderr).to.match(/The other daemons of this deploy: .*motd, not checked \(no check ran for it\), was not activated because the check of tac_plus-ng did not pass; deploy motd alone to activate it/)
       expect(current(dataDir, 'motd')).to.equal(null)
       // motd declares no check: nothing to run, so nothing is refused.
       const d = await cli(['deploy', '--daemon', 'motd', '--comment', 'from the cli'], env)

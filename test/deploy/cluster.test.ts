@@ -25,6 +25,7 @@ interface Deploy {
   status: string
   node_id: string | null
   check_output: string | null
+  failure_reason: string | null
   created_at: string
   activated_at: string | null
 }
@@ -151,6 +152,7 @@ for (const engine of testEngines()) {
       const mine = await get(own)
       expect(mine.status).to.equal('failed')
       expect(mine.check_output).to.include('interrupted before activation')
+      expect(mine.failure_reason).to.equal('interrupted')
       // The lock was freed at start: a deploy that would not wait at all goes through.
       await t.admin('PUT', '/api/v1/settings/deploy.lock_wait_seconds', { body: { value: 0 } })
       try {

@@ -35,9 +35,11 @@ describe('deploy guards', function () {
       const r = await t.admin('POST', '/api/v1/deploys', { body: {} })
       expect(r.status, r.text).to.equal(422)
       expect(r.body).to.include({ code: 'DEPLOY_CHECK_SKIPPED', field: 'daemon' })
-      expect(r.body.detail).to.equal(
-        'The configuration of tac_plus-ng could not be checked (/nonexistent/tac_plus-ng not found: check skipped); nothing was deployed. Install the daemon\'s binary (or point its server option at it), or let an administrator set deploy.allow_unchecked to deploy without the check.',
-      )
+      expect(r.body.detail).to.satisfy((d: string) => d.startsWith(
+        'The configuration of tac_plus-ng could not be checked (/nonexistent/tac_plus-ng not found: check skipped); nothing was deployed. Install the daemon\'s binary (or point its server option at it), or let an administrator set deploy.allow_unchecked to deploy without the check. The other daemons of this deploy: ',
+      ), r.body.detail)
+      // Each other daemon's result (test/deploy/deploy-results.test.ts has the whole of it).
+      expect(r.body.detail).to.include('secretd, not checked (no check ran for it), was not activated because the check of tac_plus-ng did not pass; deploy secretd alone to activate it')
       for (const daemon of ['tac_plus-ng', 'brokend', 'secretd']) expect(current(t.dataDir, daemon), daemon).to.equal(null)
       const rows = (await t.admin('GET', '/api/v1/deploys?daemon=tac_plus-ng')).body.items
       expect(rows).to.have.length(1)
@@ -45,6 +47,8 @@ describe('deploy guards', function () {
       expect(rows[0].check_output).to.match(/^not checked, not activated \(deploy\.allow_unchecked is off\)/)
       const others = (await t.admin('GET', '/api/v1/deploys?daemon=secretd')).body.items
       expect(others[0].check_output).to.match(/^not activated: the check of tac_plus-ng could not run/)
+      expect(others[0]).to.include({ failure_reason: 'not_activated' })
+      expect(rows[0]).to.include({ failure_reason: 'check_skipped' })
     })
 
     it('is only let through by an administrator: deploy.allow_unchecked is a security setting', async () => {

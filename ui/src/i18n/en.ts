@@ -6,6 +6,7 @@ import impact from './impact-en'
 import { auditEn } from './audit-en'
 import confirm from './confirm-en'
 import menu from './menu-en'
+import deployFailure from './deploy-failure-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -349,6 +350,7 @@ const en = {
   auditWords: auditEn,
   confirm,
   menu,
+  deployFailure,
 }
 
 export default en

@@ -6,6 +6,7 @@ import impact from './impact-ru'
 import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
 import menu from './menu-ru'
+import deployFailure from './deploy-failure-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -349,6 +350,7 @@ const ru: Messages = {
   auditWords: auditRu,
   confirm,
   menu,
+  deployFailure,
 }
 
 export default ru

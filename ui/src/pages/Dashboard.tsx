@@ -6,7 +6,7 @@
  * sign-ins, refused changes), and the update check (UpdateFeedCard). Each card needs its own permission; a card the
  * user may not read says so instead of failing the page.
  */
-import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core'
+import { Anchor, Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import { api, readiness } from '../api/client'
@@ -14,6 +14,7 @@ import type { ReadinessWithDaemons } from '../api/cluster'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
+import { Link } from '../router'
 import { when } from './format'
 import { ClusterSummary, SupervisedDaemons } from './SupervisedDaemons'
 import { UpdateFeedCard } from './UpdateFeedCard'
@@ -57,9 +58,11 @@ export function Dashboard() {
   })
   const d = info.data
   const r = ready.data as ReadinessWithDaemons | undefined
+  const why = t.deployFailure.dashboardReason
+  // A failed deploy links to its details (the drawer of /deploys); its audit row (deploy.failed) is the same event, listed once.
   const failures = [
-    ...(deploys.data?.items ?? []).map((x) => ({ id: x.id, at: x.created_at, what: t.dashboard.failedDeploy(x.daemon), who: x.actor_name, reason: x.reload_status === 'failed' ? 'reload' : x.checked === false ? 'check' : null })),
-    ...(audit.data?.items ?? []).map((x) => ({ id: x.id, at: x.at, what: x.action, who: x.actor_name, reason: x.reason })),
+    ...(deploys.data?.items ?? []).map((x) => ({ id: x.id, at: x.created_at, what: t.dashboard.failedDeploy(x.daemon), href: `/deploys?deploy=${x.id}`, who: x.actor_name, reason: x.failure_reason ? why[x.failure_reason] : x.reload_status === 'failed' ? why.reload : x.checked === false ? why.check_failed : null })),
+    ...(audit.data?.items ?? []).filter((x) => x.resource_type !== 'deploy').map((x) => ({ id: x.id, at: x.at, what: x.action, href: null, who: x.actor_name, reason: x.reason })),
   ].sort((a, b) => b.at.localeCompare(a.at)).slice(0, 10)
 
   return (
@@ -146,7 +149,7 @@ export function Dashboard() {
                 {failures.map((f) => (
                   <Table.Tr key={f.id}>
                     <Table.Td>{when(f.at, language)}</Table.Td>
-                    <Table.Td>{f.what}</Table.Td>
+                    <Table.Td>{f.href ? <Anchor component={Link} href={f.href} data-testid="failed-deploy-link">{f.what}</Anchor> : f.what}</Table.Td>
                     <Table.Td>{f.who ?? '—'}</Table.Td>
                     <Table.Td>{f.reason ?? '—'}</Table.Td>
                   </Table.Tr>

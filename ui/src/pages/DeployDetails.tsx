@@ -17,12 +17,14 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { DeployNodesTable } from './ClusterNodes'
+import { CheckOutput, useFailureLine } from './DeployFailure'
 
 const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
 export const STATUS_COLOR = { active: 'green', failed: 'red', pending: 'blue', superseded: 'gray', rolled_back: 'orange' } as const
 
 export function DeployDetails({ id, onClose }: { id: string | null; onClose(): void }) {
   const { t, language } = useI18n()
+  const failureLine = useFailureLine()
   const deploy = useQuery({
     queryKey: ['deploys', 'one', id],
     queryFn: () => api.get('/api/v1/deploys/{deploy_id}', { params: { deploy_id: id! } }),
@@ -33,7 +35,8 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
   const d = deploy.data
   const nodes = d?.nodes ?? null
   const missing = nodes?.filter((n) => n.state === 'behind' || n.state === 'failed') ?? []
-  const checked = !d ? '' : d.checked === true ? t.deploys.checkPassed : d.checked === false ? t.deploys.checkFailed : t.deploys.notChecked
+  // `checked: true` says only that the check ran: a release refused by its own check says failed.
+  const checked = !d ? '' : d.failure_reason === 'check_failed' ? t.deploys.checkFailed : d.checked === true ? t.deploys.checkPassed : d.checked === false ? t.deploys.checkFailed : t.deploys.notChecked
   const meta: [string, string | null][] = d
     ? [
         [t.dashboard.daemon, d.daemon], [t.dashboard.release, d.release], [t.deploys.node, d.node_id], [t.dashboard.who, d.actor_name],
@@ -46,6 +49,7 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
       {d && (
         <Stack data-testid="deploy-details">
           <Badge color={STATUS_COLOR[d.status]} size="lg">{t.deploys.status[d.status]}</Badge>
+          {failureLine(d) && <Text data-testid="deploy-failure-reason">{failureLine(d)}</Text>}
           <Table withRowBorders={false} verticalSpacing={2} layout="fixed">
             <Table.Tbody>
               {meta.filter(([, v]) => v).map(([k, v]) => <Table.Tr key={k}><Table.Th w={170}>{k}</Table.Th><Table.Td style={{ overflowWrap: 'anywhere' }}>{v}</Table.Td></Table.Tr>)}
@@ -76,7 +80,7 @@ export function DeployDetails({ id, onClose }: { id: string | null; onClose(): v
           </Table.ScrollContainer>
           <Text size="sm" c="dimmed">{t.deploys.maskedHashes}</Text>
           <Title order={3} size="h5">{t.deploys.check}: {checked}</Title>
-          {d.check_output && <Code block style={WRAP} data-testid="check-output">{d.check_output}</Code>}
+          {d.check_output && <CheckOutput output={d.check_output} />}
           <Title order={3} size="h5">{t.deploys.reload}: {d.reload_status ? t.deploys.reloadStatus[d.reload_status] : t.common.none}</Title>
           {d.reload_output ? <Code block style={WRAP} data-testid="reload-output">{d.reload_output}</Code> : <Text size="sm" c="dimmed">{t.deploys.noOutput}</Text>}
         </Stack>

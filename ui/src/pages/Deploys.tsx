@@ -27,12 +27,14 @@ import { Pager } from '../components/crud'
 import { ImpactPanel, impactText, resultText } from './DeployImpact'
 import { useConfirm } from '../components/Confirm'
 import { askImpact, impactRecord, permitToDeny, type ImpactResult } from './impact-data'
+import { DeployAlone, useFailureLine } from './DeployFailure'
 
 type DryRun = { daemon: string; current_release: string | null; changes: { path: string; change: string; diff: string }[] }
 
 export function Deploys() {
   const { t, language } = useI18n()
   const ask = useConfirm()
+  const failureLine = useFailureLine()
   const auth = useAuth()
   const qc = useQueryClient()
   const canWrite = auth.can('deploy.write')
@@ -165,6 +167,7 @@ export function Deploys() {
             </Stack>
           )}
           <ErrorAlert error={deploy.error ?? dry.error ?? rollback.error} fields={['comment']} />
+          {canWrite && <DeployAlone error={deploy.error} all={deploy.variables?.daemon === undefined} busy={busy} onDeploy={(d) => void startDeploy(d)} />}
           {deploy.data && (
             <Text c="green" role="status" data-testid="deploy-result">{t.deploys.deployed(deploy.data.map((d) => `${d.daemon} ${d.release}`).join(', '))}</Text>
           )}
@@ -197,7 +200,11 @@ export function Deploys() {
                     <Table.Td>
                       <UnstyledButton ff="monospace" fz="sm" td="underline" onClick={() => show(d.id)} aria-label={t.deploys.detailsOf(d.daemon, d.release)}>{d.release}</UnstyledButton>
                     </Table.Td>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}><Badge color={STATUS_COLOR[d.status]} title={d.check_output ?? undefined} styles={{ label: { overflow: 'visible' } }}>{t.deploys.status[d.status]}</Badge></Table.Td>
+                    <Table.Td>
+                      <Badge color={STATUS_COLOR[d.status]} title={d.check_output ?? undefined} styles={{ label: { overflow: 'visible' } }}>{t.deploys.status[d.status]}</Badge>
+                      {/* Why it was not activated, readable where the eye is (not only in the tooltip). */}
+                      {failureLine(d) && <Text size="xs" c="dimmed" maw={320} mt={2} data-testid="failure-reason">{failureLine(d)}</Text>}
+                    </Table.Td>
                     <Table.Td>{d.actor_name ?? t.common.none}</Table.Td>
                     <Table.Td>{d.comment ?? t.common.none}</Table.Td>
                     {canWrite && (
