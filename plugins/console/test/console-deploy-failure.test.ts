@@ -13,7 +13,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Browser } from 'playwright-core'
-import type { TestApp } from '../../../test/kit/app.js'
+import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { horizontalOverflow } from '../../../test/kit/browser.js'
 import { answerConfirm, clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
@@ -26,7 +26,8 @@ const CASES = [
   { locale: 'ru-RU', checkFailed: 'Проверка конфигурации: не пройдена', deployAll: 'Развернуть всё', only: 'Развернуть только freeradius', line: 'Не активирован: в том же развёртывании не прошла проверка tac_plus-ng; разверните freeradius отдельно, чтобы активировать его', failed: 'Развёртывание tac_plus-ng не удалось', reason: 'Проверка tac_plus-ng не пройдена', detail: 'freeradius прошёл проверку, но не активирован' },
 ] as const
 
-;(FREERADIUS_PRESENT ? describe : describe.skip)('console: a deploy refused by one daemon\'s check', function () {
+// A browser run is engine-independent: once per npm test, in the embedded run (docs/testing.md).
+;(runsOn('embedded') && FREERADIUS_PRESENT ? describe : describe.skip)('console: a deploy refused by one daemon\'s check', function () {
   this.timeout(300_000)
   let t: TestApp
   let browser: Browser
