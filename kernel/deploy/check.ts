@@ -70,6 +70,9 @@ export interface CheckOutcome {
   output: string
 }
 
+/** A daemon's check over all its renderers; `unchecked`: a renderer declares a check that could not run (its binary is absent). */
+export type DaemonCheckOutcome = CheckOutcome & { unchecked: boolean }
+
 export async function runCheck(check: DaemonCheck | null, releaseDir: string, timeoutMs = 60_000): Promise<CheckOutcome> {
   if (!check) return { checked: null, ok: true, output: 'no check configured' }
   const bin = findBinary(check.binary)

@@ -12,7 +12,7 @@
 import type { Knex } from 'knex'
 import { jsonText, type Actor, type AuditService } from '../../sdk/index.js'
 import type { FileRecord } from './files.js'
-import type { DaemonCheckOutcome } from './render.js'
+import type { DaemonCheckOutcome } from './check.js'
 
 /** A release written and checked, not yet activated. */
 export interface StagedRelease {

@@ -5,15 +5,14 @@
  */
 import type { Knex } from 'knex'
 import { secretValueMasker, type ConfigRenderer, type DatabaseService, type RenderedFile } from '../../sdk/index.js'
-import { runCheck, type CheckOutcome } from './check.js'
+import { runCheck, type CheckOutcome, type DaemonCheckOutcome } from './check.js'
 import { readReleaseSecrets } from './files.js'
 import { DeployErrors } from './model.js'
 
 /** Per daemon: its files, and the renderers that wrote them. */
 export type RenderedDaemons = Map<string, { files: RenderedFile[]; renderers: ConfigRenderer[] }>
 
-/** `unchecked`: a renderer declares a check that could not run (its binary is absent). */
-export type DaemonCheckOutcome = CheckOutcome & { unchecked: boolean }
+export type { DaemonCheckOutcome }
 
 const unknownDaemon = (daemon: string, all: ConfigRenderer[]) =>
   DeployErrors.unknownDaemon({ field: 'daemon', vars: { daemon, known: [...new Set(all.map((r) => r.daemon))].sort().join(', ') || '-' } })
