@@ -40,6 +40,22 @@ export function useSearchParam(name: string): string | null {
   return v
 }
 
+/**
+ * A list's search box that starts from `?search=` and follows it (the quick search opens a record
+ * as its list filtered to it); `onFollow` runs when the address sets it (back to the first page).
+ */
+export function useUrlSearch(onFollow: () => void): [string, (s: string) => void] {
+  const wanted = useSearchParam('search')
+  const [search, setSearch] = useState(wanted ?? '')
+  useEffect(() => {
+    if (wanted === null) return
+    setSearch(wanted)
+    onFollow()
+    // onFollow is the page's setter of its page number: only the address's value matters here.
+  }, [wanted])
+  return [search, setSearch]
+}
+
 export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
   const click = (e: MouseEvent<HTMLAnchorElement>) => {
     onClick?.(e)

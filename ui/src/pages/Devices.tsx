@@ -6,14 +6,14 @@
 import { Badge, Group, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useEffect, useState } from 'react'
+import { useState } from 'react'
 import { api } from '../api/client'
 import type { Device, DeviceCreate } from '../api/types'
 import { useAuth } from '../auth'
 import { FormDialog, ListFooter, PageTitle, RowActions } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
-import { useSearchParam } from '../router'
+import { useUrlSearch } from '../router'
 import { groupOptions, useAllGroups } from './groups-data'
 
 const FIELDS = ['name', 'address', 'vendor', 'model', 'description', 'device_group_id', 'tacacs_key', 'radius_secret', 'enabled']
@@ -25,13 +25,7 @@ export function Devices() {
   const qc = useQueryClient()
   const [page, setPage] = useState(1)
   // ?search= (the quick search opens a record so): the list starts filtered to it, and follows it.
-  const wanted = useSearchParam('search')
-  const [search, setSearch] = useState(wanted ?? '')
-  useEffect(() => {
-    if (wanted === null) return
-    setSearch(wanted)
-    setPage(1)
-  }, [wanted])
+  const [search, setSearch] = useUrlSearch(() => setPage(1))
   const [q] = useDebouncedValue(search, 250)
   // The group filter is in the URL (/devices?group=<id>): the groups page links to it, a reload keeps it.
   const [group, setGroupState] = useState<string | null>(() => new URLSearchParams(location.search).get('group'))

@@ -9,12 +9,12 @@
 import { Badge, Button, Group, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useEffect, useState } from 'react'
+import { useState } from 'react'
 import { api, download } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
-import { useSearchParam } from '../router'
+import { useUrlSearch } from '../router'
 import { EndpointForm } from './EndpointForm'
 import { setByHand } from './EndpointDeviceType'
 import { EndpointImport } from './EndpointImport'
@@ -32,13 +32,7 @@ export function Endpoints() {
   const qc = useQueryClient()
   const [page, setPage] = useState(1)
   // ?search= (the quick search opens a record so): the list starts filtered to it, and follows it.
-  const wanted = useSearchParam('search')
-  const [search, setSearch] = useState(wanted ?? '')
-  useEffect(() => {
-    if (wanted === null) return
-    setSearch(wanted)
-    setPage(1)
-  }, [wanted])
+  const [search, setSearch] = useUrlSearch(() => setPage(1))
   const [vendor, setVendor] = useState('')
   const [deviceType, setDeviceType] = useState('')
   const [q] = useDebouncedValue(search, 250)

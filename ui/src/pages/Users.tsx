@@ -6,10 +6,10 @@
 import { Anchor, Badge, Group, Select, Stack, Table, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useEffect, useState } from 'react'
+import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth, usePluginRuns } from '../auth'
-import { Link, useSearchParam } from '../router'
+import { Link, useUrlSearch } from '../router'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { options, useAllRoles, useAllUserGroups, type User } from './identity-data'
@@ -25,13 +25,7 @@ export function Users() {
   const qc = useQueryClient()
   const [page, setPage] = useState(1)
   // ?search= (the quick search opens a record so): the list starts filtered to it, and follows it.
-  const wanted = useSearchParam('search')
-  const [search, setSearch] = useState(wanted ?? '')
-  useEffect(() => {
-    if (wanted === null) return
-    setSearch(wanted)
-    setPage(1)
-  }, [wanted])
+  const [search, setSearch] = useUrlSearch(() => setPage(1))
   const [q] = useDebouncedValue(search, 250)
   const [f, setF] = useState<{ enabled: string | null; is_admin: string | null; source: string | null; group_id: string | null; role_id: string | null }>(() => ({
     enabled: null, is_admin: null, source: null, group_id: new URLSearchParams(location.search).get('group'), role_id: null,
