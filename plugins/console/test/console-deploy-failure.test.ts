@@ -26,8 +26,8 @@ const CASES = [
   { locale: 'ru-RU', checkFailed: 'Проверка конфигурации: не пройдена', deployAll: 'Развернуть всё', only: 'Развернуть только freeradius', line: 'Не активирован: в том же развёртывании не прошла проверка tac_plus-ng; разверните freeradius отдельно, чтобы активировать его', failed: 'Развёртывание tac_plus-ng не удалось', reason: 'Проверка tac_plus-ng не пройдена', detail: 'freeradius прошёл проверку, но не активирован' },
 ] as const
 
-// A browser run is engine-independent: once per npm test, in the embedded run (docs/testing.md).
-;(runsOn('embedded') && FREERADIUS_PRESENT ? describe : describe.skip)('console: a deploy refused by one daemon\'s check', function () {
+// A browser run is engine-independent: once per npm test, in the PostgreSQL run (docs/testing.md: the runs balanced).
+;(runsOn('postgres') && FREERADIUS_PRESENT ? describe : describe.skip)('console: a deploy refused by one daemon\'s check', function () {
   this.timeout(300_000)
   let t: TestApp
   let browser: Browser

@@ -25,15 +25,20 @@ const DEVICE = 'core-sw-nav'
 /** The links a fully open menu shows the admin: the dashboard, the sections' 32 screens, My account. */
 const LINKS = 34
 
+/**
+ * `walk`: every link reached and clicked one by one (a minute of clicks), where the menu is tightest:
+ * Russian's longer words at both widths, and English at 1280 px (the screenshots, the skip link). The
+ * English drawer at 768 px holds the same links with shorter words: its sections, reload and search only.
+ */
 const CASES = [
-  { locale: 'en-US', width: 1280, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules' },
-  { locale: 'ru-RU', width: 1280, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
-  { locale: 'en-US', width: 768, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules' },
-  { locale: 'ru-RU', width: 768, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
+  { locale: 'en-US', width: 1280, walk: true, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules' },
+  { locale: 'ru-RU', width: 1280, walk: true, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
+  { locale: 'en-US', width: 768, walk: false, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules' },
+  { locale: 'ru-RU', width: 768, walk: true, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
 ] as const
 
-// A browser run is engine-independent: once per npm test, in the embedded run (docs/testing.md).
-;(runsOn('embedded') ? describe : describe.skip)('console: the menu in sections and the quick search', function () {
+// A browser run is engine-independent: once per npm test, in the PostgreSQL run (docs/testing.md: the runs balanced).
+;(runsOn('postgres') ? describe : describe.skip)('console: the menu in sections and the quick search', function () {
   this.timeout(600_000)
   let t: TestApp
   let browser: Browser
@@ -61,7 +66,7 @@ const CASES = [
   for (const c of CASES) {
     const lang = c.locale.slice(0, 2)
     const narrow = c.width < 992
-    it(`reaches every screen from the menu, keeps what is closed, and finds screens and devices with Ctrl+K (${lang}, ${c.width} px)`, async () => {
+    it(`${c.walk ? 'reaches every screen from the menu' : 'lists every screen in the menu'}, keeps what is closed, and finds screens and devices with Ctrl+K (${lang}, ${c.width} px)`, async () => {
       const page = await (await context(browser, { locale: c.locale, width: c.width, height: 800, menu: 'fresh' })).newPage()
       // Below 992 px the menu is a drawer: opened by its button, settled (its slide done) before anything is measured.
       const openMenu = async () => {
@@ -89,7 +94,7 @@ const CASES = [
       const links = nav(page).getByRole('link')
       expect(await links.count()).to.equal(LINKS)
       await expectAccessible(page, 'the menu, every section open', ['nav'])
-      for (let i = 0; i < LINKS; i++) {
+      for (let i = 0; i < (c.walk ? LINKS : 0); i++) {
         await openMenu()
         const link: Locator = links.nth(i)
         await link.scrollIntoViewIfNeeded()

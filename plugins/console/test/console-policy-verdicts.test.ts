@@ -21,7 +21,7 @@ const LANGS = [
   { locale: 'ru-RU', run: 'Проверить', permit: 'Разрешено', deny: 'Запрещено', authentication: 'Аутентификация', session: 'Авторизация сессии', command: 'Команда', ofCommand: 'решение по команде', ofSession: 'решение по сессии' },
 ] as const
 
-;(runsOn('embedded') ? describe : describe.skip)('console: the policy test shows the authentication, session and command verdicts apart', function () {
+;(runsOn('postgres') ? describe : describe.skip)('console: the policy test shows the authentication, session and command verdicts apart', function () {
   this.timeout(300_000)
   let t: TestApp
   let browser: Browser
