@@ -17,6 +17,7 @@ import type { TokenPurpose } from '../../kernel/security/tokens.js'
 import { jsonText, type Logger } from '../../sdk/index.js'
 import { request, type RequestOptions, type TestResponse } from './http.js'
 import { sharedPostgres } from './shared.js'
+import { migratedPostgresDatabase, migratedTemplatesOn, seedMigratedEmbedded } from './migrated-template.js'
 import { isReadOnly } from '../../kernel/db/outage.js'
 
 export type TestEngine = 'postgres' | 'embedded'
@@ -101,11 +102,10 @@ export async function bootRefusal(o: TestAppOptions = {}): Promise<BootError> {
 
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const engine = o.databaseUrl ? 'postgres' : (o.engine ?? defaultEngine())
-  const databaseUrl = engine === 'embedded' ? null : (o.databaseUrl ?? (await (await sharedPostgres()).createDatabase()))
   const ownDir = !o.dataDir
   const dataDir = o.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'portcullis-app-'))
   const masterKey = o.masterKey ?? randomBytes(32).toString('hex')
-  const config = loadConfig({
+  const configWith = (databaseUrl: string | null) => loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -120,6 +120,24 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(process.env.TAC_PLUS_NG ? { TAC_PLUS_NG: process.env.TAC_PLUS_NG } : {}),
     ...(o.env ?? {}),
   }, { editions: packageEditions() })
+  // A fresh database starts migrated: a copy of one migrated per set of plugins (migrated-template.ts). The
+  // plugin list is the configuration's; a configuration that does not load is left for the start to refuse.
+  const plugins = (): string[] | null => {
+    try {
+      return configWith('postgres://kit@127.0.0.1/plugins').plugins
+    } catch {
+      return null
+    }
+  }
+  let databaseUrl: string | null = null
+  if (engine === 'postgres') {
+    const list = o.databaseUrl || !migratedTemplatesOn() ? null : plugins()
+    databaseUrl = o.databaseUrl ?? (list ? await migratedPostgresDatabase(await sharedPostgres(), list) : await (await sharedPostgres()).createDatabase())
+  } else if (migratedTemplatesOn()) {
+    const list = plugins()
+    if (list) await seedMigratedEmbedded(dataDir, list)
+  }
+  const config = configWith(databaseUrl)
   if (o.settings) config.settings = o.settings
   if (o.options) config.options = o.options
   let app: App

@@ -15,7 +15,8 @@ export interface PgCluster {
   /** Connection URL of the maintenance database. */
   url: string
   /** A new empty database; returns its URL. */
-  createDatabase(prefix?: string): Promise<string>
+  /** A new database; `template`: a copy of that database (which nobody may be connected to). */
+  createDatabase(prefix?: string, o?: { template?: string }): Promise<string>
   /** Stop the server (simulates an outage when the cluster is ours). */
   stopServer(): void
   startServer(): void
@@ -93,12 +94,12 @@ let counter = 0
 
 export async function startPostgres(): Promise<PgCluster> {
   const external = process.env.TEST_DATABASE_URL
-  const createDatabase = (adminUrl: string) => async (prefix = 't') => {
+  const createDatabase = (adminUrl: string) => async (prefix = 't', o: { template?: string } = {}) => {
     const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`
     const c = new pg.Client({ connectionString: adminUrl })
     await c.connect()
     try {
-      await c.query(`CREATE DATABASE "${name}"`)
+      await c.query(`CREATE DATABASE "${name}"${o.template ? ` TEMPLATE "${o.template}"` : ''}`)
     } finally {
       await c.end()
     }
