@@ -118,7 +118,7 @@ const settings = {
   discard: 'Discard changes',
   saved: (n: number) => `${n} ${n === 1 ? 'setting' : 'settings'} saved.`,
   partly: (ok: number, failed: number) => `${ok} saved, ${failed} refused: see the marked fields.`,
-  default: (d: string) => `Default: ${d}`, reset: 'Back to the default', resetOf: (label: string) => `Back to the default: ${label}`,
+  empty: 'empty', default: (d: string) => `Default: ${d}`, reset: 'Back to the default', resetOf: (label: string) => `Back to the default: ${label}`,
   secret: 'Write-only: leave empty to keep it.', secretSet: 'set', secretUnset: 'not set', invalidJson: 'This is not valid JSON.',
   leaveTitle: 'Leave without saving?',
   leaveMessage: (sections: string) => `Settings changed and not saved: ${sections}. Leaving this page drops these changes.`,

@@ -46,7 +46,7 @@ export function SettingField({ setting, draft: v, error, canWrite, onChange }: P
     <Stack gap={4} data-setting={setting.key} data-changed={changed || undefined} py={6}>
       {field}
       <Group gap="xs" wrap="wrap">
-        <Text size="xs" c="dimmed">{t.settings.default(shown(setting.default))}</Text>
+        {!setting.secret && <Text size="xs" c="dimmed">{t.settings.default(setting.default === null ? t.settings.empty : shown(setting.default))}</Text>}
         {canWrite && differsFromDefault(setting, v) && (
           <Button size="compact-xs" variant="subtle" onClick={() => onChange(defaultDraft(setting))} aria-label={t.settings.resetOf(name)} data-reset>{t.settings.reset}</Button>
         )}
