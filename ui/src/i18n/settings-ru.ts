@@ -1,5 +1,5 @@
 /** Russian for the settings screen: ru.ts's `settings` (every key of settings-en.ts, every setting key included). */
-import type { SettingsMessages } from './settings-en'
+import type { SettingsMessages } from './settings-en.js'
 
 const keys: SettingsMessages['keys'] = {
   // Вход и сеансы

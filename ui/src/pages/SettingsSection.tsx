@@ -15,7 +15,7 @@ import { SettingField } from './SettingField'
 import { draftOf, isChanged, type Section, valueOf } from './settings-model'
 
 interface Props {
-  section: Section
+  section: Section<Setting>
   /** The settings of the section the search matches (all without a search). */
   shown: Setting[]
   drafts: Record<string, unknown>

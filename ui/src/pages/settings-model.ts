@@ -3,9 +3,22 @@
  * screen's language, whether it matches a search, and the value being edited (a draft) against the
  * saved one.
  */
-import type { SettingsMessages, SettingWords } from '../i18n/settings-en'
-import type { Setting } from './identity-data'
-import { settingInput, shown } from './setting-input'
+import type { SettingsMessages, SettingWords } from '../i18n/settings-en.js'
+import { settingInput, shown } from './setting-input.js'
+
+/**
+ * A setting as GET /settings lists it (the console's Setting, from the OpenAPI types): written out here
+ * so that the server's tests can read this file without the console's API client.
+ */
+interface Setting {
+  key: string
+  owner: string
+  description: string
+  value: unknown
+  default: unknown
+  schema: unknown
+  secret: boolean
+}
 
 /** The sections in the order of the screen: what a network engineer looks for, not which plugin owns it. */
 export const SECTIONS = ['signIn', 'lockout', 'directory', 'mfa', 'mail', 'tacacs', 'radius', 'nac', 'guests', 'certificates', 'logs', 'deploys', 'policy', 'ncm', 'reports', 'updates'] as const
@@ -28,18 +41,18 @@ export function wordsOf(t: SettingsMessages, key: string): SettingWords | undefi
   return Object.hasOwn(t.keys, key) ? (t.keys as Record<string, SettingWords>)[key] : undefined
 }
 
-export interface Section {
+export interface Section<S extends Setting = Setting> {
   /** A SectionId, or `plugin:<owner>` for the settings of a plugin the console has no words for. */
   id: string
   title: string
-  settings: Setting[]
+  settings: S[]
 }
 
 /** The settings in sections: the known keys in the dictionary's order, the unknown ones by plugin, by key. */
-export function sectionsOf(t: SettingsMessages, list: Setting[]): Section[] {
+export function sectionsOf<S extends Setting>(t: SettingsMessages, list: S[]): Section<S>[] {
   const order = Object.keys(t.keys)
-  const known = new Map<string, Setting[]>()
-  const others = new Map<string, Setting[]>()
+  const known = new Map<string, S[]>()
+  const others = new Map<string, S[]>()
   for (const s of list) {
     const id = wordsOf(t, s.key) ? (BY_KEY[s.key] ?? BY_NAMESPACE[s.key.split('.')[0]]) : undefined
     if (id) known.set(id, [...(known.get(id) ?? []), s])
