@@ -8,14 +8,15 @@
  *   typed values kept), a reload asks through beforeunload, and "leave" leaves;
  * - one save per section: a bad value refused under its input while the section's valid change is saved,
  *   then fixed and saved; a reload shows the saved values;
- * - "back to the default" only on a setting whose value differs from its default.
+ * - "back to the default" only on a setting whose value differs from its default;
+ * - axe-core finds nothing serious or critical on the screen, a section open with changes.
  */
 import { expect } from 'chai'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { horizontalOverflow } from '../../../test/kit/browser.js'
+import { expectAccessible, horizontalOverflow } from '../../../test/kit/browser.js'
 import { answerConfirm, clearRateLimits, context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Settings-2026!'
@@ -87,6 +88,7 @@ const CASES = [
         await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded()
         await screenshot(page, 'settings-sections')
       }
+      await expectAccessible(page, `the settings screen, a section open with changes (${lang})`, ['main'])
 
       // Leaving by a link asks; Cancel stays with what was typed.
       await page.getByTestId('whoami').click()

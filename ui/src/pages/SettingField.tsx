@@ -25,11 +25,12 @@ export function SettingField({ setting, draft: v, error, canWrite, onChange }: P
   const input = settingInput(setting.schema)
   const changed = isChanged(setting, v)
   const name = w?.label ?? setting.key
+  // The "changed" marks are a dark orange filled badge: Mantine's light orange fails axe's contrast on white.
   const label: ReactNode = (
     <Group component="span" gap={8} wrap="wrap" display="inline-flex">
       <span>{name}</span>
       {w && <Text span size="xs" c="dimmed" ff="monospace" data-setting-key>{setting.key}</Text>}
-      {changed && <Badge component="span" size="xs" color="orange" variant="light" data-changed>{t.settings.changed}</Badge>}
+      {changed && <Badge component="span" size="xs" color="#b34700" variant="filled" data-changed>{t.settings.changed}</Badge>}
     </Group>
   )
   let description = w?.description ?? setting.description

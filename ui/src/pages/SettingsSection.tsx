@@ -67,7 +67,7 @@ export function SettingsSection({ section, shown, drafts, errors, canWrite, onCh
         <Group gap="xs" wrap="wrap">
           <Text fw={600} component="span">{section.title}</Text>
           <Text size="xs" c="dimmed" component="span">{t.settings.count(section.settings.length)}</Text>
-          {unsaved && <Badge color="orange" variant="light" data-unsaved-badge>{t.settings.unsaved(changed.length)}</Badge>}
+          {unsaved && <Badge color="#b34700" variant="filled" data-unsaved-badge>{t.settings.unsaved(changed.length)}</Badge>}
         </Group>
       </Accordion.Control>
       <Accordion.Panel>
