@@ -6,10 +6,45 @@
 import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react'
 
 const listeners = new Set<() => void>()
-window.addEventListener('popstate', () => listeners.forEach((l) => l()))
+
+/**
+ * A page holding unsaved work (the settings) asks before the console leaves it: `ask` resolves true
+ * to leave. Links and the quick search go through navigate(); the browser's Back is put back first
+ * (the address has already changed), then followed if the answer is yes. A reload or a closed tab is
+ * the page's own beforeunload.
+ */
+let guard: { ask: () => Promise<boolean>; at: string } | null = null
+export function setLeaveGuard(ask: (() => Promise<boolean>) | null): () => void {
+  const mine = ask ? { ask, at: location.pathname + location.search } : null
+  guard = mine
+  return () => {
+    if (guard === mine) guard = null
+  }
+}
+
+window.addEventListener('popstate', () => {
+  const g = guard
+  if (g) {
+    const to = location.pathname + location.search
+    history.pushState(null, '', g.at)
+    void g.ask().then((ok) => ok && go(to))
+    return
+  }
+  listeners.forEach((l) => l())
+})
 
 export function navigate(to: string, o: { replace?: boolean } = {}): void {
   if (to === location.pathname + location.search) return
+  const g = guard
+  if (g) {
+    void g.ask().then((ok) => ok && go(to, o))
+    return
+  }
+  go(to, o)
+}
+
+function go(to: string, o: { replace?: boolean } = {}): void {
+  guard = null
   if (o.replace) history.replaceState(null, '', to)
   else history.pushState(null, '', to)
   listeners.forEach((l) => l())

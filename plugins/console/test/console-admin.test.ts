@@ -200,14 +200,17 @@ async function withMail(t: TestApp, { publicUrl }: { publicUrl: boolean }, fn: (
     const page = await (await context(browser, { locale: 'ru-RU' })).newPage()
     await signIn(page, t, '/settings')
     await page.getByRole('heading', { name: 'Настройки', level: 1 }).waitFor()
+    // The Mail section, opened; its one save sends its changes, a refusal shows under its input.
+    const mail = page.locator('[data-settings-section="mail"]')
+    await mail.getByRole('button').filter({ hasText: 'Почта' }).click()
     const port = page.locator('[data-setting="mail.smtp_port"]')
     await port.locator('input[name="mail.smtp_port"]').fill('70000')
-    await port.getByRole('button', { name: 'Сохранить mail.smtp_port' }).click()
+    await mail.getByRole('button', { name: 'Сохранить: Почта' }).click()
     expect(await inputError(page, 'mail.smtp_port')).to.match(/[а-яё]/i)
     expect((await t.admin('GET', '/api/v1/settings/mail.smtp_port')).body.value).to.equal(587)
     await port.locator('input[name="mail.smtp_port"]').fill('2525')
-    await port.getByRole('button', { name: 'Сохранить mail.smtp_port' }).click()
-    await port.getByText('mail.smtp_port: сохранено.').waitFor()
+    await mail.getByRole('button', { name: 'Сохранить: Почта' }).click()
+    await mail.getByText('Сохранено настроек: 1.').waitFor()
     expect((await t.admin('GET', '/api/v1/settings/mail.smtp_port')).body.value).to.equal(2525)
     // A secret setting shows whether it is set, never what it is.
     const secret = page.locator('[data-setting="mail.smtp_password"]')
@@ -234,7 +237,7 @@ async function withMail(t: TestApp, { publicUrl }: { publicUrl: boolean }, fn: (
     for (const [path, title] of [['/users', 'Users'], ['/user-groups', 'User groups'], ['/roles', 'Roles'], ['/audit', 'Audit trail'], ['/settings', 'Settings']]) {
       await page.goto(t.url + path)
       await heading(page).filter({ hasText: new RegExp(`^${title}$`) }).waitFor()
-      await page.locator('table, [data-setting]').first().waitFor()
+      await page.locator('table, [data-settings-section]').first().waitFor()
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), path).to.equal(true)
     }
     await page.context().close()

@@ -6,6 +6,7 @@ import impact from './impact-en'
 import { auditEn } from './audit-en'
 import confirm from './confirm-en'
 import menu from './menu-en'
+import settings from './settings-en'
 import deployFailure from './deploy-failure-en'
 
 const en = {
@@ -350,6 +351,7 @@ const en = {
   auditWords: auditEn,
   confirm,
   menu,
+  settings,
   deployFailure,
 }
 

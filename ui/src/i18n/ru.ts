@@ -6,6 +6,7 @@ import impact from './impact-ru'
 import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
 import menu from './menu-ru'
+import settings from './settings-ru'
 import deployFailure from './deploy-failure-ru'
 
 const ru: Messages = {
@@ -350,6 +351,7 @@ const ru: Messages = {
   auditWords: auditRu,
   confirm,
   menu,
+  settings,
   deployFailure,
 }
 

@@ -1,0 +1,28 @@
+/**
+ * A page with unsaved work warns before it is left: the in-app confirmation (useConfirm) for a link,
+ * the quick search or Back (router.tsx's leave guard), and the browser's own question for a reload or a
+ * closed tab (beforeunload, which a page may not word itself).
+ */
+import { useEffect, useRef } from 'react'
+import { setLeaveGuard } from '../router'
+import { type ConfirmOptions, useConfirm } from './Confirm'
+
+export function useLeaveGuard(unsaved: boolean, question: () => ConfirmOptions): void {
+  const confirm = useConfirm()
+  // The question of the latest render (the sections changed since the guard was set).
+  const latest = useRef(question)
+  latest.current = question
+  useEffect(() => {
+    if (!unsaved) return
+    const onUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault()
+      e.returnValue = ''
+    }
+    window.addEventListener('beforeunload', onUnload)
+    const release = setLeaveGuard(() => confirm(latest.current()))
+    return () => {
+      window.removeEventListener('beforeunload', onUnload)
+      release()
+    }
+  }, [unsaved, confirm])
+}
