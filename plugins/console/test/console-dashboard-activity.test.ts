@@ -7,6 +7,7 @@
  * - a certificate that ends in 10 days is listed under the certificates expiring;
  * - the logs screen's "last 15 minutes" (RADIUS accounting) leaves out an entry of 20 minutes ago and
  *   shows one of 5, and the live tail shows, marked new and on top, an entry written after it opened.
+ * - a user with pki.view only sees the certificates and, on every other new card, that they may not.
  * Rows are written as the ingester writes them (the rollup's triggers fire).
  */
 import { randomUUID } from 'node:crypto'
@@ -111,4 +112,19 @@ const CASES = [
       await page.context().close()
     })
   }
+
+  it('says so on each card the user may not read, and shows the one they may (pki.view only)', async () => {
+    const role = await t.admin('POST', '/api/v1/roles', { body: { name: 'cert-watcher', permissions: ['pki.view'] } })
+    expect(role.status, role.text).to.equal(201)
+    const user = await t.admin('POST', '/api/v1/users', { body: { username: 'cora', password: 'Cert-Watcher-Pass-42x', role_ids: [role.body.id] } })
+    expect(user.status, user.text).to.equal(201)
+    const page = await (await context(browser, { locale: 'en-US', width: 1280, height: 800 })).newPage()
+    await signInAt(page, `${t.url}/`, 'cora', 'Cert-Watcher-Pass-42x')
+    await card(page, 'expiring-certificates').getByText(CN).waitFor()
+    for (const id of ['auth-activity', 'top-failures', 'pending-changes', 'nac-sessions']) {
+      expect(await card(page, id).getByTestId('no-permission').innerText(), id).to.equal('Your roles do not let you see this.')
+    }
+    expect(await card(page, 'auth-activity').locator('svg').count()).to.equal(0)
+    await page.context().close()
+  })
 })
