@@ -8,6 +8,7 @@ import confirm from './confirm-en'
 import menu from './menu-en'
 import settings from './settings-en'
 import deployFailure from './deploy-failure-en'
+import dash from './dashboard-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -353,6 +354,7 @@ const en = {
   menu,
   settings,
   deployFailure,
+  dash,
 }
 
 export default en

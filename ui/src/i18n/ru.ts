@@ -8,6 +8,7 @@ import confirm from './confirm-ru'
 import menu from './menu-ru'
 import settings from './settings-ru'
 import deployFailure from './deploy-failure-ru'
+import dash from './dashboard-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -353,6 +354,7 @@ const ru: Messages = {
   menu,
   settings,
   deployFailure,
+  dash,
 }
 
 export default ru

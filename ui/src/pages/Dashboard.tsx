@@ -3,12 +3,14 @@
  * its readiness (GET /ready), each daemon's deploy state, the daemons this
  * node supervises and the cluster in one line (SupervisedDaemons), and what failed
  * lately: deploys that failed, and failures in the audit trail (refused
- * sign-ins, refused changes), and the update check (UpdateFeedCard). Each card needs its own permission; a card the
- * user may not read says so instead of failing the page.
+ * sign-ins, refused changes), the update check (UpdateFeedCard), and the activity cards (dashboard/ActivityCards:
+ * authentications per minute or hour by result, top failing users and devices, live NAC sessions, certificates
+ * expiring, changes not deployed). Each card needs its own permission; a card the user may not read says so
+ * instead of failing the page.
  */
-import { Anchor, Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core'
+import { Anchor, Badge, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
-import type { ReactNode } from 'react'
+import { lazy, Suspense } from 'react'
 import { api, readiness } from '../api/client'
 import type { ReadinessWithDaemons } from '../api/cluster'
 import { useAuth } from '../auth'
@@ -18,25 +20,11 @@ import { Link } from '../router'
 import { when } from './format'
 import { ClusterSummary, SupervisedDaemons } from './SupervisedDaemons'
 import { UpdateFeedCard } from './UpdateFeedCard'
+import { Panel, Row } from './dashboard/Panel'
 
+// The activity cards (charts, top failures, sessions, certificates, pending changes) load after the first screen.
+const ActivityCards = lazy(() => import('./dashboard/ActivityCards'))
 
-function Panel({ title, children, testId }: { title: string; children: ReactNode; testId: string }) {
-  return (
-    <Card withBorder radius="md" component="section" aria-label={title} data-testid={testId}>
-      <Title order={2} size="h4" mb="sm">{title}</Title>
-      {children}
-    </Card>
-  )
-}
-
-function Row({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <Table.Tr>
-      <Table.Th w="40%" fw={500}>{label}</Table.Th>
-      <Table.Td>{children}</Table.Td>
-    </Table.Tr>
-  )
-}
 
 export function Dashboard() {
   const { t, language } = useI18n()
@@ -105,6 +93,7 @@ export function Dashboard() {
           )}
         </Panel>
       </SimpleGrid>
+      <Suspense fallback={null}><ActivityCards /></Suspense>
       {/* The update check is the update-feed plugin's: shown when it runs (system info lists it). */}
       {d?.plugins.some((p) => p.id === 'update-feed') && <UpdateFeedCard />}
       <Panel title={t.dashboard.deploy} testId="deploy-status">
