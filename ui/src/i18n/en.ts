@@ -6,6 +6,7 @@ import impact from './impact-en'
 import { auditEn } from './audit-en'
 import confirm from './confirm-en'
 import menu from './menu-en'
+import table from './table-en'
 import deployFailure from './deploy-failure-en'
 
 const en = {
@@ -351,6 +352,7 @@ const en = {
   confirm,
   menu,
   deployFailure,
+  table,
 }
 
 export default en

@@ -6,6 +6,7 @@ import impact from './impact-ru'
 import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
 import menu from './menu-ru'
+import table from './table-ru'
 import deployFailure from './deploy-failure-ru'
 
 const ru: Messages = {
@@ -351,6 +352,7 @@ const ru: Messages = {
   confirm,
   menu,
   deployFailure,
+  table,
 }
 
 export default ru
