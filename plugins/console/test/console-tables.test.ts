@@ -165,6 +165,8 @@ const firstDevice = (page: Page, name: string) => page.waitForFunction((x) => do
       const macs = [`02:00:5e:10:0${n}:01`, `02:00:5e:10:0${n}:02`]
       const knex = t.app.db.knex
       const now = Date.now()
+      // The other case's sessions on this NAS have ended: the list (live, this NAS) shows these two alone.
+      await knex('nac_sessions').where({ nas_ip: nasAddress }).whereNull('stopped_at').update({ stopped_at: new Date(now - 1000) })
       for (const [i, mac] of macs.entries()) {
         const e = await t.admin('POST', '/api/v1/nac/endpoints', { body: { mac } })
         expect(e.status, e.text).to.equal(201)
@@ -172,9 +174,10 @@ const firstDevice = (page: Page, name: string) => page.waitForFunction((x) => do
         await knex('nac_sessions').insert({ nas_ip: nasAddress, acct_session_id: `TB-${lang}-${i}`, mac, username: `tb-${lang}-user-${i}`, nas_port: `Gi1/0/${i + 1}`, started_at: new Date(now - 600_000), last_update_at: new Date(now - 60_000), interim_interval: 600 })
       }
       const page = await (await context(browser, { locale: c.locale, width: c.width, height: c.height })).newPage()
-      await signInAt(page, `${t.url}/nac/sessions?username=tb-${lang}-user`, 'admin', PASSWORD)
+      await signInAt(page, `${t.url}/nac/sessions?state=live&nas_ip=${nasAddress}`, 'admin', PASSWORD)
       const table = page.getByTestId('sessions-table')
       await table.locator(`tr[data-session="TB-${lang}-1"]`).waitFor()
+      expect(await table.locator('tbody tr').count(), 'the state and NAS filters from the address').to.equal(2)
       await page.getByTestId('select-all').check()
       const bar = page.getByTestId('bulk-bar')
       const before = nas.received.length
