@@ -5,6 +5,7 @@
  *   page, the sort, the search, the page size and the group filter survive a reload;
  * - three devices selected by their labelled checkboxes are disabled at once, moved to a group at
  *   once, and deleted at once only once confirmed (Cancel changes nothing): each checked on the server;
+ * - axe-core finds nothing serious or critical in the list with rows selected;
  * - NAC sessions: two selected sessions get a re-authentication each, with one summary; a disconnect
  *   the NAS refuses is reported per session.
  */
@@ -12,7 +13,7 @@ import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { LoopbackNas } from '../../../test/kit/coa-nas.js'
-import { horizontalOverflow } from '../../../test/kit/browser.js'
+import { expectAccessible, horizontalOverflow } from '../../../test/kit/browser.js'
 import { answerConfirm, clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
 
 const PASSWORD = 'Portcullis-Tables-2026!'
@@ -120,6 +121,8 @@ const firstDevice = (page: Page, name: string) => page.waitForFunction((x) => do
       for (const x of three) await page.getByRole('checkbox', { name: new RegExp(` ${x}$`) }).check()
       const bar = page.getByTestId('bulk-bar')
       expect(await bar.getByTestId('bulk-count').textContent()).to.equal(c.selected)
+      // The table with its checkboxes, sort buttons and the toolbar: nothing serious or critical for axe-core.
+      await expectAccessible(page, `devices, three selected (${lang})`, ['main'])
       await bar.getByRole('button', { name: c.disable, exact: true }).click()
       await page.getByTestId('bulk-result').getByText(c.done(c.disable, 3, 3)).waitFor()
       for (const x of three) expect((await t.admin('GET', `/api/v1/devices/${ids.get(x)}`)).body.enabled, x).to.equal(false)
