@@ -132,7 +132,7 @@ export const bulkActions = {
   }),
   /** Enable or disable (a reversible change: not asked). */
   enabled: <T,>(t: Messages, on: boolean, run: (row: T, on: boolean) => Promise<unknown>): BulkAction<T> => ({
-    label: on ? t.table.enable : t.table.disable, color: on ? undefined : 'orange', run: (row) => run(row, on),
+    label: on ? t.table.enable : t.table.disable, run: (row) => run(row, on),
   }),
   /** Move to the group chosen in `field` (the screen's group picker). */
   move: <T,>(t: Messages, field: ChooseField, run: (row: T, group: string) => Promise<unknown>): BulkAction<T> => ({
