@@ -76,19 +76,18 @@ export function useSearchParam(name: string): string | null {
 }
 
 /**
- * A list's search box that starts from `?search=` and follows it (the quick search opens a record
- * as its list filtered to it); `onFollow` runs when the address sets it (back to the first page).
+ * The address's whole query (`?search=sw&sort_by=address`), followed as it changes: a list keeps its
+ * state there (components/list-state.ts), and the quick search changes it on the page already shown.
  */
-export function useUrlSearch(onFollow: () => void): [string, (s: string) => void] {
-  const wanted = useSearchParam('search')
-  const [search, setSearch] = useState(wanted ?? '')
+export function useQueryString(): string {
+  // Read at each render (the address is the one source); the listener only asks for the render.
+  const [, bump] = useState(0)
   useEffect(() => {
-    if (wanted === null) return
-    setSearch(wanted)
-    onFollow()
-    // onFollow is the page's setter of its page number: only the address's value matters here.
-  }, [wanted])
-  return [search, setSearch]
+    const l = () => bump((n) => n + 1)
+    listeners.add(l)
+    return () => void listeners.delete(l)
+  }, [])
+  return location.search
 }
 
 export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {

@@ -4,6 +4,7 @@ import type { components } from '../generated/api'
 type S = components['schemas']
 export type Device = S['DeviceResponse']
 export type DeviceCreate = S['DeviceCreate']
+export type DeviceUpdate = S['DeviceUpdate']
 export type DeviceGroup = S['DeviceGroupResponse']
 export type DeviceGroupCreate = S['DeviceGroupCreate']
 export type Me = S['MeResponse']

@@ -7,6 +7,7 @@ import { auditEn } from './audit-en'
 import confirm from './confirm-en'
 import menu from './menu-en'
 import settings from './settings-en'
+import table from './table-en'
 import deployFailure from './deploy-failure-en'
 import dash from './dashboard-en'
 
@@ -355,6 +356,7 @@ const en = {
   settings,
   deployFailure,
   dash,
+  table,
 }
 
 export default en

@@ -7,6 +7,7 @@ import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
 import menu from './menu-ru'
 import settings from './settings-ru'
+import table from './table-ru'
 import deployFailure from './deploy-failure-ru'
 import dash from './dashboard-ru'
 
@@ -355,6 +356,7 @@ const ru: Messages = {
   settings,
   deployFailure,
   dash,
+  table,
 }
 
 export default ru

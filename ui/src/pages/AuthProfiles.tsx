@@ -5,7 +5,6 @@
  * confirmation (refused, in the alert, while a rule gives it).
  */
 import { Badge, Group, SegmentedControl, Stack, Table, Text, TextInput } from '@mantine/core'
-import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -14,22 +13,22 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { AuthProfileForm } from './AuthProfileForm'
 import type { AuthProfile } from './nac-data'
-import { ListFooter, PageTitle, RowActions } from '../components/crud'
+import { PageTitle, RowActions } from '../components/crud'
+import { useListState } from '../components/list-state'
+import { SortTh, TableFooter } from '../components/ListTable'
 
-const PER_PAGE = 20
 
 export function AuthProfiles() {
   const { t } = useI18n()
   const auth = useAuth()
   const qc = useQueryClient()
   const canWrite = auth.can('nac.policy.write')
-  const [page, setPage] = useState(1)
-  const [search, setSearch] = useState('')
-  const [q] = useDebouncedValue(search, 250)
-  const [deny, setDeny] = useState('all')
+  // Page, size, sort, search and the deny filter in the address.
+  const state = useListState({ sorts: ['name'] as const, sort: 'name', filters: ['deny'] })
+  const deny = state.filters.deny ?? 'all'
   const list = useQuery({
-    queryKey: ['nac', 'profiles', page, q, deny],
-    queryFn: () => api.get('/api/v1/nac/authorization-profiles', { query: { page, per_page: PER_PAGE, sort_by: 'name', sort_order: 'asc', search: q || undefined, deny: deny === 'all' ? undefined : deny === 'deny' } }),
+    queryKey: ['nac', 'profiles', state.key],
+    queryFn: () => api.get('/api/v1/nac/authorization-profiles', { query: { ...state.query, deny: deny === 'all' ? undefined : deny === 'deny' } }),
     placeholderData: keepPreviousData,
   })
   const [editing, setEditing] = useState<AuthProfile | 'new' | null>(null)
@@ -41,14 +40,14 @@ export function AuthProfiles() {
     <Stack>
       <PageTitle title={t.nac.profiles} add={canWrite && { label: t.nac.addProfile, onClick: () => setEditing('new') }} />
       <Group align="flex-end">
-        <TextInput aria-label={t.common.search} placeholder={t.common.search} type="search" value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={260} maw="100%" />
-        <SegmentedControl aria-label={t.nac.deny} value={deny} onChange={(x) => { setDeny(x); setPage(1) }} data={[{ value: 'all', label: t.nac.allProfiles }, { value: 'accept', label: t.nac.onlyAccept }, { value: 'deny', label: t.nac.onlyDeny }]} />
+        <TextInput aria-label={t.common.search} placeholder={t.common.search} type="search" value={state.search} onChange={(e) => state.setSearch(e.currentTarget.value)} w={260} maw="100%" />
+        <SegmentedControl aria-label={t.nac.deny} value={deny} onChange={(x) => state.setFilter('deny', x === 'all' ? null : x)} data={[{ value: 'all', label: t.nac.allProfiles }, { value: 'accept', label: t.nac.onlyAccept }, { value: 'deny', label: t.nac.onlyDeny }]} />
       </Group>
       <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={700}>
         <Table striped aria-label={t.nac.profiles} data-testid="profiles-table">
           <Table.Thead>
-            <Table.Tr><Table.Th>{t.nac.name}</Table.Th><Table.Th>{t.nac.reply}</Table.Th><Table.Th>{t.nac.description}</Table.Th>{canWrite && <Table.Th />}</Table.Tr>
+            <Table.Tr><SortTh list={state} sort="name">{t.nac.name}</SortTh><Table.Th>{t.nac.reply}</Table.Th><Table.Th>{t.nac.description}</Table.Th>{canWrite && <Table.Th />}</Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {list.data?.items.map((p) => (
@@ -72,8 +71,8 @@ export function AuthProfiles() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data?.total === 0 && !q && <Text c="dimmed">{t.nac.emptyProfiles}</Text>}
-      <ListFooter data={list.data} page={page} onPage={setPage} />
+      {list.data?.total === 0 && !state.q && <Text c="dimmed">{t.nac.emptyProfiles}</Text>}
+      <TableFooter list={state} data={list.data} />
       {editing && <AuthProfileForm profile={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )

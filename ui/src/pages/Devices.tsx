@@ -1,49 +1,46 @@
 /**
- * Devices: a paginated, searchable list (GET /devices), a form in a dialog to
- * add or change one (POST, PUT: only what changed is sent, a key left empty is
- * kept), and delete with a confirmation. A refusal shows under its input.
+ * Devices: a paginated, searchable, sortable list (GET /devices; its state in
+ * the address), a form in a dialog to add or change one (POST, PUT: only what
+ * changed is sent, a key left empty is kept), delete with a confirmation, and
+ * the selected devices enabled, disabled, moved to a group or deleted at once
+ * (BulkBar). A refusal shows under its input.
  */
 import { Badge, Group, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core'
-import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
-import type { Device, DeviceCreate } from '../api/types'
+import type { Device, DeviceCreate, DeviceUpdate } from '../api/types'
 import { useAuth } from '../auth'
-import { FormDialog, ListFooter, PageTitle, RowActions } from '../components/crud'
+import { BulkBar, bulkActions, type ChooseField } from '../components/BulkBar'
+import { FormDialog, PageTitle, RowActions } from '../components/crud'
+import { useListState } from '../components/list-state'
+import { SelectAllTh, SelectTd, SortTh, TableFooter, useSelection } from '../components/ListTable'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
-import { useUrlSearch } from '../router'
 import { groupOptions, useAllGroups } from './groups-data'
 
 const FIELDS = ['name', 'address', 'vendor', 'model', 'description', 'device_group_id', 'tacacs_key', 'radius_secret', 'enabled']
-const PER_PAGE = 20
+/** The columns GET /devices sorts by (its `sort_by` allow-list). */
+const SORTS = ['name', 'address', 'vendor'] as const
 
 export function Devices() {
   const { t } = useI18n()
   const auth = useAuth()
   const qc = useQueryClient()
-  const [page, setPage] = useState(1)
-  // ?search= (the quick search opens a record so): the list starts filtered to it, and follows it.
-  const [search, setSearch] = useUrlSearch(() => setPage(1))
-  const [q] = useDebouncedValue(search, 250)
-  // The group filter is in the URL (/devices?group=<id>): the groups page links to it, a reload keeps it.
-  const [group, setGroupState] = useState<string | null>(() => new URLSearchParams(location.search).get('group'))
-  const setGroup = (g: string | null) => {
-    setGroupState(g)
-    setPage(1)
-    history.replaceState(null, '', g ? `/devices?group=${encodeURIComponent(g)}` : '/devices')
-  }
+  // Page, size, sort, ?search= (the quick search opens a record so) and ?group= (the groups page links to it) in the address.
+  const list = useListState({ sorts: SORTS, sort: 'name', filters: ['group'] })
+  const group = list.filters.group
   const [editing, setEditing] = useState<Device | 'new' | null>(null)
-  const list = useQuery({
-    queryKey: ['devices', page, q, group],
+  const devices = useQuery({
+    queryKey: ['devices', list.key],
     queryFn: () =>
       api.get('/api/v1/devices', {
         // A group means its whole subtree: a device in a site belongs to its region too.
-        query: { page, per_page: PER_PAGE, search: q || undefined, sort_by: 'name', sort_order: 'asc', ...(group ? { device_group_id: group, include_subgroups: true } : {}) },
+        query: { ...list.query, ...(group ? { device_group_id: group, include_subgroups: true } : {}) },
       }),
     placeholderData: keepPreviousData,
   })
+  const sel = useSelection(devices.data?.items, list.key)
   const groups = useAllGroups()
   const groupName = (id: string | null) => groups.data?.find((g) => g.id === id)?.name ?? t.common.none
   const remove = useMutation({
@@ -51,27 +48,39 @@ export function Devices() {
     onSuccess: () => qc.invalidateQueries({ queryKey: ['devices'] }),
   })
   const canWrite = auth.can('inventory.write')
+  const change = (d: Device, body: DeviceUpdate) => api.put('/api/v1/devices/{device_id}', { params: { device_id: d.id }, body })
+  const groupPicker: ChooseField = (value, onChange) => (
+    <Select label={t.table.group} required searchable data={groupOptions(groups.data ?? [])} value={value} onChange={onChange} data-autofocus comboboxProps={{ withinPortal: true, zIndex: 500 }} />
+  )
 
   return (
     <Stack>
       <PageTitle title={t.devices.title} add={canWrite && { label: t.devices.add, onClick: () => setEditing('new') }} />
       <Group align="flex-end">
-        <TextInput aria-label={t.common.search} placeholder={t.devices.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={320} maw="100%" type="search" />
-        <Select aria-label={t.devices.groupFilter} placeholder={t.devices.allGroups} clearable searchable data={groupOptions(groups.data ?? [])} value={group} onChange={setGroup} w={260} maw="100%" />
+        <TextInput aria-label={t.common.search} placeholder={t.devices.searchPlaceholder} value={list.search} onChange={(e) => list.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
+        <Select aria-label={t.devices.groupFilter} placeholder={t.devices.allGroups} clearable searchable data={groupOptions(groups.data ?? [])} value={group} onChange={(g) => list.setFilter('group', g)} w={260} maw="100%" />
       </Group>
-      <ErrorAlert error={list.error ?? remove.error} />
+      <ErrorAlert error={devices.error ?? remove.error} />
+      <BulkBar sel={sel} name={(d) => d.name} onDone={() => Promise.all([qc.invalidateQueries({ queryKey: ['devices'] }), qc.invalidateQueries({ queryKey: ['device-groups'] })])} actions={canWrite ? [
+        bulkActions.enabled<Device>(t, true, (d, enabled) => change(d, { enabled })),
+        bulkActions.enabled<Device>(t, false, (d, enabled) => change(d, { enabled })),
+        bulkActions.move<Device>(t, groupPicker, (d, g) => change(d, { device_group_id: g })),
+        bulkActions.remove<Device>(t, (d) => api.delete('/api/v1/devices/{device_id}', { params: { device_id: d.id } })),
+      ] : []} />
       <Table.ScrollContainer minWidth={700}>
         <Table striped highlightOnHover aria-label={t.devices.title} data-testid="devices-table">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>{t.devices.name}</Table.Th><Table.Th>{t.devices.address}</Table.Th><Table.Th>{t.devices.vendor}</Table.Th>
+              {canWrite && <SelectAllTh sel={sel} />}
+              <SortTh list={list} sort="name">{t.devices.name}</SortTh><SortTh list={list} sort="address">{t.devices.address}</SortTh><SortTh list={list} sort="vendor">{t.devices.vendor}</SortTh>
               <Table.Th>{t.devices.group}</Table.Th><Table.Th>{t.devices.enabled}</Table.Th><Table.Th>TACACS+ / RADIUS</Table.Th>
               {canWrite && <Table.Th />}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {list.data?.items.map((d) => (
-              <Table.Tr key={d.id}>
+            {devices.data?.items.map((d) => (
+              <Table.Tr key={d.id} data-device={d.name}>
+                {canWrite && <SelectTd sel={sel} row={d} name={d.name} />}
                 <Table.Td fw={500}>{d.name}</Table.Td>
                 <Table.Td ff="monospace">{d.address}</Table.Td>
                 <Table.Td>{d.vendor ?? t.common.none}</Table.Td>
@@ -93,8 +102,8 @@ export function Devices() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data && list.data.total === 0 && !q && !group && <Text c="dimmed">{t.devices.empty}</Text>}
-      <ListFooter data={list.data} page={page} onPage={setPage} />
+      {devices.data && devices.data.total === 0 && !list.q && !group && <Text c="dimmed">{t.devices.empty}</Text>}
+      <TableFooter list={list} data={devices.data} />
       {editing && <DeviceForm device={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )

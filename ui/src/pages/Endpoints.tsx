@@ -4,7 +4,8 @@
  * vendor prefix; device type), what profiling concluded and why, when and
  * where the network last saw each one; add, change and delete in a dialog;
  * a CSV import with its report; the filtered list exported as xlsx or csv
- * (the server's file).
+ * (the server's file); sortable, its state in the address; the selected
+ * endpoints moved to a group or deleted at once (BulkBar).
  */
 import { Badge, Button, Group, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
@@ -14,7 +15,6 @@ import { api, download } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
-import { useUrlSearch } from '../router'
 import { EndpointForm } from './EndpointForm'
 import { setByHand } from './EndpointDeviceType'
 import { EndpointImport } from './EndpointImport'
@@ -22,43 +22,42 @@ import { when } from './format'
 import type { Endpoint } from './nac-data'
 import { SearchSelect } from '../components/SearchSelect'
 import { endpointGroupPicker } from './pickers'
-import { ListFooter, RowActions } from '../components/crud'
+import { RowActions } from '../components/crud'
+import { BulkBar, bulkActions, type ChooseField } from '../components/BulkBar'
+import { useListState } from '../components/list-state'
+import { SelectAllTh, SelectTd, SortTh, TableFooter, useSelection } from '../components/ListTable'
 
-const PER_PAGE = 20
+/** The columns GET /nac/endpoints sorts by (its `sort_by` allow-list). */
+const SORTS = ['mac', 'vendor', 'device_type', 'last_seen_at'] as const
 
 export function Endpoints() {
   const { t, language } = useI18n()
   const auth = useAuth()
   const qc = useQueryClient()
-  const [page, setPage] = useState(1)
-  // ?search= (the quick search opens a record so): the list starts filtered to it, and follows it.
-  const [search, setSearch] = useUrlSearch(() => setPage(1))
-  const [vendor, setVendor] = useState('')
-  const [deviceType, setDeviceType] = useState('')
-  const [q] = useDebouncedValue(search, 250)
-  const [v] = useDebouncedValue(vendor, 250)
-  const [dt] = useDebouncedValue(deviceType, 250)
-  // The group filter is in the URL: the groups screen links to it, a reload keeps it. `none`: in no group.
-  const [group, setGroupState] = useState<string | null>(() => new URLSearchParams(location.search).get('group'))
-  const setGroup = (g: string | null) => {
-    setGroupState(g)
-    setPage(1)
-    history.replaceState(null, '', g ? `/nac/endpoints?group=${encodeURIComponent(g)}` : '/nac/endpoints')
-  }
+  // Page, size, sort, ?search= (the quick search opens a record so) and the filters in the address: the
+  // groups screen links to ?group=<id> (`none`: in no group), a reload keeps them.
+  const list = useListState({ sorts: SORTS, sort: 'mac', filters: ['group', 'vendor', 'device_type'] })
+  const [v] = useDebouncedValue(list.filters.vendor ?? '', 250)
+  const [dt] = useDebouncedValue(list.filters.device_type ?? '', 250)
+  const group = list.filters.group
   const [editing, setEditing] = useState<Endpoint | 'new' | null>(null)
   const [importing, setImporting] = useState(false)
-  const filters = { search: q || undefined, vendor: v || undefined, device_type: dt || undefined, ...(group === 'none' ? { grouped: false } : group ? { endpoint_group_id: group } : {}) }
-  const list = useQuery({
-    queryKey: ['nac', 'endpoints', page, filters],
-    queryFn: () => api.get('/api/v1/nac/endpoints', { query: { page, per_page: PER_PAGE, sort_by: 'mac', sort_order: 'asc', ...filters } }),
+  const filters = { search: list.q || undefined, vendor: v || undefined, device_type: dt || undefined, ...(group === 'none' ? { grouped: false } : group ? { endpoint_group_id: group } : {}) }
+  const endpoints = useQuery({
+    queryKey: ['nac', 'endpoints', list.key, filters],
+    queryFn: () => api.get('/api/v1/nac/endpoints', { query: { ...list.query, ...filters } }),
     placeholderData: keepPreviousData,
   })
+  const sel = useSelection(endpoints.data?.items, list.key)
   const remove = useMutation({
     mutationFn: (id: string) => api.delete('/api/v1/nac/endpoints/{endpoint_id}', { params: { endpoint_id: id } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['nac'] }),
   })
-  const exporter = useMutation({ mutationFn: (format: 'xlsx' | 'csv') => download('/api/v1/nac/endpoints/export', { ...filters, sort_by: 'mac', format }) })
+  const exporter = useMutation({ mutationFn: (format: 'xlsx' | 'csv') => download('/api/v1/nac/endpoints/export', { ...filters, sort_by: list.sortBy, sort_order: list.sortOrder, format }) })
   const canWrite = auth.can('nac.write')
+  const groupPicker: ChooseField = (value, onChange) => (
+    <SearchSelect label={t.table.group} required source={endpointGroupPicker} value={value} onChange={onChange} data-autofocus comboboxProps={{ withinPortal: true, zIndex: 500 }} />
+  )
 
   return (
     <Stack>
@@ -73,24 +72,30 @@ export function Endpoints() {
         </Group>
       </Group>
       <Group align="flex-end">
-        <TextInput aria-label={t.common.search} placeholder={t.nac.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={280} maw="100%" type="search" />
-        <SearchSelect aria-label={t.nac.group} placeholder={t.nac.anyGroup} clearable source={endpointGroupPicker} extra={[{ value: 'none', label: t.nac.ungrouped }]} value={group} onChange={setGroup} w={220} maw="100%" />
-        <TextInput aria-label={t.nac.vendorFilter} placeholder={t.nac.vendorFilter} value={vendor} onChange={(e) => { setVendor(e.currentTarget.value); setPage(1) }} w={200} maw="100%" />
-        <TextInput aria-label={t.nac.deviceTypeFilter} placeholder={t.nac.deviceTypeFilter} value={deviceType} onChange={(e) => { setDeviceType(e.currentTarget.value); setPage(1) }} w={180} maw="100%" />
+        <TextInput aria-label={t.common.search} placeholder={t.nac.searchPlaceholder} value={list.search} onChange={(e) => list.setSearch(e.currentTarget.value)} w={280} maw="100%" type="search" />
+        <SearchSelect aria-label={t.nac.group} placeholder={t.nac.anyGroup} clearable source={endpointGroupPicker} extra={[{ value: 'none', label: t.nac.ungrouped }]} value={group} onChange={(g) => list.setFilter('group', g)} w={220} maw="100%" />
+        <TextInput aria-label={t.nac.vendorFilter} placeholder={t.nac.vendorFilter} value={list.filters.vendor ?? ''} onChange={(e) => list.setFilter('vendor', e.currentTarget.value)} w={200} maw="100%" />
+        <TextInput aria-label={t.nac.deviceTypeFilter} placeholder={t.nac.deviceTypeFilter} value={list.filters.device_type ?? ''} onChange={(e) => list.setFilter('device_type', e.currentTarget.value)} w={180} maw="100%" />
       </Group>
-      <ErrorAlert error={list.error ?? remove.error ?? exporter.error} />
+      <ErrorAlert error={endpoints.error ?? remove.error ?? exporter.error} />
+      <BulkBar sel={sel} name={(e) => e.mac} onDone={() => qc.invalidateQueries({ queryKey: ['nac'] })} actions={canWrite ? [
+        bulkActions.move<Endpoint>(t, groupPicker, (e, g) => api.put('/api/v1/nac/endpoints/{endpoint_id}', { params: { endpoint_id: e.id }, body: { endpoint_group_id: g } })),
+        bulkActions.remove<Endpoint>(t, (e) => api.delete('/api/v1/nac/endpoints/{endpoint_id}', { params: { endpoint_id: e.id } })),
+      ] : []} />
       {exporter.data && <Text size="sm" role="status">{t.nac.exported(exporter.data.name, exporter.data.rows)}</Text>}
       <Table.ScrollContainer minWidth={900}>
         <Table striped highlightOnHover aria-label={t.nac.endpoints} data-testid="endpoints-table">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>{t.nac.mac}</Table.Th><Table.Th>{t.nac.vendor}</Table.Th><Table.Th>{t.nac.deviceType}</Table.Th><Table.Th>{t.nac.group}</Table.Th>
-              <Table.Th>{t.nac.owner}</Table.Th><Table.Th>{t.nac.lastSeen}</Table.Th>{canWrite && <Table.Th />}
+              {canWrite && <SelectAllTh sel={sel} />}
+              <SortTh list={list} sort="mac">{t.nac.mac}</SortTh><SortTh list={list} sort="vendor">{t.nac.vendor}</SortTh><SortTh list={list} sort="device_type">{t.nac.deviceType}</SortTh><Table.Th>{t.nac.group}</Table.Th>
+              <Table.Th>{t.nac.owner}</Table.Th><SortTh list={list} sort="last_seen_at">{t.nac.lastSeen}</SortTh>{canWrite && <Table.Th />}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {list.data?.items.map((e) => (
+            {endpoints.data?.items.map((e) => (
               <Table.Tr key={e.id} data-mac={e.mac}>
+                {canWrite && <SelectTd sel={sel} row={e} name={e.mac} />}
                 <Table.Td ff="monospace">{e.mac} {e.locally_administered && <Badge size="xs" tt="none" color="gray">{t.nac.local}</Badge>}</Table.Td>
                 <Table.Td>{e.vendor ?? t.common.none}</Table.Td>
                 <Table.Td>
@@ -117,8 +122,8 @@ export function Endpoints() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data && list.data.total === 0 && <Text c="dimmed">{t.nac.emptyEndpoints}</Text>}
-      <ListFooter data={list.data} page={page} onPage={setPage} />
+      {endpoints.data && endpoints.data.total === 0 && <Text c="dimmed">{t.nac.emptyEndpoints}</Text>}
+      <TableFooter list={list} data={endpoints.data} />
       {importing && <EndpointImport onClose={() => setImporting(false)} />}
       {editing && <EndpointForm endpoint={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>

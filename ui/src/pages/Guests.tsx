@@ -1,17 +1,18 @@
 /**
  * Guests: every guest account, from the portals' methods and made for an
- * event, 20 a page: filters (status, kind, portal) and a search over name,
+ * event, sortable, a page size to choose, filters (status, kind, portal; all
+ * kept in the address) and a search over name,
  * e-mail and username. With portal.guests: accounts in bulk for an event (the
  * passwords shown once, printable, as CSV: GuestBulk.tsx), extend, revoke
  * (its devices disconnected) and mail new credentials.
  */
 import { Badge, Button, Group, Menu, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
-import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
-import { ListFooter } from '../components/crud'
+import { useListState } from '../components/list-state'
+import { SortTh, TableFooter } from '../components/ListTable'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
@@ -21,7 +22,8 @@ import { GUEST_KINDS, GUEST_STATUSES, STATUS_COLOR, type Guest } from './portal-
 import { PortalSelect } from './portal-pickers'
 import { useConfirm } from '../components/Confirm'
 
-const PER_PAGE = 20
+/** The columns GET /captive-portal/guests sorts by (its `sort_by` allow-list); newest first by default. */
+const SORTS = ['created_at', 'name', 'email', 'status', 'valid_until'] as const
 type Status = (typeof GUEST_STATUSES)[number]
 type Kind = (typeof GUEST_KINDS)[number]
 
@@ -32,17 +34,14 @@ export function Guests() {
   const auth = useAuth()
   const qc = useQueryClient()
   const canChange = auth.can('portal.guests')
-  const [page, setPage] = useState(1)
-  const [f, setF] = useState<{ status: Status | null; kind: Kind | null; portal_id: string | null; search: string }>({ status: null, kind: null, portal_id: null, search: '' })
-  const [search] = useDebouncedValue(f.search, 250)
-  const set = <K extends keyof typeof f>(k: K, x: (typeof f)[K]) => {
-    setF((o) => ({ ...o, [k]: x }))
-    setPage(1)
-  }
-  const query = { status: f.status ?? undefined, kind: f.kind ?? undefined, portal_id: f.portal_id ?? undefined, search: search || undefined }
+  // Page, size, sort, search and filters in the address: a reload or a link shows the same list.
+  const state = useListState({ sorts: SORTS, sort: 'created_at', order: 'desc', filters: ['status', 'kind', 'portal_id'] })
+  const f = state.filters
+  const set = (k: 'status' | 'kind' | 'portal_id', x: string | null) => state.setFilter(k, x)
+  const query = { status: (f.status ?? undefined) as Status | undefined, kind: (f.kind ?? undefined) as Kind | undefined, portal_id: f.portal_id ?? undefined }
   const list = useQuery({
-    queryKey: ['portal', 'guests', page, query],
-    queryFn: () => api.get('/api/v1/captive-portal/guests', { query: { page, per_page: PER_PAGE, ...query } }),
+    queryKey: ['portal', 'guests', state.key],
+    queryFn: () => api.get('/api/v1/captive-portal/guests', { query: { ...state.query, ...query } }),
     placeholderData: keepPreviousData,
   })
   const [bulk, setBulk] = useState(false)
@@ -68,9 +67,9 @@ export function Guests() {
         {canChange && <Button onClick={() => setBulk(true)}>{p.bulk}</Button>}
       </Group>
       <Group align="flex-end">
-        <TextInput type="search" aria-label={t.common.search} placeholder={p.searchGuests} value={f.search} onChange={(e) => set('search', e.currentTarget.value)} w={260} />
-        <Select aria-label={p.status} placeholder={p.allStatuses} clearable w={200} value={f.status} onChange={(x) => set('status', x as Status | null)} data={GUEST_STATUSES.map((s) => ({ value: s, label: p.statuses[s] }))} />
-        <Select aria-label={p.kind} placeholder={p.allKinds} clearable w={200} value={f.kind} onChange={(x) => set('kind', x as Kind | null)} data={GUEST_KINDS.map((k) => ({ value: k, label: p.methodShort[k] }))} />
+        <TextInput type="search" aria-label={t.common.search} placeholder={p.searchGuests} value={state.search} onChange={(e) => state.setSearch(e.currentTarget.value)} w={260} />
+        <Select aria-label={p.status} placeholder={p.allStatuses} clearable w={200} value={f.status} onChange={(x) => set('status', x)} data={GUEST_STATUSES.map((s) => ({ value: s, label: p.statuses[s] }))} />
+        <Select aria-label={p.kind} placeholder={p.allKinds} clearable w={200} value={f.kind} onChange={(x) => set('kind', x)} data={GUEST_KINDS.map((k) => ({ value: k, label: p.methodShort[k] }))} />
         <PortalSelect aria-label={p.portal} placeholder={p.allPortals} clearable w={200} value={f.portal_id} onChange={(x) => set('portal_id', x)} />
       </Group>
       <ErrorAlert error={list.error ?? revoke.error ?? send.error} />
@@ -79,8 +78,8 @@ export function Guests() {
         <Table striped aria-label={p.guests} data-testid="guests-table">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>{p.guestName}</Table.Th><Table.Th>{p.email}</Table.Th><Table.Th>{p.kind}</Table.Th><Table.Th>{p.portal}</Table.Th>
-              <Table.Th>{p.status}</Table.Th><Table.Th>{p.validUntil}</Table.Th><Table.Th>{p.sponsor}</Table.Th>{canChange && <Table.Th />}
+              <SortTh list={state} sort="name">{p.guestName}</SortTh><SortTh list={state} sort="email">{p.email}</SortTh><Table.Th>{p.kind}</Table.Th><Table.Th>{p.portal}</Table.Th>
+              <SortTh list={state} sort="status">{p.status}</SortTh><SortTh list={state} sort="valid_until">{p.validUntil}</SortTh><Table.Th>{p.sponsor}</Table.Th>{canChange && <Table.Th />}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -117,7 +116,7 @@ export function Guests() {
         </Table>
       </Table.ScrollContainer>
       {list.data?.total_by_filter === 0 && <Text c="dimmed">{p.emptyGuests}</Text>}
-      <ListFooter data={list.data} page={page} onPage={setPage} />
+      <TableFooter list={state} data={list.data} />
       {bulk && <GuestBulk onClose={() => setBulk(false)} />}
       {extending && <GuestExtend guest={extending} name={label(extending)} onClose={() => setExtending(null)} onDone={() => done(p.done)} />}
     </Stack>

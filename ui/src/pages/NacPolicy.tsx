@@ -10,7 +10,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
+import { BulkBar, bulkActions } from '../components/BulkBar'
 import { ErrorAlert } from '../components/errors'
+import { SelectAllTh, SelectTd, useSelection } from '../components/ListTable'
 import { NOCUT, RuleNameCell, RuleRowActions, useRuleOrder } from '../components/RuleOrder'
 import { useI18n } from '../i18n'
 import type { NacRule, NacTestResult } from './nac-data'
@@ -52,6 +54,9 @@ export function NacPolicy() {
   const list = rules.data ?? []
   const movable = canWrite && !reorder.isPending
   const { move, rowProps } = useRuleOrder(list, movable, (ids, id) => reorder.mutate({ ids, id }))
+  // Several rules enabled, disabled or deleted at once (BulkBar); the default rule stays out (always enabled, never deleted).
+  const sel = useSelection(list.filter((r) => !r.is_default), 'nac-rules')
+  const change = (r: NacRule, enabled: boolean) => api.put('/api/v1/nac/policy/rules/{rule_id}', { params: { rule_id: r.id }, body: { enabled } })
   const tried = new Map(result?.trace.map((s) => [s.rule_id, s]))
 
   return (
@@ -64,10 +69,14 @@ export function NacPolicy() {
               {canWrite && <Text size="xs" c="dimmed">{t.policy.moveHint}</Text>}
               <VisuallyHidden role="status" aria-live="polite">{moved}</VisuallyHidden>
               <ErrorAlert error={rules.error ?? reorder.error ?? remove.error} />
+              <BulkBar sel={sel} name={(r) => r.name} onDone={() => qc.invalidateQueries({ queryKey: ['nac', 'policy'] })} actions={canWrite ? [
+                bulkActions.enabled<NacRule>(t, true, change), bulkActions.enabled<NacRule>(t, false, change),
+                bulkActions.remove<NacRule>(t, (r) => api.delete('/api/v1/nac/policy/rules/{rule_id}', { params: { rule_id: r.id } })),
+              ] : []} />
               <Table.ScrollContainer minWidth={560}>
                 <Table aria-label={t.nac.rules} data-testid="nac-rules">
                   <Table.Thead>
-                    <Table.Tr><Table.Th>#</Table.Th><Table.Th>{t.nac.name}</Table.Th><Table.Th>{t.nac.conditions}</Table.Th><Table.Th>{t.nac.profile}</Table.Th><Table.Th /></Table.Tr>
+                    <Table.Tr>{canWrite && <SelectAllTh sel={sel} />}<Table.Th>#</Table.Th><Table.Th>{t.nac.name}</Table.Th><Table.Th>{t.nac.conditions}</Table.Th><Table.Th>{t.nac.profile}</Table.Th><Table.Th /></Table.Tr>
                   </Table.Thead>
                   <Table.Tbody>
                     {list.map((r, i) => {
@@ -77,6 +86,7 @@ export function NacPolicy() {
                         <Table.Tr key={r.id} data-rule={r.name} {...row}
                           bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
                           style={{ cursor, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason ?? undefined}>
+                          {canWrite && (r.is_default ? <Table.Td /> : <SelectTd sel={sel} row={r} name={r.name} />)}
                           <Table.Td>{r.position + 1}</Table.Td>
                           <RuleNameCell rule={r} />
                           <Table.Td>

@@ -3,14 +3,17 @@
  * test. A rule moves by drag and drop, or from the keyboard (its ↑ ↓ buttons,
  * or Alt+↑ / Alt+↓ on its row); every move sends the whole order (PUT
  * /aaa/policy/rules/reorder), the default rule stays last. The test's trace
- * marks the rules it tried in the list.
+ * marks the rules it tried in the list. Selected rules are enabled, disabled
+ * or deleted at once (BulkBar).
  */
 import { Badge, Button, Checkbox, Grid, Group, Paper, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
+import { BulkBar, bulkActions } from '../components/BulkBar'
 import { ErrorAlert } from '../components/errors'
+import { SelectAllTh, SelectTd, useSelection } from '../components/ListTable'
 import { NOCUT, RuleNameCell, RuleRowActions, useRuleOrder } from '../components/RuleOrder'
 import { useI18n } from '../i18n'
 import { PolicyTest, type TestResult } from './PolicyTest'
@@ -56,6 +59,9 @@ export function Policy() {
   const movable = canWrite && !filtered && !reorder.isPending
 
   const { move, rowProps } = useRuleOrder(list, movable, (ids, id) => reorder.mutate({ ids, id }))
+  // Several rules enabled, disabled or deleted at once (BulkBar); the default rule is not among them (it cannot be deleted).
+  const sel = useSelection(list.filter((r) => !r.is_default), JSON.stringify([user, device, resolve]))
+  const change = (r: Rule, enabled: boolean) => api.put('/api/v1/aaa/policy/rules/{rule_id}', { params: { rule_id: r.id }, body: { enabled } })
   const tried = new Map(result?.trace.map((s) => [s.rule_id, s]))
 
   return (
@@ -79,10 +85,14 @@ export function Policy() {
               {canWrite && <Text size="xs" c="dimmed">{filtered ? t.policy.filteredNoMove : t.policy.moveHint}</Text>}
               <VisuallyHidden role="status" aria-live="polite">{moved}</VisuallyHidden>
             <ErrorAlert error={rules.error ?? reorder.error ?? remove.error} />
+              <BulkBar sel={sel} name={(r) => r.name} onDone={() => qc.invalidateQueries({ queryKey: ['aaa-policy'] })} actions={canWrite ? [
+                bulkActions.enabled<Rule>(t, true, change), bulkActions.enabled<Rule>(t, false, change),
+                bulkActions.remove<Rule>(t, (r) => api.delete('/api/v1/aaa/policy/rules/{rule_id}', { params: { rule_id: r.id } })),
+              ] : []} />
               <Table.ScrollContainer minWidth={520}>
                 <Table aria-label={t.policy.rules} data-testid="rules">
                   <Table.Thead>
-                    <Table.Tr><Table.Th>#</Table.Th><Table.Th>{t.policy.name}</Table.Th><Table.Th>{t.policy.who}</Table.Th><Table.Th>{t.policy.where}</Table.Th><Table.Th>{t.policy.profiles}</Table.Th><Table.Th /></Table.Tr>
+                    <Table.Tr>{canWrite && <SelectAllTh sel={sel} />}<Table.Th>#</Table.Th><Table.Th>{t.policy.name}</Table.Th><Table.Th>{t.policy.who}</Table.Th><Table.Th>{t.policy.where}</Table.Th><Table.Th>{t.policy.profiles}</Table.Th><Table.Th /></Table.Tr>
                   </Table.Thead>
                   <Table.Tbody>
                     {list.map((r, i) => {
@@ -92,6 +102,7 @@ export function Policy() {
                         <Table.Tr key={r.id} data-rule={r.name} {...row}
                           bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
                           style={{ cursor, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason}>
+                          {canWrite && (r.is_default ? <Table.Td /> : <SelectTd sel={sel} row={r} name={r.name} />)}
                           <Table.Td>{r.position + 1}</Table.Td>
                           <RuleNameCell rule={r} />
                           <Table.Td>{r.who_name ?? t.policy.anyone}</Table.Td>

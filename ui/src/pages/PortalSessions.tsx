@@ -11,7 +11,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
-import { ListFooter } from '../components/crud'
+import { useListState } from '../components/list-state'
+import { SortTh, TableFooter } from '../components/ListTable'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
@@ -19,7 +20,8 @@ import { SESSION_METHODS, SESSION_STATES, STATUS_COLOR, type PortalSession } fro
 import { PortalSelect } from './portal-pickers'
 import { useConfirm } from '../components/Confirm'
 
-const PER_PAGE = 50
+/** The columns GET /captive-portal/sessions sorts by (its `sort_by` allow-list); newest first by default. */
+const SORTS = ['created_at', 'expires_at', 'mac', 'state'] as const
 type State = (typeof SESSION_STATES)[number]
 type Method = (typeof SESSION_METHODS)[number]
 const OPEN: readonly string[] = ['started', 'pending_code', 'pending_approval', 'active']
@@ -33,17 +35,15 @@ export function PortalSessions() {
   const auth = useAuth()
   const qc = useQueryClient()
   const canEnd = auth.can('portal.guests')
-  const [page, setPage] = useState(1)
-  const [f, setF] = useState<{ state: State | null; method: Method | null; portal_id: string | null; mac: string; search: string }>({ state: null, method: null, portal_id: null, mac: '', search: '' })
-  const [typed] = useDebouncedValue({ mac: f.mac, search: f.search }, 250)
-  const set = <K extends keyof typeof f>(k: K, x: (typeof f)[K]) => {
-    setF((o) => ({ ...o, [k]: x }))
-    setPage(1)
-  }
-  const query = { state: f.state ?? undefined, method: f.method ?? undefined, portal_id: f.portal_id ?? undefined, mac: fullMac(typed.mac), search: typed.search || undefined }
+  // Page, size, sort, search and filters in the address: a reload or a link shows the same list.
+  const ls = useListState({ sorts: SORTS, sort: 'created_at', order: 'desc', perPage: 50, filters: ['state', 'method', 'portal_id', 'mac'] })
+  const f = ls.filters
+  const [mac] = useDebouncedValue(f.mac ?? '', 250)
+  const set = (k: 'state' | 'method' | 'portal_id' | 'mac', x: string | null) => ls.setFilter(k, x)
+  const query = { state: (f.state ?? undefined) as State | undefined, method: (f.method ?? undefined) as Method | undefined, portal_id: f.portal_id ?? undefined, mac: fullMac(mac) }
   const list = useQuery({
-    queryKey: ['portal', 'sessions', page, query],
-    queryFn: () => api.get('/api/v1/captive-portal/sessions', { query: { page, per_page: PER_PAGE, ...query } }),
+    queryKey: ['portal', 'sessions', ls.key, query],
+    queryFn: () => api.get('/api/v1/captive-portal/sessions', { query: { ...ls.query, ...query } }),
     placeholderData: keepPreviousData,
     refetchInterval: 30_000,
   })
@@ -64,10 +64,10 @@ export function PortalSessions() {
     <Stack>
       <Title order={1} size="h2">{p.sessions}</Title>
       <Group align="flex-end">
-        <TextInput type="search" aria-label={t.common.search} placeholder={p.searchSessions} value={f.search} onChange={(e) => set('search', e.currentTarget.value)} w={230} />
-        <TextInput aria-label={p.mac} placeholder={p.mac} value={f.mac} onChange={(e) => set('mac', e.currentTarget.value)} w={180} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} />
-        <Select aria-label={p.state} placeholder={p.allStates} clearable w={190} value={f.state} onChange={(x) => set('state', x as State | null)} data={SESSION_STATES.map((s) => ({ value: s, label: p.states[s] }))} />
-        <Select aria-label={p.method} placeholder={p.allMethods} clearable w={190} value={f.method} onChange={(x) => set('method', x as Method | null)} data={SESSION_METHODS.map((m) => ({ value: m, label: p.methodShort[m] }))} />
+        <TextInput type="search" aria-label={t.common.search} placeholder={p.searchSessions} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={230} />
+        <TextInput aria-label={p.mac} placeholder={p.mac} value={f.mac ?? ''} onChange={(e) => set('mac', e.currentTarget.value)} w={180} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} />
+        <Select aria-label={p.state} placeholder={p.allStates} clearable w={190} value={f.state} onChange={(x) => set('state', x)} data={SESSION_STATES.map((s) => ({ value: s, label: p.states[s] }))} />
+        <Select aria-label={p.method} placeholder={p.allMethods} clearable w={190} value={f.method} onChange={(x) => set('method', x)} data={SESSION_METHODS.map((m) => ({ value: m, label: p.methodShort[m] }))} />
         <PortalSelect aria-label={p.portal} placeholder={p.allPortals} clearable w={190} value={f.portal_id} onChange={(x) => set('portal_id', x)} />
       </Group>
       <ErrorAlert error={list.error ?? end.error} />
@@ -76,8 +76,8 @@ export function PortalSessions() {
         <Table striped aria-label={p.sessions} data-testid="portal-sessions-table">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>{p.state}</Table.Th><Table.Th>{p.mac}</Table.Th><Table.Th>{p.who}</Table.Th><Table.Th>{p.method}</Table.Th><Table.Th>{p.portal}</Table.Th>
-              <Table.Th>{p.nas}</Table.Th><Table.Th>{p.startedAt}</Table.Th><Table.Th>{p.expiresAt}</Table.Th>{canEnd && <Table.Th />}
+              <SortTh list={ls} sort="state">{p.state}</SortTh><SortTh list={ls} sort="mac">{p.mac}</SortTh><Table.Th>{p.who}</Table.Th><Table.Th>{p.method}</Table.Th><Table.Th>{p.portal}</Table.Th>
+              <Table.Th>{p.nas}</Table.Th><SortTh list={ls} sort="created_at">{p.startedAt}</SortTh><SortTh list={ls} sort="expires_at">{p.expiresAt}</SortTh>{canEnd && <Table.Th />}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -98,7 +98,7 @@ export function PortalSessions() {
         </Table>
       </Table.ScrollContainer>
       {list.data?.total_by_filter === 0 && <Text c="dimmed">{p.emptySessions}</Text>}
-      <ListFooter data={list.data} page={page} onPage={setPage} />
+      <TableFooter list={ls} data={list.data} />
       {open && <SessionDrawer id={open} canEnd={canEnd} onEnd={askEnd} onClose={() => setOpen(null)} />}
     </Stack>
   )

@@ -1,56 +1,54 @@
 /**
  * Users: a paginated list (GET /users) with search and the API's filters
- * (enabled, administrator, source, group, role), the form in a dialog to add
- * or change one (UserForm), and delete with a confirmation.
+ * (enabled, administrator, source, group, role), sortable, its state in the
+ * address; the form in a dialog to add or change one (UserForm), delete with
+ * a confirmation, and the selected users enabled, disabled, moved to a group
+ * or deleted at once (BulkBar).
  */
 import { Anchor, Badge, Group, Select, Stack, Table, TextInput } from '@mantine/core'
-import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth, usePluginRuns } from '../auth'
-import { Link, useUrlSearch } from '../router'
+import { Link } from '../router'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
-import { options, useAllRoles, useAllUserGroups, type User } from './identity-data'
+import { options, useAllRoles, useAllUserGroups, type User, type UserUpdate } from './identity-data'
 import { UserForm } from './UserForm'
-import { ListFooter, PageTitle, RowActions } from '../components/crud'
+import { PageTitle, RowActions } from '../components/crud'
+import { BulkBar, bulkActions, type ChooseField } from '../components/BulkBar'
+import { useListState } from '../components/list-state'
+import { SelectAllTh, SelectTd, SortTh, TableFooter, useSelection } from '../components/ListTable'
 
-const PER_PAGE = 20
+/** The columns GET /users sorts by (its `sort_by` allow-list). */
+const SORTS = ['username', 'display_name', 'email'] as const
+const FILTERS = ['enabled', 'is_admin', 'source', 'group', 'role'] as const
 const bool = (v: string | null) => (v === null ? undefined : v === 'true')
 
 export function Users() {
   const { t } = useI18n()
   const auth = useAuth()
   const qc = useQueryClient()
-  const [page, setPage] = useState(1)
-  // ?search= (the quick search opens a record so): the list starts filtered to it, and follows it.
-  const [search, setSearch] = useUrlSearch(() => setPage(1))
-  const [q] = useDebouncedValue(search, 250)
-  const [f, setF] = useState<{ enabled: string | null; is_admin: string | null; source: string | null; group_id: string | null; role_id: string | null }>(() => ({
-    enabled: null, is_admin: null, source: null, group_id: new URLSearchParams(location.search).get('group'), role_id: null,
-  }))
-  const filter = (k: keyof typeof f) => (v: string | null) => {
-    setF((o) => ({ ...o, [k]: v }))
-    setPage(1)
-    // The group is kept in the URL (/users?group=<id>): the group's member list links to it, a reload keeps it.
-    if (k === 'group_id') history.replaceState(null, '', v ? `/users?group=${encodeURIComponent(v)}` : '/users')
-  }
+  // Page, size, sort, ?search= (the quick search opens a record so) and the filters, in the address (the
+  // group's member list links to /users?group=<id>).
+  const list = useListState({ sorts: SORTS, sort: 'username', filters: FILTERS })
+  const f = list.filters
   const [editing, setEditing] = useState<User | 'new' | null>(null)
   const groups = useAllUserGroups(auth.can('groups.read'))
   const roles = useAllRoles(auth.can('roles.read'))
-  const list = useQuery({
-    queryKey: ['users', page, q, f],
+  const users = useQuery({
+    queryKey: ['users', list.key],
     queryFn: () =>
       api.get('/api/v1/users', {
         query: {
-          page, per_page: PER_PAGE, search: q || undefined, sort_by: 'username', sort_order: 'asc',
+          ...list.query,
           enabled: bool(f.enabled), is_admin: bool(f.is_admin), source: (f.source ?? undefined) as 'local' | 'directory' | undefined,
-          group_id: f.group_id ?? undefined, role_id: f.role_id ?? undefined,
+          group_id: f.group ?? undefined, role_id: f.role ?? undefined,
         },
       }),
     placeholderData: keepPreviousData,
   })
+  const sel = useSelection(users.data?.items, list.key)
   const remove = useMutation({
     mutationFn: (id: string) => api.delete('/api/v1/users/{user_id}', { params: { user_id: id } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['users'] }),
@@ -61,31 +59,45 @@ export function Users() {
   const canLogs = auth.can('aaa-logs.read') && runs('aaa-logs')
   const groupName = (id: string) => groups.data?.find((g) => g.id === id)?.name ?? '…'
   const yesNo = [{ value: 'true', label: t.common.yes }, { value: 'false', label: t.common.no }]
+  const change = (u: User, body: UserUpdate) => api.put('/api/v1/users/{user_id}', { params: { user_id: u.id }, body })
+  const groupPicker: ChooseField = (value, onChange) => (
+    <Select label={t.table.group} required searchable data={options(groups.data)} value={value} onChange={onChange} data-autofocus comboboxProps={{ withinPortal: true, zIndex: 500 }} />
+  )
+  const filter = (k: (typeof FILTERS)[number]) => (v: string | null) => list.setFilter(k, v)
 
   return (
     <Stack>
       <PageTitle title={t.admin.users.title} add={canWrite && { label: t.admin.users.add, onClick: () => setEditing('new') }} />
       <Group align="flex-end" wrap="wrap">
-        <TextInput aria-label={t.common.search} placeholder={t.admin.users.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={200} maw="100%" type="search" />
+        <TextInput aria-label={t.common.search} placeholder={t.admin.users.searchPlaceholder} value={list.search} onChange={(e) => list.setSearch(e.currentTarget.value)} w={200} maw="100%" type="search" />
         <Select label={t.admin.users.enabled} placeholder={t.admin.any} clearable data={yesNo} value={f.enabled} onChange={filter('enabled')} w={110} />
         <Select label={t.admin.users.admin} placeholder={t.admin.any} clearable data={yesNo} value={f.is_admin} onChange={filter('is_admin')} w={130} />
         <Select label={t.admin.users.source} placeholder={t.admin.any} clearable data={[{ value: 'local', label: t.admin.users.sources.local }, { value: 'directory', label: t.admin.users.sources.directory }]} value={f.source} onChange={filter('source')} w={130} />
-        {auth.can('groups.read') && <Select label={t.admin.users.group} placeholder={t.admin.any} clearable searchable data={options(groups.data)} value={f.group_id} onChange={filter('group_id')} w={170} />}
-        {auth.can('roles.read') && <Select label={t.admin.users.role} placeholder={t.admin.any} clearable searchable data={options(roles.data)} value={f.role_id} onChange={filter('role_id')} w={170} />}
+        {auth.can('groups.read') && <Select label={t.admin.users.group} placeholder={t.admin.any} clearable searchable data={options(groups.data)} value={f.group} onChange={filter('group')} w={170} />}
+        {auth.can('roles.read') && <Select label={t.admin.users.role} placeholder={t.admin.any} clearable searchable data={options(roles.data)} value={f.role} onChange={filter('role')} w={170} />}
       </Group>
-      <ErrorAlert error={list.error ?? remove.error} />
+      <ErrorAlert error={users.error ?? remove.error} />
+      {/* Move replaces the user's groups with the one chosen (the form adds to them one at a time). */}
+      <BulkBar sel={sel} name={(u) => u.username} onDone={() => Promise.all([qc.invalidateQueries({ queryKey: ['users'] }), qc.invalidateQueries({ queryKey: ['user-groups'] })])} actions={canWrite ? [
+        bulkActions.enabled<User>(t, true, (u, enabled) => change(u, { enabled })),
+        bulkActions.enabled<User>(t, false, (u, enabled) => change(u, { enabled })),
+        auth.can('groups.read') && bulkActions.move<User>(t, groupPicker, (u, g) => change(u, { group_ids: [g] })),
+        bulkActions.remove<User>(t, (u) => api.delete('/api/v1/users/{user_id}', { params: { user_id: u.id } })),
+      ] : []} />
       <Table.ScrollContainer minWidth={760}>
         <Table striped highlightOnHover aria-label={t.admin.users.title} data-testid="users-table">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>{t.admin.users.username}</Table.Th><Table.Th>{t.admin.users.displayName}</Table.Th><Table.Th>{t.admin.users.email}</Table.Th>
+              {canWrite && <SelectAllTh sel={sel} />}
+              <SortTh list={list} sort="username">{t.admin.users.username}</SortTh><SortTh list={list} sort="display_name">{t.admin.users.displayName}</SortTh><SortTh list={list} sort="email">{t.admin.users.email}</SortTh>
               <Table.Th>{t.admin.users.groups}</Table.Th><Table.Th>{t.admin.users.status}</Table.Th>
               {canWrite && <Table.Th />}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {list.data?.items.map((u) => (
+            {users.data?.items.map((u) => (
               <Table.Tr key={u.id} data-user={u.username} opacity={u.enabled ? 1 : 0.6}>
+                {canWrite && <SelectTd sel={sel} row={u} name={u.username} />}
                 <Table.Td fw={500}>
                   {u.username}
                   {canLogs && <Anchor component={Link} href={`/logs?username=${encodeURIComponent(u.username)}`} size="xs" fw={400} ml="xs" aria-label={t.admin.users.logsOf(u.username)}>{t.nav.logs}</Anchor>}
@@ -112,7 +124,7 @@ export function Users() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      <ListFooter data={list.data} page={page} onPage={setPage} />
+      <TableFooter list={list} data={users.data} />
       {editing && <UserForm user={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )

@@ -6,6 +6,7 @@ import type { components } from '../generated/api'
 type S = components['schemas']
 export type User = S['UserResponse']
 export type UserCreate = S['UserCreate']
+export type UserUpdate = S['UserUpdate']
 export type UserGroup = S['UserGroupResponse']
 export type Role = S['RoleResponse']
 export type AuditEntry = S['AuditEntryResponse']
