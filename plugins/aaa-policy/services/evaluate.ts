@@ -34,7 +34,7 @@ import type { Static, UserRef } from '../../../sdk/index.js'
 import type { Device } from '../../inventory/api.js'
 import type { PolicyRuleView } from '../api.js'
 import { sourcePrefix } from './conditions.js'
-import { firstMatch } from './first-match.js'
+import { firstMatch, type TraceWords } from './first-match.js'
 import { databasePolicyData, type DatabaseDataDeps, type PolicyData } from './policy-data.js'
 import { avPairs, enableRefusal, loginRefusal, METHOD_NAME, PROTOCOL, withReply } from './verdict-parts.js'
 import type { METHODS, PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
@@ -50,13 +50,14 @@ export type EvaluateDeps = DatabaseDataDeps
 type UserRow = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login'>
 
 
-export function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput): Promise<PolicyTestResult> {
-  return evaluateWith(d, databasePolicyData(d, db), input)
+/** `words`: the trace's language (first-match.ts traceWords); English without. */
+export function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput, words?: TraceWords): Promise<PolicyTestResult> {
+  return evaluateWith(d, databasePolicyData(d, db), input, words)
 }
 
 /** The same answer from any source of the policy's data: the database, or a deployed release's inputs (services/policy-data.ts). */
-export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput): Promise<PolicyTestResult> {
-  const result = await evaluateRules(d, db, input)
+export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, words?: TraceWords): Promise<PolicyTestResult> {
+  const result = await evaluateRules(d, db, input, words)
   // A directory user's mapped groups are the directory's to say at each login: the test knows the local memberships only.
   if (result.user && result.rules_tried > 0 && (await db.loginMaterial(result.user.id))?.directory) {
     result.reason += `; ${result.user.username} is a directory user: the test used the local user groups only, while the daemons add, at each login, the user groups mapped to the directory groups the directory lists the user in (directory_group_dn), which the test cannot know`
@@ -64,7 +65,7 @@ export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: Polic
   return result
 }
 
-async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput): Promise<PolicyTestResult> {
+async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, words: TraceWords | undefined): Promise<PolicyTestResult> {
   const protocol = input.protocol
   const trace: Step[] = []
   // A RADIUS request always authenticates; a TACACS+ one only when asked (authorization is separate).
@@ -130,7 +131,7 @@ async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestI
     const refused = protocol === 'tacacs' && method === 'enable' ? null : loginRefusal(protocol, method, user, await db.loginMaterial(user.id))
     if (refused) return deny(`${METHOD_NAME[method]} login: ${refused}${via}`)
   }
-  const decided = await decide(d, db, input, result, user, device, source)
+  const decided = await decide(d, db, input, result, user, device, source, words)
   decided.reason += via
   if (expired) decided.reason += ` (user ${user.username} expired at ${expiresAt.toISOString()}, but tac_plus-ng checks expiry at login only, not on the authorizations of a session)`
   // rlm_expiration caps the session at the seconds left: its Session-Timeout comes before the profile's attributes.
@@ -141,7 +142,7 @@ async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestI
 }
 
 /** The ruleset's part: the rules in order, then the matched rule's profile. */
-async function decide(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, user: UserRow, device: Device, source: string): Promise<PolicyTestResult> {
+async function decide(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, user: UserRow, device: Device, source: string, words: TraceWords | undefined): Promise<PolicyTestResult> {
   const protocol = input.protocol
   const trace = result.trace
   const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
@@ -152,7 +153,7 @@ async function decide(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, r
   const rules = await db.listRules()
   // The walk and its trace: services/first-match.ts (the parts of each step that do not depend on the request are prepared once per list).
   const at = input.at === undefined ? new Date() : new Date(input.at)
-  const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace, { at, source: sourcePrefix(source), sourceText: source, relevantOnly: input.trace === 'relevant' })
+  const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace, { at, source: sourcePrefix(source), sourceText: source, relevantOnly: input.trace === 'relevant', words })
   result.rules_tried = matched ? rules.indexOf(matched) + 1 : rules.length
   if (!matched) return deny('no enabled rule matched (the default rule is disabled): the daemon denies when no rule decides')
   result.matched_rule = { id: matched.id, name: matched.name, position: matched.position }
