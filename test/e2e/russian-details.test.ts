@@ -51,7 +51,7 @@ for (const engine of testEngines()) {
       expect(taken.ru.detail).to.equal(`Группа устройств с именем «${name}» уже существует (регистр букв не учитывается).`)
     })
 
-    it('the AAA policy test\'s trace reasons', async () => {
+    it('the AAA policy test\'s trace reasons and its decision\'s sentence', async () => {
       const group = await created(t, '/api/v1/user-groups', { name: uniq('ru-noc') })
       const [alice, bob] = await Promise.all([
         created(t, '/api/v1/users', { username: uniq('ru-alice'), network_login: true }),
@@ -67,17 +67,19 @@ for (const engine of testEngines()) {
         const r = await t.admin('POST', '/api/v1/aaa/policy/test', { body: { protocol: 'tacacs', username: alice.username, device_id: device.id }, headers })
         expect(r.status, r.text).to.equal(200)
         const reasons = new Map<string, string>((r.body.trace as { rule_id: string; reason: string }[]).map((s) => [s.rule_id, s.reason]))
-        return [forBob, forNoc, forAlice].map((rule) => reasons.get(rule.id))
+        return [...[forBob, forNoc, forAlice].map((rule) => reasons.get(rule.id)), r.body.reason]
       }
       expect(await ask(EN)).to.deep.equal([
         `user is not ${bob.username}`,
         `user ${alice.username} is not a member of group ${group.name}`,
         `matched: user ${alice.username}, device ${device.name}`,
+        `rule ${forAlice.name} permits with TACACS+ profile ${profile.name}`,
       ])
       expect(await ask(RU)).to.deep.equal([
         `пользователь — не ${bob.username}`,
         `пользователь ${alice.username} не входит в группу ${group.name}`,
         `совпало: пользователь ${alice.username}, устройство ${device.name}`,
+        `правило ${forAlice.name} разрешает с профилем TACACS+ ${profile.name}`,
       ])
       // The walk's prepared steps are kept per language: English again is English.
       expect((await ask({}))[0]).to.equal(`user is not ${bob.username}`)

@@ -1,4 +1,5 @@
 import trace from './trace-en.js'
+import verdict from './verdict-en.js'
 
 export default {
   errors: {
@@ -34,4 +35,5 @@ export default {
     test_not_deployed: 'No active release of {{daemon}} on this node holds the policy test\'s inputs (never deployed, or deployed before releases kept them): deploy first, or test against the database.',
   },
   trace,
+  verdict,
 }

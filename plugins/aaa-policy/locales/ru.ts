@@ -1,4 +1,5 @@
 import trace from './trace-ru.js'
+import verdict from './verdict-ru.js'
 
 export default {
   errors: {
@@ -34,4 +35,5 @@ export default {
     test_not_deployed: 'На этом узле нет активного выпуска {{daemon}} с входными данными теста политики (развёртывания не было, или оно было до того, как выпуски стали их хранить): сначала разверните конфигурацию или проверяйте по базе данных.',
   },
   trace,
+  verdict,
 }
