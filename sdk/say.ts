@@ -22,3 +22,21 @@ export function sayFrom(resources: LocaleResources): Say {
     return node.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m))
   }
 }
+
+/** Brand shared by every copy of the SDK (as the errors' brand). */
+const PHRASE = Symbol.for('portcullis.phrase')
+
+/**
+ * A message key standing for a value of another message: `vars: { reason: phrase('nac:test_reason.mab_username') }`.
+ * The kernel translates it in the caller's language when it renders the outer message (the error
+ * envelope's `detail`, `req.t`), so an error's explanation is not English inside a Russian sentence.
+ */
+export interface Phrase {
+  readonly [PHRASE]: true
+  readonly key: string
+  readonly vars: Record<string, unknown>
+}
+
+export const phrase = (key: string, vars: Record<string, unknown> = {}): Phrase => Object.freeze({ [PHRASE]: true as const, key, vars })
+
+export const isPhrase = (v: unknown): v is Phrase => typeof v === 'object' && v !== null && (v as Record<symbol, unknown>)[PHRASE] === true

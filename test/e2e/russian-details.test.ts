@@ -51,6 +51,17 @@ for (const engine of testEngines()) {
       expect(taken.ru.detail).to.equal(`Группа устройств с именем «${name}» уже существует (регистр букв не учитывается).`)
     })
 
+    it('an error whose explanation is a phrase: the explanation in the same language', async () => {
+      const device = await created(t, '/api/v1/devices', { name: uniq('ru-phrase-sw'), address: '10.233.0.1', tacacs_key: 'tac-key-1' })
+      const user = await created(t, '/api/v1/users', { username: uniq('ru-phrase'), network_login: true })
+      const prefix = await both('POST', '/api/v1/aaa/policy/rules', 422, { name: uniq('ru-prefix'), who: { user_id: user.id }, where: { device_id: device.id }, client_prefixes: ['10.1.2.3/16'] })
+      expect(prefix.en).to.deep.include({ field: 'client_prefixes[0]', detail: 'Invalid rule condition: "10.1.2.3/16" has host bits set after /16: the network is 10.1.0.0/16, a single address is /32.' })
+      expect(prefix.ru.detail).to.equal('Неверное условие правила: в "10.1.2.3/16" после /16 установлены биты узла: сеть — 10.1.0.0/16, отдельный адрес — /32.')
+      const mab = await both('POST', '/api/v1/nac/policy/test', 422, { method: 'mab', username: 'someone', mac: '02:00:00:00:00:01', nas: '10.233.0.1' })
+      expect(mab.en).to.deep.include({ field: 'username', detail: 'MAB has no user: the User-Name is the MAC address. Leave username out.' })
+      expect(mab.ru.detail).to.equal('В MAB нет пользователя: User-Name — это MAC-адрес. Не указывайте username.')
+    })
+
     it('the AAA policy test\'s trace reasons and its decision\'s sentence', async () => {
       const group = await created(t, '/api/v1/user-groups', { name: uniq('ru-noc') })
       const [alice, bob] = await Promise.all([

@@ -1,5 +1,6 @@
 import trace from './trace-en.js'
 import verdict from './verdict-en.js'
+import conditionReason from './conditions-en.js'
 
 export default {
   errors: {
@@ -36,4 +37,5 @@ export default {
   },
   trace,
   verdict,
+  condition_reason: conditionReason,
 }

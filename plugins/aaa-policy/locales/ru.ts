@@ -1,5 +1,6 @@
 import trace from './trace-ru.js'
 import verdict from './verdict-ru.js'
+import conditionReason from './conditions-ru.js'
 
 export default {
   errors: {
@@ -36,4 +37,5 @@ export default {
   },
   trace,
   verdict,
+  condition_reason: conditionReason,
 }

@@ -34,4 +34,9 @@ export default {
     no_network_password: 'no network password is set for user {{username}}',
     expired: 'user {{username}} expired at {{at}}',
   },
+  test_reason: {
+    mab_username: 'MAB has no user: the User-Name is the MAC address. Leave username out.',
+    mab_mac: 'MAB authenticates the MAC address: give mac.',
+    certificate: 'Only EAP-TLS presents a client certificate, not {{method}}.',
+  },
 }

@@ -30,4 +30,9 @@ export default {
     no_network_password: 'у пользователя {{username}} не задан сетевой пароль',
     expired: 'срок действия пользователя {{username}} истёк {{at}}',
   },
+  test_reason: {
+    mab_username: 'В MAB нет пользователя: User-Name — это MAC-адрес. Не указывайте username.',
+    mab_mac: 'MAB проверяет MAC-адрес: укажите mac.',
+    certificate: 'Клиентский сертификат предъявляет только EAP-TLS, а не {{method}}.',
+  },
 }
