@@ -60,6 +60,10 @@ for (const engine of testEngines()) {
       const mab = await both('POST', '/api/v1/nac/policy/test', 422, { method: 'mab', username: 'someone', mac: '02:00:00:00:00:01', nas: '10.233.0.1' })
       expect(mab.en).to.deep.include({ field: 'username', detail: 'MAB has no user: the User-Name is the MAC address. Leave username out.' })
       expect(mab.ru.detail).to.equal('В MAB нет пользователя: User-Name — это MAC-адрес. Не указывайте username.')
+      const profile = await created(t, '/api/v1/nac/authorization-profiles', { name: uniq('ru-phrase-prof'), vlan: 100 })
+      const condition = await both('POST', '/api/v1/nac/policy/rules', 422, { name: uniq('ru-phrase-rule'), authorization_profile_id: profile.id, conditions: [{ type: 'method' }] })
+      expect(condition.en.detail).to.equal('Invalid condition: a method condition needs methods.')
+      expect(condition.ru.detail).to.equal('Неверное условие: условию method нужно methods.')
     })
 
     it('the AAA policy test\'s trace reasons and its decision\'s sentence', async () => {

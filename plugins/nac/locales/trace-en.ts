@@ -39,4 +39,10 @@ export default {
     mab_mac: 'MAB authenticates the MAC address: give mac.',
     certificate: 'Only EAP-TLS presents a client certificate, not {{method}}.',
   },
+  condition_reason: {
+    needs: 'a {{type}} condition needs {{fields}}',
+    takes_only: 'a {{type}} condition takes only {{fields}}',
+    nas_port_type: '{{value}} is not a NAS-Port-Type FreeRADIUS names ({{examples}}, …)',
+    duplicate: '{{first}} is already a {{type}} condition: list every value in that one',
+  },
 }

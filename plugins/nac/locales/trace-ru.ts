@@ -35,4 +35,10 @@ export default {
     mab_mac: 'MAB проверяет MAC-адрес: укажите mac.',
     certificate: 'Клиентский сертификат предъявляет только EAP-TLS, а не {{method}}.',
   },
+  condition_reason: {
+    needs: 'условию {{type}} нужно {{fields}}',
+    takes_only: 'условие {{type}} принимает только {{fields}}',
+    nas_port_type: '{{value}} — не NAS-Port-Type из словаря FreeRADIUS ({{examples}}, …)',
+    duplicate: '{{first}} — уже условие {{type}}: перечислите все значения в нём',
+  },
 }
