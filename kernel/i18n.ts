@@ -1,5 +1,5 @@
 import i18next, { type i18n } from 'i18next'
-import type { LocaleResources } from '../sdk/index.js'
+import { isPhrase, type LocaleResources } from '../sdk/index.js'
 import en from './locales/en.js'
 import ru from './locales/ru.js'
 
@@ -26,17 +26,26 @@ export async function createTranslator(): Promise<Translator> {
     showSupportNotice: false,
   } as Parameters<i18n['init']>[0])
   const fixed = new Map<string, ReturnType<i18n['getFixedT']>>()
+  const translate = (lang: string, key: string, vars?: Record<string, unknown>): string => {
+    let t = fixed.get(lang)
+    if (!t) fixed.set(lang, (t = inst.getFixedT(lang)))
+    return t(key, phrased(vars, (k, v) => translate(lang, k, v))) as string
+  }
   return {
-    t(lang, key, vars) {
-      let t = fixed.get(lang)
-      if (!t) fixed.set(lang, (t = inst.getFixedT(lang)))
-      return t(key, vars ?? {}) as string
-    },
+    t: translate,
     addNamespace(ns, resources) {
       inst.addResourceBundle('en', ns, resources.en, true, true)
       if (resources.ru) inst.addResourceBundle('ru', ns, resources.ru, true, true)
     },
   }
+}
+
+/** Values that are phrases (sdk/say.ts) translated first, in the same language; other values as they are. */
+function phrased(vars: Record<string, unknown> | undefined, t: (key: string, vars: Record<string, unknown>) => string): Record<string, unknown> {
+  if (!vars) return {}
+  let out: Record<string, unknown> | null = null
+  for (const [k, v] of Object.entries(vars)) if (isPhrase(v)) (out ??= { ...vars })[k] = t(v.key, v.vars)
+  return out ?? vars
 }
 
 /** Pick `en` or `ru` from Accept-Language by quality; anything else falls back to `en`. */

@@ -1,6 +1,7 @@
 /** The Portcullis plugin SDK: the only module a plugin imports from the platform. */
 export { SDK_VERSION } from './version.js'
 export * from './errors.js'
+export * from './say.js'
 export * from './schema.js'
 export * from './pagination.js'
 export * from './service-ref.js'

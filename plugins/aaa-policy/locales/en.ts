@@ -1,3 +1,7 @@
+import trace from './trace-en.js'
+import verdict from './verdict-en.js'
+import conditionReason from './conditions-en.js'
+
 export default {
   errors: {
     name_taken: 'A policy rule named "{{name}}" already exists.',
@@ -31,4 +35,7 @@ export default {
     test_method_tacacs_only: 'The method {{method}} is a TACACS+ one: a RADIUS login is pap, chap or mschapv2.',
     test_not_deployed: 'No active release of {{daemon}} on this node holds the policy test\'s inputs (never deployed, or deployed before releases kept them): deploy first, or test against the database.',
   },
+  trace,
+  verdict,
+  condition_reason: conditionReason,
 }

@@ -1,3 +1,7 @@
+import trace from './trace-ru.js'
+import verdict from './verdict-ru.js'
+import conditionReason from './conditions-ru.js'
+
 export default {
   errors: {
     name_taken: 'Правило политики с именем «{{name}}» уже существует.',
@@ -31,4 +35,7 @@ export default {
     test_method_tacacs_only: 'Метод {{method}} есть только в TACACS+: вход по RADIUS — pap, chap или mschapv2.',
     test_not_deployed: 'На этом узле нет активного выпуска {{daemon}} с входными данными теста политики (развёртывания не было, или оно было до того, как выпуски стали их хранить): сначала разверните конфигурацию или проверяйте по базе данных.',
   },
+  trace,
+  verdict,
+  condition_reason: conditionReason,
 }

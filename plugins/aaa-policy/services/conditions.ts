@@ -14,6 +14,7 @@
  *   device addresses (`10.1.2.3/16` is far more often a typo than the /16).
  */
 import net from 'node:net'
+import { phrase, type Phrase } from '../../../sdk/index.js'
 
 // The time window's rules moved to the SDK (sdk/time-window.ts) when the NAC policy needed them too.
 export { DAYS, inTimeWindow, timeWindowProblem, toPolicyWindow, type Day, type StoredTimeWindow } from '../../../sdk/index.js'
@@ -57,24 +58,27 @@ function formatAddress(p: Prefix): string {
 
 export const formatPrefix = (p: Prefix) => `${formatAddress(p)}/${p.length}`
 
-export type PrefixParse = { ok: true; prefix: Prefix; text: string } | { ok: false; reason: string }
+/** `reason`: a phrase of the plugin's catalogue (`condition_reason`), rendered in the caller's language with the error. */
+export type PrefixParse = { ok: true; prefix: Prefix; text: string } | { ok: false; reason: Phrase }
+
+const why = (key: string, vars: Record<string, unknown>) => phrase(`aaa-policy:condition_reason.${key}`, vars)
 
 /** A client prefix as the API takes it: canonical text, or why not. */
 export function parseClientPrefix(text: string): PrefixParse {
   const slash = text.indexOf('/')
   const addr = slash < 0 ? text : text.slice(0, slash)
   const family = net.isIPv4(addr) ? 4 : net.isIPv6(addr) && !addr.includes('%') ? 6 : null
-  if (family === null) return { ok: false, reason: `${JSON.stringify(text)} is not an IPv4 or IPv6 address or prefix in CIDR form (10.1.0.0/16, 2001:db8::/32)` }
+  if (family === null) return { ok: false, reason: why('not_prefix', { text: JSON.stringify(text) }) }
   const lenText = slash < 0 ? String(BITS[family]) : text.slice(slash + 1)
   if (!/^(0|[1-9][0-9]{0,2})$/.test(lenText) || Number(lenText) > BITS[family]) {
-    return { ok: false, reason: `${JSON.stringify(text)}: the prefix length must be 0 to ${BITS[family]}` }
+    return { ok: false, reason: why('prefix_length', { text: JSON.stringify(text), bits: BITS[family] }) }
   }
   const value = addressValue(addr, family)
   const length = Number(lenText)
-  if (family === 6 && value >> 32n === 0xffffn) return { ok: false, reason: `${JSON.stringify(text)} is an IPv4-mapped IPv6 prefix: write it as IPv4` }
+  if (family === 6 && value >> 32n === 0xffffn) return { ok: false, reason: why('mapped', { text: JSON.stringify(text) }) }
   const network = value & mask(family, length)
   if (network !== value) {
-    return { ok: false, reason: `${JSON.stringify(text)} has host bits set after /${length}: the network is ${formatPrefix({ family, value: network, length })}, a single address is /${BITS[family]}` }
+    return { ok: false, reason: why('host_bits', { text: JSON.stringify(text), length, network: formatPrefix({ family, value: network, length }), bits: BITS[family] }) }
   }
   const prefix = { family, value, length } as Prefix
   return { ok: true, prefix, text: formatPrefix(prefix) }

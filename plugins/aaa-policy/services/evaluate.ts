@@ -34,7 +34,7 @@ import type { Static, UserRef } from '../../../sdk/index.js'
 import type { Device } from '../../inventory/api.js'
 import type { PolicyRuleView } from '../api.js'
 import { sourcePrefix } from './conditions.js'
-import { firstMatch } from './first-match.js'
+import { ENGLISH_TRACE, firstMatch, type TraceWords } from './first-match.js'
 import { databasePolicyData, type DatabaseDataDeps, type PolicyData } from './policy-data.js'
 import { avPairs, enableRefusal, loginRefusal, METHOD_NAME, PROTOCOL, withReply } from './verdict-parts.js'
 import type { METHODS, PolicyTestRequest, PolicyTestResponse, PolicyTraceStep } from '../schemas/test.js'
@@ -50,13 +50,14 @@ export type EvaluateDeps = DatabaseDataDeps
 type UserRow = Pick<UserRef, 'id' | 'username' | 'enabled' | 'network_login'>
 
 
-export function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput): Promise<PolicyTestResult> {
-  return evaluateWith(d, databasePolicyData(d, db), input)
+/** `words`: the trace's language (first-match.ts traceWords); English without. */
+export function evaluate(d: EvaluateDeps, db: Knex.Transaction, input: PolicyTestInput, words?: TraceWords): Promise<PolicyTestResult> {
+  return evaluateWith(d, databasePolicyData(d, db), input, words)
 }
 
 /** The same answer from any source of the policy's data: the database, or a deployed release's inputs (services/policy-data.ts). */
-export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput): Promise<PolicyTestResult> {
-  const result = await evaluateRules(d, db, input)
+export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, words?: TraceWords): Promise<PolicyTestResult> {
+  const result = await evaluateRules(d, db, input, words)
   // A directory user's mapped groups are the directory's to say at each login: the test knows the local memberships only.
   if (result.user && result.rules_tried > 0 && (await db.loginMaterial(result.user.id))?.directory) {
     result.reason += `; ${result.user.username} is a directory user: the test used the local user groups only, while the daemons add, at each login, the user groups mapped to the directory groups the directory lists the user in (directory_group_dn), which the test cannot know`
@@ -64,26 +65,27 @@ export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: Polic
   return result
 }
 
-async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput): Promise<PolicyTestResult> {
+async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, words: TraceWords | undefined): Promise<PolicyTestResult> {
   const protocol = input.protocol
   const trace: Step[] = []
   // A RADIUS request always authenticates; a TACACS+ one only when asked (authorization is separate).
   const method: Method | null = input.method ?? (protocol === 'radius' ? 'pap' : null)
   const result: PolicyTestResult = { decision: 'deny', reason: '', user: null, device: null, matched_rule: null, profile: null, attributes: [], method, command_decision: null, authorization_reply: null, rules_tried: 0, trace }
   const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
+  const say = (key: string, vars?: Record<string, unknown>) => (words ?? ENGLISH_TRACE).say(`aaa-policy:verdict.${key}`, vars)
 
   // The user, as the daemons know users: they are rendered from the enabled users with network login.
   const user = await db.findUser(input.username)
-  if (!user) return deny(`user ${input.username} is unknown: the daemon refuses a user it does not know`)
+  if (!user) return deny(say('unknown_user', { username: input.username }))
   // The platform keeps names unique case-insensitively, but tac_plus-ng looks a user up with strcmp
   // (config.c compare_name): another case is another, unknown, name. Applied to RADIUS too, until
   // its renderer says otherwise.
   if (user.username !== input.username) {
-    return deny(`user ${input.username} is unknown: the daemon compares user names exactly, and the account is ${user.username}`)
+    return deny(say('unknown_case', { username: input.username, account: user.username }))
   }
   result.user = { id: user.id, username: user.username }
-  if (!user.enabled) return deny(`user ${user.username} is disabled`)
-  if (!user.network_login) return deny(`user ${user.username} has network login turned off, so the daemons do not know the account`)
+  if (!user.enabled) return deny(say('user_disabled', { username: user.username }))
+  if (!user.network_login) return deny(say('network_login_off', { username: user.username }))
 
   // The device (the daemon's client): by id, or the most specific prefix containing the address.
   let device = input.device_id ? await db.getDevice(input.device_id) : await db.findDeviceByAddress(input.nas_ip!)
@@ -101,15 +103,13 @@ async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestI
   }
   if (!device) {
     return deny(
-      input.device_id
-        ? `no device has the id ${input.device_id}`
-        : `no enabled device's address contains ${input.nas_ip}: the daemon refuses a client it does not know`,
+      input.device_id ? say('no_device_id', { id: input.device_id }) : say('no_device_address', { address: input.nas_ip }),
     )
   }
   result.device = { id: device.id, name: device.name, address: device.address }
-  if (!device.enabled) return deny(`device ${device.name} is disabled: the daemon does not know it as a client`)
-  if (protocol === 'tacacs' && !device.has_tacacs_key) return deny(`device ${device.name} has no TACACS+ key: the daemon refuses its requests`)
-  if (protocol === 'radius' && !device.has_radius_secret) return deny(`device ${device.name} has no RADIUS secret, and no wider device with one contains its address: FreeRADIUS refuses its requests`)
+  if (!device.enabled) return deny(say('device_disabled', { device: device.name }))
+  if (protocol === 'tacacs' && !device.has_tacacs_key) return deny(say('no_tacacs_key', { device: device.name }))
+  if (protocol === 'radius' && !device.has_radius_secret) return deny(say('no_radius_secret', { device: device.name }))
   // Expiry (users.expires_at), which the daemons enforce themselves: FreeRADIUS rejects every request
   // from that second on; tac_plus-ng refuses a login (authen.c user_expiry_check), not an authorization.
   const expiresAt = user.expires_at ? new Date(user.expires_at) : null
@@ -130,7 +130,7 @@ async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestI
     const refused = protocol === 'tacacs' && method === 'enable' ? null : loginRefusal(protocol, method, user, await db.loginMaterial(user.id))
     if (refused) return deny(`${METHOD_NAME[method]} login: ${refused}${via}`)
   }
-  const decided = await decide(d, db, input, result, user, device, source)
+  const decided = await decide(d, db, input, result, user, device, source, words)
   decided.reason += via
   if (expired) decided.reason += ` (user ${user.username} expired at ${expiresAt.toISOString()}, but tac_plus-ng checks expiry at login only, not on the authorizations of a session)`
   // rlm_expiration caps the session at the seconds left: its Session-Timeout comes before the profile's attributes.
@@ -141,10 +141,11 @@ async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestI
 }
 
 /** The ruleset's part: the rules in order, then the matched rule's profile. */
-async function decide(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, user: UserRow, device: Device, source: string): Promise<PolicyTestResult> {
+async function decide(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, user: UserRow, device: Device, source: string, words: TraceWords | undefined): Promise<PolicyTestResult> {
   const protocol = input.protocol
   const trace = result.trace
   const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
+  const say = (key: string, vars?: Record<string, unknown>) => (words ?? ENGLISH_TRACE).say(`aaa-policy:verdict.${key}`, vars)
 
   // One after another: a transaction is one connection, which takes one query at a time.
   const groupIds = new Set(await db.groupIdsOf(user.id))
@@ -152,22 +153,25 @@ async function decide(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, r
   const rules = await db.listRules()
   // The walk and its trace: services/first-match.ts (the parts of each step that do not depend on the request are prepared once per list).
   const at = input.at === undefined ? new Date() : new Date(input.at)
-  const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace, { at, source: sourcePrefix(source), sourceText: source, relevantOnly: input.trace === 'relevant' })
+  const matched = firstMatch(rules, user, device, groupIds, deviceGroups, trace, { at, source: sourcePrefix(source), sourceText: source, relevantOnly: input.trace === 'relevant', words })
   result.rules_tried = matched ? rules.indexOf(matched) + 1 : rules.length
-  if (!matched) return deny('no enabled rule matched (the default rule is disabled): the daemon denies when no rule decides')
+  if (!matched) return deny(say('no_rule'))
   result.matched_rule = { id: matched.id, name: matched.name, position: matched.position }
 
   const profileId = protocol === 'tacacs' ? matched.tacacs_profile_id : matched.radius_profile_id
-  if (!profileId) return deny(`rule ${matched.name} has no ${PROTOCOL[protocol]} profile, so it denies`)
-  return protocol === 'tacacs' ? permitTacacs(d, db, input, result, matched, profileId) : permitRadius(db, result, matched, profileId)
+  if (!profileId) return deny(say('no_profile', { rule: matched.name, protocol: PROTOCOL[protocol] }))
+  return protocol === 'tacacs' ? permitTacacs(d, db, input, result, matched, profileId, say) : permitRadius(db, result, matched, profileId, say)
 }
 
-async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
+/** `say`: a decision sentence (locales verdict-en.ts) in the caller's language. */
+type SayVerdict = (key: string, vars?: Record<string, unknown>) => string
+
+async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string, say: SayVerdict): Promise<PolicyTestResult> {
   const tacacs = d.tacacs
   const profile = tacacs ? await db.tacacsProfile(profileId) : null
   // The profile's delete clears it from the rules in the same transaction, so this only happens in a
   // race with its deletion (or, without the tacacs plugin, never: the route refuses the protocol).
-  if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no TACACS+ profile, so it denies` })
+  if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: say('no_profile', { rule: rule.name, protocol: 'TACACS+' }) })
   result.profile = { type: 'tacacs', id: profile.id, name: profile.name }
   if (input.method === 'enable') {
     const refused = enableRefusal(profile, result.user!, profile.enable_mode === 'login' ? (await db.loginMaterial(result.user!.id)) !== null : undefined)
@@ -184,22 +188,22 @@ async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestIn
       return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} gives TACACS+ profile ${profile.name}, which answers service ${answers} only: the daemon denies service ${service}` })
     }
     result.attributes = avPairs(svc.attributes)
-    return withReply(tacacs, input, result, profile, `rule ${rule.name} permits service ${service} with TACACS+ profile ${profile.name}`)
+    return withReply(tacacs, input, result, profile, say('tacacs_permit_service', { rule: rule.name, service, profile: profile.name }))
   }
   result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...avPairs(profile.shell_attributes)]
   if (input.command !== undefined) {
     result.command_decision = await db.authorizeCommand(profile, input.command, input.priv_lvl)
     // tac_plus-ng answers a shell command from the profile's verdict alone: PASS_ADD without pairs, or FAIL.
     if (input.method !== 'enable') result.authorization_reply = { status: result.command_decision.decision === 'permit' ? 'pass_add' : 'fail', attributes: [] }
-    return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
+    return Object.assign(result, { decision: 'permit' as const, reason: say('tacacs_permit', { rule: rule.name, profile: profile.name }) })
   }
-  return withReply(tacacs, input, result, profile, `rule ${rule.name} permits with TACACS+ profile ${profile.name}`)
+  return withReply(tacacs, input, result, profile, say('tacacs_permit', { rule: rule.name, profile: profile.name }))
 }
 
-async function permitRadius(db: PolicyData, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): Promise<PolicyTestResult> {
+async function permitRadius(db: PolicyData, result: PolicyTestResult, rule: PolicyRuleView, profileId: string, say: SayVerdict): Promise<PolicyTestResult> {
   const profile = await db.radiusProfile(profileId)
-  if (!profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no RADIUS profile, so it denies` })
+  if (!profile) return Object.assign(result, { decision: 'deny' as const, reason: say('no_profile', { rule: rule.name, protocol: 'RADIUS' }) })
   result.profile = { type: 'radius', id: profile.id, name: profile.name }
   result.attributes = profile.attributes.map((a) => ({ name: a.name, value: a.value }))
-  return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} accepts with RADIUS profile ${profile.name}` })
+  return Object.assign(result, { decision: 'permit' as const, reason: say('radius_accept', { rule: rule.name, profile: profile.name }) })
 }

@@ -13,9 +13,10 @@
  * version is unchanged, so the prepared form is kept beside it in a WeakMap and goes with it.
  * Answers are exactly those of the plain walk (test/policy-test.test.ts, cache.test.ts).
  */
-import type { Static } from '../../../sdk/index.js'
+import { sayFrom, type Say, type Static } from '../../../sdk/index.js'
 import type { Device } from '../../inventory/api.js'
 import type { PolicyRuleView } from '../api.js'
+import en from '../locales/en.js'
 import type { PolicyTraceStep } from '../schemas/test.js'
 import { inTimeWindow, parseClientPrefix, prefixContains, type Prefix } from './conditions.js'
 
@@ -36,6 +37,39 @@ export interface WalkRequest {
    * match's steps, and they say nothing about this user; the walk itself is the same.
    */
   relevantOnly?: boolean
+  /**
+   * The words of the reasons (the caller's language: the route passes `req.t` once per language,
+   * traceWords). The same object for the same language, so the prepared steps are kept per language.
+   */
+  words?: TraceWords
+}
+
+/** A language's trace reasons: `say` keeps the prepared steps of a rule list apart per language. */
+export interface TraceWords {
+  readonly say: Say
+}
+
+/** English from the plugin's own catalogue: the default for tests, the bench and the impact check. */
+export const ENGLISH_TRACE: TraceWords = Object.freeze({ say: sayFrom(en) })
+
+const wordsByLang = new Map<string, TraceWords>()
+
+/** One TraceWords a language (two languages: the map stays tiny), so a rule list is prepared once per language. */
+export function traceWords(lang: string, say: Say): TraceWords {
+  if (lang === 'en') return ENGLISH_TRACE
+  let w = wordsByLang.get(lang)
+  if (!w) wordsByLang.set(lang, (w = Object.freeze({ say })))
+  return w
+}
+
+/** A request part's hole in a prepared reason: the reason is split there once, then joined around the part. */
+const HOLE = '\u0000'
+
+/** `[before, after]` the request's part in a prepared reason. */
+function around(say: Say, key: string, hole: string, vars: Record<string, unknown>): readonly [string, string] {
+  const text = say(`aaa-policy:trace.${key}`, { ...vars, [hole]: HOLE })
+  const at = text.indexOf(HOLE)
+  return at < 0 ? [text, ''] : [text.slice(0, at), text.slice(at + HOLE.length)]
 }
 
 /** The user as the walk needs it. */
@@ -51,18 +85,18 @@ interface Prepared {
   readonly whoUserId: string | null
   readonly notThisUser: Step | null
   readonly whoGroupId: string | null
-  /** Follows "user U": " is not a member of group G". */
-  readonly notInGroup: string
+  /** Around "user U": "… is not a member of group G". */
+  readonly notInGroup: readonly [string, string]
   readonly whereDeviceId: string | null
-  /** Follows "device D": " is not NAME" or " is not in group G". */
-  readonly notHere: string
+  /** Around "device D": "… is not NAME" or "… is not in group G". */
+  readonly notHere: readonly [string, string]
   readonly whereGroupId: string | null
   /** A time window, and the whole step for a request outside it (nothing in it depends on the request). */
   readonly window: PolicyRuleView['time_window']
   readonly outsideWindow: Step | null
-  /** The NAS address prefixes (the API's `client_prefixes`), parsed; null for none. Follows "NAS address A": " is not in P, Q". */
+  /** The NAS address prefixes (the API's `client_prefixes`), parsed; null for none. Around "NAS address A": "… is not in P, Q". */
   readonly prefixes: Prefix[] | null
-  readonly notFromHere: string
+  readonly notFromHere: readonly [string, string]
 }
 
 /** A stored prefix (canonical, checked when written) as a prefix to test against. */
@@ -73,47 +107,66 @@ const storedPrefix = (text: string): Prefix[] => {
 
 const step = (rule: PolicyRuleView, matched: boolean, reason: string): Step => ({ rule_id: rule.id, name: rule.name, position: rule.position, enabled: rule.enabled, matched, reason })
 
-function prepare(rule: PolicyRuleView): Prepared {
+const NONE: readonly [string, string] = ['', '']
+
+function prepare(rule: PolicyRuleView, say: Say): Prepared {
   const who = rule.who
   const where = rule.where
+  const tr = (key: string, vars?: Record<string, unknown>) => say(`aaa-policy:trace.${key}`, vars)
   return {
     rule,
-    disabled: rule.enabled ? null : Object.freeze(step(rule, false, 'disabled')),
+    disabled: rule.enabled ? null : Object.freeze(step(rule, false, tr('disabled'))),
     whoUserId: who.type === 'user' ? who.user_id : null,
-    notThisUser: who.type === 'user' ? Object.freeze(step(rule, false, `user is not ${who.username}`)) : null,
+    notThisUser: who.type === 'user' ? Object.freeze(step(rule, false, tr('not_user', { username: who.username }))) : null,
     whoGroupId: who.type === 'group' ? who.group_id : null,
-    notInGroup: who.type === 'group' ? ` is not a member of group ${who.group_name}` : '',
+    notInGroup: who.type === 'group' ? around(say, 'not_in_group', 'user', { group: who.group_name }) : NONE,
     whereDeviceId: where.type === 'device' ? where.device_id : null,
     whereGroupId: where.type === 'device_group' ? where.device_group_id : null,
-    notHere: where.type === 'device' ? ` is not ${where.device_name}` : where.type === 'device_group' ? ` is not in group ${where.device_group_name}` : '',
+    notHere:
+      where.type === 'device'
+        ? around(say, 'not_device', 'device', { name: where.device_name })
+        : where.type === 'device_group'
+          ? around(say, 'not_in_device_group', 'device', { group: where.device_group_name })
+          : NONE,
     window: rule.time_window ?? null,
-    outsideWindow: rule.time_window ? Object.freeze(step(rule, false, `outside its time window ${rule.time_window.label}`)) : null,
+    outsideWindow: rule.time_window ? Object.freeze(step(rule, false, tr('outside_window', { window: rule.time_window.label }))) : null,
     prefixes: rule.client_prefixes?.length ? rule.client_prefixes.flatMap(storedPrefix) : null,
-    notFromHere: rule.client_prefixes?.length ? ` is not in ${rule.client_prefixes.join(', ')}` : '',
+    notFromHere: rule.client_prefixes?.length ? around(say, 'not_from', 'nas', { prefixes: rule.client_prefixes.join(', ') }) : NONE,
   }
 }
 
-const preparedLists = new WeakMap<readonly PolicyRuleView[], readonly Prepared[]>()
+/** A frozen rule list's prepared steps, per language (the words object). */
+const preparedLists = new WeakMap<readonly PolicyRuleView[], Map<TraceWords, readonly Prepared[]>>()
 
-function preparedOf(rules: readonly PolicyRuleView[]): readonly Prepared[] {
-  let out = preparedLists.get(rules)
+function preparedOf(rules: readonly PolicyRuleView[], words: TraceWords): readonly Prepared[] {
+  let byWords = preparedLists.get(rules)
+  let out = byWords?.get(words)
   if (!out) {
-    out = rules.map(prepare)
+    out = rules.map((r) => prepare(r, words.say))
     // Only a list nobody can change may be kept: a mutable one could be edited after this.
-    if (Object.isFrozen(rules)) preparedLists.set(rules, out)
+    if (Object.isFrozen(rules)) {
+      if (!byWords) preparedLists.set(rules, (byWords = new Map()))
+      byWords.set(words, out)
+    }
   }
   return out
 }
 
-function matchedReason(rule: PolicyRuleView, user: WalkUser, device: Device, request: WalkRequest): string {
-  if (rule.is_default) return 'matched: the default rule (any user, any device)'
-  const who = rule.who.type === 'group' ? `user ${user.username} in group ${rule.who.group_name}` : rule.who.type === 'user' ? `user ${user.username}` : 'any user'
+function matchedReason(rule: PolicyRuleView, user: WalkUser, device: Device, request: WalkRequest, say: Say): string {
+  const tr = (key: string, vars?: Record<string, unknown>) => say(`aaa-policy:trace.${key}`, vars)
+  if (rule.is_default) return tr('matched_default')
+  const username = user.username
+  const who = rule.who.type === 'group' ? tr('who_group', { username, group: rule.who.group_name }) : rule.who.type === 'user' ? tr('who_user', { username }) : tr('any_user')
   const where =
-    rule.where.type === 'device_group' ? `device ${device.name} in group ${rule.where.device_group_name}` : rule.where.type === 'device' ? `device ${device.name}` : 'any device'
+    rule.where.type === 'device_group'
+      ? tr('where_group', { device: device.name, group: rule.where.device_group_name })
+      : rule.where.type === 'device'
+        ? tr('where_device', { device: device.name })
+        : tr('any_device')
   // "NAS address", not "client": a TACACS+ engineer reads client as the user's terminal; this is the device's (NAS's) address.
-  const client = rule.client_prefixes?.length ? `, NAS address ${request.sourceText} in ${rule.client_prefixes.join(', ')}` : ''
-  const when = rule.time_window ? `, inside its time window ${rule.time_window.label}` : ''
-  return `matched: ${who}, ${where}${client}${when}`
+  const client = rule.client_prefixes?.length ? tr('client', { address: request.sourceText, prefixes: rule.client_prefixes.join(', ') }) : ''
+  const when = rule.time_window ? tr('when', { window: rule.time_window.label }) : ''
+  return tr('matched', { who, where, client, when })
 }
 
 /**
@@ -131,13 +184,15 @@ export function firstMatch(
   trace: Step[],
   request: WalkRequest = { at: new Date(), source: null, sourceText: device.address },
 ): PolicyRuleView | null {
-  const userPart = `user ${user.username}`
-  const devicePart = `device ${device.name}`
-  const clientPart = `NAS address ${request.sourceText}`
+  const words = request.words ?? ENGLISH_TRACE
+  const say = words.say
+  const userPart = say('aaa-policy:trace.user', { username: user.username })
+  const devicePart = say('aaa-policy:trace.device', { device: device.name })
+  const clientPart = say('aaa-policy:trace.nas', { address: request.sourceText })
   const all = !request.relevantOnly
   // WHO: the rule's user is this one, or its group one of the user's, or it names nobody (the default rule).
   const concernsUser = (p: Prepared) => (p.whoUserId === null ? p.whoGroupId === null || groupIds.has(p.whoGroupId) : p.whoUserId === user.id)
-  for (const p of preparedOf(rules)) {
+  for (const p of preparedOf(rules, words)) {
     if (p.disabled) {
       if (all || concernsUser(p)) trace.push(p.disabled)
       continue
@@ -148,22 +203,22 @@ export function firstMatch(
     }
     const rule = p.rule
     if (p.whoGroupId !== null && !groupIds.has(p.whoGroupId)) {
-      if (all) trace.push(step(rule, false, userPart + p.notInGroup))
+      if (all) trace.push(step(rule, false, p.notInGroup[0] + userPart + p.notInGroup[1]))
       continue
     }
     if ((p.whereDeviceId !== null && p.whereDeviceId !== device.id) || (p.whereGroupId !== null && !deviceGroups.has(p.whereGroupId))) {
-      trace.push(step(rule, false, devicePart + p.notHere))
+      trace.push(step(rule, false, p.notHere[0] + devicePart + p.notHere[1]))
       continue
     }
     if (p.prefixes !== null && !(request.source && p.prefixes.some((q) => prefixContains(q, request.source!)))) {
-      trace.push(step(rule, false, clientPart + p.notFromHere))
+      trace.push(step(rule, false, p.notFromHere[0] + clientPart + p.notFromHere[1]))
       continue
     }
     if (p.outsideWindow && !inTimeWindow(p.window!, request.at)) {
       trace.push(p.outsideWindow)
       continue
     }
-    trace.push(step(rule, true, matchedReason(rule, user, device, request)))
+    trace.push(step(rule, true, matchedReason(rule, user, device, request, say)))
     return rule
   }
   return null

@@ -9,6 +9,10 @@ import { compileRules, timeCondition } from '../../radius/renderers/policy.js'
 import { cronEntries, renderTimespec, ruleCondition } from '../../tacacs/renderers/rule.js'
 import type { PolicyRuleView } from '../api.js'
 import { DAYS, inTimeWindow, parseClientPrefix, prefixContains, sourcePrefix, timeWindowProblem, toPolicyWindow, type Day, type StoredTimeWindow } from '../services/conditions.js'
+import { sayFrom } from '../../../sdk/index.js'
+import en from '../locales/en.js'
+
+const english = sayFrom(en)
 
 const WEEK = 7 * 1440
 /** 2026-11-22 is a Sunday: local midnight of it plus m minutes. */
@@ -118,7 +122,8 @@ describe('AAA policy rule conditions: the time window and client prefixes', () =
     ])
     const why = (s: string) => {
       const p = parseClientPrefix(s)
-      return p.ok ? null : p.reason
+      // The reason is a phrase of the plugin's catalogue, rendered here in English.
+      return p.ok ? null : english(p.reason.key, p.reason.vars)
     }
     expect(why('10.1.2.3/16')).to.contain('host bits set').and.contain('10.1.0.0/16')
     expect(why('10.1.0.0/33')).to.contain('0 to 32')
@@ -132,7 +137,7 @@ describe('AAA policy rule conditions: the time window and client prefixes', () =
   it('contains a source address, a device prefix only when all of it is inside, and an IPv4-mapped address as IPv4', () => {
     const p = (s: string) => {
       const r = parseClientPrefix(s)
-      if (!r.ok) throw new Error(r.reason)
+      if (!r.ok) throw new Error(english(r.reason.key, r.reason.vars))
       return r.prefix
     }
     expect(prefixContains(p('10.1.0.0/16'), sourcePrefix('10.1.2.3')!)).to.equal(true)

@@ -1,3 +1,5 @@
+import policyTest from './trace-en.js'
+
 export default {
   errors: {
     mac_invalid: 'Not a MAC address: write it as aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or aabbccddeeff (one kind of separator, twelve hex digits).',
@@ -79,4 +81,5 @@ export default {
     cells_one: '{{count}} cell',
     cells_other: '{{count}} cells',
   },
+  ...policyTest,
 }

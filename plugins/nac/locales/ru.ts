@@ -1,3 +1,5 @@
+import policyTest from './trace-ru.js'
+
 export default {
   errors: {
     mac_invalid: 'Это не MAC-адрес: укажите его как aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff или aabbccddeeff (один вид разделителя, двенадцать шестнадцатеричных цифр).',
@@ -83,4 +85,5 @@ export default {
     cells_many: '{{count}} ячеек',
     cells_other: '{{count}} ячейки',
   },
+  ...policyTest,
 }

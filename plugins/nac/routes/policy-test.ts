@@ -1,5 +1,5 @@
 /** POST /nac/policy/test: what the deployed FreeRADIUS would decide for a simulated request, and why. */
-import { defineRoute, ErrorBody, type CompiledNacPolicy, type NacCondition, type NacRequest } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, type CompiledNacPolicy, type NacCondition, type NacRequest, type Say } from '../../../sdk/index.js'
 import { NacErrors } from '../errors.js'
 import { FREERADIUS, NAC_INPUTS_FILE, parseNacInputs } from '../services/impact-inputs.js'
 import { resolveDeployedTestRequest } from '../services/policy-test-deployed.js'
@@ -31,22 +31,23 @@ function plain(c: NacCondition): CompiledConditionBody {
 }
 
 /** `against: deployed`: the same evaluation on what the active FreeRADIUS release was built from. */
-async function deployedTest(d: NacRouteDeps, body: PolicyTestInput) {
+async function deployedTest(d: NacRouteDeps, body: PolicyTestInput, say: Say) {
   const release = await d.deploys.currentFiles(FREERADIUS, { reveal: true })
   const file = release?.files.find((f) => f.path === NAC_INPUTS_FILE)
   const inputs = file ? parseNacInputs(file.content) : null
   if (!inputs) throw NacErrors.testNotDeployed({ field: 'against' })
   const { request, resolved, account, at, policy } = await resolveDeployedTestRequest(inputs, { identity: d.identity, inventory: d.inventory, nac: d.nac }, body, d.knex)
-  return answer(policy, request, resolved, account, at, body.username ?? null)
+  return answer(policy, request, resolved, account, at, body.username ?? null, say)
 }
 
 type Resolved = Awaited<ReturnType<typeof resolveTestRequest>>
 
-function answer(compiled: CompiledNacPolicy, request: NacRequest, resolved: Resolved['resolved'], account: Resolved['account'], at: Date, username: string | null) {
+/** `say`: the caller's language for the refusal's detail and the trace's reasons (`req.t`). */
+function answer(compiled: CompiledNacPolicy, request: NacRequest, resolved: Resolved['resolved'], account: Resolved['account'], at: Date, username: string | null, say: Say) {
   // The daemon refuses these before the policy (docs/nac.md "Who 802.1X lets in").
-  const refused = accountRefusal(request.method, username, account, at)
+  const refused = accountRefusal(request.method, username, account, at, say)
   if (refused) return { decision: 'reject' as const, refused, rule: null, authorization_profile: null, reply: [], trace: [], resolved }
-  const result = evaluateNacPolicy(compiled, request)
+  const result = evaluateNacPolicy(compiled, request, say)
   const a = result.authorization
   return {
     decision: result.decision,
@@ -72,13 +73,13 @@ export function policyTestRoutes(d: NacRouteDeps) {
       schema: { body: NacPolicyTestRequest, response: { 200: NacPolicyTestResponse, 409: ErrorBody, 422: ErrorBody } },
       handler: async (req) => {
         checkTestInput(req.body)
-        if (req.body.against === 'deployed') return deployedTest(d, req.body)
+        if (req.body.against === 'deployed') return deployedTest(d, req.body, req.t)
         // Outside a transaction: the lookups run side by side on the pool, and the compiled policy comes from the cache (services/policy-cache.ts).
         const [{ request, resolved, account, at }, compiled] = await Promise.all([
           resolveTestRequest({ identity: d.identity, inventory: d.inventory, nac: d.nac }, req.body, d.knex),
           d.policyCache.get(d.knex),
         ])
-        return answer(compiled, request, resolved, account, at, req.body.username ?? null)
+        return answer(compiled, request, resolved, account, at, req.body.username ?? null, req.t)
       },
     }),
   ]

@@ -14,7 +14,8 @@
  *   runs with no user.
  * - MAB: no user.
  */
-import type { NacMethod, NacReplyAttribute } from '../../../sdk/index.js'
+import type { NacMethod, NacReplyAttribute, Say } from '../../../sdk/index.js'
+import { ENGLISH } from './evaluate.js'
 
 /** What the test reads of the user the request names; null: no user by that name. */
 export interface NacAccount {
@@ -41,22 +42,26 @@ const seconds = (iso: string) => Math.max(1, Math.floor(new Date(iso).getTime() 
 
 const expired = (a: NacAccount, at: Date) => a.expires_at !== null && seconds(a.expires_at) <= Math.floor(at.getTime() / 1000)
 
-/** Why the daemon refuses the request before the policy, or null when the policy decides. */
-export function accountRefusal(method: NacMethod, username: string | null, account: NacAccount | null, at: Date): NacRefusal | null {
+/** Why the daemon refuses the request before the policy, or null when the policy decides; `detail` in `say`'s language. */
+export function accountRefusal(method: NacMethod, username: string | null, account: NacAccount | null, at: Date, say: Say = ENGLISH): NacRefusal | null {
+  const refuse = (reason: NacAccountReason, key: string = reason, vars: Record<string, unknown> = { username: account?.username, at: account?.expires_at }): NacRefusal => ({
+    reason,
+    detail: say(`nac:refused.${key}`, vars),
+  })
   if (method === 'mab') return null
   if (method === 'eap-tls') {
     if (!account) return null
-    if (!account.enabled) return { reason: 'disabled', detail: `the certificate names user ${account.username}, who is disabled` }
-    if (!account.network_login) return { reason: 'network_login_off', detail: `the certificate names user ${account.username}, whose network login is off` }
-    if (expired(account, at)) return { reason: 'expired', detail: `the certificate names user ${account.username}, who expired at ${account.expires_at}` }
+    if (!account.enabled) return refuse('disabled', 'cert_disabled')
+    if (!account.network_login) return refuse('network_login_off', 'cert_network_login_off')
+    if (expired(account, at)) return refuse('expired', 'cert_expired')
     return null
   }
-  if (!account) return { reason: 'unknown_user', detail: username === null ? 'no inner identity given: PEAP always has one, and only a user can pass it' : `no user is named ${JSON.stringify(username)} (compared exactly)` }
-  if (!account.enabled) return { reason: 'disabled', detail: `user ${account.username} is disabled` }
-  if (!account.network_login) return { reason: 'network_login_off', detail: `network login is off for user ${account.username}` }
-  if (account.source === 'directory') return { reason: 'directory_pap_only', detail: `user ${account.username} is a directory user: the directory checks a password by an LDAP bind, which PEAP-MSCHAPv2 cannot give` }
-  if (!account.network_password) return { reason: 'no_network_password', detail: `no network password is set for user ${account.username}` }
-  if (expired(account, at)) return { reason: 'expired', detail: `user ${account.username} expired at ${account.expires_at}` }
+  if (!account) return username === null ? refuse('unknown_user', 'no_identity') : refuse('unknown_user', 'unknown_user', { username: JSON.stringify(username) })
+  if (!account.enabled) return refuse('disabled')
+  if (!account.network_login) return refuse('network_login_off')
+  if (account.source === 'directory') return refuse('directory_pap_only')
+  if (!account.network_password) return refuse('no_network_password')
+  if (expired(account, at)) return refuse('expired')
   return null
 }
 

@@ -10,7 +10,7 @@
  * reads as an OR; list the values in one condition instead.
  */
 import type { Knex } from 'knex'
-import { asciiLower, certificateValueProblem, DAYS, timeWindowProblem, toPolicyWindow, uuidsOf, type Day, type NacCondition, type NacMethod, type ReferenceTarget, type StoredTimeWindow } from '../../../sdk/index.js'
+import { asciiLower, certificateValueProblem, phrase, type Phrase, DAYS, timeWindowProblem, toPolicyWindow, uuidsOf, type Day, type NacCondition, type NacMethod, type ReferenceTarget, type StoredTimeWindow } from '../../../sdk/index.js'
 import { nacReferenceNotFound, NacErrors, valueError, type NacRefKind } from '../errors.js'
 import { valueProblem } from './values.js'
 
@@ -67,7 +67,9 @@ const FIELDS: Record<ConditionType, readonly (keyof ConditionInput)[]> = {
 
 const KEYS: readonly (keyof ConditionInput)[] = ['methods', 'group_ids', 'device_types', 'field', 'values', 'days', 'start', 'end']
 
-const invalid = (field: string, reason: string) => NacErrors.conditionInvalid({ field, vars: { reason } })
+/** `reason`: a phrase of the catalogue (`condition_reason`, the caller's language), or the SDK's English check's words. */
+const invalid = (field: string, reason: string | Phrase) => NacErrors.conditionInvalid({ field, vars: { reason } })
+const why = (key: string, vars: Record<string, unknown>) => phrase(`nac:condition_reason.${key}`, vars)
 
 /** Distinct values, first spelling kept; `fold` compares them case-insensitively. */
 const distinct = (values: readonly string[], fold = false) => {
@@ -96,8 +98,8 @@ function safeTexts(values: readonly string[], at: string): string[] {
 function storedCondition(c: ConditionInput, at: string): StoredCondition {
   const wanted = FIELDS[c.type]
   for (const k of KEYS) {
-    if (c[k] === undefined && wanted.includes(k)) throw invalid(`${at}.${k}`, `a ${c.type} condition needs ${wanted.join(', ')}`)
-    if (c[k] !== undefined && !wanted.includes(k)) throw invalid(`${at}.${k}`, `a ${c.type} condition takes only ${wanted.join(', ')}`)
+    if (c[k] === undefined && wanted.includes(k)) throw invalid(`${at}.${k}`, why('needs', { type: c.type, fields: wanted.join(', ') }))
+    if (c[k] !== undefined && !wanted.includes(k)) throw invalid(`${at}.${k}`, why('takes_only', { type: c.type, fields: wanted.join(', ') }))
   }
   switch (c.type) {
     case 'method':
@@ -119,7 +121,7 @@ function storedCondition(c: ConditionInput, at: string): StoredCondition {
     }
     case 'nas_port_type': {
       const bad = c.values!.findIndex((v) => !(NAS_PORT_TYPES as readonly string[]).includes(v))
-      if (bad >= 0) throw invalid(`${at}.values[${bad}]`, `${JSON.stringify(c.values![bad])} is not a NAS-Port-Type FreeRADIUS names (${NAS_PORT_TYPES.slice(15, 20).join(', ')}, …)`)
+      if (bad >= 0) throw invalid(`${at}.values[${bad}]`, why('nas_port_type', { value: JSON.stringify(c.values![bad]), examples: NAS_PORT_TYPES.slice(15, 20).join(', ') }))
       return { type: 'nas_port_type', values: distinct(c.values!) }
     }
     case 'time_window': {
@@ -136,7 +138,7 @@ export function storedConditions(list: readonly ConditionInput[]): StoredConditi
   const seen = new Map<ConditionType, number>()
   return list.map((c, i) => {
     const first = seen.get(c.type)
-    if (first !== undefined) throw invalid(`conditions[${i}].type`, `conditions[${first}] is already a ${c.type} condition: list every value in that one`)
+    if (first !== undefined) throw invalid(`conditions[${i}].type`, why('duplicate', { first: `conditions[${first}]`, type: c.type }))
     seen.set(c.type, i)
     return storedCondition(c, `conditions[${i}]`)
   })

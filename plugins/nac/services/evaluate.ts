@@ -5,7 +5,11 @@
  * request carries its local time), so the renderer's differential test and the
  * property tests can call it millions of times.
  */
-import { certificateValueMatches, inWindowAt, type CompiledNacPolicy, type NacAuthorization, type NacCondition, type NacReplyAttribute, type NacRequest } from '../../../sdk/index.js'
+import { certificateValueMatches, inWindowAt, sayFrom, type CompiledNacPolicy, type NacAuthorization, type NacCondition, type NacReplyAttribute, type NacRequest, type Say } from '../../../sdk/index.js'
+import en from '../locales/en.js'
+
+/** English from the plugin's catalogue: the default where no request asks for a language (tests, bench, the service). */
+export const ENGLISH: Say = sayFrom(en)
 
 /** One rule considered, in order: whether it held, and if not the first condition that failed and why. */
 export interface NacTraceStep {
@@ -35,46 +39,46 @@ const any = <T>(values: readonly T[], has: (v: T) => boolean) => values.some(has
 const list = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(', ')
 const names = (groups: readonly { name: string }[]) => groups.map((g) => g.name).join(', ')
 const pad = (n: number) => String(n).padStart(2, '0')
-const DAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
 
-/** Null when the condition holds for the request; otherwise why not. */
-export function conditionFailure(c: NacCondition, r: NacRequest): string | null {
+/** Null when the condition holds for the request; otherwise why not, in `say`'s language (the route passes `req.t`). */
+export function conditionFailure(c: NacCondition, r: NacRequest, say: Say = ENGLISH): string | null {
+  const tr = (key: string, vars?: Record<string, unknown>) => say(`nac:trace.${key}`, vars)
   switch (c.type) {
     case 'method':
-      return c.methods.includes(r.method) ? null : `method is ${r.method}, not ${c.methods.join(' or ')}`
+      return c.methods.includes(r.method) ? null : tr('method', { method: r.method, methods: c.methods.join(` ${tr('or')} `) })
     case 'user_group': {
       if (any(c.groups, (g) => r.user_group_ids.includes(g.id))) return null
-      return r.username === null ? `no user (${r.method}), so in no user group of ${names(c.groups)}` : `user ${JSON.stringify(r.username)} is in none of the user groups ${names(c.groups)}`
+      return r.username === null ? tr('no_user', { method: r.method, groups: names(c.groups) }) : tr('user_groups', { username: JSON.stringify(r.username), groups: names(c.groups) })
     }
     case 'endpoint_group':
       if (any(c.groups, (g) => r.endpoint_group_ids.includes(g.id))) return null
-      return r.mac === null ? `no MAC address given, so in no endpoint group of ${names(c.groups)}` : `endpoint ${r.mac} is in none of the endpoint groups ${names(c.groups)}`
+      return r.mac === null ? tr('no_mac', { groups: names(c.groups) }) : tr('endpoint_groups', { mac: r.mac, groups: names(c.groups) })
     case 'device_type':
       if (r.device_type !== null && c.device_types.includes(r.device_type)) return null
-      return r.device_type === null ? `the endpoint has no device type (not ${list(c.device_types)})` : `device type is ${JSON.stringify(r.device_type)}, not ${list(c.device_types)}`
+      return r.device_type === null ? tr('no_device_type', { types: list(c.device_types) }) : tr('device_type', { type: JSON.stringify(r.device_type), types: list(c.device_types) })
     case 'device_group':
-      return any(c.groups, (g) => r.device_group_ids.includes(g.id)) ? null : `the switch is in none of the device groups ${names(c.groups)}`
+      return any(c.groups, (g) => r.device_group_ids.includes(g.id)) ? null : tr('device_groups', { groups: names(c.groups) })
     case 'certificate': {
       // As the tree: every SAN of the type (any one equal holds), ASCII letters caseless only (sdk certificateValueMatches).
       const field = r.certificate?.[c.field]
       const have: readonly string[] = field === undefined ? [] : typeof field === 'string' ? [field] : field
       if (any(c.values, (x) => have.some((v) => certificateValueMatches(x, v)))) return null
-      if (r.certificate === null) return `no client certificate (${r.method}), so no ${c.field}`
-      return have.length ? `certificate ${c.field} is ${list(have)}, not ${list(c.values)}` : `the certificate has no ${c.field}`
+      if (r.certificate === null) return tr('no_certificate', { method: r.method, field: c.field })
+      return have.length ? tr('certificate', { field: c.field, have: list(have), values: list(c.values) }) : tr('certificate_lacks', { field: c.field })
     }
     case 'nas_port_type':
       if (r.nas_port_type !== null && c.values.includes(r.nas_port_type)) return null
-      return r.nas_port_type === null ? `no NAS-Port-Type (not ${c.values.join(', ')})` : `NAS-Port-Type is ${r.nas_port_type}, not ${c.values.join(', ')}`
+      return r.nas_port_type === null ? tr('no_nas_port_type', { values: c.values.join(', ') }) : tr('nas_port_type', { type: r.nas_port_type, values: c.values.join(', ') })
     case 'time_window': {
       const { day, minute } = r.local_time
       if (inWindowAt(c.window, day, minute)) return null
-      return `${DAY[day]} ${pad(Math.floor(minute / 60))}:${pad(minute % 60)} is outside ${c.window.label}`
+      return tr('outside_window', { day: tr(`days.${day}`), time: `${pad(Math.floor(minute / 60))}:${pad(minute % 60)}`, window: c.window.label })
     }
   }
 }
 
-/** The first enabled rule whose conditions all hold decides; otherwise the default rule. */
-export function evaluateNacPolicy(compiled: CompiledNacPolicy, request: NacRequest): NacEvaluation {
+/** The first enabled rule whose conditions all hold decides; otherwise the default rule. `say`: the reasons' language. */
+export function evaluateNacPolicy(compiled: CompiledNacPolicy, request: NacRequest, say: Say = ENGLISH): NacEvaluation {
   const trace: NacTraceStep[] = []
   const decide = (rule: NacEvaluation['rule'], authorization: NacAuthorization): NacEvaluation => ({
     rule,
@@ -87,7 +91,7 @@ export function evaluateNacPolicy(compiled: CompiledNacPolicy, request: NacReque
     let failed: NacCondition | null = null
     let reason: string | null = null
     for (const c of rule.conditions) {
-      reason = conditionFailure(c, request)
+      reason = conditionFailure(c, request, say)
       if (reason !== null) {
         failed = c
         break

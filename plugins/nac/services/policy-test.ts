@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex'
 import { isIP } from 'node:net'
-import type { IdentityService, NacMethod, NacRequest } from '../../../sdk/index.js'
+import { phrase, type IdentityService, type NacMethod, type NacRequest } from '../../../sdk/index.js'
 import type { InventoryService } from '../../inventory/api.js'
 import type { NacService } from '../api.js'
 import { macError, NacErrors } from '../errors.js'
@@ -36,9 +36,9 @@ const named = (ids: readonly string[], names: Map<string, string>): Named[] => i
 
 /** 422 at the field that does not go with the method: checked before anything is read. */
 export function checkTestInput(b: PolicyTestInput): void {
-  if (b.method === 'mab' && b.username !== undefined) throw NacErrors.testField({ field: 'username', vars: { reason: 'MAB has no user: the User-Name is the MAC address. Leave username out.' } })
-  if (b.method === 'mab' && b.mac === undefined) throw NacErrors.testField({ field: 'mac', vars: { reason: 'MAB authenticates the MAC address: give mac.' } })
-  if (b.method !== 'eap-tls' && b.certificate !== undefined) throw NacErrors.testField({ field: 'certificate', vars: { reason: `Only EAP-TLS presents a client certificate, not ${b.method}.` } })
+  if (b.method === 'mab' && b.username !== undefined) throw NacErrors.testField({ field: 'username', vars: { reason: phrase('nac:test_reason.mab_username') } })
+  if (b.method === 'mab' && b.mac === undefined) throw NacErrors.testField({ field: 'mac', vars: { reason: phrase('nac:test_reason.mab_mac') } })
+  if (b.method !== 'eap-tls' && b.certificate !== undefined) throw NacErrors.testField({ field: 'certificate', vars: { reason: phrase('nac:test_reason.certificate', { method: b.method }) } })
 }
 
 /** The request as the compiled policy reads it, and what it was resolved to. */

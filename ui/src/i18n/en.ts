@@ -10,6 +10,7 @@ import settings from './settings-en'
 import table from './table-en'
 import deployFailure from './deploy-failure-en'
 import dash from './dashboard-en'
+import serverValues from './server-values-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -357,6 +358,7 @@ const en = {
   deployFailure,
   dash,
   table,
+  serverValues,
 }
 
 export default en

@@ -10,6 +10,7 @@ import settings from './settings-ru'
 import table from './table-ru'
 import deployFailure from './deploy-failure-ru'
 import dash from './dashboard-ru'
+import serverValues from './server-values-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -357,6 +358,7 @@ const ru: Messages = {
   deployFailure,
   dash,
   table,
+  serverValues,
 }
 
 export default ru

@@ -63,8 +63,8 @@ export function Dashboard() {
             <Table>
               <Table.Tbody>
                 <Row label={t.dashboard.status}><Badge color={r.status === 'healthy' ? 'green' : 'red'}>{r.status === 'healthy' ? t.dashboard.healthy : t.dashboard.degraded}</Badge></Row>
-                <Row label={t.dashboard.database}>{r.checks.database}</Row>
-                <Row label={t.dashboard.masterKey}>{r.checks.master_key}</Row>
+                <Row label={t.dashboard.database}>{t.serverValues.database[r.checks.database] ?? r.checks.database}</Row>
+                <Row label={t.dashboard.masterKey}>{t.serverValues.masterKey[r.checks.master_key] ?? r.checks.master_key}</Row>
                 {Object.entries(r.checks.daemons ?? {}).map(([daemon, state]) => (
                   <Row key={daemon} label={daemon}><Badge color={state === 'running' ? 'green' : 'red'} variant="light">{t.daemons.ready[state]}</Badge></Row>
                 ))}
@@ -82,7 +82,7 @@ export function Dashboard() {
                 <Row label={t.dashboard.edition}>{d.edition.name}</Row>
                 {d.installation_id && <Row label={t.dashboard.installationId}>{d.installation_id}</Row>}
                 <Row label={t.dashboard.node}>{d.node_id}</Row>
-                <Row label={t.dashboard.role}>{d.role}</Row>
+                <Row label={t.dashboard.role}>{t.serverValues.role[d.role] ?? d.role}</Row>
                 <Row label={t.dashboard.engine}>{d.database_engine}</Row>
                 <Row label={t.dashboard.uptime}>{t.dashboard.uptimeValue(d.uptime_seconds)}</Row>
                 <Row label={t.dashboard.timezone}>{d.timezone}</Row>

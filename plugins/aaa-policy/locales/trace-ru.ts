@@ -1,0 +1,23 @@
+/** Причины в трассировке теста политики (services/first-match.ts); см. trace-en.ts. */
+export default {
+  disabled: 'правило отключено',
+  not_user: 'пользователь — не {{username}}',
+  user: 'пользователь {{username}}',
+  device: 'устройство {{device}}',
+  nas: 'адрес NAS {{address}}',
+  not_in_group: '{{user}} не входит в группу {{group}}',
+  not_device: '{{device}} — не {{name}}',
+  not_in_device_group: '{{device}} не входит в группу {{group}}',
+  not_from: '{{nas}} не входит в {{prefixes}}',
+  outside_window: 'вне временного окна правила {{window}}',
+  matched_default: 'совпало: правило по умолчанию (любой пользователь, любое устройство)',
+  matched: 'совпало: {{who}}, {{where}}{{client}}{{when}}',
+  who_group: 'пользователь {{username}} из группы {{group}}',
+  who_user: 'пользователь {{username}}',
+  any_user: 'любой пользователь',
+  where_group: 'устройство {{device}} из группы {{group}}',
+  where_device: 'устройство {{device}}',
+  any_device: 'любое устройство',
+  client: ', адрес NAS {{address}} входит в {{prefixes}}',
+  when: ', внутри временного окна правила {{window}}',
+}
