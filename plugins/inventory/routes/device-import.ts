@@ -1,5 +1,5 @@
 /** POST /devices/import: a CSV file of devices, judged row by row by the code of POST and PUT /devices. */
-import { CsvImportQuery, csvImportReport, defineRoute, ErrorBody, importCounts, readCsvImport, runCsvImport } from '../../../sdk/index.js'
+import { CsvImportQuery, ImportErrors, csvImportReport, defineRoute, ErrorBody, importCounts, readCsvImport, runCsvImport } from '../../../sdk/index.js'
 import { INVENTORY_WRITE } from '../permissions.js'
 import { DEVICE_IGNORED_COLUMNS, DEVICE_IMPORT_COLUMNS, DEVICE_IMPORT_MAX_BYTES, DEVICE_IMPORT_MAX_ROWS, deviceColumnOf, judgeDeviceRow } from '../services/device-import.js'
 import type { InventoryRouteDeps } from './deps.js'
@@ -24,13 +24,19 @@ export function deviceImportRoutes(d: InventoryRouteDeps) {
         const o = { atomic: req.query.atomic ?? true, dryRun: req.query.dry_run ?? false }
         return req.transaction(async (trx) => {
           const changed: { id: string; secrets_changed: string[] }[] = []
+          const firstRow = new Map<string, number>()
           const r = await runCsvImport(trx, file, o, {
             t: req.t,
             key: 'name',
             fieldOf: deviceColumnOf,
             judge: async (row, sp) => {
+              // A name repeated in the file would change the device an earlier row wrote: refused, naming that row.
+              const name = (row.cells.name ?? '').trim().toLowerCase()
+              const first = firstRow.get(name)
+              if (first !== undefined) throw ImportErrors.duplicate({ field: 'name', vars: { row: first, key: (row.cells.name ?? '').trim().slice(0, 64) } })
               const v = await judgeDeviceRow(sp, row, d, req.checkBody)
               const keys = (['tacacs_key', 'radius_secret'] as const).filter((k) => (row.cells[k] ?? '').trim() !== '')
+              if (name) firstRow.set(name, row.row)
               if (v.id && v.outcome !== 'unchanged') changed.push({ id: v.id, secrets_changed: keys })
               return v
             },
