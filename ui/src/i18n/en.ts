@@ -7,6 +7,7 @@ import { auditEn } from './audit-en'
 import confirm from './confirm-en'
 import menu from './menu-en'
 import deployFailure from './deploy-failure-en'
+import imports from './import-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -351,6 +352,7 @@ const en = {
   confirm,
   menu,
   deployFailure,
+  imports,
 }
 
 export default en

@@ -7,6 +7,7 @@ import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
 import menu from './menu-ru'
 import deployFailure from './deploy-failure-ru'
+import imports from './import-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -351,6 +352,7 @@ const ru: Messages = {
   confirm,
   menu,
   deployFailure,
+  imports,
 }
 
 export default ru

@@ -3,7 +3,7 @@
  * add or change one (POST, PUT: only what changed is sent, a key left empty is
  * kept), and delete with a confirmation. A refusal shows under its input.
  */
-import { Badge, Group, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core'
+import { Badge, Button, Group, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -15,6 +15,8 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { useUrlSearch } from '../router'
 import { groupOptions, useAllGroups } from './groups-data'
+import { CsvImport } from './CsvImport'
+import { DeviceCovering } from './DeviceCovering'
 
 const FIELDS = ['name', 'address', 'vendor', 'model', 'description', 'device_group_id', 'tacacs_key', 'radius_secret', 'enabled']
 const PER_PAGE = 20
@@ -35,6 +37,7 @@ export function Devices() {
     history.replaceState(null, '', g ? `/devices?group=${encodeURIComponent(g)}` : '/devices')
   }
   const [editing, setEditing] = useState<Device | 'new' | null>(null)
+  const [importing, setImporting] = useState(false)
   const list = useQuery({
     queryKey: ['devices', page, q, group],
     queryFn: () =>
@@ -58,7 +61,9 @@ export function Devices() {
       <Group align="flex-end">
         <TextInput aria-label={t.common.search} placeholder={t.devices.searchPlaceholder} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1) }} w={320} maw="100%" type="search" />
         <Select aria-label={t.devices.groupFilter} placeholder={t.devices.allGroups} clearable searchable data={groupOptions(groups.data ?? [])} value={group} onChange={setGroup} w={260} maw="100%" />
+        {canWrite && <Button variant="default" onClick={() => setImporting(true)}>{t.imports.importCsv}</Button>}
       </Group>
+      <DeviceCovering />
       <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={700}>
         <Table striped highlightOnHover aria-label={t.devices.title} data-testid="devices-table">
@@ -95,6 +100,7 @@ export function Devices() {
       </Table.ScrollContainer>
       {list.data && list.data.total === 0 && !q && !group && <Text c="dimmed">{t.devices.empty}</Text>}
       <ListFooter data={list.data} page={page} onPage={setPage} />
+      {importing && <CsvImport kind="devices" onClose={() => setImporting(false)} />}
       {editing && <DeviceForm device={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )

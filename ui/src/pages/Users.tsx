@@ -3,7 +3,7 @@
  * (enabled, administrator, source, group, role), the form in a dialog to add
  * or change one (UserForm), and delete with a confirmation.
  */
-import { Anchor, Badge, Group, Select, Stack, Table, TextInput } from '@mantine/core'
+import { Anchor, Badge, Button, Group, Select, Stack, Table, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -14,6 +14,7 @@ import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { options, useAllRoles, useAllUserGroups, type User } from './identity-data'
 import { UserForm } from './UserForm'
+import { CsvImport } from './CsvImport'
 import { ListFooter, PageTitle, RowActions } from '../components/crud'
 
 const PER_PAGE = 20
@@ -56,6 +57,7 @@ export function Users() {
     onSuccess: () => qc.invalidateQueries({ queryKey: ['users'] }),
   })
   const canWrite = auth.can('users.write')
+  const [importing, setImporting] = useState(false)
   const runs = usePluginRuns()
   // A user's AAA log entries are one click away (the logs screen's user filter, kept in its URL).
   const canLogs = auth.can('aaa-logs.read') && runs('aaa-logs')
@@ -72,7 +74,9 @@ export function Users() {
         <Select label={t.admin.users.source} placeholder={t.admin.any} clearable data={[{ value: 'local', label: t.admin.users.sources.local }, { value: 'directory', label: t.admin.users.sources.directory }]} value={f.source} onChange={filter('source')} w={130} />
         {auth.can('groups.read') && <Select label={t.admin.users.group} placeholder={t.admin.any} clearable searchable data={options(groups.data)} value={f.group_id} onChange={filter('group_id')} w={170} />}
         {auth.can('roles.read') && <Select label={t.admin.users.role} placeholder={t.admin.any} clearable searchable data={options(roles.data)} value={f.role_id} onChange={filter('role_id')} w={170} />}
+        {canWrite && <Button variant="default" onClick={() => setImporting(true)}>{t.imports.importCsv}</Button>}
       </Group>
+      {importing && <CsvImport kind="users" onClose={() => setImporting(false)} />}
       <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={760}>
         <Table striped highlightOnHover aria-label={t.admin.users.title} data-testid="users-table">
