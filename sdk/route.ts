@@ -101,6 +101,11 @@ export interface RouteRequest<P, Q, B> {
   rateLimit(name: string, key: string, user?: { id?: string | null; username?: string | null }): Promise<void>
   /** A service from the request's scope (made on first use, disposed when the request ends). */
   resolve<T>(ref: ServiceRef<T>): T
+  /**
+   * Checks a value as a JSON body of `schema` is checked (blank optional text made null first), throwing
+   * the same 422 a request would get: an import checks each row with the single-record route's schema.
+   */
+  checkBody<T extends TSchema>(schema: T, value: unknown): Static<T>
   /** The request's bytes as sent, on a route that declares `rawBody` (null on any other). */
   rawBody: Buffer | null
   /** The method, the path as sent (`/api/v1/...`, not decoded) and the query string as sent, without `?` (`''` when none): what a request signature covers. */

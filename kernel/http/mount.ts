@@ -96,6 +96,7 @@ export function mountRoute(route: RouteDefinition, owner: string, d: MountDeps):
     audit: d.audit,
     i18n: d.i18n,
     services: d.services,
+    checkBody: (schema, value) => check(d.validation.compileBodyOnce(schema), blankToNull(schema, value), d.validation),
     async chargeKeyed(name, key, who) {
       const l = keyed.get(name)
       if (!l) throw new Error(`${routeBucket} declares no rate limit named "${name}"`)

@@ -8,7 +8,7 @@
  */
 import type { Knex } from 'knex'
 import type { IncomingHttpHeaders } from 'node:http'
-import type { Actor, AuditEntry, AuthEvent, Logger, RouteRequest, ServiceRef } from '../../sdk/index.js'
+import type { Actor, AuditEntry, AuthEvent, Logger, RouteRequest, ServiceRef, Static, TSchema } from '../../sdk/index.js'
 import type { AuditTrail, ClientInfo } from '../audit/trail.js'
 import type { RequestScope, ServiceRegistry } from '../container.js'
 import type { Translator } from '../i18n.js'
@@ -21,6 +21,8 @@ export interface RouteShared {
   audit: AuditTrail
   i18n: Translator
   services: ServiceRegistry
+  /** Validates a value as a JSON body of the schema (see RouteRequest.checkBody). */
+  checkBody(schema: TSchema, value: unknown): unknown
   /** Charges the route's `by: 'key'` limit `name` (see mount.ts). */
   chargeKeyed(name: string, key: string, who: { actor: Actor | null; requestId: string; client: ClientInfo; user?: { id?: string | null; username?: string | null } }): Promise<void>
 }
@@ -84,6 +86,10 @@ export class HandlerRequest implements RouteRequest<unknown, unknown, unknown> {
 
   get auditNow(): (event: AuthEvent) => Promise<void> {
     return (event) => this.route.audit.event(event, { actor: this.actor, requestId: this.state.requestId, client: this.client })
+  }
+
+  get checkBody(): <T extends TSchema>(schema: T, value: unknown) => Static<T> {
+    return <T extends TSchema>(schema: T, value: unknown) => this.route.checkBody(schema, value) as Static<T>
   }
 
   get rateLimit(): (name: string, key: string, user?: { id?: string | null; username?: string | null }) => Promise<void> {

@@ -41,6 +41,15 @@ export class Validation {
     return this.lazy(schema, () => this.body.compile(schema))
   }
 
+  private readonly once = new WeakMap<TSchema, ValidateFunction>()
+
+  /** One validator a schema, however often asked (an import checks every row with it). */
+  compileBodyOnce(schema: TSchema): ValidateFunction {
+    let fn = this.once.get(schema)
+    if (!fn) this.once.set(schema, (fn = this.compileBody(schema)))
+    return fn
+  }
+
   compileParams(schema: TSchema): ValidateFunction {
     return this.lazy(schema, () => finiteOnly(schema, this.params.compile(schema)))
   }

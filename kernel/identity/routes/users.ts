@@ -77,6 +77,41 @@ const NETWORK =
 const GUARDS =
   'Only an administrator may set `is_admin` or act on an administrator (403 ADMIN_REQUIRED). Anyone else may only give roles and groups whose permissions they hold (403 ROLE_EXCEEDS_OWN_PERMISSIONS at `role_ids[i]`, GROUP_EXCEEDS_OWN_PERMISSIONS at `group_ids[i]`), and only act on users who hold nothing they lack (403 USER_EXCEEDS_OWN_PERMISSIONS).'
 
+/**
+ * POST /users without its audit entry: every check of the route (administrators, roles and groups
+ * held, password rules, unique name), then the insert with the password hashed. The import calls it
+ * for each row, so a file can do nothing a request could not.
+ */
+export async function insertUser(trx: Knex.Transaction, actor: Actor, b: Static<typeof UserCreate>, d: Pick<IdentityRouteDeps, 'identity' | 'secrets'>): Promise<Static<typeof UserResponse>> {
+  if (b.is_admin && !actor.isAdmin) throw E.adminRequired({ field: 'is_admin' })
+  const source = b.source ?? 'local'
+  if (b.password !== undefined && source === 'directory') throw E.passwordNotAllowed({ field: 'password' })
+  checkNetworkLoginChange(NEW_USER, b)
+  const networkLogin = b.network_login ?? false
+  const chap = b.chap_enabled ?? false
+  await checkLinks(trx, actor, b, d.identity.capabilities)
+  await usernames.assertFree(trx, b.username)
+  const pw = b.password !== undefined ? await passwordColumns(d.secrets, b.username, b.password, 'password', networkLogin, chap) : {}
+  const [{ id }] = await trx('users')
+    .insert({
+      username: b.username,
+      display_name: b.display_name ?? null,
+      email: b.email ?? null,
+      enabled: b.enabled ?? true,
+      source,
+      is_admin: b.is_admin ?? false,
+      network_login: networkLogin,
+      chap_enabled: chap,
+      must_change_password: b.must_change_password ?? false,
+      expires_at: b.expires_at ? new Date(b.expires_at) : null,
+      ...pw,
+    })
+    .returning('id')
+    .catch(usernames.onViolation(b.username))
+  await writeLinks(trx, id, b)
+  return (await load(trx, id))!
+}
+
 export function userRoutes(d: IdentityRouteDeps) {
   const { knex, identity } = d
   return [
@@ -118,42 +153,12 @@ export function userRoutes(d: IdentityRouteDeps) {
       description: `A local user without a password exists but cannot sign in until one is set. \`password\` is refused for \`source: directory\` (422 PASSWORD_NOT_ALLOWED). With \`network_login\` and a password, the daemons' verifiers (SHA-512 crypt, NT hash) are derived and sealed; with \`chap_enabled\` too, the password is kept reversibly encrypted (sealed with the master key) so that FreeRADIUS can check CHAP. ${NETWORK} ${GUARDS}`,
       tags: ['identity'],
       schema: { body: UserCreate, response: { 201: UserResponse, 403: ErrorBody, 409: ErrorBody } },
-      handler: async (req) => {
-        const b = req.body
-        const actor = req.actor!
-        if (b.is_admin && !actor.isAdmin) throw E.adminRequired({ field: 'is_admin' })
-        const source = b.source ?? 'local'
-        if (b.password !== undefined && source === 'directory') throw E.passwordNotAllowed({ field: 'password' })
-        checkNetworkLoginChange(NEW_USER, b)
-        const networkLogin = b.network_login ?? false
-        const chap = b.chap_enabled ?? false
-        const created = await identity.actors.change(req.transaction, async (trx) => {
-          await checkLinks(trx, actor, b, identity.capabilities)
-          await usernames.assertFree(trx, b.username)
-          const pw = b.password !== undefined ? await passwordColumns(d.secrets, b.username, b.password, 'password', networkLogin, chap) : {}
-          const [{ id }] = await trx('users')
-            .insert({
-              username: b.username,
-              display_name: b.display_name ?? null,
-              email: b.email ?? null,
-              enabled: b.enabled ?? true,
-              source,
-              is_admin: b.is_admin ?? false,
-              network_login: networkLogin,
-              chap_enabled: chap,
-              must_change_password: b.must_change_password ?? false,
-              expires_at: b.expires_at ? new Date(b.expires_at) : null,
-              ...pw,
-            })
-            .returning('id')
-            .catch(usernames.onViolation(b.username))
-          await writeLinks(trx, id, b)
-          const user = (await load(trx, id))!
-          await req.audit({ action: 'user.create', resourceType: 'user', resourceId: id, after: user }, trx)
+      handler: async (req) =>
+        identity.actors.change(req.transaction, async (trx) => {
+          const user = await insertUser(trx, req.actor!, req.body, d)
+          await req.audit({ action: 'user.create', resourceType: 'user', resourceId: user.id, after: user }, trx)
           return user
-        })
-        return created
-      },
+        }),
     }),
     defineRoute({
       method: 'GET',

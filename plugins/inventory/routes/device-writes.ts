@@ -5,11 +5,14 @@
  * last word when two requests race past a check.
  */
 import type { Knex } from 'knex'
-import { isReferenceViolation, uniqueColumn, uniqueViolation, type SecretsService } from '../../../sdk/index.js'
+import { givenFields, isReferenceViolation, lockForChange, uniqueColumn, uniqueViolation, type SecretsService } from '../../../sdk/index.js'
+import type { Device } from '../api.js'
+import type { DeviceCreate, DeviceUpdate } from '../schemas/devices.js'
 import { InventoryErrors as E } from '../errors.js'
 import { parsePrefix } from '../services/address.js'
 import { SEAL } from '../services/inventory.js'
-import { DEVICES, GROUPS } from '../services/rows.js'
+import { DEVICES, GROUPS, loadDevice } from '../services/rows.js'
+import type { InventoryRouteDeps } from './deps.js'
 import type { DeviceTableRow } from '../tables.js'
 
 /** The canonical prefix text, or a 422 naming `field`. */
@@ -63,4 +66,51 @@ export async function guardedWrite<T>(trx: Knex.Transaction, v: { name: string; 
     if (isReferenceViolation(e) && v.groupId) throw E.groupNotFound({ field: 'device_group_id', vars: { id: v.groupId } })
     throw e
   }
+}
+
+/** POST /devices without its audit entry: the checks and the insert (the import calls it for each new row). */
+export async function insertDevice(trx: Knex.Transaction, secrets: SecretsService, b: DeviceCreate): Promise<Device> {
+  const address = canonicalAddress(b.address)
+  const groupId = b.device_group_id ?? null
+  await deviceNames.assertFree(trx, b.name)
+  await assertGroupExists(trx, groupId, 'device_group_id')
+  await assertAddressFree(trx, address)
+  const [{ id }] = await guardedWrite(trx, { name: b.name, address, groupId }, async (sp) =>
+    sp(DEVICES)
+      .insert({
+        name: b.name,
+        address,
+        address_cidr: address,
+        vendor: b.vendor ?? null,
+        model: b.model ?? null,
+        description: b.description ?? null,
+        device_group_id: groupId,
+        enabled: b.enabled ?? true,
+        ...sealedKeys(secrets, b),
+      })
+      .returning('id'),
+  )
+  return (await loadDevice(trx, id))!
+}
+
+/** PUT /devices/{id} without its audit entry (the import calls it for each changed row). */
+export async function changeDevice(trx: Knex.Transaction, d: Pick<InventoryRouteDeps, 'secrets' | 'references'>, id: string, b: DeviceUpdate): Promise<{ before: Device; after: Device; secretsChanged: string[] }> {
+  const before = await lockForChange(trx, DEVICES, id, 'device_id', loadDevice)
+  if (b.name !== undefined) await deviceNames.assertFree(trx, b.name, id)
+  const address = b.address === undefined ? before.address : canonicalAddress(b.address)
+  if (b.address !== undefined) await assertAddressFree(trx, address, id)
+  if (b.device_group_id !== undefined) await assertGroupExists(trx, b.device_group_id, 'device_group_id')
+  const cols = {
+    ...givenFields(b, ['name', 'vendor', 'model', 'description', 'device_group_id', 'enabled']),
+    ...(b.address === undefined ? {} : { address, address_cidr: address }),
+    ...sealedKeys(d.secrets, b),
+    updated_at: new Date(),
+  }
+  const groupId = b.device_group_id === undefined ? before.device_group_id : b.device_group_id
+  await guardedWrite(trx, { name: b.name ?? before.name, address, groupId }, (sp) => sp(DEVICES).where({ id }).update(cols))
+  if (b.name !== undefined && b.name !== before.name) await d.references.device.renamed([id], trx)
+  const after = (await loadDevice(trx, id))!
+  // Which keys were written (set, replaced or removed): a rotation shows in the trail, the value never does.
+  const secretsChanged = (['tacacs_key', 'radius_secret'] as const).filter((k) => b[k] !== undefined)
+  return { before, after, secretsChanged }
 }

@@ -1,5 +1,5 @@
 /** Network access devices: the clients the TACACS+ and RADIUS daemons accept, with their shared secrets. */
-import { defineRoute, ErrorBody, givenFields, isReferenceViolation, paginate, referrerList, reply, lockForChange, orNotFound } from '../../../sdk/index.js'
+import { defineRoute, ErrorBody, isReferenceViolation, paginate, referrerList, reply, lockForChange, orNotFound } from '../../../sdk/index.js'
 import type { Device } from '../api.js'
 import { InventoryErrors as E } from '../errors.js'
 import { INVENTORY_READ, INVENTORY_WRITE } from '../permissions.js'
@@ -8,7 +8,7 @@ import { SUBTREE_IDS } from '../services/hierarchy.js'
 import { DEVICES, loadDevice, selectDevices, toDevice } from '../services/rows.js'
 import { DeviceCreate, DeviceListQuery, DeviceListResponse, DeviceParams, DeviceResponse, DeviceUpdate, OVERLAP_RULE } from '../schemas/devices.js'
 import type { InventoryRouteDeps } from './deps.js'
-import { assertAddressFree, assertGroupExists, canonicalAddress, deviceNames, guardedWrite, sealedKeys } from './device-writes.js'
+import { changeDevice, insertDevice } from './device-writes.js'
 
 const SECRETS =
   '`tacacs_key` and `radius_secret` are write-only: they are sealed with the master key and never returned; `has_tacacs_key` and `has_radius_secret` say whether they are set, and the audit trail records only that.'
@@ -62,34 +62,12 @@ export function deviceRoutes(d: InventoryRouteDeps) {
       description: `Name taken (case-insensitively): 409 DEVICE_NAME_TAKEN. ${OVERLAP_RULE} ${SECRETS}`,
       tags: ['inventory'],
       schema: { body: DeviceCreate, response: { 201: DeviceResponse, 409: ErrorBody } },
-      handler: async (req) => {
-        const b = req.body
-        const address = canonicalAddress(b.address)
-        const groupId = b.device_group_id ?? null
-        return req.transaction(async (trx) => {
-          await deviceNames.assertFree(trx, b.name)
-          await assertGroupExists(trx, groupId, 'device_group_id')
-          await assertAddressFree(trx, address)
-          const [{ id }] = await guardedWrite(trx, { name: b.name, address, groupId }, async (sp) =>
-            sp(DEVICES)
-              .insert({
-                name: b.name,
-                address,
-                address_cidr: address,
-                vendor: b.vendor ?? null,
-                model: b.model ?? null,
-                description: b.description ?? null,
-                device_group_id: groupId,
-                enabled: b.enabled ?? true,
-                ...sealedKeys(secrets, b),
-              })
-              .returning('id'),
-          )
-          const device = (await loadDevice(trx, id))!
-          await req.audit({ action: 'device.create', resourceType: 'device', resourceId: id, after: device }, trx)
+      handler: async (req) =>
+        req.transaction(async (trx) => {
+          const device = await insertDevice(trx, secrets, req.body)
+          await req.audit({ action: 'device.create', resourceType: 'device', resourceId: device.id, after: device }, trx)
           return device
-        })
-      },
+        }),
     }),
     defineRoute({
       method: 'GET',
@@ -111,31 +89,12 @@ export function deviceRoutes(d: InventoryRouteDeps) {
       description: `Partial: only the fields given change. \`device_group_id: null\` takes the device out of its group. For the keys, \`null\` removes, absence keeps. ${OVERLAP_RULE} ${SECRETS}`,
       tags: ['inventory'],
       schema: { params: DeviceParams, body: DeviceUpdate, response: { 200: DeviceResponse, 404: ErrorBody, 409: ErrorBody } },
-      handler: async (req) => {
-        const b = req.body
-        const id = req.params.device_id
-        return req.transaction(async (trx) => {
-          const before = await lockForChange(trx, DEVICES, id, 'device_id', loadDevice)
-          if (b.name !== undefined) await deviceNames.assertFree(trx, b.name, id)
-          const address = b.address === undefined ? before.address : canonicalAddress(b.address)
-          if (b.address !== undefined) await assertAddressFree(trx, address, id)
-          if (b.device_group_id !== undefined) await assertGroupExists(trx, b.device_group_id, 'device_group_id')
-          const cols = {
-            ...givenFields(b, ['name', 'vendor', 'model', 'description', 'device_group_id', 'enabled']),
-            ...(b.address === undefined ? {} : { address, address_cidr: address }),
-            ...sealedKeys(secrets, b),
-            updated_at: new Date(),
-          }
-          const groupId = b.device_group_id === undefined ? before.device_group_id : b.device_group_id
-          await guardedWrite(trx, { name: b.name ?? before.name, address, groupId }, (sp) => sp(DEVICES).where({ id }).update(cols))
-          if (b.name !== undefined && b.name !== before.name) await d.references.device.renamed([id], trx)
-          const after = (await loadDevice(trx, id))!
-          // Which keys were written (set, replaced or removed): a rotation shows in the trail, the value never does.
-          const secretsChanged = (['tacacs_key', 'radius_secret'] as const).filter((k) => b[k] !== undefined)
-          await req.audit({ action: 'device.update', resourceType: 'device', resourceId: id, before, after: { ...after, secrets_changed: secretsChanged } }, trx)
+      handler: async (req) =>
+        req.transaction(async (trx) => {
+          const { before, after, secretsChanged } = await changeDevice(trx, d, req.params.device_id, req.body)
+          await req.audit({ action: 'device.update', resourceType: 'device', resourceId: after.id, before, after: { ...after, secrets_changed: secretsChanged } }, trx)
           return after
-        })
-      },
+        }),
     }),
     defineRoute({
       method: 'DELETE',

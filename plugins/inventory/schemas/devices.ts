@@ -74,5 +74,29 @@ export const DeviceListQuery = listQuery({
   },
 })
 
+export const CoveringQuery = Type.Object(
+  { address: Type.String({ minLength: 1, maxLength: 64, description: 'One IPv4 or IPv6 address (no prefix length).' }) },
+  { additionalProperties: false },
+)
+
+export const CoveringResponse = Type.Object(
+  {
+    address: Type.String({ description: 'The address as looked up (canonical; an IPv4-mapped IPv6 address as IPv4).' }),
+    items: Type.Array(
+      Type.Object(
+        {
+          device: DeviceResponse,
+          prefix_length: Type.Integer({ minimum: 0, maximum: 128 }),
+          tacacs_client: Type.Boolean({ description: 'The device tac_plus-ng answers the address as: the most specific enabled one.' }),
+          radius_client: Type.Boolean({ description: 'The client FreeRADIUS answers the address as: the most specific enabled one with a RADIUS secret.' }),
+        },
+        { title: 'CoveringDevice', additionalProperties: false },
+      ),
+      { description: 'The devices whose prefix contains the address, the most specific first.' },
+    ),
+  },
+  { title: 'CoveringDevicesResponse', additionalProperties: false },
+)
+
 export type DeviceCreate = Static<typeof DeviceCreate>
 export type DeviceUpdate = Static<typeof DeviceUpdate>

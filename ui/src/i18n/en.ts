@@ -11,6 +11,7 @@ import table from './table-en'
 import deployFailure from './deploy-failure-en'
 import dash from './dashboard-en'
 import serverValues from './server-values-en'
+import imports from './import-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -359,6 +360,7 @@ const en = {
   dash,
   table,
   serverValues,
+  imports,
 }
 
 export default en

@@ -11,6 +11,7 @@ import table from './table-ru'
 import deployFailure from './deploy-failure-ru'
 import dash from './dashboard-ru'
 import serverValues from './server-values-ru'
+import imports from './import-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -359,6 +360,7 @@ const ru: Messages = {
   dash,
   table,
   serverValues,
+  imports,
 }
 
 export default ru

@@ -5,7 +5,7 @@
  * the selected devices enabled, disabled, moved to a group or deleted at once
  * (BulkBar). A refusal shows under its input.
  */
-import { Badge, Group, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core'
+import { Badge, Button, Group, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -18,6 +18,8 @@ import { SelectAllTh, SelectTd, SortTh, TableFooter, useSelection } from '../com
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { groupOptions, useAllGroups } from './groups-data'
+import { CsvImport } from './CsvImport'
+import { DeviceCovering } from './DeviceCovering'
 
 const FIELDS = ['name', 'address', 'vendor', 'model', 'description', 'device_group_id', 'tacacs_key', 'radius_secret', 'enabled']
 /** The columns GET /devices sorts by (its `sort_by` allow-list). */
@@ -31,6 +33,7 @@ export function Devices() {
   const list = useListState({ sorts: SORTS, sort: 'name', filters: ['group'] })
   const group = list.filters.group
   const [editing, setEditing] = useState<Device | 'new' | null>(null)
+  const [importing, setImporting] = useState(false)
   const devices = useQuery({
     queryKey: ['devices', list.key],
     queryFn: () =>
@@ -59,7 +62,9 @@ export function Devices() {
       <Group align="flex-end">
         <TextInput aria-label={t.common.search} placeholder={t.devices.searchPlaceholder} value={list.search} onChange={(e) => list.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
         <Select aria-label={t.devices.groupFilter} placeholder={t.devices.allGroups} clearable searchable data={groupOptions(groups.data ?? [])} value={group} onChange={(g) => list.setFilter('group', g)} w={260} maw="100%" />
+        {canWrite && <Button variant="default" onClick={() => setImporting(true)}>{t.imports.importCsv}</Button>}
       </Group>
+      <DeviceCovering />
       <ErrorAlert error={devices.error ?? remove.error} />
       <BulkBar sel={sel} name={(d) => d.name} onDone={() => Promise.all([qc.invalidateQueries({ queryKey: ['devices'] }), qc.invalidateQueries({ queryKey: ['device-groups'] })])} actions={canWrite ? [
         bulkActions.enabled<Device>(t, true, (d, enabled) => change(d, { enabled })),
@@ -104,6 +109,7 @@ export function Devices() {
       </Table.ScrollContainer>
       {devices.data && devices.data.total === 0 && !list.q && !group && <Text c="dimmed">{t.devices.empty}</Text>}
       <TableFooter list={list} data={devices.data} />
+      {importing && <CsvImport kind="devices" onClose={() => setImporting(false)} />}
       {editing && <DeviceForm device={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
   )

@@ -5,7 +5,7 @@
  * a confirmation, and the selected users enabled, disabled, moved to a group
  * or deleted at once (BulkBar).
  */
-import { Anchor, Badge, Group, Select, Stack, Table, TextInput } from '@mantine/core'
+import { Anchor, Badge, Button, Group, Select, Stack, Table, TextInput } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -19,6 +19,7 @@ import { PageTitle, RowActions } from '../components/crud'
 import { BulkBar, bulkActions, type ChooseField } from '../components/BulkBar'
 import { useListState } from '../components/list-state'
 import { SelectAllTh, SelectTd, SortTh, TableFooter, useSelection } from '../components/ListTable'
+import { CsvImport } from './CsvImport'
 
 /** The columns GET /users sorts by (its `sort_by` allow-list). */
 const SORTS = ['username', 'display_name', 'email'] as const
@@ -54,6 +55,7 @@ export function Users() {
     onSuccess: () => qc.invalidateQueries({ queryKey: ['users'] }),
   })
   const canWrite = auth.can('users.write')
+  const [importing, setImporting] = useState(false)
   const runs = usePluginRuns()
   // A user's AAA log entries are one click away (the logs screen's user filter, kept in its URL).
   const canLogs = auth.can('aaa-logs.read') && runs('aaa-logs')
@@ -75,7 +77,9 @@ export function Users() {
         <Select label={t.admin.users.source} placeholder={t.admin.any} clearable data={[{ value: 'local', label: t.admin.users.sources.local }, { value: 'directory', label: t.admin.users.sources.directory }]} value={f.source} onChange={filter('source')} w={130} />
         {auth.can('groups.read') && <Select label={t.admin.users.group} placeholder={t.admin.any} clearable searchable data={options(groups.data)} value={f.group} onChange={filter('group')} w={170} />}
         {auth.can('roles.read') && <Select label={t.admin.users.role} placeholder={t.admin.any} clearable searchable data={options(roles.data)} value={f.role} onChange={filter('role')} w={170} />}
+        {canWrite && <Button variant="default" onClick={() => setImporting(true)}>{t.imports.importCsv}</Button>}
       </Group>
+      {importing && <CsvImport kind="users" onClose={() => setImporting(false)} />}
       <ErrorAlert error={users.error ?? remove.error} />
       {/* Move replaces the user's groups with the one chosen (the form adds to them one at a time). */}
       <BulkBar sel={sel} name={(u) => u.username} onDone={() => Promise.all([qc.invalidateQueries({ queryKey: ['users'] }), qc.invalidateQueries({ queryKey: ['user-groups'] })])} actions={canWrite ? [
