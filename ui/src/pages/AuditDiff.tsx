@@ -20,7 +20,7 @@ const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
 /** The console screen listing each kind of object, for the link beside a kept name. */
 const LIST_OF: Record<string, string> = {
   user: '/users', user_group: '/user-groups', role: '/roles', device: '/devices', device_group: '/device-groups',
-  aaa_policy_rule: '/policy', nac_policy_rule: '/nac/policy', nac_endpoint: '/nac/endpoints', nac_endpoint_group: '/nac/endpoint-groups',
+  aaa_policy_rule: '/policy', nac_policy_rule: '/nac/policy', endpoint: '/nac/endpoints', endpoint_group: '/nac/endpoint-groups',
 }
 const show = (x: unknown) => (x === undefined ? '' : typeof x === 'string' ? x : JSON.stringify(x, null, 1))
 
