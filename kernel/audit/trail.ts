@@ -35,6 +35,20 @@ const USERNAME_MAX = 64
 const USER_AGENT_MAX = 256
 const IP_MAX = 64
 const REASON_MAX = 32
+const NAME_MAX = 255
+
+/** The fields that name an object, in order of preference: the first one a snapshot has is its name. */
+const NAME_FIELDS = ['name', 'username', 'mac', 'common_name'] as const
+
+/** The object's name as the event left it (after), or as it was before a deletion; null when the snapshots name nothing. */
+export function nameOf(...snapshots: unknown[]): string | null {
+  for (const s of snapshots) {
+    if (!s || typeof s !== 'object' || Array.isArray(s)) continue
+    const rec = s as Record<string, unknown>
+    for (const f of NAME_FIELDS) if (typeof rec[f] === 'string' && rec[f] !== '' && rec[f] !== '***') return clip(rec[f] as string, NAME_MAX)
+  }
+  return null
+}
 
 export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact)
@@ -61,14 +75,19 @@ export function createAuditTrail(knex: Knex): AuditTrail {
   return {
     async record(entry, ctx) {
       const db = ctx.trx ?? knex
+      const before = entry.before === undefined ? undefined : redact(entry.before)
+      const after = entry.after === undefined ? undefined : redact(entry.after)
       await db('audit_log').insert({
         actor_id: ctx.actor?.id ?? null,
         actor_name: ctx.actor?.username ?? null,
         action: entry.action,
         resource_type: entry.resourceType,
         resource_id: entry.resourceId ?? null,
-        before: entry.before === undefined ? null : jsonText(redact(entry.before)),
-        after: entry.after === undefined ? null : jsonText(redact(entry.after)),
+        // Kept as it was: the entry still names the object after a rename or a deletion.
+        // Taken from the masked snapshots: a name can never carry what the trail masks.
+        resource_name: nameOf(after, before),
+        before: before === undefined ? null : jsonText(before),
+        after: after === undefined ? null : jsonText(after),
         request_id: ctx.requestId ?? null,
         // A refused change (a deploy whose check failed) is a failure, not the column's default success.
         ...(entry.outcome ? { outcome: entry.outcome, reason: clip(entry.reason, REASON_MAX) } : {}),
@@ -86,6 +105,7 @@ export function createAuditTrail(knex: Knex): AuditTrail {
         action: e.action,
         resource_type: 'user',
         resource_id: e.userId ?? null,
+        resource_name: clip(e.username, NAME_MAX),
         before: null,
         after: e.after === undefined ? null : jsonText(redact(e.after)),
         request_id: ctx.requestId ?? null,

@@ -1,7 +1,7 @@
 /**
  * The kernel's own tables as its code reads them (see sdk/tables.ts): the row
  * types knex's table typings use, checked against the database at every boot.
- * Each declaration follows the kernel migrations (migrations/0001 to 0012):
+ * Each declaration follows the kernel migrations (migrations/0001 to 0013):
  * `t.string` is varchar, nullable unless the migration says notNullable,
  * defaulted where the migration gives a default.
  */
@@ -31,6 +31,8 @@ export const AuditLogTable = defineTable('audit_log', {
   action: column.varchar(),
   resource_type: column.varchar(),
   resource_id: column.varchar().nullable(),
+  /** The object's name at the event (migration 0013). */
+  resource_name: column.varchar().nullable(),
   before: column.jsonb().nullable(),
   after: column.jsonb().nullable(),
   request_id: column.varchar().nullable(),

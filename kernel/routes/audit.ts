@@ -11,6 +11,9 @@ const AuditEntry = Type.Object(
     action: Type.String(),
     resource_type: Type.String(),
     resource_id: Nullable(Type.String()),
+    resource_name: Nullable(
+      Type.String({ description: "The object's name at the time of the event (a user name, a device's name, an endpoint's MAC), kept after a rename or deletion; null when the record has none (a reorder, a setting) or the entry predates the column." }),
+    ),
     before: Type.Unknown(),
     after: Type.Unknown(),
     request_id: Nullable(Type.String()),
@@ -68,7 +71,7 @@ export const auditRoutes = (k: KernelContext) => [
           if (query.at_from) qb.where('at', '>=', query.at_from)
           if (query.at_to) qb.where('at', '<=', query.at_to)
         },
-        searchColumns: ['action', 'resource_type', 'resource_id', 'actor_name'],
+        searchColumns: ['action', 'resource_type', 'resource_id', 'resource_name', 'actor_name'],
         sortColumns: { at: 'at', action: 'action', resource_type: 'resource_type', actor_name: 'actor_name' },
         defaultSort: 'at',
         defaultPerPage: 50,

@@ -22,7 +22,12 @@ export function reorderRoutes(d: PolicyRouteDeps) {
           // Under the order's lock: "every rule" means the rules as they are when this request's turn comes.
           const o = await order.reorder(trx, req.body.rule_ids, orderFaults)
           // An unchanged order writes nothing and leaves no audit entry.
-          if (o.changed) await req.audit({ action: 'aaa_policy_rule.reorder', resourceType: 'aaa_policy_rule', before: { rule_ids: o.before }, after: { rule_ids: o.after } }, trx)
+          if (o.changed) {
+            // The names beside the ids: the trail reads "rule X moved" even after X is renamed or deleted.
+            const names = new Map((await trx('aaa_policy_rules').select<{ id: string; name: string }[]>('id', 'name')).map((r) => [r.id, r.name]))
+            const named = (ids: string[]) => ({ rule_ids: ids, rule_names: ids.map((id) => names.get(id) ?? id) })
+            await req.audit({ action: 'aaa_policy_rule.reorder', resourceType: 'aaa_policy_rule', before: named(o.before), after: named(o.after) }, trx)
+          }
           return toResponses(await loadRows(trx), d.targets, trx)
         }),
     }),

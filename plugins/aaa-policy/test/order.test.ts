@@ -41,6 +41,9 @@ for (const engine of testEngines()) {
         const audit = (await auditRows(t, { action: 'aaa_policy_rule.reorder' })).at(-1)
         expect(audit?.after.rule_ids).to.deep.equal([c.id, a.id, b.id, def])
         expect(audit?.before.rule_ids).to.deep.equal([a.id, b.id, c.id, def])
+        // The names beside the ids, as they were: the console reads the move by name.
+        expect(audit?.after.rule_names).to.deep.equal([c.name, a.name, b.name, 'default'])
+        expect(audit?.before.rule_names).to.deep.equal([a.name, b.name, c.name, 'default'])
       })
 
       it('takes ids in any case, as PostgreSQL does', async () => {

@@ -2,7 +2,7 @@
 import { defineRoute } from '../../../sdk/index.js'
 import { NAC_POLICY_WRITE } from '../permissions.js'
 import { NacPolicyReorderRequest, NacPolicyRuleList } from '../schemas/policy.js'
-import { order, orderFaults } from '../services/policy-order.js'
+import { order, orderFaults, RULES } from '../services/policy-order.js'
 import { loadRules } from '../services/policy-rules.js'
 import type { NacRouteDeps } from './deps.js'
 
@@ -22,7 +22,12 @@ export function policyReorderRoutes(d: NacRouteDeps) {
           // Under the order's lock: an order computed from a stale list is refused whole.
           const o = await order.reorder(trx, req.body.rule_ids, orderFaults)
           // An unchanged order writes nothing and leaves no audit entry.
-          if (o.changed) await req.audit({ action: 'nac_policy_rule.reorder', resourceType: 'nac_policy_rule', before: { rule_ids: o.before }, after: { rule_ids: o.after } }, trx)
+          if (o.changed) {
+            // The names beside the ids: the trail reads "rule X moved" even after X is renamed or deleted.
+            const names = new Map((await trx(RULES).select<{ id: string; name: string }[]>('id', 'name')).map((r) => [r.id, r.name]))
+            const named = (ids: string[]) => ({ rule_ids: ids, rule_names: ids.map((id) => names.get(id) ?? id) })
+            await req.audit({ action: 'nac_policy_rule.reorder', resourceType: 'nac_policy_rule', before: named(o.before), after: named(o.after) }, trx)
+          }
           return loadRules(trx, d.targets)
         }),
     }),

@@ -5,6 +5,7 @@ import updateFeed from './update-feed-en'
 import impact from './impact-en'
 import { auditEn } from './audit-en'
 import confirm from './confirm-en'
+import auditNames from './audit-names-en'
 import menu from './menu-en'
 import settings from './settings-en'
 import table from './table-en'
@@ -354,6 +355,7 @@ const en = {
   impact,
   auditWords: auditEn,
   confirm,
+  auditNames,
   menu,
   settings,
   deployFailure,

@@ -5,6 +5,7 @@ import updateFeed from './update-feed-ru'
 import impact from './impact-ru'
 import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
+import auditNames from './audit-names-ru'
 import menu from './menu-ru'
 import settings from './settings-ru'
 import table from './table-ru'
@@ -354,6 +355,7 @@ const ru: Messages = {
   impact,
   auditWords: auditRu,
   confirm,
+  auditNames,
   menu,
   settings,
   deployFailure,

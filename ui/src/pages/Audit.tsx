@@ -92,7 +92,11 @@ export function Audit() {
                   {actionWords(t.auditWords, e.action) && <Text size="sm">{actionWords(t.auditWords, e.action)}</Text>}
                   <Text c="dimmed" size="xs" ff="monospace">{e.action}</Text>
                 </Table.Td>
-                <Table.Td>{t.auditWords.resources[e.resource_type] ?? e.resource_type}{e.resource_id && <Text span c="dimmed" size="xs" ff="monospace"> {e.resource_id.slice(0, 8)}</Text>}</Table.Td>
+                <Table.Td data-testid="audit-resource">
+                  {t.auditWords.resources[e.resource_type] ?? e.resource_type}
+                  {/* The name kept at the event reads better than an id, and survives a rename or deletion. */}
+                  {e.resource_name ? <Text span fw={600} size="sm"> {e.resource_name}</Text> : e.resource_id && <Text span c="dimmed" size="xs" ff="monospace"> {e.resource_id.slice(0, 8)}</Text>}
+                </Table.Td>
                 <Table.Td>
                   <Badge size="sm" color={e.outcome === 'success' ? 'green' : 'red'} variant="light">{t.admin.audit.outcomes[e.outcome]}</Badge>
                   {e.reason && <Text span size="xs" c="dimmed"> {e.reason}</Text>}

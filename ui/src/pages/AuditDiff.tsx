@@ -4,7 +4,10 @@
  * default, the only ones shown when both sides are records). Secrets arrive
  * masked by the server and are shown as it gives them.
  */
-import { Badge, Code, Stack, Switch, Table, Text } from '@mantine/core'
+import { Anchor, Badge, Code, Stack, Switch, Table, Text } from '@mantine/core'
+import type { ReactNode } from 'react'
+import { Link } from '../router'
+import { AuditReorder, ruleOrder } from './AuditReorder'
 import { useState } from 'react'
 import { useI18n } from '../i18n'
 import { when } from './format'
@@ -14,6 +17,11 @@ import { actionWords } from '../i18n/audit-en'
 type Rec = Record<string, unknown>
 const isRecord = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x)
 const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
+/** The console screen listing each kind of object, for the link beside a kept name. */
+const LIST_OF: Record<string, string> = {
+  user: '/users', user_group: '/user-groups', role: '/roles', device: '/devices', device_group: '/device-groups',
+  aaa_policy_rule: '/policy', nac_policy_rule: '/nac/policy', endpoint: '/nac/endpoints', endpoint_group: '/nac/endpoint-groups',
+}
 const show = (x: unknown) => (x === undefined ? '' : typeof x === 'string' ? x : JSON.stringify(x, null, 1))
 
 export function AuditDiff({ entry }: { entry: AuditEntry }) {
@@ -26,9 +34,19 @@ export function AuditDiff({ entry }: { entry: AuditEntry }) {
   // Both sides present: a change, where the unchanged fields are noise; one side only: a creation or deletion, every field counts.
   const both = Object.keys(before).length > 0 && Object.keys(after).length > 0
   const rows = keys.filter((k) => !(both && onlyChanged) || changed(k))
-  const meta: [string, string | null][] = [
+  const orderBefore = ruleOrder(entry.before)
+  const orderAfter = ruleOrder(entry.after)
+  const list = LIST_OF[entry.resource_type]
+  // The name as it was at the event: the trail keeps it, whatever became of the object since.
+  const name: ReactNode = entry.resource_name ? (
+    <span data-testid="audit-resource-name">
+      <b>{entry.resource_name}</b>
+      {list && <> · <Anchor component={Link} href={list} size="sm">{t.auditNames.openList}</Anchor></>}
+    </span>
+  ) : null
+  const meta: [string, ReactNode][] = [
     [t.admin.audit.at, when(entry.at, language)], [t.admin.audit.who, entry.actor_name], [t.admin.audit.action, actionWords(t.auditWords, entry.action) ? `${actionWords(t.auditWords, entry.action)} (${entry.action})` : entry.action],
-    [t.admin.audit.resource, `${t.auditWords.resources[entry.resource_type] ?? entry.resource_type}${entry.resource_id ? ` ${entry.resource_id}` : ''}`], [t.admin.audit.outcome, t.admin.audit.outcomes[entry.outcome]],
+    [t.admin.audit.resource, `${t.auditWords.resources[entry.resource_type] ?? entry.resource_type}${entry.resource_id ? ` ${entry.resource_id}` : ''}`], [t.auditNames.nameAtEvent, name], [t.admin.audit.outcome, t.admin.audit.outcomes[entry.outcome]],
     [t.admin.audit.reason, entry.reason], [t.admin.audit.ip, entry.ip], [t.admin.audit.userAgent, entry.user_agent], [t.admin.audit.requestId, entry.request_id],
   ]
   return (
@@ -40,7 +58,7 @@ export function AuditDiff({ entry }: { entry: AuditEntry }) {
           ))}
         </Table.Tbody>
       </Table>
-      {keys.length > 0 && (
+      {orderBefore && orderAfter ? <AuditReorder before={orderBefore} after={orderAfter} /> : keys.length > 0 && (
         <>
           {both && <Switch label={t.admin.audit.onlyChanged} checked={onlyChanged} onChange={(e) => setOnlyChanged(e.currentTarget.checked)} />}
           <Text size="xs" c="dimmed">{t.admin.audit.masked}</Text>
