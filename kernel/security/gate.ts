@@ -31,7 +31,8 @@ export class Gate {
     if (!this.tokens) throw masterKeyUnavailable()
     const claims = await this.tokens.verify(token)
     if (!claims) throw tokenInvalid()
-    const accepted: readonly string[] = route.acceptTokenPurposes ?? SESSION_ONLY
+    // The cookie only ever holds a session (mount.ts sets no other): whatever a route widens to, it stays one.
+    const accepted: readonly string[] = authorization === undefined ? SESSION_ONLY : (route.acceptTokenPurposes ?? SESSION_ONLY)
     if (!accepted.includes(claims.purpose)) throw tokenPurpose()
     const actor = await this.resolveActor(claims)
     if (!actor) throw tokenInvalid()
