@@ -8,7 +8,7 @@ import type { OwnedRoute } from '../plugins/registry.js'
 import { fullPath, successStatus } from './mount.js'
 import { describeLimit, limitsOf } from './rate-limit.js'
 import { SECURITY_HEADERS } from './transport.js'
-import { CONSOLE_HEADER_NAME, SESSION_COOKIE } from '../security/session-cookie.js'
+import { CONSOLE_HEADER_NAME, endsConsoleSession, SESSION_COOKIE } from '../security/session-cookie.js'
 
 type Json = Record<string, unknown>
 
@@ -59,6 +59,11 @@ const CONSOLE_SESSION_PARAMETER: Json = {
 }
 const SESSION_SET_COOKIE: Json = {
   description: `With request header ${CONSOLE_HEADER_NAME}: 1 and a session in the body: \`${SESSION_COOKIE}=<the access_token>; Max-Age=<expires_in>; HttpOnly; SameSite=Strict; Path=/api/\` (plus \`; Secure\`).`,
+  schema: { type: 'string' },
+}
+const CLEARED_COOKIE: Json = {
+  description: `\`${SESSION_COOKIE}=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/api/\` (plus \`; Secure\`): the browser drops the console's session cookie.`,
+  required: true,
   schema: { type: 'string' },
 }
 
@@ -131,7 +136,7 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
       const session = c < 300 && answersSession(schema)
       givesSession ||= session
       if (c >= 400 && (schema === null || isEnvelope(schema))) responses[code] = errorResponse(c)
-      else if (schema === null) responses[code] = { description: STATUS_TEXT[c] ?? code, headers: headersFor(c) }
+      else if (schema === null) responses[code] = { description: STATUS_TEXT[c] ?? code, headers: headersFor(c, c < 300 && endsConsoleSession.has(route) ? { 'Set-Cookie': CLEARED_COOKIE } : {}) }
       else if (schema === 'file') responses[code] = download(route)
       else responses[code] = { description: STATUS_TEXT[c] ?? code, headers: headersFor(c, session ? { 'Set-Cookie': SESSION_SET_COOKIE } : {}), content: { 'application/json': { schema: lift(schema) } } }
     }
