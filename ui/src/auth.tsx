@@ -43,8 +43,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       signedIn,
       me: me.data,
       signIn: () => {
-        qc.removeQueries({ queryKey: ['me'] })
+        // Reset, not removed: the mounted query is told, forgets the 401 of before and asks again.
         setOut(false)
+        void qc.resetQueries({ queryKey: ['me'] })
       },
       signOut: async () => {
         // The server revokes the token and clears the cookie: every tab of this browser is signed out.
