@@ -17,7 +17,7 @@ const PASSWORD = 'Portcullis-Sessions-2026!'
 const USER_PASSWORD = 'Two-Tabs-One-Sign-In-42'
 const CASES = [
   { locale: 'en-US', width: 1280, user: 'tabs-en', users: 'Users', roles: 'Roles', signOut: 'Sign out', menu: 'Menu', signIn: 'Sign in' },
-  { locale: 'ru-RU', width: 768, user: 'tabs-ru', users: 'Пользователи', roles: 'Роли', signOut: 'Выйти', menu: 'Меню', signIn: 'Вход' },
+  { locale: 'ru-RU', width: 768, user: 'tabs-ru', users: 'Пользователи', roles: 'Роли', signOut: 'Выйти', menu: 'Меню', signIn: 'Войти' },
 ] as const
 
 // A browser run is engine-independent: once per npm test, in the PostgreSQL run.
@@ -75,7 +75,7 @@ const CASES = [
       if (c.width < 992) await second.getByRole('button', { name: c.menu, exact: true }).click()
       await second.getByRole('link', { name: c.roles, exact: true }).click()
       await signInForm(second).waitFor()
-      await second.getByRole('button', { name: c.signIn }).waitFor()
+      await second.getByRole('button', { name: c.signIn, exact: true }).waitFor()
       await ctx.close()
     })
   }
