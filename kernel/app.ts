@@ -52,7 +52,7 @@ import { UserLifecycle } from './identity/lifecycle.js'
 import { createDirectory } from './identity/directory.js'
 import { createReportSources } from './reports/sources.js'
 import { createMail } from './identity/mail.js'
-import { identitySettings } from './identity/settings.js'
+import { identitySettings, publicUrl as publicUrlSetting } from './identity/settings.js'
 import { bootstrapAdmin } from './identity/bootstrap.js'
 import { authRoutes } from './identity/routes/auth.js'
 import { passwordResetRoutes } from './identity/routes/password-reset.js'
@@ -308,7 +308,7 @@ export async function startApp(config: Config, opts: { log?: Logger; background?
       trustProxy: config.trustProxy,
       docs: config.docsEnabled ? () => buildOpenApi(registry.routes, { version }) : null,
       web: registry.web,
-      mount: { validation, gate, rateLimiter: new RateLimiter(db.knex), services, knex: db.knex, audit, i18n, bodyLimit: config.bodyLimit, validateResponses: config.validateResponses },
+      mount: { validation, gate, rateLimiter: new RateLimiter(db.knex), services, knex: db.knex, audit, i18n, bodyLimit: config.bodyLimit, validateResponses: config.validateResponses, publicUrl: () => settings.get(publicUrlSetting) },
     })
 
     let stopHousekeeping = () => {}

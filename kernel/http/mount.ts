@@ -8,7 +8,7 @@
 import type Koa from 'koa'
 import type { Knex } from 'knex'
 import type { ValidateFunction } from 'ajv'
-import type { Actor, RateLimit, RouteDefinition } from '../../sdk/index.js'
+import { isReply, type Actor, type RateLimit, type RouteDefinition } from '../../sdk/index.js'
 import type { Gate } from '../security/gate.js'
 import type { ServiceRegistry } from '../container.js'
 import { limitsOf, rateLimited, type RateLimiter } from './rate-limit.js'
@@ -19,6 +19,7 @@ import { ResponseWriter } from './serialize.js'
 import { HandlerRequest, type RouteShared } from './request.js'
 import type { Translator } from '../i18n.js'
 import type { AuditTrail, ClientInfo } from '../audit/trail.js'
+import { clearedSessionCookie, consoleCookieToken, endsConsoleSession, fromConsole, sessionAnswer, sessionCookie, wantsSecure } from '../security/session-cookie.js'
 
 export interface MountDeps {
   validation: Validation
@@ -30,6 +31,8 @@ export interface MountDeps {
   i18n: Translator
   bodyLimit: number
   validateResponses: boolean
+  /** `identity.public_url`: an https one makes the console's session cookie Secure whatever the request's protocol. */
+  publicUrl?: () => Promise<string | null>
 }
 
 export const fullPath = (r: RouteDefinition) => (r.root ? r.path : `/api/v1${r.path === '/' ? '' : r.path}`)
@@ -108,7 +111,7 @@ export function mountRoute(route: RouteDefinition, owner: string, d: MountDeps):
   return async (ctx, pathParams) => {
     const state = ctx.state as State
     const headers = ctx.req.headers
-    const actor = await d.gate.check(route, headers.authorization || undefined)
+    const actor = await d.gate.check(route, headers.authorization || undefined, consoleCookieToken(headers))
     const client: ClientInfo = { ip: ctx.ip, userAgent: headers['user-agent'] || null }
     for (const l of declared) {
       // A user's budget on a route anyone may call falls back to the address: there is no user yet.
@@ -127,12 +130,33 @@ export function mountRoute(route: RouteDefinition, owner: string, d: MountDeps):
 
     const req = new HandlerRequest(shared, state, client, headers, actor, params, query, body, rawBody, ctx.method, ctx.path, ctx.querystring, ctx.req.socket)
     try {
-      writer.send(ctx, await route.handler(req as never))
+      const out = await route.handler(req as never)
+      writer.send(ctx, out)
+      await consoleCookie(d, ctx, route, headers, out)
     } finally {
       const disposed = req.dispose()
       if (disposed) await disposed
     }
   }
+}
+
+/**
+ * The console's session cookie (session-cookie.ts): set on a session answer to a request that
+ * asked for it, whichever route gave the session (a sign-in, a second factor, a password
+ * change: any answer of SessionTokenResponse's shape holding a session token); cleared by a
+ * sign-out. After the answer is written, so an answer that fails sets nothing.
+ */
+async function consoleCookie(d: MountDeps, ctx: Koa.Context, route: RouteDefinition, headers: Koa.Request['headers'], out: unknown) {
+  if (ctx.status >= 300) return
+  const secure = async () => wantsSecure(ctx.secure, (await d.publicUrl?.()) ?? null)
+  if (endsConsoleSession.has(route)) {
+    ctx.append('Set-Cookie', clearedSessionCookie(await secure()))
+    return
+  }
+  if (!fromConsole(headers)) return
+  const s = sessionAnswer(isReply(out) ? out.body : out)
+  // Only a session token goes into the cookie: the password_change and mfa tokens never do.
+  if (s && (await d.gate.isSession(s.token))) ctx.append('Set-Cookie', sessionCookie(s.token, s.ttl, await secure()))
 }
 
 function check(fn: ValidateFunction, value: unknown, validation: Validation): unknown {

@@ -8,6 +8,7 @@ import type { OwnedRoute } from '../plugins/registry.js'
 import { fullPath, successStatus } from './mount.js'
 import { describeLimit, limitsOf } from './rate-limit.js'
 import { SECURITY_HEADERS } from './transport.js'
+import { CONSOLE_HEADER_NAME, endsConsoleSession, SESSION_COOKIE } from '../security/session-cookie.js'
 
 type Json = Record<string, unknown>
 
@@ -39,6 +40,32 @@ const WWW_AUTHENTICATE: Json = { description: 'The authentication scheme to use,
  * decode) and one whose request line and headers exceed Node's limit.
  */
 const TRANSPORT_STATUSES = [400, 431] as const
+
+/** Whether a success schema can carry a session token (SessionTokenResponse's shape, alone or in a union). */
+function answersSession(schema: unknown): boolean {
+  if (!schema || typeof schema !== 'object') return false
+  const s = schema as { properties?: Record<string, { const?: unknown }>; anyOf?: unknown[]; oneOf?: unknown[] }
+  if (s.properties?.access_token && s.properties.token_type?.const === 'bearer') return true
+  return [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(answersSession)
+}
+
+/** The console's session (kernel/security/session-cookie.ts), as a parameter and a header of the routes that give a session. */
+const CONSOLE_SESSION_PARAMETER: Json = {
+  name: CONSOLE_HEADER_NAME,
+  in: 'header',
+  required: false,
+  description: `Sent by the web console: with \`1\`, a session answer also sets the token as cookie \`${SESSION_COOKIE}\` (HttpOnly, SameSite=Strict, Path=/api/, Max-Age the session's lifetime, Secure over HTTPS or with an https \`identity.public_url\`). API clients leave it out and use the token of the body.`,
+  schema: { type: 'string', const: '1' },
+}
+const SESSION_SET_COOKIE: Json = {
+  description: `With request header ${CONSOLE_HEADER_NAME}: 1 and a session in the body: \`${SESSION_COOKIE}=<the access_token>; Max-Age=<expires_in>; HttpOnly; SameSite=Strict; Path=/api/\` (plus \`; Secure\`).`,
+  schema: { type: 'string' },
+}
+const CLEARED_COOKIE: Json = {
+  description: `\`${SESSION_COOKIE}=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/api/\` (plus \`; Secure\`): the browser drops the console's session cookie.`,
+  required: true,
+  schema: { type: 'string' },
+}
 
 export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): Json {
   const components: Record<string, Json> = {}
@@ -103,13 +130,17 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
       }
     }
     const responses: Record<string, Json> = {}
+    let givesSession = false
     for (const [code, schema] of Object.entries(route.schema.response)) {
       const c = Number(code)
+      const session = c < 300 && answersSession(schema)
+      givesSession ||= session
       if (c >= 400 && (schema === null || isEnvelope(schema))) responses[code] = errorResponse(c)
-      else if (schema === null) responses[code] = { description: STATUS_TEXT[c] ?? code, headers: headersFor(c) }
+      else if (schema === null) responses[code] = { description: STATUS_TEXT[c] ?? code, headers: headersFor(c, c < 300 && endsConsoleSession.has(route) ? { 'Set-Cookie': CLEARED_COOKIE } : {}) }
       else if (schema === 'file') responses[code] = download(route)
-      else responses[code] = { description: STATUS_TEXT[c] ?? code, headers: headersFor(c), content: { 'application/json': { schema: lift(schema) } } }
+      else responses[code] = { description: STATUS_TEXT[c] ?? code, headers: headersFor(c, session ? { 'Set-Cookie': SESSION_SET_COOKIE } : {}), content: { 'application/json': { schema: lift(schema) } } }
     }
+    if (givesSession) parameters.push(CONSOLE_SESSION_PARAMETER)
     const gated = route.permission !== PUBLIC
     const errorCodes = [
       ...TRANSPORT_STATUSES,
@@ -141,7 +172,8 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
       tags: route.tags ?? [owner],
       parameters,
       responses,
-      security: gated ? [{ bearer: [] }] : [],
+      // Either the bearer token, or the console's cookie together with its header (both at once: OpenAPI's AND).
+      security: gated ? [{ bearer: [] }, { consoleSession: [], consoleHeader: [] }] : [],
       ...(gated ? { 'x-permission': route.permission === AUTHENTICATED ? 'any signed-in user' : route.permission } : {}),
       ...(route.acceptTokenPurposes ? { 'x-token-purposes': route.acceptTokenPurposes } : {}),
       'x-plugin': owner,
@@ -164,6 +196,24 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
     },
     servers: [{ url: '/' }],
     paths,
-    components: { schemas: components, headers: headerComponents, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    components: {
+      schemas: components,
+      headers: headerComponents,
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        consoleSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description: `The web console's session: the session token, set by a sign-in that sent ${CONSOLE_HEADER_NAME}: 1. Counts only with header ${CONSOLE_HEADER_NAME}: 1 (scheme consoleHeader) and no Authorization header; a request with the cookie alone is not authenticated (CSRF defence, docs/security.md).`,
+        },
+        consoleHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: CONSOLE_HEADER_NAME,
+          description: 'Value `1`. Not a secret: a page of another origin cannot send it without a CORS preflight, which this server never grants.',
+        },
+      },
+    },
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The gate: who is calling, and may they call this route. A bearer token must
  * be valid and of purpose `session` unless the route widens the purposes;
- * any other purpose answers 401. Admins bypass the permission check.
+ * any other purpose answers 401. Admins bypass the permission check. The
+ * console's session cookie stands for the header only as session-cookie.ts says.
  */
 import { AUTHENTICATED, PortcullisError, PUBLIC, type Actor, type RouteDefinition } from '../../sdk/index.js'
 import { masterKeyUnavailable } from './secrets.js'
@@ -18,15 +19,20 @@ const SESSION_ONLY: readonly string[] = ['session']
 export class Gate {
   constructor(private readonly tokens: TokenService | null, private readonly resolveActor: ActorResolver) {}
 
-  /** Null on a public route; otherwise the actor, or a thrown 401/403. */
-  async check(route: RouteDefinition, authorization: string | undefined): Promise<Actor | null> {
+  /**
+   * Null on a public route; otherwise the actor, or a thrown 401/403. `consoleCookie`: the
+   * console's session cookie, passed only when the request carries the console's header
+   * (session-cookie.ts); it counts only when there is no Authorization header at all.
+   */
+  async check(route: RouteDefinition, authorization: string | undefined, consoleCookie?: string): Promise<Actor | null> {
     if (route.permission === PUBLIC) return null
-    const m = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization ?? '')
-    if (!m) throw tokenInvalid()
+    const token = authorization !== undefined ? /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization)?.[1] : consoleCookie
+    if (!token) throw tokenInvalid()
     if (!this.tokens) throw masterKeyUnavailable()
-    const claims = await this.tokens.verify(m[1])
+    const claims = await this.tokens.verify(token)
     if (!claims) throw tokenInvalid()
-    const accepted: readonly string[] = route.acceptTokenPurposes ?? SESSION_ONLY
+    // The cookie only ever holds a session (mount.ts sets no other): whatever a route widens to, it stays one.
+    const accepted: readonly string[] = authorization === undefined ? SESSION_ONLY : (route.acceptTokenPurposes ?? SESSION_ONLY)
     if (!accepted.includes(claims.purpose)) throw tokenPurpose()
     const actor = await this.resolveActor(claims)
     if (!actor) throw tokenInvalid()
@@ -35,5 +41,10 @@ export class Gate {
       throw new PortcullisError(403, 'PERMISSION_DENIED', 'core:errors.forbidden', { vars: { permission: route.permission } })
     }
     return actor
+  }
+
+  /** Whether `token` is a valid session token (what may go into the console's cookie). */
+  async isSession(token: string): Promise<boolean> {
+    return (await this.tokens?.verify(token))?.purpose === 'session'
   }
 }

@@ -76,6 +76,8 @@ function expectEnvelope404(res: TestResponse, what: string) {
   })
 
   it('lists every mounted route with its method, owner and gate, and nothing else', () => {
+    // The bearer token, or the console's cookie with its header (docs/security.md "The console's session").
+    const GATED = [{ bearer: [] }, { consoleSession: [], consoleHeader: [] }]
     const routes = t.app.registry.routes
     expect(routes.length).to.be.greaterThan(10)
     for (const { owner, route } of routes) {
@@ -87,11 +89,11 @@ function expectEnvelope404(res: TestResponse, what: string) {
         expect(op!.security, where).to.deep.equal([])
         expect(op!, where).to.not.have.property('x-permission')
       } else if (route.permission === AUTHENTICATED) {
-        expect(op!.security, where).to.deep.equal([{ bearer: [] }])
+        expect(op!.security, where).to.deep.equal(GATED)
         expect(op!['x-permission'], where).to.be.a('string').and.not.equal('')
         expect(op!.responses, where).to.include.keys('401')
       } else {
-        expect(op!.security, where).to.deep.equal([{ bearer: [] }])
+        expect(op!.security, where).to.deep.equal(GATED)
         expect(op!['x-permission'], where).to.equal(route.permission)
         expect(op!.responses, where).to.include.keys('401', '403')
       }
@@ -102,6 +104,20 @@ function expectEnvelope404(res: TestResponse, what: string) {
     const operations = Object.values(doc.paths as Record<string, Json>).flatMap((item) => Object.keys(item))
     expect(operations.length, 'operations without a mounted route').to.equal(routes.length)
     expect(doc.components.securitySchemes.bearer).to.deep.include({ type: 'http', scheme: 'bearer' })
+    expect(doc.components.securitySchemes.consoleSession).to.deep.include({ type: 'apiKey', in: 'cookie', name: 'portcullis_session' })
+    expect(doc.components.securitySchemes.consoleHeader).to.deep.include({ type: 'apiKey', in: 'header', name: 'X-Portcullis-Console' })
+  })
+
+  it('documents the console session: its header on the routes that give a session, Set-Cookie on their answers and on the sign-out', () => {
+    const param = { name: 'X-Portcullis-Console', in: 'header', required: false }
+    const login = doc.paths['/api/v1/auth/login'].post as Json
+    const change = doc.paths['/api/v1/auth/change-password'].post as Json
+    for (const op of [login, change]) {
+      expect(op.parameters).to.deep.include.members([{ ...param, description: (op.parameters as Json[]).find((p) => p.name === param.name)?.description, schema: { type: 'string', const: '1' } }])
+      expect(op.responses['200'].headers).to.have.property('Set-Cookie')
+    }
+    expect((doc.paths['/api/v1/auth/me'].get as Json).parameters).to.deep.equal([])
+    expect((doc.paths['/api/v1/auth/logout'].post as Json).responses['204'].headers['Set-Cookie'].required).to.equal(true)
   })
 
   it('gives every operation a distinct operationId', () => {

@@ -7,7 +7,7 @@ import { expect } from 'chai'
 import { execSync } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { uiIsStale } from '../../ui/scripts/ensure-built.js'
 import { startTestApp, TEST_ADMIN_PASSWORD, type TestApp, type TestAppOptions } from './app.js'
 import { needChromium } from './browser.js'
@@ -41,3 +41,13 @@ export async function signInAt(page: Page, url: string, username: string, passwo
   await page.locator('input[name="password"]').press('Enter')
 }
 
+
+/**
+ * Signs the browser context in with a session token minted for a test (`t.token({ permissions })`): the
+ * console's session is the server's HttpOnly cookie (docs/security.md), so the token goes where a
+ * sign-in would have put it, for every page of the context.
+ */
+export async function signInWithToken(c: BrowserContext, url: string, token: string): Promise<void> {
+  const { hostname } = new URL(url)
+  await c.addCookies([{ name: 'portcullis_session', value: token, domain: hostname, path: '/api/', httpOnly: true, sameSite: 'Strict' }])
+}

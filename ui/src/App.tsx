@@ -105,7 +105,7 @@ export function App() {
   // Opened from a mail, with a token rather than a session: before the sign-in.
   const mailed = path === '/mfa/setup' ? <MfaSetup /> : path === '/reset-password' ? <ResetPassword /> : null
   if (mailed) return <Suspense fallback={<Loader aria-label={t.common.loading} />}>{mailed}</Suspense>
-  if (!auth.token) return <SignIn />
+  if (auth.signedIn === false) return <SignIn />
   if (!auth.me) {
     return (
       <Center mih="100vh">

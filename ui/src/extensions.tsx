@@ -8,7 +8,7 @@
 import { Alert, Loader } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
-import { api, session } from './api/client'
+import { api, consoleHeaders } from './api/client'
 import type { ConsoleExtensions } from './api/types'
 import { useAuth } from './auth'
 import { useI18n, type Language } from './i18n'
@@ -19,7 +19,7 @@ export interface ConsoleHost {
   /** The page's path under the plugin (`reports`, `reports/42`). */
   path: string
   language: Language
-  /** fetch for /api/v1 with the session's token and language; answers the Response as is. */
+  /** fetch for /api/v1 with the session (the cookie and the console's header) and language; answers the Response as is. */
   fetch(path: string, init?: RequestInit): Promise<Response>
   navigate(to: string): void
   can(permission: string): boolean
@@ -52,8 +52,9 @@ export function ExtensionPage({ plugin, path }: { plugin: string; path: string }
       navigate,
       can: auth.can,
       fetch: (p, init = {}) => {
+        // The session is the cookie the browser sends; the console's header lets it count (docs/security.md).
         const headers = new Headers(init.headers)
-        if (session.token) headers.set('Authorization', `Bearer ${session.token}`)
+        for (const [k, v] of Object.entries(consoleHeaders())) headers.set(k, v)
         headers.set('Accept-Language', language)
         return fetch(p, { ...init, headers })
       },

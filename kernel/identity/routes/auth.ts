@@ -5,6 +5,7 @@ import type { SecretsService } from '../../../sdk/index.js'
 import type { Identity } from '../service.js'
 import { setPassword } from '../passwords-set.js'
 import { verifyPassword } from '../passwords.js'
+import { endsConsoleSession, presentedToken, SESSION_COOKIE } from '../../security/session-cookie.js'
 import { ChangePasswordRequest, LoginRequest, LoginResponse, MeResponse, SessionToken } from '../schemas/auth.js'
 
 export const invalidCredentials = defineError(401, 'INVALID_CREDENTIALS', 'core:auth.invalid_credentials')
@@ -26,6 +27,24 @@ export const CHANGE_PASSWORD_LIMITS = [
 
 export function authRoutes(d: { knex: Knex; identity: Identity; secrets: SecretsService; docsEnabled: boolean }) {
   const { identity } = d
+  const logout = defineRoute({
+    method: 'POST',
+    path: '/auth/logout',
+    permission: AUTHENTICATED,
+    summary: 'Sign out',
+    description: `Revokes the session token of the request (the bearer token, or the console's session cookie) on every node (audited as \`auth.logout\`). The answer clears the console's cookie (\`Set-Cookie: ${SESSION_COOKIE}=; Max-Age=0\`).`,
+    tags: ['auth'],
+    schema: { response: { 204: null } },
+    handler: async ({ actor, headers, auditNow }) => {
+      // The token the gate just accepted: its expiry bounds how long the revocation is kept.
+      const token = presentedToken(headers)!
+      const exp = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).exp as number
+      await identity.revokeToken(actor!.tokenId!, exp)
+      await auditNow({ action: 'auth.logout', outcome: 'success', userId: actor!.id })
+      return reply({ status: 204 })
+    },
+  })
+  endsConsoleSession.add(logout)
   return [
     defineRoute({
       method: 'POST',
@@ -53,22 +72,7 @@ export function authRoutes(d: { knex: Knex; identity: Identity; secrets: Secrets
         return grant
       },
     }),
-    defineRoute({
-      method: 'POST',
-      path: '/auth/logout',
-      permission: AUTHENTICATED,
-      summary: 'Sign out',
-      description: 'Revokes the session token of the request on every node (audited as `auth.logout`).',
-      tags: ['auth'],
-      schema: { response: { 204: null } },
-      handler: async ({ actor, headers, auditNow }) => {
-        const token = String(headers.authorization).slice(7)
-        const exp = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).exp as number
-        await identity.revokeToken(actor!.tokenId!, exp)
-        await auditNow({ action: 'auth.logout', outcome: 'success', userId: actor!.id })
-        return reply({ status: 204 })
-      },
-    }),
+    logout,
     defineRoute({
       method: 'GET',
       path: '/auth/me',

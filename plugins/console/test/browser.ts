@@ -7,7 +7,7 @@ import type { Locator, Page } from 'playwright-core'
 import type { TestApp } from '../../../test/kit/app.js'
 
 export { CHROMIUM, context, launch, SCREENSHOTS } from '../../../test/kit/browser.js'
-export { needConsole, signInAt, startWithAdmin } from '../../../test/kit/console.js'
+export { needConsole, signInAt, signInWithToken, startWithAdmin } from '../../../test/kit/console.js'
 import { screenshot as kitScreenshot } from '../../../test/kit/browser.js'
 
 /** The viewport, written to docs/screenshots/<name>.png. */

@@ -19,7 +19,7 @@ import { startTestApp, type TestApp } from '../../../test/kit/app.js'
 import { runsOn } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
 import { FREERADIUS_PRESENT, FREERADIUS_SKIP, freeUdpPort } from '../../radius/test/e2e-support.js'
-import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin, answerConfirm } from './browser.js'
+import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin, answerConfirm, signInWithToken } from './browser.js'
 
 const PASSWORD = 'Portcullis-Cluster-2026!'
 const PLUGINS = ['inventory', 'radius', 'console']
@@ -166,7 +166,7 @@ interface ClusterNode { node_id: string; this_node: boolean; daemons: NodeDaemon
   it('shows no nodes panel and no cluster line to a reader without cluster.read', async () => {
     const token = await a.token({ permissions: ['deploy.read', 'system.info.read'] })
     const c = await context(browser, { locale: 'en-US' })
-    await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), token)
+    await signInWithToken(c, a.url, token)
     const page = await c.newPage()
     await page.goto(a.url + '/')
     // What the reader may see is there; the cluster is not.

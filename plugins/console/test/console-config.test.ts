@@ -15,7 +15,7 @@
 import { expect } from 'chai'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits } from './browser.js'
+import { context, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits, signInWithToken } from './browser.js'
 import { describeImpact } from './impact-steps.js'
 
 const PASSWORD = 'Portcullis-Config-2026!'
@@ -262,7 +262,7 @@ const byLabel = (page: Page, label: string, scope: Locator | Page = page) => inp
   it('shows a reader the configuration without the means to change it', async () => {
     const token = await t.token({ permissions: ['tacacs.read', 'radius.read'] })
     const c = await context(browser, { locale: 'en-US' })
-    await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), token)
+    await signInWithToken(c, t.url, token)
     const page = await c.newPage()
     await page.goto(t.url + '/tacacs/command-sets')
     await page.locator('tr[data-name="show-only"]').waitFor()

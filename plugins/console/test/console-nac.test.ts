@@ -15,7 +15,7 @@ import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { LoopbackNas } from '../../../test/kit/coa-nas.js'
-import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits, answerConfirm } from './browser.js'
+import { context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits, answerConfirm, signInWithToken } from './browser.js'
 
 const PASSWORD = 'Portcullis-Nac-2026!'
 const RULES = '/api/v1/nac/policy/rules'
@@ -224,7 +224,7 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
   it('shows a reader the NAC screens without their write controls, and leaves out a screen without its permission', async () => {
     const token = await t.token({ permissions: ['nac.read', 'nac.policy.read'] })
     const c = await context(browser, { locale: 'en-US' })
-    await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), token)
+    await signInWithToken(c, t.url, token)
     const page = await c.newPage()
     await page.goto(t.url + '/nac/policy')
     await page.getByRole('heading', { name: 'NAC policy', level: 1 }).waitFor()
@@ -244,7 +244,7 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
 
     // Endpoints only: the profiles and the policy are not in the menu, and by URL the server refuses.
     const c2 = await context(browser, { locale: 'en-US' })
-    await c2.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), await t.token({ permissions: ['nac.read'] }))
+    await signInWithToken(c2, t.url, await t.token({ permissions: ['nac.read'] }))
     const p2 = await c2.newPage()
     await p2.goto(t.url + '/nac/profiles')
     await p2.getByRole('heading', { name: 'Authorization profiles', level: 1 }).waitFor()

@@ -18,7 +18,7 @@ import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { LOG_TABLE } from '../../aaa-logs/api.js'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, inputByLabel, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin, clearRateLimits, answerConfirm } from './browser.js'
+import { context, inputByLabel, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin, clearRateLimits, answerConfirm, signInWithToken } from './browser.js'
 
 const PASSWORD = 'Portcullis-Ops-2026!'
 const RULES = '/api/v1/aaa/policy/rules'
@@ -300,8 +300,8 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
   it('shows a reader what the permissions allow: the policy without changing it, no deploys', async () => {
     const token = await t.token({ permissions: ['aaa-policy.read', 'aaa-logs.read'] })
     const c = await context(browser, { locale: 'en-US' })
-    // Signed in as this reader: the console keeps the session token in the tab's sessionStorage.
-    await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), token)
+    // Signed in as this reader: the session cookie a sign-in would have set.
+    await signInWithToken(c, t.url, token)
     const page = await c.newPage()
     await page.goto(t.url + '/policy')
     await page.getByRole('heading', { name: 'AAA policy', level: 1 }).waitFor()

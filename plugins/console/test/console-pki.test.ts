@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { context, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin, clearRateLimits, answerConfirm } from './browser.js'
+import { context, inputError, launch, needConsole, pickOption, screenshot, signInAt, startWithAdmin, clearRateLimits, answerConfirm, signInWithToken } from './browser.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PASSWORD = 'Portcullis-Pki-2026!'
@@ -233,7 +233,7 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
   it('shows a reader (pki.view) the CAs and certificates without a button that changes them, and fits a tablet', async () => {
     const token = await t.token({ permissions: ['pki.view'] })
     const c = await context(browser, { locale: 'en-US' })
-    await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), token)
+    await signInWithToken(c, t.url, token)
     const page = await c.newPage()
     await page.goto(t.url + '/pki/certificates')
     await page.getByRole('heading', { name: 'Certificates', level: 1 }).waitFor()

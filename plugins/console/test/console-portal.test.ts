@@ -15,7 +15,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { jsonText } from '../../../sdk/index.js'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { skipBecause } from '../../../test/kit/skip.js'
-import { clearRateLimits, context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, answerConfirm } from './browser.js'
+import { clearRateLimits, context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, answerConfirm, signInWithToken } from './browser.js'
 
 const PASSWORD = 'Portcullis-Portal-2026!'
 const PORTALS = '/api/v1/captive-portal/portals'
@@ -261,7 +261,7 @@ async function pick(page: Page, label: string | RegExp, option: string | RegExp)
   it('shows each screen only to the permission that opens it, and a reader no change', async () => {
     const as = async (permissions: string[], to: string) => {
       const c = await context(browser, { locale: 'en-US' })
-      await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), await t.token({ permissions }))
+      await signInWithToken(c, t.url, await t.token({ permissions }))
       const page = await c.newPage()
       await page.goto(t.url + to)
       return page

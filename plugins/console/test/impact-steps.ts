@@ -15,7 +15,7 @@ import { expect } from 'chai'
 import { randomUUID } from 'node:crypto'
 import type { Browser, Page } from 'playwright-core'
 import type { TestApp } from '../../../test/kit/app.js'
-import { context, screenshot, signInAt } from './browser.js'
+import { context, screenshot, signInAt, signInWithToken } from './browser.js'
 
 const NAS = '10.9.0.1'
 
@@ -154,7 +154,7 @@ export function describeImpact(shared: () => { t: TestApp; browser: Browser; pas
     it('tells a deployer who may not read the logs that the impact is not shown', async () => {
       const token = await t.token({ permissions: ['deploy.read', 'deploy.write', 'system.info.read', 'aaa-policy.read'] })
       const c = await context(browser, { locale: 'en-US' })
-      await c.addInitScript((tk) => sessionStorage.setItem('portcullis.token', tk), token)
+      await signInWithToken(c, t.url, token)
       const page = await c.newPage()
       await page.goto(t.url + '/deploys')
       await page.getByRole('heading', { name: 'Deploys', level: 1 }).waitFor()

@@ -22,7 +22,7 @@ export interface CallOptions<O> {
   query?: QueryOf<O>
   params?: PathOf<O>
   body?: BodyOf<O>
-  /** A token other than the session's (the password-change token). */
+  /** A token other than the session (the password-change token, the MFA enrolment token): sent as the bearer token. */
   token?: string
   signal?: AbortSignal
 }
@@ -41,11 +41,29 @@ export class ApiError extends Error {
   }
 }
 
-/** What the client needs from the app around it: the token, the language, and what to do when the session ends. */
+/**
+ * What the client needs from the app around it: whether a session is on, the language, and what
+ * to do when the session ends. The session itself is the server's HttpOnly cookie, which no
+ * script here can read (docs/security.md): the browser sends it, to /api/ of this origin only.
+ */
 export const session = {
-  token: null as string | null,
+  signedIn: false,
   language: 'en',
   onExpired: () => {},
+}
+
+/**
+ * The headers of every call to the API. `X-Portcullis-Console: 1` asks a sign-in for the session
+ * cookie and lets the cookie count on every other call: the server takes the cookie only with it,
+ * and a page of another origin cannot send it (the CSRF defence).
+ */
+export function consoleHeaders(more: Record<string, string> = {}): Record<string, string> {
+  return { 'X-Portcullis-Console': '1', 'Accept-Language': session.language, ...more }
+}
+
+/** A 401 on a call made with the session: it ended (signed out in another tab, expired, revoked): back to the sign-in. */
+function expiredIf(status: number, ownToken?: string) {
+  if (status === 401 && !ownToken && session.signedIn) session.onExpired()
 }
 
 function url(path: string, params?: object, query?: object): string {
@@ -58,9 +76,8 @@ function url(path: string, params?: object, query?: object): string {
 }
 
 async function call<O>(method: string, path: string, o: CallOptions<O> = {}): Promise<Ok<O>> {
-  const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': session.language }
-  const token = o.token ?? session.token
-  if (token) headers.Authorization = `Bearer ${token}`
+  const headers = consoleHeaders({ Accept: 'application/json' })
+  if (o.token) headers.Authorization = `Bearer ${o.token}`
   if (o.body !== undefined) headers['Content-Type'] = 'application/json'
   let res: Response
   try {
@@ -83,8 +100,8 @@ async function call<O>(method: string, path: string, o: CallOptions<O> = {}): Pr
     const wait = b.retry_after ?? Number(res.headers.get('Retry-After') ?? 0)
     throw new ApiError(429, b.detail ?? 'Too many requests', 'RATE_LIMITED', null, wait || null)
   }
-  // A session token the server no longer takes (expired, revoked): back to the sign-in, not an error on a page.
-  if (res.status === 401 && token && token === session.token) session.onExpired()
+  // A session the server no longer takes (expired, revoked, signed out): back to the sign-in, not an error on a page.
+  expiredIf(res.status, o.token)
   throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null)
 }
 
@@ -116,17 +133,16 @@ export function saveBlob(name: string, blob: Blob): void {
 }
 
 /**
- * A file the API answers (an export): fetched with the session's token (so
+ * A file the API answers (an export): fetched with the console's header (so
  * not a plain link), handed to the browser as a download under the name the
  * server gives in Content-Disposition. Failures are ApiErrors like any call's.
  */
 export async function download(path: string, query: Record<string, unknown>): Promise<{ name: string; rows: number | null }> {
-  const headers: Record<string, string> = { 'Accept-Language': session.language }
-  if (session.token) headers.Authorization = `Bearer ${session.token}`
+  const headers = consoleHeaders()
   const res = await fetch(url(path, undefined, query), { headers })
   if (!res.ok) {
     const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
-    if (res.status === 401) session.onExpired()
+    expiredIf(res.status)
     throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
   }
   const name = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'export'
@@ -137,41 +153,38 @@ export async function download(path: string, query: Record<string, unknown>): Pr
 
 /**
  * A file sent as the body of a POST (an import: `text/csv`), with the
- * session's token; the JSON answer typed by the path like any call's, every
+ * session (its cookie); the JSON answer typed by the path like any call's, every
  * failure an ApiError like any call's.
  */
 export async function upload<P extends PathsWith<'post'>>(path: P, file: Blob, contentType: string, query?: QueryOf<Op<P, 'post'>>): Promise<Ok<Op<P, 'post'>>> {
-  const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': session.language, 'Content-Type': contentType }
-  if (session.token) headers.Authorization = `Bearer ${session.token}`
+  const headers = consoleHeaders({ Accept: 'application/json', 'Content-Type': contentType })
   const res = await fetch(url(path, undefined, query as object), { method: 'POST', headers, body: file })
   const body = (await res.json().catch(() => null)) as unknown
   if (res.ok) return body as Ok<Op<P, 'post'>>
   const b = (body ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
-  if (res.status === 401) session.onExpired()
+  expiredIf(res.status)
   throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
 }
 
-/** A file sent as the body of a PUT (a portal's logo: image/png…), with the session's token; failures are ApiErrors. */
+/** A file sent as the body of a PUT (a portal's logo: image/png…), with the session (its cookie); failures are ApiErrors. */
 export async function putFile<P extends PathsWith<'put'>>(path: P, params: PathOf<Op<P, 'put'>>, file: Blob, contentType: string): Promise<void> {
-  const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': session.language, 'Content-Type': contentType }
-  if (session.token) headers.Authorization = `Bearer ${session.token}`
+  const headers = consoleHeaders({ Accept: 'application/json', 'Content-Type': contentType })
   const res = await fetch(url(path, params as object), { method: 'PUT', headers, body: file })
   if (res.ok) return
   const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
-  if (res.status === 401) session.onExpired()
+  expiredIf(res.status)
   throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
 }
 
 /**
  * A page the API answers as HTML or text (a portal's preview, a printable list), fetched with the
- * session's token: the caller shows it in a sandboxed frame, never as the console's own markup.
+ * session (its cookie): the caller shows it in a sandboxed frame, never as the console's own markup.
  */
 export async function fetchText(path: string, params: object, query: Record<string, string> = {}, accept = 'text/html'): Promise<string> {
-  const headers: Record<string, string> = { Accept: accept, 'Accept-Language': session.language }
-  if (session.token) headers.Authorization = `Bearer ${session.token}`
+  const headers = consoleHeaders({ Accept: accept })
   const res = await fetch(url(path, params, query), { headers })
   if (res.ok) return res.text()
   const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null }
-  if (res.status === 401) session.onExpired()
+  expiredIf(res.status)
   throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null)
 }

@@ -1,7 +1,7 @@
 /**
  * The guest's landing page as the server renders it for this portal
  * (GET /captive-portal/portals/{id}/preview?lang=), in English or Russian.
- * The HTML is fetched with the session's token and shown in a frame that is
+ * The HTML is fetched with the session (its cookie) and shown in a frame that is
  * sandboxed with nothing allowed: no script runs in it, it has no origin (so
  * it reaches neither the console's storage nor its token), and its forms do
  * not submit. Whatever an administrator typed into the texts is the

@@ -46,7 +46,7 @@ export function SignIn() {
   const [mismatch, setMismatch] = useState(false)
 
   const follow = (g: Grant, current: string) => {
-    if ('access_token' in g) auth.signIn(g.access_token)
+    if ('access_token' in g) auth.signIn()
     else if (g.status === 'mfa_required') setStep({ kind: 'mfa', mfaToken: g.mfa_token, factors: knownFactors(g.factors) })
     else setStep({ kind: 'change', token: g.password_change_token, current })
   }
@@ -88,7 +88,7 @@ export function SignIn() {
   }, [push])
   const change = useMutation({
     mutationFn: (s: { token: string; current: string }) => api.post('/api/v1/auth/change-password', { token: s.token, body: { current_password: s.current, new_password: next } }),
-    onSuccess: (g) => auth.signIn(g.access_token),
+    onSuccess: () => auth.signIn(),
   })
   const restart = () => {
     setStep({ kind: 'password' })

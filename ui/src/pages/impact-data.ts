@@ -5,7 +5,7 @@
  * audit entry (POST /deploys `impact`). Both reports answer one shape
  * (sdk/policy-impact.ts `PolicyImpactResponse`).
  */
-import { ApiError, session } from '../api/client'
+import { ApiError, consoleHeaders } from '../api/client'
 import type { components } from '../generated/api'
 
 type S = components['schemas']
@@ -96,10 +96,9 @@ export async function askImpact(o: { daemon?: string; runs(plugin: string): bool
   )
 }
 
-/** A POST to a route the generated types may not list yet (the impact routes), with the session's token and language. */
+/** A POST to a route the generated types may not list yet (the impact routes), with the session and language. */
 async function post<T>(path: string, body: object): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json', 'Content-Type': 'application/json', 'Accept-Language': session.language }
-  if (session.token) headers.Authorization = `Bearer ${session.token}`
+  const headers = consoleHeaders({ Accept: 'application/json', 'Content-Type': 'application/json' })
   const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) })
   const data = (await res.json().catch(() => null)) as (T & { detail?: string; code?: string; field?: string | null }) | null
   if (!res.ok) throw new ApiError(res.status, data?.detail ?? `${res.status} ${res.statusText}`, data?.code ?? `HTTP_${res.status}`, data?.field ?? null)
