@@ -30,14 +30,7 @@ export const NacErrors = {
   importRowDescriptionText: defineError(422, 'IMPORT_ROW_INVALID', 'nac:errors.import_row_description_text'),
   /** An import row repeats the MAC of an earlier row (in any notation). */
   importDuplicate: defineError(409, 'DUPLICATE_IN_FILE', 'nac:errors.import_duplicate'),
-  /** The CSV file as a whole cannot be imported (services/csv.ts): one code, a message for each reason. */
-  importNotUtf8: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_not_utf8'),
-  importNotCsv: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_not_csv'),
-  importEmpty: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_empty'),
-  importNoMac: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_no_mac'),
-  importUnknownColumn: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_unknown_column'),
-  importRepeatedColumn: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_repeated_column'),
-  importTooManyRows: defineError(422, 'IMPORT_INVALID', 'nac:errors.import_too_many_rows'),
+  // The CSV file as a whole (unreadable, a column unknown or missing, too many rows): the SDK's ImportErrors (services/csv.ts).
   // Authorization profiles and the NAC policy (docs/nac.md).
   profileNameTaken: defineError(409, 'AUTHORIZATION_PROFILE_NAME_TAKEN', 'nac:errors.profile_name_taken'),
   /** NAC rules give the profile: deleting it would leave them giving nothing. */

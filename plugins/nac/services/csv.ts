@@ -5,8 +5,7 @@
  * naming what (and the line); what is wrong with one row is that row's
  * refusal in the report (services/import.ts).
  */
-import { parse } from 'csv-parse/sync'
-import { NacErrors as E } from '../errors.js'
+import { readCsvImport, type CsvImportRow } from '../../../sdk/index.js'
 
 export const IMPORT_MAX_BYTES = 4 * 1024 * 1024
 export const IMPORT_MAX_ROWS = 10_000
@@ -21,15 +20,7 @@ export const IGNORED_COLUMNS = [
   'device_type', 'device_type_confidence', 'device_type_reason', 'created_at', 'updated_at',
 ] as const
 
-export interface CsvRow {
-  /** 1 for the first row after the header. */
-  row: number
-  /** The file line the row ends on (the same line unless a quoted field spans several). */
-  line: number
-  cells: Partial<Record<WritableColumn, string>>
-  /** More or fewer cells than the header names. */
-  width: number
-}
+export type CsvRow = Omit<CsvImportRow<WritableColumn>, 'expected'>
 
 export interface CsvFile {
   columns: WritableColumn[]
@@ -38,47 +29,8 @@ export interface CsvFile {
   rows: CsvRow[]
 }
 
-const invalid = (error: (typeof E)[keyof typeof E], vars: Record<string, unknown> = {}) => error({ field: 'body', vars })
-
+/** The SDK's reader (the device and user imports use it too), with the endpoints' columns; `mac` is the key. */
 export function readCsv(bytes: Buffer): CsvFile {
-  let text: string
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-  } catch {
-    throw invalid(E.importNotUtf8)
-  }
-  let records: { info: { lines: number }; record: string[] }[]
-  try {
-    records = parse(text, { bom: true, info: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 16 * 1024 }) as unknown as typeof records
-  } catch (e) {
-    const err = e as { code?: string; lines?: number }
-    throw invalid(E.importNotCsv, { line: err.lines ?? '?', problem: err.code ?? 'unreadable' })
-  }
-  if (!records.length) throw invalid(E.importEmpty)
-  const header = records[0].record.map((h) => h.trim().toLowerCase())
-  const seen = new Set<string>()
-  const index: Partial<Record<WritableColumn, number>> = {}
-  const ignored: string[] = []
-  header.forEach((h, i) => {
-    if (seen.has(h)) throw invalid(E.importRepeatedColumn, { column: h.slice(0, 40) })
-    seen.add(h)
-    if ((WRITABLE_COLUMNS as readonly string[]).includes(h)) index[h as WritableColumn] = i
-    else if ((IGNORED_COLUMNS as readonly string[]).includes(h)) ignored.push(h)
-    else throw invalid(E.importUnknownColumn, { column: h.slice(0, 40), known: [...WRITABLE_COLUMNS, ...IGNORED_COLUMNS].join(', ') })
-  })
-  if (index.mac === undefined) throw invalid(E.importNoMac)
-  const data = records.slice(1)
-  if (data.length > IMPORT_MAX_ROWS) throw invalid(E.importTooManyRows, { rows: data.length, max: IMPORT_MAX_ROWS })
-  const columns = WRITABLE_COLUMNS.filter((c) => index[c] !== undefined)
-  return {
-    columns,
-    ignored,
-    expectedWidth: header.length,
-    rows: data.map((r, i) => ({
-      row: i + 1,
-      line: r.info.lines,
-      width: r.record.length,
-      cells: Object.fromEntries(columns.map((c) => [c, r.record[index[c]!] ?? ''])) as CsvRow['cells'],
-    })),
-  }
+  const file = readCsvImport(bytes, { columns: WRITABLE_COLUMNS, key: 'mac', ignored: IGNORED_COLUMNS, maxRows: IMPORT_MAX_ROWS })
+  return { columns: file.columns, ignored: file.ignored, expectedWidth: file.rows[0]?.expected ?? file.columns.length, rows: file.rows }
 }
