@@ -5,6 +5,7 @@
  * envelope (`detail`, `code`, `field`) or, for a 429, the seconds to wait.
  */
 import type { paths } from '../generated/api'
+import { checkBody, loadRules, type FieldProblem } from './rules'
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 type Json<X> = X extends { content: { 'application/json': infer J } } ? J : void
@@ -36,6 +37,11 @@ export class ApiError extends Error {
     readonly field: string | null,
     /** Seconds to wait, on a 429. */
     readonly retryAfter: number | null = null,
+    /**
+     * Every field's problem, when there are several: the server's 422 `errors`, or what the
+     * browser found before sending (then `status` is 422 and nothing was sent).
+     */
+    readonly errors: readonly FieldProblem[] = [],
   ) {
     super(message)
   }
@@ -62,6 +68,12 @@ async function call<O>(method: string, path: string, o: CallOptions<O> = {}): Pr
   const token = o.token ?? session.token
   if (token) headers.Authorization = `Bearer ${token}`
   if (o.body !== undefined) headers['Content-Type'] = 'application/json'
+  // The body is checked against the operation's schema first (api/rules.ts): every field's
+  // problem at once, and no request for what the server would refuse anyway.
+  if (o.body !== undefined) {
+    const problems = checkBody(await loadRules(), `${method} ${path}`, o.body, session.language === 'ru' ? 'ru' : 'en')
+    if (problems.length) throw new ApiError(422, problems[0].detail, problems[0].code, problems[0].field, null, problems)
+  }
   let res: Response
   try {
     res = await fetch(url(path, o.params as object, o.query as object), { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal })
@@ -78,14 +90,14 @@ async function call<O>(method: string, path: string, o: CallOptions<O> = {}): Pr
     body = null
   }
   if (res.ok) return body as Ok<O>
-  const b = (body ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
+  const b = (body ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number; errors?: FieldProblem[] }
   if (res.status === 429) {
     const wait = b.retry_after ?? Number(res.headers.get('Retry-After') ?? 0)
     throw new ApiError(429, b.detail ?? 'Too many requests', 'RATE_LIMITED', null, wait || null)
   }
   // A session token the server no longer takes (expired, revoked): back to the sign-in, not an error on a page.
   if (res.status === 401 && token && token === session.token) session.onExpired()
-  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null)
+  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, null, Array.isArray(b.errors) ? b.errors : [])
 }
 
 export const api = {
@@ -146,7 +158,7 @@ export async function upload<P extends PathsWith<'post'>>(path: P, file: Blob, c
   const res = await fetch(url(path, undefined, query as object), { method: 'POST', headers, body: file })
   const body = (await res.json().catch(() => null)) as unknown
   if (res.ok) return body as Ok<Op<P, 'post'>>
-  const b = (body ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
+  const b = (body ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number; errors?: FieldProblem[] }
   if (res.status === 401) session.onExpired()
   throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
 }
@@ -171,7 +183,7 @@ export async function fetchText(path: string, params: object, query: Record<stri
   if (session.token) headers.Authorization = `Bearer ${session.token}`
   const res = await fetch(url(path, params, query), { headers })
   if (res.ok) return res.text()
-  const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null }
+  const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null; errors?: FieldProblem[] }
   if (res.status === 401) session.onExpired()
-  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null)
+  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, null, Array.isArray(b.errors) ? b.errors : [])
 }

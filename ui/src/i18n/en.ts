@@ -5,6 +5,7 @@ import updateFeed from './update-feed-en'
 import impact from './impact-en'
 import { auditEn } from './audit-en'
 import confirm from './confirm-en'
+import fields from './fields-en'
 import menu from './menu-en'
 import deployFailure from './deploy-failure-en'
 
@@ -223,7 +224,7 @@ const en = {
     },
   },
   pki: {
-    name: 'Name', nameHint: 'Letters, digits, ".", "_", "-"', subject: 'Subject', san: 'Alternative names', status: 'Status', ca: 'CA', template: 'Template',
+    name: 'Name', subject: 'Subject', san: 'Alternative names', status: 'Status', ca: 'CA', template: 'Template',
     keyAlgorithm: 'Key', serial: 'Serial', fingerprint: 'SHA-256 fingerprint', validity: 'Valid', notAfter: 'Valid until', validityDays: 'Validity (days)',
     cn: 'Common name (CN)', o: 'Organization (O)', ou: 'Organizational unit (OU)', c: 'Country (C)',
     downloadCertificate: 'Download certificate', downloadChain: 'Download with chain',
@@ -349,6 +350,7 @@ const en = {
   impact,
   auditWords: auditEn,
   confirm,
+  fields,
   menu,
   deployFailure,
 }

@@ -5,6 +5,7 @@ import updateFeed from './update-feed-ru'
 import impact from './impact-ru'
 import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
+import fields from './fields-ru'
 import menu from './menu-ru'
 import deployFailure from './deploy-failure-ru'
 
@@ -223,7 +224,7 @@ const ru: Messages = {
     },
   },
   pki: {
-    name: 'Имя', nameHint: 'Буквы, цифры, «.», «_», «-»', subject: 'Субъект', san: 'Альтернативные имена', status: 'Состояние', ca: 'ЦС', template: 'Шаблон',
+    name: 'Имя', subject: 'Субъект', san: 'Альтернативные имена', status: 'Состояние', ca: 'ЦС', template: 'Шаблон',
     keyAlgorithm: 'Ключ', serial: 'Серийный номер', fingerprint: 'Отпечаток SHA-256', validity: 'Действует', notAfter: 'Действует до', validityDays: 'Срок (дней)',
     cn: 'Общее имя (CN)', o: 'Организация (O)', ou: 'Подразделение (OU)', c: 'Страна (C)',
     downloadCertificate: 'Скачать сертификат', downloadChain: 'Скачать с цепочкой',
@@ -349,6 +350,7 @@ const ru: Messages = {
   impact,
   auditWords: auditRu,
   confirm,
+  fields,
   menu,
   deployFailure,
 }

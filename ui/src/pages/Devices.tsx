@@ -10,7 +10,7 @@ import { useState } from 'react'
 import { api } from '../api/client'
 import type { Device, DeviceCreate } from '../api/types'
 import { useAuth } from '../auth'
-import { FormDialog, ListFooter, PageTitle, RowActions } from '../components/crud'
+import { FormDialog, ListFooter, PageTitle, RowActions, useAllowed } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { useUrlSearch } from '../router'
@@ -102,6 +102,7 @@ export function Devices() {
 
 function DeviceForm({ device, onClose }: { device: Device | null; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/devices')
   const qc = useQueryClient()
   const groups = useAllGroups()
   const [v, setV] = useState({
@@ -128,7 +129,7 @@ function DeviceForm({ device, onClose }: { device: Device | null; onClose(): voi
   return (
     <FormDialog title={device ? t.devices.editTitle : t.devices.add} size="lg" testId="device-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!device} onClose={onClose} onSubmit={() => save.mutate()}>
       <Group grow align="flex-start">
-        <TextInput label={t.devices.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+        <TextInput label={t.devices.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
         <TextInput label={t.devices.address} name="address" required description={t.devices.addressHint} value={v.address} onChange={(e) => set('address', e.currentTarget.value)} error={err('address')} />
       </Group>
       <Group grow align="flex-start">
