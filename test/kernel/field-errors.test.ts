@@ -5,8 +5,14 @@
  * `errors`, and every `pattern` a request body of the OpenAPI document uses has
  * words (so a new pattern cannot ship as "invalid format").
  */
+import { Ajv } from 'ajv'
+import addFormatsPkg from 'ajv-formats'
 import { expect } from 'chai'
 import { patternWords } from '../../kernel/http/pattern-words.js'
+import { blankToNull } from '../../kernel/http/validation.js'
+import type { TSchema } from '../../sdk/index.js'
+import { bodyRules } from '../../ui/scripts/body-rules.js'
+import { checkBody } from '../../ui/src/api/check.js'
 import { startTestApp, type TestApp } from '../kit/app.js'
 
 type Schema = { $ref?: string; pattern?: string; properties?: Record<string, Schema>; items?: Schema | Schema[]; additionalProperties?: Schema | boolean; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[]; not?: Schema }
@@ -27,7 +33,24 @@ function patterns(doc: Doc, schema: Schema, where: string, out: Map<string, stri
   for (const s of more) patterns(doc, s, where, out, seen)
 }
 
-describe('field errors: what is allowed, every field at once', () => {
+const addFormats = addFormatsPkg as unknown as (ajv: Ajv) => Ajv
+
+/** Values a person might type into any field, and some no form sends. */
+const SAMPLES: unknown[] = ['', '  ', 'a', 'core-sw1', 'core switch', 'Network Admins', 'jane.doe@example.com', 'x'.repeat(33), 'x'.repeat(65), 'x'.repeat(129), 'ünïcödé', 'a\u0000b', 'a\u202Eb', 'line\nbreak', '10:00', '24:00', '#1a2b3c', 'show run', 'CN=Admins,DC=example,DC=com', 'a${b}', '0123456789abcdef0123456789abcdef', 0, -1, 1.5, 70000, true, null, [], {}]
+
+/** The schema with its references inlined (blankToNull walks properties, not references). */
+function resolve(doc: Doc, s: Schema, depth = 0): Schema {
+  if (s.$ref) return depth > 12 ? {} : resolve(doc, doc.components.schemas[s.$ref.split('/').pop()!], depth + 1)
+  const out: Schema = { ...s }
+  if (s.properties) out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, resolve(doc, v, depth + 1)]))
+  if (s.items && !Array.isArray(s.items)) out.items = resolve(doc, s.items, depth + 1)
+  if (s.anyOf) out.anyOf = s.anyOf.map((b) => resolve(doc, b, depth + 1))
+  return out
+}
+
+describe('field errors: what is allowed, every field at once', function () {
+  // The whole Pro edition boots (every body schema in the document): slow on a busy machine.
+  this.timeout(180_000)
   let t: TestApp
   before(async () => {
     t = await startTestApp({ edition: 'pro', env: { DOCS_ENABLED: 'true' } })
@@ -50,6 +73,34 @@ describe('field errors: what is allowed, every field at once', () => {
       expect(w.en, p).to.match(/\w/)
       expect(w.ru, p).to.match(/[а-я]/)
     }
+  })
+
+  it('the console\'s check of a body is never stricter than the server\'s, field by field, in every operation', async () => {
+    const doc = (await t.req('GET', '/openapi.json')).body as Doc & Record<string, unknown>
+    const rules = bodyRules(doc)
+    const ajv = addFormats(new Ajv({ strict: false, allErrors: true }))
+    ajv.addSchema({ $id: 'doc', components: doc.components })
+    let compared = 0
+    const stricter: string[] = []
+    for (const [path, ops] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(ops)) {
+        const schema = op.requestBody?.content?.['application/json']?.schema
+        if (!schema) continue
+        const key = `${method.toUpperCase()} ${path}`
+        const server = ajv.compile(schema.$ref ? { $ref: `doc${schema.$ref}` } : JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"doc#/components')))
+        const props = Object.keys(rules.ops[key]?.properties ?? {})
+        for (const prop of props)
+          for (const sample of SAMPLES) {
+            const body = { [prop]: structuredClone(sample) }
+            const mine = checkBody(rules, key, body, 'en').some((p) => p.field === prop || p.field?.startsWith(`${prop}.`) || p.field?.startsWith(`${prop}[`))
+            server(blankToNull(resolve(doc, schema) as TSchema, structuredClone(body)))
+            const theirs = (server.errors ?? []).some((e) => e.instancePath === `/${prop}` || e.instancePath.startsWith(`/${prop}/`))
+            compared++
+            if (mine && !theirs) stricter.push(`${key} ${prop} = ${JSON.stringify(sample)}`)
+          }
+      }
+    expect(compared, 'values compared').to.be.greaterThan(5000)
+    expect(stricter, 'refused in the browser, accepted by the server').to.deep.equal([])
   })
 
   it('a name refused by its pattern says what is allowed, in the caller\'s language', async () => {

@@ -6,7 +6,7 @@
  * pattern the id of its words (kernel/http/pattern-words.ts), which travel once in `words`.
  */
 import { patternWords } from '../../kernel/http/pattern-words.js'
-import type { BodyRules, Rule } from '../src/api/rules.js'
+import type { BodyRules, Rule } from '../src/api/check.js'
 
 type Json = Record<string, unknown>
 const KEEP = ['type', 'required', 'enum', 'const', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems'] as const

@@ -1,5 +1,5 @@
 /** Russian for the browser's check of a form and the help under its inputs (every key of fields-en.ts). */
-import type { FieldMessages } from './fields-en'
+import type { FieldMessages } from './fields-en.js'
 
 /** 1 символ, 2 символа, 5 символов; after «до»/«от» the genitive: 1 символа, 5 символов. */
 const plural = (n: number, one: string, few: string, many: string) => {
