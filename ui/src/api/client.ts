@@ -71,7 +71,9 @@ async function call<O>(method: string, path: string, o: CallOptions<O> = {}): Pr
   // The body is checked against the operation's schema first (api/rules.ts): every field's
   // problem at once, and no request for what the server would refuse anyway.
   if (o.body !== undefined) {
-    const problems = checkBody(await loadRules(), `${method} ${path}`, o.body, session.language === 'ru' ? 'ru' : 'en')
+    // What the server will read: the JSON (a Date becomes its string, undefined disappears, NaN is null).
+    const sent: unknown = JSON.parse(JSON.stringify(o.body))
+    const problems = checkBody(await loadRules(), `${method} ${path}`, sent, session.language === 'ru' ? 'ru' : 'en')
     if (problems.length) throw new ApiError(422, problems[0].detail, problems[0].code, problems[0].field, null, problems)
   }
   let res: Response
