@@ -10,6 +10,11 @@ export interface ErrorOptions {
   vars?: Record<string, unknown>
   headers?: Record<string, string>
   cause?: unknown
+  /**
+   * Every problem of the request, when there are several (a body that breaks its schema in two
+   * fields): answered as `errors: [{ field, code, detail }]` beside the first one's envelope.
+   */
+  errors?: readonly PortcullisError[]
 }
 
 /** Brand shared by every copy of the SDK: a plugin installed from npm may bundle its own. */
@@ -23,6 +28,7 @@ export class PortcullisError extends Error {
   readonly field: string | null
   readonly vars: Record<string, unknown>
   readonly headers: Record<string, string>
+  readonly errors: readonly PortcullisError[]
 
   constructor(status: number, code: string, messageKey: string, opts: ErrorOptions = {}) {
     super(`${code}: ${messageKey}`, { cause: opts.cause })
@@ -33,6 +39,7 @@ export class PortcullisError extends Error {
     this.field = opts.field ?? null
     this.vars = opts.vars ?? {}
     this.headers = opts.headers ?? {}
+    this.errors = opts.errors ?? []
   }
 }
 

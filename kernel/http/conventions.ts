@@ -78,7 +78,12 @@ export function errorEnvelope(i18n: Translator, outage?: OutageLog): Koa.Middlew
         ctx.body = { detail: i18n.t(state.lang, err.messageKey, err.vars), retry_after: err.vars.retryAfter }
         return
       }
-      ctx.body = { detail: i18n.t(state.lang, err.messageKey, { requestId: state.requestId, ...err.vars }), code: err.code, field: err.field }
+      const detail = (e: PortcullisError) => i18n.t(state.lang, e.messageKey, { requestId: state.requestId, ...e.vars })
+      const body: Record<string, unknown> = { detail: detail(err), code: err.code, field: err.field }
+      // A body that breaks its schema in several places: every field's problem at once (HTTPValidationError.errors).
+      // (`?.`: an error made by an older copy of the SDK a plugin bundles has no list.)
+      if (err.errors?.length) body.errors = err.errors.map((e) => ({ field: e.field, code: e.code, detail: detail(e) }))
+      ctx.body = body
     }
   }
 }

@@ -124,7 +124,9 @@ export function mountRoute(route: RouteDefinition, owner: string, d: MountDeps):
     let body: unknown
     if (v.body) {
       body = await readJsonBody(ctx, d.bodyLimit)
-      body = check(v.body, blankToNull(route.schema.body, body), d.validation)
+      const schema = route.schema.body
+      body = blankToNull(schema, body)
+      if (!v.body(body)) throw d.validation.bodyError(schema!, body, v.body.errors)
     }
     const rawBody = route.rawBody ? await readRawBody(ctx, route.rawBody) : null
 

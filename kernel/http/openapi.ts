@@ -86,7 +86,27 @@ export function buildOpenApi(routes: OwnedRoute[], info: { version: string }): J
   }
 
   lift(ErrorBody)
-  components.HTTPValidationError = { ...components.ErrorBody, title: 'HTTPValidationError', description: 'The error envelope, as answered with 422.' }
+  // A 422 is the envelope, plus (when a request body broke its schema) every field's problem at once.
+  const envelope = components.ErrorBody as { properties: Record<string, Json> }
+  components.HTTPValidationError = {
+    ...components.ErrorBody,
+    title: 'HTTPValidationError',
+    description: 'The error envelope, as answered with 422. When the request body broke its schema, `errors` lists every field\'s problem (one per field, at most 50), the first being the one `detail`, `code` and `field` describe.',
+    properties: {
+      ...envelope.properties,
+      errors: {
+        type: 'array',
+        maxItems: 50,
+        description: 'Every field error of the body, in the order of the schema; absent for other 422s.',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['field', 'code', 'detail'],
+          properties: { field: envelope.properties.field, code: { type: 'string' }, detail: { type: 'string' } },
+        },
+      },
+    },
+  }
   const errorRef = { $ref: '#/components/schemas/ErrorBody' }
   lift(RateLimitBody)
   const headerComponents: Record<string, Json> = { ...EVERY_ANSWER, 'Retry-After': RETRY_AFTER, 'WWW-Authenticate': WWW_AUTHENTICATE }

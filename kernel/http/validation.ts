@@ -8,14 +8,15 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsPkg from 'ajv-formats'
 import { NAME_PATTERN, PortcullisError, TEXT_PATTERN, type TSchema } from '../../sdk/index.js'
 import { toFieldPath } from '../../sdk/http-input.js'
+import { patternWords } from './pattern-words.js'
 
 const addFormats = addFormatsPkg as unknown as (ajv: Ajv) => Ajv
 
-const make = (coerce: boolean) => {
+const make = (coerce: boolean, allErrors = false) => {
   // validateSchema: false: checking each schema against the JSON Schema meta-schema first costs a
   // compile of the meta-schema (~45 ms) in the boot; the warm-up after listen checks every schema
   // against it instead (Validation.compilePending), and strict mode still refuses unknown keywords.
-  const ajv = new Ajv({ allErrors: false, strict: true, coerceTypes: coerce ? 'array' : false, useDefaults: coerce, allowUnionTypes: true, validateSchema: false })
+  const ajv = new Ajv({ allErrors, strict: true, coerceTypes: coerce ? 'array' : false, useDefaults: coerce, allowUnionTypes: true, validateSchema: false })
   addFormats(ajv)
   // ajv-formats also admits `urn:uuid:…`, which PostgreSQL's uuid type cannot read (a 500 instead of a 422).
   ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i)
@@ -32,6 +33,12 @@ const make = (coerce: boolean) => {
  */
 export class Validation {
   private readonly body = make(false)
+  /**
+   * Every error of a body, asked only once the first-error validator has refused it: compiled
+   * on that first refusal, so a route no one sends a bad body costs nothing.
+   */
+  private readonly bodyAll = make(false, true)
+  private readonly allErrors = new WeakMap<TSchema, ValidateFunction>()
   private readonly params = make(true)
   private readonly pending = new Set<() => ValidateFunction>()
   /** Schemas not yet checked against the meta-schema (the warm-up checks them, compiled or not). */
@@ -110,6 +117,29 @@ export class Validation {
     return validate
   }
 
+  /**
+   * The 422 for a refused body: the first error as before (detail, code, field), and every field's
+   * error in `errors` (one per field, at most MAX_LISTED), so a form can mark all its inputs at once.
+   */
+  bodyError(schema: TSchema, value: unknown, first: ErrorObject[] | null | undefined): PortcullisError {
+    const head = this.toError(first)
+    let fn = this.allErrors.get(schema)
+    if (!fn) this.allErrors.set(schema, (fn = this.bodyAll.compile(schema)))
+    fn(value)
+    const groups = new Map<string, ErrorObject[]>()
+    for (const e of fn.errors ?? []) {
+      const p = e.params as Record<string, unknown>
+      const key = e.keyword === 'required' ? toFieldPath(e.instancePath, String(p.missingProperty)) : e.keyword === 'additionalProperties' ? toFieldPath(e.instancePath, String(p.additionalProperty)) : toFieldPath(e.instancePath)
+      const k = key ?? ''
+      const g = groups.get(k)
+      if (g) g.push(e)
+      else groups.set(k, [e])
+    }
+    const list = [...groups.values()].map((g) => this.toError(g))
+    const rest = list.filter((e) => e.field !== head.field).slice(0, MAX_LISTED - 1)
+    return new PortcullisError(head.status, head.code, head.messageKey, { field: head.field, vars: head.vars, errors: [head, ...rest] })
+  }
+
   describe(errors: ErrorObject[] | null | undefined): string {
     const e = errors?.[0]
     if (!e) return 'invalid'
@@ -155,12 +185,24 @@ export class Validation {
     }
     const known = ['additionalProperties', 'required', 'type', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems', 'uniqueItems', 'enum', 'const', 'format', 'pattern', 'anyOf']
     let key = `core:validation.${known.includes(e.keyword) ? e.keyword : 'default'}`
-    // The SDK's character rules for names and free text say what they refuse, not just "invalid format".
+    // A pattern failure says what is allowed (kernel/http/pattern-words.ts), not just "invalid format";
+    // the SDK's character rules for names and free text say what they refuse. A pattern the table
+    // lacks (an out-of-tree plugin's) is shown as it is.
+    if (e.keyword === 'pattern') {
+      const words = patternWords(String(p.pattern))
+      if (words) {
+        key = 'core:validation.pattern_allowed'
+        vars.id = words.id
+      } else vars.pattern = p.pattern
+    }
     if (e.keyword === 'pattern' && p.pattern === NAME_PATTERN) key = 'core:validation.name_chars'
     if (e.keyword === 'pattern' && p.pattern === TEXT_PATTERN) key = 'core:validation.text_chars'
     return new PortcullisError(422, code, key, { field, vars })
   }
 }
+
+/** Field errors listed in one 422 at most: enough for any form, bounded for a hostile body. */
+const MAX_LISTED = 50
 
 /**
  * Ajv coerces `Infinity` or `1e400` to a number and then skips the type and

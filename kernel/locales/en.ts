@@ -1,4 +1,8 @@
+import { patternLocale } from '../http/pattern-words.js'
+
 export default {
+  /** What each body pattern allows (kernel/http/pattern-words.ts). */
+  patterns: patternLocale('en'),
   errors: {
     not_found: 'The requested resource was not found.',
     route_not_found: 'No such endpoint: {{method}} {{path}}.',
@@ -63,7 +67,8 @@ export default {
     enum: 'Must be one of: {{allowed}}.',
     const: 'Must be {{allowed}}.',
     format: 'Must be a valid {{format}}.',
-    pattern: 'Has an invalid format.',
+    pattern: 'Must match the pattern {{pattern}}.',
+    pattern_allowed: 'Allowed: $t(core:patterns.{{id}}).',
     anyOf: 'Does not match any allowed form.',
     default: 'Is not valid.',
     name_chars: 'Must not be blank, and must not contain control characters, line breaks or invisible direction marks.',

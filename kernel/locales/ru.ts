@@ -1,4 +1,8 @@
+import { patternLocale } from '../http/pattern-words.js'
+
 export default {
+  /** What each body pattern allows (kernel/http/pattern-words.ts). */
+  patterns: patternLocale('ru'),
   errors: {
     not_found: 'Запрошенный ресурс не найден.',
     route_not_found: 'Нет такого метода API: {{method}} {{path}}.',
@@ -63,7 +67,8 @@ export default {
     enum: 'Допустимые значения: {{allowed}}.',
     const: 'Допустимое значение: {{allowed}}.',
     format: 'Некорректный формат ({{format}}).',
-    pattern: 'Некорректный формат.',
+    pattern: 'Должно соответствовать шаблону {{pattern}}.',
+    pattern_allowed: 'Допустимо: $t(core:patterns.{{id}}).',
     anyOf: 'Не соответствует ни одной допустимой форме.',
     default: 'Некорректное значение.',
     name_chars: 'Не может быть пустым и не может содержать управляющие символы, переводы строк и невидимые знаки направления текста.',

@@ -5,6 +5,7 @@
  * envelope (`detail`, `code`, `field`) or, for a 429, the seconds to wait.
  */
 import type { paths } from '../generated/api'
+import { checkBody, loadRules, type FieldProblem } from './rules'
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 type Json<X> = X extends { content: { 'application/json': infer J } } ? J : void
@@ -36,6 +37,11 @@ export class ApiError extends Error {
     readonly field: string | null,
     /** Seconds to wait, on a 429. */
     readonly retryAfter: number | null = null,
+    /**
+     * Every field's problem, when there are several: the server's 422 `errors`, or what the
+     * browser found before sending (then `status` is 422 and nothing was sent).
+     */
+    readonly errors: readonly FieldProblem[] = [],
   ) {
     super(message)
   }
@@ -66,6 +72,18 @@ function expiredIf(status: number, ownToken?: string) {
   if (status === 401 && !ownToken && session.signedIn) session.onExpired()
 }
 
+/** The contract's envelope of a refusal, as an ApiError; a 401 of the session ends it first (expiredIf). */
+function failure(res: Response, body: unknown, ownToken?: string): ApiError {
+  const b = (body ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number; errors?: FieldProblem[] }
+  if (res.status === 429) {
+    const wait = b.retry_after ?? Number(res.headers.get('Retry-After') ?? 0)
+    return new ApiError(429, b.detail ?? 'Too many requests', 'RATE_LIMITED', null, wait || null)
+  }
+  // A session the server no longer takes (expired, revoked, signed out): back to the sign-in, not an error on a page.
+  expiredIf(res.status, ownToken)
+  return new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null, Array.isArray(b.errors) ? b.errors : [])
+}
+
 function url(path: string, params?: object, query?: object): string {
   let p = path
   for (const [k, v] of Object.entries(params ?? {})) p = p.replace(`{${k}}`, encodeURIComponent(String(v)))
@@ -79,6 +97,14 @@ async function call<O>(method: string, path: string, o: CallOptions<O> = {}): Pr
   const headers = consoleHeaders({ Accept: 'application/json' })
   if (o.token) headers.Authorization = `Bearer ${o.token}`
   if (o.body !== undefined) headers['Content-Type'] = 'application/json'
+  // The body is checked against the operation's schema first (api/rules.ts): every field's
+  // problem at once, and no request for what the server would refuse anyway.
+  if (o.body !== undefined) {
+    // What the server will read: the JSON (a Date becomes its string, undefined disappears, NaN is null).
+    const sent: unknown = JSON.parse(JSON.stringify(o.body))
+    const problems = checkBody(await loadRules(), `${method} ${path}`, sent, session.language === 'ru' ? 'ru' : 'en')
+    if (problems.length) throw new ApiError(422, problems[0].detail, problems[0].code, problems[0].field, null, problems)
+  }
   let res: Response
   try {
     res = await fetch(url(path, o.params as object, o.query as object), { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal })
@@ -95,14 +121,7 @@ async function call<O>(method: string, path: string, o: CallOptions<O> = {}): Pr
     body = null
   }
   if (res.ok) return body as Ok<O>
-  const b = (body ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
-  if (res.status === 429) {
-    const wait = b.retry_after ?? Number(res.headers.get('Retry-After') ?? 0)
-    throw new ApiError(429, b.detail ?? 'Too many requests', 'RATE_LIMITED', null, wait || null)
-  }
-  // A session the server no longer takes (expired, revoked, signed out): back to the sign-in, not an error on a page.
-  expiredIf(res.status, o.token)
-  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null)
+  throw failure(res, body, o.token)
 }
 
 export const api = {
@@ -140,11 +159,7 @@ export function saveBlob(name: string, blob: Blob): void {
 export async function download(path: string, query: Record<string, unknown>): Promise<{ name: string; rows: number | null }> {
   const headers = consoleHeaders()
   const res = await fetch(url(path, undefined, query), { headers })
-  if (!res.ok) {
-    const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
-    expiredIf(res.status)
-    throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
-  }
+  if (!res.ok) throw failure(res, await res.json().catch(() => null))
   const name = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'export'
   saveBlob(name, await res.blob())
   const rows = res.headers.get('X-Service-Export-Rows')
@@ -161,9 +176,7 @@ export async function upload<P extends PathsWith<'post'>>(path: P, file: Blob, c
   const res = await fetch(url(path, undefined, query as object), { method: 'POST', headers, body: file })
   const body = (await res.json().catch(() => null)) as unknown
   if (res.ok) return body as Ok<Op<P, 'post'>>
-  const b = (body ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
-  expiredIf(res.status)
-  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
+  throw failure(res, body)
 }
 
 /** A file sent as the body of a PUT (a portal's logo: image/png…), with the session (its cookie); failures are ApiErrors. */
@@ -171,9 +184,7 @@ export async function putFile<P extends PathsWith<'put'>>(path: P, params: PathO
   const headers = consoleHeaders({ Accept: 'application/json', 'Content-Type': contentType })
   const res = await fetch(url(path, params as object), { method: 'PUT', headers, body: file })
   if (res.ok) return
-  const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null; retry_after?: number }
-  expiredIf(res.status)
-  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null, b.retry_after ?? null)
+  throw failure(res, await res.json().catch(() => null))
 }
 
 /**
@@ -184,7 +195,5 @@ export async function fetchText(path: string, params: object, query: Record<stri
   const headers = consoleHeaders({ Accept: accept })
   const res = await fetch(url(path, params, query), { headers })
   if (res.ok) return res.text()
-  const b = ((await res.json().catch(() => null)) ?? {}) as { detail?: string; code?: string; field?: string | null }
-  expiredIf(res.status)
-  throw new ApiError(res.status, b.detail ?? `${res.status} ${res.statusText}`, b.code ?? 'HTTP_' + res.status, b.field ?? null)
+  throw failure(res, await res.json().catch(() => null))
 }

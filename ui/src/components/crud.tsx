@@ -5,10 +5,26 @@
  * shows, Cancel, and the submit button with its progress).
  */
 import { ActionIcon, Button, Group, Modal, Pagination, Stack, Text, Title } from '@mantine/core'
-import type { FormEvent, ReactNode } from 'react'
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react'
+import { allowedWords, fieldRule, loadRules, rulesNow } from '../api/rules'
 import { useI18n } from '../i18n'
 import { useConfirm } from './Confirm'
 import { ErrorAlert } from './errors'
+
+/**
+ * What an input of a form's body allows, in words, from the operation's schema (`op`:
+ * `POST /api/v1/device-groups`): the help a name-like input shows before anyone fails
+ * ("Latin letters, digits and . _ -, starting with a letter or digit; no spaces; up to 64
+ * characters"). Undefined until the rules have loaded, and for a field with no rule of note.
+ */
+export function useAllowed(op: string): (field: string) => string | undefined {
+  const { language } = useI18n()
+  const [rules, setRules] = useState(rulesNow)
+  useEffect(() => {
+    if (!rules) void loadRules().then(setRules)
+  }, [rules])
+  return (field) => (rules ? allowedWords(fieldRule(rules, op, field), rules, language) : undefined)
+}
 
 /** The page's one heading; `add` (absent or false without the permission) is its button. */
 export function PageTitle({ title, add }: { title: string; add?: { label: string; onClick(): void } | false }) {

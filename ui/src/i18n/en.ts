@@ -6,6 +6,7 @@ import impact from './impact-en'
 import { auditEn } from './audit-en'
 import confirm from './confirm-en'
 import auditNames from './audit-names-en'
+import fields from './fields-en'
 import menu from './menu-en'
 import settings from './settings-en'
 import table from './table-en'
@@ -229,7 +230,7 @@ const en = {
     },
   },
   pki: {
-    name: 'Name', nameHint: 'Letters, digits, ".", "_", "-"', subject: 'Subject', san: 'Alternative names', status: 'Status', ca: 'CA', template: 'Template',
+    name: 'Name', subject: 'Subject', san: 'Alternative names', status: 'Status', ca: 'CA', template: 'Template',
     keyAlgorithm: 'Key', serial: 'Serial', fingerprint: 'SHA-256 fingerprint', validity: 'Valid', notAfter: 'Valid until', validityDays: 'Validity (days)',
     cn: 'Common name (CN)', o: 'Organization (O)', ou: 'Organizational unit (OU)', c: 'Country (C)',
     downloadCertificate: 'Download certificate', downloadChain: 'Download with chain',
@@ -356,6 +357,7 @@ const en = {
   auditWords: auditEn,
   confirm,
   auditNames,
+  fields,
   menu,
   settings,
   deployFailure,

@@ -6,6 +6,7 @@ import impact from './impact-ru'
 import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
 import auditNames from './audit-names-ru'
+import fields from './fields-ru'
 import menu from './menu-ru'
 import settings from './settings-ru'
 import table from './table-ru'
@@ -229,7 +230,7 @@ const ru: Messages = {
     },
   },
   pki: {
-    name: 'Имя', nameHint: 'Буквы, цифры, «.», «_», «-»', subject: 'Субъект', san: 'Альтернативные имена', status: 'Состояние', ca: 'ЦС', template: 'Шаблон',
+    name: 'Имя', subject: 'Субъект', san: 'Альтернативные имена', status: 'Состояние', ca: 'ЦС', template: 'Шаблон',
     keyAlgorithm: 'Ключ', serial: 'Серийный номер', fingerprint: 'Отпечаток SHA-256', validity: 'Действует', notAfter: 'Действует до', validityDays: 'Срок (дней)',
     cn: 'Общее имя (CN)', o: 'Организация (O)', ou: 'Подразделение (OU)', c: 'Страна (C)',
     downloadCertificate: 'Скачать сертификат', downloadChain: 'Скачать с цепочкой',
@@ -356,6 +357,7 @@ const ru: Messages = {
   auditWords: auditRu,
   confirm,
   auditNames,
+  fields,
   menu,
   settings,
   deployFailure,

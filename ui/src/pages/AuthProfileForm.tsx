@@ -11,12 +11,13 @@ import { api, ApiError } from '../api/client'
 import { fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import type { AuthProfile } from './nac-data'
-import { FormDialog } from '../components/crud'
+import { FormDialog, useAllowed } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'deny', 'vlan', 'acl', 'cisco_acl', 'cisco_url_redirect', 'cisco_url_redirect_acl', 'aruba_user_role', 'session_timeout', 'reauthenticate', ...Array.from({ length: 50 }, (_, i) => `cisco_acl[${i}]`)]
 
 export function AuthProfileForm({ profile, onClose }: { profile: AuthProfile | null; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/nac/authorization-profiles')
   const qc = useQueryClient()
   const [v, setV] = useState({
     name: profile?.name ?? '', description: profile?.description ?? '', deny: profile?.deny ?? false, vlan: profile?.vlan ?? '', acl: profile?.acl ?? '',
@@ -47,7 +48,7 @@ export function AuthProfileForm({ profile, onClose }: { profile: AuthProfile | n
   const off = v.deny
   return (
     <FormDialog title={profile ? t.nac.editProfile : t.nac.addProfile} size="lg" testId="profile-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!profile} onClose={onClose} onSubmit={() => save.mutate()}>
-      <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      <TextInput label={t.nac.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
       <Switch label={t.nac.deny} description={t.nac.denyHint} name="deny" checked={v.deny} onChange={(e) => set('deny', e.currentTarget.checked)} error={err('deny')} />
       <Group grow align="flex-start">
         <TextInput label={t.nac.vlan} name="vlan" description={t.nac.vlanHint} disabled={off} value={v.vlan} onChange={(e) => set('vlan', e.currentTarget.value)} error={err('vlan')} />

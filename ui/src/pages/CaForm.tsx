@@ -11,11 +11,13 @@ import { api } from '../api/client'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { CA_KEY_ALGORITHMS, type Ca } from './pki-data'
+import { useAllowed } from '../components/crud'
 
 const FIELDS = ['name', 'subject', 'subject.CN', 'subject.O', 'subject.OU', 'subject.C', 'key_algorithm', 'validity_days', 'parent_id', 'certificate_chain', 'private_key']
 
 export function CaForm({ roots, onClose, onCreated }: { roots: Ca[]; onClose(): void; onCreated(ca: Ca): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/pki/cas')
   const qc = useQueryClient()
   const [mode, setMode] = useState<'create' | 'import'>('create')
   const [v, setV] = useState({ name: '', CN: '', O: '', OU: '', C: '', key: 'ECDSA-P256' as string, days: 3650 as number | string, parent: null as string | null, chain: '', privateKey: '' })
@@ -44,7 +46,7 @@ export function CaForm({ roots, onClose, onCreated }: { roots: Ca[]; onClose(): 
         <Stack>
           <SegmentedControl value={mode} onChange={(m) => { setMode(m as 'create' | 'import'); save.reset() }} data={[{ value: 'create', label: t.pki.cas.modeCreate }, { value: 'import', label: t.pki.cas.modeImport }]} />
           <ErrorAlert error={save.error} fields={FIELDS} />
-          <TextInput label={t.pki.name} name="name" required data-autofocus description={t.pki.nameHint} value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+          <TextInput label={t.pki.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
           {mode === 'create' ? (
             <>
               <Select label={t.pki.cas.parent} data={[{ value: '', label: t.pki.cas.selfSigned }, ...roots.map((r) => ({ value: r.id, label: r.name }))]} value={v.parent ?? ''} onChange={(x) => set('parent', x || null)} error={err('parent_id')} allowDeselect={false}

@@ -13,7 +13,7 @@ import { api, ApiError } from '../api/client'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { type ArgumentRule, type CommandInput, moved } from './config-data'
-import { DialogButtons } from '../components/crud'
+import { DialogButtons, useAllowed } from '../components/crud'
 
 type Row = CommandInput & { key: number; arguments: ArgumentRule[] }
 let nextKey = 1
@@ -21,6 +21,7 @@ const row = (c?: Partial<CommandInput>): Row => ({ key: nextKey++, command: '', 
 
 export function CommandSetForm({ id, readOnly, onClose }: { id: string | null; readOnly: boolean; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/tacacs/command-sets')
   const qc = useQueryClient()
   const current = useQuery({ queryKey: ['tacacs-command-sets', id], queryFn: () => api.get('/api/v1/tacacs/command-sets/{command_set_id}', { params: { command_set_id: id! } }), enabled: !!id, gcTime: 0 })
   const [name, setName] = useState('')
@@ -63,7 +64,7 @@ export function CommandSetForm({ id, readOnly, onClose }: { id: string | null; r
           <fieldset disabled={readOnly} style={{ border: 0, padding: 0, margin: 0 }}>
             <Stack>
               <ErrorAlert error={current.error ?? (shownAtInput ? null : save.error)} />
-              <TextInput label={t.config.name} name="name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={err('name')} />
+              <TextInput label={t.config.name} name="name" description={allowed('name')} required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={err('name')} />
               <Textarea label={t.config.description} name="description" autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={err('description')} />
               <Text size="sm" c="dimmed">{t.config.commandsHint}</Text>
               {rows.map((r, i) => (

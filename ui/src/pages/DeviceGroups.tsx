@@ -10,7 +10,7 @@ import { useState } from 'react'
 import { api } from '../api/client'
 import type { DeviceGroup } from '../api/types'
 import { useAuth } from '../auth'
-import { FormDialog, PageTitle, RowActions } from '../components/crud'
+import { FormDialog, PageTitle, RowActions, useAllowed } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
@@ -64,6 +64,7 @@ export function DeviceGroups() {
 
 function GroupForm({ group, all, onClose }: { group: DeviceGroup | null; all: DeviceGroup[]; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/device-groups')
   const qc = useQueryClient()
   const [name, setName] = useState(group?.name ?? '')
   const [description, setDescription] = useState(group?.description ?? '')
@@ -81,7 +82,7 @@ function GroupForm({ group, all, onClose }: { group: DeviceGroup | null; all: De
   })
   return (
     <FormDialog title={group ? t.groups.editTitle : t.groups.add} testId="group-form" error={save.error} fields={['name', 'description', 'parent_id']} pending={save.isPending} editing={!!group} onClose={onClose} onSubmit={() => save.mutate()}>
-      <TextInput label={t.groups.name} name="name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(save.error, 'name')} />
+      <TextInput label={t.groups.name} name="name" description={allowed('name')} required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(save.error, 'name')} />
       <Select label={t.groups.parent} placeholder={t.groups.top} clearable searchable data={groupOptions(all, group?.id)} value={parent} onChange={setParent} error={fieldError(save.error, 'parent_id')} />
       <Textarea label={t.groups.description} name="description" autosize minRows={2} value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={fieldError(save.error, 'description')} />
     </FormDialog>

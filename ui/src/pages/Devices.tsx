@@ -12,7 +12,7 @@ import { api } from '../api/client'
 import type { Device, DeviceCreate, DeviceUpdate } from '../api/types'
 import { useAuth } from '../auth'
 import { BulkBar, bulkActions, type ChooseField } from '../components/BulkBar'
-import { FormDialog, PageTitle, RowActions } from '../components/crud'
+import { FormDialog, PageTitle, RowActions, useAllowed } from '../components/crud'
 import { useListState } from '../components/list-state'
 import { SelectAllTh, SelectTd, SortTh, TableFooter, useSelection } from '../components/ListTable'
 import { ErrorAlert, fieldError } from '../components/errors'
@@ -117,6 +117,7 @@ export function Devices() {
 
 function DeviceForm({ device, onClose }: { device: Device | null; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/devices')
   const qc = useQueryClient()
   const groups = useAllGroups()
   const [v, setV] = useState({
@@ -143,7 +144,7 @@ function DeviceForm({ device, onClose }: { device: Device | null; onClose(): voi
   return (
     <FormDialog title={device ? t.devices.editTitle : t.devices.add} size="lg" testId="device-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!device} onClose={onClose} onSubmit={() => save.mutate()}>
       <Group grow align="flex-start">
-        <TextInput label={t.devices.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+        <TextInput label={t.devices.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
         <TextInput label={t.devices.address} name="address" required description={t.devices.addressHint} value={v.address} onChange={(e) => set('address', e.currentTarget.value)} error={err('address')} />
       </Group>
       <Group grow align="flex-start">

@@ -44,7 +44,7 @@ export function DownloadLink({ certificate, withKey = false, onMade }: { certifi
               <Text size="sm" c="dimmed">{withKey ? t.pki.link.hintKey : t.pki.link.hint}</Text>
               <SegmentedControl value={v.format} onChange={(x) => setV((o) => ({ ...o, format: x as 'pkcs12' | 'pem' }))} data={[{ value: 'pkcs12', label: 'PKCS#12 (.p12)' }, { value: 'pem', label: 'PEM' }]} />
               <Group grow align="flex-start">
-                <PasswordInput label={t.pki.link.passphrase} name="passphrase" autoComplete="new-password" description={t.pki.link.passphraseHint} value={v.passphrase} onChange={(e) => setV((o) => ({ ...o, passphrase: e.currentTarget.value }))} error={fieldError(make.error, 'passphrase')} aria-invalid={!!fieldError(make.error, 'passphrase')} />
+                <PasswordInput label={t.pki.link.passphrase} name="passphrase" autoComplete="new-password" description={t.pki.link.passphraseHint} value={v.passphrase} onChange={(e) => { const passphrase = e.currentTarget.value; setV((o) => ({ ...o, passphrase })) }} error={fieldError(make.error, 'passphrase')} aria-invalid={!!fieldError(make.error, 'passphrase')} />
                 <NumberInput label={t.pki.link.hours} name="expires_in_hours" min={1} max={168} value={v.hours} onChange={(x) => setV((o) => ({ ...o, hours: x }))} error={fieldError(make.error, 'expires_in_hours')} />
               </Group>
               <ErrorAlert error={make.error} fields={FIELDS} />

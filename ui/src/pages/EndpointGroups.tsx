@@ -13,7 +13,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import type { EndpointGroup } from './nac-data'
-import { FormDialog, PageTitle, RowActions } from '../components/crud'
+import { FormDialog, PageTitle, RowActions, useAllowed } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'placement_device_types', ...Array.from({ length: 50 }, (_, i) => `placement_device_types[${i}]`)]
 
@@ -63,6 +63,7 @@ export function EndpointGroups() {
 
 function GroupForm({ group, onClose }: { group: EndpointGroup | null; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/nac/endpoint-groups')
   const qc = useQueryClient()
   const [v, setV] = useState({ name: group?.name ?? '', description: group?.description ?? '', types: (group?.placement_device_types ?? []).join('\n') })
   const save = useMutation({
@@ -78,7 +79,7 @@ function GroupForm({ group, onClose }: { group: EndpointGroup | null; onClose():
   })
   return (
     <FormDialog title={group ? t.nac.editGroup : t.nac.addGroup} testId="endpoint-group-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!group} onClose={onClose} onSubmit={() => save.mutate()}>
-      <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
+      <TextInput label={t.nac.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
       <Textarea label={t.nac.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => setV({ ...v, description: e.currentTarget.value })} error={fieldError(save.error, 'description')} />
       <Textarea label={t.nac.placement} name="placement_device_types" description={t.nac.placementHint} autosize minRows={2} value={v.types} onChange={(e) => setV({ ...v, types: e.currentTarget.value })}
         error={save.error instanceof ApiError && save.error.field?.startsWith('placement_device_types') ? save.error.message : undefined} />

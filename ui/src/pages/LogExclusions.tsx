@@ -13,7 +13,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { type LogExclusion, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
-import { FormDialog, ListFooter, PageTitle, RowActions } from '../components/crud'
+import { FormDialog, ListFooter, PageTitle, RowActions, useAllowed } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'protocol', 'match_type', 'match_value']
 const PROTOCOLS = ['all', 'tacacs', 'radius'] as const
@@ -79,6 +79,7 @@ export function LogExclusions() {
 
 function ExclusionForm({ exclusion, onClose }: { exclusion: LogExclusion | null; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/log-exclusions')
   const qc = useQueryClient()
   const [v, setV] = useState({
     name: exclusion?.name ?? '', description: exclusion?.description ?? '', protocol: exclusion?.protocol ?? 'all',
@@ -99,7 +100,7 @@ function ExclusionForm({ exclusion, onClose }: { exclusion: LogExclusion | null;
   const err = (f: string) => fieldError(save.error, f)
   return (
     <FormDialog title={exclusion ? t.config.editExclusion : t.config.addExclusion} size="lg" testId="exclusion-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!exclusion} onClose={onClose} onSubmit={() => save.mutate()}>
-      <TextInput label={t.config.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      <TextInput label={t.config.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
       <Group grow align="flex-start">
         <Select label={t.config.protocol} name="protocol" allowDeselect={false} data={PROTOCOLS.map((p) => ({ value: p, label: t.config.protocols[p] }))} value={v.protocol} onChange={(x) => x && set('protocol', x as typeof v.protocol)} error={err('protocol')} />
         <Select label={t.config.matchType} name="match_type" allowDeselect={false} data={MATCH.map((m) => ({ value: m, label: t.config.exclusionMatch[m] }))} value={v.match_type} onChange={(x) => x && set('match_type', x as typeof v.match_type)} error={err('match_type')} />

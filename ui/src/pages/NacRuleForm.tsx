@@ -14,13 +14,14 @@ import { conditionInput, NacConditions } from './NacConditions'
 import type { NacCondition, NacRule } from './nac-data'
 import { SearchSelect } from '../components/SearchSelect'
 import { authorizationProfilePicker } from './pickers'
-import { FormDialog } from '../components/crud'
+import { FormDialog, useAllowed } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'authorization_profile_id', 'enabled']
 const conditionField = (f: string | null | undefined) => !!f && (f === 'conditions' || f.startsWith('conditions['))
 
 export function NacRuleForm({ rule, onClose }: { rule: NacRule | null; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/nac/policy/rules')
   const qc = useQueryClient()
   const [v, setV] = useState({
     name: rule?.name ?? '', description: rule?.description ?? '', enabled: rule?.enabled ?? true, profile: rule?.authorization_profile_id ?? null,
@@ -48,7 +49,7 @@ export function NacRuleForm({ rule, onClose }: { rule: NacRule | null; onClose()
   return (
     <FormDialog title={rule ? t.nac.editRule : t.nac.addRule} size="xl" testId="nac-rule-form" error={save.error} fields={shown} pending={save.isPending} editing={!!rule} onClose={onClose} onSubmit={() => save.mutate()}>
       <Group grow align="flex-start">
-        <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+        <TextInput label={t.nac.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
         <SearchSelect label={t.nac.profile} name="authorization_profile_id" required source={authorizationProfilePicker} selectedLabel={v.profile === rule?.authorization_profile_id ? rule?.authorization_profile_name : null} value={v.profile} onChange={(x) => set('profile', x)} error={err('authorization_profile_id')} />
       </Group>
       {!fixed && <NacConditions value={v.conditions} onChange={(x) => set('conditions', x)} named={named} error={save.error} />}

@@ -8,7 +8,7 @@ import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Stack, Table, Tex
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useAuth } from '../auth'
-import { FormDialog, PageTitle } from '../components/crud'
+import { FormDialog, PageTitle, useAllowed } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
@@ -102,11 +102,12 @@ export function NcmCollectors() {
 function AddCollector({ onClose, onCreated }: { onClose(): void; onCreated(e: Enrollment): void }) {
   const { t } = useI18n()
   const n = t.ncm
+  const allowed = useAllowed('POST /api/v1/ncm/collectors')
   const [v, setV] = useState({ name: '', description: '' })
   const save = useMutation({ mutationFn: () => createCollector({ name: v.name, description: v.description || null }), onSuccess: onCreated })
   return (
     <FormDialog title={n.add} testId="collector-form" error={save.error} fields={['name', 'description']} pending={save.isPending} editing={false} onClose={onClose} onSubmit={() => save.mutate()}>
-      <TextInput label={n.name} name="name" required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
+      <TextInput label={n.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
       <Textarea label={n.description} name="description" autosize minRows={1} value={v.description} onChange={(e) => setV({ ...v, description: e.currentTarget.value })} error={fieldError(save.error, 'description')} />
     </FormDialog>
   )

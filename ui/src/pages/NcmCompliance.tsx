@@ -8,7 +8,7 @@ import { Badge, Checkbox, Group, Select, Stack, Table, Text, TextInput, Textarea
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useAuth } from '../auth'
-import { FormDialog, PageTitle, RowActions } from '../components/crud'
+import { FormDialog, PageTitle, RowActions, useAllowed } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
@@ -100,6 +100,7 @@ export function NcmCompliance() {
 function RuleForm({ rule, groups, onClose }: { rule: Rule | null; groups: { value: string; label: string }[]; onClose(): void }) {
   const { t } = useI18n()
   const n = t.ncm
+  const allowed = useAllowed('POST /api/v1/ncm/rules')
   const qc = useQueryClient()
   const [v, setV] = useState({
     name: rule?.name ?? '', description: rule?.description ?? '', device_group_id: rule?.device_group_id ?? null,
@@ -117,7 +118,7 @@ function RuleForm({ rule, groups, onClose }: { rule: Rule | null; groups: { valu
   const err = (f: string) => fieldError(save.error, f)
   return (
     <FormDialog title={rule ? n.editRule : n.addRule} size="lg" testId="rule-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!rule} onClose={onClose} onSubmit={() => save.mutate()}>
-      <TextInput label={n.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      <TextInput label={n.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
       <Select label={n.group} name="device_group_id" clearable placeholder={n.allDevices} data={groups} value={v.device_group_id} onChange={(x) => set('device_group_id', x)} error={err('device_group_id')} />
       <Group grow align="flex-start">
         <Select label={n.requirement} name="requirement" allowDeselect={false} data={(['must_not_contain', 'must_contain'] as const).map((r) => ({ value: r, label: n.requirements[r] }))} value={v.requirement} onChange={(x) => x && set('requirement', x as Requirement)} error={err('requirement')} />

@@ -8,7 +8,7 @@ import { Badge, Button, Checkbox, Group, NumberInput, PasswordInput, SegmentedCo
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type ReactNode } from 'react'
 import { useAuth } from '../auth'
-import { FormDialog, PageTitle } from '../components/crud'
+import { FormDialog, PageTitle, useAllowed } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { groupOptions, useAllGroups } from './groups-data'
@@ -149,6 +149,7 @@ function ScheduleForm(p: { groups: Opt[]; collectors: Opt[]; credentials: Opt[];
 function CredentialForm({ onClose }: { onClose(): void }) {
   const { t } = useI18n()
   const n = t.ncm
+  const allowed = useAllowed('POST /api/v1/ncm/credentials')
   const [v, setV] = useState({ name: '', username: '', auth: 'password' as 'password' | 'private_key', password: '', private_key: '', passphrase: '', enable_secret: '' })
   const save = useCreate(createCredential, onClose)
   const err = (f: string) => fieldError(save.error, f)
@@ -158,8 +159,8 @@ function CredentialForm({ onClose }: { onClose(): void }) {
   }
   return (
     <FormDialog title={n.addCredential} testId="credential-form" error={save.error} fields={['name', 'username', 'auth', 'password', 'private_key', 'passphrase', 'enable_secret']} pending={save.isPending} editing={false} onClose={onClose} onSubmit={() => save.mutate(body())}>
-      <TextInput label={n.name} name="name" required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={err('name')} />
-      <TextInput label={n.username} name="username" required value={v.username} onChange={(e) => setV({ ...v, username: e.currentTarget.value })} error={err('username')} />
+      <TextInput label={n.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={err('name')} />
+      <TextInput label={n.username} name="username" description={allowed('username')} required value={v.username} onChange={(e) => setV({ ...v, username: e.currentTarget.value })} error={err('username')} />
       <Stack gap={4}>
         <Text size="sm" fw={500} id="credential-auth">{n.auth}</Text>
         <SegmentedControl aria-labelledby="credential-auth" value={v.auth} onChange={(x) => setV({ ...v, auth: x as 'password' | 'private_key' })} data={(['password', 'private_key'] as const).map((a) => ({ value: a, label: n.auths[a] }))} />
@@ -180,6 +181,7 @@ function CredentialForm({ onClose }: { onClose(): void }) {
 function ProfileForm({ onClose }: { onClose(): void }) {
   const { t } = useI18n()
   const n = t.ncm
+  const allowed = useAllowed('POST /api/v1/ncm/profiles')
   const [v, setV] = useState({ name: '', mode: 'shell' as 'shell' | 'exec', prompt: '[\\w.-]+[#>]', pre_commands: '', command: 'show running-config', pager_pattern: '', strip_lines: '', secret_lines: '' })
   const save = useCreate(createProfile, onClose)
   const err = (f: string) => fieldError(save.error, f) ?? fieldError(save.error, `${f}[0]`)
@@ -187,7 +189,7 @@ function ProfileForm({ onClose }: { onClose(): void }) {
   const body = () => ({ ...v, pre_commands: lines(v.pre_commands), strip_lines: lines(v.strip_lines), secret_lines: lines(v.secret_lines), pager_pattern: v.pager_pattern || null })
   return (
     <FormDialog title={n.addProfile} size="lg" testId="profile-form" error={save.error} fields={['name', 'mode', 'prompt', 'pre_commands', 'command', 'pager_pattern', 'strip_lines', 'secret_lines']} pending={save.isPending} editing={false} onClose={onClose} onSubmit={() => save.mutate(body())}>
-      <TextInput label={n.name} name="name" required data-autofocus value={v.name} onChange={set('name')} error={err('name')} />
+      <TextInput label={n.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={set('name')} error={err('name')} />
       <Select label={n.mode} name="mode" allowDeselect={false} data={(['shell', 'exec'] as const).map((m) => ({ value: m, label: n.modes[m] }))} value={v.mode} onChange={(x) => x && setV({ ...v, mode: x as 'shell' | 'exec' })} />
       <TextInput label={n.prompt} name="prompt" ff="monospace" value={v.prompt} onChange={set('prompt')} error={err('prompt')} />
       <Textarea label={n.preCommands} name="pre_commands" autosize minRows={1} ff="monospace" value={v.pre_commands} onChange={set('pre_commands')} error={err('pre_commands')} />

@@ -10,7 +10,7 @@ import { ActionIcon, Button, Checkbox, ColorInput, Group, NumberInput, Select, S
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { api, ApiError } from '../api/client'
-import { FormDialog } from '../components/crud'
+import { FormDialog, useAllowed } from '../components/crud'
 import { SearchSelect } from '../components/SearchSelect'
 import { useI18n } from '../i18n'
 import { endpointGroupPicker, userGroupPicker } from './pickers'
@@ -47,6 +47,7 @@ function initial(p: Portal | null) {
 
 export function PortalForm({ portal, readOnly, onClose }: { portal: Portal | null; readOnly: boolean; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/captive-portal/portals')
   const p = t.portal
   const qc = useQueryClient()
   const [v, setV] = useState(() => initial(portal))
@@ -102,7 +103,7 @@ export function PortalForm({ portal, readOnly, onClose }: { portal: Portal | nul
         </Tabs.List>
         <Tabs.Panel value="general" pt="sm">
           <Stack>
-            <TextInput label={p.name} name="name" required readOnly={readOnly} data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+            <TextInput label={p.name} name="name" description={allowed('name')} required readOnly={readOnly} data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
             <TextInput label={p.slug} name="slug" required readOnly={readOnly} description={p.slugHint(v.slug)} value={v.slug} onChange={(e) => set('slug', e.currentTarget.value)} error={err('slug')} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} />
             <Textarea label={p.description} name="description" readOnly={readOnly} autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
             <Switch label={p.enabled} name="enabled" disabled={readOnly} checked={v.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />

@@ -11,7 +11,7 @@ import { api, ApiError } from '../api/client'
 import type { components } from '../generated/api'
 import { fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
-import { FormDialog } from '../components/crud'
+import { FormDialog, useAllowed } from '../components/crud'
 
 export type ProfilingRule = components['schemas']['ProfilingRuleResponse']
 type Condition = components['schemas']['ProfilingCondition']
@@ -21,6 +21,7 @@ const FIELDS = ['name', 'description', 'device_type', 'certainty', 'enabled', 'c
 
 export function ProfilingRuleForm({ rule, onClose }: { rule: ProfilingRule | null; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/nac/profiling-rules')
   const qc = useQueryClient()
   const [v, setV] = useState({
     name: rule?.name ?? '', description: rule?.description ?? '', deviceType: rule?.device_type ?? '', certainty: (rule?.certainty ?? 50) as number | string, enabled: rule?.enabled ?? true,
@@ -45,7 +46,7 @@ export function ProfilingRuleForm({ rule, onClose }: { rule: ProfilingRule | nul
   return (
     <FormDialog title={rule ? t.nac.editProfilingRule : t.nac.addProfilingRule} size="xl" testId="profiling-rule-form" error={save.error} fields={shown} pending={save.isPending} editing={!!rule} onClose={onClose} onSubmit={() => save.mutate()}>
       <Group grow align="flex-start">
-        <TextInput label={t.nac.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+        <TextInput label={t.nac.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
         <TextInput label={t.nac.deviceType} name="device_type" required placeholder="printer" value={v.deviceType} onChange={(e) => set('deviceType', e.currentTarget.value)} error={err('device_type')} />
         <NumberInput label={t.nac.certainty} name="certainty" min={0} max={100} clampBehavior="none" allowDecimal={false} value={v.certainty} onChange={(x) => set('certainty', x)} error={err('certainty')} />
       </Group>

@@ -14,7 +14,7 @@ import { useI18n } from '../i18n'
 import { AttributeRows, type Pair } from './AttributeRows'
 import { type RadiusProfile, useListState } from './config-data'
 import { DeleteDialog } from './DeleteDialog'
-import { DialogButtons, ListFooter, PageTitle, RowActions } from '../components/crud'
+import { DialogButtons, ListFooter, PageTitle, RowActions, useAllowed } from '../components/crud'
 
 export function RadiusProfiles() {
   const { t } = useI18n()
@@ -77,6 +77,7 @@ export function RadiusProfiles() {
 
 function RadiusProfileForm({ profile, readOnly, onClose }: { profile: RadiusProfile | null; readOnly: boolean; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/radius/profiles')
   const qc = useQueryClient()
   const dictionary = useQuery({ queryKey: ['radius-dictionary'], queryFn: () => api.get('/api/v1/radius/dictionary'), staleTime: Infinity })
   const [name, setName] = useState(profile?.name ?? '')
@@ -106,7 +107,7 @@ function RadiusProfileForm({ profile, readOnly, onClose }: { profile: RadiusProf
         <fieldset disabled={readOnly} style={{ border: 0, padding: 0, margin: 0 }}>
           <Stack>
             <ErrorAlert error={['name', 'description'].includes(f) || /^attributes\[\d+\]\./.test(f) ? null : save.error} />
-            <TextInput label={t.config.name} name="name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={err('name')} />
+            <TextInput label={t.config.name} name="name" description={allowed('name')} required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} error={err('name')} />
             <Textarea label={t.config.description} name="description" autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={err('description')} />
             <AttributeRows at="attributes" label={t.config.replyAttributes} rows={attrs} onChange={setAttrs} error={save.error} blank={{ name: '', value: '' }} names={dictionary.data?.attributes.map((a) => a.name)} />
             <Checkbox label={t.config.allowMschapv1} description={t.config.allowMschapv1Hint} checked={mschap} onChange={(e) => setMschap(e.currentTarget.checked)} />

@@ -13,10 +13,11 @@ import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { useRbacSchema, type Role } from './identity-data'
-import { FormDialog } from '../components/crud'
+import { FormDialog, useAllowed } from '../components/crud'
 
 export function RoleForm({ role, onClose }: { role: Role | null; onClose(): void }) {
   const { t, language } = useI18n()
+  const allowed = useAllowed('POST /api/v1/roles')
   const auth = useAuth()
   const qc = useQueryClient()
   const schema = useRbacSchema(language, auth.can('rbac.read'))
@@ -47,7 +48,7 @@ export function RoleForm({ role, onClose }: { role: Role | null; onClose(): void
   return (
     <FormDialog title={role ? t.admin.roles.editTitle(role.name) : t.admin.roles.add} size="xl" testId="role-form" error={refused ? null : save.error} fields={['name', 'description']} pending={save.isPending} editing={!!role} onClose={onClose} onSubmit={() => save.mutate()}>
       <Group grow align="flex-start">
-        <TextInput label={t.admin.roles.name} name="name" required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
+        <TextInput label={t.admin.roles.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => setV({ ...v, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
         <TextInput label={t.admin.roles.description} name="description" value={v.description} onChange={(e) => setV({ ...v, description: e.currentTarget.value })} error={fieldError(save.error, 'description')} />
       </Group>
       <Text fw={500} size="sm">{t.admin.roles.permissions} ({perms.size})</Text>

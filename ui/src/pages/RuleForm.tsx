@@ -14,7 +14,7 @@ import { SearchSelect } from '../components/SearchSelect'
 import { groupOptions, useAllGroups } from './groups-data'
 import { devicePicker, radiusProfilePicker, tacacsProfilePicker, userGroupPicker, userPicker } from './pickers'
 import { RulePreview, TimeWindowInput, type TimeWindowValue } from './RuleConditions'
-import { FormDialog } from '../components/crud'
+import { FormDialog, useAllowed } from '../components/crud'
 
 export type Rule = components['schemas']['AaaPolicyRuleResponse']
 type Body = components['schemas']['AaaPolicyRuleCreate']
@@ -22,6 +22,7 @@ const FIELDS = ['name', 'description', 'who', 'who.user_id', 'who.group_id', 'wh
 
 export function RuleForm({ rule, onClose }: { rule: Rule | null; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/aaa/policy/rules')
   const deviceGroups = useAllGroups()
   const qc = useQueryClient()
   const [v, setV] = useState({
@@ -58,7 +59,7 @@ export function RuleForm({ rule, onClose }: { rule: Rule | null; onClose(): void
   const fixed = !!rule?.is_default
   return (
     <FormDialog title={rule ? t.policy.editTitle : t.policy.add} size="lg" testId="rule-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={!!rule} onClose={onClose} onSubmit={() => save.mutate()}>
-      <TextInput label={t.policy.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      <TextInput label={t.policy.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
       {!fixed && (
         <>
           <Group align="flex-end" grow>

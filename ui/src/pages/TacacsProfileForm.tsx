@@ -12,7 +12,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { AttributeRows, type Pair } from './AttributeRows'
 import { moved, type TacacsProfile, type TacacsProfileBody } from './config-data'
-import { DialogButtons } from '../components/crud'
+import { DialogButtons, useAllowed } from '../components/crud'
 import { SearchMultiSelect, useNames } from '../components/SearchSelect'
 import { commandSetPicker } from './pickers'
 
@@ -21,6 +21,7 @@ const SIMPLE = ['name', 'description', 'privilege_level', 'default_action', 'ena
 
 export function TacacsProfileForm({ profile, readOnly, sets, onClose }: { profile: TacacsProfile | null; readOnly: boolean; sets: { value: string; label: string }[]; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/tacacs/profiles')
   const qc = useQueryClient()
   const [v, setV] = useState({
     name: profile?.name ?? '', description: profile?.description ?? '', privilege_level: profile?.privilege_level ?? 1, default_action: profile?.default_action ?? 'deny',
@@ -60,7 +61,7 @@ export function TacacsProfileForm({ profile, readOnly, sets, onClose }: { profil
           <Stack>
             <ErrorAlert error={shownAtInput ? null : save.error} />
             <Group grow align="flex-start">
-              <TextInput label={t.config.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+              <TextInput label={t.config.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
               <NumberInput label={t.config.privilege} name="privilege_level" min={0} max={15} allowDecimal={false} value={v.privilege_level} onChange={(x) => set('privilege_level', typeof x === 'number' ? x : 1)} error={err('privilege_level')} />
             </Group>
             <Textarea label={t.config.description} name="description" autosize minRows={1} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />

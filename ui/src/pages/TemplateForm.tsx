@@ -11,7 +11,7 @@ import { api } from '../api/client'
 import { fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import type { components } from '../generated/api'
-import { FormDialog } from '../components/crud'
+import { FormDialog, useAllowed } from '../components/crud'
 
 type Body = components['schemas']['TemplateCreate']
 const KEY_USAGE = ['digitalSignature', 'nonRepudiation', 'keyEncipherment', 'dataEncipherment', 'keyAgreement'] as const
@@ -23,6 +23,7 @@ const FIELDS = ['name', 'description', 'key_usage', 'extended_key_usage', 'valid
 
 export function TemplateForm({ onClose }: { onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/pki/templates')
   const qc = useQueryClient()
   const [v, setV] = useState({
     name: '', description: '', keyUsage: ['digitalSignature'] as string[], eku: ['clientAuth'] as string[], days: 365 as number | string,
@@ -51,7 +52,7 @@ export function TemplateForm({ onClose }: { onClose(): void }) {
   )
   return (
     <FormDialog title={t.pki.templates.add} size="lg" testId="template-form" error={save.error} fields={FIELDS} pending={save.isPending} editing={false} onClose={onClose} onSubmit={() => save.mutate()}>
-      <TextInput label={t.pki.name} name="name" required data-autofocus description={t.pki.nameHint} value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      <TextInput label={t.pki.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
       <TextInput label={t.pki.templates.description} name="description" value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
       <Textarea label={t.pki.templates.patterns} name="name_patterns" required autosize minRows={2} ff="monospace" placeholder={'*.devices.example.net\nradius.example.net'} description={t.pki.templates.patternsHint}
         value={v.patterns} onChange={(e) => set('patterns', e.currentTarget.value)} error={err('name_patterns', ...PATTERN_FIELDS)} />

@@ -15,7 +15,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
 import { atListField, options, useAllRoles, useAllUserGroups, type User, type UserCreate } from './identity-data'
-import { FormDialog } from '../components/crud'
+import { FormDialog, useAllowed } from '../components/crud'
 import { AuditLink } from '../components/AuditLink'
 import { MfaFactors } from '../components/MfaFactors'
 import { PushDevices } from '../components/PushDevices'
@@ -29,6 +29,7 @@ const fromLocal = (v: string) => (v ? new Date(v).toISOString() : null)
 
 export function UserForm({ user, onClose }: { user: User | null; onClose(): void }) {
   const { t, language } = useI18n()
+  const allowed = useAllowed('POST /api/v1/users')
   const auth = useAuth()
   const qc = useQueryClient()
   const groups = useAllUserGroups(auth.can('groups.read'))
@@ -67,7 +68,7 @@ export function UserForm({ user, onClose }: { user: User | null; onClose(): void
   return (
     <FormDialog title={user ? t.admin.users.editTitle(user.username) : t.admin.users.add} size="lg" testId="user-form" error={error} fields={FIELDS} pending={save.isPending} editing={!!user} after={user && <AccountActions user={user} />} onClose={onClose} onSubmit={() => save.mutate()}>
       <Group grow align="flex-start">
-        <TextInput label={t.admin.users.username} name="username" required data-autofocus value={v.username} onChange={(e) => set('username', e.currentTarget.value)} error={err('username')} />
+        <TextInput label={t.admin.users.username} name="username" description={allowed('username')} required data-autofocus value={v.username} onChange={(e) => set('username', e.currentTarget.value)} error={err('username')} />
         <TextInput label={t.admin.users.displayName} name="display_name" value={v.display_name} onChange={(e) => set('display_name', e.currentTarget.value)} error={err('display_name')} />
       </Group>
       <Group grow align="flex-start">

@@ -13,7 +13,7 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
 import { atListField, options, useAllRoles, useAllUserGroups, type UserGroup } from './identity-data'
-import { FormDialog, PageTitle, Pager, RowActions } from '../components/crud'
+import { FormDialog, PageTitle, Pager, RowActions, useAllowed } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'role_ids', 'directory_group_dn']
 
@@ -99,6 +99,7 @@ function Members({ group }: { group: UserGroup }) {
 
 function UserGroupForm({ group, onClose }: { group: UserGroup | null; onClose(): void }) {
   const { t } = useI18n()
+  const allowed = useAllowed('POST /api/v1/user-groups')
   const auth = useAuth()
   const qc = useQueryClient()
   const roles = useAllRoles(auth.can('roles.read'))
@@ -120,7 +121,7 @@ function UserGroupForm({ group, onClose }: { group: UserGroup | null; onClose():
   const err = (f: string) => fieldError(error, f)
   return (
     <FormDialog title={group ? t.admin.userGroups.editTitle(group.name) : t.admin.userGroups.add} size="lg" testId="user-group-form" error={error} fields={FIELDS} pending={save.isPending} editing={!!group} onClose={onClose} onSubmit={() => save.mutate()}>
-      <TextInput label={t.admin.userGroups.name} name="name" required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
+      <TextInput label={t.admin.userGroups.name} name="name" description={allowed('name')} required data-autofocus value={v.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} />
       <Textarea label={t.admin.userGroups.description} name="description" autosize minRows={2} value={v.description} onChange={(e) => set('description', e.currentTarget.value)} error={err('description')} />
       {auth.can('roles.read') && <MultiSelect label={t.admin.userGroups.roles} name="role_ids" searchable clearable data={options(roles.data)} value={v.role_ids} onChange={(x) => set('role_ids', x)} error={err('role_ids')} />}
       <TextInput label={t.admin.userGroups.directoryDn} name="directory_group_dn" description={t.admin.userGroups.directoryDnHint} value={v.directory_group_dn} onChange={(e) => set('directory_group_dn', e.currentTarget.value)} error={err('directory_group_dn')} />
