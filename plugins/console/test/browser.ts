@@ -3,8 +3,11 @@
  * Debian's `chromium` through playwright-core); here what is the console's own (its build,
  * the first sign-in, Mantine's inputs).
  */
-import type { Locator, Page } from 'playwright-core'
-import type { TestApp } from '../../../test/kit/app.js'
+import { expect } from 'chai'
+import type { Browser, Locator, Page } from 'playwright-core'
+import type { TestApp, TestAppOptions } from '../../../test/kit/app.js'
+import { launch } from '../../../test/kit/browser.js'
+import { needConsole, startWithAdmin } from '../../../test/kit/console.js'
 
 export { CHROMIUM, context, launch, SCREENSHOTS } from '../../../test/kit/browser.js'
 export { needConsole, signInAt, signInWithToken, startWithAdmin } from '../../../test/kit/console.js'
@@ -66,4 +69,33 @@ export async function answerConfirm(page: Page, answer: 'confirm' | 'cancel' = '
   await dialog.getByTestId(answer === 'confirm' ? 'confirm-ok' : 'confirm-cancel').click()
   await dialog.waitFor({ state: 'detached' })
   return text
+}
+
+/**
+ * One browser suite's life, registered in the calling `describe`: the server with its administrator's
+ * first password changed to `password`, one Chromium, the rate limits cleared before each test, both
+ * stopped after. `ready` hands the two to the suite (its own `before` hooks, which run after this one,
+ * make its records).
+ */
+export function browserSuite(o: TestAppOptions, password: string, ready: (t: TestApp, browser: Browser) => void): void {
+  let t: TestApp | undefined
+  let browser: Browser | undefined
+  before(async function () {
+    needConsole(this)
+    t = await startWithAdmin(o, password)
+    browser = await launch()
+    ready(t, browser)
+  })
+  beforeEach(() => clearRateLimits(t))
+  after(async () => {
+    await browser?.close()
+    await t?.stop()
+  })
+}
+
+/** POSTs `body` to `path` as the administrator, expecting 201: the new record's id. */
+export async function created(t: TestApp, path: string, body: object): Promise<string> {
+  const r = await t.admin('POST', path, { body })
+  expect(r.status, r.text).to.equal(201)
+  return r.body.id as string
 }

@@ -12,7 +12,7 @@ import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { horizontalOverflow } from '../../../test/kit/browser.js'
-import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, screenshot, signInAt, browserSuite } from './browser.js'
 
 const PASSWORD = 'Portcullis-Confirm-2026!'
 const DAEMON = 'tac_plus-ng'
@@ -30,12 +30,9 @@ const CASES = [
   this.timeout(300_000)
   let t: TestApp
   let browser: Browser
-  beforeEach(() => clearRateLimits(t))
-
-  before(async function () {
-    needConsole(this)
-    // No tac_plus-ng on the machine needed: its releases are let through unchecked.
-    t = await startWithAdmin({ plugins: ['inventory', 'tacacs', 'console'], env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' } }, PASSWORD)
+  // No tac_plus-ng on the machine needed: its releases are let through unchecked.
+  browserSuite({ plugins: ['inventory', 'tacacs', 'console'], env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' } }, PASSWORD, (app, b) => ([t, browser] = [app, b]))
+  before(async () => {
     expect((await t.admin('PUT', '/api/v1/settings/deploy.allow_unchecked', { body: { value: true } })).status).to.be.oneOf([200, 204])
     // Two releases of the daemon (a device added between them): the first, superseded, can be rolled back to.
     for (const name of ['edge-1', 'edge-2']) {
@@ -44,11 +41,6 @@ const CASES = [
       const r = await t.admin('POST', '/api/v1/deploys', { body: { daemon: DAEMON } })
       expect(r.status, r.text).to.equal(201)
     }
-    browser = await launch()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.stop()
   })
 
   const dialogOf = (page: Page) => page.getByTestId('confirm-dialog')

@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { createCa, createTemplate, csrWithSubject, issue } from '../../pki/test/helpers.js'
 import { KINDS, logRows } from '../../aaa-logs/services/logs.js'
-import { clearRateLimits, context, launch, needConsole, pickOption, signInAt, startWithAdmin } from './browser.js'
+import { context, pickOption, signInAt, browserSuite } from './browser.js'
 
 const PASSWORD = 'Portcullis-Dashboard-2026!'
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'pki', 'nac', 'console']
@@ -42,11 +42,8 @@ const CASES = [
   // Every row of the charts at one instant: one minute, one hour, whatever the clock says.
   const at = new Date(Date.now() - 5 * 60_000).toISOString()
   const row = (username: string, timestamp = at) => ({ timestamp, username, nas_ip: '192.0.2.77', device_name: 'edge-dash', node_id: NODE, source_file: '/var/log/x.log', source_offset: offset++ })
-  beforeEach(() => clearRateLimits(t))
-
-  before(async function () {
-    needConsole(this)
-    t = await startWithAdmin({ plugins: PLUGINS, env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' }, settings: { 'aaa-logs.ingest_enabled': false } }, PASSWORD)
+  browserSuite({ plugins: PLUGINS, env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' }, settings: { 'aaa-logs.ingest_enabled': false } }, PASSWORD, (app, b) => ([t, browser] = [app, b]))
+  before(async () => {
     const knex = t.app.db.knex
     await logRows(knex, tacacs).insert([
       { ...row('alice-dash'), status: 'success' },
@@ -65,11 +62,6 @@ const CASES = [
     const ca = await createCa(t)
     const tpl = await createTemplate(t, { validity_days: 10 })
     await issue(t, ca.id, tpl.id, csrWithSubject([['CN', CN]]))
-    browser = await launch()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.stop()
   })
 
   const card = (page: Page, id: string) => page.getByTestId(id)

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { expectAccessible } from '../../../test/kit/browser.js'
-import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, screenshot, signInAt, browserSuite } from './browser.js'
 
 const PASSWORD = 'Portcullis-Navigation-2026!'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
@@ -42,18 +42,10 @@ const CASES = [
   this.timeout(600_000)
   let t: TestApp
   let browser: Browser
-  beforeEach(() => clearRateLimits(t))
-
-  before(async function () {
-    needConsole(this)
-    t = await startWithAdmin({ plugins: PLUGINS, env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' }, settings: { 'aaa-logs.ingest_enabled': false } }, PASSWORD)
+  browserSuite({ plugins: PLUGINS, env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' }, settings: { 'aaa-logs.ingest_enabled': false } }, PASSWORD, (app, b) => ([t, browser] = [app, b]))
+  before(async () => {
     const d = await t.admin('POST', '/api/v1/devices', { body: { name: DEVICE, address: '10.99.0.1' } })
     expect(d.status, d.text).to.equal(201)
-    browser = await launch()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.stop()
   })
 
   const nav = (page: Page) => page.getByRole('navigation', { name: /^(Menu|Меню)$/ })

@@ -11,7 +11,7 @@
 import { expect } from 'chai'
 import type { Browser } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, screenshot, signInAt, browserSuite, created } from './browser.js'
 
 const PASSWORD = 'Portcullis-Verdicts-2026!'
 const NAS = '10.8.0.1'
@@ -25,26 +25,14 @@ const LANGS = [
   this.timeout(300_000)
   let t: TestApp
   let browser: Browser
-  beforeEach(() => clearRateLimits(t))
-
-  before(async function () {
-    needConsole(this)
-    t = await startWithAdmin({ plugins: ['inventory', 'tacacs', 'aaa-policy', 'console'] }, PASSWORD)
-    const make = async (p: string, body: object) => {
-      const r = await t.admin('POST', p, { body })
-      expect(r.status, r.text).to.equal(201)
-      return r.body.id as string
-    }
+  browserSuite({ plugins: ['inventory', 'tacacs', 'aaa-policy', 'console'] }, PASSWORD, (app, b) => ([t, browser] = [app, b]))
+  before(async () => {
+    const make = (p: string, body: object) => created(t, p, body)
     const olga = await make('/api/v1/users', { username: 'olga', password: 'Tq-Strong-Pass-7kQ', network_login: true })
     const sw = await make('/api/v1/devices', { name: 'access-sw-8', address: `${NAS}/32`, tacacs_key: 'tacacs-key-8' })
     const set = await make('/api/v1/tacacs/command-sets', { name: 'show-not-configure', commands: [{ command: 'show', action: 'permit' }, { command: 'configure', action: 'deny' }] })
     const profile = await make('/api/v1/tacacs/profiles', { name: 'operator', privilege_level: 15, command_set_ids: [set] })
     await make('/api/v1/aaa/policy/rules', { name: 'olga-access', who: { user_id: olga }, where: { device_id: sw }, tacacs_profile_id: profile })
-    browser = await launch()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.stop()
   })
 
   for (const l of LANGS) {

@@ -6,7 +6,7 @@
 import { expect } from 'chai'
 import type { Browser } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { clearRateLimits, context, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { context, screenshot, signInAt, browserSuite, created } from './browser.js'
 
 const PASSWORD = 'Portcullis-Russian-2026!'
 const NAS = '10.8.1.1'
@@ -16,27 +16,15 @@ const NAS = '10.8.1.1'
   this.timeout(300_000)
   let t: TestApp
   let browser: Browser
-  beforeEach(() => clearRateLimits(t))
-
-  before(async function () {
-    needConsole(this)
-    t = await startWithAdmin({ plugins: ['inventory', 'tacacs', 'aaa-policy', 'console'] }, PASSWORD)
-    const make = async (p: string, body: object) => {
-      const r = await t.admin('POST', p, { body })
-      expect(r.status, r.text).to.equal(201)
-      return r.body.id as string
-    }
+  browserSuite({ plugins: ['inventory', 'tacacs', 'aaa-policy', 'console'] }, PASSWORD, (app, b) => ([t, browser] = [app, b]))
+  before(async () => {
+    const make = (p: string, body: object) => created(t, p, body)
     const olga = await make('/api/v1/users', { username: 'olga', password: 'Tq-Strong-Pass-7kQ', network_login: true })
     const boris = await make('/api/v1/users', { username: 'boris', password: 'Tq-Strong-Pass-8kQ', network_login: true })
     const sw = await make('/api/v1/devices', { name: 'access-sw-9', address: `${NAS}/32`, tacacs_key: 'tacacs-key-9' })
     const profile = await make('/api/v1/tacacs/profiles', { name: 'operator-ru', privilege_level: 15 })
     await make('/api/v1/aaa/policy/rules', { name: 'boris-access', who: { user_id: boris }, where: { device_id: sw }, tacacs_profile_id: profile })
     await make('/api/v1/aaa/policy/rules', { name: 'olga-access', who: { user_id: olga }, where: { device_id: sw }, tacacs_profile_id: profile })
-    browser = await launch()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.stop()
   })
 
   it('the policy test\'s trace and a refusal in Russian (1280×800)', async () => {

@@ -11,7 +11,7 @@ import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { codeAt, enroll } from '../../../test/kit/mfa.js'
-import { clearRateLimits, context, heading, launch, needConsole, signInAt, startWithAdmin } from './browser.js'
+import { context, heading, signInAt, browserSuite } from './browser.js'
 
 const PASSWORD = 'Portcullis-Sessions-2026!'
 const USER_PASSWORD = 'Two-Tabs-One-Sign-In-42'
@@ -26,21 +26,13 @@ const CASES = [
   let t: TestApp
   let browser: Browser
   const secrets = new Map<string, string>()
-  beforeEach(() => clearRateLimits(t))
-
-  before(async function () {
-    needConsole(this)
-    t = await startWithAdmin({ plugins: ['mfa', 'console'] }, PASSWORD)
+  browserSuite({ plugins: ['mfa', 'console'] }, PASSWORD, (app, b) => ([t, browser] = [app, b]))
+  before(async () => {
     for (const c of CASES) {
       const r = await t.admin('POST', '/api/v1/users', { body: { username: c.user, password: USER_PASSWORD, is_admin: true } })
       expect(r.status, r.text).to.equal(201)
       secrets.set(c.user, await enroll(t, c.user, USER_PASSWORD))
     }
-    browser = await launch()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.stop()
   })
 
   const signInForm = (page: Page) => page.locator('input[name="username"]')

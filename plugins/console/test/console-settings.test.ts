@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { expectAccessible, horizontalOverflow } from '../../../test/kit/browser.js'
-import { answerConfirm, clearRateLimits, context, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin } from './browser.js'
+import { answerConfirm, context, inputError, screenshot, signInAt, browserSuite } from './browser.js'
 
 const PASSWORD = 'Portcullis-Settings-2026!'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
@@ -35,17 +35,7 @@ const CASES = [
   this.timeout(300_000)
   let t: TestApp
   let browser: Browser
-  beforeEach(() => clearRateLimits(t))
-
-  before(async function () {
-    needConsole(this)
-    t = await startWithAdmin({ plugins: PLUGINS, env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' }, settings: { 'aaa-logs.ingest_enabled': false } }, PASSWORD)
-    browser = await launch()
-  })
-  after(async () => {
-    await browser?.close()
-    await t?.stop()
-  })
+  browserSuite({ plugins: PLUGINS, env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' }, settings: { 'aaa-logs.ingest_enabled': false } }, PASSWORD, (app, b) => ([t, browser] = [app, b]))
 
   const setting = async (key: string) => (await t.admin('GET', `/api/v1/settings/${key}`)).body.value
   const section = (page: Page, id: string) => page.locator(`[data-settings-section="${id}"]`)

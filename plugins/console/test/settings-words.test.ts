@@ -8,26 +8,16 @@
 import { expect } from 'chai'
 import settingsEn from '../../../ui/src/i18n/settings-en.js'
 import settingsRu from '../../../ui/src/i18n/settings-ru.js'
-import { matches, sectionsOf, wordsOf } from '../../../ui/src/pages/settings-model.js'
+import { matches, sectionsOf, wordsOf, type Setting } from '../../../ui/src/pages/settings-model.js'
 import { runsOn, startTestApp, type TestApp } from '../../../test/kit/app.js'
-
-interface Listed {
-  key: string
-  owner: string
-  description: string
-  value: unknown
-  default: unknown
-  schema: unknown
-  secret: boolean
-}
 
 ;(runsOn('postgres') ? describe : describe.skip)('console: every registered setting has its words in English and Russian', function () {
   this.timeout(180_000)
   let t: TestApp
-  let listed: Listed[]
+  let listed: Setting[]
   before(async () => {
     t = await startTestApp({ edition: 'pro' })
-    const r = await t.admin<Listed[]>('GET', '/api/v1/settings')
+    const r = await t.admin<Setting[]>('GET', '/api/v1/settings')
     expect(r.status, r.text).to.equal(200)
     listed = r.body
   })

@@ -10,7 +10,7 @@ import { settingInput, shown } from './setting-input.js'
  * A setting as GET /settings lists it (the console's Setting, from the OpenAPI types): written out here
  * so that the server's tests can read this file without the console's API client.
  */
-interface Setting {
+export interface Setting {
   key: string
   owner: string
   description: string
