@@ -1,0 +1,132 @@
+/**
+ * Every screen the menu offers an administrator, for assistive technology and the keyboard (issue 34:
+ * "an accessibility check with axe-core on every screen"; item 10: "every action reachable by
+ * keyboard"), with the community edition's plugins that have screens and a few records so the lists
+ * are not empty, at 1280×800 in English and at 768 px in Russian. The screens are the menu's own links,
+ * read from the page (a new screen in the menu is checked without touching this file). On each:
+ * - axe-core finds nothing serious or critical (the screen, the rule and the elements it names);
+ * - from the skip link, Tab reaches every visible, enabled button, link and input of the content (one
+ *   stop a radio group or tab list: arrows move within), no element has a positive tabindex, none
+ *   that is an action has tabindex=-1, and no element the mouse can click (a React onClick, a role of
+ *   button) is out of the keyboard's reach.
+ */
+import { expect } from 'chai'
+import type { Browser, Page } from 'playwright-core'
+import { runsOn, type TestApp } from '../../../test/kit/app.js'
+import { axe, describeViolations } from '../../../test/kit/browser.js'
+import { browserSuite, context, created, signInAt } from './browser.js'
+
+const PASSWORD = 'Portcullis-A11y-Check-2026!'
+/** The community edition's plugins with screens (console-navigation.test.ts's, without the example plugin). */
+const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'portal', 'ncm', 'console']
+const CASES = [
+  { locale: 'en-US', width: 1280 },
+  { locale: 'ru-RU', width: 768 },
+] as const
+
+/** What the keyboard walk found wrong on one screen, one line a problem. */
+async function keyboardProblems(page: Page): Promise<string[]> {
+  // The test's code is compiled with esbuild's keepNames, whose __name helper the page does not have.
+  await page.evaluate('window.__name ??= (f) => f')
+  // Marks the candidates: what a pointer can use in #main, as the page is now.
+  const marked = await page.evaluate(() => {
+    const main = document.getElementById('main')!
+    const describe = (el: Element) => `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.getAttribute('role') ? `[role=${el.getAttribute('role')}]` : ''} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"`
+    const shown = (el: HTMLElement) => {
+      const r = el.getBoundingClientRect()
+      return el.checkVisibility({ visibilityProperty: true }) && r.width > 0 && r.height > 0
+    }
+    const disabled = (el: HTMLElement) => (el as HTMLButtonElement).disabled === true || el.getAttribute('aria-disabled') === 'true' || !!el.closest('fieldset:disabled, [inert]')
+    /** Roving focus (WAI-ARIA): one stop for the group, the arrows move within it. */
+    const roving = (el: HTMLElement) => {
+      const role = el.getAttribute('role')
+      if ((el as HTMLInputElement).type === 'radio' || role === 'radio') return !(el as HTMLInputElement).checked && el.getAttribute('aria-checked') !== 'true'
+      return (role === 'tab' && el.getAttribute('aria-selected') !== 'true') || role === 'menuitem' || role === 'option' || role === 'gridcell'
+    }
+    const problems: string[] = []
+    for (const el of document.querySelectorAll<HTMLElement>('[tabindex]')) if (el.tabIndex > 0) problems.push(`positive tabindex ${el.tabIndex}: ${describe(el)}`)
+    const actions = 'a[href], button, input:not([type="hidden"]), select, textarea, [role="button"], [role="link"], [role="checkbox"], [role="switch"], [role="tab"], [role="radio"], [role="combobox"]'
+    let n = 0
+    for (const el of main.querySelectorAll<HTMLElement>(actions)) {
+      if (!shown(el) || disabled(el) || roving(el)) continue
+      if (el.tabIndex < 0) {
+        problems.push(`an action out of the Tab order (tabindex=${el.getAttribute('tabindex')}): ${describe(el)}`)
+        continue
+      }
+      el.setAttribute('data-a11y-tab', String(n++))
+    }
+    // What React answers a click on, that Tab cannot reach: its props are on the element (__reactProps$…).
+    for (const el of main.querySelectorAll<HTMLElement>('*')) {
+      const key = Object.keys(el).find((k) => k.startsWith('__reactProps$'))
+      const props = key ? ((el as unknown as Record<string, { onClick?: unknown }>)[key] ?? {}) : {}
+      if (typeof props.onClick !== 'function' || el.tabIndex >= 0 || !shown(el) || el.matches('label, [role="presentation"], [role="none"]')) continue
+      // A row or card clickable for the mouse, whose own link or button the keyboard uses, is not a gap.
+      if (el.querySelector('a[href], button, input, select, textarea, [tabindex="0"]')) continue
+      if (el.closest('a[href], button, label, [tabindex="0"]')) continue // inside what is focusable: the same action
+      problems.push(`clickable but not focusable: ${describe(el)}`)
+    }
+    return { n, problems }
+  })
+  const reached = new Set<string>()
+  await page.locator('a.skip-link').focus()
+  await page.keyboard.press('Enter')
+  await page.waitForFunction(() => document.activeElement?.id === 'main')
+  for (let i = 0; i < marked.n + 40; i++) {
+    await page.keyboard.press('Tab')
+    const at = await page.evaluate(() => {
+      const a = document.activeElement
+      return { inMain: !!a && !!document.getElementById('main')?.contains(a), mark: a?.getAttribute('data-a11y-tab') ?? null }
+    })
+    if (!at.inMain) break
+    if (at.mark !== null) reached.add(at.mark)
+    if (reached.size === marked.n) break
+  }
+  const missed = await page.evaluate((seen) => {
+    const out: string[] = []
+    for (const el of document.querySelectorAll<HTMLElement>('[data-a11y-tab]')) {
+      if (!seen.includes(el.getAttribute('data-a11y-tab')!)) out.push(`not reached by Tab: ${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? el.getAttribute('name') ?? '').trim().slice(0, 40)}"`)
+      el.removeAttribute('data-a11y-tab')
+    }
+    return out
+  }, [...reached])
+  return [...marked.problems, ...missed]
+}
+
+// A browser run is engine-independent: once per npm test, in the embedded run (docs/testing.md: the runs balanced).
+;(runsOn('embedded') ? describe : describe.skip)('console: every screen accessible and usable by keyboard', function () {
+  this.timeout(600_000)
+  let t: TestApp
+  let browser: Browser
+  browserSuite({ plugins: PLUGINS, env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' }, settings: { 'aaa-logs.ingest_enabled': false } }, PASSWORD, (app, b) => ([t, browser] = [app, b]))
+  before(async () => {
+    await created(t, '/api/v1/device-groups', { name: 'a11y-core' })
+    await created(t, '/api/v1/devices', { name: 'a11y-sw-1', address: '10.98.0.1' })
+    await created(t, '/api/v1/users', { username: 'a11y-operator', email: 'operator@example.org' })
+    await created(t, '/api/v1/user-groups', { name: 'a11y-operators' })
+  })
+
+  for (const c of CASES) {
+    it(`every screen of the menu: no serious or critical axe violation, every action reachable by Tab (${c.locale.slice(0, 2)}, ${c.width} px)`, async () => {
+      const page = await (await context(browser, { locale: c.locale, width: c.width, height: 800 })).newPage()
+      await signInAt(page, t.url + '/', 'admin', PASSWORD)
+      await page.locator('nav a[href]').first().waitFor({ state: 'attached' })
+      // The menu's links, every section open (context()'s default); the drawer's are in the page too.
+      await page.waitForFunction(() => document.querySelectorAll('[data-menu-section]').length > 0)
+      const screens = [...new Set(await page.locator('nav a[href^="/"]').evaluateAll((els) => els.map((el) => el.getAttribute('href')!)))]
+      expect(screens.length, 'the menu offers the administrator its screens').to.be.greaterThan(25)
+      const failures: string[] = []
+      for (const screen of screens) {
+        await page.goto(t.url + screen)
+        await page.getByRole('heading', { level: 1 }).first().waitFor()
+        // The lists loaded: no loader left in the content.
+        await page.waitForFunction(() => !document.querySelector('#main .mantine-Loader-root, #main [aria-busy="true"]'))
+        const grave = (await axe(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        if (grave.length > 0) failures.push(`${screen}: axe\n${describeViolations(grave)}`)
+        const keys = await keyboardProblems(page)
+        if (keys.length > 0) failures.push(`${screen}: keyboard\n${keys.join('\n')}`)
+      }
+      expect(failures, failures.join('\n\n')).to.deep.equal([])
+      await page.context().close()
+    })
+  }
+})
