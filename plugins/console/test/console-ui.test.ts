@@ -113,7 +113,8 @@ async function signIn(page: Page, username: string, password: string) {
       await page.getByTestId('groups-table').getByRole('row', { name: new RegExp(name) }).waitFor()
     }
     const paris = page.getByTestId('groups-table').getByRole('row', { name: /paris/ })
-    expect(await paris.getAttribute('aria-level')).to.equal('2')
+    expect(await paris.getAttribute('data-level')).to.equal('2')
+    expect(await paris.locator('td').first().textContent(), 'its depth said to a screen reader').to.equal('└ paris, level 2')
     await screenshot(page, 'device-groups')
     // Deleting a group that holds a subgroup: confirmed, refused by the API, said above the table, nothing removed.
     await page.getByRole('button', { name: 'Delete emea' }).click()

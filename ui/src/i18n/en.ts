@@ -10,6 +10,7 @@ import fields from './fields-en'
 import menu from './menu-en'
 import settings from './settings-en'
 import table from './table-en'
+import a11y from './a11y-en'
 import deployFailure from './deploy-failure-en'
 import dash from './dashboard-en'
 import serverValues from './server-values-en'
@@ -365,6 +366,7 @@ const en = {
   table,
   serverValues,
   imports,
+  a11y,
 }
 
 export default en

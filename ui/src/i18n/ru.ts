@@ -10,6 +10,7 @@ import fields from './fields-ru'
 import menu from './menu-ru'
 import settings from './settings-ru'
 import table from './table-ru'
+import a11y from './a11y-ru'
 import deployFailure from './deploy-failure-ru'
 import dash from './dashboard-ru'
 import serverValues from './server-values-ru'
@@ -199,7 +200,7 @@ const ru: Messages = {
       password: 'Пароль', newPassword: 'Новый пароль', passwordHint: 'От 12 до 256 символов, не логин и не распространённый пароль',
       passwordKeep: (at) => `Оставьте пустым, чтобы сохранить текущий (задан ${at})`, passwordNone: 'Пароль не задан: введите, чтобы задать',
       expires: 'Действует до', expiresHint: 'Пусто: бессрочно',
-      deleteConfirm: (u) => `Удалить пользователя ${u}?`, logsOf: (u) => `Журнал AAA пользователя ${u}`,
+      deleteConfirm: (u) => `Удалить пользователя ${u}?`, logsOf: (u) => `Журналы AAA пользователя ${u}`,
       account: 'Учётная запись', mfa: 'Второй фактор (TOTP)', mfaOn: (at) => `включён с ${at}`, mfaOff: 'выключен', mfaUnavailable: 'недоступен', mfaReset: 'Сбросить второй фактор', mfaLink: 'Отправить ссылку для настройки',
       mfaResetConfirm: (u) => `Удалить аутентификатор пользователя ${u}? При следующем входе код не спросят.`,
       endSessions: 'Завершить все сеансы', sessionsConfirm: (u) => `Завершить все сеансы пользователя ${u}?`, clearLockout: 'Снять блокировку',
@@ -365,6 +366,7 @@ const ru: Messages = {
   table,
   serverValues,
   imports,
+  a11y,
 }
 
 export default ru

@@ -4,7 +4,7 @@
  * is added under a parent, moved by changing the parent, deleted when empty
  * (the API refuses otherwise and the refusal is shown).
  */
-import { Anchor, Select, Stack, Table, Text, TextInput, Textarea } from '@mantine/core'
+import { Anchor, Select, Stack, Table, Text, TextInput, Textarea, VisuallyHidden } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
@@ -39,11 +39,11 @@ export function DeviceGroups() {
           </Table.Thead>
           <Table.Tbody>
             {rows.map(({ group: g, depth }) => (
-              <Table.Tr key={g.id} aria-level={depth + 1}>
-                <Table.Td fw={500} style={{ paddingInlineStart: `calc(var(--mantine-spacing-xs) + ${depth * 1.5}rem)` }}>{depth > 0 ? '└ ' : ''}{g.name}</Table.Td>
+              <Table.Tr key={g.id} data-level={depth + 1}>
+                <Table.Td fw={500} style={{ paddingInlineStart: `calc(var(--mantine-spacing-xs) + ${depth * 1.5}rem)` }}>{depth > 0 && <span aria-hidden="true">└ </span>}{g.name}{depth > 0 && <VisuallyHidden>{t.a11y.groupLevel(depth + 1)}</VisuallyHidden>}</Table.Td>
                 <Table.Td>{g.description ?? t.common.none}</Table.Td>
                 <Table.Td>
-                  <Anchor component={Link} href={`/devices?group=${g.id}`} aria-label={t.groups.devicesOf(g.name)}>{g.device_count}</Anchor>
+                  <Anchor component={Link} href={`/devices?group=${g.id}`} aria-label={t.a11y.countLink(g.device_count, t.groups.devicesOf(g.name))}>{g.device_count}</Anchor>
                 </Table.Td>
                 <Table.Td>{g.child_count}</Table.Td>
                 {canWrite && (

@@ -52,7 +52,7 @@ export function UserGroups() {
                   <Group gap={4}>{g.role_ids.length ? g.role_ids.map((r) => <Badge key={r} size="sm" variant="light">{roleName(r)}</Badge>) : t.common.none}</Group>
                 </Table.Td>
                 <Table.Td>
-                  <Anchor component="button" type="button" onClick={() => setMembers(g)} aria-label={t.admin.userGroups.membersOf(g.name)}>{g.member_count}</Anchor>
+                  <Anchor component="button" type="button" onClick={() => setMembers(g)} aria-label={t.a11y.countLink(g.member_count, t.admin.userGroups.membersOf(g.name))}>{g.member_count}</Anchor>
                 </Table.Td>
                 {canWrite && (
                   <Table.Td>
