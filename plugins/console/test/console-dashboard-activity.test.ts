@@ -15,14 +15,11 @@ import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { createCa, createTemplate, csrWithSubject, issue } from '../../pki/test/helpers.js'
-import { KINDS, logRows } from '../../aaa-logs/services/logs.js'
+import { logTable } from '../../aaa-logs/test/helpers.js'
 import { context, pickOption, signInAt, browserSuite } from './browser.js'
 
 const PASSWORD = 'Portcullis-Dashboard-2026!'
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'pki', 'nac', 'console']
-const tacacs = KINDS.find((k) => k.kind === 'tacacs_authentication')!
-const radius = KINDS.find((k) => k.kind === 'radius_authentication')!
-const acct = KINDS.find((k) => k.kind === 'radius_accounting')!
 const NODE = randomUUID()
 const CN = 'expiring-soon.example.net'
 
@@ -45,17 +42,17 @@ const CASES = [
   browserSuite({ plugins: PLUGINS, env: { TAC_PLUS_NG: '/nonexistent/sbin/tac_plus-ng' }, settings: { 'aaa-logs.ingest_enabled': false } }, PASSWORD, (app, b) => ([t, browser] = [app, b]))
   before(async () => {
     const knex = t.app.db.knex
-    await logRows(knex, tacacs).insert([
+    await logTable(knex, 'tacacs_authentication').insert([
       { ...row('alice-dash'), status: 'success' },
       { ...row('alice-dash'), status: 'success' },
       ...[1, 2, 3].map(() => ({ ...row('mallory-dash'), status: 'failure' as const })),
     ])
-    await logRows(knex, radius).insert([
+    await logTable(knex, 'radius_authentication').insert([
       { ...row('laptop-dash'), status: 'accept', auth_type: 'PEAP' },
       { ...row('aa-bb-cc-00-11-22'), status: 'reject', auth_type: 'MAB' },
     ])
     // The logs screen's part reads RADIUS accounting: nothing there counts in the charts or the failures.
-    await logRows(knex, acct).insert([
+    await logTable(knex, 'radius_accounting').insert([
       { ...row('old-entry', new Date(Date.now() - 20 * 60_000).toISOString()), acct_status_type: 'Start' },
       { ...row('recent-entry'), acct_status_type: 'Start' },
     ])
@@ -97,7 +94,7 @@ const CASES = [
       expect(new URL(page.url()).searchParams.get('range')).to.equal('15m')
       await page.getByRole('switch', { name: c.live }).check()
       const tailUser = `tail-${lang}-${c.width}`
-      await logRows(t.app.db.knex, acct).insert({ ...row(tailUser, new Date().toISOString()), acct_status_type: 'Stop' })
+      await logTable(t.app.db.knex, 'radius_accounting').insert({ ...row(tailUser, new Date().toISOString()), acct_status_type: 'Stop' })
       const fresh = page.locator(`tr[data-username="${tailUser}"][data-new="true"]`)
       await fresh.waitFor({ timeout: 20_000 })
       expect(await page.locator('tbody tr').first().getAttribute('data-username')).to.equal(tailUser)
