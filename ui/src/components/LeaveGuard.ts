@@ -8,7 +8,7 @@ import { setLeaveGuard } from '../router'
 import { type ConfirmOptions, useConfirm } from './Confirm'
 
 export function useLeaveGuard(unsaved: boolean, question: () => ConfirmOptions): void {
-  const confirm = useConfirm()
+  const ask = useConfirm()
   // The question of the latest render (the sections changed since the guard was set).
   const latest = useRef(question)
   latest.current = question
@@ -19,10 +19,10 @@ export function useLeaveGuard(unsaved: boolean, question: () => ConfirmOptions):
       e.returnValue = ''
     }
     window.addEventListener('beforeunload', onUnload)
-    const release = setLeaveGuard(() => confirm(latest.current()))
+    const release = setLeaveGuard(() => ask(latest.current()))
     return () => {
       window.removeEventListener('beforeunload', onUnload)
       release()
     }
-  }, [unsaved, confirm])
+  }, [unsaved, ask])
 }
