@@ -52,7 +52,15 @@ function expectEnvelope(a: Answer) {
   expect(a.headers.get('content-type'), 'content type of the envelope').to.match(/^application\/json/)
   const body = JSON.parse(a.text) as Json
   expect(body, 'the envelope is an object').to.be.an('object').and.not.an('array')
-  expect(Object.keys(body).sort(), `exactly { detail, code, field }: ${a.text.slice(0, 300)}`).to.deep.equal(['code', 'detail', 'field'])
+  // A refused body may add every field's problem (`errors`, docs/errors.md), never anything else.
+  const keys = Object.keys(body).sort()
+  expect(keys, `exactly { detail, code, field } (and errors[] for a refused body): ${a.text.slice(0, 300)}`).to.deep.equal(keys.includes('errors') ? ['code', 'detail', 'errors', 'field'] : ['code', 'detail', 'field'])
+  if (keys.includes('errors')) {
+    expect(a.status, 'errors[] only on a 422').to.equal(422)
+    const errors = body.errors as Json[]
+    expect(errors).to.be.an('array').that.is.not.empty
+    for (const e of errors) expect(Object.keys(e as object).sort()).to.deep.equal(['code', 'detail', 'field'])
+  }
   expect(body.detail).to.be.a('string').and.not.equal('')
   expect(body.code).to.be.a('string').and.match(/^[A-Z][A-Z0-9_]*$/)
   if (body.field !== null) expect(body.field).to.be.a('string')
