@@ -15,7 +15,8 @@ import type { Config } from './config.js'
 import { EDITIONS, projectRoot, platformVersion } from './version.js'
 import { createLogger } from './logger.js'
 import { createTranslator } from './i18n.js'
-import { loadPlugins, orderPlugins, type LoadedPlugin } from './plugins/load.js'
+import { loadPlugins, orderPlugins } from './plugins/load.js'
+import { migrationOwners } from './migration-owners.js'
 import { initPlugin } from './plugins/init.js'
 import { ContributionRegistry } from './plugins/registry.js'
 import { ServiceRegistry } from './container.js'
@@ -26,7 +27,7 @@ import { privateUmask, protectDataDir } from './security/data-dir.js'
 import { TokenService } from './security/tokens.js'
 import { Gate } from './security/gate.js'
 import { connect } from './db/connect.js'
-import { migrateAll, schemaHeadReached, urlToDir, waitForSchemaHead, type MigrationOwner } from './db/migrate.js'
+import { migrateAll, schemaHeadReached, waitForSchemaHead } from './db/migrate.js'
 import { isStandby } from './db/hosts.js'
 import { schemaWaitHandler } from './http/schema-wait.js'
 import { assertNoSchemaDrift, declaredTables } from './db/drift.js'
@@ -102,21 +103,6 @@ export interface App {
 
 /** Where compiled (dist/) or source code lives: built-in plugins are found beside the kernel. */
 const codeDir = () => path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-
-/** Whose migrations a start with these plugins applies, in order: the kernel's, then each plugin's that has any. */
-const migrationOwners = (plugins: readonly LoadedPlugin[]): MigrationOwner[] => [
-  { owner: 'kernel', dir: path.join(codeDir(), 'migrations') },
-  ...plugins.filter((p) => p.def.migrations).map((p) => ({ owner: p.def.id, dir: urlToDir(p.def.migrations!) })),
-]
-
-/**
- * The migrations a start with this configuration would apply, without starting: the test kit makes each
- * fresh test database from one migrated copy per set of owners (test/kit/migrated-template.ts) instead of
- * migrating every one. Throws what loading the plugins throws (a start would refuse the same way).
- */
-export async function migrationOwnersOf(config: Pick<Config, 'plugins'>): Promise<MigrationOwner[]> {
-  return migrationOwners(orderPlugins(await loadPlugins(config.plugins, { root: projectRoot(), codeDir: codeDir() })))
-}
 
 /** `background: false` (the command line) leaves the plugins' start hooks (log ingestion …) unrun. */
 export async function startApp(config: Config, opts: { log?: Logger; background?: boolean } = {}): Promise<App> {

@@ -16,7 +16,7 @@ import { constants as fsConstants, cpSync, existsSync, mkdtempSync, readdirSync,
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { migrationOwnersOf } from '../../kernel/app.js'
+import { migrationOwnersOf } from '../../kernel/migration-owners.js'
 import { connect } from '../../kernel/db/connect.js'
 import { listMigrationFiles, migrateAll, type MigrationOwner } from '../../kernel/db/migrate.js'
 import type { PgCluster } from './postgres.js'
