@@ -7,7 +7,9 @@
  * arguments go to mocha (`npm test -- --bail`).
  */
 import { spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { createInterface } from 'node:readline'
+import { makeScratchFolder, memoryFileSystem } from './kit/scratch.js'
 
 const SPECS = ['test/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'pro/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts']
 const engines = (process.env.TEST_ENGINES ?? 'postgres,embedded').split(',').map((e) => e.trim()).filter(Boolean)
@@ -15,8 +17,12 @@ for (const e of engines) if (e !== 'postgres' && e !== 'embedded') throw new Err
 
 function run(engine: string): Promise<{ engine: string; code: number; ms: number; summary: string[]; failures: string[] }> {
   const t0 = performance.now()
+  // The kit's throwaway files in memory when the machine has room (test/kit/scratch.ts): one folder per
+  // engine, made here so that it goes even when the run is killed half-way.
+  const memory = process.env.TEST_SCRATCH_DIR ? null : memoryFileSystem()
+  const scratch = memory ? makeScratchFolder(memory) : null
   const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...SPECS, ...(process.stdout.isTTY ? [] : ['--no-color']), ...process.argv.slice(2)], {
-    env: { ...process.env, TEST_ENGINE: engine, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
+    env: { ...process.env, TEST_ENGINE: engine, FORCE_COLOR: process.stdout.isTTY ? '1' : '0', ...(scratch ? { TEST_SCRATCH_DIR: scratch } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const summary: string[] = []
@@ -36,7 +42,12 @@ function run(engine: string): Promise<{ engine: string; code: number; ms: number
       process.stdout.write(`${tag}${line}\n`)
     })
   }
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ engine, code: code ?? (signal ? 1 : 0), ms: performance.now() - t0, summary, failures })))
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      if (scratch) rmSync(scratch, { recursive: true, force: true })
+      resolve({ engine, code: code ?? (signal ? 1 : 0), ms: performance.now() - t0, summary, failures })
+    }),
+  )
 }
 
 const results = await Promise.all(engines.map(run))

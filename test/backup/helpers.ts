@@ -8,7 +8,6 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createWriteStream, existsSync, mkdtempSync } from 'node:fs'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
-import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { restoreArchive, type RestoreSummary } from '../../kernel/backup/restore.js'
@@ -25,6 +24,7 @@ import { silentLogger, type TestApp, type TestEngine } from '../kit/app.js'
 import { created } from '../kit/expect.js'
 import { sharedPostgres } from '../kit/shared.js'
 import { tacPlusNgBinary } from '../kit/tac-plus-ng.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 export const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac']
 export const RULES = '/api/v1/aaa/policy/rules'
@@ -43,7 +43,7 @@ export interface Target {
 
 export async function freshTarget(engine: TestEngine, masterKey: string, plugins = PLUGINS): Promise<Target> {
   const databaseUrl = engine === 'postgres' ? await (await sharedPostgres()).createDatabase('restore') : null
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-restore-'))
+  const dataDir = scratchFolder('portcullis-restore-')
   // An empty DATABASE_URL is none: the command then opens the embedded engine under DATA_DIR.
   return { engine, databaseUrl, dataDir, env: { DATABASE_URL: databaseUrl ?? '', DATA_DIR: dataDir, MASTER_KEY: masterKey, PLUGINS: plugins.join(',') } }
 }

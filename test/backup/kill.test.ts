@@ -6,7 +6,6 @@
  * server is seen running its COPY.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import pg from 'pg'
@@ -15,6 +14,7 @@ import { connect } from '../../kernel/db/connect.js'
 import { runsOn, startTestApp } from '../kit/app.js'
 import { created } from '../kit/expect.js'
 import { cli, freshTarget, spawnCli, type Target } from './helpers.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const PLUGINS = ['inventory', 'aaa-logs']
 const ROWS = 300_000
@@ -26,7 +26,7 @@ const ROWS = 300_000
   let target: Target
 
   before(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-backup-kill-'))
+    dir = scratchFolder('portcullis-backup-kill-')
     file = path.join(dir, 'big.tar.gz')
     const t = await startTestApp({ engine: 'postgres', plugins: PLUGINS })
     try {

@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto'
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { CONTENTS, CONTENTS_SEAL, MANIFEST, MANIFEST_SEAL } from '../../kernel/backup/manifest.js'
@@ -14,6 +13,7 @@ import { connect } from '../../kernel/db/connect.js'
 import { defaultEngine, startTestApp, type TestApp } from '../kit/app.js'
 import { created } from '../kit/expect.js'
 import { cli, freshTarget, hasAnySchema, refusal, restoreInto, rewriteArchive, type Target } from './helpers.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const V1 = ['inventory', './test/fixtures/plugins/backup-probe-v1']
 const V2 = ['inventory', './test/fixtures/plugins/backup-probe-v2']
@@ -44,7 +44,7 @@ describe('portcullis backup / restore: the command line and every refusal', func
   }
 
   before(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-backup-cli-'))
+    dir = scratchFolder('portcullis-backup-cli-')
     const dataDir = path.join(dir, 'source')
     const t: TestApp = await startTestApp({ engine, plugins: V1, dataDir, masterKey: key })
     try {

@@ -4,13 +4,13 @@
  * request, whatever is written while it is read.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { archiveMembers, verifyArchive } from '../../kernel/backup/verify.js'
 import { readMasterKey } from '../../kernel/security/master-key.js'
 import { startTestApp, type TestApp } from '../kit/app.js'
 import { expectError } from '../kit/expect.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const PLUGINS = ['inventory', 'aaa-logs']
 
@@ -22,7 +22,7 @@ describe('POST /api/v1/backups', function () {
 
   before(async () => {
     t = await startTestApp({ plugins: PLUGINS, env: { DOCS_ENABLED: 'true' } })
-    dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-backup-route-'))
+    dir = scratchFolder('portcullis-backup-route-')
   })
   after(async () => {
     await t?.stop()

@@ -10,7 +10,6 @@ import { spawn, spawnSync } from 'node:child_process'
 import { createSocket, type Socket } from 'node:dgram'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
-import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { createAuditTrail } from '../../kernel/audit/trail.js'
@@ -26,6 +25,7 @@ import { papRequest } from '../kit/radius-pap.js'
 import { skipBecause } from '../kit/skip.js'
 import { freePort, TAC_PLUS_NG_SKIP, tacPlusNgBinary } from '../kit/tac-plus-ng.js'
 import { papServerBlocks } from '../kit/freeradius-pap.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const SECRET = 'testing123'
 const FAST = { baseMs: 300, maxMs: 5000, resetAfterMs: 60_000 }
@@ -121,7 +121,7 @@ async function udpPort(): Promise<number> {
 
   before(async function () {
     t = await startTestApp({ plugins: ['inventory', 'radius', 'tacacs'], options: tac ? { 'tacacs.binary': tac } : {} })
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-supervised-'))
+    dataDir = scratchFolder('portcullis-supervised-')
   })
   after(async () => {
     await t?.stop()

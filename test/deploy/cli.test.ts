@@ -7,12 +7,12 @@
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { runsOn, startTestApp, type TestApp } from '../kit/app.js'
 import { freePort, startTacPlusNg, tacPlusNgBinary, TAC_PLUS_NG_SKIP } from '../kit/tac-plus-ng.js'
 import { created, PLUGINS as AAA_PLUGINS, RULES, setSetting, strongPassword } from '../../plugins/tacacs/test/e2e/support.js'
 import { current } from './helpers.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -33,7 +33,7 @@ describe('portcullis CLI', function () {
     let dataDir: string
     let env: Record<string, string>
     before(async () => {
-      dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-cli-'))
+      dataDir = scratchFolder('portcullis-cli-')
       const plugins = ['inventory', 'tacacs', './examples/greetings-plugin', './test/fixtures/plugins/deploy-probe']
       t = await startTestApp({ plugins, dataDir })
       await t.admin('POST', '/api/v1/greetings', { body: { name: 'cli', message: 'Hello' } })

@@ -7,13 +7,13 @@
 import { expect } from 'chai'
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import knexPkg, { type Knex } from 'knex'
 import type { DeployRow } from '../../kernel/deploy/model.js'
 import { jsonText } from '../../sdk/index.js'
 import { runsOn, startTestApp, testEngines, type TestApp } from '../kit/app.js'
 import { current, matches, releasesOf } from './helpers.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const PLUGINS = ['./test/deploy/fixtures/slow-check']
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -86,7 +86,7 @@ for (const engine of testEngines()) {
     const start = (o: { databaseUrl?: string; masterKey?: string } = {}) => startTestApp({ engine, plugins: PLUGINS, dataDir, env: { NODE_ID: NODE }, ...o })
 
     before(async () => {
-      dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-deploy-lock-'))
+      dataDir = scratchFolder('portcullis-deploy-lock-')
       t = await start()
     })
     after(async () => {

@@ -8,11 +8,11 @@
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import knexPkg from 'knex'
 import { startTestApp, type TestApp, runsOn } from '../kit/app.js'
 import { current, matches, releasesOf } from './helpers.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const PLUGINS = ['./examples/greetings-plugin', './test/fixtures/plugins/deploy-probe']
 const DAEMONS = ['brokend', 'motd', 'secretd']
@@ -26,7 +26,7 @@ const DAEMONS = ['brokend', 'motd', 'secretd']
   let masterKey: string
 
   before(async () => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-crash-'))
+    dataDir = scratchFolder('portcullis-crash-')
     // The crashed deploy is inspected with a second client on the database: PostgreSQL, whatever TEST_ENGINE says.
     t = await startTestApp({ engine: 'postgres', plugins: PLUGINS, dataDir })
     expect((await t.admin('POST', '/api/v1/deploys', { body: {} })).status).to.equal(201)

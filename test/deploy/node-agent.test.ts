@@ -16,6 +16,7 @@ import knexPkg, { type Knex } from 'knex'
 import { runsOn, startTestApp, testEngines, type TestApp } from '../kit/app.js'
 import { startPostgres, type PgCluster } from '../kit/postgres.js'
 import { current, matches, releasesOf } from './helpers.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const PLUGINS = ['./test/deploy/fixtures/node-check']
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -184,7 +185,7 @@ for (const engine of testEngines()) {
   })
 
   it('kill -9 of a node while its agent writes a release: `current` is never a half-written folder, and the next start finishes', async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-agent-kill-'))
+    const dataDir = scratchFolder('portcullis-agent-kill-')
     const nodeId = randomUUID()
     try {
       const env = { ...process.env, DATABASE_URL: a.databaseUrl!, DATA_DIR: dataDir, MASTER_KEY: a.masterKey, NODE_ID: nodeId, PLUGINS: PLUGINS.join(','), LOG_LEVEL: 'silent', PORTCULLIS_AGENT_TEST_DELAY_MS: '400' }

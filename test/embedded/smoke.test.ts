@@ -5,7 +5,6 @@
  */
 import { expect } from 'chai'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
 import { startApp } from '../../kernel/app.js'
@@ -13,6 +12,7 @@ import { loadConfig } from '../../kernel/config.js'
 import { listMigrationFiles } from '../../kernel/db/migrate.js'
 import { silentLogger, startTestApp, type TestApp, runsOn } from '../kit/app.js'
 import { request } from '../kit/http.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const GREETINGS = './examples/greetings-plugin'
 // The kernel's head moves as kernel migrations are added; the test pins the mechanism, not a file name.
@@ -35,7 +35,7 @@ async function migrationRows(knex: Knex) {
     let t: TestApp | undefined
 
     before(() => {
-      dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-embedded-'))
+      dataDir = scratchFolder('portcullis-embedded-')
     })
     after(async () => {
       await t?.stop()
@@ -104,7 +104,7 @@ async function migrationRows(knex: Knex) {
   describe('first start without MASTER_KEY', () => {
     let dir: string
     before(() => {
-      dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-embedded-key-'))
+      dir = scratchFolder('portcullis-embedded-key-')
     })
     after(() => rmSync(dir, { recursive: true, force: true }))
 

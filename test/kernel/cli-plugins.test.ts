@@ -8,11 +8,11 @@
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { BootError } from '../../kernel/boot-error.js'
 import { validateManifest } from '../../kernel/plugins/load.js'
 import { runsOn, startTestApp, type TestApp, testEngines } from '../kit/app.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const FIXTURE = './test/fixtures/plugins/cli-probe'
 
@@ -32,7 +32,7 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
 describe('portcullis CLI: commands contributed by plugins', function () {
   this.timeout(120_000)
   let scratch: string
-  before(() => (scratch = mkdtempSync(path.join(os.tmpdir(), 'portcullis-cli-plugins-'))))
+  before(() => (scratch = scratchFolder('portcullis-cli-plugins-')))
   after(() => rmSync(scratch, { recursive: true, force: true }))
 
   // The three below start the command line without a database (seven processes, seconds each on a busy CI):
@@ -90,7 +90,7 @@ describe('portcullis CLI: commands contributed by plugins', function () {
       let t: TestApp
       let dataDir: string
       before(async () => {
-        dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-cli-plugins-'))
+        dataDir = scratchFolder('portcullis-cli-plugins-')
         t = await startTestApp({ engine, plugins: [FIXTURE], dataDir })
         const set = await t.admin('PUT', '/api/v1/settings/cli-probe.greeting', { body: { value: 'set through the API' } })
         expect(set.status, set.text).to.equal(200)

@@ -12,19 +12,19 @@ import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { packageEditions, projectRoot } from '../../kernel/version.js'
 import { bootRefusal, runsOn, startTestApp, testEngines, type TestApp } from '../kit/app.js'
 import { request } from '../kit/http.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const COMMUNITY = packageEditions().community
 
 /** `npm start` (kernel/main.ts from source, PLUGINS and EDITION unset) with every loaded module's URL recorded; stopped once it listens. */
 async function recordCommunityStart(): Promise<{ loaded: string[]; ready: { status: number; body: any } }> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-editions-'))
+  const dir = scratchFolder('portcullis-editions-')
   const record = path.join(dir, 'loaded.txt')
   writeFileSync(record, '')
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'PLUGINS', 'EDITION', 'PORTCULLIS_CONFIG', 'MASTER_KEY', 'MASTER_KEY_FILE', 'DATA_DIR', 'NODE_OPTIONS'].includes(k)))
@@ -71,7 +71,7 @@ describe('editions', function () {
     const e = await bootRefusal({ engine: 'embedded', edition: 'enterprise' })
     expect(e.code).to.equal('EDITION_UNKNOWN')
     expect(e.message).to.equal('EDITION must be community or pro, got "enterprise"')
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-editions-'))
+    const dir = scratchFolder('portcullis-editions-')
     try {
       writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ edition: 'Pro' }))
       const f = await bootRefusal({ engine: 'embedded', env: { PORTCULLIS_CONFIG: path.join(dir, 'config.json') } })
@@ -106,7 +106,7 @@ describe('editions', function () {
       })
 
       it('lists pro-reports in /ready and system info; the installation id survives a restart and only an administrator sees it', async () => {
-        const dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-editions-'))
+        const dataDir = scratchFolder('portcullis-editions-')
         dirs.push(dataDir)
         const masterKey = randomBytes(32).toString('hex')
         const first = await startTestApp({ engine, edition: 'pro', dataDir, masterKey })

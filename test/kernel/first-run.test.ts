@@ -10,13 +10,13 @@ import { expect } from 'chai'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { packageJson, projectRoot } from '../../kernel/version.js'
 import { request } from '../kit/http.js'
 import { runsOn, testEngines } from '../kit/app.js'
 import { sharedPostgres } from '../kit/shared.js'
 import { skipBecause } from '../kit/skip.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const ADMIN_PASSWORD = 'First-Run-Newcomer-42'
 
@@ -85,7 +85,7 @@ describe('first run: npm start as a newcomer gets it', function () {
       let dataDir: string
       let server: Server
       before(async () => {
-        dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-first-run-'))
+        dataDir = scratchFolder('portcullis-first-run-')
         const env: Record<string, string> = { DATA_DIR: dataDir, ADMIN_PASSWORD, LOG_LEVEL: 'warn' }
         if (engine === 'postgres') Object.assign(env, { DATABASE_URL: await (await sharedPostgres()).createDatabase(), MASTER_KEY: randomBytes(32).toString('hex') })
         server = await startMain(env)
@@ -122,7 +122,7 @@ describe('first run: npm start as a newcomer gets it', function () {
     let dataDir: string
     let server: Server
     before(async () => {
-      dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-first-run-'))
+      dataDir = scratchFolder('portcullis-first-run-')
       server = await startMain({ DATA_DIR: dataDir, DATABASE_URL: await (await sharedPostgres()).createDatabase(), LOG_LEVEL: 'info', PLUGINS: '' })
     })
     after(async () => {

@@ -8,12 +8,12 @@
 import { expect } from 'chai'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { BootError } from '../../kernel/boot-error.js'
 import { startTestApp, type TestApp, runsOn } from '../kit/app.js'
 import { sharedPostgres } from '../kit/shared.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 type Settled<T> = { state: 'pending' } | { state: 'resolved'; value: T } | { state: 'rejected'; error: unknown }
 
@@ -104,7 +104,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
     it(`refuses to boot a ${role} with a different master key (MASTER_KEY_INVALID)`, async () => {
       const other = randomBytes(32).toString('hex')
       // Our own folder: startTestApp removes its own only through stop(), which a failed boot never returns.
-      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-replica-'))
+      const dataDir = scratchFolder('portcullis-replica-')
       let error: unknown
       try {
         const t = await startTestApp({ databaseUrl, masterKey: other, dataDir, env: { ROLE: role } })

@@ -9,12 +9,12 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../kit/postgres.js'
 import { sharedPostgres } from '../kit/shared.js'
 import { adminTokenFor } from '../kit/tokens.js'
 import { runsOn } from '../kit/app.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 interface RawResponse {
   status: number
@@ -60,7 +60,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
   before(async () => {
     port = await freePort()
     url = `http://127.0.0.1:${port}`
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-proc-'))
+    dataDir = scratchFolder('portcullis-proc-')
     masterKey = randomBytes(32).toString('hex')
     databaseUrl = await (await sharedPostgres()).createDatabase('proc')
     // A clean environment: a developer's PORTCULLIS_CONFIG, ROLE or NODE_ID must not leak in.

@@ -6,7 +6,6 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { pino } from 'pino'
 import { startApp, type App } from '../../kernel/app.js'
@@ -19,6 +18,7 @@ import { request, type RequestOptions, type TestResponse } from './http.js'
 import { sharedPostgres } from './shared.js'
 import { migratedPostgresDatabase, migratedTemplatesOn, seedMigratedEmbedded } from './migrated-template.js'
 import { isReadOnly } from '../../kernel/db/outage.js'
+import { scratchRoot } from './scratch.js'
 
 export type TestEngine = 'postgres' | 'embedded'
 
@@ -103,7 +103,7 @@ export async function bootRefusal(o: TestAppOptions = {}): Promise<BootError> {
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const engine = o.databaseUrl ? 'postgres' : (o.engine ?? defaultEngine())
   const ownDir = !o.dataDir
-  const dataDir = o.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'portcullis-app-'))
+  const dataDir = o.dataDir ?? mkdtempSync(path.join(scratchRoot(), 'portcullis-app-'))
   const masterKey = o.masterKey ?? randomBytes(32).toString('hex')
   const configWith = (databaseUrl: string | null) => loadConfig({
     PORT: '0',

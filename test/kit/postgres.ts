@@ -10,6 +10,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import { scratchRoot } from './scratch.js'
 
 export interface PgCluster {
   /** Connection URL of the maintenance database. */
@@ -66,7 +67,7 @@ export function runPgProgram(bin: string, args: string[]): void {
 
 /** A new folder for a cluster's files, owned by `postgres` when we are root. */
 export function makeClusterDir(prefix = 'portcullis-pg-'): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
+  const dir = mkdtempSync(path.join(scratchRoot(), prefix))
   if (asRoot) {
     const ids = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()
     const gid = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()

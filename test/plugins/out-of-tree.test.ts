@@ -28,12 +28,12 @@ import { expect } from 'chai'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { request } from '../kit/http.js'
 import { runsOn, type TestEngine } from '../kit/app.js'
 import { sharedPostgres } from '../kit/shared.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 /** Both engines in the one run that builds (see above), whichever engine that run is on. */
 const ENGINES: TestEngine[] = ['postgres', 'embedded']
@@ -108,7 +108,7 @@ async function adminToken(url: string): Promise<string> {
   let entry: string
 
   before(function () {
-    work = mkdtempSync(path.join(os.tmpdir(), 'portcullis-oot-'))
+    work = scratchFolder('portcullis-oot-')
     serverDir = path.join(work, 'server')
     for (const f of CHECKOUT) cpSync(path.join(ROOT, f), path.join(serverDir, f), { recursive: true, filter: (src) => !/[\\/](node_modules|dist)$/.test(src) })
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(serverDir, 'node_modules'), 'dir')
@@ -157,7 +157,7 @@ async function adminToken(url: string): Promise<string> {
       let server: Server | undefined
       let dataDir: string
       before(async () => {
-        dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-oot-data-'))
+        dataDir = scratchFolder('portcullis-oot-data-')
         const db: Record<string, string> = engine === 'postgres' ? { DATABASE_URL: await (await sharedPostgres()).createDatabase() } : {}
         server = await startServer(serverDir, { PLUGINS: entry, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MASTER_KEY: randomBytes(32).toString('hex'), ADMIN_PASSWORD, LOG_LEVEL: 'warn', ...db })
       })
@@ -205,7 +205,7 @@ async function adminToken(url: string): Promise<string> {
     expect(refused).to.include('[PLUGIN_NOT_FOUND]').and.include('npm run build:pro')
     run('npm', ['run', 'build:pro', '--silent'], serverDir)
     expect(readdirSync(path.join(serverDir, 'pro', 'reports', 'dist'))).to.include('index.js')
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-oot-pro-'))
+    const dataDir = scratchFolder('portcullis-oot-pro-')
     let server: Server | undefined
     try {
       // One boot (the engines are the loop's above), on the embedded engine: no DATABASE_URL.

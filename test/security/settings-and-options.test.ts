@@ -7,9 +7,9 @@
  */
 import { expect } from 'chai'
 import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { startTestApp, type TestApp, testEngines } from '../kit/app.js'
+import { scratchFolder } from '../kit/scratch.js'
 
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'nac']
 /** Every key that once was a setting and names a program, a command line or a folder a daemon writes to. */
@@ -65,7 +65,7 @@ for (const engine of testEngines()) {
     let dataDir: string
 
     before(async () => {
-      dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-sec-settings-'))
+      dataDir = scratchFolder('portcullis-sec-settings-')
       t = await startTestApp({ engine, plugins: PLUGINS, dataDir, options: { 'deploy.reload_commands': { freeradius: ['/bin/true'] } } })
     })
     after(async () => {

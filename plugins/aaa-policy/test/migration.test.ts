@@ -9,11 +9,11 @@
  * owners' guards instead. On both engines.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { expect } from 'chai'
 import { startTestApp, type TestApp, testEngines } from '../../../test/kit/app.js'
 import { createDevice, createRadiusProfile, createRule, createTacacsProfile, createUser, createUserGroup, expectError, PLUGINS, RULES } from './helpers.js'
+import { scratchFolder } from '../../../test/kit/scratch.js'
 
 /** What 0001 (foreign keys) and 0002 (name triggers) of the earlier aaa-policy created. */
 const EARLIER_SCHEMA = [
@@ -44,7 +44,7 @@ for (const engine of testEngines()) {
     let t: TestApp | undefined
 
     before(() => {
-      dataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-policy-migration-'))
+      dataDir = scratchFolder('portcullis-policy-migration-')
     })
     after(async () => {
       await t?.stop()
