@@ -81,10 +81,10 @@ export function quickSearchSources(t: Messages, can: (p: string) => boolean, run
     {
       key: 'nac-sessions',
       allowed: can('nac.sessions.read') && runs('nac'),
-      // A hit a session; it opens the sessions of that user name (or of that MAC when the text is in the MAC, not the name).
+      // A hit a session; it opens the sessions of that user name (or of that MAC when the text is not in the name; a session without either: the list searched).
       find: async (q) => (await api.get('/api/v1/nac/sessions', { query: { ...page(q), sort_by: 'last_update_at', sort_order: 'desc' } })).items.map((s) => {
         const byName = !!s.username && s.username.toLocaleLowerCase().includes(q.toLocaleLowerCase())
-        const href = byName && s.username ? go('/nac/sessions', 'username', s.username) : go('/nac/sessions', 'mac', s.mac)
+        const href = byName && s.username ? go('/nac/sessions', 'username', s.username) : s.mac ? go('/nac/sessions', 'mac', s.mac) : go('/nac/sessions', 'search', q)
         return record(href, joined(s.username, s.mac, s.nas_ip, t.find.sessionState[s.state] ?? s.state), k.nacSession)
       }),
     },
