@@ -7,7 +7,9 @@
  *   centre is the link itself) and none below the footer's top; after the click its section is open;
  * - a section closed stays closed after a reload;
  * - Ctrl+K finds a screen by its label and a device by its name, and Enter opens it (the device's
- *   section opened again);
+ *   section opened again); one word finds a device group, a user group, an AAA policy rule and a
+ *   guest, each hit saying its kind; the rule's hit opens the rule itself (its dialog, the row marked),
+ *   the guest's the guests' list searched for it;
  * - axe-core finds nothing serious or critical in the menu or the search dialog.
  */
 import { expect } from 'chai'
@@ -22,6 +24,11 @@ const PASSWORD = 'Portcullis-Navigation-2026!'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'portal', 'ncm', 'console', path.join(ROOT, 'examples/console-pages/index.ts')]
 const DEVICE = 'core-sw-nav'
+/** One word in the names of a device group, a user group, an AAA rule and a guest: the quick search finds them all. */
+const WORD = 'zephyr'
+const RECORDS = { deviceGroup: `${WORD}-closet`, userGroup: `${WORD}-admins`, aaaRule: `${WORD}-rule`, guest: `${WORD}-1` }
+const KINDS_EN = { deviceGroup: 'Device group', userGroup: 'User group', aaaRule: 'AAA policy rule', guest: 'Guest' }
+const KINDS_RU = { deviceGroup: 'Группа устройств', userGroup: 'Группа пользователей', aaaRule: 'Правило политики AAA', guest: 'Гость' }
 /** The links a fully open menu shows the admin: the dashboard, the sections' 32 screens, My account. */
 const LINKS = 34
 
@@ -31,10 +38,10 @@ const LINKS = 34
  * English drawer at 768 px holds the same links with shorter words: its sections, reload and search only.
  */
 const CASES = [
-  { locale: 'en-US', width: 1280, walk: true, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules' },
-  { locale: 'ru-RU', width: 1280, walk: true, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
-  { locale: 'en-US', width: 768, walk: false, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules' },
-  { locale: 'ru-RU', width: 768, walk: true, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
+  { locale: 'en-US', width: 1280, walk: true, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules', kinds: KINDS_EN },
+  { locale: 'ru-RU', width: 1280, walk: true, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования', kinds: KINDS_RU },
+  { locale: 'en-US', width: 768, walk: false, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules', kinds: KINDS_EN },
+  { locale: 'ru-RU', width: 768, walk: true, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования', kinds: KINDS_RU },
 ] as const
 
 // A browser run is engine-independent: once per npm test, in the PostgreSQL run (docs/testing.md: the runs balanced).
@@ -46,6 +53,19 @@ const CASES = [
   before(async () => {
     const d = await t.admin('POST', '/api/v1/devices', { body: { name: DEVICE, address: '10.99.0.1' } })
     expect(d.status, d.text).to.equal(201)
+    // The records the quick search finds by WORD, made through the API as an administrator would.
+    const made = async (url: string, body: Record<string, unknown>) => {
+      const r = await t.admin('POST', url, { body })
+      expect(r.status, `${url}: ${r.text}`).to.equal(201)
+      return r.body
+    }
+    const dg = await made('/api/v1/device-groups', { name: RECORDS.deviceGroup })
+    const ug = await made('/api/v1/user-groups', { name: RECORDS.userGroup })
+    await made('/api/v1/aaa/policy/rules', { name: RECORDS.aaaRule, who: { group_id: ug.id }, where: { device_group_id: dg.id } })
+    const eg = await made('/api/v1/nac/endpoint-groups', { name: `${WORD}-guests` })
+    const portal = await made('/api/v1/captive-portal/portals', { name: `${WORD}-lobby`, slug: `${WORD}-lobby`, methods: ['hotspot'], guest_endpoint_group_id: eg.id })
+    const until = new Date(Date.now() + 2 * 86_400_000).toISOString()
+    await made('/api/v1/captive-portal/guests/bulk', { portal_id: portal.id, event: 'Partner day', count: 1, prefix: WORD, valid_until: until })
   })
 
   const nav = (page: Page) => page.getByRole('navigation', { name: /^(Menu|Меню)$/ })
@@ -160,6 +180,29 @@ const CASES = [
       // The device's section, closed at (c), is the current page's: open; identities stay closed.
       await sectionButton(page, 'devices').and(page.locator('[aria-expanded="true"]')).waitFor({ state: 'attached' })
       expect((await sections(page)).identities).to.equal(false)
+
+      // (e) One word finds records of several kinds, each hit saying its kind in the language shown.
+      await page.keyboard.press('Control+k')
+      await input.fill(WORD)
+      const hit = (kind: keyof typeof RECORDS) => dialog.getByRole('option', { name: new RegExp(`^${RECORDS[kind]}.*${c.kinds[kind]}$`) })
+      for (const kind of Object.keys(RECORDS) as (keyof typeof RECORDS)[]) await hit(kind).waitFor()
+      // The rule's hit opens the rule itself: the policy screen, its dialog, its row marked.
+      await hit('aaaRule').click()
+      await pathIs(page, '/policy')
+      const form = page.getByTestId('rule-form')
+      await form.waitFor()
+      expect(await form.locator('input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).to.include(RECORDS.aaaRule)
+      await page.locator(`tr[data-rule="${RECORDS.aaaRule}"][data-opened="true"]`).waitFor({ state: 'attached' })
+      expect(new URL(page.url()).searchParams.has('open'), 'the address no longer asks to open it').to.equal(false)
+      await page.keyboard.press('Escape')
+      await form.waitFor({ state: 'detached' })
+      // The guest's hit: the guests' list searched for that guest.
+      await page.keyboard.press('Control+k')
+      await input.fill(WORD)
+      await hit('guest').click()
+      await pathIs(page, '/captive-portal/guests')
+      expect(new URL(page.url()).searchParams.get('search')).to.equal(RECORDS.guest)
+      await page.getByRole('row', { name: new RegExp(RECORDS.guest) }).waitFor()
       await page.context().close()
     })
   }

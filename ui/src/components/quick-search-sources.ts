@@ -64,13 +64,13 @@ export function quickSearchSources(t: Messages, can: (p: string) => boolean, run
       allowed: can('aaa-policy.read') && runs('aaa-policy'),
       // The rule lists are not paginated: the route searches, the first few in evaluation order are shown.
       find: async (q) => (await api.get('/api/v1/aaa/policy/rules', { query: { search: q } })).slice(0, RECORDS_PER_KIND)
-        .map((r) => record(go('/policy', 'open', r.id), joined(`#${r.position + 1} ${r.name}`, off(r.enabled)), k.aaaRule)),
+        .map((r) => record(go('/policy', 'open', r.id), joined(r.name, `#${r.position + 1}`, off(r.enabled)), k.aaaRule)),
     },
     {
       key: 'nac-rules',
       allowed: can('nac.policy.read') && runs('nac'),
       find: async (q) => (await api.get('/api/v1/nac/policy/rules', { query: { search: q } })).slice(0, RECORDS_PER_KIND)
-        .map((r) => record(go('/nac/policy', 'open', r.id), joined(`#${r.position + 1} ${r.name}`, off(r.enabled)), k.nacRule)),
+        .map((r) => record(go('/nac/policy', 'open', r.id), joined(r.name, `#${r.position + 1}`, off(r.enabled)), k.nacRule)),
     },
     {
       key: 'endpoints',
