@@ -9,7 +9,8 @@
  * - Ctrl+K finds a screen by its label and a device by its name, and Enter opens it (the device's
  *   section opened again); one word finds a device group, a user group, an AAA policy rule and a
  *   guest, each hit saying its kind; the rule's hit opens the rule itself (its dialog, the row marked),
- *   the guest's the guests' list searched for it;
+ *   the guest's the guests' list searched for it; a user who may read only the inventory gets the
+ *   device group alone, and no request goes to the routes of the other kinds;
  * - axe-core finds nothing serious or critical in the menu or the search dialog.
  */
 import { expect } from 'chai'
@@ -24,6 +25,7 @@ const PASSWORD = 'Portcullis-Navigation-2026!'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'portal', 'ncm', 'console', path.join(ROOT, 'examples/console-pages/index.ts')]
 const DEVICE = 'core-sw-nav'
+const READER_PASSWORD = 'Zephyr-Reader-Pass-42x'
 /** One word in the names of a device group, a user group, an AAA rule and a guest: the quick search finds them all. */
 const WORD = 'zephyr'
 const RECORDS = { deviceGroup: `${WORD}-closet`, userGroup: `${WORD}-admins`, aaaRule: `${WORD}-rule`, guest: `${WORD}-1` }
@@ -78,7 +80,7 @@ const CASES = [
   for (const c of CASES) {
     const lang = c.locale.slice(0, 2)
     const narrow = c.width < 992
-    it(`${c.walk ? 'reaches every screen from the menu' : 'lists every screen in the menu'}, keeps what is closed, and finds screens and devices with Ctrl+K (${lang}, ${c.width} px)`, async () => {
+    it(`${c.walk ? 'reaches every screen from the menu' : 'lists every screen in the menu'}, keeps what is closed, and finds screens, devices, groups, a rule and a guest with Ctrl+K (${lang}, ${c.width} px)`, async () => {
       const page = await (await context(browser, { locale: c.locale, width: c.width, height: 800, menu: 'fresh' })).newPage()
       // Below 992 px the menu is a drawer: opened by its button, settled (its slide done) before anything is measured.
       const openMenu = async () => {
@@ -206,4 +208,27 @@ const CASES = [
       await page.context().close()
     })
   }
+
+  it('asks only for the kinds of records the user may read, and shows only those (en, 1280 px)', async () => {
+    const role = await t.admin('POST', '/api/v1/roles', { body: { name: `${WORD}-inventory`, permissions: ['inventory.read'] } })
+    expect(role.status, role.text).to.equal(201)
+    const user = await t.admin('POST', '/api/v1/users', { body: { username: 'inv-reader', password: READER_PASSWORD, role_ids: [role.body.id], must_change_password: false } })
+    expect(user.status, user.text).to.equal(201)
+    const page = await (await context(browser, { locale: 'en-US', width: 1280, height: 800 })).newPage()
+    // The list routes the quick search asks (with its text as `search`).
+    const asked = new Set<string>()
+    page.on('request', (r) => {
+      const u = new URL(r.url())
+      if (u.searchParams.get('search') === WORD) asked.add(u.pathname)
+    })
+    await signInAt(page, `${t.url}/devices`, 'inv-reader', READER_PASSWORD)
+    await page.getByTestId('quick-search-open').click()
+    const dialog = page.getByRole('dialog', { name: 'Quick search' })
+    await dialog.getByRole('combobox').fill(WORD)
+    await dialog.getByRole('option', { name: new RegExp(`^${RECORDS.deviceGroup}.*Device group$`) }).waitFor()
+    // The user group, the rule and the guest exist, but this user may not read them: not asked, not shown.
+    expect(await dialog.getByRole('option').count()).to.equal(1)
+    expect([...asked].sort()).to.deep.equal(['/api/v1/device-groups', '/api/v1/devices'])
+    await page.context().close()
+  })
 })
