@@ -1,6 +1,6 @@
 /** /aaa/policy/rules: list (in evaluation order, filtered), create, read, change, delete. */
 import type { Knex } from 'knex'
-import { CommonErrors, defineRoute, ErrorBody, givenFields, reply, uniqueColumn, type ErrorFactory, type Static } from '../../../sdk/index.js'
+import { applySearch, CommonErrors, defineRoute, ErrorBody, givenFields, reply, uniqueColumn, type ErrorFactory, type Static } from '../../../sdk/index.js'
 import { PolicyErrors } from '../errors.js'
 import { POLICY_READ, POLICY_WRITE } from '../permissions.js'
 import { AaaPolicyRuleCreate, AaaPolicyRuleList, AaaPolicyRuleListQuery, AaaPolicyRuleResponse, AaaPolicyRuleUpdate, RuleParams, Where, Who } from '../schemas/rules.js'
@@ -93,12 +93,13 @@ export function ruleRoutes(d: PolicyRouteDeps) {
       permission: POLICY_READ,
       summary: 'List the AAA policy rules in evaluation order',
       description:
-        'Not paginated: the whole ordered list, the default rule last. Filters of different dimensions (WHO: `who_user_id`, `who_group_id`; WHERE: `where_device_id`, `where_device_group_id`; `tacacs_profile_id`; `radius_profile_id`) combine with AND; values within one dimension (repeat a parameter, or give both parameters of a dimension) combine with OR. Without filters the default rule is listed; with a WHO or WHERE filter it is listed only when `resolve_groups` is true (it applies to anyone, anywhere). With `resolve_groups`, `who_user_id` also matches rules that target a group of the user, and `where_device_id` rules that target the device group of the device or any group above it.',
+        'Not paginated: the whole ordered list, the default rule last. Filters of different dimensions (WHO: `who_user_id`, `who_group_id`; WHERE: `where_device_id`, `where_device_group_id`; `tacacs_profile_id`; `radius_profile_id`) combine with AND; values within one dimension (repeat a parameter, or give both parameters of a dimension) combine with OR. `search` keeps the rules whose name or description holds the text (case-insensitive), the default rule included when it matches. Without filters the default rule is listed; with a WHO or WHERE filter it is listed only when `resolve_groups` is true (it applies to anyone, anywhere). With `resolve_groups`, `who_user_id` also matches rules that target a group of the user, and `where_device_id` rules that target the device group of the device or any group above it.',
       tags: ['aaa-policy'],
       schema: { query: AaaPolicyRuleListQuery, response: { 200: AaaPolicyRuleList } },
       handler: async ({ query }) => {
         const qb = selectRules(knex)
         await applyFilters(qb, query, d)
+        applySearch(qb, [`${RULES}.name`, `${RULES}.description`], query.search)
         return toResponses(await qb, targets, knex)
       },
     }),

@@ -124,6 +124,7 @@ const Filter = (d: string) => Type.Optional(Type.Array(Uuid(), { maxItems: 100, 
 
 export const AaaPolicyRuleListQuery = Type.Object(
   {
+    search: Type.Optional(Type.String({ maxLength: 200, description: 'Rules whose name or description holds this text (case-insensitive substring).' })),
     who_user_id: Filter('Rules that target this user.'),
     who_group_id: Filter('Rules that target this user group.'),
     where_device_id: Filter('Rules that target this device.'),

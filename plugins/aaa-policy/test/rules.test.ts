@@ -102,6 +102,16 @@ describe('AAA policy rules: CRUD', () => {
       await expectOrderIntact(t)
     })
 
+    it('searches by name or description, case-insensitively, with the other filters (AND), in evaluation order', async () => {
+      const tag = uniq('Qs')
+      const a = await createRule(t, { name: `${tag}-core`, who: { user_id: user.id }, where: { device_id: device.id } })
+      const b = await createRule(t, { description: `edge of ${tag}`, who: { group_id: group.id }, where: { device_id: device.id } })
+      await createRule(t, { description: 'unrelated', who: { user_id: user.id }, where: { device_id: device.id } })
+      expect((await listRules(t, `?search=${encodeURIComponent(tag.toUpperCase())}`)).map((r) => r.id)).to.deep.equal([a.id, b.id])
+      expect((await listRules(t, `?search=${encodeURIComponent(tag)}&who_user_id=${user.id}`)).map((r) => r.id)).to.deep.equal([a.id])
+      expect(await listRules(t, `?search=${encodeURIComponent('_')}`)).to.deep.equal([])
+    })
+
     it("accepts the default rule's position (just before it) but nothing beyond: 422 at position", async () => {
       const def = await defaultRule(t)
       const at = await createRule(t, { who: { user_id: user.id }, where: { device_id: device.id }, position: def.position })

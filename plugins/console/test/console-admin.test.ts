@@ -9,7 +9,9 @@
  * range refused under its input in Russian); a user's account acted on from
  * its dialog (the second factor reset, the setup link mailed to a real SMTP
  * listener, every session ended, the lockout cleared) and a role, a group and
- * that user deleted after their questions. What the screens show is
+ * that user deleted after their questions; users imported from a CSV file (a bad row refusing the
+ * whole file first), then added to a group and removed from another at once, each keeping its other
+ * groups (English at 1280×800, Russian at 768 px). What the screens show is
  * asserted, and the server is asked whether it holds what they say.
  */
 import { expect } from 'chai'
@@ -229,6 +231,72 @@ async function withMail(t: TestApp, { publicUrl }: { publicUrl: boolean }, fn: (
     expect(words).to.equal(code === 'setting.update' ? 'Настройка: изменение' : 'Настройка безопасности: изменение')
     await page.context().close()
   })
+
+  // The users' CSV import (ui/src/pages/CsvImport.tsx, POST /users/import) and the bulk group actions
+  // that keep a user's other groups (Users.tsx): English at 1280×800, Russian at 768 px.
+  for (const c of [
+    { locale: 'en-US', width: 1280, height: 800, lang: 'en', w: { import: 'Import CSV', run: 'Import', applied: 'Written', created: 'created', refused: 'refused', add: 'Add to group', addOk: 'Add', remove: 'Remove from group', removeOk: 'Remove', group: 'Group', perPage: 'Rows per page', done: (a: string, n: number) => `${a}: ${n} of ${n} done.` } },
+    { locale: 'ru-RU', width: 768, height: 1024, lang: 'ru', w: { import: 'Импорт CSV', run: 'Импортировать', applied: 'Записано', created: 'создано', refused: 'отклонено', add: 'Добавить в группу', addOk: 'Добавить', remove: 'Убрать из группы', removeOk: 'Убрать', group: 'Группа', perPage: 'Строк на странице', done: (a: string, n: number) => `${a}: выполнено ${n} из ${n}.` } },
+  ] as const) {
+    it(`imports users from a CSV file, then adds the selected to a group and removes them from another, their other groups kept (${c.lang}, ${c.width} px)`, async () => {
+      const [a, b] = [`imp-${c.lang}-a`, `imp-${c.lang}-b`]
+      const ids: Record<string, string> = {}
+      for (const name of [a, b]) {
+        const r = await t.admin('POST', '/api/v1/user-groups', { body: { name } })
+        expect(r.status, r.text).to.equal(201)
+        ids[name] = r.body.id
+      }
+      const page = await (await context(browser, { locale: c.locale, width: c.width, height: c.height })).newPage()
+      const errors: string[] = []
+      page.on('pageerror', (e) => errors.push(e.message))
+      await signIn(page, t, `/users?search=imp-${c.lang}-`)
+      await page.getByRole('button', { name: c.w.import }).click()
+      const dialog = page.getByTestId('users-import')
+      const csv = `username,display_name,groups\nimp-${c.lang}-1,One,${a}\nimp-${c.lang}-2,Two,${a}\nbad name,Three,\n`
+      await dialog.locator('input[type="file"]').setInputFiles({ name: 'users.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
+      // With the bad row, atomic: nothing written, every row reported, the bad one naming its column.
+      await dialog.getByRole('button', { name: c.w.run, exact: true }).click()
+      const report = page.getByTestId('import-report')
+      await report.getByText(c.w.refused, { exact: true }).waitFor()
+      const rows = await report.getByRole('row').allInnerTexts()
+      expect(rows.length).to.equal(4)
+      expect(rows[3]).to.include('bad name').and.include('username')
+      expect((await t.admin('GET', `/api/v1/users?search=imp-${c.lang}-`)).body.total_by_filter, 'nothing written').to.equal(0)
+      // The bad row out: both written, in their group, and in the list behind the dialog.
+      await dialog.locator('input[type="file"]').setInputFiles({ name: 'users.csv', mimeType: 'text/csv', buffer: Buffer.from(csv.split('\n').slice(0, 3).join('\n') + '\n') })
+      await dialog.getByRole('button', { name: c.w.run, exact: true }).click()
+      await report.getByText(c.w.applied, { exact: true }).waitFor()
+      expect(await report.getByText(c.w.created, { exact: true }).count()).to.equal(2)
+      await page.keyboard.press('Escape')
+      const table = page.getByTestId('users-table')
+      for (const u of ['1', '2']) await table.getByText(`imp-${c.lang}-${u}`, { exact: true }).waitFor()
+      // The page size's label is on screen, and names its select.
+      await page.getByText(c.w.perPage, { exact: true }).waitFor()
+      expect(await page.getByLabel(c.w.perPage).inputValue()).to.equal('20')
+
+      const groupsOf = async () => {
+        const list = (await t.admin('GET', `/api/v1/users?search=imp-${c.lang}-&sort_by=username`)).body.items as { group_ids: string[] }[]
+        return list.map((u) => [...u.group_ids].sort())
+      }
+      const bulk = async (action: string, ok: string, group: string) => {
+        await page.getByTestId('select-all').check()
+        await page.getByTestId('bulk-bar').getByRole('button', { name: action, exact: true }).click()
+        const chooser = page.getByTestId('bulk-choose')
+        await chooser.getByLabel(c.w.group).click()
+        await page.getByRole('option', { name: group, exact: true }).click()
+        await chooser.getByRole('button', { name: ok, exact: true }).click()
+        await page.getByTestId('bulk-result').getByText(c.w.done(action, 2)).waitFor()
+      }
+      // Added to b: each keeps a.
+      await bulk(c.w.add, c.w.addOk, b)
+      expect(await groupsOf()).to.deep.equal([[ids[a], ids[b]].sort(), [ids[a], ids[b]].sort()])
+      // Removed from a: each keeps b.
+      await bulk(c.w.remove, c.w.removeOk, a)
+      expect(await groupsOf()).to.deep.equal([[ids[b]], [ids[b]]])
+      expect(errors).to.deep.equal([])
+      await page.context().close()
+    })
+  }
 
   it('fits a tablet: each screen scrolls its table in its own box, not the page sideways', async () => {
     const page = await (await context(browser, { locale: 'en-US', width: 820, height: 1180 })).newPage()

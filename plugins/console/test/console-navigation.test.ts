@@ -7,7 +7,10 @@
  *   centre is the link itself) and none below the footer's top; after the click its section is open;
  * - a section closed stays closed after a reload;
  * - Ctrl+K finds a screen by its label and a device by its name, and Enter opens it (the device's
- *   section opened again);
+ *   section opened again); one word finds a device group, a user group, an AAA policy rule and a
+ *   guest, each hit saying its kind; the rule's hit opens the rule itself (its dialog, the row marked),
+ *   the guest's the guests' list searched for it; a user who may read only the inventory gets the
+ *   device group alone, and no request goes to the routes of the other kinds;
  * - axe-core finds nothing serious or critical in the menu or the search dialog.
  */
 import { expect } from 'chai'
@@ -22,6 +25,12 @@ const PASSWORD = 'Portcullis-Navigation-2026!'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'portal', 'ncm', 'console', path.join(ROOT, 'examples/console-pages/index.ts')]
 const DEVICE = 'core-sw-nav'
+const READER_PASSWORD = 'Zephyr-Reader-Pass-42x'
+/** One word in the names of a device group, a user group, an AAA rule and a guest: the quick search finds them all. */
+const WORD = 'zephyr'
+const RECORDS = { deviceGroup: `${WORD}-closet`, userGroup: `${WORD}-admins`, aaaRule: `${WORD}-rule`, guest: `${WORD}-1` }
+const KINDS_EN = { deviceGroup: 'Device group', userGroup: 'User group', aaaRule: 'AAA policy rule', guest: 'Guest' }
+const KINDS_RU = { deviceGroup: 'Группа устройств', userGroup: 'Группа пользователей', aaaRule: 'Правило политики AAA', guest: 'Гость' }
 /** The links a fully open menu shows the admin: the dashboard, the sections' 32 screens, My account. */
 const LINKS = 34
 
@@ -31,10 +40,10 @@ const LINKS = 34
  * English drawer at 768 px holds the same links with shorter words: its sections, reload and search only.
  */
 const CASES = [
-  { locale: 'en-US', width: 1280, walk: true, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules' },
-  { locale: 'ru-RU', width: 1280, walk: true, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
-  { locale: 'en-US', width: 768, walk: false, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules' },
-  { locale: 'ru-RU', width: 768, walk: true, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования' },
+  { locale: 'en-US', width: 1280, walk: true, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules', kinds: KINDS_EN },
+  { locale: 'ru-RU', width: 1280, walk: true, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования', kinds: KINDS_RU },
+  { locale: 'en-US', width: 768, walk: false, menu: 'Menu', search: 'Quick search', screenQuery: 'profiling', screen: 'Profiling rules', kinds: KINDS_EN },
+  { locale: 'ru-RU', width: 768, walk: true, menu: 'Меню', search: 'Быстрый поиск', screenQuery: 'правила проф', screen: 'Правила профилирования', kinds: KINDS_RU },
 ] as const
 
 // A browser run is engine-independent: once per npm test, in the PostgreSQL run (docs/testing.md: the runs balanced).
@@ -46,6 +55,19 @@ const CASES = [
   before(async () => {
     const d = await t.admin('POST', '/api/v1/devices', { body: { name: DEVICE, address: '10.99.0.1' } })
     expect(d.status, d.text).to.equal(201)
+    // The records the quick search finds by WORD, made through the API as an administrator would.
+    const made = async (url: string, body: Record<string, unknown>) => {
+      const r = await t.admin('POST', url, { body })
+      expect(r.status, `${url}: ${r.text}`).to.equal(201)
+      return r.body
+    }
+    const dg = await made('/api/v1/device-groups', { name: RECORDS.deviceGroup })
+    const ug = await made('/api/v1/user-groups', { name: RECORDS.userGroup })
+    await made('/api/v1/aaa/policy/rules', { name: RECORDS.aaaRule, who: { group_id: ug.id }, where: { device_group_id: dg.id } })
+    const eg = await made('/api/v1/nac/endpoint-groups', { name: `${WORD}-guests` })
+    const portal = await made('/api/v1/captive-portal/portals', { name: `${WORD}-lobby`, slug: `${WORD}-lobby`, methods: ['hotspot'], guest_endpoint_group_id: eg.id })
+    const until = new Date(Date.now() + 2 * 86_400_000).toISOString()
+    await made('/api/v1/captive-portal/guests/bulk', { portal_id: portal.id, event: 'Partner day', count: 1, prefix: WORD, valid_until: until })
   })
 
   const nav = (page: Page) => page.getByRole('navigation', { name: /^(Menu|Меню)$/ })
@@ -58,7 +80,7 @@ const CASES = [
   for (const c of CASES) {
     const lang = c.locale.slice(0, 2)
     const narrow = c.width < 992
-    it(`${c.walk ? 'reaches every screen from the menu' : 'lists every screen in the menu'}, keeps what is closed, and finds screens and devices with Ctrl+K (${lang}, ${c.width} px)`, async () => {
+    it(`${c.walk ? 'reaches every screen from the menu' : 'lists every screen in the menu'}, keeps what is closed, and finds screens, devices, groups, a rule and a guest with Ctrl+K (${lang}, ${c.width} px)`, async () => {
       const page = await (await context(browser, { locale: c.locale, width: c.width, height: 800, menu: 'fresh' })).newPage()
       // Below 992 px the menu is a drawer: opened by its button, settled (its slide done) before anything is measured.
       const openMenu = async () => {
@@ -160,7 +182,53 @@ const CASES = [
       // The device's section, closed at (c), is the current page's: open; identities stay closed.
       await sectionButton(page, 'devices').and(page.locator('[aria-expanded="true"]')).waitFor({ state: 'attached' })
       expect((await sections(page)).identities).to.equal(false)
+
+      // (e) One word finds records of several kinds, each hit saying its kind in the language shown.
+      await page.keyboard.press('Control+k')
+      await input.fill(WORD)
+      const hit = (kind: keyof typeof RECORDS) => dialog.getByRole('option', { name: new RegExp(`^${RECORDS[kind]}.*${c.kinds[kind]}$`) })
+      for (const kind of Object.keys(RECORDS) as (keyof typeof RECORDS)[]) await hit(kind).waitFor()
+      // The rule's hit opens the rule itself: the policy screen, its dialog, its row marked.
+      await hit('aaaRule').click()
+      await pathIs(page, '/policy')
+      const form = page.getByTestId('rule-form')
+      await form.waitFor()
+      expect(await form.locator('input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).to.include(RECORDS.aaaRule)
+      await page.locator(`tr[data-rule="${RECORDS.aaaRule}"][data-opened="true"]`).waitFor({ state: 'attached' })
+      expect(new URL(page.url()).searchParams.has('open'), 'the address no longer asks to open it').to.equal(false)
+      await page.keyboard.press('Escape')
+      await form.waitFor({ state: 'detached' })
+      // The guest's hit: the guests' list searched for that guest.
+      await page.keyboard.press('Control+k')
+      await input.fill(WORD)
+      await hit('guest').click()
+      await pathIs(page, '/captive-portal/guests')
+      expect(new URL(page.url()).searchParams.get('search')).to.equal(RECORDS.guest)
+      await page.getByRole('row', { name: new RegExp(RECORDS.guest) }).waitFor()
       await page.context().close()
     })
   }
+
+  it('asks only for the kinds of records the user may read, and shows only those (en, 1280 px)', async () => {
+    const role = await t.admin('POST', '/api/v1/roles', { body: { name: `${WORD}-inventory`, permissions: ['inventory.read'] } })
+    expect(role.status, role.text).to.equal(201)
+    const user = await t.admin('POST', '/api/v1/users', { body: { username: 'inv-reader', password: READER_PASSWORD, role_ids: [role.body.id], must_change_password: false } })
+    expect(user.status, user.text).to.equal(201)
+    const page = await (await context(browser, { locale: 'en-US', width: 1280, height: 800 })).newPage()
+    // The list routes the quick search asks (with its text as `search`).
+    const asked = new Set<string>()
+    page.on('request', (r) => {
+      const u = new URL(r.url())
+      if (u.searchParams.get('search') === WORD) asked.add(u.pathname)
+    })
+    await signInAt(page, `${t.url}/devices`, 'inv-reader', READER_PASSWORD)
+    await page.getByTestId('quick-search-open').click()
+    const dialog = page.getByRole('dialog', { name: 'Quick search' })
+    await dialog.getByRole('combobox').fill(WORD)
+    await dialog.getByRole('option', { name: new RegExp(`^${RECORDS.deviceGroup}.*Device group$`) }).waitFor()
+    // The user group, the rule and the guest exist, but this user may not read them: not asked, not shown.
+    expect(await dialog.getByRole('option').count()).to.equal(1)
+    expect([...asked].sort()).to.deep.equal(['/api/v1/device-groups', '/api/v1/devices'])
+    await page.context().close()
+  })
 })

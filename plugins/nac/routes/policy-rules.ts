@@ -39,10 +39,10 @@ export function policyRuleRoutes(d: NacRouteDeps) {
       path: '/nac/policy/rules',
       permission: NAC_POLICY_READ,
       summary: 'List the NAC policy rules in evaluation order',
-      description: 'Not paginated: the whole ordered list, the default rule last. `authorization_profile_id` keeps the rules giving that profile.',
+      description: 'Not paginated: the whole ordered list, the default rule last. `authorization_profile_id` keeps the rules giving that profile; `search` the rules whose name or description holds the text (case-insensitive), the default rule included when it matches.',
       tags: ['nac'],
       schema: { query: NacPolicyRuleListQuery, response: { 200: NacPolicyRuleList } },
-      handler: async ({ query }) => loadRules(knex, targets, { authorization_profile_id: query.authorization_profile_id }),
+      handler: async ({ query }) => loadRules(knex, targets, { authorization_profile_id: query.authorization_profile_id, search: query.search }),
     }),
     defineRoute({
       method: 'POST',

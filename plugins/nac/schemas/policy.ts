@@ -84,7 +84,10 @@ export const NacPolicyRuleResponse = Type.Object(
 export const NacPolicyRuleList = Type.Array(NacPolicyRuleResponse, { title: 'NacPolicyRuleListResponse' })
 
 export const NacPolicyRuleListQuery = Type.Object(
-  { authorization_profile_id: Type.Optional(Uuid({ description: 'Only the rules giving this profile.' })) },
+  {
+    authorization_profile_id: Type.Optional(Uuid({ description: 'Only the rules giving this profile.' })),
+    search: Type.Optional(Type.String({ maxLength: 200, description: 'Rules whose name or description holds this text (case-insensitive substring).' })),
+  },
   { additionalProperties: false },
 )
 

@@ -12,7 +12,7 @@
  * policy's version, so the policy test's cached compiled policy is reloaded.
  */
 import type { Knex } from 'knex'
-import { uuidArray, type CompiledNacPolicy, type Referrer } from '../../../sdk/index.js'
+import { applySearch, uuidArray, type CompiledNacPolicy, type Referrer } from '../../../sdk/index.js'
 import type { NacPolicyRuleRow } from '../tables.js'
 import { compileCondition, groupNames, presentCondition, type ConditionTargets, type GroupKind } from './conditions.js'
 import { RULES } from './policy-order.js'
@@ -29,10 +29,11 @@ const selectRules = (db: Db) =>
     .orderBy(`${RULES}.position`)
     .select(`${RULES}.*`, `${PROFILES}.name as authorization_profile_name`) as unknown as Promise<(NacPolicyRuleRow & { authorization_profile_name: string })[]>
 
-export async function loadRules(db: Db, targets: ConditionTargets, filter?: { authorization_profile_id?: string; id?: string }) {
+export async function loadRules(db: Db, targets: ConditionTargets, filter?: { authorization_profile_id?: string; id?: string; search?: string }) {
   let q = selectRules(db) as unknown as Knex.QueryBuilder
   if (filter?.authorization_profile_id) q = q.where(`${RULES}.authorization_profile_id`, filter.authorization_profile_id)
   if (filter?.id) q = q.where(`${RULES}.id`, filter.id)
+  applySearch(q, [`${RULES}.name`, `${RULES}.description`], filter?.search)
   const rows = (await q) as (NacPolicyRuleRow & { authorization_profile_name: string })[]
   const names = await groupNames(db, targets, rows.map((r) => r.conditions))
   return rows.map((r) => ({

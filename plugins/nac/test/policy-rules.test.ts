@@ -194,6 +194,18 @@ describe('nac: policy rules API', () => {
     expect(l.body.map((x: any) => x.id)).to.deep.equal([r.id])
   })
 
+  it('searches the list by name or description (case-insensitive, LIKE wildcards literal), in evaluation order', async () => {
+    const tag = uniq('Qs')
+    const a = await createRule(t, { authorization_profile_id: profile.id, name: `${tag}-guests` })
+    const b = await createRule(t, { authorization_profile_id: profile.id, description: `printers of ${tag}` })
+    await createRule(t, { authorization_profile_id: profile.id, description: 'something else' })
+    const l = await t.admin('GET', `${RULES}?search=${encodeURIComponent(tag.toLowerCase())}`)
+    expect(l.status).to.equal(200)
+    expect(l.body.map((x: any) => x.id)).to.deep.equal([a.id, b.id])
+    expect((await t.admin('GET', `${RULES}?search=${encodeURIComponent('%')}`)).body).to.deep.equal([])
+    expect((await t.admin('GET', `${RULES}?search=default`)).body.map((x: any) => x.is_default)).to.include(true)
+  })
+
   it('reads with nac.policy.read, writes with nac.policy.write, 401 without a token', async () => {
     const reader = await t.token({ permissions: ['nac.policy.read'] })
     const writer = await t.token({ permissions: ['nac.policy.write'] })

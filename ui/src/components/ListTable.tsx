@@ -6,7 +6,7 @@
  * The actions on the selected rows are BulkBar.tsx.
  */
 import { Checkbox, Group, NativeSelect, Table, Text, UnstyledButton } from '@mantine/core'
-import { useEffect, useState, type ReactNode } from 'react'
+import { useEffect, useId, useState, type ReactNode } from 'react'
 import { useI18n } from '../i18n'
 import { Pager } from './crud'
 import { PAGE_SIZES, type ListState } from './list-state'
@@ -79,12 +79,17 @@ export function SelectTd<T extends { id: string }>({ sel, row, name }: { sel: Se
 /** Under the table: how many rows match, the page size, and the pager past one page. */
 export function TableFooter<S extends string, F extends string>({ list, data, testId }: { list: ListState<S, F>; data: { total_by_filter: number; pages: number } | undefined; testId?: string }) {
   const { t } = useI18n()
+  const sizeId = useId()
   if (!data) return null
   return (
     <Group justify="space-between">
       <Group gap="md">
         <Text size="sm" c="dimmed" data-testid={testId}>{t.common.total(data.total_by_filter)}</Text>
-        <NativeSelect aria-label={t.table.perPage} size="xs" w={80} data={PAGE_SIZES.map(String)} value={String(list.perPage)} onChange={(e) => list.setPerPage(Number(e.currentTarget.value))} data-testid="per-page" />
+        {/* A visible label, tied to the select (its accessible name is the words shown). */}
+        <Group gap={6} wrap="nowrap">
+          <Text component="label" htmlFor={sizeId} size="sm" c="dimmed">{t.table.perPage}</Text>
+          <NativeSelect id={sizeId} size="xs" w={80} data={PAGE_SIZES.map(String)} value={String(list.perPage)} onChange={(e) => list.setPerPage(Number(e.currentTarget.value))} data-testid="per-page" />
+        </Group>
       </Group>
       <Pager pages={data.pages} page={list.page} onPage={list.setPage} />
     </Group>

@@ -1,27 +1,20 @@
 /**
  * The quick search (Ctrl+K or ⌘K, or the header's button): the screens of the menu by their label in
- * the language shown, and the records whose lists search by text (devices by name or address,
- * users, NAC endpoints by MAC) that the user may read. ↑/↓ choose, Enter opens, Escape closes.
- * A record opens as its list filtered to it (/devices?search=<name>): the lists have no page per record.
+ * the language shown, and the records whose lists search by text, of the kinds the user may read
+ * (quick-search-sources.ts: devices, device groups, users, user groups, AAA and NAC policy rules,
+ * endpoints, NAC sessions, guests, certificates). ↑/↓ choose, Enter opens, Escape closes. A record
+ * opens itself (its screen's dialog or drawer) or its list filtered to it: the lists have no page per record.
  * A small dialog of its own: no dependency for what a list and an input do.
  */
 import { Kbd, Loader, Modal, Stack, Text, TextInput, UnstyledButton } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
-import { useQuery } from '@tanstack/react-query'
+import { useQueries } from '@tanstack/react-query'
 import { useEffect, useId, useMemo, useState, type KeyboardEvent, type ReactNode } from 'react'
-import { api } from '../api/client'
 import { useAuth, usePluginRuns } from '../auth'
 import { useI18n } from '../i18n'
 import { navigate } from '../router'
 import { useMenu } from './menu-data'
-
-interface Hit {
-  href: string
-  label: string
-  /** The section of a screen, the kind of a record. */
-  detail: string
-  kind: 'screen' | 'record'
-}
+import { quickSearchSources, uniqueHits, type Hit } from './quick-search-sources'
 
 /** Calls `open` on Ctrl+K (⌘K on a Mac), from anywhere in the console, even from inside an input. */
 export function useQuickSearchKey(open: () => void): void {
@@ -37,39 +30,18 @@ export function useQuickSearchKey(open: () => void): void {
   }, [open])
 }
 
-const RECORDS_PER_KIND = 5
-
 /** The records matching `q`, of the kinds the user may read: one list request per kind, in parallel. */
 function useRecords(q: string): { hits: Hit[]; loading: boolean } {
   const { t } = useI18n()
   const auth = useAuth()
   const runs = usePluginRuns()
-  const k = t.menu.search.kinds
-  const query = { page: 1, per_page: RECORDS_PER_KIND, search: q }
   const on = q.length >= 2
-  const devices = useQuery({
-    queryKey: ['quick-search', 'devices', q],
-    queryFn: () => api.get('/api/v1/devices', { query: { ...query, sort_by: 'name', sort_order: 'asc' } }),
-    enabled: on && auth.can('inventory.read') && runs('inventory'),
-  })
-  const users = useQuery({
-    queryKey: ['quick-search', 'users', q],
-    queryFn: () => api.get('/api/v1/users', { query: { ...query, sort_by: 'username', sort_order: 'asc' } }),
-    enabled: on && auth.can('users.read'),
-  })
-  const endpoints = useQuery({
-    queryKey: ['quick-search', 'endpoints', q],
-    queryFn: () => api.get('/api/v1/nac/endpoints', { query: { ...query, sort_by: 'mac', sort_order: 'asc' } }),
-    enabled: on && auth.can('nac.read') && runs('nac'),
+  const sources = quickSearchSources(t, (p) => auth.can(p), runs)
+  const results = useQueries({
+    queries: sources.map((src) => ({ queryKey: ['quick-search', src.key, q, t.find.disabled], queryFn: () => src.find(q), enabled: on && src.allowed })),
   })
   if (!on) return { hits: [], loading: false }
-  const go = (path: string, s: string) => `${path}?search=${encodeURIComponent(s)}`
-  const hits: Hit[] = [
-    ...(devices.data?.items ?? []).map((d) => ({ href: go('/devices', d.name), label: `${d.name} · ${d.address}`, detail: k.device, kind: 'record' as const })),
-    ...(users.data?.items ?? []).map((u) => ({ href: go('/users', u.username), label: u.display_name ? `${u.username} · ${u.display_name}` : u.username, detail: k.user, kind: 'record' as const })),
-    ...(endpoints.data?.items ?? []).map((e) => ({ href: go('/nac/endpoints', e.mac), label: e.description ? `${e.mac} · ${e.description}` : e.mac, detail: k.endpoint, kind: 'record' as const })),
-  ]
-  return { hits, loading: devices.isFetching || users.isFetching || endpoints.isFetching }
+  return { hits: uniqueHits(results.flatMap((r) => r.data ?? [])), loading: results.some((r) => r.isFetching) }
 }
 
 export function QuickSearch({ opened, onClose }: { opened: boolean; onClose(): void }) {
@@ -141,7 +113,7 @@ export function QuickSearch({ opened, onClose }: { opened: boolean; onClose(): v
         <TextInput
           data-autofocus
           aria-label={s.label}
-          placeholder={s.placeholder}
+          placeholder={t.find.placeholder}
           value={text}
           onChange={(e) => setText(e.currentTarget.value)}
           onKeyDown={keys}

@@ -15,6 +15,7 @@ import deployFailure from './deploy-failure-en'
 import dash from './dashboard-en'
 import serverValues from './server-values-en'
 import imports from './import-en'
+import find from './quick-search-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -366,6 +367,7 @@ const en = {
   table,
   serverValues,
   imports,
+  find,
   a11y,
 }
 

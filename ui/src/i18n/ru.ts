@@ -15,6 +15,7 @@ import deployFailure from './deploy-failure-ru'
 import dash from './dashboard-ru'
 import serverValues from './server-values-ru'
 import imports from './import-ru'
+import find from './quick-search-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -366,6 +367,7 @@ const ru: Messages = {
   table,
   serverValues,
   imports,
+  find,
   a11y,
 }
 

@@ -11,6 +11,7 @@ import { api } from '../api/client'
 import type { DeviceGroup } from '../api/types'
 import { useAuth } from '../auth'
 import { FormDialog, PageTitle, RowActions, useAllowed } from '../components/crud'
+import { useOpenRecord } from '../components/open-record'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
@@ -28,6 +29,8 @@ export function DeviceGroups() {
   })
   const canWrite = auth.can('inventory.write')
   const rows = treeOrder(groups.data ?? [])
+  // The quick search's `?open=<id>`: the group's dialog for a writer, the row marked for a reader.
+  const opened = useOpenRecord((id) => groups.data?.find((g) => g.id === id), (g) => canWrite && setEditing(g))
   return (
     <Stack>
       <PageTitle title={t.groups.title} add={canWrite && { label: t.groups.add, onClick: () => setEditing('new') }} />
@@ -39,7 +42,7 @@ export function DeviceGroups() {
           </Table.Thead>
           <Table.Tbody>
             {rows.map(({ group: g, depth }) => (
-              <Table.Tr key={g.id} data-level={depth + 1}>
+              <Table.Tr key={g.id} data-level={depth + 1} data-record-id={g.id} data-opened={opened === g.id || undefined}>
                 <Table.Td fw={500} style={{ paddingInlineStart: `calc(var(--mantine-spacing-xs) + ${depth * 1.5}rem)` }}>{depth > 0 && <span aria-hidden="true">└ </span>}{g.name}{depth > 0 && <VisuallyHidden>{t.a11y.groupLevel(depth + 1)}</VisuallyHidden>}</Table.Td>
                 <Table.Td>{g.description ?? t.common.none}</Table.Td>
                 <Table.Td>

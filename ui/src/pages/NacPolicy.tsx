@@ -13,6 +13,7 @@ import { useAuth } from '../auth'
 import { BulkBar, bulkActions } from '../components/BulkBar'
 import { ErrorAlert } from '../components/errors'
 import { SelectAllTh, SelectTd, useSelection } from '../components/ListTable'
+import { useOpenRecord } from '../components/open-record'
 import { NOCUT, RuleNameCell, RuleRowActions, useRuleOrder } from '../components/RuleOrder'
 import { useI18n } from '../i18n'
 import type { NacRule, NacTestResult } from './nac-data'
@@ -52,6 +53,8 @@ export function NacPolicy() {
     onSuccess: () => qc.invalidateQueries({ queryKey: ['nac', 'policy'] }),
   })
   const list = rules.data ?? []
+  // The quick search's `?open=<id>`: the rule's dialog for a writer, the row marked for a reader.
+  const opened = useOpenRecord((id) => rules.data?.find((r) => r.id === id), (r) => canWrite && setEditing(r))
   const movable = canWrite && !reorder.isPending
   const { move, rowProps } = useRuleOrder(list, movable, (ids, id) => reorder.mutate({ ids, id }))
   // Several rules enabled, disabled or deleted at once (BulkBar); the default rule stays out (always enabled, never deleted).
@@ -83,7 +86,7 @@ export function NacPolicy() {
                       const step = tried.get(r.id)
                       const { cursor, ...row } = rowProps(r, i)
                       return (
-                        <Table.Tr key={r.id} data-rule={r.name} {...row}
+                        <Table.Tr key={r.id} data-rule={r.name} data-opened={opened === r.id || undefined} {...row}
                           bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
                           style={{ cursor, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason ?? undefined}>
                           {canWrite && (r.is_default ? <Table.Td /> : <SelectTd sel={sel} row={r} name={r.name} />)}

@@ -13,6 +13,7 @@ import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
+import { useOpenRecord } from '../components/open-record'
 import { CertificateDetails } from './CertificateDetails'
 import { CertificateIssue } from './CertificateIssue'
 import { when } from './format'
@@ -31,6 +32,8 @@ export function PkiCertificates() {
   const [page, setPage] = useState(1)
   const [open, setOpen] = useState<string | null>(null)
   const [issuing, setIssuing] = useState(false)
+  // The quick search's `?open=<id>`: the certificate's drawer (it loads the certificate by its id).
+  useOpenRecord((id) => id, setOpen)
   const [q] = useDebouncedValue(f.search, 250)
   const set = <K extends keyof typeof f>(k: K, x: (typeof f)[K]) => {
     const n = { ...f, [k]: x }

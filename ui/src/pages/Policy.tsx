@@ -14,6 +14,7 @@ import { useAuth } from '../auth'
 import { BulkBar, bulkActions } from '../components/BulkBar'
 import { ErrorAlert } from '../components/errors'
 import { SelectAllTh, SelectTd, useSelection } from '../components/ListTable'
+import { useOpenRecord } from '../components/open-record'
 import { NOCUT, RuleNameCell, RuleRowActions, useRuleOrder } from '../components/RuleOrder'
 import { useI18n } from '../i18n'
 import { PolicyTest, type TestResult } from './PolicyTest'
@@ -55,6 +56,8 @@ export function Policy() {
     onSuccess: () => qc.invalidateQueries({ queryKey: ['aaa-policy'] }),
   })
   const list = rules.data ?? []
+  // The quick search's `?open=<id>`: the rule's dialog for a writer, the row marked for a reader.
+  const opened = useOpenRecord((id) => rules.data?.find((r) => r.id === id), (r) => canWrite && setEditing(r))
   // Reordering needs the whole list: with a filter on, the rows are a subset and do not move.
   const movable = canWrite && !filtered && !reorder.isPending
 
@@ -99,7 +102,7 @@ export function Policy() {
                       const step = tried.get(r.id)
                       const { cursor, ...row } = rowProps(r, i)
                       return (
-                        <Table.Tr key={r.id} data-rule={r.name} {...row}
+                        <Table.Tr key={r.id} data-rule={r.name} data-opened={opened === r.id || undefined} {...row}
                           bg={step?.matched ? 'var(--mantine-color-green-light)' : step ? 'var(--mantine-color-gray-light)' : undefined}
                           style={{ cursor, opacity: r.enabled ? 1 : 0.55 }} title={step?.reason}>
                           {canWrite && (r.is_default ? <Table.Td /> : <SelectTd sel={sel} row={r} name={r.name} />)}

@@ -9,6 +9,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
+import { useOpenRecord } from '../components/open-record'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { Link } from '../router'
@@ -30,6 +31,8 @@ export function UserGroups() {
     onSuccess: () => qc.invalidateQueries({ queryKey: ['user-groups'] }),
   })
   const canWrite = auth.can('groups.write')
+  // The quick search's `?open=<id>`: the group's dialog for a writer, its members for a reader.
+  const opened = useOpenRecord((id) => groups.data?.find((g) => g.id === id), (g) => (canWrite ? setEditing(g) : setMembers(g)))
   const roleName = (id: string) => roles.data?.find((r) => r.id === id)?.name ?? '…'
   return (
     <Stack>
@@ -45,7 +48,7 @@ export function UserGroups() {
           </Table.Thead>
           <Table.Tbody>
             {groups.data?.map((g) => (
-              <Table.Tr key={g.id} data-group={g.name}>
+              <Table.Tr key={g.id} data-group={g.name} data-record-id={g.id} data-opened={opened === g.id || undefined}>
                 <Table.Td fw={500}>{g.name}{g.directory_group_dn && <Badge ml="xs" size="xs" variant="light" color="grape" title={g.directory_group_dn}>LDAP</Badge>}</Table.Td>
                 <Table.Td>{g.description ?? t.common.none}</Table.Td>
                 <Table.Td>

@@ -2,8 +2,8 @@
  * Users: a paginated list (GET /users) with search and the API's filters
  * (enabled, administrator, source, group, role), sortable, its state in the
  * address; the form in a dialog to add or change one (UserForm), delete with
- * a confirmation, and the selected users enabled, disabled, moved to a group
- * or deleted at once (BulkBar).
+ * a confirmation, and the selected users enabled, disabled, added to or
+ * removed from a group (their other groups kept) or deleted at once (BulkBar).
  */
 import { Anchor, Badge, Button, Group, Select, Stack, Table, TextInput } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
@@ -16,7 +16,7 @@ import { useI18n } from '../i18n'
 import { options, useAllRoles, useAllUserGroups, type User, type UserUpdate } from './identity-data'
 import { UserForm } from './UserForm'
 import { PageTitle, RowActions } from '../components/crud'
-import { BulkBar, bulkActions, type ChooseField } from '../components/BulkBar'
+import { BulkBar, bulkActions, type BulkAction, type ChooseField } from '../components/BulkBar'
 import { useListState } from '../components/list-state'
 import { SelectAllTh, SelectTd, SortTh, TableFooter, useSelection } from '../components/ListTable'
 import { CsvImport } from './CsvImport'
@@ -62,9 +62,25 @@ export function Users() {
   const groupName = (id: string) => groups.data?.find((g) => g.id === id)?.name ?? '…'
   const yesNo = [{ value: 'true', label: t.common.yes }, { value: 'false', label: t.common.no }]
   const change = (u: User, body: UserUpdate) => api.put('/api/v1/users/{user_id}', { params: { user_id: u.id }, body })
-  const groupPicker: ChooseField = (value, onChange) => (
-    <Select label={t.table.group} required searchable data={options(groups.data)} value={value} onChange={onChange} data-autofocus comboboxProps={{ withinPortal: true, zIndex: 500 }} />
+  const groupPicker = (hint: string): ChooseField => (value, onChange) => (
+    <Select label={t.table.group} description={hint} required searchable data={options(groups.data)} value={value} onChange={onChange} data-autofocus comboboxProps={{ withinPortal: true, zIndex: 500 }} />
   )
+  /**
+   * A group added to (or taken from) one user, the other memberships kept. The API sets a user's
+   * groups only as a whole list (PUT /users/{id} `group_ids` replaces it), so this reads the user
+   * afresh and writes the list back changed: read-modify-write per user, without a version check (a
+   * change made to that user's groups between the read and the write would be overwritten).
+   */
+  const regroup = async (u: User, group: string, add: boolean) => {
+    const now = (await api.get('/api/v1/users/{user_id}', { params: { user_id: u.id } })).group_ids
+    if (now.includes(group) === add) return
+    await change(u, { group_ids: add ? [...now, group] : now.filter((g) => g !== group) })
+  }
+  const groupAction = (add: boolean): BulkAction<User> => ({
+    label: add ? t.find.addToGroup : t.find.removeFromGroup,
+    choose: { title: add ? t.find.addTitle : t.find.removeTitle, confirmLabel: add ? t.find.add : t.find.remove, field: groupPicker(add ? t.find.addHint : t.find.removeHint) },
+    run: (u, g) => regroup(u, g!, add),
+  })
   const filter = (k: (typeof FILTERS)[number]) => (v: string | null) => list.setFilter(k, v)
 
   return (
@@ -81,11 +97,12 @@ export function Users() {
       </Group>
       {importing && <CsvImport kind="users" onClose={() => setImporting(false)} />}
       <ErrorAlert error={users.error ?? remove.error} />
-      {/* Move replaces the user's groups with the one chosen (the form adds to them one at a time). */}
+      {/* Add to / remove from a group: the one group changes, the users' other groups stay. */}
       <BulkBar sel={sel} name={(u) => u.username} onDone={() => Promise.all([qc.invalidateQueries({ queryKey: ['users'] }), qc.invalidateQueries({ queryKey: ['user-groups'] })])} actions={canWrite ? [
         bulkActions.enabled<User>(t, true, (u, enabled) => change(u, { enabled })),
         bulkActions.enabled<User>(t, false, (u, enabled) => change(u, { enabled })),
-        auth.can('groups.read') && bulkActions.move<User>(t, groupPicker, (u, g) => change(u, { group_ids: [g] })),
+        auth.can('groups.read') && groupAction(true),
+        auth.can('groups.read') && groupAction(false),
         bulkActions.remove<User>(t, (u) => api.delete('/api/v1/users/{user_id}', { params: { user_id: u.id } })),
       ] : []} />
       <Table.ScrollContainer minWidth={760}>
