@@ -25,6 +25,30 @@ const make = (coerce: boolean, allErrors = false) => {
 
 
 /**
+ * The Ajv instances, one of each kind per process. Ajv keeps what it compiled by schema object, and a
+ * route's schema is a module's constant: an app started again in the same process (a restart, every
+ * test app of a test run) finds its validators compiled by the first. Nothing else is kept in them:
+ * no schema is added by id, no keyword or format after `make`.
+ */
+const shared = { body: make(false), bodyAll: make(false, true), params: make(true) }
+/**
+ * Compiled validators by their schema's text, so that a schema a plugin builds again at each start
+ * (an equal object, not the same one) is not compiled, nor kept, once more. Ajv reads only a schema's
+ * JSON keywords (TypeBox's symbol-keyed metadata is not part of the text, nor of what Ajv checks).
+ */
+const compiledByText = new Map<Ajv, Map<string, ValidateFunction>>()
+function compileShared(ajv: Ajv, schema: TSchema): ValidateFunction {
+  let byText = compiledByText.get(ajv)
+  if (!byText) compiledByText.set(ajv, (byText = new Map()))
+  const text = JSON.stringify(schema)
+  let fn = byText.get(text)
+  if (!fn) byText.set(text, (fn = ajv.compile(schema)))
+  return fn
+}
+/** The schemas that passed the meta-schema check, in this process. */
+const checkedSchemas = new WeakSet<TSchema>()
+
+/**
  * Compiling a validator is Ajv's code generation: about 4 ms a route, most of
  * a boot's time with every plugin loaded. So a validator compiles on its first
  * use, and `compilePending` compiles the rest once the server listens (idle
@@ -32,20 +56,20 @@ const make = (coerce: boolean, allErrors = false) => {
  * test suite catches (test/kernel/validators.test.ts compiles every route's).
  */
 export class Validation {
-  private readonly body = make(false)
+  private readonly body = shared.body
   /**
    * Every error of a body, asked only once the first-error validator has refused it: compiled
    * on that first refusal, so a route no one sends a bad body costs nothing.
    */
-  private readonly bodyAll = make(false, true)
+  private readonly bodyAll = shared.bodyAll
   private readonly allErrors = new WeakMap<TSchema, ValidateFunction>()
-  private readonly params = make(true)
+  private readonly params = shared.params
   private readonly pending = new Set<() => ValidateFunction>()
   /** Schemas not yet checked against the meta-schema (the warm-up checks them, compiled or not). */
   private readonly unchecked = new Set<TSchema>()
 
   compileBody(schema: TSchema): ValidateFunction {
-    return this.lazy(schema, () => this.body.compile(schema))
+    return this.lazy(schema, () => compileShared(this.body, schema))
   }
 
   private readonly once = new WeakMap<TSchema, ValidateFunction>()
@@ -58,12 +82,12 @@ export class Validation {
   }
 
   compileParams(schema: TSchema): ValidateFunction {
-    return this.lazy(schema, () => finiteOnly(schema, this.params.compile(schema)))
+    return this.lazy(schema, () => finiteOnly(schema, compileShared(this.params, schema)))
   }
 
   /** Plain data (settings, config): no coercion. */
   compileData(schema: TSchema): ValidateFunction {
-    return this.lazy(schema, () => this.body.compile(schema))
+    return this.lazy(schema, () => compileShared(this.body, schema))
   }
 
   /** Validators not compiled yet (none are used before they compile; this is only how many are left). */
@@ -86,8 +110,13 @@ export class Validation {
     }
     for (const schema of [...this.unchecked]) {
       if (until?.()) return
-      if (!this.body.validateSchema(schema)) throw new Error(`a schema is not valid JSON Schema: ${this.body.errorsText(this.body.errors)} in ${JSON.stringify(schema).slice(0, 200)}`)
       this.unchecked.delete(schema)
+      if (checkedSchemas.has(schema)) continue
+      if (!this.body.validateSchema(schema)) {
+        this.unchecked.add(schema)
+        throw new Error(`a schema is not valid JSON Schema: ${this.body.errorsText(this.body.errors)} in ${JSON.stringify(schema).slice(0, 200)}`)
+      }
+      checkedSchemas.add(schema)
       await turn()
     }
     for (const compile of [...this.pending]) {
@@ -124,7 +153,7 @@ export class Validation {
   bodyError(schema: TSchema, value: unknown, first: ErrorObject[] | null | undefined): PortcullisError {
     const head = this.toError(first)
     let fn = this.allErrors.get(schema)
-    if (!fn) this.allErrors.set(schema, (fn = this.bodyAll.compile(schema)))
+    if (!fn) this.allErrors.set(schema, (fn = compileShared(this.bodyAll, schema)))
     fn(value)
     const groups = new Map<string, ErrorObject[]>()
     for (const e of fn.errors ?? []) {
