@@ -76,14 +76,17 @@ export function SelectTd<T extends { id: string }>({ sel, row, name }: { sel: Se
   )
 }
 
-/** Under the table: how many rows match, the page size, and the pager past one page. */
-export function TableFooter<S extends string, F extends string>({ list, data, testId }: { list: ListState<S, F>; data: { total_by_filter: number; pages: number } | undefined; testId?: string }) {
+/**
+ * Under the table: how many rows match (or `total`, the screen's own words, such as the logs'
+ * "at least N" when the server stopped counting), the page size, and the pager past one page.
+ */
+export function TableFooter<S extends string, F extends string>({ list, data, testId, total }: { list: ListState<S, F>; data: { total_by_filter: number; pages: number } | undefined; testId?: string; total?: string }) {
   const { t } = useI18n()
   if (!data) return null
   return (
     <Group justify="space-between">
       <Group gap="md">
-        <Text size="sm" c="dimmed" data-testid={testId}>{t.common.total(data.total_by_filter)}</Text>
+        <Text size="sm" c="dimmed" data-testid={testId}>{total ?? t.common.total(data.total_by_filter)}</Text>
         <NativeSelect aria-label={t.table.perPage} size="xs" w={80} data={PAGE_SIZES.map(String)} value={String(list.perPage)} onChange={(e) => list.setPerPage(Number(e.currentTarget.value))} data-testid="per-page" />
       </Group>
       <Pager pages={data.pages} page={list.page} onPage={list.setPage} />

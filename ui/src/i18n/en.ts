@@ -15,6 +15,7 @@ import deployFailure from './deploy-failure-en'
 import dash from './dashboard-en'
 import serverValues from './server-values-en'
 import imports from './import-en'
+import lists from './lists-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -367,6 +368,7 @@ const en = {
   serverValues,
   imports,
   a11y,
+  lists,
 }
 
 export default en

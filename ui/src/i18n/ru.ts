@@ -15,6 +15,7 @@ import deployFailure from './deploy-failure-ru'
 import dash from './dashboard-ru'
 import serverValues from './server-values-ru'
 import imports from './import-ru'
+import lists from './lists-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -367,6 +368,7 @@ const ru: Messages = {
   serverValues,
   imports,
   a11y,
+  lists,
 }
 
 export default ru

@@ -1,0 +1,11 @@
+/** Русские слова фильтров списков, перенесённых на общую таблицу (`lists` в ru.ts). */
+import type { ListsMessages } from './lists-en'
+
+const lists: ListsMessages = {
+  anyStatus: 'Любой статус',
+  statusFilter: 'Статус',
+  anyOutcome: 'Любой результат',
+  outcomeFilter: 'Последний сбор',
+}
+
+export default lists
