@@ -3,6 +3,8 @@ const lists = {
   /** The deploy history's status filter. */
   anyStatus: 'Any status',
   statusFilter: 'Status',
+  /** The certificates' issue date column (`created_at`). */
+  certIssued: 'Issued',
   /** The tracked devices' filters (NCM). */
   anyOutcome: 'Any outcome',
   outcomeFilter: 'Last fetch',

@@ -4,6 +4,7 @@ import type { ListsMessages } from './lists-en'
 const lists: ListsMessages = {
   anyStatus: 'Любой статус',
   statusFilter: 'Статус',
+  certIssued: 'Выпущен',
   anyOutcome: 'Любой результат',
   outcomeFilter: 'Последний сбор',
 }
