@@ -2,8 +2,8 @@
 import type { ListsMessages } from './lists-en'
 
 const lists: ListsMessages = {
-  anyStatus: 'Любой статус',
-  statusFilter: 'Статус',
+  anyStatus: 'Любое состояние',
+  statusFilter: 'Состояние',
   certIssued: 'Выпущен',
   anyOutcome: 'Любой результат',
   outcomeFilter: 'Последний сбор',
