@@ -8,6 +8,7 @@ const lists = {
   /** The tracked devices' filters (NCM). */
   anyOutcome: 'Any outcome',
   outcomeFilter: 'Last fetch',
+  nextFetch: 'Next fetch',
 }
 
 export type ListsMessages = typeof lists

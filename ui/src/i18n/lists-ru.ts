@@ -7,6 +7,7 @@ const lists: ListsMessages = {
   certIssued: 'Выпущен',
   anyOutcome: 'Любой результат',
   outcomeFilter: 'Последний сбор',
+  nextFetch: 'Следующий сбор',
 }
 
 export default lists

@@ -132,8 +132,8 @@ export const newEnrollmentToken = async (c: Collector): Promise<Enrollment> => (
 export const revokeCollector = (id: string) => send<Collector>('post', `${BASE}/collectors/{collector_id}/revoke`, { params: { collector_id: id } })
 export const deleteCollector = (id: string) => send<void>('delete', `${BASE}/collectors/{collector_id}`, { params: { collector_id: id } })
 
-export const useTrackedDevices = (query: { page: number; search?: string }) =>
-  useQuery({ queryKey: ['ncm', 'devices', query], queryFn: () => get<Page<TrackedDevice>>(`${BASE}/devices`, { query: { ...query, per_page: 20 } }), placeholderData: keepPreviousData })
+export const useTrackedDevices = (query: { page: number; per_page: number; sort_by?: string; sort_order?: 'asc' | 'desc'; search?: string; last_status?: string }) =>
+  useQuery({ queryKey: ['ncm', 'devices', query], queryFn: () => get<Page<TrackedDevice>>(`${BASE}/devices`, { query }), placeholderData: keepPreviousData })
 export const useTrackedDevice = (id: string) => useQuery({ queryKey: ['ncm', 'devices', id], queryFn: () => get<TrackedDevice>(`${BASE}/devices/{device_id}`, { params: { device_id: id } }) })
 export const fetchNow = (id: string) => send<unknown>('post', `${BASE}/devices/{device_id}/fetch`, { params: { device_id: id } })
 export const useSearch = (q: string, match: 'contains' | 'line') =>
