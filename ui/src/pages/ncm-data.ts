@@ -156,8 +156,8 @@ export const useRules = () => useQuery({ queryKey: ['ncm', 'rules'], queryFn: ()
 export const saveRule = (rule: Omit<Rule, 'id' | 'evaluated_at' | 'evaluating' | 'device_group_name'>, id?: string) =>
   id ? send<Rule>('patch', `${BASE}/rules/{rule_id}`, { params: { rule_id: id }, body: rule }) : send<Rule>('post', `${BASE}/rules`, { body: rule })
 export const deleteRule = (id: string) => send<void>('delete', `${BASE}/rules/{rule_id}`, { params: { rule_id: id } })
-export const useCompliance = (status: string | null) =>
-  useQuery({ queryKey: ['ncm', 'compliance', status], queryFn: () => get<Page<RuleResult>>(`${BASE}/compliance`, { query: { ...all, status: status ?? undefined } }), refetchInterval: 15_000 })
+export const useCompliance = (query: { page: number; per_page: number; sort_by?: string; sort_order?: 'asc' | 'desc'; status?: string }) =>
+  useQuery({ queryKey: ['ncm', 'compliance', query], queryFn: () => get<Page<RuleResult>>(`${BASE}/compliance`, { query }), refetchInterval: 15_000, placeholderData: keepPreviousData })
 
 export const useCredentials = () => useQuery({ queryKey: ['ncm', 'credentials'], queryFn: () => get<Page<Credential>>(`${BASE}/credentials`, { query: all }) })
 export const useProfiles = () => useQuery({ queryKey: ['ncm', 'profiles'], queryFn: () => get<{ items: Profile[] }>(`${BASE}/profiles`) })
