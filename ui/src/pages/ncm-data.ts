@@ -123,6 +123,9 @@ export const SEARCH_MIN = 3
 export const ncmKeys = { all: ['ncm'] as const }
 
 export const useCollectors = () => useQuery({ queryKey: ['ncm', 'collectors'], queryFn: () => get<Page<Collector>>(`${BASE}/collectors`, { query: all }), refetchInterval: 15_000 })
+/** One page of the collectors, as the collectors screen sorts and pages them (its key under ['ncm', 'collectors']: refreshed with the rest). */
+export const useCollectorPage = (query: { page: number; per_page: number; sort_by?: string; sort_order?: 'asc' | 'desc'; search?: string }) =>
+  useQuery({ queryKey: ['ncm', 'collectors', query], queryFn: () => get<Page<Collector>>(`${BASE}/collectors`, { query }), refetchInterval: 15_000, placeholderData: keepPreviousData })
 export const createCollector = (body: { name: string; description: string | null }) => send<Enrollment>('post', `${BASE}/collectors`, { body })
 /** A new token re-enrolls the collector (new keys); the answer is the token alone, shown with the collector it is for. */
 export const newEnrollmentToken = async (c: Collector): Promise<Enrollment> => ({
