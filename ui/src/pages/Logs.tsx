@@ -37,7 +37,8 @@ const FILTERS = ['kind', 'username', 'nas_ip', 'date_from', 'date_to', 'range', 
 
 export function Logs() {
   const { t, language } = useI18n()
-  const kind = LOG_KINDS.find((k) => k.path === new URLSearchParams(useQueryString()).get('kind')) ?? LOG_KINDS[0]
+  const wanted = new URLSearchParams(useQueryString()).get('kind')
+  const kind = LOG_KINDS.find((k) => k.path === wanted) ?? LOG_KINDS[0]
   // Newest first, 50 a page (the routes' defaults); the kind's own sorts; all of it in the address.
   const list = useListState({ sorts: kind.sortBy, sort: 'timestamp', order: 'desc', perPage: 50, filters: FILTERS })
   const typed = useTypedFilters({ username: list.filters.username, nas_ip: list.filters.nas_ip, date_from: list.filters.date_from, date_to: list.filters.date_to })
