@@ -28,7 +28,7 @@ const getEntry = api.get as unknown as (path: string) => Promise<LogEntry>
 /** The ranges back from now, in ms; `custom` is the date fields (empty: any time). */
 const RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const
 type Range = keyof typeof RANGES | 'custom'
-const isRange = (v: string | null): v is Range => v === 'custom' || (v !== null && v in RANGES)
+const isRange = (v: string | null): v is Range => v === 'custom' || (v !== null && Object.hasOwn(RANGES, v))
 const COLOR: Record<string, string> = { success: 'green', permit: 'green', accept: 'green', failure: 'red', deny: 'red', reject: 'red' }
 /** Every kind's enum filters (a kind reads its own). */
 const ENUMS = ['status', 'action', 'auth_type', 'acct_status_type'] as const
