@@ -389,6 +389,13 @@ const firstRule = (page: Page, name: string) => page.waitForFunction((n) => docu
     expect(all.total).to.be.greaterThan(1)
     await page.getByText(`${all.total} in all`).waitFor()
     expect(await history.locator('tbody tr').first().getAttribute('data-coa')).to.equal(all.items[0].id)
+    // The time header reverses the order (the route's one sort), kept in the address.
+    const oldest = (await t.admin('GET', `/api/v1/nac/coa-requests?endpoint_id=${ep.id}&sort_order=asc&per_page=1`)).body.items[0].id as string
+    const timeTh = history.locator('th:has(button[data-sort="created_at"])')
+    await timeTh.getByRole('button').click()
+    await page.waitForFunction((id) => document.querySelector('[data-testid="coa-table"] tbody tr')?.getAttribute('data-coa') === id, oldest)
+    expect(await timeTh.getAttribute('aria-sort')).to.equal('ascending')
+    expect(new URL(page.url()).searchParams.get('sort_order')).to.equal('asc')
     // Filtered by hand and ACK: the re-authentication alone.
     await page.getByLabel('Reason', { exact: true }).first().click()
     await page.getByRole('option', { name: 'by hand' }).click()

@@ -249,14 +249,21 @@ const pick = (page: Page, select: string, label: string | RegExp) => pickOption(
     await page.getByRole('tab', { name: 'TACACS+ authorization' }).click()
     const table = page.getByTestId('logs-table')
     const users = () => table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-username')))
-    // Newest first by default; the User header sorts by user, ascending on the first click of a second one.
+    // Newest first by default; the User header sorts by user, ascending on the first click, descending on a second
+    // (the shared list piece: `aria-sort`, and the sort in the address, kept by a reload).
     await table.locator('tr[data-username="carol"]').waitFor()
     expect(await users()).to.deep.equal(['carol', 'bob', 'alice'])
     await table.getByRole('button', { name: /^User/ }).click()
-    await page.waitForFunction(() => document.querySelector('[data-testid="logs-table"] tbody tr')?.getAttribute('data-username') === 'carol')
-    await table.getByRole('button', { name: /^User/ }).click()
     await page.waitForFunction(() => document.querySelector('[data-testid="logs-table"] tbody tr')?.getAttribute('data-username') === 'alice')
     expect(await users()).to.deep.equal(['alice', 'bob', 'carol'])
+    await table.getByRole('button', { name: /^User/ }).click()
+    await page.waitForFunction(() => document.querySelector('[data-testid="logs-table"] tbody tr')?.getAttribute('data-username') === 'carol')
+    expect(await table.locator('th:has(button[data-sort="username"])').getAttribute('aria-sort')).to.equal('descending')
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).to.deep.include({ kind: 'tacacs/authorization', sort_by: 'username', sort_order: 'desc' })
+    await page.reload()
+    await table.locator('tr[data-username="carol"]').waitFor()
+    expect(await users()).to.deep.equal(['carol', 'bob', 'alice'])
+    expect(await page.getByRole('tab', { name: 'TACACS+ authorization' }).getAttribute('aria-selected')).to.equal('true')
 
     // Free text: the command; the search is kept in the URL.
     await page.locator('input[name="search"]').fill('reload')

@@ -7,10 +7,14 @@
  *   once, and deleted at once only once confirmed (Cancel changes nothing): each checked on the server;
  * - axe-core finds nothing serious or critical in the list with rows selected;
  * - NAC sessions: two selected sessions get a re-authentication each, with one summary; a disconnect
- *   the NAS refuses is reported per session.
+ *   the NAS refuses is reported per session;
+ * - the audit trail and the deploy history: a header sorts (the order, `aria-sort` and the address
+ *   change), and a reload keeps the page, the size, the sort and the filters.
  */
 import { expect } from 'chai'
+import { randomUUID } from 'node:crypto'
 import type { Browser, Page } from 'playwright-core'
+import { jsonText } from '../../../sdk/index.js'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { LoopbackNas } from '../../../test/kit/coa-nas.js'
 import { expectAccessible, horizontalOverflow } from '../../../test/kit/browser.js'
@@ -20,8 +24,8 @@ const PASSWORD = 'Portcullis-Tables-2026!'
 const COUNT = 22
 
 const CASES = [
-  { locale: 'en-US', width: 1280, height: 800, address: 'Address', disable: 'Disable', move: 'Move to group', moveOk: 'Move', group: 'Group', del: 'Delete', selected: 'Selected: 3', perPage: 'Rows per page', reauth: 'Re-authenticate', disconnect: 'Disconnect', done: (a: string, ok: number, n: number) => `${a}: ${ok} of ${n} done.`, failed: 'Failed: 2', nak: 'refused by the NAS (NAK)' },
-  { locale: 'ru-RU', width: 768, height: 1024, address: 'Адрес', disable: 'Отключить', move: 'Переместить в группу', moveOk: 'Переместить', group: 'Группа', del: 'Удалить', selected: 'Выбрано: 3', perPage: 'Строк на странице', reauth: 'Повторная аутентификация', disconnect: 'Отключить', done: (a: string, ok: number, n: number) => `${a}: выполнено ${ok} из ${n}.`, failed: 'Не удалось: 2', nak: 'отклонено NAS (NAK)' },
+  { locale: 'en-US', width: 1280, height: 800, address: 'Address', disable: 'Disable', move: 'Move to group', moveOk: 'Move', group: 'Group', del: 'Delete', selected: 'Selected: 3', perPage: 'Rows per page', daemon: 'Daemon', reauth: 'Re-authenticate', disconnect: 'Disconnect', done: (a: string, ok: number, n: number) => `${a}: ${ok} of ${n} done.`, failed: 'Failed: 2', nak: 'refused by the NAS (NAK)' },
+  { locale: 'ru-RU', width: 768, height: 1024, address: 'Адрес', disable: 'Отключить', move: 'Переместить в группу', moveOk: 'Переместить', group: 'Группа', del: 'Удалить', selected: 'Выбрано: 3', perPage: 'Строк на странице', daemon: 'Демон', reauth: 'Повторная аутентификация', disconnect: 'Отключить', done: (a: string, ok: number, n: number) => `${a}: выполнено ${ok} из ${n}.`, failed: 'Не удалось: 2', nak: 'отклонено NAS (NAK)' },
 ] as const
 
 /** The names in the table's rows, top to bottom. */
@@ -200,6 +204,76 @@ const firstDevice = (page: Page, name: string) => page.waitForFunction((x) => do
       expect(await result.textContent()).to.include(c.failed).and.include(c.nak).and.include(macs[0]).and.include(macs[1])
       // The failed sessions stay selected, to retry.
       expect(await page.getByTestId('select-all').isChecked()).to.equal(true)
+      expect(await horizontalOverflow(page), 'no horizontal scroll').to.equal(0)
+      await page.context().close()
+    })
+
+    it(`the audit trail and the deploy history: a header sorts (order, aria-sort, address), a reload keeps page, size, sort and filters (${lang}, ${c.width} px)`, async () => {
+      // Three audit entries of one device (created, changed, deleted), found by its id.
+      const made = await t.admin('POST', '/api/v1/devices', { body: { name: `tb${lang}-audited`, address: `10.${70 + n}.0.1` } })
+      expect(made.status, made.text).to.equal(201)
+      expect((await t.admin('PUT', `/api/v1/devices/${made.body.id}`, { body: { vendor: 'cisco' } })).status).to.equal(200)
+      expect((await t.admin('DELETE', `/api/v1/devices/${made.body.id}`)).status).to.equal(204)
+      const actions = ((await t.admin('GET', `/api/v1/audit?resource_id=${made.body.id}`)).body.items as { action: string }[]).map((e) => e.action).sort()
+      expect(actions).to.have.length(3)
+
+      const page = await (await context(browser, { locale: c.locale, width: c.width, height: c.height })).newPage()
+      await signInAt(page, `${t.url}/audit?resource_id=${made.body.id}`, 'admin', PASSWORD)
+      const audit = page.getByTestId('audit-table')
+      const shown = () => audit.locator('tbody tr[data-action]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')))
+      const firstAction = (x: string) => page.waitForFunction((a) => document.querySelector('[data-testid="audit-table"] tbody tr')?.getAttribute('data-action') === a, x)
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="audit-table"] tbody tr[data-action]').length === 3)
+      const actionTh = audit.locator('th:has(button[data-sort="action"])')
+      expect(await audit.locator('th:has(button[data-sort="at"])').getAttribute('aria-sort'), 'newest first by default').to.equal('descending')
+      expect(await actionTh.getAttribute('aria-sort')).to.equal('none')
+      await actionTh.getByRole('button').click()
+      await firstAction(actions[0])
+      expect(await shown()).to.deep.equal(actions)
+      expect(await actionTh.getAttribute('aria-sort')).to.equal('ascending')
+      await actionTh.getByRole('button').click()
+      await firstAction(actions[2])
+      expect(await shown()).to.deep.equal([...actions].reverse())
+      await page.getByLabel(c.perPage).selectOption('100')
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).to.deep.equal({ resource_id: made.body.id, sort_by: 'action', sort_order: 'desc', per_page: '100' })
+      await page.reload()
+      await firstAction(actions[2])
+      expect(await shown()).to.deep.equal([...actions].reverse())
+      expect(await actionTh.getAttribute('aria-sort')).to.equal('descending')
+      expect(await page.locator('input[name="resource_id"]').inputValue()).to.equal(made.body.id)
+      expect(await page.getByLabel(c.perPage).inputValue()).to.equal('100')
+      expect(await horizontalOverflow(page), 'no horizontal scroll').to.equal(0)
+
+      // 22 releases of a daemon of this case, one a minute: r-05 active, r-10 failed, the others superseded.
+      const daemon = `tb-${lang}-daemon`
+      const release = (i: number) => `${lang}-r-${String(i).padStart(2, '0')}`
+      const base = Date.now() - 3_600_000
+      await t.app.db.knex('deploys').insert(Array.from({ length: COUNT }, (_, k) => ({
+        id: randomUUID(), daemon, release: release(k + 1), status: k + 1 === 5 ? 'active' : k + 1 === 10 ? 'failed' : 'superseded',
+        files: jsonText([]), created_at: new Date(base + k * 60_000), actor_name: 'admin',
+      })))
+      const releases = () => page.getByTestId('history-table').locator('tbody tr[data-release]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-release')))
+      const firstRelease = (x: string) => page.waitForFunction((r) => document.querySelector('[data-testid="history-table"] tbody tr')?.getAttribute('data-release') === r, x)
+      await page.goto(`${t.url}/deploys?daemon=${daemon}`)
+      await firstRelease(release(COUNT))
+      expect(await releases(), 'newest first, 20 a page').to.have.length(20)
+      const history = page.getByTestId('history-table')
+      const statusTh = history.locator('th:has(button[data-sort="status"])')
+      await statusTh.getByRole('button').click()
+      await firstRelease(release(5))
+      expect((await releases()).slice(0, 2), 'active, then failed, then superseded').to.deep.equal([release(5), release(10)])
+      expect(await statusTh.getAttribute('aria-sort')).to.equal('ascending')
+      expect(await history.locator('th:has(button[data-sort="created_at"])').getAttribute('aria-sort')).to.equal('none')
+      await page.getByTestId('history').getByRole('button', { name: '2', exact: true }).click()
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="history-table"] tbody tr[data-release]').length === 2)
+      const url = page.url()
+      expect(Object.fromEntries(new URL(url).searchParams)).to.deep.equal({ daemon, sort_by: 'status', sort_order: 'asc', page: '2' })
+      const second = await releases()
+      await page.reload()
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="history-table"] tbody tr[data-release]').length === 2)
+      expect(page.url()).to.equal(url)
+      expect(await releases(), 'the same page after a reload').to.deep.equal(second)
+      expect(await statusTh.getAttribute('aria-sort')).to.equal('ascending')
+      expect(await page.getByTestId('history').getByLabel(c.daemon, { exact: true }).inputValue()).to.equal(daemon)
       expect(await horizontalOverflow(page), 'no horizontal scroll').to.equal(0)
       await page.context().close()
     })

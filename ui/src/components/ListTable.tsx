@@ -76,15 +76,18 @@ export function SelectTd<T extends { id: string }>({ sel, row, name }: { sel: Se
   )
 }
 
-/** Under the table: how many rows match, the page size, and the pager past one page. */
-export function TableFooter<S extends string, F extends string>({ list, data, testId }: { list: ListState<S, F>; data: { total_by_filter: number; pages: number } | undefined; testId?: string }) {
+/**
+ * Under the table: how many rows match (or `total`, the screen's own words, such as the logs'
+ * "at least N" when the server stopped counting), the page size, and the pager past one page.
+ */
+export function TableFooter<S extends string, F extends string>({ list, data, testId, total }: { list: ListState<S, F>; data: { total_by_filter: number; pages: number } | undefined; testId?: string; total?: string }) {
   const { t } = useI18n()
   const sizeId = useId()
   if (!data) return null
   return (
     <Group justify="space-between">
       <Group gap="md">
-        <Text size="sm" c="dimmed" data-testid={testId}>{t.common.total(data.total_by_filter)}</Text>
+        <Text size="sm" c="dimmed" data-testid={testId}>{total ?? t.common.total(data.total_by_filter)}</Text>
         {/* A visible label, tied to the select (its accessible name is the words shown). */}
         <Group gap={6} wrap="nowrap">
           <Text component="label" htmlFor={sizeId} size="sm" c="dimmed">{t.table.perPage}</Text>

@@ -41,6 +41,11 @@ export interface ListState<S extends string, F extends string> {
   sortOn(s: S): void
   setSearch(s: string): void
   setFilter(f: F, v: string | null): void
+  /**
+   * Several parameters at once (null or '' removes one), back to page 1 unless `page` is among
+   * them: a tab that resets its sort and filters, a switch that also sorts (`sort_by`…).
+   */
+  setParams(changes: Partial<Record<F | 'sort_by' | 'sort_order' | 'page', string | null>>): void
   /** The route's paging and sort parameters (and the search), for its query. */
   query: { page: number; per_page: number; sort_by: S; sort_order: SortOrder; search?: string }
 }
@@ -84,6 +89,17 @@ export function useListState<S extends string, F extends string = never>(spec: L
     sortOn,
     setSearch: (s) => write({ search: s }),
     setFilter: (f, v) => write({ [f]: v }),
+    setParams: (changes) => write(changes as Record<string, string | null>),
     query: { page, per_page: perPage, sort_by: sortBy, sort_order: sortOrder, ...(q ? { search: q } : {}) },
   }
+}
+
+/**
+ * The screen's typed filters (a name, an address, a date) as sent, a moment after the last key:
+ * the address follows every key, the route is asked once the typing stops. Compared as text, so
+ * a new object of the same values does not restart the wait.
+ */
+export function useTypedFilters<F extends string>(filters: Record<F, string | null>, ms = 300): Record<F, string | null> {
+  const [text] = useDebouncedValue(JSON.stringify(filters), ms)
+  return JSON.parse(text) as Record<F, string | null>
 }

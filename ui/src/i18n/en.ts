@@ -16,6 +16,7 @@ import dash from './dashboard-en'
 import serverValues from './server-values-en'
 import imports from './import-en'
 import find from './quick-search-en'
+import lists from './lists-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -369,6 +370,7 @@ const en = {
   imports,
   find,
   a11y,
+  lists,
 }
 
 export default en

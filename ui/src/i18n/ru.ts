@@ -16,6 +16,7 @@ import dash from './dashboard-ru'
 import serverValues from './server-values-ru'
 import imports from './import-ru'
 import find from './quick-search-ru'
+import lists from './lists-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -369,6 +370,7 @@ const ru: Messages = {
   imports,
   find,
   a11y,
+  lists,
 }
 
 export default ru

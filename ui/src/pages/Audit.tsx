@@ -1,88 +1,76 @@
 /**
  * The audit trail: every change and sign-in, newest first, with the API's
  * search (action, resource, who) and filters (who, action or action prefix, resource type and id, outcome, from
- * and to dates), sorted by a column header, 50 a page; an entry opens a drawer with its fields and the
- * record before and after side by side (AuditDiff). A resource can be given
- * in the URL (/audit?resource_type=user&resource_id=…).
+ * and to dates), sorted by a column header, 50 a page (or 20, 100); an entry opens a drawer with its
+ * fields and the record before and after side by side (AuditDiff). The page, size, sort, search and
+ * filters are in the address under the route's names (list-state.ts): a record's "Audit trail of
+ * this record" link opens /audit?resource_type=user&resource_id=…, and a reload keeps the list.
  */
 import { Badge, Drawer, Group, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
-import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import { ErrorAlert } from '../components/errors'
+import { useListState, useTypedFilters } from '../components/list-state'
+import { SortTh, TableFooter } from '../components/ListTable'
 import { useI18n } from '../i18n'
 import { AuditDiff } from './AuditDiff'
 import { when } from './format'
 import type { AuditEntry } from './identity-data'
-import { ListFooter } from '../components/crud'
 import { actionWords } from '../i18n/audit-en'
 
-const PER_PAGE = 50
-type SortBy = 'at' | 'action' | 'resource_type' | 'actor_name'
+/** The columns GET /audit sorts by (its `sort_by` allow-list). */
+const SORTS = ['at', 'action', 'resource_type', 'actor_name'] as const
+/** The route's filters, kept in the address under their own names (the dates as whole days, `2026-11-29`). */
+const FILTERS = ['actor_name', 'action', 'resource_type', 'resource_id', 'outcome', 'at_from', 'at_to'] as const
+type Filter = (typeof FILTERS)[number]
 
 export function Audit() {
   const { t, language } = useI18n()
-  const url = new URLSearchParams(location.search)
-  const [f, setF] = useState({ search: '', actor_name: '', action: '', resource_type: url.get('resource_type') ?? '', resource_id: url.get('resource_id') ?? '', at_from: '', at_to: '' })
-  const [outcome, setOutcome] = useState<string | null>(null)
-  const [page, setPage] = useState(1)
+  // Newest first, 50 a page (the route's defaults); page, size, sort, search and filters in the address.
+  const list = useListState({ sorts: SORTS, sort: 'at', order: 'desc', perPage: 50, filters: FILTERS })
   const [open, setOpen] = useState<AuditEntry | null>(null)
-  const [sort, setSort] = useState<{ by: SortBy; order: 'asc' | 'desc' }>({ by: 'at', order: 'desc' })
-  const [d] = useDebouncedValue(f, 300)
-  const set = (k: keyof typeof f) => (e: { currentTarget: { value: string } }) => {
-    const value = e.currentTarget.value
-    setF((o) => ({ ...o, [k]: value }))
-    setPage(1)
-  }
-  const list = useQuery({
-    queryKey: ['audit', d, outcome, sort, page],
+  const d = useTypedFilters(list.filters)
+  const text = (k: Filter) => d[k]?.trim() || undefined
+  const outcome = list.filters.outcome === 'success' || list.filters.outcome === 'failure' ? list.filters.outcome : undefined
+  const entries = useQuery({
+    queryKey: ['audit', list.query, d, outcome],
     queryFn: () =>
       api.get('/api/v1/audit', {
         query: {
-          page, per_page: PER_PAGE, sort_by: sort.by, sort_order: sort.order,
-          search: d.search.trim() || undefined, actor_name: d.actor_name.trim() || undefined, action: d.action.trim() || undefined, resource_type: d.resource_type.trim() || undefined,
-          resource_id: d.resource_id.trim() || undefined, outcome: (outcome ?? undefined) as 'success' | 'failure' | undefined,
+          ...list.query, actor_name: text('actor_name'), action: text('action'), resource_type: text('resource_type'), resource_id: text('resource_id'), outcome,
           // Whole days in UTC, as the log screens take them.
           at_from: d.at_from ? `${d.at_from}T00:00:00Z` : undefined, at_to: d.at_to ? `${d.at_to}T23:59:59.999Z` : undefined,
         },
       }),
     placeholderData: keepPreviousData,
   })
-  // A header sorts by its column (the API's four); a second click reverses.
-  const header = (label: string, col?: SortBy) => {
-    if (!col) return <Table.Th>{label}</Table.Th>
-    const on = sort.by === col
-    return (
-      <Table.Th aria-sort={on ? (sort.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
-        <UnstyledButton fw={600} fz="sm" onClick={() => { setSort({ by: col, order: on && sort.order === 'desc' ? 'asc' : 'desc' }); setPage(1) }}>{label} {on ? (sort.order === 'asc' ? '▲' : '▼') : ''}</UnstyledButton>
-      </Table.Th>
-    )
-  }
+  const set = (k: Filter) => (e: { currentTarget: { value: string } }) => list.setFilter(k, e.currentTarget.value)
+  const value = (k: Filter) => list.filters[k] ?? ''
   return (
     <Stack>
       <Title order={1} size="h2">{t.admin.audit.title}</Title>
       <Group align="flex-end" wrap="wrap">
-        <TextInput label={t.common.search} name="search" type="search" placeholder={t.admin.audit.searchHint} value={f.search} onChange={set('search')} w={180} />
-        <TextInput label={t.admin.audit.who} name="actor_name" value={f.actor_name} onChange={set('actor_name')} w={150} />
-        <TextInput label={t.admin.audit.action} name="action" placeholder={t.admin.audit.actionHint} value={f.action} onChange={set('action')} w={190} />
-        <TextInput label={t.admin.audit.resource} name="resource_type" placeholder="user, role…" value={f.resource_type} onChange={set('resource_type')} w={140} />
-        <TextInput label={t.admin.audit.resourceId} name="resource_id" value={f.resource_id} onChange={set('resource_id')} w={200} />
-        <Select label={t.admin.audit.outcome} placeholder={t.admin.any} clearable data={[{ value: 'success', label: t.admin.audit.outcomes.success }, { value: 'failure', label: t.admin.audit.outcomes.failure }]} value={outcome} onChange={(x) => { setOutcome(x); setPage(1) }} w={130} />
-        <TextInput label={t.admin.audit.from} name="at_from" type="date" value={f.at_from} onChange={set('at_from')} w={150} />
-        <TextInput label={t.admin.audit.to} name="at_to" type="date" value={f.at_to} onChange={set('at_to')} w={150} />
+        <TextInput label={t.common.search} name="search" type="search" placeholder={t.admin.audit.searchHint} value={list.search} onChange={(e) => list.setSearch(e.currentTarget.value)} w={180} />
+        <TextInput label={t.admin.audit.who} name="actor_name" value={value('actor_name')} onChange={set('actor_name')} w={150} />
+        <TextInput label={t.admin.audit.action} name="action" placeholder={t.admin.audit.actionHint} value={value('action')} onChange={set('action')} w={190} />
+        <TextInput label={t.admin.audit.resource} name="resource_type" placeholder="user, role…" value={value('resource_type')} onChange={set('resource_type')} w={140} />
+        <TextInput label={t.admin.audit.resourceId} name="resource_id" value={value('resource_id')} onChange={set('resource_id')} w={200} />
+        <Select label={t.admin.audit.outcome} placeholder={t.admin.any} clearable data={[{ value: 'success', label: t.admin.audit.outcomes.success }, { value: 'failure', label: t.admin.audit.outcomes.failure }]} value={outcome ?? null} onChange={(x) => list.setFilter('outcome', x)} w={130} />
+        <TextInput label={t.admin.audit.from} name="at_from" type="date" value={value('at_from')} onChange={set('at_from')} w={150} />
+        <TextInput label={t.admin.audit.to} name="at_to" type="date" value={value('at_to')} onChange={set('at_to')} w={150} />
       </Group>
-      <ErrorAlert error={list.error} />
+      <ErrorAlert error={entries.error} />
       <Table.ScrollContainer minWidth={760}>
         <Table striped highlightOnHover aria-label={t.admin.audit.title} data-testid="audit-table">
           <Table.Thead>
             <Table.Tr>
-              {header(t.admin.audit.at, 'at')}{header(t.admin.audit.who, 'actor_name')}{header(t.admin.audit.action, 'action')}
-              {header(t.admin.audit.resource, 'resource_type')}{header(t.admin.audit.outcome)}{header(t.admin.audit.ip)}
+              <SortTh list={list} sort="at">{t.admin.audit.at}</SortTh><SortTh list={list} sort="actor_name">{t.admin.audit.who}</SortTh><SortTh list={list} sort="action">{t.admin.audit.action}</SortTh>
+              <SortTh list={list} sort="resource_type">{t.admin.audit.resource}</SortTh><Table.Th>{t.admin.audit.outcome}</Table.Th><Table.Th>{t.admin.audit.ip}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {list.data?.items.map((e) => (
+            {entries.data?.items.map((e) => (
               <Table.Tr key={e.id} data-action={e.action} style={{ cursor: 'pointer' }} onClick={() => setOpen(e)}>
                 <Table.Td>
                   <UnstyledButton onClick={(ev) => { ev.stopPropagation(); setOpen(e) }} aria-label={t.admin.audit.open(e.action, when(e.at, language))} fz="sm">{when(e.at, language)}</UnstyledButton>
@@ -107,8 +95,8 @@ export function Audit() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data?.total_by_filter === 0 && <Text c="dimmed">{t.admin.audit.empty}</Text>}
-      <ListFooter data={list.data} page={page} onPage={setPage} />
+      {entries.data?.total_by_filter === 0 && <Text c="dimmed">{t.admin.audit.empty}</Text>}
+      <TableFooter list={list} data={entries.data} testId="audit-total" />
       <Drawer opened={!!open} onClose={() => setOpen(null)} position="right" size="xl" title={t.admin.audit.entry}>
         {open && <AuditDiff entry={open} />}
       </Drawer>

@@ -11,49 +11,40 @@
  * sentences; one that denies what is permitted today says how much and is confirmed with
  * "Deploy anyway" (recorded as such). Every deploy carries what was shown into its audit entry.
  */
-import { Badge, Button, Code, Group, Paper, Progress, Select, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Badge, Button, Code, Group, Paper, Progress, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import type { Deploy } from '../api/types'
 import { useAuth, usePluginRuns } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
-import { when } from './format'
-import { DeployDetails, STATUS_COLOR } from './DeployDetails'
+import { DeployDetails } from './DeployDetails'
+import { DEPLOY_FILTERS, DEPLOY_SORTS, DeployHistory } from './DeployHistory'
+import { useListState } from '../components/list-state'
 import { NodesPanel } from './ClusterNodes'
 import { RadiusConfigPreview } from './RadiusConfigPreview'
-import { Pager } from '../components/crud'
 import { ImpactPanel, impactText, resultText } from './DeployImpact'
 import { useConfirm } from '../components/Confirm'
 import { askImpact, impactRecord, permitToDeny, type ImpactResult } from './impact-data'
-import { DeployAlone, useFailureLine } from './DeployFailure'
+import { DeployAlone } from './DeployFailure'
 
 type DryRun = { daemon: string; current_release: string | null; changes: { path: string; change: string; diff: string }[] }
 
 export function Deploys() {
-  const { t, language } = useI18n()
+  const { t } = useI18n()
   const ask = useConfirm()
-  const failureLine = useFailureLine()
   const auth = useAuth()
   const qc = useQueryClient()
   const canWrite = auth.can('deploy.write')
   const info = useQuery({ queryKey: ['system-info'], queryFn: () => api.get('/api/v1/dashboard/system-info'), enabled: auth.can('system.info.read') })
-  const [page, setPage] = useState(1)
-  const [daemon, setDaemon] = useState<string | null>(null)
+  // The history's page, size, sort and filters, and the release whose details are open, in the address.
+  const list = useListState({ sorts: DEPLOY_SORTS, sort: 'created_at', order: 'desc', filters: DEPLOY_FILTERS })
   const [comment, setComment] = useState('')
   const runs = usePluginRuns()
-  // The deploy whose details are open, kept in the URL (a link to it can be sent).
-  const [open, setOpen] = useState(() => new URLSearchParams(location.search).get('deploy'))
-  const show = (id: string | null) => {
-    setOpen(id)
-    window.history.replaceState(null, '', id ? `/deploys?deploy=${id}` : '/deploys')
-  }
-  const history = useQuery({
-    queryKey: ['deploys', 'history', page, daemon],
-    queryFn: () => api.get('/api/v1/deploys', { query: { page, per_page: 20, sort_by: 'created_at', sort_order: 'desc', daemon: daemon ?? undefined } }),
-    placeholderData: keepPreviousData,
-  })
+  // The deploy whose details are open, kept in the URL (a link to it can be sent); the history stays on its page.
+  const open = list.filters.deploy
+  const show = (id: string | null) => list.setParams({ deploy: id, page: list.page > 1 ? String(list.page) : null })
   const refresh = async () => {
     await qc.invalidateQueries({ queryKey: ['deploys'] })
     await qc.invalidateQueries({ queryKey: ['system-info'] })
@@ -177,53 +168,7 @@ export function Deploys() {
       {(impact.isPending || impact.data) && <ImpactPanel results={impact.data} pending={impact.isPending} />}
       {dry.data && <DryRunView daemons={dry.data} />}
       <NodesPanel />
-      <Paper withBorder p="md" data-testid="history">
-        <Stack>
-          <Group justify="space-between">
-            <Title order={2} size="h4">{t.deploys.history}</Title>
-            <Select aria-label={t.dashboard.daemon} placeholder={t.deploys.allDaemons} clearable data={daemons.map((x) => x.daemon)} value={daemon} onChange={(d) => { setDaemon(d); setPage(1) }} w={220} />
-          </Group>
-          <ErrorAlert error={history.error} />
-          <Table.ScrollContainer minWidth={800}>
-            <Table striped aria-label={t.deploys.history}>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t.dashboard.at}</Table.Th><Table.Th>{t.dashboard.daemon}</Table.Th><Table.Th>{t.dashboard.release}</Table.Th><Table.Th>{t.dashboard.status}</Table.Th>
-                  <Table.Th>{t.dashboard.who}</Table.Th><Table.Th>{t.deploys.comment}</Table.Th>{canWrite && <Table.Th />}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {history.data?.items.map((d) => (
-                  <Table.Tr key={d.id} data-status={d.status}>
-                    <Table.Td>{when(d.created_at, language)}</Table.Td>
-                    <Table.Td>{d.daemon}</Table.Td>
-                    <Table.Td>
-                      <UnstyledButton ff="monospace" fz="sm" td="underline" onClick={() => show(d.id)} aria-label={t.deploys.detailsOf(d.daemon, d.release)}>{d.release}</UnstyledButton>
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge color={STATUS_COLOR[d.status]} title={d.check_output ?? undefined} styles={{ label: { overflow: 'visible' } }}>{t.deploys.status[d.status]}</Badge>
-                      {/* Why it was not activated, readable where the eye is (not only in the tooltip). */}
-                      {failureLine(d) && <Text size="xs" c="dimmed" maw={320} mt={2} data-testid="failure-reason">{failureLine(d)}</Text>}
-                    </Table.Td>
-                    <Table.Td>{d.actor_name ?? t.common.none}</Table.Td>
-                    <Table.Td>{d.comment ?? t.common.none}</Table.Td>
-                    {canWrite && (
-                      <Table.Td>
-                        {(d.status === 'superseded' || d.status === 'rolled_back') && (
-                          <Button size="compact-sm" variant="subtle" disabled={busy} aria-label={`${t.deploys.rollback} ${d.daemon} ${d.release}`}
-                            onClick={() => void askRollback(d)}>{t.deploys.rollback}</Button>
-                        )}
-                      </Table.Td>
-                    )}
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-          {history.data && history.data.total === 0 && <Text c="dimmed">{t.deploys.noHistory}</Text>}
-          {history.data && <Pager pages={history.data.pages} page={page} onPage={setPage} />}
-        </Stack>
-      </Paper>
+      <DeployHistory list={list} daemons={daemons.map((x) => x.daemon)} canWrite={canWrite} busy={busy} onOpen={show} onRollback={(d) => void askRollback(d)} />
       {auth.can('radius.read') && runs('radius') && <RadiusConfigPreview />}
       <DeployDetails id={open} onClose={() => show(null)} />
     </Stack>

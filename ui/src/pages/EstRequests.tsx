@@ -1,33 +1,36 @@
 /**
  * EST enrollments held for a person's approval (`pki.est_approval_required`):
- * the queue, newest first, filtered by status; approve or reject a pending
- * one (`pki.issue`). The device's next poll then gets its certificate, or
+ * the queue, newest first (the time header reverses it), filtered by status, 20 a
+ * page (or 50, 100), all of it in the address; approve or reject a pending
+ * one (`pki.issue`), one at a time: an approval issues a certificate, not a bulk action. The device's next poll then gets its certificate, or
  * the refusal. Hidden while the queue has never held a request.
  */
 import { Badge, Button, Group, Paper, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
+import { useListState } from '../components/list-state'
+import { SortTh, TableFooter } from '../components/ListTable'
 import { useI18n } from '../i18n'
 import { when } from './format'
-import { Pager } from '../components/crud'
 import { useConfirm } from '../components/Confirm'
 
 const COLOR: Record<string, string> = { pending: 'yellow', approved: 'blue', issued: 'green', rejected: 'red' }
-type Status = 'pending' | 'approved' | 'rejected' | 'issued'
+const STATUSES = ['pending', 'approved', 'rejected', 'issued'] as const
+type Status = (typeof STATUSES)[number]
 
 export function EstRequests() {
   const { t, language } = useI18n()
   const ask = useConfirm()
   const auth = useAuth()
   const qc = useQueryClient()
-  const [status, setStatus] = useState<Status | 'all'>('pending')
-  const [page, setPage] = useState(1)
+  // The queue's page, size, order and status in the address (the route's names; no status: the pending ones).
+  const state = useListState({ sorts: ['created_at'] as const, sort: 'created_at', order: 'desc', filters: ['status'] })
+  const status: Status | 'all' = state.filters.status === 'all' ? 'all' : STATUSES.find((x) => x === state.filters.status) ?? 'pending'
   const list = useQuery({
-    queryKey: ['pki', 'est-requests', status, page],
-    queryFn: () => api.get('/api/v1/pki/est-requests', { query: { page, per_page: 20, status: status === 'all' ? undefined : status } }),
+    queryKey: ['pki', 'est-requests', state.query, status],
+    queryFn: () => api.get('/api/v1/pki/est-requests', { query: { ...state.query, status: status === 'all' ? undefined : status } }),
     placeholderData: keepPreviousData,
   })
   const any = useQuery({ queryKey: ['pki', 'est-requests', 'any'], queryFn: () => api.get('/api/v1/pki/est-requests', { query: { per_page: 1 } }) })
@@ -42,14 +45,14 @@ export function EstRequests() {
       <Stack>
         <Group justify="space-between">
           <Title order={2} size="h4">{t.pki.est.title}</Title>
-          <SegmentedControl size="xs" value={status} onChange={(x) => { setStatus(x as Status | 'all'); setPage(1) }}
+          <SegmentedControl size="xs" value={status} onChange={(x) => state.setFilter('status', x === 'pending' ? null : x)}
             data={[{ value: 'pending', label: t.pki.est.statuses.pending }, { value: 'approved', label: t.pki.est.statuses.approved }, { value: 'issued', label: t.pki.est.statuses.issued }, { value: 'rejected', label: t.pki.est.statuses.rejected }, { value: 'all', label: t.pki.est.all }]} />
         </Group>
         <ErrorAlert error={list.error ?? decide.error} />
         <Table.ScrollContainer minWidth={700}>
           <Table striped aria-label={t.pki.est.title}>
             <Table.Thead>
-              <Table.Tr><Table.Th>{t.pki.est.at}</Table.Th><Table.Th>{t.pki.subject}</Table.Th><Table.Th>{t.pki.san}</Table.Th><Table.Th>{t.pki.est.requester}</Table.Th><Table.Th>{t.pki.status}</Table.Th>{canDecide && <Table.Th />}</Table.Tr>
+              <Table.Tr><SortTh list={state} sort="created_at">{t.pki.est.at}</SortTh><Table.Th>{t.pki.subject}</Table.Th><Table.Th>{t.pki.san}</Table.Th><Table.Th>{t.pki.est.requester}</Table.Th><Table.Th>{t.pki.status}</Table.Th>{canDecide && <Table.Th />}</Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {list.data?.items.map((r) => (
@@ -75,7 +78,7 @@ export function EstRequests() {
           </Table>
         </Table.ScrollContainer>
         {list.data && list.data.items.length === 0 && <Text c="dimmed">{t.pki.est.empty}</Text>}
-        {list.data && <Pager pages={list.data.pages} page={page} onPage={setPage} />}
+        <TableFooter list={state} data={list.data} testId="est-total" />
       </Stack>
     </Paper>
   )

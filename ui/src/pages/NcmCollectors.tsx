@@ -2,7 +2,8 @@
  * Configuration collectors: each one's state, last contact and address, the release it runs and
  * whether it speaks this core's contract (a mismatch names what it sent: nothing from it is stored).
  * "Add collector" answers a one-time enrollment token, shown once with the command to run on the
- * collector's host; "New token" re-enrolls one (new keys); revoke and delete end its access.
+ * collector's host; "New token" re-enrolls one (new keys); revoke and delete end its access, one
+ * at a time (no bulk action). Searched, sorted by name or last contact, paged, all in the address.
  */
 import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Stack, Table, Text, TextInput, Textarea, Tooltip } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
@@ -12,7 +13,9 @@ import { FormDialog, PageTitle, useAllowed } from '../components/crud'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { when } from './format'
-import { type Collector, createCollector, deleteCollector, type Enrollment, enrollCommand, newEnrollmentToken, NEUTRAL, REMOVED, revokeCollector, STATE_COLOR, useCollectors } from './ncm-data'
+import { type Collector, createCollector, deleteCollector, type Enrollment, enrollCommand, newEnrollmentToken, NEUTRAL, REMOVED, revokeCollector, STATE_COLOR, useCollectorPage } from './ncm-data'
+import { useListState } from '../components/list-state'
+import { SortTh, TableFooter } from '../components/ListTable'
 import { useConfirm } from '../components/Confirm'
 
 export function NcmCollectors() {
@@ -22,7 +25,9 @@ export function NcmCollectors() {
   const auth = useAuth()
   const qc = useQueryClient()
   const canManage = auth.can('ncm.collectors.manage')
-  const list = useCollectors()
+  // Page, size, sort and search in the address (the route's names).
+  const state = useListState({ sorts: ['name', 'last_contact_at'] as const, sort: 'name' })
+  const list = useCollectorPage(state.query)
   const [adding, setAdding] = useState(false)
   const [token, setToken] = useState<Enrollment | null>(null)
   const refresh = () => qc.invalidateQueries({ queryKey: ['ncm', 'collectors'] })
@@ -42,12 +47,13 @@ export function NcmCollectors() {
     <Stack>
       <PageTitle title={n.collectors} add={canManage && { label: n.add, onClick: () => setAdding(true) }} />
       <Text size="sm" c="dimmed">{n.collectorsHint}</Text>
+      <TextInput aria-label={t.common.search} placeholder={t.common.search} type="search" value={state.search} onChange={(e) => state.setSearch(e.currentTarget.value)} w={320} maw="100%" />
       <ErrorAlert error={list.error ?? act.error} />
       <Table.ScrollContainer minWidth={900}>
         <Table striped aria-label={n.collectors} data-testid="ncm-collectors">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>{n.name}</Table.Th><Table.Th>{n.state}</Table.Th><Table.Th>{n.lastContact}</Table.Th><Table.Th>{n.address}</Table.Th>
+              <SortTh list={state} sort="name">{n.name}</SortTh><Table.Th>{n.state}</Table.Th><SortTh list={state} sort="last_contact_at">{n.lastContact}</SortTh><Table.Th>{n.address}</Table.Th>
               <Table.Th>{n.release}</Table.Th><Table.Th>{n.contract}</Table.Th>{canManage && <Table.Th />}
             </Table.Tr>
           </Table.Thead>
@@ -83,7 +89,8 @@ export function NcmCollectors() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data && list.data.items.length === 0 && <Text c="dimmed">{n.empty}</Text>}
+      {list.data && list.data.items.length === 0 && <Text c="dimmed">{state.q ? t.common.nothingFound : n.empty}</Text>}
+      <TableFooter list={state} data={list.data} testId="ncm-collectors-total" />
       {adding && (
         <AddCollector
           onClose={() => setAdding(false)}

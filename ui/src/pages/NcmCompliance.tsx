@@ -14,9 +14,14 @@ import { useI18n } from '../i18n'
 import { Link } from '../router'
 import { when } from './format'
 import { groupOptions, useAllGroups } from './groups-data'
+import { useListState } from '../components/list-state'
+import { SortTh, TableFooter } from '../components/ListTable'
 import { deleteRule, INFO, NEUTRAL, type Requirement, type Rule, type RuleMatch, saveRule, STATE_COLOR, useCompliance, useRules } from './ncm-data'
 
 const FIELDS = ['name', 'description', 'device_group_id', 'requirement', 'match', 'pattern', 'notify', 'enabled']
+
+/** The columns GET /ncm/compliance sorts by (its `sort_by` allow-list). */
+const RESULT_SORTS = ['rule_name', 'status', 'since'] as const
 
 export function NcmCompliance() {
   const { t, language } = useI18n()
@@ -26,8 +31,10 @@ export function NcmCompliance() {
   const canManage = auth.can('ncm.rules.manage') && auth.can('ncm.reveal')
   const rules = useRules()
   const groups = useAllGroups(auth.can('inventory.read'))
-  const [status, setStatus] = useState<string | null>(null)
-  const results = useCompliance(status)
+  // The results' page, size, sort and status filter in the address (the route's names).
+  const list = useListState({ sorts: RESULT_SORTS, sort: 'rule_name', filters: ['status'] })
+  const status = list.filters.status === 'fail' || list.filters.status === 'pass' ? list.filters.status : null
+  const results = useCompliance({ ...list.query, status: status ?? undefined })
   const [editing, setEditing] = useState<Rule | 'new' | null>(null)
   const remove = useMutation({ mutationFn: deleteRule, onSuccess: () => qc.invalidateQueries({ queryKey: ['ncm'] }) })
   return (
@@ -66,13 +73,15 @@ export function NcmCompliance() {
 
       <Group justify="space-between" align="flex-end">
         <Title order={2} size="h3">{n.results}</Title>
-        <Select label={n.statusFilter} w={200} clearable placeholder={n.anyStatus} value={status} onChange={setStatus} data={['fail', 'pass'].map((s) => ({ value: s, label: n.resultStatuses[s] }))} />
+        <Select label={n.statusFilter} w={200} clearable placeholder={n.anyStatus} value={status} onChange={(s) => list.setFilter('status', s)} data={['fail', 'pass'].map((s) => ({ value: s, label: n.resultStatuses[s] }))} />
       </Group>
       <ErrorAlert error={results.error} />
       <Table.ScrollContainer minWidth={800}>
         <Table striped aria-label={n.results} data-testid="ncm-results">
           <Table.Thead>
-            <Table.Tr><Table.Th>{n.rule}</Table.Th><Table.Th>{n.device}</Table.Th><Table.Th>{n.status}</Table.Th><Table.Th>{n.evidence}</Table.Th><Table.Th>{n.since}</Table.Th></Table.Tr>
+            <Table.Tr>
+              <SortTh list={list} sort="rule_name">{n.rule}</SortTh><Table.Th>{n.device}</Table.Th><SortTh list={list} sort="status">{n.status}</SortTh><Table.Th>{n.evidence}</Table.Th><SortTh list={list} sort="since">{n.since}</SortTh>
+            </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {results.data?.items.map((x) => (
@@ -92,6 +101,7 @@ export function NcmCompliance() {
         </Table>
       </Table.ScrollContainer>
       {results.data && results.data.items.length === 0 && <Text c="dimmed">{n.emptyResults}</Text>}
+      <TableFooter list={list} data={results.data} testId="ncm-results-total" />
       {editing && <RuleForm rule={editing === 'new' ? null : editing} groups={groupOptions(groups.data ?? [])} onClose={() => setEditing(null)} />}
     </Stack>
   )

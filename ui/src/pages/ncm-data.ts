@@ -123,6 +123,9 @@ export const SEARCH_MIN = 3
 export const ncmKeys = { all: ['ncm'] as const }
 
 export const useCollectors = () => useQuery({ queryKey: ['ncm', 'collectors'], queryFn: () => get<Page<Collector>>(`${BASE}/collectors`, { query: all }), refetchInterval: 15_000 })
+/** One page of the collectors, as the collectors screen sorts and pages them (its key under ['ncm', 'collectors']: refreshed with the rest). */
+export const useCollectorPage = (query: { page: number; per_page: number; sort_by?: string; sort_order?: 'asc' | 'desc'; search?: string }) =>
+  useQuery({ queryKey: ['ncm', 'collectors', query], queryFn: () => get<Page<Collector>>(`${BASE}/collectors`, { query }), refetchInterval: 15_000, placeholderData: keepPreviousData })
 export const createCollector = (body: { name: string; description: string | null }) => send<Enrollment>('post', `${BASE}/collectors`, { body })
 /** A new token re-enrolls the collector (new keys); the answer is the token alone, shown with the collector it is for. */
 export const newEnrollmentToken = async (c: Collector): Promise<Enrollment> => ({
@@ -132,8 +135,8 @@ export const newEnrollmentToken = async (c: Collector): Promise<Enrollment> => (
 export const revokeCollector = (id: string) => send<Collector>('post', `${BASE}/collectors/{collector_id}/revoke`, { params: { collector_id: id } })
 export const deleteCollector = (id: string) => send<void>('delete', `${BASE}/collectors/{collector_id}`, { params: { collector_id: id } })
 
-export const useTrackedDevices = (query: { page: number; search?: string }) =>
-  useQuery({ queryKey: ['ncm', 'devices', query], queryFn: () => get<Page<TrackedDevice>>(`${BASE}/devices`, { query: { ...query, per_page: 20 } }), placeholderData: keepPreviousData })
+export const useTrackedDevices = (query: { page: number; per_page: number; sort_by?: string; sort_order?: 'asc' | 'desc'; search?: string; last_status?: string }) =>
+  useQuery({ queryKey: ['ncm', 'devices', query], queryFn: () => get<Page<TrackedDevice>>(`${BASE}/devices`, { query }), placeholderData: keepPreviousData })
 export const useTrackedDevice = (id: string) => useQuery({ queryKey: ['ncm', 'devices', id], queryFn: () => get<TrackedDevice>(`${BASE}/devices/{device_id}`, { params: { device_id: id } }) })
 export const fetchNow = (id: string) => send<unknown>('post', `${BASE}/devices/{device_id}/fetch`, { params: { device_id: id } })
 export const useSearch = (q: string, match: 'contains' | 'line') =>
@@ -156,8 +159,8 @@ export const useRules = () => useQuery({ queryKey: ['ncm', 'rules'], queryFn: ()
 export const saveRule = (rule: Omit<Rule, 'id' | 'evaluated_at' | 'evaluating' | 'device_group_name'>, id?: string) =>
   id ? send<Rule>('patch', `${BASE}/rules/{rule_id}`, { params: { rule_id: id }, body: rule }) : send<Rule>('post', `${BASE}/rules`, { body: rule })
 export const deleteRule = (id: string) => send<void>('delete', `${BASE}/rules/{rule_id}`, { params: { rule_id: id } })
-export const useCompliance = (status: string | null) =>
-  useQuery({ queryKey: ['ncm', 'compliance', status], queryFn: () => get<Page<RuleResult>>(`${BASE}/compliance`, { query: { ...all, status: status ?? undefined } }), refetchInterval: 15_000 })
+export const useCompliance = (query: { page: number; per_page: number; sort_by?: string; sort_order?: 'asc' | 'desc'; status?: string }) =>
+  useQuery({ queryKey: ['ncm', 'compliance', query], queryFn: () => get<Page<RuleResult>>(`${BASE}/compliance`, { query }), refetchInterval: 15_000, placeholderData: keepPreviousData })
 
 export const useCredentials = () => useQuery({ queryKey: ['ncm', 'credentials'], queryFn: () => get<Page<Credential>>(`${BASE}/credentials`, { query: all }) })
 export const useProfiles = () => useQuery({ queryKey: ['ncm', 'profiles'], queryFn: () => get<{ items: Profile[] }>(`${BASE}/profiles`) })
