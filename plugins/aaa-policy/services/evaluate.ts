@@ -156,13 +156,13 @@ async function decide(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, r
 
   const profileId = protocol === 'tacacs' ? matched.tacacs_profile_id : matched.radius_profile_id
   if (!profileId) return deny(say('no_profile', { rule: matched.name, protocol: PROTOCOL[protocol] }))
-  return protocol === 'tacacs' ? permitTacacs(d, db, input, result, matched, profileId, say) : permitRadius(db, result, matched, profileId, say)
+  return protocol === 'tacacs' ? permitTacacs(d, db, input, result, matched, profileId, say, words) : permitRadius(db, result, matched, profileId, say)
 }
 
 /** `say`: a decision sentence (locales verdict-en.ts) in the caller's language. */
 type SayVerdict = (key: string, vars?: Record<string, unknown>) => string
 
-async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string, say: SayVerdict): Promise<PolicyTestResult> {
+async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string, say: SayVerdict, words: TraceWords | undefined): Promise<PolicyTestResult> {
   const tacacs = d.tacacs
   const profile = tacacs ? await db.tacacsProfile(profileId) : null
   // The profile's delete clears it from the rules in the same transaction, so this only happens in a
@@ -188,7 +188,8 @@ async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestIn
   }
   result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...avPairs(profile.shell_attributes)]
   if (input.command !== undefined) {
-    result.command_decision = await db.authorizeCommand(profile, input.command, input.priv_lvl)
+    // The caller's language for the command's reason; English is the tacacs plugin's own default (ENGLISH_TRACE holds this plugin's words only).
+    result.command_decision = await db.authorizeCommand(profile, input.command, input.priv_lvl, words && words !== ENGLISH_TRACE ? words.say : undefined)
     // tac_plus-ng answers a shell command from the profile's verdict alone: PASS_ADD without pairs, or FAIL.
     if (input.method !== 'enable') result.authorization_reply = { status: result.command_decision.decision === 'permit' ? 'pass_add' : 'fail', attributes: [] }
     return Object.assign(result, { decision: 'permit' as const, reason: say('tacacs_permit', { rule: rule.name, profile: profile.name }) })
