@@ -1,4 +1,5 @@
 import { patternLocale } from '../http/pattern-words.js'
+import reason from './reasons-ru.js'
 
 export default {
   /** What each body pattern allows (kernel/http/pattern-words.ts). */
@@ -190,4 +191,5 @@ export default {
     seconds_many: '{{count}} секунд',
     seconds_other: '{{count}} секунды',
   },
+  reason,
 }
