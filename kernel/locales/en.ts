@@ -1,5 +1,6 @@
 import { patternLocale } from '../http/pattern-words.js'
 import reason from './reasons-en.js'
+import impact from './impact-en.js'
 
 export default {
   /** What each body pattern allows (kernel/http/pattern-words.ts). */
@@ -184,4 +185,5 @@ export default {
     seconds_other: '{{count}} seconds',
   },
   reason,
+  impact,
 }

@@ -1,5 +1,6 @@
 import { patternLocale } from '../http/pattern-words.js'
 import reason from './reasons-ru.js'
+import impact from './impact-ru.js'
 
 export default {
   /** What each body pattern allows (kernel/http/pattern-words.ts). */
@@ -192,4 +193,5 @@ export default {
     seconds_other: '{{count}} секунды',
   },
   reason,
+  impact,
 }
