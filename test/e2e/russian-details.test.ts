@@ -19,7 +19,7 @@ for (const engine of testEngines()) {
     this.timeout(120_000)
     let t: TestApp
     before(async () => {
-      t = await startTestApp({ engine, plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'nac', 'pki'] })
+      t = await startTestApp({ engine, plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'nac', 'pki'] })
     })
     after(async () => t?.stop())
 
@@ -168,6 +168,15 @@ for (const engine of testEngines()) {
       const pki = await both('POST', '/api/v1/pki/cas/import', 422, { name: uniq('ru-ca'), certificate_chain: 'x', private_key: 'not a key' })
       expect(pki.en).to.deep.include({ field: 'private_key', detail: 'The import could not be read: not a PEM private key (PKCS#8, PKCS#1 or SEC 1, unencrypted).' })
       expect(pki.ru.detail).to.equal('Импорт не удалось прочитать: это не закрытый ключ PEM (PKCS#8, PKCS#1 или SEC 1, без шифрования).')
+    })
+
+    it('the change impact\'s summary sentence', async () => {
+      for (const path of ['/api/v1/aaa/policy/impact', '/api/v1/nac/policy/impact']) {
+        const [en, ru] = await Promise.all([EN, RU].map((headers) => t.admin('POST', path, { body: { days: 1 }, headers })))
+        expect(en.status, en.text).to.equal(200)
+        expect(en.body.summary.text, path).to.equal('No replayed request is answered differently')
+        expect(ru.body.summary.text, path).to.equal('Ни один воспроизведённый запрос не получает другого ответа')
+      }
     })
   })
 }
