@@ -13,6 +13,8 @@ type Counted = Pick<PolicyImpact, 'requests' | 'summary' | 'groups' | 'changes' 
 export interface ImpactAccumulatorOptions {
   changesLimit: number
   groupLimit: number
+  /** Where the words of the unreplayable reasons are (`aaa-policy:impact_unreplayable`): `result(say)` says `<words>.<reason>`. */
+  unreplayableWords?: string
 }
 
 const SEVERITY: Record<ImpactChangeKind, number> = Object.fromEntries(IMPACT_CHANGES.map((c, i) => [c, i])) as Record<ImpactChangeKind, number>
@@ -177,7 +179,10 @@ export class ImpactAccumulator {
     this.prune()
     const top = (m: Map<string, ImpactGroupRow>) =>
       [...m.values()].sort((a, b) => b.events - a.events || b.permit_to_deny - a.permit_to_deny || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, this.o.groupLimit)
-    const unreplayable = [...this.unreplayableBy.values()].sort((a, b) => b.events - a.events || (a.reason < b.reason ? -1 : 1))
+    const words = this.o.unreplayableWords
+    const unreplayable = [...this.unreplayableBy.values()]
+      .sort((a, b) => b.events - a.events || (a.reason < b.reason ? -1 : 1))
+      .map((r) => (say && words ? { ...r, description: say(`${words}.${r.reason}`) } : r))
     const summary = {
       ...this.byChange,
       users_losing_access: this.losingUsers.size,

@@ -1,3 +1,4 @@
+import impactUnreplayable from './unreplayable-en.js'
 import trace from './trace-en.js'
 import verdict from './verdict-en.js'
 import refusals from './refusals-en.js'
@@ -39,4 +40,5 @@ export default {
   trace,
   verdict: { ...verdict, ...refusals },
   condition_reason: conditionReason,
+  impact_unreplayable: impactUnreplayable,
 }

@@ -1,3 +1,4 @@
+import impactUnreplayable from './unreplayable-ru.js'
 import trace from './trace-ru.js'
 import verdict from './verdict-ru.js'
 import refusals from './refusals-ru.js'
@@ -39,4 +40,5 @@ export default {
   trace,
   verdict: { ...verdict, ...refusals },
   condition_reason: conditionReason,
+  impact_unreplayable: impactUnreplayable,
 }

@@ -121,7 +121,7 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
       })
     }
 
-    const acc = new ImpactAccumulator({ changesLimit: b.changesLimit, groupLimit: b.groupLimit })
+    const acc = new ImpactAccumulator({ changesLimit: b.changesLimit, groupLimit: b.groupLimit, unreplayableWords: 'aaa-policy:impact_unreplayable' })
     const evaluateStarted = Date.now()
     if (!(await replayAll(acc, sides, names, tacacs?.items ?? [], radius?.items ?? [], deadline))) reached = 'time_budget'
     const evaluateMs = Date.now() - evaluateStarted

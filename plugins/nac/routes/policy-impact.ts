@@ -65,7 +65,7 @@ export function policyImpactRoutes(d: NacRouteDeps) {
         } finally {
           clearTimeout(timer)
         }
-        const acc = new ImpactAccumulator({ changesLimit: b.changes_limit ?? 200, groupLimit: b.group_limit ?? 25 })
+        const acc = new ImpactAccumulator({ changesLimit: b.changes_limit ?? 200, groupLimit: b.group_limit ?? 25, unreplayableWords: 'nac:impact_unreplayable' })
         const replay = replayNac(logs.items, new ImpactSide(deployed ?? NO_INPUTS, deployed === null), new ImpactSide(pending), acc, { deadline, names, at: to })
         const budgetReached = abort.signal.aborted || replay.timeBudgetReached
         return {
