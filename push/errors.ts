@@ -25,6 +25,21 @@ const MESSAGES: Record<string, Text> = {
   INTERNAL_ERROR: { en: 'Internal error.', ru: 'Внутренняя ошибка.' },
 }
 
+/**
+ * A value that is itself a code, said in words per message: the signed-request check's refusal
+ * (sdk/signed-request.ts) inside PUSH_CHANNEL_INVALID. An unknown value is shown as it is.
+ */
+const VALUE_WORDS: Record<string, Record<string, Record<string, Text>>> = {
+  PUSH_CHANNEL_INVALID: {
+    reason: {
+      missing: { en: 'a signature header is missing or malformed', ru: 'заголовок подписи отсутствует или искажён' },
+      stale: { en: 'the timestamp is outside the 60-second window', ru: 'метка времени вне 60-секундного окна' },
+      bad_signature: { en: 'the signature does not match', ru: 'подпись не совпадает' },
+      replayed: { en: 'the nonce was already used', ru: 'одноразовое значение (nonce) уже использовано' },
+    },
+  },
+}
+
 export type Language = 'en' | 'ru'
 
 /** The first of en/ru the client prefers (by q), en otherwise. */
@@ -58,7 +73,10 @@ export class PushError extends Error {
 
   detail(lang: Language): string {
     const text = MESSAGES[this.messageKey]?.[lang] ?? MESSAGES.INTERNAL_ERROR[lang]
-    return text.replace(/\{(\w+)\}/g, (_m, k: string) => String(this.vars[k] ?? ''))
+    return text.replace(/\{(\w+)\}/g, (_m, k: string) => {
+      const v = String(this.vars[k] ?? '')
+      return VALUE_WORDS[this.messageKey]?.[k]?.[v]?.[lang] ?? v
+    })
   }
 }
 

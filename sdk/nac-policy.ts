@@ -11,6 +11,7 @@
  */
 import type { Knex } from 'knex'
 import type { PolicyTimeWindow } from './policy.js'
+import { phrase, type Phrase } from './say.js'
 
 /** How the endpoint authenticated. */
 export type NacMethod = 'peap' | 'eap-tls' | 'mab'
@@ -120,10 +121,27 @@ export interface NacPolicySource {
  * as BMPString, could never be told apart or matched the way the policy test would.
  */
 export function certificateValueProblem(value: string): string | null {
-  if (value.length < 1 || value.length > 253) return 'must be 1 to 253 characters'
-  if (!/^[\x20-\x7e]+$/.test(value)) return 'only printable ASCII characters (letters, digits, space and punctuation) can be compared with a certificate by FreeRADIUS'
+  const code = certificateValueCode(value)
+  return code && CERTIFICATE_VALUE_ENGLISH[code]
+}
+
+/** The same rule's answer as a phrase (kernel/locales reasons-en.ts), for the API's 422 in the caller's language. */
+export function certificateValuePhrase(value: string): Phrase | null {
+  const code = certificateValueCode(value)
+  return code && phrase('core:reason.certificate_value', { value: JSON.stringify(value), why: phrase(`core:reason.certificate_${code}`) })
+}
+
+function certificateValueCode(value: string): 'length' | 'ascii' | null {
+  if (value.length < 1 || value.length > 253) return 'length'
+  if (!/^[\x20-\x7e]+$/.test(value)) return 'ascii'
   return null
 }
+
+/** The renderer's words (a deploy's error, for the operator's log): English, as reasons-en.ts says them. */
+const CERTIFICATE_VALUE_ENGLISH = {
+  length: 'must be 1 to 253 characters',
+  ascii: 'only printable ASCII characters (letters, digits, space and punctuation) can be compared with a certificate by FreeRADIUS',
+} as const
 
 /** ASCII letters lower-cased, nothing else (as PCRE's caseless match without UTF mode, which FreeRADIUS uses). */
 export const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase())

@@ -4,6 +4,7 @@
  * Memory stays bounded by the number of changed requests kept (`changesLimit`, pruned as it goes)
  * and the group rows, whatever the number of requests replayed.
  */
+import type { Say } from './say.js'
 import { IMPACT_CHANGES, type ImpactChange, type ImpactChangeKind, type ImpactGroupRow, type ImpactOutcome, type ImpactRequest, type PolicyImpact } from './policy-impact.js'
 
 type PolicyTestLink = ImpactChange['policy_test']
@@ -12,6 +13,8 @@ type Counted = Pick<PolicyImpact, 'requests' | 'summary' | 'groups' | 'changes' 
 export interface ImpactAccumulatorOptions {
   changesLimit: number
   groupLimit: number
+  /** Where the words of the unreplayable reasons are (`aaa-policy:impact_unreplayable`): `result(say)` says `<words>.<reason>`. */
+  unreplayableWords?: string
 }
 
 const SEVERITY: Record<ImpactChangeKind, number> = Object.fromEntries(IMPACT_CHANGES.map((c, i) => [c, i])) as Record<ImpactChangeKind, number>
@@ -45,8 +48,20 @@ export function changeOf(before: ImpactOutcome, after: ImpactOutcome): ImpactCha
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
 
-/** The summary in one sentence, from its numbers. */
-export function impactSentence(s: Omit<PolicyImpact['summary'], 'text'>): string {
+/**
+ * The summary in one sentence, from its numbers. `say`: the caller's language (a route's `req.t`, with
+ * i18next's plurals: kernel/locales impact-en.ts); without it, English as those words say it.
+ */
+export function impactSentence(s: Omit<PolicyImpact['summary'], 'text'>, say?: Say): string {
+  if (say) {
+    const n = (count: number) => ({ count, n: count.toLocaleString('en-US') })
+    const parts: string[] = []
+    if (s.users_losing_access) parts.push(say('core:impact.users_losing', { ...n(s.users_losing_access), devices: say('core:impact.devices', n(s.devices_losing_access)) }))
+    if (s.deny_to_permit.requests) parts.push(say('core:impact.newly_permitted', n(s.deny_to_permit.events)))
+    if (s.attributes.requests) parts.push(say('core:impact.other_attributes', n(s.attributes.events)))
+    if (s.rules_newly_deciding) parts.push(say('core:impact.newly_deciding', { ...n(s.rules_newly_deciding), requests: say('core:impact.requests', n(s.requests_newly_decided.events)) }))
+    return parts.length ? parts.join(say('core:impact.separator')) : say('core:impact.none')
+  }
   const parts: string[] = []
   if (s.users_losing_access) parts.push(`${plural(s.users_losing_access, 'user loses', 'users lose')} access to ${plural(s.devices_losing_access, 'device', 'devices')}`)
   if (s.deny_to_permit.requests) parts.push(`${plural(s.deny_to_permit.events, 'request is', 'requests are')} newly permitted`)
@@ -159,11 +174,15 @@ export class ImpactAccumulator {
     this.kept.length = Math.min(this.kept.length, this.o.changesLimit)
   }
 
-  result(): Counted {
+  /** `say`: the summary sentence in the caller's language (impactSentence); English without. */
+  result(say?: Say): Counted {
     this.prune()
     const top = (m: Map<string, ImpactGroupRow>) =>
       [...m.values()].sort((a, b) => b.events - a.events || b.permit_to_deny - a.permit_to_deny || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, this.o.groupLimit)
-    const unreplayable = [...this.unreplayableBy.values()].sort((a, b) => b.events - a.events || (a.reason < b.reason ? -1 : 1))
+    const words = this.o.unreplayableWords
+    const unreplayable = [...this.unreplayableBy.values()]
+      .sort((a, b) => b.events - a.events || (a.reason < b.reason ? -1 : 1))
+      .map((r) => (say && words ? { ...r, description: say(`${words}.${r.reason}`) } : r))
     const summary = {
       ...this.byChange,
       users_losing_access: this.losingUsers.size,
@@ -177,7 +196,7 @@ export class ImpactAccumulator {
         unaffected: { events: this.unaffectedEvents },
         unreplayable: { requests: unreplayable.reduce((n, r) => n + r.requests, 0), events: unreplayable.reduce((n, r) => n + r.events, 0), by_reason: unreplayable },
       },
-      summary: { ...summary, text: impactSentence(summary) },
+      summary: { ...summary, text: impactSentence(summary, say) },
       groups: { users: top(this.groups.users), user_groups: top(this.groups.user_groups), devices: top(this.groups.devices), device_groups: top(this.groups.device_groups), rules: top(this.groups.rules) },
       changes: this.kept.map((k) => k.change),
       changes_total: this.total,

@@ -129,6 +129,11 @@ export interface AuditEntry {
   action: string
   resourceType: string
   resourceId?: string | null
+  /**
+   * The object's name as the trail keeps it, when its snapshots name nothing (a setting: its key; a
+   * deploy: its daemon and release). Without it the trail takes the snapshots' `name`, `username`, `mac`…
+   */
+  resourceName?: string | null
   before?: unknown
   after?: unknown
   /** `failure` for an attempt that was refused (a deploy whose check failed); `success` when absent. */

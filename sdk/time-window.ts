@@ -14,6 +14,7 @@
  * clearer spelling.
  */
 import type { PolicyTimeWindow } from './policy.js'
+import { phrase, type Phrase } from './say.js'
 
 export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
 export type Day = (typeof DAYS)[number]
@@ -35,10 +36,13 @@ const LABEL: Record<Day, string> = { mon: 'Mon', tue: 'Tue', wed: 'Wed', thu: 'T
 
 const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5))
 
-/** Why the window is refused (the schema has checked its shape), or null. `at` is the window's field path. */
-export function timeWindowProblem(w: StoredTimeWindow, at = 'time_window'): { field: string; reason: string } | null {
+/**
+ * Why the window is refused (the schema has checked its shape), or null. `at` is the window's field path.
+ * The reason is a phrase (kernel/locales reasons-en.ts): the error that carries it says it in the caller's language.
+ */
+export function timeWindowProblem(w: StoredTimeWindow, at = 'time_window'): { field: string; reason: Phrase } | null {
   if (minutes(w.start) === minutes(w.end)) {
-    return { field: `${at}.end`, reason: `end ${w.end} equals start ${w.start}: give a window that holds for some time but not all day (00:00-24:00 is the whole day)` }
+    return { field: `${at}.end`, reason: phrase('core:reason.time_window_equal', { start: w.start, end: w.end }) }
   }
   return null
 }

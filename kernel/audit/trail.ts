@@ -85,7 +85,7 @@ export function createAuditTrail(knex: Knex): AuditTrail {
         resource_id: entry.resourceId ?? null,
         // Kept as it was: the entry still names the object after a rename or a deletion.
         // Taken from the masked snapshots: a name can never carry what the trail masks.
-        resource_name: nameOf(after, before),
+        resource_name: entry.resourceName ? clip(entry.resourceName, NAME_MAX) : nameOf(after, before),
         before: before === undefined ? null : jsonText(before),
         after: after === undefined ? null : jsonText(after),
         request_id: ctx.requestId ?? null,

@@ -1,7 +1,7 @@
 /**
  * The kernel's own tables as its code reads them (see sdk/tables.ts): the row
  * types knex's table typings use, checked against the database at every boot.
- * Each declaration follows the kernel migrations (migrations/0001 to 0013):
+ * Each declaration follows the kernel migrations (migrations/0001 to 0014):
  * `t.string` is varchar, nullable unless the migration says notNullable,
  * defaulted where the migration gives a default.
  */

@@ -80,7 +80,7 @@ export async function recordFailed(
       const blocked = r.blocked_by.length ? r.blocked_by.join(',') : null
       await trx('deploys').insert({ id: s.id, daemon: s.daemon, release: s.release, status: 'failed', checked: s.check.checked, check_output: output, files: jsonText(s.files), failure_reason: r.reason, blocked_by: blocked, ...base })
       await audit.record(
-        { action: 'deploy.failed', resourceType: 'deploy', resourceId: s.id, outcome: 'failure', reason: r.reason, after: { daemon: s.daemon, release: s.release, failure_reason: r.reason, blocked_by: r.blocked_by, check_output: output } },
+        { action: 'deploy.failed', resourceType: 'deploy', resourceId: s.id, resourceName: `${s.daemon} ${s.release}`, outcome: 'failure', reason: r.reason, after: { daemon: s.daemon, release: s.release, failure_reason: r.reason, blocked_by: r.blocked_by, check_output: output } },
         { actor: ctx.actor, requestId: ctx.requestId, trx },
       )
     }

@@ -48,7 +48,7 @@ export async function rollbackTo(d: RollbackDeps, lease: DeployLease, id: string
     await trx('deploys').where({ daemon: row.daemon, status: 'active' }).update({ status: 'rolled_back' })
     await trx('deploys').where({ id }).update({ status: 'active', activated_at: trx.fn.now(), reload_status: null, reload_output: null })
     await d.audit.record(
-      { action: 'deploy.rollback', resourceType: 'deploy', resourceId: id, before: before ? { id: before.id, release: before.release } : null, after: { daemon: row.daemon, release: row.release, comment: ctx.comment ?? null } },
+      { action: 'deploy.rollback', resourceType: 'deploy', resourceId: id, resourceName: `${row.daemon} ${row.release}`, before: before ? { id: before.id, release: before.release } : null, after: { daemon: row.daemon, release: row.release, comment: ctx.comment ?? null } },
       { actor: ctx.actor, requestId: ctx.requestId, trx },
     )
     await trx.raw('select pg_notify(?, ?)', [RELEASE_CHANNEL, row.daemon])

@@ -339,7 +339,7 @@ export class DeployService implements DeploysService {
         // Delivered at the commit, to every node listening (cluster/listen.ts).
         await trx.raw('select pg_notify(?, ?)', [RELEASE_CHANNEL, s.daemon])
         await this.d.audit.record(
-          { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: shownFileRecords(s.files), comment: o.comment ?? null, ...(o.impact ? { impact: o.impact } : {}) } },
+          { action: 'deploy.activate', resourceType: 'deploy', resourceId: s.id, resourceName: `${s.daemon} ${s.release}`, after: { daemon: s.daemon, release: s.release, checked: s.check.checked, files: shownFileRecords(s.files), comment: o.comment ?? null, ...(o.impact ? { impact: o.impact } : {}) } },
           { actor: o.actor, requestId: o.requestId, trx },
         )
       }

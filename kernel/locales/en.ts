@@ -1,4 +1,6 @@
 import { patternLocale } from '../http/pattern-words.js'
+import reason from './reasons-en.js'
+import impact from './impact-en.js'
 
 export default {
   /** What each body pattern allows (kernel/http/pattern-words.ts). */
@@ -182,4 +184,6 @@ export default {
     seconds_one: '{{count}} second',
     seconds_other: '{{count}} seconds',
   },
+  reason,
+  impact,
 }

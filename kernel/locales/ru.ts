@@ -1,4 +1,6 @@
 import { patternLocale } from '../http/pattern-words.js'
+import reason from './reasons-ru.js'
+import impact from './impact-ru.js'
 
 export default {
   /** What each body pattern allows (kernel/http/pattern-words.ts). */
@@ -190,4 +192,6 @@ export default {
     seconds_many: '{{count}} секунд',
     seconds_other: '{{count}} секунды',
   },
+  reason,
+  impact,
 }

@@ -115,7 +115,7 @@ export class SettingsStore implements SettingsService {
       const before = await this.read(trx, ref)
       await this.write(ref.key, value, ctx.actor?.username ?? null, trx)
       const shown = (v: unknown) => (ref.secret && v !== null ? '***' : v)
-      await this.audit.record({ action: ref.security ? 'security_setting.update' : 'setting.update', resourceType: 'setting', resourceId: ref.key, before: shown(before), after: shown(value) }, { actor: ctx.actor ?? null, requestId: ctx.requestId, trx })
+      await this.audit.record({ action: ref.security ? 'security_setting.update' : 'setting.update', resourceType: 'setting', resourceId: ref.key, resourceName: ref.key, before: shown(before), after: shown(value) }, { actor: ctx.actor ?? null, requestId: ctx.requestId, trx })
     }
     if (ctx.trx) await run(ctx.trx)
     else await this.knex.transaction(run)

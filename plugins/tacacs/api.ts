@@ -6,7 +6,7 @@
  * renderer can write the ruleset without this plugin depending on the policy.
  */
 import type { Knex } from 'knex'
-import { createServiceRef, type ReferenceTarget } from '../../sdk/index.js'
+import { createServiceRef, type ReferenceTarget, type Say } from '../../sdk/index.js'
 
 export interface ArgumentRule {
   /** exact: the arguments equal `value`; prefix: they start with it; regex: the pattern matches them whole. */
@@ -119,11 +119,11 @@ export interface TacacsService {
    * the profile's command sets in order, each set's commands in order, first match wins,
    * otherwise the profile's default action. `privLvl`: the request's privilege level (default the
    * profile's own, what the NAS sends after the exec start); entries with a higher
-   * `min_privilege_level` are skipped.
+   * `min_privilege_level` are skipped. `say`: the reason's language (a route's `req.t`); English without.
    */
-  authorizeCommand(profile: TacacsProfile, commandLine: string, db?: Db, privLvl?: number): Promise<CommandDecision>
+  authorizeCommand(profile: TacacsProfile, commandLine: string, db?: Db, privLvl?: number, say?: Say): Promise<CommandDecision>
   /** `authorizeCommand` with the command sets given (the profile's, in its order): the policy test of a deployed release passes the sets it was rendered from. */
-  decideCommand(profile: TacacsProfile, sets: readonly CommandSet[], commandLine: string, privLvl?: number): CommandDecision
+  decideCommand(profile: TacacsProfile, sets: readonly CommandSet[], commandLine: string, privLvl?: number, say?: Say): CommandDecision
   /**
    * The AV pairs of the authorization REPLY tac_plus-ng sends for `service` (no command) under this
    * profile, when the NAS sent `service=<service>` then `nasPairs`: PASS_ADD with the additions,

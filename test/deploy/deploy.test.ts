@@ -75,6 +75,8 @@ describe('deploy pipeline', function () {
     expect((await t.admin('GET', `/api/v1/deploys/${tac.id}`)).body).to.deep.equal(tac)
     const audit = await t.admin('GET', `/api/v1/audit?resource_type=deploy&resource_id=${tac.id}`)
     expect(audit.body.items.map((a: any) => a.action)).to.deep.equal(['deploy.activate'])
+    // The trail names the deploy by its daemon and release (the id alone says nothing to a reader).
+    expect(audit.body.items[0].resource_name).to.equal(`tac_plus-ng ${tac.release}`)
   })
 
   it('is deterministic: a second deploy without a change writes the same hashes to a new release', async () => {

@@ -2,7 +2,9 @@
  * Issue 34 item 13, "Russian everywhere": the server's human text follows Accept-Language while the
  * machine fields stay put. A validation failure, a not-found and a conflict answer their `detail`
  * in Russian with the same `code` and `field`; the AAA and NAC policy tests give their trace
- * reasons (and the NAC refusal's detail) in Russian; English, asked or not, is as before.
+ * reasons (and the NAC refusal's detail) in Russian; English, asked or not, is as before. The
+ * decision's secondary sentences (login and enable refusals, the RADIUS wider client, a command's
+ * reason) and the explanations inside errors (a time window, a certificate value, a PKI import) too.
  */
 import { randomUUID } from 'node:crypto'
 import { expect } from 'chai'
@@ -17,7 +19,7 @@ for (const engine of testEngines()) {
     this.timeout(120_000)
     let t: TestApp
     before(async () => {
-      t = await startTestApp({ engine, plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'nac'] })
+      t = await startTestApp({ engine, plugins: ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'nac', 'pki'] })
     })
     after(async () => t?.stop())
 
@@ -119,6 +121,62 @@ for (const engine of testEngines()) {
       expect(refusedRu.refused.reason).to.equal(refusedEn.refused.reason).and.equal('unknown_user')
       expect(refusedEn.refused.detail).to.equal('no user is named "nobody-here" (compared exactly)')
       expect(refusedRu.refused.detail).to.equal('пользователя с именем "nobody-here" нет (имя сравнивается точно)')
+    })
+
+    it('the decision\'s refusals, the wider client and a command\'s reason', async () => {
+      const user = await created(t, '/api/v1/users', { username: uniq('ru-nopass'), network_login: true })
+      await created(t, '/api/v1/devices', { name: uniq('ru-wide'), address: '10.234.0.0/16', tacacs_key: 'tac-key-1', radius_secret: 'rad-secret-1' })
+      const inner = await created(t, '/api/v1/devices', { name: uniq('ru-inner'), address: '10.234.1.1', tacacs_key: 'tac-key-1' })
+      const none = await created(t, '/api/v1/tacacs/profiles', { name: uniq('ru-noenable'), privilege_level: 1, enable_mode: 'none' })
+      const rule = await created(t, '/api/v1/aaa/policy/rules', { name: uniq('ru-enable-rule'), who: { user_id: user.id }, where: { device_id: inner.id }, tacacs_profile_id: none.id })
+      const ask = async (body: Record<string, unknown>) => {
+        const out: Record<string, unknown>[] = []
+        for (const headers of [EN, RU]) {
+          const r = await t.admin('POST', '/api/v1/aaa/policy/test', { body: { username: user.username, ...body }, headers })
+          expect(r.status, r.text).to.equal(200)
+          out.push(r.body)
+        }
+        return out
+      }
+      // A RADIUS PAP login from a device without a secret inside a wider client, by a user with no network password.
+      const [radEn, radRu] = await ask({ protocol: 'radius', nas_ip: '10.234.1.1', method: 'pap' })
+      expect(radEn.reason).to.match(/^PAP login: user .* has no network password .* \(device .* has no RADIUS secret, so FreeRADIUS answers 10\.234\.1\.1 as the wider client /)
+      expect(radRu.reason).to.equal(
+        `вход PAP: у пользователя ${user.username} нет сетевого пароля (он не задавался с тех пор, как включён сетевой вход: network_verifiers_set — false), поэтому у демона нет проверочных данных и он отклоняет вход` +
+          ` (у устройства ${inner.name} нет секрета RADIUS, поэтому FreeRADIUS отвечает 10.234.1.1 как более широкий клиент ${(radEn.device as { name: string }).name})`,
+      )
+      // Enable under a profile that holds no enable password.
+      const [enEn, enRu] = await ask({ protocol: 'tacacs', device_id: inner.id, method: 'enable' })
+      expect(enEn.reason).to.equal(`enable login: rule ${rule.name} gives TACACS+ profile ${none.name}, whose enable_mode is none: tac_plus-ng holds no enable password for it and rejects enable`)
+      expect(enRu.reason).to.equal(`вход в enable: правило ${rule.name} даёт профиль TACACS+ ${none.name}, у которого enable_mode — none: у tac_plus-ng нет для него пароля enable, и enable отклоняется`)
+      // A command no set matches: the profile's default (deny), in both languages.
+      const [cmdEn, cmdRu] = await ask({ protocol: 'tacacs', device_id: inner.id, command: 'show version' })
+      expect((cmdEn.command_decision as { reason: string }).reason).to.equal('No command of the profile\'s command sets matches; the profile\'s default action denies it.')
+      expect((cmdRu.command_decision as { reason: string }).reason).to.equal('Ни одна команда наборов профиля не совпала; действие профиля по умолчанию запрещает строку.')
+    })
+
+    it('explanations inside errors: a time window, a certificate value, a PKI import', async () => {
+      const device = await created(t, '/api/v1/devices', { name: uniq('ru-tw-sw'), address: '10.235.0.1', tacacs_key: 'tac-key-1' })
+      const user = await created(t, '/api/v1/users', { username: uniq('ru-tw'), network_login: true })
+      const window = await both('POST', '/api/v1/aaa/policy/rules', 422, { name: uniq('ru-tw'), who: { user_id: user.id }, where: { device_id: device.id }, time_window: { days: ['mon'], start: '08:00', end: '08:00' } })
+      expect(window.en).to.deep.include({ field: 'time_window.end', detail: 'Invalid rule condition: end 08:00 equals start 08:00: give a window that holds for some time but not all day (00:00-24:00 is the whole day).' })
+      expect(window.ru.detail).to.equal('Неверное условие правила: конец 08:00 совпадает с началом 08:00: задайте окно, которое действует какое-то время, но не весь день (00:00-24:00 — весь день).')
+      const profile = await created(t, '/api/v1/nac/authorization-profiles', { name: uniq('ru-cert-prof'), vlan: 100 })
+      const cert = await both('POST', '/api/v1/nac/policy/rules', 422, { name: uniq('ru-cert'), authorization_profile_id: profile.id, conditions: [{ type: 'certificate', field: 'issuer_cn', values: ['Корп CA'] }] })
+      expect(cert.en.detail).to.equal('Invalid condition: "Корп CA": only printable ASCII characters (letters, digits, space and punctuation) can be compared with a certificate by FreeRADIUS.')
+      expect(cert.ru.detail).to.equal('Неверное условие: "Корп CA": FreeRADIUS может сравнивать с сертификатом только печатаемые символы ASCII (буквы, цифры, пробел и знаки препинания).')
+      const pki = await both('POST', '/api/v1/pki/cas/import', 422, { name: uniq('ru-ca'), certificate_chain: 'x', private_key: 'not a key' })
+      expect(pki.en).to.deep.include({ field: 'private_key', detail: 'The import could not be read: not a PEM private key (PKCS#8, PKCS#1 or SEC 1, unencrypted).' })
+      expect(pki.ru.detail).to.equal('Импорт не удалось прочитать: это не закрытый ключ PEM (PKCS#8, PKCS#1 или SEC 1, без шифрования).')
+    })
+
+    it('the change impact\'s summary sentence', async () => {
+      for (const path of ['/api/v1/aaa/policy/impact', '/api/v1/nac/policy/impact']) {
+        const [en, ru] = await Promise.all([EN, RU].map((headers) => t.admin('POST', path, { body: { days: 1 }, headers })))
+        expect(en.status, en.text).to.equal(200)
+        expect(en.body.summary.text, path).to.equal('No replayed request is answered differently')
+        expect(ru.body.summary.text, path).to.equal('Ни один воспроизведённый запрос не получает другого ответа')
+      }
     })
   })
 }

@@ -30,6 +30,13 @@ for (const engine of testEngines()) {
       expect(found.body.items.map((e: { resource_id: string }) => e.resource_id)).to.include(id)
     })
 
+    it('a setting change names the setting by its key', async () => {
+      const key = 'identity.public_url'
+      expect((await t.admin('PUT', `/api/v1/settings/${key}`, { body: { value: 'https://nac.example.test/' } })).status).to.equal(200)
+      const r = await t.admin('GET', `/api/v1/audit?resource_type=setting&resource_id=${key}`)
+      expect(r.body.items[0]).to.include({ action: 'security_setting.update', resource_name: key })
+    })
+
     it('a refused sign-in names the attempted user', async () => {
       const name = uniq('nobody')
       await t.req('POST', '/api/v1/auth/login', { body: { username: name, password: 'wrong-password-1' } })

@@ -408,7 +408,10 @@ function expectEnvelope(r: Answer, status: number, code: string, field: string |
       expect(await push.queue.take('eve', 2000)).to.not.equal(null)
       const replay = await call(push.url, 'POST', PATH, { raw, headers })
       expectEnvelope(replay, 401, 'PUSH_CHANNEL_INVALID', null)
-      expect(replay.body.detail).to.include('replayed')
+      // The refusal's code in words, in the caller's language.
+      expect(replay.body.detail).to.equal('The request is not signed by the platform (the nonce was already used).')
+      const ru = await call(push.url, 'POST', PATH, { raw, headers: { ...headers, 'accept-language': 'ru' } })
+      expect(ru.body.detail).to.equal('Запрос не подписан платформой (одноразовое значение (nonce) уже использовано).')
       expect(await push.queue.take('eve', 200), 'a refused request sent a push').to.equal(null)
     })
 

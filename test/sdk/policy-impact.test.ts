@@ -1,6 +1,9 @@
 import { expect } from 'chai'
 import { changeOf, ImpactAccumulator, impactSentence, type ImpactOutcome, type ImpactRequest } from '../../sdk/index.js'
 import { runsOn } from '../kit/app.js'
+import { createTranslator } from '../../kernel/i18n.js'
+import aaaEn from '../../plugins/aaa-policy/locales/en.js'
+import aaaRu from '../../plugins/aaa-policy/locales/ru.js'
 
 const permit = (rule: string, attrs: Record<string, string> = {}): ImpactOutcome => ({
   decision: 'permit',
@@ -88,5 +91,25 @@ const link = () => ({ path: '/api/v1/aaa/policy/test', deployed: null, pending: 
     expect(impactSentence({ permit_to_deny: one, deny_to_permit: zero, attributes: zero, rule: zero, users_losing_access: 1, devices_losing_access: 1, rules_newly_deciding: 1, requests_newly_decided: one })).to.equal(
       '1 user loses access to 1 device; 1 rule now decides 1 request it did not',
     )
+  })
+  it('says the sentence and the unreplayable reasons in the caller\'s language: English as without, Russian with its plural forms', async () => {
+    const tr = await createTranslator()
+    tr.addNamespace('aaa-policy', { en: aaaEn, ru: aaaRu })
+    const say = (lang: string) => (key: string, vars?: Record<string, unknown>) => tr.t(lang, key, vars)
+    const of = (users: number, devices: number, permitted: number, rules: number, decided: number) => ({
+      permit_to_deny: { requests: users, events: users }, deny_to_permit: { requests: permitted, events: permitted }, attributes: { requests: permitted, events: permitted }, rule: { requests: 0, events: 0 },
+      users_losing_access: users, devices_losing_access: devices, rules_newly_deciding: rules, requests_newly_decided: { requests: decided, events: decided },
+    })
+    for (const n of [of(1, 1, 1, 1, 1), of(2, 5, 1234, 2, 21), of(0, 0, 0, 0, 0)]) expect(impactSentence(n, say('en'))).to.equal(impactSentence(n))
+    expect(impactSentence(of(1, 1, 1, 1, 1), say('ru'))).to.equal(
+      '1 пользователь теряет доступ к 1 устройству; 1 запрос теперь разрешён; 1 запрос получает другие атрибуты; 1 правило теперь решает запросы, которые раньше решали другие правила (1 запрос)',
+    )
+    expect(impactSentence(of(3, 5, 21, 5, 3), say('ru'))).to.equal(
+      '3 пользователя теряют доступ к 5 устройствам; 21 запрос теперь разрешён; 21 запрос получает другие атрибуты; 5 правил теперь решают запросы, которые раньше решали другие правила (3 запроса)',
+    )
+    const acc = new ImpactAccumulator({ changesLimit: 1, groupLimit: 1, unreplayableWords: 'aaa-policy:impact_unreplayable' })
+    acc.unreplayable({ events: 4 }, 'no_address', 'The log holds no device address for the request.')
+    expect(acc.result(say('ru')).requests.unreplayable.by_reason[0]).to.deep.include({ reason: 'no_address', description: 'В журнале нет адреса устройства для этого запроса.', events: 4 })
+    expect(acc.result(say('en')).requests.unreplayable.by_reason[0].description).to.equal('The log holds no device address for the request.')
   })
 })

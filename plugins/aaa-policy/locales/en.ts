@@ -1,5 +1,7 @@
+import impactUnreplayable from './unreplayable-en.js'
 import trace from './trace-en.js'
 import verdict from './verdict-en.js'
+import refusals from './refusals-en.js'
 import conditionReason from './conditions-en.js'
 
 export default {
@@ -36,6 +38,7 @@ export default {
     test_not_deployed: 'No active release of {{daemon}} on this node holds the policy test\'s inputs (never deployed, or deployed before releases kept them): deploy first, or test against the database.',
   },
   trace,
-  verdict,
+  verdict: { ...verdict, ...refusals },
   condition_reason: conditionReason,
+  impact_unreplayable: impactUnreplayable,
 }

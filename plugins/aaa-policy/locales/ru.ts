@@ -1,5 +1,7 @@
+import impactUnreplayable from './unreplayable-ru.js'
 import trace from './trace-ru.js'
 import verdict from './verdict-ru.js'
+import refusals from './refusals-ru.js'
 import conditionReason from './conditions-ru.js'
 
 export default {
@@ -36,6 +38,7 @@ export default {
     test_not_deployed: 'На этом узле нет активного выпуска {{daemon}} с входными данными теста политики (развёртывания не было, или оно было до того, как выпуски стали их хранить): сначала разверните конфигурацию или проверяйте по базе данных.',
   },
   trace,
-  verdict,
+  verdict: { ...verdict, ...refusals },
   condition_reason: conditionReason,
+  impact_unreplayable: impactUnreplayable,
 }

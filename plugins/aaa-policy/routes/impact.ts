@@ -44,6 +44,7 @@ export function policyImpactRoutes(d: PolicyRouteDeps, logs: AaaLogsService) {
             changesLimit: body.changes_limit ?? 200,
             groupLimit: body.group_limit ?? 25,
             protocol: body.protocol,
+            say: req.t,
           },
         )
       },

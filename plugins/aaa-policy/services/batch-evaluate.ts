@@ -23,7 +23,11 @@ import { inTimeWindow, parseClientPrefix, prefixContains, sourcePrefix, type Pre
 import type { PolicyInputs } from './deployed-inputs.js'
 import type { PolicyTestInput, PolicyTestResult } from './evaluate.js'
 import type { LoginMaterial } from './policy-data.js'
-import { avPairs, enableRefusal, loginRefusal, METHOD_NAME, PROTOCOL, withReply } from './verdict-parts.js'
+import { ENGLISH_TRACE } from './first-match.js'
+import { avPairs, enableRefusal, loginRefusal, METHOD_NAME, PROTOCOL, withReply, type SayVerdict } from './verdict-parts.js'
+
+/** The change impact compares decisions, not sentences: its reasons are the English of the policy test's catalogue. */
+const say: SayVerdict = (key, vars) => ENGLISH_TRACE.say(`aaa-policy:verdict.${key}`, vars)
 
 type Method = (typeof METHODS)[number]
 type InputUser = PolicyInputs['users'][number]
@@ -227,7 +231,7 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     if (device && protocol === 'radius' && (!device.enabled || !device.has_radius_secret)) {
       const client = longestPrefix(input.nas_ip ?? device.address, true)
       if (client) {
-        via = ` (device ${device.name} ${device.enabled ? 'has no RADIUS secret' : 'is disabled'}, so FreeRADIUS answers ${input.nas_ip ?? 'its address'} as the wider client ${client.name})`
+        via = ` (${say(device.enabled ? 'wider_client_no_secret' : 'wider_client_disabled', { device: device.name, address: input.nas_ip ?? say('its_address'), client: client.name })})`
         device = client
       }
     }
@@ -240,22 +244,18 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     const at = input.at === undefined ? new Date() : new Date(input.at)
     const expired = expiresAt !== null && expiresAt.getTime() <= at.getTime()
     if (expired && (method || protocol === 'radius')) {
-      return deny(`user ${user.username} expired at ${expiresAt.toISOString()}: ${protocol === 'radius' ? 'FreeRADIUS (Expiration) rejects' : 'tac_plus-ng (valid until) refuses'} the login from then on${via}`)
+      return deny(say(protocol === 'radius' ? 'expired_radius' : 'expired_tacacs', { username: user.username, at: expiresAt.toISOString() }) + via)
     }
     if (loginMaterial(user.id)?.no_directory) {
-      return deny(
-        protocol === 'radius'
-          ? `user ${user.username} is a directory user, and no directory is set (setting directory.url): FreeRADIUS rejects them before any rule (directory_not_configured)${via}`
-          : `user ${user.username} is a directory user, and no directory is set (setting directory.url): tac_plus-ng is not given directory users then, so it does not know the account`,
-      )
+      return deny(protocol === 'radius' ? say('no_directory_radius', { username: user.username }) + via : say('no_directory_tacacs', { username: user.username }))
     }
     if (method) {
-      const refusedWhy = loginRefusal(protocol, method, user, loginMaterial(user.id))
-      if (refusedWhy) return deny(`${METHOD_NAME[method]} login: ${refusedWhy}${via}`)
+      const refusedWhy = loginRefusal(protocol, method, user, loginMaterial(user.id), say)
+      if (refusedWhy) return deny(say('login_refused', { method: METHOD_NAME[method], why: refusedWhy }) + via)
     }
     const decided = decide(input, result, user, device, source, at)
     decided.reason += via
-    if (expired) decided.reason += ` (user ${user.username} expired at ${expiresAt.toISOString()}, but tac_plus-ng checks expiry at login only, not on the authorizations of a session)`
+    if (expired) decided.reason += ` (${say('expired_session', { username: user.username, at: expiresAt.toISOString() })})`
     if (expiresAt && protocol === 'radius' && decided.decision === 'permit') {
       decided.attributes.unshift({ name: 'Session-Timeout', value: String(Math.floor(expiresAt.getTime() / 1000) - Math.floor(at.getTime() / 1000)) })
     }
@@ -295,18 +295,18 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no TACACS+ profile, so it denies` })
     result.profile = { type: 'tacacs', id: profile.id, name: profile.name }
     if (input.method === 'enable') {
-      const refusedWhy = enableRefusal(profile, result.user!, profile.enable_mode === 'login' ? loginMaterial(result.user!.id) !== null : undefined)
-      if (refusedWhy) return Object.assign(result, { decision: 'deny' as const, reason: `enable login: rule ${rule.name} gives TACACS+ profile ${profile.name}, ${refusedWhy}` })
+      const refusedWhy = enableRefusal(profile, result.user!, profile.enable_mode === 'login' ? loginMaterial(result.user!.id) !== null : undefined, say)
+      if (refusedWhy) return Object.assign(result, { decision: 'deny' as const, reason: say('enable_refused', { rule: rule.name, profile: profile.name, why: refusedWhy }) })
     }
     const service = input.service ?? 'shell'
     if (service !== 'shell') {
       const svc = profile.services.find((s) => s.service === service)
       if (!svc) {
         const answers = ['shell', ...profile.services.map((s) => s.service)].join(', ')
-        return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} gives TACACS+ profile ${profile.name}, which answers service ${answers} only: the daemon denies service ${service}` })
+        return Object.assign(result, { decision: 'deny' as const, reason: say('service_not_answered', { rule: rule.name, profile: profile.name, services: answers, service }) })
       }
       result.attributes = avPairs(svc.attributes)
-      return withReply(tacacs, input, result, profile, `rule ${rule.name} permits service ${service} with TACACS+ profile ${profile.name}`)
+      return withReply(tacacs, input, result, profile, `rule ${rule.name} permits service ${service} with TACACS+ profile ${profile.name}`, say)
     }
     result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...avPairs(profile.shell_attributes)]
     if (input.command !== undefined) {
@@ -314,7 +314,7 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
       if (input.method !== 'enable') result.authorization_reply = { status: result.command_decision.decision === 'permit' ? 'pass_add' : 'fail', attributes: [] }
       return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
     }
-    return withReply(tacacs, input, result, profile, `rule ${rule.name} permits with TACACS+ profile ${profile.name}`)
+    return withReply(tacacs, input, result, profile, `rule ${rule.name} permits with TACACS+ profile ${profile.name}`, say)
   }
 
   function permitRadius(result: PolicyTestResult, rule: PolicyRuleView, profileId: string): PolicyTestResult {

@@ -182,9 +182,9 @@ export function snapshotPolicyData(inputs: PolicyInputs, d: Pick<InputsDeps, 'id
     },
     listRules: async () => rules,
     tacacsProfile: async (id) => tacacs.get(id) ?? null,
-    async authorizeCommand(profile, line, privLvl) {
+    async authorizeCommand(profile, line, privLvl, say) {
       const list = profile.command_set_ids.map((id) => sets.get(id)).filter((s): s is CommandSet => s !== undefined)
-      return d.tacacs!.decideCommand(profile, list, line, privLvl)
+      return d.tacacs!.decideCommand(profile, list, line, privLvl, say)
     },
     radiusProfile: async (id) => radius.get(id) ?? null,
   }

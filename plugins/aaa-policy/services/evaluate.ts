@@ -97,7 +97,7 @@ async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestI
   if (device && protocol === 'radius' && (!device.enabled || !device.has_radius_secret)) {
     const client = await db.findRadiusClient(input.nas_ip ?? device.address)
     if (client) {
-      via = ` (device ${device.name} ${device.enabled ? 'has no RADIUS secret' : 'is disabled'}, so FreeRADIUS answers ${input.nas_ip ?? 'its address'} as the wider client ${client.name})`
+      via = ` (${say(device.enabled ? 'wider_client_no_secret' : 'wider_client_disabled', { device: device.name, address: input.nas_ip ?? say('its_address'), client: client.name })})`
       device = client
     }
   }
@@ -116,23 +116,19 @@ async function evaluateRules(d: EvaluateDeps, db: PolicyData, input: PolicyTestI
   const at = input.at === undefined ? new Date() : new Date(input.at)
   const expired = expiresAt !== null && expiresAt.getTime() <= at.getTime()
   if (expired && (method || protocol === 'radius')) {
-    return deny(`user ${user.username} expired at ${expiresAt.toISOString()}: ${protocol === 'radius' ? 'FreeRADIUS (Expiration) rejects' : 'tac_plus-ng (valid until) refuses'} the login from then on${via}`)
+    return deny(say(protocol === 'radius' ? 'expired_radius' : 'expired_tacacs', { username: user.username, at: expiresAt.toISOString() }) + via)
   }
   // A directory user while no directory is set: refused by either daemon, a login or not (tac_plus-ng does not know them).
   if ((await db.loginMaterial(user.id))?.no_directory) {
-    return deny(
-      protocol === 'radius'
-        ? `user ${user.username} is a directory user, and no directory is set (setting directory.url): FreeRADIUS rejects them before any rule (directory_not_configured)${via}`
-        : `user ${user.username} is a directory user, and no directory is set (setting directory.url): tac_plus-ng is not given directory users then, so it does not know the account`,
-    )
+    return deny(protocol === 'radius' ? say('no_directory_radius', { username: user.username }) + via : say('no_directory_tacacs', { username: user.username }))
   }
   if (method) {
-    const refused = protocol === 'tacacs' && method === 'enable' ? null : loginRefusal(protocol, method, user, await db.loginMaterial(user.id))
-    if (refused) return deny(`${METHOD_NAME[method]} login: ${refused}${via}`)
+    const refused = protocol === 'tacacs' && method === 'enable' ? null : loginRefusal(protocol, method, user, await db.loginMaterial(user.id), say)
+    if (refused) return deny(say('login_refused', { method: METHOD_NAME[method], why: refused }) + via)
   }
   const decided = await decide(d, db, input, result, user, device, source, words)
   decided.reason += via
-  if (expired) decided.reason += ` (user ${user.username} expired at ${expiresAt.toISOString()}, but tac_plus-ng checks expiry at login only, not on the authorizations of a session)`
+  if (expired) decided.reason += ` (${say('expired_session', { username: user.username, at: expiresAt.toISOString() })})`
   // rlm_expiration caps the session at the seconds left: its Session-Timeout comes before the profile's attributes.
   if (expiresAt && protocol === 'radius' && decided.decision === 'permit') {
     decided.attributes.unshift({ name: 'Session-Timeout', value: String(Math.floor(expiresAt.getTime() / 1000) - Math.floor(at.getTime() / 1000)) })
@@ -160,13 +156,13 @@ async function decide(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, r
 
   const profileId = protocol === 'tacacs' ? matched.tacacs_profile_id : matched.radius_profile_id
   if (!profileId) return deny(say('no_profile', { rule: matched.name, protocol: PROTOCOL[protocol] }))
-  return protocol === 'tacacs' ? permitTacacs(d, db, input, result, matched, profileId, say) : permitRadius(db, result, matched, profileId, say)
+  return protocol === 'tacacs' ? permitTacacs(d, db, input, result, matched, profileId, say, words) : permitRadius(db, result, matched, profileId, say)
 }
 
 /** `say`: a decision sentence (locales verdict-en.ts) in the caller's language. */
 type SayVerdict = (key: string, vars?: Record<string, unknown>) => string
 
-async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string, say: SayVerdict): Promise<PolicyTestResult> {
+async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string, say: SayVerdict, words: TraceWords | undefined): Promise<PolicyTestResult> {
   const tacacs = d.tacacs
   const profile = tacacs ? await db.tacacsProfile(profileId) : null
   // The profile's delete clears it from the rules in the same transaction, so this only happens in a
@@ -174,8 +170,8 @@ async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestIn
   if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: say('no_profile', { rule: rule.name, protocol: 'TACACS+' }) })
   result.profile = { type: 'tacacs', id: profile.id, name: profile.name }
   if (input.method === 'enable') {
-    const refused = enableRefusal(profile, result.user!, profile.enable_mode === 'login' ? (await db.loginMaterial(result.user!.id)) !== null : undefined)
-    if (refused) return Object.assign(result, { decision: 'deny' as const, reason: `enable login: rule ${rule.name} gives TACACS+ profile ${profile.name}, ${refused}` })
+    const refused = enableRefusal(profile, result.user!, profile.enable_mode === 'login' ? (await db.loginMaterial(result.user!.id)) !== null : undefined, say)
+    if (refused) return Object.assign(result, { decision: 'deny' as const, reason: say('enable_refused', { rule: rule.name, profile: profile.name, why: refused }) })
   }
   const service = input.service ?? 'shell'
   // The rendered profile answers service shell (priv-lvl and attributes at the shell's start, then the
@@ -185,19 +181,20 @@ async function permitTacacs(d: EvaluateDeps, db: PolicyData, input: PolicyTestIn
     const svc = profile.services.find((s) => s.service === service)
     if (!svc) {
       const answers = ['shell', ...profile.services.map((s) => s.service)].join(', ')
-      return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} gives TACACS+ profile ${profile.name}, which answers service ${answers} only: the daemon denies service ${service}` })
+      return Object.assign(result, { decision: 'deny' as const, reason: say('service_not_answered', { rule: rule.name, profile: profile.name, services: answers, service }) })
     }
     result.attributes = avPairs(svc.attributes)
-    return withReply(tacacs, input, result, profile, say('tacacs_permit_service', { rule: rule.name, service, profile: profile.name }))
+    return withReply(tacacs, input, result, profile, say('tacacs_permit_service', { rule: rule.name, service, profile: profile.name }), say)
   }
   result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...avPairs(profile.shell_attributes)]
   if (input.command !== undefined) {
-    result.command_decision = await db.authorizeCommand(profile, input.command, input.priv_lvl)
+    // The caller's language for the command's reason; English is the tacacs plugin's own default (ENGLISH_TRACE holds this plugin's words only).
+    result.command_decision = await db.authorizeCommand(profile, input.command, input.priv_lvl, words && words !== ENGLISH_TRACE ? words.say : undefined)
     // tac_plus-ng answers a shell command from the profile's verdict alone: PASS_ADD without pairs, or FAIL.
     if (input.method !== 'enable') result.authorization_reply = { status: result.command_decision.decision === 'permit' ? 'pass_add' : 'fail', attributes: [] }
     return Object.assign(result, { decision: 'permit' as const, reason: say('tacacs_permit', { rule: rule.name, profile: profile.name }) })
   }
-  return withReply(tacacs, input, result, profile, say('tacacs_permit', { rule: rule.name, profile: profile.name }))
+  return withReply(tacacs, input, result, profile, say('tacacs_permit', { rule: rule.name, profile: profile.name }), say)
 }
 
 async function permitRadius(db: PolicyData, result: PolicyTestResult, rule: PolicyRuleView, profileId: string, say: SayVerdict): Promise<PolicyTestResult> {

@@ -9,7 +9,7 @@ import { batchEvaluator, batchShared, type BatchEvaluator } from './batch-evalua
 import { DAEMON_OF, parsePolicyInputs, POLICY_INPUTS_FILE, takePolicyInputs, type InputsDeps, type PolicyInputs, type Protocol } from './deployed-inputs.js'
 import { editReach, type EditReach } from './impact-reach.js'
 import { directoryUser, radiusInput, replayOne, tacacsInput, UNREPLAYABLE, type ImpactNames, type Replayable, type Sides, type UnreplayableReason } from './impact.js'
-import type { DatabaseService, DeploysService } from '../../../sdk/index.js'
+import type { DatabaseService, DeploysService, Say } from '../../../sdk/index.js'
 
 export interface ImpactRunDeps extends InputsDeps {
   database: DatabaseService
@@ -25,6 +25,8 @@ export interface ImpactBounds {
   groupLimit: number
   /** Only this protocol (a deploy of its daemon alone); both when absent. */
   protocol?: Protocol
+  /** The summary sentence's language (the route's `req.t`); English without (a deploy's impact record). */
+  say?: Say
 }
 
 const DAY_MS = 86_400_000
@@ -119,7 +121,7 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
       })
     }
 
-    const acc = new ImpactAccumulator({ changesLimit: b.changesLimit, groupLimit: b.groupLimit })
+    const acc = new ImpactAccumulator({ changesLimit: b.changesLimit, groupLimit: b.groupLimit, unreplayableWords: 'aaa-policy:impact_unreplayable' })
     const evaluateStarted = Date.now()
     if (!(await replayAll(acc, sides, names, tacacs?.items ?? [], radius?.items ?? [], deadline))) reached = 'time_budget'
     const evaluateMs = Date.now() - evaluateStarted
@@ -130,7 +132,7 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
     return {
       window: { from: from.toISOString(), to: now.toISOString(), days: b.days },
       compared: { deployed, pending: 'database' },
-      ...acc.result(),
+      ...acc.result(b.say),
       limits: { reached, max_requests: b.maxRequests, time_budget_seconds: b.timeBudgetSeconds },
       timing: { total_ms: Date.now() - started, log_scan_ms: logScanMs, evaluate_ms: evaluateMs },
       replica_lag_ms: lags.length ? Math.max(...lags) : null,

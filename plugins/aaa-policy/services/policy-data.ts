@@ -4,7 +4,7 @@
  * (`against: deployed`, services/deployed-inputs.ts). evaluate.ts runs the same code on either.
  */
 import type { Knex } from 'knex'
-import { directorySettingRefs, identitySettingRefs, type IdentityService, type SettingsService, type UserRef } from '../../../sdk/index.js'
+import { directorySettingRefs, identitySettingRefs, type IdentityService, type Say, type SettingsService, type UserRef } from '../../../sdk/index.js'
 import type { Device, InventoryService } from '../../inventory/api.js'
 import type { RadiusProfile, RadiusService } from '../../radius/api.js'
 import { tacacsChapWritable, tacacsMschapWritable, type CommandDecision, type TacacsProfile, type TacacsService } from '../../tacacs/api.js'
@@ -54,7 +54,8 @@ export interface PolicyData {
   deviceGroupIds(deviceId: string): Promise<string[]>
   listRules(): Promise<readonly PolicyRuleView[]>
   tacacsProfile(id: string): Promise<TacacsProfile | null>
-  authorizeCommand(profile: TacacsProfile, line: string, privLvl?: number): Promise<CommandDecision>
+  /** `say`: the reason's language (the tacacs plugin's English without). */
+  authorizeCommand(profile: TacacsProfile, line: string, privLvl?: number, say?: Say): Promise<CommandDecision>
   radiusProfile(id: string): Promise<RadiusProfile | null>
 }
 
@@ -105,7 +106,7 @@ export function databasePolicyData(d: DatabaseDataDeps, db: Knex.Transaction): P
     deviceGroupIds: (deviceId) => d.inventory.deviceGroupIds(deviceId, db),
     listRules: () => d.listRules(db),
     tacacsProfile: async (id) => (d.tacacs ? d.tacacs.getProfile(id, db) : null),
-    authorizeCommand: (profile, line, privLvl) => d.tacacs!.authorizeCommand(profile, line, db, privLvl),
+    authorizeCommand: (profile, line, privLvl, say) => d.tacacs!.authorizeCommand(profile, line, db, privLvl, say),
     radiusProfile: async (id) => (d.radius ? d.radius.getProfile(id, db) : null),
   }
 }

@@ -14,6 +14,9 @@ type PolicyTestInput = Static<typeof PolicyTestRequest>
 type PolicyTestResult = Static<typeof PolicyTestResponse>
 type Method = (typeof METHODS)[number]
 
+/** A decision sentence (locales verdict-en.ts, refusals-en.ts) by its key under `verdict`, in the caller's language. */
+export type SayVerdict = (key: string, vars?: Record<string, unknown>) => string
+
 export const PROTOCOL = { tacacs: 'TACACS+', radius: 'RADIUS' } as const
 export const METHOD_NAME: Record<Method, string> = { pap: 'PAP', chap: 'CHAP', mschapv2: 'MS-CHAPv2', ascii: 'ASCII', enable: 'enable' }
 
@@ -26,28 +29,28 @@ export const METHOD_NAME: Record<Method, string> = { pap: 'PAP', chap: 'CHAP', m
  * FreeRADIUS gets the SHA-512 crypt (PAP), the NT hash (MS-CHAPv2), and the kept cleartext for a
  * user with chap_enabled whose password was set while it was on (CHAP).
  */
-export function loginRefusal(protocol: keyof typeof PROTOCOL, method: Method, user: { username: string }, verifiers: LoginMaterial | null): string | null {
+export function loginRefusal(protocol: keyof typeof PROTOCOL, method: Method, user: { username: string }, verifiers: LoginMaterial | null, say: SayVerdict): string | null {
   if (protocol === 'tacacs' && method === 'enable') return null
   if (!verifiers) {
-    return `user ${user.username} has no network password (none set since network login was turned on: network_verifiers_set is false), so the daemon holds no verifier and rejects the login`
+    return say('login.no_password', { username: user.username })
   }
   if (verifiers.directory) {
     if (method === 'chap' || method === 'mschapv2') {
-      return `${METHOD_NAME[method]} is not supported for directory user ${user.username}: the directory checks the password by an LDAP bind, which needs the password itself (PAP, ASCII); MS-CHAPv2 against Active Directory (ntlm_auth) is the domain sidecar's job, not built`
+      return say('login.directory_method', { method: METHOD_NAME[method], username: user.username })
     }
     return null
   }
   if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && verifiers.tacacs_lockout) {
-    return `account lockout is on: tac_plus-ng would check CHAP outside the failure count, so user ${user.username} is given no CHAP or MS-CHAP password and ${METHOD_NAME[method]} is rejected (identity.lockout_threshold > 0; PAP, ASCII and enable are counted)`
+    return say('login.lockout', { username: user.username, method: METHOD_NAME[method] })
   }
   if (protocol === 'tacacs' && (method === 'chap' || method === 'mschapv2') && !verifiers.tacacs_chap) {
-    return `${METHOD_NAME[method]} is not supported for user ${user.username}: tac_plus-ng needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and not holding "\${"), so it rejects the login (its log says "${method === 'chap' ? 'failed (no clear text password set)' : 'failed'}")`
+    return say('login.no_cleartext', { method: METHOD_NAME[method], username: user.username, log: method === 'chap' ? 'failed (no clear text password set)' : 'failed' })
   }
   if (protocol === 'tacacs' && method === 'mschapv2' && !verifiers.tacacs_mschap) {
-    return `MS-CHAPv2 is not supported for user ${user.username}: the password holds a character outside the Basic Multilingual Plane, which tac_plus-ng hashes wrongly for MS-CHAP, so it is not given one and rejects the login (CHAP works)`
+    return say('login.mschap_plane', { username: user.username })
   }
   if (protocol === 'radius' && method === 'chap' && !verifiers.chap) {
-    return `CHAP is not supported for user ${user.username}: it needs the cleartext password, which the platform keeps only with chap_enabled, from a password set while it was on (and holding no control character); FreeRADIUS rejects`
+    return say('login.radius_chap', { username: user.username })
   }
   return null
 }
@@ -59,11 +62,11 @@ export function loginRefusal(protocol: keyof typeof PROTOCOL, method: Method, us
  * `hasLoginPassword`: whether the daemon holds the user's login password, read by the caller only
  * for a profile whose enable takes it (`enable_mode` login).
  */
-export function enableRefusal(profile: TacacsProfile, user: { username: string }, hasLoginPassword: boolean | undefined): string | null {
-  if (profile.enable_mode === 'none') return 'whose enable_mode is none: tac_plus-ng holds no enable password for it and rejects enable'
-  if (profile.enable_privilege_level < 15) return `which grants enable up to level ${profile.enable_privilege_level} only: enable asks for level 15, which tac_plus-ng rejects`
+export function enableRefusal(profile: TacacsProfile, user: { username: string }, hasLoginPassword: boolean | undefined, say: SayVerdict): string | null {
+  if (profile.enable_mode === 'none') return say('enable.none')
+  if (profile.enable_privilege_level < 15) return say('enable.level', { level: profile.enable_privilege_level })
   if (profile.enable_mode === 'login' && !hasLoginPassword) {
-    return `whose enable takes the login password, and user ${user.username} has no network password (network_verifiers_set is false): tac_plus-ng rejects enable`
+    return say('enable.no_password', { username: user.username })
   }
   return null
 }
@@ -73,7 +76,7 @@ export function enableRefusal(profile: TacacsProfile, user: { username: string }
  * merged as the daemon merges them): a mandatory NAS pair the profile does not set exactly fails
  * the authorization, so the answer is deny.
  */
-export function withReply(tacacs: TacacsService, input: PolicyTestInput, result: PolicyTestResult, profile: TacacsProfile, permitted: string): PolicyTestResult {
+export function withReply(tacacs: TacacsService, input: PolicyTestInput, result: PolicyTestResult, profile: TacacsProfile, permitted: string, say: SayVerdict): PolicyTestResult {
   const service = input.service ?? 'shell'
   const reply = input.method === 'enable' ? null : tacacs.authorizationReply(profile, service, input.nas_attributes ?? [])
   if (reply) result.authorization_reply = { status: reply.status, attributes: reply.attributes }
@@ -81,7 +84,7 @@ export function withReply(tacacs: TacacsService, input: PolicyTestInput, result:
     const pair = `${reply.refused.name}=${reply.refused.value}`
     return Object.assign(result, {
       decision: 'deny' as const,
-      reason: `${permitted}, but the NAS sent the mandatory attribute ${pair}, which the profile does not set to that value: tac_plus-ng fails the authorization (a mandatory pair the daemon cannot match is refused)`,
+      reason: say('mandatory_attribute', { permitted, pair }),
     })
   }
   return Object.assign(result, { decision: 'permit' as const, reason: permitted })

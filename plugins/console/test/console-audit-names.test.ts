@@ -19,6 +19,8 @@ const PASSWORD = 'Portcullis-Audit-2026!'
   const first = uniq('noc-ops')
   const second = uniq('noc-admins')
   let moved: string
+  let userId: string
+  let username: string
 
   before(async function () {
     needConsole(this)
@@ -32,6 +34,8 @@ const PASSWORD = 'Portcullis-Audit-2026!'
     expect((await t.admin('DELETE', `/api/v1/roles/${roleId}`)).status).to.equal(204)
     // Three rules and the default; the third moved to the top.
     const [user, device] = await Promise.all([createUser(t), createDevice(t)])
+    userId = user.id
+    username = user.username
     for (let i = 0; i < 3; i++) await createRule(t, { who: { user_id: user.id }, where: { device_id: device.id } })
     const ids = (await listRules(t)).map((x) => x.id as string)
     moved = (await listRules(t))[2].name
@@ -51,8 +55,8 @@ const PASSWORD = 'Portcullis-Audit-2026!'
   }
 
   for (const [locale, words] of [
-    ['en-US', { nameAtEvent: 'Name at the time', moved: `Rule '${'%'}' moved from position 3 to 1`, before: 'Before', after: 'After' }],
-    ['ru-RU', { nameAtEvent: 'Имя на момент события', moved: `Правило «${'%'}» перемещено с позиции 3 на 1`, before: 'До', after: 'После' }],
+    ['en-US', { nameAtEvent: 'Name at the time', open: 'Open', moved: `Rule '${'%'}' moved from position 3 to 1`, before: 'Before', after: 'After' }],
+    ['ru-RU', { nameAtEvent: 'Имя на момент события', open: 'Открыть', moved: `Правило «${'%'}» перемещено с позиции 3 на 1`, before: 'До', after: 'После' }],
   ] as const) {
     it(`shows the names at the event after a rename and a deletion (${locale})`, async () => {
       const page = await open(locale, `resource_type=role&resource_id=${roleId}`)
@@ -65,6 +69,20 @@ const PASSWORD = 'Portcullis-Audit-2026!'
       expect(await entry.textContent()).to.include(words.nameAtEvent)
       expect(await page.getByTestId('audit-resource-name').locator('b').textContent()).to.equal(first)
       await screenshot(page, `audit-names-${locale}`)
+      await page.context().close()
+    })
+
+    it(`the link beside a kept name opens that object, not the whole list (${locale})`, async () => {
+      const page = await open(locale, `resource_type=user&resource_id=${userId}`)
+      await page.locator('tr[data-action="user.create"]').getByRole('button').click()
+      const link = page.getByTestId('audit-object-link')
+      expect(await link.textContent()).to.equal(words.open)
+      expect(await link.getAttribute('href')).to.equal(`/users?search=${encodeURIComponent(username)}`)
+      await link.click()
+      // The users list, filtered to the one user: the search box holds the name, the table shows its row alone.
+      const table = page.getByTestId('users-table')
+      await table.locator(`tr[data-user="${username}"]`).waitFor()
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="users-table"] tbody tr').length === 1)
       await page.context().close()
     })
 

@@ -6,7 +6,8 @@
  * - the top failing users list the user who failed, the devices list its device;
  * - a certificate that ends in 10 days is listed under the certificates expiring;
  * - the logs screen's "last 15 minutes" (RADIUS accounting) leaves out an entry of 20 minutes ago and
- *   shows one of 5, and the live tail shows, marked new and on top, an entry written after it opened.
+ *   shows one of 5, and the live tail shows, marked new and on top, an entry written after it opened;
+ * - the live NAC sessions card counts the two open sessions, not a stopped one;
  * - a user with pki.view only sees the certificates and, on every other new card, that they may not.
  * Rows are written as the ingester writes them (the rollup's triggers fire).
  */
@@ -16,6 +17,9 @@ import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { createCa, createTemplate, csrWithSubject, issue } from '../../pki/test/helpers.js'
 import { logTable } from '../../aaa-logs/test/helpers.js'
+import { parseFreeradiusLine, type FreeradiusAcctEvent } from '../../../sdk/logs/freeradius-parse.js'
+import { applyAccounting } from '../../nac/services/sessions.js'
+import { acctLine } from '../../nac/test/radius-lines.js'
 import { context, pickOption, signInAt, browserSuite } from './browser.js'
 
 const PASSWORD = 'Portcullis-Dashboard-2026!'
@@ -58,6 +62,19 @@ const CASES = [
       { ...row('old-entry', new Date(Date.now() - 20 * 60_000).toISOString()), acct_status_type: 'Start' },
       { ...row('recent-entry'), acct_status_type: 'Start' },
     ])
+    // Live NAC sessions through the ingester's own step (FreeRADIUS accounting lines, parsed, folded
+    // into sessions): two started, a third started and stopped. The card counts the two.
+    const nowS = Math.floor(Date.now() / 1000)
+    const lines = [
+      acctLine({ ts: nowS - 30, mac: '02:da:5b:00:00:01', status: 'Start', sid: 'dash-live-1' }),
+      acctLine({ ts: nowS - 20, mac: '02:da:5b:00:00:02', status: 'Start', sid: 'dash-live-2' }),
+      acctLine({ ts: nowS - 40, mac: '02:da:5b:00:00:03', status: 'Start', sid: 'dash-ended' }),
+      acctLine({ ts: nowS - 10, mac: '02:da:5b:00:00:03', status: 'Stop', sid: 'dash-ended', time: 30 }),
+    ]
+    const events = lines.map((l) => parseFreeradiusLine(l.trim())).map((r) => (r.kind === 'acct' ? r.event : expect.fail(JSON.stringify(r)))) as FreeradiusAcctEvent[]
+    await knex.transaction((trx) => applyAccounting(trx, events))
+    const live = await t.admin('GET', '/api/v1/nac/sessions?state=live&per_page=1')
+    expect(live.body.total_by_filter, live.text).to.equal(2)
     const ca = await createCa(t)
     const tpl = await createTemplate(t, { validity_days: 10 })
     await issue(t, ca.id, tpl.id, csrWithSubject([['CN', CN]]))
@@ -85,7 +102,8 @@ const CASES = [
       expect(await card(page, 'top-users').locator('tbody tr').first().innerText()).to.match(/mallory-dash\s+3/)
       expect(await card(page, 'top-devices').locator('tbody tr').first().innerText()).to.match(/edge-dash \(192\.0\.2\.77\)\s+4/)
       await card(page, 'expiring-certificates').getByText(CN).waitFor()
-      await card(page, 'nac-sessions').getByTestId('live-sessions').waitFor()
+      // The live NAC sessions: the two open ones, not the stopped one.
+      expect(await card(page, 'nac-sessions').getByTestId('live-sessions').innerText()).to.equal('2')
 
       // The logs: the last 15 minutes (the entry of 20 minutes ago left out), then a live tail.
       await page.goto(`${t.url}/logs?kind=radius/accounting`)

@@ -1,3 +1,4 @@
+import impactUnreplayable from './unreplayable-en.js'
 import policyTest from './trace-en.js'
 
 export default {
@@ -75,4 +76,5 @@ export default {
     cells_other: '{{count}} cells',
   },
   ...policyTest,
+  impact_unreplayable: impactUnreplayable,
 }

@@ -1,3 +1,4 @@
+import impactUnreplayable from './unreplayable-ru.js'
 import policyTest from './trace-ru.js'
 
 export default {
@@ -79,4 +80,5 @@ export default {
     cells_other: '{{count}} ячейки',
   },
   ...policyTest,
+  impact_unreplayable: impactUnreplayable,
 }

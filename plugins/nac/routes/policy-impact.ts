@@ -65,7 +65,7 @@ export function policyImpactRoutes(d: NacRouteDeps) {
         } finally {
           clearTimeout(timer)
         }
-        const acc = new ImpactAccumulator({ changesLimit: b.changes_limit ?? 200, groupLimit: b.group_limit ?? 25 })
+        const acc = new ImpactAccumulator({ changesLimit: b.changes_limit ?? 200, groupLimit: b.group_limit ?? 25, unreplayableWords: 'nac:impact_unreplayable' })
         const replay = replayNac(logs.items, new ImpactSide(deployed ?? NO_INPUTS, deployed === null), new ImpactSide(pending), acc, { deadline, names, at: to })
         const budgetReached = abort.signal.aborted || replay.timeBudgetReached
         return {
@@ -74,7 +74,7 @@ export function policyImpactRoutes(d: NacRouteDeps) {
             deployed: [{ daemon: FREERADIUS, release: release?.release ?? null, deploy_id: release?.deploy_id || null, deployed_at: release?.activated_at ?? null }],
             pending: 'database',
           },
-          ...acc.result(),
+          ...acc.result(req.t),
           limits: { reached: budgetReached ? 'time_budget' : logs.truncated ? 'max_requests' : null, max_requests: maxRequests, time_budget_seconds: budget },
           timing: { total_ms: Date.now() - started, log_scan_ms: logs.scan_ms, evaluate_ms: replay.evaluate_ms },
           replica_lag_ms: logs.lag_ms,

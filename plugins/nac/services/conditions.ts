@@ -10,7 +10,7 @@
  * reads as an OR; list the values in one condition instead.
  */
 import type { Knex } from 'knex'
-import { asciiLower, certificateValueProblem, phrase, type Phrase, DAYS, timeWindowProblem, toPolicyWindow, uuidsOf, type Day, type NacCondition, type NacMethod, type ReferenceTarget, type StoredTimeWindow } from '../../../sdk/index.js'
+import { asciiLower, certificateValuePhrase, phrase, type Phrase, DAYS, timeWindowProblem, toPolicyWindow, uuidsOf, type Day, type NacCondition, type NacMethod, type ReferenceTarget, type StoredTimeWindow } from '../../../sdk/index.js'
 import { nacReferenceNotFound, NacErrors, valueError, type NacRefKind } from '../errors.js'
 import { valueProblem } from './values.js'
 
@@ -113,8 +113,8 @@ function storedCondition(c: ConditionInput, at: string): StoredCondition {
     case 'certificate': {
       // The renderer's own rule (sdk certificateValueProblem): what passes here always renders.
       c.values!.forEach((v, j) => {
-        const problem = certificateValueProblem(v)
-        if (problem) throw invalid(`${at}.values[${j}]`, `${JSON.stringify(v)}: ${problem}`)
+        const problem = certificateValuePhrase(v)
+        if (problem) throw invalid(`${at}.values[${j}]`, problem)
       })
       // Compared ASCII-caseless (sdk/nac-policy.ts): `Corp CA` and `corp ca` are one value.
       return { type: 'certificate', field: c.field!, values: distinctFolded(c.values!) }

@@ -19,15 +19,10 @@ import type { DistinctRadiusRequest } from '../../aaa-logs/api.js'
 import { accountRefusal } from './account.js'
 import { NAS_PORT_TYPES } from './conditions.js'
 import { ImpactSide, treeMac, type Resolved, type Unknown } from './impact-side.js'
+import unreplayableWords from '../locales/unreplayable-en.js'
 
-export const UNREPLAYABLE = {
-  password_unknown: 'PEAP: the log does not show the password was right (the login never passed the inner tunnel), and the account would be let in: whether the password passes is not known',
-  certificate_refused: 'EAP-TLS: the certificate was refused in the TLS exchange (revoked, another CA, expired) or the log does not say: whether it passes now is not known',
-  certificate: 'EAP-TLS: a rule reached tests a field of the client certificate (issuer CN, SAN), which the log does not keep',
-  time: 'a rule reached has a time window, and the request was seen at several times the grouped log does not keep',
-  user_not_logged: 'PEAP: the log has no inner identity for the request',
-  mac_not_logged: 'MAB: the log has no readable MAC address (Calling-Station-Id)',
-} as const
+/** Why a request is not replayed, in English words (the route says them in the caller's language). */
+export const UNREPLAYABLE = unreplayableWords
 export type UnreplayableReason = keyof typeof UNREPLAYABLE
 
 /** The logged last answers that prove the credential passed (the outer post-auth ran after the EAP exchange). */

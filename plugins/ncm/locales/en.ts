@@ -1,3 +1,4 @@
+import reason from './reasons-en.js'
 import compliance from './compliance-en.js'
 import readSide from './read-side-en.js'
 
@@ -40,4 +41,5 @@ export default {
     device_not_found: 'No such tracked device.',
     device_not_host: 'The device address {{address}} is a network, not one host. Set host to the address the collector connects to.',
   },
+  reason,
 }

@@ -1,3 +1,4 @@
+import reason from './reasons-ru.js'
 import compliance from './compliance-ru.js'
 import readSide from './read-side-ru.js'
 
@@ -40,4 +41,5 @@ export default {
     device_not_found: 'Отслеживаемое устройство не найдено.',
     device_not_host: 'Адрес устройства {{address}} — сеть, а не один узел. Укажите host — адрес, к которому подключается сборщик.',
   },
+  reason,
 }

@@ -3,7 +3,7 @@
  * signature (services/collector-gate.ts), checked before anything else is read or stored.
  */
 import { createGunzip, gunzipSync } from 'node:zlib'
-import { CommonErrors, defineRoute, ErrorBody, PUBLIC, reply, type RouteDefinition } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, phrase, PUBLIC, reply, type RouteDefinition } from '../../../sdk/index.js'
 import { publicKeyFromRaw, type FetchResult } from '../../../sdk/collector-protocol.js'
 import { NcmErrors } from '../errors.js'
 import { EnrollAnswer, EnrollBody, FETCH_STATUSES, JobsAnswer, JobsQuery, ResultAnswer, StatusAnswer } from '../schemas/collector-api.js'
@@ -56,7 +56,7 @@ const isoDate = (v: unknown): v is string => typeof v === 'string' && v.length <
 
 /** The FetchResult in the body, or 422 NCM_RESULT_INVALID at the field that is wrong. */
 function fetchResultOf(o: Record<string, unknown> | null): FetchResult {
-  const bad = (field: string) => NcmErrors.resultInvalid({ field, vars: { reason: field } })
+  const bad = (field: string) => NcmErrors.resultInvalid({ field, vars: { reason: phrase('ncm:reason.field', { field }) } })
   if (!o) throw bad('body')
   if (typeof o.job_id !== 'string' || !UUID.test(o.job_id)) throw bad('job_id')
   if (typeof o.status !== 'string' || !(FETCH_STATUSES as readonly string[]).includes(o.status)) throw bad('status')
@@ -190,7 +190,7 @@ export function collectorApiRoutes(c: NcmContext, gate: CollectorGate, ingest: I
               if (job && UUID.test(job)) await ingest.tooLarge(collector, job, null)
               throw NcmErrors.configTooLarge({ vars: { max } })
             }
-            throw NcmErrors.resultInvalid({ field: 'body', vars: { reason: 'not gzip' } })
+            throw NcmErrors.resultInvalid({ field: 'body', vars: { reason: phrase('ncm:reason.not_gzip') } })
           }
           const answer = await ingest.result(collector, fetchResultOf(objectOf(Buffer.from(text, 'utf8'))))
           return reply({ body: answer, headers: v.versionHeader })

@@ -1,3 +1,5 @@
+import reason from './reasons-en.js'
+
 export default {
   errors: {
     ca_name_taken: 'A certificate authority named "{{name}}" already exists.',
@@ -38,4 +40,5 @@ export default {
     est_body:
       'An EST enrollment waits for your decision.\n\nSubject: {{subject}}\nAlternative names: {{san}}\nRequested by: {{requester}}\n\nSee it and decide (once) at:\n{{link}}\n\nThe link is valid until {{expires}}. It can be used once.\n',
   },
+  reason,
 }

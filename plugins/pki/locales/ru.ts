@@ -1,3 +1,5 @@
+import reason from './reasons-ru.js'
+
 export default {
   errors: {
     ca_name_taken: 'Центр сертификации с именем «{{name}}» уже существует.',
@@ -38,4 +40,5 @@ export default {
     est_body:
       'Регистрация EST ждёт вашего решения.\n\nСубъект: {{subject}}\nАльтернативные имена: {{san}}\nЗапросил: {{requester}}\n\nПросмотреть и решить (один раз):\n{{link}}\n\nСсылка действует до {{expires}} и может быть использована один раз.\n',
   },
+  reason,
 }

@@ -21,6 +21,7 @@ import { estApprovalRequired, estCaId, estEnabled, estGroupId, estMtlsProxySecre
 import { sanText, type ParsedCsr } from '../services/csr.js'
 import type { PkiContext } from './context.js'
 import { loadTemplate } from './templates.js'
+import { why, type Phrase } from '../services/why.js'
 
 const CERTS_ONLY = 'application/pkcs7-mime; smime-type=certs-only'
 const EST_DOWNLOAD = {
@@ -96,15 +97,15 @@ export function estRoutes(c: PkiContext) {
    */
   async function clientCertificate(req: Req, caId: string, required: boolean) {
     const presented = presentedCertificate(req.headers, await c.settings.get(estMtlsProxySecret))
-    const refuse = (reason: string) => {
+    const refuse = (reason: Phrase) => {
       if (!required) return null
       throw PkiErrors.estCertificateRefused({ vars: { reason } })
     }
-    if (!presented) return refuse('no client certificate verified by the mutual-TLS front end')
+    if (!presented) return refuse(why('est_no_certificate'))
     const row = await c.knex('pki_certificates').where({ ca_id: caId, serial: presented.serial }).first('id', 'serial', 'subject', 'san', 'revoked_at', 'not_after', 'issued_by')
-    if (!row) return refuse(`serial ${presented.serial} was not issued by the EST CA`)
-    if (row.revoked_at) return refuse(`serial ${presented.serial} is revoked`)
-    if (row.not_after <= new Date()) return refuse(`serial ${presented.serial} has expired`)
+    if (!row) return refuse(why('est_not_issued', { serial: presented.serial }))
+    if (row.revoked_at) return refuse(why('est_revoked', { serial: presented.serial }))
+    if (row.not_after <= new Date()) return refuse(why('est_expired', { serial: presented.serial }))
     return row
   }
 
@@ -115,7 +116,7 @@ export function estRoutes(c: PkiContext) {
     let der: Buffer | null
     try {
       der = fromBase64Body(req.rawBody!)
-      if (!der) throw PkiErrors.csrInvalid({ field: 'csr', vars: { reason: 'the body is not base64' } })
+      if (!der) throw PkiErrors.csrInvalid({ field: 'csr', vars: { reason: why('body_not_base64') } })
       csr = readCsr(toPem(der, 'CERTIFICATE REQUEST'))
       if (who.renews && (csr.subject !== who.renews.subject || csr.san.map(sanText).join(', ') !== who.renews.san)) {
         throw PkiErrors.estSubjectMismatch({ field: 'csr', vars: { subject: who.renews.subject, san: who.renews.san || '-' } })

@@ -17,6 +17,7 @@ import type { CaTable } from '../tables.js'
 import { authorityKeyId, basicConstraints, buildCertificate, keyUsage, newSerial, serialHex, subjectKeyId, type Issuer } from './certificate.js'
 import { pemBlocks, toPem } from './der.js'
 import { certificateFacts, encodeName, keyFacts, keyIdentifier, spkiOf, type CertificateFacts, type NameAttribute } from './x509.js'
+import { why, type Phrase } from './why.js'
 
 export const CA_KEY_PURPOSE = 'pki.ca_key'
 export const CA_KEY_ALGORITHMS = ['RSA-3072', 'RSA-4096', 'ECDSA-P256', 'ECDSA-P384'] as const
@@ -98,27 +99,27 @@ export function importCa(name: string, chainPem: string, keyPem: string, secrets
   try {
     key = createPrivateKey(keyPem)
   } catch {
-    throw PkiErrors.importInvalid({ field: 'private_key', vars: { reason: 'not a PEM private key (PKCS#8, PKCS#1 or SEC 1, unencrypted)' } })
+    throw PkiErrors.importInvalid({ field: 'private_key', vars: { reason: why('key_not_pem') } })
   }
   const facts = keyFacts(key)
   if (!facts || (facts.type === 'rsa' && facts.bits < 2048) || (facts.type === 'ec' && facts.bits > 384)) {
-    throw PkiErrors.importInvalid({ field: 'private_key', vars: { reason: 'the key must be RSA of at least 2048 bits, or ECDSA on P-256 or P-384' } })
+    throw PkiErrors.importInvalid({ field: 'private_key', vars: { reason: why('key_unsupported') } })
   }
   const ders = pemBlocks(chainPem, 'CERTIFICATE')
-  if (ders.length === 0) throw PkiErrors.importInvalid({ field: 'certificate_chain', vars: { reason: 'no PEM block "CERTIFICATE"' } })
+  if (ders.length === 0) throw PkiErrors.importInvalid({ field: 'certificate_chain', vars: { reason: why('no_certificate_block') } })
   let certs: X509Certificate[]
   try {
     certs = ders.map((d) => new X509Certificate(d))
   } catch {
-    throw PkiErrors.importInvalid({ field: 'certificate_chain', vars: { reason: 'a CERTIFICATE block is not an X.509 certificate' } })
+    throw PkiErrors.importInvalid({ field: 'certificate_chain', vars: { reason: why('not_x509') } })
   }
   if (!certs[0].checkPrivateKey(key)) throw PkiErrors.keyMismatch({ field: 'private_key' })
-  const bad = (reason: string) => PkiErrors.chainInvalid({ field: 'certificate_chain', vars: { reason } })
+  const bad = (reason: Phrase) => PkiErrors.chainInvalid({ field: 'certificate_chain', vars: { reason } })
   certs.forEach((c, i) => {
-    if (!c.ca) throw bad(`certificate ${i + 1} (${c.subject.replace(/\n/g, ', ')}) is not a CA certificate`)
-    if (new Date(c.validFrom) > now || new Date(c.validTo) < now) throw bad(`certificate ${i + 1} is not valid now (${c.validFrom} to ${c.validTo})`)
+    if (!c.ca) throw bad(why('chain_not_ca', { number: i + 1, subject: c.subject.replace(/\n/g, ', ') }))
+    if (new Date(c.validFrom) > now || new Date(c.validTo) < now) throw bad(why('chain_not_valid_now', { number: i + 1, from: c.validFrom, to: c.validTo }))
     const issuer = certs[i + 1] ?? c
-    if (!c.checkIssued(issuer) || !c.verify(issuer.publicKey)) throw bad(i + 1 < certs.length ? `certificate ${i + 1} is not signed by certificate ${i + 2}` : `the last certificate is not a self-signed root`)
+    if (!c.checkIssued(issuer) || !c.verify(issuer.publicKey)) throw bad(i + 1 < certs.length ? why('chain_not_signed', { number: i + 1, next: i + 2 }) : why('chain_no_root'))
   })
   const info = certificateFacts(ders[0])
   return {

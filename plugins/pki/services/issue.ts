@@ -12,6 +12,7 @@ import { authorityKeyId, basicConstraints, buildCertificate, crlDistributionPoin
 import { CsrProblem, parseCsr, sanText, type ParsedCsr, type SanType } from './csr.js'
 import { toPem } from './der.js'
 import { keyIdentifier, type ExtendedKeyUsage, type KeyUsage } from './x509.js'
+import { why, type Phrase } from './why.js'
 
 export interface Template {
   id: string
@@ -92,25 +93,25 @@ export function enforceTemplate(csr: ParsedCsr, t: Template): void {
   if ((k.type === 'rsa' && k.bits < t.min_rsa_bits) || (k.type === 'ec' && k.bits < t.min_ec_bits)) {
     throw PkiErrors.keyTooWeak({ field: 'csr', vars: { algorithm: k.algorithm, rsa: t.min_rsa_bits, ec: t.min_ec_bits } })
   }
-  const subject = (reason: string) => PkiErrors.subjectForbidden({ field: 'csr', vars: { reason } })
+  const subject = (reason: Phrase) => PkiErrors.subjectForbidden({ field: 'csr', vars: { reason } })
   for (const p of csr.subjectParts) {
-    if (!t.subject_attributes.includes(p.type)) throw subject(`attribute ${p.type} is not among ${t.subject_attributes.join(', ') || '(none)'}`)
+    if (!t.subject_attributes.includes(p.type)) throw subject(why('subject_attribute', { type: p.type, allowed: t.subject_attributes.length ? t.subject_attributes.join(', ') : why('none') }))
     // Say where, never echo it: the value is what must not reach a reader as it is.
     const refused = SUBJECT_REFUSED.exec(p.value)
-    if (refused) throw subject(`${p.type} holds a control, line-break or direction character (U+${refused[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`)
-    if (p.value.trim() === '') throw subject(`${p.type} is empty`)
+    if (refused) throw subject(why('subject_character', { type: p.type, code: `U+${refused[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` }))
+    if (p.value.trim() === '') throw subject(why('subject_empty', { type: p.type }))
     const max = SUBJECT_MAX[p.type]
-    if (max !== undefined && [...p.value].length > max) throw subject(`${p.type} is ${[...p.value].length} characters long; at most ${max} (RFC 5280)`)
-    if (p.type === 'CN' && !nameAllowed(p.value, t.name_patterns, 'cn')) throw subject(`common name "${p.value}" matches none of ${t.name_patterns.join(', ')}`)
+    if (max !== undefined && [...p.value].length > max) throw subject(why('subject_too_long', { type: p.type, length: [...p.value].length, max }))
+    if (p.type === 'CN' && !nameAllowed(p.value, t.name_patterns, 'cn')) throw subject(why('subject_cn_pattern', { name: p.value, patterns: t.name_patterns.join(', ') }))
   }
-  if (!csr.subjectParts.some((p) => p.type === 'CN') && csr.san.length === 0) throw subject('neither a common name nor a subject alternative name')
-  const san = (reason: string) => PkiErrors.sanForbidden({ field: 'csr', vars: { reason } })
+  if (!csr.subjectParts.some((p) => p.type === 'CN') && csr.san.length === 0) throw subject(why('subject_no_name'))
+  const san = (reason: Phrase) => PkiErrors.sanForbidden({ field: 'csr', vars: { reason } })
   for (const s of csr.san) {
-    if (!t.san_types.includes(s.type)) throw san(`${sanText(s)}: type ${s.type} is not among ${t.san_types.join(', ') || '(none)'}`)
-    if (s.value.length > (SAN_MAX[s.type] ?? 253)) throw san(`a ${s.type} name of ${s.value.length} characters; at most ${SAN_MAX[s.type] ?? 253}`)
-    if (s.type === 'dns' && !nameAllowed(s.value, t.name_patterns)) throw san(`${sanText(s)} matches none of ${t.name_patterns.join(', ')}`)
-    if (s.type === 'ip' && isIP(s.value) === 0) throw san(`${sanText(s)} is not an IP address`)
-    if (s.type === 'email' && !/^[^@\s]+@[^@\s]+$/.test(s.value)) throw san(`${sanText(s)} is not an email address`)
+    if (!t.san_types.includes(s.type)) throw san(why('san_type', { san: sanText(s), type: s.type, allowed: t.san_types.length ? t.san_types.join(', ') : why('none') }))
+    if (s.value.length > (SAN_MAX[s.type] ?? 253)) throw san(why('san_too_long', { type: s.type, length: s.value.length, max: SAN_MAX[s.type] ?? 253 }))
+    if (s.type === 'dns' && !nameAllowed(s.value, t.name_patterns)) throw san(why('san_pattern', { san: sanText(s), patterns: t.name_patterns.join(', ') }))
+    if (s.type === 'ip' && isIP(s.value) === 0) throw san(why('san_not_ip', { san: sanText(s) }))
+    if (s.type === 'email' && !/^[^@\s]+@[^@\s]+$/.test(s.value)) throw san(why('san_not_email', { san: sanText(s) }))
   }
 }
 

@@ -1,3 +1,5 @@
+import commandReason from './command-reason-en.js'
+
 export default {
   errors: {
     command_set_name_taken: 'A command set named "{{name}}" already exists.',
@@ -32,4 +34,5 @@ export default {
       syntax: 'The pattern is not a valid regular expression.',
     },
   },
+  command_reason: commandReason,
 }

@@ -1,3 +1,5 @@
+import commandReason from './command-reason-ru.js'
+
 export default {
   errors: {
     command_set_name_taken: 'Набор команд «{{name}}» уже существует.',
@@ -33,4 +35,5 @@ export default {
       syntax: 'Шаблон не является допустимым регулярным выражением.',
     },
   },
+  command_reason: commandReason,
 }

@@ -22,7 +22,11 @@
  * (which usually does not) decide alike.
  */
 import type { ArgumentRule, Command, CommandDecision, CommandSet, TacacsProfile } from '../api.js'
-import { portablePattern, REGEX_FLAGS } from '../../../sdk/index.js'
+import { portablePattern, REGEX_FLAGS, sayFrom, type Say } from '../../../sdk/index.js'
+import en from '../locales/en.js'
+
+/** English from the plugin's catalogue: a command's reason without a caller's language (the deploy check, tests). */
+const ENGLISH: Say = sayFrom(en)
 
 export { REGEX_FLAGS }
 
@@ -164,32 +168,35 @@ export function decideCommand(
   sets: readonly Pick<CommandSet, 'id' | 'name' | 'commands'>[],
   line: string,
   privLvl: number = profile.privilege_level,
+  say: Say = ENGLISH,
 ): CommandDecision {
+  const w = (key: string, vars?: Record<string, unknown>) => say(`tacacs:command_reason.${key}`, vars)
   const cmd = normalizeCommandLine(line)
   // In the rendered profile's order: the control-character deny, then the exec start.
-  if (CONTROL.test(cmd)) return { decision: 'deny', matched: null, reason: 'The command line holds control characters, which the profile always denies.' }
+  if (CONTROL.test(cmd)) return { decision: 'deny', matched: null, reason: w('control') }
   if (cmd === '') {
-    return { decision: 'permit', matched: null, reason: `An empty command line starts an exec shell, which the profile permits at privilege level ${profile.privilege_level}.` }
+    return { decision: 'permit', matched: null, reason: w('exec', { level: profile.privilege_level }) }
   }
   for (const set of sets) {
     for (const [index, entry] of set.commands.entries()) {
       if (entry.min_privilege_level !== undefined && privLvl < entry.min_privilege_level) continue
       if (!compileCommand(entry).regex.test(cmd)) continue
+      const details = describeArguments(entry, w) + (entry.min_privilege_level !== undefined ? w('at_level', { level: entry.min_privilege_level }) : '')
       return {
         decision: entry.action,
         matched: { command_set_id: set.id, command_set_name: set.name, index, command: entry.command },
-        reason: `Command ${index + 1} ("${entry.command}"${describeArguments(entry)}${entry.min_privilege_level !== undefined ? `, at privilege level ${entry.min_privilege_level} or above` : ''}) of command set "${set.name}" matches and ${entry.action === 'permit' ? 'permits' : 'denies'} it.`,
+        reason: w(entry.action === 'permit' ? 'entry_permits' : 'entry_denies', { number: index + 1, command: entry.command, details, set: set.name }),
       }
     }
   }
   return {
     decision: profile.default_action,
     matched: null,
-    reason: `No command of the profile's command sets matches; the profile's default action ${profile.default_action === 'permit' ? 'permits' : 'denies'} it.`,
+    reason: w(profile.default_action === 'permit' ? 'default_permits' : 'default_denies'),
   }
 }
 
-function describeArguments(entry: Pick<Command, 'arguments'>): string {
-  if (!entry.arguments.length) return ', any arguments'
-  return `, arguments ${entry.arguments.map((r) => `${r.match_type} "${r.value}"`).join(' or ')}`
+function describeArguments(entry: Pick<Command, 'arguments'>, w: (key: string, vars?: Record<string, unknown>) => string): string {
+  if (!entry.arguments.length) return w('any_arguments')
+  return w('arguments', { rules: entry.arguments.map((r) => `${r.match_type} "${r.value}"`).join(w('arguments_or')) })
 }

@@ -26,10 +26,10 @@ export function createTacacsService(database: DatabaseService): TacacsServiceInt
     listProfiles: (db = knex) => listProfiles(db),
     getCommandSet: (id, db = knex) => getCommandSet(db, id),
     listCommandSets: (db = knex) => listCommandSets(db),
-    async authorizeCommand(profile, commandLine, db = knex, privLvl) {
-      return decideCommand(profile, await commandSetsByIds(db, profile.command_set_ids), commandLine, privLvl)
+    async authorizeCommand(profile, commandLine, db = knex, privLvl, say) {
+      return decideCommand(profile, await commandSetsByIds(db, profile.command_set_ids), commandLine, privLvl, say)
     },
-    decideCommand: (profile, sets, commandLine, privLvl) => decideCommand(profile, sets, commandLine, privLvl),
+    decideCommand: (profile, sets, commandLine, privLvl, say) => decideCommand(profile, sets, commandLine, privLvl, say),
     authorizationReply(profile, service, nasPairs) {
       const lists = profilePairs(profile, service)
       return lists && authorizationReply(lists, service, nasPairs)

@@ -6,6 +6,7 @@ import impact from './impact-en'
 import { auditEn } from './audit-en'
 import confirm from './confirm-en'
 import auditNames from './audit-names-en'
+import auditLink from './audit-link-en'
 import fields from './fields-en'
 import menu from './menu-en'
 import settings from './settings-en'
@@ -360,6 +361,7 @@ const en = {
   auditWords: auditEn,
   confirm,
   auditNames,
+  auditLink,
   fields,
   menu,
   settings,

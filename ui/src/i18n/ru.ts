@@ -6,6 +6,7 @@ import impact from './impact-ru'
 import { auditRu } from './audit-ru'
 import confirm from './confirm-ru'
 import auditNames from './audit-names-ru'
+import auditLink from './audit-link-ru'
 import fields from './fields-ru'
 import menu from './menu-ru'
 import settings from './settings-ru'
@@ -360,6 +361,7 @@ const ru: Messages = {
   auditWords: auditRu,
   confirm,
   auditNames,
+  auditLink,
   fields,
   menu,
   settings,

@@ -17,10 +17,28 @@ import { actionWords } from '../i18n/audit-en'
 type Rec = Record<string, unknown>
 const isRecord = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x)
 const WRAP = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const
-/** The console screen listing each kind of object, for the link beside a kept name. */
+/** The console screen listing each kind of object. */
 const LIST_OF: Record<string, string> = {
   user: '/users', user_group: '/user-groups', role: '/roles', device: '/devices', device_group: '/device-groups',
   aaa_policy_rule: '/policy', nac_policy_rule: '/nac/policy', endpoint: '/nac/endpoints', endpoint_group: '/nac/endpoint-groups',
+  tacacs_profile: '/tacacs/profiles', tacacs_command_set: '/tacacs/command-sets', radius_profile: '/radius/profiles',
+  nac_authorization_profile: '/nac/profiles', profiling_rule: '/nac/profiling-rules', portal_guest: '/captive-portal/guests',
+  captive_portal: '/captive-portal/portals', pki_ca: '/pki/cas', pki_template: '/pki/templates', pki_certificate: '/pki/certificates',
+  ncm_collector: '/ncm/collectors', setting: '/settings', deploy: '/deploys',
+}
+/** The lists that take `?search=` from the address and find the object by the name the trail keeps. */
+const SEARCHABLE = new Set(['user', 'device', 'endpoint', 'tacacs_profile', 'tacacs_command_set', 'radius_profile', 'nac_authorization_profile', 'portal_guest', 'pki_certificate', 'setting'])
+
+/**
+ * Where the link beside a kept name leads: the object itself where the console has a screen for one
+ * (a deploy's details), else its list filtered to the name, else (a list with no search) the list.
+ */
+export function objectLink(e: Pick<AuditEntry, 'resource_type' | 'resource_id' | 'resource_name'>): string | null {
+  const list = LIST_OF[e.resource_type]
+  if (!list) return null
+  if (e.resource_type === 'deploy') return e.resource_id ? `${list}?deploy=${encodeURIComponent(e.resource_id)}` : list
+  if (e.resource_type === 'setting' && e.resource_id) return `${list}?search=${encodeURIComponent(e.resource_id)}`
+  return SEARCHABLE.has(e.resource_type) && e.resource_name ? `${list}?search=${encodeURIComponent(e.resource_name)}` : list
 }
 const show = (x: unknown) => (x === undefined ? '' : typeof x === 'string' ? x : JSON.stringify(x, null, 1))
 
@@ -36,12 +54,12 @@ export function AuditDiff({ entry }: { entry: AuditEntry }) {
   const rows = keys.filter((k) => !(both && onlyChanged) || changed(k))
   const orderBefore = ruleOrder(entry.before)
   const orderAfter = ruleOrder(entry.after)
-  const list = LIST_OF[entry.resource_type]
+  const link = objectLink(entry)
   // The name as it was at the event: the trail keeps it, whatever became of the object since.
   const name: ReactNode = entry.resource_name ? (
     <span data-testid="audit-resource-name">
       <b>{entry.resource_name}</b>
-      {list && <> · <Anchor component={Link} href={list} size="sm">{t.auditNames.openList}</Anchor></>}
+      {link && <> · <Anchor component={Link} href={link} size="sm" data-testid="audit-object-link">{link.includes('?') ? t.auditLink.openObject : t.auditNames.openList}</Anchor></>}
     </span>
   ) : null
   const meta: [string, ReactNode][] = [

@@ -8,7 +8,7 @@
  */
 import { Accordion, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
-import { useMemo, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
@@ -21,7 +21,8 @@ export function Settings() {
   const { t } = useI18n()
   const auth = useAuth()
   const list = useQuery({ queryKey: ['settings'], queryFn: () => api.get('/api/v1/settings') })
-  const [search, setSearch] = useState('')
+  // `?search=<key>`: the audit trail's link to a changed setting lands on it.
+  const [search, setSearch] = useState(() => new URLSearchParams(location.search).get('search') ?? '')
   const [open, setOpen] = useState<string[]>([])
   const [drafts, setDrafts] = useState<Record<string, unknown>>({})
   const [errors, setErrors] = useState<Record<string, string>>({})
@@ -40,6 +41,14 @@ export function Settings() {
     // A search opens every section it finds something in.
     if (v.trim()) setOpen(sections.filter((s) => s.settings.some((x) => matches(t.settings, x, v))).map((s) => s.id))
   }
+  // A search given in the address opens its sections once the settings have come (once: the user folds them after).
+  const linked = useRef(false)
+  useEffect(() => {
+    if (linked.current || sections.length === 0) return
+    linked.current = true
+    if (search.trim()) searchFor(search)
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only the first arrival of the settings matters
+  }, [sections])
   const without = <T,>(o: Record<string, T>, keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)))
 
   return (

@@ -27,7 +27,8 @@ export const PER_PAGE = 20
 /** The page, the search box (debounced) and their setters of one list screen. */
 export function useListState() {
   const [page, setPage] = useState(1)
-  const [search, setSearchState] = useState('')
+  // `?search=<name>` (a link from the audit trail) opens the list filtered to that name.
+  const [search, setSearchState] = useState(() => new URLSearchParams(location.search).get('search') ?? '')
   const [q] = useDebouncedValue(search, 250)
   const setSearch = (s: string) => {
     setSearchState(s)
