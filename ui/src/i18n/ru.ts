@@ -15,6 +15,8 @@ import deployFailure from './deploy-failure-ru'
 import dash from './dashboard-ru'
 import serverValues from './server-values-ru'
 import imports from './import-ru'
+import refs from './references-ru'
+import guard from './guard-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -158,8 +160,6 @@ const ru: Messages = {
     nav: { commandSets: 'Наборы команд', tacacsProfiles: 'Профили TACACS+', radiusProfiles: 'Профили RADIUS', exclusions: 'Исключения журналов' },
     name: 'Имя', description: 'Описание', updated: 'Изменён', view: 'Просмотр', close: 'Закрыть', searchPlaceholder: 'Имя или описание…',
     permit: 'разрешить', deny: 'запретить', deleteQuestion: (n) => `Удалить ${n}?`,
-    blockingRefs: 'Используется: сервер не даст удалить, пока на него ссылаются', clearingRefs: 'Удаление уберёт ссылку из', noRefs: 'Ссылок нет.',
-    refTypes: { tacacs_profile: 'Профиль TACACS+', aaa_policy_rule: 'Правило политики AAA' },
     commandSets: 'Наборы команд', commandSet: 'Набор команд', addCommandSet: 'Добавить набор', editCommandSet: 'Изменить набор команд', deleteCommandSet: 'Удаление набора команд',
     emptyCommandSets: 'Наборов команд пока нет.', commands: 'Команды', usedBy: 'Используют', unused: 'не используется',
     profilesCount: (n) => `${n} ${n % 10 === 1 && n % 100 !== 11 ? 'профиль' : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 10 || n % 100 >= 20) ? 'профиля' : 'профилей'}`,
@@ -367,6 +367,8 @@ const ru: Messages = {
   serverValues,
   imports,
   a11y,
+  refs,
+  guard,
 }
 
 export default ru
