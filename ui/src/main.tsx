@@ -8,6 +8,7 @@ import { ApiError } from './api/client'
 import { App } from './App'
 import { AuthProvider } from './auth'
 import { ConfirmProvider } from './components/Confirm'
+import { DialogCloseLabel } from './components/DialogCloseLabel'
 import { I18nProvider } from './i18n'
 import { contrastResolver } from './theme-contrast'
 
@@ -36,11 +37,13 @@ createRoot(document.getElementById('root')!).render(
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
       <QueryClientProvider client={queryClient}>
         <I18nProvider>
-          <ConfirmProvider>
-            <AuthProvider>
-              <App />
-            </AuthProvider>
-          </ConfirmProvider>
+          <DialogCloseLabel>
+            <ConfirmProvider>
+              <AuthProvider>
+                <App />
+              </AuthProvider>
+            </ConfirmProvider>
+          </DialogCloseLabel>
         </I18nProvider>
       </QueryClientProvider>
     </MantineProvider>

@@ -13,8 +13,10 @@ const listeners = new Set<() => void>()
  * (the address has already changed), then followed if the answer is yes. A reload or a closed tab is
  * the page's own beforeunload.
  */
-let guard: { ask: () => Promise<boolean>; at: string } | null = null
-export function setLeaveGuard(ask: (() => Promise<boolean>) | null): () => void {
+/** Why the page is being left: by a link, Back or the quick search, or by the header's sign-out (worded apart). */
+export type LeaveReason = 'leave' | 'sign-out'
+let guard: { ask: (why: LeaveReason) => Promise<boolean>; at: string } | null = null
+export function setLeaveGuard(ask: ((why: LeaveReason) => Promise<boolean>) | null): () => void {
   const mine = ask ? { ask, at: location.pathname + location.search } : null
   guard = mine
   return () => {
@@ -27,17 +29,29 @@ window.addEventListener('popstate', () => {
   if (g) {
     const to = location.pathname + location.search
     history.pushState(null, '', g.at)
-    void g.ask().then((ok) => ok && go(to))
+    void g.ask('leave').then((ok) => ok && go(to))
     return
   }
   listeners.forEach((l) => l())
 })
 
+/**
+ * Before an action that drops the page's unsaved work without a link (the sign-out): asks the page's
+ * guard, if any; true to go on, and the guard is then released (the navigation that follows asks no more).
+ */
+export async function confirmLeave(why: LeaveReason): Promise<boolean> {
+  const g = guard
+  if (!g) return true
+  const ok = await g.ask(why)
+  if (ok && guard === g) guard = null
+  return ok
+}
+
 export function navigate(to: string, o: { replace?: boolean } = {}): void {
   if (to === location.pathname + location.search) return
   const g = guard
   if (g) {
-    void g.ask().then((ok) => ok && go(to, o))
+    void g.ask('leave').then((ok) => ok && go(to, o))
     return
   }
   go(to, o)

@@ -7,7 +7,8 @@ import { userImportRoutes } from './user-import.js'
 import { userRoutes } from './users.js'
 import { userSessionRoutes } from './user-sessions.js'
 import { userLockoutRoutes } from './user-lockout.js'
+import { identityReferenceRoutes } from './references.js'
 
 export function identityRoutes(d: IdentityRouteDeps): RouteDefinition[] {
-  return [...userImportRoutes(d), ...userRoutes(d), ...userSessionRoutes(d), ...userLockoutRoutes(d), ...userGroupRoutes(d), ...roleRoutes(d)] as RouteDefinition[]
+  return [...userImportRoutes(d), ...userRoutes(d), ...userSessionRoutes(d), ...userLockoutRoutes(d), ...userGroupRoutes(d), ...roleRoutes(d), ...identityReferenceRoutes(d)] as RouteDefinition[]
 }

@@ -38,7 +38,7 @@ for (const engine of testEngines()) {
       expect(triggers.rows.filter((r: { tgname: string }) => r.tgname.startsWith('aaa_policy'))).to.deep.equal([])
     })
 
-    it('refuses deleting a referenced user, user group, device or device group with 409 naming the rules, each owner its own code', async () => {
+    it('refuses deleting a referenced user, user group, device or device group with 409 naming the rules, each owner its own code, and lists them before (GET …/references)', async () => {
       const [u, g, dev, dg] = await Promise.all([createUser(t), createUserGroup(t), createDevice(t), createDeviceGroup(t)])
       const rules = {
         user: await createRule(t, { name: uniq('by-user'), who: { user_id: u.id }, where: { device_id: device.id } }),
@@ -53,9 +53,21 @@ for (const engine of testEngines()) {
         [`/api/v1/devices/${dev.id}`, 'DEVICE_IN_USE', 'device_id', [rules.device, second]],
         [`/api/v1/device-groups/${dg.id}`, 'GROUP_IN_USE', 'device_group_id', [rules.dg]],
       ] as const) {
+        // Asked before the delete (GET …/references, what the console's confirmation lists): the same rules, blocking.
+        const report = await t.admin('GET', `${path}/references`)
+        expect(report.status, report.text).to.equal(200)
+        expect(report.body.auto_clearing).to.deep.equal([])
+        expect(report.body.blocking).to.deep.equal(named.map((x) => ({ type: 'aaa_policy_rule', id: x.id, name: x.name })).sort((x, y) => (x.name < y.name ? -1 : 1)))
         const r = await t.admin('DELETE', path)
         expectError(r, 409, code, field)
         for (const rule of named) expect(r.body.detail, path).to.contain(`aaa_policy_rule "${rule.name}"`)
+      }
+      // Nothing refers: empty lists; no such record: 404 at its id.
+      const free = await createDeviceGroup(t)
+      expect((await t.admin('GET', `/api/v1/device-groups/${free.id}/references`)).body).to.deep.equal({ blocking: [], auto_clearing: [] })
+      for (const path of ['/api/v1/devices', '/api/v1/device-groups', '/api/v1/users', '/api/v1/user-groups']) {
+        const missing = await t.admin('GET', `${path}/00000000-0000-4000-8000-000000000000/references`)
+        expect(missing.status, path).to.equal(404)
       }
       // Russian too: the referrers are named in every language.
       const ru = await t.admin('DELETE', `/api/v1/devices/${dev.id}`, { headers: { 'Accept-Language': 'ru' } })

@@ -5,6 +5,8 @@
  * are not empty, at 1280×800 in English and at 768 px in Russian. The screens are the menu's own links,
  * read from the page (a new screen in the menu is checked without touching this file). On each:
  * - axe-core finds nothing serious or critical (the screen, the rule and the elements it names);
+ *   so too over what actions open (the device form, a delete's confirmation, the quick search, a
+ *   user group's members and an audit entry in their drawers) and the menu collapsed or opened;
  * - from the skip link, Tab reaches every visible, enabled button, link and input of the content (one
  *   stop a radio group or tab list: arrows move within), no element has a positive tabindex, none
  *   that is an action has tabindex=-1, and no element the mouse can click (a React onClick, a role of
@@ -20,9 +22,92 @@ const PASSWORD = 'Portcullis-A11y-Check-2026!'
 /** The community edition's plugins with screens (console-navigation.test.ts's, without the example plugin). */
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'portal', 'ncm', 'console']
 const CASES = [
-  { locale: 'en-US', width: 1280 },
-  { locale: 'ru-RU', width: 768 },
+  { locale: 'en-US', width: 1280, addDevice: 'Add device', del: 'Delete', menu: 'Menu' },
+  { locale: 'ru-RU', width: 768, addDevice: 'Добавить устройство', del: 'Удалить', menu: 'Меню' },
 ] as const
+
+/**
+ * What actions open over a screen, and the menu's other state (collapsed at 1280, the drawer open at
+ * 768), each checked by axe in the page the screens' walk left: `open` shows it, `close` takes it away.
+ */
+function overlays(c: (typeof CASES)[number]): { name: string; at: string; open(page: Page): Promise<void>; close(page: Page): Promise<void> }[] {
+  const dialog = (page: Page) => page.getByRole('dialog').last()
+  const escape = async (page: Page) => {
+    await page.keyboard.press('Escape')
+    await page.getByRole('dialog').waitFor({ state: 'detached' })
+  }
+  return [
+    c.width >= 992
+      ? {
+          name: 'the menu with a section collapsed',
+          at: '/devices',
+          open: async (page) => {
+            const b = page.locator('nav .menu-section').first()
+            await b.click()
+            await page.locator('nav .menu-section[aria-expanded="false"]').first().waitFor()
+          },
+          close: (page) => page.locator('nav .menu-section[aria-expanded="false"]').first().click(),
+        }
+      : {
+          name: 'the menu open (drawer) and the header',
+          at: '/devices',
+          open: async (page) => {
+            await page.getByRole('banner').getByRole('button', { name: c.menu }).click()
+            await page.waitForFunction(() => !document.querySelector('nav[inert]'))
+          },
+          close: async (page) => {
+            await page.getByRole('banner').getByRole('button', { name: c.menu }).click()
+            await page.locator('nav[inert]').waitFor({ state: 'attached' })
+          },
+        },
+    {
+      name: 'the quick search (Ctrl+K) with results',
+      at: '/devices',
+      open: async (page) => {
+        await page.keyboard.press('Control+k')
+        await dialog(page).locator('input').fill('a11y')
+        await dialog(page).getByText('a11y-sw-1').first().waitFor()
+      },
+      close: escape,
+    },
+    {
+      name: 'the device form',
+      at: '/devices',
+      open: async (page) => {
+        await page.locator('#main').getByRole('button', { name: c.addDevice }).click()
+        await dialog(page).locator('input[name="name"]').waitFor()
+      },
+      close: escape,
+    },
+    {
+      name: "a delete's confirmation with its references",
+      at: '/device-groups',
+      open: async (page) => {
+        await page.getByRole('button', { name: `${c.del} a11y-core` }).click()
+        await page.getByTestId('confirm-touches').waitFor()
+      },
+      close: (page) => page.getByTestId('confirm-cancel').click().then(() => page.getByTestId('confirm-dialog').waitFor({ state: 'detached' })),
+    },
+    {
+      name: "a user group's members (drawer)",
+      at: '/user-groups',
+      open: async (page) => {
+        await page.locator('tr[data-group="a11y-operators"]').getByRole('button').first().click()
+        await dialog(page).waitFor()
+      },
+      close: escape,
+    },
+    {
+      name: 'an audit entry (drawer)',
+      at: '/audit',
+      open: async (page) => {
+        await page.locator('#main tbody tr').first().getByRole('button').first().click()
+        await dialog(page).waitFor()
+      },
+      close: escape,
+    },
+  ]
+}
 
 /**
  * What the keyboard walk found wrong on one screen, one line a problem; `actions`: how many it walked to,
@@ -153,6 +238,16 @@ async function keyboardProblems(page: Page): Promise<{ problems: string[]; actio
         clickables += keys.clickables
         actions += keys.actions
         if (keys.problems.length > 0) failures.push(`${screen}: keyboard\n${keys.problems.join('\n')}`)
+      }
+      // What actions open over the screens (dialogs, drawers, the quick search) and the menu's other state: axe on each.
+      for (const o of overlays(c)) {
+        await page.goto(t.url + o.at)
+        await page.getByRole('heading', { level: 1 }).first().waitFor()
+        await page.waitForFunction(() => !document.querySelector('#main .mantine-Loader-root, #main [aria-busy="true"]'))
+        await o.open(page)
+        const grave = (await axe(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        if (grave.length > 0) failures.push(`${o.name} (${o.at}): axe\n${describeViolations(grave)}`)
+        await o.close(page)
       }
       expect(failures, failures.join('\n\n')).to.deep.equal([])
       expect(actions, 'the actions walked to over every screen').to.be.greaterThan(screens.length * 3)

@@ -15,7 +15,7 @@
 import { expect } from 'chai'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
-import { context, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits, signInWithToken } from './browser.js'
+import { answerConfirm, context, inputByLabel, inputError, launch, needConsole, screenshot, signInAt, startWithAdmin, clearRateLimits, signInWithToken } from './browser.js'
 import { describeImpact } from './impact-steps.js'
 
 const PASSWORD = 'Portcullis-Config-2026!'
@@ -150,28 +150,27 @@ const byLabel = (page: Page, label: string, scope: Locator | Page = page) => inp
     await screenshot(page, 'rule-preview')
     await page.keyboard.press('Escape')
 
-    // The profile's delete dialog says the rule would lose it (a delete clears it); cancelled, nothing changes.
+    // The profile's delete confirmation (the console's one) says the rule would lose it (a delete clears it); cancelled, nothing changes.
     await menu.getByRole('link', { name: 'TACACS+ profiles' }).click()
     await page.getByRole('button', { name: 'Delete netops' }).click()
-    expect(await page.getByTestId('delete-dialog').getByTestId('clearing-refs').textContent()).to.include('AAA policy rule alice-netops')
-    await page.getByTestId('delete-dialog').getByRole('button', { name: 'Cancel' }).click()
-    await page.getByTestId('delete-dialog').waitFor({ state: 'detached' })
+    const confirm = page.getByTestId('confirm-dialog')
+    expect(await confirm.getByTestId('confirm-touches').textContent()).to.include('AAA policy rule alice-netops: loses the reference')
+    expect(await confirm.getByTestId('confirm-blocking').count()).to.equal(0)
+    expect(await answerConfirm(page, 'cancel')).to.include('Delete: netops')
     expect((await t.admin('GET', `/api/v1/tacacs/profiles/${profile.id}`)).status).to.equal(200)
 
     // Deleting the set in use: the dialog names the profile first, the server's 409 names it too; nothing deleted.
     await menu.getByRole('link', { name: 'Command sets' }).click()
     await page.locator('tr[data-name="show-only"]').getByText('1 profile').waitFor()
     await page.getByRole('button', { name: 'Delete show-only' }).click()
-    const dialog = page.getByTestId('delete-dialog')
-    expect(await dialog.getByTestId('blocking-refs').textContent()).to.include('TACACS+ profile netops')
-    await dialog.getByRole('button', { name: 'Delete' }).click()
-    const alert = dialog.getByTestId('error-alert')
+    expect(await confirm.getByTestId('confirm-blocking').textContent()).to.include('In use').and.include('TACACS+ profile netops')
+    await screenshot(page, 'command-set-in-use')
+    await answerConfirm(page)
+    const alert = page.getByTestId('error-alert')
     await alert.waitFor()
     expect(await alert.getAttribute('data-code')).to.equal('COMMAND_SET_IN_USE')
     expect(await alert.textContent()).to.include('"netops"')
-    await screenshot(page, 'command-set-in-use')
     expect((await t.admin('GET', `/api/v1/tacacs/command-sets/${set.id}`)).status).to.equal(200)
-    await page.keyboard.press('Escape')
     await page.context().close()
   })
 
@@ -237,25 +236,26 @@ const byLabel = (page: Page, label: string, scope: Locator | Page = page) => inp
     await screenshot(page, 'log-exclusions')
     // Deleted after a confirmation.
     await page.getByRole('button', { name: 'Delete monitoring' }).click()
-    await page.getByTestId('delete-dialog').getByRole('button', { name: 'Delete' }).click()
+    expect(await answerConfirm(page)).to.include('Delete monitoring?')
     await ex.waitFor({ state: 'detached' })
     expect((await t.admin('GET', '/api/v1/log-exclusions')).body.total).to.equal(0)
     await page.context().close()
   })
 
-  it('refuses the delete of a command set in use in Russian', async () => {
-    const page = await (await context(browser, { locale: 'ru-RU' })).newPage()
+  it('refuses the delete of a command set in use in Russian (768 px)', async () => {
+    const page = await (await context(browser, { locale: 'ru-RU', width: 768 })).newPage()
     await signIn(page, t, '/tacacs/command-sets')
     await page.getByRole('heading', { name: 'Наборы команд', level: 1 }).waitFor()
     await page.locator('tr[data-name="show-only"]').getByText('1 профиль').waitFor()
     await page.getByRole('button', { name: 'Удалить show-only' }).click()
-    const dialog = page.getByTestId('delete-dialog')
-    expect(await dialog.getByTestId('blocking-refs').textContent()).to.include('Профиль TACACS+ netops')
-    await dialog.getByRole('button', { name: 'Удалить' }).click()
-    const alert = dialog.getByTestId('error-alert')
+    const dialog = page.getByTestId('confirm-dialog')
+    expect(await dialog.getByTestId('confirm-blocking').textContent()).to.include('Используется').and.include('Профиль TACACS+ netops')
+    expect(await dialog.getByRole('heading').textContent()).to.equal('Удалить: show-only')
+    await screenshot(page, 'command-set-in-use-ru')
+    await dialog.getByRole('button', { name: 'Удалить', exact: true }).click()
+    const alert = page.getByTestId('error-alert')
     await alert.waitFor()
     expect(await alert.textContent()).to.include('Набор команд используется').and.include('"netops"')
-    await screenshot(page, 'command-set-in-use-ru')
     await page.context().close()
   })
 

@@ -18,10 +18,10 @@ const PASSWORD = 'Portcullis-Confirm-2026!'
 const DAEMON = 'tac_plus-ng'
 
 const CASES = [
-  { locale: 'en-US', width: 1280, height: 800, delete: 'Delete', rollback: 'Roll back', cancel: 'Cancel', touches: 'What this touches', devices: 'Devices directly in it: 0', replaced: 'the active release', becomes: 'Becomes active again' },
-  { locale: 'ru-RU', width: 768, height: 1024, delete: 'Удалить', rollback: 'Откатить', cancel: 'Отмена', touches: 'Что это затронет', devices: 'Устройств непосредственно в ней: 0', replaced: 'активный выпуск', becomes: 'Снова станет активным' },
-  { locale: 'en-US', width: 768, height: 1024, delete: 'Delete', rollback: 'Roll back', cancel: 'Cancel', touches: 'What this touches', devices: 'Devices directly in it: 0', replaced: 'the active release', becomes: 'Becomes active again' },
-  { locale: 'ru-RU', width: 1280, height: 800, delete: 'Удалить', rollback: 'Откатить', cancel: 'Отмена', touches: 'Что это затронет', devices: 'Устройств непосредственно в ней: 0', replaced: 'активный выпуск', becomes: 'Снова станет активным' },
+  { locale: 'en-US', width: 1280, height: 800, delete: 'Delete', rollback: 'Roll back', cancel: 'Cancel', touches: 'What this touches', devices: 'Devices directly in it: 0', none: 'Nothing refers to it.', replaced: 'the active release', becomes: 'Becomes active again' },
+  { locale: 'ru-RU', width: 768, height: 1024, delete: 'Удалить', rollback: 'Откатить', cancel: 'Отмена', touches: 'Что это затронет', devices: 'Устройств непосредственно в ней: 0', none: 'Ссылок нет.', replaced: 'активный выпуск', becomes: 'Снова станет активным' },
+  { locale: 'en-US', width: 768, height: 1024, delete: 'Delete', rollback: 'Roll back', cancel: 'Cancel', touches: 'What this touches', devices: 'Devices directly in it: 0', none: 'Nothing refers to it.', replaced: 'the active release', becomes: 'Becomes active again' },
+  { locale: 'ru-RU', width: 1280, height: 800, delete: 'Удалить', rollback: 'Откатить', cancel: 'Отмена', touches: 'Что это затронет', devices: 'Устройств непосредственно в ней: 0', none: 'Ссылок нет.', replaced: 'активный выпуск', becomes: 'Снова станет активным' },
 ] as const
 
 // A browser run is engine-independent: once per npm test, in the PostgreSQL run (docs/testing.md: the runs
@@ -70,7 +70,8 @@ const CASES = [
       await del.click()
       const text = await opened(page)
       expect(await page.getByRole('dialog', { name: `${c.delete}: ${group}` }).getAttribute('data-testid'), 'the dialog is labelled by its title').to.equal('confirm-dialog')
-      expect(text).to.include(group).and.include(c.touches).and.include(c.devices)
+      // …and what the server says refers to it (GET /device-groups/{id}/references, asked as the dialog opens): nothing here.
+      expect(text).to.include(group).and.include(c.touches).and.include(c.devices).and.include(c.none)
       expect(await horizontalOverflow(page), 'no horizontal scroll').to.equal(0)
       const box = await dialogOf(page).boundingBox()
       expect(box!.x).to.be.at.least(0)

@@ -5,7 +5,8 @@
  * - the sections a network engineer reads, in the screen's language, the third-party one by its plugin;
  * - the search narrows to the settings whose label, key or description match, in the screen's language;
  * - a change marks its section unsaved; leaving by a link asks in the console's dialog (Cancel stays, the
- *   typed values kept), a reload asks through beforeunload, and "leave" leaves;
+ *   typed values kept), so does the header's sign-out (Cancel keeps the session and the values), a reload
+ *   asks through beforeunload, and "leave" leaves;
  * - one save per section: a bad value refused under its input while the section's valid change is saved,
  *   then fixed and saved; a reload shows the saved values;
  * - "back to the default" only on a setting whose value differs from its default;
@@ -26,8 +27,8 @@ const SECTIONS = ['signIn', 'lockout', 'directory', 'mfa', 'mail', 'tacacs', 'ra
 const SMTP = ['mail.smtp_host', 'mail.smtp_port', 'mail.smtp_tls', 'mail.smtp_user', 'mail.smtp_password']
 
 const CASES = [
-  { locale: 'en-US', width: 1280, title: 'Settings', mail: 'Mail', greetings: 'Plugin greetings', sender: 'sender', leave: 'Leave without saving?', unsaved: (n: number) => `${n} unsaved`, save: 'Save Mail', saved: '1 setting saved.', reset: 'Back to the default' },
-  { locale: 'ru-RU', width: 768, title: 'Настройки', mail: 'Почта', greetings: 'Модуль greetings', sender: 'отправител', leave: 'Уйти без сохранения?', unsaved: (n: number) => `не сохранено: ${n}`, save: 'Сохранить: Почта', saved: 'Сохранено настроек: 1.', reset: 'Вернуть значение по умолчанию' },
+  { locale: 'en-US', width: 1280, title: 'Settings', mail: 'Mail', greetings: 'Plugin greetings', sender: 'sender', leave: 'Leave without saving?', signOut: 'Sign out without saving?', unsaved: (n: number) => `${n} unsaved`, save: 'Save Mail', saved: '1 setting saved.', reset: 'Back to the default' },
+  { locale: 'ru-RU', width: 768, title: 'Настройки', mail: 'Почта', greetings: 'Модуль greetings', sender: 'отправител', leave: 'Уйти без сохранения?', signOut: 'Выйти без сохранения?', unsaved: (n: number) => `не сохранено: ${n}`, save: 'Сохранить: Почта', saved: 'Сохранено настроек: 1.', reset: 'Вернуть значение по умолчанию' },
 ] as const
 
 // A browser run is engine-independent: once per npm test, in the PostgreSQL run.
@@ -85,6 +86,15 @@ const CASES = [
       expect(await answerConfirm(page, 'cancel')).to.contain(c.leave).and.contain(c.mail)
       expect(new URL(page.url()).pathname).to.equal('/settings')
       expect(await input(page, 'mail.smtp_port').inputValue()).to.equal('70000')
+
+      // The header's sign-out asks too, worded as a sign-out; Cancel keeps the session (the save below
+      // goes through it) and what was typed.
+      await page.getByTestId('sign-out').click()
+      const signOutAsked = await answerConfirm(page, 'cancel')
+      expect(signOutAsked).to.contain(c.signOut).and.contain(c.mail)
+      expect(new URL(page.url()).pathname).to.equal('/settings')
+      expect(await input(page, 'mail.from').inputValue()).to.equal('noc@example.org')
+      await page.getByTestId('whoami').waitFor()
 
       // One save for the section: the bad port refused under its input, the valid sender saved.
       await section(page, 'mail').getByRole('button', { name: c.save }).click()

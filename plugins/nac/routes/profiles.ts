@@ -1,7 +1,8 @@
 /** /nac/authorization-profiles: what an accepted endpoint gets (VLAN, ACLs, vendor attributes, timers), or a deny. */
-import { defineRoute, ErrorBody, givenFields, lockForChange, orNotFound, paginate, referrerList, reply, uniqueColumn } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, givenFields, lockForChange, orNotFound, paginate, referrerList, reply, uniqueColumn } from '../../../sdk/index.js'
 import { NacErrors as E } from '../errors.js'
 import { NAC_POLICY_READ, NAC_POLICY_WRITE } from '../permissions.js'
+import { NacReferenceReport } from '../schemas/common.js'
 import {
   AuthorizationProfileCreate,
   AuthorizationProfileListQuery,
@@ -125,6 +126,21 @@ export function profileRoutes(d: NacRouteDeps) {
           await req.audit({ action: `${RESOURCE}.delete`, resourceType: RESOURCE, resourceId: id, before }, trx)
         })
         return reply({ status: 204 })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/nac/authorization-profiles/{profile_id}/references',
+      permission: NAC_POLICY_READ,
+      summary: 'What refers to an authorization profile',
+      description:
+        '`blocking`: the NAC policy rules that give the profile (the default rule included), type `nac_policy_rule`, ordered by name; while there is one, DELETE answers 409 PROFILE_IN_USE. `auto_clearing`: always empty (nothing is cleared by a delete).',
+      tags: ['nac'],
+      schema: { params: AuthorizationProfileParams, response: { 200: NacReferenceReport, 404: ErrorBody } },
+      handler: async ({ params }) => {
+        if (!(await knex(PROFILES).where({ id: params.profile_id }).first('id'))) throw CommonErrors.notFound({ field: 'profile_id' })
+        const rules = (await knex(RULES).where({ authorization_profile_id: params.profile_id }).orderBy('name').select('id', 'name')) as { id: string; name: string }[]
+        return { blocking: rules.map((r) => ({ type: 'nac_policy_rule', id: r.id, name: r.name })), auto_clearing: [] }
       },
     }),
   ]

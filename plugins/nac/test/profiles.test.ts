@@ -181,6 +181,9 @@ describe('nac: authorization profiles API', () => {
   it('refuses to delete a profile a rule gives (409 naming the rule), then deletes it', async () => {
     const p = await createProfile(t, { vlan: 30 })
     const rule = await createRule(t, { authorization_profile_id: p.id })
+    // Asked before the delete (the console's confirmation lists it): the rule, blocking.
+    expect((await t.admin('GET', `${PROFILES}/${p.id}/references`)).body).to.deep.equal({ blocking: [{ type: 'nac_policy_rule', id: rule.id, name: rule.name }], auto_clearing: [] })
+    expectError(await t.admin('GET', `${PROFILES}/${randomUUID()}/references`), 404, 'NOT_FOUND', 'profile_id')
     const r = await t.admin('DELETE', `${PROFILES}/${p.id}`)
     expectError(r, 409, 'PROFILE_IN_USE', 'profile_id')
     expect(r.body.detail).to.include(rule.name)

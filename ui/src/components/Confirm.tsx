@@ -12,7 +12,7 @@
  * Escape, the ✕ and a click outside cancel. One dialog at a time: a second
  * question asked while one is open answers the first with false.
  */
-import { Button, Group, List, Modal, Stack, Text } from '@mantine/core'
+import { Alert, Button, Group, List, Modal, Stack, Text } from '@mantine/core'
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react'
 import { useI18n } from '../i18n'
 
@@ -23,6 +23,8 @@ export interface ConfirmOptions {
   message: ReactNode
   /** What the action touches, one line each; shown under the question when not empty. */
   touches?: string[]
+  /** What keeps the action from succeeding (the references a delete is refused for), one line each, in a warning above the touches. */
+  blocking?: { title: string; lines: string[] }
   /** The confirm button's label: the action's verb (Delete, Revoke, Roll back…). */
   confirmLabel: string
   /** Red confirm button (default): the action loses something. */
@@ -72,6 +74,13 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
         {open && (
           <Stack>
             <Text data-testid="confirm-message">{open.message}</Text>
+            {open.blocking && open.blocking.lines.length > 0 && (
+              <Alert color="yellow" title={open.blocking.title} data-testid="confirm-blocking">
+                <List size="sm" spacing={2}>
+                  {open.blocking.lines.map((x) => <List.Item key={x}>{x}</List.Item>)}
+                </List>
+              </Alert>
+            )}
             {open.touches && open.touches.length > 0 && (
               <Stack gap={4} data-testid="confirm-touches">
                 <Text size="sm" fw={600}>{t.confirm.touches}</Text>

@@ -10,7 +10,7 @@ import type { MouseEvent, ReactNode } from 'react'
 import { readiness } from '../api/client'
 import { useAuth } from '../auth'
 import { useI18n } from '../i18n'
-import { Link } from '../router'
+import { confirmLeave, Link } from '../router'
 import { LanguageSwitch } from './LanguageSwitch'
 import { NavMenu } from './NavMenu'
 import { QuickSearch, QuickSearchKeys, useQuickSearchKey } from './QuickSearch'
@@ -39,7 +39,8 @@ export function Layout({ children }: { children: ReactNode }) {
             </Button>
             <LanguageSwitch />
             <Text size="sm" visibleFrom="sm" component={Link} href="/account" data-testid="whoami" c="inherit" td="none">{auth.me?.username}</Text>
-            <Button variant="default" size="xs" onClick={() => void auth.signOut()}>{t.app.signOut}</Button>
+            {/* Unsaved work (the settings) asks first: cancel keeps the session and the edits. */}
+            <Button variant="default" size="xs" onClick={() => void confirmLeave('sign-out').then((ok) => (ok ? auth.signOut() : undefined))} data-testid="sign-out">{t.app.signOut}</Button>
           </Group>
         </Group>
       </AppShell.Header>

@@ -8,7 +8,7 @@ import { ActionIcon, Button, Group, Modal, Pagination, Stack, Text, Title } from
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react'
 import { allowedWords, fieldRule, loadRules, rulesNow } from '../api/rules'
 import { useI18n } from '../i18n'
-import { useConfirm } from './Confirm'
+import { type RefReport, useAskDelete } from './DeleteAsk'
 import { ErrorAlert } from './errors'
 
 /**
@@ -37,27 +37,23 @@ export function PageTitle({ title, add }: { title: string; add?: { label: string
 }
 
 /**
- * Edit and delete of the row named `name`. With `confirm` (the question), delete is a ✕ that
- * runs only once the console's confirmation (Confirm.tsx) is accepted, listing `touches` (what
- * the list knows refers to the row); without, it is a Delete button whose `onDelete` opens a
- * dialog of its own (one that asks the server what the delete would touch). `readOnly` leaves
+ * Edit and delete of the row named `name`. Delete is a ✕ that runs `onDelete` only once the
+ * console's confirmation (Confirm.tsx, through DeleteAsk.ts) is accepted: `confirm` is its question
+ * (by default "Delete <name>?"), `touches` what the list knows the delete touches, and `references`
+ * the server's report of what refers to the row, read when the question is asked. `readOnly` leaves
  * a View button alone, for a reader.
  */
-export function RowActions({ name, confirm, touches, onEdit, onDelete, readOnly = false }: { name: string; confirm?: string; touches?: string[]; onEdit(): void; onDelete(): void; readOnly?: boolean }) {
+export function RowActions({ name, confirm, touches, references, onEdit, onDelete, readOnly = false }: { name: string; confirm?: string; touches?: string[]; references?: () => Promise<RefReport>; onEdit(): void; onDelete(): void; readOnly?: boolean }) {
   const { t } = useI18n()
-  const ask = useConfirm()
+  const askDelete = useAskDelete()
   const edit = readOnly ? t.config.view : t.common.edit
-  const askDelete = async () => {
-    if (await ask({ title: t.confirm.title(t.common.delete, name), message: confirm, touches, confirmLabel: t.common.delete })) onDelete()
+  const remove = async () => {
+    if (await askDelete({ name, question: confirm ?? t.config.deleteQuestion(name), touches, references })) onDelete()
   }
   return (
     <Group gap={4} justify="flex-end" wrap="nowrap">
       <Button size="compact-sm" variant="subtle" onClick={onEdit} aria-label={`${edit} ${name}`}>{edit}</Button>
-      {readOnly ? null : confirm !== undefined ? (
-        <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${name}`} onClick={() => void askDelete()}>✕</ActionIcon>
-      ) : (
-        <Button size="compact-sm" variant="subtle" color="red" onClick={onDelete} aria-label={`${t.common.delete} ${name}`}>{t.common.delete}</Button>
-      )}
+      {!readOnly && <ActionIcon variant="subtle" color="red" aria-label={`${t.common.delete} ${name}`} onClick={() => void remove()}>✕</ActionIcon>}
     </Group>
   )
 }

@@ -18,6 +18,8 @@ import serverValues from './server-values-en'
 import imports from './import-en'
 import find from './quick-search-en'
 import lists from './lists-en'
+import refs from './references-en'
+import guard from './guard-en'
 
 const en = {
   lang: { en: 'English', ru: 'Русский', label: 'Language' },
@@ -161,8 +163,6 @@ const en = {
     nav: { commandSets: 'Command sets', tacacsProfiles: 'TACACS+ profiles', radiusProfiles: 'RADIUS profiles', exclusions: 'Log exclusions' },
     name: 'Name', description: 'Description', updated: 'Changed', view: 'View', close: 'Close', searchPlaceholder: 'Name or description…',
     permit: 'permit', deny: 'deny', deleteQuestion: (n: string) => `Delete ${n}?`,
-    blockingRefs: 'In use: the server refuses the delete while these refer to it', clearingRefs: 'A delete removes it from these', noRefs: 'Nothing refers to it.',
-    refTypes: { tacacs_profile: 'TACACS+ profile', aaa_policy_rule: 'AAA policy rule' },
     commandSets: 'Command sets', commandSet: 'Command set', addCommandSet: 'Add command set', editCommandSet: 'Edit command set', deleteCommandSet: 'Delete the command set',
     emptyCommandSets: 'No command sets yet.', commands: 'Commands', usedBy: 'Used by', unused: 'unused',
     profilesCount: (n: number) => (n === 1 ? '1 profile' : `${n} profiles`),
@@ -373,6 +373,8 @@ const en = {
   find,
   a11y,
   lists,
+  refs,
+  guard,
 }
 
 export default en

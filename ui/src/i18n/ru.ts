@@ -18,6 +18,8 @@ import serverValues from './server-values-ru'
 import imports from './import-ru'
 import find from './quick-search-ru'
 import lists from './lists-ru'
+import refs from './references-ru'
+import guard from './guard-ru'
 
 const ru: Messages = {
   lang: { en: 'English', ru: 'Русский', label: 'Язык' },
@@ -161,8 +163,6 @@ const ru: Messages = {
     nav: { commandSets: 'Наборы команд', tacacsProfiles: 'Профили TACACS+', radiusProfiles: 'Профили RADIUS', exclusions: 'Исключения журналов' },
     name: 'Имя', description: 'Описание', updated: 'Изменён', view: 'Просмотр', close: 'Закрыть', searchPlaceholder: 'Имя или описание…',
     permit: 'разрешить', deny: 'запретить', deleteQuestion: (n) => `Удалить ${n}?`,
-    blockingRefs: 'Используется: сервер не даст удалить, пока на него ссылаются', clearingRefs: 'Удаление уберёт ссылку из', noRefs: 'Ссылок нет.',
-    refTypes: { tacacs_profile: 'Профиль TACACS+', aaa_policy_rule: 'Правило политики AAA' },
     commandSets: 'Наборы команд', commandSet: 'Набор команд', addCommandSet: 'Добавить набор', editCommandSet: 'Изменить набор команд', deleteCommandSet: 'Удаление набора команд',
     emptyCommandSets: 'Наборов команд пока нет.', commands: 'Команды', usedBy: 'Используют', unused: 'не используется',
     profilesCount: (n) => `${n} ${n % 10 === 1 && n % 100 !== 11 ? 'профиль' : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 10 || n % 100 >= 20) ? 'профиля' : 'профилей'}`,
@@ -373,6 +373,8 @@ const ru: Messages = {
   find,
   a11y,
   lists,
+  refs,
+  guard,
 }
 
 export default ru

@@ -63,7 +63,7 @@ export function AuthProfiles() {
                 <Table.Td>{p.description ?? t.common.none}</Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <RowActions name={p.name} confirm={t.nac.deleteProfile(p.name)} onEdit={() => setEditing(p)} onDelete={() => remove.mutate(p.id)} />
+                    <RowActions name={p.name} confirm={t.nac.deleteProfile(p.name)} references={() => api.get('/api/v1/nac/authorization-profiles/{profile_id}/references', { params: { profile_id: p.id } })} onEdit={() => setEditing(p)} onDelete={() => remove.mutate(p.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

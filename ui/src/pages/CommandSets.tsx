@@ -5,15 +5,14 @@
  * the profiles that use the set (the server refuses with 409 while they do).
  */
 import { Badge, Stack, Table, Text, TextInput } from '@mantine/core'
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { CommandSetForm } from './CommandSetForm'
-import { type CommandSetItem, useListState } from './config-data'
-import { DeleteDialog } from './DeleteDialog'
+import { useListState } from './config-data'
 import { when } from './format'
 import { ListFooter, PageTitle, RowActions } from '../components/crud'
 
@@ -31,13 +30,16 @@ export function CommandSets() {
     enabled: ids.length > 0,
   })
   const [editing, setEditing] = useState<string | 'new' | null>(null)
-  const [deleting, setDeleting] = useState<CommandSetItem | null>(null)
+  const remove = useMutation({
+    mutationFn: (id: string) => api.delete('/api/v1/tacacs/command-sets/{command_set_id}', { params: { command_set_id: id } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['tacacs-command-sets'] }),
+  })
 
   return (
     <Stack>
       <PageTitle title={t.config.commandSets} add={canWrite && { label: t.config.addCommandSet, onClick: () => setEditing('new') }} />
       <TextInput aria-label={t.common.search} placeholder={t.config.searchPlaceholder} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
-      <ErrorAlert error={list.error} />
+      <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={640}>
         <Table striped highlightOnHover aria-label={t.config.commandSets} data-testid="command-sets">
           <Table.Thead>
@@ -57,7 +59,7 @@ export function CommandSets() {
                   <Table.Td>{n === undefined ? '' : n ? <Badge variant="light">{t.config.profilesCount(n)}</Badge> : <Text size="sm" c="dimmed">{t.config.unused}</Text>}</Table.Td>
                   <Table.Td>{when(s.updated_at, language)}</Table.Td>
                   <Table.Td>
-                    <RowActions name={s.name} onEdit={() => setEditing(s.id)} onDelete={() => setDeleting(s)} readOnly={!canWrite} />
+                    <RowActions name={s.name} references={() => api.get('/api/v1/tacacs/command-sets/{command_set_id}/references', { params: { command_set_id: s.id } })} onEdit={() => setEditing(s.id)} onDelete={() => remove.mutate(s.id)} readOnly={!canWrite} />
                   </Table.Td>
                 </Table.Tr>
               )
@@ -68,20 +70,6 @@ export function CommandSets() {
       {list.data && list.data.total === 0 && <Text c="dimmed">{t.config.emptyCommandSets}</Text>}
       <ListFooter data={list.data} page={ls.page} onPage={ls.setPage} />
       {editing && <CommandSetForm id={editing === 'new' ? null : editing} readOnly={!canWrite} onClose={() => setEditing(null)} />}
-      {deleting && (
-        <DeleteDialog
-          title={t.config.deleteCommandSet}
-          question={t.config.deleteQuestion(deleting.name)}
-          queryKey={['tacacs-command-sets', deleting.id]}
-          references={() => api.get('/api/v1/tacacs/command-sets/{command_set_id}/references', { params: { command_set_id: deleting.id } })}
-          remove={() => api.delete('/api/v1/tacacs/command-sets/{command_set_id}', { params: { command_set_id: deleting.id } })}
-          onDone={() => {
-            setDeleting(null)
-            return qc.invalidateQueries({ queryKey: ['tacacs-command-sets'] })
-          }}
-          onClose={() => setDeleting(null)}
-        />
-      )}
     </Stack>
   )
 }

@@ -51,7 +51,7 @@ export function DeviceGroups() {
                 <Table.Td>{g.child_count}</Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <RowActions name={g.name} confirm={t.groups.deleteConfirm(g.name)} touches={[`${t.groups.devices}: ${g.device_count}`, `${t.groups.subgroups}: ${g.child_count}`]} onEdit={() => setEditing(g)} onDelete={() => remove.mutate(g.id)} />
+                    <RowActions name={g.name} confirm={t.groups.deleteConfirm(g.name)} touches={[`${t.groups.devices}: ${g.device_count}`, `${t.groups.subgroups}: ${g.child_count}`]} references={() => api.get('/api/v1/device-groups/{device_group_id}/references', { params: { device_group_id: g.id } })} onEdit={() => setEditing(g)} onDelete={() => remove.mutate(g.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

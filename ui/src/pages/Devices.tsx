@@ -99,7 +99,7 @@ export function Devices() {
                 </Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <RowActions name={d.name} confirm={t.devices.deleteConfirm(d.name)} onEdit={() => setEditing(d)} onDelete={() => remove.mutate(d.id)} />
+                    <RowActions name={d.name} confirm={t.devices.deleteConfirm(d.name)} references={() => api.get('/api/v1/devices/{device_id}/references', { params: { device_id: d.id } })} onEdit={() => setEditing(d)} onDelete={() => remove.mutate(d.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

@@ -47,7 +47,7 @@ export function EndpointGroups() {
                 <Table.Td><Anchor component={Link} href={`/nac/endpoints?group=${g.id}`} aria-label={t.nac.groupEndpoints(g.name)}>{g.endpoint_count}</Anchor></Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <RowActions name={g.name} confirm={t.nac.deleteGroup(g.name)} touches={[`${t.nac.count}: ${g.endpoint_count}`]} onEdit={() => setEditing(g)} onDelete={() => remove.mutate(g.id)} />
+                    <RowActions name={g.name} confirm={t.nac.deleteGroup(g.name)} touches={[`${t.nac.count}: ${g.endpoint_count}`]} references={() => api.get('/api/v1/nac/endpoint-groups/{endpoint_group_id}/references', { params: { endpoint_group_id: g.id } })} onEdit={() => setEditing(g)} onDelete={() => remove.mutate(g.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

@@ -12,7 +12,6 @@ import { useAuth } from '../auth'
 import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { type LogExclusion, useListState } from './config-data'
-import { DeleteDialog } from './DeleteDialog'
 import { FormDialog, ListFooter, PageTitle, RowActions, useAllowed } from '../components/crud'
 
 const FIELDS = ['name', 'description', 'protocol', 'match_type', 'match_value']
@@ -27,13 +26,16 @@ export function LogExclusions() {
   const canWrite = auth.can('aaa-logs.exclusions.write')
   const list = useQuery({ queryKey: ['log-exclusions', ls.query], queryFn: () => api.get('/api/v1/log-exclusions', { query: ls.query }), placeholderData: keepPreviousData })
   const [editing, setEditing] = useState<LogExclusion | 'new' | null>(null)
-  const [deleting, setDeleting] = useState<LogExclusion | null>(null)
+  const remove = useMutation({
+    mutationFn: (id: string) => api.delete('/api/v1/log-exclusions/{exclusion_id}', { params: { exclusion_id: id } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['log-exclusions'] }),
+  })
   return (
     <Stack>
       <PageTitle title={t.config.exclusions} add={canWrite && { label: t.config.addExclusion, onClick: () => setEditing('new') }} />
       <Text size="sm" c="dimmed">{t.config.exclusionsHint}</Text>
       <TextInput aria-label={t.common.search} placeholder={t.config.searchPlaceholder} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
-      <ErrorAlert error={list.error} />
+      <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={640}>
         <Table striped highlightOnHover aria-label={t.config.exclusions} data-testid="log-exclusions">
           <Table.Thead>
@@ -49,7 +51,7 @@ export function LogExclusions() {
                 <Table.Td>{x.dropped_total}</Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <RowActions name={x.name} onEdit={() => setEditing(x)} onDelete={() => setDeleting(x)} />
+                    <RowActions name={x.name} onEdit={() => setEditing(x)} onDelete={() => remove.mutate(x.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>
@@ -60,19 +62,6 @@ export function LogExclusions() {
       {list.data && list.data.total === 0 && <Text c="dimmed">{t.config.emptyExclusions}</Text>}
       <ListFooter data={list.data} page={ls.page} onPage={ls.setPage} />
       {editing && <ExclusionForm exclusion={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
-      {deleting && (
-        <DeleteDialog
-          title={t.config.deleteExclusion}
-          question={t.config.deleteQuestion(deleting.name)}
-          queryKey={['log-exclusions', deleting.id]}
-          remove={() => api.delete('/api/v1/log-exclusions/{exclusion_id}', { params: { exclusion_id: deleting.id } })}
-          onDone={() => {
-            setDeleting(null)
-            return qc.invalidateQueries({ queryKey: ['log-exclusions'] })
-          }}
-          onClose={() => setDeleting(null)}
-        />
-      )}
     </Stack>
   )
 }

@@ -13,7 +13,6 @@ import { ErrorAlert, fieldError } from '../components/errors'
 import { useI18n } from '../i18n'
 import { AttributeRows, type Pair } from './AttributeRows'
 import { type RadiusProfile, useListState } from './config-data'
-import { DeleteDialog } from './DeleteDialog'
 import { DialogButtons, ListFooter, PageTitle, RowActions, useAllowed } from '../components/crud'
 
 export function RadiusProfiles() {
@@ -24,16 +23,21 @@ export function RadiusProfiles() {
   const canWrite = auth.can('radius.write')
   const list = useQuery({ queryKey: ['radius-profiles', ls.query], queryFn: () => api.get('/api/v1/radius/profiles', { query: ls.query }), placeholderData: keepPreviousData })
   const [editing, setEditing] = useState<RadiusProfile | 'new' | null>(null)
-  const [deleting, setDeleting] = useState<RadiusProfile | null>(null)
+  const remove = useMutation({
+    mutationFn: (id: string) => api.delete('/api/v1/radius/profiles/{profile_id}', { params: { profile_id: id } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['radius-profiles'] }),
+  })
   const rulesUsing = async (id: string) => ({
     blocking: [],
     auto_clearing: (await api.get('/api/v1/aaa/policy/rules', { query: { radius_profile_id: [id] } })).map((r) => ({ type: 'aaa_policy_rule', id: r.id, name: r.name })),
   })
+  // The rules that give the profile (a delete clears it from them), for a reader of the AAA policy.
+  const canSeeRules = auth.can('aaa-policy.read')
   return (
     <Stack>
       <PageTitle title={t.config.radiusProfiles} add={canWrite && { label: t.config.addProfile, onClick: () => setEditing('new') }} />
       <TextInput aria-label={t.common.search} placeholder={t.config.searchPlaceholder} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
-      <ErrorAlert error={list.error} />
+      <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={640}>
         <Table striped highlightOnHover aria-label={t.config.radiusProfiles} data-testid="radius-profiles">
           <Table.Thead>
@@ -47,7 +51,7 @@ export function RadiusProfiles() {
                 <Table.Td>{p.allow_mschapv1 ? <Badge color="orange" variant="light">{t.common.yes}</Badge> : t.common.no}</Table.Td>
                 <Table.Td>{p.description ?? t.common.none}</Table.Td>
                 <Table.Td>
-                  <RowActions name={p.name} onEdit={() => setEditing(p)} onDelete={() => setDeleting(p)} readOnly={!canWrite} />
+                  <RowActions name={p.name} references={canSeeRules ? () => rulesUsing(p.id) : undefined} onEdit={() => setEditing(p)} onDelete={() => remove.mutate(p.id)} readOnly={!canWrite} />
                 </Table.Td>
               </Table.Tr>
             ))}
@@ -57,20 +61,6 @@ export function RadiusProfiles() {
       {list.data && list.data.total === 0 && <Text c="dimmed">{t.config.emptyProfiles}</Text>}
       <ListFooter data={list.data} page={ls.page} onPage={ls.setPage} />
       {editing && <RadiusProfileForm profile={editing === 'new' ? null : editing} readOnly={!canWrite} onClose={() => setEditing(null)} />}
-      {deleting && (
-        <DeleteDialog
-          title={t.config.deleteProfile}
-          question={t.config.deleteQuestion(deleting.name)}
-          queryKey={['radius-profiles', deleting.id]}
-          references={auth.can('aaa-policy.read') ? () => rulesUsing(deleting.id) : undefined}
-          remove={() => api.delete('/api/v1/radius/profiles/{profile_id}', { params: { profile_id: deleting.id } })}
-          onDone={() => {
-            setDeleting(null)
-            return qc.invalidateQueries({ queryKey: ['radius-profiles'] })
-          }}
-          onClose={() => setDeleting(null)}
-        />
-      )}
     </Stack>
   )
 }

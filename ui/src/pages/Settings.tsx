@@ -30,11 +30,12 @@ export function Settings() {
   const shown = sections.map((s) => ({ section: s, shown: search.trim() ? s.settings.filter((x) => matches(t.settings, x, search)) : s.settings })).filter((x) => x.shown.length > 0)
   const unsaved = sections.filter((s) => s.settings.some((x) => Object.hasOwn(drafts, x.key) && isChanged(x, drafts[x.key])))
 
-  useLeaveGuard(unsaved.length > 0, () => ({
-    title: t.settings.leaveTitle,
-    message: t.settings.leaveMessage(unsaved.map((s) => s.title).join(', ')),
-    confirmLabel: t.settings.leave,
-  }))
+  useLeaveGuard(unsaved.length > 0, (why) => {
+    const names = unsaved.map((s) => s.title).join(', ')
+    return why === 'sign-out'
+      ? { title: t.guard.signOutTitle, message: t.guard.signOutMessage(names), confirmLabel: t.guard.signOut }
+      : { title: t.settings.leaveTitle, message: t.settings.leaveMessage(names), confirmLabel: t.settings.leave }
+  })
 
   const searchFor = (v: string) => {
     setSearch(v)

@@ -4,14 +4,13 @@
  * the policy rules that assign the profile (a delete clears it from them).
  */
 import { Badge, Stack, Table, Text, TextInput } from '@mantine/core'
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../api/client'
 import { useAuth } from '../auth'
 import { ErrorAlert } from '../components/errors'
 import { useI18n } from '../i18n'
 import { type TacacsProfile, useCommandSetOptions, useListState } from './config-data'
-import { DeleteDialog } from './DeleteDialog'
 import { TacacsProfileForm } from './TacacsProfileForm'
 import { ListFooter, PageTitle, RowActions } from '../components/crud'
 
@@ -24,12 +23,18 @@ export function TacacsProfiles() {
   const list = useQuery({ queryKey: ['tacacs-profiles', ls.query], queryFn: () => api.get('/api/v1/tacacs/profiles', { query: ls.query }), placeholderData: keepPreviousData })
   const sets = useCommandSetOptions([...new Set((list.data?.items ?? []).flatMap((p) => p.command_set_ids))])
   const [editing, setEditing] = useState<TacacsProfile | 'new' | null>(null)
-  const [deleting, setDeleting] = useState<TacacsProfile | null>(null)
+  const remove = useMutation({
+    mutationFn: (id: string) => api.delete('/api/v1/tacacs/profiles/{profile_id}', { params: { profile_id: id } }),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['tacacs-profiles'] })
+      await qc.invalidateQueries({ queryKey: ['tacacs-command-sets'] })
+    },
+  })
   return (
     <Stack>
       <PageTitle title={t.config.tacacsProfiles} add={canWrite && { label: t.config.addProfile, onClick: () => setEditing('new') }} />
       <TextInput aria-label={t.common.search} placeholder={t.config.searchPlaceholder} value={ls.search} onChange={(e) => ls.setSearch(e.currentTarget.value)} w={320} maw="100%" type="search" />
-      <ErrorAlert error={list.error} />
+      <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={760}>
         <Table striped highlightOnHover aria-label={t.config.tacacsProfiles} data-testid="tacacs-profiles">
           <Table.Thead>
@@ -48,7 +53,7 @@ export function TacacsProfiles() {
                 <Table.Td>{p.services.map((s) => s.service).join(', ') || t.common.none}</Table.Td>
                 <Table.Td>{t.config.enableModes[p.enable_mode]}</Table.Td>
                 <Table.Td>
-                  <RowActions name={p.name} onEdit={() => setEditing(p)} onDelete={() => setDeleting(p)} readOnly={!canWrite} />
+                  <RowActions name={p.name} references={() => api.get('/api/v1/tacacs/profiles/{profile_id}/references', { params: { profile_id: p.id } })} onEdit={() => setEditing(p)} onDelete={() => remove.mutate(p.id)} readOnly={!canWrite} />
                 </Table.Td>
               </Table.Tr>
             ))}
@@ -58,21 +63,6 @@ export function TacacsProfiles() {
       {list.data && list.data.total === 0 && <Text c="dimmed">{t.config.emptyProfiles}</Text>}
       <ListFooter data={list.data} page={ls.page} onPage={ls.setPage} />
       {editing && <TacacsProfileForm profile={editing === 'new' ? null : editing} readOnly={!canWrite} sets={sets.options} onClose={() => setEditing(null)} />}
-      {deleting && (
-        <DeleteDialog
-          title={t.config.deleteProfile}
-          question={t.config.deleteQuestion(deleting.name)}
-          queryKey={['tacacs-profiles', deleting.id]}
-          references={() => api.get('/api/v1/tacacs/profiles/{profile_id}/references', { params: { profile_id: deleting.id } })}
-          remove={() => api.delete('/api/v1/tacacs/profiles/{profile_id}', { params: { profile_id: deleting.id } })}
-          onDone={async () => {
-            setDeleting(null)
-            await qc.invalidateQueries({ queryKey: ['tacacs-profiles'] })
-            await qc.invalidateQueries({ queryKey: ['tacacs-command-sets'] })
-          }}
-          onClose={() => setDeleting(null)}
-        />
-      )}
     </Stack>
   )
 }

@@ -59,7 +59,7 @@ export function UserGroups() {
                 </Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <RowActions name={g.name} confirm={t.admin.userGroups.deleteConfirm(g.name)} touches={[`${t.admin.userGroups.members}: ${g.member_count}`]} onEdit={() => setEditing(g)} onDelete={() => remove.mutate(g.id)} />
+                    <RowActions name={g.name} confirm={t.admin.userGroups.deleteConfirm(g.name)} touches={[`${t.admin.userGroups.members}: ${g.member_count}`]} references={() => api.get('/api/v1/user-groups/{group_id}/references', { params: { group_id: g.id } })} onEdit={() => setEditing(g)} onDelete={() => remove.mutate(g.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>

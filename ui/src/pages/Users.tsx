@@ -137,7 +137,7 @@ export function Users() {
                 </Table.Td>
                 {canWrite && (
                   <Table.Td>
-                    <RowActions name={u.username} confirm={t.admin.users.deleteConfirm(u.username)} onEdit={() => setEditing(u)} onDelete={() => remove.mutate(u.id)} />
+                    <RowActions name={u.username} confirm={t.admin.users.deleteConfirm(u.username)} references={() => api.get('/api/v1/users/{user_id}/references', { params: { user_id: u.id } })} onEdit={() => setEditing(u)} onDelete={() => remove.mutate(u.id)} />
                   </Table.Td>
                 )}
               </Table.Tr>
