@@ -99,6 +99,17 @@ const PASSWORD = 'Portcullis-Audit-2026!'
       // No raw JSON of ids where the order is shown.
       expect(await page.getByTestId('audit-diff').count()).to.equal(0)
       await screenshot(page, `audit-reorder-${locale}`)
+      // A rule's creation links to the rule itself: the policy screen opens its dialog by id (`?open=`).
+      await page.keyboard.press('Escape')
+      await reorder.waitFor({ state: 'detached' })
+      const rule = (await listRules(t)).find((x) => x.name === moved)!
+      await page.locator(`tr[data-action="aaa_policy_rule.create"]`).filter({ hasText: moved }).getByRole('button').click()
+      const link = page.getByTestId('audit-object-link')
+      expect(await link.getAttribute('href')).to.equal(`/policy?open=${rule.id as string}`)
+      await link.click()
+      const form = page.getByTestId('rule-form')
+      await form.waitFor()
+      expect(await form.locator('input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).to.include(moved)
       await page.context().close()
     })
   }

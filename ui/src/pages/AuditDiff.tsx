@@ -26,18 +26,22 @@ const LIST_OF: Record<string, string> = {
   captive_portal: '/captive-portal/portals', pki_ca: '/pki/cas', pki_template: '/pki/templates', pki_certificate: '/pki/certificates',
   ncm_collector: '/ncm/collectors', setting: '/settings', deploy: '/deploys',
 }
+/** The screens that open one record by its id from the address (`?open=<id>`: its dialog or drawer, components/open-record.ts). */
+const OPENABLE = new Set(['device_group', 'user_group', 'aaa_policy_rule', 'nac_policy_rule', 'pki_certificate'])
 /** The lists that take `?search=` from the address and find the object by the name the trail keeps. */
 const SEARCHABLE = new Set(['user', 'device', 'endpoint', 'tacacs_profile', 'tacacs_command_set', 'radius_profile', 'nac_authorization_profile', 'portal_guest', 'pki_certificate', 'setting'])
 
 /**
  * Where the link beside a kept name leads: the object itself where the console has a screen for one
- * (a deploy's details), else its list filtered to the name, else (a list with no search) the list.
+ * (a deploy's details; a group's, a rule's or a certificate's dialog by its id), else its list filtered to
+ * the name, else (a list with no search) the list.
  */
 export function objectLink(e: Pick<AuditEntry, 'resource_type' | 'resource_id' | 'resource_name'>): string | null {
   const list = LIST_OF[e.resource_type]
   if (!list) return null
   if (e.resource_type === 'deploy') return e.resource_id ? `${list}?deploy=${encodeURIComponent(e.resource_id)}` : list
   if (e.resource_type === 'setting' && e.resource_id) return `${list}?search=${encodeURIComponent(e.resource_id)}`
+  if (OPENABLE.has(e.resource_type) && e.resource_id) return `${list}?open=${encodeURIComponent(e.resource_id)}`
   return SEARCHABLE.has(e.resource_type) && e.resource_name ? `${list}?search=${encodeURIComponent(e.resource_name)}` : list
 }
 const show = (x: unknown) => (x === undefined ? '' : typeof x === 'string' ? x : JSON.stringify(x, null, 1))
