@@ -155,7 +155,7 @@ for (const engine of testEngines()) {
       expect((cmdRu.command_decision as { reason: string }).reason).to.equal('Ни одна команда наборов профиля не совпала; действие профиля по умолчанию запрещает строку.')
     })
 
-    it('explanations inside errors: a time window, a certificate value, a PKI import', async () => {
+    it('explanations inside errors: a time window, a certificate value, a PKI import, a CSR', async () => {
       const device = await created(t, '/api/v1/devices', { name: uniq('ru-tw-sw'), address: '10.235.0.1', tacacs_key: 'tac-key-1' })
       const user = await created(t, '/api/v1/users', { username: uniq('ru-tw'), network_login: true })
       const window = await both('POST', '/api/v1/aaa/policy/rules', 422, { name: uniq('ru-tw'), who: { user_id: user.id }, where: { device_id: device.id }, time_window: { days: ['mon'], start: '08:00', end: '08:00' } })
@@ -168,6 +168,10 @@ for (const engine of testEngines()) {
       const pki = await both('POST', '/api/v1/pki/cas/import', 422, { name: uniq('ru-ca'), certificate_chain: 'x', private_key: 'not a key' })
       expect(pki.en).to.deep.include({ field: 'private_key', detail: 'The import could not be read: not a PEM private key (PKCS#8, PKCS#1 or SEC 1, unencrypted).' })
       expect(pki.ru.detail).to.equal('Импорт не удалось прочитать: это не закрытый ключ PEM (PKCS#8, PKCS#1 или SEC 1, без шифрования).')
+      // A CSR is read before its CA and template are looked up: the parser's own explanation.
+      const csr = await both('POST', '/api/v1/pki/certificates', 422, { ca_id: randomUUID(), template_id: randomUUID(), csr: 'not a request' })
+      expect(csr.en).to.deep.include({ code: 'PKI_CSR_INVALID', field: 'csr', detail: 'The certificate signing request could not be read: expected exactly one PEM block "CERTIFICATE REQUEST".' })
+      expect(csr.ru.detail).to.equal('Запрос на подпись сертификата не удалось прочитать: ожидается ровно один PEM-блок «CERTIFICATE REQUEST».')
     })
 
     it('the change impact\'s summary sentence', async () => {

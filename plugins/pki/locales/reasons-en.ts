@@ -25,4 +25,12 @@ export default {
   est_not_issued: 'serial {{serial}} was not issued by the EST CA',
   est_revoked: 'serial {{serial}} is revoked',
   est_expired: 'serial {{serial}} has expired',
+  csr_san_tag: 'a subject alternative name of tag {{tag}}: only DNS, IP, email and URI names are issued',
+  csr_san_ip_length: 'an IP address subject alternative name must be 4 or 16 bytes',
+  csr_san_not_ascii: 'a {{type}} subject alternative name that is not printable ASCII',
+  csr_one_block: 'expected exactly one PEM block "CERTIFICATE REQUEST"',
+  csr_not_pkcs10: 'not a PKCS#10 request ({{detail}})',
+  csr_key_unsupported: 'the public key is neither RSA nor ECDSA on P-256, P-384 or P-521',
+  csr_signature_algorithm: 'signature algorithm {{oid}} is not accepted (RSA or ECDSA with SHA-256, SHA-384 or SHA-512)',
+  csr_not_self_signed: 'the request is not signed by the key it carries',
 }

@@ -25,4 +25,12 @@ export default {
   est_not_issued: 'сертификат с серийным номером {{serial}} выпущен не УЦ для EST',
   est_revoked: 'сертификат с серийным номером {{serial}} отозван',
   est_expired: 'срок действия сертификата с серийным номером {{serial}} истёк',
+  csr_san_tag: 'альтернативное имя субъекта с тегом {{tag}}: выпускаются только имена DNS, IP, email и URI',
+  csr_san_ip_length: 'альтернативное имя субъекта типа IP-адрес должно занимать 4 или 16 байт',
+  csr_san_not_ascii: 'альтернативное имя субъекта типа {{type}} содержит не только печатные символы ASCII',
+  csr_one_block: 'ожидается ровно один PEM-блок «CERTIFICATE REQUEST»',
+  csr_not_pkcs10: 'это не запрос PKCS#10 ({{detail}})',
+  csr_key_unsupported: 'открытый ключ не RSA и не ECDSA на кривой P-256, P-384 или P-521',
+  csr_signature_algorithm: 'алгоритм подписи {{oid}} не принимается (RSA или ECDSA с SHA-256, SHA-384 или SHA-512)',
+  csr_not_self_signed: 'запрос не подписан ключом, который в нём указан',
 }

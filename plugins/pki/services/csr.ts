@@ -9,6 +9,7 @@ import { isIP } from 'node:net'
 import { verify, type KeyObject } from 'node:crypto'
 import { children, content, DerError, expectTag, pemBlocks, readOid, readRoot, whole, type Node } from './der.js'
 import { CSR_SIGNATURES, decodeName, keyFacts, nameText, OID, publicKeyFrom, type KeyFacts, type NamePart } from './x509.js'
+import { why, type Phrase } from './why.js'
 
 export type SanType = 'dns' | 'ip' | 'email' | 'uri'
 
@@ -31,9 +32,10 @@ export interface ParsedCsr {
 export class CsrProblem extends Error {
   constructor(
     readonly kind: 'malformed' | 'signature' | 'key_unsupported' | 'san_unsupported',
-    detail: string,
+    /** Why, in the caller's language when the error is answered (locales/reasons-*.ts). */
+    readonly reason: Phrase,
   ) {
-    super(detail)
+    super(reason.key)
   }
 }
 
@@ -43,15 +45,15 @@ export function parseSan(extnValue: Buffer): SanEntry[] {
   const out: SanEntry[] = []
   for (const g of children(expectTag(readRoot(extnValue), 0x30, 'subjectAltName'))) {
     const type = GENERAL_NAME_TYPES[g.tag]
-    if (!type) throw new CsrProblem('san_unsupported', `subjectAltName entry with tag 0x${g.tag.toString(16)} (only DNS, IP, email and URI names are issued)`)
+    if (!type) throw new CsrProblem('san_unsupported', why('csr_san_tag', { tag: `0x${g.tag.toString(16)}` }))
     const b = content(g)
     if (type === 'ip') {
       if (b.length === 4) out.push({ type, value: [...b].join('.') })
       else if (b.length === 16) out.push({ type, value: (b.toString('hex').match(/.{4}/g) ?? []).map((h) => h.replace(/^0+(?=.)/, '')).join(':') })
-      else throw new CsrProblem('malformed', 'an IP address subjectAltName is 4 or 16 bytes')
+      else throw new CsrProblem('malformed', why('csr_san_ip_length'))
     } else {
       const v = b.toString('latin1')
-      if (!/^[\x21-\x7e]+$/.test(v)) throw new CsrProblem('malformed', `subjectAltName ${type} value is not printable ASCII`)
+      if (!/^[\x21-\x7e]+$/.test(v)) throw new CsrProblem('malformed', why('csr_san_not_ascii', { type }))
       out.push({ type, value: v })
     }
   }
@@ -78,12 +80,12 @@ function requestedExtensions(attributes: Node | undefined): Map<string, Buffer> 
 /** One PEM `CERTIFICATE REQUEST` (or `NEW CERTIFICATE REQUEST`), checked. Throws CsrProblem. */
 export function parseCsr(pem: string): ParsedCsr {
   const blocks = [...pemBlocks(pem, 'CERTIFICATE REQUEST'), ...pemBlocks(pem, 'NEW CERTIFICATE REQUEST')]
-  if (blocks.length !== 1) throw new CsrProblem('malformed', 'expected exactly one PEM block "CERTIFICATE REQUEST"')
+  if (blocks.length !== 1) throw new CsrProblem('malformed', why('csr_one_block'))
   try {
     return parseDer(blocks[0])
   } catch (e) {
     if (e instanceof CsrProblem) throw e
-    if (e instanceof DerError) throw new CsrProblem('malformed', `not a PKCS#10 request (${e.message})`)
+    if (e instanceof DerError) throw new CsrProblem('malformed', why('csr_not_pkcs10', { detail: e.message }))
     throw e
   }
 }
@@ -99,13 +101,13 @@ function parseDer(der: Buffer): ParsedCsr {
   const spki = Buffer.from(whole(spkiNode))
   const publicKey = publicKeyFrom(spki)
   const facts = publicKey && keyFacts(publicKey)
-  if (!publicKey || !facts) throw new CsrProblem('key_unsupported', 'the public key is neither RSA nor ECDSA on P-256, P-384 or P-521')
+  if (!publicKey || !facts) throw new CsrProblem('key_unsupported', why('csr_key_unsupported'))
 
   const sigAlg = readOid(children(algorithm)[0])
   const hash = CSR_SIGNATURES[sigAlg]
-  if (!hash) throw new CsrProblem('signature', `signature algorithm ${sigAlg} is not accepted (RSA or ECDSA with SHA-256, SHA-384 or SHA-512)`)
+  if (!hash) throw new CsrProblem('signature', why('csr_signature_algorithm', { oid: sigAlg }))
   const sigBytes = content(expectTag(signature, 0x03, 'signature')).subarray(1)
-  if (!verify(hash, whole(info), publicKey, sigBytes)) throw new CsrProblem('signature', 'the request is not signed by the key it carries')
+  if (!verify(hash, whole(info), publicKey, sigBytes)) throw new CsrProblem('signature', why('csr_not_self_signed'))
 
   const exts = requestedExtensions(attributes)
   const sanValue = exts.get(OID.subjectAltName)

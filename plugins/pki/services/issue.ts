@@ -79,7 +79,7 @@ export function readCsr(pem: string): ParsedCsr {
     return parseCsr(pem)
   } catch (e) {
     if (!(e instanceof CsrProblem)) throw e
-    const vars = { reason: e.message }
+    const vars = { reason: e.reason }
     if (e.kind === 'signature') throw PkiErrors.csrSignatureInvalid({ field: 'csr', vars })
     if (e.kind === 'key_unsupported') throw PkiErrors.keyUnsupported({ field: 'csr', vars })
     if (e.kind === 'san_unsupported') throw PkiErrors.sanForbidden({ field: 'csr', vars })
