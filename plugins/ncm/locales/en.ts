@@ -33,7 +33,7 @@ export default {
     profile_name_taken: 'A command profile named "{{name}}" already exists.',
     profile_builtin: 'Built-in command profiles cannot be changed or deleted. Create a custom profile instead.',
     profile_in_use: 'The command profile is used by: {{referrers}}.',
-    regex_unsafe: 'This pattern is not allowed: {{reason}}',
+    regex_unsafe: 'This pattern is refused. {{reason}}',
     schedule_not_found: 'No such schedule.',
     schedule_exists: 'This device group already has a schedule.',
     group_not_found: 'No such device group.',

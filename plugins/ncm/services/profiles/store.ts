@@ -2,6 +2,7 @@
 import type { Knex } from 'knex'
 import type { CollectorProfile } from '../../../../sdk/collector-protocol.js'
 import { checkSafeRegex } from '../../../../sdk/safe-regex.js'
+import { phrase } from '../../../../sdk/say.js'
 import { NcmErrors } from '../../errors.js'
 import type { ProfileRow } from '../../tables.js'
 import { BUILTIN_PROFILES, builtinProfile } from './builtin.js'
@@ -63,12 +64,12 @@ export const collectorProfile = (p: Profile): CollectorProfile => ({
   legacy_algorithms: p.legacy_algorithms,
 })
 
-/** 422 NCM_REGEX_UNSAFE at the first field (`strip_lines[2]`) whose pattern the safe-regex dialect refuses. */
+/** 422 NCM_REGEX_UNSAFE at the first field (`strip_lines[2]`) whose pattern the safe-regex dialect refuses, saying why in the caller's language (the compliance rules' words). */
 export function checkProfilePatterns(p: Partial<Pick<Profile, 'prompt' | 'login_prompt' | 'enable_prompt' | 'pager_pattern' | 'strip_lines' | 'secret_lines'>>): void {
   const one = (field: string, pattern: string | null | undefined) => {
     if (pattern === null || pattern === undefined) return
     const problem = checkSafeRegex(pattern, { allowSlash: true })
-    if (problem) throw NcmErrors.regexUnsafe({ field, vars: { reason: problem } })
+    if (problem) throw NcmErrors.regexUnsafe({ field, vars: { reason: phrase(`ncm:errors.rule_regex.${problem}`) } })
   }
   one('prompt', p.prompt)
   one('login_prompt', p.login_prompt)
