@@ -45,7 +45,7 @@ const firstDevice = (page: Page, name: string) => page.waitForFunction((x) => do
   before(async function () {
     needConsole(this)
     // A NAS that does not answer is given up on quickly.
-    t = await startWithAdmin({ engine: 'embedded', plugins: ['inventory', 'radius', 'nac', 'console'], settings: { 'nac.coa_timeout_ms': 300, 'nac.coa_retries': 0 } }, PASSWORD)
+    t = await startWithAdmin({ engine: 'embedded', plugins: ['inventory', 'radius', 'aaa-policy', 'nac', 'console'], settings: { 'nac.coa_timeout_ms': 300, 'nac.coa_retries': 0 } }, PASSWORD)
     nasAddress = `127.0.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}`
     nas = await LoopbackNas.start(nasAddress, 'tables-coa-secret')
     const dev = await t.admin('POST', '/api/v1/devices', { body: { name: 'tables-nas', address: nasAddress, radius_secret: 'tables-coa-secret' } })
@@ -150,13 +150,21 @@ const firstDevice = (page: Page, name: string) => page.waitForFunction((x) => do
       await table.locator(`tr[data-device="${name(11)}"]`).waitFor()
       expect((await names()).sort()).to.deep.equal(three)
 
-      // Select all (the page's three), delete: the dialog names how many and which; Cancel keeps them.
+      // An AAA policy rule names the first of them: the server would refuse that delete (409 while it does).
+      const holder = (await t.admin('POST', '/api/v1/user-groups', { body: { name: `bulk-hold-${n}` } })).body
+      const rule = await t.admin('POST', '/api/v1/aaa/policy/rules', { body: { name: `bulk-hold-${n}`, who: { group_id: holder.id }, where: { device_id: ids.get(three[0]) } } })
+      expect(rule.status, rule.text).to.equal(201)
+
+      // Select all (the page's three), delete: the dialog names how many and which, and what holds one of
+      // them (read from each device's references when asked); Cancel keeps them.
       await page.getByTestId('select-all').check()
       expect(await bar.getByTestId('bulk-count').textContent()).to.equal(c.selected)
       await bar.getByRole('button', { name: c.del, exact: true }).click()
+      await page.getByTestId('confirm-blocking').getByText(new RegExp(`^${three[0]}: .*bulk-hold-${n}$`)).waitFor()
       const asked = await answerConfirm(page, 'cancel')
       expect(asked).to.include('3')
       for (const x of three) expect(asked).to.include(x)
+      expect((await t.admin('DELETE', `/api/v1/aaa/policy/rules/${rule.body.id}`)).status).to.equal(204)
       for (const x of three) expect((await t.admin('GET', `/api/v1/devices/${ids.get(x)}`)).status, `${x} kept`).to.equal(200)
       if (lang === 'en') await screenshot(page, 'table-bulk')
       await bar.getByRole('button', { name: c.del, exact: true }).click()

@@ -13,6 +13,7 @@ import { ApiError } from '../api/client'
 import { useI18n } from '../i18n'
 import { useConfirm, type ConfirmOptions } from './Confirm'
 import type { Selection } from './ListTable'
+import { refLine, type RefReport } from './DeleteAsk'
 import type { Messages } from '../i18n/en'
 
 export interface BulkAction<T> {
@@ -22,6 +23,11 @@ export interface BulkAction<T> {
   confirm?: (rows: T[]) => Omit<ConfirmOptions, 'touches' | 'confirmLabel'>
   /** Chosen before it runs: the picker of a target (a group), given its value and setter. */
   choose?: { title: (n: number) => string; confirmLabel: string; field: ChooseField }
+  /**
+   * What refers to each row (its GET …/references), read when the question is asked: the rows the
+   * server would refuse to delete are named with what holds them, and what each delete clears is listed.
+   */
+  references?: (row: T) => Promise<RefReport>
   /** One row's change; `target` is what `choose` picked. */
   run(row: T, target: string | null): Promise<unknown>
 }
@@ -71,9 +77,22 @@ export function BulkBar<T extends { id: string }>({ sel, name, actions, onDone }
       return
     }
     if (a.confirm) {
-      const names = rows.map(name)
-      const touches = names.length > LISTED ? [...names.slice(0, LISTED), t.table.more(names.length - LISTED)] : names
-      if (!(await ask({ ...a.confirm(rows), touches, confirmLabel: a.label }))) return
+      const capped = (xs: string[]) => (xs.length > LISTED ? [...xs.slice(0, LISTED), t.table.more(xs.length - LISTED)] : xs)
+      const touches = capped(rows.map(name))
+      const blocking: string[] = []
+      if (a.references) {
+        // One request a selected row (at most a page), side by side: what holds now, not what a list showed.
+        const reports = await Promise.all(rows.map((r) => a.references!(r).catch(() => null)))
+        const clearing: string[] = []
+        for (const [i, report] of reports.entries()) {
+          if (!report) continue
+          if (report.blocking.length) blocking.push(`${name(rows[i])}: ${report.blocking.map((r) => refLine(t, r)).join(', ')}`)
+          clearing.push(...report.auto_clearing.map((r) => `${name(rows[i])}: ${t.refs.clearing(refLine(t, r))}`))
+        }
+        touches.push(...capped(clearing))
+        if (reports.includes(null)) touches.push(t.refs.unread)
+      }
+      if (!(await ask({ ...a.confirm(rows), touches, blocking: { title: t.refs.blocking, lines: capped(blocking) }, confirmLabel: a.label }))) return
     }
     await execute(a, null)
   }
@@ -126,8 +145,8 @@ export function BulkBar<T extends { id: string }>({ sel, name, actions, onDone }
 /** The actions most lists share, worded once. */
 export const bulkActions = {
   /** Delete, asked first: "Delete the selected (3)", the names listed. */
-  remove: <T,>(t: Messages, run: (row: T) => Promise<unknown>): BulkAction<T> => ({
-    label: t.common.delete, color: 'red', run,
+  remove: <T,>(t: Messages, run: (row: T) => Promise<unknown>, references?: (row: T) => Promise<RefReport>): BulkAction<T> => ({
+    label: t.common.delete, color: 'red', run, references,
     confirm: (rows) => ({ title: t.table.deleteTitle(rows.length), message: t.table.deleteQuestion(rows.length) }),
   }),
   /** Enable or disable (a reversible change: not asked). */

@@ -6,9 +6,13 @@
  */
 import { useConfirm } from './Confirm'
 import { useI18n } from '../i18n'
+import type { Messages } from '../i18n/en'
 
 export type Ref = { type: string; id: string; name: string }
 export type RefReport = { blocking: Ref[]; auto_clearing: Ref[] }
+
+/** A reference in words: its kind in the screen's language and its name ("AAA policy rule NOC"). */
+export const refLine = (t: Messages, r: Ref): string => `${t.refs.types[r.type] ?? r.type} ${r.name}`
 
 /** At most this many references of each kind are listed; the rest are counted ("… and 3 more"). */
 const LISTED = 10
@@ -28,7 +32,7 @@ export interface DeleteQuestion {
 export function useAskDelete(): (q: DeleteQuestion) => Promise<boolean> {
   const ask = useConfirm()
   const { t } = useI18n()
-  const line = (r: Ref) => `${t.refs.types[r.type] ?? r.type} ${r.name}`
+  const line = (r: Ref) => refLine(t, r)
   const capped = (xs: string[]) => (xs.length > LISTED ? [...xs.slice(0, LISTED), t.table.more(xs.length - LISTED)] : xs)
   return async (q) => {
     const touches = [...(q.touches ?? [])]

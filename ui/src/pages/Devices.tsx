@@ -70,7 +70,7 @@ export function Devices() {
         bulkActions.enabled<Device>(t, true, (d, enabled) => change(d, { enabled })),
         bulkActions.enabled<Device>(t, false, (d, enabled) => change(d, { enabled })),
         bulkActions.move<Device>(t, groupPicker, (d, g) => change(d, { device_group_id: g })),
-        bulkActions.remove<Device>(t, (d) => api.delete('/api/v1/devices/{device_id}', { params: { device_id: d.id } })),
+        bulkActions.remove<Device>(t, (d) => api.delete('/api/v1/devices/{device_id}', { params: { device_id: d.id } }), (d) => api.get('/api/v1/devices/{device_id}/references', { params: { device_id: d.id } })),
       ] : []} />
       <Table.ScrollContainer minWidth={700}>
         <Table striped highlightOnHover aria-label={t.devices.title} data-testid="devices-table">

@@ -103,7 +103,7 @@ export function Users() {
         bulkActions.enabled<User>(t, false, (u, enabled) => change(u, { enabled })),
         auth.can('groups.read') && groupAction(true),
         auth.can('groups.read') && groupAction(false),
-        bulkActions.remove<User>(t, (u) => api.delete('/api/v1/users/{user_id}', { params: { user_id: u.id } })),
+        bulkActions.remove<User>(t, (u) => api.delete('/api/v1/users/{user_id}', { params: { user_id: u.id } }), (u) => api.get('/api/v1/users/{user_id}/references', { params: { user_id: u.id } })),
       ] : []} />
       <Table.ScrollContainer minWidth={760}>
         <Table striped highlightOnHover aria-label={t.admin.users.title} data-testid="users-table">
