@@ -1,4 +1,4 @@
-import { Type } from '../../../sdk/index.js'
+import { Type, referenceReportSchema } from '../../../sdk/index.js'
 
 /**
  * Device and group names become tac_plus-ng device/group names and
@@ -25,20 +25,9 @@ export const SharedSecret = (what: string) =>
     description: `${what} Write-only: never returned; the response says only whether one is set. 1 to 128 printable ASCII characters except \`"\`, \`\\\` and \`$\`, no space at either end. Stored sealed with the master key. \`null\` (or blank) removes it; leaving the field out keeps it.`,
   })
 
-const InventoryReference = Type.Object(
-  {
-    type: Type.String({ description: 'What refers, as a resource type: `aaa_policy_rule` (an AAA policy rule whose WHERE names it), `nac_policy_rule`, `ncm_device`, or another plugin\'s record.' }),
-    id: Type.String({ format: 'uuid' }),
-    name: Type.String(),
-  },
-  { title: 'InventoryReference', additionalProperties: false },
-)
-
 /** What refers to a device or a device group, as the referring plugins' guards answer (sdk/references.ts). */
-export const InventoryReferenceReport = Type.Object(
-  {
-    blocking: Type.Array(InventoryReference, { description: 'References that make a delete fail (409) while they exist. Ordered by type, then name.' }),
-    auto_clearing: Type.Array(InventoryReference, { description: 'References a delete removes by itself (the referring record stays, without the reference). Ordered by type, then name.' }),
-  },
-  { title: 'InventoryReferenceReport', additionalProperties: false },
-)
+export const InventoryReferenceReport = referenceReportSchema({
+  title: 'InventoryReferenceReport',
+  referenceTitle: 'InventoryReference',
+  types: "`aaa_policy_rule` (an AAA policy rule whose WHERE names it), `nac_policy_rule`, `ncm_device`, or another plugin's record.",
+})

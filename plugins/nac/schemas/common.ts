@@ -1,4 +1,4 @@
-import { Type } from '../../../sdk/index.js'
+import { Type, referenceReportSchema } from '../../../sdk/index.js'
 
 /**
  * Group names will be written into FreeRADIUS configuration by the NAC
@@ -20,19 +20,8 @@ export const MAC_NOTATIONS =
 export const MAC_REFUSALS =
   'Not a MAC in one of those notations (mixed separators, other characters, a wrong length): 422 MAC_INVALID. A group address (the first octet odd: multicast, or the broadcast `ff:ff:ff:ff:ff:ff`): 422 MAC_GROUP_ADDRESS. `00:00:00:00:00:00`: 422 MAC_ZERO.'
 
-const Reference = Type.Object(
-  {
-    type: Type.String({ description: 'What refers: `nac_policy_rule` (a NAC policy rule whose condition names the group), or another plugin\'s record.' }),
-    id: Type.String({ format: 'uuid' }),
-    name: Type.String(),
-  },
-  { title: 'NacReference', additionalProperties: false },
-)
-
-export const NacReferenceReport = Type.Object(
-  {
-    blocking: Type.Array(Reference, { description: 'References that make a delete fail (409) while they exist. Ordered by type, then name.' }),
-    auto_clearing: Type.Array(Reference, { description: 'References a delete removes by itself (the referring record stays, without the reference). Ordered by type, then name.' }),
-  },
-  { title: 'NacReferenceReport', additionalProperties: false },
-)
+export const NacReferenceReport = referenceReportSchema({
+  title: 'NacReferenceReport',
+  referenceTitle: 'NacReference',
+  types: "`nac_policy_rule` (a NAC policy rule whose condition names the group), or another plugin's record.",
+})

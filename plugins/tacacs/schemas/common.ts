@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../../sdk/index.js'
+import { Type, type Static, referenceReportSchema } from '../../../sdk/index.js'
 
 /** Names land unquoted-safe in tac_plus-ng configuration and in its logs. */
 export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$'
@@ -6,22 +6,11 @@ export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$'
 export const ObjectName = (description: string) =>
   Type.String({ minLength: 1, maxLength: 64, pattern: NAME_PATTERN, description: `${description} Letters, digits and \`. _ -\`, starting with a letter or digit; unique, case-insensitively.` })
 
-const Reference = Type.Object(
-  {
-    type: Type.String({ description: 'What refers: `tacacs_profile`, `aaa_policy_rule`.' }),
-    id: Type.String({ format: 'uuid' }),
-    name: Type.String(),
-  },
-  { title: 'ResourceReference', additionalProperties: false },
-)
-
-export const ReferenceReport = Type.Object(
-  {
-    blocking: Type.Array(Reference, { description: 'References that make a delete fail (409) while they exist. Ordered by type, then name.' }),
-    auto_clearing: Type.Array(Reference, { description: 'References a delete removes by itself (the referring record stays, without the reference). Ordered by type, then name.' }),
-  },
-  { title: 'ReferenceReport', additionalProperties: false },
-)
+export const ReferenceReport = referenceReportSchema({
+  title: 'ReferenceReport',
+  referenceTitle: 'ResourceReference',
+  types: '`tacacs_profile`, `aaa_policy_rule`.',
+})
 
 export const RefCount = Type.Object(
   {
