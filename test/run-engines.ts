@@ -7,7 +7,6 @@
  * arguments go to mocha (`npm test -- --bail`).
  */
 import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { makeScratchFolder, memoryFileSystem } from './kit/scratch.js'
 
@@ -22,7 +21,7 @@ function run(engine: string): Promise<{ engine: string; code: number; ms: number
   const memory = process.env.TEST_SCRATCH_DIR ? null : memoryFileSystem()
   const scratch = memory ? makeScratchFolder(memory) : null
   const child = spawn(process.execPath, ['node_modules/mocha/bin/mocha.js', ...SPECS, ...(process.stdout.isTTY ? [] : ['--no-color']), ...process.argv.slice(2)], {
-    env: { ...process.env, TEST_ENGINE: engine, FORCE_COLOR: process.stdout.isTTY ? '1' : '0', ...(scratch ? { TEST_SCRATCH_DIR: scratch } : {}) },
+    env: { ...process.env, TEST_ENGINE: engine, FORCE_COLOR: process.stdout.isTTY ? '1' : '0', ...(scratch ? { TEST_SCRATCH_DIR: scratch.path } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const summary: string[] = []
@@ -44,7 +43,7 @@ function run(engine: string): Promise<{ engine: string; code: number; ms: number
   }
   return new Promise((resolve) =>
     child.on('close', (code, signal) => {
-      if (scratch) rmSync(scratch, { recursive: true, force: true })
+      scratch?.remove()
       resolve({ engine, code: code ?? (signal ? 1 : 0), ms: performance.now() - t0, summary, failures })
     }),
   )

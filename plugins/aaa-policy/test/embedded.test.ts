@@ -56,7 +56,8 @@ describe('AAA policy on the embedded engine, and in OpenAPI', () => {
     expect(Object.keys(paths['/api/v1/aaa/policy/rules/{rule_id}/tacacs/preview'])).to.deep.equal(['get'])
     expect(Object.keys(paths['/api/v1/aaa/policy/test'])).to.deep.equal(['post'])
     const params = paths['/api/v1/aaa/policy/rules'].get.parameters.map((p: { name: string }) => p.name)
-    expect(params).to.deep.equal(['who_user_id', 'who_group_id', 'where_device_id', 'where_device_group_id', 'tacacs_profile_id', 'radius_profile_id', 'resolve_groups'])
+    // The contract's filters, and `search` (name or description: the console's quick search), an addition.
+    expect(params).to.deep.equal(['search', 'who_user_id', 'who_group_id', 'where_device_id', 'where_device_group_id', 'tacacs_profile_id', 'radius_profile_id', 'resolve_groups'])
     expect(paths['/api/v1/aaa/policy/rules/{rule_id}'].delete.responses).to.have.property('409')
   })
 })
