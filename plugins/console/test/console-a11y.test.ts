@@ -245,6 +245,8 @@ async function keyboardProblems(page: Page): Promise<{ problems: string[]; actio
         await page.getByRole('heading', { level: 1 }).first().waitFor()
         await page.waitForFunction(() => !document.querySelector('#main .mantine-Loader-root, #main [aria-busy="true"]'))
         await o.open(page)
+        // A drawer or dialog fades in: axe measures contrast on the colours as shown, so only once it has settled.
+        await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'))
         const grave = (await axe(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
         if (grave.length > 0) failures.push(`${o.name} (${o.at}): axe\n${describeViolations(grave)}`)
         await o.close(page)
