@@ -17,9 +17,7 @@ import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { createCa, createTemplate, csrWithSubject, issue } from '../../pki/test/helpers.js'
 import { logTable } from '../../aaa-logs/test/helpers.js'
-import { parseFreeradiusLine, type FreeradiusAcctEvent } from '../../../sdk/logs/freeradius-parse.js'
-import { applyAccounting } from '../../nac/services/sessions.js'
-import { acctLine } from '../../nac/test/radius-lines.js'
+import { acctLine, recordAccounting } from '../../nac/test/radius-lines.js'
 import { context, pickOption, signInAt, browserSuite } from './browser.js'
 
 const PASSWORD = 'Portcullis-Dashboard-2026!'
@@ -71,8 +69,7 @@ const CASES = [
       acctLine({ ts: nowS - 40, mac: '02:da:5b:00:00:03', status: 'Start', sid: 'dash-ended' }),
       acctLine({ ts: nowS - 10, mac: '02:da:5b:00:00:03', status: 'Stop', sid: 'dash-ended', time: 30 }),
     ]
-    const events = lines.map((l) => parseFreeradiusLine(l.trim())).map((r) => (r.kind === 'acct' ? r.event : expect.fail(JSON.stringify(r)))) as FreeradiusAcctEvent[]
-    await knex.transaction((trx) => applyAccounting(trx, events))
+    await recordAccounting(knex, lines)
     const live = await t.admin('GET', '/api/v1/nac/sessions?state=live&per_page=1')
     expect(live.body.total_by_filter, live.text).to.equal(2)
     const ca = await createCa(t)

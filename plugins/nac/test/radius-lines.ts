@@ -3,6 +3,10 @@
  * and the benchmark that feed the real ingester: the request attributes, the profiling field with
  * device-sensor AVPairs in FreeRADIUS's octal-escaped TLV form, and the reply list.
  */
+import type { Knex } from 'knex'
+import { parseFreeradiusLine } from '../../../sdk/logs/freeradius-parse.js'
+import { applyAccounting } from '../services/sessions.js'
+
 export interface LineBase {
   /** Epoch seconds. */
   ts: number
@@ -74,3 +78,17 @@ export function acctLine(b: LineBase & { status: 'Start' | 'Interim-Update' | 'S
 /** The file names the ingester tails (radius-auth-/radius-acct-YYYY-MM-DD.jsonl). */
 export const AUTH_FILE = 'radius-auth-2026-11-27.jsonl'
 export const ACCT_FILE = 'radius-acct-2026-11-27.jsonl'
+
+/**
+ * NAC sessions as the ingester makes them: accounting lines FreeRADIUS writes (`acctLine`), parsed by
+ * the log reader and folded into sessions in one transaction, as services/observe.ts does. For tests
+ * outside this plugin that need live sessions without running the daemon and the ingester.
+ */
+export async function recordAccounting(knex: Knex, lines: readonly string[]): Promise<void> {
+  const events = lines.map((l) => {
+    const r = parseFreeradiusLine(l.trim())
+    if (r.kind !== 'acct') throw new Error(`not an accounting line: ${l}`)
+    return r.event
+  })
+  await knex.transaction((trx) => applyAccounting(trx, events))
+}
