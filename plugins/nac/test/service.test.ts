@@ -177,7 +177,7 @@ describe('nac: the service through its ref', () => {
     const ops = Object.entries(doc.paths as Record<string, Record<string, any>>).filter(([p]) => p.startsWith('/api/v1/nac/'))
     expect(ops.map(([p]) => p).sort()).to.deep.equal(
       ['/api/v1/nac/endpoint-groups', '/api/v1/nac/endpoint-groups/{endpoint_group_id}', '/api/v1/nac/endpoint-groups/{endpoint_group_id}/references', '/api/v1/nac/endpoints', '/api/v1/nac/endpoints/export', '/api/v1/nac/endpoints/import', '/api/v1/nac/endpoints/{endpoint_id}',
-        '/api/v1/nac/authorization-profiles', '/api/v1/nac/authorization-profiles/{profile_id}', '/api/v1/nac/policy/rules', '/api/v1/nac/policy/rules/reorder', '/api/v1/nac/policy/rules/{rule_id}', '/api/v1/nac/policy/test', '/api/v1/nac/policy/impact',
+        '/api/v1/nac/authorization-profiles', '/api/v1/nac/authorization-profiles/{profile_id}', '/api/v1/nac/authorization-profiles/{profile_id}/references', '/api/v1/nac/policy/rules', '/api/v1/nac/policy/rules/reorder', '/api/v1/nac/policy/rules/{rule_id}', '/api/v1/nac/policy/test', '/api/v1/nac/policy/impact',
         '/api/v1/nac/endpoints/{endpoint_id}/coa', '/api/v1/nac/coa-requests', '/api/v1/nac/coa-nas/{device_id}',
         '/api/v1/nac/endpoints/{endpoint_id}/device-type', '/api/v1/nac/profiling-rules', '/api/v1/nac/profiling-rules/apply', '/api/v1/nac/profiling-rules/{rule_id}', '/api/v1/nac/sessions', '/api/v1/nac/sessions/export', '/api/v1/nac/sessions/{session_id}'].sort(),
     )
