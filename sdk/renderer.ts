@@ -49,6 +49,12 @@ export interface DaemonRun {
   binary: string
   /** Arguments to run the release in `releaseDir` (always `<DATA_DIR>/releases/<daemon>/current`) in the foreground. */
   args: (releaseDir: string) => string[]
+  /**
+   * A line the daemon prints once it listens (FreeRADIUS: "Ready to process requests"). With it, a start
+   * counts as done when the line comes, however long loading its modules takes on a busy node; without
+   * it, when the process has stayed up a moment (the supervisor's settle time).
+   */
+  ready?: RegExp
 }
 
 /** The unprivileged account a daemon runs as (server options of its plugin): names or numeric ids. */

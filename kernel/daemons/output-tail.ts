@@ -9,6 +9,7 @@ export class OutputTail {
   /** Lines pushed since the start: `since(mark)` gives those of one run. */
   private total = 0
   private partial = new Map<NodeJS.ReadableStream, string>()
+  private readonly listeners = new Set<(line: string) => void>()
 
   constructor(
     private mask: (s: string) => string = (s) => s,
@@ -41,6 +42,12 @@ export class OutputTail {
     this.push(line)
   }
 
+  /** Calls `fn` with each line kept from now on (masked), until the returned function is called. */
+  listen(fn: (line: string) => void): () => void {
+    this.listeners.add(fn)
+    return () => void this.listeners.delete(fn)
+  }
+
   get(): string[] {
     return [...this.lines]
   }
@@ -59,8 +66,10 @@ export class OutputTail {
   private push(line: string): void {
     const clean = line.replace(/\r$/, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' ').slice(0, LINE_MAX)
     if (clean.trim() === '') return
-    this.lines.push(this.mask(clean))
+    const masked = this.mask(clean)
+    this.lines.push(masked)
     this.total++
+    for (const fn of this.listeners) fn(masked)
     if (this.lines.length > this.max) this.lines.splice(0, this.lines.length - this.max)
   }
 }

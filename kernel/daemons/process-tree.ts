@@ -67,3 +67,10 @@ export function signalAll(procs: Iterable<Proc>, signal: NodeJS.Signals): void {
     }
   }
 }
+
+/** Resolves once none of `procs` runs any more (a SIGKILL is delivered when the process is next scheduled), or after `timeoutMs`. */
+export async function gone(procs: Iterable<Proc>, timeoutMs = 2000): Promise<void> {
+  const list = [...procs]
+  const deadline = Date.now() + timeoutMs
+  while (list.some(running) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+}

@@ -19,7 +19,7 @@ import { currentRelease } from '../deploy/files.js'
 import { Backoff, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
 import { OutputTail } from './output-tail.js'
 import { killOrphan, pidFilePath, removePidFile, signalGroup, writePidFile } from './pid-file.js'
-import { descendants, signalAll, type Proc } from './process-tree.js'
+import { descendants, gone, signalAll, type Proc } from './process-tree.js'
 import { exitWords } from './exit-words.js'
 
 export interface DaemonProcessState {
@@ -73,6 +73,8 @@ interface Run {
   /** The supervisor ends it (a reload, the server stopping): its exit is no crash. */
   ending: boolean
   exited: Promise<Exit>
+  /** True once it is ready (its ready line, else up for the settle time), false if it exited before. */
+  up: Promise<boolean>
   /** Its workers and helpers seen so far (tac_plus-ng's leave its process group): ended with it. */
   tree: Map<number, Proc>
   watch: NodeJS.Timeout
@@ -80,6 +82,8 @@ interface Run {
 
 /** How often the tree of a running daemon is looked at (a worker it starts is ended with it). */
 const TREE_EVERY_MS = 1000
+/** How long a reload waits for a daemon that names a ready line to print it. */
+const READY_WAIT_MS = 30_000
 
 const track = (run: Run): void => {
   for (const p of descendants(run.pid)) run.tree.set(p.pid, p)
@@ -97,6 +101,26 @@ interface Slot {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+/**
+ * When a start counts as done: the daemon's ready line (a busy node may take seconds to load FreeRADIUS's
+ * modules, and a port already taken is only found after that), else the process up for `settleMs`.
+ * False when it exits first.
+ */
+function readiness(tail: OutputTail, ready: RegExp | undefined, exited: Promise<Exit>, settleMs: number): Promise<boolean> {
+  if (!ready) return Promise.race([exited.then(() => false), sleep(settleMs).then(() => true)])
+  return new Promise<boolean>((resolve) => {
+    const stop = tail.listen((line) => {
+      if (!ready.test(line)) return
+      stop()
+      resolve(true)
+    })
+    void exited.then(() => {
+      stop()
+      resolve(false)
+    })
+  })
+}
 
 export class Supervisor {
   private readonly slots = new Map<string, Slot>()
@@ -152,9 +176,10 @@ export class Supervisor {
       if (slot.run) await this.end(slot.run)
       const run = await this.launch(slot)
       if (!run) return { ok: false, output: slot.state.reason ?? `${daemon} did not start` }
-      const up = await Promise.race([run.exited.then(() => false), sleep(this.settleMs).then(() => true)])
+      const up = await Promise.race([run.up, sleep(READY_WAIT_MS).then(() => null)])
       const lines = slot.tail.since(run.mark)
       if (up) return { ok: true, output: lines.join('\n') }
+      if (up === null) return { ok: false, output: [`${daemon} has not said it is ready after ${READY_WAIT_MS / 1000} s; it is still starting`, ...lines].join('\n') }
       return { ok: false, output: [slot.state.reason ?? `${daemon} exited`, ...lines].join('\n') }
     })
   }
@@ -234,7 +259,8 @@ export class Supervisor {
     // A signal to a process already gone must not take the server down.
     child.on('error', (e) => this.d.log.warn({ daemon, err: e.message }, `${daemon}: ${e.message}`))
     const pid = child.pid
-    const run: Run = { child, pid, release, startedAt: Date.now(), mark, ending: false, exited, tree: new Map(), watch: setInterval(() => track(run), TREE_EVERY_MS).unref() }
+    const up = readiness(slot.tail, spec.ready, exited, this.settleMs)
+    const run: Run = { child, pid, release, startedAt: Date.now(), mark, ending: false, exited, up, tree: new Map(), watch: setInterval(() => track(run), TREE_EVERY_MS).unref() }
     slot.run = run
     writePidFile(pidFilePath(this.d.dataDir, daemon), run.pid)
     slot.state = { ...slot.state, state: 'starting', pid: run.pid, release, started_at: new Date(run.startedAt).toISOString(), next_start_at: null, reason: null }
@@ -244,16 +270,17 @@ export class Supervisor {
       clearInterval(run.watch)
       signalGroup(run.pid, 'SIGKILL')
       signalAll(run.tree.values(), 'SIGKILL')
-      // Its last lines, unless something outside the group holds its output open.
-      void Promise.race([closed, sleep(500)]).then(() => {
+      // Its last lines, unless something outside the group holds its output open; and its workers really
+      // gone (a killed process dies when it is next scheduled), so a stop or reload leaves nothing.
+      void Promise.all([Promise.race([closed, sleep(500)]), gone(run.tree.values())]).then(() => {
         this.exited(slot, run, { code, signal })
         settle({ code, signal })
       })
     })
-    setTimeout(() => {
+    void up.then((ready) => {
       track(run)
-      if (slot.run === run && slot.state.state === 'starting') slot.state = { ...slot.state, state: 'running' }
-    }, this.settleMs).unref()
+      if (ready && slot.run === run && slot.state.state === 'starting') slot.state = { ...slot.state, state: 'running' }
+    })
     return run
   }
 

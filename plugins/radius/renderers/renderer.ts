@@ -156,7 +156,9 @@ export const createFreeradiusRenderer = (d: FreeradiusRendererDeps): ConfigRende
   async run(): Promise<DaemonRun | null> {
     // Foreground (`-f`), its messages on stdout (`-l stdout`) for the supervisor's output tail. It drops to
     // radius.daemon_user itself (the `security { user group }` of radiusd.conf) once its sockets are open.
-    return { binary: d.serverOptions.get(d.refs.binary), args: (dir) => ['-f', '-l', 'stdout', '-d', dir] }
+    // Started once it prints that it is ready: its modules load for a while on a busy node, and a port it
+    // cannot bind is only found after that.
+    return { binary: d.serverOptions.get(d.refs.binary), args: (dir) => ['-f', '-l', 'stdout', '-d', dir], ready: /\bReady to process requests\b/ }
   },
   account: () => daemonAccount(d),
   folders: () => [{ directory: logDirectoryOf(d), logs: /^radius-(?:auth|acct)-\d{4}-\d{2}-\d{2}\.jsonl$/ }, { directory: runDirectoryOf(d) }],
