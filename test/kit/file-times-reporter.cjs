@@ -32,6 +32,8 @@ class FileTimes extends Mocha.reporters.Spec {
       const total = sorted.reduce((n, [, ms]) => n + ms, 0)
       process.stdout.write(`\n  the slowest files (${Math.round(total / 1000)} s in ${sorted.length} files):\n`)
       for (const [file, ms] of sorted.slice(0, 15)) process.stdout.write(`  ${(ms / 1000).toFixed(1).padStart(7)} s  ${file}\n`)
+      const a = globalThis.portcullisArgon2Calls
+      if (a) process.stdout.write(`  argon2id: ${a.hashed} hashes and ${a.verified} verifications computed, ${a.hashesReused} and ${a.verdictsReused} reused (test/kit/argon2-memo.ts)\n`)
     })
   }
 }
