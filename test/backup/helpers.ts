@@ -4,7 +4,7 @@
  * rows in several months), the answers a user relies on after a restore, the
  * command line, and a restore run in-process on a target's configuration.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { createWriteStream, existsSync, mkdtempSync } from 'node:fs'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
@@ -25,6 +25,7 @@ import { created } from '../kit/expect.js'
 import { sharedPostgres } from '../kit/shared.js'
 import { tacPlusNgBinary } from '../kit/tac-plus-ng.js'
 import { scratchFolder } from '../kit/scratch.js'
+import { runCommand, spawnCommand } from '../kit/cli.js'
 
 export const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac']
 export const RULES = '/api/v1/aaa/policy/rules'
@@ -55,20 +56,11 @@ export async function restoreInto(target: Target, file: string, o: { force?: boo
   return restoreArchive({ file, force: o.force ?? false, config, owners: migrationOwners({ config, plugins, codeDir: projectRoot() }), log: silentLogger(), rebuildIndexesFrom: o.rebuildIndexesFrom })
 }
 
-export function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'kernel/cli.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', TAC_PLUS_NG: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-}
+const cliEnv = (env: Record<string, string>) => ({ ...process.env, LOG_LEVEL: 'silent', TAC_PLUS_NG: '', ...env })
 
-export function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const c = spawnCli(args, env)
-    let stdout = ''
-    let stderr = ''
-    c.stdout!.on('data', (d) => (stdout += d))
-    c.stderr!.on('data', (d) => (stderr += d))
-    c.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+export const spawnCli = (args: string[], env: Record<string, string>): ChildProcess => spawnCommand(args, cliEnv(env))
+
+export const cli = (args: string[], env: Record<string, string>) => runCommand(args, cliEnv(env))
 
 export interface Populated {
   alice: { id: string; username: string }

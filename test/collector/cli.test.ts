@@ -15,6 +15,7 @@ import { runCollectorCli } from '../../collector/cli.js'
 import { checkCoreUrl } from '../../collector/core-client.js'
 import { newKeys, pem, readState, stateKeys, statePath, writeState } from '../../collector/state.js'
 import { runsOn } from '../kit/app.js'
+import { commandArgs } from '../kit/cli.js'
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   const out: string[] = []
@@ -81,7 +82,7 @@ async function cli(args: string[], env: Record<string, string> = {}) {
     const env = { PATH: process.env.PATH ?? '', HOME: dir }
     const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
     const run = promisify(execFile)
-    const r = await run(process.execPath, ['--import', 'tsx', 'kernel/cli.ts', 'collector', 'status', '--state', path.join(dir, 'none')], { cwd: root, env }).then(
+    const r = await run(process.execPath, commandArgs(['collector', 'status', '--state', path.join(dir, 'none')], env), { cwd: root, env }).then(
       () => ({ code: 0, stderr: '' }),
       (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
     )

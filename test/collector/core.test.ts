@@ -19,6 +19,7 @@ import { JobPool } from '../../collector/pool.js'
 import { readState, stateKeys } from '../../collector/state.js'
 import type { JobsAnswer } from '../../sdk/collector-protocol.js'
 import { runsOn, startTestApp, type TestApp } from '../kit/app.js'
+import { commandArgs } from '../kit/cli.js'
 import { generateHostKey, sampleConfig, startFakeSwitch, type FakeSwitch } from '../kit/fake-ssh.js'
 
 const CISCO_IOS = '6e636d00-0000-4000-8000-000000000001'
@@ -236,7 +237,8 @@ const until = async <T>(what: string, fn: () => Promise<T | null | undefined | f
   it('runs as `npm run collector -- run` and stops cleanly on SIGTERM (exit 0)', async () => {
     await stopAll()
     const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-    const child = spawn(process.execPath, ['--import', 'tsx', 'collector/main.ts', 'run', '--state', dir, '--concurrency', '2'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const env = { PATH: process.env.PATH ?? '', HOME: dir }
+    const child = spawn(process.execPath, commandArgs(['run', '--state', dir, '--concurrency', '2'], env, 'collector'), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     child.stdout.on('data', (b: Buffer) => (out += b.toString()))
     child.stderr.on('data', (b: Buffer) => (out += b.toString()))

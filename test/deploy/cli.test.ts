@@ -5,7 +5,6 @@
  * radius plugin's: plugins/radius/test/probe.test.ts.)
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { runsOn, startTestApp, type TestApp } from '../kit/app.js'
@@ -13,17 +12,9 @@ import { freePort, startTacPlusNg, tacPlusNgBinary, TAC_PLUS_NG_SKIP } from '../
 import { created, PLUGINS as AAA_PLUGINS, RULES, setSetting, strongPassword } from '../../plugins/tacacs/test/e2e/support.js'
 import { current } from './helpers.js'
 import { scratchFolder } from '../kit/scratch.js'
+import { runCommand } from '../kit/cli.js'
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', 'kernel/cli.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    c.stdout.on('data', (d) => (stdout += d))
-    c.stderr.on('data', (d) => (stderr += d))
-    c.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCommand(args, { ...process.env, LOG_LEVEL: 'silent', ...env })
 
 describe('portcullis CLI', function () {
   this.timeout(120_000)

@@ -30,6 +30,7 @@ import { startSmtp, type TestSmtp } from '../kit/smtp.js'
 import { SSHD_SKIP, sshdBinary, startSwitches, type SshdSwitches } from '../kit/sshd.js'
 import { TAC_PLUS_NG_SKIP, tacPlusNgBinary, type RunningTacPlusNg } from '../kit/tac-plus-ng.js'
 import * as k from './support.js'
+import { commandArgs } from '../kit/cli.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const KEY1 = `n1-${randomBytes(6).toString('hex')}`
@@ -54,9 +55,10 @@ async function until<T>(what: string, get: () => Promise<T>, ok: (x: T) => boole
   }
 }
 
-/** `portcullis collector …` as an operator runs it (kernel/cli.ts under tsx, no database, no master key). */
+/** `portcullis collector …` as an operator runs it (no database, no master key). */
 function collectorCli(args: string[]) {
-  return spawn(process.execPath, ['--import', 'tsx', 'kernel/cli.ts', 'collector', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const env = { PATH: process.env.PATH ?? '', HOME: os.tmpdir() }
+  return spawn(process.execPath, commandArgs(['collector', ...args], env), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
 }
 function collectorOnce(args: string[]): Promise<{ code: number | null; out: string }> {
   const child = collectorCli(args)

@@ -6,27 +6,20 @@
  * either engine.
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { BootError } from '../../kernel/boot-error.js'
 import { validateManifest } from '../../kernel/plugins/load.js'
 import { runsOn, startTestApp, type TestApp, testEngines } from '../kit/app.js'
 import { scratchFolder } from '../kit/scratch.js'
+import { runCommand } from '../kit/cli.js'
 
 const FIXTURE = './test/fixtures/plugins/cli-probe'
 
 /** The configuration the test process may carry (DATABASE_URL …) is not the command's. */
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'PLUGINS', 'MASTER_KEY', 'MASTER_KEY_FILE', 'DATA_DIR', 'PORTCULLIS_CONFIG'].includes(k)))
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', 'kernel/cli.ts', ...args], { env: { ...base, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    c.stdout.on('data', (d) => (stdout += d))
-    c.stderr.on('data', (d) => (stderr += d))
-    c.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+  return runCommand(args, { ...base, LOG_LEVEL: 'silent', ...env })
 }
 
 describe('portcullis CLI: commands contributed by plugins', function () {

@@ -1,6 +1,6 @@
 /**
- * A newcomer's first run, as `npm start` does it (kernel/main.ts, PLUGINS
- * unset): the default edition is every plugin that ships, so every route the
+ * A newcomer's first run, as `npm start` does it (dist/kernel/main.js, PLUGINS
+ * unset; kernel/main.ts under tsx when dist/ is older than the sources): the default edition is every plugin that ships, so every route the
  * README promises answers; and a first start on PostgreSQL without a master
  * key says loudly, in the banner and in an error log line, why no
  * administrator was created; npm's install scripts are allowed by name.
@@ -17,6 +17,7 @@ import { runsOn, testEngines } from '../kit/app.js'
 import { sharedPostgres } from '../kit/shared.js'
 import { skipBecause } from '../kit/skip.js'
 import { scratchFolder } from '../kit/scratch.js'
+import { commandArgs } from '../kit/cli.js'
 
 const ADMIN_PASSWORD = 'First-Run-Newcomer-42'
 
@@ -27,10 +28,11 @@ interface Server {
   stop(): Promise<void>
 }
 
-/** `node kernel/main.ts` with only the given configuration: the test process's own (PLUGINS, DATABASE_URL …) is not passed on. */
+/** The server (`npm start`'s dist/kernel/main.js, or kernel/main.ts under tsx: test/kit/cli.ts) with only the given configuration: the test process's own (PLUGINS, DATABASE_URL …) is not passed on. */
 async function startMain(env: Record<string, string>): Promise<Server> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'PLUGINS', 'MASTER_KEY', 'MASTER_KEY_FILE', 'DATA_DIR', 'PORTCULLIS_CONFIG', 'ADMIN_PASSWORD', 'LOG_LEVEL', 'EDITION'].includes(k)))
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], { env: { ...base, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const full = { ...base, PORT: '0', HOST: '127.0.0.1', ...env }
+  const child: ChildProcess = spawn(process.execPath, commandArgs([], full, 'server'), { env: full, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   child.stdout!.on('data', (d) => (out += d))

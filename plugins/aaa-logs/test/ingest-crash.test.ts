@@ -3,15 +3,13 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 import { startTestApp, type TestApp, runsOn } from '../../../test/kit/app.js'
+import { commandArgs } from '../../../test/kit/cli.js'
 import { countOf } from '../services/logs.js'
 
 const TS = '2026-11-21T06:34:11.184829+00:00'
 const authz = (i: number) => [TS, 'authorization', 'AUTHZ-PASS', `user${i % 50}`, 'core1', '10.0.0.1', 'tty1', '192.0.2.9', 'r', 'p', 'permit', 'shell', '15', `show ${i}`, 'a=1\\037b=2', '', '', String(i)].join('\t') + '\n'
-// The ingester alone, as an operator runs it: the plugin's command through the kernel's command line.
-const cli = fileURLToPath(new URL('../../../kernel/cli.ts', import.meta.url))
 
 // PostgreSQL only: skipped (pending) in the embedded run of `npm test`, where it would repeat the PostgreSQL run's.
 ;(runsOn('postgres') ? describe : describe.skip)('aaa-logs ingest: SIGKILL mid-batch, then restart: every line exactly once', function () {
@@ -43,7 +41,7 @@ const cli = fileURLToPath(new URL('../../../kernel/cli.ts', import.meta.url))
       LOG_LEVEL: 'error',
     }
     const count = () => countOf(t.app.db.knex('aaa_log_tacacs_authz').where({ node_id: nodeId }))
-    const run = (): ChildProcess => spawn(process.execPath, ['--import', 'tsx', cli, 'aaa-logs-ingest', '--batch', '300', '--poll-ms', '10'], { env, stdio: ['ignore', 'ignore', 'inherit'] })
+    const run = (): ChildProcess => spawn(process.execPath, commandArgs(['aaa-logs-ingest', '--batch', '300', '--poll-ms', '10'], env), { env, stdio: ['ignore', 'ignore', 'inherit'] })
     let written = 0
     const write = (n: number) => {
       let s = ''

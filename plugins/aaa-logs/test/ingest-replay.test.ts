@@ -8,13 +8,12 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 import { startTestApp, type TestApp, testEngines } from '../../../test/kit/app.js'
+import { commandArgs } from '../../../test/kit/cli.js'
 
 const TS = '2026-11-21T06:34:11.184829+00:00'
 const authz = (i: number, user = `old${i}`) => [TS, 'authorization', 'AUTHZ-FAIL', user, 'edge', '10.3.3.3', '', '', '', '', 'deny', 'shell', '1', `conf t ${i}`, '', '', '', ''].join('\t') + '\n'
-const cli = fileURLToPath(new URL('../../../kernel/cli.ts', import.meta.url))
 const AUTHZ = '/api/v1/aaa/logs/tacacs/authorization'
 
 for (const engine of testEngines()) {
@@ -40,7 +39,7 @@ for (const engine of testEngines()) {
       try {
         // Not spawnSync: the test's server runs in this process and must keep answering (and timing out idle sockets) meanwhile.
         return await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-          const c = spawn(process.execPath, ['--import', 'tsx', cli, 'aaa-logs-replay', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+          const c = spawn(process.execPath, commandArgs(['aaa-logs-replay', ...args], env), { env, stdio: ['ignore', 'ignore', 'pipe'] })
           let stderr = ''
           c.stderr.on('data', (d) => (stderr += d))
           c.on('close', (status) => resolve({ status, stderr }))

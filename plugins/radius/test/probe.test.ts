@@ -6,24 +6,14 @@
  * probe talks to a daemon only (no database), so there is no engine to vary.
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
 import { createHash, createHmac } from 'node:crypto'
 import dgram from 'node:dgram'
 import { decodeAttributes } from '../client/radius.js'
 import { authenticatorResponse, challengeHash, ntResponse } from '../client/mschapv2.js'
 import { runsOn } from '../../../test/kit/app.js'
+import { runCommand } from '../../../test/kit/cli.js'
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env = { ...process.env, LOG_LEVEL: 'silent', PLUGINS: 'inventory,radius' }
-    const c = spawn(process.execPath, ['--import', 'tsx', 'kernel/cli.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    c.stdout.on('data', (d) => (stdout += d))
-    c.stderr.on('data', (d) => (stderr += d))
-    c.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const cli = (args: string[]) => runCommand(args, { ...process.env, LOG_LEVEL: 'silent', PLUGINS: 'inventory,radius' })
 
 // radius-probe talks to a daemon only (no database): once per `npm test`, in its PostgreSQL run (docs/testing.md).
 ;(runsOn('postgres') ? describe : describe.skip)('radius-probe (the radius plugin\'s command)', function () {

@@ -16,6 +16,7 @@ import { startSchedule } from '../schedule.js'
 import { feedEnabled, feedIntervalHours, feedUrl } from '../settings.js'
 import { trustedKeys, verifyAnswer } from '../verify.js'
 import { envelope, interceptFeed, manifest, releaseFeed, testKey } from './helpers.js'
+import { commandArgs } from '../../../test/kit/cli.js'
 
 const FEED = 'https://feed.example.test'
 
@@ -172,7 +173,8 @@ describe('update feed: access, settings, editions, schedule, tool', function () 
   it('the command line reads `portcullis update-feed sign …` as the plugin command update-feed-sign', function () {
     this.timeout(120_000)
     const pem = path.join(dir, 'cli.pem')
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'kernel/cli.ts', 'update-feed', 'keygen', '--out', pem], { env: { ...process.env, PLUGINS: 'update-feed' }, encoding: 'utf8' })
+    const env = { ...process.env, PLUGINS: 'update-feed' }
+    const r = spawnSync(process.execPath, commandArgs(['update-feed', 'keygen', '--out', pem], env), { env, encoding: 'utf8' })
     expect(r.status, r.stderr).to.equal(0)
     expect(r.stdout).to.match(/^key id: ed25519-[0-9a-f]{16}$/m)
     expect(readFileSync(pem, 'utf8')).to.match(/PRIVATE KEY/)
