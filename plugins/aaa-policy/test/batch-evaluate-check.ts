@@ -188,9 +188,10 @@ export async function batchEqualsPolicyTest(t: TestApp): Promise<void> {
           const { trace: _b, ...rest } = got
           expect(rest, `seed ${seed * 7919} request ${i} side ${k}: ${JSON.stringify(req)}`).to.deep.equal(want)
           answers.push(got)
-          // Said afterwards, the phrases read as the policy test's words: in English, and in Russian for a Russian reader.
+          // Said afterwards, the phrases read as the policy test's words: in English, and in Russian for a
+          // Russian reader (every fourth request: the Russian policy test is a second walk of each).
           const later = phrasedSides[k].evaluate(req)
-          for (const lang of ['en', 'ru'] as const) {
+          for (const lang of i % 4 ? (['en'] as const) : (['en', 'ru'] as const)) {
             const words = traceWords(lang, say[lang])
             const { trace: _c, ...inLang } = lang === 'en' ? { ...want, trace: [] } : await evaluateWith({ identity, inventory: undefined as never, tacacs, radius: undefined, listRules: async () => [] }, data[k], req, words)
             const { trace: _d, ...said } = { ...later, reason: sayPhrases(later.reason, say[lang]), command_decision: later.command_decision && { ...later.command_decision, reason: sayPhrases(later.command_decision.reason, say[lang]) } }
