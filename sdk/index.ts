@@ -2,6 +2,7 @@
 export { SDK_VERSION } from './version.js'
 export * from './errors.js'
 export * from './say.js'
+export * from './phrase-text.js'
 export * from './schema.js'
 export * from './pagination.js'
 export * from './service-ref.js'

@@ -5,6 +5,7 @@
  * and the group rows, whatever the number of requests replayed.
  */
 import type { Say } from './say.js'
+import { hasPhrases, sayPhrases } from './phrase-text.js'
 import { IMPACT_CHANGES, type ImpactChange, type ImpactChangeKind, type ImpactGroupRow, type ImpactOutcome, type ImpactRequest, type PolicyImpact } from './policy-impact.js'
 
 type PolicyTestLink = ImpactChange['policy_test']
@@ -69,6 +70,9 @@ export function impactSentence(s: Omit<PolicyImpact['summary'], 'text'>, say?: S
   if (s.rules_newly_deciding) parts.push(`${plural(s.rules_newly_deciding, 'rule now decides', 'rules now decide')} ${plural(s.requests_newly_decided.events, 'request', 'requests')} ${s.rules_newly_deciding === 1 ? 'it' : 'they'} did not`)
   return parts.length ? parts.join('; ') : 'No replayed request is answered differently'
 }
+
+/** The outcome with its reason in the reader's words (a reason without phrases stays as it is); outcomes may be shared, so a copy. */
+const saidReason = (o: ImpactOutcome, say: Say): ImpactOutcome => (hasPhrases(o.reason) ? { ...o, reason: sayPhrases(o.reason, say) } : o)
 
 interface Kept {
   change: ImpactChange
@@ -174,7 +178,10 @@ export class ImpactAccumulator {
     this.kept.length = Math.min(this.kept.length, this.o.changesLimit)
   }
 
-  /** `say`: the summary sentence in the caller's language (impactSentence); English without. */
+  /**
+   * `say`: the summary sentence and the changes' reasons in the caller's language (impactSentence;
+   * reasons replayed with `PHRASE_SAY` are said here, sdk/phrase-text.ts); English without.
+   */
   result(say?: Say): Counted {
     this.prune()
     const top = (m: Map<string, ImpactGroupRow>) =>
@@ -198,7 +205,7 @@ export class ImpactAccumulator {
       },
       summary: { ...summary, text: impactSentence(summary, say) },
       groups: { users: top(this.groups.users), user_groups: top(this.groups.user_groups), devices: top(this.groups.devices), device_groups: top(this.groups.device_groups), rules: top(this.groups.rules) },
-      changes: this.kept.map((k) => k.change),
+      changes: this.kept.map((k) => (say ? { ...k.change, before: saidReason(k.change.before, say), after: saidReason(k.change.after, say) } : k.change)),
       changes_total: this.total,
     }
   }

@@ -68,7 +68,7 @@ export const ImpactOutcomeSchema = Type.Object(
         { additionalProperties: false, description: 'Commands only: the command-set line that decided.' },
       ),
     ),
-    reason: Type.String({ description: 'The evaluator’s reason, as the policy test gives it.' }),
+    reason: Type.String({ description: 'The evaluator’s reason, as the policy test gives it, in the caller’s language (Accept-Language).' }),
   },
   { title: 'PolicyImpactOutcome', additionalProperties: false },
 )

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { changeOf, ImpactAccumulator, impactSentence, type ImpactOutcome, type ImpactRequest } from '../../sdk/index.js'
+import { changeOf, ImpactAccumulator, impactSentence, PHRASE_SAY, sayPhrases, type ImpactOutcome, type ImpactRequest } from '../../sdk/index.js'
 import { runsOn } from '../kit/app.js'
 import { createTranslator } from '../../kernel/i18n.js'
 import aaaEn from '../../plugins/aaa-policy/locales/en.js'
@@ -111,5 +111,22 @@ const link = () => ({ path: '/api/v1/aaa/policy/test', deployed: null, pending: 
     acc.unreplayable({ events: 4 }, 'no_address', 'The log holds no device address for the request.')
     expect(acc.result(say('ru')).requests.unreplayable.by_reason[0]).to.deep.include({ reason: 'no_address', description: 'В журнале нет адреса устройства для этого запроса.', events: 4 })
     expect(acc.result(say('en')).requests.unreplayable.by_reason[0].description).to.equal('The log holds no device address for the request.')
+  })
+
+  it('says the changes\' reasons kept as phrases in the reader\'s language, phrases within phrases too; a reason in plain text as it is', async () => {
+    const tr = await createTranslator()
+    tr.addNamespace('aaa-policy', { en: aaaEn, ru: aaaRu })
+    const say = (lang: string) => (key: string, vars?: Record<string, unknown>) => tr.t(lang, key, vars)
+    const why = PHRASE_SAY('aaa-policy:verdict.login.no_password', { username: 'ann' })
+    const kept = PHRASE_SAY('aaa-policy:verdict.login_refused', { method: 'PAP', why }) + ' (' + PHRASE_SAY('aaa-policy:verdict.its_address') + ')'
+    const en = say('en')
+    expect(sayPhrases(kept, en)).to.equal(`${en('aaa-policy:verdict.login_refused', { method: 'PAP', why: en('aaa-policy:verdict.login.no_password', { username: 'ann' }) })} (its address)`)
+    expect(sayPhrases(kept, en)).to.match(/^PAP login: user ann has no network password /)
+    expect(sayPhrases(kept, say('ru'))).to.match(/^вход PAP: у пользователя ann /).and.not.contain('\u0001')
+    expect(sayPhrases('rule r1 permits with TACACS+ profile p', say('ru')), 'an older English reason').to.equal('rule r1 permits with TACACS+ profile p')
+    const acc = new ImpactAccumulator({ changesLimit: 10, groupLimit: 5 })
+    acc.add(request('ann', 'd1', 1), { ...permit('a'), reason: PHRASE_SAY('aaa-policy:verdict.tacacs_permit', { rule: 'r1', profile: 'p' }) }, { ...deny(null), reason: 'written before phrases' }, () => ({ path: '', deployed: null, pending: {} }))
+    const [c] = acc.result(say('ru')).changes
+    expect([c.before.reason, c.after.reason]).to.deep.equal(['правило r1 разрешает с профилем TACACS+ p', 'written before phrases'])
   })
 })

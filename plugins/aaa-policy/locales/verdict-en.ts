@@ -14,4 +14,6 @@ export default {
   tacacs_permit: 'rule {{rule}} permits with TACACS+ profile {{profile}}',
   tacacs_permit_service: 'rule {{rule}} permits service {{service}} with TACACS+ profile {{profile}}',
   radius_accept: 'rule {{rule}} accepts with RADIUS profile {{profile}}',
+  directory_user: '{{username}} is a directory user: the test used the local user groups only, while the daemons add, at each login, the user groups mapped to the directory groups the directory lists the user in (directory_group_dn), which the test cannot know',
+  nothing_deployed: 'nothing is deployed to this daemon: every request is refused',
 }

@@ -18,6 +18,7 @@ import type { Device } from '../../inventory/api.js'
 import type { RadiusProfile } from '../../radius/api.js'
 import type { CommandDecision, CommandSet, TacacsProfile, TacacsService } from '../../tacacs/api.js'
 import type { PolicyRuleView } from '../api.js'
+import type { Say } from '../../../sdk/index.js'
 import type { METHODS } from '../schemas/test.js'
 import { inTimeWindow, parseClientPrefix, prefixContains, sourcePrefix, type Prefix } from './conditions.js'
 import type { PolicyInputs } from './deployed-inputs.js'
@@ -26,8 +27,6 @@ import type { LoginMaterial } from './policy-data.js'
 import { ENGLISH_TRACE } from './first-match.js'
 import { avPairs, enableRefusal, loginRefusal, METHOD_NAME, PROTOCOL, withReply, type SayVerdict } from './verdict-parts.js'
 
-/** The change impact compares decisions, not sentences: its reasons are the English of the policy test's catalogue. */
-const say: SayVerdict = (key, vars) => ENGLISH_TRACE.say(`aaa-policy:verdict.${key}`, vars)
 
 type Method = (typeof METHODS)[number]
 type InputUser = PolicyInputs['users'][number]
@@ -80,7 +79,12 @@ export interface BatchEvaluator {
  * `refusedIds`: the account id now of each refused user (lower-case name), as `snapshotPolicyData`
  * reads it from the database at each request; absent: the account is gone (unknown user).
  */
-export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService | undefined }, refusedIds: ReadonlyMap<string, string>, shared?: BatchShared): BatchEvaluator {
+export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService | undefined }, refusedIds: ReadonlyMap<string, string>, shared?: BatchShared, words: Say = ENGLISH_TRACE.say): BatchEvaluator {
+  // The reasons: the policy test's catalogue, in English by default; the impact report passes
+  // PHRASE_SAY (sdk/phrase-text.ts) and says them in the reader's language when it answers.
+  // A command's reason: the tacacs plugin's own English unless other words are given (as evaluate.ts).
+  const say: SayVerdict = (key, vars) => words(`aaa-policy:verdict.${key}`, vars)
+  const commandWords = words === ENGLISH_TRACE.say ? undefined : words
   const devices = new Map(inputs.devices.map((x): [string, Device] => [x.id, { ...x, vendor: null, model: null, description: null, created_at: '', updated_at: '' }]))
   const deviceList = [...devices.values()].map((x) => ({ device: x, inet: inetOf(x.address) }))
   const parent = new Map(inputs.device_groups.map((g) => [g.id, g.parent_id]))
@@ -206,7 +210,7 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     let out = commandMemo.get(key)
     if (!out) {
       const list = profile.command_set_ids.map((id) => sets.get(id)).filter((s): s is CommandSet => s !== undefined)
-      out = d.tacacs!.decideCommand(profile, list, line, privLvl)
+      out = d.tacacs!.decideCommand(profile, list, line, privLvl, commandWords)
       if (commandMemo.size > 1_000_000) commandMemo.clear()
       commandMemo.set(key, out)
     }
@@ -219,11 +223,11 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     const result: PolicyTestResult = { decision: 'deny', reason: '', user: null, device: null, matched_rule: null, profile: null, attributes: [], method, command_decision: null, authorization_reply: null, rules_tried: 0, trace: [] }
     const deny = (reason: string): PolicyTestResult => Object.assign(result, { decision: 'deny' as const, reason })
     const user = findUser(input.username)
-    if (!user) return deny(`user ${input.username} is unknown: the daemon refuses a user it does not know`)
-    if (user.username !== input.username) return deny(`user ${input.username} is unknown: the daemon compares user names exactly, and the account is ${user.username}`)
+    if (!user) return deny(say('unknown_user', { username: input.username }))
+    if (user.username !== input.username) return deny(say('unknown_case', { username: input.username, account: user.username }))
     result.user = { id: user.id, username: user.username }
-    if (!user.enabled) return deny(`user ${user.username} is disabled`)
-    if (!user.network_login) return deny(`user ${user.username} has network login turned off, so the daemons do not know the account`)
+    if (!user.enabled) return deny(say('user_disabled', { username: user.username }))
+    if (!user.network_login) return deny(say('network_login_off', { username: user.username }))
 
     let device = input.device_id ? (devices.get(input.device_id) ?? null) : longestPrefix(input.nas_ip!, false)
     const source = input.nas_ip ?? device?.address ?? ''
@@ -235,11 +239,11 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
         device = client
       }
     }
-    if (!device) return deny(input.device_id ? `no device has the id ${input.device_id}` : `no enabled device's address contains ${input.nas_ip}: the daemon refuses a client it does not know`)
+    if (!device) return deny(input.device_id ? say('no_device_id', { id: input.device_id }) : say('no_device_address', { address: input.nas_ip }))
     result.device = { id: device.id, name: device.name, address: device.address }
-    if (!device.enabled) return deny(`device ${device.name} is disabled: the daemon does not know it as a client`)
-    if (protocol === 'tacacs' && !device.has_tacacs_key) return deny(`device ${device.name} has no TACACS+ key: the daemon refuses its requests`)
-    if (protocol === 'radius' && !device.has_radius_secret) return deny(`device ${device.name} has no RADIUS secret, and no wider device with one contains its address: FreeRADIUS refuses its requests`)
+    if (!device.enabled) return deny(say('device_disabled', { device: device.name }))
+    if (protocol === 'tacacs' && !device.has_tacacs_key) return deny(say('no_tacacs_key', { device: device.name }))
+    if (protocol === 'radius' && !device.has_radius_secret) return deny(say('no_radius_secret', { device: device.name }))
     const expiresAt = user.expires_at ? new Date(user.expires_at) : null
     const at = input.at === undefined ? new Date() : new Date(input.at)
     const expired = expiresAt !== null && expiresAt.getTime() <= at.getTime()
@@ -281,18 +285,18 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
     }
     if (!matched) {
       result.rules_tried = rules.length
-      return deny('no enabled rule matched (the default rule is disabled): the daemon denies when no rule decides')
+      return deny(say('no_rule'))
     }
     result.matched_rule = { id: matched.id, name: matched.name, position: matched.position }
     const profileId = protocol === 'tacacs' ? matched.tacacs_profile_id : matched.radius_profile_id
-    if (!profileId) return deny(`rule ${matched.name} has no ${PROTOCOL[protocol]} profile, so it denies`)
+    if (!profileId) return deny(say('no_profile', { rule: matched.name, protocol: PROTOCOL[protocol] }))
     return protocol === 'tacacs' ? permitTacacs(input, result, matched, profileId) : permitRadius(result, matched, profileId)
   }
 
   function permitTacacs(input: PolicyTestInput, result: PolicyTestResult, rule: PolicyRuleView, profileId: string): PolicyTestResult {
     const tacacs = d.tacacs
     const profile = tacacs ? (tacacsProfiles.get(profileId) ?? null) : null
-    if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no TACACS+ profile, so it denies` })
+    if (!tacacs || !profile) return Object.assign(result, { decision: 'deny' as const, reason: say('no_profile', { rule: rule.name, protocol: 'TACACS+' }) })
     result.profile = { type: 'tacacs', id: profile.id, name: profile.name }
     if (input.method === 'enable') {
       const refusedWhy = enableRefusal(profile, result.user!, profile.enable_mode === 'login' ? loginMaterial(result.user!.id) !== null : undefined, say)
@@ -306,30 +310,30 @@ export function batchEvaluator(inputs: PolicyInputs, d: { tacacs: TacacsService 
         return Object.assign(result, { decision: 'deny' as const, reason: say('service_not_answered', { rule: rule.name, profile: profile.name, services: answers, service }) })
       }
       result.attributes = avPairs(svc.attributes)
-      return withReply(tacacs, input, result, profile, `rule ${rule.name} permits service ${service} with TACACS+ profile ${profile.name}`, say)
+      return withReply(tacacs, input, result, profile, say('tacacs_permit_service', { rule: rule.name, service, profile: profile.name }), say)
     }
     result.attributes = [{ name: 'priv-lvl', value: String(profile.privilege_level) }, ...avPairs(profile.shell_attributes)]
     if (input.command !== undefined) {
       result.command_decision = authorizeCommand(profile, input.command, input.priv_lvl)
       if (input.method !== 'enable') result.authorization_reply = { status: result.command_decision.decision === 'permit' ? 'pass_add' : 'fail', attributes: [] }
-      return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} permits with TACACS+ profile ${profile.name}` })
+      return Object.assign(result, { decision: 'permit' as const, reason: say('tacacs_permit', { rule: rule.name, profile: profile.name }) })
     }
-    return withReply(tacacs, input, result, profile, `rule ${rule.name} permits with TACACS+ profile ${profile.name}`, say)
+    return withReply(tacacs, input, result, profile, say('tacacs_permit', { rule: rule.name, profile: profile.name }), say)
   }
 
   function permitRadius(result: PolicyTestResult, rule: PolicyRuleView, profileId: string): PolicyTestResult {
     const profile = radiusProfiles.get(profileId)
-    if (!profile) return Object.assign(result, { decision: 'deny' as const, reason: `rule ${rule.name} has no RADIUS profile, so it denies` })
+    if (!profile) return Object.assign(result, { decision: 'deny' as const, reason: say('no_profile', { rule: rule.name, protocol: 'RADIUS' }) })
     result.profile = { type: 'radius', id: profile.id, name: profile.name }
     result.attributes = profile.attributes.map((a) => ({ name: a.name, value: a.value }))
-    return Object.assign(result, { decision: 'permit' as const, reason: `rule ${rule.name} accepts with RADIUS profile ${profile.name}` })
+    return Object.assign(result, { decision: 'permit' as const, reason: say('radius_accept', { rule: rule.name, profile: profile.name }) })
   }
 
   return {
     evaluate(input) {
       const result = evaluateRules(input)
       if (result.user && result.rules_tried > 0 && loginMaterial(result.user.id)?.directory) {
-        result.reason += `; ${result.user.username} is a directory user: the test used the local user groups only, while the daemons add, at each login, the user groups mapped to the directory groups the directory lists the user in (directory_group_dn), which the test cannot know`
+        result.reason += `; ${say('directory_user', { username: result.user.username })}`
       }
       return result
     },

@@ -60,7 +60,7 @@ export async function evaluateWith(d: EvaluateDeps, db: PolicyData, input: Polic
   const result = await evaluateRules(d, db, input, words)
   // A directory user's mapped groups are the directory's to say at each login: the test knows the local memberships only.
   if (result.user && result.rules_tried > 0 && (await db.loginMaterial(result.user.id))?.directory) {
-    result.reason += `; ${result.user.username} is a directory user: the test used the local user groups only, while the daemons add, at each login, the user groups mapped to the directory groups the directory lists the user in (directory_group_dn), which the test cannot know`
+    result.reason += `; ${(words ?? ENGLISH_TRACE).say('aaa-policy:verdict.directory_user', { username: result.user.username })}`
   }
   return result
 }

@@ -3,7 +3,7 @@
  * inputs of each daemon (its active release's policy-test-inputs.json) and the pending ones (the
  * database, one repeatable-read snapshot), then replay every request on both sides within the bounds.
  */
-import { ImpactAccumulator, type PolicyImpact } from '../../../sdk/index.js'
+import { ImpactAccumulator, PHRASE_SAY, type PolicyImpact } from '../../../sdk/index.js'
 import type { AaaLogsService, DistinctRadiusRequest, DistinctTacacsRequest } from '../../aaa-logs/api.js'
 import { batchEvaluator, batchShared, type BatchEvaluator } from './batch-evaluate.js'
 import { DAEMON_OF, parsePolicyInputs, POLICY_INPUTS_FILE, takePolicyInputs, type InputsDeps, type PolicyInputs, type Protocol } from './deployed-inputs.js'
@@ -25,7 +25,7 @@ export interface ImpactBounds {
   groupLimit: number
   /** Only this protocol (a deploy of its daemon alone); both when absent. */
   protocol?: Protocol
-  /** The summary sentence's language (the route's `req.t`); English without (a deploy's impact record). */
+  /** The language of the summary sentence and of the changes' reasons (the route's `req.t`); English without. */
   say?: Say
 }
 
@@ -46,6 +46,8 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
     // reach, so the log scan ships only the requests in reach.
     const deployed: PolicyImpact['compared']['deployed'] = []
     const shared = batchShared()
+    // A reader's language: the reasons are kept as phrases and said in it when the answer is written (acc.result).
+    const words = b.say ? PHRASE_SAY : undefined
     // The releases before the snapshot: the embedded engine has one connection, which the transaction holds.
     const releases = new Map<Protocol, Awaited<ReturnType<DeploysService['currentFiles']>>>()
     for (const protocol of protocols) releases.set(protocol, await d.deploys.currentFiles(DAEMON_OF[protocol], { reveal: true }))
@@ -82,7 +84,7 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
     )
     const reaches = new Map<Protocol, { reach: EditReach; deployed: BatchEvaluator | null; pending: BatchEvaluator }>()
     for (const [protocol, x] of inputs) {
-      const side = (i: PolicyInputs) => ({ inputs: i, evaluator: batchEvaluator(i, d, new Map(), shared) })
+      const side = (i: PolicyInputs) => ({ inputs: i, evaluator: batchEvaluator(i, d, new Map(), shared, words) })
       const deployedSide = x.kept ? side(x.kept) : null
       const pendingSide = side(x.pending)
       reaches.set(protocol, { reach: editReach(deployedSide, pendingSide), deployed: deployedSide?.evaluator ?? null, pending: pendingSide.evaluator })
@@ -111,12 +113,13 @@ export async function runImpact(d: ImpactRunDeps, b: ImpactBounds, now = new Dat
       }
       const r = reaches.get(protocol)!
       // The reach's evaluators know no refused account; anew only when the logs name one.
-      const evaluator = (i: PolicyInputs): BatchEvaluator => batchEvaluator(i, d, refusedIds, shared)
+      const evaluator = (i: PolicyInputs): BatchEvaluator => batchEvaluator(i, d, refusedIds, shared, words)
       const again = refusedIds.size > 0
       sides.set(protocol, {
         deployed: x.kept ? (again ? evaluator(x.kept) : r.deployed) : null,
         pending: again ? evaluator(x.pending) : r.pending,
         deployedRelease: x.release,
+        ...(words ? { nothingDeployed: words('aaa-policy:verdict.nothing_deployed') } : {}),
         reach: r.reach,
       })
     }

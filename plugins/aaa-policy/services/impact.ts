@@ -15,6 +15,7 @@ import type { BatchEvaluator } from './batch-evaluate.js'
 import type { EditReach } from './impact-reach.js'
 import type { PolicyTestInput, PolicyTestResult } from './evaluate.js'
 import unreplayableWords from '../locales/unreplayable-en.js'
+import { ENGLISH_TRACE } from './first-match.js'
 
 export type { DistinctRadiusRequest, DistinctRequests, DistinctTacacsRequest }
 
@@ -81,7 +82,8 @@ export function radiusInput(r: DistinctRadiusRequest): Replayable | { unreplayab
   return { kind: 'radius_authentication', input: { username: r.username, protocol: 'radius', nas_ip: r.nas_ip, method, at: r.last_seen.toISOString() } }
 }
 
-const NOTHING_DEPLOYED = 'nothing is deployed to this daemon: every request is refused'
+/** The deployed side's reason when no release of the daemon is active (English; `Sides.nothingDeployed` for other words). */
+const NOTHING_DEPLOYED = ENGLISH_TRACE.say('aaa-policy:verdict.nothing_deployed')
 
 /** The attributes `outcomeOf` shows for a permit. */
 function shownAttributes(kind: ImpactRequestKind, res: PolicyTestResult): readonly { name: string; value: string }[] {
@@ -107,9 +109,9 @@ export function sameAnswer(kind: ImpactRequestKind, a: PolicyTestResult, b: Poli
 }
 
 /** What the NAS is answered, as the impact report compares it. */
-export function outcomeOf(kind: ImpactRequestKind, res: PolicyTestResult | null): ImpactOutcome {
+export function outcomeOf(kind: ImpactRequestKind, res: PolicyTestResult | null, nothingDeployed = NOTHING_DEPLOYED): ImpactOutcome {
   const isCommand = kind === 'tacacs_command'
-  if (!res) return { decision: 'deny', rule: null, profile: null, attributes: [], command_line: isCommand ? { command_set: null, line: null } : null, reason: NOTHING_DEPLOYED }
+  if (!res) return { decision: 'deny', rule: null, profile: null, attributes: [], command_line: isCommand ? { command_set: null, line: null } : null, reason: nothingDeployed }
   const cd = res.command_decision
   const permit = res.decision === 'permit' && (!isCommand || cd?.decision === 'permit')
   // A login carries no attributes; a command is answered PASS_ADD without pairs; a session: the reply's pairs.
@@ -133,6 +135,8 @@ export interface ImpactNames {
 export interface Sides {
   deployed: BatchEvaluator | null
   pending: BatchEvaluator
+  /** The deployed side's reason when nothing is deployed, in the evaluators' words (their `PHRASE_SAY`); English when absent. */
+  nothingDeployed?: string
   /** The release the deployed side was read from. */
   deployedRelease: string | null
   /** The requests the edit can reach (impact-reach.ts); absent: every request is replayed. */
@@ -169,5 +173,5 @@ export function replayOne(s: Sides, names: ImpactNames, r: Replayable, logged: {
   }
   const body = { ...r.input }
   const link = () => ({ path: '/api/v1/aaa/policy/test', deployed: s.deployed ? { ...body, against: 'deployed' } : null, pending: { ...body, against: 'database' } })
-  return { unreplayable: null, request, before: outcomeOf(r.kind, before), after: outcomeOf(r.kind, after), link }
+  return { unreplayable: null, request, before: outcomeOf(r.kind, before, s.nothingDeployed), after: outcomeOf(r.kind, after), link }
 }

@@ -15,7 +15,13 @@ import type { PolicyRuleView } from '../api.js'
 import { batchEvaluator, batchShared } from '../services/batch-evaluate.js'
 import { snapshotPolicyData, type PolicyInputs } from '../services/deployed-inputs.js'
 import { outcomeOf, sameAnswer } from '../services/impact.js'
-import { changeOf } from '../../../sdk/index.js'
+import { changeOf, PHRASE_SAY, sayPhrases, type Say } from '../../../sdk/index.js'
+import { createTranslator } from '../../../kernel/i18n.js'
+import tacacsEn from '../../tacacs/locales/en.js'
+import tacacsRu from '../../tacacs/locales/ru.js'
+import policyEn from '../locales/en.js'
+import policyRu from '../locales/ru.js'
+import { traceWords } from '../services/first-match.js'
 import { evaluateWith, type PolicyTestInput } from '../services/evaluate.js'
 
 /** A small seeded generator (mulberry32): a failure names its seed and replays. */
@@ -153,6 +159,10 @@ export async function batchEqualsPolicyTest(t: TestApp): Promise<void> {
   const { identity, tacacs } = t.app.resolveDeps('tacacs', { identity: identityServices.identity, tacacs: tacacsServiceRef })
   // A refused user whose account exists (FreeRADIUS refuses it by name), and one whose account is gone.
   const admin = (await t.app.db.knex('users').first('id', 'username')) as { id: string; username: string }
+  const i18n = await createTranslator()
+  i18n.addNamespace('aaa-policy', { en: policyEn, ru: policyRu })
+  i18n.addNamespace('tacacs', { en: tacacsEn, ru: tacacsRu })
+  const say: Record<'en' | 'ru', Say> = { en: (k, v) => i18n.t('en', k, v), ru: (k, v) => i18n.t('ru', k, v) }
   let compared = 0
   let alike = 0
   for (let seed = 1; seed <= 12; seed++) {
@@ -164,6 +174,9 @@ export async function batchEqualsPolicyTest(t: TestApp): Promise<void> {
     const shared = batchShared()
     const refusedIds = new Map([[admin.username.toLowerCase(), admin.id]])
     const sides = [inputs, edited].map((x) => ({ x, batch: batchEvaluator(x, { tacacs }, refusedIds, shared) }))
+    // The impact report's evaluators: reasons kept as phrases, said in the reader's language afterwards.
+    const phrased = batchShared()
+    const phrasedSides = [inputs, edited].map((x) => batchEvaluator(x, { tacacs }, refusedIds, phrased, PHRASE_SAY))
     await t.app.db.transaction(async (trx) => {
       const data = sides.map((s) => snapshotPolicyData(s.x, { identity, tacacs }, trx))
       for (let i = 0; i < 120; i++) {
@@ -175,6 +188,15 @@ export async function batchEqualsPolicyTest(t: TestApp): Promise<void> {
           const { trace: _b, ...rest } = got
           expect(rest, `seed ${seed * 7919} request ${i} side ${k}: ${JSON.stringify(req)}`).to.deep.equal(want)
           answers.push(got)
+          // Said afterwards, the phrases read as the policy test's words: in English, and in Russian for a
+          // Russian reader (every fourth request: the Russian policy test is a second walk of each).
+          const later = phrasedSides[k].evaluate(req)
+          for (const lang of i % 4 ? (['en'] as const) : (['en', 'ru'] as const)) {
+            const words = traceWords(lang, say[lang])
+            const { trace: _c, ...inLang } = lang === 'en' ? { ...want, trace: [] } : await evaluateWith({ identity, inventory: undefined as never, tacacs, radius: undefined, listRules: async () => [] }, data[k], req, words)
+            const { trace: _d, ...said } = { ...later, reason: sayPhrases(later.reason, say[lang]), command_decision: later.command_decision && { ...later.command_decision, reason: sayPhrases(later.command_decision.reason, say[lang]) } }
+            expect(said, `${lang}: seed ${seed * 7919} request ${i} side ${k}: ${JSON.stringify(req)}`).to.deep.equal(inLang)
+          }
         }
         // The report's shortcut for a request answered alike never hides a change.
         const kind = req.protocol === 'radius' ? 'radius_authentication' : req.command !== undefined ? 'tacacs_command' : req.method ? 'tacacs_authentication' : 'tacacs_session'

@@ -26,8 +26,8 @@ describe('AAA policy: change impact (POST /aaa/policy/impact)', function () {
   let alice: any, bob: any, sw1: any, ops: any, show: any, none: any, tpAdmin: any, tpRo: any, rp: any, rAlice: any
   const ip = () => (sw1.address as string).split('/')[0]
 
-  const impact = async (body: Record<string, unknown> = {}) => {
-    const r = await t.admin('POST', IMPACT, { body })
+  const impact = async (body: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
+    const r = await t.admin('POST', IMPACT, { body, headers })
     expect(r.status, JSON.stringify(r.body)).to.equal(200)
     return r.body
   }
@@ -120,6 +120,19 @@ describe('AAA policy: change impact (POST /aaa/policy/impact)', function () {
     const pen = await t.admin('POST', '/api/v1/aaa/policy/test', { body: flip.policy_test.pending })
     expect([dep.status, pen.status]).to.deep.equal([200, 200])
     expect([dep.body.command_decision.decision, pen.body.command_decision.decision]).to.deep.equal(['permit', 'deny'])
+    // The reasons: the policy test's, word for word (the session's, then the command's), in English here…
+    const why = (x: { body: { reason: string; command_decision: { reason: string } } }) => `${x.body.reason}; ${x.body.command_decision.reason}`
+    expect([flip.before.reason, flip.after.reason]).to.deep.equal([why(dep), why(pen)])
+    expect(flip.before.reason).to.match(/^rule alice-sw1 permits with TACACS\+ profile /)
+    // …and in Russian for a Russian caller, as the policy test answers them.
+    const ru = { 'Accept-Language': 'ru' }
+    const rr = await impact({}, ru)
+    const ruFlip = rr.changes.find((c: any) => c.change === 'permit_to_deny')
+    const [depRu, penRu] = await Promise.all([flip.policy_test.deployed, flip.policy_test.pending].map((body) => t.admin('POST', '/api/v1/aaa/policy/test', { body, headers: ru })))
+    expect([ruFlip.before.reason, ruFlip.after.reason]).to.deep.equal([why(depRu), why(penRu)])
+    expect(ruFlip.before.reason).to.match(/^правило alice-sw1 разрешает с профилем TACACS\+ /)
+    expect(ruFlip.after.reason).to.match(/[а-яё]/i).and.not.match(/ permits | denies /)
+    expect(rr.changes.map((c: any) => c.request)).to.deep.equal(r.changes.map((c: any) => c.request))
     const session = r.changes.find((c: any) => c.request.kind === 'tacacs_session')
     expect(session.change).to.equal('attributes')
     expect(session.changed_attributes).to.deep.include({ name: 'priv-lvl', before: '15', after: '1' })

@@ -6,7 +6,8 @@
  * read from the page (a new screen in the menu is checked without touching this file). On each:
  * - axe-core finds nothing serious or critical (the screen, the rule and the elements it names);
  *   so too over what actions open (the device form, a delete's confirmation, the quick search, a
- *   user group's members and an audit entry in their drawers) and the menu collapsed or opened;
+ *   user group's members, a certificate's details, a deploy's details, a guest portal session and an
+ *   audit entry in their drawers) and the menu collapsed or opened;
  * - from the skip link, Tab reaches every visible, enabled button, link and input of the content (one
  *   stop a radio group or tab list: arrows move within), no element has a positive tabindex, none
  *   that is an action has tabindex=-1, and no element the mouse can click (a React onClick, a role of
@@ -16,9 +17,12 @@ import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
 import { runsOn, type TestApp } from '../../../test/kit/app.js'
 import { axe, describeViolations } from '../../../test/kit/browser.js'
+import { createCa, createTemplate, csrWithSubject, issue } from '../../pki/test/helpers.js'
 import { browserSuite, context, created, signInAt } from './browser.js'
 
 const PASSWORD = 'Portcullis-A11y-Check-2026!'
+/** The guest device whose portal session the walk opens. */
+const PORTAL_MAC = '02:a1:1a:00:00:01'
 /** The community edition's plugins with screens (console-navigation.test.ts's, without the example plugin). */
 const PLUGINS = ['inventory', 'tacacs', 'radius', 'aaa-policy', 'aaa-logs', 'mfa', 'pki', 'nac', 'portal', 'ncm', 'console']
 const CASES = [
@@ -94,6 +98,33 @@ function overlays(c: (typeof CASES)[number]): { name: string; at: string; open(p
       open: async (page) => {
         await page.locator('tr[data-group="a11y-operators"]').getByRole('button').first().click()
         await dialog(page).waitFor()
+      },
+      close: escape,
+    },
+    {
+      name: "a certificate's details (drawer)",
+      at: '/pki/certificates',
+      open: async (page) => {
+        await page.getByTestId('certificates-table').locator('tbody tr').first().locator('td').first().getByRole('button').click()
+        await dialog(page).getByTestId('certificate-details').waitFor()
+      },
+      close: escape,
+    },
+    {
+      name: "a deploy's details from the history (drawer)",
+      at: '/deploys',
+      open: async (page) => {
+        await page.getByTestId('history-table').locator('tbody tr[data-daemon="tac_plus-ng"]').first().locator('td button').first().click()
+        await dialog(page).getByTestId('deploy-details').waitFor()
+      },
+      close: escape,
+    },
+    {
+      name: "a guest portal session's details (drawer)",
+      at: '/captive-portal/sessions',
+      open: async (page) => {
+        await page.locator(`tr[data-session="${PORTAL_MAC}"]`).getByRole('button').first().click()
+        await dialog(page).getByTestId('portal-session-details').getByText(PORTAL_MAC, { exact: true }).waitFor()
       },
       close: escape,
     },
@@ -203,6 +234,17 @@ async function keyboardProblems(page: Page): Promise<{ problems: string[]; actio
     await created(t, '/api/v1/devices', { name: 'a11y-sw-1', address: '10.98.0.1' })
     await created(t, '/api/v1/users', { username: 'a11y-operator', email: 'operator@example.org' })
     await created(t, '/api/v1/user-groups', { name: 'a11y-operators' })
+    // For the drawers: a certificate issued, a deploy in the history, a guest's portal session.
+    const ca = await createCa(t)
+    const template = await createTemplate(t)
+    await issue(t, ca.id, template.id, csrWithSubject([['CN', 'a11y.example.net']]))
+    expect((await t.admin('PUT', '/api/v1/settings/deploy.allow_unchecked', { body: { value: true } })).status).to.be.oneOf([200, 204])
+    expect((await t.admin('POST', '/api/v1/deploys', { body: { daemon: 'tac_plus-ng' } })).status).to.equal(201)
+    const guests = await created(t, '/api/v1/nac/endpoint-groups', { name: 'a11y-guests' })
+    await created(t, '/api/v1/captive-portal/portals', { name: 'a11y-lobby', slug: 'a11y-lobby', methods: ['hotspot'], guest_endpoint_group_id: guests, accept_unsigned_redirect: true })
+    // The guest's browser arriving from the NAS's redirect (an unsigned one, which this portal accepts) starts the session.
+    const landing = await fetch(`${t.url}/portal/a11y-lobby?mac=${encodeURIComponent(PORTAL_MAC)}`)
+    expect(landing.status).to.equal(200)
   })
 
   for (const c of CASES) {

@@ -70,6 +70,14 @@ export function describeImpact(shared: () => { t: TestApp; browser: Browser; pas
       await page.getByRole('button', { name: 'Показать изменения tac_plus-ng' }).click()
       const said = await page.getByTestId('impact-aaa').getByTestId('impact-summary').textContent()
       expect(said).to.match(/^1 пользователь теряет доступ к 1 устройству; 1 правило теперь решает \d+ запрос(а|ов)?, которые раньше решало не оно$/)
+      // frank's command, before and after: why, in the server's Russian (the policy test's words).
+      await page.getByTestId('impact-aaa').getByTestId('impact-details').locator('summary').click()
+      const change = page.getByTestId('impact-aaa').getByTestId('impact-changes').locator('tr[data-change="permit_to_deny"][data-user="frank"]').filter({ hasText: 'show running-config' })
+      await change.waitFor()
+      const reasons = await change.getByTestId('impact-reason').allTextContents()
+      expect(reasons).to.have.length(2)
+      expect(reasons[0]).to.match(/^правило neteng-edge разрешает с профилем TACACS\+ impact-admin; /)
+      for (const r of reasons) expect(r, 'no English left').to.not.match(/\b(rule|permits|denies|matched)\b/)
       await page.context().close()
     })
 
@@ -111,6 +119,7 @@ export function describeImpact(shared: () => { t: TestApp; browser: Browser; pas
       const cells = change.locator('td')
       expect(await cells.nth(2).textContent()).to.include('Permit').and.include('neteng-edge').and.include('impact-admin').and.include('impact-show')
       expect(await cells.nth(3).textContent()).to.include('Deny')
+      expect(await cells.nth(2).getByTestId('impact-reason').textContent()).to.match(/^rule neteng-edge permits with TACACS\+ profile impact-admin; /)
       expect(await cells.nth(4).textContent()).to.equal('3')
       // The sentence at the top, the drill-down's changes below it.
       await aaa.getByTestId('impact-summary').evaluate((e) => { e.scrollIntoView(); window.scrollBy(0, -150) })

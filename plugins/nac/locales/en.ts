@@ -1,4 +1,5 @@
 import impactUnreplayable from './unreplayable-en.js'
+import impactReason from './impact-reason-en.js'
 import policyTest from './trace-en.js'
 
 export default {
@@ -77,4 +78,5 @@ export default {
   },
   ...policyTest,
   impact_unreplayable: impactUnreplayable,
+  impact_reason: impactReason,
 }

@@ -1,4 +1,5 @@
 import impactUnreplayable from './unreplayable-ru.js'
+import impactReason from './impact-reason-ru.js'
 import policyTest from './trace-ru.js'
 
 export default {
@@ -81,4 +82,5 @@ export default {
   },
   ...policyTest,
   impact_unreplayable: impactUnreplayable,
+  impact_reason: impactReason,
 }

@@ -1,5 +1,5 @@
 /** POST /nac/policy/impact: whose network access changes if the pending NAC policy is deployed (docs/nac.md "Change impact"). */
-import { CommonErrors, defineRoute, ErrorBody, ImpactAccumulator, IMPACT_DEFAULT_DAYS, PolicyImpactBounds, policyImpactSettingRefs, PolicyImpactResponse, Type, type PolicyImpact, type SettingRef } from '../../../sdk/index.js'
+import { CommonErrors, defineRoute, ErrorBody, ImpactAccumulator, PHRASE_SAY, IMPACT_DEFAULT_DAYS, PolicyImpactBounds, policyImpactSettingRefs, PolicyImpactResponse, Type, type PolicyImpact, type SettingRef } from '../../../sdk/index.js'
 import { NacErrors } from '../errors.js'
 import { NAC_POLICY_READ } from '../permissions.js'
 import { FREERADIUS, NAC_INPUTS_FILE, parseNacInputs, takeNacInputs, type NacInputs } from '../services/impact-inputs.js'
@@ -66,7 +66,8 @@ export function policyImpactRoutes(d: NacRouteDeps) {
           clearTimeout(timer)
         }
         const acc = new ImpactAccumulator({ changesLimit: b.changes_limit ?? 200, groupLimit: b.group_limit ?? 25, unreplayableWords: 'nac:impact_unreplayable' })
-        const replay = replayNac(logs.items, new ImpactSide(deployed ?? NO_INPUTS, deployed === null), new ImpactSide(pending), acc, { deadline, names, at: to })
+        // The reasons kept as phrases, said in the caller's language by acc.result(req.t).
+        const replay = replayNac(logs.items, new ImpactSide(deployed ?? NO_INPUTS, deployed === null, PHRASE_SAY), new ImpactSide(pending, false, PHRASE_SAY), acc, { deadline, names, at: to })
         const budgetReached = abort.signal.aborted || replay.timeBudgetReached
         return {
           window: { from: from.toISOString(), to: to.toISOString(), days },

@@ -9,7 +9,8 @@
  * (EAP-TLS: the log keeps the Common-Name only), or a time window when the request was seen at
  * several times, makes the outcome `unknown` with the reason; the caller counts it unreplayable.
  */
-import type { CompiledNacPolicy, ImpactOutcome, NacMethod, NacReplyAttribute } from '../../../sdk/index.js'
+import type { CompiledNacPolicy, ImpactOutcome, NacMethod, NacReplyAttribute, Say } from '../../../sdk/index.js'
+import { ENGLISH } from './evaluate.js'
 import { accountRefusal, withExpiry, type NacAccount } from './account.js'
 import { policyMatcher, type MatchInput, type Unknown } from './impact-match.js'
 import { accountOf, refusedAccountOf, type NacInputs } from './impact-inputs.js'
@@ -157,10 +158,15 @@ export class ImpactSide {
   private readonly first: (r: MatchInput) => number | Unknown
   private readonly outcomes = new Map<number | string, ImpactOutcome>()
 
-  /** `nothingDeployed`: no release of FreeRADIUS is active, every request is compared against a refusal. */
+  /**
+   * `nothingDeployed`: no release of FreeRADIUS is active, every request is compared against a refusal.
+   * `say`: the words of the reasons, English by default; the route passes PHRASE_SAY (sdk/phrase-text.ts)
+   * and the report says them in the reader's language when it answers.
+   */
   constructor(
     readonly inputs: NacInputs,
     private readonly nothingDeployed = false,
+    private readonly say: Say = ENGLISH,
   ) {
     this.policy = inputs.policy
     this.clientFor = clientMatcher(inputs.clients)
@@ -204,10 +210,10 @@ export class ImpactSide {
    * (services/impact-match.ts); the outcome of each rule is built once (per account expiry).
    */
   outcome(r: Resolved, at: Date): ImpactOutcome | Unknown {
-    if (this.nothingDeployed) return deny('nothing is deployed to FreeRADIUS: no request is answered')
-    if (!r.client) return deny('no RADIUS client holds the address the request came from: FreeRADIUS drops the packet')
-    const refused = accountRefusal(r.method, r.named, r.account, at)
-    if (refused) return deny(`refused before the policy (${refused.reason}): ${refused.detail}`)
+    if (this.nothingDeployed) return deny(this.say('nac:impact_reason.nothing_deployed'))
+    if (!r.client) return deny(this.say('nac:impact_reason.no_client'))
+    const refused = accountRefusal(r.method, r.named, r.account, at, this.say)
+    if (refused) return deny(this.say('nac:impact_reason.refused', { reason: refused.reason, detail: refused.detail }))
     const i = this.first(r)
     if (typeof i === 'string') return i
     const expiry = r.account?.expires_at ?? null
@@ -229,7 +235,7 @@ export class ImpactSide {
       profile: { id: a.profile_id, name: a.profile_name },
       attributes: reply.map((x) => ({ name: x.attribute, value: x.value })),
       command_line: null,
-      reason: rule ? `rule ${position} ${JSON.stringify(rule.name)} holds` : 'no rule holds: the default rule decides',
+      reason: rule ? this.say('nac:impact_reason.rule_holds', { position, name: JSON.stringify(rule.name) }) : this.say('nac:impact_reason.default_rule'),
     }
   }
 }

@@ -83,8 +83,8 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
     rmSync(dir, { recursive: true, force: true })
   })
 
-  const impact = async (body: Record<string, unknown> = {}) => {
-    const r = await t.admin('POST', IMPACT, { body })
+  const impact = async (body: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
+    const r = await t.admin('POST', IMPACT, { body, headers })
     expect(r.status, r.text).to.equal(200)
     return r.body
   }
@@ -162,6 +162,13 @@ describe('nac: change impact (POST /nac/policy/impact) over ingested logs', func
       const before = await t.admin('POST', TEST, { body: moved.policy_test.deployed })
       expect(before.body.reply.find((a: any) => a.attribute === 'Tunnel-Private-Group-Id').value).to.equal('10')
       expect(before.body.resolved.endpoint).to.deep.equal({ id: printer.id, mac: printer.mac, device_type: null })
+      // The reasons: in English by default, in Russian for a Russian caller (Accept-Language), the same changes.
+      const staffRule = JSON.stringify(lost[0].before.rule.name)
+      expect(lost[0].before.reason).to.equal(`rule ${lost[0].before.rule.position} ${staffRule} holds`)
+      const ru = await impact({}, { 'Accept-Language': 'ru' })
+      const ruLost = ru.changes.find((c: any) => c.change === 'permit_to_deny')
+      expect(ruLost.before.reason).to.equal(`выполнено правило ${lost[0].before.rule.position} ${staffRule}`)
+      expect(ru.changes.map((c: any) => [c.change, c.request])).to.deep.equal(r.changes.map((c: any) => [c.change, c.request]))
       // Grouped: the user, the user group, the switch, its device group, the rule.
       expect(r.groups.users[0]).to.include({ name: printer.mac, attributes: 1, events: 3 })
       expect(r.groups.user_groups[0]).to.include({ id: ug.id, name: ug.name, permit_to_deny: 2 })

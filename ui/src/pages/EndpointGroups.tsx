@@ -44,7 +44,7 @@ export function EndpointGroups() {
                 <Table.Td fw={500}>{g.name}</Table.Td>
                 <Table.Td>{g.description ?? t.common.none}</Table.Td>
                 <Table.Td>{g.placement_device_types.join(', ') || t.common.none}</Table.Td>
-                <Table.Td><Anchor component={Link} href={`/nac/endpoints?group=${g.id}`} aria-label={t.nac.groupEndpoints(g.name)}>{g.endpoint_count}</Anchor></Table.Td>
+                <Table.Td><Anchor component={Link} href={`/nac/endpoints?group=${g.id}`} aria-label={t.a11y.countLink(g.endpoint_count, t.nac.groupEndpoints(g.name))}>{g.endpoint_count}</Anchor></Table.Td>
                 {canWrite && (
                   <Table.Td>
                     <RowActions name={g.name} confirm={t.nac.deleteGroup(g.name)} touches={[`${t.nac.count}: ${g.endpoint_count}`]} references={() => api.get('/api/v1/nac/endpoint-groups/{endpoint_group_id}/references', { params: { endpoint_group_id: g.id } })} onEdit={() => setEditing(g)} onDelete={() => remove.mutate(g.id)} />

@@ -110,6 +110,8 @@ function OutcomeCell({ o, changed }: { o: ImpactOutcome; changed: string[] }) {
           {o.attributes.map((a, i) => <Text span key={i} fw={changed.includes(a.name) ? 700 : undefined} size="xs" ff="monospace">{i ? '  ' : ''}{a.name}={a.value}</Text>)}
         </Text>
       )}
+      {/* Why, in the reader's language: the server says each reason in the console's Accept-Language. */}
+      {o.reason && <Text size="xs" data-testid="impact-reason" maw={420}>{o.reason}</Text>}
     </Stack>
   )
 }
