@@ -260,7 +260,12 @@ async function startNodeB(env: Record<string, string>): Promise<{ url: string; c
       await lease!.release()
     } else {
       // The lease ran out during the failover (node A could not renew it): B takes it; A's is fenced.
-      await sleep(Math.max(0, Number(left.ms)) + 500)
+      // Node A stays cut off from here on: its background renewal (every RENEW_MS, which succeeds on an
+      // expired lease nobody took over, as it should for a holder that is alive) is stopped, or it could
+      // take the lease back while this waits, and B would rightly be refused.
+      clearInterval((lease as unknown as { timer: NodeJS.Timeout }).timer)
+      const until = (await sql<{ ms: number }>("SELECT extract(epoch FROM (expires_at - now())) * 1000 AS ms FROM deploy_lock WHERE name = 'deploy'"))[0]
+      await sleep(Math.max(0, Number(until.ms)) + 500)
       const r = await onB('POST', '/api/v1/deploys', { body: { daemon: 'noded' } })
       expect(r.status, r.text).to.equal(201)
       let refused = ''
