@@ -6,7 +6,6 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
@@ -47,16 +46,9 @@ export function findPgBin(): string | null {
   return versions.length ? path.join(base, versions[0], 'bin') : null
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
-}
+/** A free TCP port (test/kit/ports.ts: outside the range listen(0) is given from). */
+import { freePort } from './ports.js'
+export { freePort }
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0
 

@@ -61,17 +61,8 @@ export function checkTacPlusNg(configFile: string, binary = tacPlusNgBinary()): 
   })
 }
 
-/** A free TCP port on 127.0.0.1 (bound, read, released). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.once('error', reject)
-    s.listen(0, host, () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
-}
+/** A free TCP port (test/kit/ports.ts: outside the range listen(0) is given from). */
+export { freePort } from './ports.js'
 
 export interface RunningTacPlusNg {
   host: string
