@@ -176,7 +176,9 @@ export class Supervisor {
       if (slot.run) await this.end(slot.run)
       const run = await this.launch(slot)
       if (!run) return { ok: false, output: slot.state.reason ?? `${daemon} did not start` }
-      const up = await Promise.race([run.up, sleep(READY_WAIT_MS).then(() => null)])
+      // The wait's timer is cleared once the daemon answers: a server stopping soon after must not wait for it.
+      let timer: NodeJS.Timeout | undefined
+      const up = await Promise.race([run.up, new Promise<null>((r) => (timer = setTimeout(() => r(null), READY_WAIT_MS)))]).finally(() => clearTimeout(timer))
       const lines = slot.tail.since(run.mark)
       if (up) return { ok: true, output: lines.join('\n') }
       if (up === null) return { ok: false, output: [`${daemon} has not said it is ready after ${READY_WAIT_MS / 1000} s; it is still starting`, ...lines].join('\n') }
